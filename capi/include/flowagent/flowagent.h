@@ -1,0 +1,115 @@
+/* <flowagent/flowagent.h>: the stable C API of flowagent.
+ *
+ * Conventions (docs/C_API.md):
+ *  - Every function returns int: 0 (FA_OK) on success or a negative fa_error_code. After a failure,
+ *    fa_error_last() returns a message for the calling thread (never NULL; valid until the next
+ *    flowagent call on that thread).
+ *  - Handles are opaque. fa_x_free(NULL) is a no-op. Out parameters come first.
+ *  - Requests and results cross the ABI as JSON documents (schemas in docs/SCHEMA.md) in UTF-8.
+ *    Strings returned to the caller are allocated by flowagent and freed with fa_string_free().
+ *  - Options structs start with `unsigned int version`; initialise with fa_agent_options_init()
+ *    or FA_AGENT_OPTIONS_INIT. Fields are only ever appended.
+ *  - No C++ exception crosses this boundary.
+ *
+ * Threading: an fa_agent may be used from any number of threads at once. An fa_job may be waited
+ * on, polled and cancelled from any thread; fa_job_free must not race with other calls on the same
+ * job. Callbacks run on flowagent's worker threads.
+ */
+#ifndef FLOWAGENT_FLOWAGENT_H
+#define FLOWAGENT_FLOWAGENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_WIN32)
+#define FA_API __declspec(dllexport)
+#else
+#define FA_API __attribute__((visibility("default")))
+#endif
+#define FA_CALLBACK(name) (*name)
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FA_VERSION_MAJOR 0
+#define FA_VERSION_MINOR 1
+#define FA_VERSION_PATCH 0
+#define FA_VERSION_NUMBER (FA_VERSION_MAJOR * 10000 + FA_VERSION_MINOR * 100 + FA_VERSION_PATCH)
+
+typedef enum fa_error_code {
+  FA_OK = 0,
+  FA_EINVAL = -1,       /* invalid argument (NULL handle, bad option) */
+  FA_EJSON = -2,        /* text is not JSON or not UTF-8 */
+  FA_ESCHEMA = -3,      /* JSON does not match the schema; the message names the field */
+  FA_EIO = -4,
+  FA_EPROCESS = -5,
+  FA_ETIMEOUT = -6,     /* fa_job_wait: the job is not done yet */
+  FA_ECANCELLED = -7,
+  FA_EBUDGET = -8,
+  FA_ENOTFOUND = -9,
+  FA_ESANDBOX = -10,
+  FA_ETOOL = -11,
+  FA_EMODEL = -12,
+  FA_EPROTOCOL = -13,
+  FA_EUNSUPPORTED = -14, /* unknown struct or schema version */
+  FA_ECONFLICT = -15,
+  FA_EINTERNAL = -16,
+  FA_EUSER = -17        /* a host callback returned non-zero */
+} fa_error_code;
+
+/* Version of the library actually loaded (FA_VERSION_NUMBER layout). */
+FA_API int fa_version_number(void);
+/* "0.1.0"; static storage. */
+FA_API const char *fa_version_string(void);
+/* Message of the last failure on this thread; "" when none. Never NULL. */
+FA_API const char *fa_error_last(void);
+/* Stable name of an error code ("FA_ESCHEMA"). Never NULL. */
+FA_API const char *fa_error_name(int code);
+
+/* Frees a string returned by flowagent. NULL is a no-op. */
+FA_API void fa_string_free(char *str);
+
+/* Event callback: `event_json` is a "flowagent.event/v1" document, valid during the call.
+ * Called on a worker thread. The return value is ignored for events. */
+typedef int FA_CALLBACK(fa_event_cb)(const char *event_json, void *payload);
+
+#define FA_AGENT_OPTIONS_VERSION 1
+typedef struct fa_agent_options {
+  unsigned int version;     /* FA_AGENT_OPTIONS_VERSION */
+  int worker_threads;       /* concurrent jobs; 0 means 2 */
+  fa_event_cb on_event;     /* optional */
+  void *event_payload;      /* passed last to on_event */
+} fa_agent_options;
+#define FA_AGENT_OPTIONS_INIT {FA_AGENT_OPTIONS_VERSION, 0, NULL, NULL}
+/* Fills `opts` with defaults for the given struct version. FA_EUNSUPPORTED for unknown versions. */
+FA_API int fa_agent_options_init(fa_agent_options *opts, unsigned int version);
+
+typedef struct fa_agent fa_agent;
+typedef struct fa_job fa_job;
+
+/* Creates an agent. `opts` may be NULL for defaults. */
+FA_API int fa_agent_create(fa_agent **out, const fa_agent_options *opts);
+/* Cancels every job, waits for them to end, frees. Jobs handles stay valid (and done). */
+FA_API void fa_agent_free(fa_agent *agent);
+
+/* Checks a "flowagent.repair_request/v1" document without running anything. */
+FA_API int fa_request_validate(const char *request_json, size_t len);
+
+/* Queues a repair. `request_json` need not be NUL-terminated; it is copied. */
+FA_API int fa_agent_submit(fa_job **out, fa_agent *agent, const char *request_json, size_t len);
+
+/* Waits up to timeout_ms (negative: forever). FA_OK when done, FA_ETIMEOUT otherwise. */
+FA_API int fa_job_wait(fa_job *job, int64_t timeout_ms);
+/* *done = 1 when the job has ended. */
+FA_API int fa_job_poll(fa_job *job, int *done);
+/* Requests cancellation; safe from any thread, also from a callback. */
+FA_API int fa_job_cancel(fa_job *job);
+/* The "flowagent.repair_result/v1" document; free with fa_string_free. FA_ETIMEOUT if not done. */
+FA_API int fa_job_result_json(char **out, fa_job *job);
+FA_API void fa_job_free(fa_job *job);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FLOWAGENT_FLOWAGENT_H */

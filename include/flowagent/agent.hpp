@@ -1,0 +1,109 @@
+// flowagent/agent.hpp: the Agent composes the policies and runs repairs as jobs.
+//
+// Pipeline of one job (docs/ARCHITECTURE.md): pre-filters -> workspace -> strategies (each
+// candidate validated) -> post-filters -> summarizer -> result. Every stage reports Events.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "flowagent/error.hpp"
+#include "flowagent/filters.hpp"
+#include "flowagent/host.hpp"
+#include "flowagent/llm.hpp"
+#include "flowagent/request.hpp"
+#include "flowagent/result.hpp"
+#include "flowagent/strategy.hpp"
+#include "flowagent/tools.hpp"
+#include "flowagent/workspace.hpp"
+
+namespace flowagent {
+
+/// Creates the model client for a request's ModelConfig (used when AgentOptions::llm is null).
+/// Returning nullptr means "no model": model strategies step aside.
+using LlmFactory = std::function<Expected<std::shared_ptr<LlmClient>>(const ModelConfig&)>;
+
+/// The policies and knobs of an Agent. Any null policy is replaced by the built-in default at
+/// Agent::create (see default_agent_options()); set a field to swap one policy only.
+struct AgentOptions {
+  std::vector<std::shared_ptr<PreFilter>> pre_filters;
+  std::shared_ptr<WorkspaceProvider> workspaces;
+  std::shared_ptr<ToolRegistry> tools;
+  std::shared_ptr<LlmClient> llm;  ///< fixed client for every job; else llm_factory per request
+  LlmFactory llm_factory;
+  std::vector<std::shared_ptr<RepairStrategy>> strategies;
+  std::shared_ptr<Validator> validator;
+  std::vector<std::shared_ptr<PostFilter>> post_filters;
+  std::shared_ptr<Summarizer> summarizer;
+  std::shared_ptr<ChangeTracker> change_tracker;  ///< optional
+  std::shared_ptr<EventSink> event_sink;          ///< optional
+  int worker_threads = 2;                         ///< jobs run concurrently up to this many
+  bool use_default_pre_filters = true;            ///< when pre_filters is empty
+  bool use_default_post_filters = true;           ///< when post_filters is empty
+};
+
+class Agent;
+
+/// A handle to one submitted repair. Copyable; all copies refer to the same job.
+/// [Threading] every member is safe from any thread. [Lifetime] a Job may outlive its Agent; the
+/// Agent's destructor cancels and finishes every job first.
+class Job {
+ public:
+  struct State;
+  Job() = default;
+  explicit Job(std::shared_ptr<State> state) : state_(std::move(state)) {}
+
+  std::uint64_t id() const;
+  const std::string& change_id() const;
+  std::int64_t revision() const;
+  bool done() const;
+  /// Waits until done or the timeout passes; true when done.
+  bool wait_for(std::chrono::milliseconds timeout) const;
+  void wait() const;
+  /// Requests cancellation; the job ends soon after with status error, reason "cancelled"
+  /// (or superseded, when a newer revision cancelled it). Idempotent.
+  void cancel() const;
+  /// The result once done(); nullopt before.
+  std::optional<RepairResult> result() const;
+  bool valid() const { return state_ != nullptr; }
+
+ private:
+  std::shared_ptr<State> state_;
+};
+
+/// [Threading] submit(), run() and cancel_all() are thread-safe.
+class Agent {
+ public:
+  /// Fills defaults for null policies and starts the worker threads.
+  /// Errc::invalid_argument for worker_threads < 1.
+  static Expected<std::unique_ptr<Agent>> create(AgentOptions options);
+  ~Agent();
+  Agent(const Agent&) = delete;
+  Agent& operator=(const Agent&) = delete;
+
+  /// Queues a repair. A job for the same change id with an older revision is cancelled and ends
+  /// superseded; submitting an older revision than one already seen ends at once as superseded.
+  Expected<Job> submit(RepairRequest request);
+  /// Runs a repair on the calling thread and returns its result.
+  RepairResult run(const RepairRequest& request, const CancelToken& cancel = CancelToken());
+  void cancel_all();
+  const AgentOptions& options() const;
+
+  struct Impl;
+
+ private:
+  explicit Agent(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+/// The built-in pre- and post-filters, workspace provider, tools, strategies, validator and
+/// summarizer. Hosts start from this and replace what they need.
+AgentOptions default_agent_options();
+
+}  // namespace flowagent

@@ -1,0 +1,79 @@
+// flowagent/llm.hpp: the provider-neutral chat model interface.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "flowagent/cancel.hpp"
+#include "flowagent/error.hpp"
+#include "flowagent/json.hpp"
+
+namespace flowagent {
+
+enum class Role { system, user, assistant, tool };
+
+struct ToolCall {
+  std::string id;
+  std::string name;
+  Json arguments;             ///< parsed arguments (an object) when they parsed
+  std::string raw_arguments;  ///< arguments as the model sent them
+  std::string error;          ///< non-empty when the arguments could not be used (invalid JSON, ...)
+};
+
+struct ChatMessage {
+  Role role = Role::user;
+  std::string content;
+  std::vector<ToolCall> tool_calls;  ///< assistant turns
+  std::string tool_call_id;          ///< tool turns: which call this answers
+  std::string tool_name;             ///< tool turns: the tool's name
+  bool is_error = false;             ///< tool turns: the tool failed
+};
+
+struct ToolDefinition {
+  std::string name;
+  std::string description;
+  Json parameters;
+};
+
+struct ChatRequest {
+  std::string model;
+  std::vector<ChatMessage> messages;
+  std::vector<ToolDefinition> tools;
+  double temperature = 0.1;
+  double top_p = 0.95;
+  std::int64_t max_output_tokens = 4096;
+};
+
+enum class StopReason { end_turn, tool_use, max_tokens, content_filter, other };
+
+struct Usage {
+  std::int64_t input_tokens = 0;
+  std::int64_t output_tokens = 0;
+  std::int64_t cached_tokens = 0;
+};
+
+struct ChatResponse {
+  ChatMessage message;  ///< role assistant
+  StopReason stop = StopReason::end_turn;
+  std::string raw_stop_reason;
+  Usage usage;
+};
+
+/// A chat model with tool calling.
+/// [Threading] complete() may be called concurrently from several jobs.
+/// [Errors] Errc::model (endpoint error after retries), Errc::protocol (unusable reply),
+/// Errc::budget_exceeded, Errc::timeout, Errc::cancelled. Never throws.
+/// [Lifetime] shared_ptr-held; must outlive every in-flight complete() call (the Agent ensures it).
+class LlmClient {
+ public:
+  virtual ~LlmClient() = default;
+  virtual std::string_view name() const = 0;
+  virtual Expected<ChatResponse> complete(const ChatRequest& request, const CancelToken& cancel) = 0;
+};
+
+std::string_view to_string(Role role) noexcept;
+std::string_view to_string(StopReason reason) noexcept;
+
+}  // namespace flowagent

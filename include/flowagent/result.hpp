@@ -1,0 +1,107 @@
+// flowagent/result.hpp: RepairResult (what a repair produced) and Event (progress on the way).
+//
+// Both cross the C ABI as JSON: "flowagent.repair_result/v1" and "flowagent.event/v1"
+// (docs/SCHEMA.md). Plain values; thread-compatible.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "flowagent/error.hpp"
+#include "flowagent/json.hpp"
+
+namespace flowagent {
+
+inline constexpr std::string_view kResultSchema = "flowagent.repair_result/v1";
+inline constexpr std::string_view kEventSchema = "flowagent.event/v1";
+
+enum class Status {
+  fixed,       ///< a validated patch that passed every post-filter
+  no_fix,      ///< the strategies ran but found no validated fix
+  abstained,   ///< a pre-filter decided not to try (reason says which)
+  rejected,    ///< a fix was found but a post-filter refused it (reason says which)
+  superseded,  ///< a newer revision of the change arrived, or the change was submitted/edited
+  error,       ///< infrastructure failure (reason/message say what); also used for cancel
+};
+
+/// One run of tests (by the loop or by the validator).
+struct TestRun {
+  std::string command;
+  int exit_code = -1;
+  bool timed_out = false;
+  std::int64_t duration_ms = 0;
+  std::vector<std::string> passed;
+  std::vector<std::string> failed;
+  std::string purpose;  ///< "failing", "wider", "rerun", "loop"
+};
+
+/// Why the validator believes (or not) the fix works.
+struct Evidence {
+  bool build_ok = false;
+  bool failing_tests_pass = false;
+  bool wider_tests_pass = false;  ///< true when there is no wider test command
+  bool loop_evidence_used = false;  ///< the loop's own last test run came after its last edit
+  std::vector<TestRun> runs;
+};
+
+struct Metrics {
+  std::int64_t tool_calls = 0;
+  std::int64_t model_calls = 0;
+  std::int64_t input_tokens = 0;
+  std::int64_t output_tokens = 0;
+  std::int64_t cached_tokens = 0;
+  double cost_usd = 0;
+  std::int64_t wall_ms = 0;
+  std::map<std::string, std::int64_t> phase_ms;  ///< per pipeline phase
+};
+
+/// One step of the trajectory: a model turn, a tool call, or a phase boundary.
+struct TrajectoryStep {
+  std::string kind;  ///< "phase", "model", "tool", "note"
+  std::string name;  ///< phase name, tool name, model spec
+  std::string input;
+  std::string output;
+  bool ok = true;
+  std::int64_t ms = 0;
+};
+
+struct RepairResult {
+  Status status = Status::error;
+  std::string reason;   ///< stable reason code, e.g. "change_too_large", "integrity_skip_added"
+  std::string message;  ///< one human sentence
+  std::string change_id;
+  std::int64_t revision = 0;
+  std::string patch;    ///< git diff (--full-index --binary) of the fix against the change head
+  std::string summary;  ///< sanitized one-line HTML, root cause first
+  Evidence evidence;
+  Metrics metrics;
+  std::vector<TrajectoryStep> trajectory;
+};
+
+enum class EventKind { phase, tool_call, model_call, result, log };
+
+struct Event {
+  EventKind kind = EventKind::log;
+  std::string change_id;
+  std::int64_t revision = 0;
+  std::string phase;        ///< current phase name
+  std::string message;
+  std::int64_t index = 0;   ///< tool call i ...
+  std::int64_t max = 0;     ///< ... of max
+  std::int64_t tokens = 0;  ///< tokens used so far
+  std::int64_t eta_ms = -1; ///< estimated time to completion; -1 unknown
+  std::int64_t elapsed_ms = 0;
+};
+
+Json to_json(const RepairResult& result);
+Expected<RepairResult> repair_result_from_json(const Json& doc);
+Expected<RepairResult> parse_repair_result(std::string_view json_text);
+Json to_json(const Event& event);
+
+std::string_view to_string(Status status) noexcept;
+std::string_view to_string(EventKind kind) noexcept;
+
+}  // namespace flowagent

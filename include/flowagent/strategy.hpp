@@ -1,0 +1,76 @@
+// flowagent/strategy.hpp: RepairStrategy proposes a fix by editing the workspace; Validator judges
+// it; Summarizer explains it.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "flowagent/cancel.hpp"
+#include "flowagent/error.hpp"
+#include "flowagent/llm.hpp"
+#include "flowagent/request.hpp"
+#include "flowagent/result.hpp"
+#include "flowagent/tools.hpp"
+#include "flowagent/workspace.hpp"
+
+namespace flowagent {
+
+/// Everything a strategy works with during one job. References outlive propose().
+struct RepairContext {
+  const RepairRequest& request;
+  Workspace& workspace;
+  ToolRegistry& tools;
+  ToolState& state;
+  LlmClient* llm;  ///< may be null (offline); model strategies then step aside
+  const CancelToken& cancel;
+  RepairResult& result;  ///< metrics and trajectory are appended here
+  std::function<void(const Event&)> emit;  ///< progress; never null
+};
+
+/// What a strategy claims. The workspace holds the edits; `claims_fixed` is the strategy's own
+/// belief, which the Validator checks independently.
+struct Candidate {
+  bool produced = false;       ///< the workspace holds edits worth validating
+  bool claims_fixed = false;
+  std::string explanation;     ///< the strategy's account of the root cause (summarizer input)
+};
+
+/// [Threading] propose() runs on one job thread; different jobs may call it concurrently.
+/// [Errors] Errc::cancelled, Errc::budget_exceeded, Errc::model...: the Agent records the error
+/// and tries the next strategy (budget and cancel end the job).
+class RepairStrategy {
+ public:
+  virtual ~RepairStrategy() = default;
+  virtual std::string_view name() const = 0;
+  virtual Expected<Candidate> propose(RepairContext& context) = 0;
+};
+
+struct ValidationReport {
+  bool passed = false;
+  std::string reason;   ///< when not passed: "build_failed", "failing_tests_still_fail", "regression", ...
+  std::string message;
+  Evidence evidence;
+};
+
+/// [Threading] as RepairStrategy. [Errors] infrastructure failures only; a failing test is a
+/// ValidationReport with passed=false, not an Error.
+class Validator {
+ public:
+  virtual ~Validator() = default;
+  virtual std::string_view name() const = 0;
+  virtual Expected<ValidationReport> validate(RepairContext& context) = 0;
+};
+
+/// Turns a finished trajectory into at most five sentences of sanitized one-line HTML.
+/// [Errors] none: a summarizer falls back to a deterministic summary when its model call fails.
+class Summarizer {
+ public:
+  virtual ~Summarizer() = default;
+  virtual std::string_view name() const = 0;
+  virtual std::string summarize(RepairContext& context, const Candidate& candidate) = 0;
+};
+
+}  // namespace flowagent

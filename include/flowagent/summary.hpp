@@ -1,0 +1,19 @@
+// flowagent/summary.hpp: built-in summarizers and the HTML sanitizer their output goes through.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "flowagent/strategy.hpp"
+
+namespace flowagent {
+
+/// Escapes &, <, >, " and ' for HTML text and attribute context.
+std::string html_escape(std::string_view text);
+
+/// A summarizer that needs no model: root cause from the candidate's explanation, then what the
+/// patch touched and which tests now pass. Used as the fallback of the model summarizer.
+std::shared_ptr<Summarizer> make_template_summarizer();
+
+}  // namespace flowagent

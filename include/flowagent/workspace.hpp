@@ -1,0 +1,45 @@
+// flowagent/workspace.hpp: the sandbox a repair works in.
+//
+// A Workspace is a private checkout of the change head (a detached git worktree from a warm pool).
+// Tools may only touch paths inside root(); the developer's repository is never written.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "flowagent/cancel.hpp"
+#include "flowagent/error.hpp"
+#include "flowagent/request.hpp"
+
+namespace flowagent {
+
+/// [Threading] One job uses a workspace at a time; methods are not thread-safe.
+/// [Lifetime] Destroying the workspace returns it to its provider (cleaned) or removes it.
+class Workspace {
+ public:
+  virtual ~Workspace() = default;
+  /// Absolute, canonical root of the checkout.
+  virtual const std::filesystem::path& root() const = 0;
+  /// Commit the workspace was checked out at (the change head).
+  virtual const std::string& head_commit() const = 0;
+  /// The current edits as a git diff against head_commit(), produced by git (never by a model).
+  /// Empty string when nothing changed.
+  virtual Expected<std::string> diff() = 0;
+  /// Discards every edit: back to head_commit(), untracked files removed (ignored build dir kept).
+  virtual Expected<void> reset() = 0;
+};
+
+/// [Threading] acquire() may be called concurrently from several jobs.
+/// [Errors] Errc::io / Errc::process when git fails, Errc::not_found for an unknown commit,
+/// Errc::cancelled when the token fires.
+class WorkspaceProvider {
+ public:
+  virtual ~WorkspaceProvider() = default;
+  virtual std::string_view name() const = 0;
+  virtual Expected<std::unique_ptr<Workspace>> acquire(const RepairRequest& request,
+                                                       const CancelToken& cancel) = 0;
+};
+
+}  // namespace flowagent

@@ -1,0 +1,209 @@
+#include "flowagent/agent.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "agent/pipeline.hpp"
+
+namespace flowagent {
+
+// ---- Job --------------------------------------------------------------------------------------
+
+struct Job::State {
+  std::uint64_t id = 0;
+  RepairRequest request;
+  CancelToken cancel;
+  std::atomic<bool> superseded{false};
+  mutable std::mutex mu;
+  mutable std::condition_variable cv;
+  bool done = false;
+  std::optional<RepairResult> result;
+
+  void finish(RepairResult r) {
+    {
+      std::lock_guard lock(mu);
+      result = std::move(r);
+      done = true;
+    }
+    cv.notify_all();
+  }
+};
+
+std::uint64_t Job::id() const { return state_ ? state_->id : 0; }
+const std::string& Job::change_id() const {
+  static const std::string empty;
+  return state_ ? state_->request.change.id : empty;
+}
+std::int64_t Job::revision() const { return state_ ? state_->request.change.revision : 0; }
+bool Job::done() const {
+  if (!state_) return true;
+  std::lock_guard lock(state_->mu);
+  return state_->done;
+}
+bool Job::wait_for(std::chrono::milliseconds timeout) const {
+  if (!state_) return true;
+  std::unique_lock lock(state_->mu);
+  return state_->cv.wait_for(lock, timeout, [&] { return state_->done; });
+}
+void Job::wait() const {
+  if (!state_) return;
+  std::unique_lock lock(state_->mu);
+  state_->cv.wait(lock, [&] { return state_->done; });
+}
+void Job::cancel() const {
+  if (state_) state_->cancel.cancel();
+}
+std::optional<RepairResult> Job::result() const {
+  if (!state_) return std::nullopt;
+  std::lock_guard lock(state_->mu);
+  return state_->result;
+}
+
+// ---- Agent ------------------------------------------------------------------------------------
+
+struct Agent::Impl {
+  AgentOptions options;
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<std::shared_ptr<Job::State>> queue;
+  std::map<std::string, std::int64_t> newest_revision;            // per change id
+  std::map<std::string, std::vector<std::weak_ptr<Job::State>>> live;  // per change id
+  std::vector<std::thread> workers;
+  std::uint64_t next_id = 1;
+  bool stopping = false;
+  detail::Pipeline pipeline;
+
+  explicit Impl(AgentOptions opts) : options(std::move(opts)), pipeline(options) {}
+
+  void worker() {
+    for (;;) {
+      std::shared_ptr<Job::State> job;
+      {
+        std::unique_lock lock(mu);
+        cv.wait(lock, [&] { return stopping || !queue.empty(); });
+        if (queue.empty()) return;
+        job = std::move(queue.front());
+        queue.pop_front();
+      }
+      RepairResult r = pipeline.run(job->request, job->cancel, [&] { return job->superseded.load(); });
+      forget(job);
+      job->finish(std::move(r));
+    }
+  }
+
+  void forget(const std::shared_ptr<Job::State>& job) {
+    std::lock_guard lock(mu);
+    auto it = live.find(job->request.change.id);
+    if (it == live.end()) return;
+    auto& v = it->second;
+    v.erase(std::remove_if(v.begin(), v.end(),
+                           [&](const auto& w) {
+                             auto s = w.lock();
+                             return !s || s == job;
+                           }),
+            v.end());
+    if (v.empty()) live.erase(it);
+  }
+};
+
+Agent::Agent(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+Expected<std::unique_ptr<Agent>> Agent::create(AgentOptions options) {
+  if (options.worker_threads < 1 || options.worker_threads > 256)
+    return fail(Errc::invalid_argument, "worker_threads must be between 1 and 256");
+  AgentOptions defaults = default_agent_options();
+  if (options.pre_filters.empty() && options.use_default_pre_filters) {
+    options.pre_filters = defaults.pre_filters;
+    if (options.change_tracker) options.pre_filters.push_back(make_newer_revision_filter(options.change_tracker));
+  }
+  if (options.post_filters.empty() && options.use_default_post_filters) options.post_filters = defaults.post_filters;
+  if (!options.workspaces) options.workspaces = defaults.workspaces;
+  if (!options.tools) options.tools = defaults.tools;
+  if (!options.llm && !options.llm_factory) options.llm_factory = defaults.llm_factory;
+  if (options.strategies.empty()) options.strategies = defaults.strategies;
+  if (!options.validator) options.validator = defaults.validator;
+  if (!options.summarizer) options.summarizer = defaults.summarizer;
+  for (const auto& f : options.pre_filters)
+    if (!f) return fail(Errc::invalid_argument, "pre_filters holds a null filter");
+  for (const auto& f : options.post_filters)
+    if (!f) return fail(Errc::invalid_argument, "post_filters holds a null filter");
+  for (const auto& s : options.strategies)
+    if (!s) return fail(Errc::invalid_argument, "strategies holds a null strategy");
+  auto impl = std::make_unique<Impl>(std::move(options));
+  auto* raw = impl.get();
+  for (int i = 0; i < raw->options.worker_threads; ++i) raw->workers.emplace_back([raw] { raw->worker(); });
+  return std::unique_ptr<Agent>(new Agent(std::move(impl)));
+}
+
+Agent::~Agent() {
+  cancel_all();
+  {
+    std::lock_guard lock(impl_->mu);
+    impl_->stopping = true;
+  }
+  impl_->cv.notify_all();
+  for (auto& t : impl_->workers) t.join();
+}
+
+Expected<Job> Agent::submit(RepairRequest request) {
+  if (request.change.id.empty()) return fail(Errc::invalid_argument, "change.id is empty");
+  auto state = std::make_shared<Job::State>();
+  state->request = std::move(request);
+  const auto& cid = state->request.change.id;
+  const auto rev = state->request.change.revision;
+  std::vector<std::shared_ptr<Job::State>> to_cancel;
+  bool stale = false;
+  std::int64_t newest = rev;
+  {
+    std::lock_guard lock(impl_->mu);
+    if (impl_->stopping) return fail(Errc::cancelled, "agent is shutting down");
+    state->id = impl_->next_id++;
+    auto it = impl_->newest_revision.find(cid);
+    if (it != impl_->newest_revision.end() && it->second > rev) {
+      stale = true;
+      newest = it->second;
+    } else {
+      impl_->newest_revision[cid] = rev;
+      for (auto& w : impl_->live[cid]) {
+        if (auto s = w.lock(); s && s->request.change.revision < rev) {
+          s->superseded = true;
+          to_cancel.push_back(std::move(s));
+        }
+      }
+      impl_->live[cid].push_back(state);
+      impl_->queue.push_back(state);
+    }
+  }
+  for (auto& s : to_cancel) s->cancel.cancel();
+  if (stale) {
+    state->finish(detail::superseded_result(
+        state->request, "a newer revision (" + std::to_string(newest) + ") was already submitted"));
+    return Job(state);
+  }
+  impl_->cv.notify_one();
+  return Job(state);
+}
+
+RepairResult Agent::run(const RepairRequest& request, const CancelToken& cancel) {
+  return impl_->pipeline.run(request, cancel, [] { return false; });
+}
+
+void Agent::cancel_all() {
+  std::vector<std::shared_ptr<Job::State>> all;
+  {
+    std::lock_guard lock(impl_->mu);
+    for (auto& [k, v] : impl_->live)
+      for (auto& w : v)
+        if (auto s = w.lock()) all.push_back(std::move(s));
+  }
+  for (auto& s : all) s->cancel.cancel();
+}
+
+const AgentOptions& Agent::options() const { return impl_->options; }
+
+}  // namespace flowagent

@@ -1,0 +1,290 @@
+#include "agent/pipeline.hpp"
+
+#include <chrono>
+#include <exception>
+#include <thread>
+
+namespace flowagent::detail {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::int64_t ms_since(Clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t).count();
+}
+
+RepairResult base_result(const RepairRequest& request) {
+  RepairResult r;
+  r.change_id = request.change.id;
+  r.revision = request.change.revision;
+  return r;
+}
+
+/// Times one phase into metrics.phase_ms and the trajectory.
+class PhaseTimer {
+ public:
+  PhaseTimer(RepairResult& r, std::string name) : r_(r), name_(std::move(name)), t0_(Clock::now()) {}
+  ~PhaseTimer() {
+    auto ms = ms_since(t0_);
+    r_.metrics.phase_ms[name_] += ms;
+    r_.trajectory.push_back(TrajectoryStep{"phase", name_, {}, {}, true, ms});
+  }
+  PhaseTimer(const PhaseTimer&) = delete;
+  PhaseTimer& operator=(const PhaseTimer&) = delete;
+
+ private:
+  RepairResult& r_;
+  std::string name_;
+  Clock::time_point t0_;
+};
+
+void set(RepairResult& r, Status s, std::string reason, std::string message) {
+  r.status = s;
+  r.reason = std::move(reason);
+  r.message = std::move(message);
+}
+
+}  // namespace
+
+RepairResult superseded_result(const RepairRequest& request, std::string message) {
+  RepairResult r = base_result(request);
+  set(r, Status::superseded, "newer_revision", std::move(message));
+  return r;
+}
+
+RepairResult Pipeline::run(const RepairRequest& request, const CancelToken& cancel,
+                           const std::function<bool()>& superseded) const {
+  const auto t0 = Clock::now();
+  RepairResult result = base_result(request);
+
+  // The job's own token, cancelled by the caller's token or by the wall-clock cap.
+  CancelToken token;
+  auto link = cancel.on_cancel([token] { token.cancel(); });
+  std::atomic<bool> timed_out{false};
+  std::thread watchdog([&] {
+    if (!token.wait_for(std::chrono::seconds(request.limits.max_wall_seconds))) {
+      timed_out = true;
+      token.cancel();
+    }
+  });
+
+  try {
+    run_stages(request, token, superseded, result);
+  } catch (const std::exception& e) {
+    set(result, Status::error, "internal_error", std::string("unexpected exception: ") + e.what());
+  } catch (...) {
+    set(result, Status::error, "internal_error", "unexpected exception");
+  }
+  if (token.cancelled() && result.status != Status::fixed && result.status != Status::abstained &&
+      result.status != Status::rejected) {
+    if (superseded()) {
+      set(result, Status::superseded, "newer_revision", "a newer revision of the change was submitted");
+      result.patch.clear();
+    } else if (timed_out) {
+      set(result, Status::no_fix, "time_limit",
+          "the repair hit its wall-clock limit of " + std::to_string(request.limits.max_wall_seconds) + " s");
+      result.patch.clear();
+    } else if (result.status != Status::superseded) {
+      set(result, Status::error, "cancelled", "the repair was cancelled");
+      result.patch.clear();
+    }
+  }
+  token.cancel();  // stops the watchdog
+  watchdog.join();
+  result.metrics.wall_ms = ms_since(t0);
+
+  Event done;
+  done.kind = EventKind::result;
+  done.change_id = request.change.id;
+  done.revision = request.change.revision;
+  done.phase = "done";
+  done.message = std::string(to_string(result.status)) + (result.reason.empty() ? "" : ": " + result.reason);
+  done.elapsed_ms = result.metrics.wall_ms;
+  done.eta_ms = 0;
+  if (options_.event_sink) {
+    try {
+      options_.event_sink->on_event(done);
+      options_.event_sink->on_result(result);
+    } catch (...) {
+    }
+  }
+  return result;
+}
+
+RepairResult Pipeline::run_stages(const RepairRequest& request, const CancelToken& cancel,
+                                  const std::function<bool()>& superseded, RepairResult& result) const {
+  (void)superseded;
+  const auto t0 = Clock::now();
+  auto emit = [&](const Event& e0) {
+    if (!options_.event_sink) return;
+    Event e = e0;
+    e.change_id = request.change.id;
+    e.revision = request.change.revision;
+    e.elapsed_ms = ms_since(t0);
+    e.tokens = result.metrics.input_tokens + result.metrics.output_tokens;
+    try {
+      options_.event_sink->on_event(e);
+    } catch (...) {
+    }
+  };
+  auto phase = [&](std::string name, std::string message) {
+    Event e;
+    e.kind = EventKind::phase;
+    e.phase = std::move(name);
+    e.message = std::move(message);
+    emit(e);
+  };
+
+  // 1. Pre-execution filters.
+  {
+    PhaseTimer timer(result, "prefilter");
+    phase("prefilter", "checking whether to try");
+    for (const auto& f : options_.pre_filters) {
+      if (cancel.cancelled()) return result;
+      auto verdict = f->check(request, cancel);
+      if (!verdict) {
+        set(result, Status::error, "filter_error",
+            "pre-filter " + std::string(f->name()) + " failed: " + verdict.error().to_string());
+        return result;
+      }
+      if (*verdict) {
+        set(result, Status::abstained, (*verdict)->reason, (*verdict)->message);
+        return result;
+      }
+    }
+  }
+
+  // 2. Workspace.
+  std::unique_ptr<Workspace> ws;
+  {
+    PhaseTimer timer(result, "workspace");
+    phase("workspace", "preparing an isolated checkout");
+    if (!options_.workspaces) {
+      set(result, Status::error, "workspace_error", "no workspace provider is configured");
+      return result;
+    }
+    auto acquired = options_.workspaces->acquire(request, cancel);
+    if (!acquired) {
+      set(result, Status::error, acquired.error().code == Errc::cancelled ? "cancelled" : "workspace_error",
+          acquired.error().to_string());
+      return result;
+    }
+    ws = std::move(*acquired);
+  }
+
+  // 3. Model client (optional: strategies that need one step aside without it).
+  std::shared_ptr<LlmClient> llm = options_.llm;
+  if (!llm && options_.llm_factory && !request.model.spec.empty()) {
+    auto made = options_.llm_factory(request.model);
+    if (!made) {
+      set(result, Status::error, "model_config", made.error().to_string());
+      return result;
+    }
+    llm = *made;
+  }
+
+  ToolRegistry empty_tools;
+  ToolRegistry& tools = options_.tools ? *options_.tools : empty_tools;
+  ToolState state;
+  RepairContext ctx{request, *ws, tools, state, llm.get(), cancel, result, emit};
+
+  std::string last_failure_reason = "no_candidate";
+  std::string last_failure_message = "no strategy produced a candidate fix";
+  for (const auto& strategy : options_.strategies) {
+    if (cancel.cancelled()) return result;
+    const std::string sname(strategy->name());
+    Expected<Candidate> cand = [&] {
+      PhaseTimer timer(result, "repair");
+      phase("repair", "strategy " + sname);
+      return strategy->propose(ctx);
+    }();
+    if (!cand) {
+      result.trajectory.push_back(TrajectoryStep{"note", sname, {}, cand.error().to_string(), false, 0});
+      if (cand.error().code == Errc::cancelled) return result;
+      if (cand.error().code == Errc::budget_exceeded) {
+        set(result, Status::no_fix, "budget_exceeded", cand.error().message);
+        return result;
+      }
+      last_failure_reason = "strategy_error";
+      last_failure_message = sname + ": " + cand.error().to_string();
+      if (auto reset = ws->reset(); !reset) {
+        set(result, Status::error, "workspace_error", reset.error().to_string());
+        return result;
+      }
+      state = ToolState{};
+      continue;
+    }
+    if (!cand->produced) {
+      result.trajectory.push_back(TrajectoryStep{"note", sname, {}, "stepped aside: " + cand->explanation, true, 0});
+      continue;
+    }
+
+    // 4. Deterministic validation.
+    Expected<ValidationReport> report = [&]() -> Expected<ValidationReport> {
+      PhaseTimer timer(result, "validate");
+      phase("validate", "validating the candidate of " + sname);
+      if (!options_.validator) return fail(Errc::invalid_argument, "no validator configured");
+      return options_.validator->validate(ctx);
+    }();
+    if (!report) {
+      if (report.error().code == Errc::cancelled) return result;
+      set(result, Status::error, "validation_error", report.error().to_string());
+      return result;
+    }
+    result.evidence = report->evidence;
+    if (!report->passed) {
+      result.trajectory.push_back(
+          TrajectoryStep{"note", "validator", {}, sname + ": " + report->reason + ": " + report->message, false, 0});
+      last_failure_reason = report->reason.empty() ? "validation_failed" : report->reason;
+      last_failure_message = report->message;
+      if (auto reset = ws->reset(); !reset) {
+        set(result, Status::error, "workspace_error", reset.error().to_string());
+        return result;
+      }
+      state = ToolState{};
+      continue;
+    }
+
+    auto patch = ws->diff();
+    if (!patch) {
+      set(result, Status::error, "workspace_error", patch.error().to_string());
+      return result;
+    }
+    result.patch = *patch;
+
+    // 5. Post-execution filters.
+    {
+      PhaseTimer timer(result, "postfilter");
+      phase("postfilter", "checking the fix");
+      PostFilterInput in{request, result.patch, {}, options_.change_tracker.get()};
+      for (const auto& f : options_.post_filters) {
+        auto verdict = f->check(in, cancel);
+        if (!verdict) {
+          set(result, Status::error, "filter_error",
+              "post-filter " + std::string(f->name()) + " failed: " + verdict.error().to_string());
+          result.patch.clear();
+          return result;
+        }
+        if (*verdict) {
+          set(result, (*verdict)->status, (*verdict)->reason, (*verdict)->message);
+          if (result.status == Status::superseded) result.patch.clear();
+          return result;
+        }
+      }
+    }
+
+    // 6. Summary.
+    {
+      PhaseTimer timer(result, "summarize");
+      phase("summarize", "writing the root-cause summary");
+      if (options_.summarizer) result.summary = options_.summarizer->summarize(ctx, *cand);
+    }
+    set(result, Status::fixed, "validated", "a validated fix was found by " + sname);
+    return result;
+  }
+  set(result, Status::no_fix, last_failure_reason, last_failure_message);
+  return result;
+}
+
+}  // namespace flowagent::detail

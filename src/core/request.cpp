@@ -1,0 +1,138 @@
+#include "flowagent/request.hpp"
+
+#include "core/json_reader.hpp"
+
+namespace flowagent {
+
+std::string_view to_string(AuthorKind kind) noexcept { return kind == AuthorKind::bot ? "bot" : "person"; }
+std::string_view to_string(FailureKind kind) noexcept { return kind == FailureKind::build ? "build" : "test"; }
+
+
+Expected<RepairRequest> repair_request_from_json(const Json& doc) {
+  if (auto ok = detail::check_schema_name(doc, kRequestSchema); !ok) return unexpected(ok.error());
+  RepairRequest r;
+  detail::ObjectReader root(doc, "");
+  std::string schema;
+  root.string("schema", schema, true);
+  root.string("repository", r.repository, true);
+  root.object(
+      "change",
+      [&](detail::ObjectReader& c) {
+        c.string("id", r.change.id, true)
+            .integer("revision", r.change.revision, false, 0)
+            .string("base_commit", r.change.base_commit, true)
+            .string("head_commit", r.change.head_commit, true)
+            .string("description", r.change.description);
+        c.object("author", [&](detail::ObjectReader& a) {
+          int kind = 0;
+          a.string("name", r.change.author.name).string("email", r.change.author.email);
+          a.choice("kind", {"person", "bot"}, kind);
+          r.change.author.kind = static_cast<AuthorKind>(kind);
+        });
+        c.objects("files", [&](detail::ObjectReader& f, std::size_t) {
+          ChangedFile file;
+          f.string("path", file.path, true)
+              .integer("added", file.added, false, 0)
+              .integer("removed", file.removed, false, 0)
+              .boolean("binary", file.binary);
+          r.change.files.push_back(std::move(file));
+        });
+      },
+      true);
+  root.object(
+      "failure",
+      [&](detail::ObjectReader& f) {
+        int kind = 0;
+        f.choice("kind", {"test", "build"}, kind);
+        r.failure.kind = static_cast<FailureKind>(kind);
+        f.strings("failing_tests", r.failure.failing_tests)
+            .strings("reports", r.failure.reports)
+            .strings("logs", r.failure.logs);
+      },
+      true);
+  root.object("commands", [&](detail::ObjectReader& c) {
+    c.string("build", r.commands.build)
+        .string("test", r.commands.test)
+        .string("wider_test", r.commands.wider_test)
+        .strings("report_globs", r.commands.report_globs)
+        .integer("timeout_seconds", r.commands.timeout_seconds, false, 1, 86400);
+  });
+  root.object("limits", [&](detail::ObjectReader& l) {
+    l.integer("max_tool_calls", r.limits.max_tool_calls, false, 0, 100000)
+        .integer("max_wall_seconds", r.limits.max_wall_seconds, false, 1, 7 * 86400)
+        .integer("max_tokens", r.limits.max_tokens, false, 0)
+        .number("max_cost_usd", r.limits.max_cost_usd, false, 0, 1e9)
+        .integer("max_files", r.limits.max_files, false, 0)
+        .integer("max_changed_lines", r.limits.max_changed_lines, false, 0)
+        .integer("context_tokens", r.limits.context_tokens, false, 256, 10'000'000);
+  });
+  root.object("model", [&](detail::ObjectReader& m) {
+    m.string("spec", r.model.spec)
+        .string("base_url", r.model.base_url)
+        .string("api_key_env", r.model.api_key_env)
+        .number("temperature", r.model.temperature, false, 0, 2)
+        .number("top_p", r.model.top_p, false, 0, 1)
+        .integer("max_output_tokens", r.model.max_output_tokens, false, 1, 1'000'000);
+  });
+  if (auto e = root.finish(); !e.empty()) return fail(Errc::schema, e);
+  if (r.commands.test.empty() && r.failure.kind == FailureKind::test && !r.commands.wider_test.empty())
+    return fail(Errc::schema, "commands.test: required when commands.wider_test is set");
+  return r;
+}
+
+Expected<RepairRequest> parse_repair_request(std::string_view json_text) {
+  auto doc = parse_json(json_text);
+  if (!doc) return unexpected(doc.error());
+  return repair_request_from_json(*doc);
+}
+
+namespace {
+Json string_array(const std::vector<std::string>& v) {
+  Json a = Json::array();
+  for (const auto& s : v) a.push_back(s);
+  return a;
+}
+}  // namespace
+
+Json to_json(const RepairRequest& r) {
+  Json files = Json::array();
+  for (const auto& f : r.change.files)
+    files.push_back(Json::obj({{"path", f.path}, {"added", f.added}, {"removed", f.removed}, {"binary", f.binary}}));
+  return Json::obj({
+      {"schema", kRequestSchema},
+      {"repository", r.repository},
+      {"change", Json::obj({{"id", r.change.id},
+                            {"revision", r.change.revision},
+                            {"base_commit", r.change.base_commit},
+                            {"head_commit", r.change.head_commit},
+                            {"description", r.change.description},
+                            {"author", Json::obj({{"name", r.change.author.name},
+                                                  {"email", r.change.author.email},
+                                                  {"kind", to_string(r.change.author.kind)}})},
+                            {"files", files}})},
+      {"failure", Json::obj({{"kind", to_string(r.failure.kind)},
+                             {"failing_tests", string_array(r.failure.failing_tests)},
+                             {"reports", string_array(r.failure.reports)},
+                             {"logs", string_array(r.failure.logs)}})},
+      {"commands", Json::obj({{"build", r.commands.build},
+                              {"test", r.commands.test},
+                              {"wider_test", r.commands.wider_test},
+                              {"report_globs", string_array(r.commands.report_globs)},
+                              {"timeout_seconds", r.commands.timeout_seconds}})},
+      {"limits", Json::obj({{"max_tool_calls", r.limits.max_tool_calls},
+                            {"max_wall_seconds", r.limits.max_wall_seconds},
+                            {"max_tokens", r.limits.max_tokens},
+                            {"max_cost_usd", r.limits.max_cost_usd},
+                            {"max_files", r.limits.max_files},
+                            {"max_changed_lines", r.limits.max_changed_lines},
+                            {"context_tokens", r.limits.context_tokens}})},
+      {"model", Json::obj({{"spec", r.model.spec},
+                           {"base_url", r.model.base_url},
+                           {"api_key_env", r.model.api_key_env},
+                           {"temperature", r.model.temperature},
+                           {"top_p", r.model.top_p},
+                           {"max_output_tokens", r.model.max_output_tokens}})},
+  });
+}
+
+}  // namespace flowagent

@@ -1,0 +1,141 @@
+#include "flowagent/result.hpp"
+
+#include "core/json_reader.hpp"
+
+namespace flowagent {
+
+namespace {
+constexpr std::string_view kStatusNames[] = {"fixed", "no_fix", "abstained", "rejected", "superseded", "error"};
+constexpr std::string_view kEventNames[] = {"phase", "tool_call", "model_call", "result", "log"};
+
+Json string_array(const std::vector<std::string>& v) {
+  Json a = Json::array();
+  for (const auto& s : v) a.push_back(s);
+  return a;
+}
+}  // namespace
+
+std::string_view to_string(Status status) noexcept { return kStatusNames[static_cast<int>(status)]; }
+std::string_view to_string(EventKind kind) noexcept { return kEventNames[static_cast<int>(kind)]; }
+
+Json to_json(const RepairResult& r) {
+  Json runs = Json::array();
+  for (const auto& t : r.evidence.runs)
+    runs.push_back(Json::obj({{"command", t.command},
+                              {"purpose", t.purpose},
+                              {"exit_code", t.exit_code},
+                              {"timed_out", t.timed_out},
+                              {"duration_ms", t.duration_ms},
+                              {"passed", string_array(t.passed)},
+                              {"failed", string_array(t.failed)}}));
+  Json phases = Json::object();
+  for (const auto& [k, v] : r.metrics.phase_ms) phases[k] = v;
+  Json steps = Json::array();
+  for (const auto& s : r.trajectory)
+    steps.push_back(Json::obj({{"kind", s.kind}, {"name", s.name}, {"input", s.input}, {"output", s.output},
+                               {"ok", s.ok}, {"ms", s.ms}}));
+  return Json::obj({
+      {"schema", kResultSchema},
+      {"status", to_string(r.status)},
+      {"reason", r.reason},
+      {"message", r.message},
+      {"change_id", r.change_id},
+      {"revision", r.revision},
+      {"patch", r.patch},
+      {"summary", r.summary},
+      {"evidence", Json::obj({{"build_ok", r.evidence.build_ok},
+                              {"failing_tests_pass", r.evidence.failing_tests_pass},
+                              {"wider_tests_pass", r.evidence.wider_tests_pass},
+                              {"loop_evidence_used", r.evidence.loop_evidence_used},
+                              {"runs", runs}})},
+      {"metrics", Json::obj({{"tool_calls", r.metrics.tool_calls},
+                             {"model_calls", r.metrics.model_calls},
+                             {"input_tokens", r.metrics.input_tokens},
+                             {"output_tokens", r.metrics.output_tokens},
+                             {"cached_tokens", r.metrics.cached_tokens},
+                             {"cost_usd", r.metrics.cost_usd},
+                             {"wall_ms", r.metrics.wall_ms},
+                             {"phase_ms", phases}})},
+      {"trajectory", steps},
+  });
+}
+
+Expected<RepairResult> repair_result_from_json(const Json& doc) {
+  if (auto ok = detail::check_schema_name(doc, kResultSchema); !ok) return unexpected(ok.error());
+  RepairResult r;
+  detail::ObjectReader root(doc, "");
+  std::string schema;
+  int status = 0;
+  root.string("schema", schema, true);
+  root.choice("status", {std::begin(kStatusNames), std::end(kStatusNames)}, status, true);
+  r.status = static_cast<Status>(status);
+  root.string("reason", r.reason).string("message", r.message).string("change_id", r.change_id);
+  root.integer("revision", r.revision).string("patch", r.patch).string("summary", r.summary);
+  root.object("evidence", [&](detail::ObjectReader& e) {
+    e.boolean("build_ok", r.evidence.build_ok)
+        .boolean("failing_tests_pass", r.evidence.failing_tests_pass)
+        .boolean("wider_tests_pass", r.evidence.wider_tests_pass)
+        .boolean("loop_evidence_used", r.evidence.loop_evidence_used);
+    e.objects("runs", [&](detail::ObjectReader& t, std::size_t) {
+      TestRun run;
+      std::int64_t code = -1;
+      t.string("command", run.command).string("purpose", run.purpose).integer("exit_code", code, false, INT32_MIN, INT32_MAX);
+      t.boolean("timed_out", run.timed_out).integer("duration_ms", run.duration_ms);
+      t.strings("passed", run.passed).strings("failed", run.failed);
+      run.exit_code = static_cast<int>(code);
+      r.evidence.runs.push_back(std::move(run));
+    });
+  });
+  root.object("metrics", [&](detail::ObjectReader& m) {
+    m.integer("tool_calls", r.metrics.tool_calls)
+        .integer("model_calls", r.metrics.model_calls)
+        .integer("input_tokens", r.metrics.input_tokens)
+        .integer("output_tokens", r.metrics.output_tokens)
+        .integer("cached_tokens", r.metrics.cached_tokens)
+        .number("cost_usd", r.metrics.cost_usd)
+        .integer("wall_ms", r.metrics.wall_ms);
+    Json phases;
+    m.any("phase_ms", phases);
+    if (phases.is_object()) {
+      for (const auto& [k, v] : phases.as_object()) {
+        if (!v.is_int()) {
+          m.set_error("phase_ms." + k, "expected an integer");
+          break;
+        }
+        r.metrics.phase_ms[k] = v.as_int();
+      }
+    } else if (!phases.is_null()) {
+      m.set_error("phase_ms", "expected an object");
+    }
+  });
+  root.objects("trajectory", [&](detail::ObjectReader& s, std::size_t) {
+    TrajectoryStep step;
+    s.string("kind", step.kind, true).string("name", step.name).string("input", step.input);
+    s.string("output", step.output).boolean("ok", step.ok).integer("ms", step.ms);
+    r.trajectory.push_back(std::move(step));
+  });
+  if (auto e = root.finish(); !e.empty()) return fail(Errc::schema, e);
+  return r;
+}
+
+Expected<RepairResult> parse_repair_result(std::string_view json_text) {
+  auto doc = parse_json(json_text);
+  if (!doc) return unexpected(doc.error());
+  return repair_result_from_json(*doc);
+}
+
+Json to_json(const Event& e) {
+  return Json::obj({{"schema", kEventSchema},
+                    {"kind", to_string(e.kind)},
+                    {"change_id", e.change_id},
+                    {"revision", e.revision},
+                    {"phase", e.phase},
+                    {"message", e.message},
+                    {"index", e.index},
+                    {"max", e.max},
+                    {"tokens", e.tokens},
+                    {"eta_ms", e.eta_ms},
+                    {"elapsed_ms", e.elapsed_ms}});
+}
+
+}  // namespace flowagent

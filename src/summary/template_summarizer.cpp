@@ -1,0 +1,87 @@
+#include <set>
+
+#include "flowagent/summary.hpp"
+
+namespace flowagent {
+
+std::string html_escape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      case '\n': case '\r': out += ' '; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+namespace {
+
+std::set<std::string> patch_files(std::string_view patch) {
+  std::set<std::string> files;
+  std::size_t pos = 0;
+  while ((pos = patch.find("diff --git a/", pos)) != std::string_view::npos) {
+    auto eol = patch.find('\n', pos);
+    auto line = patch.substr(pos, eol == std::string_view::npos ? std::string_view::npos : eol - pos);
+    auto b = line.rfind(" b/");
+    if (b != std::string_view::npos) files.emplace(line.substr(b + 3));
+    pos = eol == std::string_view::npos ? patch.size() : eol;
+  }
+  return files;
+}
+
+std::string first_sentence(std::string_view text) {
+  std::string t(text.substr(0, 400));
+  for (auto& c : t)
+    if (c == '\n' || c == '\r') c = ' ';
+  auto dot = t.find(". ");
+  if (dot != std::string::npos) t.resize(dot + 1);
+  while (!t.empty() && t.back() == ' ') t.pop_back();
+  if (!t.empty() && t.back() != '.') t += '.';
+  return t;
+}
+
+class TemplateSummarizer final : public Summarizer {
+ public:
+  std::string_view name() const override { return "template"; }
+  std::string summarize(RepairContext& ctx, const Candidate& candidate) override {
+    std::string out;
+    if (!candidate.explanation.empty())
+      out += "<b>Root cause:</b> " + html_escape(first_sentence(candidate.explanation)) + " ";
+    else
+      out += "<b>Root cause:</b> the change broke " +
+             html_escape(ctx.request.failure.failing_tests.empty() ? std::string("the failing tests")
+                                                                   : ctx.request.failure.failing_tests.front()) +
+             ". ";
+    auto files = patch_files(ctx.result.patch);
+    if (!files.empty()) {
+      out += "The fix edits ";
+      std::size_t i = 0;
+      for (const auto& f : files) {
+        if (i == 3) {
+          out += " and " + std::to_string(files.size() - 3) + " more";
+          break;
+        }
+        out += (i ? ", " : "") + std::string("<code>") + html_escape(f) + "</code>";
+        ++i;
+      }
+      out += ". ";
+    }
+    if (!ctx.request.failure.failing_tests.empty())
+      out += std::to_string(ctx.request.failure.failing_tests.size()) + " failing test(s) now pass.";
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    return out;
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<Summarizer> make_template_summarizer() { return std::make_shared<TemplateSummarizer>(); }
+
+}  // namespace flowagent

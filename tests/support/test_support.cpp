@@ -1,0 +1,102 @@
+#include "support/test_support.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+
+namespace flowagent::testkit {
+
+TempDir::TempDir() {
+  std::random_device rd;
+  for (int i = 0; i < 100; ++i) {
+    auto p = std::filesystem::temp_directory_path() /
+             ("flowagent-test-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
+    std::error_code ec;
+    if (std::filesystem::create_directory(p, ec)) {
+      path_ = std::filesystem::canonical(p);
+      return;
+    }
+  }
+  throw std::runtime_error("cannot create a temp dir");
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  // Make everything writable first (tests create read-only files).
+  sh("chmod -R u+rwX '" + path_.string() + "' 2>/dev/null");
+  std::filesystem::remove_all(path_, ec);
+}
+
+int sh(const std::string& command, std::string* out) {
+  std::string cmd = command + " 2>&1";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) return -1;
+  std::array<char, 4096> buf{};
+  std::string text;
+  std::size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) text.append(buf.data(), n);
+  int status = ::pclose(p);
+  if (out) *out = text;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+void write_file(const std::filesystem::path& p, std::string_view content) {
+  std::filesystem::create_directories(p.parent_path());
+  std::ofstream f(p, std::ios::binary | std::ios::trunc);
+  f.write(content.data(), static_cast<std::streamsize>(content.size()));
+}
+
+std::string read_file(const std::filesystem::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+static std::string git(const std::filesystem::path& dir, const std::string& args) {
+  std::string out;
+  int rc = sh("git -C '" + dir.string() + "' -c user.name=Dev -c user.email=dev@example.com " + args, &out);
+  if (rc != 0) throw std::runtime_error("git " + args + " failed: " + out);
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  return out;
+}
+
+std::string make_repo(const std::filesystem::path& dir,
+                      const std::vector<std::pair<std::string, std::string>>& files) {
+  std::filesystem::create_directories(dir);
+  git(dir, "init -q -b main");
+  return commit_files(dir, files, "initial");
+}
+
+std::string commit_files(const std::filesystem::path& dir,
+                         const std::vector<std::pair<std::string, std::string>>& files,
+                         const std::string& message) {
+  for (const auto& [path, content] : files) write_file(dir / path, content);
+  git(dir, "add -A");
+  git(dir, "commit -q --allow-empty -m '" + message + "'");
+  return git(dir, "rev-parse HEAD");
+}
+
+RepairRequest sample_request(const std::string& repo, const std::string& change_id, std::int64_t revision) {
+  RepairRequest r;
+  r.repository = repo;
+  r.change.id = change_id;
+  r.change.revision = revision;
+  r.change.base_commit = "base";
+  r.change.head_commit = "head";
+  r.change.description = "Make parse() strict";
+  r.change.author = {"Dev", "dev@example.com", AuthorKind::person};
+  r.change.files = {{"src/a.cc", 10, 2, false}};
+  r.failure.failing_tests = {"ParseTest.Strict"};
+  r.commands.test = "ctest -R {tests}";
+  r.model.spec = "";
+  return r;
+}
+
+}  // namespace flowagent::testkit

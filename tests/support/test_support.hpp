@@ -1,0 +1,43 @@
+// Test support: temp dirs, real git repositories, and simple policy doubles for pipeline tests.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "flowagent/flowagent.hpp"
+
+namespace flowagent::testkit {
+
+/// A unique directory under the system temp dir, removed (recursively) on destruction.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+/// Runs a shell command (sh -c) and returns its exit status; output is captured into *out.
+int sh(const std::string& command, std::string* out = nullptr);
+
+void write_file(const std::filesystem::path& p, std::string_view content);
+std::string read_file(const std::filesystem::path& p);
+
+/// Makes a git repository with an initial commit of `files` (path -> content). Returns HEAD.
+std::string make_repo(const std::filesystem::path& dir,
+                      const std::vector<std::pair<std::string, std::string>>& files);
+/// Commits `files` on top of HEAD; returns the new HEAD.
+std::string commit_files(const std::filesystem::path& dir,
+                         const std::vector<std::pair<std::string, std::string>>& files,
+                         const std::string& message);
+
+/// A minimal valid request for tests.
+RepairRequest sample_request(const std::string& repo = "/nonexistent", const std::string& change_id = "c1",
+                             std::int64_t revision = 1);
+
+}  // namespace flowagent::testkit
