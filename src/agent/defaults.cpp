@@ -1,4 +1,6 @@
 #include "flowagent/agent.hpp"
+#include "flowagent/builtin_tools.hpp"
+#include "flowagent/git_workspace.hpp"
 #include "flowagent/summary.hpp"
 
 namespace flowagent {
@@ -10,6 +12,8 @@ AgentOptions default_agent_options() {
   o.post_filters = {make_empty_patch_filter(), make_change_moved_filter()};
   o.summarizer = make_template_summarizer();
   o.tools = std::make_shared<ToolRegistry>();
+  (void)register_builtin_tools(*o.tools);  // cannot fail on an empty registry
+  o.workspaces = make_git_workspace_provider();
   return o;
 }
 

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang-14 and runs each for N seconds (default 60).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs="${1:-60}"
+if [ ! -d tests/fuzz ]; then echo "fuzz: no targets yet"; exit 0; fi
+cmake -S tests/fuzz -B build/fuzz -G Ninja -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build/fuzz -j "$(nproc)"
+for f in build/fuzz/fuzz_*; do
+  [ -x "$f" ] || continue
+  name="$(basename "$f")"
+  corpus="tests/fuzz/corpus/${name#fuzz_}"
+  mkdir -p "build/fuzz/work/$name"
+  echo "fuzz: $name for ${secs}s"
+  "$f" -max_total_time="$secs" -max_len=65536 -rss_limit_mb=2048 "build/fuzz/work/$name" $( [ -d "$corpus" ] && echo "$corpus" ) \
+    2>&1 | tail -3
+done
