@@ -332,7 +332,8 @@ class ReadLog final : public ToolBase {
   Expected<ToolOutput> invoke(const Json& a, ToolContext& ctx) override {
     const std::string& log = a.get_string("which") == "build" ? ctx.state.last_build_log : ctx.state.last_test_log;
     if (log.empty()) return bad("there is no " + a.get_string("which") + " log yet");
-    auto lines = split_lines(reports::strip_ansi(log));
+    const std::string clean = reports::strip_ansi(log);
+    auto lines = split_lines(clean);
     std::string out;
     if (a.find("grep")) {
       const std::string g = a.get_string("grep");

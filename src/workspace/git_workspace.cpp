@@ -59,9 +59,10 @@ class GitWorkspace final : public Workspace {
   const std::string& head_commit() const override { return head_; }
 
   Expected<std::string> diff() override {
-    std::vector<std::string> add = {"add", "-A", "--", "."};
-    if (!keep_dir_.empty()) add.push_back(":(exclude)" + keep_dir_);
-    if (auto r = detail::git(slot_.dir, add); !r) return unexpected(r.error());
+    if (auto r = detail::git(slot_.dir, {"add", "-A", "--", "."}); !r) return unexpected(r.error());
+    // A kept build folder that is not git-ignored must still never enter a patch.
+    if (!keep_dir_.empty() && std::filesystem::exists(slot_.dir / keep_dir_))
+      if (auto r = detail::git(slot_.dir, {"reset", "-q", "--", keep_dir_}); !r) return unexpected(r.error());
     return detail::git(slot_.dir, {"diff", "--cached", "--full-index", "--binary", "--no-color", "--no-ext-diff",
                                    "--no-renames", head_});
   }

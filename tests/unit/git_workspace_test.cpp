@@ -1,0 +1,172 @@
+#include <gtest/gtest.h>
+
+#include "flowagent/git_workspace.hpp"
+#include "support/test_support.hpp"
+
+using namespace flowagent;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// Hash of the developer's working tree and index: they must never change.
+std::string tree_fingerprint(const fs::path& repo) {
+  std::string out;
+  testkit::sh("cd '" + repo.string() + "' && (git status --porcelain=v2 --untracked-files=all; "
+              "find . -path ./.git -prune -o -type f -print0 | sort -z | xargs -0 sha256sum; "
+              "sha256sum .git/index) | sha256sum",
+              &out);
+  return out;
+}
+
+struct Repo {
+  testkit::TempDir tmp;
+  fs::path dir = tmp.path() / "repo";
+  std::string base, head;
+  Repo() {
+    base = testkit::make_repo(dir, {{"src/lib.py", "def f():\n    return 1\n"}, {".gitignore", "build/\n"}});
+    head = testkit::commit_files(dir, {{"src/lib.py", "def f():\n    return 2\n"}}, "change");
+    // The developer has uncommitted work too.
+    testkit::write_file(dir / "src/lib.py", "def f():\n    return 3  # wip\n");
+    testkit::write_file(dir / "notes.txt", "untracked\n");
+  }
+  RepairRequest request() const {
+    auto r = testkit::sample_request(dir.string());
+    r.change.base_commit = base;
+    r.change.head_commit = head;
+    return r;
+  }
+};
+
+GitWorkspaceOptions opts(const fs::path& root) {
+  GitWorkspaceOptions o;
+  o.root = root;
+  return o;
+}
+
+}  // namespace
+
+TEST(GitWorkspace, ChecksOutTheHeadWithoutTouchingTheDevelopersTree) {
+  Repo repo;
+  testkit::TempDir pool;
+  const auto before = tree_fingerprint(repo.dir);
+  auto provider = make_git_workspace_provider(opts(pool.path()));
+  {
+    auto ws = provider->acquire(repo.request(), CancelToken());
+    ASSERT_TRUE(ws) << ws.error().message;
+    EXPECT_EQ(testkit::read_file((*ws)->root() / "src/lib.py"), "def f():\n    return 2\n");
+    EXPECT_FALSE(fs::exists((*ws)->root() / "notes.txt"));
+    testkit::write_file((*ws)->root() / "src/lib.py", "def f():\n    return 4\n");
+    testkit::write_file((*ws)->root() / "src/new.py", "x = 1\n");
+    testkit::write_file((*ws)->root() / "build/out.o", "obj");
+    auto diff = (*ws)->diff();
+    ASSERT_TRUE(diff) << diff.error().message;
+    EXPECT_NE(diff->find("-    return 2\n+    return 4"), std::string::npos);
+    EXPECT_NE(diff->find("b/src/new.py"), std::string::npos);
+    EXPECT_EQ(diff->find("out.o"), std::string::npos);  // ignored build output is never in a patch
+    EXPECT_NE(diff->find("index "), std::string::npos);  // --full-index
+    // The patch applies to the head commit.
+    testkit::TempDir check;
+    std::string out;
+    ASSERT_EQ(testkit::sh("git clone -q '" + repo.dir.string() + "' '" + check.path().string() + "/c' && cd '" +
+                          check.path().string() + "/c' && git checkout -q " + repo.head),
+              0);
+    testkit::write_file(check.path() / "p.diff", *diff);
+    EXPECT_EQ(testkit::sh("cd '" + check.path().string() + "/c' && git apply --check ../p.diff", &out), 0) << out;
+    ASSERT_TRUE((*ws)->reset());
+    EXPECT_EQ(*(*ws)->diff(), "");
+    EXPECT_TRUE(fs::exists((*ws)->root() / "build/out.o"));  // kept for incremental builds
+  }
+  EXPECT_EQ(tree_fingerprint(repo.dir), before);
+}
+
+TEST(GitWorkspace, WarmPoolReusesTheWorktree) {
+  Repo repo;
+  testkit::TempDir pool;
+  auto provider = make_git_workspace_provider(opts(pool.path()));
+  fs::path first_root;
+  {
+    auto ws = provider->acquire(repo.request(), CancelToken());
+    ASSERT_TRUE(ws);
+    first_root = (*ws)->root();
+    testkit::write_file(first_root / "build/cache", "warm");
+    testkit::write_file(first_root / "stray.txt", "leftover edit");
+  }
+  auto req = repo.request();
+  req.change.head_commit = repo.base;
+  auto ws = provider->acquire(req, CancelToken());
+  ASSERT_TRUE(ws);
+  EXPECT_EQ((*ws)->root(), first_root);
+  EXPECT_EQ(testkit::read_file(first_root / "src/lib.py"), "def f():\n    return 1\n");
+  EXPECT_FALSE(fs::exists(first_root / "stray.txt"));
+  EXPECT_EQ(testkit::read_file(first_root / "build/cache"), "warm");
+}
+
+TEST(GitWorkspace, ConcurrentJobsGetDistinctWorktrees) {
+  Repo repo;
+  testkit::TempDir pool;
+  auto provider = make_git_workspace_provider(opts(pool.path()));
+  auto a = provider->acquire(repo.request(), CancelToken());
+  auto b = provider->acquire(repo.request(), CancelToken());
+  ASSERT_TRUE(a && b);
+  EXPECT_NE((*a)->root(), (*b)->root());
+}
+
+TEST(GitWorkspace, LeftoversOfACrashedProcessArePruned) {
+  Repo repo;
+  testkit::TempDir pool;
+  // Simulate a crash: a child process makes a worktree and exits without cleaning up.
+  std::string out;
+  const std::string leftover = pool.path().string() + "/deadbeef/wt-crashed";
+  ASSERT_EQ(testkit::sh("mkdir -p " + pool.path().string() + "/deadbeef && git -C '" + repo.dir.string() +
+                            "' worktree add -q --detach '" + leftover + "' " + repo.head + " && touch '" + leftover +
+                            ".lock' && printf '%s' '" + repo.dir.string() + "' > '" + leftover + ".repo'",
+                        &out),
+            0)
+      << out;
+  ASSERT_TRUE(fs::exists(leftover));
+  auto provider = make_git_workspace_provider(opts(pool.path()));
+  EXPECT_FALSE(fs::exists(leftover));
+  testkit::sh("git -C '" + repo.dir.string() + "' worktree list", &out);
+  EXPECT_EQ(out.find("wt-crashed"), std::string::npos) << out;
+}
+
+TEST(GitWorkspace, SubmodulesAreCheckedOut) {
+  testkit::TempDir tmp;
+  auto sub = tmp.path() / "sub";
+  testkit::make_repo(sub, {{"lib.txt", "from submodule\n"}});
+  auto main_repo = tmp.path() / "main";
+  testkit::make_repo(main_repo, {{"a.txt", "a\n"}});
+  std::string out;
+  ASSERT_EQ(testkit::sh("cd '" + main_repo.string() + "' && git -c protocol.file.allow=always submodule add -q '" +
+                            sub.string() + "' third_party/sub && git -c user.name=D -c user.email=d@x commit -qm sub",
+                        &out),
+            0)
+      << out;
+  std::string head;
+  testkit::sh("git -C '" + main_repo.string() + "' rev-parse HEAD", &head);
+  head.pop_back();
+  testkit::TempDir pool;
+  auto provider = make_git_workspace_provider(opts(pool.path()));
+  auto req = testkit::sample_request(main_repo.string());
+  req.change.head_commit = head;
+  auto ws = provider->acquire(req, CancelToken());
+  ASSERT_TRUE(ws) << ws.error().message;
+  EXPECT_EQ(testkit::read_file((*ws)->root() / "third_party/sub/lib.txt"), "from submodule\n");
+}
+
+TEST(GitWorkspace, ClearErrorsForBadInput) {
+  Repo repo;
+  testkit::TempDir pool;
+  auto provider = make_git_workspace_provider(opts(pool.path()));
+  auto req = repo.request();
+  req.change.head_commit = "0123456789abcdef0123456789abcdef01234567";
+  auto ws = provider->acquire(req, CancelToken());
+  ASSERT_FALSE(ws);
+  EXPECT_EQ(ws.error().code, Errc::not_found);
+  EXPECT_NE(ws.error().message.find("head commit"), std::string::npos);
+  req = repo.request();
+  req.repository = pool.path().string();
+  EXPECT_EQ(provider->acquire(req, CancelToken()).error().code, Errc::not_found);
+  req.repository = "/does/not/exist";
+  EXPECT_EQ(provider->acquire(req, CancelToken()).error().code, Errc::not_found);
+}

@@ -1,0 +1,140 @@
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <thread>
+
+#include "flowagent/process.hpp"
+#include "support/test_support.hpp"
+
+using namespace flowagent;
+using namespace std::chrono_literals;
+
+namespace {
+ProcessResult run(const std::string& cmd, ProcessOptions o = {}) {
+  o.argv = shell_argv(cmd);
+  auto r = run_process(o);
+  EXPECT_TRUE(r) << (r ? "" : r.error().message);
+  return r ? *r : ProcessResult{};
+}
+}  // namespace
+
+TEST(Process, CapturesOutputAndExitCode) {
+  auto r = run("echo out; echo err >&2; exit 3");
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.output.find("out\n"), std::string::npos);
+  EXPECT_NE(r.output.find("err\n"), std::string::npos);
+  EXPECT_FALSE(r.timed_out);
+}
+
+TEST(Process, StdinIsClosed) {
+  auto r = run("cat; echo done");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.output, "done\n");
+}
+
+TEST(Process, EnvironmentIsReducedToTheAllowList) {
+  ::setenv("OPENAI_API_KEY", "sk-secret", 1);
+  ::setenv("GITHUB_TOKEN", "ghp-secret", 1);
+  ProcessOptions o;
+  o.env_set["EXTRA"] = "yes";
+  auto r = run("env", o);
+  EXPECT_EQ(r.output.find("sk-secret"), std::string::npos);
+  EXPECT_EQ(r.output.find("ghp-secret"), std::string::npos);
+  EXPECT_NE(r.output.find("EXTRA=yes"), std::string::npos);
+  EXPECT_NE(r.output.find("PATH="), std::string::npos);
+  ::unsetenv("OPENAI_API_KEY");
+  ::unsetenv("GITHUB_TOKEN");
+}
+
+TEST(Process, TimeoutKillsTheWholeGroup) {
+  testkit::TempDir d;
+  ProcessOptions o;
+  o.timeout = 500ms;
+  o.kill_grace = 200ms;
+  o.cwd = d.path();
+  // A background grandchild that would touch a file after 2 s; killing only the shell would miss it.
+  auto r = run("(sleep 2; touch late) & trap '' TERM; sleep 30", o);
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_LT(r.duration_ms, 5000);
+  std::this_thread::sleep_for(2500ms);
+  EXPECT_FALSE(std::filesystem::exists(d.path() / "late"));
+}
+
+TEST(Process, BackgroundChildrenDieWithTheCommand) {
+  testkit::TempDir d;
+  ProcessOptions o;
+  o.cwd = d.path();
+  auto r = run("(sleep 1; touch late) & exit 0", o);
+  EXPECT_EQ(r.exit_code, 0);
+  std::this_thread::sleep_for(1500ms);
+  EXPECT_FALSE(std::filesystem::exists(d.path() / "late"));
+}
+
+TEST(Process, CancelFromAnotherThread) {
+  ProcessOptions o;
+  o.argv = shell_argv("sleep 30");
+  std::thread t([c = o.cancel] {
+    std::this_thread::sleep_for(200ms);
+    c.cancel();
+  });
+  auto r = run_process(o);
+  t.join();
+  ASSERT_TRUE(r);
+  EXPECT_TRUE(r->cancelled);
+  EXPECT_LT(r->duration_ms, 5000);
+}
+
+TEST(Process, OutputCapKeepsHeadAndTail) {
+  ProcessOptions o;
+  o.output_cap = 1000;
+  auto r = run("echo FIRST; seq 1 100000; echo LAST", o);
+  EXPECT_TRUE(r.truncated);
+  EXPECT_LT(r.output.size(), 1200u);
+  EXPECT_EQ(r.output.rfind("FIRST", 0), 0u);
+  EXPECT_NE(r.output.find("LAST"), std::string::npos);
+  EXPECT_NE(r.output.find("bytes omitted"), std::string::npos);
+  EXPECT_GT(r.output_bytes, 500000u);
+}
+
+TEST(Process, ReportsStartFailures) {
+  ProcessOptions o;
+  o.argv = {"definitely-not-a-command-xyz"};
+  auto r = run_process(o);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, Errc::process);
+  o.argv = {"/bin/true"};
+  o.cwd = "/nonexistent/dir";
+  r = run_process(o);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("cannot enter"), std::string::npos);
+}
+
+TEST(Process, FileSizeLimit) {
+  testkit::TempDir d;
+  ProcessOptions o;
+  o.cwd = d.path();
+  o.max_file_size = 4096;
+  auto r = run("head -c 100000 /dev/zero > big; echo $?", o);
+  EXPECT_LE(std::filesystem::file_size(d.path() / "big"), 4096u);
+}
+
+TEST(Process, NoNetworkLeavesOnlyLoopback) {
+  ProcessOptions o;
+  o.no_network = true;
+  auto r = run("cat /proc/net/dev", o);
+  if (!r.network_isolated) GTEST_SKIP() << "kernel refuses network namespaces here: " << r.isolation_note;
+  EXPECT_NE(r.output.find("lo:"), std::string::npos);
+  EXPECT_EQ(r.output.find("eth0"), std::string::npos);
+  // Loopback works inside the namespace.
+  auto r2 = run("python3 -c \"import socket; s=socket.socket(); s.bind(('127.0.0.1',0)); s.listen(); "
+                "c=socket.create_connection(s.getsockname()); print('loopback-ok')\"",
+                o);
+  EXPECT_NE(r2.output.find("loopback-ok"), std::string::npos) << r2.output;
+}
+
+TEST(Process, ShellQuote) {
+  EXPECT_EQ(shell_quote("a b"), "'a b'");
+  EXPECT_EQ(shell_quote("it's"), "'it'\\''s'");
+  auto r = run("printf '%s' " + shell_quote("$(touch x) `y` 'z'"));
+  EXPECT_EQ(r.output, "$(touch x) `y` 'z'");
+}
