@@ -41,7 +41,7 @@ void add_test(Report& r, TestCase t) {
   }
   if (t.outcome == Outcome::failed || t.outcome == Outcome::error) {
     if (t.excerpt.empty()) t.excerpt = failure_excerpt(t.message);
-    extract_expected_actual(t);
+    if (t.expected.empty() && t.actual.empty()) extract_expected_actual(t);
     // "file:line" at the start of a gtest message
     if (t.line == 0) {
       auto first = std::string_view(t.message).substr(0, t.message.find('\n'));
@@ -192,10 +192,24 @@ Report parse_jest_json(simdjson::dom::element root) {
           }
         int64_t line = 0;
         if (a["location"]["line"].get_int64().get(line) == simdjson::SUCCESS) t.line = static_cast<int>(line);
-        if (t.line == 0 && t.outcome == Outcome::failed) {
-          // "at Object.<anonymous> (/abs/path/sum.test.js:7:17)"
+        if (t.outcome == Outcome::failed) {
+          // The failing expect() is in the stack: "at Object.toBe (/abs/path/sum.test.js:4:23)".
           auto p = t.message.find(path + ":");
           if (p != std::string::npos) t.line = to_int(std::string_view(t.message).substr(p + path.size() + 1));
+          // Jest >= 28 also gives the matcher's values as JSON.
+          simdjson::dom::array details;
+          if (a["failureDetails"].get_array().get(details) == simdjson::SUCCESS) {
+            for (auto d : details) {
+              simdjson::dom::element mr;
+              if (d["matcherResult"].get(mr) != simdjson::SUCCESS) continue;
+              simdjson::dom::element ex, ac;
+              if (mr["expected"].get(ex) == simdjson::SUCCESS && mr["actual"].get(ac) == simdjson::SUCCESS) {
+                t.expected = simdjson::minify(ex);
+                t.actual = simdjson::minify(ac);
+              }
+              break;
+            }
+          }
         }
         add_test(r, std::move(t));
       }

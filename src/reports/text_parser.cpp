@@ -43,6 +43,11 @@ void TextParser::record(TestCase t) {
     // but the gtest summary repeats FAILED lines without output: keep the richer message).
     if (t.outcome != Outcome::passed) old.outcome = t.outcome;
     if (old.message.empty()) old.message = t.message;
+    if (old.excerpt.empty()) old.excerpt = t.excerpt;
+    if (old.expected.empty() && old.actual.empty()) {
+      old.expected = t.expected;
+      old.actual = t.actual;
+    }
     if (old.file.empty()) {
       old.file = t.file;
       old.line = t.line;
@@ -61,19 +66,7 @@ void TextParser::flush_section() {
   t.message = section_buf_;
   if (section_kind_ == Section::pytest) {
     t.name = section_name_;
-    // Prefer the full id from the short summary when we have it.
-    std::string id = section_name_;
-    // "TestA.test_y" is "path::TestA::test_y" in the summary; "test_y" is "path::test_y".
-    std::string tail = "::" + section_name_;
-    for (std::size_t p = 0; (p = tail.find('.', p)) != std::string::npos;) tail.replace(p, 1, "::");
-    for (const auto& entry : pytest_summary_) {
-      const std::string& full = entry.first;
-      if (full.size() >= tail.size() && full.compare(full.size() - tail.size(), tail.size(), tail) == 0) {
-        id = full;
-        break;
-      }
-    }
-    t.id = id;
+    t.id = section_name_;
     // "tests/test_x.py:12: AssertionError"
     std::string_view buf = section_buf_;
     std::size_t pos = 0;
@@ -119,8 +112,9 @@ void TextParser::flush_section() {
     t.id = section_name_;
     t.name = section_name_;
     t.outcome = section_error_ ? Outcome::error : Outcome::failed;
-    // "at com.x.FooTest.testFoo(FooTest.java:12)"
-    auto p = section_buf_.find(".java:");
+    // "at com.x.FooTest.testFoo(FooTest.java:12)": the frame of the test method itself.
+    auto p = section_buf_.find("at " + section_name_ + "(");
+    p = p == std::string::npos ? section_buf_.find(".java:") : section_buf_.find(".java:", p);
     if (p != std::string::npos) {
       auto open = section_buf_.rfind('(', p);
       if (open != std::string::npos) {
@@ -131,7 +125,11 @@ void TextParser::flush_section() {
   }
   if (t.excerpt.empty()) t.excerpt = failure_excerpt(t.message);
   extract_expected_actual(t);
-  record(std::move(t));
+  if (section_kind_ == Section::pytest) {
+    pytest_sections_.push_back(std::move(t));  // merged with the short summary in finish()
+  } else {
+    record(std::move(t));
+  }
   section_kind_ = Section::none;
   section_buf_.clear();
   section_name_.clear();
@@ -312,8 +310,33 @@ Report TextParser::finish() {
     report_.warnings.push_back("log ends inside test " + gtest_current_ + " (crash or truncation)");
     gtest_current_.clear();
   }
-  for (auto& tc : pending_pytest_) record(std::move(tc));
+  // pytest: a section is named "TestA.test_y[p]"; the summary has "path::TestA::test_y[p]".
+  std::vector<bool> used(pytest_sections_.size(), false);
+  for (auto& tc : pending_pytest_) {
+    for (std::size_t i = 0; i < pytest_sections_.size(); ++i) {
+      if (used[i]) continue;
+      std::string tail = "::" + pytest_sections_[i].name;
+      for (std::size_t p = 0; (p = tail.find('.', p)) != std::string::npos && p < tail.find('[');) tail.replace(p, 1, "::");
+      if (tc.id.size() >= tail.size() && tc.id.compare(tc.id.size() - tail.size(), tail.size(), tail) == 0) {
+        used[i] = true;
+        auto& sec = pytest_sections_[i];
+        tc.file = sec.file;
+        tc.line = sec.line;
+        if (!sec.message.empty()) tc.message = sec.message;
+        tc.excerpt = sec.excerpt;
+        if (!sec.expected.empty() || !sec.actual.empty()) {
+          tc.expected = sec.expected;
+          tc.actual = sec.actual;
+        }
+        break;
+      }
+    }
+    record(std::move(tc));
+  }
+  for (std::size_t i = 0; i < pytest_sections_.size(); ++i)
+    if (!used[i]) record(std::move(pytest_sections_[i]));
   pending_pytest_.clear();
+  pytest_sections_.clear();
   if (report_.format.empty()) {
     report_.format = saw_gtest_ ? "gtest-text" : "text";
   }

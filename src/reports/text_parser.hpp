@@ -32,6 +32,7 @@ class TextParser {
   std::string section_name_, section_buf_;
   std::vector<std::pair<std::string, std::string>> pytest_summary_;
   std::vector<TestCase> pending_pytest_;
+  std::vector<TestCase> pytest_sections_;
 };
 
 Report parse_text_log(std::string_view data);

@@ -110,11 +110,12 @@ void extract_expected_actual(TestCase& t) {
   if (auto p = text.find("Expected equality of these values:"); p != std::string::npos) {
     auto ls = lines_of(std::string_view(text).substr(p));
     std::vector<std::pair<std::string, std::string>> sides;  // expr, value ("" if literal)
-    for (std::size_t i = 1; i < ls.size() && sides.size() < 2; ++i) {
+    for (std::size_t i = 1; i < ls.size(); ++i) {
       auto l = ls[i];
       if (l.rfind("    Which is: ", 0) == 0) {
         if (!sides.empty()) sides.back().second = std::string(l.substr(14));
       } else if (l.rfind("  ", 0) == 0 && l.rfind("    ", 0) != 0) {
+        if (sides.size() == 2) break;
         sides.emplace_back(std::string(trim(l)), "");
       } else {
         break;
