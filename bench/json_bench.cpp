@@ -41,7 +41,12 @@ BENCHMARK(BM_DumpJson1MB);
 static void BM_ParseRequest(benchmark::State& state) {
   RepairRequest r;
   r.repository = "/src";
-  r.change = {"I1", 2, "a", "b", "desc", {"d", "e", AuthorKind::person}, {{"a.cc", 3, 1, false}}};
+  r.change.id = "I1";
+  r.change.revision = 2;
+  r.change.base_commit = "a";
+  r.change.head_commit = "b";
+  r.change.description = "desc";
+  r.change.files.push_back(ChangedFile{"a.cc", 3, 1, false});
   r.failure.failing_tests = {"A.B", "A.C"};
   const std::string doc = *dump_json(to_json(r));
   for (auto _ : state) benchmark::DoNotOptimize(parse_repair_request(doc));

@@ -13,6 +13,11 @@ for f in build/fuzz/fuzz_*; do
   corpus="tests/fuzz/corpus/${name#fuzz_}"
   mkdir -p "build/fuzz/work/$name"
   echo "fuzz: $name for ${secs}s"
-  "$f" -max_total_time="$secs" -max_len=65536 -rss_limit_mb=2048 "build/fuzz/work/$name" $( [ -d "$corpus" ] && echo "$corpus" ) \
-    2>&1 | tail -3
+  if ! "$f" -max_total_time="$secs" -max_len=65536 -rss_limit_mb=2048 -print_final_stats=0 \
+      "build/fuzz/work/$name" $( [ -d "$corpus" ] && echo "$corpus" ) > "build/fuzz/$name.log" 2>&1; then
+    tail -60 "build/fuzz/$name.log"
+    echo "fuzz: $name FAILED (crash input in $(pwd))"
+    exit 1
+  fi
+  grep -E "^Done [0-9]+ runs" "build/fuzz/$name.log" || true
 done

@@ -73,14 +73,18 @@ Json convert(simdjson::dom::element el) {
   using T = simdjson::dom::element_type;
   switch (el.type()) {
     case T::ARRAY: {
+      simdjson::dom::array in;  // held here: iterating a temporary simdjson_result would dangle
+      if (el.get_array().get(in) != simdjson::SUCCESS) return Json();
       Json::Array arr;
-      for (auto child : el.get_array().value_unsafe()) arr.push_back(convert(child));
+      arr.reserve(in.size());
+      for (auto child : in) arr.push_back(convert(child));
       return Json(std::move(arr));
     }
     case T::OBJECT: {
+      simdjson::dom::object in;
+      if (el.get_object().get(in) != simdjson::SUCCESS) return Json();
       Json::Object obj;
-      for (auto field : el.get_object().value_unsafe())
-        obj.emplace_back(std::string(field.key), convert(field.value));
+      for (auto field : in) obj.emplace_back(std::string(field.key), convert(field.value));
       return Json(std::move(obj));
     }
     case T::INT64: return Json(static_cast<long long>(el.get_int64().value_unsafe()));

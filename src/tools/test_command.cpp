@@ -24,9 +24,14 @@ Expected<ProcessResult> run_command(const fs::path& root, const std::string& com
 std::string expand_tests(const std::string& command, const std::vector<std::string>& tests) {
   std::string list;
   for (const auto& t : tests) list += (list.empty() ? "" : " ") + shell_quote(t);
-  std::string out = command;
-  for (std::size_t p = out.find("{tests}"); p != std::string::npos; p = out.find("{tests}", p + list.size()))
-    out.replace(p, 7, list);
+  std::string out;
+  std::size_t from = 0;
+  for (std::size_t p = command.find("{tests}"); p != std::string::npos; p = command.find("{tests}", from)) {
+    out.append(command, from, p - from);
+    out.append(list);
+    from = p + 7;
+  }
+  out.append(command, from, std::string::npos);
   return out;
 }
 
