@@ -36,6 +36,12 @@ void TextParser::append(std::string& buf, std::string_view line) {
 }
 
 void TextParser::record(TestCase t) {
+  // Passing tests beyond a cap are only counted: a huge log then costs flat memory, while every
+  // failure (up to kMaxFailures) is still kept.
+  if (t.outcome == Outcome::passed && passed_kept_ >= kMaxPassedKept && !index_.count(t.id)) {
+    ++passed_dropped_;
+    return;
+  }
   auto it = index_.find(t.id);
   if (it != index_.end()) {
     auto& old = report_.tests[it->second];
@@ -54,7 +60,11 @@ void TextParser::record(TestCase t) {
     }
     return;
   }
-  if (report_.tests.size() >= 200'000) return;
+  if (report_.tests.size() >= kMaxFailures) {
+    ++failures_dropped_;
+    return;
+  }
+  if (t.outcome == Outcome::passed) ++passed_kept_;
   index_.emplace(t.id, report_.tests.size());
   report_.tests.push_back(std::move(t));
 }
@@ -337,6 +347,10 @@ Report TextParser::finish() {
     if (!used[i]) record(std::move(pytest_sections_[i]));
   pending_pytest_.clear();
   pytest_sections_.clear();
+  if (passed_dropped_)
+    report_.warnings.push_back(std::to_string(passed_dropped_) + " more passing tests were counted but not listed");
+  if (failures_dropped_)
+    report_.warnings.push_back(std::to_string(failures_dropped_) + " more failing tests were dropped (too many)");
   if (report_.format.empty()) {
     report_.format = saw_gtest_ ? "gtest-text" : "text";
   }
@@ -359,12 +373,35 @@ Report parse_text_log(std::string_view data) {
 }
 
 Report parse_text_stream(std::istream& in) {
+  // Reads 1 MiB blocks and splits them into lines; a line longer than the block is cut (its head
+  // is parsed, the rest skipped), so memory stays bounded whatever the input.
   TextParser p;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.size() > (1 << 20)) line.resize(1 << 20);
-    p.feed(line);
+  constexpr std::size_t kBlock = 1 << 20;
+  std::string buf;
+  buf.reserve(2 * kBlock);
+  std::vector<char> chunk(kBlock);
+  bool skipping = false;  // inside an over-long line
+  while (in) {
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    auto n = static_cast<std::size_t>(in.gcount());
+    if (n == 0) break;
+    buf.append(chunk.data(), n);
+    std::size_t start = 0;
+    for (;;) {
+      auto nl = buf.find('\n', start);
+      if (nl == std::string::npos) break;
+      if (!skipping) p.feed(std::string_view(buf).substr(start, nl - start));
+      skipping = false;
+      start = nl + 1;
+    }
+    buf.erase(0, start);
+    if (buf.size() > kBlock) {
+      if (!skipping) p.feed(std::string_view(buf).substr(0, kBlock));
+      skipping = true;
+      buf.clear();
+    }
   }
+  if (!buf.empty() && !skipping) p.feed(buf);
   return p.finish();
 }
 

@@ -3,6 +3,7 @@
 
 #include <istream>
 #include <map>
+#include <unordered_map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,8 +23,11 @@ class TextParser {
   void record(TestCase t);
   void flush_section();
 
+  static constexpr std::size_t kMaxPassedKept = 20'000;
+  static constexpr std::size_t kMaxFailures = 200'000;
+  std::size_t passed_kept_ = 0, passed_dropped_ = 0, failures_dropped_ = 0;
   Report report_;
-  std::map<std::string, std::size_t> index_;
+  std::unordered_map<std::string, std::size_t> index_;
   std::string gtest_current_, gtest_buf_;
   bool saw_gtest_ = false;
   bool pytest_in_failures_ = false;
