@@ -9,7 +9,7 @@ PKGS=(
   libsimdjson-dev                                # JSON parsing
   libre2-dev                                     # search_code regex engine (linear time, no backtracking)
   libpugixml-dev                                 # JUnit / GoogleTest XML reports
-  libssl-dev ca-certificates                     # HTTPS to model endpoints
+  libssl-dev ca-certificates openssl curl       # HTTPS to model endpoints; test PKI; curl for the client benchmark
   libgtest-dev libgmock-dev                      # C++ tests
   libbenchmark-dev                               # bench/
   ripgrep                                        # search_code comparison benchmark

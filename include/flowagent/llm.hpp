@@ -54,11 +54,21 @@ struct Usage {
   std::int64_t cached_tokens = 0;
 };
 
+/// One HTTP attempt of a model call (retries make several).
+struct Attempt {
+  int status = 0;            ///< HTTP status; 0 when the connection failed
+  std::string error;         ///< transport error or the endpoint's error message
+  std::int64_t waited_ms = 0;  ///< backoff slept before the next attempt
+  std::int64_t ms = 0;         ///< duration of the attempt
+};
+
 struct ChatResponse {
   ChatMessage message;  ///< role assistant
   StopReason stop = StopReason::end_turn;
   std::string raw_stop_reason;
   Usage usage;
+  double cost_usd = 0;            ///< from the configured prices; 0 when unknown
+  std::vector<Attempt> attempts;  ///< every HTTP attempt, the last one successful
 };
 
 /// A chat model with tool calling.
@@ -75,5 +85,13 @@ class LlmClient {
 
 std::string_view to_string(Role role) noexcept;
 std::string_view to_string(StopReason reason) noexcept;
+
+/// Provider-neutral JSON forms (used by record/replay). Round-trip exactly.
+Json to_json(const ChatMessage& message);
+Json to_json(const ChatRequest& request);
+Json to_json(const ChatResponse& response);
+Expected<ChatMessage> chat_message_from_json(const Json& doc);
+Expected<ChatRequest> chat_request_from_json(const Json& doc);
+Expected<ChatResponse> chat_response_from_json(const Json& doc);
 
 }  // namespace flowagent
