@@ -20,6 +20,9 @@ struct ToolCall {
   Json arguments;             ///< parsed arguments (an object) when they parsed
   std::string raw_arguments;  ///< arguments as the model sent them
   std::string error;          ///< non-empty when the arguments could not be used (invalid JSON, ...)
+  /// Provider fields of the call object that flowagent does not interpret, sent back verbatim
+  /// (e.g. Gemini's extra_content.google.thought_signature, which must be echoed).
+  Json extra;
 };
 
 struct ChatMessage {

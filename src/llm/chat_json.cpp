@@ -16,6 +16,7 @@ Json to_json(const ChatMessage& m) {
     for (const auto& c : m.tool_calls) {
       Json cj = Json::obj({{"id", c.id}, {"name", c.name}, {"arguments", c.raw_arguments}});
       if (!c.error.empty()) cj["error"] = c.error;
+      if (!c.extra.is_null()) cj["extra"] = c.extra;
       calls.push_back(std::move(cj));
     }
     j["tool_calls"] = std::move(calls);
@@ -63,7 +64,7 @@ Expected<ChatMessage> chat_message_from_json(const Json& doc) {
   rd.objects("tool_calls", [&](detail::ObjectReader& c, std::size_t) {
     ToolCall call;
     c.string("id", call.id).string("name", call.name, true).string("arguments", call.raw_arguments);
-    c.string("error", call.error);
+    c.string("error", call.error).any("extra", call.extra);
     if (call.error.empty()) {
       auto args = parse_json(call.raw_arguments.empty() ? "{}" : call.raw_arguments);
       if (args) call.arguments = std::move(*args);

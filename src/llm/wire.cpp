@@ -41,10 +41,14 @@ Json openai_request_body(const ChatRequest& r) {
     } else if (m.role == Role::assistant && !m.tool_calls.empty()) {
       j["content"] = m.content.empty() ? Json(nullptr) : Json(m.content);
       Json calls = Json::array();
-      for (const auto& c : m.tool_calls)
-        calls.push_back(Json::obj({{"id", c.id},
-                                   {"type", "function"},
-                                   {"function", Json::obj({{"name", c.name}, {"arguments", c.raw_arguments}})}}));
+      for (const auto& c : m.tool_calls) {
+        Json cj = Json::obj({{"id", c.id},
+                             {"type", "function"},
+                             {"function", Json::obj({{"name", c.name}, {"arguments", c.raw_arguments}})}});
+        if (c.extra.is_object())
+          for (const auto& [k, v] : c.extra.as_object()) cj[k] = v;
+        calls.push_back(std::move(cj));
+      }
       j["tool_calls"] = std::move(calls);
     } else {
       j["content"] = m.content;
@@ -88,6 +92,9 @@ Expected<ChatResponse> parse_openai_response(std::string_view text) {
     for (const auto& c : calls->as_array()) {
       ToolCall call;
       call.id = c.get_string("id");
+      if (c.is_object())
+        for (const auto& [k, v] : c.as_object())
+          if (k != "id" && k != "type" && k != "function" && k != "index") call.extra[k] = v;
       const Json* f = member(c, "function");
       if (!f) {
         call.error = "tool call without a function";

@@ -500,6 +500,21 @@ TEST(BadModelOutput, BecomesStructuredErrors) {
             Errc::model);
 }
 
+TEST(OpenAiWire, ProviderExtrasOnToolCallsAreEchoed) {
+  // Gemini 3 through its OpenAI-compatible endpoint needs the thought signature sent back.
+  auto r = parse_openai_response(R"({"choices":[{"finish_reason":"tool_calls","message":{"role":"assistant",
+    "tool_calls":[{"id":"c1","type":"function","function":{"name":"read_file","arguments":"{}"},
+    "extra_content":{"google":{"thought_signature":"sig=="}}}]}}]})");
+  ASSERT_TRUE(r);
+  ChatRequest req;
+  req.messages.push_back(r->message);
+  auto back = chat_request_from_json(to_json(req));  // survives record/replay too
+  ASSERT_TRUE(back);
+  auto body = openai_request_body(*back);
+  const auto& call = body.find("messages")->as_array()[0].find("tool_calls")->as_array()[0];
+  EXPECT_EQ(call.find("extra_content")->find("google")->get_string("thought_signature"), "sig==");
+}
+
 TEST(ModelSpecs, Resolve) {
   auto r = [](std::string spec, std::string base = "") {
     ModelConfig c;
