@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -46,7 +47,28 @@ struct AgentOptions {
   int worker_threads = 2;                         ///< jobs run concurrently up to this many
   bool use_default_pre_filters = true;            ///< when pre_filters is empty
   bool use_default_post_filters = true;           ///< when post_filters is empty
+  // Inputs of the default pre-filters that need the host or the repository:
+  std::vector<std::string> known_flaky_tests;     ///< "known_flaky" abstains when every failing test is listed...
+  std::function<bool(const std::string&)> is_flaky;  ///< ...or the host says so
+  std::function<Expected<std::vector<std::string>>(const RepairRequest&, const std::vector<std::string>&)>
+      baseline_oracle;                            ///< which tests already fail at the base (host)
+  bool run_baseline = false;                      ///< else run the tests at the base commit (cached per commit)
+  std::filesystem::path trajectory_dir;           ///< when set, each job writes <change>-<rev>-<job>.jsonl here
 };
+
+/// The funnel of the paper's Table 2: what happened to the requests an Agent received.
+struct Funnel {
+  std::int64_t received = 0;
+  std::map<std::string, std::int64_t> abstained;  ///< by reason
+  std::int64_t attempted = 0;                     ///< passed the pre-filters
+  std::int64_t patch_produced = 0;                ///< a validated candidate reached the post-filters
+  std::map<std::string, std::int64_t> rejected;   ///< by reason (rejected and superseded after a patch)
+  std::int64_t delivered = 0;                     ///< status fixed
+  std::int64_t no_fix = 0;
+  std::int64_t errors = 0;
+  std::int64_t superseded = 0;
+};
+Json to_json(const Funnel& funnel);
 
 class Agent;
 
@@ -94,6 +116,8 @@ class Agent {
   RepairResult run(const RepairRequest& request, const CancelToken& cancel = CancelToken());
   void cancel_all();
   const AgentOptions& options() const;
+  /// Counters over every job this Agent finished (submit and run).
+  Funnel funnel() const;
 
   struct Impl;
 

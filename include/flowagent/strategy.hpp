@@ -19,6 +19,8 @@
 namespace flowagent {
 
 /// Everything a strategy works with during one job. References outlive propose().
+class Validator;
+
 struct RepairContext {
   const RepairRequest& request;
   Workspace& workspace;
@@ -28,6 +30,7 @@ struct RepairContext {
   const CancelToken& cancel;
   RepairResult& result;  ///< metrics and trajectory are appended here
   std::function<void(const Event&)> emit;  ///< progress; never null
+  Validator* validator = nullptr;  ///< lets a loop check its candidate before it stops
 };
 
 /// What a strategy claims. The workspace holds the edits; `claims_fixed` is the strategy's own
@@ -36,6 +39,8 @@ struct Candidate {
   bool produced = false;       ///< the workspace holds edits worth validating
   bool claims_fixed = false;
   std::string explanation;     ///< the strategy's account of the root cause (summarizer input)
+  std::string stop_reason;     ///< why the strategy stopped when not by choice ("tool_call_limit", "loop_stalled", ...)
+  bool validated = false;      ///< the strategy ran the validator on exactly this state and it passed
 };
 
 /// [Threading] propose() runs on one job thread; different jobs may call it concurrently.

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "agent/pipeline.hpp"
+#include "flowagent/repair.hpp"
 
 namespace flowagent {
 
@@ -77,8 +78,29 @@ struct Agent::Impl {
   std::uint64_t next_id = 1;
   bool stopping = false;
   detail::Pipeline pipeline;
+  mutable std::mutex funnel_mu;
+  Funnel counts;
 
   explicit Impl(AgentOptions opts) : options(std::move(opts)), pipeline(options) {}
+
+  void count(const RepairResult& r) {
+    std::lock_guard lock(funnel_mu);
+    counts.received++;
+    const bool attempted = r.status != Status::abstained && !(r.status == Status::superseded && r.trajectory.empty());
+    if (attempted) counts.attempted++;
+    if (r.metrics.phase_ms.count("postfilter")) counts.patch_produced++;
+    switch (r.status) {
+      case Status::abstained: counts.abstained[r.reason]++; break;
+      case Status::fixed: counts.delivered++; break;
+      case Status::no_fix: counts.no_fix++; break;
+      case Status::error: counts.errors++; break;
+      case Status::rejected: counts.rejected[r.reason]++; break;
+      case Status::superseded:
+        counts.superseded++;
+        if (r.metrics.phase_ms.count("postfilter")) counts.rejected[r.reason]++;
+        break;
+    }
+  }
 
   void worker() {
     for (;;) {
@@ -91,6 +113,7 @@ struct Agent::Impl {
         queue.pop_front();
       }
       RepairResult r = pipeline.run(job->request, job->cancel, [&] { return job->superseded.load(); });
+      count(r);
       forget(job);
       job->finish(std::move(r));
     }
@@ -117,12 +140,16 @@ Expected<std::unique_ptr<Agent>> Agent::create(AgentOptions options) {
   if (options.worker_threads < 1 || options.worker_threads > 256)
     return fail(Errc::invalid_argument, "worker_threads must be between 1 and 256");
   AgentOptions defaults = default_agent_options();
+  if (!options.workspaces) options.workspaces = defaults.workspaces;
   if (options.pre_filters.empty() && options.use_default_pre_filters) {
     options.pre_filters = defaults.pre_filters;
     if (options.change_tracker) options.pre_filters.push_back(make_newer_revision_filter(options.change_tracker));
+    if (!options.known_flaky_tests.empty() || options.is_flaky)
+      options.pre_filters.push_back(make_known_flaky_filter(options.known_flaky_tests, options.is_flaky));
+    if (options.baseline_oracle || options.run_baseline)
+      options.pre_filters.push_back(make_baseline_filter(options.baseline_oracle, options.workspaces, options.run_baseline));
   }
   if (options.post_filters.empty() && options.use_default_post_filters) options.post_filters = defaults.post_filters;
-  if (!options.workspaces) options.workspaces = defaults.workspaces;
   if (!options.tools) options.tools = defaults.tools;
   if (!options.llm && !options.llm_factory) options.llm_factory = defaults.llm_factory;
   if (options.strategies.empty()) options.strategies = defaults.strategies;
@@ -181,6 +208,7 @@ Expected<Job> Agent::submit(RepairRequest request) {
   }
   for (auto& s : to_cancel) s->cancel.cancel();
   if (stale) {
+    impl_->count(detail::superseded_result(state->request, ""));
     state->finish(detail::superseded_result(
         state->request, "a newer revision (" + std::to_string(newest) + ") was already submitted"));
     return Job(state);
@@ -190,7 +218,23 @@ Expected<Job> Agent::submit(RepairRequest request) {
 }
 
 RepairResult Agent::run(const RepairRequest& request, const CancelToken& cancel) {
-  return impl_->pipeline.run(request, cancel, [] { return false; });
+  RepairResult r = impl_->pipeline.run(request, cancel, [] { return false; });
+  impl_->count(r);
+  return r;
+}
+
+Funnel Agent::funnel() const {
+  std::lock_guard lock(impl_->funnel_mu);
+  return impl_->counts;
+}
+
+Json to_json(const Funnel& f) {
+  Json abst = Json::object(), rej = Json::object();
+  for (const auto& [k, v] : f.abstained) abst[k] = v;
+  for (const auto& [k, v] : f.rejected) rej[k] = v;
+  return Json::obj({{"received", f.received}, {"abstained", abst}, {"attempted", f.attempted},
+                    {"patch_produced", f.patch_produced}, {"rejected", rej}, {"delivered", f.delivered},
+                    {"no_fix", f.no_fix}, {"errors", f.errors}, {"superseded", f.superseded}});
 }
 
 void Agent::cancel_all() {

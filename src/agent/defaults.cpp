@@ -1,6 +1,8 @@
 #include "flowagent/agent.hpp"
 #include "flowagent/builtin_tools.hpp"
 #include "flowagent/git_workspace.hpp"
+#include "flowagent/model_client.hpp"
+#include "flowagent/repair.hpp"
 #include "flowagent/summary.hpp"
 
 namespace flowagent {
@@ -10,7 +12,15 @@ AgentOptions default_agent_options() {
   o.pre_filters = {make_build_failure_filter(), make_automated_author_filter(), make_binary_files_filter(),
                    make_change_size_filter()};
   o.post_filters = {make_empty_patch_filter(), make_change_moved_filter()};
-  o.summarizer = make_template_summarizer();
+  o.summarizer = make_model_summarizer();
+  o.strategies = {make_react_strategy()};
+  o.validator = make_command_validator();
+  o.llm_factory = [](const ModelConfig& m) -> Expected<std::shared_ptr<LlmClient>> {
+    if (m.spec.empty() || m.spec == "builtin" || m.spec == "none") return std::shared_ptr<LlmClient>();
+    ModelClientOptions mo;
+    mo.model = m;
+    return make_llm_client(std::move(mo));
+  };
   o.tools = std::make_shared<ToolRegistry>();
   (void)register_builtin_tools(*o.tools);  // cannot fail on an empty registry
   o.workspaces = make_git_workspace_provider();

@@ -1,6 +1,9 @@
 #include "agent/pipeline.hpp"
 
+#include <atomic>
+#include <cctype>
 #include <chrono>
+#include <fstream>
 #include <exception>
 #include <thread>
 
@@ -47,10 +50,63 @@ void set(RepairResult& r, Status s, std::string reason, std::string message) {
 
 }  // namespace
 
+namespace {
+constexpr const char* kPhaseOrder[] = {"prefilter", "workspace", "repair", "validate", "postfilter", "summarize"};
+}
+
+void EtaModel::learn(const RepairResult& r) {
+  if (r.status != Status::fixed && r.status != Status::no_fix && r.status != Status::rejected) return;
+  std::lock_guard lock(mu_);
+  ++samples_;
+  for (const char* p : kPhaseOrder) {
+    auto it = r.metrics.phase_ms.find(p);
+    double v = it == r.metrics.phase_ms.end() ? 0.0 : static_cast<double>(it->second);
+    auto& avg = avg_ms_[p];
+    avg = samples_ == 1 ? v : 0.7 * avg + 0.3 * v;
+  }
+}
+
+std::int64_t EtaModel::remaining_ms(const std::string& phase, std::int64_t phase_elapsed_ms,
+                                    const std::map<std::string, std::int64_t>& done) const {
+  std::lock_guard lock(mu_);
+  if (samples_ == 0) return -1;
+  double left = 0;
+  bool after = false;
+  for (const char* p : kPhaseOrder) {
+    auto avg = avg_ms_.count(p) ? avg_ms_.at(p) : 0.0;
+    if (p == phase) {
+      left += std::max(0.0, avg - static_cast<double>(phase_elapsed_ms));
+      after = true;
+    } else if (after || !done.count(p)) {
+      if (after) left += avg;
+    }
+  }
+  return static_cast<std::int64_t>(left);
+}
+
 RepairResult superseded_result(const RepairRequest& request, std::string message) {
   RepairResult r = base_result(request);
   set(r, Status::superseded, "newer_revision", std::move(message));
   return r;
+}
+
+void Pipeline::write_trajectory(const RepairResult& r) const {
+  std::error_code ec;
+  std::filesystem::create_directories(options_.trajectory_dir, ec);
+  std::string safe;
+  for (char c : r.change_id) safe += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_') ? c : '_';
+  static std::atomic<std::uint64_t> seq{0};
+  auto path = options_.trajectory_dir /
+              (safe + "-" + std::to_string(r.revision) + "-" + std::to_string(++seq) + "-" +
+               std::to_string(std::chrono::system_clock::now().time_since_epoch().count()) + ".jsonl");
+  std::ofstream out(path);
+  for (const auto& s : r.trajectory)
+    out << dump_json_lossy(Json::obj({{"kind", s.kind}, {"name", s.name}, {"input", s.input}, {"output", s.output},
+                                      {"ok", s.ok}, {"ms", s.ms}}))
+        << "\n";
+  out << dump_json_lossy(Json::obj({{"kind", "result"}, {"status", to_string(r.status)}, {"reason", r.reason},
+                                    {"message", r.message}, {"wall_ms", r.metrics.wall_ms}}))
+      << "\n";
 }
 
 RepairResult Pipeline::run(const RepairRequest& request, const CancelToken& cancel,
@@ -93,6 +149,8 @@ RepairResult Pipeline::run(const RepairRequest& request, const CancelToken& canc
   token.cancel();  // stops the watchdog
   watchdog.join();
   result.metrics.wall_ms = ms_since(t0);
+  eta_.learn(result);
+  if (!options_.trajectory_dir.empty()) write_trajectory(result);
 
   Event done;
   done.kind = EventKind::result;
@@ -116,6 +174,8 @@ RepairResult Pipeline::run_stages(const RepairRequest& request, const CancelToke
                                   const std::function<bool()>& superseded, RepairResult& result) const {
   (void)superseded;
   const auto t0 = Clock::now();
+  std::string current_phase = "prefilter";
+  auto phase_t0 = Clock::now();
   auto emit = [&](const Event& e0) {
     if (!options_.event_sink) return;
     Event e = e0;
@@ -123,6 +183,11 @@ RepairResult Pipeline::run_stages(const RepairRequest& request, const CancelToke
     e.revision = request.change.revision;
     e.elapsed_ms = ms_since(t0);
     e.tokens = result.metrics.input_tokens + result.metrics.output_tokens;
+    if (e.kind == EventKind::phase && e.phase != current_phase) {
+      current_phase = e.phase;
+      phase_t0 = Clock::now();
+    }
+    e.eta_ms = eta_.remaining_ms(current_phase, ms_since(phase_t0), result.metrics.phase_ms);
     try {
       options_.event_sink->on_event(e);
     } catch (...) {
@@ -187,7 +252,7 @@ RepairResult Pipeline::run_stages(const RepairRequest& request, const CancelToke
   ToolRegistry empty_tools;
   ToolRegistry& tools = options_.tools ? *options_.tools : empty_tools;
   ToolState state;
-  RepairContext ctx{request, *ws, tools, state, llm.get(), cancel, result, emit};
+  RepairContext ctx{request, *ws, tools, state, llm.get(), cancel, result, emit, options_.validator.get()};
 
   std::string last_failure_reason = "no_candidate";
   std::string last_failure_message = "no strategy produced a candidate fix";
@@ -217,11 +282,21 @@ RepairResult Pipeline::run_stages(const RepairRequest& request, const CancelToke
     }
     if (!cand->produced) {
       result.trajectory.push_back(TrajectoryStep{"note", sname, {}, "stepped aside: " + cand->explanation, true, 0});
+      if (!cand->stop_reason.empty()) {
+        last_failure_reason = cand->stop_reason;
+        last_failure_message = sname + ": " + cand->explanation;
+      }
       continue;
     }
 
     // 4. Deterministic validation.
     Expected<ValidationReport> report = [&]() -> Expected<ValidationReport> {
+      if (cand->validated) {  // the strategy ran the validator on exactly this state
+        ValidationReport done;
+        done.passed = true;
+        done.evidence = result.evidence;
+        return done;
+      }
       PhaseTimer timer(result, "validate");
       phase("validate", "validating the candidate of " + sname);
       if (!options_.validator) return fail(Errc::invalid_argument, "no validator configured");
@@ -238,6 +313,7 @@ RepairResult Pipeline::run_stages(const RepairRequest& request, const CancelToke
           TrajectoryStep{"note", "validator", {}, sname + ": " + report->reason + ": " + report->message, false, 0});
       last_failure_reason = report->reason.empty() ? "validation_failed" : report->reason;
       last_failure_message = report->message;
+      if (!cand->stop_reason.empty()) last_failure_message += " (" + sname + " stopped: " + cand->stop_reason + ")";
       if (auto reset = ws->reset(); !reset) {
         set(result, Status::error, "workspace_error", reset.error().to_string());
         return result;

@@ -2,23 +2,42 @@
 #pragma once
 
 #include <functional>
+#include <map>
+#include <mutex>
 
 #include "flowagent/agent.hpp"
 
 namespace flowagent::detail {
 
+/// Learns phase durations from finished jobs to estimate the time left (thread-safe).
+class EtaModel {
+ public:
+  void learn(const RepairResult& r);
+  /// -1 when nothing has been learned yet.
+  std::int64_t remaining_ms(const std::string& phase, std::int64_t phase_elapsed_ms,
+                            const std::map<std::string, std::int64_t>& done_phases) const;
+
+ private:
+  mutable std::mutex mu_;
+  std::map<std::string, double> avg_ms_;  // exponential moving average per phase
+  int samples_ = 0;
+};
+
 class Pipeline {
  public:
   explicit Pipeline(const AgentOptions& options) : options_(options) {}
+  EtaModel& eta() { return eta_; }
   /// Runs every stage; never throws (a stage that throws ends the job with status error).
   /// `superseded` tells whether a cancel came from a newer revision.
   RepairResult run(const RepairRequest& request, const CancelToken& cancel,
                    const std::function<bool()>& superseded) const;
 
  private:
+  void write_trajectory(const RepairResult& result) const;
   RepairResult run_stages(const RepairRequest& request, const CancelToken& cancel,
                           const std::function<bool()>& superseded, RepairResult& result) const;
   const AgentOptions& options_;
+  mutable EtaModel eta_;
 };
 
 RepairResult superseded_result(const RepairRequest& request, std::string message);

@@ -1,14 +1,20 @@
 // flowagent command-line tool. Exit codes (docs/CLI.md):
-//   0 fixed (or command succeeded), 1 no fix / rejected / superseded, 2 abstained,
+//   0 fixed (or the command succeeded), 1 no fix / rejected / superseded, 2 abstained,
 //   3 bad usage or bad input, 4 infrastructure error.
+#include <unistd.h>
+
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <mutex>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "flowagent/flowagent.hpp"
+#include "flowagent/model_client.hpp"
+#include "flowagent/repair.hpp"
+#include "workspace/git.hpp"
 
 using namespace flowagent;
 
@@ -19,10 +25,29 @@ constexpr int kExitFixed = 0, kExitNoFix = 1, kExitAbstained = 2, kExitUsage = 3
 void usage(std::ostream& os) {
   os << "usage: flowagent <command> [options]\n"
         "commands:\n"
-        "  version                         print the version\n"
-        "  check-request FILE|-            validate a flowagent.repair_request/v1 document\n"
-        "  repair --request FILE|- [--json] run one repair and print the result\n"
-        "  help                            this text\n";
+        "  repair          repair failing tests of a change (see below)\n"
+        "  check-request   FILE|-  validate a flowagent.repair_request/v1 document\n"
+        "  version         print the version\n"
+        "repair options:\n"
+        "  --request FILE|-        a flowagent.repair_request/v1 document (other options override it)\n"
+        "  --repo DIR              the developer's repository (never modified)\n"
+        "  --base REV --head REV   the change is base..head\n"
+        "  --patch FILE            instead of --head: a patch applied onto --base (in a new commit object)\n"
+        "  --test CMD              test command; {tests} / {tests|SEP} expand to the failing tests\n"
+        "  --build CMD             build command\n"
+        "  --wider CMD             wider test command run for regressions\n"
+        "  --failing ID            a failing test (repeatable; default: the failures in --report/--log)\n"
+        "  --report PATH, --log PATH   CI's reports and logs (repeatable)\n"
+        "  --report-glob GLOB      report files the test command writes (repeatable)\n"
+        "  --model SPEC            openai:<m>, anthropic:<m>, ollama:<m>, gemini:<m>, replay:<file>, builtin\n"
+        "  --base-url URL          model endpoint override\n"
+        "  --api-key-env VAR       environment variable holding the model key\n"
+        "  --change-id ID --revision N --description TEXT --author NAME [--bot]\n"
+        "  --max-tool-calls N --timeout-seconds N --context-tokens N\n"
+        "  --record FILE           append every model request/response to FILE (JSONL, keys redacted)\n"
+        "  --trajectory-dir DIR    write the trajectory of the job as JSONL into DIR\n"
+        "  --json                  print the flowagent.repair_result/v1 document instead of text\n"
+        "  --quiet                 no progress on stderr\n";
 }
 
 Expected<std::string> read_input(const std::string& path) {
@@ -46,14 +71,29 @@ int exit_code_for(Status s) {
   }
 }
 
-class StderrProgress final : public EventSink {
+/// Progress: one rewritten line on a terminal, one line per event otherwise.
+class Progress final : public EventSink {
  public:
-  std::string_view name() const override { return "stderr"; }
+  Progress() : tty_(::isatty(2) != 0) {}
+  std::string_view name() const override { return "cli"; }
   void on_event(const Event& e) override {
-    std::fprintf(stderr, "[%6.1fs] %-10s %s\n", static_cast<double>(e.elapsed_ms) / 1000.0, e.phase.c_str(),
-                 e.message.c_str());
+    std::lock_guard lock(mu_);
+    char eta[32] = "";
+    if (e.eta_ms >= 0) std::snprintf(eta, sizeof eta, "  ETA %llds", static_cast<long long>(e.eta_ms / 1000));
+    std::string what = e.message;
+    if (e.kind == EventKind::tool_call) what = "tool " + std::to_string(e.index) + "/" + std::to_string(e.max) + " " + what;
+    if (what.size() > 70) what = what.substr(0, 67) + "...";
+    char line[256];
+    std::snprintf(line, sizeof line, "[%6.1fs] %-10s %s  tokens %lld%s", static_cast<double>(e.elapsed_ms) / 1000.0,
+                  e.phase.c_str(), what.c_str(), static_cast<long long>(e.tokens), eta);
+    if (tty_) std::fprintf(stderr, "\r\033[K%s%s", line, e.kind == EventKind::result ? "\n" : "");
+    else std::fprintf(stderr, "%s\n", line);
   }
   void on_result(const RepairResult&) override {}
+
+ private:
+  std::mutex mu_;
+  bool tty_;
 };
 
 int cmd_check_request(const std::vector<std::string>& args) {
@@ -75,47 +115,221 @@ int cmd_check_request(const std::vector<std::string>& args) {
   return 0;
 }
 
+/// Makes a commit object holding `patch` applied onto `base`, without touching the working tree or
+/// the index of the repository (a temporary index file is used).
+Expected<std::string> commit_patch(const std::string& repo, const std::string& base, const std::string& patch_file) {
+  char tmpl[] = "/tmp/flowagent-index-XXXXXX";
+  int fd = ::mkstemp(tmpl);
+  if (fd < 0) return fail(Errc::io, "cannot create a temporary index");
+  ::close(fd);
+  std::string index = tmpl;
+  auto run = [&](std::vector<std::string> args) -> Expected<std::string> {
+    ProcessOptions o;
+    o.argv = {"git", "-C", repo};
+    o.argv.insert(o.argv.end(), args.begin(), args.end());
+    o.env_allow = {"PATH", "HOME"};
+    o.env_set = {{"GIT_INDEX_FILE", index}, {"GIT_AUTHOR_NAME", "flowagent"}, {"GIT_AUTHOR_EMAIL", "flowagent@localhost"},
+                 {"GIT_COMMITTER_NAME", "flowagent"}, {"GIT_COMMITTER_EMAIL", "flowagent@localhost"}};
+    auto r = run_process(o);
+    if (!r) return unexpected(r.error());
+    if (r->exit_code != 0) return fail(Errc::conflict, "git " + args[0] + ": " + r->output);
+    return detail::chomp(r->output);
+  };
+  auto cleanup = [&] { std::remove(index.c_str()); };
+  auto steps = run({"read-tree", base});
+  if (steps) steps = run({"apply", "--cached", "--whitespace=nowarn", patch_file});
+  if (steps) steps = run({"write-tree"});
+  if (!steps) {
+    cleanup();
+    return unexpected(steps.error());
+  }
+  auto commit = run({"commit-tree", *steps, "-p", base, "-m", "flowagent: change from " + patch_file});
+  cleanup();
+  return commit;
+}
+
 int cmd_repair(const std::vector<std::string>& args) {
-  std::string request_path;
-  bool json = false;
+  RepairRequest req;
+  bool json = false, quiet = false, have_request = false;
+  std::string patch_file, record, trajectory_dir;
+  std::vector<std::string> failing, reports, logs, globs;
+  auto need = [&](std::size_t& i) -> const std::string* {
+    if (i + 1 >= args.size()) return nullptr;
+    return &args[++i];
+  };
+  // --request first, so other options override it.
+  for (std::size_t i = 0; i < args.size(); ++i)
+    if (args[i] == "--request" && i + 1 < args.size()) {
+      auto text = read_input(args[i + 1]);
+      if (!text) {
+        std::cerr << "flowagent: " << text.error().message << "\n";
+        return kExitUsage;
+      }
+      auto parsed = parse_repair_request(*text);
+      if (!parsed) {
+        std::cerr << "flowagent: invalid request: " << parsed.error().message << "\n";
+        return kExitUsage;
+      }
+      req = std::move(*parsed);
+      have_request = true;
+    }
   for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--request" && i + 1 < args.size()) request_path = args[++i];
-    else if (args[i] == "--json") json = true;
+    const std::string& a = args[i];
+    const std::string* v = nullptr;
+    auto take = [&](std::string& dst) {
+      v = need(i);
+      if (v) dst = *v;
+      return v != nullptr;
+    };
+    auto take_int = [&](std::int64_t& dst) {
+      v = need(i);
+      if (!v) return false;
+      try {
+        dst = std::stoll(*v);
+      } catch (...) {
+        return false;
+      }
+      return true;
+    };
+    bool ok = true;
+    if (a == "--request") ok = need(i) != nullptr;
+    else if (a == "--repo") ok = take(req.repository);
+    else if (a == "--base") ok = take(req.change.base_commit);
+    else if (a == "--head") ok = take(req.change.head_commit);
+    else if (a == "--patch") ok = take(patch_file);
+    else if (a == "--test") ok = take(req.commands.test);
+    else if (a == "--build") ok = take(req.commands.build);
+    else if (a == "--wider") ok = take(req.commands.wider_test);
+    else if (a == "--failing") ok = (v = need(i)) && (failing.push_back(*v), true);
+    else if (a == "--report") ok = (v = need(i)) && (reports.push_back(*v), true);
+    else if (a == "--log") ok = (v = need(i)) && (logs.push_back(*v), true);
+    else if (a == "--report-glob") ok = (v = need(i)) && (globs.push_back(*v), true);
+    else if (a == "--model") ok = take(req.model.spec);
+    else if (a == "--base-url") ok = take(req.model.base_url);
+    else if (a == "--api-key-env") ok = take(req.model.api_key_env);
+    else if (a == "--change-id") ok = take(req.change.id);
+    else if (a == "--revision") ok = take_int(req.change.revision);
+    else if (a == "--description") ok = take(req.change.description);
+    else if (a == "--author") ok = take(req.change.author.name);
+    else if (a == "--bot") req.change.author.kind = AuthorKind::bot;
+    else if (a == "--max-tool-calls") ok = take_int(req.limits.max_tool_calls);
+    else if (a == "--timeout-seconds") ok = take_int(req.limits.max_wall_seconds);
+    else if (a == "--context-tokens") ok = take_int(req.limits.context_tokens);
+    else if (a == "--record") ok = take(record);
+    else if (a == "--trajectory-dir") ok = take(trajectory_dir);
+    else if (a == "--json") json = true;
+    else if (a == "--quiet") quiet = true;
     else {
-      std::cerr << "flowagent: unknown option " << args[i] << "\n";
+      std::cerr << "flowagent: unknown option " << a << "\n";
       usage(std::cerr);
       return kExitUsage;
     }
+    if (!ok) {
+      std::cerr << "flowagent: " << a << " needs a valid value\n";
+      return kExitUsage;
+    }
   }
-  if (request_path.empty()) {
-    usage(std::cerr);
+  if (!failing.empty()) req.failure.failing_tests = failing;
+  if (!reports.empty()) req.failure.reports = reports;
+  if (!logs.empty()) req.failure.logs = logs;
+  if (!globs.empty()) req.commands.report_globs = globs;
+  if (req.repository.empty() || req.change.base_commit.empty() || (req.change.head_commit.empty() && patch_file.empty())) {
+    std::cerr << "flowagent: repair needs --repo, --base and --head (or --patch), or a --request\n";
     return kExitUsage;
   }
-  auto text = read_input(request_path);
-  if (!text) {
-    std::cerr << "flowagent: " << text.error().message << "\n";
+  std::error_code ec;
+  auto repo = std::filesystem::canonical(req.repository, ec);
+  if (ec) {
+    std::cerr << "flowagent: repository " << req.repository << " does not exist\n";
     return kExitUsage;
   }
-  auto req = parse_repair_request(*text);
-  if (!req) {
-    std::cerr << "flowagent: invalid request: " << req.error().message << "\n";
-    return kExitUsage;
+  req.repository = repo.string();
+  for (auto* rev : {&req.change.base_commit, &req.change.head_commit}) {
+    if (rev->empty()) continue;
+    auto sha = detail::git(repo, {"rev-parse", "--verify", "--quiet", *rev + "^{commit}"});
+    if (!sha) {
+      std::cerr << "flowagent: " << *rev << " is not a commit of " << repo.string() << "\n";
+      return kExitUsage;
+    }
+    *rev = detail::chomp(*sha);
   }
+  if (!patch_file.empty()) {
+    auto head = commit_patch(repo.string(), req.change.base_commit, std::filesystem::absolute(patch_file).string());
+    if (!head) {
+      std::cerr << "flowagent: the patch does not apply to " << req.change.base_commit << ": " << head.error().message << "\n";
+      return kExitUsage;
+    }
+    req.change.head_commit = *head;
+  }
+  if (req.change.id.empty()) req.change.id = req.change.head_commit.substr(0, 12);
+  if (req.change.description.empty())
+    if (auto d = detail::git(repo, {"log", "-1", "--format=%B", req.change.head_commit})) req.change.description = detail::chomp(*d);
+  if (req.change.author.name.empty())
+    if (auto d = detail::git(repo, {"log", "-1", "--format=%an%x1f%ae", req.change.head_commit})) {
+      auto s = detail::chomp(*d);
+      auto sep = s.find('\x1f');
+      req.change.author.name = s.substr(0, sep);
+      if (sep != std::string::npos) req.change.author.email = s.substr(sep + 1);
+    }
+  if (req.change.files.empty())
+    if (auto d = detail::git(repo, {"diff", "--numstat", req.change.base_commit, req.change.head_commit})) {
+      std::istringstream in(*d);
+      std::string line;
+      while (std::getline(in, line)) {
+        std::istringstream ls(line);
+        std::string added, removed, path;
+        ls >> added >> removed;
+        std::getline(ls, path);
+        if (!path.empty() && path.front() == '\t') path.erase(0, 1);
+        ChangedFile f;
+        f.path = path;
+        f.binary = added == "-";
+        if (!f.binary) {
+          f.added = std::stoll(added);
+          f.removed = std::stoll(removed);
+        }
+        req.change.files.push_back(std::move(f));
+      }
+    }
+  if (req.failure.failing_tests.empty()) {
+    for (const auto& list : {req.failure.reports, req.failure.logs})
+      for (const auto& p : list) {
+        auto rep = reports::parse_report_file(std::filesystem::absolute(p));
+        for (const auto* t : rep.failures()) req.failure.failing_tests.push_back(t->id);
+      }
+  }
+  for (auto& p : req.failure.reports) p = std::filesystem::absolute(p).string();
+  for (auto& p : req.failure.logs) p = std::filesystem::absolute(p).string();
+  (void)have_request;
+
   AgentOptions opts;
   opts.worker_threads = 1;
-  if (!json) opts.event_sink = std::make_shared<StderrProgress>();
+  if (!quiet) opts.event_sink = std::make_shared<Progress>();
+  if (!trajectory_dir.empty()) opts.trajectory_dir = trajectory_dir;
+  if (!record.empty()) {
+    opts.llm_factory = [record](const ModelConfig& m) -> Expected<std::shared_ptr<LlmClient>> {
+      if (m.spec.empty() || m.spec == "builtin") return std::shared_ptr<LlmClient>();
+      ModelClientOptions mo;
+      mo.model = m;
+      mo.record_path = record;
+      return make_llm_client(std::move(mo));
+    };
+  }
   auto agent = Agent::create(std::move(opts));
   if (!agent) {
     std::cerr << "flowagent: " << agent.error().to_string() << "\n";
     return kExitError;
   }
-  RepairResult r = (*agent)->run(*req);
+  RepairResult r = (*agent)->run(req);
   if (json) {
     std::cout << dump_json_lossy(to_json(r), {2}) << "\n";
   } else {
     std::cout << "status: " << to_string(r.status) << " (" << r.reason << ")\n" << r.message << "\n";
     if (!r.summary.empty()) std::cout << "summary: " << r.summary << "\n";
-    if (!r.patch.empty()) std::cout << r.patch;
+    std::cout << "tool calls: " << r.metrics.tool_calls << ", model calls: " << r.metrics.model_calls
+              << ", tokens: " << r.metrics.input_tokens + r.metrics.output_tokens << ", time: " << r.metrics.wall_ms
+              << " ms\n";
+    if (!r.patch.empty()) std::cout << "\n" << r.patch;
   }
   return exit_code_for(r.status);
 }

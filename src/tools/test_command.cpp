@@ -22,14 +22,39 @@ Expected<ProcessResult> run_command(const fs::path& root, const std::string& com
 }
 
 std::string expand_tests(const std::string& command, const std::vector<std::string>& tests) {
-  std::string list;
-  for (const auto& t : tests) list += (list.empty() ? "" : " ") + shell_quote(t);
+  // {tests}: each id shell-quoted, space-separated. {tests|SEP}: the ids joined with SEP as one
+  // shell-quoted word (e.g. --gtest_filter={tests|:} or -k {tests| or }).
   std::string out;
   std::size_t from = 0;
-  for (std::size_t p = command.find("{tests}"); p != std::string::npos; p = command.find("{tests}", from)) {
+  for (;;) {
+    std::size_t p = command.find("{tests", from);
+    if (p == std::string::npos) break;
+    std::size_t close = command.find('}', p);
+    if (close == std::string::npos) break;
+    std::string_view inside(command.data() + p + 6, close - p - 6);
+    if (!inside.empty() && inside.front() != '|') {  // not our placeholder
+      out.append(command, from, p + 1 - from);
+      from = p + 1;
+      continue;
+    }
     out.append(command, from, p - from);
-    out.append(list);
-    from = p + 7;
+    if (inside.empty()) {
+      std::string list;
+      for (const auto& t : tests) {
+        if (!list.empty()) list += ' ';
+        list += shell_quote(t);
+      }
+      out += list;
+    } else {
+      std::string joined;
+      const std::string sep(inside.substr(1));
+      for (const auto& t : tests) {
+        if (!joined.empty()) joined += sep;
+        joined += t;
+      }
+      out += shell_quote(joined);
+    }
+    from = close + 1;
   }
   out.append(command, from, std::string::npos);
   return out;

@@ -55,10 +55,10 @@ class ScriptedStrategy final : public RepairStrategy {
       started = true;
       if (ctx.cancel.wait_for(20s)) return fail(Errc::cancelled, "cancelled");
     }
-    if (!produce_) return Candidate{false, false, "nothing to do"};
+    if (!produce_) return Candidate{false, false, "nothing to do", {}, false};
     testkit::write_file(ctx.workspace.root() / "fix.txt", name_);
     ctx.state.note_edit();
-    return Candidate{true, true, "The change renamed the flag used by the test."};
+    return Candidate{true, true, "The change renamed the flag used by the test.", {}, false};
   }
   std::atomic<int> calls{0};
   std::atomic<bool> started{false};

@@ -3,6 +3,7 @@
 #include "flowagent/builtin_tools.hpp"
 #include "flowagent/git_workspace.hpp"
 #include "support/test_support.hpp"
+#include "tools/test_command.hpp"
 
 using namespace flowagent;
 namespace fs = std::filesystem;
@@ -174,6 +175,14 @@ TEST_F(ToolsTest, RunTestsBuildAndReadLog) {
   auto log = call("read_log", R"({"which":"test","grep":"RUN"})");
   EXPECT_EQ(log.content, "1: [ RUN      ] Calc.Add\n3: [ RUN      ] Calc.Sub\n");
   EXPECT_FALSE(call("read_log", R"({"which":"build","tail":1})").content.empty());
+}
+
+TEST(ExpandTests, PlaceholderForms) {
+  EXPECT_EQ(detail::expand_tests("run {tests}", {"a b", "c"}), "run 'a b' 'c'");
+  EXPECT_EQ(detail::expand_tests("t --gtest_filter={tests|:}", {"A.B", "C.D"}), "t --gtest_filter='A.B:C.D'");
+  EXPECT_EQ(detail::expand_tests("pytest -k {tests| or }", {"x", "y"}), "pytest -k 'x or y'");
+  EXPECT_EQ(detail::expand_tests("echo {testsuite} {tests}", {"t"}), "echo {testsuite} 't'");
+  EXPECT_EQ(detail::expand_tests("make check", {"t"}), "make check");
 }
 
 TEST_F(ToolsTest, TestIdsAreShellQuoted) {

@@ -1,0 +1,95 @@
+// flowagent/repair.hpp: the built-in repair pipeline policies: the context builder, the ReAct loop,
+// the command validator, the model summarizer and the filters that need the host or a baseline run.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "flowagent/filters.hpp"
+#include "flowagent/reports.hpp"
+#include "flowagent/strategy.hpp"
+#include "flowagent/workspace.hpp"
+
+namespace flowagent {
+
+// ---- context --------------------------------------------------------------------------------------
+
+struct ContextOptions {
+  std::int64_t token_budget = 16'000;  ///< overridden by request.limits.context_tokens when set
+  std::size_t chars_per_token = 4;     ///< estimate used for budgeting
+  std::size_t max_failures = 8;        ///< structured failures shown in full
+};
+
+struct InitialContext {
+  std::string text;                       ///< the first user message
+  std::vector<reports::TestCase> failures;  ///< structured failures found in reports/logs
+  std::string change_diff;                ///< git diff base..head (untrimmed)
+  std::int64_t estimated_tokens = 0;
+  std::vector<std::string> trimmed;       ///< what was cut to fit (for the trajectory)
+};
+
+/// Reads the request's reports and logs (repository-relative or absolute paths), the change's diff
+/// (git diff base..head in the developer's repository, read-only) and builds the paper's template
+/// (a) adapted to a tool-using loop: structured failures first, then the description, then the diff
+/// trimmed around the files that failed. Never exceeds the budget.
+Expected<InitialContext> build_initial_context(const RepairRequest& request, const CancelToken& cancel,
+                                               ContextOptions options = {});
+
+// ---- ReAct loop -----------------------------------------------------------------------------------
+
+struct ReactOptions {
+  ContextOptions context;
+  int max_repeats = 3;                ///< identical calls without effect before the loop gives up
+  bool validate_before_stopping = true;  ///< run the validator when the model says it is done
+  int max_validation_rounds = 3;      ///< validation failures shown back to the model
+  std::string extra_instructions;     ///< appended to the system prompt
+};
+
+/// The generate-and-validate loop: the model reads the context and works through the tools until
+/// it says it is done and validation passes, or a cap (tool calls, tokens, cost, time) ends it.
+std::shared_ptr<RepairStrategy> make_react_strategy(ReactOptions options = {});
+
+/// The system prompt of the loop (documented in docs/PROMPTS.md).
+std::string react_system_prompt();
+
+// ---- validation -----------------------------------------------------------------------------------
+
+struct ValidatorOptions {
+  int flaky_reruns = 0;  ///< extra runs of the failing tests; every run must pass
+  bool no_network = true;
+};
+
+/// Builds, runs the failing tests (unless the loop's last run came after its last edit and passed
+/// them), then the wider test set; a test of the wider set that fails and is not one of the
+/// request's failing tests is a regression. Evidence lists every run.
+std::shared_ptr<Validator> make_command_validator(ValidatorOptions options = {});
+
+// ---- summary --------------------------------------------------------------------------------------
+
+/// One model call with the paper's prompt (b); output sanitized. Falls back to the template
+/// summarizer when there is no model or the call fails.
+std::shared_ptr<Summarizer> make_model_summarizer();
+
+/// Keeps the tags b, i, code, ul, li, p, br (without attributes), escapes everything else, joins
+/// lines into one, and keeps at most `max_sentences` sentences.
+std::string sanitize_summary_html(std::string_view html, std::size_t max_sentences = 5);
+
+// ---- filters that need the host or the repository -------------------------------------------------
+
+/// "known_flaky": every failing test is known to be flaky (list, or a host predicate).
+std::shared_ptr<PreFilter> make_known_flaky_filter(std::vector<std::string> flaky_tests,
+                                                   std::function<bool(const std::string&)> is_flaky = {});
+
+/// Answers which of `tests` already fail at the base commit.
+using BaselineOracle =
+    std::function<Expected<std::vector<std::string>>(const RepairRequest&, const std::vector<std::string>& tests)>;
+
+/// "baseline_failing": every failing test already fails at the base commit. Asks `host` when
+/// given; otherwise (run_baseline) runs the test command at the base commit in a workspace from
+/// `workspaces`, caching results per (repository, base commit, test).
+std::shared_ptr<PreFilter> make_baseline_filter(BaselineOracle host, std::shared_ptr<WorkspaceProvider> workspaces,
+                                                bool run_baseline = true);
+
+}  // namespace flowagent
