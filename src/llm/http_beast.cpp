@@ -6,6 +6,10 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 
+#include <absl/strings/ascii.h>
+#include <absl/strings/match.h>
+#include <absl/strings/str_split.h>
+
 #include <algorithm>
 #include <cctype>
 #include <future>
@@ -87,23 +91,14 @@ std::string env(const char* a, const char* b) {
 }
 
 bool no_proxy_for(const std::string& host) {
-  std::string list = env("NO_PROXY", "no_proxy");
-  std::size_t start = 0;
-  while (start <= list.size()) {
-    auto end = list.find(',', start);
-    std::string item = lower(list.substr(start, end == std::string::npos ? std::string::npos : end - start));
-    item.erase(0, item.find_first_not_of(' '));
-    while (!item.empty() && item.back() == ' ') item.pop_back();
+  const std::string h = lower(host);
+  for (absl::string_view raw : absl::StrSplit(env("NO_PROXY", "no_proxy"), ',', absl::SkipWhitespace())) {
+    const absl::string_view stripped = absl::StripAsciiWhitespace(raw);
+    std::string item = lower(std::string_view(stripped.data(), stripped.size()));
     if (item == "*") return true;
-    if (!item.empty()) {
-      if (item.front() == '.') item.erase(0, 1);
-      const std::string h = lower(host);
-      if (h == item || (h.size() > item.size() && h.compare(h.size() - item.size(), item.size(), item) == 0 &&
-                        h[h.size() - item.size() - 1] == '.'))
-        return true;
-    }
-    if (end == std::string::npos) break;
-    start = end + 1;
+    if (!item.empty() && item.front() == '.') item.erase(0, 1);
+    if (item.empty()) continue;
+    if (h == item || absl::EndsWith(h, "." + item)) return true;
   }
   return false;
 }

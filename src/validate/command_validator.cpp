@@ -1,5 +1,7 @@
 // Deterministic validation: build, the failing tests (or the loop's own evidence when it is fresh),
 // optional re-runs against flakiness, then the wider set for regressions.
+#include <absl/strings/str_join.h>
+
 #include <algorithm>
 
 #include "flowagent/repair.hpp"
@@ -109,9 +111,7 @@ class CommandValidator final : public Validator {
       for (const auto& f : run->run.failed)
         if (!contains(wanted, f)) regressions.push_back(f);
       if (!regressions.empty()) {
-        std::string list;
-        for (const auto& r : regressions) list += (list.empty() ? "" : ", ") + r;
-        return failed("regression", "the fix breaks " + list);
+        return failed("regression", "the fix breaks " + absl::StrJoin(regressions, ", "));
       }
       if (run->run.exit_code != 0 && run->run.failed.empty())
         return failed("regression", "the wider test command exited with " + std::to_string(run->run.exit_code));

@@ -1,0 +1,67 @@
+#include <gtest/gtest.h>
+
+#include "support/scripted_model.hpp"
+#include "support/test_support.hpp"
+
+using namespace flowagent;
+using namespace flowagent::testkit;
+namespace fs = std::filesystem;
+
+namespace {
+int cli(const std::string& args, std::string* out = nullptr) { return sh(std::string(FLOWAGENT_CLI) + " " + args, out); }
+}  // namespace
+
+TEST(Cli, UsageAndBadInput) {
+  std::string out;
+  EXPECT_EQ(cli("", &out), 3);
+  EXPECT_EQ(cli("frobnicate", &out), 3);
+  EXPECT_EQ(cli("version", &out), 0);
+  EXPECT_NE(out.find("flowagent 0.1.0"), std::string::npos);
+  EXPECT_EQ(cli("repair --repo /nonexistent --base a --head b", &out), 3);
+  EXPECT_NE(out.find("does not exist"), std::string::npos);
+  TempDir d;
+  write_file(d.path() / "bad.json", R"({"schema":"flowagent.repair_request/v1","repository":3})");
+  EXPECT_EQ(cli("check-request " + (d.path() / "bad.json").string(), &out), 3);
+  EXPECT_NE(out.find("repository: expected a string"), std::string::npos) << out;
+  EXPECT_EQ(cli("repair --request " + (d.path() / "bad.json").string(), &out), 3);
+}
+
+TEST(Cli, RepairsFromAPatchFileAndPrintsJson) {
+  TempDir tmp;
+  auto repo = tmp.path() / "repo";
+  auto base = make_repo(repo, {{"v.txt", "1\n"}});
+  // The change arrives as a patch file, not as a commit.
+  write_file(tmp.path() / "change.diff",
+             "diff --git a/v.txt b/v.txt\n--- a/v.txt\n+++ b/v.txt\n@@ -1 +1 @@\n-1\n+2\n");
+  testkit::write_file(repo / "wip.txt", "uncommitted work\n");
+  std::string before;
+  sh("cd '" + repo.string() + "' && git status --porcelain && git rev-parse HEAD && sha256sum .git/index", &before);
+  ScriptedModel model;
+  model.push(tool_calls_reply({{"edit_file", Json::obj({{"path", "v.txt"}, {"old_text", "2"}, {"new_text", "1"}})}}));
+  model.push(final_reply("v.txt must stay 1."));
+  std::string out;
+  int rc = cli("repair --repo '" + repo.string() + "' --base " + base + " --patch '" + (tmp.path() / "change.diff").string() +
+                   "' --test 'grep -q 1 v.txt' --failing v --model openai-compatible:m --base-url " + model.base_url() +
+                   " --json --quiet 2>/dev/null",
+               &out);
+  EXPECT_EQ(rc, 0) << out;
+  auto doc = parse_json(out);
+  ASSERT_TRUE(doc) << out;
+  EXPECT_EQ(doc->get_string("status"), "fixed");
+  EXPECT_NE(doc->get_string("patch").find("-2\n+1"), std::string::npos);
+  std::string after;
+  sh("cd '" + repo.string() + "' && git status --porcelain && git rev-parse HEAD && sha256sum .git/index", &after);
+  EXPECT_EQ(before, after);
+
+  // A bot's change: abstained, exit code 2.
+  rc = cli("repair --repo '" + repo.string() + "' --base " + base + " --head HEAD --bot --test true --quiet", &out);
+  EXPECT_EQ(rc, 2) << out;
+  EXPECT_NE(out.find("automated_author"), std::string::npos);
+  // A patch that does not apply: bad input.
+  write_file(tmp.path() / "broken.diff", "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-nope\n+yes\n");
+  rc = cli("repair --repo '" + repo.string() + "' --base " + base + " --patch '" + (tmp.path() / "broken.diff").string() +
+               "' --test true --quiet",
+           &out);
+  EXPECT_EQ(rc, 3) << out;
+  EXPECT_NE(out.find("does not apply"), std::string::npos);
+}
