@@ -159,6 +159,7 @@ RepairResult Pipeline::run(const RepairRequest& request, const CancelToken& canc
   done.phase = "done";
   done.message = std::string(to_string(result.status)) + (result.reason.empty() ? "" : ": " + result.reason);
   done.elapsed_ms = result.metrics.wall_ms;
+  done.tokens = result.metrics.input_tokens + result.metrics.output_tokens;
   done.eta_ms = 0;
   if (options_.event_sink) {
     try {

@@ -115,7 +115,10 @@ class ModelSummarizer final : public Summarizer {
     std::string trajectory;
     for (const auto& s : ctx.result.trajectory) {
       if (s.kind != "tool" && s.kind != "model") continue;
-      trajectory += "[" + s.kind + " " + s.name + "] " + clip(s.input, 200) + " => " + clip(s.output, 400) + "\n";
+      // Model steps are named by the client ("openai:...", "replay:..."): left out so the prompt
+      // depends only on what happened.
+      trajectory += "[" + s.kind + (s.kind == "tool" ? " " + s.name : std::string()) + "] " + clip(s.input, 200) +
+                    " => " + clip(s.output, 400) + "\n";
     }
     std::string failing;
     for (const auto& t : ctx.request.failure.failing_tests) failing += t + "\n";
