@@ -4,6 +4,7 @@
 #include "flowagent/agent.hpp"
 #include "flowagent/builtin_tools.hpp"
 #include "flowagent/cancel.hpp"
+#include "flowagent/delivery.hpp"
 #include "flowagent/error.hpp"
 #include "flowagent/expected.hpp"
 #include "flowagent/filters.hpp"

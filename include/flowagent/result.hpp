@@ -74,6 +74,8 @@ struct RepairResult {
   std::string message;  ///< one human sentence
   std::string change_id;
   std::int64_t revision = 0;
+  std::string base_commit;  ///< the change's base, as given in the request
+  std::string head_commit;  ///< the commit the patch applies to
   std::string patch;    ///< git diff (--full-index --binary) of the fix against the change head
   std::string summary;  ///< sanitized one-line HTML, root cause first
   Evidence evidence;

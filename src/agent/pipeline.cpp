@@ -21,6 +21,8 @@ RepairResult base_result(const RepairRequest& request) {
   RepairResult r;
   r.change_id = request.change.id;
   r.revision = request.change.revision;
+  r.base_commit = request.change.base_commit;
+  r.head_commit = request.change.head_commit;
   return r;
 }
 
@@ -237,6 +239,7 @@ RepairResult Pipeline::run_stages(const RepairRequest& request, const CancelToke
       return result;
     }
     ws = std::move(*acquired);
+    result.head_commit = ws->head_commit();  // resolved to a full commit id
   }
 
   // 3. Model client (optional: strategies that need one step aside without it).

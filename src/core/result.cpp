@@ -41,6 +41,8 @@ Json to_json(const RepairResult& r) {
       {"message", r.message},
       {"change_id", r.change_id},
       {"revision", r.revision},
+      {"base_commit", r.base_commit},
+      {"head_commit", r.head_commit},
       {"patch", r.patch},
       {"summary", r.summary},
       {"evidence", Json::obj({{"build_ok", r.evidence.build_ok},
@@ -71,6 +73,7 @@ Expected<RepairResult> repair_result_from_json(const Json& doc) {
   r.status = static_cast<Status>(status);
   root.string("reason", r.reason).string("message", r.message).string("change_id", r.change_id);
   root.integer("revision", r.revision).string("patch", r.patch).string("summary", r.summary);
+  root.string("base_commit", r.base_commit).string("head_commit", r.head_commit);
   root.object("evidence", [&](detail::ObjectReader& e) {
     e.boolean("build_ok", r.evidence.build_ok)
         .boolean("failing_tests_pass", r.evidence.failing_tests_pass)
