@@ -10,6 +10,13 @@
 
 using namespace flowagent;
 
+struct fa_buffer {
+  std::string data;
+};
+struct fa_tool_context {
+  const CancelToken* cancel;
+};
+
 struct fa_agent {
   std::unique_ptr<Agent> agent;
 };
@@ -49,6 +56,82 @@ int guarded(F&& f) {
     return set_error(FA_EINTERNAL, "internal error");
   }
 }
+
+class CTracker final : public ChangeTracker {
+ public:
+  explicit CTracker(fa_change_tracker t) : t_(t) {}
+  std::string_view name() const override { return "c_change_tracker"; }
+  Expected<ChangeState> state(const Change& change) override {
+    int64_t current = change.revision;
+    int submitted = 0, abandoned = 0;
+    int rc = t_.state(change.id.c_str(), change.revision, &current, &submitted, &abandoned, t_.payload);
+    if (rc < 0) return fail(Errc::user, "the host's change tracker failed (" + std::to_string(rc) + ")");
+    return ChangeState{current, submitted != 0, abandoned != 0};
+  }
+
+ private:
+  fa_change_tracker t_;
+};
+
+class CTool final : public Tool {
+ public:
+  CTool(const fa_tool& t, Json schema)
+      : name_(t.name), description_(t.description ? t.description : ""), schema_(std::move(schema)),
+        mutates_(t.mutates != 0), invoke_(t.invoke), payload_(t.payload) {}
+  std::string_view name() const override { return name_; }
+  std::string_view description() const override { return description_; }
+  const Json& parameters() const override { return schema_; }
+  bool mutates() const override { return mutates_; }
+  Expected<ToolOutput> invoke(const Json& args, ToolContext& ctx) override {
+    fa_buffer out;
+    fa_tool_context tc{&ctx.cancel};
+    const std::string a = dump_json_lossy(args);
+    int rc = invoke_(a.c_str(), ctx.workspace.root().c_str(), &tc, &out, payload_);
+    if (ctx.cancel.cancelled()) return fail(Errc::cancelled, "cancelled during tool " + name_);
+    if (rc < 0) return fail(Errc::user, "tool " + name_ + " failed: " + sanitize_utf8(out.data));
+    if (mutates_ && rc == 0) ctx.state.note_edit();
+    return ToolOutput{rc == 0, sanitize_utf8(out.data)};
+  }
+
+ private:
+  std::string name_, description_;
+  Json schema_;
+  bool mutates_;
+  decltype(fa_tool::invoke) invoke_;
+  void* payload_;
+};
+
+class CTransport final : public HttpTransport {
+ public:
+  explicit CTransport(fa_transport t) : t_(t) {}
+  Expected<HttpResponse> send(const HttpRequest& req, const CancelToken& cancel) override {
+    if (cancel.cancelled()) return fail(Errc::cancelled, "cancelled");
+    Json headers = Json::array();
+    for (const auto& [k, v] : req.headers) headers.push_back(Json(Json::Array{k, v}));
+    const std::string body = dump_json_lossy(
+        Json::obj({{"method", req.method}, {"url", req.url}, {"headers", headers}, {"body", req.body}}));
+    fa_buffer out;
+    int rc = t_.send(body.c_str(), &out, t_.payload);
+    if (cancel.cancelled()) return fail(Errc::cancelled, "cancelled");
+    if (rc < 0) return fail(Errc::io, "the host's transport failed (" + std::to_string(rc) + ")");
+    auto doc = parse_json(out.data);
+    if (!doc || !doc->is_object()) return fail(Errc::protocol, "the host's transport returned no JSON response");
+    HttpResponse r;
+    r.status = static_cast<int>(doc->get_int("status"));
+    r.body = doc->get_string("body");
+    if (const Json* h = doc->find("headers"); h && h->is_array())
+      for (const auto& pair : h->as_array())
+        if (pair.is_array() && pair.size() == 2 && pair.as_array()[0].is_string() && pair.as_array()[1].is_string()) {
+          std::string name = pair.as_array()[0].as_string();
+          for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+          r.headers.emplace_back(name, pair.as_array()[1].as_string());
+        }
+    return r;
+  }
+
+ private:
+  fa_transport t_;
+};
 
 class CallbackSink final : public EventSink {
  public:
@@ -112,12 +195,50 @@ int fa_agent_create(fa_agent** out, const fa_agent_options* opts) {
     if (opts) {
       if (opts->version < 1 || opts->version > FA_AGENT_OPTIONS_VERSION)
         return set_error(FA_EUNSUPPORTED, "unknown fa_agent_options version " + std::to_string(opts->version));
-      o = *opts;
+      if (opts->version == 1) {  // the version-1 prefix only; later fields keep their defaults
+        o.worker_threads = opts->worker_threads;
+        o.on_event = opts->on_event;
+        o.event_payload = opts->event_payload;
+      } else {
+        o = *opts;
+      }
     }
     if (o.worker_threads < 0) return set_error(FA_EINVAL, "worker_threads must not be negative");
     AgentOptions options;
     options.worker_threads = o.worker_threads == 0 ? 2 : o.worker_threads;
     if (o.on_event) options.event_sink = std::make_shared<CallbackSink>(o.on_event, o.event_payload);
+    if (o.change_tracker) {
+      if (o.change_tracker->version != FA_CHANGE_TRACKER_VERSION || !o.change_tracker->state)
+        return set_error(FA_EUNSUPPORTED, "unknown fa_change_tracker version or missing state callback");
+      options.change_tracker = std::make_shared<CTracker>(*o.change_tracker);
+    }
+    if (o.tool_count > 0 && !o.tools) return set_error(FA_EINVAL, "tool_count > 0 but tools is NULL");
+    if (o.tool_count > 0) {
+      options.tools = default_agent_options().tools;
+      for (size_t i = 0; i < o.tool_count; ++i) {
+        const fa_tool& t = o.tools[i];
+        if (t.version != FA_TOOL_VERSION) return set_error(FA_EUNSUPPORTED, "unknown fa_tool version " + std::to_string(t.version));
+        if (!t.name || !t.invoke || !t.parameters_json)
+          return set_error(FA_EINVAL, "fa_tool needs name, parameters_json and invoke");
+        auto schema = parse_json(t.parameters_json);
+        if (!schema) return set_error(FA_EJSON, std::string("tool ") + t.name + ": parameters_json: " + schema.error().message);
+        if (auto added = options.tools->add(std::make_shared<CTool>(t, std::move(*schema))); !added)
+          return from_error(added.error());
+      }
+    }
+    if (o.transport) {
+      if (o.transport->version != FA_TRANSPORT_VERSION || !o.transport->send)
+        return set_error(FA_EUNSUPPORTED, "unknown fa_transport version or missing send callback");
+      auto transport = std::make_shared<CTransport>(*o.transport);
+      options.llm_factory = [transport](const ModelConfig& m) -> Expected<std::shared_ptr<LlmClient>> {
+        if (m.spec.empty() || m.spec == "builtin") return std::shared_ptr<LlmClient>();
+        ModelClientOptions mo;
+        mo.model = m;
+        mo.transport = transport;  // the host authenticates; no key is read
+        return make_llm_client(std::move(mo));
+      };
+    }
+    if (o.trajectory_dir) options.trajectory_dir = o.trajectory_dir;
     auto agent = Agent::create(std::move(options));
     if (!agent) return from_error(agent.error());
     *out = new fa_agent{std::move(*agent)};
@@ -198,5 +319,53 @@ int fa_job_result_json(char** out, fa_job* job) {
 }
 
 void fa_job_free(fa_job* job) { delete job; }
+
+int fa_buffer_set(fa_buffer* buffer, const char* data, size_t len) {
+  if (!buffer || (!data && len)) return set_error(FA_EINVAL, "buffer or data is NULL");
+  buffer->data.assign(data ? data : "", len);
+  return FA_OK;
+}
+
+int fa_tool_context_cancelled(const fa_tool_context* ctx) { return ctx && ctx->cancel && ctx->cancel->cancelled() ? 1 : 0; }
+
+int fa_result_publish(char** out, const char* result_json, size_t len, const char* format, const char* options_json) {
+  return guarded([&]() -> int {
+    if (!out) return set_error(FA_EINVAL, "out is NULL");
+    *out = nullptr;
+    if (!result_json || !format) return set_error(FA_EINVAL, "result_json or format is NULL");
+    auto result = parse_repair_result(std::string_view(result_json, len));
+    if (!result) return from_error(result.error());
+    PublishOptions o;
+    if (options_json) {
+      auto opt = parse_json(options_json);
+      if (!opt) return from_error(opt.error());
+      if (!opt->is_object()) return set_error(FA_ESCHEMA, "options: expected an object");
+      o.change_diff = opt->get_string("change_diff");
+      o.uri_base = opt->get_string("uri_base");
+      o.lsp_utf8 = opt->get_bool("lsp_utf8");
+    }
+    auto text = publish(*result, format, o);
+    if (!text) return from_error(text.error());
+    *out = dup_string(*text);
+    return *out ? FA_OK : set_error(FA_EINTERNAL, "out of memory");
+  });
+}
+
+int fa_result_apply(char** report_json, const char* repo, const char* result_json, size_t len) {
+  return guarded([&]() -> int {
+    if (report_json) *report_json = nullptr;
+    if (!repo || !result_json) return set_error(FA_EINVAL, "repo or result_json is NULL");
+    auto result = parse_repair_result(std::string_view(result_json, len));
+    if (!result) return from_error(result.error());
+    auto r = apply_fix(repo, *result);
+    if (!r) return from_error(r.error());
+    if (report_json) {
+      Json files = Json::array();
+      for (const auto& f : r->files) files.push_back(f);
+      *report_json = dup_string(dump_json_lossy(Json::obj({{"three_way", r->three_way}, {"files", files}, {"message", r->message}})));
+    }
+    return FA_OK;
+  });
+}
 
 }  // extern "C"

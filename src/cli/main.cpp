@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "flowagent/delivery.hpp"
 #include "flowagent/flowagent.hpp"
 #include "flowagent/model_client.hpp"
 #include "flowagent/repair.hpp"
@@ -27,6 +28,9 @@ void usage(std::ostream& os) {
         "commands:\n"
         "  repair          repair failing tests of a change (see below)\n"
         "  check-request   FILE|-  validate a flowagent.repair_request/v1 document\n"
+        "  publish         --format diff|sarif|gerrit|github|rdjsonl|lsp [--result FILE|-] [--repo DIR]\n"
+        "                  [--lsp-utf8] [--uri-base DIR]   write a fix in a review tool's or IDE's format\n"
+        "  apply           --repo DIR [--result FILE|-]   apply a fix to a working tree (three-way if it moved)\n"
         "  version         print the version\n"
         "repair options:\n"
         "  --request FILE|-        a flowagent.repair_request/v1 document (other options override it)\n"
@@ -334,6 +338,80 @@ int cmd_repair(const std::vector<std::string>& args) {
   return exit_code_for(r.status);
 }
 
+Expected<RepairResult> load_result(const std::string& path) {
+  auto text = read_input(path);
+  if (!text) return unexpected(text.error());
+  return parse_repair_result(*text);
+}
+
+int cmd_publish(const std::vector<std::string>& args) {
+  std::string format, result_path = "-", repo;
+  PublishOptions o;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--format" && i + 1 < args.size()) format = args[++i];
+    else if (args[i] == "--result" && i + 1 < args.size()) result_path = args[++i];
+    else if (args[i] == "--repo" && i + 1 < args.size()) repo = args[++i];
+    else if (args[i] == "--uri-base" && i + 1 < args.size()) o.uri_base = args[++i];
+    else if (args[i] == "--lsp-utf8") o.lsp_utf8 = true;
+    else {
+      std::cerr << "flowagent: unknown option " << args[i] << "\n";
+      return kExitUsage;
+    }
+  }
+  if (format.empty()) {
+    std::cerr << "flowagent: publish needs --format\n";
+    return kExitUsage;
+  }
+  auto result = load_result(result_path);
+  if (!result) {
+    std::cerr << "flowagent: invalid result: " << result.error().message << "\n";
+    return kExitUsage;
+  }
+  if (!repo.empty()) {
+    if (o.uri_base.empty()) o.uri_base = std::filesystem::absolute(repo).string();
+    if (!result->base_commit.empty() && !result->head_commit.empty())
+      if (auto d = detail::git(repo, {"diff", "--no-color", result->base_commit, result->head_commit})) o.change_diff = *d;
+  }
+  auto out = publish(*result, format, o);
+  if (!out) {
+    std::cerr << "flowagent: " << out.error().message << "\n";
+    return kExitUsage;
+  }
+  std::cout << *out;
+  if (!out->empty() && out->back() != '\n') std::cout << "\n";
+  return 0;
+}
+
+int cmd_apply(const std::vector<std::string>& args) {
+  std::string result_path = "-", repo;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--result" && i + 1 < args.size()) result_path = args[++i];
+    else if (args[i] == "--repo" && i + 1 < args.size()) repo = args[++i];
+    else {
+      std::cerr << "flowagent: unknown option " << args[i] << "\n";
+      return kExitUsage;
+    }
+  }
+  if (repo.empty()) {
+    std::cerr << "flowagent: apply needs --repo\n";
+    return kExitUsage;
+  }
+  auto result = load_result(result_path);
+  if (!result) {
+    std::cerr << "flowagent: invalid result: " << result.error().message << "\n";
+    return kExitUsage;
+  }
+  auto r = apply_fix(repo, *result);
+  if (!r) {
+    std::cerr << "flowagent: " << r.error().message << "\n";
+    return r.error().code == Errc::conflict ? kExitNoFix : kExitUsage;
+  }
+  std::cout << r->message << ":";
+  for (const auto& f : r->files) std::cout << " " << f;
+  std::cout << "\n";
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -354,6 +432,8 @@ int main(int argc, char** argv) {
   }
   if (cmd == "check-request") return cmd_check_request(args);
   if (cmd == "repair") return cmd_repair(args);
+  if (cmd == "publish") return cmd_publish(args);
+  if (cmd == "apply") return cmd_apply(args);
   std::cerr << "flowagent: unknown command " << cmd << "\n";
   usage(std::cerr);
   return kExitUsage;

@@ -238,7 +238,8 @@ Expected<std::shared_ptr<LlmClient>> make_llm_client(ModelClientOptions o) {
     if (auto k = o.key_provider(ep->provider)) key = *k;
   if (key.empty() && !ep->key_env.empty())
     if (const char* v = std::getenv(ep->key_env.c_str())) key = v;
-  if (key.empty() && (ep->provider == "openai" || ep->provider == "anthropic" || ep->provider == "gemini"))
+  // A host transport (C API) authenticates on its own; otherwise hosted providers need a key.
+  if (key.empty() && !o.transport && (ep->provider == "openai" || ep->provider == "anthropic" || ep->provider == "gemini"))
     return fail(Errc::invalid_argument, "no API key for " + ep->provider + ": set " + ep->key_env +
                                             " or give the host's key provider");
   if (!o.transport) {

@@ -1,9 +1,13 @@
+#define _POSIX_C_SOURCE 200809L
 /* The C API used from C: the header must compile as C11, and every call must behave on bad input. */
 #include <flowagent/flowagent.h>
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 static int failures = 0;
 #define CHECK(cond)                                                   \
@@ -27,6 +31,222 @@ static const char *REQUEST_BOT =
     "\"change\":{\"id\":\"c1\",\"revision\":1,\"base_commit\":\"a\",\"head_commit\":\"b\","
     "\"author\":{\"name\":\"renovate[bot]\",\"kind\":\"bot\"}},"
     "\"failure\":{\"kind\":\"test\",\"failing_tests\":[\"T.x\"]}}";
+
+/* ---- a scripted model behind the host transport ---- */
+static int transport_calls = 0;
+static const char *REPLY_TOOL =
+    "{\"status\":200,\"headers\":[[\"Content-Type\",\"application/json\"]],\"body\":"
+    "\"{\\\"choices\\\":[{\\\"finish_reason\\\":\\\"tool_calls\\\",\\\"message\\\":{\\\"role\\\":\\\"assistant\\\","
+    "\\\"tool_calls\\\":[{\\\"id\\\":\\\"c1\\\",\\\"type\\\":\\\"function\\\",\\\"function\\\":{\\\"name\\\":\\\"%s\\\","
+    "\\\"arguments\\\":\\\"%s\\\"}}]}}],\\\"usage\\\":{\\\"prompt_tokens\\\":10,\\\"completion_tokens\\\":5}}\"}";
+static const char *REPLY_TEXT =
+    "{\"status\":200,\"headers\":[],\"body\":"
+    "\"{\\\"choices\\\":[{\\\"finish_reason\\\":\\\"stop\\\",\\\"message\\\":{\\\"role\\\":\\\"assistant\\\","
+    "\\\"content\\\":\\\"%s\\\"}}],\\\"usage\\\":{\\\"prompt_tokens\\\":10,\\\"completion_tokens\\\":5}}\"}";
+
+static const char *script_mode = "fix"; /* "fix" or "slow" */
+
+static int send_cb(const char *request_json, fa_buffer *response, void *payload) {
+  char buf[4096];
+  (void)payload;
+  CHECK(strstr(request_json, "/chat/completions") != NULL);
+  transport_calls++;
+  if (strstr(request_json, "You write the note") != NULL) {
+    snprintf(buf, sizeof buf, REPLY_TEXT, "<b>Root cause:</b> v.txt held 2.");
+  } else if (strcmp(script_mode, "slow") == 0) {
+    snprintf(buf, sizeof buf, REPLY_TOOL, "slow", "{}");
+  } else if (transport_calls == 1) {
+    snprintf(buf, sizeof buf, REPLY_TOOL, "shout", "{\\\\\\\"text\\\\\\\":\\\\\\\"hi\\\\\\\"}");
+  } else if (transport_calls == 2) {
+    snprintf(buf, sizeof buf, REPLY_TOOL, "edit_file",
+             "{\\\\\\\"path\\\\\\\":\\\\\\\"v.txt\\\\\\\",\\\\\\\"old_text\\\\\\\":\\\\\\\"2\\\\\\\","
+             "\\\\\\\"new_text\\\\\\\":\\\\\\\"1\\\\\\\"}");
+  } else {
+    snprintf(buf, sizeof buf, REPLY_TEXT, "v.txt must hold 1.");
+  }
+  return fa_buffer_set(response, buf, strlen(buf));
+}
+
+static int shouted = 0;
+static int shout_cb(const char *args_json, const char *root, const fa_tool_context *ctx, fa_buffer *out, void *payload) {
+  (void)ctx;
+  (void)payload;
+  CHECK(strstr(args_json, "\"text\":\"hi\"") != NULL);
+  CHECK(root != NULL && root[0] == '/');
+  shouted++;
+  return fa_buffer_set(out, "HI", 2);
+}
+
+static int slow_started = 0;
+static int slow_cb(const char *args_json, const char *root, const fa_tool_context *ctx, fa_buffer *out, void *payload) {
+  int i;
+  (void)args_json;
+  (void)root;
+  (void)payload;
+  slow_started = 1;
+  for (i = 0; i < 1000 && !fa_tool_context_cancelled(ctx); ++i) {
+    struct timespec ts = {0, 10 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+  }
+  return fa_buffer_set(out, "slow done", 9);
+}
+
+static int tracker_fail = 0;
+static int tracker_calls = 0;
+static int state_cb(const char *change_id, int64_t revision, int64_t *current, int *submitted, int *abandoned, void *payload) {
+  (void)change_id;
+  (void)payload;
+  tracker_calls++;
+  if (tracker_fail) return -1;
+  *current = revision;
+  *submitted = 0;
+  *abandoned = 0;
+  return 0;
+}
+
+static void *cancel_later(void *job) {
+  int i;
+  for (i = 0; i < 500 && !slow_started; ++i) {
+    struct timespec ts = {0, 10 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+  }
+  fa_job_cancel((fa_job *)job);
+  return NULL;
+}
+
+static char *read_whole(const char *path) {
+  FILE *f = fopen(path, "rb");
+  long n;
+  char *buf;
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  buf = (char *)malloc((size_t)n + 1);
+  if (fread(buf, 1, (size_t)n, f) != (size_t)n) n = 0;
+  buf[n] = 0;
+  fclose(f);
+  return buf;
+}
+
+static void full_path_tests(void) {
+  char dir[] = "/tmp/flowagent-capi-XXXXXX";
+  char cmd[2048], request[4096];
+  char *base, *head, *result = NULL, *published = NULL, *report = NULL;
+  fa_agent *agent = NULL;
+  fa_job *job = NULL;
+  fa_agent_options opts;
+  fa_change_tracker tracker = {FA_CHANGE_TRACKER_VERSION, state_cb, NULL};
+  fa_transport transport = {FA_TRANSPORT_VERSION, send_cb, NULL};
+  fa_tool tools[2] = {
+      {FA_TOOL_VERSION, "shout", "Shouts.", "{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"]}", 0, shout_cb, NULL},
+      {FA_TOOL_VERSION, "slow", "Takes long.", "{\"type\":\"object\"}", 0, slow_cb, NULL}};
+  pthread_t th;
+
+  CHECK(mkdtemp(dir) != NULL);
+  snprintf(cmd, sizeof cmd,
+           "cd %s && git init -q -b main r && cd r && echo 1 > v.txt && git add v.txt && "
+           "git -c user.name=a -c user.email=b commit -qm one && git rev-parse HEAD > ../base && echo 2 > v.txt && "
+           "git -c user.name=a -c user.email=b commit -qam two && git rev-parse HEAD > ../head", dir);
+  CHECK(system(cmd) == 0);
+  snprintf(cmd, sizeof cmd, "%s/base", dir);
+  base = read_whole(cmd);
+  snprintf(cmd, sizeof cmd, "%s/head", dir);
+  head = read_whole(cmd);
+  base[40] = 0;
+  head[40] = 0;
+  snprintf(request, sizeof request,
+           "{\"schema\":\"flowagent.repair_request/v1\",\"repository\":\"%s/r\",\"change\":{\"id\":\"c-%s\","
+           "\"base_commit\":\"%s\",\"head_commit\":\"%s\"},\"failure\":{\"failing_tests\":[\"v\"]},"
+           "\"commands\":{\"test\":\"grep -q 1 v.txt\"},\"model\":{\"spec\":\"openai:scripted\"}}",
+           dir, "1", base, head);
+
+  /* unknown plug-in versions */
+  CHECK(fa_agent_options_init(&opts, FA_AGENT_OPTIONS_VERSION) == FA_OK);
+  tools[0].version = 99;
+  opts.tools = tools;
+  opts.tool_count = 1;
+  CHECK(fa_agent_create(&agent, &opts) == FA_EUNSUPPORTED && agent == NULL);
+  tools[0].version = FA_TOOL_VERSION;
+  tracker.version = 7;
+  opts.change_tracker = &tracker;
+  CHECK(fa_agent_create(&agent, &opts) == FA_EUNSUPPORTED);
+  tracker.version = FA_CHANGE_TRACKER_VERSION;
+  opts.tool_count = 3;
+  opts.tools = NULL;
+  CHECK(fa_agent_create(&agent, &opts) == FA_EINVAL);
+
+  /* the normal path: host transport, host tool, host change tracker */
+  opts.tools = tools;
+  opts.tool_count = 2;
+  opts.transport = &transport;
+  opts.worker_threads = 1;
+  CHECK(fa_agent_create(&agent, &opts) == FA_OK);
+  CHECK(fa_agent_submit(&job, agent, request, strlen(request)) == FA_OK);
+  CHECK(fa_job_wait(job, 60000) == FA_OK);
+  CHECK(fa_job_result_json(&result, job) == FA_OK);
+  CHECK(result && strstr(result, "\"status\":\"fixed\"") != NULL);
+  if (result && !strstr(result, "\"status\":\"fixed\"")) fprintf(stderr, "result: %.600s\n", result);
+  CHECK(shouted == 1);
+  CHECK(tracker_calls >= 2); /* before (pre-filter) and after (post-filter) */
+  CHECK(result && strstr(result, "v.txt held 2") != NULL);
+
+  /* delivery from C */
+  CHECK(fa_result_publish(&published, result, strlen(result), "rdjsonl", NULL) == FA_OK);
+  CHECK(published && strstr(published, "\"suggestions\"") != NULL);
+  fa_string_free(published);
+  CHECK(fa_result_publish(&published, result, strlen(result), "docx", NULL) == FA_EINVAL && published == NULL);
+  CHECK(fa_result_publish(&published, "{", 1, "sarif", NULL) == FA_EJSON);
+  snprintf(cmd, sizeof cmd, "%s/r", dir);
+  CHECK(fa_result_apply(&report, cmd, result, strlen(result)) == FA_OK);
+  CHECK(report && strstr(report, "v.txt") != NULL);
+  fa_string_free(report);
+  snprintf(cmd, sizeof cmd, "%s/r/v.txt", dir);
+  {
+    char *v = read_whole(cmd);
+    CHECK(v && strcmp(v, "1\n") == 0);
+    free(v);
+  }
+  fa_string_free(result);
+  fa_job_free(job);
+
+  /* a callback that fails: the change tracker */
+  tracker_fail = 1;
+  request[strstr(request, "c-1") - request + 2] = '2';
+  CHECK(fa_agent_submit(&job, agent, request, strlen(request)) == FA_OK);
+  CHECK(fa_job_wait(job, 60000) == FA_OK);
+  CHECK(fa_job_result_json(&result, job) == FA_OK);
+  CHECK(result && strstr(result, "\"status\":\"error\"") != NULL && strstr(result, "change tracker failed") != NULL);
+  fa_string_free(result);
+  fa_job_free(job);
+  tracker_fail = 0;
+
+  /* cancel during a (host) tool call, from another thread */
+  script_mode = "slow";
+  request[strstr(request, "c-2") - request + 2] = '3';
+  CHECK(fa_agent_submit(&job, agent, request, strlen(request)) == FA_OK);
+  CHECK(pthread_create(&th, NULL, cancel_later, job) == 0);
+  CHECK(fa_job_wait(job, 20000) == FA_OK);
+  pthread_join(th, NULL);
+  CHECK(slow_started == 1);
+  CHECK(fa_job_result_json(&result, job) == FA_OK);
+  CHECK(result && strstr(result, "\"reason\":\"cancelled\"") != NULL);
+  fa_string_free(result);
+  fa_job_free(job);
+  fa_agent_free(agent);
+
+  /* version-1 options are still accepted */
+  {
+    fa_agent_options v1 = FA_AGENT_OPTIONS_INIT;
+    v1.version = 1;
+    CHECK(fa_agent_create(&agent, &v1) == FA_OK);
+    fa_agent_free(agent);
+  }
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  CHECK(system(cmd) == 0);
+  free(base);
+  free(head);
+}
 
 int main(void) {
   fa_agent *agent = NULL;
@@ -82,6 +302,8 @@ int main(void) {
   fa_job_free(job);
   fa_agent_free(agent);
   CHECK(events >= 2);
+
+  full_path_tests();
 
   if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
   else printf("capi_test: all checks passed\n");

@@ -1,4 +1,9 @@
 import json
+import os
+import subprocess
+import tempfile
+import threading
+import time
 import unittest
 
 import flowagent
@@ -12,30 +17,173 @@ BOT_REQUEST = {
 }
 
 
+def git(cwd, *args):
+    return subprocess.run(["git", "-c", "user.name=a", "-c", "user.email=b", *args], cwd=cwd, check=True,
+                          capture_output=True, text=True).stdout.strip()
+
+
+def make_repo(tmp):
+    repo = os.path.join(tmp, "repo")
+    os.makedirs(repo)
+    git(repo, "init", "-q", "-b", "main")
+    with open(os.path.join(repo, "v.txt"), "w") as f:
+        f.write("1\n")
+    git(repo, "add", "v.txt")
+    git(repo, "commit", "-qm", "one")
+    base = git(repo, "rev-parse", "HEAD")
+    with open(os.path.join(repo, "v.txt"), "w") as f:
+        f.write("2\n")
+    git(repo, "commit", "-qam", "two")
+    return repo, base, git(repo, "rev-parse", "HEAD")
+
+
+def reply_tool(name, args):
+    return {"choices": [{"finish_reason": "tool_calls", "message": {"role": "assistant", "tool_calls": [
+        {"id": "c_" + name, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}]}}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5}}
+
+
+def reply_text(text):
+    return {"choices": [{"finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 5}}
+
+
+class ScriptedTransport:
+    """The model, behind the host transport: no HTTP server needed."""
+
+    def __init__(self, moves):
+        self.moves = list(moves)
+        self.requests = []
+
+    def __call__(self, request):
+        self.requests.append(request)
+        body = json.loads(request["body"])
+        if "You write the note" in body["messages"][0]["content"]:
+            out = reply_text("<b>Root cause:</b> v.txt held 2.")
+        elif self.moves:
+            out = self.moves.pop(0)
+        else:
+            out = reply_text("done")
+        return {"status": 200, "headers": [["content-type", "application/json"]], "body": json.dumps(out)}
+
+
 class BindingsTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.repo, self.base, self.head = make_repo(self.tmp.name)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def request(self, change_id="py-1"):
+        return flowagent.RepairRequest(
+            repository=self.repo,
+            change=flowagent.Change(id=change_id, base_commit=self.base, head_commit=self.head),
+            failure=flowagent.Failure(failing_tests=["v"]),
+            commands=flowagent.Commands(test="grep -q 1 v.txt"),
+            model=flowagent.Model(spec="openai:scripted"))
+
     def test_version(self):
         self.assertEqual(flowagent.version(), "0.1.0")
 
-    def test_validate_request_errors_name_the_field(self):
+    def test_errors_map_to_exceptions_naming_the_field(self):
         flowagent.validate_request(BOT_REQUEST)
         bad = json.loads(json.dumps(BOT_REQUEST))
         bad["change"]["revision"] = "one"
-        with self.assertRaises(flowagent.FlowagentError) as cm:
+        with self.assertRaises(flowagent.SchemaError) as cm:
             flowagent.validate_request(bad)
-        self.assertEqual(cm.exception.name, "FA_ESCHEMA")
         self.assertIn("change.revision", str(cm.exception))
-        with self.assertRaises(flowagent.FlowagentError) as cm:
+        self.assertIsInstance(cm.exception, flowagent.FlowagentError)
+        with self.assertRaises(flowagent.InvalidJson):
             flowagent.validate_request("{")
-        self.assertEqual(cm.exception.name, "FA_EJSON")
+        bad["schema"] = "flowagent.repair_request/v7"
+        with self.assertRaises(flowagent.Unsupported):
+            flowagent.validate_request(bad)
+        with self.assertRaises(TypeError):
+            flowagent.validate_request(42)
 
-    def test_submit_and_wait(self):
+    def test_repair_with_tools_tracker_transport_and_events(self):
+        calls = []
+
+        def shout(args, root, cancelled):
+            calls.append((args, root))
+            return args["text"].upper()
+
+        transport = ScriptedTransport([
+            reply_tool("shout", {"text": "hi"}),
+            reply_tool("edit_file", {"path": "v.txt", "old_text": "2", "new_text": "1"}),
+            reply_text("v.txt must hold 1."),
+        ])
+        seen = []
+        tracker_calls = []
+        with flowagent.Agent(tools=[flowagent.Tool("shout", "Shouts.", {"type": "object", "properties": {
+                "text": {"type": "string"}}, "required": ["text"]}, shout)],
+                change_tracker=lambda cid, rev: tracker_calls.append(cid) or (rev, False, False),
+                transport=transport, on_event=seen.append) as agent:
+            job = agent.submit(self.request())
+            kinds = [e.kind for e in job.events(timeout=60)]
+            result = job.result(timeout=60)
+        self.assertEqual(result.status, "fixed", result.message)
+        self.assertTrue(result.fixed)
+        self.assertIn("-2\n+1", result.patch)
+        self.assertIn("v.txt held 2", result.summary)
+        self.assertEqual(calls[0][0], {"text": "hi"})
+        self.assertTrue(os.path.isabs(calls[0][1]))
+        self.assertIn("tool_call", kinds)
+        self.assertEqual(kinds[-1], "result")
+        self.assertTrue(any(e.kind == "phase" for e in seen))
+        self.assertGreaterEqual(len(tracker_calls), 2)
+        # delivery and apply
+        sarif = json.loads(flowagent.publish(result, "sarif"))
+        self.assertEqual(sarif["version"], "2.1.0")
+        with self.assertRaises(flowagent.InvalidArgument):
+            flowagent.publish(result, "docx")
+        report = flowagent.apply(self.repo, result)
+        self.assertIn("v.txt", report["files"])
+        with open(os.path.join(self.repo, "v.txt")) as f:
+            self.assertEqual(f.read(), "1\n")
+
+    def test_exception_in_a_callback_is_reraised(self):
+        class Boom(RuntimeError):
+            pass
+
+        def broken(args, root, cancelled):
+            raise Boom("tool exploded")
+
+        transport = ScriptedTransport([reply_tool("broken", {}), reply_text("gave up")])
+        with flowagent.Agent(tools=[flowagent.Tool("broken", "Fails.", {"type": "object"}, broken)],
+                             transport=transport) as agent:
+            job = agent.submit(self.request("py-2"))
+            with self.assertRaises(Boom):
+                job.wait(60)
+
+    def test_cancel_during_a_tool_call(self):
+        started = threading.Event()
+
+        def slow(args, root, cancelled):
+            started.set()
+            for _ in range(1000):
+                if cancelled():
+                    return "stopped"
+                time.sleep(0.01)
+            return "finished"
+
+        transport = ScriptedTransport([reply_tool("slow", {})])
+        with flowagent.Agent(tools=[flowagent.Tool("slow", "Slow.", {"type": "object"}, slow)],
+                             transport=transport) as agent:
+            job = agent.submit(self.request("py-3"))
+            self.assertTrue(started.wait(30))
+            t0 = time.time()
+            job.cancel()
+            result = job.result(timeout=20)
+            self.assertLess(time.time() - t0, 5)
+        self.assertEqual(result.reason, "cancelled")
+
+    def test_abstain_without_model(self):
         with flowagent.Agent() as agent:
-            job = agent.submit(BOT_REQUEST)
-            self.assertTrue(job.wait(10))
-            self.assertTrue(job.done())
-            result = job.result()
-            self.assertEqual(result["status"], "abstained")
-            self.assertEqual(result["reason"], "automated_author")
+            result = agent.run(BOT_REQUEST, timeout=10)
+        self.assertEqual(result.status, "abstained")
+        self.assertEqual(result.reason, "automated_author")
 
 
 if __name__ == "__main__":

@@ -53,6 +53,20 @@ TEST(Cli, RepairsFromAPatchFileAndPrintsJson) {
   sh("cd '" + repo.string() + "' && git status --porcelain && git rev-parse HEAD && sha256sum .git/index", &after);
   EXPECT_EQ(before, after);
 
+  // The result published and applied from the command line.
+  write_file(tmp.path() / "result.json", out);
+  std::string sarif;
+  EXPECT_EQ(cli("publish --format sarif --result '" + (tmp.path() / "result.json").string() + "'", &sarif), 0) << sarif;
+  EXPECT_NE(sarif.find("\"columnKind\": \"utf16CodeUnits\""), std::string::npos) << sarif;
+  EXPECT_EQ(cli("publish --format yaml --result '" + (tmp.path() / "result.json").string() + "'", &sarif), 3);
+  // apply: the head of the change is a commit object made from the patch; check it out first.
+  sh("cd '" + repo.string() + "' && git stash -q -u && git checkout -q " + doc->get_string("head_commit"));
+  std::string applied;
+  EXPECT_EQ(cli("apply --repo '" + repo.string() + "' --result '" + (tmp.path() / "result.json").string() + "'", &applied), 0)
+      << applied;
+  EXPECT_EQ(read_file(repo / "v.txt"), "1\n");
+  sh("cd '" + repo.string() + "' && git checkout -q -f main && git stash pop -q");
+
   // A bot's change: abstained, exit code 2.
   rc = cli("repair --repo '" + repo.string() + "' --base " + base + " --head HEAD --bot --test true --quiet", &out);
   EXPECT_EQ(rc, 2) << out;

@@ -74,14 +74,67 @@ FA_API void fa_string_free(char *str);
  * Called on a worker thread. The return value is ignored for events. */
 typedef int FA_CALLBACK(fa_event_cb)(const char *event_json, void *payload);
 
-#define FA_AGENT_OPTIONS_VERSION 1
+/* A byte buffer owned by flowagent that a callback fills. Valid only during the callback. */
+typedef struct fa_buffer fa_buffer;
+/* Replaces the buffer's content with `len` bytes of `data` (need not be NUL-terminated). */
+FA_API int fa_buffer_set(fa_buffer *buffer, const char *data, size_t len);
+
+/* ---- host plug-ins (vtables). Every struct starts with its version; the payload is passed last.
+ * Callbacks run on worker threads, possibly concurrently for different jobs. A callback returning
+ * a negative value fails the operation with FA_EUSER (its buffer, if any, holds the message). */
+
+#define FA_CHANGE_TRACKER_VERSION 1
+typedef struct fa_change_tracker {
+  unsigned int version; /* FA_CHANGE_TRACKER_VERSION */
+  /* Where does the change stand? Fill the three out values; return 0, or < 0 on failure. */
+  int FA_CALLBACK(state)(const char *change_id, int64_t revision, int64_t *current_revision, int *submitted,
+                         int *abandoned, void *payload);
+  void *payload;
+} fa_change_tracker;
+
+/* Passed to tool callbacks: lets a long tool notice that its job was cancelled. */
+typedef struct fa_tool_context fa_tool_context;
+FA_API int fa_tool_context_cancelled(const fa_tool_context *ctx);
+
+#define FA_TOOL_VERSION 1
+typedef struct fa_tool {
+  unsigned int version;        /* FA_TOOL_VERSION */
+  const char *name;            /* letters, digits, '_' and '-'; copied at fa_agent_create */
+  const char *description;     /* written for the model; copied */
+  const char *parameters_json; /* JSON schema of the arguments (type object); copied */
+  int mutates;                 /* 1 when the tool edits files (counts as an edit for validation) */
+  /* Runs the tool. args_json was checked against parameters_json. Write what the model should see
+   * into `out`. Return 0 on success, 1 for a tool-level failure the model sees, < 0 for an error. */
+  int FA_CALLBACK(invoke)(const char *args_json, const char *workspace_root, const fa_tool_context *ctx,
+                          fa_buffer *out, void *payload);
+  void *payload;
+} fa_tool;
+
+#define FA_TRANSPORT_VERSION 1
+typedef struct fa_transport {
+  unsigned int version; /* FA_TRANSPORT_VERSION */
+  /* Sends one model HTTP request for flowagent (through the host's proxy or auth layer).
+   * request_json: {"method","url","headers":[[name,value],...],"body"}. Write the response as
+   * {"status":200,"headers":[[name,value],...],"body":"..."} into `response` and return 0; return
+   * < 0 when no response arrived (the call is retried like a connection error). */
+  int FA_CALLBACK(send)(const char *request_json, fa_buffer *response, void *payload);
+  void *payload;
+} fa_transport;
+
+#define FA_AGENT_OPTIONS_VERSION 2
 typedef struct fa_agent_options {
-  unsigned int version;     /* FA_AGENT_OPTIONS_VERSION */
+  unsigned int version;     /* FA_AGENT_OPTIONS_VERSION (1 is still accepted: the first 4 fields) */
   int worker_threads;       /* concurrent jobs; 0 means 2 */
   fa_event_cb on_event;     /* optional */
   void *event_payload;      /* passed last to on_event */
+  /* version 2: */
+  const fa_change_tracker *change_tracker; /* optional; copied */
+  const fa_tool *tools;                    /* optional array of extra tools; copied */
+  size_t tool_count;
+  const fa_transport *transport;           /* optional: every model call goes through it; copied */
+  const char *trajectory_dir;              /* optional: write each job's trajectory (JSONL) here */
 } fa_agent_options;
-#define FA_AGENT_OPTIONS_INIT {FA_AGENT_OPTIONS_VERSION, 0, NULL, NULL}
+#define FA_AGENT_OPTIONS_INIT {FA_AGENT_OPTIONS_VERSION, 0, NULL, NULL, NULL, NULL, 0, NULL, NULL}
 /* Fills `opts` with defaults for the given struct version. FA_EUNSUPPORTED for unknown versions. */
 FA_API int fa_agent_options_init(fa_agent_options *opts, unsigned int version);
 
@@ -108,6 +161,19 @@ FA_API int fa_job_cancel(fa_job *job);
 /* The "flowagent.repair_result/v1" document; free with fa_string_free. FA_ETIMEOUT if not done. */
 FA_API int fa_job_result_json(char **out, fa_job *job);
 FA_API void fa_job_free(fa_job *job);
+
+/* ---- delivery ------------------------------------------------------------------------------------ */
+
+/* Writes a result in a review tool's or IDE's format: "diff", "sarif", "gerrit", "github",
+ * "rdjsonl", "lsp". options_json may be NULL or {"change_diff": "...", "uri_base": "...",
+ * "lsp_utf8": true}. *out is freed with fa_string_free. */
+FA_API int fa_result_publish(char **out, const char *result_json, size_t len, const char *format,
+                             const char *options_json);
+
+/* Applies a result's patch to the working tree of `repo` (three-way when the tree moved on). On a
+ * conflict nothing is written and FA_ECONFLICT is returned. *report_json (may be NULL) receives
+ * {"three_way":bool,"files":[...],"message":"..."}. */
+FA_API int fa_result_apply(char **report_json, const char *repo, const char *result_json, size_t len);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,68 @@
+"""A minimal PEP 517 build backend for the flowagent package (pure Python, offline).
+
+The wheel holds flowagent/*.py and, when $FLOWAGENT_LIBRARY names the built libflowagent_c.so (or
+one was staged next to the package), that library as flowagent/libflowagent_c.so.
+"""
+import base64
+import hashlib
+import os
+import zipfile
+
+NAME, VERSION = "flowagent", "0.1.0"
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _files():
+    pkg = os.path.join(HERE, NAME)
+    out = [(os.path.join(pkg, f), f"{NAME}/{f}") for f in sorted(os.listdir(pkg)) if f.endswith(".py")]
+    lib = os.environ.get("FLOWAGENT_LIBRARY") or os.path.join(pkg, "libflowagent_c.so")
+    if os.path.exists(lib):
+        out.append((lib, f"{NAME}/libflowagent_c.so"))
+    return out
+
+
+def _record_line(arcname, data):
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+    return f"{arcname},sha256={digest},{len(data)}"
+
+
+def get_requires_for_build_wheel(config_settings=None):
+    return []
+
+
+def get_requires_for_build_sdist(config_settings=None):
+    return []
+
+
+def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    files = _files()
+    has_lib = any(a.endswith(".so") for _, a in files)
+    tag = "py3-none-linux_x86_64" if has_lib else "py3-none-any"
+    name = f"{NAME}-{VERSION}-{tag}.whl"
+    dist = f"{NAME}-{VERSION}.dist-info"
+    meta = f"Metadata-Version: 2.1\nName: {NAME}\nVersion: {VERSION}\nSummary: flowagent Python bindings\n".encode()
+    wheel = f"Wheel-Version: 1.0\nGenerator: flowagent-backend\nRoot-Is-Purelib: {'false' if has_lib else 'true'}\nTag: {tag}\n".encode()
+    records = []
+    with zipfile.ZipFile(os.path.join(wheel_directory, name), "w", zipfile.ZIP_DEFLATED) as z:
+        for path, arc in files:
+            with open(path, "rb") as f:
+                data = f.read()
+            z.writestr(arc, data)
+            records.append(_record_line(arc, data))
+        for arc, data in ((f"{dist}/METADATA", meta), (f"{dist}/WHEEL", wheel)):
+            z.writestr(arc, data)
+            records.append(_record_line(arc, data))
+        records.append(f"{dist}/RECORD,,")
+        z.writestr(f"{dist}/RECORD", "\n".join(records) + "\n")
+    return name
+
+
+def build_sdist(sdist_directory, config_settings=None):
+    import tarfile
+    name = f"{NAME}-{VERSION}"
+    path = os.path.join(sdist_directory, f"{name}.tar.gz")
+    with tarfile.open(path, "w:gz") as t:
+        for rel in ["pyproject.toml", "_build/backend.py"] + [f"{NAME}/{f}" for f in os.listdir(os.path.join(HERE, NAME))
+                                                                 if f.endswith(".py")]:
+            t.add(os.path.join(HERE, rel), f"{name}/{rel}")
+    return os.path.basename(path)
