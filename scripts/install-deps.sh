@@ -14,6 +14,7 @@ PKGS=(
   libbenchmark-dev                               # bench/
   ripgrep                                        # search_code comparison benchmark
   clang-14 libclang-rt-14-dev                    # libFuzzer targets for the parsers
+  libtree-sitter-dev                             # syntax trees for the test-integrity guard
 )
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
@@ -27,4 +28,11 @@ if [ "${#missing[@]}" -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 else
   echo "install-deps: all packages present"
+fi
+
+# Generated C sources of the tree-sitter grammars (npm registry; versions pinned by package-lock.json).
+grammars="$(cd "$(dirname "$0")/.." && pwd)/third_party/tree-sitter-grammars"
+if [ ! -f "$grammars/node_modules/.package-lock.json" ] || [ "$grammars/package-lock.json" -nt "$grammars/node_modules/.package-lock.json" ]; then
+  echo "install-deps: fetching tree-sitter grammars with npm"
+  (cd "$grammars" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
 fi

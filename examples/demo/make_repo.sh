@@ -42,8 +42,7 @@ def total(items):
     """Sum of price * quantity over the items."""
     running = 0
     for price, qty in items:
-        running += price * qty
-        running += qty
+        runing += price * qty
     return running
 
 

@@ -11,15 +11,15 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 MOVES = [
     [("read_file", {"path": "inventory/cart.py"})],
     [("edit_file", {"path": "inventory/cart.py",
-                    "old_text": "        running += price * qty\n        running += qty\n",
+                    "old_text": "        runing += price * qty\n",
                     "new_text": "        running += price * qty\n"})],
     [("run_tests", {})],
 ]
-FINAL = ("The running-sum rewrite of total() also added each item's quantity to the total; "
-         "I removed that extra line so total() is the sum of price times quantity again.")
-SUMMARY = ("<b>Root cause:</b> the new running-sum loop in <code>total()</code> also added each "
-           "item's quantity, so the total was 4 too high. The fix removes the extra "
-           "<code>running += qty</code> line; <code>test_total</code> passes again.")
+FINAL = ("The running-sum rewrite of total() misspelt the accumulator (runing), so every call "
+         "raised NameError; I corrected the name.")
+SUMMARY = ("<b>Root cause:</b> the new running-sum loop in <code>total()</code> adds to a misspelt "
+           "variable <code>runing</code>, so <code>total()</code> raises <code>NameError</code>. "
+           "The fix uses <code>running</code>; <code>test_total</code> passes again.")
 
 
 class Handler(BaseHTTPRequestHandler):

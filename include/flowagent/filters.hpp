@@ -20,6 +20,7 @@
 namespace flowagent {
 
 class ChangeTracker;
+class Workspace;
 
 /// Why flowagent did not try. `reason` is a stable code ("build_failure", "change_too_large", ...).
 struct Abstention {
@@ -42,6 +43,7 @@ struct PostFilterInput {
   std::string_view patch;        ///< the candidate fix (git diff against the change head)
   std::string_view change_diff;  ///< the developer's change (git diff base..head); may be empty
   ChangeTracker* tracker = nullptr;  ///< may be null
+  Workspace* workspace = nullptr;    ///< the candidate's workspace (file contents before/after); may be null
 };
 
 /// Why a fix was dropped. status is `rejected` (the fix is bad) or `superseded` (the change moved).

@@ -10,6 +10,7 @@
 #include "flowagent/filters.hpp"
 #include "flowagent/git_workspace.hpp"
 #include "flowagent/host.hpp"
+#include "flowagent/integrity.hpp"
 #include "flowagent/json.hpp"
 #include "flowagent/llm.hpp"
 #include "flowagent/model_client.hpp"

@@ -1,6 +1,7 @@
 #include "flowagent/agent.hpp"
 #include "flowagent/builtin_tools.hpp"
 #include "flowagent/git_workspace.hpp"
+#include "flowagent/integrity.hpp"
 #include "flowagent/model_client.hpp"
 #include "flowagent/repair.hpp"
 #include "flowagent/summary.hpp"
@@ -11,9 +12,10 @@ AgentOptions default_agent_options() {
   AgentOptions o;
   o.pre_filters = {make_build_failure_filter(), make_automated_author_filter(), make_binary_files_filter(),
                    make_change_size_filter()};
-  o.post_filters = {make_empty_patch_filter(), make_change_moved_filter()};
+  o.post_filters = {make_empty_patch_filter(), make_change_moved_filter(), make_integrity_filter(),
+                    make_revert_filter()};
   o.summarizer = make_model_summarizer();
-  o.strategies = {make_react_strategy()};
+  o.strategies = {make_expectation_update_strategy(), make_react_strategy()};
   o.validator = make_command_validator();
   o.llm_factory = [](const ModelConfig& m) -> Expected<std::shared_ptr<LlmClient>> {
     if (m.spec.empty() || m.spec == "builtin" || m.spec == "none") return std::shared_ptr<LlmClient>();

@@ -1,4 +1,5 @@
 #include "agent/pipeline.hpp"
+#include "workspace/git.hpp"
 
 #include <atomic>
 #include <cctype>
@@ -337,7 +338,11 @@ RepairResult Pipeline::run_stages(const RepairRequest& request, const CancelToke
     {
       PhaseTimer timer(result, "postfilter");
       phase("postfilter", "checking the fix");
-      PostFilterInput in{request, result.patch, {}, options_.change_tracker.get()};
+      std::string change_diff;
+      if (auto d = detail::git(ws->root(), {"diff", "--no-color", "--no-ext-diff", request.change.base_commit,
+                                            ws->head_commit()}, cancel))
+        change_diff = std::move(*d);
+      PostFilterInput in{request, result.patch, change_diff, options_.change_tracker.get(), ws.get()};
       for (const auto& f : options_.post_filters) {
         auto verdict = f->check(in, cancel);
         if (!verdict) {

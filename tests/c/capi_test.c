@@ -146,7 +146,7 @@ static void full_path_tests(void) {
   CHECK(mkdtemp(dir) != NULL);
   snprintf(cmd, sizeof cmd,
            "cd %s && git init -q -b main r && cd r && echo 1 > v.txt && git add v.txt && "
-           "git -c user.name=a -c user.email=b commit -qm one && git rev-parse HEAD > ../base && echo 2 > v.txt && "
+           "git -c user.name=a -c user.email=b commit -qm one && git rev-parse HEAD > ../base && echo 2 > v.txt && printf 'a\\nb\\nc\\n' > w.txt && git add w.txt && "
            "git -c user.name=a -c user.email=b commit -qam two && git rev-parse HEAD > ../head", dir);
   CHECK(system(cmd) == 0);
   snprintf(cmd, sizeof cmd, "%s/base", dir);

@@ -33,6 +33,9 @@ def make_repo(tmp):
     base = git(repo, "rev-parse", "HEAD")
     with open(os.path.join(repo, "v.txt"), "w") as f:
         f.write("2\n")
+    with open(os.path.join(repo, "w.txt"), "w") as f:
+        f.write("a\nb\nc\n")
+    git(repo, "add", "w.txt")
     git(repo, "commit", "-qam", "two")
     return repo, base, git(repo, "rev-parse", "HEAD")
 

@@ -32,7 +32,8 @@ TEST(Cli, RepairsFromAPatchFileAndPrintsJson) {
   auto base = make_repo(repo, {{"v.txt", "1\n"}});
   // The change arrives as a patch file, not as a commit.
   write_file(tmp.path() / "change.diff",
-             "diff --git a/v.txt b/v.txt\n--- a/v.txt\n+++ b/v.txt\n@@ -1 +1 @@\n-1\n+2\n");
+             "diff --git a/v.txt b/v.txt\n--- a/v.txt\n+++ b/v.txt\n@@ -1 +1 @@\n-1\n+2\n"
+             "diff --git a/notes.txt b/notes.txt\nnew file mode 100644\n--- /dev/null\n+++ b/notes.txt\n@@ -0,0 +1,3 @@\n+a\n+b\n+c\n");
   testkit::write_file(repo / "wip.txt", "uncommitted work\n");
   std::string before;
   sh("cd '" + repo.string() + "' && git status --porcelain && git rev-parse HEAD && sha256sum .git/index", &before);

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "flowagent/git_workspace.hpp"
+#include "flowagent/repair.hpp"
 #include "support/scripted_model.hpp"
 #include "support/test_support.hpp"
 
@@ -67,6 +68,8 @@ AgentOptions options(const Project& p, const ScriptedModel& model) {
   GitWorkspaceOptions w;
   w.root = p.tmp.path() / "pool";
   o.workspaces = make_git_workspace_provider(w);
+  // These tests are about the model loop; the zero-token tier has its own tests.
+  o.strategies = {make_react_strategy()};
   return o;
 }
 
@@ -269,7 +272,11 @@ TEST(E2EJavaScript, NodeTestRunner) {
                                 "const test = require('node:test');\nconst assert = require('node:assert');\n"
                                 "const sum = require('../sum');\ntest('adds', () => { assert.strictEqual(sum(1, 2), 3); });\n"
                                 "test('zero', () => { assert.strictEqual(sum(0, 0), 0); });\n"}});
-  auto head = commit_files(repo, {{"sum.js", "function sum(a, b) { return a - b; }\nmodule.exports = sum;\n"}}, "Use subtraction");
+  auto head = commit_files(repo, {{"sum.js", "function sum(a, b) { return a - b; }\n"
+                                            "function mean(xs) { return xs.reduce(sum, 0) / xs.length; }\n"
+                                            "function range(xs) { return Math.max(...xs) - Math.min(...xs); }\n"
+                                            "module.exports = sum;\nmodule.exports.mean = mean;\nmodule.exports.range = range;\n"}},
+                           "Add mean and range");
   ScriptedModel model;
   model.push(tool_calls_reply({{"search_code", Json::obj({{"pattern", "function sum"}})}}));
   model.push(tool_calls_reply({{"edit_file", Json::obj({{"path", "sum.js"}, {"old_text", "a - b"}, {"new_text", "a + b"}})}}));
@@ -277,7 +284,7 @@ TEST(E2EJavaScript, NodeTestRunner) {
   model.push(final_reply("sum() subtracted instead of adding."));
   RepairRequest r;
   r.repository = repo.string();
-  r.change = {"js-1", 1, base, head, "Use subtraction", {"Dev", "d@x", AuthorKind::person}, {{"sum.js", 1, 1, false}}};
+  r.change = {"js-1", 1, base, head, "Add mean and range", {"Dev", "d@x", AuthorKind::person}, {{"sum.js", 5, 1, false}}};
   r.failure.failing_tests = {"adds"};
   r.commands.test = "node --test --test-reporter=tap";
   r.model.spec = "openai-compatible:scripted";
@@ -286,6 +293,7 @@ TEST(E2EJavaScript, NodeTestRunner) {
   GitWorkspaceOptions w;
   w.root = tmp.path() / "pool";
   o.workspaces = make_git_workspace_provider(w);
+  o.strategies = {make_react_strategy()};  // the model path; the zero-token tier has its own tests
   auto agent = Agent::create(o);
   auto res = (*agent)->run(r);
   EXPECT_EQ(res.status, Status::fixed) << res.reason << ": " << res.message;
@@ -308,7 +316,10 @@ TEST(E2ECpp, CMakeAndGoogleTest) {
              {"calc_test.cc", "#include <gtest/gtest.h>\n#include \"calc.h\"\nTEST(Calc, Scale) { EXPECT_EQ(scale(3), 6); }\n"
                               "TEST(Calc, Zero) { EXPECT_EQ(scale(0), 0); }\n"},
              {".gitignore", "build/\n"}});
-  auto head = commit_files(repo, {{"calc.cc", "#include \"calc.h\"\nint scale(int x) { return x * 3; }\n"}}, "Triple");
+  auto head = commit_files(repo, {{"calc.cc", "#include \"calc.h\"\nint scale(int x) { return x * 3; }\n"
+                                             "int cube(int x) { return x * x * x; }\nint square(int x) { return x * x; }\n"},
+                                  {"calc.h", "int scale(int x);\nint cube(int x);\nint square(int x);\n"}},
+                           "Add cube and square");
   ScriptedModel model;
   model.push(tool_calls_reply({{"build", Json::object()}}));
   model.push(tool_calls_reply({{"run_tests", Json::object()}}));
@@ -317,7 +328,7 @@ TEST(E2ECpp, CMakeAndGoogleTest) {
   model.push(final_reply("scale() multiplied by 3 instead of 2."));
   RepairRequest r;
   r.repository = repo.string();
-  r.change = {"cpp-1", 1, base, head, "Triple", {"Dev", "d@x", AuthorKind::person}, {{"calc.cc", 1, 1, false}}};
+  r.change = {"cpp-1", 1, base, head, "Add cube and square", {"Dev", "d@x", AuthorKind::person}, {{"calc.cc", 3, 1, false}}};
   r.failure.failing_tests = {"Calc.Scale"};
   r.commands.build = "cmake -S . -B build -G Ninja >/dev/null && cmake --build build";
   r.commands.test = "./build/calc_test --gtest_filter={tests|:}";
@@ -329,6 +340,7 @@ TEST(E2ECpp, CMakeAndGoogleTest) {
   GitWorkspaceOptions w;
   w.root = tmp.path() / "pool";
   o.workspaces = make_git_workspace_provider(w);
+  o.strategies = {make_react_strategy()};  // the model path; the zero-token tier has its own tests
   auto agent = Agent::create(o);
   auto res = (*agent)->run(r);
   EXPECT_EQ(res.status, Status::fixed) << res.reason << ": " << res.message;

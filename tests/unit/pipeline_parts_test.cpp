@@ -114,7 +114,7 @@ TEST(Progress, EventsCarryToolCallsTokensAndEta) {
   TempDir tmp;
   auto repo = tmp.path() / "repo";
   auto base = make_repo(repo, {{"v.txt", "1\n"}});
-  auto head = commit_files(repo, {{"v.txt", "2\n"}}, "two");
+  auto head = commit_files(repo, {{"v.txt", "2\n"}, {"w.txt", "a\nb\nc\n"}}, "two");
   ScriptedModel model;
   model.push(tool_calls_reply({{"edit_file", Json::obj({{"path", "v.txt"}, {"old_text", "2"}, {"new_text", "1"}})}}));
   model.push(final_reply("v.txt must hold 1."));

@@ -1,0 +1,72 @@
+// flowagent/integrity.hpp: the trust layer. A deterministic test-integrity guard, revert
+// detection, and the zero-token expectation-update strategy.
+//
+// The guard decides from the code, not from a model, whether a candidate patch cheats: it parses
+// the before and after versions of every touched file with tree-sitter (Python, Java, Kotlin, C++,
+// JavaScript, TypeScript, Go, Rust), finds the tests, their skip markers and their assertions, and
+// compares them. Which rules are syntactic and which textual: docs/INTEGRITY.md.
+// [Threading] reentrant. [Errors] none: unparsable input falls back to the textual rules.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "flowagent/filters.hpp"
+#include "flowagent/strategy.hpp"
+
+namespace flowagent {
+
+/// A file touched by a candidate patch: its content at the change head and after the patch.
+struct FileVersions {
+  std::string path;
+  std::optional<std::string> before;  ///< nullopt: the patch creates the file
+  std::optional<std::string> after;   ///< nullopt: the patch deletes the file
+};
+
+struct IntegrityFinding {
+  std::string rule;     ///< "skip_added", "test_deleted", "test_commented_out", "assertion_removed",
+                        ///< "assertion_weakened", "assertion_swallowed", "test_detection_in_code",
+                        ///< "runner_config_exclusion", "focus_added"
+  std::string path;
+  int line = 0;         ///< in the after version (before version for deletions)
+  std::string message;
+};
+
+struct IntegrityOptions {
+  std::vector<std::string> failing_tests;  ///< the request's failing tests (skips on them are never honest)
+};
+
+/// Every finding for the candidate; empty means the patch does not cheat.
+std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersions>& files,
+                                                   const IntegrityOptions& options = {});
+
+/// Reads the touched files' before (git show head:path) and after (working tree) versions from a
+/// workspace for `patch`.
+Expected<std::vector<FileVersions>> file_versions_from_workspace(Workspace& workspace, std::string_view patch);
+
+/// Post-filter "integrity_*": rejects a candidate with findings (reason "integrity_<rule>").
+std::shared_ptr<PostFilter> make_integrity_filter();
+
+/// A patch that undoes `share` or more of the lines the developer's change added or removed.
+struct RevertReport {
+  double share = 0;                       ///< reverted / changed lines of the developer's change
+  std::size_t reverted_lines = 0, changed_lines = 0;
+  std::vector<std::string> hunks;         ///< "path: -added line" / "path: +restored line" samples
+};
+RevertReport measure_revert(std::string_view change_diff, std::string_view patch);
+
+/// Post-filter "reverts_change": rejects when measure_revert(...).share > threshold (default 0.5: most).
+std::shared_ptr<PostFilter> make_revert_filter(double threshold = 0.5);
+
+/// Zero-token tier: when a failure shows expected and actual values and points at an expectation
+/// literal in a test, rewrite that literal to the actual value (the language's own quoting), then
+/// let validation decide. Steps aside when the literal is not found exactly once. Never edits
+/// production code; never changes the kind of assertion.
+std::shared_ptr<RepairStrategy> make_expectation_update_strategy();
+
+/// True for paths that hold tests by convention (tests/, test_*.py, *_test.go, *.test.ts, ...).
+bool is_test_path(std::string_view path);
+
+}  // namespace flowagent
