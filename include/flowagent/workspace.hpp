@@ -24,11 +24,17 @@ class Workspace {
   virtual const std::filesystem::path& root() const = 0;
   /// Commit the workspace was checked out at (the change head).
   virtual const std::string& head_commit() const = 0;
-  /// The current edits as a git diff against head_commit(), produced by git (never by a model).
-  /// Empty string when nothing changed.
+  /// The current edits as a git diff against head_commit(), produced by git (never by a model):
+  /// changes to tracked files and new files registered with track_new_file(); other untracked files
+  /// (build and test artifacts) are left out. Empty string when nothing changed.
   virtual Expected<std::string> diff() = 0;
   /// Discards every edit: back to head_commit(), untracked files removed (ignored build dir kept).
   virtual Expected<void> reset() = 0;
+  /// Marks a file a tool created as part of the candidate (it then appears in diff()).
+  virtual Expected<void> track_new_file(std::string_view path) {
+    (void)path;
+    return {};
+  }
 };
 
 /// [Threading] acquire() may be called concurrently from several jobs.

@@ -107,7 +107,7 @@ bool platform_condition(std::string_view text) {
 std::optional<std::string> skip_marker(std::string_view text) {
   static constexpr std::string_view kMarkers[] = {
       "pytest.mark.skip", "pytest.mark.xfail", "unittest.skip", "unittest.expectedFailure", "@skip", "@expectedFailure",
-      "@Ignore", "@Disabled", "enabled = false", "enabled=false", "#[ignore", "GTEST_SKIP", "DISABLED_"};
+      "@Ignore", "junit.Ignore", "@Disabled", "enabled = false", "enabled=false", "#[ignore", "GTEST_SKIP", "DISABLED_"};
   for (auto m : kMarkers)
     if (contains(text, m)) return std::string(m);
   return std::nullopt;
@@ -194,11 +194,38 @@ class Analyzer {
     else if (t == "macro_invocation") f = field(n, "macro");
     if (ts_node_is_null(f) && ts_node_named_child_count(n) > 0) f = ts_node_named_child(n, 0);
     if (ts_node_is_null(f)) return {};
+    // Member chains (expect(x).toBe, self.assertEqual, t.Errorf, assert.Equal): the last member.
+    for (const char* member : {"property", "attribute", "field", "name"}) {
+      std::string_view ft = type(f);
+      if (ft == "member_expression" || ft == "attribute" || ft == "field_expression" || ft == "selector_expression" ||
+          ft == "scoped_identifier" || ft == "qualified_identifier") {
+        TSNode m = field(f, member);
+        if (!ts_node_is_null(m)) return text(m);
+      }
+    }
     std::string s = text(f);
     auto paren = s.find('(');
-    if (paren != std::string::npos) s = s.substr(0, paren);
+    if (paren != std::string::npos && s.find('.') == std::string::npos) s = s.substr(0, paren);
     auto cut = s.find_last_of(".:>");
     return cut == std::string::npos ? s : s.substr(cut + 1);
+  }
+
+  /// The arguments of a call, split at top-level commas and trimmed.
+  std::vector<std::string> call_args(TSNode n) const {
+    std::vector<std::string> out;
+    TSNode args = field(n, "arguments");
+    if (ts_node_is_null(args))
+      for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i)
+        if (type(ts_node_named_child(n, i)) == "argument_list" || type(ts_node_named_child(n, i)) == "token_tree" ||
+            type(ts_node_named_child(n, i)) == "value_arguments" || type(ts_node_named_child(n, i)) == "call_suffix")
+          args = ts_node_named_child(n, i);
+    if (ts_node_is_null(args)) return out;
+    for (uint32_t i = 0; i < ts_node_named_child_count(args); ++i) {
+      std::string a = text(ts_node_named_child(args, i));
+      a.erase(std::remove_if(a.begin(), a.end(), [](unsigned char c) { return std::isspace(c); }), a.end());
+      out.push_back(a);
+    }
+    return out;
   }
 
   std::optional<Assertion> classify_call(TSNode n) const {
@@ -265,12 +292,18 @@ class Analyzer {
       return a;
     }
     if (kThrows.count(name)) {
-      // Specific unless the expected exception is the broadest type, or missing.
-      static constexpr std::string_view kBroad[] = {"(Exception", "(BaseException", "Exception)", "Throwable",
-                                                    "Exception.class", "Exception::class", "(Error)", "std::exception"};
-      const bool broad = std::any_of(std::begin(kBroad), std::end(kBroad), [&](auto b) { return contains(t, b); });
-      const bool bare = ends_with(t, "toThrow()") || ends_with(t, "throws()") || (name == "throws" && std::count(t.begin(), t.end(), ',') == 0);
-      a.kind = broad || bare ? Kind::throws_broad : Kind::throws_specific;
+      // Specific unless the expected exception is missing or the broadest type.
+      auto args = call_args(n);
+      std::string expected_type;
+      if (name == "EXPECT_THROW" || name == "ASSERT_THROW") expected_type = args.size() >= 2 ? args[1] : "";
+      else if (name == "throws" || name == "rejects") expected_type = args.size() >= 2 ? args[1] : "";
+      else if (name == "toThrow" || name == "toThrowError") expected_type = args.empty() ? "" : args[0];
+      else expected_type = args.empty() ? "" : args[0];
+      for (std::string_view suffix : {".class", "::class"})
+        if (ends_with(expected_type, suffix)) expected_type.resize(expected_type.size() - suffix.size());
+      static const std::set<std::string, std::less<>> kBroad = {"Exception", "BaseException", "Throwable", "Error",
+                                                                "RuntimeException", "std::exception", "object"};
+      a.kind = expected_type.empty() || kBroad.count(expected_type) ? Kind::throws_broad : Kind::throws_specific;
       return a;
     }
     if (kTruth.count(name) || starts_with(name, "assert")) {
@@ -339,6 +372,20 @@ class Analyzer {
     if (unit->markers.empty()) unit->conditional = conditional;
     else unit->conditional = unit->conditional && conditional;
     unit->markers.insert(marker);
+  }
+
+  /// The part of a test that is its body (so a renamed test keeps its hash).
+  TSNode body_of(TSNode n) const {
+    TSNode b = field(n, "body");
+    if (!ts_node_is_null(b)) return b;
+    if (lang_ == Lang::javascript || lang_ == Lang::typescript || lang_ == Lang::tsx) {
+      TSNode args = field(n, "arguments");
+      if (!ts_node_is_null(args) && ts_node_named_child_count(args) > 0)
+        return ts_node_named_child(args, ts_node_named_child_count(args) - 1);
+    }
+    for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i)
+      if (type(ts_node_named_child(n, i)) == "function_body") return ts_node_named_child(n, i);
+    return n;
   }
 
   /// Recognises a test unit at `n`; returns its name or "".
@@ -523,7 +570,7 @@ class Analyzer {
           else if (contains(d, ".skip") || contains(d, "skip:") || contains(d, "todo") || starts_with(d, "x")) add_marker(&u, "skip: " + d.substr(0, 40), false);
           if (contains(d, "should_panic")) u.asserts.push_back(Assertion{contains(d, "expected") ? Kind::throws_specific : Kind::throws_broad, -1, u.line, false});
         }
-        u.body_hash = hash_without(text(body_owner), name.substr(name.find_last_of(". :") == std::string::npos ? 0 : name.find_last_of(". :") + 1));
+        u.body_hash = hash_without(text(body_of(body_owner)), "");
         model_->tests.push_back(std::move(u));
         TestUnit* cur = &model_->tests.back();
         // Go: a deferred recover() swallows every failure of the test.

@@ -362,7 +362,18 @@ Report parse_tap(std::string_view data) {
           if (key == "message") last->message = val;
           else if (key == "expected") last->expected = val;
           else if (key == "actual" || key == "found") last->actual = val;
-          else if (key == "at" || key == "location") last->file = val;
+          else if (key == "at" || key == "location") {
+            // node: location: '/abs/test/x.test.js:3:1' -> file and line
+            std::string loc = val;
+            auto c2 = loc.rfind(':');
+            auto c1 = c2 == std::string::npos ? std::string::npos : loc.rfind(':', c2 - 1);
+            if (c1 != std::string::npos && to_int(std::string_view(loc).substr(c1 + 1, c2 - c1 - 1)) > 0) {
+              last->file = loc.substr(0, c1);
+              last->line = to_int(std::string_view(loc).substr(c1 + 1, c2 - c1 - 1));
+            } else {
+              last->file = loc;
+            }
+          }
           else if (key == "line") last->line = to_int(val);
         }
         if (last->excerpt.size() < 4000) last->excerpt += std::string(line) + "\n";

@@ -36,12 +36,19 @@ std::set<std::string> patch_files(std::string_view patch) {
   return files;
 }
 
+/// The first three sentences of the strategy's account (within 600 characters).
 std::string first_sentence(std::string_view text) {
-  std::string t(text.substr(0, 400));
+  std::string t(text.substr(0, 600));
   for (auto& c : t)
     if (c == '\n' || c == '\r') c = ' ';
-  auto dot = t.find(". ");
-  if (dot != std::string::npos) t.resize(dot + 1);
+  std::size_t dot = std::string::npos;
+  for (int i = 0, from = 0; i < 3; ++i) {
+    auto d = t.find(". ", static_cast<std::size_t>(from));
+    if (d == std::string::npos) break;
+    dot = d;
+    from = static_cast<int>(d) + 2;
+  }
+  if (dot != std::string::npos && t.find(". ", dot + 2) != std::string::npos) t.resize(dot + 1);
   while (!t.empty() && t.back() == ' ') t.pop_back();
   if (!t.empty() && t.back() != '.') t += '.';
   return t;

@@ -182,11 +182,14 @@ class WriteFile final : public ToolBase {
     if (!sfs) return unexpected(sfs.error());
     const std::string path = a.get_string("path"), content = a.get_string("content");
     if (content.size() > opt_.max_write_bytes) return bad("content exceeds the size limit");
+    const bool existed = sfs->exists(path);
     if (auto st = sfs->stat(path); st && S_ISREG(st->st_mode)) {
       auto old = sfs->read(path, opt_.max_read_bytes);
       if (old && detail::looks_binary(*old)) return bad(path + " is a binary file and cannot be written as text");
     }
     if (auto w = sfs->write(path, content, true); !w) return as_output(w.error());
+    if (!existed)
+      if (auto t = ctx.workspace.track_new_file(path); !t) return unexpected(t.error());
     ctx.state.note_edit();
     return ok("wrote " + std::to_string(content.size()) + " bytes to " + path);
   }

@@ -59,15 +59,20 @@ class GitWorkspace final : public Workspace {
   const std::string& head_commit() const override { return head_; }
 
   Expected<std::string> diff() override {
-    if (auto r = detail::git(slot_.dir, {"add", "-A", "--", "."}); !r) return unexpected(r.error());
-    // A kept build folder that is not git-ignored must still never enter a patch.
-    if (!keep_dir_.empty() && std::filesystem::exists(slot_.dir / keep_dir_))
-      if (auto r = detail::git(slot_.dir, {"reset", "-q", "--", keep_dir_}); !r) return unexpected(r.error());
+    // Tracked changes (edits, deletions) plus files the tools created (intent-to-add); build and test
+    // artifacts that are not ignored never enter a patch.
+    if (auto r = detail::git(slot_.dir, {"add", "-u", "--", "."}); !r) return unexpected(r.error());
     return detail::git(slot_.dir, {"diff", "--cached", "--full-index", "--binary", "--no-color", "--no-ext-diff",
                                    "--no-renames", head_});
   }
 
   Expected<void> reset() override { return checkout(head_); }
+
+  Expected<void> track_new_file(std::string_view path) override {
+    auto r = detail::git(slot_.dir, {"add", "--intent-to-add", "--", std::string(path)});
+    if (!r) return unexpected(r.error());
+    return {};
+  }
 
   Expected<void> checkout(const std::string& commit, const CancelToken& cancel = CancelToken()) {
     if (auto r = detail::git(slot_.dir, {"checkout", "-q", "--force", "--detach", commit}, cancel); !r)

@@ -57,12 +57,15 @@ TEST(GitWorkspace, ChecksOutTheHeadWithoutTouchingTheDevelopersTree) {
     EXPECT_FALSE(fs::exists((*ws)->root() / "notes.txt"));
     testkit::write_file((*ws)->root() / "src/lib.py", "def f():\n    return 4\n");
     testkit::write_file((*ws)->root() / "src/new.py", "x = 1\n");
+    ASSERT_TRUE((*ws)->track_new_file("src/new.py"));  // as write_file does for files it creates
+    testkit::write_file((*ws)->root() / "test-output.log", "artifact of a test run");
     testkit::write_file((*ws)->root() / "build/out.o", "obj");
     auto diff = (*ws)->diff();
     ASSERT_TRUE(diff) << diff.error().message;
     EXPECT_NE(diff->find("-    return 2\n+    return 4"), std::string::npos);
     EXPECT_NE(diff->find("b/src/new.py"), std::string::npos);
     EXPECT_EQ(diff->find("out.o"), std::string::npos);  // ignored build output is never in a patch
+    EXPECT_EQ(diff->find("test-output.log"), std::string::npos);  // nor untracked artifacts
     EXPECT_NE(diff->find("index "), std::string::npos);  // --full-index
     // The patch applies to the head commit.
     testkit::TempDir check;
