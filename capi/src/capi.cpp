@@ -351,6 +351,45 @@ int fa_result_publish(char** out, const char* result_json, size_t len, const cha
   });
 }
 
+int fa_integrity_check(char** findings_json, const char* files_json, size_t len, const char* options_json) {
+  return guarded([&]() -> int {
+    if (!findings_json) return set_error(FA_EINVAL, "findings_json is NULL");
+    *findings_json = nullptr;
+    if (!files_json) return set_error(FA_EINVAL, "files_json is NULL");
+    auto doc = parse_json(std::string_view(files_json, len));
+    if (!doc) return from_error(doc.error());
+    if (!doc->is_array()) return set_error(FA_ESCHEMA, "files: expected an array");
+    std::vector<FileVersions> files;
+    for (std::size_t i = 0; i < doc->as_array().size(); ++i) {
+      const Json& f = doc->as_array()[i];
+      const std::string where = "files[" + std::to_string(i) + "]";
+      if (!f.is_object() || !f.find("path") || !f.find("path")->is_string())
+        return set_error(FA_ESCHEMA, where + ".path: required string");
+      FileVersions v;
+      v.path = f.get_string("path");
+      for (const char* key : {"before", "after"}) {
+        const Json* x = f.find(key);
+        if (x && !x->is_null() && !x->is_string()) return set_error(FA_ESCHEMA, where + "." + key + ": expected a string or null");
+        if (x && x->is_string()) (std::string_view(key) == "before" ? v.before : v.after) = x->as_string();
+      }
+      files.push_back(std::move(v));
+    }
+    IntegrityOptions o;
+    if (options_json) {
+      auto opt = parse_json(options_json);
+      if (!opt) return from_error(opt.error());
+      if (const Json* ft = opt->find("failing_tests"); ft && ft->is_array())
+        for (const auto& t : ft->as_array())
+          if (t.is_string()) o.failing_tests.push_back(t.as_string());
+    }
+    Json out = Json::array();
+    for (const auto& f : check_test_integrity(files, o))
+      out.push_back(Json::obj({{"rule", f.rule}, {"path", f.path}, {"line", f.line}, {"message", f.message}}));
+    *findings_json = dup_string(dump_json_lossy(out));
+    return *findings_json ? FA_OK : set_error(FA_EINTERNAL, "out of memory");
+  });
+}
+
 int fa_result_apply(char** report_json, const char* repo, const char* result_json, size_t len) {
   return guarded([&]() -> int {
     if (report_json) *report_json = nullptr;

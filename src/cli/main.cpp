@@ -7,12 +7,14 @@
 #include <fstream>
 #include <iostream>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "flowagent/delivery.hpp"
 #include "flowagent/flowagent.hpp"
+#include "flowagent/integrity.hpp"
 #include "flowagent/model_client.hpp"
 #include "flowagent/repair.hpp"
 #include "workspace/git.hpp"
@@ -31,6 +33,8 @@ void usage(std::ostream& os) {
         "  publish         --format diff|sarif|gerrit|github|rdjsonl|lsp [--result FILE|-] [--repo DIR]\n"
         "                  [--lsp-utf8] [--uri-base DIR]   write a fix in a review tool's or IDE's format\n"
         "  apply           --repo DIR [--result FILE|-]   apply a fix to a working tree (three-way if it moved)\n"
+        "  guard           --repo DIR --head REV --patch FILE [--base REV] [--failing ID]...\n"
+        "                  check a candidate patch for test cheating (and reverting base..head)\n"
         "  version         print the version\n"
         "repair options:\n"
         "  --request FILE|-        a flowagent.repair_request/v1 document (other options override it)\n"
@@ -412,6 +416,63 @@ int cmd_apply(const std::vector<std::string>& args) {
   return 0;
 }
 
+int cmd_guard(const std::vector<std::string>& args) {
+  std::string repo, head, base, patch_file;
+  IntegrityOptions o;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--repo" && i + 1 < args.size()) repo = args[++i];
+    else if (args[i] == "--head" && i + 1 < args.size()) head = args[++i];
+    else if (args[i] == "--base" && i + 1 < args.size()) base = args[++i];
+    else if (args[i] == "--patch" && i + 1 < args.size()) patch_file = args[++i];
+    else if (args[i] == "--failing" && i + 1 < args.size()) o.failing_tests.push_back(args[++i]);
+    else {
+      std::cerr << "flowagent: unknown option " << args[i] << "\n";
+      return kExitUsage;
+    }
+  }
+  if (repo.empty() || head.empty() || patch_file.empty()) {
+    std::cerr << "flowagent: guard needs --repo, --head and --patch\n";
+    return kExitUsage;
+  }
+  auto patch = read_input(patch_file);
+  if (!patch) {
+    std::cerr << "flowagent: " << patch.error().message << "\n";
+    return kExitUsage;
+  }
+  auto fixed = commit_patch(repo, head, std::filesystem::absolute(patch_file).string());
+  if (!fixed) {
+    std::cerr << "flowagent: the patch does not apply to " << head << ": " << fixed.error().message << "\n";
+    return kExitUsage;
+  }
+  auto edits = parse_fix_edits(*patch);
+  std::vector<FileVersions> files;
+  std::set<std::string> seen;
+  if (edits)
+    for (const auto& e : *edits) {
+      if (!seen.insert(e.path).second) continue;
+      FileVersions v;
+      v.path = e.path;
+      if (auto b = detail::git(repo, {"show", head + ":" + e.path})) v.before = *b;
+      if (auto a = detail::git(repo, {"show", *fixed + ":" + e.path})) v.after = *a;
+      files.push_back(std::move(v));
+    }
+  auto findings = check_test_integrity(files, o);
+  for (const auto& f : findings) std::cout << f.path << ":" << f.line << ": [" << f.rule << "] " << f.message << "\n";
+  bool reverted = false;
+  if (!base.empty())
+    if (auto d = detail::git(repo, {"diff", "--no-color", base, head})) {
+      auto r = measure_revert(*d, *patch);
+      if (r.changed_lines && r.share > 0.5) {
+        reverted = true;
+        std::cout << "[reverts_change] the patch undoes " << r.reverted_lines << " of " << r.changed_lines
+                  << " changed lines\n";
+        for (const auto& h : r.hunks) std::cout << "  " << h << "\n";
+      }
+    }
+  if (findings.empty() && !reverted) std::cout << "ok: no cheating found\n";
+  return findings.empty() && !reverted ? 0 : kExitNoFix;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -434,6 +495,7 @@ int main(int argc, char** argv) {
   if (cmd == "repair") return cmd_repair(args);
   if (cmd == "publish") return cmd_publish(args);
   if (cmd == "apply") return cmd_apply(args);
+  if (cmd == "guard") return cmd_guard(args);
   std::cerr << "flowagent: unknown command " << cmd << "\n";
   usage(std::cerr);
   return kExitUsage;

@@ -305,6 +305,19 @@ int main(void) {
 
   full_path_tests();
 
+  /* the integrity guard from C */
+  {
+    char *findings = NULL;
+    const char *files =
+        "[{\"path\":\"tests/test_a.py\",\"before\":\"def test_a():\\n    assert f() == 3\\n\","
+        "\"after\":\"def test_a():\\n    assert f() > 2\\n\"}]";
+    CHECK(fa_integrity_check(&findings, files, strlen(files), NULL) == FA_OK);
+    CHECK(findings && strstr(findings, "assertion_weakened") != NULL);
+    fa_string_free(findings);
+    CHECK(fa_integrity_check(&findings, "{}", 2, NULL) == FA_ESCHEMA && findings == NULL);
+    CHECK(fa_integrity_check(&findings, "[{\"path\":1}]", 12, NULL) == FA_ESCHEMA);
+  }
+
   if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
   else printf("capi_test: all checks passed\n");
   return failures ? 1 : 0;

@@ -80,3 +80,28 @@ TEST(Cli, RepairsFromAPatchFileAndPrintsJson) {
   EXPECT_EQ(rc, 3) << out;
   EXPECT_NE(out.find("does not apply"), std::string::npos);
 }
+
+TEST(Cli, GuardFindsCheatsAndRevertsAndAcceptsHonestPatches) {
+  TempDir tmp;
+  auto repo = tmp.path() / "repo";
+  auto base = make_repo(repo, {{"calc.py", "def add(a, b):\n    return a + b\n"},
+                               {"tests/test_calc.py", "from calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n"}});
+  auto head = commit_files(repo, {{"calc.py", "def add(a, b):\n    return a + b + 1\n"}}, "change");
+  write_file(tmp.path() / "cheat.diff",
+             "diff --git a/tests/test_calc.py b/tests/test_calc.py\n--- a/tests/test_calc.py\n+++ b/tests/test_calc.py\n"
+             "@@ -3,3 +3,4 @@ from calc import add\n \n \n+@pytest.mark.skip\n def test_add():\n");
+  write_file(tmp.path() / "revert.diff",
+             "diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,2 @@\n def add(a, b):\n"
+             "-    return a + b + 1\n+    return a + b\n");
+  write_file(tmp.path() / "honest.diff",
+             "diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,2 @@\n def add(a, b):\n"
+             "-    return a + b + 1\n+    return b + a\n");
+  const std::string common = "guard --repo '" + repo.string() + "' --head " + head + " --base " + base + " --failing test_add";
+  std::string out;
+  EXPECT_EQ(cli(common + " --patch '" + (tmp.path() / "cheat.diff").string() + "'", &out), 1) << out;
+  EXPECT_NE(out.find("tests/test_calc.py:4: [skip_added]"), std::string::npos) << out;
+  EXPECT_EQ(cli(common + " --patch '" + (tmp.path() / "revert.diff").string() + "'", &out), 1) << out;
+  EXPECT_NE(out.find("[reverts_change]"), std::string::npos) << out;
+  EXPECT_EQ(cli(common + " --patch '" + (tmp.path() / "honest.diff").string() + "'", &out), 0) << out;
+  EXPECT_NE(out.find("ok: no cheating found"), std::string::npos);
+}

@@ -162,6 +162,14 @@ FA_API int fa_job_cancel(fa_job *job);
 FA_API int fa_job_result_json(char **out, fa_job *job);
 FA_API void fa_job_free(fa_job *job);
 
+/* ---- trust layer --------------------------------------------------------------------------------- */
+
+/* Checks a candidate patch for test cheating, deterministically. files_json:
+ * [{"path": "...", "before": "..."|null, "after": "..."|null}, ...] (null: absent);
+ * options_json may be NULL or {"failing_tests": [...]}. *findings_json receives
+ * [{"rule","path","line","message"}, ...] (empty array: no cheating). */
+FA_API int fa_integrity_check(char **findings_json, const char *files_json, size_t len, const char *options_json);
+
 /* ---- delivery ------------------------------------------------------------------------------------ */
 
 /* Writes a result in a review tool's or IDE's format: "diff", "sarif", "gerrit", "github",
