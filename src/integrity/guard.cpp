@@ -338,30 +338,39 @@ class Analyzer {
     return Kind::type;
   }
 
-  /// Does this try/catch swallow failures? (a broad or assertion-catching handler that does not re-raise)
+  /// Does this try/catch swallow failures? A handler that does not re-raise and catches assertion
+  /// failures: any JS/TS catch (untyped), a bare or broad except/catch, or one naming the assertion
+  /// error type.
   bool swallows(TSNode try_node) const {
-    const std::string t = text(try_node);
-    bool handler_found = false;
     const uint32_t n = ts_node_named_child_count(try_node);
     for (uint32_t i = 0; i < n; ++i) {
       TSNode c = ts_node_named_child(try_node, i);
       std::string_view ct = type(c);
-      if (ct != "except_clause" && ct != "catch_clause" && ct != "catch_block" && ct != "handler") continue;
-      handler_found = true;
+      if (ct != "except_clause" && ct != "catch_clause" && ct != "catch_block") continue;
       const std::string h = text(c);
-      if (contains(h, "raise") || contains(h, "throw") || contains(h, "fail(") || contains(h, "FAIL(") || contains(h, "Assert.fail"))
-        continue;
-      if (lang_ == Lang::javascript || lang_ == Lang::typescript || lang_ == Lang::tsx) return true;  // untyped catch
-      static constexpr std::string_view kBroad[] = {"except:", "except Exception", "except BaseException",
-                                                    "except AssertionError", "Throwable", "Exception ", "Exception)",
-                                                    "AssertionError", "AssertionFailedError", "(...)", "std::exception",
-                                                    "Error ", "Error)", "catch (e", "catch(e"};
-      const std::string header = h.substr(0, h.find_first_of(":{"));
-      if (std::any_of(std::begin(kBroad), std::end(kBroad), [&](auto b) { return contains(h.substr(0, std::min<std::size_t>(h.size(), header.size() + 2)), b); }))
-        return true;
+      if (contains(h, "raise") || contains(h, "throw") || contains(h, "fail(") || contains(h, "FAIL("))
+        continue;  // re-raised: nothing is swallowed
+      if (lang_ == Lang::javascript || lang_ == Lang::typescript || lang_ == Lang::tsx) return true;
+      // The handler's header: up to ':' in Python, up to '{' elsewhere.
+      const std::string head = h.substr(0, h.find(lang_ == Lang::python ? ':' : '{'));
+      if (lang_ == Lang::python && head.find_first_not_of(" \t", 6) == std::string::npos) return true;  // bare except
+      if (contains(head, "(...)")) return true;
+      // Whole type names only: catching IllegalArgumentException does not swallow an AssertionError.
+      static const std::set<std::string, std::less<>> kCatchesFailures = {
+          "Exception", "BaseException", "AssertionError", "AssertionFailedError", "Throwable", "Error",
+          "std::exception", "AssertionException"};
+      std::string word;
+      for (char ch : head + " ") {
+        if (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == ':') {
+          word += ch;
+          continue;
+        }
+        if (kCatchesFailures.count(word) || kCatchesFailures.count(word.substr(word.rfind(':') == std::string::npos ? 0 : word.rfind(':') + 1)))
+          return true;
+        word.clear();
+      }
     }
-    (void)t;
-    return !handler_found ? false : false;
+    return false;
   }
 
   void add_marker(TestUnit* unit, const std::string& marker, bool conditional) {
