@@ -11,27 +11,18 @@
 #include <map>
 
 #include "flowagent/reports.hpp"
+#include "reports/strings.hpp"
 #include "reports/text_parser.hpp"
 
 namespace flowagent::reports {
 
+using detail::starts_with;
+using detail::to_int;
+using detail::trim;
+
 namespace {
 
 constexpr std::size_t kMaxTests = 200'000;
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
-int to_int(std::string_view s) {
-  int v = 0;
-  auto r = std::from_chars(s.data(), s.data() + s.size(), v);
-  return r.ec == std::errc() ? v : 0;
-}
 
 void add_test(Report& r, TestCase t) {
   if (r.tests.size() >= kMaxTests) {
@@ -250,24 +241,17 @@ Report parse_go_json(std::string_view data) {
     }
     std::string action = sv(ev, "Action"), pkg = sv(ev, "Package"), test = sv(ev, "Test");
     if (pkg.empty()) pkg = sv(ev, "ImportPath");
-    if (action == "build-fail" || (action == "fail" && test.empty() && !sv(ev, "FailedBuild").empty())) {
+    // Go >= 1.24 build events: one "[build]" entry per package.
+    const bool build_fail = action == "build-fail" || (action == "fail" && test.empty() && !sv(ev, "FailedBuild").empty());
+    if (build_fail || action == "build-output") {
       std::string key = pkg + "/[build]";
       if (!tests.count(key)) order.push_back(key);
       auto& t = tests[key];
       t.id = key;
       t.suite = pkg;
       t.name = "[build]";
-      t.outcome = Outcome::error;
-      continue;
-    }
-    if (action == "build-output") {
-      std::string key = pkg + "/[build]";
-      if (!tests.count(key)) order.push_back(key);
-      auto& t = tests[key];
-      t.id = key;
-      t.suite = pkg;
-      t.name = "[build]";
-      if (t.message.size() < 8000) t.message += sv(ev, "Output");
+      if (build_fail) t.outcome = Outcome::error;
+      else if (t.message.size() < 8000) t.message += sv(ev, "Output");
       continue;
     }
     if (test.empty()) continue;

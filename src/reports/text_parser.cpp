@@ -7,25 +7,18 @@
 #include <map>
 
 #include "flowagent/reports.hpp"
+#include "reports/strings.hpp"
 #include "reports/text_parser.hpp"
 
 namespace flowagent::reports {
 
+using detail::starts_with;
+using detail::to_int;
+using detail::trim;
+
 namespace {
 
 constexpr std::size_t kMaxBufferBytes = 16 * 1024;
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-int to_int(std::string_view s) {
-  int v = 0;
-  auto r = std::from_chars(s.data(), s.data() + s.size(), v);
-  return r.ec == std::errc() ? v : 0;
-}
 
 }  // namespace
 

@@ -3,8 +3,13 @@
 #include <cctype>
 
 #include "flowagent/reports.hpp"
+#include "reports/strings.hpp"
 
 namespace flowagent::reports {
+
+using detail::starts_with;
+using detail::to_int;
+using detail::trim;
 
 std::vector<const TestCase*> Report::failures() const {
   std::vector<const TestCase*> out;
@@ -39,12 +44,6 @@ std::string strip_ansi(std::string_view s) {
 }
 
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
 
 std::vector<std::string_view> lines_of(std::string_view text) {
   std::vector<std::string_view> out;
