@@ -4,6 +4,10 @@
 // Every path is confined to the workspace (symlink-safe, race-free: see docs/ARCHITECTURE.md);
 // commands run through run_process with the request's timeout, a reduced environment and no
 // network where the kernel allows it.
+// [Threading] the tools are stateless (per-job state lives in ToolState) and serve concurrent jobs;
+// search_code is reentrant. [Errors] problems the model can fix (a missing file, an ambiguous edit,
+// a path outside the workspace) are ToolOutput{ok=false}; Errors are cancellation, timeouts and
+// infrastructure failures.
 #pragma once
 
 #include <cstdint>

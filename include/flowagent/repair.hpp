@@ -1,5 +1,10 @@
 // flowagent/repair.hpp: the built-in repair pipeline policies: the context builder, the ReAct loop,
 // the command validator, the model summarizer and the filters that need the host or a baseline run.
+//
+// [Threading] every object made here is immutable after construction (the baseline filter's cache
+// is locked), so one instance serves concurrent jobs. [Lifetime] shared_ptr-held by AgentOptions.
+// [Errors] as documented by the policy interfaces (strategy.hpp, filters.hpp): infrastructure
+// failures and cancellation are Errors; a failed validation or an abstention is a value.
 #pragma once
 
 #include <functional>

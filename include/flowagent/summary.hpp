@@ -1,4 +1,5 @@
 // flowagent/summary.hpp: built-in summarizers and the HTML sanitizer their output goes through.
+// [Threading] reentrant; summarizers are stateless and shared by concurrent jobs. [Errors] none.
 #pragma once
 
 #include <memory>
