@@ -129,7 +129,7 @@ RepairResult Pipeline::run(const RepairRequest& request, const CancelToken& canc
   });
 
   try {
-    run_stages(request, token, superseded, result);
+    run_stages(request, token, result);
   } catch (const std::exception& e) {
     set(result, Status::error, "internal_error", std::string("unexpected exception: ") + e.what());
   } catch (...) {
@@ -175,8 +175,7 @@ RepairResult Pipeline::run(const RepairRequest& request, const CancelToken& canc
 }
 
 RepairResult Pipeline::run_stages(const RepairRequest& request, const CancelToken& cancel,
-                                  const std::function<bool()>& superseded, RepairResult& result) const {
-  (void)superseded;
+                                  RepairResult& result) const {
   const auto t0 = Clock::now();
   std::string current_phase = "prefilter";
   auto phase_t0 = Clock::now();

@@ -34,8 +34,7 @@ class Pipeline {
 
  private:
   void write_trajectory(const RepairResult& result) const;
-  RepairResult run_stages(const RepairRequest& request, const CancelToken& cancel,
-                          const std::function<bool()>& superseded, RepairResult& result) const;
+  RepairResult run_stages(const RepairRequest& request, const CancelToken& cancel, RepairResult& result) const;
   const AgentOptions& options_;
   mutable EtaModel eta_;
 };

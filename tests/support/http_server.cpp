@@ -18,6 +18,41 @@ namespace http = beast::http;
 namespace ssl = net::ssl;
 using tcp = net::ip::tcp;
 
+namespace {
+
+/// Binds `acceptor` to an ephemeral loopback port and listens; returns the port.
+unsigned short listen_on_loopback(tcp::acceptor& acceptor) {
+  tcp::endpoint ep(net::ip::make_address("127.0.0.1"), 0);
+  acceptor.open(ep.protocol());
+  acceptor.set_option(tcp::acceptor::reuse_address(true));
+  acceptor.bind(ep);
+  acceptor.listen();
+  return acceptor.local_endpoint().port();
+}
+
+/// Stops a blocking accept loop: closes the acceptor, wakes accept() with a throwaway connection,
+/// joins the loop, shuts the open sockets down and joins their workers.
+void stop_listener(std::atomic<bool>& stopping, tcp::acceptor& acceptor, unsigned short port, std::thread& loop,
+                   std::mutex& mu, std::vector<std::shared_ptr<tcp::socket>>& sockets,
+                   std::vector<std::thread>& workers) {
+  stopping = true;
+  beast::error_code ec;
+  acceptor.close(ec);
+  {
+    net::io_context tmp;
+    tcp::socket s(tmp);
+    s.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port), ec);
+  }
+  loop.join();
+  {
+    std::lock_guard lock(mu);
+    for (auto& s : sockets) s->shutdown(tcp::socket::shutdown_both, ec);
+  }
+  for (auto& t : workers) t.join();
+}
+
+}  // namespace
+
 std::string Recorded::header(const std::string& name) const {
   for (const auto& [k, v] : headers)
     if (k == name) return v;
@@ -131,33 +166,13 @@ TestHttpServer::TestHttpServer(std::optional<TlsFiles> tls) : impl_(std::make_un
     impl_->tls->use_certificate_chain_file(tls->cert);
     impl_->tls->use_private_key_file(tls->key, ssl::context::pem);
   }
-  tcp::endpoint ep(net::ip::make_address("127.0.0.1"), 0);
-  impl_->acceptor.open(ep.protocol());
-  impl_->acceptor.set_option(tcp::acceptor::reuse_address(true));
-  impl_->acceptor.bind(ep);
-  impl_->acceptor.listen();
-  port_ = impl_->acceptor.local_endpoint().port();
+  port_ = listen_on_loopback(impl_->acceptor);
   impl_->accept_thread = std::thread([this] { impl_->accept_loop(); });
 }
 
 TestHttpServer::~TestHttpServer() {
-  impl_->stopping = true;
-  beast::error_code ec;
-  impl_->acceptor.close(ec);
-  // Wake accept() with a throwaway connection.
-  {
-    net::io_context tmp;
-    tcp::socket s(tmp);
-    s.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port_), ec);
-  }
-  impl_->accept_thread.join();
-  {
-    std::lock_guard lock(impl_->mu);
-    for (auto& s : impl_->sockets) {
-      s->shutdown(tcp::socket::shutdown_both, ec);
-    }
-  }
-  for (auto& t : impl_->workers) t.join();
+  stop_listener(impl_->stopping, impl_->acceptor, port_, impl_->accept_thread, impl_->mu, impl_->sockets,
+                impl_->workers);
 }
 
 std::string TestHttpServer::url() const {
@@ -241,29 +256,12 @@ struct TestConnectProxy::Impl {
 
 TestConnectProxy::TestConnectProxy() : impl_(std::make_unique<Impl>()) {
   impl_->owner = this;
-  tcp::endpoint ep(net::ip::make_address("127.0.0.1"), 0);
-  impl_->acceptor.open(ep.protocol());
-  impl_->acceptor.bind(ep);
-  impl_->acceptor.listen();
-  port_ = impl_->acceptor.local_endpoint().port();
+  port_ = listen_on_loopback(impl_->acceptor);
   impl_->thread = std::thread([this] { impl_->loop(); });
 }
 
 TestConnectProxy::~TestConnectProxy() {
-  impl_->stopping = true;
-  beast::error_code ec;
-  impl_->acceptor.close(ec);
-  {
-    net::io_context tmp;
-    tcp::socket s(tmp);
-    s.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port_), ec);
-  }
-  impl_->thread.join();
-  {
-    std::lock_guard lock(impl_->mu);
-    for (auto& s : impl_->sockets) s->shutdown(tcp::socket::shutdown_both, ec);
-  }
-  for (auto& t : impl_->workers) t.join();
+  stop_listener(impl_->stopping, impl_->acceptor, port_, impl_->thread, impl_->mu, impl_->sockets, impl_->workers);
 }
 
 std::string TestConnectProxy::url() const { return "http://127.0.0.1:" + std::to_string(port_); }

@@ -62,16 +62,18 @@ std::unique_ptr<Project> python_project() {
   return p;
 }
 
-AgentOptions options(const Project& p, const ScriptedModel& model) {
-  (void)model;
+/// Default policies with a private worktree pool under `tmp`, and the model loop as the only
+/// strategy: these tests are about the loop; the zero-token tier has its own tests.
+AgentOptions loop_options(const fs::path& tmp) {
   AgentOptions o;
   GitWorkspaceOptions w;
-  w.root = p.tmp.path() / "pool";
+  w.root = tmp / "pool";
   o.workspaces = make_git_workspace_provider(w);
-  // These tests are about the model loop; the zero-token tier has its own tests.
   o.strategies = {make_react_strategy()};
   return o;
 }
+
+AgentOptions options(const Project& p, const ScriptedModel&) { return loop_options(p.tmp.path()); }
 
 RepairRequest with_model(RepairRequest r, const ScriptedModel& m) {
   r.model.base_url = m.base_url();
@@ -289,12 +291,7 @@ TEST(E2EJavaScript, NodeTestRunner) {
   r.commands.test = "node --test --test-reporter=tap";
   r.model.spec = "openai-compatible:scripted";
   r.model.base_url = model.base_url();
-  AgentOptions o;
-  GitWorkspaceOptions w;
-  w.root = tmp.path() / "pool";
-  o.workspaces = make_git_workspace_provider(w);
-  o.strategies = {make_react_strategy()};  // the model path; the zero-token tier has its own tests
-  auto agent = Agent::create(o);
+  auto agent = Agent::create(loop_options(tmp.path()));
   auto res = (*agent)->run(r);
   EXPECT_EQ(res.status, Status::fixed) << res.reason << ": " << res.message;
   EXPECT_NE(res.patch.find("+function sum(a, b) { return a + b; }"), std::string::npos);
@@ -336,12 +333,7 @@ TEST(E2ECpp, CMakeAndGoogleTest) {
   r.commands.timeout_seconds = 300;
   r.model.spec = "openai-compatible:scripted";
   r.model.base_url = model.base_url();
-  AgentOptions o;
-  GitWorkspaceOptions w;
-  w.root = tmp.path() / "pool";
-  o.workspaces = make_git_workspace_provider(w);
-  o.strategies = {make_react_strategy()};  // the model path; the zero-token tier has its own tests
-  auto agent = Agent::create(o);
+  auto agent = Agent::create(loop_options(tmp.path()));
   auto res = (*agent)->run(r);
   EXPECT_EQ(res.status, Status::fixed) << res.reason << ": " << res.message;
   EXPECT_NE(res.patch.find("+int scale(int x) { return x * 2; }"), std::string::npos) << res.patch;
