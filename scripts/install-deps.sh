@@ -1,25 +1,72 @@
 #!/usr/bin/env bash
-# Installs everything flowagent needs to build, test and benchmark on a fresh Debian 12 machine.
-# Idempotent: packages already present are skipped by apt. Reasons for each package: README.md.
+# Installs everything flowagent needs to build, test, benchmark and run its demo and CI on a fresh
+# Debian 12 machine. Idempotent: packages already present are skipped.
+#
+# The DEPS table below is the single source of the README's dependency table:
+#   scripts/install-deps.sh --table          print the README table (markdown)
+#   scripts/install-deps.sh --check-readme   exit 1 when README.md's table differs (a ctest test runs it)
+#   scripts/install-deps.sh --write-readme   rewrite README.md's table from DEPS
 set -euo pipefail
-PKGS=(
-  build-essential cmake ninja-build pkg-config git python3
-  libboost1.81-dev libboost-filesystem1.81-dev   # Asio, Beast, Process v2 (1.81: cancellation slots)
-  libabsl-dev                                    # strings, str_format, flat_hash_map
-  libsimdjson-dev                                # JSON parsing
-  libre2-dev                                     # search_code regex engine (linear time, no backtracking)
-  libpugixml-dev                                 # JUnit / GoogleTest XML reports
-  libssl-dev ca-certificates openssl curl       # HTTPS to model endpoints; test PKI; curl for the client benchmark
-  libgtest-dev libgmock-dev                      # C++ tests
-  libbenchmark-dev                               # bench/
-  ripgrep                                        # search_code comparison benchmark
-  clang-14 libclang-rt-14-dev                    # libFuzzer targets for the parsers
-  libtree-sitter-dev                             # syntax trees for the test-integrity guard
+root="$(cd "$(dirname "$0")/.." && pwd)"
+
+# "debian packages (space separated) | why flowagent needs them"
+DEPS=(
+  "build-essential cmake ninja-build pkg-config git | build, tests, workspaces (git worktrees and diffs)"
+  "libboost1.81-dev libboost-filesystem1.81-dev | Asio and Beast for the model HTTP clients (1.81: cancellation slots, Process v2)"
+  "libabsl-dev | string utilities, str_format, flat_hash_map"
+  "libsimdjson-dev | fast, validating JSON parser (requests, tool arguments, JSON reports)"
+  "libre2-dev | search_code's regex engine: linear time, safe on model-written patterns"
+  "libpugixml-dev | JUnit/GoogleTest/Surefire XML reports"
+  "libssl-dev ca-certificates openssl | HTTPS to model endpoints with verification; the TLS tests make a test CA"
+  "curl | the model-client benchmark's reference client"
+  "libgtest-dev libgmock-dev | C++ tests"
+  "libbenchmark-dev | bench/"
+  "ripgrep | the search benchmark's comparison"
+  "clang-14 libclang-rt-14-dev | libFuzzer targets for the report parsers"
+  "libtree-sitter-dev nodejs | syntax trees for the test-integrity guard (grammars' C sources from npm, pinned; nodejs brings npm)"
+  "bubblewrap | the sandbox every untrusted command (build, tests, probes) runs in"
+  "python3 python3-pytest | end-to-end tests and the demo repair real pytest projects"
+  "python3-pip python3-venv | the README's offline install of the Python package (checked in CI)"
+  "golang-go | end-to-end tests repair Go projects"
+  "openjdk-17-jdk-headless | end-to-end tests repair Java projects"
 )
+
+trim() { local s="$1"; s="${s#"${s%%[![:space:]]*}"}"; echo "${s%"${s##*[![:space:]]}"}"; }
+packages() { local row; for row in "${DEPS[@]}"; do echo "${row%%|*}"; done | tr -s ' ' '\n' | sed '/^$/d'; }
+
+table() {
+  echo "| package | why |"
+  echo "|---|---|"
+  local row pk why
+  for row in "${DEPS[@]}"; do
+    pk="$(trim "${row%%|*}")"; why="$(trim "${row#*|}")"
+    echo "| ${pk// /, } | $why |"
+  done
+}
+
+readme_table() { sed -n '/<!-- deps:begin/,/<!-- deps:end/p' "$root/README.md" | sed '1d;$d'; }
+
+case "${1:-}" in
+  --table) table; exit 0 ;;
+  --check-readme)
+    if ! diff -u <(readme_table) <(table); then
+      echo "install-deps: README.md's dependency table differs from scripts/install-deps.sh (run --write-readme)" >&2
+      exit 1
+    fi
+    echo "install-deps: README table matches"; exit 0 ;;
+  --write-readme)
+    tmp="$(mktemp)"
+    awk -v t="$(table)" '/<!-- deps:begin/{print; print t; skip=1; next} /<!-- deps:end/{skip=0} !skip' \
+      "$root/README.md" > "$tmp" && mv "$tmp" "$root/README.md"
+    exit 0 ;;
+  "") ;;
+  *) echo "usage: $0 [--table|--check-readme|--write-readme]" >&2; exit 3 ;;
+esac
+
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 missing=()
-for p in "${PKGS[@]}"; do
+for p in $(packages); do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ "${#missing[@]}" -gt 0 ]; then
@@ -31,7 +78,7 @@ else
 fi
 
 # Generated C sources of the tree-sitter grammars (npm registry; versions pinned by package-lock.json).
-grammars="$(cd "$(dirname "$0")/.." && pwd)/third_party/tree-sitter-grammars"
+grammars="$root/third_party/tree-sitter-grammars"
 if [ ! -f "$grammars/node_modules/.package-lock.json" ] || [ "$grammars/package-lock.json" -nt "$grammars/node_modules/.package-lock.json" ]; then
   echo "install-deps: fetching tree-sitter grammars with npm"
   (cd "$grammars" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)

@@ -1,7 +1,11 @@
 """A minimal PEP 517 build backend for the flowagent package (pure Python, offline).
 
-The wheel holds flowagent/*.py and, when $FLOWAGENT_LIBRARY names the built libflowagent_c.so (or
-one was staged next to the package), that library as flowagent/libflowagent_c.so.
+The wheel holds flowagent/*.py and the C library as flowagent/libflowagent_c.so: the file that
+$FLOWAGENT_LIBRARY names, or one staged next to the package. A relative $FLOWAGENT_LIBRARY is taken
+from the directory pip was started in (pip runs this backend from bindings/python, so the shell's
+$PWD is used, then the repository root). A wheel without the library would import but fail at the
+first call, so building one is an error unless FLOWAGENT_ALLOW_NO_LIBRARY=1 (a library installed
+system-wide, found by the loader, is then used).
 """
 import base64
 import hashlib
@@ -12,11 +16,35 @@ NAME, VERSION = "flowagent", "0.1.0"
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+def _library():
+    """The C library to ship, or None when the host explicitly allows a wheel without it."""
+    named = os.environ.get("FLOWAGENT_LIBRARY", "")
+    if named:
+        if os.path.isabs(named):
+            candidates = [named]
+        else:
+            bases = [os.environ.get("PWD", ""), os.path.dirname(os.path.dirname(HERE)), os.getcwd()]
+            candidates = [os.path.join(b, named) for b in bases if b]
+        for c in candidates:
+            if os.path.isfile(c):
+                return os.path.realpath(c)
+        raise RuntimeError(f"FLOWAGENT_LIBRARY={named!r} does not name a file (looked at {candidates}); "
+                           "build it first (scripts/flowagent.sh --version builds build/release)")
+    staged = os.path.join(HERE, NAME, "libflowagent_c.so")
+    if os.path.isfile(staged):
+        return staged
+    if os.environ.get("FLOWAGENT_ALLOW_NO_LIBRARY") == "1":
+        return None
+    raise RuntimeError("no libflowagent_c to put into the wheel: set FLOWAGENT_LIBRARY to the built "
+                       "library (build/release/capi/libflowagent_c.so.0), or FLOWAGENT_ALLOW_NO_LIBRARY=1 "
+                       "to rely on a system-wide installation")
+
+
 def _files():
     pkg = os.path.join(HERE, NAME)
     out = [(os.path.join(pkg, f), f"{NAME}/{f}") for f in sorted(os.listdir(pkg)) if f.endswith(".py")]
-    lib = os.environ.get("FLOWAGENT_LIBRARY") or os.path.join(pkg, "libflowagent_c.so")
-    if os.path.exists(lib):
+    lib = _library()
+    if lib:
         out.append((lib, f"{NAME}/libflowagent_c.so"))
     return out
 
