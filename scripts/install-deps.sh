@@ -15,6 +15,8 @@ PKGS=(
   ripgrep                                        # search_code comparison benchmark
   clang-14 libclang-rt-14-dev                    # libFuzzer targets for the parsers
   libtree-sitter-dev                             # syntax trees for the test-integrity guard
+  bubblewrap                                     # the sandbox of untrusted build/test commands (docs/SECURITY.md)
+  util-linux passwd                              # setpriv, useradd: scripts/attack-suite.sh also runs the suite unprivileged
 )
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
