@@ -20,6 +20,7 @@
 #include "flowagent/llm.hpp"
 #include "flowagent/request.hpp"
 #include "flowagent/result.hpp"
+#include "flowagent/sandbox.hpp"
 #include "flowagent/strategy.hpp"
 #include "flowagent/tools.hpp"
 #include "flowagent/workspace.hpp"
@@ -54,6 +55,11 @@ struct AgentOptions {
       baseline_oracle;                            ///< which tests already fail at the base (host)
   bool run_baseline = false;                      ///< else run the tests at the base commit (cached per commit)
   std::filesystem::path trajectory_dir;           ///< when set, each job writes <change>-<rev>-<job>.jsonl here
+  /// How every untrusted command (build, tests, validator runs, baseline run, zero-token probes)
+  /// is confined; docs/SECURITY.md. A job whose request has commands ends with status error,
+  /// reason "sandbox_unavailable" when the sandbox cannot be set up, unless
+  /// sandbox.allow_unsandboxed_commands is set (the result's evidence then says "not isolated").
+  SandboxOptions sandbox;
 };
 
 /// The funnel of the paper's Table 2: what happened to the requests an Agent received.

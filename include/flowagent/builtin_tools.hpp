@@ -2,8 +2,8 @@
 //
 // read_file, edit_file, write_file, delete_file, list_dir, search_code, build, run_tests, read_log.
 // Every path is confined to the workspace (symlink-safe, race-free: see docs/ARCHITECTURE.md);
-// commands run through run_process with the request's timeout, a reduced environment and no
-// network where the kernel allows it.
+// build and run_tests run through run_sandboxed (flowagent/sandbox.hpp) with the request's timeout
+// and ToolContext::sandbox; test ids from the model are checked with check_test_id first.
 // [Threading] the tools are stateless (per-job state lives in ToolState) and serve concurrent jobs;
 // search_code is reentrant. [Errors] problems the model can fix (a missing file, an ambiguous edit,
 // a path outside the workspace) are ToolOutput{ok=false}; Errors are cancellation, timeouts and
@@ -25,7 +25,6 @@ struct BuiltinToolOptions {
   std::size_t max_list_entries = 500;
   std::size_t max_search_results = 200;
   int search_threads = 0;                    ///< 0: hardware concurrency
-  bool no_network = true;                    ///< build/test commands without network
 };
 
 /// Registers the nine built-in tools. Fails when a name is already taken.

@@ -34,6 +34,7 @@ enum class Errc : int {
   conflict = 15,         ///< a patch does not apply / the tree moved
   internal = 16,         ///< a bug in flowagent
   user = 17,             ///< a host callback reported failure
+  sandbox_unavailable = 18,  ///< untrusted commands cannot be isolated here (bwrap missing, namespaces refused)
 };
 
 /// Stable lowercase name of a code ("invalid_json", ...).

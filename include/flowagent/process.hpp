@@ -1,9 +1,12 @@
-// flowagent/process.hpp: runs build and test commands, confined and bounded.
+// flowagent/process.hpp: the low-level process runner.
 //
 // Each command runs in its own process group with stdin on /dev/null, a reduced environment
-// (allow-list), resource limits, a wall-clock timeout that kills the whole group, and optionally
-// without network (a private network namespace holding only loopback). Output (stdout and stderr
-// interleaved) is captured up to a cap that keeps the head and the tail.
+// (allow-list), resource limits and a wall-clock timeout that kills the whole group. Output (stdout
+// and stderr interleaved) is captured up to a cap that keeps the head and the tail.
+//
+// run_process itself does NOT isolate anything: it is for flowagent's own trusted commands (git).
+// Every command the workspace or the model can influence (build, tests, probes) goes through
+// run_sandboxed (flowagent/sandbox.hpp), which runs bubblewrap through this runner.
 //
 // [Threading] run_process is reentrant; many may run at once. Cancellation from any thread through
 // the CancelToken kills the group (SIGTERM, then SIGKILL after the grace period).
@@ -14,6 +17,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -34,10 +38,19 @@ struct ProcessOptions {
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};
   std::chrono::milliseconds kill_grace{std::chrono::seconds(2)};
   std::size_t output_cap = 4 << 20;  ///< bytes kept: half from the start, half from the end
-  bool no_network = false;           ///< run in a private network namespace (loopback only)
   std::uint64_t max_file_size = 1ull << 30;  ///< RLIMIT_FSIZE; 0 = unlimited
   std::uint64_t max_address_space = 0;       ///< RLIMIT_AS; 0 = unlimited (ASan, JVMs need a lot)
   std::uint64_t max_cpu_seconds = 0;         ///< RLIMIT_CPU; 0 = unlimited
+  std::uint64_t max_processes = 0;           ///< RLIMIT_NPROC (per real uid; the kernel exempts uid 0); 0 = unchanged
+  /// When set, the child writes its pid into this file (a cgroup's `cgroup.procs`) before exec, so
+  /// it and all its descendants are accounted (and bounded) by that cgroup. Failing to join is a
+  /// start failure (Errc::process), never ignored.
+  std::filesystem::path join_cgroup_procs;
+  /// Descriptors the child keeps (same numbers; close-on-exec cleared), e.g. a pipe for bwrap --info-fd.
+  std::vector<int> keep_fds;
+  /// Polled about every 50 ms while the command runs (on the calling thread). A non-empty return
+  /// kills the group like a timeout does and is reported in ProcessResult::killed_by.
+  std::function<std::string()> watch;
   CancelToken cancel;
 };
 
@@ -53,8 +66,8 @@ struct ProcessResult {
   std::uint64_t output_bytes = 0;  ///< total bytes the command wrote
   bool truncated = false;
   std::int64_t duration_ms = 0;
-  bool network_isolated = false;  ///< no_network was requested and the namespace was created
-  std::string isolation_note;     ///< why isolation was not possible, when it was requested
+  std::string killed_by;          ///< set when `watch` asked for the kill (e.g. a write limit)
+  bool sandboxed = false;         ///< the command ran inside the sandbox (set by run_sandboxed)
 
   bool ok() const { return exit_code == 0 && !timed_out && !cancelled; }
 };

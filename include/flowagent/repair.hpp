@@ -14,6 +14,7 @@
 
 #include "flowagent/filters.hpp"
 #include "flowagent/reports.hpp"
+#include "flowagent/sandbox.hpp"
 #include "flowagent/strategy.hpp"
 #include "flowagent/workspace.hpp"
 
@@ -62,8 +63,7 @@ std::string react_system_prompt();
 // ---- validation -----------------------------------------------------------------------------------
 
 struct ValidatorOptions {
-  int flaky_reruns = 0;  ///< extra runs of the failing tests; every run must pass
-  bool no_network = true;
+  int flaky_reruns = 0;  ///< extra runs of the failing tests; every run must pass (commands run in RepairContext::sandbox)
 };
 
 /// Builds, runs the failing tests (unless the loop's last run came after its last edit and passed
@@ -93,8 +93,9 @@ using BaselineOracle =
 
 /// "baseline_failing": every failing test already fails at the base commit. Asks `host` when
 /// given; otherwise (run_baseline) runs the test command at the base commit in a workspace from
-/// `workspaces`, caching results per (repository, base commit, test).
+/// `workspaces`, inside the sandbox configured by `sandbox`, caching results per (repository,
+/// base commit, test).
 std::shared_ptr<PreFilter> make_baseline_filter(BaselineOracle host, std::shared_ptr<WorkspaceProvider> workspaces,
-                                                bool run_baseline = true);
+                                                bool run_baseline = true, SandboxOptions sandbox = {});
 
 }  // namespace flowagent

@@ -96,6 +96,25 @@ Expected<RepairRequest> repair_request_from_json(const Json& doc);
 /// The document form, including "schema". Round-trips with repair_request_from_json.
 Json to_json(const RepairRequest& request);
 
+// ---- test ids are data, never options ------------------------------------------------------------
+//
+// Test ids reach the test command from the request, the CLI (--failing), parsed CI logs and
+// reports, and the model's run_tests calls. Every source goes through check_test_id, and every
+// command template through check_test_template, before anything runs.
+
+/// Refuses an id that is empty, longer than 4096 bytes, starts with '-' (a runner would read it as
+/// an option) or holds a control character (newline, NUL, ESC, ...). Errc::schema; the message
+/// names the id (escaped) and `source` (e.g. "failure.failing_tests[2]", "--failing", "run_tests").
+Expected<void> check_test_id(std::string_view id, std::string_view source);
+
+/// Refuses a command template whose `{tests}` / `{tests|SEP}` placeholder sits inside single or
+/// double quotes (or $'...'): flowagent shell-quotes every id itself, and inside quotes an id could
+/// end the quoting or run `$(...)`. Errc::schema naming `field` and saying why.
+Expected<void> check_test_template(std::string_view command, std::string_view field);
+
+/// Both checks over a whole request: failure.failing_tests and commands.test / wider_test.
+Expected<void> check_request_commands(const RepairRequest& request);
+
 std::string_view to_string(AuthorKind kind) noexcept;
 std::string_view to_string(FailureKind kind) noexcept;
 

@@ -45,6 +45,10 @@ struct Evidence {
   bool wider_tests_pass = false;  ///< true when there is no wider test command
   bool loop_evidence_used = false;  ///< the loop's own last test run came after its last edit
   std::vector<TestRun> runs;
+  /// False when the job's commands ran WITHOUT the sandbox (the host set
+  /// allow_unsandboxed_commands and the sandbox was unavailable); `isolation` then says why.
+  bool sandboxed = true;
+  std::string isolation;  ///< "bubblewrap" or "none: <why>"; empty when the request has no commands
 };
 
 struct Metrics {

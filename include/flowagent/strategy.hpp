@@ -31,6 +31,9 @@ struct RepairContext {
   RepairResult& result;  ///< metrics and trajectory are appended here
   std::function<void(const Event&)> emit;  ///< progress; never null
   Validator* validator = nullptr;  ///< lets a loop check its candidate before it stops
+  /// How untrusted commands are confined (AgentOptions::sandbox); null: the SandboxOptions defaults.
+  /// Every build/test command a strategy or validator runs goes through it.
+  const SandboxOptions* sandbox = nullptr;
 };
 
 /// What a strategy claims. The workspace holds the edits; `claims_fixed` is the strategy's own

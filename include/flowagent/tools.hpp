@@ -45,12 +45,17 @@ struct ToolState {
   bool tests_ran_after_last_edit() const { return last_test_seq != 0 && last_test_seq > last_edit_seq; }
 };
 
+struct SandboxOptions;
+
 /// Everything a tool may use. References are valid for the duration of invoke().
 struct ToolContext {
   Workspace& workspace;
   const RepairRequest& request;
   ToolState& state;
   const CancelToken& cancel;
+  /// How untrusted commands (build, run_tests) are confined; the Agent's AgentOptions::sandbox.
+  /// Null: the defaults of SandboxOptions (sandboxed, fail closed).
+  const SandboxOptions* sandbox = nullptr;
 };
 
 /// What a tool returns. `content` is shown to the model as is; `ok=false` marks a tool-level

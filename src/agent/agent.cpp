@@ -147,7 +147,8 @@ Expected<std::unique_ptr<Agent>> Agent::create(AgentOptions options) {
     if (!options.known_flaky_tests.empty() || options.is_flaky)
       options.pre_filters.push_back(make_known_flaky_filter(options.known_flaky_tests, options.is_flaky));
     if (options.baseline_oracle || options.run_baseline)
-      options.pre_filters.push_back(make_baseline_filter(options.baseline_oracle, options.workspaces, options.run_baseline));
+      options.pre_filters.push_back(
+          make_baseline_filter(options.baseline_oracle, options.workspaces, options.run_baseline, options.sandbox));
   }
   if (options.post_filters.empty() && options.use_default_post_filters) options.post_filters = defaults.post_filters;
   if (!options.tools) options.tools = defaults.tools;

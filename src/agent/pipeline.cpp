@@ -130,6 +130,7 @@ RepairResult Pipeline::run(const RepairRequest& request, const CancelToken& canc
 
   try {
     run_stages(request, token, result);
+    note_isolation(request, result);
   } catch (const std::exception& e) {
     set(result, Status::error, "internal_error", std::string("unexpected exception: ") + e.what());
   } catch (...) {
@@ -174,8 +175,46 @@ RepairResult Pipeline::run(const RepairRequest& request, const CancelToken& canc
   return result;
 }
 
+namespace {
+bool has_commands(const RepairRequest& r) {
+  return !r.commands.build.empty() || !r.commands.test.empty() || !r.commands.wider_test.empty();
+}
+/// Stage errors caused by a missing sandbox end the job with their own reason.
+std::string reason_for(const Error& e, std::string otherwise) {
+  return e.code == Errc::sandbox_unavailable ? "sandbox_unavailable" : std::move(otherwise);
+}
+}  // namespace
+
+void Pipeline::note_isolation(const RepairRequest& request, RepairResult& result) const {
+  if (!has_commands(request)) return;
+  if (auto ok = probe_sandbox(options_.sandbox); ok) {
+    result.evidence.sandboxed = true;
+    result.evidence.isolation = "bubblewrap";
+  } else {
+    result.evidence.sandboxed = false;
+    result.evidence.isolation = options_.sandbox.allow_unsandboxed_commands
+                                    ? "none: commands ran without isolation (allow_unsandboxed_commands): " +
+                                          ok.error().message
+                                    : "none: no command ran: " + ok.error().message;
+  }
+}
+
 RepairResult Pipeline::run_stages(const RepairRequest& request, const CancelToken& cancel,
                                   RepairResult& result) const {
+  // Requests built in C++ skip the parser: the same checks as parse time (ids are data, templates
+  // do not quote {tests}).
+  if (auto ok = check_request_commands(request); !ok) {
+    set(result, Status::error, "bad_request", ok.error().message);
+    return result;
+  }
+  // Fail closed before anything runs: no sandbox, no untrusted command (unless the host opted out).
+  if (has_commands(request) && !options_.sandbox.allow_unsandboxed_commands) {
+    if (auto ok = probe_sandbox(options_.sandbox); !ok) {
+      set(result, Status::error, "sandbox_unavailable",
+          ok.error().message + "; untrusted commands never run unsandboxed unless the host sets allow_unsandboxed_commands");
+      return result;
+    }
+  }
   const auto t0 = Clock::now();
   std::string current_phase = "prefilter";
   auto phase_t0 = Clock::now();
@@ -212,7 +251,7 @@ RepairResult Pipeline::run_stages(const RepairRequest& request, const CancelToke
       if (cancel.cancelled()) return result;
       auto verdict = f->check(request, cancel);
       if (!verdict) {
-        set(result, Status::error, "filter_error",
+        set(result, Status::error, reason_for(verdict.error(), "filter_error"),
             "pre-filter " + std::string(f->name()) + " failed: " + verdict.error().to_string());
         return result;
       }
@@ -256,7 +295,8 @@ RepairResult Pipeline::run_stages(const RepairRequest& request, const CancelToke
   ToolRegistry empty_tools;
   ToolRegistry& tools = options_.tools ? *options_.tools : empty_tools;
   ToolState state;
-  RepairContext ctx{request, *ws, tools, state, llm.get(), cancel, result, emit, options_.validator.get()};
+  RepairContext ctx{request, *ws, tools, state, llm.get(), cancel, result, emit, options_.validator.get(),
+                    &options_.sandbox};
 
   std::string last_failure_reason = "no_candidate";
   std::string last_failure_message = "no strategy produced a candidate fix";
@@ -271,6 +311,10 @@ RepairResult Pipeline::run_stages(const RepairRequest& request, const CancelToke
     if (!cand) {
       result.trajectory.push_back(TrajectoryStep{"note", sname, {}, cand.error().to_string(), false, 0});
       if (cand.error().code == Errc::cancelled) return result;
+      if (cand.error().code == Errc::sandbox_unavailable) {
+        set(result, Status::error, "sandbox_unavailable", cand.error().message);
+        return result;
+      }
       if (cand.error().code == Errc::budget_exceeded) {
         set(result, Status::no_fix, "budget_exceeded", cand.error().message);
         return result;
@@ -308,7 +352,7 @@ RepairResult Pipeline::run_stages(const RepairRequest& request, const CancelToke
     }();
     if (!report) {
       if (report.error().code == Errc::cancelled) return result;
-      set(result, Status::error, "validation_error", report.error().to_string());
+      set(result, Status::error, reason_for(report.error(), "validation_error"), report.error().to_string());
       return result;
     }
     result.evidence = report->evidence;

@@ -34,6 +34,8 @@ class Pipeline {
 
  private:
   void write_trajectory(const RepairResult& result) const;
+  /// Records in the evidence whether the job's commands ran in the sandbox.
+  void note_isolation(const RepairRequest& request, RepairResult& result) const;
   RepairResult run_stages(const RepairRequest& request, const CancelToken& cancel, RepairResult& result) const;
   const AgentOptions& options_;
   mutable EtaModel eta_;

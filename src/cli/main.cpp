@@ -55,7 +55,18 @@ void usage(std::ostream& os) {
         "  --record FILE           append every model request/response to FILE (JSONL, keys redacted)\n"
         "  --trajectory-dir DIR    write the trajectory of the job as JSONL into DIR\n"
         "  --json                  print the flowagent.repair_result/v1 document instead of text\n"
-        "  --quiet                 no progress on stderr\n";
+        "  --quiet                 no progress on stderr\n"
+        "sandbox options (untrusted commands run in bubblewrap; docs/SECURITY.md):\n"
+        "  --allow-unsandboxed-commands   run commands unisolated when the sandbox is unavailable\n"
+        "                                 (default: the job ends with sandbox_unavailable)\n"
+        "  --bwrap PATH                   the bwrap executable (default /usr/bin/bwrap, then PATH)\n"
+        "  --sandbox-ro PATH              extra host path mounted read-only (toolchains; repeatable)\n"
+        "  --sandbox-tmp-bytes N          size of the private /tmp and /dev/shm (default 512 MiB)\n"
+        "  --sandbox-max-growth-bytes N   bytes a command may add to the workspace (default 2 GiB)\n"
+        "  --sandbox-max-processes N      processes per command (default 1024)\n"
+        "  --sandbox-max-file-bytes N     largest file a command may write (default 1 GiB)\n"
+        "  --sandbox-max-memory-bytes N   address space per process (default 16 GiB; 0 = unlimited)\n"
+        "  --sandbox-max-cpu-seconds N    CPU time per process (default 3600)\n";
 }
 
 Expected<std::string> read_input(const std::string& path) {
@@ -161,6 +172,7 @@ int cmd_repair(const std::vector<std::string>& args) {
   bool json = false, quiet = false, have_request = false;
   std::string patch_file, record, trajectory_dir;
   std::vector<std::string> failing, reports, logs, globs;
+  SandboxOptions sandbox;
   auto need = [&](std::size_t& i) -> const std::string* {
     if (i + 1 >= args.size()) return nullptr;
     return &args[++i];
@@ -199,8 +211,24 @@ int cmd_repair(const std::vector<std::string>& args) {
       }
       return true;
     };
+    auto take_size = [&](std::uint64_t& dst) {
+      std::int64_t n = 0;
+      if (!take_int(n) || n < 0) return false;
+      dst = static_cast<std::uint64_t>(n);
+      return true;
+    };
     bool ok = true;
     if (a == "--request") ok = need(i) != nullptr;
+    else if (a == "--allow-unsandboxed-commands") sandbox.allow_unsandboxed_commands = true;
+    else if (a == "--bwrap") ok = (v = need(i)) && (sandbox.bwrap_path = *v, true);
+    else if (a == "--sandbox-ro") ok = (v = need(i)) && std::filesystem::path(*v).is_absolute() &&
+                                       (sandbox.read_only_paths.emplace_back(*v), true);
+    else if (a == "--sandbox-tmp-bytes") ok = take_size(sandbox.tmp_size);
+    else if (a == "--sandbox-max-growth-bytes") ok = take_size(sandbox.max_workspace_growth);
+    else if (a == "--sandbox-max-processes") ok = take_size(sandbox.max_processes);
+    else if (a == "--sandbox-max-file-bytes") ok = take_size(sandbox.max_file_size);
+    else if (a == "--sandbox-max-memory-bytes") ok = take_size(sandbox.max_address_space);
+    else if (a == "--sandbox-max-cpu-seconds") ok = take_size(sandbox.max_cpu_seconds);
     else if (a == "--repo") ok = take(req.repository);
     else if (a == "--base") ok = take(req.change.base_commit);
     else if (a == "--head") ok = take(req.change.head_commit);
@@ -237,6 +265,17 @@ int cmd_repair(const std::vector<std::string>& args) {
       return kExitUsage;
     }
   }
+  // Test ids are data, never options, whichever source they come from.
+  for (const auto& t : failing)
+    if (auto ok = check_test_id(t, "--failing"); !ok) {
+      std::cerr << "flowagent: " << ok.error().message << "\n";
+      return kExitUsage;
+    }
+  for (const auto& [cmd, flag] : {std::pair{&req.commands.test, "--test"}, std::pair{&req.commands.wider_test, "--wider"}})
+    if (auto ok = check_test_template(*cmd, flag); !ok) {
+      std::cerr << "flowagent: " << ok.error().message << "\n";
+      return kExitUsage;
+    }
   if (!failing.empty()) req.failure.failing_tests = failing;
   if (!reports.empty()) req.failure.reports = reports;
   if (!logs.empty()) req.failure.logs = logs;
@@ -303,7 +342,13 @@ int cmd_repair(const std::vector<std::string>& args) {
     for (const auto& list : {req.failure.reports, req.failure.logs})
       for (const auto& p : list) {
         auto rep = reports::parse_report_file(std::filesystem::absolute(p));
-        for (const auto* t : rep.failures()) req.failure.failing_tests.push_back(t->id);
+        for (const auto* t : rep.failures()) {
+          if (auto ok = check_test_id(t->id, "a failing test read from " + p); !ok) {
+            std::cerr << "flowagent: " << ok.error().message << "\n";
+            return kExitUsage;
+          }
+          req.failure.failing_tests.push_back(t->id);
+        }
       }
   }
   for (auto& p : req.failure.reports) p = std::filesystem::absolute(p).string();
@@ -312,6 +357,7 @@ int cmd_repair(const std::vector<std::string>& args) {
 
   AgentOptions opts;
   opts.worker_threads = 1;
+  opts.sandbox = sandbox;
   if (!quiet) opts.event_sink = std::make_shared<Progress>();
   if (!trajectory_dir.empty()) opts.trajectory_dir = trajectory_dir;
   if (!record.empty()) {

@@ -77,7 +77,90 @@ Expected<RepairRequest> repair_request_from_json(const Json& doc) {
   if (auto e = root.finish(); !e.empty()) return fail(Errc::schema, e);
   if (r.commands.test.empty() && r.failure.kind == FailureKind::test && !r.commands.wider_test.empty())
     return fail(Errc::schema, "commands.test: required when commands.wider_test is set");
+  if (auto ok = check_request_commands(r); !ok) return unexpected(ok.error());
   return r;
+}
+
+namespace {
+
+/// The id as it can be shown in an error message: printable ASCII kept, everything else escaped.
+std::string printable(std::string_view s) {
+  static const char* hex = "0123456789abcdef";
+  std::string out;
+  for (char ch : s.substr(0, 200)) {
+    auto c = static_cast<unsigned char>(ch);
+    if (c == '\\' || c == '"') {
+      out += '\\';
+      out += ch;
+    } else if (c < 0x20 || c == 0x7f) {
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    } else {
+      out += ch;
+    }
+  }
+  if (s.size() > 200) out += "...";
+  return out;
+}
+
+}  // namespace
+
+Expected<void> check_test_id(std::string_view id, std::string_view source) {
+  auto refuse = [&](std::string why) {
+    return fail(Errc::schema, std::string(source) + ": test id \"" + printable(id) + "\" " + why +
+                                  "; test ids are passed to the test command as data, never as options");
+  };
+  if (id.empty()) return refuse("is empty");
+  if (id.size() > 4096) return refuse("is longer than 4096 bytes");
+  if (id.front() == '-') return refuse("starts with '-', so a test runner would read it as an option");
+  for (char ch : id) {
+    auto c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c == 0x7f) return refuse("holds a control character");
+  }
+  return {};
+}
+
+Expected<void> check_test_template(std::string_view cmd, std::string_view field) {
+  enum class Q { none, single, dollar_single, dbl } q = Q::none;
+  for (std::size_t i = 0; i < cmd.size(); ++i) {
+    const char c = cmd[i];
+    if (cmd.compare(i, 6, "{tests") == 0 && i + 6 < cmd.size() && (cmd[i + 6] == '}' || cmd[i + 6] == '|') &&
+        q != Q::none) {
+      return fail(Errc::schema,
+                  std::string(field) + ": the {tests} placeholder sits inside " +
+                      (q == Q::dbl ? "double quotes" : "single quotes") +
+                      "; flowagent shell-quotes each test id itself, and inside quotes an id could end the quoting "
+                      "or run $(...): write {tests} without quotes around it");
+    }
+    switch (q) {
+      case Q::none:
+        if (c == '\\') ++i;
+        else if (c == '\'') q = (i > 0 && cmd[i - 1] == '$') ? Q::dollar_single : Q::single;
+        else if (c == '"') q = Q::dbl;
+        break;
+      case Q::single:
+        if (c == '\'') q = Q::none;
+        break;
+      case Q::dollar_single:
+        if (c == '\\') ++i;
+        else if (c == '\'') q = Q::none;
+        break;
+      case Q::dbl:
+        if (c == '\\') ++i;
+        else if (c == '"') q = Q::none;
+        break;
+    }
+  }
+  return {};
+}
+
+Expected<void> check_request_commands(const RepairRequest& r) {
+  for (std::size_t i = 0; i < r.failure.failing_tests.size(); ++i)
+    if (auto ok = check_test_id(r.failure.failing_tests[i], "failure.failing_tests[" + std::to_string(i) + "]"); !ok)
+      return ok;
+  if (auto ok = check_test_template(r.commands.test, "commands.test"); !ok) return ok;
+  return check_test_template(r.commands.wider_test, "commands.wider_test");
 }
 
 Expected<RepairRequest> parse_repair_request(std::string_view json_text) {

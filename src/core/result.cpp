@@ -49,7 +49,9 @@ Json to_json(const RepairResult& r) {
                               {"failing_tests_pass", r.evidence.failing_tests_pass},
                               {"wider_tests_pass", r.evidence.wider_tests_pass},
                               {"loop_evidence_used", r.evidence.loop_evidence_used},
-                              {"runs", runs}})},
+                              {"runs", runs},
+                              {"sandboxed", r.evidence.sandboxed},
+                              {"isolation", r.evidence.isolation}})},
       {"metrics", Json::obj({{"tool_calls", r.metrics.tool_calls},
                              {"model_calls", r.metrics.model_calls},
                              {"input_tokens", r.metrics.input_tokens},
@@ -78,7 +80,9 @@ Expected<RepairResult> repair_result_from_json(const Json& doc) {
     e.boolean("build_ok", r.evidence.build_ok)
         .boolean("failing_tests_pass", r.evidence.failing_tests_pass)
         .boolean("wider_tests_pass", r.evidence.wider_tests_pass)
-        .boolean("loop_evidence_used", r.evidence.loop_evidence_used);
+        .boolean("loop_evidence_used", r.evidence.loop_evidence_used)
+        .boolean("sandboxed", r.evidence.sandboxed)
+        .string("isolation", r.evidence.isolation);
     e.objects("runs", [&](detail::ObjectReader& t, std::size_t) {
       TestRun run;
       std::int64_t code = -1;

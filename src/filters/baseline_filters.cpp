@@ -32,8 +32,8 @@ class KnownFlakyFilter final : public PreFilter {
 
 class BaselineFilter final : public PreFilter {
  public:
-  BaselineFilter(BaselineOracle host, std::shared_ptr<WorkspaceProvider> ws, bool run)
-      : host_(std::move(host)), ws_(std::move(ws)), run_(run) {}
+  BaselineFilter(BaselineOracle host, std::shared_ptr<WorkspaceProvider> ws, bool run, SandboxOptions sandbox)
+      : host_(std::move(host)), ws_(std::move(ws)), run_(run), sandbox_(std::move(sandbox)) {}
   std::string_view name() const override { return "baseline_failing"; }
 
   Expected<std::optional<Abstention>> check(const RepairRequest& r, const CancelToken& cancel) override {
@@ -77,7 +77,7 @@ class BaselineFilter final : public PreFilter {
     auto ws = ws_->acquire(base, cancel);
     if (!ws) return unexpected(ws.error());
     if (!r.commands.build.empty()) {
-      auto b = detail::run_command((*ws)->root(), r.commands.build, r, cancel, true);
+      auto b = detail::run_command((*ws)->root(), r.commands.build, r, cancel, &sandbox_);
       if (!b) return unexpected(b.error());
       if (!b->ok()) {  // the base does not build: every test counts as failing there
         std::lock_guard lock(mu_);
@@ -86,7 +86,7 @@ class BaselineFilter final : public PreFilter {
         return failing;
       }
     }
-    auto run = detail::run_tests((*ws)->root(), r, unknown, cancel, true, "baseline");
+    auto run = detail::run_tests((*ws)->root(), r, unknown, cancel, &sandbox_, "baseline");
     if (!run) return unexpected(run.error());
     std::lock_guard lock(mu_);
     for (const auto& t : unknown) {
@@ -101,6 +101,7 @@ class BaselineFilter final : public PreFilter {
   BaselineOracle host_;
   std::shared_ptr<WorkspaceProvider> ws_;
   bool run_;
+  SandboxOptions sandbox_;
   std::mutex mu_;
   std::map<std::string, bool> cache_;  // repo/base/command/test -> fails at base
 };
@@ -113,8 +114,8 @@ std::shared_ptr<PreFilter> make_known_flaky_filter(std::vector<std::string> flak
 }
 
 std::shared_ptr<PreFilter> make_baseline_filter(BaselineOracle host, std::shared_ptr<WorkspaceProvider> workspaces,
-                                                bool run_baseline) {
-  return std::make_shared<BaselineFilter>(std::move(host), std::move(workspaces), run_baseline);
+                                                bool run_baseline, SandboxOptions sandbox) {
+  return std::make_shared<BaselineFilter>(std::move(host), std::move(workspaces), run_baseline, std::move(sandbox));
 }
 
 }  // namespace flowagent

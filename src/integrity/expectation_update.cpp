@@ -136,11 +136,11 @@ class ExpectationUpdate final : public RepairStrategy {
     if (failures.empty() && !req.commands.test.empty()) {
       // No usable report: build and run the failing tests once (zero tokens) to read expected/actual.
       if (!req.commands.build.empty()) {
-        auto b = detail::run_command(ctx.workspace.root(), req.commands.build, req, ctx.cancel, true);
+        auto b = detail::run_command(ctx.workspace.root(), req.commands.build, req, ctx.cancel, ctx.sandbox);
         if (!b) return unexpected(b.error());
         if (!b->ok()) return Candidate{false, false, "the change does not build", {}, false};
       }
-      auto run = detail::run_tests(ctx.workspace.root(), req, req.failure.failing_tests, ctx.cancel, true, "probe");
+      auto run = detail::run_tests(ctx.workspace.root(), req, req.failure.failing_tests, ctx.cancel, ctx.sandbox, "probe");
       if (!run) return unexpected(run.error());
       for (auto& t : run->failures)
         if (!t.expected.empty()) failures.push_back(std::move(t));

@@ -50,7 +50,7 @@ class ReactStrategy final : public RepairStrategy {
     for (const auto& t : ctx.tools.list())
       defs.push_back(ToolDefinition{std::string(t->name()), std::string(t->description()), t->parameters()});
 
-    ToolContext tctx{ctx.workspace, ctx.request, ctx.state, ctx.cancel};
+    ToolContext tctx{ctx.workspace, ctx.request, ctx.state, ctx.cancel, ctx.sandbox};
     const auto& limits = ctx.request.limits;
     std::map<std::string, std::uint64_t> seen_at;  // call key -> ToolState::seq right after it ran
     int repeats = 0, empties = 0, validations = 0;
@@ -176,7 +176,8 @@ class ReactStrategy final : public RepairStrategy {
           } else {
             auto r = ctx.tools.invoke(call.name, call.arguments, tctx);
             if (!r) {
-              if (r.error().code == Errc::cancelled) return unexpected(r.error());
+              if (r.error().code == Errc::cancelled || r.error().code == Errc::sandbox_unavailable)
+                return unexpected(r.error());
               out.is_error = true;
               out.content = r.error().message;
             } else {

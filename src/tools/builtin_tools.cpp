@@ -25,9 +25,10 @@ std::string cap_text(std::string s, std::size_t max) {
          s.substr(s.size() - tail);
 }
 
-/// Tool failures the model can act on become ok=false outputs; cancellation stays an Error.
+/// Tool failures the model can act on become ok=false outputs; cancellation and a missing sandbox
+/// stay Errors (the job ends).
 Expected<ToolOutput> as_output(const Error& e) {
-  if (e.code == Errc::cancelled || e.code == Errc::timeout) return unexpected(e);
+  if (e.code == Errc::cancelled || e.code == Errc::timeout || e.code == Errc::sandbox_unavailable) return unexpected(e);
   return bad(e.message);
 }
 
@@ -280,7 +281,7 @@ class Build final : public ToolBase {
                  schema(R"({"type":"object","properties":{},"additionalProperties":false})"), o) {}
   Expected<ToolOutput> invoke(const Json&, ToolContext& ctx) override {
     if (ctx.request.commands.build.empty()) return ok("this project has no separate build step; run_tests builds");
-    auto r = detail::run_command(ctx.workspace.root(), ctx.request.commands.build, ctx.request, ctx.cancel, opt_.no_network);
+    auto r = detail::run_command(ctx.workspace.root(), ctx.request.commands.build, ctx.request, ctx.cancel, ctx.sandbox);
     if (!r) return as_output(r.error());
     ctx.state.last_build_log = r->output;
     std::string head = r->ok() ? "build succeeded" : r->timed_out ? "build timed out" : "build FAILED (exit " + std::to_string(r->exit_code) + ")";
@@ -304,8 +305,11 @@ class RunTests final : public ToolBase {
       tests.clear();
       for (const auto& x : t->as_array()) tests.push_back(x.as_string());
       failing_set = tests == ctx.request.failure.failing_tests;
+      for (std::size_t i = 0; i < tests.size(); ++i)  // ids from the model are data, never options
+        if (auto ok = check_test_id(tests[i], "run_tests tests[" + std::to_string(i) + "]"); !ok)
+          return bad(ok.error().message);
     }
-    auto run = detail::run_tests(ctx.workspace.root(), ctx.request, tests, ctx.cancel, opt_.no_network, "loop");
+    auto run = detail::run_tests(ctx.workspace.root(), ctx.request, tests, ctx.cancel, ctx.sandbox, "loop");
     if (!run) return as_output(run.error());
     ctx.state.last_test_log = run->log;
     ctx.state.note_test_run(run->run, failing_set);

@@ -2,24 +2,61 @@
 
 #include <fnmatch.h>
 
+#include <cctype>
 #include <chrono>
 
 namespace flowagent::detail {
 
 namespace fs = std::filesystem;
 
-Expected<ProcessResult> run_command(const fs::path& root, const std::string& command, const RepairRequest& request,
-                                    const CancelToken& cancel, bool no_network) {
-  ProcessOptions o;
-  o.argv = shell_argv(command);
-  o.cwd = root;
-  o.timeout = std::chrono::seconds(request.commands.timeout_seconds);
-  o.no_network = no_network;
-  o.cancel = cancel;
-  o.env_set["CI"] = "1";
-  o.env_set["FLOWAGENT_SANDBOX"] = "1";
-  return run_process(o);
+const SandboxOptions& default_sandbox_options() {
+  static const SandboxOptions defaults;
+  return defaults;
 }
+
+Expected<ProcessResult> run_command(const fs::path& root, const std::string& command, const RepairRequest& request,
+                                    const CancelToken& cancel, const SandboxOptions* sandbox) {
+  SandboxCommand c;
+  c.argv = shell_argv(command);
+  c.workspace = root;
+  c.timeout = std::chrono::seconds(request.commands.timeout_seconds);
+  c.cancel = cancel;
+  c.env["CI"] = "1";
+  c.env["FLOWAGENT_SANDBOX"] = "1";
+  if (!request.model.api_key_env.empty()) c.env_deny.push_back(request.model.api_key_env);
+  return run_sandboxed(c, sandbox ? *sandbox : default_sandbox_options());
+}
+
+namespace {
+
+bool is_word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-'; }
+
+/// Whether the command before the placeholder runs pytest (which reads `--` as the end of options)
+/// and has no `--` yet, and the placeholder ends its simple command (nothing but a separator or a
+/// redirection follows), so `--` can go in front of the ids without changing what else is passed.
+bool wants_end_of_options(std::string_view before, std::string_view after) {
+  auto seg_start = before.find_last_of(";&|(\n");
+  std::string_view seg = seg_start == std::string_view::npos ? before : before.substr(seg_start + 1);
+  bool pytest = false, dashdash = false;
+  std::size_t i = 0;
+  while (i < seg.size()) {
+    while (i < seg.size() && std::isspace(static_cast<unsigned char>(seg[i]))) ++i;
+    std::size_t j = i;
+    while (j < seg.size() && !std::isspace(static_cast<unsigned char>(seg[j]))) ++j;
+    std::string_view word = seg.substr(i, j - i);
+    auto slash = word.find_last_of('/');
+    std::string_view base = slash == std::string_view::npos ? word : word.substr(slash + 1);
+    if (base == "pytest" || base == "py.test") pytest = true;
+    if (word == "--") dashdash = true;
+    i = j;
+  }
+  if (!pytest || dashdash) return false;
+  std::size_t k = 0;
+  while (k < after.size() && (after[k] == ' ' || after[k] == '\t')) ++k;
+  return k == after.size() || std::string_view(";&|)<>\n").find(after[k]) != std::string_view::npos;
+}
+
+}  // namespace
 
 std::string expand_tests(const std::string& command, const std::vector<std::string>& tests) {
   // {tests}: each id shell-quoted, space-separated. {tests|SEP}: the ids joined with SEP as one
@@ -40,6 +77,9 @@ std::string expand_tests(const std::string& command, const std::vector<std::stri
     out.append(command, from, p - from);
     if (inside.empty()) {
       std::string list;
+      if (!tests.empty() && (p == 0 || !is_word_char(command[p - 1])) &&
+          wants_end_of_options(std::string_view(command).substr(0, p), std::string_view(command).substr(close + 1)))
+        list = "--";
       for (const auto& t : tests) {
         if (!list.empty()) list += ' ';
         list += shell_quote(t);
@@ -89,13 +129,18 @@ std::vector<fs::path> reports_written_since(const fs::path& root, const std::vec
 }  // namespace
 
 Expected<TestRunOutcome> run_tests(const fs::path& root, const RepairRequest& request,
-                                   const std::vector<std::string>& tests, const CancelToken& cancel, bool no_network,
-                                   std::string purpose, const std::string& command_override) {
+                                   const std::vector<std::string>& tests, const CancelToken& cancel,
+                                   const SandboxOptions* sandbox, std::string purpose,
+                                   const std::string& command_override) {
   const std::string& tmpl = command_override.empty() ? request.commands.test : command_override;
   if (tmpl.empty()) return fail(Errc::invalid_argument, "the request has no test command");
+  if (auto ok = check_test_template(tmpl, command_override.empty() ? "commands.test" : "commands.wider_test"); !ok)
+    return unexpected(ok.error());
+  for (const auto& t : tests)
+    if (auto ok = check_test_id(t, "test ids of the " + purpose + " run"); !ok) return unexpected(ok.error());
   const std::string command = expand_tests(tmpl, tests);
   const auto since = fs::file_time_type::clock::now() - std::chrono::seconds(1);
-  auto r = run_command(root, command, request, cancel, no_network);
+  auto r = run_command(root, command, request, cancel, sandbox);
   if (!r) return unexpected(r.error());
   if (r->cancelled) return fail(Errc::cancelled, "test run cancelled");
   TestRunOutcome out;

@@ -9,15 +9,24 @@
 #include "flowagent/reports.hpp"
 #include "flowagent/request.hpp"
 #include "flowagent/result.hpp"
+#include "flowagent/sandbox.hpp"
 
 namespace flowagent::detail {
 
-/// Runs a shell command in the workspace with the request's timeout and the sandbox environment.
-Expected<ProcessResult> run_command(const std::filesystem::path& root, const std::string& command,
-                                    const RepairRequest& request, const CancelToken& cancel, bool no_network);
+/// The sandbox options used when a caller passes none: the defaults (sandboxed, fail closed).
+const SandboxOptions& default_sandbox_options();
 
-/// Expands `{tests}` with the shell-quoted test ids, space-separated. Without the placeholder the
-/// command runs as is.
+/// Runs an untrusted shell command in the workspace, inside the sandbox (run_sandboxed), with the
+/// request's timeout; the request's model key variable is never passed. `sandbox` null: defaults.
+/// Errc::sandbox_unavailable when the sandbox cannot be set up and the host did not opt out.
+Expected<ProcessResult> run_command(const std::filesystem::path& root, const std::string& command,
+                                    const RepairRequest& request, const CancelToken& cancel,
+                                    const SandboxOptions* sandbox);
+
+/// Expands `{tests}` with the shell-quoted test ids, space-separated (after `--` for runners that
+/// read it as the end of options, pytest, when the placeholder ends its command). `{tests|SEP}`:
+/// the ids joined with SEP as one shell-quoted word. Without the placeholder the command runs as is.
+/// The caller has checked the ids (check_test_id) and the template (check_test_template).
 std::string expand_tests(const std::string& command, const std::vector<std::string>& tests);
 
 struct TestRunOutcome {
@@ -26,10 +35,12 @@ struct TestRunOutcome {
   std::string log;
 };
 
-/// Runs the test command for `tests`, then reads per-test results from the report files matching
+/// Checks every id (check_test_id, source `purpose`) and the template (check_test_template): a bad
+/// one is Errc::schema and nothing runs. Then runs the test command for `tests`, then reads per-test results from the report files matching
 /// commands.report_globs (written during this run) or, failing that, from the output text.
 Expected<TestRunOutcome> run_tests(const std::filesystem::path& root, const RepairRequest& request,
-                                   const std::vector<std::string>& tests, const CancelToken& cancel, bool no_network,
-                                   std::string purpose, const std::string& command_override = {});
+                                   const std::vector<std::string>& tests, const CancelToken& cancel,
+                                   const SandboxOptions* sandbox, std::string purpose,
+                                   const std::string& command_override = {});
 
 }  // namespace flowagent::detail

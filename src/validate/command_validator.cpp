@@ -70,7 +70,7 @@ class CommandValidator final : public Validator {
     if (req.commands.test.empty()) return failed("no_test_command", "the request has no test command to validate with");
 
     if (!req.commands.build.empty()) {
-      auto b = detail::run_command(root, req.commands.build, req, ctx.cancel, opt_.no_network);
+      auto b = detail::run_command(root, req.commands.build, req, ctx.cancel, ctx.sandbox);
       if (!b) return unexpected(b.error());
       if (b->cancelled) return fail(Errc::cancelled, "validation cancelled");
       ctx.state.last_build_log = b->output;
@@ -88,7 +88,7 @@ class CommandValidator final : public Validator {
       ev.loop_evidence_used = true;
       ev.runs.push_back(*ctx.state.last_test_run);
     } else {
-      auto run = detail::run_tests(root, req, wanted, ctx.cancel, opt_.no_network, "failing");
+      auto run = detail::run_tests(root, req, wanted, ctx.cancel, ctx.sandbox, "failing");
       if (!run) return unexpected(run.error());
       ctx.state.last_test_log = run->log;
       ctx.state.note_test_run(run->run, true);
@@ -96,7 +96,7 @@ class CommandValidator final : public Validator {
       if (!all_pass(run->run, wanted, why)) return failed("failing_tests_still_fail", why);
     }
     for (int i = 0; i < opt_.flaky_reruns; ++i) {
-      auto run = detail::run_tests(root, req, wanted, ctx.cancel, opt_.no_network, "rerun");
+      auto run = detail::run_tests(root, req, wanted, ctx.cancel, ctx.sandbox, "rerun");
       if (!run) return unexpected(run.error());
       ev.runs.push_back(run->run);
       if (!all_pass(run->run, wanted, why)) return failed("flaky_fix", "a re-run failed: " + why);
@@ -104,7 +104,7 @@ class CommandValidator final : public Validator {
     ev.failing_tests_pass = true;
 
     if (!req.commands.wider_test.empty()) {
-      auto run = detail::run_tests(root, req, wanted, ctx.cancel, opt_.no_network, "wider", req.commands.wider_test);
+      auto run = detail::run_tests(root, req, wanted, ctx.cancel, ctx.sandbox, "wider", req.commands.wider_test);
       if (!run) return unexpected(run.error());
       ev.runs.push_back(run->run);
       std::vector<std::string> regressions;

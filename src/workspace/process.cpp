@@ -1,15 +1,14 @@
-// Process runner: fork/exec in a new process group with a reduced environment, rlimits, optional
-// network namespace, a capped head+tail output buffer, timeout and cancellation.
+// Process runner: fork/exec in a new process group with a reduced environment, rlimits, an optional
+// cgroup to join, a capped head+tail output buffer, timeout, cancellation and a watch callback.
+// It isolates nothing by itself: untrusted commands go through run_sandboxed (src/sandbox/).
 #include "flowagent/process.hpp"
 
 #include <fcntl.h>
-#include <net/if.h>
+#include <linux/close_range.h>
 #include <poll.h>
-#include <sched.h>
 #include <signal.h>
-#include <sys/ioctl.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -89,65 +88,19 @@ void write_all(int fd, const char* p, std::size_t n) {
   }
 }
 
-bool write_proc_file(const char* path, const char* text) {
-  int fd = ::open(path, O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  ssize_t n = static_cast<ssize_t>(std::strlen(text));
-  bool ok = ::write(fd, text, static_cast<std::size_t>(n)) == n;
-  ::close(fd);
-  return ok;
-}
-
-void format_map(char* buf, std::size_t cap, unsigned id) {
-  // "<id> <id> 1"
-  char num[16];
-  int k = 0;
-  do {
-    num[k++] = static_cast<char>('0' + id % 10);
-    id /= 10;
-  } while (id && k < 15);
-  std::size_t pos = 0;
-  for (int pass = 0; pass < 2; ++pass) {
-    for (int i = k - 1; i >= 0 && pos + 1 < cap; --i) buf[pos++] = num[i];
-    if (pos + 1 < cap) buf[pos++] = ' ';
-  }
-  if (pos + 2 < cap) {
-    buf[pos++] = '1';
-    buf[pos++] = '\n';
-  }
-  buf[pos] = '\0';
-}
-
-/// Returns 0 when the child now has a private network namespace with loopback up, else an errno.
-int isolate_network_in_child(uid_t uid, gid_t gid) {
-  if (::unshare(CLONE_NEWNET) != 0) {
-    int first = errno;
-    if (::unshare(CLONE_NEWUSER | CLONE_NEWNET) != 0) return first;
-    char map[64];
-    write_proc_file("/proc/self/setgroups", "deny");
-    format_map(map, sizeof map, uid);
-    if (!write_proc_file("/proc/self/uid_map", map)) return errno ? errno : EPERM;
-    format_map(map, sizeof map, gid);
-    if (!write_proc_file("/proc/self/gid_map", map)) return errno ? errno : EPERM;
-  }
-  int s = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  if (s >= 0) {
-    struct ifreq ifr;
-    std::memset(&ifr, 0, sizeof ifr);
-    std::memcpy(ifr.ifr_name, "lo", 3);
-    if (::ioctl(s, SIOCGIFFLAGS, &ifr) == 0) {
-      ifr.ifr_flags = static_cast<short>(ifr.ifr_flags | IFF_UP | IFF_RUNNING);
-      ::ioctl(s, SIOCSIFFLAGS, &ifr);
-    }
-    ::close(s);
-  }
-  return 0;
-}
-
 struct ChildReport {
-  int stage;  // 1: isolation failed (non-fatal), 2: chdir failed, 3: exec failed
+  int stage;  // 1: joining the cgroup failed, 2: chdir failed, 3: exec failed
   int err;
 };
+
+/// Writes the calling process into a cgroup (cgroup v1 and v2 accept "0" for "myself").
+int join_cgroup_in_child(const char* procs_path) {
+  int fd = ::open(procs_path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return errno;
+  int err = ::write(fd, "0", 1) == 1 ? 0 : errno;
+  ::close(fd);
+  return err;
+}
 
 }  // namespace
 
@@ -201,8 +154,7 @@ Expected<ProcessResult> run_process(const ProcessOptions& opt) {
     ::close(out_pipe[1]);
     return fail(Errc::process, std::string("pipe: ") + std::strerror(errno));
   }
-  const uid_t uid = ::getuid();
-  const gid_t gid = ::getgid();
+  const std::string cgroup_procs = opt.join_cgroup_procs.string();
   const auto t0 = Clock::now();
   pid_t pid = ::fork();
   if (pid < 0) {
@@ -221,11 +173,15 @@ Expected<ProcessResult> run_process(const ProcessOptions& opt) {
     if (devnull >= 0) ::dup2(devnull, 0);
     ::dup2(out_pipe[1], 1);
     ::dup2(out_pipe[1], 2);
-    if (opt.no_network) {
-      int err = isolate_network_in_child(uid, gid);
-      if (err != 0) {
+    // Nothing the host process holds open leaks into the command: every descriptor above 2 is
+    // closed at exec except the ones asked for.
+    ::syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC);
+    for (int fd : opt.keep_fds) ::fcntl(fd, F_SETFD, 0);
+    if (!cgroup_procs.empty()) {
+      if (int err = join_cgroup_in_child(cgroup_procs.c_str()); err != 0) {
         ChildReport r{1, err};
         write_all(report_pipe[1], reinterpret_cast<const char*>(&r), sizeof r);
+        ::_exit(127);
       }
     }
     struct rlimit rl;
@@ -242,6 +198,10 @@ Expected<ProcessResult> run_process(const ProcessOptions& opt) {
     if (opt.max_cpu_seconds) {
       rl.rlim_cur = rl.rlim_max = opt.max_cpu_seconds;
       ::setrlimit(RLIMIT_CPU, &rl);
+    }
+    if (opt.max_processes) {
+      rl.rlim_cur = rl.rlim_max = opt.max_processes;
+      ::setrlimit(RLIMIT_NPROC, &rl);
     }
     if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) {
       ChildReport r{2, errno};
@@ -270,6 +230,7 @@ Expected<ProcessResult> run_process(const ProcessOptions& opt) {
   bool killing = false;
   Clock::time_point kill_at{};
   bool pipe_open = true;
+  Clock::time_point next_watch = t0;
   for (;;) {
     if (!exited) {
       pid_t w = ::waitpid(pid, &status, WNOHANG);
@@ -281,6 +242,15 @@ Expected<ProcessResult> run_process(const ProcessOptions& opt) {
     }
     if (exited && !pipe_open) break;
     const auto now = Clock::now();
+    if (!killing && !exited && opt.watch && now >= next_watch) {
+      next_watch = now + std::chrono::milliseconds(50);
+      if (std::string why = opt.watch(); !why.empty()) {
+        result.killed_by = std::move(why);
+        ::kill(-pid, SIGKILL);
+        killing = true;
+        kill_at = now;
+      }
+    }
     if (!killing && !exited && (now >= deadline || cancel_flag)) {
       result.timed_out = now >= deadline && !cancel_flag;
       result.cancelled = cancel_flag.load();
@@ -313,21 +283,13 @@ Expected<ProcessResult> run_process(const ProcessOptions& opt) {
   ::close(out_pipe[0]);
 
   ChildReport rep{0, 0};
-  bool startup_failed = false;
-  while (::read(report_pipe[0], &rep, sizeof rep) == static_cast<ssize_t>(sizeof rep)) {
-    if (rep.stage == 1) {
-      result.isolation_note = std::string("network isolation unavailable: ") + std::strerror(rep.err);
-    } else {
-      startup_failed = true;
-      break;
-    }
-  }
+  const bool startup_failed = ::read(report_pipe[0], &rep, sizeof rep) == static_cast<ssize_t>(sizeof rep);
   ::close(report_pipe[0]);
   if (startup_failed) {
+    if (rep.stage == 1) return fail(Errc::process, "cannot join " + cgroup_procs + ": " + std::strerror(rep.err));
     if (rep.stage == 2) return fail(Errc::process, "cannot enter " + cwd + ": " + std::strerror(rep.err));
     return fail(Errc::process, "cannot execute " + argv_storage[0] + ": " + std::strerror(rep.err));
   }
-  result.network_isolated = opt.no_network && result.isolation_note.empty();
   result.output = buf.finish(result.truncated);
   result.output_bytes = buf.total();
   result.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count();

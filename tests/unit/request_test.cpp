@@ -16,7 +16,7 @@ std::string valid_doc() {
                "description": "Make parse strict", "author": {"name": "Dev", "email": "d@x", "kind": "person"},
                "files": [{"path": "a.cc", "added": 4, "removed": 1}, {"path": "b.png", "binary": true}]},
     "failure": {"kind": "test", "failing_tests": ["A.B"], "reports": ["out/junit.xml"], "logs": []},
-    "commands": {"build": "make", "test": "ctest -R '{tests}'", "wider_test": "ctest", "timeout_seconds": 120},
+    "commands": {"build": "make", "test": "ctest -R {tests|\\|}", "wider_test": "ctest", "timeout_seconds": 120},
     "limits": {"max_tool_calls": 50, "max_cost_usd": 1.5},
     "model": {"spec": "openai:gpt-4.1", "temperature": 0.2}
   })";
@@ -44,7 +44,7 @@ TEST(Request, ParsesAValidDocument) {
   EXPECT_EQ(r->change.revision, 3);
   ASSERT_EQ(r->change.files.size(), 2u);
   EXPECT_TRUE(r->change.files[1].binary);
-  EXPECT_EQ(r->commands.test, "ctest -R '{tests}'");
+  EXPECT_EQ(r->commands.test, "ctest -R {tests|\\|}");
   EXPECT_EQ(r->limits.max_tool_calls, 50);
   EXPECT_EQ(r->limits.max_wall_seconds, 1800);  // default kept
   EXPECT_DOUBLE_EQ(r->model.temperature, 0.2);

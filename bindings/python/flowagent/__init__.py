@@ -23,7 +23,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tupl
 __all__ = [
     "FlowagentError", "InvalidArgument", "InvalidJson", "SchemaError", "IoError", "ProcessError", "Timeout",
     "Cancelled", "BudgetExceeded", "NotFound", "SandboxError", "ToolFailed", "ModelError", "ProtocolError",
-    "Unsupported", "Conflict", "InternalError", "CallbackError",
+    "Unsupported", "Conflict", "InternalError", "CallbackError", "SandboxUnavailable",
     "Agent", "Job", "Tool", "Event", "RepairRequest", "RepairResult", "Change", "Failure", "Commands", "Limits",
     "Model", "version", "validate_request", "publish", "apply",
 ]
@@ -61,11 +61,13 @@ class Unsupported(FlowagentError): code, name = -14, "FA_EUNSUPPORTED"
 class Conflict(FlowagentError): code, name = -15, "FA_ECONFLICT"
 class InternalError(FlowagentError): code, name = -16, "FA_EINTERNAL"
 class CallbackError(FlowagentError): code, name = -17, "FA_EUSER"
+class SandboxUnavailable(FlowagentError): code, name = -18, "FA_ESANDBOXUNAVAIL"
 
 
 _ERRORS = {c.code: c for c in (InvalidArgument, InvalidJson, SchemaError, IoError, ProcessError, Timeout, Cancelled,
                                BudgetExceeded, NotFound, SandboxError, ToolFailed, ModelError, ProtocolError,
-                               Unsupported, Conflict, InternalError, CallbackError)}
+                               Unsupported, Conflict, InternalError, CallbackError,
+                               SandboxUnavailable)}
 _ERROR_NAMES = {c.code: c.name for c in _ERRORS.values()}
 
 # ---- the library -----------------------------------------------------------------------------------

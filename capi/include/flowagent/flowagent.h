@@ -55,7 +55,8 @@ typedef enum fa_error_code {
   FA_EUNSUPPORTED = -14, /* unknown struct or schema version */
   FA_ECONFLICT = -15,
   FA_EINTERNAL = -16,
-  FA_EUSER = -17        /* a host callback returned non-zero */
+  FA_EUSER = -17,       /* a host callback returned non-zero */
+  FA_ESANDBOXUNAVAIL = -18 /* untrusted commands cannot be isolated here (bwrap missing, namespaces refused) */
 } fa_error_code;
 
 /* Version of the library actually loaded (FA_VERSION_NUMBER layout). */

@@ -1,0 +1,478 @@
+// The attack suite of issue 10 (items 1, 2, 5): hostile commands in real bubblewrap sandboxes, real
+// processes, real git repositories, a real loopback server and the real CLI. Every test asserts
+// that nothing outside the workspace changed (canary directories, the developer's repository) and
+// that no process of the attack survives. scripts/attack-suite.sh runs this file as the current
+// user and, when that is root, again as a throwaway unprivileged user.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "flowagent/builtin_tools.hpp"
+#include "flowagent/git_workspace.hpp"
+#include "flowagent/repair.hpp"
+#include "flowagent/sandbox.hpp"
+#include "support/http_server.hpp"
+#include "support/scripted_model.hpp"
+#include "support/test_support.hpp"
+#include "tools/test_command.hpp"
+
+using namespace flowagent;
+using namespace flowagent::testkit;
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// Every file below `dir` with its type, mode, size and content: any change shows.
+std::string snapshot(const fs::path& dir) {
+  std::ostringstream out;
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) return "<absent>";
+  std::vector<std::string> lines;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    struct stat st;
+    if (::lstat(it->path().c_str(), &st) != 0) continue;
+    std::string line = fs::relative(it->path(), dir).string() + " " + std::to_string(st.st_mode) + " " +
+                       std::to_string(st.st_size);
+    if (S_ISREG(st.st_mode)) line += " " + std::to_string(std::hash<std::string>{}(read_file(it->path())));
+    lines.push_back(std::move(line));
+  }
+  std::sort(lines.begin(), lines.end());
+  for (const auto& l : lines) out << l << "\n";
+  return out.str();
+}
+
+/// Pids whose command line holds `tag` (the test's unique marker), other than this process.
+std::vector<pid_t> processes_with(const std::string& tag) {
+  std::vector<pid_t> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/proc", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(e.path() / "cmdline", std::ios::binary);
+    std::string cmd((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const pid_t pid = static_cast<pid_t>(std::stol(name));
+    if (pid != ::getpid() && cmd.find(tag) != std::string::npos) out.push_back(pid);
+  }
+  return out;
+}
+
+class SandboxAttack : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    static std::atomic<int> n{0};
+    tag = "fa-attack-" + std::to_string(::getpid()) + "-" + std::to_string(++n);
+    ws = tmp.path() / "ws";
+    outside = tmp.path() / "outside";
+    fs::create_directories(ws);
+    fs::create_directories(outside / "sub");
+    write_file(outside / "canary.txt", "do not touch\n");
+    write_file(outside / "sub" / "keep.txt", "keep\n");
+    before = snapshot(outside);
+  }
+  void TearDown() override {
+    EXPECT_EQ(snapshot(outside), before) << "something outside the workspace changed";
+    auto alive = processes_with(tag);
+    EXPECT_TRUE(alive.empty()) << alive.size() << " process(es) of the attack survived the run";
+    for (pid_t p : alive) ::kill(p, SIGKILL);
+  }
+
+  Expected<ProcessResult> run(const std::string& script, SandboxOptions o = {}, std::chrono::milliseconds timeout = 60s) {
+    SandboxCommand c;
+    c.argv = {"/bin/sh", "-c", script};
+    c.workspace = ws;
+    c.timeout = timeout;
+    return run_sandboxed(c, o);
+  }
+  ProcessResult must_run(const std::string& script, SandboxOptions o = {}, std::chrono::milliseconds timeout = 60s) {
+    auto r = run(script, o, timeout);
+    EXPECT_TRUE(r) << (r ? "" : r.error().to_string());
+    if (!r) return {};
+    EXPECT_TRUE(r->sandboxed);
+    return *r;
+  }
+
+  TempDir tmp;
+  fs::path ws, outside;
+  std::string tag, before;
+};
+
+}  // namespace
+
+TEST_F(SandboxAttack, WriteOutsideTheWorkspace) {
+  const std::string o = outside.string();
+  auto r = must_run("echo pwned > " + o + "/canary.txt; echo new > " + o + "/new.txt; rm -rf " + o + "/sub; "
+                    "mkdir -p " + o + "/made; ln -s /etc " + o + "/link; echo x > /tmp/escape-" + tag + "; "
+                    "echo x > $HOME/../escape; echo x > /usr/escape; echo x > /etc/escape; echo x > /escape; "
+                    "touch " + (fs::current_path() / ("escape-" + tag)).string() + "; echo inside > ok.txt; echo done");
+  EXPECT_NE(r.output.find("done"), std::string::npos) << r.output;
+  EXPECT_EQ(read_file(ws / "ok.txt"), "inside\n");  // the workspace itself is writable
+  EXPECT_FALSE(fs::exists("/tmp/escape-" + tag));
+  EXPECT_FALSE(fs::exists("/usr/escape"));
+  EXPECT_FALSE(fs::exists("/etc/escape"));
+  EXPECT_FALSE(fs::exists("/escape"));
+  EXPECT_FALSE(fs::exists(fs::current_path() / ("escape-" + tag)));
+  // Nothing of the host beyond the system directories is even visible.
+  auto seen = must_run("ls -d /root /home /work " + fs::current_path().string() + " " + o + " 2>&1; ls /tmp");
+  EXPECT_EQ(seen.output.find(o + "\n"), std::string::npos) << seen.output;
+  EXPECT_NE(seen.output.find("No such file"), std::string::npos) << seen.output;
+}
+
+TEST_F(SandboxAttack, ReadTheParentsEnvironment) {
+  const std::string key = "sk-attack-" + tag + "-0123456789abcdef";
+  const std::string model_var_value = "model-secret-" + tag;
+  ::setenv("FA_ATTACK_API_KEY", key.c_str(), 1);
+  ::setenv("FA_ATTACK_MODEL_VAR", model_var_value.c_str(), 1);  // a key variable whose name looks harmless
+  RepairRequest req = sample_request();
+  req.model.api_key_env = "FA_ATTACK_MODEL_VAR";
+  SandboxOptions o;
+  o.env_allow.push_back("FA_ATTACK_API_KEY");    // even when a host allow-lists it by mistake
+  o.env_allow.push_back("FA_ATTACK_MODEL_VAR");
+  auto r = detail::run_command(ws, "env; cat /proc/$PPID/environ /proc/1/environ; for p in /proc/[0-9]*; do "
+                                   "tr '\\0' '\\n' < $p/environ; done; ls /proc | head -50; "
+                                   "cat /proc/*/environ > leaked 2>/dev/null; env >> leaked",
+                               req, CancelToken(), &o);
+  ::unsetenv("FA_ATTACK_API_KEY");
+  ::unsetenv("FA_ATTACK_MODEL_VAR");
+  ASSERT_TRUE(r) << r.error().to_string();
+  EXPECT_TRUE(r->sandboxed);
+  EXPECT_EQ(r->output.find(key), std::string::npos) << "the key reached the command";
+  EXPECT_EQ(r->output.find(model_var_value), std::string::npos) << "the model's key variable reached the command";
+  EXPECT_EQ(read_file(ws / "leaked").find(key), std::string::npos);
+  EXPECT_NE(r->output.find("FLOWAGENT_SANDBOX=1"), std::string::npos) << r->output;
+  // Nothing of the host is visible in /proc: the sandbox has its own PID namespace.
+  auto pids = must_run("ls /proc | grep -c '^[0-9]'");
+  EXPECT_LT(std::stoi(pids.output), 10) << pids.output;
+}
+
+TEST_F(SandboxAttack, SurviveBySetsidAndDoubleFork) {
+  // Daemons that detach every way a shell can: setsid, double fork, nohup, closed descriptors.
+  const std::string script = "setsid sh -c 'sleep 30; touch late1 # " + tag + "' >/dev/null 2>&1 & "
+                             "(sh -c 'sleep 30; touch late2 # " + tag + "' >/dev/null 2>&1 &) ; "
+                             "nohup sh -c 'exec 0<&- 1>&- 2>&-; sleep 30 # " + tag + "' & "
+                             "sleep 0.3; echo started";
+  auto r = must_run(script);
+  EXPECT_NE(r.output.find("started"), std::string::npos) << r.output;
+  EXPECT_TRUE(processes_with(tag).empty()) << "a detached process survived the run";
+  // The same on timeout: the run is killed and takes its daemons along.
+  auto t = must_run("setsid sh -c 'sleep 30 # " + tag + "' & sleep 30", {}, 700ms);
+  EXPECT_TRUE(t.timed_out);
+  EXPECT_TRUE(processes_with(tag).empty());
+  // And on cancel.
+  SandboxCommand c;
+  c.argv = {"/bin/sh", "-c", "setsid sh -c 'sleep 30 # " + tag + "' & sleep 30"};
+  c.workspace = ws;
+  std::thread canceller([tok = c.cancel] {
+    std::this_thread::sleep_for(500ms);
+    tok.cancel();
+  });
+  auto cr = run_sandboxed(c, {});
+  canceller.join();
+  ASSERT_TRUE(cr);
+  EXPECT_TRUE(cr->cancelled);
+  EXPECT_TRUE(processes_with(tag).empty());
+}
+
+TEST_F(SandboxAttack, ForkBombIsContained) {
+  write_file(ws / ("bomb-" + tag + ".sh"), "while :; do sh \"$0\" & done\n");
+  SandboxOptions o;
+  o.max_processes = 64;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = must_run("sh ./bomb-" + tag + ".sh 2>/dev/null; echo bomb-ended", o, 3s);
+  EXPECT_TRUE(r.timed_out || r.output.find("bomb-ended") != std::string::npos) << r.output;
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 30s);
+  EXPECT_TRUE(processes_with(tag).empty()) << "the bomb survived the run";
+  // The machine is fine: processes can be made, and the next sandboxed run works.
+  EXPECT_EQ(sh("true"), 0);
+  auto after = must_run("echo alive");
+  EXPECT_EQ(after.output, "alive\n");
+  // The bound is real: a command that needs more processes than allowed cannot get them.
+  o.max_processes = 16;
+  auto many = must_run("python3 -c '\n"
+                       "import os, time\n"
+                       "n = 0\n"
+                       "for i in range(40):\n"
+                       "    try:\n"
+                       "        pid = os.fork()\n"
+                       "    except OSError:\n"
+                       "        break\n"
+                       "    if pid == 0:\n"
+                       "        time.sleep(2)\n"
+                       "        os._exit(0)\n"
+                       "    n += 1\n"
+                       "print(\"forked\", n)\n'",
+                       o);
+  auto pos = many.output.find("forked ");
+  ASSERT_NE(pos, std::string::npos) << many.output;
+  EXPECT_LT(std::stoi(many.output.substr(pos + 7)), 40) << many.output;
+  EXPECT_GT(std::stoi(many.output.substr(pos + 7)), 0) << many.output;
+}
+
+TEST_F(SandboxAttack, DiskFillIsBounded) {
+  SandboxOptions o;
+  o.max_workspace_growth = 32ull << 20;
+  o.tmp_size = 8ull << 20;
+  o.max_file_size = 64ull << 20;
+  // The workspace: an endless stream of files; the watchdog kills the run.
+  auto r = must_run("i=0; while :; do head -c 1048576 /dev/zero > fill$i; i=$((i+1)); done", o, 60s);
+  EXPECT_FALSE(r.timed_out) << "the growth watchdog did not stop the run";
+  EXPECT_NE(r.killed_by.find("max_workspace_growth"), std::string::npos) << r.killed_by;
+  std::uint64_t written = 0;
+  for (const auto& e : fs::directory_iterator(ws)) written += fs::file_size(e.path());
+  EXPECT_LT(written, 512ull << 20);
+  // /tmp is a small private tmpfs; one file cannot exceed max_file_size.
+  auto t = must_run("head -c 50000000 /dev/zero > /tmp/big; echo tmp=$?; ls -l /tmp/big | awk '{print $5}'; "
+                    "head -c 100000000 /dev/zero > big; echo ws=$?; stat -c %s big",
+                    o);
+  EXPECT_NE(t.output.find("tmp=1"), std::string::npos) << t.output;
+  EXPECT_LE(fs::file_size(ws / "big"), 64ull << 20);
+}
+
+TEST_F(SandboxAttack, NoNetworkButLoopback) {
+  TestHttpServer server;
+  server.push(Reply::json("{}"));
+  const std::string port = std::to_string(server.port());
+  auto r = must_run(
+      "python3 - <<'EOF'\n"
+      "import socket\n"
+      "try:\n"
+      "    socket.create_connection(('127.0.0.1', " + port + "), timeout=3); print('host-reached')\n"
+      "except OSError as e: print('host-refused', e)\n"
+      "s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen()\n"
+      "c = socket.create_connection(s.getsockname()); print('loopback-ok')\n"
+      "try:\n"
+      "    socket.create_connection(('1.1.1.1', 80), timeout=3); print('internet-reached')\n"
+      "except OSError as e: print('internet-refused', e)\n"
+      "EOF\n"
+      "cat /proc/net/dev");
+  EXPECT_NE(r.output.find("host-refused"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("loopback-ok"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("internet-refused"), std::string::npos) << r.output;
+  EXPECT_EQ(server.connections(), 0);
+}
+
+// ---- option injection: test ids are data, from every source --------------------------------------
+
+namespace {
+
+Json one(std::string s) {
+  Json a = Json::array();
+  a.push_back(Json(std::move(s)));
+  return a;
+}
+
+/// A repository whose tests are pytest files, and a sandbox-ready request for it.
+struct Project {
+  TempDir tmp;
+  fs::path repo = tmp.path() / "repo";
+  RepairRequest req;
+  std::string before;
+
+  Project() {
+    auto base = make_repo(repo, {{"calc.py", "def add(a, b):\n    return a + b\n"},
+                                 {"test_calc.py", "from calc import add\n\ndef test_add():\n    assert add(1, 2) == 3\n"}});
+    auto head = commit_files(repo, {{"calc.py", "def add(a, b):\n    return a + b + 1\n"}}, "Break add");
+    req.repository = repo.string();
+    req.change = {"inj", 1, base, head, "Break add", {"Dev", "d@x", AuthorKind::person}, {}};
+    req.change.files.push_back({"calc.py", 1, 1, false});
+    req.failure.failing_tests = {"test_calc.py::test_add"};
+    req.commands.test = "/usr/bin/python3 -m pytest -q -p no:cacheprovider {tests}";
+    req.commands.timeout_seconds = 120;
+    req.model.spec = "builtin";
+    before = state();
+  }
+  /// The developer's repository, byte for byte (HEAD, refs, index, config, hooks, every file).
+  /// Objects and linked-worktree records are left out for now: the workspaces are still linked
+  /// worktrees sharing the object store (issue 10 item 3 moves their metadata out).
+  std::string state() const {
+    std::string all = snapshot(repo), out;
+    std::istringstream in(all);
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind(".git/objects", 0) != 0 && line.rfind(".git/worktrees", 0) != 0) out += line + "\n";
+    return out;
+  }
+  RepairResult run(AgentOptions o = {}) const {
+    GitWorkspaceOptions w;
+    w.root = tmp.path() / "pool";
+    o.workspaces = make_git_workspace_provider(w);
+    auto agent = Agent::create(std::move(o));
+    EXPECT_TRUE(agent);
+    return (*agent)->run(req);
+  }
+};
+
+int cli(const std::string& args, std::string* out) { return sh(std::string(FLOWAGENT_CLI) + " " + args + " 2>&1", out); }
+
+}  // namespace
+
+TEST_F(SandboxAttack, InjectionFromTheRequest) {
+  Project p;
+  const std::string bad = "--basetemp=" + outside.string();
+  Json doc = to_json(p.req);
+  doc["failure"]["failing_tests"] = Json::array();
+  doc["failure"]["failing_tests"].push_back(bad);
+  auto parsed = repair_request_from_json(doc);
+  ASSERT_FALSE(parsed);
+  EXPECT_EQ(parsed.error().code, Errc::schema);
+  EXPECT_NE(parsed.error().message.find("failure.failing_tests[0]"), std::string::npos) << parsed.error().message;
+  EXPECT_NE(parsed.error().message.find(bad), std::string::npos);
+  EXPECT_NE(parsed.error().message.find("starts with '-'"), std::string::npos);
+  // A control character is refused the same way.
+  doc["failure"]["failing_tests"] = Json::array();
+  doc["failure"]["failing_tests"].push_back(std::string("test_calc.py::test_add\n--basetemp=/x"));
+  auto nl = repair_request_from_json(doc);
+  ASSERT_FALSE(nl);
+  EXPECT_NE(nl.error().message.find("control character"), std::string::npos) << nl.error().message;
+  // A request built in C++ skips the parser: the job ends bad_request before any command runs.
+  p.req.failure.failing_tests = {bad};
+  auto r = p.run();
+  EXPECT_EQ(r.status, Status::error);
+  EXPECT_EQ(r.reason, "bad_request");
+  EXPECT_NE(r.message.find(bad), std::string::npos) << r.message;
+  EXPECT_TRUE(r.evidence.runs.empty());
+  EXPECT_EQ(p.state(), p.before);
+}
+
+TEST_F(SandboxAttack, InjectionFromTheCommandLine) {
+  Project p;
+  std::string out;
+  const std::string common = "repair --repo '" + p.repo.string() + "' --base " + p.req.change.base_commit + " --head " +
+                             p.req.change.head_commit + " --test 'python3 -m pytest -q {tests}' --quiet";
+  EXPECT_EQ(cli(common + " --failing --basetemp=" + outside.string(), &out), 3) << out;
+  EXPECT_NE(out.find("--failing: test id \"--basetemp="), std::string::npos) << out;
+  // A CI log line naming an option as the failing test.
+  write_file(tmp.path() / "ci.log", "=========================== short test summary info ============================\n"
+                                    "FAILED --junitxml=" + outside.string() + "/x.py - assert 0\n");
+  EXPECT_EQ(cli(common + " --log '" + (tmp.path() / "ci.log").string() + "'", &out), 3) << out;
+  EXPECT_NE(out.find("read from"), std::string::npos) << out;
+  EXPECT_NE(out.find("--junitxml="), std::string::npos) << out;
+  // A report naming one.
+  write_file(tmp.path() / "report.xml",
+             "<testsuite><testcase classname=\"\" name=\"-k=not x\"><failure message=\"m\">boom</failure></testcase></testsuite>\n");
+  EXPECT_EQ(cli(common + " --report '" + (tmp.path() / "report.xml").string() + "'", &out), 3) << out;
+  EXPECT_NE(out.find("starts with '-'"), std::string::npos) << out;
+  EXPECT_EQ(p.state(), p.before);
+}
+
+TEST_F(SandboxAttack, InjectionFromTheModel) {
+  Project p;
+  ScriptedModel model;
+  const std::string bad = "--basetemp=" + outside.string();
+  model.push(tool_calls_reply({{"run_tests", Json::obj({{"tests", one(bad)}})}}));
+  model.push(tool_calls_reply({{"run_tests", Json::obj({{"tests", one("x\n--junitxml=/x")}})}}));
+  model.push(final_reply("giving up"));
+  p.req.model.spec = "openai-compatible:m";
+  p.req.model.base_url = model.base_url();
+  p.req.limits.max_tool_calls = 5;
+  AgentOptions o;
+  o.strategies = {make_react_strategy()};  // the zero-token tier would fix this change without the model
+  auto r = p.run(o);
+  int refused = 0;
+  for (const auto& s : r.trajectory)
+    if (s.kind == "tool" && s.name == "run_tests") {
+      EXPECT_FALSE(s.ok) << s.output;
+      EXPECT_NE(s.output.find("run_tests tests[0]"), std::string::npos) << s.output;
+      ++refused;
+    }
+  EXPECT_EQ(refused, 2);
+  for (const auto& run : r.evidence.runs) EXPECT_EQ(run.command.find("--basetemp"), std::string::npos) << run.command;
+  EXPECT_EQ(p.state(), p.before);
+}
+
+TEST_F(SandboxAttack, QuotedPlaceholderIsRefused) {
+  Project p;
+  Json doc = to_json(p.req);
+  doc["commands"]["test"] = "python3 -m pytest \"{tests}\"";
+  auto parsed = repair_request_from_json(doc);
+  ASSERT_FALSE(parsed);
+  EXPECT_NE(parsed.error().message.find("commands.test"), std::string::npos) << parsed.error().message;
+  EXPECT_NE(parsed.error().message.find("inside double quotes"), std::string::npos) << parsed.error().message;
+  doc["commands"]["test"] = "true";
+  doc["commands"]["wider_test"] = "ctest -R '{tests|\\|}'";
+  parsed = repair_request_from_json(doc);
+  ASSERT_FALSE(parsed);
+  EXPECT_NE(parsed.error().message.find("commands.wider_test"), std::string::npos) << parsed.error().message;
+  EXPECT_NE(parsed.error().message.find("single quotes"), std::string::npos);
+  std::string out;
+  EXPECT_EQ(cli("repair --repo '" + p.repo.string() + "' --base " + p.req.change.base_commit + " --head " +
+                    p.req.change.head_commit + " --test 'echo \"{tests}\"' --failing a --quiet",
+                &out),
+            3);
+  EXPECT_NE(out.find("inside double quotes"), std::string::npos) << out;
+  // A C++ request: bad_request, nothing ran. The id would run $(...) if the quoting were broken.
+  p.req.commands.test = "echo \"{tests}\" > out.txt";
+  p.req.failure.failing_tests = {"$(touch " + outside.string() + "/pwned)"};
+  auto r = p.run();
+  EXPECT_EQ(r.reason, "bad_request");
+  EXPECT_NE(r.message.find("inside double quotes"), std::string::npos) << r.message;
+  EXPECT_EQ(p.state(), p.before);
+}
+
+TEST_F(SandboxAttack, IdsGoAfterEndOfOptions) {
+  // Defence in depth for pytest: the ids follow "--" even though each was checked.
+  EXPECT_EQ(detail::expand_tests("python3 -m pytest -q {tests}", {"t.py::a", "t.py::b"}),
+            "python3 -m pytest -q -- 't.py::a' 't.py::b'");
+  EXPECT_EQ(detail::expand_tests("pytest {tests} > log", {"t.py"}), "pytest -- 't.py' > log");
+  EXPECT_EQ(detail::expand_tests("pytest -- {tests}", {"t.py"}), "pytest -- 't.py'");
+  EXPECT_EQ(detail::expand_tests("pytest {tests} -x", {"t.py"}), "pytest 't.py' -x");  // "--" would swallow -x
+  EXPECT_EQ(detail::expand_tests("pytest -k {tests| or }", {"a", "b"}), "pytest -k 'a or b'");
+  // And the id reaches pytest as a path, not an option: run it for real.
+  write_file(ws / "test_x.py", "def test_ok():\n    assert True\n");
+  RepairRequest req = sample_request();
+  req.commands.test = "/usr/bin/python3 -m pytest -q -p no:cacheprovider {tests}";
+  req.commands.timeout_seconds = 60;
+  auto r = detail::run_tests(ws, req, {"test_x.py::test_ok"}, CancelToken(), nullptr, "loop");
+  ASSERT_TRUE(r) << r.error().to_string();
+  EXPECT_EQ(r->run.exit_code, 0) << r->log;
+  auto refused = detail::run_tests(ws, req, {"--basetemp=" + outside.string()}, CancelToken(), nullptr, "loop");
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, Errc::schema);
+}
+
+// ---- fail closed ----------------------------------------------------------------------------------
+
+TEST_F(SandboxAttack, FailsClosedWithoutBwrap) {
+  Project p;
+  const fs::path marker = outside / "ran";
+  // Written outside the workspace: only an unsandboxed run can create it.
+  p.req.commands.test = "touch " + marker.string() + "; exit 1 # {tests}";
+  AgentOptions o;
+  o.sandbox.bwrap_path = tmp.path() / "no-such-bwrap";
+  auto r = p.run(o);
+  EXPECT_EQ(r.status, Status::error);
+  EXPECT_EQ(r.reason, "sandbox_unavailable");
+  EXPECT_NE(r.message.find("no-such-bwrap"), std::string::npos) << r.message;
+  EXPECT_FALSE(fs::exists(marker)) << "a command ran without the sandbox";
+  EXPECT_TRUE(r.evidence.runs.empty());
+  // The runner itself refuses too (for callers outside the pipeline).
+  auto direct = run("touch " + marker.string(), o.sandbox);
+  ASSERT_FALSE(direct);
+  EXPECT_EQ(direct.error().code, Errc::sandbox_unavailable);
+  EXPECT_FALSE(fs::exists(marker));
+  EXPECT_EQ(p.state(), p.before);
+
+  // The host opts out explicitly: the run happens, and the evidence says it was not isolated.
+  o.sandbox.allow_unsandboxed_commands = true;
+  auto u = p.run(o);
+  EXPECT_NE(u.reason, "sandbox_unavailable") << u.message;
+  EXPECT_TRUE(fs::exists(marker)) << "allow_unsandboxed_commands did not run the command";
+  EXPECT_FALSE(u.evidence.sandboxed);
+  EXPECT_EQ(u.evidence.isolation.rfind("none:", 0), 0u) << u.evidence.isolation;
+  auto doc = to_json(u);
+  EXPECT_FALSE(doc["evidence"]["sandboxed"].as_bool());
+  fs::remove(marker);
+  before = snapshot(outside);  // the opted-out run was allowed to write there
+  EXPECT_EQ(p.state(), p.before);
+
+  // With the sandbox, the evidence says so.
+  auto s = p.run();
+  EXPECT_TRUE(s.evidence.sandboxed);
+  EXPECT_EQ(s.evidence.isolation, "bubblewrap");
+}
