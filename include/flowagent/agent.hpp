@@ -54,6 +54,11 @@ struct AgentOptions {
       baseline_oracle;                            ///< which tests already fail at the base (host)
   bool run_baseline = false;                      ///< else run the tests at the base commit (cached per commit)
   std::filesystem::path trajectory_dir;           ///< when set, each job writes <change>-<rev>-<job>.jsonl here
+  /// Extra secret values the host knows of (tokens of its review system, ...). Each job masks
+  /// them, the model client's key (LlmClient::secrets()), the value of the request's
+  /// model.api_key_env and credential-looking environment variables (environment_secrets()) and
+  /// common key shapes in every model request, event, trajectory and result (flowagent/redact.hpp).
+  std::vector<std::string> secrets;
 };
 
 /// The funnel of the paper's Table 2: what happened to the requests an Agent received.

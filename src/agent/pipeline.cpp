@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <cctype>
+#include <cstdlib>
 #include <chrono>
 #include <fstream>
 #include <exception>
@@ -116,6 +117,13 @@ RepairResult Pipeline::run(const RepairRequest& request, const CancelToken& canc
                            const std::function<bool()>& superseded) const {
   const auto t0 = Clock::now();
   RepairResult result = base_result(request);
+  // Secrets this job knows of; the model client's key is added once the client exists.
+  auto redactor = std::make_shared<Redactor>();
+  redactor->add_secrets(options_.secrets);
+  redactor->add_secrets(environment_secrets());
+  if (options_.llm) redactor->add_secrets(options_.llm->secrets());
+  if (!request.model.api_key_env.empty())
+    if (const char* v = std::getenv(request.model.api_key_env.c_str())) redactor->add_secret(v);
 
   // The job's own token, cancelled by the caller's token or by the wall-clock cap.
   CancelToken token;
@@ -129,7 +137,7 @@ RepairResult Pipeline::run(const RepairRequest& request, const CancelToken& canc
   });
 
   try {
-    run_stages(request, token, result);
+    run_stages(request, token, result, redactor);
   } catch (const std::exception& e) {
     set(result, Status::error, "internal_error", std::string("unexpected exception: ") + e.what());
   } catch (...) {
@@ -152,6 +160,7 @@ RepairResult Pipeline::run(const RepairRequest& request, const CancelToken& canc
   token.cancel();  // stops the watchdog
   watchdog.join();
   result.metrics.wall_ms = ms_since(t0);
+  redactor->redact_in_place(result);  // before the trajectory file, the events and the caller see it
   eta_.learn(result);
   if (!options_.trajectory_dir.empty()) write_trajectory(result);
 
@@ -164,6 +173,7 @@ RepairResult Pipeline::run(const RepairRequest& request, const CancelToken& canc
   done.elapsed_ms = result.metrics.wall_ms;
   done.tokens = result.metrics.input_tokens + result.metrics.output_tokens;
   done.eta_ms = 0;
+  redactor->redact_in_place(done);
   if (options_.event_sink) {
     try {
       options_.event_sink->on_event(done);
@@ -174,8 +184,8 @@ RepairResult Pipeline::run(const RepairRequest& request, const CancelToken& canc
   return result;
 }
 
-RepairResult Pipeline::run_stages(const RepairRequest& request, const CancelToken& cancel,
-                                  RepairResult& result) const {
+RepairResult Pipeline::run_stages(const RepairRequest& request, const CancelToken& cancel, RepairResult& result,
+                                  const std::shared_ptr<Redactor>& redactor) const {
   const auto t0 = Clock::now();
   std::string current_phase = "prefilter";
   auto phase_t0 = Clock::now();
@@ -191,6 +201,7 @@ RepairResult Pipeline::run_stages(const RepairRequest& request, const CancelToke
       phase_t0 = Clock::now();
     }
     e.eta_ms = eta_.remaining_ms(current_phase, ms_since(phase_t0), result.metrics.phase_ms);
+    redactor->redact_in_place(e);
     try {
       options_.event_sink->on_event(e);
     } catch (...) {
@@ -251,6 +262,11 @@ RepairResult Pipeline::run_stages(const RepairRequest& request, const CancelToke
       return result;
     }
     llm = *made;
+  }
+  // Every model request passes the redactor: tool results, log excerpts, the initial context.
+  if (llm) {
+    redactor->add_secrets(llm->secrets());
+    llm = make_redacting_client(std::move(llm), redactor);
   }
 
   ToolRegistry empty_tools;
@@ -338,8 +354,8 @@ RepairResult Pipeline::run_stages(const RepairRequest& request, const CancelToke
       PhaseTimer timer(result, "postfilter");
       phase("postfilter", "checking the fix");
       std::string change_diff;
-      if (auto d = detail::git(ws->root(), {"diff", "--no-color", "--no-ext-diff", request.change.base_commit,
-                                            ws->head_commit()}, cancel))
+      if (auto d = detail::git(detail::workspace_repo(*ws), {"diff", "--no-color", "--no-ext-diff", "--no-textconv",
+                                                             request.change.base_commit, ws->head_commit()}, cancel))
         change_diff = std::move(*d);
       PostFilterInput in{request, result.patch, change_diff, options_.change_tracker.get(), ws.get()};
       for (const auto& f : options_.post_filters) {

@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "flowagent/agent.hpp"
+#include "flowagent/redact.hpp"
 
 namespace flowagent::detail {
 
@@ -34,7 +35,8 @@ class Pipeline {
 
  private:
   void write_trajectory(const RepairResult& result) const;
-  RepairResult run_stages(const RepairRequest& request, const CancelToken& cancel, RepairResult& result) const;
+  RepairResult run_stages(const RepairRequest& request, const CancelToken& cancel, RepairResult& result,
+                          const std::shared_ptr<Redactor>& redactor) const;
   const AgentOptions& options_;
   mutable EtaModel eta_;
 };
