@@ -143,6 +143,7 @@ TEST(GitAttack, WorkspaceHasNoGitEntryAndItsMetadataLivesBesideTheTree) {
     EXPECT_NE(gd.string().rfind(ws->root().string() + "/", 0), 0u) << gd;
     EXPECT_EQ(gd.string().find(dev.dir.string()), std::string::npos) << gd;
     EXPECT_EQ(testkit::read_file(ws->root() / "v.txt"), "2\n");
+    EXPECT_EQ(testkit::read_file(ws->root() / "x/sub.txt"), "in submodule\n");  // the submodule, from .git/modules
     // The smudge filter named by the change's .gitattributes never ran, even at checkout.
     EXPECT_TRUE(markers_in(dev.markers).empty());
   }
@@ -215,6 +216,8 @@ TEST(GitAttack, ToolsRefuseEveryPathThatNamesGitMetadata) {
   auto again = acquire(*provider, dev.request());
   ASSERT_TRUE(again);
   EXPECT_FALSE(fs::exists(fs::symlink_status(again->root() / ".git")));
+  EXPECT_EQ(testkit::read_file(again->root() / "x/sub.txt"), "in submodule\n");  // reconnected after the sweep
+  EXPECT_TRUE(fs::is_regular_file(again->root() / "x/.git"));
   EXPECT_TRUE(markers_in(dev.markers).empty()) << markers_in(dev.markers)[0];
   EXPECT_EQ(full_fingerprint(dev.dir), before);
 }
