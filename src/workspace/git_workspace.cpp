@@ -153,12 +153,14 @@ class GitWorkspaceProvider final : public WorkspaceProvider,
     std::error_code ec;
     fs::path repo = fs::canonical(request.repository, ec);
     if (ec) return fail(Errc::not_found, "repository " + request.repository + " does not exist");
-    auto top = detail::git(repo, {"rev-parse", "--show-toplevel"}, cancel);
+    // The top level and the shared git directory (whose objects the workspace borrows), in one call.
+    auto top = detail::git(repo, {"rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir"}, cancel);
     if (!top) return fail(Errc::not_found, request.repository + " is not a git repository");
-    repo = fs::path(detail::chomp(*top));
-    auto common_out = detail::git(repo, {"rev-parse", "--path-format=absolute", "--git-common-dir"}, cancel);
-    if (!common_out) return unexpected(common_out.error());
-    const fs::path common_dir = detail::chomp(*common_out);
+    const std::string lines = detail::chomp(*top);
+    const auto nl = lines.find('\n');
+    if (nl == std::string::npos) return fail(Errc::not_found, request.repository + " has no work tree");
+    repo = fs::path(lines.substr(0, nl));
+    const fs::path common_dir = lines.substr(nl + 1);
     auto commit = detail::git(repo, {"rev-parse", "--verify", "--quiet", request.change.head_commit + "^{commit}"}, cancel);
     if (!commit)
       return fail(Errc::not_found, "head commit " + request.change.head_commit + " is not in " + repo.string());
