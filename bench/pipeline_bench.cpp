@@ -1,6 +1,8 @@
 // Orchestration overhead: a repair driven by a zero-latency in-process model whose tool calls hit a
-// trivial tool, so what is measured is flowagent's own work per call and per repair (prompt
-// building, schema checks, repeat detection, trajectory, events). Also: tokens in the initial
+// trivial tool, so what is measured is flowagent's own work per call and per repair (workspace
+// from the warm pool, prompt building, schema checks, repeat detection, the real post-filters on a
+// real patch, events). The repository is a real git repository made in a temp dir; the first tool
+// call edits a production file so that each repair ends with a real one-line fix. Also: tokens in the initial
 // prompt against a prompt holding the whole log.
 #include <benchmark/benchmark.h>
 
@@ -20,8 +22,13 @@ class NoopTool final : public Tool {
   std::string_view name() const override { return "noop"; }
   std::string_view description() const override { return "Does nothing."; }
   const Json& parameters() const override { return schema_; }
-  Expected<ToolOutput> invoke(const Json& args, ToolContext&) override {
-    return ToolOutput{true, "ok " + std::to_string(args.get_int("i"))};
+  Expected<ToolOutput> invoke(const Json& args, ToolContext& ctx) override {
+    const auto i = args.get_int("i");
+    if (i == 0) {  // the fix: a real edit in the workspace, so post-filters judge a real patch
+      std::ofstream f(ctx.workspace.root() / "calc.py", std::ios::trunc);
+      f << "def add(a, b):\n    return a + b\n";
+    }
+    return ToolOutput{true, "ok " + std::to_string(i)};
   }
 
  private:
@@ -57,26 +64,6 @@ class InstantModel final : public LlmClient {
   int calls_;
 };
 
-class MemWorkspace final : public Workspace {
- public:
-  const std::filesystem::path& root() const override { return root_; }
-  const std::string& head_commit() const override { return head_; }
-  Expected<std::string> diff() override { return std::string("diff --git a/x b/x\n+fix\n"); }
-  Expected<void> reset() override { return {}; }
-
- private:
-  std::filesystem::path root_ = "/nonexistent-workspace";
-  std::string head_ = "head";
-};
-
-class MemWorkspaces final : public WorkspaceProvider {
- public:
-  std::string_view name() const override { return "mem"; }
-  Expected<std::unique_ptr<Workspace>> acquire(const RepairRequest&, const CancelToken&) override {
-    return std::unique_ptr<Workspace>(std::make_unique<MemWorkspace>());
-  }
-};
-
 class PassValidator final : public Validator {
  public:
   std::string_view name() const override { return "pass"; }
@@ -88,15 +75,25 @@ class PassValidator final : public Validator {
 };
 
 void run_repairs(benchmark::State& state, int calls) {
-  AgentOptions o;
-  o.workspaces = std::make_shared<MemWorkspaces>();
+  testkit::TempDir d;
+  const auto repo = d.path() / "repo";
+  const auto base = testkit::make_repo(repo, {{"calc.py", "def add(a, b):\n    return a + b\n"},
+                                              {"test_calc.py", "from calc import add\n\ndef test_add():\n    assert add(2, 2) == 4\n"}});
+  const auto head = testkit::commit_files(repo, {{"calc.py", "def add(a, b):\n    return a - b\n"}}, "Rework add");
+  AgentOptions o;  // default (git) workspace provider and post-filters
   o.tools = std::make_shared<ToolRegistry>();
   (void)o.tools->add(std::make_shared<NoopTool>());
   o.llm = std::make_shared<InstantModel>(calls);
+  o.strategies = {make_react_strategy()};  // the loop alone: the zero-token tier would run tests
   o.validator = std::make_shared<PassValidator>();
   o.summarizer = make_template_summarizer();
   auto agent = std::move(*Agent::create(o));
-  auto req = testkit::sample_request();
+  auto req = testkit::sample_request(repo.string());
+  req.change.base_commit = base;
+  req.change.head_commit = head;
+  req.change.files = {{"calc.py", 1, 1, false}};
+  req.failure.failing_tests = {"test_calc.py::test_add"};
+  req.commands.test = "true {tests}";
   req.limits.max_tool_calls = calls + 1;
   for (auto _ : state) {
     auto r = agent->run(req);

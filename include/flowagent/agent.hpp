@@ -60,6 +60,11 @@ struct AgentOptions {
   /// reason "sandbox_unavailable" when the sandbox cannot be set up, unless
   /// sandbox.allow_unsandboxed_commands is set (the result's evidence then says "not isolated").
   SandboxOptions sandbox;
+  /// Extra secret values the host knows of (tokens of its review system, ...). Each job masks
+  /// them, the model client's key (LlmClient::secrets()), the value of the request's
+  /// model.api_key_env and credential-looking environment variables (environment_secrets()) and
+  /// common key shapes in every model request, event, trajectory and result (flowagent/redact.hpp).
+  std::vector<std::string> secrets;
 };
 
 /// The funnel of the paper's Table 2: what happened to the requests an Agent received.

@@ -39,6 +39,9 @@ struct SearchOptions {
   int context = 0;           ///< lines before and after
   std::size_t max_results = 200;
   int threads = 0;
+  /// The tree's git directory when it is kept outside `root` (Workspace::git_dir()); empty: git
+  /// finds it from `root`.
+  std::filesystem::path git_dir;
 };
 struct SearchHit {
   std::string path;
@@ -46,8 +49,10 @@ struct SearchHit {
   std::string text;                 ///< the matching line
   std::vector<std::string> before, after;
 };
-/// Files come from `git ls-files --cached --others --exclude-standard` (honours .gitignore, skips
-/// .git); binary files are skipped; the regex engine is RE2 (linear time).
+/// Files come from `git ls-files --cached --others --exclude-standard` (honours .gitignore; paths
+/// with a `.git` component never appear); each is opened beneath `root` without leaving it (a
+/// symlink that points outside is skipped); binary files are skipped; the regex engine is RE2
+/// (linear time).
 Expected<std::vector<SearchHit>> search_code(const std::filesystem::path& root, const SearchOptions& options,
                                              const CancelToken& cancel = CancelToken());
 

@@ -84,6 +84,9 @@ class LlmClient {
   virtual ~LlmClient() = default;
   virtual std::string_view name() const = 0;
   virtual Expected<ChatResponse> complete(const ChatRequest& request, const CancelToken& cancel) = 0;
+  /// The values this client authenticates with (API keys), so the pipeline can mask them in
+  /// everything the model and the host see (flowagent/redact.hpp). Default: none.
+  virtual std::vector<std::string> secrets() const { return {}; }
 };
 
 std::string_view to_string(Role role) noexcept;

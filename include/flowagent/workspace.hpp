@@ -1,7 +1,10 @@
 // flowagent/workspace.hpp: the sandbox a repair works in.
 //
-// A Workspace is a private checkout of the change head (a detached git worktree from a warm pool).
-// Tools may only touch paths inside root(); the developer's repository is never written.
+// A Workspace is a private checkout of the change head (from a warm pool). The built-in provider
+// keeps the checkout's git metadata in git_dir(), beside and never inside root(): the tree holds no
+// `.git` entry, and flowagent runs git with explicit --git-dir/--work-tree, so nothing written into
+// the tree (by a tool or by a test) can redirect git. Tools may only touch paths inside root() and
+// refuse `.git` components; the developer's repository is never written.
 #pragma once
 
 #include <filesystem>
@@ -22,6 +25,10 @@ class Workspace {
   virtual ~Workspace() = default;
   /// Absolute, canonical root of the checkout.
   virtual const std::filesystem::path& root() const = 0;
+  /// The checkout's git directory, outside root(). Empty (the default, for host workspaces) means
+  /// the git metadata is found inside root() the usual way. flowagent's own git calls on the
+  /// workspace use it with --git-dir/--work-tree and a hardened configuration (docs/SECURITY.md).
+  virtual std::filesystem::path git_dir() const { return {}; }
   /// Commit the workspace was checked out at (the change head).
   virtual const std::string& head_commit() const = 0;
   /// The current edits as a git diff against head_commit(), produced by git (never by a model):

@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <cctype>
+#include <cstdlib>
 #include <chrono>
 #include <fstream>
 #include <exception>
@@ -116,6 +117,13 @@ RepairResult Pipeline::run(const RepairRequest& request, const CancelToken& canc
                            const std::function<bool()>& superseded) const {
   const auto t0 = Clock::now();
   RepairResult result = base_result(request);
+  // Secrets this job knows of; the model client's key is added once the client exists.
+  auto redactor = std::make_shared<Redactor>();
+  redactor->add_secrets(options_.secrets);
+  redactor->add_secrets(environment_secrets());
+  if (options_.llm) redactor->add_secrets(options_.llm->secrets());
+  if (!request.model.api_key_env.empty())
+    if (const char* v = std::getenv(request.model.api_key_env.c_str())) redactor->add_secret(v);
 
   // The job's own token, cancelled by the caller's token or by the wall-clock cap.
   CancelToken token;
@@ -129,7 +137,7 @@ RepairResult Pipeline::run(const RepairRequest& request, const CancelToken& canc
   });
 
   try {
-    run_stages(request, token, result);
+    run_stages(request, token, result, redactor);
     note_isolation(request, result);
   } catch (const std::exception& e) {
     set(result, Status::error, "internal_error", std::string("unexpected exception: ") + e.what());
@@ -153,6 +161,7 @@ RepairResult Pipeline::run(const RepairRequest& request, const CancelToken& canc
   token.cancel();  // stops the watchdog
   watchdog.join();
   result.metrics.wall_ms = ms_since(t0);
+  redactor->redact_in_place(result);  // before the trajectory file, the events and the caller see it
   eta_.learn(result);
   if (!options_.trajectory_dir.empty()) write_trajectory(result);
 
@@ -165,6 +174,7 @@ RepairResult Pipeline::run(const RepairRequest& request, const CancelToken& canc
   done.elapsed_ms = result.metrics.wall_ms;
   done.tokens = result.metrics.input_tokens + result.metrics.output_tokens;
   done.eta_ms = 0;
+  redactor->redact_in_place(done);
   if (options_.event_sink) {
     try {
       options_.event_sink->on_event(done);
@@ -199,8 +209,8 @@ void Pipeline::note_isolation(const RepairRequest& request, RepairResult& result
   }
 }
 
-RepairResult Pipeline::run_stages(const RepairRequest& request, const CancelToken& cancel,
-                                  RepairResult& result) const {
+RepairResult Pipeline::run_stages(const RepairRequest& request, const CancelToken& cancel, RepairResult& result,
+                                  const std::shared_ptr<Redactor>& redactor) const {
   // Requests built in C++ skip the parser: the same checks as parse time (ids are data, templates
   // do not quote {tests}).
   if (auto ok = check_request_commands(request); !ok) {
@@ -230,6 +240,7 @@ RepairResult Pipeline::run_stages(const RepairRequest& request, const CancelToke
       phase_t0 = Clock::now();
     }
     e.eta_ms = eta_.remaining_ms(current_phase, ms_since(phase_t0), result.metrics.phase_ms);
+    redactor->redact_in_place(e);
     try {
       options_.event_sink->on_event(e);
     } catch (...) {
@@ -290,6 +301,11 @@ RepairResult Pipeline::run_stages(const RepairRequest& request, const CancelToke
       return result;
     }
     llm = *made;
+  }
+  // Every model request passes the redactor: tool results, log excerpts, the initial context.
+  if (llm) {
+    redactor->add_secrets(llm->secrets());
+    llm = make_redacting_client(std::move(llm), redactor);
   }
 
   ToolRegistry empty_tools;
@@ -382,8 +398,8 @@ RepairResult Pipeline::run_stages(const RepairRequest& request, const CancelToke
       PhaseTimer timer(result, "postfilter");
       phase("postfilter", "checking the fix");
       std::string change_diff;
-      if (auto d = detail::git(ws->root(), {"diff", "--no-color", "--no-ext-diff", request.change.base_commit,
-                                            ws->head_commit()}, cancel))
+      if (auto d = detail::git(detail::workspace_repo(*ws), {"diff", "--no-color", "--no-ext-diff", "--no-textconv",
+                                                             request.change.base_commit, ws->head_commit()}, cancel))
         change_diff = std::move(*d);
       PostFilterInput in{request, result.patch, change_diff, options_.change_tracker.get(), ws.get()};
       for (const auto& f : options_.post_filters) {

@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "flowagent/agent.hpp"
+#include "flowagent/redact.hpp"
 
 namespace flowagent::detail {
 
@@ -36,7 +37,8 @@ class Pipeline {
   void write_trajectory(const RepairResult& result) const;
   /// Records in the evidence whether the job's commands ran in the sandbox.
   void note_isolation(const RepairRequest& request, RepairResult& result) const;
-  RepairResult run_stages(const RepairRequest& request, const CancelToken& cancel, RepairResult& result) const;
+  RepairResult run_stages(const RepairRequest& request, const CancelToken& cancel, RepairResult& result,
+                          const std::shared_ptr<Redactor>& redactor) const;
   const AgentOptions& options_;
   mutable EtaModel eta_;
 };

@@ -143,13 +143,10 @@ Expected<std::string> commit_patch(const std::string& repo, const std::string& b
   ::close(fd);
   std::string index = tmpl;
   auto run = [&](std::vector<std::string> args) -> Expected<std::string> {
-    ProcessOptions o;
-    o.argv = {"git", "-C", repo};
-    o.argv.insert(o.argv.end(), args.begin(), args.end());
-    o.env_allow = {"PATH", "HOME"};
-    o.env_set = {{"GIT_INDEX_FILE", index}, {"GIT_AUTHOR_NAME", "flowagent"}, {"GIT_AUTHOR_EMAIL", "flowagent@localhost"},
-                 {"GIT_COMMITTER_NAME", "flowagent"}, {"GIT_COMMITTER_EMAIL", "flowagent@localhost"}};
-    auto r = run_process(o);
+    detail::GitRepo git_repo(repo);
+    git_repo.env = {{"GIT_INDEX_FILE", index}, {"GIT_AUTHOR_NAME", "flowagent"}, {"GIT_AUTHOR_EMAIL", "flowagent@localhost"},
+                    {"GIT_COMMITTER_NAME", "flowagent"}, {"GIT_COMMITTER_EMAIL", "flowagent@localhost"}};
+    auto r = detail::git_result(git_repo, args);
     if (!r) return unexpected(r.error());
     if (r->exit_code != 0) return fail(Errc::conflict, "git " + args[0] + ": " + r->output);
     return detail::chomp(r->output);
@@ -319,7 +316,7 @@ int cmd_repair(const std::vector<std::string>& args) {
       if (sep != std::string::npos) req.change.author.email = s.substr(sep + 1);
     }
   if (req.change.files.empty())
-    if (auto d = detail::git(repo, {"diff", "--numstat", req.change.base_commit, req.change.head_commit})) {
+    if (auto d = detail::git(repo, {"diff", "--no-ext-diff", "--no-textconv", "--numstat", req.change.base_commit, req.change.head_commit})) {
       std::istringstream in(*d);
       std::string line;
       while (std::getline(in, line)) {
@@ -420,7 +417,7 @@ int cmd_publish(const std::vector<std::string>& args) {
   if (!repo.empty()) {
     if (o.uri_base.empty()) o.uri_base = std::filesystem::absolute(repo).string();
     if (!result->base_commit.empty() && !result->head_commit.empty())
-      if (auto d = detail::git(repo, {"diff", "--no-color", result->base_commit, result->head_commit})) o.change_diff = *d;
+      if (auto d = detail::git(repo, {"diff", "--no-color", "--no-ext-diff", "--no-textconv", result->base_commit, result->head_commit})) o.change_diff = *d;
   }
   auto out = publish(*result, format, o);
   if (!out) {
@@ -498,15 +495,15 @@ int cmd_guard(const std::vector<std::string>& args) {
       if (!seen.insert(e.path).second) continue;
       FileVersions v;
       v.path = e.path;
-      if (auto b = detail::git(repo, {"show", head + ":" + e.path})) v.before = *b;
-      if (auto a = detail::git(repo, {"show", *fixed + ":" + e.path})) v.after = *a;
+      if (auto b = detail::git(repo, {"show", "--no-textconv", head + ":" + e.path})) v.before = *b;
+      if (auto a = detail::git(repo, {"show", "--no-textconv", *fixed + ":" + e.path})) v.after = *a;
       files.push_back(std::move(v));
     }
   auto findings = check_test_integrity(files, o);
   for (const auto& f : findings) std::cout << f.path << ":" << f.line << ": [" << f.rule << "] " << f.message << "\n";
   bool reverted = false;
   if (!base.empty())
-    if (auto d = detail::git(repo, {"diff", "--no-color", base, head})) {
+    if (auto d = detail::git(repo, {"diff", "--no-color", "--no-ext-diff", "--no-textconv", base, head})) {
       auto r = measure_revert(*d, *patch);
       if (r.changed_lines && r.share > 0.5) {
         reverted = true;

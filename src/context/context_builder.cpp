@@ -122,7 +122,7 @@ Expected<InitialContext> build_initial_context(const RepairRequest& req, const C
 
   // 3. The change's diff, read-only from the developer's repository.
   if (!req.change.base_commit.empty() && !req.change.head_commit.empty() && fs::exists(req.repository)) {
-    auto d = detail::git(req.repository, {"diff", "--no-color", "--no-ext-diff", "-U3", req.change.base_commit,
+    auto d = detail::git(req.repository, {"diff", "--no-color", "--no-ext-diff", "--no-textconv", "-U3", req.change.base_commit,
                                           req.change.head_commit}, cancel);
     if (d) ctx.change_diff = std::move(*d);
     else if (d.error().code == Errc::cancelled) return unexpected(d.error());

@@ -182,7 +182,7 @@ class ExpectationUpdate final : public RepairStrategy {
     if (fs && f.front() != '/' && fs->exists(f)) return f;
     // Search by base name among the tracked files; must be unique.
     auto base = std::filesystem::path(f).filename().string();
-    auto listing = detail::git(ctx.workspace.root(), {"ls-files", "--", "*" + base});
+    auto listing = detail::git(detail::workspace_repo(ctx.workspace), {"ls-files", "--", "*" + base});
     if (!listing) return {};
     std::vector<std::string> hits;
     std::size_t p = 0;

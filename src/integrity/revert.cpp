@@ -81,7 +81,7 @@ Expected<std::vector<FileVersions>> file_versions_from_workspace(Workspace& ws, 
     if (!seen.insert(path).second) continue;
     FileVersions v;
     v.path = path;
-    auto before = detail::git(ws.root(), {"show", ws.head_commit() + ":" + old_path});
+    auto before = detail::git(detail::workspace_repo(ws), {"show", "--no-textconv", ws.head_commit() + ":" + old_path});
     if (before) v.before = std::move(*before);
     auto after = fs->read(path, 64u << 20);
     if (after) v.after = std::move(*after);

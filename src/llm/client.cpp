@@ -43,6 +43,10 @@ class HttpLlmClient final : public LlmClient {
       : opt_(std::move(o)), ep_(std::move(ep)), key_(std::move(key)), name_(ep_.provider + ":" + ep_.model) {}
 
   std::string_view name() const override { return name_; }
+  std::vector<std::string> secrets() const override {
+    if (key_.empty()) return {};
+    return {key_};
+  }
 
   Expected<ChatResponse> complete(const ChatRequest& request_in, const CancelToken& cancel) override {
     if (opt_.budget)

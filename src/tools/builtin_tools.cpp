@@ -227,7 +227,6 @@ class ListDir final : public ToolBase {
     std::string out;
     std::size_t n = 0;
     for (const auto& e : *entries) {
-      if (e.name == ".git") continue;
       if (n++ == opt_.max_list_entries) {
         out += "[... " + std::to_string(entries->size() - opt_.max_list_entries) + " more entries]\n";
         break;
@@ -257,6 +256,7 @@ class SearchCode final : public ToolBase {
     so.context = static_cast<int>(a.get_int("context", 0));
     so.max_results = opt_.max_search_results;
     so.threads = opt_.search_threads;
+    so.git_dir = ctx.workspace.git_dir();
     auto hits = search_code(ctx.workspace.root(), so, ctx.cancel);
     if (!hits) return as_output(hits.error());
     if (hits->empty()) return ok("no matches");

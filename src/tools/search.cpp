@@ -1,6 +1,8 @@
 // search_code: parallel RE2 search over the files git considers part of the tree.
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -9,11 +11,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <mutex>
 #include <thread>
 
 #include "flowagent/builtin_tools.hpp"
 #include "workspace/git.hpp"
+#include "workspace/sandbox_fs.hpp"
 
 namespace flowagent {
 
@@ -37,12 +41,49 @@ bool glob_match(const std::string& glob, const std::string& path) {
   return false;
 }
 
-void search_file(const std::filesystem::path& root, const std::string& rel, const RE2& re, int context,
-                 std::vector<SearchHit>& out, std::size_t cap) {
-  int fd = ::open((root / rel).c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+bool has_git_component(const std::string& rel) {
+  std::size_t s = 0;
+  while (s <= rel.size()) {
+    auto e = rel.find('/', s);
+    if (detail::is_git_name(std::string_view(rel).substr(s, e == std::string::npos ? std::string::npos : e - s)))
+      return true;
+    if (e == std::string::npos) break;
+    s = e + 1;
+  }
+  return false;
+}
+
+/// Opens `rel` for reading strictly beneath `root_fd`: no symlink (in the path or at its end) may
+/// lead out of the tree, no magic links. -1 when refused or missing.
+int open_beneath(int root_fd, const std::string& rel) {
+  struct open_how how {};
+  how.flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK;
+  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_SYMLINKS;
+  long fd = ::syscall(SYS_openat2, root_fd, rel.c_str(), &how, sizeof how);
+  if (fd >= 0 || errno != ENOSYS) return static_cast<int>(fd);
+  // Kernels before 5.6: one component at a time, never following a symlink.
+  int dir = ::openat(root_fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  std::size_t s = 0;
+  while (dir >= 0) {
+    auto e = rel.find('/', s);
+    const std::string comp = rel.substr(s, e == std::string::npos ? std::string::npos : e - s);
+    const int flags = e == std::string::npos ? O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
+                                             : O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW;
+    const int next = comp == ".." ? -1 : ::openat(dir, comp.c_str(), flags);
+    ::close(dir);
+    if (e == std::string::npos) return next;
+    dir = next;
+    s = e + 1;
+  }
+  return -1;
+}
+
+void search_file(int root_fd, const std::string& rel, const RE2& re, int context, std::vector<SearchHit>& out,
+                 std::size_t cap) {
+  int fd = open_beneath(root_fd, rel);
   if (fd < 0) return;
   struct stat st;
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0 || st.st_size > (64 << 20)) {
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink > 1 || st.st_size == 0 || st.st_size > (64 << 20)) {
     ::close(fd);
     return;
   }
@@ -97,7 +138,8 @@ Expected<std::vector<SearchHit>> search_code(const std::filesystem::path& root, 
   ro.set_max_mem(64 << 20);
   RE2 re(o.pattern, ro);
   if (!re.ok()) return fail(Errc::invalid_argument, "invalid regular expression: " + re.error());
-  auto listing = detail::git(root, {"ls-files", "-z", "--cached", "--others", "--exclude-standard"}, cancel);
+  const detail::GitRepo repo = o.git_dir.empty() ? detail::GitRepo(root) : detail::GitRepo(o.git_dir, root);
+  auto listing = detail::git(repo, {"ls-files", "-z", "--cached", "--others", "--exclude-standard"}, cancel);
   if (!listing) return unexpected(listing.error());
   std::vector<std::string> files;
   std::string_view l = *listing;
@@ -106,9 +148,12 @@ Expected<std::vector<SearchHit>> search_code(const std::filesystem::path& root, 
     auto e = l.find('\0', s);
     if (e == std::string_view::npos) e = l.size();
     std::string f(l.substr(s, e - s));
-    if (!f.empty() && glob_match(o.glob, f)) files.push_back(std::move(f));
+    if (!f.empty() && !has_git_component(f) && glob_match(o.glob, f)) files.push_back(std::move(f));
     s = e + 1;
   }
+  const int root_fd = ::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (root_fd < 0) return fail(Errc::io, "cannot open " + root.string());
+  const detail::Fd root_guard(root_fd);
   std::sort(files.begin(), files.end());
   files.erase(std::unique(files.begin(), files.end()), files.end());
   int threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -120,7 +165,7 @@ Expected<std::vector<SearchHit>> search_code(const std::filesystem::path& root, 
     for (;;) {
       std::size_t i = next.fetch_add(1);
       if (i >= files.size() || cancel.cancelled() || found.load() >= o.max_results) return;
-      search_file(root, files[i], re, o.context, per_file[i], o.max_results);
+      search_file(root_fd, files[i], re, o.context, per_file[i], o.max_results);
       found += per_file[i].size();
     }
   };

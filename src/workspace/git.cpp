@@ -1,29 +1,89 @@
 #include "workspace/git.hpp"
 
+#include "flowagent/workspace.hpp"
+
 namespace flowagent::detail {
+
+const char* const kNeutralAttributes =
+    "# Written by flowagent: highest-precedence attributes, so no .gitattributes in the work tree can\n"
+    "# select a filter, diff, merge or line-ending conversion.\n"
+    "* !filter !diff !merge !text !eol !ident !working-tree-encoding !crlf\n";
 
 std::string chomp(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
   return s;
 }
 
-Expected<ProcessResult> git_result(const std::filesystem::path& dir, const std::vector<std::string>& args,
+GitRepo workspace_repo(const Workspace& ws) {
+  const auto gd = ws.git_dir();
+  if (gd.empty()) return GitRepo(ws.root());
+  return GitRepo(gd, ws.root());
+}
+
+const std::vector<std::string>& hardened_git_config() {
+  static const std::vector<std::string> args = [] {
+    std::vector<std::string> kv = {
+        "core.fsmonitor=false",       "core.untrackedCache=false",   "core.hooksPath=/dev/null",
+        "core.sshCommand=false",      "core.askPass=false",
+        "core.attributesFile=/dev/null", "core.excludesFile=/dev/null", "core.pager=cat",
+        "core.editor=false",          "sequence.editor=false",       "core.autocrlf=false",
+        "core.safecrlf=false",        "core.quotePath=false",
+        "core.splitIndex=false",      "credential.helper=",          "diff.external=",
+        "diff.noprefix=false",        "diff.mnemonicPrefix=false",   "diff.relative=false",
+        "diff.renames=false",         "color.ui=false",              "log.showSignature=false",
+        "gpg.program=false",          "commit.gpgSign=false",        "tag.gpgSign=false",
+        "protocol.allow=never",       "protocol.file.allow=always",  "submodule.recurse=false",
+        "fetch.recurseSubmodules=false", "advice.detachedHead=false", "gc.auto=0",
+        "maintenance.auto=false",     "feature.manyFiles=false",
+        "index.sparse=false",         "core.sparseCheckout=false",
+    };
+    std::vector<std::string> out;
+    for (auto& s : kv) {
+      out.emplace_back("-c");
+      out.push_back(std::move(s));
+    }
+    return out;
+  }();
+  return args;
+}
+
+Expected<ProcessResult> git_result(const GitRepo& repo, const std::vector<std::string>& args,
                                    const CancelToken& cancel, std::chrono::milliseconds timeout) {
   ProcessOptions o;
-  o.argv = {"git", "-C", dir.string(), "-c", "core.hooksPath=/dev/null", "-c", "protocol.file.allow=always",
-            "-c", "core.quotePath=false", "-c", "advice.detachedHead=false"};
+  o.argv = {"git", "--no-pager"};
+  if (!repo.git_dir.empty()) {
+    o.argv.push_back("--git-dir=" + repo.git_dir.string());
+    o.argv.push_back("--work-tree=" + repo.work_tree.string());
+    o.cwd = repo.work_tree;
+  } else {
+    o.argv.insert(o.argv.end(), {"-C", repo.dir.string()});
+  }
+  const auto& hard = hardened_git_config();
+  o.argv.insert(o.argv.end(), hard.begin(), hard.end());
   o.argv.insert(o.argv.end(), args.begin(), args.end());
-  o.env_allow = {"PATH", "HOME", "TMPDIR", "USER"};
-  o.env_set = {{"GIT_TERMINAL_PROMPT", "0"}, {"LC_ALL", "C"}, {"GIT_OPTIONAL_LOCKS", "0"}};
+  o.env_allow = {"PATH", "TMPDIR"};
+  o.env_set = {{"GIT_TERMINAL_PROMPT", "0"},
+               {"LC_ALL", "C"},
+               {"GIT_OPTIONAL_LOCKS", "0"},
+               {"GIT_CONFIG_NOSYSTEM", "1"},
+               {"GIT_CONFIG_GLOBAL", "/dev/null"},
+               {"GIT_ATTR_NOSYSTEM", "1"},
+               {"GIT_NO_REPLACE_OBJECTS", "1"},
+               {"GIT_PROTOCOL_FROM_USER", "0"},
+               {"GIT_ASKPASS", "false"},
+               {"SSH_ASKPASS", "false"},
+               {"HOME", "/nonexistent/flowagent-git-home"},
+               {"XDG_CONFIG_HOME", "/nonexistent/flowagent-git-home"}};
+  for (const auto& [k, v] : repo.env) o.env_set[k] = v;
   o.timeout = timeout;
   o.output_cap = 64 << 20;
   o.cancel = cancel;
   return run_process(o);
 }
 
-Expected<std::string> git(const std::filesystem::path& dir, const std::vector<std::string>& args,
-                          const CancelToken& cancel, std::chrono::milliseconds timeout) {
-  auto r = git_result(dir, args, cancel, timeout);
+Expected<std::string> git(const GitRepo& repo, const std::vector<std::string>& args, const CancelToken& cancel,
+                          std::chrono::milliseconds timeout) {
+  auto r = git_result(repo, args, cancel, timeout);
   if (!r) return unexpected(r.error());
   if (r->cancelled) return fail(Errc::cancelled, "git cancelled");
   if (r->timed_out) return fail(Errc::timeout, "git " + (args.empty() ? std::string() : args[0]) + " timed out");

@@ -1,4 +1,5 @@
-// Detached git worktrees with a warm pool and crash-safe cleanup (flock'ed lock files).
+// Workspaces with their own git directory beside the tree, a warm pool and crash-safe cleanup
+// (flock'ed lock files).
 #include "flowagent/git_workspace.hpp"
 
 #include <fcntl.h>
@@ -33,19 +34,53 @@ fs::path default_root() {
   return tmp / ("flowagent-" + std::to_string(::getuid())) / "workspaces";
 }
 
-/// Removes a worktree directory and its registration in the repository. Best effort.
-void remove_worktree(const fs::path& repo, const fs::path& dir) {
-  if (!repo.empty()) (void)detail::git(repo, {"worktree", "remove", "--force", "--force", dir.string()});
+/// Removes a workspace: its tree, its git directory beside it, and (for workspaces made by older
+/// versions as linked worktrees) the worktree registration in the repository. Best effort.
+void remove_workspace(const fs::path& repo, const fs::path& dir) {
   std::error_code ec;
+  const bool legacy_worktree = fs::is_regular_file(dir / ".git", ec);
+  if (legacy_worktree && !repo.empty())
+    (void)detail::git(repo, {"worktree", "remove", "--force", "--force", dir.string()});
   fs::remove_all(dir, ec);
-  if (!repo.empty()) (void)detail::git(repo, {"worktree", "prune"});
+  fs::remove_all(dir.string() + ".git", ec);
+  if (legacy_worktree && !repo.empty()) (void)detail::git(repo, {"worktree", "prune"});
+}
+
+bool write_text(const fs::path& p, std::string_view text) {
+  std::ofstream f(p, std::ios::binary | std::ios::trunc);
+  f << text;
+  return static_cast<bool>(f);
+}
+
+/// Removes every `.git` entry from the tree (a test may have planted one; the tools refuse them),
+/// except below `keep` (the kept build folder is not walked). Submodule gitfiles are re-created by
+/// `submodule update` afterwards.
+void remove_git_entries(const fs::path& root, const std::string& keep) {
+  std::error_code ec;
+  fs::remove_all(root / ".git", ec);
+  fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end;
+  while (!ec && it != end) {
+    const auto& e = *it;
+    if (it.depth() == 0 && !keep.empty() && e.path().filename() == keep) {
+      it.disable_recursion_pending();
+    } else if (e.path().filename() == ".git") {
+      const fs::path victim = e.path();
+      it.disable_recursion_pending();
+      it.increment(ec);
+      std::error_code rec;
+      fs::remove_all(victim, rec);
+      continue;
+    }
+    it.increment(ec);
+  }
 }
 
 class GitWorkspaceProvider;
 
 struct Slot {
-  fs::path dir;
-  fs::path repo;
+  fs::path dir;      ///< the work tree
+  fs::path git_dir;  ///< its own git directory, <dir>.git, beside the tree
+  fs::path repo;     ///< the developer's repository (top level)
   int lock_fd = -1;
 };
 
@@ -56,34 +91,38 @@ class GitWorkspace final : public Workspace {
   ~GitWorkspace() override;
 
   const fs::path& root() const override { return slot_.dir; }
+  fs::path git_dir() const override { return slot_.git_dir; }
   const std::string& head_commit() const override { return head_; }
 
   Expected<std::string> diff() override {
     // Tracked changes (edits, deletions) plus files the tools created (intent-to-add); build and test
     // artifacts that are not ignored never enter a patch.
-    if (auto r = detail::git(slot_.dir, {"add", "-u", "--", "."}); !r) return unexpected(r.error());
-    return detail::git(slot_.dir, {"diff", "--cached", "--full-index", "--binary", "--no-color", "--no-ext-diff",
-                                   "--no-renames", head_});
+    if (auto r = detail::git(repo(), {"add", "-u", "--", "."}); !r) return unexpected(r.error());
+    return detail::git(repo(), {"diff", "--cached", "--full-index", "--binary", "--no-color", "--no-ext-diff",
+                                "--no-textconv", "--no-renames", "--ignore-submodules=none", head_});
   }
 
   Expected<void> reset() override { return checkout(head_); }
 
   Expected<void> track_new_file(std::string_view path) override {
-    auto r = detail::git(slot_.dir, {"add", "--intent-to-add", "--", std::string(path)});
+    auto r = detail::git(repo(), {"add", "--intent-to-add", "--", ":(literal)" + std::string(path)});
     if (!r) return unexpected(r.error());
     return {};
   }
 
   Expected<void> checkout(const std::string& commit, const CancelToken& cancel = CancelToken()) {
-    if (auto r = detail::git(slot_.dir, {"checkout", "-q", "--force", "--detach", commit}, cancel); !r)
+    remove_git_entries(slot_.dir, keep_dir_);
+    if (auto r = detail::git(repo(), {"checkout", "-q", "--force", "--detach", commit}, cancel); !r)
       return unexpected(r.error());
-    if (auto r = detail::git(slot_.dir, {"reset", "-q", "--hard", commit}, cancel); !r) return unexpected(r.error());
+    if (auto r = detail::git(repo(), {"reset", "-q", "--hard", commit}, cancel); !r) return unexpected(r.error());
     std::vector<std::string> clean = {"clean", "-q", "-ffdx"};
     if (!keep_dir_.empty()) clean.insert(clean.end(), {"-e", "/" + keep_dir_ + "/"});
-    if (auto r = detail::git(slot_.dir, clean, cancel); !r) return unexpected(r.error());
+    if (auto r = detail::git(repo(), clean, cancel); !r) return unexpected(r.error());
     head_ = commit;
     return {};
   }
+
+  detail::GitRepo repo() const { return detail::GitRepo(slot_.git_dir, slot_.dir); }
 
   Slot& slot() { return slot_; }
 
@@ -108,15 +147,20 @@ class GitWorkspaceProvider final : public WorkspaceProvider,
       for (auto& s : slots) destroy(s);
   }
 
-  std::string_view name() const override { return "git_worktree"; }
+  std::string_view name() const override { return "git_workspace"; }
 
   Expected<std::unique_ptr<Workspace>> acquire(const RepairRequest& request, const CancelToken& cancel) override {
     std::error_code ec;
     fs::path repo = fs::canonical(request.repository, ec);
     if (ec) return fail(Errc::not_found, "repository " + request.repository + " does not exist");
-    auto top = detail::git(repo, {"rev-parse", "--show-toplevel"}, cancel);
+    // The top level and the shared git directory (whose objects the workspace borrows), in one call.
+    auto top = detail::git(repo, {"rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir"}, cancel);
     if (!top) return fail(Errc::not_found, request.repository + " is not a git repository");
-    repo = fs::path(detail::chomp(*top));
+    const std::string lines = detail::chomp(*top);
+    const auto nl = lines.find('\n');
+    if (nl == std::string::npos) return fail(Errc::not_found, request.repository + " has no work tree");
+    repo = fs::path(lines.substr(0, nl));
+    const fs::path common_dir = lines.substr(nl + 1);
     auto commit = detail::git(repo, {"rev-parse", "--verify", "--quiet", request.change.head_commit + "^{commit}"}, cancel);
     if (!commit)
       return fail(Errc::not_found, "head commit " + request.change.head_commit + " is not in " + repo.string());
@@ -136,13 +180,12 @@ class GitWorkspaceProvider final : public WorkspaceProvider,
       ws = std::make_unique<GitWorkspace>(weak_from_this(), std::move(*slot), head, opt_.keep_dir);
       if (auto r = ws->checkout(head, cancel); !r) return unexpected(r.error());
     } else {
-      auto fresh = create(repo, head, cancel);
+      auto fresh = create(repo, common_dir, head, cancel);
       if (!fresh) return unexpected(fresh.error());
       ws = std::make_unique<GitWorkspace>(weak_from_this(), std::move(*fresh), head, opt_.keep_dir);
     }
     if (opt_.init_submodules && fs::exists(ws->root() / ".gitmodules")) {
-      if (auto r = detail::git(ws->root(), {"submodule", "update", "--init", "--recursive", "--force"}, cancel); !r)
-        return unexpected(r.error());
+      if (auto r = init_submodules(*ws, common_dir, cancel); !r) return unexpected(r.error());
     }
     return std::unique_ptr<Workspace>(std::move(ws));
   }
@@ -160,7 +203,7 @@ class GitWorkspaceProvider final : public WorkspaceProvider,
   }
 
   static void destroy(Slot& slot) {
-    remove_worktree(slot.repo, slot.dir);
+    remove_workspace(slot.repo, slot.dir);
     std::error_code ec;
     fs::remove(slot.dir.string() + ".lock", ec);
     fs::remove(slot.dir.string() + ".repo", ec);
@@ -169,7 +212,12 @@ class GitWorkspaceProvider final : public WorkspaceProvider,
   }
 
  private:
-  Expected<Slot> create(const fs::path& repo, const std::string& head, const CancelToken& cancel) {
+  /// A new workspace: `<dir>.git`, a repository of its own whose object store borrows the
+  /// developer's objects read-only (objects/info/alternates; new objects land in `<dir>.git`), and
+  /// the tree `<dir>` checked out from it with no `.git` entry. Nothing is written to the
+  /// developer's repository (no worktree registration, no refs, no config).
+  Expected<Slot> create(const fs::path& repo, const fs::path& common_dir, const std::string& head,
+                        const CancelToken& cancel) {
     const fs::path base = opt_.root / hex(std::hash<std::string>{}(repo.string()));
     std::error_code ec;
     fs::create_directories(base, ec);
@@ -178,26 +226,65 @@ class GitWorkspaceProvider final : public WorkspaceProvider,
     Slot slot;
     slot.repo = repo;
     slot.dir = base / ("wt-" + hex((static_cast<std::uint64_t>(rd()) << 32) | rd()));
+    slot.git_dir = slot.dir.string() + ".git";
     const std::string lock_path = slot.dir.string() + ".lock";
     slot.lock_fd = ::open(lock_path.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0600);
     if (slot.lock_fd < 0 || ::flock(slot.lock_fd, LOCK_EX | LOCK_NB) != 0) {
       if (slot.lock_fd >= 0) ::close(slot.lock_fd);
       return fail(Errc::io, "cannot lock " + lock_path);
     }
-    {
-      std::ofstream(slot.dir.string() + ".repo") << repo.string();
-    }
-    auto r = detail::git(repo, {"worktree", "add", "--detach", "--force", "-q", slot.dir.string(), head}, cancel,
-                         std::chrono::minutes(30));
-    if (!r) {
+    auto failed = [&](Error e) -> Expected<Slot> {
       destroy(slot);
-      return unexpected(r.error());
-    }
+      return unexpected(std::move(e));
+    };
+    if (!write_text(slot.dir.string() + ".repo", repo.string())) return failed(Error{Errc::io, "cannot write " + slot.dir.string() + ".repo"});
+    fs::create_directories(slot.dir, ec);
+    if (ec) return failed(Error{Errc::io, "cannot create " + slot.dir.string() + ": " + ec.message()});
+    if (auto r = detail::git(base, {"init", "-q", "--bare", "--template=", slot.git_dir.string()}, cancel); !r)
+      return failed(r.error());
+    fs::create_directories(slot.git_dir / "objects" / "info", ec);
+    fs::create_directories(slot.git_dir / "info", ec);
+    if (!write_text(slot.git_dir / "objects" / "info" / "alternates", (common_dir / "objects").string() + "\n") ||
+        !write_text(slot.git_dir / "info" / "attributes", detail::kNeutralAttributes))
+      return failed(Error{Errc::io, "cannot write the metadata of " + slot.git_dir.string()});
+    if (fs::exists(common_dir / "shallow", ec)) fs::copy_file(common_dir / "shallow", slot.git_dir / "shallow", ec);
+    if (auto r = detail::git(detail::GitRepo(slot.git_dir, slot.dir), {"config", "core.bare", "false"}, cancel); !r)
+      return failed(r.error());
     slot.dir = fs::canonical(slot.dir);
+    slot.git_dir = fs::canonical(slot.git_dir);
+    if (auto r = detail::git(detail::GitRepo(slot.git_dir, slot.dir), {"checkout", "-q", "--force", "--detach", head},
+                             cancel, std::chrono::minutes(30));
+        !r)
+      return failed(r.error());
     return slot;
   }
 
-  /// Worktrees whose lock nobody holds belong to a process that died: remove them.
+  /// Submodules: each is cloned into the workspace's git directory (modules/<name>), from the
+  /// developer's own submodule repository when it has one (no network), else from the URL in
+  /// .gitmodules when it is a local path (other transports are refused by the hardened config).
+  Expected<void> init_submodules(GitWorkspace& ws, const fs::path& common_dir, const CancelToken& cancel) {
+    auto repo = ws.repo();
+    if (auto r = detail::git(repo, {"submodule", "init", "-q"}, cancel); !r) return unexpected(r.error());
+    auto names = detail::git_result(repo, {"config", "--get-regexp", "^submodule\\..*\\.url$"}, cancel);
+    if (!names) return unexpected(names.error());
+    std::istringstream lines(names->output);
+    std::string line;
+    while (std::getline(lines, line)) {
+      auto sp = line.find(' ');
+      if (sp == std::string::npos || sp < 14) continue;
+      const std::string key = line.substr(0, sp);
+      const std::string name = key.substr(10, key.size() - 10 - 4);  // submodule.<name>.url
+      std::error_code ec;
+      const fs::path local = common_dir / "modules" / name;
+      if (name.find("..") == std::string::npos && fs::is_directory(local / "objects", ec))
+        if (auto r = detail::git(repo, {"config", key, local.string()}, cancel); !r) return unexpected(r.error());
+    }
+    if (auto r = detail::git(repo, {"submodule", "update", "--init", "--recursive", "--force"}, cancel); !r)
+      return unexpected(r.error());
+    return {};
+  }
+
+  /// Workspaces whose lock nobody holds belong to a process that died: remove them.
   void prune_leftovers() {
     std::error_code ec;
     if (!fs::exists(opt_.root, ec)) return;
@@ -215,6 +302,7 @@ class GitWorkspaceProvider final : public WorkspaceProvider,
         Slot s;
         s.dir = p;
         s.dir.replace_extension();
+        s.git_dir = s.dir.string() + ".git";
         std::ifstream in(s.dir.string() + ".repo");
         std::string repo;
         std::getline(in, repo);

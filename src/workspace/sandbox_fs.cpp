@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -36,6 +37,25 @@ unexpected<Error> sys_error(std::string_view what, std::string_view path, int er
 
 }  // namespace
 
+bool is_git_name(std::string_view c) {
+  std::string folded;
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    const auto b = [&](std::size_t k) { return static_cast<unsigned char>(c[k]); };
+    // Code points HFS+ ignores in names: U+200C-U+200F, U+202A-U+202E, U+206A-U+206F, U+FEFF.
+    if (i + 2 < c.size()) {
+      const unsigned char x = b(i), y = b(i + 1), z = b(i + 2);
+      if ((x == 0xE2 && y == 0x80 && ((z >= 0x8C && z <= 0x8F) || (z >= 0xAA && z <= 0xAE))) ||
+          (x == 0xE2 && y == 0x81 && z >= 0xAA && z <= 0xAF) || (x == 0xEF && y == 0xBB && z == 0xBF)) {
+        i += 2;
+        continue;
+      }
+    }
+    folded += static_cast<char>(std::tolower(b(i)));
+  }
+  while (!folded.empty() && (folded.back() == '.' || folded.back() == ' ')) folded.pop_back();
+  return folded == ".git" || folded == "git~1";
+}
+
 bool looks_binary(std::string_view data) {
   if (data.substr(0, 8192).find('\0') != std::string_view::npos) return true;
   return !is_valid_utf8(data);
@@ -59,6 +79,9 @@ Expected<std::vector<std::string>> SandboxFs::split(std::string_view rel) {
     auto end = rel.find('/', start);
     auto part = rel.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
     if (part == "..") return fail(Errc::sandbox, "'..' is not allowed in paths: " + std::string(rel));
+    if (is_git_name(part))
+      return fail(Errc::sandbox, "git metadata is not accessible: " + std::string(rel) +
+                                     " (paths with a .git component are refused)");
     if (!part.empty() && part != ".") parts.emplace_back(part);
     if (end == std::string_view::npos) break;
     start = end + 1;
@@ -83,6 +106,7 @@ static Expected<Fd> walk(int root_fd, std::vector<std::string> parts, bool follo
       continue;
     }
     const bool last = i + 1 == parts.size();
+    if (is_git_name(comp)) return fail(Errc::sandbox, "git metadata is not accessible (via " + shown + ")");
     int fd = ::openat(cur(), comp.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) return sys_error("cannot open", shown, errno);
     Fd opened(fd);
@@ -176,6 +200,9 @@ Expected<std::string> SandboxFs::read(std::string_view rel, std::uint64_t max_by
   if (::fstat(fd->get(), &st) != 0) return sys_error("cannot stat", rel, errno);
   if (S_ISDIR(st.st_mode)) return fail(Errc::invalid_argument, std::string(rel) + " is a directory");
   if (!S_ISREG(st.st_mode)) return fail(Errc::sandbox, std::string(rel) + " is not a regular file");
+  if (st.st_nlink > 1)
+    return fail(Errc::sandbox, std::string(rel) + " has " + std::to_string(st.st_nlink) +
+                                   " hard links; files with several links are not accessible");
   if (static_cast<std::uint64_t>(st.st_size) > max_bytes)
     return fail(Errc::invalid_argument, std::string(rel) + " is " + std::to_string(st.st_size) +
                                             " bytes, over the limit of " + std::to_string(max_bytes));
@@ -207,7 +234,9 @@ Expected<void> SandboxFs::write(std::string_view rel, std::string_view content, 
     if (S_ISDIR(st.st_mode)) return fail(Errc::invalid_argument, std::string(rel) + " is a directory");
     if (S_ISLNK(st.st_mode)) return fail(Errc::sandbox, std::string(rel) + " is a symlink; edit its target instead");
     if (!S_ISREG(st.st_mode)) return fail(Errc::sandbox, std::string(rel) + " is not a regular file");
-    mode = st.st_mode & 07777;
+    if (st.st_nlink > 1)
+      return fail(Errc::sandbox, std::string(rel) + " has several hard links; files with several links are not accessible");
+    mode = st.st_mode & 0777;  // never keeps set-id or sticky bits
   }
   std::random_device rd;
   const std::string tmp = ".flowagent-tmp-" + std::to_string(rd()) + "-" + leaf;
@@ -259,7 +288,7 @@ Expected<std::vector<DirEntry>> SandboxFs::list(std::string_view rel) const {
   std::vector<DirEntry> out;
   while (auto* e = ::readdir(d)) {
     std::string name = e->d_name;
-    if (name == "." || name == "..") continue;
+    if (name == "." || name == ".." || is_git_name(name)) continue;
     struct stat st;
     DirEntry de{name, '?', 0};
     if (::fstatat(::dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0) {

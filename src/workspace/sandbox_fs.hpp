@@ -5,6 +5,12 @@
 // swapped in between a check and the use cannot redirect it. Symlinks are followed only when
 // their target, resolved the same way, stays inside the root; absolute targets, `..` above the
 // root, device files, FIFOs and sockets are refused with Errc::sandbox.
+// Git metadata is out of reach: every path with a component that names `.git` (any case, with
+// trailing dots or spaces, with Unicode code points HFS+ ignores, or the 8.3 name `git~1`) is
+// refused, whether it comes from the caller or from a symlink's target, and list() never shows
+// one. Files with more than one hard link are refused too (a hard link made by test code could
+// reach a file outside the workspace), and the only things a write creates are regular files
+// (temp file + rename, never following or writing through a link) and directories.
 #pragma once
 
 #include <sys/stat.h>
@@ -46,8 +52,9 @@ class SandboxFs {
   /// Opens the root. Errc::io when it is not a directory.
   static Expected<SandboxFs> open(const std::filesystem::path& root);
 
-  /// Normalises a model-supplied path: refuses empty, absolute, NUL, `..` components and
-  /// backslashes; drops `.` and empty components. Returns the components.
+  /// Normalises a model-supplied path: refuses empty, absolute, NUL, `..` components,
+  /// backslashes and `.git` components (is_git_name); drops `.` and empty components. Returns the
+  /// components.
   static Expected<std::vector<std::string>> split(std::string_view rel);
 
   /// Reads a regular file (at most max_bytes; Errc::invalid_argument when larger).
@@ -57,7 +64,7 @@ class SandboxFs {
   Expected<void> write(std::string_view rel, std::string_view content, bool create_dirs = true) const;
   /// Removes a regular file or symlink (never follows it). Directories are refused.
   Expected<void> remove(std::string_view rel) const;
-  /// Lists a directory.
+  /// Lists a directory (entries named like `.git` are left out).
   Expected<std::vector<DirEntry>> list(std::string_view rel) const;
   /// stat() of the resolved path.
   Expected<struct stat> stat(std::string_view rel) const;
@@ -75,6 +82,10 @@ class SandboxFs {
   std::filesystem::path root_;
   std::shared_ptr<Fd> root_fd_;
 };
+
+/// True when a path component would name git metadata: `.git` compared case-insensitively after
+/// dropping Unicode code points HFS+ ignores and trailing dots and spaces (NTFS), or `git~1`.
+bool is_git_name(std::string_view component);
 
 /// True when the bytes look binary: a NUL byte in the first 8 KiB, or not UTF-8.
 bool looks_binary(std::string_view data);

@@ -1,4 +1,6 @@
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "flowagent/git_workspace.hpp"
 #include "support/test_support.hpp"
@@ -131,6 +133,40 @@ TEST(GitWorkspace, LeftoversOfACrashedProcessArePruned) {
   EXPECT_FALSE(fs::exists(leftover));
   testkit::sh("git -C '" + repo.dir.string() + "' worktree list", &out);
   EXPECT_EQ(out.find("wt-crashed"), std::string::npos) << out;
+}
+
+TEST(GitWorkspace, WorkspacesOfACrashedProcessArePrunedWithTheirGitDir) {
+  Repo repo;
+  testkit::TempDir pool;
+  const auto before = tree_fingerprint(repo.dir);
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {  // the "crashing" process: acquires and dies without releasing
+    ::close(fds[0]);
+    auto provider = make_git_workspace_provider(opts(pool.path()));
+    auto ws = provider->acquire(repo.request(), CancelToken());
+    std::string paths = ws ? (*ws)->root().string() + "\n" + (*ws)->git_dir().string() + "\n" : "";
+    (void)!::write(fds[1], paths.data(), paths.size());
+    ::_exit(ws ? 0 : 1);
+  }
+  ::close(fds[1]);
+  std::string paths;
+  char buf[512];
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) paths.append(buf, static_cast<std::size_t>(n));
+  ::close(fds[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_EQ(WEXITSTATUS(status), 0);
+  const fs::path root = paths.substr(0, paths.find('\n'));
+  const fs::path git_dir = paths.substr(paths.find('\n') + 1, paths.size() - paths.find('\n') - 2);
+  ASSERT_TRUE(fs::exists(root)) << paths;
+  ASSERT_TRUE(fs::exists(git_dir)) << paths;
+  auto provider = make_git_workspace_provider(opts(pool.path()));
+  EXPECT_FALSE(fs::exists(root));
+  EXPECT_FALSE(fs::exists(git_dir));
+  EXPECT_EQ(tree_fingerprint(repo.dir), before);
 }
 
 TEST(GitWorkspace, SubmodulesAreCheckedOut) {
