@@ -34,6 +34,7 @@ enum class Errc : int {
   conflict = 15,         ///< a patch does not apply / the tree moved
   internal = 16,         ///< a bug in flowagent
   user = 17,             ///< a host callback reported failure
+  not_fixed = 18,        ///< publish/apply got a result whose status is not fixed: nothing to deliver
 };
 
 /// Stable lowercase name of a code ("invalid_json", ...).

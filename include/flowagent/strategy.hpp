@@ -11,6 +11,7 @@
 #include "flowagent/cancel.hpp"
 #include "flowagent/error.hpp"
 #include "flowagent/llm.hpp"
+#include "flowagent/patch.hpp"
 #include "flowagent/request.hpp"
 #include "flowagent/result.hpp"
 #include "flowagent/tools.hpp"
@@ -31,6 +32,7 @@ struct RepairContext {
   RepairResult& result;  ///< metrics and trajectory are appended here
   std::function<void(const Event&)> emit;  ///< progress; never null
   Validator* validator = nullptr;  ///< lets a loop check its candidate before it stops
+  const Patch* patch = nullptr;    ///< the validated candidate, set before post-filters and the summary
 };
 
 /// What a strategy claims. The workspace holds the edits; `claims_fixed` is the strategy's own

@@ -22,6 +22,7 @@ std::string_view errc_name(Errc code) noexcept {
     case Errc::conflict: return "conflict";
     case Errc::internal: return "internal";
     case Errc::user: return "user";
+    case Errc::not_fixed: return "not_fixed";
   }
   return "unknown";
 }

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "workspace/git.hpp"
+#include "workspace/git_patch.hpp"
 
 namespace flowagent {
 
@@ -62,8 +63,11 @@ class GitWorkspace final : public Workspace {
     // Tracked changes (edits, deletions) plus files the tools created (intent-to-add); build and test
     // artifacts that are not ignored never enter a patch.
     if (auto r = detail::git(slot_.dir, {"add", "-u", "--", "."}); !r) return unexpected(r.error());
-    return detail::git(slot_.dir, {"diff", "--cached", "--full-index", "--binary", "--no-color", "--no-ext-diff",
-                                   "--no-renames", head_});
+    // The canonical patch (attributes, textconv and external diff off; binary blobs marked): the
+    // text returned is what parse_patch reads back into the same value.
+    auto patch = detail::git_patch(slot_.dir, {"--cached", head_}, /*check_blobs=*/true);
+    if (!patch) return unexpected(patch.error());
+    return std::move(patch->text);
   }
 
   Expected<void> reset() override { return checkout(head_); }
