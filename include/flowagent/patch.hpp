@@ -80,8 +80,9 @@ std::string render_file_header(const PatchFile& file);
 std::string render_hunk(const PatchHunk& hunk);
 
 /// Why a patch may not be delivered. `reason` is a stable code: "patch_symlink", "patch_gitlink",
-/// "patch_mode", "patch_type_change", "patch_mode_change", "patch_binary", "patch_copy",
-/// "patch_path".
+/// "patch_mode" (another non-regular mode), "patch_mode_unstated" (no mode line: git apply would
+/// take the type of whatever is in the tree), "patch_type_change", "patch_mode_change",
+/// "patch_binary", "patch_path" (outside the tree, .git, or a file named twice).
 struct PatchProblem {
   std::string reason;
   std::string path;

@@ -508,7 +508,7 @@ std::vector<PatchProblem> check_patch(const Patch& patch) {
   auto mode_problem = [&](const PatchFile& f, std::uint32_t m, const char* side) {
     if (m == kModeSymlink) add(f, "patch_symlink", std::string(side) + " is a symbolic link (mode 120000)");
     else if (m == kModeGitlink) add(f, "patch_gitlink", std::string(side) + " is a submodule (mode 160000)");
-    else if (m == 0) add(f, "patch_mode", std::string("the patch does not state the mode of the ") + side);
+    else if (m == 0) add(f, "patch_mode_unstated", std::string("the patch does not state the mode of the ") + side);
     else if (!regular(m)) add(f, "patch_mode", std::string(side) + " has mode " + mode_text(m) + ", not a regular file");
     else return false;
     return true;

@@ -114,6 +114,9 @@ AgentOptions options_with(std::vector<std::shared_ptr<RepairStrategy>> strategie
   o.workspaces = std::make_shared<DirWorkspaces>();
   o.strategies = std::move(strategies);
   o.validator = std::make_shared<ContentValidator>(std::move(good));
+  // The trust layer's filters read git objects, which a plain folder has none of (they would fail
+  // closed); these tests are about the pipeline's order.
+  o.post_filters = {make_empty_patch_filter(), make_change_moved_filter()};
   return o;
 }
 
