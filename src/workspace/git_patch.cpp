@@ -30,7 +30,7 @@ Expected<Patch> git_patch(const std::filesystem::path& dir, const std::vector<st
       if (id.empty() || zero_id(id) || (mode != kModeRegular && mode != kModeExecutable)) continue;
       auto content = git(dir, {"cat-file", "blob", id}, cancel);
       if (!content) return unexpected(content.error());
-      if (looks_binary(*content)) {
+      if (flowagent::looks_binary(*content)) {
         f.is_text = false;
         changed = true;
         break;

@@ -506,3 +506,42 @@ TEST(PatchDelivery, CliRefusesWithItsOwnExitCode) {
   EXPECT_NE(out.find("patch_symlink"), std::string::npos) << out;
   EXPECT_EQ(tree_state(r.dir), before);
 }
+
+// ---- end to end: a scripted model on loopback hides a revert behind .gitattributes ----------------
+
+TEST(PatchE2E, ModelHidingARevertBehindGitattributesIsRejected) {
+  TempDir tmp;
+  const fs::path repo = tmp.path() / "repo";
+  const std::string base = make_repo(
+      repo, {{"calc.py", "def add(a, b):\n    return a + b\n"},
+             {"test_calc.py", "from calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n"},
+             {".gitignore", "__pycache__/\n"}});
+  const std::string head =
+      commit_files(repo, {{"calc.py", "def add(a, b):\n    total = a + b + 1\n    return total\n"}}, "Refactor add");
+  ScriptedModel model;
+  model.push(tool_calls_reply({{"write_file", Json::obj({{"path", ".gitattributes"}, {"content", "*.py binary\n"}})}}));
+  model.push(tool_calls_reply({{"edit_file", Json::obj({{"path", "calc.py"},
+                                                        {"old_text", "    total = a + b + 1\n    return total\n"},
+                                                        {"new_text", "    return a + b\n"}})}}));
+  model.push(tool_calls_reply({{"run_tests", Json::object()}}));
+  model.push(final_reply("Restored the sum."));
+  AgentOptions o;
+  GitWorkspaceOptions w;
+  w.root = tmp.path() / "pool";
+  o.workspaces = make_git_workspace_provider(w);
+  o.strategies = {make_react_strategy()};
+  o.post_filters = {make_empty_patch_filter(), make_revert_filter()};
+  auto agent = Agent::create(o);
+  ASSERT_TRUE(agent);
+  RepairRequest r = sample_request(repo.string(), "py-attr");
+  r.change.base_commit = base;
+  r.change.head_commit = head;
+  r.failure.failing_tests = {"test_calc.py::test_add"};
+  r.commands.test = "/usr/bin/python3 -m pytest -q -p no:cacheprovider {tests}";
+  r.commands.timeout_seconds = 120;
+  r.model.spec = "openai-compatible:scripted";
+  r.model.base_url = model.base_url();
+  auto res = (*agent)->run(r);
+  expect_rejected_without_patch(res, "reverts_change");
+  EXPECT_NE(res.message.find("calc.py: restores \"    return a + b\""), std::string::npos) << res.message;
+}
