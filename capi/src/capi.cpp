@@ -174,6 +174,7 @@ const char* fa_error_name(int code) {
     case FA_EINTERNAL: return "FA_EINTERNAL";
     case FA_EUSER: return "FA_EUSER";
     case FA_ESANDBOXUNAVAIL: return "FA_ESANDBOXUNAVAIL";
+    case FA_ENOTFIXED: return "FA_ENOTFIXED";
     default: return "FA_EUNKNOWN";
   }
 }

@@ -6,8 +6,12 @@
 // character offsets, exclusive; GitHub suggestions are whole lines of the head (RIGHT) side;
 // reviewdog rdjson is 1-based with UTF-8 byte columns, exclusive; LSP is 0-based with UTF-16
 // characters by default or UTF-8 on request, exclusive.
-// [Threading] reentrant. [Errors] Errc::invalid_argument for an unknown format or a result without
-// a patch; Errc::protocol for a patch that cannot be parsed.
+// Only a fixed result is delivered: publish and apply_fix refuse any other status with
+// Errc::not_fixed, and refuse a patch that is not regular text files inside the tree
+// (deliverable_patch) before anything is written.
+// [Threading] reentrant. [Errors] Errc::not_fixed for a result that is not fixed;
+// Errc::invalid_argument for an unknown format or a result without a patch; Errc::protocol for a
+// patch that cannot be parsed; Errc::sandbox for a patch that may not be delivered.
 #pragma once
 
 #include <filesystem>
@@ -16,6 +20,7 @@
 #include <vector>
 
 #include "flowagent/error.hpp"
+#include "flowagent/patch.hpp"
 #include "flowagent/result.hpp"
 
 namespace flowagent {
@@ -33,8 +38,17 @@ struct FixEdit {
   bool new_file = false, deleted_file = false;
 };
 
-/// Parses a git unified diff into edits (binary parts are skipped).
+/// The edits of a patch's text hunks (binary parts are skipped).
+std::vector<FixEdit> fix_edits(const Patch& patch);
+/// parse_patch + fix_edits.
 Expected<std::vector<FixEdit>> parse_fix_edits(std::string_view patch);
+
+/// The patch of a result that may be delivered, parsed by the one parser (flowagent/patch.hpp):
+/// Errc::not_fixed unless status is fixed; Errc::invalid_argument for an empty patch;
+/// Errc::protocol for text that is not a git diff; Errc::sandbox when check_patch finds a problem
+/// (symlink, gitlink, other modes, type or mode change, binary content, a path outside the tree;
+/// the message lists the reason codes). publish() and apply_fix() deliver only through it.
+Expected<Patch> deliverable_patch(const RepairResult& result);
 
 /// UTF-16 code units in the first `bytes` bytes of a UTF-8 line.
 std::size_t utf16_column(std::string_view line, std::size_t bytes);
@@ -60,10 +74,12 @@ struct ApplyReport {
   std::string message;
 };
 
-/// Applies result.patch to the working tree of `repo`. When the patch no longer applies as is, each
-/// file is merged three-way (base: the file at the change head, ours: the working tree, theirs:
-/// the fixed file). On any conflict nothing is written and Errc::conflict names the files; the
-/// tree is left exactly as it was. The index is never touched.
+/// Applies result.patch (through deliverable_patch: fixed results only, regular files only) to the
+/// working tree of `repo`. When the patch no longer applies as is, each file is merged three-way
+/// (base: the file at the change head, ours: the working tree, theirs: the fixed file). On any
+/// conflict nothing is written and Errc::conflict names the files; the tree is left exactly as it
+/// was. A target that is not a regular file, or whose folder is reached through a symbolic link, is
+/// refused (Errc::sandbox) before anything is written. The index is never touched.
 Expected<ApplyReport> apply_fix(const std::filesystem::path& repo, const RepairResult& result);
 
 }  // namespace flowagent

@@ -35,6 +35,7 @@ enum class Errc : int {
   internal = 16,         ///< a bug in flowagent
   user = 17,             ///< a host callback reported failure
   sandbox_unavailable = 18,  ///< untrusted commands cannot be isolated here (bwrap missing, namespaces refused)
+  not_fixed = 19,        ///< publish/apply got a result whose status is not fixed: nothing to deliver
 };
 
 /// Stable lowercase name of a code ("invalid_json", ...).

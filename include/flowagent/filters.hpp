@@ -2,8 +2,11 @@
 //
 // [Threading] check() may be called concurrently for different jobs: implementations must be
 // thread-safe (the built-ins are stateless or lock internally).
-// [Errors] An Error means the filter could not decide; the Agent records it and ends the job with
-// status error (it never silently lets a request through a filter that failed).
+// [Errors] An Error means the filter could not decide. A pre-filter's error ends the job with status
+// error ("filter_error"); a post-filter's error rejects the fix (status rejected, reason
+// "postfilter_failed"): a filter that cannot do its job never lets a fix through. Post-filters
+// fail closed themselves too: missing inputs they need (the change, the workspace) are a
+// Rejection with reason "<filter>_unverifiable", never a pass.
 // [Lifetime] Held by AgentOptions through shared_ptr; may outlive the Agent.
 #pragma once
 
@@ -14,6 +17,7 @@
 
 #include "flowagent/cancel.hpp"
 #include "flowagent/error.hpp"
+#include "flowagent/patch.hpp"
 #include "flowagent/request.hpp"
 #include "flowagent/result.hpp"
 
@@ -37,13 +41,14 @@ class PreFilter {
                                                     const CancelToken& cancel) = 0;
 };
 
-/// What a post-filter looks at.
+/// What a post-filter looks at. Both patches were made by git with attributes, textconv and
+/// external diff off (flowagent/patch.hpp); a filter reads them, it never re-parses text.
 struct PostFilterInput {
   const RepairRequest& request;
-  std::string_view patch;        ///< the candidate fix (git diff against the change head)
-  std::string_view change_diff;  ///< the developer's change (git diff base..head); may be empty
-  ChangeTracker* tracker = nullptr;  ///< may be null
-  Workspace* workspace = nullptr;    ///< the candidate's workspace (file contents before/after); may be null
+  const Patch& patch;              ///< the candidate fix against the change head
+  const Patch* change = nullptr;   ///< the developer's change (base..head); null: it could not be read
+  ChangeTracker* tracker = nullptr;  ///< may be null (no tracker configured)
+  Workspace* workspace = nullptr;    ///< the candidate's workspace (object store for file contents); may be null
 };
 
 /// Why a fix was dropped. status is `rejected` (the fix is bad) or `superseded` (the change moved).
@@ -78,8 +83,9 @@ std::shared_ptr<PreFilter> make_binary_files_filter();
 /// "newer_revision" / "change_submitted": asks the tracker before any work is done.
 std::shared_ptr<PreFilter> make_newer_revision_filter(std::shared_ptr<ChangeTracker> tracker);
 
-/// Built-in post-filters: "empty_patch"; and "change_updated" / "change_submitted" (status
-/// superseded) through the ChangeTracker in PostFilterInput (skipped when there is none).
+/// Built-in post-filters: "empty_patch" (no file changed); and "change_updated" /
+/// "change_submitted" (status superseded) through the ChangeTracker in PostFilterInput (skipped
+/// when there is none: the host chose not to track changes).
 std::shared_ptr<PostFilter> make_empty_patch_filter();
 std::shared_ptr<PostFilter> make_change_moved_filter();
 

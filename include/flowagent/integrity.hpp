@@ -42,11 +42,13 @@ struct IntegrityOptions {
 std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersions>& files,
                                                    const IntegrityOptions& options = {});
 
-/// Reads the touched files' before (git show head:path) and after (working tree) versions from a
-/// workspace for `patch`.
-Expected<std::vector<FileVersions>> file_versions_from_workspace(Workspace& workspace, std::string_view patch);
+/// Reads the touched files' before and after versions for `patch` from the workspace's object
+/// store, by the blob ids the patch names (a side without an id: `git show head:path`, or the
+/// working tree for the new side). A side that cannot be read is an error, never "absent".
+Expected<std::vector<FileVersions>> file_versions_from_workspace(Workspace& workspace, const Patch& patch);
 
-/// Post-filter "integrity_*": rejects a candidate with findings (reason "integrity_<rule>").
+/// Post-filter "integrity_*": rejects a candidate with findings (reason "integrity_<rule>"); without
+/// a workspace to read the files from it rejects with "integrity_unverifiable" (fail closed).
 std::shared_ptr<PostFilter> make_integrity_filter();
 
 /// A patch that undoes `share` or more of the lines the developer's change added or removed.
@@ -55,9 +57,11 @@ struct RevertReport {
   std::size_t reverted_lines = 0, changed_lines = 0;
   std::vector<std::string> hunks;         ///< "path: -added line" / "path: +restored line" samples
 };
-RevertReport measure_revert(std::string_view change_diff, std::string_view patch);
+RevertReport measure_revert(const Patch& change, const Patch& patch);
 
-/// Post-filter "reverts_change": rejects when measure_revert(...).share > threshold (default 0.5: most).
+/// Post-filter "reverts_change": rejects when measure_revert(...).share > threshold (default 0.5:
+/// most). When the developer's change could not be read (PostFilterInput::change is null) it
+/// rejects with "reverts_change_unverifiable" (fail closed).
 std::shared_ptr<PostFilter> make_revert_filter(double threshold = 0.5);
 
 /// Zero-token tier: when a failure shows expected and actual values and points at an expectation

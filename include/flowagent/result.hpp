@@ -80,7 +80,8 @@ struct RepairResult {
   std::int64_t revision = 0;
   std::string base_commit;  ///< the change's base, as given in the request
   std::string head_commit;  ///< the commit the patch applies to
-  std::string patch;    ///< git diff (--full-index --binary) of the fix against the change head
+  std::string patch;    ///< the fix against the change head (canonical git diff, flowagent/patch.hpp);
+                        ///< empty unless status is fixed (the pipeline, to_json and parsing enforce it)
   std::string summary;  ///< sanitized one-line HTML, root cause first
   Evidence evidence;
   Metrics metrics;

@@ -11,6 +11,7 @@
 #include "flowagent/cancel.hpp"
 #include "flowagent/error.hpp"
 #include "flowagent/llm.hpp"
+#include "flowagent/patch.hpp"
 #include "flowagent/request.hpp"
 #include "flowagent/result.hpp"
 #include "flowagent/tools.hpp"
@@ -34,6 +35,7 @@ struct RepairContext {
   /// How untrusted commands are confined (AgentOptions::sandbox); null: the SandboxOptions defaults.
   /// Every build/test command a strategy or validator runs goes through it.
   const SandboxOptions* sandbox = nullptr;
+  const Patch* patch = nullptr;    ///< the validated candidate, set before post-filters and the summary
 };
 
 /// What a strategy claims. The workspace holds the edits; `claims_fixed` is the strategy's own

@@ -1,5 +1,6 @@
 #include "agent/pipeline.hpp"
 #include "workspace/git.hpp"
+#include "workspace/git_patch.hpp"
 
 #include <atomic>
 #include <cctype>
@@ -158,6 +159,8 @@ RepairResult Pipeline::run(const RepairRequest& request, const CancelToken& canc
       result.patch.clear();
     }
   }
+  // Nothing but a fixed result carries a patch (whatever path ended the job).
+  if (result.status != Status::fixed) result.patch.clear();
   token.cancel();  // stops the watchdog
   watchdog.join();
   result.metrics.wall_ms = ms_since(t0);
@@ -386,28 +389,44 @@ RepairResult Pipeline::run_stages(const RepairRequest& request, const CancelToke
       continue;
     }
 
-    auto patch = ws->diff();
-    if (!patch) {
-      set(result, Status::error, "workspace_error", patch.error().to_string());
+    // The candidate as a value, made once (flowagent/patch.hpp); only regular text files pass.
+    auto diff = ws->diff();
+    if (!diff) {
+      set(result, Status::error, "workspace_error", diff.error().to_string());
       return result;
     }
-    result.patch = *patch;
+    auto patch = parse_patch(*diff);
+    if (!patch) {
+      set(result, Status::error, "workspace_error", "the workspace's diff does not parse: " + patch.error().message);
+      return result;
+    }
+    if (auto problems = check_patch(*patch); !problems.empty()) {
+      std::string msg;
+      for (const auto& pr : problems) msg += (msg.empty() ? "" : "; ") + pr.message;
+      set(result, Status::rejected, problems.front().reason, "the fix may not be delivered: " + msg);
+      return result;
+    }
+    result.patch = patch->text;
+    ctx.patch = &*patch;
 
     // 5. Post-execution filters.
     {
       PhaseTimer timer(result, "postfilter");
       phase("postfilter", "checking the fix");
-      std::string change_diff;
-      if (auto d = detail::git(detail::workspace_repo(*ws), {"diff", "--no-color", "--no-ext-diff", "--no-textconv",
-                                                             request.change.base_commit, ws->head_commit()}, cancel))
-        change_diff = std::move(*d);
-      PostFilterInput in{request, result.patch, change_diff, options_.change_tracker.get(), ws.get()};
+      // The developer's change, made the same way as the candidate; null when git cannot read it
+      // (filters that need it then fail closed).
+      auto change = detail::git_patch(detail::workspace_repo(*ws), {request.change.base_commit, ws->head_commit()},
+                                      /*check_blobs=*/false, cancel);
+      if (!change)
+        result.trajectory.push_back(TrajectoryStep{"note", "postfilter", {}, "the change's diff: " + change.error().to_string(), false, 0});
+      PostFilterInput in{request, *patch, change ? &*change : nullptr, options_.change_tracker.get(), ws.get()};
       for (const auto& f : options_.post_filters) {
         auto verdict = f->check(in, cancel);
         if (!verdict) {
-          set(result, Status::error, "filter_error",
-              "post-filter " + std::string(f->name()) + " failed: " + verdict.error().to_string());
-          result.patch.clear();
+          if (verdict.error().code == Errc::cancelled) return result;
+          // Fail closed: a filter that could not check the fix rejects it.
+          set(result, Status::rejected, "postfilter_failed",
+              "post-filter " + std::string(f->name()) + " could not check the fix: " + verdict.error().to_string());
           return result;
         }
         if (*verdict) {

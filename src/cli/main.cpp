@@ -18,12 +18,19 @@
 #include "flowagent/model_client.hpp"
 #include "flowagent/repair.hpp"
 #include "workspace/git.hpp"
+#include "workspace/git_patch.hpp"
 
 using namespace flowagent;
 
 namespace {
 
-constexpr int kExitFixed = 0, kExitNoFix = 1, kExitAbstained = 2, kExitUsage = 3, kExitError = 4;
+constexpr int kExitFixed = 0, kExitNoFix = 1, kExitAbstained = 2, kExitUsage = 3, kExitError = 4, kExitNotFixed = 5;
+
+/// publish/apply: a result that is not fixed is refused with its own exit code.
+int delivery_exit(const Error& e) {
+  if (e.code == Errc::not_fixed) return kExitNotFixed;
+  return e.code == Errc::conflict ? kExitNoFix : kExitUsage;
+}
 
 void usage(std::ostream& os) {
   os << "usage: flowagent <command> [options]\n"
@@ -417,12 +424,12 @@ int cmd_publish(const std::vector<std::string>& args) {
   if (!repo.empty()) {
     if (o.uri_base.empty()) o.uri_base = std::filesystem::absolute(repo).string();
     if (!result->base_commit.empty() && !result->head_commit.empty())
-      if (auto d = detail::git(repo, {"diff", "--no-color", "--no-ext-diff", "--no-textconv", result->base_commit, result->head_commit})) o.change_diff = *d;
+      if (auto d = detail::git_patch(repo, {result->base_commit, result->head_commit}, false)) o.change_diff = d->text;
   }
   auto out = publish(*result, format, o);
   if (!out) {
-    std::cerr << "flowagent: " << out.error().message << "\n";
-    return kExitUsage;
+    std::cerr << "flowagent: refusing to publish: " << out.error().message << "\n";
+    return delivery_exit(out.error());
   }
   std::cout << *out;
   if (!out->empty() && out->back() != '\n') std::cout << "\n";
@@ -450,8 +457,8 @@ int cmd_apply(const std::vector<std::string>& args) {
   }
   auto r = apply_fix(repo, *result);
   if (!r) {
-    std::cerr << "flowagent: " << r.error().message << "\n";
-    return r.error().code == Errc::conflict ? kExitNoFix : kExitUsage;
+    std::cerr << "flowagent: " << (r.error().code == Errc::conflict ? "" : "refusing to apply: ") << r.error().message << "\n";
+    return delivery_exit(r.error());
   }
   std::cout << r->message << ":";
   for (const auto& f : r->files) std::cout << " " << f;
@@ -487,24 +494,51 @@ int cmd_guard(const std::vector<std::string>& args) {
     std::cerr << "flowagent: the patch does not apply to " << head << ": " << fixed.error().message << "\n";
     return kExitUsage;
   }
-  auto edits = parse_fix_edits(*patch);
+  auto parsed = parse_patch(*patch);
+  if (!parsed) {
+    std::cerr << "flowagent: " << parsed.error().message << "\n";
+    return kExitUsage;
+  }
   std::vector<FileVersions> files;
-  std::set<std::string> seen;
-  if (edits)
-    for (const auto& e : *edits) {
-      if (!seen.insert(e.path).second) continue;
-      FileVersions v;
-      v.path = e.path;
-      if (auto b = detail::git(repo, {"show", "--no-textconv", head + ":" + e.path})) v.before = *b;
-      if (auto a = detail::git(repo, {"show", "--no-textconv", *fixed + ":" + e.path})) v.after = *a;
-      files.push_back(std::move(v));
+  for (const auto& f : parsed->files) {
+    FileVersions v;
+    v.path = f.path();
+    if (f.status != PatchStatus::added) {
+      auto b = detail::git(repo, {"show", head + ":" + f.old_path});
+      if (!b) {
+        std::cerr << "flowagent: " << f.old_path << " at " << head << ": " << b.error().message << "\n";
+        return kExitUsage;
+      }
+      v.before = *b;
     }
+    if (f.status != PatchStatus::deleted) {
+      auto a = detail::git(repo, {"show", *fixed + ":" + f.new_path});
+      if (!a) {
+        std::cerr << "flowagent: " << f.new_path << " after the patch: " << a.error().message << "\n";
+        return kExitUsage;
+      }
+      v.after = *a;
+    }
+    files.push_back(std::move(v));
+  }
+  // A hand-written patch may leave modes out; everything else that delivery refuses is reported.
+  bool unsafe = false;
+  for (const auto& p : check_patch(*parsed)) {
+    if (p.reason == "patch_mode_unstated") continue;
+    std::cout << p.path << ": [" << p.reason << "] " << p.message << "\n";
+    unsafe = true;
+  }
   auto findings = check_test_integrity(files, o);
   for (const auto& f : findings) std::cout << f.path << ":" << f.line << ": [" << f.rule << "] " << f.message << "\n";
   bool reverted = false;
-  if (!base.empty())
-    if (auto d = detail::git(repo, {"diff", "--no-color", "--no-ext-diff", "--no-textconv", base, head})) {
-      auto r = measure_revert(*d, *patch);
+  if (!base.empty()) {
+    auto d = detail::git_patch(repo, {base, head}, false);
+    if (!d) {
+      std::cerr << "flowagent: the change " << base << ".." << head << ": " << d.error().message << "\n";
+      return kExitUsage;
+    }
+    {
+      auto r = measure_revert(*d, *parsed);
       if (r.changed_lines && r.share > 0.5) {
         reverted = true;
         std::cout << "[reverts_change] the patch undoes " << r.reverted_lines << " of " << r.changed_lines
@@ -512,8 +546,9 @@ int cmd_guard(const std::vector<std::string>& args) {
         for (const auto& h : r.hunks) std::cout << "  " << h << "\n";
       }
     }
-  if (findings.empty() && !reverted) std::cout << "ok: no cheating found\n";
-  return findings.empty() && !reverted ? 0 : kExitNoFix;
+  }
+  if (findings.empty() && !reverted && !unsafe) std::cout << "ok: no cheating found\n";
+  return findings.empty() && !reverted && !unsafe ? 0 : kExitNoFix;
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include "flowagent/repair.hpp"
 #include "workspace/git.hpp"
+#include "workspace/git_patch.hpp"
 
 namespace flowagent {
 
@@ -25,24 +26,15 @@ struct FileDiff {
 
 std::vector<FileDiff> split_diff(const std::string& diff) {
   std::vector<FileDiff> files;
-  std::size_t pos = 0;
-  while (pos < diff.size()) {
-    auto eol = diff.find('\n', pos);
-    if (eol == std::string::npos) eol = diff.size() - 1;
-    std::string_view line(diff.data() + pos, eol - pos + 1);
-    if (line.rfind("diff --git ", 0) == 0) {
-      FileDiff f;
-      auto b = line.rfind(" b/");
-      f.path = std::string(line.substr(b + 3, line.size() - b - 4));
-      files.push_back(std::move(f));
-    }
-    if (!files.empty()) {
-      auto& f = files.back();
-      if (line.rfind("@@", 0) == 0) f.hunks.emplace_back();
-      if (f.hunks.empty()) f.header.append(line);
-      else f.hunks.back().append(line);
-    }
-    pos = eol + 1;
+  auto patch = parse_patch(diff);
+  if (!patch) return files;
+  for (const auto& pf : patch->files) {
+    FileDiff f;
+    f.path = pf.path();
+    f.header = render_file_header(pf);
+    if (pf.is_text)
+      for (const auto& h : pf.hunks) f.hunks.push_back(render_hunk(h));
+    files.push_back(std::move(f));
   }
   return files;
 }
@@ -122,9 +114,9 @@ Expected<InitialContext> build_initial_context(const RepairRequest& req, const C
 
   // 3. The change's diff, read-only from the developer's repository.
   if (!req.change.base_commit.empty() && !req.change.head_commit.empty() && fs::exists(req.repository)) {
-    auto d = detail::git(req.repository, {"diff", "--no-color", "--no-ext-diff", "--no-textconv", "-U3", req.change.base_commit,
-                                          req.change.head_commit}, cancel);
-    if (d) ctx.change_diff = std::move(*d);
+    // The same canonical diff the post-filters see: attributes cannot hide a part of the change.
+    auto d = detail::git_patch(req.repository, {req.change.base_commit, req.change.head_commit}, false, cancel);
+    if (d) ctx.change_diff = std::move(d->text);
     else if (d.error().code == Errc::cancelled) return unexpected(d.error());
   }
   std::string header = "You are repairing a change whose tests fail. Work only through the tools.\n\n";

@@ -23,6 +23,7 @@ std::string_view errc_name(Errc code) noexcept {
     case Errc::internal: return "internal";
     case Errc::user: return "user";
     case Errc::sandbox_unavailable: return "sandbox_unavailable";
+    case Errc::not_fixed: return "not_fixed";
   }
   return "unknown";
 }

@@ -43,7 +43,7 @@ Json to_json(const RepairResult& r) {
       {"revision", r.revision},
       {"base_commit", r.base_commit},
       {"head_commit", r.head_commit},
-      {"patch", r.patch},
+      {"patch", r.status == Status::fixed ? r.patch : std::string()},  // only a fixed result carries a patch
       {"summary", r.summary},
       {"evidence", Json::obj({{"build_ok", r.evidence.build_ok},
                               {"failing_tests_pass", r.evidence.failing_tests_pass},
@@ -122,6 +122,9 @@ Expected<RepairResult> repair_result_from_json(const Json& doc) {
     r.trajectory.push_back(std::move(step));
   });
   if (auto e = root.finish(); !e.empty()) return fail(Errc::schema, e);
+  // Only a fixed result carries a patch: a patch beside any other status is dropped, so nothing
+  // downstream (publish, apply, a host) can take a rejected fix for a deliverable one.
+  if (r.status != Status::fixed) r.patch.clear();
   return r;
 }
 

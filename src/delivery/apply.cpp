@@ -6,6 +6,7 @@
 #include <optional>
 #include <map>
 #include <sstream>
+#include <vector>
 
 #include "flowagent/delivery.hpp"
 #include "workspace/git.hpp"
@@ -16,33 +17,28 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct FilePatch {
-  std::string path;
-  std::string old_blob, new_blob;
-  bool new_file = false, deleted = false;
-};
-
-std::vector<FilePatch> file_patches(const std::string& patch) {
-  std::vector<FilePatch> out;
-  std::istringstream in(patch);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("diff --git ", 0) == 0) {
-      FilePatch f;
-      f.path = line.substr(line.rfind(" b/") + 3);
-      out.push_back(f);
-    } else if (!out.empty() && line.rfind("index ", 0) == 0) {
-      auto dots = line.find("..");
-      auto sp = line.find(' ', dots);
-      out.back().old_blob = line.substr(6, dots - 6);
-      out.back().new_blob = line.substr(dots + 2, sp == std::string::npos ? std::string::npos : sp - dots - 2);
-    } else if (!out.empty() && line.rfind("new file mode", 0) == 0) {
-      out.back().new_file = true;
-    } else if (!out.empty() && line.rfind("deleted file mode", 0) == 0) {
-      out.back().deleted = true;
+/// Refuses a target that is not a regular file or that is reached through a symbolic link (the
+/// patch's paths are already checked to stay inside the tree; this covers the working tree's own
+/// links). Nothing is written before every target passed.
+Expected<void> check_target(const fs::path& root, const std::string& rel) {
+  fs::path cur = root;
+  std::size_t pos = 0;
+  while (true) {
+    auto slash = rel.find('/', pos);
+    cur /= rel.substr(pos, slash == std::string::npos ? std::string::npos : slash - pos);
+    std::error_code ec;
+    auto st = fs::symlink_status(cur, ec);
+    if (ec || !fs::exists(st)) return {};  // the rest does not exist yet: created as plain folders and a file
+    if (fs::is_symlink(st))
+      return fail(Errc::sandbox, rel + ": " + cur.lexically_relative(root).string() +
+                                     " is a symbolic link in the working tree; the fix is not written through it");
+    if (slash == std::string::npos) {
+      if (!fs::is_regular_file(st)) return fail(Errc::sandbox, rel + ": not a regular file in the working tree");
+      return {};
     }
+    if (!fs::is_directory(st)) return fail(Errc::conflict, rel + ": " + cur.lexically_relative(root).string() + " is not a folder");
+    pos = slash + 1;
   }
-  return out;
 }
 
 bool zero_blob(const std::string& b) { return b.find_first_not_of('0') == std::string::npos; }
@@ -64,13 +60,18 @@ bool write_all(const fs::path& p, const std::string& s) {
 }  // namespace
 
 Expected<ApplyReport> apply_fix(const fs::path& repo_in, const RepairResult& result) {
-  if (result.patch.empty()) return fail(Errc::invalid_argument, "the result has no patch to apply");
+  auto patch = deliverable_patch(result);  // fixed results only; regular files inside the tree only
+  if (!patch) return unexpected(patch.error());
   std::error_code ec;
   const fs::path repo = fs::canonical(repo_in, ec);
   if (ec) return fail(Errc::not_found, "repository " + repo_in.string() + " does not exist");
   auto top = detail::git(repo, {"rev-parse", "--show-toplevel"});
   if (!top) return fail(Errc::not_found, repo.string() + " is not a git repository");
   const fs::path root = detail::chomp(*top);
+  for (const auto& f : patch->files) {
+    for (const auto* p : {&f.old_path, &f.new_path})
+      if (auto ok = check_target(root, *p); !ok) return unexpected(ok.error());
+  }
 
   char tmpl[] = "/tmp/flowagent-apply-XXXXXX";
   if (!::mkdtemp(tmpl)) return fail(Errc::io, "cannot create a temporary folder");
@@ -82,10 +83,11 @@ Expected<ApplyReport> apply_fix(const fs::path& repo_in, const RepairResult& res
       fs::remove_all(p, e);
     }
   } cleanup{tmp};
-  if (!write_all(tmp / "fix.diff", result.patch)) return fail(Errc::io, "cannot write the patch");
+  // git applies the canonical text of the checked value, not the text the result document held.
+  if (!write_all(tmp / "fix.diff", patch->text)) return fail(Errc::io, "cannot write the patch");
 
   ApplyReport report;
-  for (const auto& f : file_patches(result.patch)) report.files.push_back(f.path);
+  for (const auto& f : patch->files) report.files.push_back(f.path());
   // 1. The patch still applies as it is.
   auto check = detail::git_result(root, {"apply", "--check", (tmp / "fix.diff").string()});
   if (!check) return unexpected(check.error());
@@ -97,10 +99,11 @@ Expected<ApplyReport> apply_fix(const fs::path& repo_in, const RepairResult& res
   }
   // 2. Three-way merge per file, all computed before anything is written.
   std::map<fs::path, std::optional<std::string>> writes;  // nullopt: delete
+  std::map<fs::path, bool> executable;
   std::vector<std::string> conflicts;
-  for (const auto& f : file_patches(result.patch)) {
+  for (const auto& f : patch->files) {
     if (f.old_blob.empty() || f.new_blob.empty())
-      return fail(Errc::conflict, f.path + ": the patch has no blob ids (not made with --full-index); cannot merge");
+      return fail(Errc::conflict, f.path() + ": the patch has no blob ids (not made with --full-index); cannot merge");
     auto blob = [&](const std::string& id) -> Expected<std::string> {
       if (zero_blob(id)) return std::string();
       return detail::git(root, {"cat-file", "blob", id});
@@ -108,21 +111,31 @@ Expected<ApplyReport> apply_fix(const fs::path& repo_in, const RepairResult& res
     auto base = blob(f.old_blob);
     auto theirs = blob(f.new_blob);
     if (!base || !theirs)
-      return fail(Errc::conflict, f.path + ": the fix's objects are not in this repository (fetch " +
+      return fail(Errc::conflict, f.path() + ": the fix's objects are not in this repository (fetch " +
                                       result.head_commit.substr(0, 12) + " first); the tree was not changed");
-    const fs::path target = root / f.path;
-    auto ours = read_all(target);
-    if (f.new_file) {
-      if (ours && *ours != *theirs) conflicts.push_back(f.path + " (already exists)");
+    if (f.status == PatchStatus::renamed) {  // the old name goes, the new one is merged from the old file
+      const fs::path from = root / f.old_path;
+      auto ours_old = read_all(from);
+      if (!ours_old) {
+        conflicts.push_back(f.old_path + " (deleted in the working tree)");
+        continue;
+      }
+      writes[from] = std::nullopt;
+    }
+    const fs::path target = root / f.path();
+    executable[target] = f.new_mode == kModeExecutable;
+    auto ours = read_all(f.status == PatchStatus::renamed ? root / f.old_path : target);
+    if (f.status == PatchStatus::added) {
+      if (ours && *ours != *theirs) conflicts.push_back(f.path() + " (already exists)");
       else writes[target] = *theirs;
       continue;
     }
     if (!ours) {
-      conflicts.push_back(f.path + " (deleted in the working tree)");
+      conflicts.push_back(f.path() + " (deleted in the working tree)");
       continue;
     }
-    if (f.deleted) {
-      if (*ours != *base) conflicts.push_back(f.path + " (changed since; the fix deletes it)");
+    if (f.status == PatchStatus::deleted) {
+      if (*ours != *base) conflicts.push_back(f.path() + " (changed since; the fix deletes it)");
       else writes[target] = std::nullopt;
       continue;
     }
@@ -137,7 +150,7 @@ Expected<ApplyReport> apply_fix(const fs::path& repo_in, const RepairResult& res
     auto merged = detail::git_result(root, {"merge-file", "-p", "--quiet", (tmp / ("ours" + id)).string(),
                                             (tmp / ("base" + id)).string(), (tmp / ("theirs" + id)).string()});
     if (!merged) return unexpected(merged.error());
-    if (merged->exit_code != 0) conflicts.push_back(f.path);
+    if (merged->exit_code != 0) conflicts.push_back(f.path());
     else writes[target] = merged->output;
   }
   if (!conflicts.empty()) {
@@ -153,6 +166,9 @@ Expected<ApplyReport> apply_fix(const fs::path& repo_in, const RepairResult& res
     }
     fs::create_directories(path.parent_path(), ec);
     if (!write_all(path, *content)) return fail(Errc::io, "cannot write " + path.string());
+    if (executable[path])
+      fs::permissions(path, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
+                      fs::perm_options::add, ec);
   }
   report.applied = true;
   report.three_way = true;

@@ -1,6 +1,4 @@
 // Parsing a git diff into edits, and columns.
-#include <charconv>
-
 #include "flowagent/delivery.hpp"
 
 namespace flowagent {
@@ -17,12 +15,6 @@ std::size_t utf16_column(std::string_view line, std::size_t bytes) {
 }
 
 namespace {
-
-int number(std::string_view s) {
-  int v = 0;
-  std::from_chars(s.data(), s.data() + s.size(), v);
-  return v;
-}
 
 bool is_continuation(unsigned char c) { return (c & 0xC0) == 0x80; }
 
@@ -48,85 +40,60 @@ void finish_edit(std::vector<FixEdit>& out, FixEdit& e) {
 
 }  // namespace
 
-Expected<std::vector<FixEdit>> parse_fix_edits(std::string_view patch) {
+std::vector<FixEdit> fix_edits(const Patch& patch) {
   std::vector<FixEdit> out;
-  std::string path;
-  bool new_file = false, deleted = false, binary = false;
-  int old_line = 0, old_left = 0, new_left = 0;
-  bool in_hunk = false;
-  FixEdit cur;
-  std::size_t pos = 0;
-  auto start_block = [&] {
-    if (cur.old_lines.empty() && cur.new_lines.empty()) {
-      cur.path = path;
-      cur.start_line = old_line;
-      cur.new_file = new_file;
-      cur.deleted_file = deleted;
-    }
-  };
-  while (pos < patch.size()) {
-    auto eol = patch.find('\n', pos);
-    std::string_view line = patch.substr(pos, eol == std::string_view::npos ? std::string_view::npos : eol - pos);
-    pos = eol == std::string_view::npos ? patch.size() : eol + 1;
-    if (in_hunk && (old_left > 0 || new_left > 0) && !line.empty() &&
-        (line[0] == ' ' || line[0] == '-' || line[0] == '+')) {
-      if (line[0] == ' ') {
-        finish_edit(out, cur);
-        ++old_line;
-        --old_left;
-        --new_left;
-      } else if (line[0] == '-') {
-        start_block();
-        cur.old_lines.emplace_back(line.substr(1));
-        ++old_line;
-        --old_left;
-      } else {
-        start_block();
-        cur.new_lines.emplace_back(line.substr(1));
-        --new_left;
+  for (const auto& f : patch.files) {
+    if (!f.is_text) continue;
+    for (const auto& h : f.hunks) {
+      FixEdit cur;
+      // Insertions go before the next old line: after the last context/removed line seen.
+      int next_old = h.old_count == 0 ? h.old_start + 1 : h.old_start;
+      for (const auto& l : h.lines) {
+        if (l.kind == ' ') {
+          finish_edit(out, cur);
+          next_old = l.old_line + 1;
+          continue;
+        }
+        if (cur.old_lines.empty() && cur.new_lines.empty()) {
+          cur.path = f.path();
+          cur.start_line = l.kind == '-' ? l.old_line : next_old;
+          cur.new_file = f.status == PatchStatus::added;
+          cur.deleted_file = f.status == PatchStatus::deleted;
+        }
+        if (l.kind == '-') {
+          cur.old_lines.push_back(l.text);
+          next_old = l.old_line + 1;
+        } else {
+          cur.new_lines.push_back(l.text);
+        }
       }
-      continue;
-    }
-    if (in_hunk && line.empty() && (old_left > 0 && new_left > 0)) {  // an empty context line without the space
       finish_edit(out, cur);
-      ++old_line;
-      --old_left;
-      --new_left;
-      continue;
-    }
-    if (line.rfind("\\ No newline", 0) == 0) continue;
-    finish_edit(out, cur);
-    in_hunk = false;
-    if (line.rfind("diff --git ", 0) == 0) {
-      auto b = line.rfind(" b/");
-      if (b == std::string_view::npos) return fail(Errc::protocol, "bad diff header: " + std::string(line));
-      path = std::string(line.substr(b + 3));
-      new_file = deleted = binary = false;
-    } else if (line.rfind("new file mode", 0) == 0) {
-      new_file = true;
-    } else if (line.rfind("deleted file mode", 0) == 0) {
-      deleted = true;
-    } else if (line.rfind("GIT binary patch", 0) == 0 || line.rfind("Binary files", 0) == 0) {
-      binary = true;
-    } else if (line.rfind("@@ -", 0) == 0 && !binary) {
-      // @@ -a,b +c,d @@
-      auto minus = line.substr(4);
-      auto sp = minus.find(' ');
-      auto old_part = minus.substr(0, sp);
-      auto comma = old_part.find(',');
-      old_line = number(old_part.substr(0, comma));
-      old_left = comma == std::string_view::npos ? 1 : number(old_part.substr(comma + 1));
-      auto plus = minus.substr(sp + 2);
-      auto sp2 = plus.find(' ');
-      auto new_part = plus.substr(0, sp2);
-      auto c2 = new_part.find(',');
-      new_left = c2 == std::string_view::npos ? 1 : number(new_part.substr(c2 + 1));
-      if (old_left == 0) ++old_line;  // "-0,0" / "-5,0": insertion after line a
-      in_hunk = true;
     }
   }
-  finish_edit(out, cur);
   return out;
+}
+
+Expected<std::vector<FixEdit>> parse_fix_edits(std::string_view text) {
+  auto patch = parse_patch(text);
+  if (!patch) return unexpected(patch.error());
+  return fix_edits(*patch);
+}
+
+Expected<Patch> deliverable_patch(const RepairResult& result) {
+  if (result.status != Status::fixed)
+    return fail(Errc::not_fixed, "the result's status is " + std::string(to_string(result.status)) +
+                                     (result.reason.empty() ? std::string() : " (" + result.reason + ")") +
+                                     ", not fixed: only a validated fix is delivered");
+  if (result.patch.empty()) return fail(Errc::invalid_argument, "the result has no patch");
+  auto patch = parse_patch(result.patch);
+  if (!patch) return unexpected(patch.error());
+  if (patch->empty()) return fail(Errc::invalid_argument, "the result's patch changes no file");
+  if (auto problems = check_patch(*patch); !problems.empty()) {
+    std::string msg;
+    for (const auto& p : problems) msg += (msg.empty() ? "" : "; ") + p.reason + ": " + p.message;
+    return fail(Errc::sandbox, "the patch may not be delivered: " + msg);
+  }
+  return patch;
 }
 
 }  // namespace flowagent

@@ -77,11 +77,9 @@ Region region(const FixEdit& e, Cols c, bool zero_lines) {
 
 std::string dump(const Json& j) { return dump_json_lossy(j, {2}); }
 
-Expected<std::vector<FixEdit>> edits_of(const RepairResult& r) {
-  if (r.patch.empty()) return fail(Errc::invalid_argument, "the result has no patch (status " + std::string(to_string(r.status)) + ")");
-  auto edits = parse_fix_edits(r.patch);
-  if (!edits) return edits;
-  if (edits->empty()) return fail(Errc::protocol, "the patch holds no text edits");
+Expected<std::vector<FixEdit>> edits_of(const Patch& patch) {
+  auto edits = fix_edits(patch);
+  if (edits.empty()) return fail(Errc::protocol, "the patch holds no text edits");
   return edits;
 }
 
@@ -164,32 +162,21 @@ Json gerrit(const RepairResult& r, const std::vector<FixEdit>& edits, const Publ
 // ---- GitHub ---------------------------------------------------------------------------------------
 
 /// New-side line ranges of each hunk of the change, per file.
-std::map<std::string, std::vector<std::pair<int, int>>> change_hunks(const std::string& diff) {
-  std::map<std::string, std::vector<std::pair<int, int>>> out;
-  std::string path;
-  std::size_t pos = 0;
-  while (pos < diff.size()) {
-    auto eol = diff.find('\n', pos);
-    std::string_view line(diff.data() + pos, (eol == std::string::npos ? diff.size() : eol) - pos);
-    pos = eol == std::string::npos ? diff.size() : eol + 1;
-    if (line.rfind("+++ b/", 0) == 0) path = std::string(line.substr(6));
-    else if (line.rfind("@@ -", 0) == 0) {
-      auto plus = line.find(" +");
-      auto end = line.find(' ', plus + 2);
-      auto part = line.substr(plus + 2, end - plus - 2);
-      auto comma = part.find(',');
-      int start = std::stoi(std::string(part.substr(0, comma)));
-      int count = comma == std::string_view::npos ? 1 : std::stoi(std::string(part.substr(comma + 1)));
-      out[path].emplace_back(start, start + count - 1);
-    }
+using ChangeHunks = std::map<std::string, std::vector<std::pair<int, int>>>;
+Expected<ChangeHunks> change_hunks(const std::string& diff) {
+  ChangeHunks out;
+  auto change = parse_patch(diff);
+  if (!change) return fail(Errc::invalid_argument, "change_diff: " + change.error().message);
+  for (const auto& f : change->files) {
+    if (f.status == PatchStatus::deleted) continue;
+    for (const auto& h : f.hunks) out[f.new_path].emplace_back(h.new_start, h.new_start + h.new_count - 1);
   }
   return out;
 }
 
 std::string fence_for(const std::string& text) { return text.find("```") != std::string::npos ? "````" : "```"; }
 
-Json github(const RepairResult& r, const std::vector<FixEdit>& edits, const PublishOptions& o) {
-  auto hunks = change_hunks(o.change_diff);
+Json github(const RepairResult& r, const std::vector<FixEdit>& edits, ChangeHunks hunks) {
   Json comments = Json::array();
   std::string fallback;
   for (const auto& e : edits) {
@@ -287,19 +274,22 @@ Json lsp(const RepairResult& r, const std::vector<FixEdit>& edits, const Publish
 }  // namespace
 
 Expected<std::string> publish(const RepairResult& r, std::string_view format, const PublishOptions& o) {
-  if (format == "diff") {
-    if (r.patch.empty()) return fail(Errc::invalid_argument, "the result has no patch");
-    return r.patch;
-  }
-  static const std::string_view kFormats[] = {"sarif", "gerrit", "github", "rdjsonl", "lsp"};
+  static const std::string_view kFormats[] = {"diff", "sarif", "gerrit", "github", "rdjsonl", "lsp"};
   if (std::find(std::begin(kFormats), std::end(kFormats), format) == std::end(kFormats))
     return fail(Errc::invalid_argument, "unknown format \"" + std::string(format) +
                                             "\" (diff, sarif, gerrit, github, rdjsonl, lsp)");
-  auto edits = edits_of(r);
+  auto patch = deliverable_patch(r);
+  if (!patch) return unexpected(patch.error());
+  if (format == "diff") return patch->text;  // the canonical text of what was checked
+  auto edits = edits_of(*patch);
   if (!edits) return unexpected(edits.error());
   if (format == "sarif") return dump(sarif(r, *edits, o));
   if (format == "gerrit") return dump(gerrit(r, *edits, o));
-  if (format == "github") return dump(github(r, *edits, o));
+  if (format == "github") {
+    auto hunks = change_hunks(o.change_diff);
+    if (!hunks) return unexpected(hunks.error());
+    return dump(github(r, *edits, std::move(*hunks)));
+  }
   if (format == "rdjsonl") return rdjsonl(r, *edits, o);
   return dump(lsp(r, *edits, o));
 }

@@ -114,7 +114,7 @@ class EmptyPatchFilter final : public PostFilter {
  public:
   std::string_view name() const override { return "empty_patch"; }
   Expected<std::optional<Rejection>> check(const PostFilterInput& in, const CancelToken&) override {
-    if (in.patch.find_first_not_of(" \t\r\n") == std::string_view::npos)
+    if (in.patch.empty())
       return std::optional<Rejection>(Rejection{"empty_patch", "the fix changes nothing", Status::rejected});
     return std::optional<Rejection>{};
   }

@@ -14,47 +14,35 @@ struct DiffLines {
   std::multiset<std::pair<std::string, std::string>> added, removed;  // (path, text)
 };
 
-DiffLines diff_lines(std::string_view diff) {
+DiffLines diff_lines(const Patch& patch) {
   DiffLines d;
-  std::string path;
-  std::size_t pos = 0;
-  bool in_hunk = false;
-  while (pos < diff.size()) {
-    auto eol = diff.find('\n', pos);
-    std::string_view l = diff.substr(pos, (eol == std::string_view::npos ? diff.size() : eol) - pos);
-    pos = eol == std::string_view::npos ? diff.size() : eol + 1;
-    if (l.substr(0, 11) == "diff --git ") {
-      path = std::string(l.substr(l.rfind(" b/") + 3));
-      in_hunk = false;
-    } else if (l.substr(0, 2) == "@@") {
-      in_hunk = true;
-    } else if (in_hunk && !l.empty() && l[0] == '+') {
-      std::string text(l.substr(1));
-      if (text.find_first_not_of(" \t") != std::string::npos) d.added.emplace(path, text);
-    } else if (in_hunk && !l.empty() && l[0] == '-') {
-      std::string text(l.substr(1));
-      if (text.find_first_not_of(" \t") != std::string::npos) d.removed.emplace(path, text);
-    }
-  }
+  for (const auto& f : patch.files)
+    for (const auto& h : f.hunks)
+      for (const auto& l : h.lines) {
+        if (l.kind == ' ' || l.text.find_first_not_of(" \t") == std::string::npos) continue;
+        (l.kind == '+' ? d.added : d.removed).emplace(f.path(), l.text);
+      }
   return d;
 }
 
+bool zero_id(const std::string& id) { return id.find_first_not_of('0') == std::string::npos; }
+
 }  // namespace
 
-RevertReport measure_revert(std::string_view change_diff, std::string_view patch) {
+RevertReport measure_revert(const Patch& change, const Patch& patch) {
   RevertReport r;
-  const DiffLines change = diff_lines(change_diff), fix = diff_lines(patch);
-  r.changed_lines = change.added.size() + change.removed.size();
+  const DiffLines ch = diff_lines(change), fix = diff_lines(patch);
+  r.changed_lines = ch.added.size() + ch.removed.size();
   if (r.changed_lines == 0) return r;
   auto fix_removed = fix.removed, fix_added = fix.added;
-  for (const auto& line : change.added) {  // the developer added it, the fix removes it
+  for (const auto& line : ch.added) {  // the developer added it, the fix removes it
     auto it = fix_removed.find(line);
     if (it == fix_removed.end()) continue;
     fix_removed.erase(it);
     ++r.reverted_lines;
     if (r.hunks.size() < 10) r.hunks.push_back(line.first + ": removes the change's \"" + line.second.substr(0, 80) + "\"");
   }
-  for (const auto& line : change.removed) {  // the developer removed it, the fix brings it back
+  for (const auto& line : ch.removed) {  // the developer removed it, the fix brings it back
     auto it = fix_added.find(line);
     if (it == fix_added.end()) continue;
     fix_added.erase(it);
@@ -65,26 +53,36 @@ RevertReport measure_revert(std::string_view change_diff, std::string_view patch
   return r;
 }
 
-Expected<std::vector<FileVersions>> file_versions_from_workspace(Workspace& ws, std::string_view patch) {
+Expected<std::vector<FileVersions>> file_versions_from_workspace(Workspace& ws, const Patch& patch) {
+  // Both sides come from the object store by the ids the patch names: exactly what the patch holds,
+  // whatever the working tree holds now. A side that cannot be read is an error, never "absent".
+  auto read = [&](const std::string& id, const std::string& rev_path) -> Expected<std::string> {
+    const auto repo = detail::workspace_repo(ws);
+    if (!id.empty() && !zero_id(id)) return detail::git(repo, {"cat-file", "blob", id});
+    return detail::git(repo, {"show", rev_path});
+  };
   std::vector<FileVersions> out;
-  std::set<std::string> seen;
-  auto fs = detail::SandboxFs::open(ws.root());
-  if (!fs) return unexpected(fs.error());
-  std::size_t pos = 0;
-  while ((pos = patch.find("diff --git a/", pos)) != std::string_view::npos) {
-    auto eol = patch.find('\n', pos);
-    std::string_view header = patch.substr(pos, eol - pos);
-    pos = eol;
-    auto b = header.rfind(" b/");
-    std::string path(header.substr(b + 3));
-    std::string old_path(header.substr(13, b - 13));
-    if (!seen.insert(path).second) continue;
+  for (const auto& f : patch.files) {
     FileVersions v;
-    v.path = path;
-    auto before = detail::git(detail::workspace_repo(ws), {"show", "--no-textconv", ws.head_commit() + ":" + old_path});
-    if (before) v.before = std::move(*before);
-    auto after = fs->read(path, 64u << 20);
-    if (after) v.after = std::move(*after);
+    v.path = f.path();
+    if (f.status != PatchStatus::added) {
+      auto before = read(f.old_blob, ws.head_commit() + ":" + f.old_path);
+      if (!before) return unexpected(with_context(before.error(), f.old_path + " at the change head"));
+      v.before = std::move(*before);
+    }
+    if (f.status != PatchStatus::deleted) {
+      if (f.new_blob.empty() || zero_id(f.new_blob)) {
+        auto fs = detail::SandboxFs::open(ws.root());
+        if (!fs) return unexpected(fs.error());
+        auto after = fs->read(f.new_path, 64u << 20);
+        if (!after) return unexpected(with_context(after.error(), f.new_path + " after the fix"));
+        v.after = std::move(*after);
+      } else {
+        auto after = read(f.new_blob, "");
+        if (!after) return unexpected(with_context(after.error(), f.new_path + " after the fix"));
+        v.after = std::move(*after);
+      }
+    }
     out.push_back(std::move(v));
   }
   return out;
@@ -96,7 +94,10 @@ class IntegrityFilter final : public PostFilter {
  public:
   std::string_view name() const override { return "test_integrity"; }
   Expected<std::optional<Rejection>> check(const PostFilterInput& in, const CancelToken&) override {
-    if (!in.workspace) return std::optional<Rejection>{};
+    if (!in.workspace)  // no file contents to compare: cannot vouch for the fix
+      return std::optional<Rejection>(Rejection{"integrity_unverifiable",
+                                                "the test-integrity guard has no workspace to read the touched files from",
+                                                Status::rejected});
     auto files = file_versions_from_workspace(*in.workspace, in.patch);
     if (!files) return unexpected(files.error());
     IntegrityOptions o;
@@ -117,8 +118,11 @@ class RevertFilter final : public PostFilter {
   explicit RevertFilter(double t) : threshold_(t) {}
   std::string_view name() const override { return "reverts_change"; }
   Expected<std::optional<Rejection>> check(const PostFilterInput& in, const CancelToken&) override {
-    if (in.change_diff.empty()) return std::optional<Rejection>{};
-    auto r = measure_revert(in.change_diff, in.patch);
+    if (!in.change)  // the developer's change could not be read: cannot tell a revert from a fix
+      return std::optional<Rejection>(Rejection{"reverts_change_unverifiable",
+                                                "the developer's change could not be read, so reverting it cannot be ruled out",
+                                                Status::rejected});
+    auto r = measure_revert(*in.change, in.patch);
     if (r.changed_lines == 0 || r.share <= threshold_) return std::optional<Rejection>{};  // "most": more than the threshold
     std::string msg = "the fix reverts " + std::to_string(r.reverted_lines) + " of the " +
                       std::to_string(r.changed_lines) + " lines the change added or removed";

@@ -23,16 +23,9 @@ std::string html_escape(std::string_view text) {
 
 namespace {
 
-std::set<std::string> patch_files(std::string_view patch) {
+std::set<std::string> patch_files(const Patch& patch) {
   std::set<std::string> files;
-  std::size_t pos = 0;
-  while ((pos = patch.find("diff --git a/", pos)) != std::string_view::npos) {
-    auto eol = patch.find('\n', pos);
-    auto line = patch.substr(pos, eol == std::string_view::npos ? std::string_view::npos : eol - pos);
-    auto b = line.rfind(" b/");
-    if (b != std::string_view::npos) files.emplace(line.substr(b + 3));
-    pos = eol == std::string_view::npos ? patch.size() : eol;
-  }
+  for (const auto& f : patch.files) files.insert(f.path());
   return files;
 }
 
@@ -66,7 +59,9 @@ class TemplateSummarizer final : public Summarizer {
              html_escape(ctx.request.failure.failing_tests.empty() ? std::string("the failing tests")
                                                                    : ctx.request.failure.failing_tests.front()) +
              ". ";
-    auto files = patch_files(ctx.result.patch);
+    std::set<std::string> files;
+    if (ctx.patch) files = patch_files(*ctx.patch);
+    else if (auto parsed = parse_patch(ctx.result.patch)) files = patch_files(*parsed);
     if (!files.empty()) {
       out += "The fix edits ";
       std::size_t i = 0;

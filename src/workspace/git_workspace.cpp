@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "workspace/git.hpp"
+#include "workspace/git_patch.hpp"
 
 namespace flowagent {
 
@@ -98,8 +99,11 @@ class GitWorkspace final : public Workspace {
     // Tracked changes (edits, deletions) plus files the tools created (intent-to-add); build and test
     // artifacts that are not ignored never enter a patch.
     if (auto r = detail::git(repo(), {"add", "-u", "--", "."}); !r) return unexpected(r.error());
-    return detail::git(repo(), {"diff", "--cached", "--full-index", "--binary", "--no-color", "--no-ext-diff",
-                                "--no-textconv", "--no-renames", "--ignore-submodules=none", head_});
+    // The canonical patch (attributes, textconv and external diff off; binary blobs marked): the
+    // text returned is what parse_patch reads back into the same value.
+    auto patch = detail::git_patch(repo(), {"--cached", head_}, /*check_blobs=*/true);
+    if (!patch) return unexpected(patch.error());
+    return std::move(patch->text);
   }
 
   Expected<void> reset() override { return checkout(head_); }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -206,6 +207,35 @@ static void full_path_tests(void) {
     char *v = read_whole(cmd);
     CHECK(v && strcmp(v, "1\n") == 0);
     free(v);
+  }
+  /* only a fixed result is delivered: the same document marked rejected is refused */
+  {
+    char *rejected = strdup(result);
+    char *st = rejected ? strstr(rejected, "\"status\":\"fixed\"") : NULL;
+    CHECK(st != NULL);
+    if (st) {
+      memcpy(st, "\"status\":\"error\"", 16); /* same length: "fixed" -> "error" */
+      CHECK(fa_result_publish(&published, rejected, strlen(rejected), "diff", NULL) == FA_ENOTFIXED && published == NULL);
+      CHECK(strstr(fa_error_last(), "not fixed") != NULL);
+      snprintf(cmd, sizeof cmd, "%s/r", dir);
+      CHECK(fa_result_apply(&report, cmd, rejected, strlen(rejected)) == FA_ENOTFIXED && report == NULL);
+      CHECK(strcmp(fa_error_name(FA_ENOTFIXED), "FA_ENOTFIXED") == 0);
+    }
+    free(rejected);
+  }
+  /* a "fixed" document holding a symlink to /etc: refused, nothing created */
+  {
+    struct stat st;
+    const char *evil =
+        "{\"schema\":\"flowagent.repair_result/v1\",\"status\":\"fixed\",\"patch\":\"diff --git a/etc b/etc\\n"
+        "new file mode 120000\\nindex 0000000000000000000000000000000000000000..c4f7e0e6ac2f1a9cdee5b5e4d1f3f2a6b7c8d9e0\\n"
+        "--- /dev/null\\n+++ b/etc\\n@@ -0,0 +1 @@\\n+/etc\\n\\\\ No newline at end of file\\n\"}";
+    snprintf(cmd, sizeof cmd, "%s/r", dir);
+    CHECK(fa_result_apply(&report, cmd, evil, strlen(evil)) == FA_ESANDBOX && report == NULL);
+    CHECK(strstr(fa_error_last(), "patch_symlink") != NULL);
+    CHECK(fa_result_publish(&published, evil, strlen(evil), "diff", NULL) == FA_ESANDBOX);
+    snprintf(cmd, sizeof cmd, "%s/r/etc", dir);
+    CHECK(lstat(cmd, &st) != 0);
   }
   fa_string_free(result);
   fa_job_free(job);

@@ -145,6 +145,25 @@ class BindingsTest(unittest.TestCase):
         self.assertIn("v.txt", report["files"])
         with open(os.path.join(self.repo, "v.txt")) as f:
             self.assertEqual(f.read(), "1\n")
+        # Only a fixed result is delivered: the same document marked rejected is refused.
+        rejected = dict(result.raw, status="rejected", reason="integrity_skip_added")
+        self.assertEqual(flowagent.RepairResult.from_dict(rejected).patch, "")
+        for call in (lambda: flowagent.publish(rejected, "diff"), lambda: flowagent.apply(self.repo, rejected)):
+            with self.assertRaises(flowagent.NotFixed) as ctx:
+                call()
+            self.assertIn("not fixed", str(ctx.exception))
+
+    def test_a_symlink_patch_is_never_applied(self):
+        evil = {"schema": "flowagent.repair_result/v1", "status": "fixed", "head_commit": self.head,
+                "patch": "diff --git a/etc b/etc\nnew file mode 120000\nindex 0000000000000000000000000000000000000000.."
+                         "c4f7e0e6ac2f1a9cdee5b5e4d1f3f2a6b7c8d9e0\n--- /dev/null\n+++ b/etc\n@@ -0,0 +1 @@\n+/etc\n"
+                         "\\ No newline at end of file\n"}
+        with self.assertRaises(flowagent.SandboxError) as ctx:
+            flowagent.apply(self.repo, evil)
+        self.assertIn("patch_symlink", str(ctx.exception))
+        with self.assertRaises(flowagent.SandboxError):
+            flowagent.publish(evil, "diff")
+        self.assertFalse(os.path.lexists(os.path.join(self.repo, "etc")))
 
     def test_exception_in_a_callback_is_reraised(self):
         class Boom(RuntimeError):

@@ -20,7 +20,8 @@ class DirWorkspace final : public Workspace {
   Expected<std::string> diff() override {
     auto p = root_ / "fix.txt";
     if (!std::filesystem::exists(p)) return std::string();
-    return "diff --git a/fix.txt b/fix.txt\n+" + testkit::read_file(p);
+    return "diff --git a/fix.txt b/fix.txt\nnew file mode 100644\nindex 0000000..1111111\n--- /dev/null\n+++ b/fix.txt\n"
+           "@@ -0,0 +1 @@\n+" + testkit::read_file(p) + "\n";
   }
   Expected<void> reset() override {
     std::filesystem::remove(root_ / "fix.txt");
@@ -113,6 +114,9 @@ AgentOptions options_with(std::vector<std::shared_ptr<RepairStrategy>> strategie
   o.workspaces = std::make_shared<DirWorkspaces>();
   o.strategies = std::move(strategies);
   o.validator = std::make_shared<ContentValidator>(std::move(good));
+  // The trust layer's filters read git objects, which a plain folder has none of (they would fail
+  // closed); these tests are about the pipeline's order.
+  o.post_filters = {make_empty_patch_filter(), make_change_moved_filter()};
   return o;
 }
 
@@ -128,7 +132,7 @@ TEST(Agent, RunsThePipelineInOrderAndFixes) {
   ASSERT_TRUE(agent);
   auto r = (*agent)->run(testkit::sample_request());
   EXPECT_EQ(r.status, Status::fixed) << r.reason << ": " << r.message;
-  EXPECT_EQ(r.patch, "diff --git a/fix.txt b/fix.txt\n+good");
+  EXPECT_NE(r.patch.find("\n+good\n"), std::string::npos) << r.patch;
   EXPECT_NE(r.summary.find("<b>Root cause:</b> The change renamed the flag"), std::string::npos);
   EXPECT_TRUE(r.evidence.failing_tests_pass);
   // "none" steps aside; "bad" fails validation; "good" passes.

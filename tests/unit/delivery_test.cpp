@@ -205,7 +205,7 @@ TEST(Delivery, GithubSuggestionsInsideTheChangesHunksElseADiff) {
   EXPECT_NE(doc.get_string("body").find("```diff"), std::string::npos);
   EXPECT_NE(doc.get_string("body").find("+    value = rate * 2"), std::string::npos);
   // With the whole file in the change, both are suggestions; the multi-line one has start_line.
-  o.change_diff = "diff --git a/m.py b/m.py\n--- a/m.py\n+++ b/m.py\n@@ -1 +1,9 @@\n-x\n";
+  o.change_diff = "diff --git a/m.py b/m.py\n--- a/m.py\n+++ b/m.py\n@@ -1 +1,9 @@\n-x\n+1\n+2\n+3\n+4\n+5\n+6\n+7\n+8\n+9\n";
   doc = *parse_json(*publish(f.result, "github", o));
   EXPECT_EQ(doc.find("comments")->as_array().size(), 2u);
 }
@@ -215,6 +215,8 @@ TEST(Delivery, UnknownFormatAndEmptyPatch) {
   EXPECT_EQ(publish(f.result, "xml").error().code, Errc::invalid_argument);
   RepairResult none;
   none.status = Status::no_fix;
+  EXPECT_EQ(publish(none, "sarif").error().code, Errc::not_fixed);
+  none.status = Status::fixed;  // fixed without a patch
   EXPECT_EQ(publish(none, "sarif").error().code, Errc::invalid_argument);
 }
 

@@ -24,6 +24,7 @@ __all__ = [
     "FlowagentError", "InvalidArgument", "InvalidJson", "SchemaError", "IoError", "ProcessError", "Timeout",
     "Cancelled", "BudgetExceeded", "NotFound", "SandboxError", "ToolFailed", "ModelError", "ProtocolError",
     "Unsupported", "Conflict", "InternalError", "CallbackError", "SandboxUnavailable",
+    "NotFixed",
     "Agent", "Job", "Tool", "Event", "RepairRequest", "RepairResult", "Change", "Failure", "Commands", "Limits",
     "Model", "version", "validate_request", "publish", "apply",
 ]
@@ -62,12 +63,13 @@ class Conflict(FlowagentError): code, name = -15, "FA_ECONFLICT"
 class InternalError(FlowagentError): code, name = -16, "FA_EINTERNAL"
 class CallbackError(FlowagentError): code, name = -17, "FA_EUSER"
 class SandboxUnavailable(FlowagentError): code, name = -18, "FA_ESANDBOXUNAVAIL"
+class NotFixed(FlowagentError): code, name = -19, "FA_ENOTFIXED"  # publish/apply of a result that is not fixed
 
 
 _ERRORS = {c.code: c for c in (InvalidArgument, InvalidJson, SchemaError, IoError, ProcessError, Timeout, Cancelled,
                                BudgetExceeded, NotFound, SandboxError, ToolFailed, ModelError, ProtocolError,
                                Unsupported, Conflict, InternalError, CallbackError,
-                               SandboxUnavailable)}
+                               SandboxUnavailable, NotFixed)}
 _ERROR_NAMES = {c.code: c.name for c in _ERRORS.values()}
 
 # ---- the library -----------------------------------------------------------------------------------
@@ -256,7 +258,9 @@ class RepairResult:
 
     @classmethod
     def from_dict(cls, d: Dict[str, Any]) -> "RepairResult":
-        return cls(d.get("status", ""), d.get("reason", ""), d.get("message", ""), d.get("patch", ""),
+        # Only a fixed result carries a patch (the library drops it from any other status too).
+        patch = d.get("patch", "") if d.get("status") == "fixed" else ""
+        return cls(d.get("status", ""), d.get("reason", ""), d.get("message", ""), patch,
                    d.get("summary", ""), d.get("change_id", ""), d.get("revision", 0), d.get("evidence", {}),
                    d.get("metrics", {}), d.get("trajectory", []), d)
 
@@ -312,7 +316,8 @@ def _result_bytes(result: Union[RepairResult, Dict[str, Any], str]) -> bytes:
 
 def publish(result: Union[RepairResult, Dict[str, Any], str], format: str, change_diff: str = "",
             uri_base: str = "", lsp_utf8: bool = False) -> str:
-    """The fix as diff, sarif, gerrit, github, rdjsonl or lsp."""
+    """The fix as diff, sarif, gerrit, github, rdjsonl or lsp. Raises NotFixed for a result that is not
+    fixed and SandboxError for a patch that is not regular text files inside the tree."""
     data = _result_bytes(result)
     opts = json.dumps({"change_diff": change_diff, "uri_base": uri_base, "lsp_utf8": lsp_utf8}).encode()
     out = ctypes.c_void_p()
@@ -321,7 +326,8 @@ def publish(result: Union[RepairResult, Dict[str, Any], str], format: str, chang
 
 
 def apply(repo: str, result: Union[RepairResult, Dict[str, Any], str]) -> Dict[str, Any]:
-    """Applies the fix to the working tree of `repo`; raises Conflict (and writes nothing) on conflict."""
+    """Applies the fix to the working tree of `repo`; raises Conflict (and writes nothing) on conflict,
+    NotFixed for a result that is not fixed, SandboxError for a patch that may not be delivered."""
     data = _result_bytes(result)
     out = ctypes.c_void_p()
     _raise_for(_load().fa_result_apply(ctypes.byref(out), repo.encode(), data, len(data)))

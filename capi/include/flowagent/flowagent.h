@@ -56,7 +56,8 @@ typedef enum fa_error_code {
   FA_ECONFLICT = -15,
   FA_EINTERNAL = -16,
   FA_EUSER = -17,       /* a host callback returned non-zero */
-  FA_ESANDBOXUNAVAIL = -18 /* untrusted commands cannot be isolated here (bwrap missing, namespaces refused) */
+  FA_ESANDBOXUNAVAIL = -18, /* untrusted commands cannot be isolated here (bwrap missing, namespaces refused) */
+  FA_ENOTFIXED = -19    /* fa_result_publish/fa_result_apply: the result's status is not "fixed" */
 } fa_error_code;
 
 /* Version of the library actually loaded (FA_VERSION_NUMBER layout). */
@@ -172,6 +173,11 @@ FA_API void fa_job_free(fa_job *job);
 FA_API int fa_integrity_check(char **findings_json, const char *files_json, size_t len, const char *options_json);
 
 /* ---- delivery ------------------------------------------------------------------------------------ */
+
+/* Only a fixed result is delivered: fa_result_publish and fa_result_apply return FA_ENOTFIXED for a
+ * result whose status is not "fixed", and FA_ESANDBOX for a patch that is not regular text files
+ * inside the tree (symlink, submodule, mode or type change, binary, a path outside the tree);
+ * nothing is written then. */
 
 /* Writes a result in a review tool's or IDE's format: "diff", "sarif", "gerrit", "github",
  * "rdjsonl", "lsp". options_json may be NULL or {"change_diff": "...", "uri_base": "...",
