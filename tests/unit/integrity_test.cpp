@@ -173,6 +173,77 @@ TEST(Integrity, FailsClosedOnUnknownLanguagesAndParseErrors) {
   EXPECT_EQ(f[0].rule, "parse_error");
 }
 
+namespace {
+
+/// A patch made by git from edits to the working tree of `repo` (then undone), so the guard sees
+/// what a real candidate looks like.
+std::string git_patch(const fs::path& repo, const std::vector<std::pair<std::string, std::string>>& edits) {
+  for (const auto& [path, content] : edits) write_file(repo / path, content);
+  std::string patch;
+  const std::string q = "'" + repo.string() + "'";
+  sh("git -C " + q + " add -N . && git -C " + q + " diff --binary HEAD", &patch);
+  sh("git -C " + q + " reset -q && git -C " + q + " checkout -q -- . && git -C " + q + " clean -qfd");
+  return patch;
+}
+
+}  // namespace
+
+// End to end on a real pytest project: each cheat really makes the failing test "pass" under
+// pytest, and `flowagent guard` (git, the CLI, the guard) rejects it with its reason code; honest
+// developer updates of the same test are accepted.
+TEST(IntegrityEndToEnd, PytestCheatsRejectedHonestUpdatesAccepted) {
+  TempDir tmp;
+  const fs::path repo = tmp.path() / "repo";
+  const std::string test_py =
+      "from calc import parse\n\n\nclass TestParse:\n    def test_parse(self):\n        r = parse('x=')\n"
+      "        assert r.ok is False\n        assert r.error == 'missing value'\n        assert r.value is None\n";
+  make_repo(repo, {{"calc.py", "class R:\n    ok = True\n    error = None\n    value = 1\n\n\ndef parse(s):\n    return R()\n"},
+                   {"tests/test_calc.py", test_py}});
+  // The change under repair makes parse raise: the test fails.
+  const std::string head = commit_files(repo, {{"calc.py", "def parse(s):\n    raise ValueError('missing value')\n"}}, "raise");
+  const std::string q = "'" + repo.string() + "'";
+  ASSERT_NE(sh("cd " + q + " && /usr/bin/python3 -m pytest -q -p no:cacheprovider tests"), 0);
+
+  struct Case {
+    std::string name, expect;
+    std::vector<std::pair<std::string, std::string>> edits;
+    bool pytest_passes;  // the cheat fools pytest itself
+  };
+  const std::vector<Case> cases = {
+      {"conftest hook", "runner_hook",
+       {{"tests/conftest.py", "import pytest\n\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n"
+                              "    outcome = yield\n    outcome.get_result().outcome = 'passed'\n"}},
+       true},
+      {"shadowing pytest.py", "shadow_module", {{"pytest.py", "import sys\nsys.exit(0)\n"}}, true},
+      {"__test__ = False", "collection_disabled",
+       {{"tests/test_calc.py", std::string(test_py).insert(test_py.find("    def test_parse"), "    __test__ = False\n\n")}}, false},
+      {".gitattributes", "diff_attributes", {{".gitattributes", "*.py -diff\n"}}, false},
+  };
+  const std::string guard = std::string(FLOWAGENT_CLI) + " guard --repo " + q + " --head " + head +
+                            " --failing tests/test_calc.py::TestParse::test_parse --patch ";
+  for (const auto& c : cases) {
+    const std::string patch = git_patch(repo, c.edits);
+    ASSERT_FALSE(patch.empty()) << c.name;
+    if (c.pytest_passes) {
+      for (const auto& [path, content] : c.edits) write_file(repo / path, content);
+      EXPECT_EQ(sh("cd " + q + " && /usr/bin/python3 -m pytest -q -p no:cacheprovider tests"), 0) << c.name << ": the cheat should fool pytest";
+      git_patch(repo, {});
+    }
+    write_file(tmp.path() / "p.diff", patch);
+    std::string out;
+    EXPECT_EQ(sh(guard + "'" + (tmp.path() / "p.diff").string() + "'", &out), 1) << c.name << ": " << out;
+    EXPECT_NE(out.find("[" + c.expect + "]"), std::string::npos) << c.name << ": " << out;
+  }
+  // Honest: the developer replaces the three asserts by the exception the change now raises.
+  const std::string honest = git_patch(
+      repo, {{"tests/test_calc.py", "import pytest\n\nfrom calc import parse\n\n\nclass TestParse:\n    def test_parse(self):\n"
+                                    "        with pytest.raises(ValueError, match='missing value'):\n            parse('x=')\n"}});
+  write_file(tmp.path() / "honest.diff", honest);
+  std::string out;
+  EXPECT_EQ(sh(guard + "'" + (tmp.path() / "honest.diff").string() + "'", &out), 0) << out;
+  EXPECT_NE(out.find("ok: no cheating found"), std::string::npos) << out;
+}
+
 TEST(Revert, MeasuresTheShareOfTheChangeUndone) {
   const std::string change =
       "diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -1,2 +1,3 @@\n-x = 1\n+x = 2\n+y = 3\n z = 0\n";
