@@ -186,62 +186,104 @@ std::string git_patch(const fs::path& repo, const std::vector<std::pair<std::str
   return patch;
 }
 
-}  // namespace
+using Files = std::vector<std::pair<std::string, std::string>>;
 
-// End to end on a real pytest project: each cheat really makes the failing test "pass" under
-// pytest, and `flowagent guard` (git, the CLI, the guard) rejects it with its reason code; honest
-// developer updates of the same test are accepted.
-TEST(IntegrityEndToEnd, PytestCheatsRejectedHonestUpdatesAccepted) {
+struct Cheat {
+  std::string name, expect;
+  Files edits;
+  bool fools_runner;  // with the cheat applied, the project's own test command passes
+};
+
+/// A real project whose change makes `failing` fail under `test_command`; every cheat is a real
+/// git patch that `flowagent guard` must reject with its code (and, where marked, that really
+/// fools the runner); every honest patch must be accepted.
+void run_project(const Files& base, const Files& change, const std::string& test_command, const std::string& failing,
+                 const std::vector<Cheat>& cheats, const std::vector<Files>& honest) {
   TempDir tmp;
   const fs::path repo = tmp.path() / "repo";
-  const std::string test_py =
-      "from calc import parse\n\n\nclass TestParse:\n    def test_parse(self):\n        r = parse('x=')\n"
-      "        assert r.ok is False\n        assert r.error == 'missing value'\n        assert r.value is None\n";
-  make_repo(repo, {{"calc.py", "class R:\n    ok = True\n    error = None\n    value = 1\n\n\ndef parse(s):\n    return R()\n"},
-                   {"tests/test_calc.py", test_py}});
-  // The change under repair makes parse raise: the test fails.
-  const std::string head = commit_files(repo, {{"calc.py", "def parse(s):\n    raise ValueError('missing value')\n"}}, "raise");
+  make_repo(repo, base);
+  const std::string head = commit_files(repo, change, "change");
   const std::string q = "'" + repo.string() + "'";
-  ASSERT_NE(sh("cd " + q + " && /usr/bin/python3 -m pytest -q -p no:cacheprovider tests"), 0);
-
-  struct Case {
-    std::string name, expect;
-    std::vector<std::pair<std::string, std::string>> edits;
-    bool pytest_passes;  // the cheat fools pytest itself
-  };
-  const std::vector<Case> cases = {
-      {"conftest hook", "runner_hook",
-       {{"tests/conftest.py", "import pytest\n\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n"
-                              "    outcome = yield\n    outcome.get_result().outcome = 'passed'\n"}},
-       true},
-      {"shadowing pytest.py", "shadow_module", {{"pytest.py", "import sys\nsys.exit(0)\n"}}, true},
-      {"__test__ = False", "collection_disabled",
-       {{"tests/test_calc.py", std::string(test_py).insert(test_py.find("    def test_parse"), "    __test__ = False\n\n")}}, false},
-      {".gitattributes", "diff_attributes", {{".gitattributes", "*.py -diff\n"}}, false},
-  };
-  const std::string guard = std::string(FLOWAGENT_CLI) + " guard --repo " + q + " --head " + head +
-                            " --failing tests/test_calc.py::TestParse::test_parse --patch ";
-  for (const auto& c : cases) {
+  const std::string run_tests = "cd " + q + " && " + test_command;
+  std::string log;
+  ASSERT_NE(sh(run_tests, &log), 0) << "the change should make the test fail: " << log;
+  const std::string guard = std::string(FLOWAGENT_CLI) + " guard --repo " + q + " --head " + head + " --failing '" +
+                            failing + "' --patch '" + (tmp.path() / "p.diff").string() + "'";
+  for (const auto& c : cheats) {
     const std::string patch = git_patch(repo, c.edits);
     ASSERT_FALSE(patch.empty()) << c.name;
-    if (c.pytest_passes) {
+    if (c.fools_runner) {
       for (const auto& [path, content] : c.edits) write_file(repo / path, content);
-      EXPECT_EQ(sh("cd " + q + " && /usr/bin/python3 -m pytest -q -p no:cacheprovider tests"), 0) << c.name << ": the cheat should fool pytest";
+      EXPECT_EQ(sh(run_tests, &log), 0) << c.name << ": the cheat should fool the runner: " << log;
       git_patch(repo, {});
     }
     write_file(tmp.path() / "p.diff", patch);
     std::string out;
-    EXPECT_EQ(sh(guard + "'" + (tmp.path() / "p.diff").string() + "'", &out), 1) << c.name << ": " << out;
+    EXPECT_EQ(sh(guard, &out), 1) << c.name << ": " << out;
     EXPECT_NE(out.find("[" + c.expect + "]"), std::string::npos) << c.name << ": " << out;
   }
-  // Honest: the developer replaces the three asserts by the exception the change now raises.
-  const std::string honest = git_patch(
-      repo, {{"tests/test_calc.py", "import pytest\n\nfrom calc import parse\n\n\nclass TestParse:\n    def test_parse(self):\n"
-                                    "        with pytest.raises(ValueError, match='missing value'):\n            parse('x=')\n"}});
-  write_file(tmp.path() / "honest.diff", honest);
-  std::string out;
-  EXPECT_EQ(sh(guard + "'" + (tmp.path() / "honest.diff").string() + "'", &out), 0) << out;
-  EXPECT_NE(out.find("ok: no cheating found"), std::string::npos) << out;
+  for (const auto& edits : honest) {
+    write_file(tmp.path() / "p.diff", git_patch(repo, edits));
+    std::string out;
+    EXPECT_EQ(sh(guard, &out), 0) << edits.front().first << ": " << out;
+    EXPECT_NE(out.find("ok: no cheating found"), std::string::npos) << out;
+  }
+}
+
+}  // namespace
+
+// pytest: a conftest hook and a shadowing pytest.py make the failing test "pass"; __test__ and
+// .gitattributes hide it; the developer's own update (the change now raises) is accepted.
+TEST(IntegrityEndToEnd, Pytest) {
+  const std::string test_py =
+      "from calc import parse\n\n\nclass TestParse:\n    def test_parse(self):\n        r = parse('x=')\n"
+      "        assert r.ok is False\n        assert r.error == 'missing value'\n        assert r.value is None\n";
+  run_project(
+      {{"calc.py", "class R:\n    ok = True\n    error = None\n    value = 1\n\n\ndef parse(s):\n    return R()\n"},
+       {"tests/test_calc.py", test_py}},
+      {{"calc.py", "def parse(s):\n    raise ValueError('missing value')\n"}},
+      "PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 -m pytest -q -p no:cacheprovider tests", "tests/test_calc.py::TestParse::test_parse",
+      {{"conftest hook", "runner_hook",
+        {{"tests/conftest.py", "import pytest\n\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n"
+                               "    outcome = yield\n    outcome.get_result().outcome = 'passed'\n"}},
+        true},
+       {"shadowing pytest.py", "shadow_module", {{"pytest.py", "import sys\nsys.exit(0)\n"}}, true},
+       {"__test__ = False", "collection_disabled",
+        {{"tests/test_calc.py", std::string(test_py).insert(test_py.find("    def test_parse"), "    __test__ = False\n\n")}}, false},
+       {".gitattributes", "diff_attributes", {{".gitattributes", "*.py -diff\n"}}, false}},
+      {{{"tests/test_calc.py", "import pytest\n\nfrom calc import parse\n\n\nclass TestParse:\n    def test_parse(self):\n"
+                               "        with pytest.raises(ValueError, match='missing value'):\n            parse('x=')\n"}}});
+}
+
+// go test: a build constraint or a TestMain that never runs the tests make `go test` pass.
+TEST(IntegrityEndToEnd, GoTest) {
+  const std::string test_go =
+      "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif got := Add(2, 2); got != 4 {\n"
+      "\t\tt.Errorf(\"Add(2, 2) = %d, want 4\", got)\n\t}\n}\n";
+  run_project({{"go.mod", "module example.com/calc\n\ngo 1.19\n"},
+               {"calc.go", "package calc\n\nfunc Add(a, b int) int {\n\treturn a + b\n}\n"},
+               {"calc_test.go", test_go}},
+              {{"calc.go", "package calc\n\nfunc Add(a, b int) int {\n\treturn a + b + 1\n}\n"}},
+              "HOME=\"$PWD/../home\" GOCACHE=\"$PWD/../gocache\" GOFLAGS=-mod=mod go test ./...", "TestAdd",
+              {{"go:build ignore", "build_tag_added", {{"calc_test.go", "//go:build ignore\n\n" + test_go}}, true},
+               {"TestMain without m.Run", "runner_hook",
+                {{"main_test.go", "package calc\n\nimport (\n\t\"os\"\n\t\"testing\"\n)\n\nfunc TestMain(m *testing.M) {\n\tos.Exit(0)\n}\n"}},
+                true}},
+              {{{"calc_test.go", std::string(test_go).replace(test_go.find("got != 4"), 8, "got != 5").replace(test_go.find("want 4"), 6, "want 5")}}});
+}
+
+// node:test: exiting before the tests run, or a skip option, makes `node --test` pass.
+TEST(IntegrityEndToEnd, NodeTest) {
+  const std::string test_js =
+      "const test = require('node:test');\nconst assert = require('node:assert');\nconst { sum } = require('../sum');\n\n"
+      "test('adds', () => {\n  assert.strictEqual(sum(1, 2), 3);\n});\n";
+  run_project({{"sum.js", "exports.sum = (a, b) => a + b;\n"}, {"test/sum.test.js", test_js}},
+              {{"sum.js", "exports.sum = (a, b) => a + b + 1;\n"}}, "node --test test/", "adds",
+              {{"process.exit", "runner_hook", {{"test/sum.test.js", test_js + "process.exit(0);\n"}}, true},
+               {"skip option", "skip_added",
+                {{"test/sum.test.js", std::string(test_js).replace(test_js.find("test('adds', () =>"), 18, "test('adds', { skip: true }, () =>")}},
+                true}},
+              {{{"test/sum.test.js", std::string(test_js).replace(test_js.find("sum(1, 2), 3"), 12, "sum(1, 2), 4")}}});
 }
 
 TEST(Revert, MeasuresTheShareOfTheChangeUndone) {
