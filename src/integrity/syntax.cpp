@@ -67,8 +67,9 @@ bool is_literal(std::string s) {
     if (starts_with(s, w) && s.size() > w.size() && (s[w.size()] == '(' || s[w.size()] == '[')) s = s.substr(w.size());
   static const std::set<std::string, std::less<>> kKeywords = {
       "True", "False", "None", "true", "false", "null", "nil", "undefined", "NaN", "Infinity", "nullptr", "NULL",
-      "e", "E", "f", "F", "L", "u", "U", "b", "r", "x", "abs", "rel", "i32", "i64", "u8", "u32", "u64", "f32", "f64",
-      "usize", "inf", "nan", "math", "not", "new"};
+      "abs", "rel", "i32", "i64", "u8", "u32", "u64", "f32", "f64", "usize", "inf", "nan", "math", "not", "new"};
+  // String prefixes directly before a quote: b"x", r'x', f"x", L"x", u8"x".
+  static const std::set<std::string, std::less<>> kStringPrefixes = {"b", "r", "u", "f", "br", "rb", "fr", "rf", "L", "U", "u8", "R"};
   std::string word;
   char quote_ch = 0;
   for (std::size_t i = 0; i <= s.size(); ++i) {
@@ -78,7 +79,14 @@ bool is_literal(std::string s) {
       else if (ch == quote_ch) quote_ch = 0;
       continue;
     }
-    if (ch == '"' || ch == '\'' || ch == '`') { quote_ch = ch; continue; }
+    if (ch == '"' || ch == '\'' || ch == '`') {
+      if (!word.empty() && !kStringPrefixes.count(word) && !std::isdigit(static_cast<unsigned char>(word[0])) &&
+          !kKeywords.count(word))
+        return false;
+      word.clear();
+      quote_ch = ch;
+      continue;
+    }
     if (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_') {
       word += ch;
       continue;
