@@ -12,7 +12,7 @@ bool is_test_path(std::string_view path) {
   using integrity::starts_with;
   const std::string_view base = integrity::basename(path);
   return contains(path, "tests/") || contains(path, "test/") || contains(path, "__tests__/") || contains(path, "spec/") ||
-         contains(path, "testing/") || contains(path, "testdata/") || starts_with(path, "test") || starts_with(base, "test_") ||
+         starts_with(path, "test") || starts_with(base, "test_") ||
          contains(base, "_test.") || contains(base, ".test.") || contains(base, ".spec.") || contains(base, "_spec.") ||
          ends_with(base, "Test.java") || ends_with(base, "Tests.java") || ends_with(base, "Test.kt") ||
          ends_with(base, "Tests.kt") || contains(base, "_unittest.") || base == "conftest.py" ||

@@ -55,9 +55,19 @@ void cpp_rules(const RuleContext& c, Findings& out) {
       return;
     }
   }
-  flag_added(c, out, "runner_hook", "test code that changes the runner's flags, listeners or exit",
-             {"GTEST_FLAG", "AddGlobalTestEnvironment", "listeners()", "TestEventListener", "FLAGS_gtest", "exit(0)",
-              "_exit(", "quick_exit(", "std::exit(", "abort_handler", "set_terminate", "signal(SIGABRT"});
+  if (flag_added(c, out, "runner_hook", "test code that changes the runner's flags or listeners",
+                 {"GTEST_FLAG", "AddGlobalTestEnvironment", "listeners()", "TestEventListener", "FLAGS_gtest",
+                  "set_terminate", "signal(SIGABRT"}))
+    return;
+  // Ending the process from a test; death tests (EXPECT_EXIT, EXPECT_DEATH) exit in a child on purpose.
+  for (const auto& [n, l] : added_lines(c.file.before, c.file.after)) {
+    if (contains(l, "_EXIT(") || contains(l, "_DEATH(") || contains(l, "_DEATH_IF_SUPPORTED(")) continue;
+    for (std::string_view k : {"exit(0)", "_exit(", "quick_exit(", "std::exit("})
+      if (contains(l, k)) {
+        out.push_back({"runner_hook", path, n, "test code that ends the process: " + quote(l)});
+        return;
+      }
+  }
 }
 
 }  // namespace flowagent::integrity

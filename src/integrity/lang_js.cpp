@@ -97,7 +97,7 @@ void js_rules(const RuleContext& c, Findings& out) {
                   "globalThis.it", "global.test", "globalThis.test", "global.describe", "jasmine.getEnv", "mochaHooks",
                   "Assertion.prototype", "jest.mock('assert", "jest.mock(\"assert", "vi.mock('assert", "vi.mock(\"assert",
                   "jest.mock('node:assert", "assert.strictEqual =", "assert.equal =", "assert.deepStrictEqual =",
-                  "assert.ok =", "assert.deepEqual =", "require.cache", "Module._load", "Module.prototype.require"}))
+                  "assert.ok =", "assert.deepEqual =", "Module._load", "Module.prototype.require"}))
     return;
   if (c.test_file)
     flag_added(c, out, "runner_hook", "test code that ends the runner early or hides failures",

@@ -77,7 +77,7 @@ void python_rules(const RuleContext& c, Findings& out) {
     if ((c.test_file || base == "conftest.py") &&
         flag_added(c, out, "runner_hook", "test code that ends or patches the runner",
                    {"sys.exit(0)", "os._exit(", "atexit.register", "sys.settrace", "sys.excepthook", "builtins.AssertionError",
-                    "AssertionError = ", "__builtins__", "TestCase.assert", "faulthandler"}))
+                    "AssertionError = ", "__builtins__", "TestCase.assert"}))
       return;
     // conftest.py where pytest would not expect one (outside the root and the test folders).
     if (base == "conftest.py" && !c.file.before && path != "conftest.py" && !is_test_path(path.substr(0, path.size() - base.size())))

@@ -144,7 +144,9 @@ void file_rules(const RuleContext& c, Findings& out) {
     out.push_back({"unsupported_language", f.path, 0, "test code in a language the guard cannot parse: it cannot show the change is honest"});
     return;
   }
-  if (c.lang != Lang::none && c.test_file && f.after && (!c.after.parsed || c.after.has_error)) {
+  // (Data next to tests, such as intentionally broken sources under fixtures/, holds no tests.)
+  const bool holds_tests = !c.before.tests.empty() || !c.after.tests.empty() || collectable_test_file(f.path, c.lang);
+  if (c.lang != Lang::none && c.test_file && holds_tests && f.after && (!c.after.parsed || c.after.has_error)) {
     out.push_back({"parse_error", f.path, 0, "the test file does not parse: the guard cannot compare its tests"});
     return;
   }
