@@ -303,16 +303,37 @@ class Analyzer {
       a.operands.insert("<fail>");
       return {a};
     }
-    // supertest: request(app).get('/').expect(200, body, done)
+    // supertest: request(app).get('/').expect(200).expect('x-a', 'b').expect(body): one check per
+    // .expect of the chain, all about the request the chain starts with.
     if (is_js(lang_) && name == "expect") {
-      TSNode fn = field(n, "function");
-      if (ts_node_is_null(fn) || type(fn) != "member_expression") return {};
-      a.kind = Kind::eq;
-      TSNode obj = field(fn, "object");
-      if (!ts_node_is_null(obj)) a.operands.insert(strip_spaces(text(obj)));
-      call_operands(n, a);
-      a.trivial = false;
-      return {a};
+      std::vector<TSNode> expects;
+      TSNode cur = n;
+      for (TSNode fn = field(cur, "function"); !ts_node_is_null(fn) && type(fn) == "member_expression";
+           fn = field(cur, "function")) {
+        TSNode prop = field(fn, "property");
+        if (!ts_node_is_null(prop) && text(prop) == "expect") expects.push_back(cur);
+        TSNode obj = field(fn, "object");
+        if (ts_node_is_null(obj) || type(obj) != "call_expression") {
+          cur = obj;
+          break;
+        }
+        cur = obj;
+      }
+      if (expects.empty()) return {};
+      const TSNode first = expects.back();
+      TSNode request_node = field(field(first, "function"), "object");
+      const std::string request = ts_node_is_null(request_node) ? std::string("<request>") : strip_spaces(text(request_node));
+      std::vector<Assertion> out;
+      for (auto it = expects.rbegin(); it != expects.rend(); ++it) {
+        Assertion e = a;
+        e.kind = Kind::eq;
+        e.line = line(*it);
+        bool tautology = false;
+        for (const auto& arg : call_args(*it)) collect_operands(arg, e.operands, tautology);
+        e.operands.insert(request);
+        out.push_back(std::move(e));
+      }
+      return out;
     }
     if (kEq.count(name)) {
       // JUnit assertEquals(expected, actual, delta) is approximate.
