@@ -11,6 +11,7 @@
 #include <tree_sitter/api.h>
 
 #include <cstring>
+#include <initializer_list>
 #include <optional>
 #include <set>
 #include <string>

@@ -9,6 +9,7 @@
 // specific exception (the change now raises).
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 #include "integrity/guard_internal.hpp"
 
