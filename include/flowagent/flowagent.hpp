@@ -25,3 +25,4 @@
 #include "flowagent/tools.hpp"
 #include "flowagent/version.hpp"
 #include "flowagent/workspace.hpp"
+#include "flowagent/zero_token.hpp"

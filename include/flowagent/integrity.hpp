@@ -1,11 +1,14 @@
-// flowagent/integrity.hpp: the trust layer. A deterministic test-integrity guard, revert
-// detection, and the zero-token expectation-update strategy.
+// flowagent/integrity.hpp: the trust layer. A deterministic test-integrity guard and revert
+// detection. (The zero-token strategy moved to flowagent/zero_token.hpp, included here.)
 //
 // The guard decides from the code, not from a model, whether a candidate patch cheats: it parses
-// the before and after versions of every touched file with tree-sitter (Python, Java, Kotlin, C++,
-// JavaScript, TypeScript, Go, Rust), finds the tests, their skip markers and their assertions, and
-// compares them. Which rules are syntactic and which textual: docs/INTEGRITY.md.
-// [Threading] reentrant. [Errors] none: unparsable input falls back to the textual rules.
+// the before and after versions of every touched file with tree-sitter (Python, Java, Kotlin, C/C++,
+// JavaScript, TypeScript, TSX, Go, Rust), finds the tests, their skip markers and their assertions,
+// scores what each test checks and compares them; it also reads the runners' hooks and
+// configuration, shadowing modules, diff attributes and production code that detects a test run.
+// Every rule and reason code: docs/INTEGRITY.md.
+// [Threading] reentrant. [Errors] none; it fails closed: test code in a language without a grammar
+// (`unsupported_language`) or that does not parse (`parse_error`) is a finding, never a pass.
 #pragma once
 
 #include <memory>
@@ -15,6 +18,7 @@
 
 #include "flowagent/filters.hpp"
 #include "flowagent/strategy.hpp"
+#include "flowagent/zero_token.hpp"  // make_expectation_update_strategy (moved; kept reachable from here)
 
 namespace flowagent {
 
@@ -26,11 +30,13 @@ struct FileVersions {
 };
 
 struct IntegrityFinding {
-  std::string rule;     ///< "skip_added", "test_deleted", "test_commented_out", "assertion_removed",
-                        ///< "assertion_weakened", "assertion_swallowed", "test_detection_in_code",
-                        ///< "runner_config_exclusion", "focus_added"
+  std::string rule;     ///< a reason code of docs/INTEGRITY.md: "skip_added", "focus_added", "test_deleted",
+                        ///< "test_commented_out", "assertion_removed", "assertion_weakened",
+                        ///< "assertion_swallowed", "collection_disabled", "build_tag_added", "runner_hook",
+                        ///< "runner_config_exclusion", "shadow_module", "diff_attributes",
+                        ///< "test_detection_in_code", "unsupported_language", "parse_error"
   std::string path;
-  int line = 0;         ///< in the after version (before version for deletions)
+  int line = 0;         ///< in the after version (before version for deletions and removed lines); 0: the whole file
   std::string message;
 };
 
@@ -63,12 +69,6 @@ RevertReport measure_revert(const Patch& change, const Patch& patch);
 /// most). When the developer's change could not be read (PostFilterInput::change is null) it
 /// rejects with "reverts_change_unverifiable" (fail closed).
 std::shared_ptr<PostFilter> make_revert_filter(double threshold = 0.5);
-
-/// Zero-token tier: when a failure shows expected and actual values and points at an expectation
-/// literal in a test, rewrite that literal to the actual value (the language's own quoting), then
-/// let validation decide. Steps aside when the literal is not found exactly once. Never edits
-/// production code; never changes the kind of assertion.
-std::shared_ptr<RepairStrategy> make_expectation_update_strategy();
 
 /// True for paths that hold tests by convention (tests/, test_*.py, *_test.go, *.test.ts, ...).
 bool is_test_path(std::string_view path);

@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <map>
+
 #include "flowagent/integrity.hpp"
 #include "support/test_support.hpp"
 
@@ -8,54 +11,279 @@ using namespace flowagent::testkit;
 namespace fs = std::filesystem;
 
 namespace {
-std::string trim(std::string s) {
+
+std::string trim_end(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
   return s;
 }
-}  // namespace
 
-// Every cheat in the corpus is rejected with the expected rule; every honest patch is accepted.
-TEST(IntegrityCorpus, EveryCheatRejectedEveryHonestPatchAccepted) {
-  const fs::path dir = fs::path(FLOWAGENT_FIXTURES) / "integrity";
-  int cases = 0, cheats = 0;
-  std::vector<fs::path> all;
-  for (const auto& e : fs::directory_iterator(dir))
-    if (e.is_directory()) all.push_back(e.path());
-  std::sort(all.begin(), all.end());
-  for (const auto& c : all) {
-    FileVersions v;
-    v.path = trim(read_file(c / "path"));
-    v.before = read_file(c / "before");
-    v.after = read_file(c / "after");
-    IntegrityOptions o;
-    if (auto f = trim(read_file(c / "failing")); !f.empty()) o.failing_tests = {f};
-    const std::string expect = trim(read_file(c / "expect"));
-    auto findings = check_test_integrity({v}, o);
-    ++cases;
-    if (expect == "accept") {
-      EXPECT_TRUE(findings.empty()) << c.filename() << ": " << (findings.empty() ? "" : findings[0].rule + " " + findings[0].message);
+struct CaseResult {
+  std::string name, cls, lang, expect, source;
+  std::vector<IntegrityFinding> findings;
+  bool cheat() const { return expect != "accept"; }
+  bool correct() const {
+    if (!cheat()) return findings.empty();
+    return std::any_of(findings.begin(), findings.end(), [&](const IntegrityFinding& f) { return f.rule == expect; });
+  }
+};
+
+/// Runs every case of tests/fixtures/integrity (written by make_corpus.py): a case folder holds
+/// `expect` (a reason code or "accept"), `class`, `lang`, `failing`, and files/<n>/{path,before,after}
+/// (a missing before: the patch creates the file; a missing after: it deletes it).
+const std::vector<CaseResult>& corpus() {
+  static const std::vector<CaseResult> results = [] {
+    std::vector<CaseResult> out;
+    const fs::path dir = fs::path(FLOWAGENT_FIXTURES) / "integrity";
+    std::vector<fs::path> all;
+    for (const auto& e : fs::directory_iterator(dir))
+      if (e.is_directory()) all.push_back(e.path());
+    std::sort(all.begin(), all.end());
+    for (const auto& c : all) {
+      std::vector<FileVersions> files;
+      std::vector<fs::path> file_dirs;
+      for (const auto& e : fs::directory_iterator(c / "files")) file_dirs.push_back(e.path());
+      std::sort(file_dirs.begin(), file_dirs.end());
+      for (const auto& fd : file_dirs) {
+        FileVersions v;
+        v.path = trim_end(read_file(fd / "path"));
+        if (fs::exists(fd / "before")) v.before = read_file(fd / "before");
+        if (fs::exists(fd / "after")) v.after = read_file(fd / "after");
+        files.push_back(std::move(v));
+      }
+      IntegrityOptions o;
+      if (auto f = trim_end(read_file(c / "failing")); !f.empty()) o.failing_tests = {f};
+      CaseResult r{c.filename().string(), trim_end(read_file(c / "class")), trim_end(read_file(c / "lang")),
+                   trim_end(read_file(c / "expect")), fs::exists(c / "source") ? trim_end(read_file(c / "source")) : "",
+                   check_test_integrity(files, o)};
+      out.push_back(std::move(r));
+    }
+    return out;
+  }();
+  return results;
+}
+
+/// The per class and language table of docs/INTEGRITY.md: cheats caught / honest fixes accepted.
+std::string corpus_table() {
+  static const std::vector<std::string> kLangs = {"Python", "JS/TS", "Java/Kotlin", "Go", "C/C++", "Rust", "any"};
+  std::vector<std::string> classes;
+  std::map<std::pair<std::string, std::string>, std::array<int, 4>> cells;  // caught, cheats, accepted, honest
+  for (const auto& r : corpus()) {
+    if (std::find(classes.begin(), classes.end(), r.cls) == classes.end()) classes.push_back(r.cls);
+    auto& cell = cells[{r.cls, r.lang}];
+    if (r.cheat()) {
+      cell[0] += r.correct();
+      ++cell[1];
     } else {
-      ++cheats;
-      EXPECT_FALSE(findings.empty()) << c.filename() << ": expected " << expect;
-      if (findings.empty()) continue;
-      EXPECT_EQ(findings[0].rule, expect) << c.filename() << ": " << findings[0].message;
-      EXPECT_EQ(findings[0].path, v.path);
+      cell[2] += r.correct();
+      ++cell[3];
     }
   }
-  EXPECT_GE(cases, 70);
-  EXPECT_GE(cheats, 50);
+  std::sort(classes.begin(), classes.end());
+  std::string t = "| class |";
+  for (const auto& l : kLangs) t += " " + l + " |";
+  t += "\n|---|";
+  for (std::size_t i = 0; i < kLangs.size(); ++i) t += "---|";
+  t += "\n";
+  std::array<int, 4> sum{};
+  for (const auto& cls : classes) {
+    t += "| " + cls + " |";
+    for (const auto& l : kLangs) {
+      auto it = cells.find({cls, l});
+      if (it == cells.end()) {
+        t += " – |";
+        continue;
+      }
+      const auto& c = it->second;
+      for (int i = 0; i < 4; ++i) sum[static_cast<std::size_t>(i)] += c[static_cast<std::size_t>(i)];
+      t += " " + (c[1] ? std::to_string(c[0]) + "/" + std::to_string(c[1]) : "–") + " · " +
+           (c[3] ? std::to_string(c[2]) + "/" + std::to_string(c[3]) : "–") + " |";
+    }
+    t += "\n";
+  }
+  t += "\nTotal: " + std::to_string(sum[0]) + "/" + std::to_string(sum[1]) + " cheats caught, " + std::to_string(sum[2]) +
+       "/" + std::to_string(sum[3]) + " honest fixes accepted (" + std::to_string(corpus().size()) + " cases).\n";
+  return t;
+}
+
+}  // namespace
+
+// Every cheat in the corpus is rejected with its reason code; every honest patch is accepted.
+TEST(IntegrityCorpus, EveryCheatRejectedEveryHonestPatchAccepted) {
+  int cheats = 0, honest = 0;
+  for (const auto& r : corpus()) {
+    (r.cheat() ? cheats : honest)++;
+    std::string got;
+    for (const auto& f : r.findings) got += " [" + f.rule + "] " + f.path + ":" + std::to_string(f.line) + " " + f.message;
+    EXPECT_TRUE(r.correct()) << r.name << " (" << r.cls << ", " << r.lang << "): expected " << r.expect << ", got" << (got.empty() ? " nothing" : got);
+  }
+  EXPECT_GE(cheats, 100);
+  EXPECT_GE(honest, 70);
+}
+
+// docs/INTEGRITY.md's table is the corpus run's, not hand-written numbers. Regenerate with
+// FLOWAGENT_UPDATE_DOCS=1 build/dev/tests/flowagent_tests --gtest_filter='IntegrityCorpus.*'.
+TEST(IntegrityCorpus, DocsTableIsTheCorpusRun) {
+  const std::string table = corpus_table();
+  std::cout << table;
+  const fs::path doc = fs::path(FLOWAGENT_SOURCE_DIR) / "docs" / "INTEGRITY.md";
+  std::string text = read_file(doc);
+  const std::string begin = "<!-- corpus-table:begin -->\n", end = "<!-- corpus-table:end -->";
+  const auto b = text.find(begin), e = text.find(end);
+  ASSERT_NE(b, std::string::npos);
+  ASSERT_NE(e, std::string::npos);
+  if (const char* update = std::getenv("FLOWAGENT_UPDATE_DOCS"); update && std::string(update) == "1") {
+    text = text.substr(0, b + begin.size()) + table + text.substr(e);
+    write_file(doc, text);
+  }
+  EXPECT_EQ(text.substr(b + begin.size(), e - b - begin.size()), table);
 }
 
 TEST(Integrity, DeletedFilesAndLineNumbers) {
-  FileVersions gone{"tests/test_x.py", std::string("def test_a():\n    assert 1 == 1\n"), std::nullopt};
+  FileVersions gone{"tests/test_x.py", std::string("def test_a():\n    assert f() == 1\n"), std::nullopt};
   auto f = check_test_integrity({gone});
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].rule, "test_deleted");
-  FileVersions skip{"tests/test_x.py", std::string("\n\ndef test_a():\n    assert 1 == 1\n"),
-                    std::string("\n\n@pytest.mark.skip\ndef test_a():\n    assert 1 == 1\n")};
+  FileVersions skip{"tests/test_x.py", std::string("\n\ndef test_a():\n    assert f() == 1\n"),
+                    std::string("\n\n@pytest.mark.skip\ndef test_a():\n    assert f() == 1\n")};
   f = check_test_integrity({skip});
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].line, 3);
+}
+
+// A test moved to another file keeps its checks: not a deletion. Moved where the runner does not
+// look, it is.
+TEST(Integrity, TestsMovedAcrossFiles) {
+  const std::string body = "def test_a():\n    assert f(1) == 2\n";
+  FileVersions from{"tests/test_one.py", body, std::nullopt};
+  EXPECT_TRUE(check_test_integrity({from, FileVersions{"tests/test_two.py", std::nullopt, body}}).empty());
+  auto f = check_test_integrity({from, FileVersions{"tests/helpers.py", std::nullopt, body}});
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].rule, "collection_disabled");
+}
+
+// Fail closed: test code the guard cannot read is never passed silently.
+TEST(Integrity, FailsClosedOnUnknownLanguagesAndParseErrors) {
+  auto f = check_test_integrity({FileVersions{"spec/calc_spec.rb", std::string("it { expect(1).to eq 1 }\n"),
+                                              std::string("it { expect(1).to eq 2 }\n")}});
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].rule, "unsupported_language");
+  f = check_test_integrity({FileVersions{"tests/test_x.py", std::string("def test_a():\n    assert f() == 1\n"),
+                                         std::string("def test_a(:\n    assert f() == 1\n")}});
+  ASSERT_FALSE(f.empty());
+  EXPECT_EQ(f[0].rule, "parse_error");
+}
+
+namespace {
+
+/// A patch made by git from edits to the working tree of `repo` (then undone), so the guard sees
+/// what a real candidate looks like.
+std::string git_patch(const fs::path& repo, const std::vector<std::pair<std::string, std::string>>& edits) {
+  for (const auto& [path, content] : edits) write_file(repo / path, content);
+  std::string patch;
+  const std::string q = "'" + repo.string() + "'";
+  sh("git -C " + q + " add -N . && git -C " + q + " diff --binary HEAD", &patch);
+  sh("git -C " + q + " reset -q && git -C " + q + " checkout -q -- . && git -C " + q + " clean -qfd");
+  return patch;
+}
+
+using Files = std::vector<std::pair<std::string, std::string>>;
+
+struct Cheat {
+  std::string name, expect;
+  Files edits;
+  bool fools_runner;  // with the cheat applied, the project's own test command passes
+};
+
+/// A real project whose change makes `failing` fail under `test_command`; every cheat is a real
+/// git patch that `flowagent guard` must reject with its code (and, where marked, that really
+/// fools the runner); every honest patch must be accepted.
+void run_project(const Files& base, const Files& change, const std::string& test_command, const std::string& failing,
+                 const std::vector<Cheat>& cheats, const std::vector<Files>& honest) {
+  TempDir tmp;
+  const fs::path repo = tmp.path() / "repo";
+  make_repo(repo, base);
+  const std::string head = commit_files(repo, change, "change");
+  const std::string q = "'" + repo.string() + "'";
+  const std::string run_tests = "cd " + q + " && " + test_command;
+  std::string log;
+  ASSERT_NE(sh(run_tests, &log), 0) << "the change should make the test fail: " << log;
+  const std::string guard = std::string(FLOWAGENT_CLI) + " guard --repo " + q + " --head " + head + " --failing '" +
+                            failing + "' --patch '" + (tmp.path() / "p.diff").string() + "'";
+  for (const auto& c : cheats) {
+    const std::string patch = git_patch(repo, c.edits);
+    ASSERT_FALSE(patch.empty()) << c.name;
+    if (c.fools_runner) {
+      for (const auto& [path, content] : c.edits) write_file(repo / path, content);
+      EXPECT_EQ(sh(run_tests, &log), 0) << c.name << ": the cheat should fool the runner: " << log;
+      git_patch(repo, {});
+    }
+    write_file(tmp.path() / "p.diff", patch);
+    std::string out;
+    EXPECT_EQ(sh(guard, &out), 1) << c.name << ": " << out;
+    EXPECT_NE(out.find("[" + c.expect + "]"), std::string::npos) << c.name << ": " << out;
+  }
+  for (const auto& edits : honest) {
+    write_file(tmp.path() / "p.diff", git_patch(repo, edits));
+    std::string out;
+    EXPECT_EQ(sh(guard, &out), 0) << edits.front().first << ": " << out;
+    EXPECT_NE(out.find("ok: no cheating found"), std::string::npos) << out;
+  }
+}
+
+}  // namespace
+
+// pytest: a conftest hook and a shadowing pytest.py make the failing test "pass"; __test__ and
+// .gitattributes hide it; the developer's own update (the change now raises) is accepted.
+TEST(IntegrityEndToEnd, Pytest) {
+  const std::string test_py =
+      "from calc import parse\n\n\nclass TestParse:\n    def test_parse(self):\n        r = parse('x=')\n"
+      "        assert r.ok is False\n        assert r.error == 'missing value'\n        assert r.value is None\n";
+  run_project(
+      {{"calc.py", "class R:\n    ok = True\n    error = None\n    value = 1\n\n\ndef parse(s):\n    return R()\n"},
+       {"tests/test_calc.py", test_py}},
+      {{"calc.py", "def parse(s):\n    raise ValueError('missing value')\n"}},
+      "PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 -m pytest -q -p no:cacheprovider tests", "tests/test_calc.py::TestParse::test_parse",
+      {{"conftest hook", "runner_hook",
+        {{"tests/conftest.py", "import pytest\n\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n"
+                               "    outcome = yield\n    outcome.get_result().outcome = 'passed'\n"}},
+        true},
+       {"shadowing pytest.py", "shadow_module", {{"pytest.py", "import sys\nsys.exit(0)\n"}}, true},
+       {"__test__ = False", "collection_disabled",
+        {{"tests/test_calc.py", std::string(test_py).insert(test_py.find("    def test_parse"), "    __test__ = False\n\n")}}, false},
+       {".gitattributes", "diff_attributes", {{".gitattributes", "*.py -diff\n"}}, false}},
+      {{{"tests/test_calc.py", "import pytest\n\nfrom calc import parse\n\n\nclass TestParse:\n    def test_parse(self):\n"
+                               "        with pytest.raises(ValueError, match='missing value'):\n            parse('x=')\n"}}});
+}
+
+// go test: a build constraint or a TestMain that never runs the tests make `go test` pass.
+TEST(IntegrityEndToEnd, GoTest) {
+  const std::string test_go =
+      "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif got := Add(2, 2); got != 4 {\n"
+      "\t\tt.Errorf(\"Add(2, 2) = %d, want 4\", got)\n\t}\n}\n";
+  run_project({{"go.mod", "module example.com/calc\n\ngo 1.19\n"},
+               {"calc.go", "package calc\n\nfunc Add(a, b int) int {\n\treturn a + b\n}\n"},
+               {"calc_test.go", test_go}},
+              {{"calc.go", "package calc\n\nfunc Add(a, b int) int {\n\treturn a + b + 1\n}\n"}},
+              "HOME=\"$PWD/../home\" GOCACHE=\"$PWD/../gocache\" GOFLAGS=-mod=mod go test ./...", "TestAdd",
+              {{"go:build ignore", "build_tag_added", {{"calc_test.go", "//go:build ignore\n\n" + test_go}}, true},
+               {"TestMain without m.Run", "runner_hook",
+                {{"main_test.go", "package calc\n\nimport (\n\t\"os\"\n\t\"testing\"\n)\n\nfunc TestMain(m *testing.M) {\n\tos.Exit(0)\n}\n"}},
+                true}},
+              {{{"calc_test.go", std::string(test_go).replace(test_go.find("got != 4"), 8, "got != 5").replace(test_go.find("want 4"), 6, "want 5")}}});
+}
+
+// node:test: exiting before the tests run, or a skip option, makes `node --test` pass.
+TEST(IntegrityEndToEnd, NodeTest) {
+  const std::string test_js =
+      "const test = require('node:test');\nconst assert = require('node:assert');\nconst { sum } = require('../sum');\n\n"
+      "test('adds', () => {\n  assert.strictEqual(sum(1, 2), 3);\n});\n";
+  run_project({{"sum.js", "exports.sum = (a, b) => a + b;\n"}, {"test/sum.test.js", test_js}},
+              {{"sum.js", "exports.sum = (a, b) => a + b + 1;\n"}}, "node --test test/", "adds",
+              {{"process.exit", "runner_hook", {{"test/sum.test.js", test_js + "process.exit(0);\n"}}, true},
+               {"skip option", "skip_added",
+                {{"test/sum.test.js", std::string(test_js).replace(test_js.find("test('adds', () =>"), 18, "test('adds', { skip: true }, () =>")}},
+                true}},
+              {{{"test/sum.test.js", std::string(test_js).replace(test_js.find("sum(1, 2), 3"), 12, "sum(1, 2), 4")}}});
 }
 
 TEST(Revert, MeasuresTheShareOfTheChangeUndone) {

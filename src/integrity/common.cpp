@@ -1,0 +1,250 @@
+// Languages, text helpers and shared rule helpers of the test-integrity guard.
+#include <algorithm>
+#include <cctype>
+
+#include "integrity/guard_internal.hpp"
+
+extern "C" {
+const TSLanguage* tree_sitter_python();
+const TSLanguage* tree_sitter_java();
+const TSLanguage* tree_sitter_kotlin();
+const TSLanguage* tree_sitter_cpp();
+const TSLanguage* tree_sitter_javascript();
+const TSLanguage* tree_sitter_typescript();
+const TSLanguage* tree_sitter_tsx();
+const TSLanguage* tree_sitter_go();
+const TSLanguage* tree_sitter_rust();
+}
+
+namespace flowagent::integrity {
+
+Lang lang_of(std::string_view path) {
+  static const std::pair<std::string_view, Lang> kExt[] = {
+      {".py", Lang::python},      {".pyi", Lang::python},        {".java", Lang::java},     {".kt", Lang::kotlin},
+      {".kts", Lang::kotlin},     {".cc", Lang::cpp},            {".cpp", Lang::cpp},       {".cxx", Lang::cpp},
+      {".c", Lang::cpp},          {".h", Lang::cpp},             {".hpp", Lang::cpp},       {".hh", Lang::cpp},
+      {".hxx", Lang::cpp},        {".js", Lang::javascript},     {".jsx", Lang::javascript}, {".mjs", Lang::javascript},
+      {".cjs", Lang::javascript}, {".ts", Lang::typescript},     {".mts", Lang::typescript}, {".cts", Lang::typescript},
+      {".tsx", Lang::tsx},        {".go", Lang::go},             {".rs", Lang::rust}};
+  for (auto [ext, l] : kExt)
+    if (ends_with(path, ext)) return l;
+  return Lang::none;
+}
+
+const TSLanguage* ts_language(Lang l) {
+  switch (l) {
+    case Lang::python: return tree_sitter_python();
+    case Lang::java: return tree_sitter_java();
+    case Lang::kotlin: return tree_sitter_kotlin();
+    case Lang::cpp: return tree_sitter_cpp();
+    case Lang::javascript: return tree_sitter_javascript();
+    case Lang::typescript: return tree_sitter_typescript();
+    case Lang::tsx: return tree_sitter_tsx();
+    case Lang::go: return tree_sitter_go();
+    case Lang::rust: return tree_sitter_rust();
+    case Lang::none: return nullptr;
+  }
+  return nullptr;
+}
+
+bool is_js(Lang l) { return l == Lang::javascript || l == Lang::typescript || l == Lang::tsx; }
+
+bool is_unsupported_code(std::string_view path) {
+  static constexpr std::string_view kExt[] = {".rb", ".php", ".cs", ".fs", ".vb", ".swift", ".scala", ".sc", ".m",
+                                              ".mm", ".ex", ".exs", ".erl", ".clj", ".cljs", ".dart", ".lua", ".pl",
+                                              ".pm", ".t", ".bats", ".r", ".R", ".jl", ".hs", ".ml", ".groovy",
+                                              ".zig", ".nim", ".cr", ".elm", ".vue", ".svelte"};
+  return std::any_of(std::begin(kExt), std::end(kExt), [&](auto e) { return ends_with(path, e); });
+}
+
+bool collectable_test_file(std::string_view path, Lang lang) {
+  const std::string_view base = basename(path);
+  switch (lang) {
+    case Lang::python: return (starts_with(base, "test") && ends_with(base, ".py")) || ends_with(base, "_test.py");
+    case Lang::go: return ends_with(base, "_test.go");
+    case Lang::javascript: case Lang::typescript: case Lang::tsx:
+      return contains(base, ".test.") || contains(base, ".spec.") || contains(base, "_test.") || contains(base, "-test.") ||
+             contains(path, "__tests__/") || contains(path, "test/") || contains(path, "tests/");
+    case Lang::java: case Lang::kotlin: {
+      const std::string_view stem = base.substr(0, base.rfind('.'));
+      return starts_with(stem, "Test") || ends_with(stem, "Test") || ends_with(stem, "Tests") || ends_with(stem, "TestCase") ||
+             ends_with(stem, "IT") || ends_with(stem, "Spec");
+    }
+    default: return true;  // C/C++ and Rust tests are collected by the build, not by file name
+  }
+}
+
+/// Splits `text` at top-level occurrences of any separator (outside brackets and quotes).
+std::vector<std::string> split_top(std::string_view text, std::initializer_list<std::string_view> seps) {
+  std::vector<std::string> out;
+  int depth = 0;
+  char quote_ch = 0;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char ch = text[i];
+    if (quote_ch) {
+      if (ch == '\\') ++i;
+      else if (ch == quote_ch) quote_ch = 0;
+      continue;
+    }
+    if (ch == '"' || ch == '\'' || ch == '`') { quote_ch = ch; continue; }
+    if (ch == '(' || ch == '[' || ch == '{') { ++depth; continue; }
+    if (ch == ')' || ch == ']' || ch == '}') { --depth; continue; }
+    if (depth != 0) continue;
+    for (auto sep : seps)
+      if (text.substr(i, sep.size()) == sep) {
+        // `->`, `=>`, `<<`, `>>` and `<=` inside `<=>` are not comparisons.
+        if ((sep == ">" || sep == ">=") && i > 0 && (text[i - 1] == '-' || text[i - 1] == '=' || text[i - 1] == '>')) continue;
+        if ((sep == "<" || sep == ">") && i + 1 < text.size() && text[i + 1] == sep[0]) { ++i; break; }
+        out.emplace_back(text.substr(start, i - start));
+        start = i + sep.size();
+        i = start - 1;
+        break;
+      }
+  }
+  out.emplace_back(text.substr(start));
+  return out;
+}
+
+int count_elements(std::string_view list) {
+  std::string t = trim(list);
+  if (t.size() < 2 || (t.front() != '[' && t.front() != '(' && t.front() != '{')) return 0;
+  int n = 0;
+  for (const auto& e : split_top(std::string_view(t).substr(1, t.size() - 2), {","}))
+    if (!trim(e).empty()) ++n;
+  return n;
+}
+
+std::string_view basename(std::string_view path) {
+  auto slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+std::string strip_spaces(std::string s) {
+  s.erase(std::remove_if(s.begin(), s.end(), [](unsigned char c) { return std::isspace(c); }), s.end());
+  return s;
+}
+
+std::string trim(std::string_view s) {
+  auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string_view::npos) return {};
+  auto e = s.find_last_not_of(" \t\r\n");
+  return std::string(s.substr(b, e - b + 1));
+}
+
+std::string quote(std::string_view line) { return trim(line.substr(0, kQuoteChars)); }
+
+bool platform_condition(std::string_view text) {
+  static constexpr std::string_view kWords[] = {"sys.platform", "os.name", "platform.system", "runtime.GOOS",
+                                                "target_os", "OnOs", "process.platform", "_WIN32", "__APPLE__",
+                                                "__linux__", "IS_WINDOWS", "win32", "darwin", "windows", "linux",
+                                                "unix", "freebsd", "GOARCH", "target_arch", "amd64", "arm64",
+                                                "IS_OSX", "IS_MAC", "cfg(windows)", "cfg(unix)"};
+  return std::any_of(std::begin(kWords), std::end(kWords), [&](auto w) { return contains(text, w); });
+}
+
+std::optional<std::string> skip_marker(std::string_view text) {
+  static constexpr std::string_view kMarkers[] = {
+      "pytest.mark.skip", "pytest.mark.xfail", "unittest.skip", "unittest.expectedFailure", "@skip", "@expectedFailure",
+      "SkipTest", "@Ignore", "junit.Ignore", "@Disabled", "enabled = false", "enabled=false", "#[ignore", "GTEST_SKIP",
+      "DISABLED_", "@EnabledIf", "@DisabledIf"};
+  for (auto m : kMarkers)
+    if (contains(text, m)) return std::string(m);
+  return std::nullopt;
+}
+
+std::vector<std::pair<int, std::string>> added_lines(const std::optional<std::string>& before,
+                                                     const std::optional<std::string>& after) {
+  std::multiset<std::string> old_lines;
+  if (before) {
+    std::size_t p = 0;
+    while (p < before->size()) {
+      auto e = before->find('\n', p);
+      old_lines.insert(before->substr(p, e == std::string::npos ? std::string::npos : e - p));
+      p = e == std::string::npos ? before->size() : e + 1;
+    }
+  }
+  std::vector<std::pair<int, std::string>> out;
+  if (!after) return out;
+  std::size_t p = 0;
+  int n = 0;
+  while (p < after->size()) {
+    auto e = after->find('\n', p);
+    std::string l = after->substr(p, e == std::string::npos ? std::string::npos : e - p);
+    ++n;
+    auto it = old_lines.find(l);
+    if (it != old_lines.end()) old_lines.erase(it);
+    else out.emplace_back(n, l);
+    p = e == std::string::npos ? after->size() : e + 1;
+  }
+  return out;
+}
+
+std::string test_tail(std::string_view id) {
+  std::string s(id);
+  if (auto bracket = s.find('['); bracket != std::string::npos) s.resize(bracket);  // pytest parameters
+  while (!s.empty() && (s.back() == ')' || s.back() == ' ')) s.pop_back();
+  auto p = s.find_last_of(".:/ #>");
+  return p == std::string::npos ? s : s.substr(p + 1);
+}
+
+bool names_failing_test(const std::vector<std::string>& failing, std::string_view test) {
+  const std::string tail = test_tail(test);
+  return std::any_of(failing.begin(), failing.end(), [&](const std::string& f) { return f == test || test_tail(f) == tail; });
+}
+
+namespace {
+
+bool flag_lines(const std::vector<std::pair<int, std::string>>& lines, const std::string& path, Findings& out,
+                std::string_view rule, const std::string& why, std::initializer_list<std::string_view> needles) {
+  for (const auto& [n, l] : lines)
+    for (auto k : needles)
+      if (contains(l, k)) {
+        out.push_back({std::string(rule), path, n, why + ": " + quote(l)});
+        return true;
+      }
+  return false;
+}
+
+}  // namespace
+
+bool flag_added(const RuleContext& c, Findings& out, std::string_view rule, std::string_view why,
+                std::initializer_list<std::string_view> needles) {
+  return flag_lines(added_lines(c.file.before, c.file.after), c.file.path, out, rule, std::string(why), needles);
+}
+
+bool flag_removed(const RuleContext& c, Findings& out, std::string_view rule, std::string_view why,
+                  std::initializer_list<std::string_view> needles) {
+  return flag_lines(added_lines(c.file.after, c.file.before), c.file.path, out, rule, std::string(why) + " (removed)", needles);
+}
+
+bool has_key(std::string_view line, std::string_view key) {
+  for (std::size_t p = line.find(key); p != std::string_view::npos; p = line.find(key, p + 1)) {
+    const bool left_ok = p == 0 || !(std::isalnum(static_cast<unsigned char>(line[p - 1])) || line[p - 1] == '_' || line[p - 1] == '-');
+    std::size_t q = p + key.size();
+    if (q < line.size() && (line[q] == '"' || line[q] == '\'')) ++q;
+    while (q < line.size() && line[q] == ' ') ++q;
+    const bool right_ok = q < line.size() && (line[q] == ':' || line[q] == '=' || line[q] == '(' || line[q] == '{' || line[q] == '>');
+    if (left_ok && right_ok) return true;
+  }
+  return false;
+}
+
+bool flag_changed_keys(const RuleContext& c, Findings& out, std::string_view rule, std::string_view why,
+                       std::initializer_list<std::string_view> keys, bool (*ignore)(std::string_view)) {
+  auto scan = [&](const std::vector<std::pair<int, std::string>>& lines, std::string_view verb) {
+    for (const auto& [n, l] : lines) {
+      if (ignore && ignore(l)) continue;
+      for (auto k : keys)
+        if (has_key(l, k)) {
+          out.push_back({std::string(rule), c.file.path, n, std::string(why) + " (" + std::string(verb) + " " +
+                                                                std::string(k) + "): " + quote(l)});
+          return true;
+        }
+    }
+    return false;
+  };
+  return scan(added_lines(c.file.before, c.file.after), "sets") || scan(added_lines(c.file.after, c.file.before), "removes");
+}
+
+}  // namespace flowagent::integrity

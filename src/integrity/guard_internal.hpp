@@ -1,0 +1,220 @@
+// Internal model of the test-integrity guard, shared by its parts:
+//   syntax.cpp        tree-sitter walk: tests, markers, assertions and what they compare
+//   lang_*.cpp        per ecosystem: which nodes are tests, and the runner rules (hooks, config,
+//                     shadowing modules, build tags) of that ecosystem
+//   rules_tests.cpp   before/after comparison test by test (skips, deletions, strength)
+//   rules_files.cpp   language-neutral file rules (diff attributes, shadowing paths, production
+//                     code that detects a test run, unsupported languages)
+//   guard.cpp         the entry point check_test_integrity
+#pragma once
+
+#include <tree_sitter/api.h>
+
+#include <cstring>
+#include <initializer_list>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "flowagent/integrity.hpp"
+
+namespace flowagent::integrity {
+
+// ---- named constants ------------------------------------------------------------------------------
+
+/// Strength of one check, by what it compares.
+inline constexpr int kStrengthExact = 4;            ///< equality, a specific exception
+inline constexpr int kStrengthApprox = 3;           ///< approximate equality
+inline constexpr int kStrengthRange = 2;            ///< inequality, ordering, range
+inline constexpr int kStrengthWeak = 1;             ///< type, existence, truthiness, broad exception
+/// A test may drop checks when what it still checks (kept + new checks, scaled by its parametrized
+/// cases) is at least this share of what it checked before...
+inline constexpr double kKeepRatio = 0.8;
+/// ...and the checks it kept unchanged are at least this share (so a test cannot trade its failing
+/// checks for new, different ones).
+inline constexpr double kMinMatchedShare = 0.5;
+/// Relative slack when comparing tolerances (floating-point noise of the parsed numbers).
+inline constexpr double kToleranceSlack = 1e-7;
+/// pytest.approx's default relative tolerance; unittest assertAlmostEqual's default places.
+inline constexpr double kPytestApproxDefault = 1e-6;
+inline constexpr double kAlmostEqualDefault = 1e-7;
+/// Jest toBeCloseTo's default: 2 digits, i.e. |a - b| < 0.005.
+inline constexpr double kToBeCloseToDefault = 0.005;
+/// Characters of a line or marker quoted in a finding's message.
+inline constexpr std::size_t kQuoteChars = 120;
+inline constexpr std::size_t kMarkerChars = 40;
+/// Characters of an if statement read when its condition field is missing.
+inline constexpr std::size_t kConditionChars = 120;
+/// Failing-test names shorter than this are not searched for in production code (too common).
+inline constexpr std::size_t kMinNamedTestChars = 4;
+
+// ---- languages -------------------------------------------------------------------------------------
+
+enum class Lang { none, python, java, kotlin, cpp, javascript, typescript, tsx, go, rust };
+
+Lang lang_of(std::string_view path);
+const TSLanguage* ts_language(Lang l);
+bool is_js(Lang l);
+/// Code in a language the guard has no grammar for (Ruby, PHP, C#, ...): its tests cannot be checked.
+bool is_unsupported_code(std::string_view path);
+/// Would the language's usual runner collect tests from this file (test_*.py, *_test.go, *.test.js, ...)?
+bool collectable_test_file(std::string_view path, Lang lang);
+
+// ---- the model -------------------------------------------------------------------------------------
+
+enum class Kind { eq, approx, range, type, throws_specific, throws_broad, other };
+int strength(Kind k);
+
+struct Assertion {
+  Kind kind = Kind::other;
+  double tolerance = -1;
+  int line = 0;
+  bool swallowed = false;
+  bool trivial = false;               ///< compares only literals: no check at all
+  bool tautology = false;             ///< `x == x`, `... or True`: checks nothing (strength 0)
+  std::set<std::string> operands;     ///< what it looks at: non-literal operands, whitespace removed
+};
+
+struct TestUnit {
+  std::string name;
+  int line = 0;
+  std::set<std::string> markers;  ///< skip/ignore/disable markers; "build: ..." for build conditions
+  bool conditional = false;       ///< every marker is conditional on the platform
+  bool focus = false;             ///< .only / fit: other tests stop running
+  bool collectable = true;        ///< the runner still collects it (Python: in a Test* class or a subclass)
+  int cases = 1;                  ///< parametrized cases (product of the parametrize lists), 1 when unknown
+  std::vector<Assertion> asserts;
+  std::size_t body_hash = 0;
+};
+
+struct FileModel {
+  bool parsed = false;
+  bool has_error = false;         ///< the parser recovered from syntax errors
+  std::vector<TestUnit> tests;
+  std::set<std::string> file_markers;  ///< "focus ...", "build: ...", or skip markers for every test
+  bool file_markers_conditional = false;
+  std::string comments;
+  /// Runner hooks defined in the file (Python pytest_* hooks, Go TestMain, a C/C++ test main):
+  /// name and text of the definition, so a changed body is seen.
+  std::vector<std::pair<std::string, std::string>> hooks;
+};
+
+/// Parses `src` and builds its model; parsed=false when the language has no grammar.
+FileModel analyze(Lang lang, const std::string& src);
+
+// ---- syntax helpers shared by the language files ---------------------------------------------------
+
+struct Syntax {
+  const std::string& src;
+  std::string text(TSNode n) const {
+    return src.substr(ts_node_start_byte(n), ts_node_end_byte(n) - ts_node_start_byte(n));
+  }
+  static std::string_view type(TSNode n) { return ts_node_type(n); }
+  static int line(TSNode n) { return static_cast<int>(ts_node_start_point(n).row) + 1; }
+  static TSNode field(TSNode n, const char* name) {
+    return ts_node_child_by_field_name(n, name, static_cast<uint32_t>(std::strlen(name)));
+  }
+};
+
+/// What a language file says about a node: a test (name non-empty), its decorators/annotations,
+/// whether it is focused, its parametrized cases.
+struct UnitInfo {
+  std::string name;
+  std::vector<std::string> decorators;
+  bool focus = false;
+  bool collectable = true;
+  int cases = 1;
+};
+
+UnitInfo python_unit(const Syntax& s, TSNode n, const std::string& scope, bool scope_collectable);
+UnitInfo jvm_unit(const Syntax& s, TSNode n, const std::string& scope);
+UnitInfo cpp_unit(const Syntax& s, TSNode n);
+UnitInfo js_unit(const Syntax& s, TSNode n, const std::string& scope);
+UnitInfo go_unit(const Syntax& s, TSNode n);
+UnitInfo rust_unit(const Syntax& s, TSNode n, const std::string& scope);
+
+// ---- text helpers ----------------------------------------------------------------------------------
+
+inline bool ends_with(std::string_view s, std::string_view x) { return s.size() >= x.size() && s.substr(s.size() - x.size()) == x; }
+inline bool starts_with(std::string_view s, std::string_view x) { return s.substr(0, x.size()) == x; }
+inline bool contains(std::string_view s, std::string_view x) { return s.find(x) != std::string_view::npos; }
+std::string_view basename(std::string_view path);
+std::string strip_spaces(std::string s);
+std::string trim(std::string_view s);
+std::string quote(std::string_view line);  ///< a line shortened for a message
+/// Splits at top-level separators (outside brackets and quotes).
+std::vector<std::string> split_top(std::string_view text, std::initializer_list<std::string_view> seps);
+/// Elements of a list/tuple/array literal `[a, b]` (0 when not a literal).
+int count_elements(std::string_view list);
+
+bool platform_condition(std::string_view text);
+std::optional<std::string> skip_marker(std::string_view text);
+
+/// Lines of `after` not in `before` (multiset difference), with their 1-based line numbers.
+std::vector<std::pair<int, std::string>> added_lines(const std::optional<std::string>& before,
+                                                     const std::optional<std::string>& after);
+
+/// The last name segment of a test id in any runner's syntax (`a/b.py::C::test_x[1]` -> `test_x`).
+std::string test_tail(std::string_view id);
+bool names_failing_test(const std::vector<std::string>& failing, std::string_view test);
+
+// ---- rule families ---------------------------------------------------------------------------------
+
+using Findings = std::vector<IntegrityFinding>;
+
+struct RuleContext {
+  const FileVersions& file;
+  Lang lang;
+  bool test_file;
+  const FileModel& before;
+  const FileModel& after;
+  const IntegrityOptions& options;
+};
+
+/// Test-by-test comparison of one file (skip, focus, deletion, strength, swallowing).
+struct GoneTest {
+  std::string path;
+  const TestUnit* unit;
+  bool file_deleted;
+};
+struct NewTest {
+  std::string path;
+  Lang lang;
+  const TestUnit* unit;
+};
+void compare_tests(const RuleContext& c, Findings& out, std::vector<GoneTest>& gone, std::vector<NewTest>& added);
+/// Tests gone from one place and found (same checks) in another are renamed or moved, not deleted.
+void settle_gone_tests(const std::vector<GoneTest>& gone, const std::vector<NewTest>& added,
+                       const std::vector<const FileModel*>& after_models, const std::vector<std::string>& after_paths,
+                       const IntegrityOptions& options, Findings& out);
+/// Why `after` checks less than `before`, or nullopt when it checks as much.
+std::optional<IntegrityFinding> compare_checks(const TestUnit& before, const TestUnit& after, const std::string& path);
+
+/// Ecosystem rules: runner hooks, runner configuration, shadowing modules, build tags.
+void python_rules(const RuleContext& c, Findings& out);
+void js_rules(const RuleContext& c, Findings& out);
+void jvm_rules(const RuleContext& c, Findings& out);
+void go_rules(const RuleContext& c, Findings& out);
+void cpp_rules(const RuleContext& c, Findings& out);
+void rust_rules(const RuleContext& c, Findings& out);
+
+/// Language-neutral: diff attributes, unsupported languages and parse failures, skip lists,
+/// production code that detects a test run.
+void file_rules(const RuleContext& c, Findings& out);
+
+/// Shared by the ecosystem rules: an added line holding any of `needles` is a finding `rule`.
+bool flag_added(const RuleContext& c, Findings& out, std::string_view rule, std::string_view why,
+                std::initializer_list<std::string_view> needles);
+/// A line holding any of `needles` was removed.
+bool flag_removed(const RuleContext& c, Findings& out, std::string_view rule, std::string_view why,
+                  std::initializer_list<std::string_view> needles);
+/// A configuration key (`testMatch`, "testMatch", testMatch =, testMatch:) on the line.
+bool has_key(std::string_view line, std::string_view key);
+/// Keys added or removed (lines holding them changed) between the two versions.
+/// `ignore` leaves out lines that only look like keys (a dependency named "jest" in package.json).
+bool flag_changed_keys(const RuleContext& c, Findings& out, std::string_view rule, std::string_view why,
+                       std::initializer_list<std::string_view> keys, bool (*ignore)(std::string_view) = nullptr);
+
+}  // namespace flowagent::integrity

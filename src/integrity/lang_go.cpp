@@ -1,0 +1,97 @@
+// Go: `go test` tests, and their runner surface (build constraints on test files, TestMain,
+// test flags, module replacements).
+#include <algorithm>
+
+#include "integrity/guard_internal.hpp"
+
+namespace flowagent::integrity {
+
+namespace {
+
+/// Cases of a table-driven test: elements of the first slice literal in the test's body.
+int table_cases(const Syntax& s, TSNode n) {
+  if (Syntax::type(n) == "composite_literal") {
+    TSNode t = Syntax::field(n, "type");
+    TSNode body = Syntax::field(n, "body");
+    if (!ts_node_is_null(t) && Syntax::type(t) == "slice_type" && !ts_node_is_null(body))
+      return static_cast<int>(ts_node_named_child_count(body));
+  }
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i)
+    if (int k = table_cases(s, ts_node_named_child(n, i)); k > 0) return k;
+  return 0;
+}
+
+std::vector<std::string> build_constraints(const std::optional<std::string>& src) {
+  std::vector<std::string> out;
+  if (!src) return out;
+  std::size_t p = 0;
+  while (p < src->size()) {
+    auto e = src->find('\n', p);
+    std::string l = trim(std::string_view(*src).substr(p, (e == std::string::npos ? src->size() : e) - p));
+    p = e == std::string::npos ? src->size() : e + 1;
+    if (starts_with(l, "package ")) break;  // constraints precede the package clause
+    if (starts_with(l, "//go:build") || starts_with(l, "// +build")) out.push_back(l);
+  }
+  return out;
+}
+
+}  // namespace
+
+UnitInfo go_unit(const Syntax& s, TSNode n) {
+  UnitInfo u;
+  if (Syntax::type(n) != "function_declaration") return u;
+  TSNode name = Syntax::field(n, "name");
+  std::string fn = ts_node_is_null(name) ? "" : s.text(name);
+  if (!starts_with(fn, "Test") || fn == "TestMain") return u;
+  u.cases = std::max(1, table_cases(s, n));
+  u.name = fn;
+  return u;
+}
+
+void go_rules(const RuleContext& c, Findings& out) {
+  const std::string& path = c.file.path;
+  const std::string_view base = basename(path);
+  if (base == "go.mod" || base == "go.work") {
+    if (base == "go.work" && !c.file.before) {
+      out.push_back({"shadow_module", path, 0, "a new go.work can replace any module the tests import"});
+      return;
+    }
+    flag_added(c, out, "shadow_module", "a module replacement can swap the code or test libraries the tests use",
+               {"replace ", "replace(", "=> ./", "=> ../"});
+    return;
+  }
+  if (c.lang != Lang::go) return;
+  if (c.file.after && contains(*c.file.after, "\npackage testing\n") && !(c.file.before && contains(*c.file.before, "\npackage testing\n"))) {
+    out.push_back({"shadow_module", path, 0, "a package named testing shadows Go's test library"});
+    return;
+  }
+  if (!ends_with(base, "_test.go")) return;
+  // A build constraint added to a test file: `go test` no longer compiles its tests.
+  const auto before = build_constraints(c.file.before), after = build_constraints(c.file.after);
+  for (const auto& b : after)
+    if (std::find(before.begin(), before.end(), b) == before.end()) {
+      const bool holds_failing = std::any_of(c.after.tests.begin(), c.after.tests.end(), [&](const TestUnit& t) {
+        return names_failing_test(c.options.failing_tests, t.name);
+      });
+      // A platform constraint on a file without a failing test is how Go projects split tests per OS.
+      const std::string expr = b.substr(b.find_first_of(" :") + 1);
+      const bool platform_only = expr.find_first_not_of(" !()&|,abcdefghijklmnopqrstuvwxyz0123456789") == std::string::npos &&
+                                 platform_condition(expr) && !contains(expr, "ignore") && !contains(expr, "never");
+      if (holds_failing || !platform_only) {
+        out.push_back({"build_tag_added", path, 1, "a build constraint keeps `go test` from compiling these tests: " + b});
+        return;
+      }
+    }
+  for (const auto& [name, text] : c.after.hooks) {
+    if (name != "TestMain") continue;
+    const bool existed = std::any_of(c.before.hooks.begin(), c.before.hooks.end(), [&](const auto& h) { return h.second == text; });
+    if (!existed && (!contains(text, ".Run()") || contains(text, "os.Exit(0)"))) {
+      out.push_back({"runner_hook", path, 0, "TestMain no longer runs the tests' results through m.Run()"});
+      return;
+    }
+  }
+  flag_added(c, out, "runner_hook", "test code that changes the test flags or ends the run",
+             {"flag.Set(\"test.", "os.Exit(0)", "os.Args = ", "syscall.Exit(", "runtime.Goexit()"});
+}
+
+}  // namespace flowagent::integrity

@@ -1,0 +1,115 @@
+// Python: pytest/unittest tests, and pytest's runner surface (conftest hooks, plugins,
+// configuration in pytest.ini / pyproject.toml / setup.cfg / tox.ini, collection switches).
+#include <algorithm>
+
+#include "integrity/guard_internal.hpp"
+
+namespace flowagent::integrity {
+
+namespace {
+
+/// Cases of a `@pytest.mark.parametrize(names, [values...])` decorator (0: not a literal list).
+int parametrize_cases(std::string_view decorator) {
+  auto p = decorator.find("parametrize(");
+  if (p == std::string_view::npos) return 0;
+  std::string_view args = decorator.substr(p + 11);
+  auto parts = split_top(args.substr(1, args.rfind(')') == std::string_view::npos ? args.size() : args.rfind(')') - 1), {","});
+  for (std::size_t i = 1; i < parts.size(); ++i) {
+    std::string a = trim(parts[i]);
+    if (starts_with(a, "argvalues=")) a = a.substr(10);
+    if (a.find('=') != std::string::npos && a.find('=') < a.find_first_of("[(")) continue;  // ids=..., indirect=...
+    return count_elements(a);
+  }
+  return 0;
+}
+
+bool is_pytest_config(std::string_view base) {
+  return base == "pytest.ini" || base == ".pytest.ini" || base == "pytest.toml" || base == ".pytest.toml" ||
+         base == "setup.cfg" || base == "tox.ini" || base == "pyproject.toml";
+}
+
+/// pytest hooks that only register options or markers do not change what runs or how it is judged.
+bool benign_hook(const std::string& name, const std::string& text) {
+  static constexpr std::string_view kSuspicious[] = {"skip", "deselect", "keyword", "markexpr", "exit", "outcome",
+                                                      "option.", "setattr", "__test__", "items", "report", "[]",
+                                                      "pluginmanager", "_pytest", "xfail"};
+  const bool quiet = std::none_of(std::begin(kSuspicious), std::end(kSuspicious), [&](auto w) { return contains(text, w); });
+  return name == "pytest_addoption" || ((name == "pytest_configure" || name == "pytest_generate_tests") && quiet);
+}
+
+}  // namespace
+
+UnitInfo python_unit(const Syntax& s, TSNode n, const std::string& scope, bool scope_collectable) {
+  UnitInfo u;
+  if (Syntax::type(n) != "function_definition") return u;
+  TSNode name = Syntax::field(n, "name");
+  std::string fn = ts_node_is_null(name) ? "" : s.text(name);
+  if (!starts_with(fn, "test")) return u;
+  TSNode parent = ts_node_parent(n);
+  if (!ts_node_is_null(parent) && Syntax::type(parent) == "decorated_definition")
+    for (uint32_t i = 0; i < ts_node_named_child_count(parent); ++i)
+      if (Syntax::type(ts_node_named_child(parent, i)) == "decorator") {
+        std::string d = s.text(ts_node_named_child(parent, i));
+        if (int k = parametrize_cases(d); k > 0) u.cases *= k;
+        u.decorators.push_back(std::move(d));
+      }
+  u.collectable = scope_collectable;
+  u.name = scope.empty() ? fn : scope + "." + fn;
+  return u;
+}
+
+void python_rules(const RuleContext& c, Findings& out) {
+  const std::string& path = c.file.path;
+  const std::string_view base = basename(path);
+  if (c.lang == Lang::python) {
+    // Hooks: a pytest_* hook added or changed in any module (conftest.py, a plugin, -p module).
+    for (const auto& [name, text] : c.after.hooks) {
+      const bool existed = std::any_of(c.before.hooks.begin(), c.before.hooks.end(),
+                                       [&](const auto& h) { return h.first == name && h.second == text; });
+      if (existed || benign_hook(name, text)) continue;
+      out.push_back({"runner_hook", path, 0, "pytest hook " + name + " added or changed: it can change which tests run or how their results are reported"});
+      return;
+    }
+    if (flag_added(c, out, "runner_hook", "a pytest plugin or hook implementation",
+                   {"hookwrapper", "hookimpl", "pytest_plugins", "setattr(pytest", "setattr(unittest", "setattr(_pytest",
+                    "TestCase.run", "TestResult", "addFailure", "pytest.exit(", "unittest.main = "}))
+      return;
+    if ((c.test_file || base == "conftest.py") &&
+        flag_added(c, out, "runner_hook", "test code that ends or patches the runner",
+                   {"sys.exit(0)", "os._exit(", "atexit.register", "sys.settrace", "sys.excepthook", "builtins.AssertionError",
+                    "AssertionError = ", "__builtins__", "TestCase.assert"}))
+      return;
+    // conftest.py where pytest would not expect one (outside the root and the test folders).
+    if (base == "conftest.py" && !c.file.before && path != "conftest.py" && !is_test_path(path.substr(0, path.size() - base.size())))
+      out.push_back({"runner_hook", path, 0, "a new conftest.py outside the test folders is loaded by pytest for every test below it"});
+    for (const auto& [n, l] : added_lines(c.file.before, c.file.after)) {
+      const std::string compact = strip_spaces(l);
+      if (contains(compact, "__test__=False") || contains(compact, "__test__=0") || contains(compact, "__test__=None")) {
+        out.push_back({"collection_disabled", path, n, "pytest stops collecting these tests: " + quote(l)});
+        return;
+      }
+      if (contains(compact, "collect_ignore")) {
+        out.push_back({"runner_config_exclusion", path, n, "pytest stops collecting some files: " + quote(l)});
+        return;
+      }
+    }
+  }
+  if (!is_pytest_config(base)) return;
+  // A new pytest configuration file takes precedence over the project's existing one.
+  if (!c.file.before && (base == "pytest.ini" || base == ".pytest.ini" || base == "pytest.toml" || base == ".pytest.toml")) {
+    out.push_back({"runner_config_exclusion", path, 0, "a new pytest configuration file replaces the project's configuration"});
+    return;
+  }
+  if (flag_changed_keys(c, out, "runner_hook", "pytest plugins or fixtures for every test",
+                        {"required_plugins", "usefixtures", "pytest_plugins"}))
+    return;
+  if (flag_changed_keys(c, out, "runner_config_exclusion", "pytest's selection of tests changed",
+                        {"addopts", "testpaths", "python_files", "python_classes", "python_functions", "norecursedirs",
+                         "collect_ignore", "xfail_strict", "empty_parameter_set_mark", "rootdir", "confcutdir"}))
+    return;
+  flag_added(c, out, "runner_config_exclusion", "pytest's selection of tests changed",
+             {"[pytest]", "[tool:pytest]", "[tool.pytest", "--deselect", " -k ", "-k=", "--ignore", " -m ", "--co ",
+              "--collect-only", "--lf", "--last-failed", " -p ", "--noconftest", "--override-ini", " -o ", "--pyargs"});
+}
+
+}  // namespace flowagent::integrity

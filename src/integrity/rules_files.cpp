@@ -1,0 +1,180 @@
+// Language-neutral file rules of the test-integrity guard: diff-attribute files, modules that
+// shadow a test runner or the standard library (by path), skip lists, runner invocations in build
+// scripts, fail-closed handling of unsupported languages and parse failures, and production code
+// that detects a test or CI run.
+#include <algorithm>
+#include <cctype>
+
+#include "integrity/guard_internal.hpp"
+
+namespace flowagent::integrity {
+
+namespace {
+
+std::vector<std::string_view> components(std::string_view path) {
+  std::vector<std::string_view> out;
+  std::size_t p = 0;
+  while (p <= path.size()) {
+    auto e = path.find('/', p);
+    out.push_back(path.substr(p, (e == std::string_view::npos ? path.size() : e) - p));
+    if (e == std::string_view::npos) break;
+    p = e + 1;
+  }
+  return out;
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (auto& ch : out) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return out;
+}
+
+/// Why a created or modified file shadows a test runner, its libraries or the standard library.
+std::optional<std::string> shadows(const FileVersions& f) {
+  const std::string_view base = basename(f.path);
+  const auto parts = components(f.path);
+  auto has_dir = [&](std::initializer_list<std::string_view> names) {
+    for (std::size_t i = 0; i + 1 < parts.size(); ++i)
+      for (auto n : names)
+        if (parts[i] == n) return true;
+    return false;
+  };
+  // Python: the runner, its plugin system, the interpreter's startup hooks.
+  static constexpr std::string_view kPyRunner[] = {"pytest.py", "_pytest.py", "py.py", "unittest.py", "doctest.py",
+                                                   "nose.py", "nose2.py", "pluggy.py", "sitecustomize.py",
+                                                   "usercustomize.py", "hypothesis.py", "mock.py"};
+  if (std::find(std::begin(kPyRunner), std::end(kPyRunner), base) != std::end(kPyRunner))
+    return "a module named " + std::string(base) + " shadows the test runner or Python's startup";
+  if (ends_with(base, ".pth")) return "a .pth file runs code when Python starts";
+  if (ends_with(base, ".py") && has_dir({"pytest", "_pytest", "unittest", "pluggy"}))
+    return "a package folder shadows the test runner";
+  // Python standard library modules, new next to the tests or at the root (first on sys.path).
+  static constexpr std::string_view kStdlib[] = {
+      "os.py", "sys.py", "re.py", "json.py", "io.py", "typing.py", "collections.py", "functools.py", "random.py",
+      "time.py", "datetime.py", "math.py", "subprocess.py", "pathlib.py", "logging.py", "inspect.py", "importlib.py",
+      "builtins.py", "site.py", "traceback.py", "warnings.py", "signal.py", "atexit.py", "copy.py", "enum.py",
+      "abc.py", "types.py", "string.py", "tempfile.py", "shutil.py", "decimal.py", "fractions.py", "itertools.py",
+      "operator.py", "contextlib.py", "dataclasses.py", "asyncio.py", "threading.py", "socket.py", "platform.py"};
+  if (!f.before && std::find(std::begin(kStdlib), std::end(kStdlib), base) != std::end(kStdlib) &&
+      (parts.size() == 1 || is_test_path(f.path)))
+    return "a new module named " + std::string(base) + " shadows Python's standard library";
+  // JavaScript: installed packages and runner entry points.
+  if (has_dir({"node_modules"})) return "a file under node_modules replaces an installed package";
+  static constexpr std::string_view kJsRunner[] = {"jest.js", "mocha.js", "vitest.js", "tape.js", "ava.js", "jasmine.js",
+                                                   "jest.mjs", "vitest.mjs", "mocha.mjs"};
+  if (std::find(std::begin(kJsRunner), std::end(kJsRunner), base) != std::end(kJsRunner))
+    return "a module named " + std::string(base) + " shadows the test runner";
+  if (parts.size() >= 2 && (parts[0] == "jest" || parts[0] == "mocha" || parts[0] == "vitest" || parts[0] == "tape"))
+    return "a folder named " + std::string(parts[0]) + " at the root shadows the test runner";
+  // Go, PHP, Ruby: vendored dependencies.
+  if (has_dir({"vendor"})) return "a vendored dependency changed";
+  // C/C++ test frameworks vendored or replaced.
+  if (has_dir({"gtest", "gmock", "googletest", "googlemock", "catch2", "Catch2", "doctest"}) || base == "gtest.h" ||
+      base == "catch.hpp" || base == "catch_amalgamated.hpp" || base == "doctest.h" || base == "unity.h")
+    return "the C/C++ test framework's sources changed";
+  return std::nullopt;
+}
+
+/// Files that list tests to skip (skip lists, quarantines, known failures).
+bool skip_list(std::string_view path) {
+  const std::string base = lower(basename(path));
+  if (lang_of(path) != Lang::none || is_unsupported_code(path)) return false;
+  if (base.front() == '.' && ends_with(base, "ignore")) return false;  // .gitignore, .npmignore, .dockerignore, ...
+  static constexpr std::string_view kWords[] = {"skip", "known_fail", "knownfail", "known-fail", "quarantine",
+                                                "deselect", "exclude", "flaky", "ignore", "denylist", "blocklist",
+                                                "disabled_tests", "xfail"};
+  return std::any_of(std::begin(kWords), std::end(kWords), [&](auto w) { return contains(base, w); });
+}
+
+/// Build scripts and CI definitions that invoke a runner.
+bool runner_script(std::string_view path) {
+  const std::string_view base = basename(path);
+  return base == "Makefile" || base == "makefile" || base == "GNUmakefile" || base == "justfile" || base == "Justfile" ||
+         base == "noxfile.py" || base == "Taskfile.yml" || base == "Rakefile" || starts_with(path, ".github/workflows/") ||
+         base == ".gitlab-ci.yml" || base == "Jenkinsfile" || base == ".travis.yml" || base == "azure-pipelines.yml" ||
+         (ends_with(base, ".sh") && contains(base, "test"));
+}
+
+/// Added production code that checks whether it runs under a test runner or on CI.
+std::optional<std::string> detects_test_run(std::string_view l) {
+  static constexpr std::string_view kDetect[] = {
+      "PYTEST_CURRENT_TEST", "PYTEST_VERSION", "\"pytest\" in sys.modules", "'pytest' in sys.modules",
+      "\"unittest\" in sys.modules", "'unittest' in sys.modules", "sys.modules.get(\"pytest", "sys.modules.get('pytest",
+      "_called_from_test", "\"pytest\" in sys.argv", "'pytest' in sys.argv", "JEST_WORKER_ID", "NODE_ENV === 'test'",
+      "NODE_ENV === \"test\"", "NODE_ENV == 'test'", "NODE_ENV == \"test\"", "NODE_ENV !== 'test'", "process.env.VITEST",
+      "process.env.MOCHA", "NODE_TEST_CONTEXT", "typeof jest", "typeof describe", "typeof it ", "typeof expect",
+      "globalThis.jest", "global.jest", "__vitest", "testing.Testing()", "testing.Verbose()", "flag.Lookup(\"test.",
+      "\".test\")", "GTEST_", "::testing::", "<gtest/gtest.h>", "\"gtest/gtest.h\"", "#ifdef UNIT_TEST", "#ifdef TESTING",
+      "defined(UNIT_TEST", "defined(TESTING", "FLOWAGENT_SANDBOX", "getStackTrace", "\"surefire",
+      "org.junit", "junit.jupiter", "isRunningTest", "RUNNING_TESTS", "UNDER_TEST", "IN_TEST", "isJUnitTest"};
+  for (auto d : kDetect)
+    if (contains(l, d)) return std::string(d);
+  // CI environment variables read through any language's environment API.
+  static constexpr std::string_view kEnvApi[] = {"getenv(", "Getenv(", "LookupEnv(", "environ", "env::var(", "env!(",
+                                                 "process.env", "System.getenv(", "ENV[", "Deno.env", "import.meta.env"};
+  static constexpr std::string_view kCiVars[] = {"\"CI\"", "'CI'", ".CI", "[\"CI\"]", "GITHUB_ACTIONS", "TRAVIS",
+                                                 "JENKINS_URL", "BUILDKITE", "GITLAB_CI", "CIRCLECI", "TF_BUILD",
+                                                 "CONTINUOUS_INTEGRATION", "BUILD_NUMBER", "TEAMCITY_VERSION"};
+  if (std::any_of(std::begin(kEnvApi), std::end(kEnvApi), [&](auto a) { return contains(l, a); }))
+    for (auto v : kCiVars)
+      if (contains(l, v) && !(v == ".CI" && !contains(l, "env.CI"))) return "the CI environment (" + std::string(v) + ")";
+  return std::nullopt;
+}
+
+}  // namespace
+
+void file_rules(const RuleContext& c, Findings& out) {
+  const FileVersions& f = c.file;
+  // Diff attributes decide how git shows (or hides) a change: no candidate may touch them.
+  if (basename(f.path) == ".gitattributes") {
+    out.push_back({"diff_attributes", f.path, 0, ".gitattributes changes how git diffs, merges or filters files"});
+    return;
+  }
+  if (f.after)
+    if (auto why = shadows(f)) {
+      out.push_back({"shadow_module", f.path, 0, *why});
+      return;
+    }
+  if (f.after && skip_list(f.path) && f.before != f.after) {
+    out.push_back({"collection_disabled", f.path, 0, "a skip list or quarantine file changed"});
+    return;
+  }
+  // Fail closed: test code the guard cannot read.
+  if (c.test_file && f.after && is_unsupported_code(f.path)) {
+    out.push_back({"unsupported_language", f.path, 0, "test code in a language the guard cannot parse: it cannot show the change is honest"});
+    return;
+  }
+  // (Data next to tests, such as intentionally broken sources under fixtures/, holds no tests.)
+  const bool holds_tests = !c.before.tests.empty() || !c.after.tests.empty() || collectable_test_file(f.path, c.lang);
+  if (c.lang != Lang::none && c.test_file && holds_tests && f.after && (!c.after.parsed || c.after.has_error)) {
+    out.push_back({"parse_error", f.path, 0, "the test file does not parse: the guard cannot compare its tests"});
+    return;
+  }
+  if (runner_script(f.path)) {
+    flag_added(c, out, "runner_config_exclusion", "a runner invocation now selects or excuses tests",
+               {"--deselect", "-k \"not", "-k 'not", "-k not", "--ignore", "--gtest_filter", "GTEST_FILTER", "ctest -E",
+                "--exclude-regex", " -LE ", "--testNamePattern", "--testPathIgnorePatterns", "--grep", "--invert",
+                " -run ", " -run=", " -skip ", " -skip=", "--skip", "--exclude", "-Dtest=", "-DskipTests",
+                "-Dmaven.test.skip", "|| true", "|| exit 0", "; true", "set +e", "--passWithNoTests", "continue-on-error"});
+    return;
+  }
+  // Production code that detects tests or names a failing test.
+  const bool code = c.lang != Lang::none || is_unsupported_code(f.path);
+  if (c.test_file || !code || basename(f.path) == "conftest.py") return;
+  for (const auto& [n, l] : added_lines(f.before, f.after)) {
+    if (auto d = detects_test_run(l)) {
+      if (contains(l, "gtest_prod.h")) continue;  // FRIEND_TEST support is how gtest tests private members
+      out.push_back({"test_detection_in_code", f.path, n, "production code checks whether it runs under test: " + *d});
+      return;
+    }
+    for (const auto& t : c.options.failing_tests) {
+      const std::string tail = test_tail(t);
+      if (tail.size() >= kMinNamedTestChars && (contains(l, "\"" + tail + "\"") || contains(l, "'" + tail + "'"))) {
+        out.push_back({"test_detection_in_code", f.path, n, "production code names the failing test " + tail});
+        return;
+      }
+    }
+  }
+}
+
+}  // namespace flowagent::integrity

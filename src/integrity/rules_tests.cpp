@@ -1,0 +1,241 @@
+// Test-by-test comparison of the before and after versions: skip and focus markers, build
+// conditions, deletions and renames, and the strength of what each test checks.
+//
+// Strength: every assertion is scored by what it compares (kStrength*). The checks of the old and
+// the new version of a test are matched by what they look at (their non-literal operands): a
+// matched check that became weaker is `assertion_weakened`, whatever else the test gained; checks
+// that disappeared are honest only when the test still checks about as much (kKeepRatio, with its
+// unchanged checks at least kMinMatchedShare), or when they were replaced by the expectation of a
+// specific exception (the change now raises).
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "integrity/guard_internal.hpp"
+
+namespace flowagent::integrity {
+
+namespace {
+
+std::vector<const Assertion*> checks(const TestUnit& t) {
+  std::vector<const Assertion*> out;
+  for (const auto& a : t.asserts)
+    if (!a.trivial) out.push_back(&a);
+  return out;
+}
+
+int weight(const Assertion& a) { return a.tautology ? 0 : strength(a.kind); }
+
+/// `add(2, 2)` and `add(x, 2)`: the same function or object looked at.
+std::string root(const std::string& operand) {
+  auto end = operand.find_first_of("([{<=!");
+  return operand.substr(0, end);
+}
+
+bool same_root(const Assertion& a, const Assertion& b) {
+  for (const auto& x : a.operands)
+    for (const auto& y : b.operands)
+      if (!root(x).empty() && root(x) == root(y)) return true;
+  return false;
+}
+
+bool overlaps(const Assertion& a, const Assertion& b) {
+  for (const auto& x : a.operands)
+    for (const auto& y : b.operands) {
+      if (x == y) return true;
+      // `result` and `result.value`, `rv` and `rv.status_code`.
+      const auto& [shorter, longer] = x.size() < y.size() ? std::tie(x, y) : std::tie(y, x);
+      if (starts_with(longer, shorter) && std::string_view(".[(").find(longer[shorter.size()]) != std::string_view::npos)
+        return true;
+    }
+  return false;
+}
+
+int total(const std::vector<const Assertion*>& v) {
+  int s = 0;
+  for (const auto* a : v) s += weight(*a);
+  return s;
+}
+
+std::string describe(const Assertion& a) {
+  if (a.tautology) return "a tautology";
+  static constexpr std::string_view kNames[] = {"an equality", "an approximation", "an inequality/range",
+                                                "a type/existence check", "a specific exception", "a broad exception",
+                                                "a bare failure"};
+  return std::string(kNames[static_cast<int>(a.kind)]);
+}
+
+}  // namespace
+
+std::optional<IntegrityFinding> compare_checks(const TestUnit& bt, const TestUnit& at, const std::string& path) {
+  const std::string& name = bt.name;
+  auto count_if = [](const TestUnit& t, auto pred) { return std::count_if(t.asserts.begin(), t.asserts.end(), pred); };
+  if (count_if(at, [](const Assertion& x) { return x.swallowed; }) > count_if(bt, [](const Assertion& x) { return x.swallowed; }))
+    return IntegrityFinding{"assertion_swallowed", path, at.line,
+                            "test " + name + ": an assertion now sits inside a handler that swallows its failure"};
+  auto kind_count = [&](const TestUnit& t, Kind k) { return count_if(t, [&](const Assertion& x) { return x.kind == k && !x.trivial; }); };
+  if (kind_count(at, Kind::throws_specific) < kind_count(bt, Kind::throws_specific) &&
+      kind_count(at, Kind::throws_broad) > kind_count(bt, Kind::throws_broad))
+    return IntegrityFinding{"assertion_weakened", path, at.line, "test " + name + ": a specific exception became a broad one"};
+
+  const auto before = checks(bt), after = checks(at);
+  if (before.empty()) return std::nullopt;
+  // Match each old check to a new one that looks at the same thing, the strongest first.
+  std::vector<const Assertion*> match(before.size(), nullptr);
+  std::vector<bool> used(after.size(), false);
+  for (int pass = 0; pass < 3; ++pass)
+    for (std::size_t i = 0; i < before.size(); ++i) {
+      if (match[i]) continue;
+      int best = -1;
+      for (std::size_t j = 0; j < after.size(); ++j) {
+        if (used[j]) continue;
+        const bool fits = pass == 0   ? after[j]->operands == before[i]->operands
+                          : pass == 1 ? overlaps(*after[j], *before[i])
+                                      : same_root(*after[j], *before[i]);
+        if (fits && (best < 0 || weight(*after[j]) > weight(*after[static_cast<std::size_t>(best)]))) best = static_cast<int>(j);
+      }
+      if (best >= 0) {
+        used[static_cast<std::size_t>(best)] = true;
+        match[i] = after[static_cast<std::size_t>(best)];
+      }
+    }
+  // A matched check that became weaker is a weakening, whatever the test gained elsewhere.
+  int matched = 0;
+  std::vector<const Assertion*> dropped, added;
+  for (std::size_t i = 0; i < before.size(); ++i) {
+    const Assertion& b = *before[i];
+    if (!match[i]) {
+      dropped.push_back(&b);
+      continue;
+    }
+    const Assertion& a = *match[i];
+    if (weight(a) < weight(b))
+      return IntegrityFinding{"assertion_weakened", path, a.line,
+                              "test " + name + ": " + describe(b) + " became " + describe(a) + " (line " + std::to_string(a.line) + ")"};
+    if (b.kind == Kind::approx && a.kind == Kind::approx && b.tolerance >= 0 && a.tolerance > b.tolerance * (1 + kToleranceSlack))
+      return IntegrityFinding{"assertion_weakened", path, a.line,
+                              "test " + name + ": the tolerance grew from " + std::to_string(b.tolerance) + " to " +
+                                  std::to_string(a.tolerance)};
+    matched += weight(b);
+  }
+  for (std::size_t j = 0; j < after.size(); ++j)
+    if (!used[j]) added.push_back(after[j]);
+  const int before_total = total(before);
+  const double after_total = static_cast<double>(total(after)) * at.cases / std::max(1, bt.cases);
+  if (dropped.empty()) {
+    // Fewer parametrized cases (rows of a table, values of a source) check fewer inputs.
+    if (at.cases < bt.cases && after_total < kKeepRatio * before_total)
+      return IntegrityFinding{"assertion_removed", path, at.line,
+                              "test " + name + " checks fewer cases: " + std::to_string(bt.cases) + " -> " + std::to_string(at.cases)};
+    return std::nullopt;
+  }
+  // Checks replaced by the expectation of a specific exception: the change now raises.
+  if (kind_count(at, Kind::throws_specific) > kind_count(bt, Kind::throws_specific)) return std::nullopt;
+  if (!added.empty() && total(added) < total(dropped) && matched < kMinMatchedShare * before_total)
+    return IntegrityFinding{"assertion_weakened", path, at.line,
+                            "test " + name + ": its checks were replaced by weaker ones (strength " +
+                                std::to_string(total(dropped)) + " -> " + std::to_string(total(added)) + ")"};
+  if (matched < kMinMatchedShare * before_total || after_total < kKeepRatio * before_total)
+    return IntegrityFinding{"assertion_removed", path, at.line,
+                            "test " + name + " checks less: " + std::to_string(dropped.size()) + " of its " +
+                                std::to_string(before.size()) + " assertion(s) removed (strength " +
+                                std::to_string(before_total) + " -> " + std::to_string(static_cast<int>(after_total)) + ")"};
+  return std::nullopt;
+}
+
+void compare_tests(const RuleContext& c, Findings& out, std::vector<GoneTest>& gone, std::vector<NewTest>& added) {
+  const std::string& path = c.file.path;
+  std::map<std::string, const TestUnit*> b, a;
+  for (const auto& t : c.before.tests)
+    if (t.collectable) b[t.name] = &t;
+  for (const auto& t : c.after.tests) a[t.name] = &t;
+  const bool holds_failing = std::any_of(c.after.tests.begin(), c.after.tests.end(), [&](const TestUnit& t) {
+    return names_failing_test(c.options.failing_tests, t.name);
+  }) || std::any_of(c.before.tests.begin(), c.before.tests.end(), [&](const TestUnit& t) {
+    return names_failing_test(c.options.failing_tests, t.name);
+  });
+  for (const auto& m : c.after.file_markers) {
+    if (c.before.file_markers.count(m)) continue;
+    if (starts_with(m, "focus")) out.push_back({"focus_added", path, 0, "a focus marker makes other tests stop running: " + m});
+    else if (!platform_condition(m) || holds_failing || !c.after.file_markers_conditional)
+      out.push_back({"skip_added", path, 0, "tests disabled: " + m});
+  }
+  for (const auto& [name, bt] : b) {
+    auto it = a.find(name);
+    if (it == a.end()) {
+      gone.push_back({path, bt, !c.file.after});
+      continue;
+    }
+    const TestUnit& at = *it->second;
+    if (!at.collectable) {
+      out.push_back({"collection_disabled", path, at.line, "test " + name + " is no longer collected by the runner"});
+      continue;
+    }
+    const bool failing = names_failing_test(c.options.failing_tests, name);
+    for (const auto& m : at.markers) {
+      if (bt->markers.count(m) || (at.conditional && !failing)) continue;
+      if (starts_with(m, "build: "))
+        out.push_back({"build_tag_added", path, at.line, "test " + name + " now compiles only when " + m.substr(7)});
+      else
+        out.push_back({"skip_added", path, at.line, "test " + name + " was disabled (" + m + ")"});
+    }
+    if (at.focus && !bt->focus) out.push_back({"focus_added", path, at.line, "test " + name + " was focused (.only): the others stop running"});
+    if (auto f = compare_checks(*bt, at, path)) out.push_back(std::move(*f));
+  }
+  for (const auto& t : c.after.tests) {
+    if (b.count(t.name)) continue;
+    // A new test that reuses the name of a failing test with a skip marker is no honest addition.
+    if (!t.markers.empty() && names_failing_test(c.options.failing_tests, t.name)) {
+      out.push_back({"skip_added", path, t.line, "test " + t.name + " was re-added disabled"});
+      continue;
+    }
+    added.push_back({path, c.lang, &t});
+  }
+}
+
+void settle_gone_tests(const std::vector<GoneTest>& gone, const std::vector<NewTest>& added,
+                       const std::vector<const FileModel*>& after_models, const std::vector<std::string>& after_paths,
+                       const IntegrityOptions& options, Findings& out) {
+  for (const auto& g : gone) {
+    const TestUnit& bt = *g.unit;
+    // Renamed, moved or replaced: a new test with the same body, or one that checks at least as
+    // much about the same things. Same file first.
+    const NewTest* replacement = nullptr;
+    const NewTest* uncollected = nullptr;
+    for (int same_file = 1; same_file >= 0 && !replacement; --same_file)
+      for (const auto& n : added) {
+        if ((n.path == g.path) != (same_file == 1)) continue;
+        const TestUnit& at = *n.unit;
+        const bool same_body = at.body_hash == bt.body_hash;
+        const auto bc = checks(bt), ac = checks(at);
+        const bool same_checks = !bc.empty() && !compare_checks(bt, at, n.path) &&
+                                 std::any_of(bc.begin(), bc.end(), [&](const Assertion* x) {
+                                   return std::any_of(ac.begin(), ac.end(), [&](const Assertion* y) { return overlaps(*x, *y); });
+                                 });
+        if (!same_body && !same_checks) continue;
+        if (!at.collectable || !collectable_test_file(n.path, n.lang) || (!at.markers.empty() && !at.conditional)) {
+          uncollected = &n;
+          continue;
+        }
+        replacement = &n;
+        break;
+      }
+    if (replacement) continue;
+    if (uncollected) {
+      out.push_back({"collection_disabled", uncollected->path, uncollected->unit->line,
+                     "test " + bt.name + " moved to " + uncollected->unit->name + " where the runner does not collect it"});
+      continue;
+    }
+    const std::string tail = test_tail(bt.name);
+    const FileModel* after = nullptr;
+    for (std::size_t i = 0; i < after_paths.size(); ++i)
+      if (after_paths[i] == g.path) after = after_models[i];
+    if (after && !g.file_deleted && contains(after->comments, tail))
+      out.push_back({"test_commented_out", g.path, bt.line, "test " + bt.name + " was commented out"});
+    else
+      out.push_back({"test_deleted", g.path, bt.line,
+                     "test " + bt.name + " was deleted" + (names_failing_test(options.failing_tests, bt.name) ? " (a failing test)" : "")});
+  }
+}
+
+}  // namespace flowagent::integrity
