@@ -44,6 +44,9 @@ struct PostFilterInput {
   std::string_view change_diff;  ///< the developer's change (git diff base..head); may be empty
   ChangeTracker* tracker = nullptr;  ///< may be null
   Workspace* workspace = nullptr;    ///< the candidate's workspace (file contents before/after); may be null
+  /// The validation's evidence; may be null. evidence->replacements maps each requested failing
+  /// test that no longer exists to the tests that replaced it (for the integrity guard to compare).
+  const Evidence* evidence = nullptr;
 };
 
 /// Why a fix was dropped. status is `rejected` (the fix is bad) or `superseded` (the change moved).

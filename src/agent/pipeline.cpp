@@ -256,7 +256,8 @@ RepairResult Pipeline::run_stages(const RepairRequest& request, const CancelToke
   ToolRegistry empty_tools;
   ToolRegistry& tools = options_.tools ? *options_.tools : empty_tools;
   ToolState state;
-  RepairContext ctx{request, *ws, tools, state, llm.get(), cancel, result, emit, options_.validator.get()};
+  RepairContext ctx{request, *ws, tools, state, llm.get(), cancel, result, emit, options_.validator.get(),
+                    options_.workspaces.get()};
 
   std::string last_failure_reason = "no_candidate";
   std::string last_failure_message = "no strategy produced a candidate fix";
@@ -293,14 +294,8 @@ RepairResult Pipeline::run_stages(const RepairRequest& request, const CancelToke
       continue;
     }
 
-    // 4. Deterministic validation.
+    // 4. Deterministic validation, always its own stage: a strategy's own checks never count.
     Expected<ValidationReport> report = [&]() -> Expected<ValidationReport> {
-      if (cand->validated) {  // the strategy ran the validator on exactly this state
-        ValidationReport done;
-        done.passed = true;
-        done.evidence = result.evidence;
-        return done;
-      }
       PhaseTimer timer(result, "validate");
       phase("validate", "validating the candidate of " + sname);
       if (!options_.validator) return fail(Errc::invalid_argument, "no validator configured");
@@ -332,6 +327,14 @@ RepairResult Pipeline::run_stages(const RepairRequest& request, const CancelToke
       return result;
     }
     result.patch = *patch;
+    if (!result.evidence.replacements.empty()) {
+      std::string note;
+      for (const auto& x : result.evidence.replacements) {
+        note += (note.empty() ? "" : "; ") + x.old_id + " -> ";
+        for (std::size_t i = 0; i < x.new_ids.size(); ++i) note += (i ? ", " : "") + x.new_ids[i];
+      }
+      result.trajectory.push_back(TrajectoryStep{"note", "validator", {}, "replaced tests: " + note, true, 0});
+    }
 
     // 5. Post-execution filters.
     {
@@ -341,7 +344,7 @@ RepairResult Pipeline::run_stages(const RepairRequest& request, const CancelToke
       if (auto d = detail::git(ws->root(), {"diff", "--no-color", "--no-ext-diff", request.change.base_commit,
                                             ws->head_commit()}, cancel))
         change_diff = std::move(*d);
-      PostFilterInput in{request, result.patch, change_diff, options_.change_tracker.get(), ws.get()};
+      PostFilterInput in{request, result.patch, change_diff, options_.change_tracker.get(), ws.get(), &result.evidence};
       for (const auto& f : options_.post_filters) {
         auto verdict = f->check(in, cancel);
         if (!verdict) {

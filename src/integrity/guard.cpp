@@ -10,6 +10,7 @@
 #include <set>
 
 #include "flowagent/integrity.hpp"
+#include "reports/test_identity.hpp"
 
 extern "C" {
 const TSLanguage* tree_sitter_python();
@@ -705,18 +706,7 @@ bool is_test_path(std::string_view path) {
 
 std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersions>& files, const IntegrityOptions& opt) {
   std::vector<IntegrityFinding> out;
-  auto failing = [&](const std::string& test) {
-    for (const auto& f : opt.failing_tests) {
-      if (f == test) return true;
-      // ids differ between runners: compare the last name segment
-      auto tail = [](const std::string& s) {
-        auto p = s.find_last_of(".:/ ");
-        return p == std::string::npos ? s : s.substr(p + 1);
-      };
-      if (tail(f) == tail(test)) return true;
-    }
-    return false;
-  };
+  auto failing = [&](const std::string& test) { return reports::contains_test(opt.failing_tests, test); };
   for (const auto& f : files) {
     const Lang lang = lang_of(f.path);
     const bool test_file = is_test_path(f.path);
