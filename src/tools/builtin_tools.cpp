@@ -6,7 +6,6 @@
 
 #include "flowagent/process.hpp"
 #include "flowagent/reports.hpp"
-#include "reports/test_identity.hpp"
 #include "tools/test_command.hpp"
 #include "workspace/sandbox_fs.hpp"
 
@@ -304,8 +303,7 @@ class RunTests final : public ToolBase {
     if (const Json* t = a.find("tests"); t && t->is_array() && !t->as_array().empty()) {
       tests.clear();
       for (const auto& x : t->as_array()) tests.push_back(x.as_string());
-      failing_set = std::all_of(ctx.request.failure.failing_tests.begin(), ctx.request.failure.failing_tests.end(),
-                                [&](const std::string& w) { return reports::contains_test(tests, w); });
+      failing_set = tests == ctx.request.failure.failing_tests;
     }
     auto run = detail::run_tests(ctx.workspace.root(), ctx.request, tests, ctx.cancel, opt_.no_network, "loop");
     if (!run) return as_output(run.error());

@@ -302,6 +302,7 @@ TEST(E2EJavaScript, NodeTestRunner) {
   ASSERT_FALSE(res.evidence.runs.empty());
   EXPECT_NE(std::find(res.evidence.runs[0].passed.begin(), res.evidence.runs[0].passed.end(), "adds"),
             res.evidence.runs[0].passed.end());
+  EXPECT_EQ(res.evidence.runs[0].report_format, "output:tap");  // the command's own TAP reporter
 }
 
 TEST(E2ECpp, CMakeAndGoogleTest) {
@@ -344,4 +345,11 @@ TEST(E2ECpp, CMakeAndGoogleTest) {
   EXPECT_EQ(res.patch.find("build/"), std::string::npos);
   EXPECT_TRUE(res.evidence.build_ok);
   EXPECT_TRUE(res.evidence.wider_tests_pass);
+  // Validated in a fresh checkout (a from-scratch build), from GoogleTest's own JSON report.
+  EXPECT_TRUE(res.evidence.fresh_checkout);
+  ASSERT_FALSE(res.evidence.runs.empty());
+  EXPECT_EQ(res.evidence.runs[0].report_format, "report:gtest-json");
+  EXPECT_EQ(res.evidence.runs[0].passed, std::vector<std::string>{"Calc.Scale"});
+  RecordProperty("repair_ms", static_cast<int>(res.metrics.phase_ms["repair"]));
+  RecordProperty("validate_ms", static_cast<int>(res.metrics.phase_ms["validate"]));
 }
