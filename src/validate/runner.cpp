@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <fstream>
 #include <random>
 #include <sstream>
 
+#include "flowagent/json.hpp"
 #include "flowagent/process.hpp"
 #include "tools/test_command.hpp"
 
@@ -50,6 +52,7 @@ bool separator(const std::string& w) { return w == "&&" || w == "||" || w == ";"
 struct Found {
   Runner runner = Runner::unknown;
   std::size_t insert_at = std::string::npos;  ///< where report flags go
+  bool via_script = false;                    ///< found in a package.json script: flags follow "--"
 };
 
 Found find_runner(std::string_view tmpl) {
@@ -89,13 +92,48 @@ std::string random_suffix() {
   return ss.str();
 }
 
+/// `npm test`, `npm run X`, `yarn X`, `pnpm X`: the runner named by the package.json script, and
+/// where arguments for it go (after "--").
+Found find_script_runner(std::string_view tmpl, const fs::path& root) {
+  if (root.empty()) return {};
+  auto ws = words(tmpl);
+  for (std::size_t i = 0; i < ws.size(); ++i) {
+    const auto& w = ws[i].text;
+    if (!is_cmd(w, "npm") && !is_cmd(w, "yarn") && !is_cmd(w, "pnpm")) continue;
+    std::size_t k = i + 1;
+    if (k < ws.size() && (ws[k].text == "run" || ws[k].text == "run-script")) ++k;
+    if (k >= ws.size()) return {};
+    std::string script = ws[k].text == "t" ? "test" : ws[k].text;
+    std::error_code ec;
+    if (fs::is_symlink(root / "package.json", ec)) return {};
+    std::ifstream in(root / "package.json", std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto doc = parse_json(text);
+    if (!doc || !doc->is_object()) return {};
+    const Json* scripts = doc->find("scripts");
+    if (!scripts || !scripts->is_object()) return {};
+    const std::string body = scripts->get_string(script);
+    if (body.empty()) return {};
+    Found inner = find_runner(body);
+    if (inner.runner == Runner::unknown) return {};
+    // Report flags go after "--" at the end of the npm invocation (before any shell separator).
+    std::size_t end = ws[k].end;
+    for (std::size_t m = k + 1; m < ws.size() && !separator(ws[m].text); ++m) end = ws[m].end;
+    inner.insert_at = end;
+    inner.via_script = true;
+    return inner;
+  }
+  return {};
+}
+
 }  // namespace
 
 Runner detect_runner(std::string_view command_template) { return find_runner(command_template).runner; }
 
-RunnerPlan plan_runner(const std::string& tmpl, const fs::path& dir) {
+RunnerPlan plan_runner(const std::string& tmpl, const fs::path& dir, const fs::path& root) {
   RunnerPlan plan;
-  const Found f = find_runner(tmpl);
+  Found f = find_runner(tmpl);
+  if (f.runner == Runner::unknown) f = find_script_runner(tmpl, root);
   plan.runner = f.runner;
   auto q = [&](const std::string& file) { return shell_quote((dir / file).string()); };
   std::string flags;
@@ -119,6 +157,9 @@ RunnerPlan plan_runner(const std::string& tmpl, const fs::path& dir) {
     default: break;
   }
   std::string cmd = tmpl;
+  if (f.via_script && f.runner != Runner::jest && f.runner != Runner::vitest && f.runner != Runner::pytest)
+    flags.clear();  // node --test and ctest take no trailing options through a script
+  if (f.via_script && !flags.empty()) flags = " --" + flags;
   if (!flags.empty() && f.insert_at != std::string::npos) cmd.insert(f.insert_at, flags);
   // GoogleTest binaries, however they are started (directly, by ctest, by a script), write one JSON
   // report each into the directory.
@@ -143,7 +184,7 @@ Expected<Observed> observe_tests(const fs::path& root, const RepairRequest& requ
     }
   } remove{dir};
 
-  const RunnerPlan plan = plan_runner(tmpl, dir);
+  const RunnerPlan plan = plan_runner(tmpl, dir, root);
   const std::string command = expand_tests(plan.command_template, tests);
   const auto since = fs::file_time_type::clock::now() - std::chrono::seconds(1);
   auto r = run_command(root, command, request, cancel, no_network);
@@ -180,7 +221,13 @@ Expected<Observed> observe_tests(const fs::path& root, const RepairRequest& requ
     reps.clear();
     for (const auto& p : reports_written_since(root, globs, since)) reps.emplace_back("report", reports::parse_report_file(p));
   }
-  if (!any_tests()) reps = {{"output", reports::parse_report(r->output)}};
+  if (!any_tests()) {
+    // The output, by content; TAP behind a wrapper's banner ("> pkg@1.0.0 test") is still TAP.
+    reps = {{"output", reports::parse_report(r->output)}};
+    auto tap = r->output.find("TAP version");
+    if (!any_tests() && tap != std::string::npos)
+      reps = {{"output", reports::parse_report_as("tap", std::string_view(r->output).substr(tap))}};
+  }
   for (auto& [source, rep] : reps) {
     if (rep.tests.empty()) continue;
     if (out.run.report_format.empty()) out.run.report_format = source + ":" + rep.format;

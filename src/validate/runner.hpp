@@ -32,7 +32,10 @@ struct RunnerPlan {
 /// <dir>/node.tap plus spec on stdout; tape: TAP on stdout. GoogleTest anywhere in the command:
 /// GTEST_OUTPUT=json:<dir>/ (one file per binary). Maven/Gradle: their report folders, read only
 /// when written during the run.
-RunnerPlan plan_runner(const std::string& command_template, const std::filesystem::path& report_dir);
+/// With `root`, `npm test` / `npm run X` / `yarn X` / `pnpm X` are resolved through the scripts
+/// of root/package.json (jest, vitest and pytest then get their flags after "--").
+RunnerPlan plan_runner(const std::string& command_template, const std::filesystem::path& report_dir,
+                       const std::filesystem::path& root = {});
 
 /// What one run showed.
 struct Observed {

@@ -193,25 +193,29 @@ TEST(E2EEvidence, TapeSectionsAreTests) {
   auto base = make_repo(repo, {{"sum.js", "module.exports = (a, b) => a + b;\n"},
                                {"test/sum.js", "const test = require('tape');\nconst sum = require('../sum');\n"
                                                "test('adds numbers', (t) => {\n  t.equal(sum(1, 2), 3);\n  t.equal(sum(0, 0), 0);\n  t.end();\n});\n"
-                                               "test('adds negatives', (t) => {\n  t.equal(sum(-1, -1), -2);\n  t.end();\n});\n"}});
+                                               "test('adds negatives', (t) => {\n  t.equal(sum(-1, -1), -2);\n  t.end();\n});\n"},
+                               {"package.json", "{\"name\": \"sum\", \"version\": \"1.0.0\", \"scripts\": {\"test\": \"node test/sum.js\"}}\n"}});
   auto head = commit_files(repo, {{"sum.js", "module.exports = (a, b) => a + b + (a > 0 ? 1 : 0);\n"
                                             "module.exports.twice = (a) => 2 * a;\nmodule.exports.half = (a) => a / 2;\n"}},
                            "Round up, twice and half");
-  ScriptedModel model;
-  model.push(tool_calls_reply({{"edit_file", Json::obj({{"path", "sum.js"}, {"old_text", " + (a > 0 ? 1 : 0)"}, {"new_text", ""}})}}));
-  model.push(tool_calls_reply({{"run_tests", Json::object()}}));
-  model.push(final_reply("sum() added one for positive numbers."));
-  auto req = request_for(repo, base, head, model, {"adds numbers"});
-  req.commands.test = "NODE_PATH=" + tape.string() + " " + (tape / ".bin/tape").string() + " test/*.js";
-  auto agent = Agent::create(loop_options(tmp.path()));
-  auto r = (*agent)->run(req);
-  ASSERT_EQ(r.status, Status::fixed) << r.reason << ": " << r.message;
-  const TestRun* run = run_of(r, "failing");
-  ASSERT_NE(run, nullptr);
-  EXPECT_EQ(run->report_format, "output:tap");
-  EXPECT_TRUE(has(run->passed, "adds numbers"));
-  EXPECT_TRUE(has(run->passed, "adds negatives"));
-  EXPECT_EQ(r.evidence.kind, "structured");
+  // The tape binary directly, and `npm test` (npm's banner before the TAP).
+  for (const std::string& cmd : {(tape / ".bin/tape").string() + " test/*.js", std::string("npm test")}) {
+    ScriptedModel model;
+    model.push(tool_calls_reply({{"edit_file", Json::obj({{"path", "sum.js"}, {"old_text", " + (a > 0 ? 1 : 0)"}, {"new_text", ""}})}}));
+    model.push(tool_calls_reply({{"run_tests", Json::object()}}));
+    model.push(final_reply("sum() added one for positive numbers."));
+    auto req = request_for(repo, base, head, model, {"adds numbers"});
+    req.commands.test = "NODE_PATH=" + tape.string() + " " + cmd;
+    auto agent = Agent::create(loop_options(tmp.path()));
+    auto r = (*agent)->run(req);
+    ASSERT_EQ(r.status, Status::fixed) << cmd << ": " << r.reason << ": " << r.message;
+    const TestRun* run = run_of(r, "failing");
+    ASSERT_NE(run, nullptr);
+    EXPECT_EQ(run->report_format, "output:tap");
+    EXPECT_TRUE(has(run->passed, "adds numbers"));
+    EXPECT_TRUE(has(run->passed, "adds negatives"));
+    EXPECT_EQ(r.evidence.kind, "structured");
+  }
 }
 
 TEST(E2EEvidence, NodeTestWithoutAReporterGetsOurs) {

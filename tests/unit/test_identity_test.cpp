@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "flowagent/reports.hpp"
+#include "support/test_support.hpp"
 #include "reports/test_identity.hpp"
 #include "validate/runner.hpp"
 
@@ -177,4 +178,19 @@ TEST(RunnerPlan, DetectsRunnersAndAsksForReportsInOurDirectory) {
   EXPECT_EQ(detail::detect_runner("npx vitest run {tests}"), Runner::vitest);
   EXPECT_EQ(detail::detect_runner("./mvnw -q test -Dtest={tests|,}"), Runner::maven);
   EXPECT_EQ(detail::detect_runner("make check"), Runner::unknown);
+}
+
+TEST(RunnerPlan, PackageScriptsNameTheRunner) {
+  testkit::TempDir root;
+  testkit::write_file(root.path() / "package.json",
+                      R"({"scripts": {"test": "jest --ci", "unit": "tape test/*.js", "lint": "eslint ."}})");
+  const std::filesystem::path dir = root.path() / ".flowagent-evidence-2";
+  auto p = detail::plan_runner("npm test {tests}", dir, root.path());
+  EXPECT_EQ(p.runner, Runner::jest);
+  EXPECT_NE(p.command_template.find("npm test {tests} -- --json --outputFile="), std::string::npos) << p.command_template;
+  p = detail::plan_runner("yarn run unit && echo done", dir, root.path());
+  EXPECT_EQ(p.runner, Runner::tape);
+  EXPECT_EQ(p.stdout_format, "tap");
+  EXPECT_EQ(detail::plan_runner("npm run lint", dir, root.path()).runner, Runner::unknown);
+  EXPECT_EQ(detail::plan_runner("npm test", dir).runner, Runner::unknown);  // no checkout to read
 }
