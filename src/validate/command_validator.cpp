@@ -35,6 +35,21 @@ std::string added_lines(std::string_view patch) {
   return out;
 }
 
+/// A dotted Python name ("tests.test_x.TestA.test_b", JUnit XML's form) as the test module's path
+/// when that file exists in the checkout ("tests/test_x.py").
+std::vector<std::string> module_file(const std::string& id, const std::filesystem::path& root) {
+  auto name = reports::parse_test_name(id);
+  const auto& seg = name.segments;
+  for (std::size_t k = seg.size() > 1 ? seg.size() - 1 : 0; k > 0; --k) {
+    std::string path;
+    for (std::size_t i = 0; i < k; ++i) path += (i ? "/" : "") + seg[i];
+    path += ".py";
+    std::error_code ec;
+    if (path.find("..") == std::string::npos && std::filesystem::is_regular_file(root / path, ec)) return {path};
+  }
+  return {};
+}
+
 /// Did the runner say that a selected test does not exist (pytest exit 4/5, "not found", go's
 /// "no tests to run", jest's "No tests found")?
 bool runner_says_not_found(const detail::Observed& o) {
@@ -239,6 +254,7 @@ class CommandValidator final : public Validator {
       std::vector<std::string> scopes;
       for (const auto& m : missing) {
         auto s = reports::enclosing_scope(m, first.runner);
+        if (s.empty()) s = module_file(m, root);
         if (s.empty())
           return Outcome2{false, "failing_test_missing",
                           m + " did not run and the " + std::string(reports::to_string(first.runner)) +
@@ -286,6 +302,7 @@ class CommandValidator final : public Validator {
       TestReplacement rep;
       rep.old_id = m;
       auto scope = reports::enclosing_scope(m, o.runner);
+      if (scope.empty()) scope = module_file(m, root);
       rep.scope = scope.empty() ? scope_text : scope.front();
       std::set<std::string> seen;
       for (const auto& t : o.tests) {

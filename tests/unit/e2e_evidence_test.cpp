@@ -72,41 +72,45 @@ const char* kPytest = "/usr/bin/python3 -m pytest -q -p no:cacheprovider {tests}
 
 TEST(E2EEvidence, RenamedParametrizedPytestTestIsValidatedThroughItsFile) {
   auto p = parse_project();
-  ScriptedModel model;
-  // The developer's own kind of fix: restore strip() and rename + extend the parametrized test.
-  model.push(tool_calls_reply({{"edit_file", Json::obj({{"path", "parse.py"}, {"old_text", "return int(s)\n"}, {"new_text", "return int(s, 16)\n"}})}}));
-  model.push(tool_calls_reply({{"edit_file", Json::obj({{"path", "tests/test_parse.py"},
-                                                         {"old_text", "[('ff', 255), ('10', 16)], ids=['lead', 'trail'])\ndef test_parse("},
-                                                         {"new_text", "[('ff', 255), ('10', 16), ('0', 0)], ids=['lead', 'trail', 'zero'])\ndef test_parse_value("}})}}));
-  model.push(final_reply("parse() lost its base; restored it and extended the test."));
-  auto req = request_for(p->repo, p->base, p->head, model, {"tests/test_parse.py::test_parse[lead]"});
-  req.commands.test = kPytest;
-  auto agent = Agent::create(loop_options(p->tmp.path()));
-  auto r = (*agent)->run(req);
-  ASSERT_EQ(r.status, Status::fixed) << r.reason << ": " << r.message;
-  EXPECT_EQ(r.evidence.kind, "structured");
-  EXPECT_TRUE(r.evidence.fresh_checkout);
-  ASSERT_EQ(r.evidence.replacements.size(), 1u);
-  const auto& x = r.evidence.replacements[0];
-  EXPECT_EQ(x.old_id, "tests/test_parse.py::test_parse[lead]");
-  EXPECT_EQ(x.scope, "tests/test_parse.py");
-  EXPECT_EQ(x.new_ids.size(), 3u);
-  EXPECT_TRUE(has(x.new_ids, "tests.test_parse.test_parse_value[lead]")) << x.new_ids[0];
-  EXPECT_FALSE(has(x.new_ids, "tests.test_parse.test_plain"));  // ran and passed, but replaces nothing
-  ASSERT_EQ(r.evidence.tests.size(), 1u);
-  EXPECT_EQ(r.evidence.tests[0].outcome, "replaced");
-  const TestRun* scope = run_of(r, "scope");
-  ASSERT_NE(scope, nullptr);
-  EXPECT_EQ(scope->report_format, "report:junit");
-  EXPECT_EQ(scope->passed.size(), 4u);
-  // The summary says which test replaced which.
-  EXPECT_NE(r.summary.find("<code>tests/test_parse.py::test_parse[lead]</code> was replaced by"), std::string::npos)
-      << r.summary;
-  // The round trip through JSON keeps the evidence.
-  auto back = parse_repair_result(dump_json_lossy(to_json(r)));
-  ASSERT_TRUE(back);
-  EXPECT_EQ(back->evidence.replacements.size(), 1u);
-  EXPECT_EQ(back->evidence.kind, "structured");
+  // As CI names it (pytest node id), and as a JUnit XML report names it (no file path: the test
+  // module is found in the checkout).
+  for (const std::string& old_id : {std::string("tests/test_parse.py::test_parse[lead]"), std::string("tests.test_parse.test_parse[lead]")}) {
+    SCOPED_TRACE(old_id);
+    ScriptedModel model;
+    // The developer's own kind of fix: restore the base and rename + extend the parametrized test.
+    model.push(tool_calls_reply({{"edit_file", Json::obj({{"path", "parse.py"}, {"old_text", "return int(s)\n"}, {"new_text", "return int(s, 16)\n"}})}}));
+    model.push(tool_calls_reply({{"edit_file", Json::obj({{"path", "tests/test_parse.py"},
+                                                           {"old_text", "[('ff', 255), ('10', 16)], ids=['lead', 'trail'])\ndef test_parse("},
+                                                           {"new_text", "[('ff', 255), ('10', 16), ('0', 0)], ids=['lead', 'trail', 'zero'])\ndef test_parse_value("}})}}));
+    model.push(final_reply("parse() lost its base; restored it and extended the test."));
+    auto req = request_for(p->repo, p->base, p->head, model, {old_id});
+    req.commands.test = kPytest;
+    auto agent = Agent::create(loop_options(p->tmp.path()));
+    auto r = (*agent)->run(req);
+    ASSERT_EQ(r.status, Status::fixed) << r.reason << ": " << r.message;
+    EXPECT_EQ(r.evidence.kind, "structured");
+    EXPECT_TRUE(r.evidence.fresh_checkout);
+    ASSERT_EQ(r.evidence.replacements.size(), 1u);
+    const auto& x = r.evidence.replacements[0];
+    EXPECT_EQ(x.old_id, old_id);
+    EXPECT_EQ(x.scope, "tests/test_parse.py");
+    EXPECT_EQ(x.new_ids.size(), 3u);
+    EXPECT_TRUE(has(x.new_ids, "tests.test_parse.test_parse_value[lead]")) << x.new_ids[0];
+    EXPECT_FALSE(has(x.new_ids, "tests.test_parse.test_plain"));  // ran and passed, but replaces nothing
+    ASSERT_EQ(r.evidence.tests.size(), 1u);
+    EXPECT_EQ(r.evidence.tests[0].outcome, "replaced");
+    const TestRun* scope = run_of(r, "scope");
+    ASSERT_NE(scope, nullptr);
+    EXPECT_EQ(scope->report_format, "report:junit");
+    EXPECT_EQ(scope->passed.size(), 4u);
+    // The summary says which test replaced which.
+    EXPECT_NE(r.summary.find("<code>" + old_id + "</code> was replaced by"), std::string::npos) << r.summary;
+    // The round trip through JSON keeps the evidence.
+    auto back = parse_repair_result(dump_json_lossy(to_json(r)));
+    ASSERT_TRUE(back);
+    EXPECT_EQ(back->evidence.replacements.size(), 1u);
+    EXPECT_EQ(back->evidence.kind, "structured");
+  }
 }
 
 TEST(E2EEvidence, DeletedTestWithoutReplacementIsNotValidated) {
@@ -125,6 +129,7 @@ TEST(E2EEvidence, DeletedTestWithoutReplacementIsNotValidated) {
   // test_other is added by the patch in the same file, so validation names it as the replacement
   // and the integrity guard judges the pair: the weakened test must not reach delivery.
   EXPECT_NE(r.status, Status::fixed) << r.reason << ": " << r.message;
+  RecordProperty("outcome", std::string(to_string(r.status)) + ": " + r.reason);
 }
 
 TEST(E2EEvidence, UntrackedFilePlantedDuringTheLoopDoesNotPassValidation) {
