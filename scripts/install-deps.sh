@@ -84,3 +84,11 @@ if [ ! -f "$grammars/node_modules/.package-lock.json" ] || [ "$grammars/package-
   echo "install-deps: fetching tree-sitter grammars with npm"
   (cd "$grammars" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
 fi
+
+# The tape test harness for the end-to-end tests of tape-style TAP output (versions pinned by
+# package-lock.json; the tests skip when it is absent).
+tape_dir="$(cd "$(dirname "$0")/.." && pwd)/third_party/tape"
+if [ ! -f "$tape_dir/node_modules/.package-lock.json" ] || [ "$tape_dir/package-lock.json" -nt "$tape_dir/node_modules/.package-lock.json" ]; then
+  echo "install-deps: fetching tape with npm"
+  (cd "$tape_dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+fi

@@ -49,6 +49,9 @@ struct PostFilterInput {
   const Patch* change = nullptr;   ///< the developer's change (base..head); null: it could not be read
   ChangeTracker* tracker = nullptr;  ///< may be null (no tracker configured)
   Workspace* workspace = nullptr;    ///< the candidate's workspace (object store for file contents); may be null
+  /// The validation's evidence; may be null. evidence->replacements maps each requested failing
+  /// test that no longer exists to the tests that replaced it (for the integrity guard to compare).
+  const Evidence* evidence = nullptr;
 };
 
 /// Why a fix was dropped. status is `rejected` (the fix is bad) or `superseded` (the change moved).

@@ -64,11 +64,22 @@ std::string react_system_prompt();
 
 struct ValidatorOptions {
   int flaky_reruns = 0;  ///< extra runs of the failing tests; every run must pass (commands run in RepairContext::sandbox)
+  /// When no per-test result can be read (unknown runner, no report, unparseable output), accept a
+  /// test command that exits 0 as evidence; the result's evidence.kind then says "exit_code".
+  /// Off by default: such a run is reason "unverified", never "fixed".
+  bool accept_exit_code_evidence = false;
 };
 
-/// Builds, runs the failing tests (unless the loop's last run came after its last edit and passed
-/// them), then the wider test set; a test of the wider set that fails and is not one of the
-/// request's failing tests is a regression. Evidence lists every run.
+/// validate(): acquires a fresh checkout of the change head from RepairContext::workspaces, removes
+/// every untracked and ignored file (Workspace::make_pristine), applies the candidate's git diff
+/// (Workspace::apply_patch) and checks that git shows the same diff there; then builds, runs the
+/// failing tests with the runner asked for a machine report in a directory flowagent creates
+/// (validate/runner.hpp) and requires each requested test to be seen passing in per-test results
+/// (names compared by reports/test_identity.hpp). A requested test that no longer exists is
+/// validated through its enclosing test file or target (every test there must pass) and the tests
+/// that replaced it are recorded in evidence.replacements. Then optional re-runs and the wider set,
+/// where a failing test that is not one of the request's failing tests is a regression.
+/// check(): the same steps in the strategy's own tree, for feedback.
 std::shared_ptr<Validator> make_command_validator(ValidatorOptions options = {});
 
 // ---- summary --------------------------------------------------------------------------------------

@@ -35,7 +35,25 @@ struct TestRun {
   std::int64_t duration_ms = 0;
   std::vector<std::string> passed;
   std::vector<std::string> failed;
-  std::string purpose;  ///< "failing", "wider", "rerun", "loop"
+  std::string purpose;  ///< "failing", "wider", "rerun", "scope" (enclosing file/target), "loop"
+  /// Where the per-test results came from: "report:<format>" (a machine report the runner wrote
+  /// where flowagent asked), "output:<format>" (parsed from the output); "" when none could be read.
+  std::string report_format;
+};
+
+/// A requested failing test that no longer exists after the fix, and the tests that replaced it
+/// (validated by running its whole enclosing test file or target).
+struct TestReplacement {
+  std::string old_id;
+  std::vector<std::string> new_ids;
+  std::string scope;  ///< the enclosing file or target that was run instead ("tests/test_x.py", "Suite.*")
+};
+
+/// What the validation saw of one requested failing test.
+struct TestVerdict {
+  std::string id;       ///< as requested
+  std::string outcome;  ///< "passed", "failed", "skipped", "missing", "replaced", "unverified"
+  std::vector<std::string> seen_as;  ///< the reported names that denote it (or its replacements)
 };
 
 /// Why the validator believes (or not) the fix works.
@@ -43,7 +61,14 @@ struct Evidence {
   bool build_ok = false;
   bool failing_tests_pass = false;
   bool wider_tests_pass = false;  ///< true when there is no wider test command
-  bool loop_evidence_used = false;  ///< the loop's own last test run came after its last edit
+  bool loop_evidence_used = false;  ///< always false: the loop's own runs never count as final evidence
+  /// "structured": every requested failing test was seen to run and pass in parsed per-test results;
+  /// "exit_code": results could not be read and the host accepts exit-code evidence
+  /// (ValidatorOptions::accept_exit_code_evidence); "" when the fix was not validated.
+  std::string kind;
+  bool fresh_checkout = false;  ///< the runs happened in a fresh checkout of head + the patch
+  std::vector<TestVerdict> tests;
+  std::vector<TestReplacement> replacements;
   std::vector<TestRun> runs;
   /// False when the job's commands ran WITHOUT the sandbox (the host set
   /// allow_unsandboxed_commands and the sandbox was unavailable); `isolation` then says why.

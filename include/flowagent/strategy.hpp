@@ -31,11 +31,14 @@ struct RepairContext {
   const CancelToken& cancel;
   RepairResult& result;  ///< metrics and trajectory are appended here
   std::function<void(const Event&)> emit;  ///< progress; never null
-  Validator* validator = nullptr;  ///< lets a loop check its candidate before it stops
+  Validator* validator = nullptr;  ///< lets a loop check its candidate (Validator::check) before it stops
   /// How untrusted commands are confined (AgentOptions::sandbox); null: the SandboxOptions defaults.
   /// Every build/test command a strategy or validator runs goes through it.
   const SandboxOptions* sandbox = nullptr;
-  const Patch* patch = nullptr;    ///< the validated candidate, set before post-filters and the summary
+  const Patch* patch = nullptr;    ///< the candidate, set before validation (applied to a fresh checkout), post-filters and the summary
+  /// Where the validation stage gets its fresh checkout of the change head; may be null (then the
+  /// built-in validator fails with Errc::invalid_argument).
+  WorkspaceProvider* workspaces = nullptr;
 };
 
 /// What a strategy claims. The workspace holds the edits; `claims_fixed` is the strategy's own
@@ -45,7 +48,9 @@ struct Candidate {
   bool claims_fixed = false;
   std::string explanation;     ///< the strategy's account of the root cause (summarizer input)
   std::string stop_reason;     ///< why the strategy stopped when not by choice ("tool_call_limit", "loop_stalled", ...)
-  bool validated = false;      ///< the strategy ran the validator on exactly this state and it passed
+  /// The strategy's own check (Validator::check) passed on this state. Informational only: the
+  /// pipeline's validation stage always validates the candidate itself.
+  bool validated = false;
 };
 
 /// [Threading] propose() runs on one job thread; different jobs may call it concurrently.
@@ -60,7 +65,10 @@ class RepairStrategy {
 
 struct ValidationReport {
   bool passed = false;
-  std::string reason;   ///< when not passed: "build_failed", "failing_tests_still_fail", "regression", ...
+  /// when not passed: "build_failed", "failing_tests_still_fail", "failing_test_missing",
+  /// "unverified" (no per-test result could be read), "regression", "flaky_fix", "empty_patch",
+  /// "patch_does_not_apply", "patch_mismatch", "no_test_command"
+  std::string reason;
   std::string message;
   Evidence evidence;
 };
@@ -71,7 +79,12 @@ class Validator {
  public:
   virtual ~Validator() = default;
   virtual std::string_view name() const = 0;
+  /// The deciding validation: the pipeline's "validate" stage, once per candidate. The built-in
+  /// validator applies the workspace's patch to a fresh checkout from context.workspaces.
   virtual Expected<ValidationReport> validate(RepairContext& context) = 0;
+  /// A cheaper check a strategy may run for feedback before it stops (the built-in one runs in the
+  /// strategy's own tree). Never final evidence. Defaults to validate().
+  virtual Expected<ValidationReport> check(RepairContext& context) { return validate(context); }
 };
 
 /// Turns a finished trajectory into at most five sentences of sanitized one-line HTML.

@@ -17,4 +17,9 @@ std::string html_escape(std::string_view text);
 /// patch touched and which tests now pass. Used as the fallback of the model summarizer.
 std::shared_ptr<Summarizer> make_template_summarizer();
 
+/// One HTML sentence saying which requested failing test was replaced by which tests
+/// (evidence.replacements), e.g. "<code>t[a]</code> was replaced by <code>t2[a]</code>."; empty
+/// when nothing was replaced. Both built-in summarizers include it.
+std::string describe_replacements(const Evidence& evidence);
+
 }  // namespace flowagent

@@ -42,6 +42,16 @@ class Workspace {
     (void)path;
     return {};
   }
+  /// Back to head_commit() with nothing else in the tree: every untracked and ignored file is
+  /// removed, build directories and caches included (the validation's fresh checkout).
+  /// Errc::unsupported when the workspace cannot guarantee it.
+  virtual Expected<void> make_pristine() { return fail(Errc::unsupported, "this workspace cannot be made pristine"); }
+  /// Applies `patch`, a diff() of a workspace at the same head_commit(), so that diff() here then
+  /// returns the same text. Errc::conflict when it does not apply; Errc::unsupported by default.
+  virtual Expected<void> apply_patch(std::string_view patch) {
+    (void)patch;
+    return fail(Errc::unsupported, "this workspace cannot apply a patch");
+  }
 };
 
 /// [Threading] acquire() may be called concurrently from several jobs.

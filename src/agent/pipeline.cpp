@@ -315,7 +315,7 @@ RepairResult Pipeline::run_stages(const RepairRequest& request, const CancelToke
   ToolRegistry& tools = options_.tools ? *options_.tools : empty_tools;
   ToolState state;
   RepairContext ctx{request, *ws, tools, state, llm.get(), cancel, result, emit, options_.validator.get(),
-                    &options_.sandbox};
+                    &options_.sandbox, nullptr, options_.workspaces.get()};
 
   std::string last_failure_reason = "no_candidate";
   std::string last_failure_message = "no strategy produced a candidate fix";
@@ -356,14 +356,27 @@ RepairResult Pipeline::run_stages(const RepairRequest& request, const CancelToke
       continue;
     }
 
-    // 4. Deterministic validation.
+    // The candidate as a value, made once (flowagent/patch.hpp); only regular text files pass.
+    auto diff = ws->diff();
+    if (!diff) {
+      set(result, Status::error, "workspace_error", diff.error().to_string());
+      return result;
+    }
+    auto patch = parse_patch(*diff);
+    if (!patch) {
+      set(result, Status::error, "workspace_error", "the workspace's diff does not parse: " + patch.error().message);
+      return result;
+    }
+    if (auto problems = check_patch(*patch); !problems.empty()) {
+      std::string msg;
+      for (const auto& pr : problems) msg += (msg.empty() ? "" : "; ") + pr.message;
+      set(result, Status::rejected, problems.front().reason, "the fix may not be delivered: " + msg);
+      return result;  // nothing of it runs: a symlink or gitlink never reaches a test command
+    }
+    ctx.patch = &*patch;  // the validator applies exactly this to a fresh checkout
+
+    // 4. Deterministic validation, always its own stage: a strategy's own checks never count.
     Expected<ValidationReport> report = [&]() -> Expected<ValidationReport> {
-      if (cand->validated) {  // the strategy ran the validator on exactly this state
-        ValidationReport done;
-        done.passed = true;
-        done.evidence = result.evidence;
-        return done;
-      }
       PhaseTimer timer(result, "validate");
       phase("validate", "validating the candidate of " + sname);
       if (!options_.validator) return fail(Errc::invalid_argument, "no validator configured");
@@ -389,25 +402,15 @@ RepairResult Pipeline::run_stages(const RepairRequest& request, const CancelToke
       continue;
     }
 
-    // The candidate as a value, made once (flowagent/patch.hpp); only regular text files pass.
-    auto diff = ws->diff();
-    if (!diff) {
-      set(result, Status::error, "workspace_error", diff.error().to_string());
-      return result;
-    }
-    auto patch = parse_patch(*diff);
-    if (!patch) {
-      set(result, Status::error, "workspace_error", "the workspace's diff does not parse: " + patch.error().message);
-      return result;
-    }
-    if (auto problems = check_patch(*patch); !problems.empty()) {
-      std::string msg;
-      for (const auto& pr : problems) msg += (msg.empty() ? "" : "; ") + pr.message;
-      set(result, Status::rejected, problems.front().reason, "the fix may not be delivered: " + msg);
-      return result;
-    }
     result.patch = patch->text;
-    ctx.patch = &*patch;
+    if (!result.evidence.replacements.empty()) {
+      std::string note;
+      for (const auto& x : result.evidence.replacements) {
+        note += (note.empty() ? "" : "; ") + x.old_id + " -> ";
+        for (std::size_t i = 0; i < x.new_ids.size(); ++i) note += (i ? ", " : "") + x.new_ids[i];
+      }
+      result.trajectory.push_back(TrajectoryStep{"note", "validator", {}, "replaced tests: " + note, true, 0});
+    }
 
     // 5. Post-execution filters.
     {
@@ -419,7 +422,8 @@ RepairResult Pipeline::run_stages(const RepairRequest& request, const CancelToke
                                       /*check_blobs=*/false, cancel);
       if (!change)
         result.trajectory.push_back(TrajectoryStep{"note", "postfilter", {}, "the change's diff: " + change.error().to_string(), false, 0});
-      PostFilterInput in{request, *patch, change ? &*change : nullptr, options_.change_tracker.get(), ws.get()};
+      PostFilterInput in{request, *patch, change ? &*change : nullptr, options_.change_tracker.get(), ws.get(),
+                         &result.evidence};
       for (const auto& f : options_.post_filters) {
         auto verdict = f->check(in, cancel);
         if (!verdict) {

@@ -61,6 +61,7 @@ void usage(std::ostream& os) {
         "  --max-tool-calls N --timeout-seconds N --context-tokens N\n"
         "  --record FILE           append every model request/response to FILE (JSONL, keys redacted)\n"
         "  --trajectory-dir DIR    write the trajectory of the job as JSONL into DIR\n"
+        "  --accept-exit-code-evidence  when no per-test result can be read, take exit 0 as evidence\n"
         "  --json                  print the flowagent.repair_result/v1 document instead of text\n"
         "  --quiet                 no progress on stderr\n"
         "sandbox options (untrusted commands run in bubblewrap; docs/SECURITY.md):\n"
@@ -173,7 +174,7 @@ Expected<std::string> commit_patch(const std::string& repo, const std::string& b
 
 int cmd_repair(const std::vector<std::string>& args) {
   RepairRequest req;
-  bool json = false, quiet = false, have_request = false;
+  bool json = false, quiet = false, have_request = false, accept_exit_code = false;
   std::string patch_file, record, trajectory_dir;
   std::vector<std::string> failing, reports, logs, globs;
   SandboxOptions sandbox;
@@ -257,6 +258,7 @@ int cmd_repair(const std::vector<std::string>& args) {
     else if (a == "--context-tokens") ok = take_int(req.limits.context_tokens);
     else if (a == "--record") ok = take(record);
     else if (a == "--trajectory-dir") ok = take(trajectory_dir);
+    else if (a == "--accept-exit-code-evidence") accept_exit_code = true;
     else if (a == "--json") json = true;
     else if (a == "--quiet") quiet = true;
     else {
@@ -364,6 +366,11 @@ int cmd_repair(const std::vector<std::string>& args) {
   opts.sandbox = sandbox;
   if (!quiet) opts.event_sink = std::make_shared<Progress>();
   if (!trajectory_dir.empty()) opts.trajectory_dir = trajectory_dir;
+  if (accept_exit_code) {
+    ValidatorOptions v;
+    v.accept_exit_code_evidence = true;
+    opts.validator = make_command_validator(v);
+  }
   if (!record.empty()) {
     opts.llm_factory = [record](const ModelConfig& m) -> Expected<std::shared_ptr<LlmClient>> {
       if (m.spec.empty() || m.spec == "builtin") return std::shared_ptr<LlmClient>();

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "flowagent/repair.hpp"
+#include "reports/test_identity.hpp"
 #include "workspace/git.hpp"
 #include "workspace/git_patch.hpp"
 
@@ -64,7 +65,6 @@ Expected<InitialContext> build_initial_context(const RepairRequest& req, const C
   const std::size_t budget = static_cast<std::size_t>(budget_tokens) * opt.chars_per_token;
 
   // 1. Structured failures from reports and logs.
-  std::set<std::string> wanted(req.failure.failing_tests.begin(), req.failure.failing_tests.end());
   std::vector<reports::TestCase> all;
   for (const auto& list : {req.failure.reports, req.failure.logs})
     for (const auto& p : list) {
@@ -73,12 +73,7 @@ Expected<InitialContext> build_initial_context(const RepairRequest& req, const C
         if (t.outcome == reports::Outcome::failed || t.outcome == reports::Outcome::error) all.push_back(std::move(t));
     }
   // Failing tests named by the request first (matching by id suffix too: runners differ in prefixes).
-  auto named = [&](const reports::TestCase& t) {
-    if (wanted.count(t.id)) return true;
-    for (const auto& w : wanted)
-      if (t.id.size() > w.size() && t.id.compare(t.id.size() - w.size(), w.size(), w) == 0) return true;
-    return false;
-  };
+  auto named = [&](const reports::TestCase& t) { return reports::contains_test(req.failure.failing_tests, t.id); };
   std::stable_partition(all.begin(), all.end(), named);
   std::set<std::string> seen;
   for (auto& t : all)
@@ -98,9 +93,8 @@ Expected<InitialContext> build_initial_context(const RepairRequest& req, const C
     ++shown;
   }
   for (const auto& name : req.failure.failing_tests)
-    if (!seen.count(name) && std::none_of(ctx.failures.begin(), ctx.failures.end(), [&](auto& t) {
-          return t.id.size() >= name.size() && t.id.compare(t.id.size() - name.size(), name.size(), name) == 0;
-        }))
+    if (!seen.count(name) &&
+        std::none_of(ctx.failures.begin(), ctx.failures.end(), [&](auto& t) { return reports::denotes(name, t.id); }))
       failures_text += "## " + name + "\n(no report details; run it with run_tests)\n";
   if (ctx.failures.size() > shown)
     failures_text += "(" + std::to_string(ctx.failures.size() - shown) + " more failures not shown)\n";

@@ -27,7 +27,14 @@ Json to_json(const RepairResult& r) {
                               {"timed_out", t.timed_out},
                               {"duration_ms", t.duration_ms},
                               {"passed", string_array(t.passed)},
-                              {"failed", string_array(t.failed)}}));
+                              {"failed", string_array(t.failed)},
+                              {"report_format", t.report_format}}));
+  Json verdicts = Json::array();
+  for (const auto& v : r.evidence.tests)
+    verdicts.push_back(Json::obj({{"id", v.id}, {"outcome", v.outcome}, {"seen_as", string_array(v.seen_as)}}));
+  Json replacements = Json::array();
+  for (const auto& x : r.evidence.replacements)
+    replacements.push_back(Json::obj({{"old_id", x.old_id}, {"new_ids", string_array(x.new_ids)}, {"scope", x.scope}}));
   Json phases = Json::object();
   for (const auto& [k, v] : r.metrics.phase_ms) phases[k] = v;
   Json steps = Json::array();
@@ -49,6 +56,10 @@ Json to_json(const RepairResult& r) {
                               {"failing_tests_pass", r.evidence.failing_tests_pass},
                               {"wider_tests_pass", r.evidence.wider_tests_pass},
                               {"loop_evidence_used", r.evidence.loop_evidence_used},
+                              {"kind", r.evidence.kind},
+                              {"fresh_checkout", r.evidence.fresh_checkout},
+                              {"tests", verdicts},
+                              {"replacements", replacements},
                               {"runs", runs},
                               {"sandboxed", r.evidence.sandboxed},
                               {"isolation", r.evidence.isolation}})},
@@ -82,13 +93,25 @@ Expected<RepairResult> repair_result_from_json(const Json& doc) {
         .boolean("wider_tests_pass", r.evidence.wider_tests_pass)
         .boolean("loop_evidence_used", r.evidence.loop_evidence_used)
         .boolean("sandboxed", r.evidence.sandboxed)
-        .string("isolation", r.evidence.isolation);
+        .string("isolation", r.evidence.isolation)
+        .string("kind", r.evidence.kind)
+        .boolean("fresh_checkout", r.evidence.fresh_checkout);
+    e.objects("tests", [&](detail::ObjectReader& t, std::size_t) {
+      TestVerdict v;
+      t.string("id", v.id).string("outcome", v.outcome).strings("seen_as", v.seen_as);
+      r.evidence.tests.push_back(std::move(v));
+    });
+    e.objects("replacements", [&](detail::ObjectReader& t, std::size_t) {
+      TestReplacement x;
+      t.string("old_id", x.old_id).strings("new_ids", x.new_ids).string("scope", x.scope);
+      r.evidence.replacements.push_back(std::move(x));
+    });
     e.objects("runs", [&](detail::ObjectReader& t, std::size_t) {
       TestRun run;
       std::int64_t code = -1;
       t.string("command", run.command).string("purpose", run.purpose).integer("exit_code", code, false, INT32_MIN, INT32_MAX);
       t.boolean("timed_out", run.timed_out).integer("duration_ms", run.duration_ms);
-      t.strings("passed", run.passed).strings("failed", run.failed);
+      t.strings("passed", run.passed).strings("failed", run.failed).string("report_format", run.report_format);
       run.exit_code = static_cast<int>(code);
       r.evidence.runs.push_back(std::move(run));
     });

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "flowagent/repair.hpp"
+#include "reports/test_identity.hpp"
 #include "tools/test_command.hpp"
 
 namespace flowagent {
@@ -14,19 +15,19 @@ namespace {
 class KnownFlakyFilter final : public PreFilter {
  public:
   KnownFlakyFilter(std::vector<std::string> list, std::function<bool(const std::string&)> fn)
-      : list_(list.begin(), list.end()), fn_(std::move(fn)) {}
+      : list_(std::move(list)), fn_(std::move(fn)) {}
   std::string_view name() const override { return "known_flaky"; }
   Expected<std::optional<Abstention>> check(const RepairRequest& r, const CancelToken&) override {
     const auto& tests = r.failure.failing_tests;
     if (tests.empty()) return std::optional<Abstention>{};
     for (const auto& t : tests)
-      if (!list_.count(t) && !(fn_ && fn_(t))) return std::optional<Abstention>{};
+      if (!reports::contains_test(list_, t) && !(fn_ && fn_(t))) return std::optional<Abstention>{};
     return std::optional<Abstention>(Abstention{
         "known_flaky", tests.size() == 1 ? tests[0] + " is a known flaky test" : "every failing test is known to be flaky"});
   }
 
  private:
-  std::set<std::string> list_;
+  std::vector<std::string> list_;
   std::function<bool(const std::string&)> fn_;
 };
 
@@ -51,9 +52,8 @@ class BaselineFilter final : public PreFilter {
     } else {
       return std::optional<Abstention>{};
     }
-    std::set<std::string> at_base(failing_at_base.begin(), failing_at_base.end());
     for (const auto& t : tests)
-      if (!at_base.count(t)) return std::optional<Abstention>{};
+      if (!reports::contains_test(failing_at_base, t)) return std::optional<Abstention>{};
     return std::optional<Abstention>(Abstention{
         "baseline_failing", "the failing test(s) already fail at the base commit " + r.change.base_commit.substr(0, 12)});
   }
@@ -90,7 +90,12 @@ class BaselineFilter final : public PreFilter {
     if (!run) return unexpected(run.error());
     std::lock_guard lock(mu_);
     for (const auto& t : unknown) {
-      bool passed = std::find(run->run.passed.begin(), run->run.passed.end(), t) != run->run.passed.end() ||
+      // Seen passing (and not failing) at the base; a run without per-test results decides by exit code.
+      const bool seen_pass = std::any_of(run->run.passed.begin(), run->run.passed.end(),
+                                         [&](const std::string& id) { return reports::denotes(t, id); });
+      const bool seen_fail = std::any_of(run->run.failed.begin(), run->run.failed.end(),
+                                         [&](const std::string& id) { return reports::denotes(t, id); });
+      bool passed = (seen_pass && !seen_fail) ||
                     (run->run.passed.empty() && run->run.failed.empty() && run->run.exit_code == 0);
       cache_[key_prefix + t] = !passed;
       if (!passed) failing.push_back(t);

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "reports/test_identity.hpp"
 #include "integrity/guard_internal.hpp"
 
 extern "C" {
@@ -189,8 +190,7 @@ std::string test_tail(std::string_view id) {
 }
 
 bool names_failing_test(const std::vector<std::string>& failing, std::string_view test) {
-  const std::string tail = test_tail(test);
-  return std::any_of(failing.begin(), failing.end(), [&](const std::string& f) { return f == test || test_tail(f) == tail; });
+  return reports::contains_test(failing, test);  // the one test-identity module decides
 }
 
 namespace {

@@ -115,17 +115,17 @@ class ReactStrategy final : public RepairStrategy {
                                          {}, {}, {}, false});
           continue;
         }
-        // The model says it is done: check it, and show it the verdict if it fails.
+        // The model says it is done: a quick check in this tree for feedback (the pipeline's
+        // validation stage decides), and the verdict shown to the model if it fails.
         if (opt_.validate_before_stopping && ctx.validator && validations < opt_.max_validation_rounds) {
           ++validations;
           Event ve;
-          ve.kind = EventKind::phase;
-          ve.phase = "validate";
+          ve.kind = EventKind::log;
+          ve.phase = "repair";
           ve.message = "checking the model's fix (round " + std::to_string(validations) + ")";
           ctx.emit(ve);
-          auto rep = ctx.validator->validate(ctx);
+          auto rep = ctx.validator->check(ctx);
           if (!rep) return unexpected(rep.error());
-          ctx.result.evidence = rep->evidence;
           if (rep->passed) return Candidate{true, true, resp->message.content, {}, true};
           std::string verdict = "Validation failed (" + rep->reason + "): " + rep->message + "\n";
           for (const auto& run : rep->evidence.runs)

@@ -314,6 +314,29 @@ Report parse_go_json(std::string_view data) {
 
 // ---- TAP --------------------------------------------------------------------------------------
 
+/// tape (and tap-style harnesses like it) print each test's name as a top-level comment, then its
+/// assertions as numbered test points: "# adds numbers" / "ok 1 should be equal". Trailer comments
+/// ("# tests 3", "# pass 3", "# ok") are not names.
+bool tape_section_name(std::string_view line, std::string& name) {
+  if (!starts_with(line, "#")) return false;
+  auto rest = trim(line.substr(1));
+  if (rest.empty() || starts_with(rest, "Subtest:")) return false;
+  static constexpr std::string_view kTrailer[] = {"tests", "pass", "fail", "skip", "todo", "cancelled", "suites",
+                                                  "duration_ms", "ok", "not ok", "failed"};
+  for (auto t : kTrailer) {
+    if (rest == t) return false;
+    if (starts_with(rest, t) && rest.size() > t.size() && rest[t.size()] == ' ') {
+      auto value = trim(rest.substr(t.size()));
+      if (!value.empty() && std::all_of(value.begin(), value.end(), [](char c) {
+            return std::isdigit(static_cast<unsigned char>(c)) || c == '.';
+          }))
+        return false;
+    }
+  }
+  name = std::string(rest);
+  return true;
+}
+
 Report parse_tap(std::string_view data) {
   Report r;
   r.format = "tap";
@@ -322,6 +345,9 @@ Report parse_tap(std::string_view data) {
   bool in_yaml = false;
   std::string yaml_indent;
   std::vector<std::string> subtest_stack;
+  // tape-style sections: index of the section's test in r.tests and its assertion count.
+  std::ptrdiff_t section = -1;
+  std::map<std::size_t, int> section_asserts;
   while (start < data.size()) {
     auto end = data.find('\n', start);
     if (end == std::string_view::npos) end = data.size();
@@ -368,6 +394,20 @@ Report parse_tap(std::string_view data) {
       in_yaml = true;
       continue;
     }
+    if (indent == 0) {
+      std::string name;
+      if (tape_section_name(line, name)) {
+        TestCase t;
+        t.id = t.name = name;
+        t.outcome = Outcome::passed;
+        r.tests.push_back(std::move(t));
+        section = static_cast<std::ptrdiff_t>(r.tests.size() - 1);
+        section_asserts[static_cast<std::size_t>(section)] = 0;
+        last = nullptr;
+        continue;
+      }
+      if (starts_with(line, "#")) section = -1;  // the trailer ends the last section
+    }
     if (starts_with(line, "# Subtest:")) {
       subtest_stack.resize(indent / 4);
       subtest_stack.emplace_back(trim(line.substr(10)));
@@ -402,6 +442,17 @@ Report parse_tap(std::string_view data) {
     }
     std::string upper = directive;
     for (auto& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (section >= 0 && indent == 0) {  // an assertion of a tape-style test
+      auto& sec = r.tests[static_cast<std::size_t>(section)];
+      const bool skipped = starts_with(upper, "SKIP") || starts_with(upper, "TODO");
+      if (!skipped) section_asserts[static_cast<std::size_t>(section)]++;
+      if (not_ok && !skipped) {
+        if (sec.outcome != Outcome::failed) sec.message = desc;
+        sec.outcome = Outcome::failed;
+      }
+      last = not_ok && !skipped ? &sec : nullptr;
+      continue;
+    }
     TestCase t;
     std::string prefix;
     std::size_t depth = indent / 4;
@@ -418,6 +469,9 @@ Report parse_tap(std::string_view data) {
     last = &r.tests.back();
   }
   if (in_yaml) r.warnings.push_back("TAP: unterminated YAML block");
+  // A section without a single assertion did not show that its test passes.
+  for (const auto& [i, n] : section_asserts)
+    if (n == 0 && r.tests[i].outcome == Outcome::passed) r.tests[i].outcome = Outcome::skipped;
   for (auto& t : r.tests)
     if (t.outcome == Outcome::failed) {
       if (t.excerpt.empty()) t.excerpt = t.message;

@@ -122,6 +122,11 @@ class ModelSummarizer final : public Summarizer {
     }
     std::string failing;
     for (const auto& t : ctx.request.failure.failing_tests) failing += t + "\n";
+    for (const auto& x : ctx.result.evidence.replacements) {
+      failing += "(" + x.old_id + " no longer exists; the fix replaced it with:";
+      for (const auto& n : x.new_ids) failing += " " + n;
+      failing += ")\n";
+    }
     ChatRequest req;
     req.temperature = ctx.request.model.temperature;
     req.top_p = ctx.request.model.top_p;
@@ -146,8 +151,10 @@ class ModelSummarizer final : public Summarizer {
       ctx.result.metrics.input_tokens += resp->usage.input_tokens;
       ctx.result.metrics.output_tokens += resp->usage.output_tokens;
       ctx.result.metrics.cost_usd += resp->cost_usd;
-      std::string html = sanitize_summary_html(resp->message.content);
-      if (!html.empty()) return html;
+      const std::string replaced = describe_replacements(ctx.result.evidence);
+      std::string html = sanitize_summary_html(resp->message.content, replaced.empty() ? 5 : 4);
+      // The reviewer must learn which test replaced which, whatever the model wrote.
+      if (!html.empty()) return replaced.empty() ? html : html + " " + replaced;
     }
     ctx.result.trajectory.push_back(TrajectoryStep{"note", "summarizer", {},
                                                    resp ? "empty summary; using the template" : resp.error().to_string(),

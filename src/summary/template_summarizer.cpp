@@ -76,13 +76,30 @@ class TemplateSummarizer final : public Summarizer {
       out += ". ";
     }
     if (!ctx.request.failure.failing_tests.empty())
-      out += std::to_string(ctx.request.failure.failing_tests.size()) + " failing test(s) now pass.";
+      out += std::to_string(ctx.request.failure.failing_tests.size()) + " failing test(s) now pass. ";
+    out += describe_replacements(ctx.result.evidence);
     while (!out.empty() && out.back() == ' ') out.pop_back();
     return out;
   }
 };
 
 }  // namespace
+
+std::string describe_replacements(const Evidence& evidence) {
+  std::string out;
+  for (const auto& x : evidence.replacements) {
+    out += (out.empty() ? "" : " ") + std::string("<code>") + html_escape(x.old_id) + "</code> was replaced by ";
+    for (std::size_t i = 0; i < x.new_ids.size(); ++i) {
+      if (i == 3) {
+        out += " and " + std::to_string(x.new_ids.size() - 3) + " more";
+        break;
+      }
+      out += (i ? ", " : "") + std::string("<code>") + html_escape(x.new_ids[i]) + "</code>";
+    }
+    out += ".";
+  }
+  return out;
+}
 
 std::shared_ptr<Summarizer> make_template_summarizer() { return std::make_shared<TemplateSummarizer>(); }
 

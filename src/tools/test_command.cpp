@@ -100,8 +100,6 @@ std::string expand_tests(const std::string& command, const std::vector<std::stri
   return out;
 }
 
-namespace {
-
 std::vector<fs::path> reports_written_since(const fs::path& root, const std::vector<std::string>& globs,
                                             fs::file_time_type since) {
   std::vector<fs::path> out;
@@ -125,8 +123,6 @@ std::vector<fs::path> reports_written_since(const fs::path& root, const std::vec
   }
   return out;
 }
-
-}  // namespace
 
 Expected<TestRunOutcome> run_tests(const fs::path& root, const RepairRequest& request,
                                    const std::vector<std::string>& tests, const CancelToken& cancel,

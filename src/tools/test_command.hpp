@@ -29,6 +29,12 @@ Expected<ProcessResult> run_command(const std::filesystem::path& root, const std
 /// The caller has checked the ids (check_test_id) and the template (check_test_template).
 std::string expand_tests(const std::string& command, const std::vector<std::string>& tests);
 
+/// Regular files below `root` (outside .git) matching one of the workspace-relative `globs`
+/// (fnmatch) and written at or after `since`.
+std::vector<std::filesystem::path> reports_written_since(const std::filesystem::path& root,
+                                                         const std::vector<std::string>& globs,
+                                                         std::filesystem::file_time_type since);
+
 struct TestRunOutcome {
   TestRun run;
   std::vector<reports::TestCase> failures;

@@ -1,129 +1,329 @@
-// Deterministic validation: build, the failing tests (or the loop's own evidence when it is fresh),
-// optional re-runs against flakiness, then the wider set for regressions.
+// Deterministic validation: the candidate patch applied to a fresh, pristine checkout of the change
+// head, then the build, the failing tests (seen to pass in per-test results), optional re-runs
+// against flakiness, and the wider set for regressions. The loop's own check (check()) runs the
+// same steps in the loop's tree, for feedback only.
 #include <absl/strings/str_join.h>
 
 #include <algorithm>
+#include <set>
 
+#include "flowagent/patch.hpp"
 #include "flowagent/repair.hpp"
+#include "reports/test_identity.hpp"
 #include "tools/test_command.hpp"
+#include "validate/runner.hpp"
 
 namespace flowagent {
 
 namespace {
 
-/// Runners name tests with different prefixes ("Suite.Test" vs "pkg.Suite.Test"): suffix match at
-/// a separator.
-bool same_test(const std::string& reported, const std::string& wanted) {
-  if (reported == wanted) return true;
-  auto tail = [](const std::string& a, const std::string& b) {
-    if (a.size() <= b.size() || a.compare(a.size() - b.size(), b.size(), b) != 0) return false;
-    char sep = a[a.size() - b.size() - 1];
-    return sep == '.' || sep == ':' || sep == '/' || sep == ' ' || sep == '>';
-  };
-  return tail(reported, wanted) || tail(wanted, reported);
+using reports::Outcome;
+
+/// The one place the validator reads the candidate patch: the pipeline's Patch value (the text
+/// rendered from it is what git printed), else the loop's workspace diff (a loop's own check()).
+Expected<std::string> candidate_patch(RepairContext& ctx) {
+  if (ctx.patch) return ctx.patch->text;
+  return ctx.workspace.diff();
 }
 
-bool contains(const std::vector<std::string>& list, const std::string& wanted) {
-  return std::any_of(list.begin(), list.end(), [&](const std::string& r) { return same_test(r, wanted); });
+/// Lines the patch adds, concatenated (for "is this test new?"), read through the one patch parser.
+std::string added_lines(std::string_view patch) {
+  std::string out;
+  auto parsed = parse_patch(patch);
+  if (!parsed) return out;
+  for (const auto& f : parsed->files)
+    for (const auto& h : f.hunks)
+      for (const auto& l : h.lines)
+        if (l.kind == '+') out.append(l.text).push_back('\n');
+  return out;
 }
 
-/// Did this run show every wanted test passing?
-bool all_pass(const TestRun& run, const std::vector<std::string>& wanted, std::string& why) {
-  if (run.timed_out) {
-    why = "the tests timed out";
-    return false;
+/// A dotted Python name ("tests.test_x.TestA.test_b", JUnit XML's form) as the test module's path
+/// when that file exists in the checkout ("tests/test_x.py").
+std::vector<std::string> module_file(const std::string& id, const std::filesystem::path& root) {
+  auto name = reports::parse_test_name(id);
+  const auto& seg = name.segments;
+  for (std::size_t k = seg.size() > 1 ? seg.size() - 1 : 0; k > 0; --k) {
+    std::string path;
+    for (std::size_t i = 0; i < k; ++i) path += (i ? "/" : "") + seg[i];
+    path += ".py";
+    std::error_code ec;
+    if (path.find("..") == std::string::npos && std::filesystem::is_regular_file(root / path, ec)) return {path};
   }
-  const bool structured = !run.passed.empty() || !run.failed.empty();
-  for (const auto& w : wanted) {
-    if (contains(run.failed, w)) {
-      why = w + " still fails";
-      return false;
-    }
-    if (structured && !contains(run.passed, w)) {
-      why = w + " did not run";
-      return false;
-    }
-  }
-  if (run.exit_code != 0) {
-    why = "the test command exited with " + std::to_string(run.exit_code);
-    return false;
-  }
-  return true;
+  return {};
 }
+
+/// Did the runner say that a selected test does not exist (pytest exit 4/5, "not found", go's
+/// "no tests to run", jest's "No tests found")?
+bool runner_says_not_found(const detail::Observed& o) {
+  if (o.runner == reports::Runner::pytest && (o.run.exit_code == 4 || o.run.exit_code == 5)) return true;
+  for (std::string_view needle : {"ERROR: not found:", "no tests ran", "no tests to run", "No tests found",
+                                  "0 tests collected", "no test files"})
+    if (o.log.find(needle) != std::string::npos) return true;
+  return false;
+}
+
+struct Outcome2 {
+  bool passed = false;
+  std::string reason;
+  std::string message;
+};
 
 class CommandValidator final : public Validator {
  public:
   explicit CommandValidator(ValidatorOptions o) : opt_(o) {}
   std::string_view name() const override { return "command"; }
 
+  /// The pipeline's validation stage: a fresh checkout of head + the patch.
   Expected<ValidationReport> validate(RepairContext& ctx) override {
     ValidationReport rep;
+    auto patch = start(ctx, rep);
+    if (!patch) return unexpected(patch.error());
+    if (!rep.reason.empty()) return rep;
+    if (patch->empty()) return failed(rep, "empty_patch", "the candidate changes nothing");
+    if (!ctx.workspaces) return fail(Errc::invalid_argument, "validation needs a workspace provider for a fresh checkout");
+
+    RepairRequest at_head = ctx.request;
+    at_head.change.head_commit = ctx.workspace.head_commit();
+    auto fresh = ctx.workspaces->acquire(at_head, ctx.cancel);
+    if (!fresh) return unexpected(fresh.error());
+    Workspace& ws = **fresh;
+    if (ws.head_commit() != ctx.workspace.head_commit())
+      return fail(Errc::internal, "the fresh checkout is at " + ws.head_commit() + ", not " + ctx.workspace.head_commit());
+    if (auto r = ws.make_pristine(); !r) return unexpected(r.error());
+    if (auto r = ws.apply_patch(*patch); !r) {
+      if (r.error().code == Errc::conflict) return failed(rep, "patch_does_not_apply", r.error().message);
+      return unexpected(r.error());
+    }
+    // The checkout now holds exactly head + the patch: git shows the same diff.
+    auto again = ws.diff();
+    if (!again) return unexpected(again.error());
+    if (*again != *patch)
+      return failed(rep, "patch_mismatch", "the patch applied to a fresh checkout does not reproduce the candidate");
+    rep.evidence.fresh_checkout = true;
+    return run_checks(ctx, ws.root(), *patch, rep);
+  }
+
+  /// The loop's feedback: the same checks in the loop's own tree (never final evidence).
+  Expected<ValidationReport> check(RepairContext& ctx) override {
+    ValidationReport rep;
+    auto patch = start(ctx, rep);
+    if (!patch) return unexpected(patch.error());
+    if (!rep.reason.empty()) return rep;
+    return run_checks(ctx, ctx.workspace.root(), *patch, rep);
+  }
+
+ private:
+  /// The candidate's patch; `rep` gets a reason when there is nothing to validate with.
+  static Expected<std::string> start(RepairContext& ctx, ValidationReport& rep) {
+    if (ctx.request.commands.test.empty()) {
+      failed(rep, "no_test_command", "the request has no test command to validate with");
+      return std::string();
+    }
+    return candidate_patch(ctx);
+  }
+
+  static ValidationReport failed(ValidationReport& rep, std::string reason, std::string message) {
+    rep.passed = false;
+    rep.reason = std::move(reason);
+    rep.message = std::move(message);
+    rep.evidence.kind.clear();
+    return rep;
+  }
+
+  Expected<ValidationReport> run_checks(RepairContext& ctx, const std::filesystem::path& root, const std::string& patch,
+                                        ValidationReport& rep) {
     auto& ev = rep.evidence;
     const auto& req = ctx.request;
-    const auto root = ctx.workspace.root();
-    auto failed = [&](std::string reason, std::string message) {
-      rep.passed = false;
-      rep.reason = std::move(reason);
-      rep.message = std::move(message);
-      return rep;
-    };
-    if (req.commands.test.empty()) return failed("no_test_command", "the request has no test command to validate with");
-
     if (!req.commands.build.empty()) {
       auto b = detail::run_command(root, req.commands.build, req, ctx.cancel, ctx.sandbox);
       if (!b) return unexpected(b.error());
       if (b->cancelled) return fail(Errc::cancelled, "validation cancelled");
       ctx.state.last_build_log = b->output;
       ev.build_ok = b->ok();
-      if (!ev.build_ok) return failed("build_failed", "the build fails: " + reports::failure_excerpt(reports::strip_ansi(b->output), 20, 2000));
+      if (!ev.build_ok)
+        return failed(rep, "build_failed",
+                      "the build fails: " + reports::failure_excerpt(reports::strip_ansi(b->output), 20, 2000));
     } else {
       ev.build_ok = true;
     }
 
-    const auto& wanted = req.failure.failing_tests;
-    std::string why;
-    // The loop's own run counts only when it came after its last edit and covered the failing set.
-    if (ctx.state.tests_ran_after_last_edit() && ctx.state.last_test_run_was_failing_set && ctx.state.last_test_run &&
-        all_pass(*ctx.state.last_test_run, wanted, why)) {
-      ev.loop_evidence_used = true;
-      ev.runs.push_back(*ctx.state.last_test_run);
-    } else {
-      auto run = detail::run_tests(root, req, wanted, ctx.cancel, ctx.sandbox, "failing");
-      if (!run) return unexpected(run.error());
-      ctx.state.last_test_log = run->log;
-      ctx.state.note_test_run(run->run, true);
-      ev.runs.push_back(run->run);
-      if (!all_pass(run->run, wanted, why)) return failed("failing_tests_still_fail", why);
-    }
-    for (int i = 0; i < opt_.flaky_reruns; ++i) {
-      auto run = detail::run_tests(root, req, wanted, ctx.cancel, ctx.sandbox, "rerun");
-      if (!run) return unexpected(run.error());
-      ev.runs.push_back(run->run);
-      if (!all_pass(run->run, wanted, why)) return failed("flaky_fix", "a re-run failed: " + why);
+    for (int round = 0; round <= opt_.flaky_reruns; ++round) {
+      ev.tests.clear();
+      ev.replacements.clear();
+      auto verdict = failing_tests(ctx, root, patch, ev, round == 0 ? "failing" : "rerun");
+      if (!verdict) return unexpected(verdict.error());
+      if (!verdict->passed) {
+        if (round > 0 && verdict->reason == "failing_tests_still_fail")
+          return failed(rep, "flaky_fix", "a re-run failed: " + verdict->message);
+        return failed(rep, verdict->reason, verdict->message);
+      }
     }
     ev.failing_tests_pass = true;
 
     if (!req.commands.wider_test.empty()) {
-      auto run = detail::run_tests(root, req, wanted, ctx.cancel, ctx.sandbox, "wider", req.commands.wider_test);
+      auto run = detail::observe_tests(root, req, req.failure.failing_tests, ctx.cancel, ctx.sandbox, "wider",
+                                       req.commands.wider_test);
       if (!run) return unexpected(run.error());
       ev.runs.push_back(run->run);
       std::vector<std::string> regressions;
       for (const auto& f : run->run.failed)
-        if (!contains(wanted, f)) regressions.push_back(f);
-      if (!regressions.empty()) {
-        return failed("regression", "the fix breaks " + absl::StrJoin(regressions, ", "));
-      }
-      if (run->run.exit_code != 0 && run->run.failed.empty())
-        return failed("regression", "the wider test command exited with " + std::to_string(run->run.exit_code));
-      ev.wider_tests_pass = true;
-    } else {
-      ev.wider_tests_pass = true;
+        if (!reports::contains_test(req.failure.failing_tests, f)) regressions.push_back(f);
+      if (!regressions.empty()) return failed(rep, "regression", "the fix breaks " + absl::StrJoin(regressions, ", "));
+      if (run->run.timed_out) return failed(rep, "regression", "the wider test set timed out");
+      if (run->run.exit_code != 0)
+        return failed(rep, "regression", "the wider test command exited with " + std::to_string(run->run.exit_code));
     }
+    ev.wider_tests_pass = true;
     rep.passed = true;
     return rep;
   }
 
- private:
+  /// Runs the requested failing tests and decides from per-test results whether each was seen to
+  /// pass; a test that no longer exists is validated through its enclosing file or target.
+  Expected<Outcome2> failing_tests(RepairContext& ctx, const std::filesystem::path& root, const std::string& patch,
+                                   Evidence& ev, const std::string& purpose) {
+    const auto& req = ctx.request;
+    const auto& wanted = req.failure.failing_tests;
+    auto obs = detail::observe_tests(root, req, wanted, ctx.cancel, ctx.sandbox, purpose);
+    if (!obs) return unexpected(obs.error());
+    ctx.state.last_test_log = obs->log;
+    ev.runs.push_back(obs->run);
+    if (obs->run.timed_out) return Outcome2{false, "failing_tests_still_fail", "the tests timed out"};
+
+    const bool not_found = runner_says_not_found(*obs);
+    if (!obs->readable && !not_found) {
+      if (obs->run.exit_code != 0)
+        return Outcome2{false, "failing_tests_still_fail",
+                        "the test command exited with " + std::to_string(obs->run.exit_code) +
+                            " and its results could not be read"};
+      if (opt_.accept_exit_code_evidence) {
+        for (const auto& w : wanted) ev.tests.push_back(TestVerdict{w, "unverified", {}});
+        ev.kind = "exit_code";
+        return Outcome2{true, {}, {}};
+      }
+      for (const auto& w : wanted) ev.tests.push_back(TestVerdict{w, "unverified", {}});
+      return Outcome2{false, "unverified",
+                      "the test command exited with 0 but no per-test result could be read, so no requested test "
+                      "was seen to pass"};
+    }
+
+    std::vector<std::string> missing;
+    for (const auto& w : wanted) {
+      auto v = verdict_for(w, obs->tests);
+      if (v.outcome == "missing") {
+        missing.push_back(w);
+        continue;
+      }
+      ev.tests.push_back(v);
+      if (v.outcome == "failed") return Outcome2{false, "failing_tests_still_fail", w + " still fails"};
+      if (v.outcome == "skipped") return Outcome2{false, "failing_tests_still_fail", w + " was skipped, not run"};
+    }
+    if (missing.empty()) {
+      if (obs->run.exit_code != 0)
+        return Outcome2{false, "failing_tests_still_fail",
+                        "the test command exited with " + std::to_string(obs->run.exit_code)};
+      ev.kind = "structured";
+      return Outcome2{true, {}, {}};
+    }
+    return replaced_tests(ctx, root, patch, ev, *obs, missing, purpose);
+  }
+
+  static TestVerdict verdict_for(const std::string& wanted, const std::vector<reports::TestCase>& tests) {
+    TestVerdict v{wanted, "missing", {}};
+    bool any_passed = false, any_failed = false, any = false;
+    for (const auto& t : tests) {
+      if (!reports::denotes(wanted, t.id)) continue;
+      any = true;
+      v.seen_as.push_back(t.id);
+      if (t.outcome == Outcome::passed) any_passed = true;
+      else if (t.outcome == Outcome::failed || t.outcome == Outcome::error) any_failed = true;
+    }
+    if (!any) return v;
+    v.outcome = any_failed ? "failed" : any_passed ? "passed" : "skipped";
+    return v;
+  }
+
+  /// Requested tests the results do not show: run their enclosing file or target (all of it must
+  /// pass and it must hold a test), then name the tests that replaced each.
+  Expected<Outcome2> replaced_tests(RepairContext& ctx, const std::filesystem::path& root, const std::string& patch,
+                                    Evidence& ev, const detail::Observed& first, const std::vector<std::string>& missing,
+                                    const std::string& purpose) {
+    const auto& req = ctx.request;
+    const detail::Observed* scope_run = &first;
+    std::optional<detail::Observed> scoped;
+    std::string scope_text = "the whole test command";
+    if (req.commands.test.find("{tests") != std::string::npos) {
+      std::vector<std::string> scopes;
+      for (const auto& m : missing) {
+        auto s = reports::enclosing_scope(m, first.runner);
+        if (s.empty()) s = module_file(m, root);
+        if (s.empty())
+          return Outcome2{false, "failing_test_missing",
+                          m + " did not run and the " + std::string(reports::to_string(first.runner)) +
+                              " runner cannot select its enclosing test file or target"};
+        for (auto& x : s)
+          if (std::find(scopes.begin(), scopes.end(), x) == scopes.end()) scopes.push_back(std::move(x));
+      }
+      auto run = detail::observe_tests(root, req, scopes, ctx.cancel, ctx.sandbox, purpose == "rerun" ? "rerun" : "scope");
+      if (!run) return unexpected(run.error());
+      ev.runs.push_back(run->run);
+      scoped = std::move(*run);
+      scope_run = &*scoped;
+      scope_text = absl::StrJoin(scopes, ", ");
+    }
+    const auto& o = *scope_run;
+    if (o.run.timed_out) return Outcome2{false, "failing_tests_still_fail", "the tests of " + scope_text + " timed out"};
+    if (!o.readable) {
+      if (o.run.exit_code == 0 && !opt_.accept_exit_code_evidence)
+        return Outcome2{false, "unverified", "the results of " + scope_text + " could not be read"};
+      return Outcome2{false, "failing_test_missing",
+                      absl::StrJoin(missing, ", ") + " did not run, and " + scope_text + " shows no test result"};
+    }
+    std::vector<std::string> failing;
+    std::size_t ran = 0;
+    for (const auto& t : o.tests) {
+      if (t.outcome == Outcome::skipped) continue;
+      ++ran;
+      if (t.outcome != Outcome::passed) failing.push_back(t.id);
+    }
+    if (!failing.empty())
+      return Outcome2{false, "failing_tests_still_fail", "in " + scope_text + ": " + absl::StrJoin(failing, ", ") + " fail"};
+    if (ran == 0) return Outcome2{false, "failing_test_missing", scope_text + " holds no test that runs"};
+    if (o.run.exit_code != 0)
+      return Outcome2{false, "failing_tests_still_fail",
+                      "the tests of " + scope_text + " exited with " + std::to_string(o.run.exit_code)};
+
+    const std::string added = added_lines(patch);
+    for (const auto& m : missing) {
+      // Present after all (a runner that stops at the first unknown id shows nothing the first time).
+      auto v = verdict_for(m, o.tests);
+      if (v.outcome == "passed") {
+        ev.tests.push_back(v);
+        continue;
+      }
+      TestReplacement rep;
+      rep.old_id = m;
+      auto scope = reports::enclosing_scope(m, o.runner);
+      if (scope.empty()) scope = module_file(m, root);
+      rep.scope = scope.empty() ? scope_text : scope.front();
+      std::set<std::string> seen;
+      for (const auto& t : o.tests) {
+        if (t.outcome != Outcome::passed || reports::contains_test(req.failure.failing_tests, t.id)) continue;
+        const std::string leaf = reports::leaf_name(t.id);
+        const bool added_by_patch = leaf.size() >= 3 && added.find(leaf) != std::string::npos;
+        if ((reports::similar_names(m, t.id) || added_by_patch) && seen.insert(t.id).second) rep.new_ids.push_back(t.id);
+      }
+      if (rep.new_ids.empty())
+        return Outcome2{false, "failing_test_missing",
+                        m + " no longer exists and no test in " + rep.scope + " replaces it"};
+      ev.tests.push_back(TestVerdict{m, "replaced", rep.new_ids});
+      ev.replacements.push_back(std::move(rep));
+    }
+    ev.kind = "structured";
+    return Outcome2{true, {}, {}};
+  }
+
   ValidatorOptions opt_;
 };
 

@@ -114,6 +114,32 @@ class GitWorkspace final : public Workspace {
     return {};
   }
 
+  Expected<void> make_pristine() override {
+    if (auto r = checkout(head_); !r) return r;
+    if (auto r = detail::git(slot_.dir, {"clean", "-q", "-ffdx"}); !r) return unexpected(r.error());
+    auto status = detail::git(slot_.dir, {"status", "--porcelain", "--ignored", "--untracked-files=all"});
+    if (!status) return unexpected(status.error());
+    if (!status->empty()) return fail(Errc::conflict, "the checkout is not clean: " + status->substr(0, 500));
+    return {};
+  }
+
+  Expected<void> apply_patch(std::string_view patch) override {
+    if (patch.empty()) return {};
+    // The patch file lives next to the worktree, never inside it.
+    const fs::path file = slot_.dir.string() + ".patch";
+    {
+      std::ofstream out(file, std::ios::binary | std::ios::trunc);
+      out.write(patch.data(), static_cast<std::streamsize>(patch.size()));
+      if (!out) return fail(Errc::io, "cannot write " + file.string());
+    }
+    auto r = detail::git_result(slot_.dir, {"apply", "--index", "--binary", "--whitespace=nowarn", file.string()});
+    std::error_code ec;
+    fs::remove(file, ec);
+    if (!r) return unexpected(r.error());
+    if (r->exit_code != 0) return fail(Errc::conflict, "the patch does not apply: " + r->output.substr(0, 2000));
+    return {};
+  }
+
   Expected<void> checkout(const std::string& commit, const CancelToken& cancel = CancelToken()) {
     remove_git_entries(slot_.dir, keep_dir_);
     if (auto r = detail::git(repo(), {"checkout", "-q", "--force", "--detach", commit}, cancel); !r)

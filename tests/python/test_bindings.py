@@ -83,7 +83,9 @@ class BindingsTest(unittest.TestCase):
             repository=self.repo,
             change=flowagent.Change(id=change_id, base_commit=self.base, head_commit=self.head),
             failure=flowagent.Failure(failing_tests=["v"]),
-            commands=flowagent.Commands(test="grep -q 1 v.txt"),
+            # The check reports its one test as TAP: the validator wants per-test evidence.
+            commands=flowagent.Commands(
+                test="if grep -q 1 v.txt; then echo 'ok 1 - v'; else echo 'not ok 1 - v'; exit 1; fi"),
             model=flowagent.Model(spec="openai:scripted"))
 
     def test_version(self):

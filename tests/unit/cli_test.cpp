@@ -43,7 +43,7 @@ TEST(Cli, RepairsFromAPatchFileAndPrintsJson) {
   std::string out;
   int rc = cli("repair --repo '" + repo.string() + "' --base " + base + " --patch '" + (tmp.path() / "change.diff").string() +
                    "' --test 'grep -q 1 v.txt' --failing v --model openai-compatible:m --base-url " + model.base_url() +
-                   " --json --quiet 2>/dev/null",
+                   " --accept-exit-code-evidence --json --quiet 2>/dev/null",
                &out);
   EXPECT_EQ(rc, 0) << out;
   auto doc = parse_json(out);

@@ -101,7 +101,10 @@ TEST(E2EPython, CorrectFixIsValidatedAndDelivered) {
   EXPECT_NE(r.patch.find("-    total = a + b + 1\n+    total = a + b\n"), std::string::npos) << r.patch;
   EXPECT_TRUE(r.evidence.failing_tests_pass);
   EXPECT_TRUE(r.evidence.wider_tests_pass);
-  EXPECT_TRUE(r.evidence.loop_evidence_used);  // the model ran the tests after its last edit
+  // The model ran the tests after its last edit, but only the fresh checkout's run counts.
+  EXPECT_FALSE(r.evidence.loop_evidence_used);
+  EXPECT_TRUE(r.evidence.fresh_checkout);
+  EXPECT_EQ(r.evidence.kind, "structured");
   // The summary went through the sanitizer.
   EXPECT_NE(r.summary.find("<b>Root cause:</b> <code>add()</code>"), std::string::npos) << r.summary;
   EXPECT_EQ(r.summary.find("<script>"), std::string::npos);
@@ -129,6 +132,7 @@ TEST(E2EPython, ClaimWithoutRunningTestsIsChecked) {
   auto r = (*agent)->run(with_model(p->request, model));
   EXPECT_EQ(r.status, Status::fixed) << r.reason << ": " << r.message;
   EXPECT_FALSE(r.evidence.loop_evidence_used);  // the validator ran the tests itself
+  EXPECT_TRUE(r.evidence.fresh_checkout);
   ASSERT_FALSE(r.evidence.runs.empty());
   EXPECT_EQ(r.evidence.runs[0].purpose, "failing");
 }
@@ -298,6 +302,7 @@ TEST(E2EJavaScript, NodeTestRunner) {
   ASSERT_FALSE(res.evidence.runs.empty());
   EXPECT_NE(std::find(res.evidence.runs[0].passed.begin(), res.evidence.runs[0].passed.end(), "adds"),
             res.evidence.runs[0].passed.end());
+  EXPECT_EQ(res.evidence.runs[0].report_format, "output:tap");  // the command's own TAP reporter
 }
 
 TEST(E2ECpp, CMakeAndGoogleTest) {
@@ -340,4 +345,11 @@ TEST(E2ECpp, CMakeAndGoogleTest) {
   EXPECT_EQ(res.patch.find("build/"), std::string::npos);
   EXPECT_TRUE(res.evidence.build_ok);
   EXPECT_TRUE(res.evidence.wider_tests_pass);
+  // Validated in a fresh checkout (a from-scratch build), from GoogleTest's own JSON report.
+  EXPECT_TRUE(res.evidence.fresh_checkout);
+  ASSERT_FALSE(res.evidence.runs.empty());
+  EXPECT_EQ(res.evidence.runs[0].report_format, "report:gtest-json");
+  EXPECT_EQ(res.evidence.runs[0].passed, std::vector<std::string>{"Calc.Scale"});
+  RecordProperty("repair_ms", static_cast<int>(res.metrics.phase_ms["repair"]));
+  RecordProperty("validate_ms", static_cast<int>(res.metrics.phase_ms["validate"]));
 }

@@ -140,7 +140,8 @@ TEST(Progress, EventsCarryToolCallsTokensAndEta) {
   req.change.base_commit = base;
   req.change.head_commit = head;
   req.failure.failing_tests = {"v"};
-  req.commands.test = "grep -q 1 v.txt";
+  // A check that reports its one test as TAP: per-test evidence, as the validator requires.
+  req.commands.test = "if grep -q 1 v.txt; then echo 'ok 1 - v'; else echo 'not ok 1 - v'; exit 1; fi";
   req.model.spec = "openai-compatible:m";
   req.model.base_url = model.base_url();
   auto r = (*agent)->run(req);
@@ -154,6 +155,12 @@ TEST(Progress, EventsCarryToolCallsTokensAndEta) {
       EXPECT_GT(e.tokens, 0);
     }
   EXPECT_TRUE(tool);
+  // Validation is its own stage, after the repair stage (one "repair" phase per strategy).
+  std::vector<std::string> phases;
+  for (const auto& e : sink->events)
+    if (e.kind == EventKind::phase && (phases.empty() || phases.back() != e.phase)) phases.push_back(e.phase);
+  EXPECT_EQ(phases, (std::vector<std::string>{"prefilter", "workspace", "repair", "validate", "postfilter", "summarize"}));
+  EXPECT_GT(r.metrics.phase_ms.count("validate"), 0u);
   EXPECT_EQ(sink->events.front().eta_ms, -1);  // nothing learned yet
   // A second run has an ETA from the first.
   model.push(tool_calls_reply({{"edit_file", Json::obj({{"path", "v.txt"}, {"old_text", "2"}, {"new_text", "1"}})}}));

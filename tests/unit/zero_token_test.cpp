@@ -34,8 +34,11 @@ struct Case {
     req.model.spec = "builtin";
   }
 
-  RepairResult run() {
+  RepairResult run(bool accept_exit_code_evidence = false) {
     AgentOptions o;
+    ValidatorOptions v;
+    v.accept_exit_code_evidence = accept_exit_code_evidence;
+    o.validator = make_command_validator(v);
     GitWorkspaceOptions w;
     w.root = tmp.path() / "pool";
     o.workspaces = make_git_workspace_provider(w);
@@ -108,7 +111,10 @@ TEST(ZeroToken, JavaJUnitStyleOutput) {
          {{"src/main/java/calc/Calc.java", "package calc;\n\npublic class Calc {\n    public static int add(int a, int b) { return a + b + 1; }\n}\n"}},
          "javac -d out src/main/java/calc/*.java src/test/java/calc/*.java && java -cp out calc.CalcTest",
          {"calc.CalcTest.testAdd"});
-  auto r = c.run();
+  // Surefire's console shows failures per method but passes only per class, and this harness writes
+  // no XML report: the host accepts the exit code as evidence (the result says so).
+  auto r = c.run(/*accept_exit_code_evidence=*/true);
+  EXPECT_EQ(r.evidence.kind, "exit_code");
   expect_fixed(r, "src/test/java/calc/CalcTest.java", "        assertEquals(4, Calc.add(2, 2));",
                "        assertEquals(5, Calc.add(2, 2));");
 }

@@ -1,0 +1,275 @@
+// End to end: the validation stage applies the patch to a fresh checkout and wants per-test
+// evidence. Real projects made here (pytest, tape, node:test, go, GoogleTest), a scripted model on
+// loopback, the default pipeline with the loop as the only strategy.
+#include <gtest/gtest.h>
+
+#include "flowagent/git_workspace.hpp"
+#include "flowagent/repair.hpp"
+#include "support/scripted_model.hpp"
+#include "support/test_support.hpp"
+
+using namespace flowagent;
+using namespace flowagent::testkit;
+namespace fs = std::filesystem;
+
+namespace {
+
+AgentOptions loop_options(const fs::path& tmp, ValidatorOptions v = {}) {
+  AgentOptions o;
+  GitWorkspaceOptions w;
+  w.root = tmp / "pool";
+  o.workspaces = make_git_workspace_provider(w);
+  o.strategies = {make_react_strategy()};
+  o.validator = make_command_validator(v);
+  return o;
+}
+
+RepairRequest request_for(const fs::path& repo, const std::string& base, const std::string& head,
+                          const ScriptedModel& model, std::vector<std::string> failing) {
+  RepairRequest r;
+  r.repository = repo.string();
+  r.change = {"ev-1", 1, base, head, "A change", {"Dev", "d@x", AuthorKind::person}, {}};
+  r.failure.failing_tests = std::move(failing);
+  r.commands.timeout_seconds = 180;
+  r.model.spec = "openai-compatible:scripted";
+  r.model.base_url = model.base_url();
+  return r;
+}
+
+bool has(const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+const TestRun* run_of(const RepairResult& r, const std::string& purpose) {
+  for (const auto& run : r.evidence.runs)
+    if (run.purpose == purpose) return &run;
+  return nullptr;
+}
+
+// Python: parse() loses its base 16 in the change; the parametrized test_parse fails.
+struct PyProject {
+  TempDir tmp;
+  fs::path repo = tmp.path() / "repo";
+  std::string base, head;
+};
+
+std::unique_ptr<PyProject> parse_project() {
+  auto p = std::make_unique<PyProject>();
+  p->base = make_repo(p->repo, {{"parse.py", "def parse(s):\n    return int(s, 16)\n"},
+                                {"tests/test_parse.py",
+                                 "import pytest\nfrom parse import parse\n\n\n"
+                                 "@pytest.mark.parametrize('text,value', [('ff', 255), ('10', 16)], ids=['lead', 'trail'])\n"
+                                 "def test_parse(text, value):\n    assert parse(text) == value\n\n\n"
+                                 "def test_plain():\n    assert parse('3') == 3\n"},
+                                {"pytest.ini", "[pytest]\npythonpath = .\n"},
+                                {".gitignore", "__pycache__/\n"}});
+  p->head = commit_files(p->repo, {{"parse.py", "def parse(s):\n    return int(s)\n\n\ndef parse_all(xs):\n    return [parse(x) for x in xs]\n"}},
+                         "Add parse_all");
+  return p;
+}
+
+const char* kPytest = "/usr/bin/python3 -m pytest -q -p no:cacheprovider {tests}";
+
+}  // namespace
+
+TEST(E2EEvidence, RenamedParametrizedPytestTestIsValidatedThroughItsFile) {
+  auto p = parse_project();
+  // As CI names it (pytest node id), and as a JUnit XML report names it (no file path: the test
+  // module is found in the checkout).
+  for (const std::string& old_id : {std::string("tests/test_parse.py::test_parse[lead]"), std::string("tests.test_parse.test_parse[lead]")}) {
+    SCOPED_TRACE(old_id);
+    ScriptedModel model;
+    // The developer's own kind of fix: restore the base and rename + extend the parametrized test.
+    model.push(tool_calls_reply({{"edit_file", Json::obj({{"path", "parse.py"}, {"old_text", "return int(s)\n"}, {"new_text", "return int(s, 16)\n"}})}}));
+    model.push(tool_calls_reply({{"edit_file", Json::obj({{"path", "tests/test_parse.py"},
+                                                           {"old_text", "[('ff', 255), ('10', 16)], ids=['lead', 'trail'])\ndef test_parse("},
+                                                           {"new_text", "[('ff', 255), ('10', 16), ('0', 0)], ids=['lead', 'trail', 'zero'])\ndef test_parse_value("}})}}));
+    model.push(final_reply("parse() lost its base; restored it and extended the test."));
+    auto req = request_for(p->repo, p->base, p->head, model, {old_id});
+    req.commands.test = kPytest;
+    auto agent = Agent::create(loop_options(p->tmp.path()));
+    auto r = (*agent)->run(req);
+    ASSERT_EQ(r.status, Status::fixed) << r.reason << ": " << r.message;
+    EXPECT_EQ(r.evidence.kind, "structured");
+    EXPECT_TRUE(r.evidence.fresh_checkout);
+    ASSERT_EQ(r.evidence.replacements.size(), 1u);
+    const auto& x = r.evidence.replacements[0];
+    EXPECT_EQ(x.old_id, old_id);
+    EXPECT_EQ(x.scope, "tests/test_parse.py");
+    EXPECT_EQ(x.new_ids.size(), 3u);
+    EXPECT_TRUE(has(x.new_ids, "tests.test_parse.test_parse_value[lead]")) << x.new_ids[0];
+    EXPECT_FALSE(has(x.new_ids, "tests.test_parse.test_plain"));  // ran and passed, but replaces nothing
+    ASSERT_EQ(r.evidence.tests.size(), 1u);
+    EXPECT_EQ(r.evidence.tests[0].outcome, "replaced");
+    const TestRun* scope = run_of(r, "scope");
+    ASSERT_NE(scope, nullptr);
+    EXPECT_EQ(scope->report_format, "report:junit");
+    EXPECT_EQ(scope->passed.size(), 4u);
+    // The summary says which test replaced which.
+    EXPECT_NE(r.summary.find("<code>" + old_id + "</code> was replaced by"), std::string::npos) << r.summary;
+    // The round trip through JSON keeps the evidence.
+    auto back = parse_repair_result(dump_json_lossy(to_json(r)));
+    ASSERT_TRUE(back);
+    EXPECT_EQ(back->evidence.replacements.size(), 1u);
+    EXPECT_EQ(back->evidence.kind, "structured");
+  }
+}
+
+TEST(E2EEvidence, DeletedTestWithoutReplacementIsNotValidated) {
+  auto p = parse_project();
+  ScriptedModel model;
+  model.push(tool_calls_reply({{"edit_file", Json::obj({{"path", "tests/test_parse.py"},
+                                                         {"old_text", "def test_parse(text, value):\n    assert parse(text) == value\n"},
+                                                         {"new_text", "def test_other(text, value):\n    assert text\n"}})}}));
+  model.push(final_reply("Done."));
+  model.push(final_reply("Done."));
+  model.push(final_reply("Done."));
+  auto req = request_for(p->repo, p->base, p->head, model, {"tests/test_parse.py::test_parse[lead]"});
+  req.commands.test = kPytest;
+  auto agent = Agent::create(loop_options(p->tmp.path()));
+  auto r = (*agent)->run(req);
+  // test_other is added by the patch in the same file, so validation names it as the replacement
+  // and the integrity guard judges the pair: the weakened test must not reach delivery.
+  EXPECT_NE(r.status, Status::fixed) << r.reason << ": " << r.message;
+  RecordProperty("outcome", std::string(to_string(r.status)) + ": " + r.reason);
+}
+
+TEST(E2EEvidence, UntrackedFilePlantedDuringTheLoopDoesNotPassValidation) {
+  auto p = parse_project();
+  ScriptedModel model;
+  // 1. Test code that plants an untracked conftest.py monkeypatching parse(); 2. run it; 3. put the
+  // test back; 4. a comment as the "fix"; 5. the tests pass in the loop's tree.
+  const std::string plant = "import pathlib\npathlib.Path('conftest.py').write_text("
+                            "'import parse\\nparse.parse = lambda s: int(s, 16)\\n')\n";
+  model.push(tool_calls_reply({{"edit_file", Json::obj({{"path", "tests/test_parse.py"}, {"old_text", "import pytest\n"}, {"new_text", "import pytest\n" + plant}})}}));
+  model.push(tool_calls_reply({{"run_tests", Json::object()}}));
+  model.push(tool_calls_reply({{"edit_file", Json::obj({{"path", "tests/test_parse.py"}, {"old_text", "import pytest\n" + plant}, {"new_text", "import pytest\n"}})}}));
+  model.push(tool_calls_reply({{"edit_file", Json::obj({{"path", "parse.py"}, {"old_text", "def parse(s):\n"}, {"new_text", "# parse an integer\ndef parse(s):\n"}})}}));
+  model.push(tool_calls_reply({{"run_tests", Json::object()}}));
+  model.push(final_reply("Fixed."));
+  auto req = request_for(p->repo, p->base, p->head, model, {"tests/test_parse.py::test_parse[lead]"});
+  req.commands.test = kPytest;
+  auto agent = Agent::create(loop_options(p->tmp.path()));
+  auto r = (*agent)->run(req);
+  // The loop's own tree passes (the planted file is there) ...
+  bool loop_passed = false;
+  for (const auto& s : r.trajectory)
+    loop_passed |= s.kind == "tool" && s.name == "run_tests" && s.output.find("tests PASSED") != std::string::npos;
+  EXPECT_TRUE(loop_passed);
+  // ... but the patch holds only a comment, and head + patch still fails.
+  EXPECT_EQ(r.status, Status::no_fix);
+  EXPECT_EQ(r.reason, "failing_tests_still_fail") << r.message << "\n" << r.patch << dump_json_lossy(to_json(r));
+  EXPECT_TRUE(r.patch.empty());
+  ASSERT_FALSE(r.evidence.runs.empty());
+  EXPECT_TRUE(r.evidence.fresh_checkout);
+  EXPECT_TRUE(has(r.evidence.runs[0].failed, "tests.test_parse.test_parse[lead]"));
+  EXPECT_GT(r.metrics.phase_ms["validate"], 0);
+}
+
+TEST(E2EEvidence, UnreadableResultsAreUnverifiedUnlessTheHostAcceptsExitCodes) {
+  auto p = parse_project();
+  for (bool accept : {false, true}) {
+    ScriptedModel model;
+    model.push(tool_calls_reply({{"edit_file", Json::obj({{"path", "parse.py"}, {"old_text", "return int(s)\n"}, {"new_text", "return int(s, 16)\n"}})}}));
+    model.push(final_reply("Restored base 16."));
+    auto req = request_for(p->repo, p->base, p->head, model, {"parse_lead"});
+    // A check script whose output no parser can read.
+    req.commands.test = "/usr/bin/python3 -c 'from parse import parse; assert parse(\"ff\") == 255; print(\"fine\")'";
+    ValidatorOptions v;
+    v.accept_exit_code_evidence = accept;
+    auto agent = Agent::create(loop_options(p->tmp.path(), v));
+    auto r = (*agent)->run(req);
+    if (!accept) {
+      EXPECT_EQ(r.status, Status::no_fix);
+      EXPECT_EQ(r.reason, "unverified") << r.message;
+      EXPECT_TRUE(r.patch.empty());
+    } else {
+      EXPECT_EQ(r.status, Status::fixed) << r.reason << ": " << r.message;
+      EXPECT_EQ(r.evidence.kind, "exit_code");
+      ASSERT_EQ(r.evidence.tests.size(), 1u);
+      EXPECT_EQ(r.evidence.tests[0].outcome, "unverified");
+    }
+  }
+}
+
+TEST(E2EEvidence, TapeSectionsAreTests) {
+  const fs::path tape = fs::path(FLOWAGENT_SOURCE_DIR) / "third_party/tape/node_modules";
+  if (!fs::exists(tape / ".bin/tape")) GTEST_SKIP() << "tape is not installed (scripts/install-deps.sh)";
+  TempDir tmp;
+  auto repo = tmp.path() / "repo";
+  auto base = make_repo(repo, {{"sum.js", "module.exports = (a, b) => a + b;\n"},
+                               {"test/sum.js", "const test = require('tape');\nconst sum = require('../sum');\n"
+                                               "test('adds numbers', (t) => {\n  t.equal(sum(1, 2), 3);\n  t.equal(sum(0, 0), 0);\n  t.end();\n});\n"
+                                               "test('adds negatives', (t) => {\n  t.equal(sum(-1, -1), -2);\n  t.end();\n});\n"},
+                               {"package.json", "{\"name\": \"sum\", \"version\": \"1.0.0\", \"scripts\": {\"test\": \"node test/sum.js\"}}\n"}});
+  auto head = commit_files(repo, {{"sum.js", "module.exports = (a, b) => a + b + (a > 0 ? 1 : 0);\n"
+                                            "module.exports.twice = (a) => 2 * a;\nmodule.exports.half = (a) => a / 2;\n"}},
+                           "Round up, twice and half");
+  // The tape binary directly, and `npm test` (npm's banner before the TAP).
+  for (const std::string& cmd : {(tape / ".bin/tape").string() + " test/*.js", std::string("npm test")}) {
+    ScriptedModel model;
+    model.push(tool_calls_reply({{"edit_file", Json::obj({{"path", "sum.js"}, {"old_text", " + (a > 0 ? 1 : 0)"}, {"new_text", ""}})}}));
+    model.push(tool_calls_reply({{"run_tests", Json::object()}}));
+    model.push(final_reply("sum() added one for positive numbers."));
+    auto req = request_for(repo, base, head, model, {"adds numbers"});
+    req.commands.test = "NODE_PATH=" + tape.string() + " " + cmd;
+    auto agent = Agent::create(loop_options(tmp.path()));
+    auto r = (*agent)->run(req);
+    ASSERT_EQ(r.status, Status::fixed) << cmd << ": " << r.reason << ": " << r.message;
+    const TestRun* run = run_of(r, "failing");
+    ASSERT_NE(run, nullptr);
+    EXPECT_EQ(run->report_format, "output:tap");
+    EXPECT_TRUE(has(run->passed, "adds numbers"));
+    EXPECT_TRUE(has(run->passed, "adds negatives"));
+    EXPECT_EQ(r.evidence.kind, "structured");
+  }
+}
+
+TEST(E2EEvidence, NodeTestWithoutAReporterGetsOurs) {
+  TempDir tmp;
+  auto repo = tmp.path() / "repo";
+  auto base = make_repo(repo, {{"sum.js", "module.exports = (a, b) => a + b;\n"},
+                               {"test/sum.test.js", "const test = require('node:test');\nconst assert = require('node:assert');\n"
+                                                    "const sum = require('../sum');\ntest('adds', () => { assert.strictEqual(sum(1, 2), 3); });\n"}});
+  auto head = commit_files(repo, {{"sum.js", "module.exports = (a, b) => a - b;\n"
+                                            "module.exports.twice = (a) => 2 * a;\nmodule.exports.half = (a) => a / 2;\n"}},
+                           "Twice and half");
+  ScriptedModel model;
+  model.push(tool_calls_reply({{"edit_file", Json::obj({{"path", "sum.js"}, {"old_text", "a - b"}, {"new_text", "a + b"}})}}));
+  model.push(final_reply("sum() subtracted."));
+  auto req = request_for(repo, base, head, model, {"adds"});
+  req.commands.test = "node --test";
+  auto agent = Agent::create(loop_options(tmp.path()));
+  auto r = (*agent)->run(req);
+  ASSERT_EQ(r.status, Status::fixed) << r.reason << ": " << r.message;
+  const TestRun* run = run_of(r, "failing");
+  ASSERT_NE(run, nullptr);
+  EXPECT_EQ(run->report_format, "report:tap");
+  EXPECT_TRUE(has(run->passed, "adds"));
+}
+
+TEST(E2EEvidence, GoSubtestsFromGoTestJson) {
+  if (testkit::sh("command -v go >/dev/null") != 0) GTEST_SKIP() << "go is not installed";
+  TempDir tmp;
+  auto repo = tmp.path() / "repo";
+  auto base = make_repo(repo, {{"go.mod", "module example.com/calc\n\ngo 1.19\n"},
+                               {"calc.go", "package calc\n\nfunc Double(x int) int { return x * 2 }\n"},
+                               {"calc_test.go", "package calc\n\nimport \"testing\"\n\nfunc TestDouble(t *testing.T) {\n"
+                                                "\tt.Run(\"two\", func(t *testing.T) {\n\t\tif Double(2) != 4 {\n\t\t\tt.Fatalf(\"got %d\", Double(2))\n\t\t}\n\t})\n"
+                                                "\tt.Run(\"zero\", func(t *testing.T) {\n\t\tif Double(0) != 0 {\n\t\t\tt.Fatal(\"zero\")\n\t\t}\n\t})\n}\n"}});
+  auto head = commit_files(repo, {{"calc.go", "package calc\n\nfunc Double(x int) int { return x * 3 }\n\n"
+                                             "func Half(x int) int { return x / 2 }\n\nfunc Square(x int) int { return x * x }\n"}},
+                           "Half and square");
+  ScriptedModel model;
+  model.push(tool_calls_reply({{"edit_file", Json::obj({{"path", "calc.go"}, {"old_text", "x * 3"}, {"new_text", "x * 2"}})}}));
+  model.push(final_reply("Double() tripled."));
+  auto req = request_for(repo, base, head, model, {"TestDouble/two"});
+  req.commands.test = "GOCACHE=" + (tmp.path() / "gocache").string() + " GOFLAGS=-mod=mod go test ./... -run {tests||}";
+  auto agent = Agent::create(loop_options(tmp.path()));
+  auto r = (*agent)->run(req);
+  ASSERT_EQ(r.status, Status::fixed) << r.reason << ": " << r.message;
+  const TestRun* run = run_of(r, "failing");
+  ASSERT_NE(run, nullptr);
+  EXPECT_EQ(run->report_format, "report:go-json");
+  EXPECT_TRUE(has(run->passed, "TestDouble/two"));
+  ASSERT_EQ(r.evidence.tests.size(), 1u);
+  EXPECT_EQ(r.evidence.tests[0].outcome, "passed");
+}
