@@ -15,6 +15,7 @@
 #include "flowagent/llm.hpp"
 #include "flowagent/model_client.hpp"
 #include "flowagent/process.hpp"
+#include "flowagent/sandbox.hpp"
 #include "flowagent/repair.hpp"
 #include "flowagent/reports.hpp"
 #include "flowagent/request.hpp"
