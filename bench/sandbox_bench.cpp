@@ -60,3 +60,4 @@ static void BM_Sandboxed(benchmark::State& state) {
 }
 // Arg 1: with the workspace growth watchdog (default), 0: without it.
 BENCHMARK(BM_Sandboxed)->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond)->MinTime(2.0);
+BENCHMARK_MAIN();

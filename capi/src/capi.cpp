@@ -1,6 +1,7 @@
 // The C API over the C++ Agent. No exception crosses this file's functions.
 #include "flowagent/flowagent.h"
 
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -183,9 +184,15 @@ void fa_string_free(char* str) { std::free(str); }
 
 int fa_agent_options_init(fa_agent_options* opts, unsigned int version) {
   if (!opts) return set_error(FA_EINVAL, "opts is NULL");
-  if (version != FA_AGENT_OPTIONS_VERSION)
+  if (version < 1 || version > FA_AGENT_OPTIONS_VERSION)
     return set_error(FA_EUNSUPPORTED, "unknown fa_agent_options version " + std::to_string(version));
-  *opts = fa_agent_options FA_AGENT_OPTIONS_INIT;
+  const fa_agent_options defaults = FA_AGENT_OPTIONS_INIT;
+  // A caller built against an older header has a shorter struct: write only its fields.
+  const std::size_t size = version == 1   ? offsetof(fa_agent_options, change_tracker)
+                           : version == 2 ? offsetof(fa_agent_options, sandbox_json)
+                                          : sizeof(fa_agent_options);
+  std::memcpy(static_cast<void*>(opts), &defaults, size);
+  opts->version = version;
   return FA_OK;
 }
 
@@ -197,13 +204,11 @@ int fa_agent_create(fa_agent** out, const fa_agent_options* opts) {
     if (opts) {
       if (opts->version < 1 || opts->version > FA_AGENT_OPTIONS_VERSION)
         return set_error(FA_EUNSUPPORTED, "unknown fa_agent_options version " + std::to_string(opts->version));
-      if (opts->version == 1) {  // the version-1 prefix only; later fields keep their defaults
-        o.worker_threads = opts->worker_threads;
-        o.on_event = opts->on_event;
-        o.event_payload = opts->event_payload;
-      } else {
-        o = *opts;
-      }
+      // Only the caller's version prefix is read; later fields keep their defaults.
+      const std::size_t size = opts->version == 1   ? offsetof(fa_agent_options, change_tracker)
+                               : opts->version == 2 ? offsetof(fa_agent_options, sandbox_json)
+                                                    : sizeof(fa_agent_options);
+      std::memcpy(static_cast<void*>(&o), opts, size);
     }
     if (o.worker_threads < 0) return set_error(FA_EINVAL, "worker_threads must not be negative");
     AgentOptions options;
@@ -241,6 +246,13 @@ int fa_agent_create(fa_agent** out, const fa_agent_options* opts) {
       };
     }
     if (o.trajectory_dir) options.trajectory_dir = o.trajectory_dir;
+    if (o.sandbox_json) {
+      auto doc = parse_json(o.sandbox_json);
+      if (!doc) return set_error(FA_EJSON, "sandbox_json: " + doc.error().message);
+      auto sandbox = sandbox_options_from_json(*doc);
+      if (!sandbox) return from_error(sandbox.error());
+      options.sandbox = std::move(*sandbox);
+    }
     auto agent = Agent::create(std::move(options));
     if (!agent) return from_error(agent.error());
     *out = new fa_agent{std::move(*agent)};

@@ -16,6 +16,7 @@
 #include "flowagent/model_client.hpp"
 #include "flowagent/process.hpp"
 #include "flowagent/redact.hpp"
+#include "flowagent/sandbox.hpp"
 #include "flowagent/repair.hpp"
 #include "flowagent/reports.hpp"
 #include "flowagent/request.hpp"

@@ -37,6 +37,7 @@
 
 #include "flowagent/cancel.hpp"
 #include "flowagent/error.hpp"
+#include "flowagent/json.hpp"
 #include "flowagent/process.hpp"
 
 namespace flowagent {
@@ -92,6 +93,13 @@ Expected<void> probe_sandbox(const SandboxOptions& options);
 
 /// Runs `command` in the sandbox (see the file comment). Returns after the whole namespace is dead.
 Expected<ProcessResult> run_sandboxed(const SandboxCommand& command, const SandboxOptions& options);
+
+/// Reads SandboxOptions from a JSON object with the same member names (`allow_unsandboxed_commands`,
+/// `bwrap_path`, `read_only_paths`, `env_allow`, `env_set` {name: value}, `env_deny`, `tmp_size`,
+/// `max_workspace_growth`, `max_processes`, `max_file_size`, `max_address_space`,
+/// `max_cpu_seconds`, `pids_cgroup_root`); absent members keep their defaults. Strict: unknown
+/// members and wrong types are Errc::schema naming the field. (The C API's sandbox_json.)
+Expected<SandboxOptions> sandbox_options_from_json(const Json& doc);
 
 /// True for environment names that look like credentials (KEY, TOKEN, SECRET, PASSWORD, PASSWD or
 /// CREDENTIAL anywhere in the name, any case).

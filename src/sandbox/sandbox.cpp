@@ -21,6 +21,7 @@
 #include <optional>
 #include <thread>
 
+#include "core/json_reader.hpp"
 #include "sandbox/cgroup.hpp"
 
 namespace flowagent {
@@ -323,6 +324,52 @@ Expected<void> run_probe(const SandboxOptions& o) {
 }
 
 }  // namespace
+
+Expected<SandboxOptions> sandbox_options_from_json(const Json& doc) {
+  if (!doc.is_object()) return fail(Errc::schema, "sandbox: expected an object");
+  SandboxOptions o;
+  detail::ObjectReader r(doc, "sandbox");
+  std::string bwrap, cgroup_root;
+  std::vector<std::string> ro;
+  Json env_set;
+  r.boolean("allow_unsandboxed_commands", o.allow_unsandboxed_commands)
+      .string("bwrap_path", bwrap)
+      .strings("read_only_paths", ro)
+      .strings("env_allow", o.env_allow)
+      .strings("env_deny", o.env_deny)
+      .string("pids_cgroup_root", cgroup_root)
+      .any("env_set", env_set);
+  for (auto [key, dst] : {std::pair{"tmp_size", &o.tmp_size}, std::pair{"max_workspace_growth", &o.max_workspace_growth},
+                          std::pair{"max_processes", &o.max_processes}, std::pair{"max_file_size", &o.max_file_size},
+                          std::pair{"max_address_space", &o.max_address_space},
+                          std::pair{"max_cpu_seconds", &o.max_cpu_seconds}}) {
+    auto v = static_cast<std::int64_t>(*dst);
+    r.integer(key, v, false, 0);
+    *dst = static_cast<std::uint64_t>(v);
+  }
+  if (env_set.is_object()) {
+    for (const auto& [k, v] : env_set.as_object()) {
+      if (!v.is_string()) {
+        r.set_error("env_set." + k, "expected a string");
+        break;
+      }
+      o.env_set[k] = v.as_string();
+    }
+  } else if (!env_set.is_null()) {
+    r.set_error("env_set", "expected an object");
+  }
+  for (const auto& p : ro) {
+    if (!fs::path(p).is_absolute()) {
+      r.set_error("read_only_paths", "\"" + p + "\" is not an absolute path");
+      break;
+    }
+    o.read_only_paths.emplace_back(p);
+  }
+  if (auto e = r.finish(); !e.empty()) return fail(Errc::schema, e);
+  o.bwrap_path = bwrap;
+  o.pids_cgroup_root = cgroup_root;
+  return o;
+}
 
 std::vector<std::string> sandbox_argv(const SandboxCommand& command, const SandboxOptions& options) {
   return build_argv(command, options, -1);

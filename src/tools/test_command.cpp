@@ -76,15 +76,14 @@ std::string expand_tests(const std::string& command, const std::vector<std::stri
     }
     out.append(command, from, p - from);
     if (inside.empty()) {
-      std::string list;
-      if (!tests.empty() && (p == 0 || !is_word_char(command[p - 1])) &&
-          wants_end_of_options(std::string_view(command).substr(0, p), std::string_view(command).substr(close + 1)))
-        list = "--";
-      for (const auto& t : tests) {
-        if (!list.empty()) list += ' ';
-        list += shell_quote(t);
+      const bool end_of_options =
+          !tests.empty() && (p == 0 || !is_word_char(command[p - 1])) &&
+          wants_end_of_options(std::string_view(command).substr(0, p), std::string_view(command).substr(close + 1));
+      if (end_of_options) out.append("-- ");
+      for (std::size_t i = 0; i < tests.size(); ++i) {
+        if (i > 0) out.push_back(' ');
+        out.append(shell_quote(tests[i]));
       }
-      out += list;
     } else {
       std::string joined;
       const std::string sep(inside.substr(1));

@@ -162,6 +162,19 @@ static void full_path_tests(void) {
            "\"commands\":{\"test\":\"if grep -q 1 v.txt; then echo 'ok 1 - v'; else echo 'not ok 1 - v'; exit 1; fi\"},\"model\":{\"spec\":\"openai:scripted\"}}",
            dir, "1", base, head);
 
+  /* sandbox options (version 3): strict JSON; older versions still initialise */
+  CHECK(fa_agent_options_init(&opts, 2) == FA_OK && opts.version == 2);
+  CHECK(fa_agent_options_init(&opts, 4) == FA_EUNSUPPORTED);
+  CHECK(fa_agent_options_init(&opts, FA_AGENT_OPTIONS_VERSION) == FA_OK && opts.sandbox_json == NULL);
+  opts.sandbox_json = "{\"max_processes\": \"many\"}";
+  CHECK(fa_agent_create(&agent, &opts) == FA_ESCHEMA && agent == NULL);
+  CHECK(strstr(fa_error_last(), "sandbox.max_processes") != NULL);
+  opts.sandbox_json = "{\"read_only_paths\": [\"/usr/share\"], \"max_processes\": 512}";
+  CHECK(fa_agent_create(&agent, &opts) == FA_OK);
+  fa_agent_free(agent);
+  agent = NULL;
+  opts.sandbox_json = NULL;
+
   /* unknown plug-in versions */
   CHECK(fa_agent_options_init(&opts, FA_AGENT_OPTIONS_VERSION) == FA_OK);
   tools[0].version = 99;

@@ -158,3 +158,32 @@ TEST(Result, RoundTripsAndRejectsBadInput) {
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().message, "metrics.phase_ms.a: expected an integer");
 }
+
+TEST(TestIds, AreDataNeverOptions) {
+  EXPECT_TRUE(check_test_id("tests/test_x.py::test_a[1-2]", "src"));
+  EXPECT_TRUE(check_test_id("Suite.Test/0", "src"));
+  EXPECT_TRUE(check_test_id("a -b", "src"));  // one shell-quoted word; not an option
+  for (std::string bad : {std::string("-x"), std::string("--junitxml=/x"), std::string(""), std::string("a\nb"),
+                          std::string("a\x1b[2Jb"), std::string("a\0b", 3), std::string(5000, 'a')}) {
+    auto r = check_test_id(bad, "failure.failing_tests[3]");
+    ASSERT_FALSE(r) << bad;
+    EXPECT_EQ(r.error().code, Errc::schema);
+    EXPECT_EQ(r.error().message.rfind("failure.failing_tests[3]: test id \"", 0), 0u) << r.error().message;
+  }
+  // Control characters are shown escaped, never raw.
+  auto r = check_test_id("a\nb", "s");
+  EXPECT_NE(r.error().message.find("a\\x0ab"), std::string::npos) << r.error().message;
+}
+
+TEST(TestIds, PlaceholderMustNotSitInsideQuotes) {
+  for (std::string ok : {"pytest {tests}", "ctest -R {tests|\\|}", "echo \"a\" {tests} 'b'", "echo \\\"{tests}",
+                         "t --gtest_filter={tests|:}", "echo '{testsuite}' {tests}", "make check"})
+    EXPECT_TRUE(check_test_template(ok, "commands.test")) << ok;
+  for (std::string bad : {"pytest \"{tests}\"", "ctest -R '{tests|\\|}'", "echo $'{tests}'", "sh -c \"pytest {tests}\"",
+                          "echo \"it's {tests}\""}) {
+    auto r = check_test_template(bad, "commands.test");
+    ASSERT_FALSE(r) << bad;
+    EXPECT_NE(r.error().message.find("commands.test: the {tests} placeholder sits inside"), std::string::npos)
+        << r.error().message;
+  }
+}

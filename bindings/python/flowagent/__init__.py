@@ -103,7 +103,8 @@ class _Options(ctypes.Structure):
     _fields_ = [("version", ctypes.c_uint), ("worker_threads", ctypes.c_int), ("on_event", EVENT_CB),
                 ("event_payload", ctypes.c_void_p), ("change_tracker", ctypes.POINTER(_Tracker)),
                 ("tools", ctypes.POINTER(_Tool)), ("tool_count", ctypes.c_size_t),
-                ("transport", ctypes.POINTER(_Transport)), ("trajectory_dir", ctypes.c_char_p)]
+                ("transport", ctypes.POINTER(_Transport)), ("trajectory_dir", ctypes.c_char_p),
+                ("sandbox_json", ctypes.c_char_p)]
 
 
 def _load():
@@ -409,12 +410,14 @@ class Agent:
 
     on_event: called with each Event on a worker thread. change_tracker(change_id, revision) returns
     (current_revision, submitted, abandoned). transport(request: dict) returns {"status", "headers",
-    "body"} for each model HTTP call. An exception raised by any of them is re-raised by Job.wait()."""
+    "body"} for each model HTTP call. An exception raised by any of them is re-raised by Job.wait().
+    sandbox: how build/test commands are confined (docs/SECURITY.md), e.g.
+    {"allow_unsandboxed_commands": True} or {"read_only_paths": ["/opt/sdk"], "max_processes": 512}."""
 
     def __init__(self, worker_threads: int = 2, on_event: Optional[Callable[[Event], None]] = None,
                  tools: Sequence[Tool] = (), change_tracker: Optional[Callable[[str, int], Tuple[int, bool, bool]]] = None,
                  transport: Optional[Callable[[Dict[str, Any]], Dict[str, Any]]] = None,
-                 trajectory_dir: Optional[str] = None):
+                 trajectory_dir: Optional[str] = None, sandbox: Optional[Dict[str, Any]] = None):
         lib = _load()
         self._errors: List[BaseException] = []
         self._errors_lock = threading.Lock()
@@ -423,7 +426,7 @@ class Agent:
         self._queues_lock = threading.Lock()
         self._keep: List[Any] = []  # ctypes objects that must outlive the C agent
         opts = _Options()
-        opts.version = 2
+        opts.version = 3
         opts.worker_threads = worker_threads
         opts.on_event = EVENT_CB(self._event_cb)
         self._keep.append(opts.on_event)
@@ -449,6 +452,10 @@ class Agent:
             td = trajectory_dir.encode()
             self._keep.append(td)
             opts.trajectory_dir = td
+        if sandbox is not None:
+            sj = json.dumps(sandbox).encode()
+            self._keep.append(sj)
+            opts.sandbox_json = sj
         self._keep.append(opts)
         h = ctypes.c_void_p()
         _raise_for(lib.fa_agent_create(ctypes.byref(h), ctypes.byref(opts)))

@@ -123,9 +123,9 @@ typedef struct fa_transport {
   void *payload;
 } fa_transport;
 
-#define FA_AGENT_OPTIONS_VERSION 2
+#define FA_AGENT_OPTIONS_VERSION 3
 typedef struct fa_agent_options {
-  unsigned int version;     /* FA_AGENT_OPTIONS_VERSION (1 is still accepted: the first 4 fields) */
+  unsigned int version;     /* FA_AGENT_OPTIONS_VERSION (1 and 2 are still accepted: their prefixes) */
   int worker_threads;       /* concurrent jobs; 0 means 2 */
   fa_event_cb on_event;     /* optional */
   void *event_payload;      /* passed last to on_event */
@@ -135,9 +135,15 @@ typedef struct fa_agent_options {
   size_t tool_count;
   const fa_transport *transport;           /* optional: every model call goes through it; copied */
   const char *trajectory_dir;              /* optional: write each job's trajectory (JSONL) here */
+  /* version 3: */
+  /* optional JSON object configuring the sandbox of build/test commands (docs/SECURITY.md), e.g.
+   * {"allow_unsandboxed_commands": true, "read_only_paths": ["/opt/sdk"], "max_processes": 512}.
+   * NULL: the defaults (sandboxed; a job ends "sandbox_unavailable" when bwrap cannot run). */
+  const char *sandbox_json;
 } fa_agent_options;
-#define FA_AGENT_OPTIONS_INIT {FA_AGENT_OPTIONS_VERSION, 0, NULL, NULL, NULL, NULL, 0, NULL, NULL}
-/* Fills `opts` with defaults for the given struct version. FA_EUNSUPPORTED for unknown versions. */
+#define FA_AGENT_OPTIONS_INIT {FA_AGENT_OPTIONS_VERSION, 0, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL}
+/* Fills `opts` with defaults for the given struct version (1..FA_AGENT_OPTIONS_VERSION; only that
+ * version's fields are written). FA_EUNSUPPORTED for unknown versions. */
 FA_API int fa_agent_options_init(fa_agent_options *opts, unsigned int version);
 
 typedef struct fa_agent fa_agent;
