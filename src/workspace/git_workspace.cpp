@@ -39,7 +39,10 @@ fs::path default_root() {
 /// versions as linked worktrees) the worktree registration in the repository. Best effort.
 void remove_workspace(const fs::path& repo, const fs::path& dir) {
   std::error_code ec;
-  const bool legacy_worktree = fs::is_regular_file(dir / ".git", ec);
+  // Legacy only when there is no git dir beside the tree: a `.git` file planted in a current
+  // workspace's tree must never make us run `git worktree` in the developer's repository.
+  const bool legacy_worktree =
+      !fs::exists(fs::symlink_status(dir.string() + ".git", ec)) && fs::is_regular_file(fs::symlink_status(dir / ".git", ec));
   if (legacy_worktree && !repo.empty())
     (void)detail::git(repo, {"worktree", "remove", "--force", "--force", dir.string()});
   fs::remove_all(dir, ec);
@@ -280,8 +283,9 @@ class GitWorkspaceProvider final : public WorkspaceProvider,
     if (fs::exists(common_dir / "shallow", ec)) fs::copy_file(common_dir / "shallow", slot.git_dir / "shallow", ec);
     if (auto r = detail::git(detail::GitRepo(slot.git_dir, slot.dir), {"config", "core.bare", "false"}, cancel); !r)
       return failed(r.error());
-    slot.dir = fs::canonical(slot.dir);
-    slot.git_dir = fs::canonical(slot.git_dir);
+    slot.dir = fs::canonical(slot.dir, ec);
+    if (!ec) slot.git_dir = fs::canonical(slot.git_dir, ec);
+    if (ec) return failed(Error{Errc::io, "cannot resolve " + slot.dir.string() + ": " + ec.message()});
     if (auto r = detail::git(detail::GitRepo(slot.git_dir, slot.dir), {"checkout", "-q", "--force", "--detach", head},
                              cancel, std::chrono::minutes(30));
         !r)

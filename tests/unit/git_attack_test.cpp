@@ -68,6 +68,9 @@ struct DevRepo {
     head = commit_files(dir, {{"v.txt", "2\n"}, {"w.txt", "x = 2\n"}, {".gitattributes", "* filter=evil diff=evil merge=evil\n"}},
                         "change");
     sh("git -C '" + dir.string() + "' checkout -q -b feature");
+    // A stale worktree registration of the developer's: any `git worktree prune` would delete it.
+    sh("git -C '" + dir.string() + "' worktree add -q --detach '" + (tmp.path() / "stale").string() + "' && rm -rf '" +
+       (tmp.path() / "stale").string() + "'");
     write_file(dir / "lib/util.txt", "util staged\n");
     sh("git -C '" + dir.string() + "' add lib/util.txt");
     write_file(dir / "v.txt", "3 wip\n");
@@ -218,6 +221,11 @@ TEST(GitAttack, ToolsRefuseEveryPathThatNamesGitMetadata) {
   EXPECT_FALSE(fs::exists(fs::symlink_status(again->root() / ".git")));
   EXPECT_EQ(testkit::read_file(again->root() / "x/sub.txt"), "in submodule\n");  // reconnected after the sweep
   EXPECT_TRUE(fs::is_regular_file(again->root() / "x/.git"));
+  // A `.git` file planted in a tree when the workspace is destroyed (pool full, provider gone)
+  // makes flowagent run nothing in the developer's repository.
+  write_file(again->root() / ".git", redirect);
+  again.reset();
+  provider.reset();
   EXPECT_TRUE(markers_in(dev.markers).empty()) << markers_in(dev.markers)[0];
   EXPECT_EQ(full_fingerprint(dev.dir), before);
 }
