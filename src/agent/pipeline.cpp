@@ -357,6 +357,7 @@ RepairResult Pipeline::run_stages(const RepairRequest& request, const CancelToke
       // (filters that need it then fail closed).
       auto change = detail::git_patch(ws->root(), {request.change.base_commit, ws->head_commit()},
                                       /*check_blobs=*/false, cancel);
+      if (!change && change.error().code == Errc::cancelled) return result;
       if (!change)
         result.trajectory.push_back(TrajectoryStep{"note", "postfilter", {}, "the change's diff: " + change.error().to_string(), false, 0});
       PostFilterInput in{request, *patch, change ? &*change : nullptr, options_.change_tracker.get(), ws.get()};

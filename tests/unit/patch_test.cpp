@@ -7,6 +7,7 @@
 
 #include "flowagent/delivery.hpp"
 #include "flowagent/git_workspace.hpp"
+#include "flowagent/host.hpp"
 #include "flowagent/integrity.hpp"
 #include "flowagent/repair.hpp"
 #include "support/scripted_model.hpp"
@@ -376,6 +377,15 @@ TEST(PostFilters, FailClosedWithoutTheirInputs) {
   EXPECT_FALSE(files);
   PostFilterInput with_ws{req, fix, nullptr, nullptr, ws->get()};
   EXPECT_FALSE(make_integrity_filter()->check(with_ws, CancelToken()));
+  // A change tracker that fails: an error (the pipeline turns it into postfilter_failed), not a pass.
+  struct BrokenTracker final : ChangeTracker {
+    std::string_view name() const override { return "broken"; }
+    Expected<ChangeState> state(const Change&) override { return fail(Errc::user, "tracker down"); }
+  } tracker;
+  PostFilterInput tracked{req, fix, nullptr, &tracker, nullptr};
+  auto moved = make_change_moved_filter()->check(tracked, CancelToken());
+  ASSERT_FALSE(moved);
+  EXPECT_EQ(moved.error().code, Errc::user);
   // The empty patch is rejected.
   Patch none;
   PostFilterInput empty{req, none, nullptr, nullptr, nullptr};
