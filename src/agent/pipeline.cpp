@@ -340,12 +340,6 @@ RepairResult Pipeline::run_stages(const RepairRequest& request, const CancelToke
       set(result, Status::error, "workspace_error", "the workspace's diff does not parse: " + patch.error().message);
       return result;
     }
-    if (auto problems = check_patch(*patch); !problems.empty()) {
-      std::string msg;
-      for (const auto& pr : problems) msg += (msg.empty() ? "" : "; ") + pr.message;
-      set(result, Status::rejected, problems.front().reason, "the fix may not be delivered: " + msg);
-      return result;
-    }
     result.patch = patch->text;
     ctx.patch = &*patch;
 
@@ -353,6 +347,13 @@ RepairResult Pipeline::run_stages(const RepairRequest& request, const CancelToke
     {
       PhaseTimer timer(result, "postfilter");
       phase("postfilter", "checking the fix");
+      // First the patch rules, which no host policy can remove: regular text files inside the tree.
+      if (auto problems = check_patch(*patch); !problems.empty()) {
+        std::string msg;
+        for (const auto& pr : problems) msg += (msg.empty() ? "" : "; ") + pr.message;
+        set(result, Status::rejected, problems.front().reason, "the fix may not be delivered: " + msg);
+        return result;
+      }
       // The developer's change, made the same way as the candidate; null when git cannot read it
       // (filters that need it then fail closed).
       auto change = detail::git_patch(ws->root(), {request.change.base_commit, ws->head_commit()},
