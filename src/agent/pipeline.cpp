@@ -367,11 +367,16 @@ RepairResult Pipeline::run_stages(const RepairRequest& request, const CancelToke
       set(result, Status::error, "workspace_error", "the workspace's diff does not parse: " + patch.error().message);
       return result;
     }
+    // The patch rules (a post-filter no host policy can remove: regular text files inside the tree)
+    // run before validation, so a symlink or gitlink never reaches a test command. Booked as the
+    // post-filter phase: the funnel counts the candidate as a patch produced and rejected.
     if (auto problems = check_patch(*patch); !problems.empty()) {
+      PhaseTimer timer(result, "postfilter");
+      phase("postfilter", "checking the patch rules");
       std::string msg;
       for (const auto& pr : problems) msg += (msg.empty() ? "" : "; ") + pr.message;
       set(result, Status::rejected, problems.front().reason, "the fix may not be delivered: " + msg);
-      return result;  // nothing of it runs: a symlink or gitlink never reaches a test command
+      return result;
     }
     ctx.patch = &*patch;  // the validator applies exactly this to a fresh checkout
 
@@ -420,6 +425,7 @@ RepairResult Pipeline::run_stages(const RepairRequest& request, const CancelToke
       // (filters that need it then fail closed).
       auto change = detail::git_patch(detail::workspace_repo(*ws), {request.change.base_commit, ws->head_commit()},
                                       /*check_blobs=*/false, cancel);
+      if (!change && change.error().code == Errc::cancelled) return result;
       if (!change)
         result.trajectory.push_back(TrajectoryStep{"note", "postfilter", {}, "the change's diff: " + change.error().to_string(), false, 0});
       PostFilterInput in{request, *patch, change ? &*change : nullptr, options_.change_tracker.get(), ws.get(),

@@ -142,11 +142,21 @@ bool header_names(std::string_view s, std::string& a, std::string& b) {
     b = *pb;
     return true;
   }
-  // Both unquoted and equal (no rename): "a/X b/X".
-  if (s.size() < 7 || (s.size() - 5) % 2 != 0) return false;
-  const std::size_t len = (s.size() - 5) / 2;
-  if (s.substr(0, 2) != "a/" || s.substr(2 + len, 3) != " b/" || s.substr(2, len) != s.substr(5 + len)) return false;
-  a = b = std::string(s.substr(2, len));
+  if (s.substr(0, 2) != "a/") return false;
+  // Both unquoted and equal (no rename): "a/X b/X", whatever X holds.
+  if (s.size() >= 7 && (s.size() - 5) % 2 == 0) {
+    const std::size_t len = (s.size() - 5) / 2;
+    if (s.substr(2 + len, 3) == " b/" && s.substr(2, len) == s.substr(5 + len)) {
+      a = b = std::string(s.substr(2, len));
+      return true;
+    }
+  }
+  // Different names (a rename): unambiguous only with a single " b/"; else the "rename" or
+  // "---"/"+++" lines name the files.
+  auto sep = s.find(" b/");
+  if (sep == std::string_view::npos || s.find(" b/", sep + 1) != std::string_view::npos) return false;
+  a = std::string(s.substr(2, sep - 2));
+  b = std::string(s.substr(sep + 3));
   return true;
 }
 
@@ -245,7 +255,9 @@ class Parser {
 
   Expected<PatchFile> file() {
     PatchFile f;
-    if (!header_names(lines_[i_].substr(11), f.old_path, f.new_path)) return error("cannot read the file names");
+    // Names the header leaves ambiguous come from "rename from/to" or "---"/"+++" below.
+    const bool named = header_names(lines_[i_].substr(11), f.old_path, f.new_path);
+    if (!named && lines_[i_].substr(11, 1) == "\"") return error("cannot read the file names");
     ++i_;
     bool added = false, deleted = false, renamed = false, binary_marker = false;
     std::uint32_t old_mode = 0, new_mode = 0, index_mode = 0;
@@ -323,6 +335,13 @@ class Parser {
       }
     }
     if (added && deleted) return error("a file both added and deleted");
+    if (!named) {  // take the names from the lines that state them one by one
+      auto m = minus && *minus != "/dev/null" ? strip_prefix(*minus, 'a') : std::nullopt;
+      auto p = plus && *plus != "/dev/null" ? strip_prefix(*plus, 'b') : std::nullopt;
+      if (f.old_path.empty()) f.old_path = m ? *m : p ? *p : "";
+      if (f.new_path.empty()) f.new_path = p ? *p : m ? *m : "";
+      if (f.old_path.empty() || f.new_path.empty()) return fail(Errc::protocol, "patch: cannot read the file names of a section");
+    }
     // ---/+++ names must agree with the header.
     if (minus && *minus != "/dev/null") {
       auto p = strip_prefix(*minus, 'a');

@@ -290,13 +290,17 @@ TEST(Revert, MeasuresTheShareOfTheChangeUndone) {
   const std::string change =
       "diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -1,2 +1,3 @@\n-x = 1\n+x = 2\n+y = 3\n z = 0\n";
   const std::string full = "diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -1,3 +1,2 @@\n-x = 2\n-y = 3\n+x = 1\n z = 0\n";
-  auto P = [](const std::string& t) { return *parse_patch(t); };
+  auto P = [](const std::string& t) {
+    auto p = parse_patch(t);
+    EXPECT_TRUE(p) << p.error().message;
+    return p ? *p : Patch{};
+  };
   auto r = measure_revert(P(change), P(full));
   EXPECT_EQ(r.changed_lines, 3u);
   EXPECT_EQ(r.reverted_lines, 3u);
   EXPECT_DOUBLE_EQ(r.share, 1.0);
   EXPECT_FALSE(r.hunks.empty());
-  const std::string partial = "diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -1,2 +1,2 @@\n-x = 2\n+x = 4\n";
+  const std::string partial = "diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-x = 2\n+x = 4\n";
   auto p = measure_revert(P(change), P(partial));
   EXPECT_EQ(p.reverted_lines, 1u);
   EXPECT_LT(p.share, 0.5);

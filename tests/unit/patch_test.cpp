@@ -7,6 +7,7 @@
 
 #include "flowagent/delivery.hpp"
 #include "flowagent/git_workspace.hpp"
+#include "flowagent/host.hpp"
 #include "flowagent/integrity.hpp"
 #include "flowagent/repair.hpp"
 #include "support/scripted_model.hpp"
@@ -117,6 +118,44 @@ TEST(Patch, MalformedTextIsAProtocolError) {
   auto empty = parse_patch("");
   ASSERT_TRUE(empty);
   EXPECT_TRUE(empty->empty());
+}
+
+TEST(Patch, MutatedTextNeverCrashesAndAcceptedTextIsAFixpoint) {
+  // Untrusted text reaches the parser through result documents: every truncation and a spread of
+  // byte substitutions either fail cleanly or give a value whose canonical text reads back the same.
+  const std::string seed =
+      "diff --git a/lib.txt b/lib.txt\nindex 1111111..2222222 100644\n--- a/lib.txt\n+++ b/lib.txt\n"
+      "@@ -1,3 +1,3 @@ section\n a\n-b\n+B\n c\n\\ No newline at end of file\n"
+      "diff --git \"a/t\\tq\" \"b/t\\tq\"\nnew file mode 100755\nindex 0000000..3333333\n--- /dev/null\n"
+      "+++ \"b/t\\tq\"\n@@ -0,0 +1,2 @@\n+x\n+y\n"
+      "diff --git a/o b/n\nsimilarity index 90%\nrename from o\nrename to n\nindex 4444444..5555555 100644\n"
+      "--- a/o\n+++ b/n\n@@ -2 +2 @@\n-p\n+q\n";
+  ASSERT_TRUE(parse_patch(seed)) << parse_patch(seed).error().message;
+  const char subs[] = {'\n', ' ', '-', '+', '@', '\\', '"', '0', 'a', '/', '\t', '\0', ','};
+  std::size_t accepted = 0, tried = 0;
+  auto check = [&](const std::string& text) {
+    ++tried;
+    auto p = parse_patch(text);
+    if (!p) {
+      EXPECT_EQ(p.error().code, Errc::protocol);
+      return;
+    }
+    ++accepted;
+    auto again = parse_patch(p->text);
+    ASSERT_TRUE(again) << p->text << ": " << again.error().message;
+    EXPECT_EQ(again->text, p->text);
+    (void)check_patch(*p);
+    (void)fix_edits(*p);
+  };
+  for (std::size_t i = 0; i <= seed.size(); ++i) check(seed.substr(0, i));
+  for (std::size_t i = 0; i < seed.size(); ++i)
+    for (char c : subs) {
+      std::string t = seed;
+      t[i] = c;
+      check(t);
+    }
+  EXPECT_GT(accepted, 10u);
+  EXPECT_GT(tried, accepted);
 }
 
 // ---- the rules --------------------------------------------------------------------------------------
@@ -376,6 +415,15 @@ TEST(PostFilters, FailClosedWithoutTheirInputs) {
   EXPECT_FALSE(files);
   PostFilterInput with_ws{req, fix, nullptr, nullptr, ws->get()};
   EXPECT_FALSE(make_integrity_filter()->check(with_ws, CancelToken()));
+  // A change tracker that fails: an error (the pipeline turns it into postfilter_failed), not a pass.
+  struct BrokenTracker final : ChangeTracker {
+    std::string_view name() const override { return "broken"; }
+    Expected<ChangeState> state(const Change&) override { return fail(Errc::user, "tracker down"); }
+  } tracker;
+  PostFilterInput tracked{req, fix, nullptr, &tracker, nullptr};
+  auto moved = make_change_moved_filter()->check(tracked, CancelToken());
+  ASSERT_FALSE(moved);
+  EXPECT_EQ(moved.error().code, Errc::user);
   // The empty patch is rejected.
   Patch none;
   PostFilterInput empty{req, none, nullptr, nullptr, nullptr};
