@@ -175,7 +175,7 @@ TEST(E2EHypotheses, RetryOfARefutedHypothesisIsWarnedAndTheConfirmedOneNamesTheR
   EXPECT_EQ(r.hypotheses[1].status, "confirmed");
   EXPECT_EQ(r.hypotheses[1].id, 2);
   auto round = repair_result_from_json(to_json(r));
-  ASSERT_TRUE(round);
+  ASSERT_TRUE(round) << round.error().to_string();
   ASSERT_EQ(round->hypotheses.size(), 2u);
   EXPECT_EQ(round->hypotheses[1].statement, r.hypotheses[1].statement);
   // The confirmed hypothesis is the summary's root-cause sentence.

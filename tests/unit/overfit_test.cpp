@@ -300,7 +300,7 @@ TEST_P(OverfitRules, EachRuleCatchesItsPatternAndAcceptsAnHonestFix) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Languages, OverfitRules, ::testing::Values(python(), javascript(), cpp()),
-                         [](const auto& info) { return info.param.name; });
+                         [](const ::testing::TestParamInfo<Language>& p) { return p.param.name; });
 
 TEST(Overfit, LiteralsComeFromTheFailingTestsOnly) {
   for (const auto& l : {python(), javascript(), cpp()}) {
