@@ -194,6 +194,7 @@ void context_tokens(benchmark::State& state, int calls, bool bounded) {
   ro.max_refinement_rounds = 0;  // the in-memory workspace has no files to check
   if (!bounded) ro.working_context_tokens = 0;
   o.strategies = {make_react_strategy(ro)};
+  o.use_default_post_filters = false;  // they read files; the in-memory workspace has none
   auto agent = std::move(*Agent::create(o));
   auto req = testkit::sample_request();
   req.limits.max_tool_calls = calls + 1;
