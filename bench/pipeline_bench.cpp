@@ -6,7 +6,10 @@
 // prompt against a prompt holding the whole log.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <atomic>
+#include <mutex>
+#include <utility>
 #include <fstream>
 
 #include "flowagent/flowagent.hpp"
@@ -35,21 +38,33 @@ class NoopTool final : public Tool {
   Json schema_ = *parse_json(R"({"type":"object","properties":{"i":{"type":"integer"}},"required":["i"]})");
 };
 
-/// Answers with `calls` tool calls (distinct arguments) and then "done".
+/// Answers with `calls` calls of `tool` (distinct arguments) and then "done". With `report_sent`,
+/// the input tokens it reports are what it was sent (chars/4 of the messages), as a provider would,
+/// and each call's figure is kept for take().
 class InstantModel final : public LlmClient {
  public:
-  explicit InstantModel(int calls) : calls_(calls) {}
+  explicit InstantModel(int calls, std::string tool = "noop", bool report_sent = false)
+      : calls_(calls), tool_(std::move(tool)), report_sent_(report_sent) {}
   std::string_view name() const override { return "instant"; }
   Expected<ChatResponse> complete(const ChatRequest& req, const CancelToken&) override {
     int made = 0;
-    for (const auto& m : req.messages) made += static_cast<int>(m.tool_calls.size());
+    std::size_t chars = 0;
+    for (const auto& m : req.messages) {
+      made += static_cast<int>(m.tool_calls.size());
+      chars += m.content.size() + 16;
+      for (const auto& c : m.tool_calls) chars += c.raw_arguments.size() + c.name.size() + 16;
+    }
     ChatResponse r;
     r.message.role = Role::assistant;
-    r.usage = {100, 10, 0};
+    r.usage = {report_sent_ ? static_cast<std::int64_t>(chars / 4) : 100, 10, 0};
+    if (report_sent_) {
+      std::lock_guard lock(mu_);
+      per_call_.push_back(r.usage.input_tokens);
+    }
     if (made < calls_) {
       ToolCall c;
       c.id = "c" + std::to_string(made);
-      c.name = "noop";
+      c.name = tool_;
       c.raw_arguments = "{\"i\":" + std::to_string(made) + "}";
       c.arguments = Json::obj({{"i", made}});
       r.message.tool_calls.push_back(std::move(c));
@@ -59,9 +74,17 @@ class InstantModel final : public LlmClient {
     }
     return r;
   }
+  std::vector<std::int64_t> take() {
+    std::lock_guard lock(mu_);
+    return std::exchange(per_call_, {});
+  }
 
  private:
   int calls_;
+  std::string tool_;
+  bool report_sent_;
+  std::mutex mu_;
+  std::vector<std::int64_t> per_call_;
 };
 
 class PassValidator final : public Validator {
@@ -134,5 +157,66 @@ static void BM_InitialPromptTokens(benchmark::State& state) {
   state.counters["whole_log_tokens"] = static_cast<double>(std::filesystem::file_size(log) / 4);
 }
 BENCHMARK(BM_InitialPromptTokens)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+// ---- issue 14: input tokens per model call with and without the context manager ----------------
+
+/// Returns ~6,000 characters, like reading a source file or a test log (FlowAgent's average tool
+/// output is of that order: 424k input tokens over 21 calls).
+class ReadTool final : public Tool {
+ public:
+  std::string_view name() const override { return "read_file"; }
+  std::string_view description() const override { return "Reads a file."; }
+  const Json& parameters() const override { return schema_; }
+  Expected<ToolOutput> invoke(const Json& args, ToolContext&) override {
+    std::string out;
+    for (int l = 0; out.size() < 6000; ++l)
+      out += "line " + std::to_string(l) + " of file " + std::to_string(args.get_int("i")) + ": some source code here\n";
+    return ToolOutput{true, out};
+  }
+
+ private:
+  Json schema_ = *parse_json(R"({"type":"object","properties":{"i":{"type":"integer"}},"required":["i"]})");
+};
+
+void context_tokens(benchmark::State& state, int calls, bool bounded) {
+  AgentOptions o;
+  o.workspaces = std::make_shared<MemWorkspaces>();
+  o.tools = std::make_shared<ToolRegistry>();
+  (void)o.tools->add(std::make_shared<ReadTool>());
+  auto model = std::make_shared<InstantModel>(calls, "read_file", /*report_sent=*/true);
+  o.llm = model;
+  o.validator = std::make_shared<PassValidator>();
+  o.summarizer = make_template_summarizer();
+  ReactOptions ro;
+  ro.max_refinement_rounds = 0;  // the in-memory workspace has no files to check
+  if (!bounded) ro.working_context_tokens = 0;
+  o.strategies = {make_react_strategy(ro)};
+  o.use_default_post_filters = false;  // they read files; the in-memory workspace has none
+  auto agent = std::move(*Agent::create(o));
+  auto req = testkit::sample_request();
+  req.limits.max_tool_calls = calls + 1;
+  std::vector<std::int64_t> per_call;
+  for (auto _ : state) {
+    auto r = agent->run(req);
+    if (r.status != Status::fixed) state.SkipWithError(r.message.c_str());
+    per_call = model->take();
+  }
+  std::int64_t total = 0, max = 0, first21 = 0;
+  for (std::size_t i = 0; i < per_call.size(); ++i) {
+    total += per_call[i];
+    max = std::max(max, per_call[i]);
+    if (i < 21) first21 += per_call[i];
+  }
+  state.counters["input_tokens_total"] = static_cast<double>(total);
+  state.counters["input_tokens_max_call"] = static_cast<double>(max);
+  state.counters["input_tokens_first_call"] = per_call.empty() ? 0.0 : static_cast<double>(per_call.front());
+  state.counters["input_tokens_last_call"] = per_call.empty() ? 0.0 : static_cast<double>(per_call.back());
+  state.counters["input_tokens_21_calls"] = static_cast<double>(first21);
+}
+
+static void BM_ContextTokensUnbounded(benchmark::State& state) { context_tokens(state, static_cast<int>(state.range(0)), false); }
+static void BM_ContextTokensBounded(benchmark::State& state) { context_tokens(state, static_cast<int>(state.range(0)), true); }
+BENCHMARK(BM_ContextTokensUnbounded)->Arg(10)->Arg(21)->Arg(30)->Arg(60)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_ContextTokensBounded)->Arg(10)->Arg(21)->Arg(30)->Arg(60)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 BENCHMARK_MAIN();

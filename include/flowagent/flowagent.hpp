@@ -14,6 +14,7 @@
 #include "flowagent/json.hpp"
 #include "flowagent/llm.hpp"
 #include "flowagent/model_client.hpp"
+#include "flowagent/overfit.hpp"
 #include "flowagent/process.hpp"
 #include "flowagent/redact.hpp"
 #include "flowagent/sandbox.hpp"

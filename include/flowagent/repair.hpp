@@ -51,6 +51,17 @@ struct ReactOptions {
   bool validate_before_stopping = true;  ///< run the validator when the model says it is done
   int max_validation_rounds = 3;      ///< validation failures shown back to the model
   std::string extra_instructions;     ///< appended to the system prompt
+  /// Overfitting findings (flowagent/overfit.hpp) shown back to the model when it says it is done;
+  /// 0 turns refinement off. A candidate that still overfits is rejected by the "overfitting" post-filter.
+  int max_refinement_rounds = 2;
+  /// Offer the record_hypothesis tool (the ledger is pinned into every call and kept in the result).
+  bool hypotheses = true;
+  /// Context manager (docs/PROMPTS.md, "Bounded context"): every model call's messages stay under
+  /// max_call_tokens (estimate chars/4) by eliding older tool outputs. 0: the initial prompt plus
+  /// working_context_tokens. Both <= 0 send the whole history (the old behaviour).
+  std::int64_t max_call_tokens = 0;
+  std::int64_t working_context_tokens = 4'000;
+  int keep_recent_tool_outputs = 2;  ///< newest tool outputs never elided
 };
 
 /// The generate-and-validate loop: the model reads the context and works through the tools until

@@ -97,6 +97,15 @@ struct TrajectoryStep {
   std::int64_t ms = 0;
 };
 
+/// A hypothesis the model recorded with the loop's record_hypothesis tool (docs/PROMPTS.md).
+struct Hypothesis {
+  std::int64_t id = 0;
+  std::string statement;
+  std::string evidence;
+  std::string status;            ///< "proposed", "confirmed" or "refuted"
+  std::int64_t tool_call = 0;    ///< the tool call that last updated it (1-based)
+};
+
 struct RepairResult {
   Status status = Status::error;
   std::string reason;   ///< stable reason code, e.g. "change_too_large", "integrity_skip_added"
@@ -111,6 +120,7 @@ struct RepairResult {
   Evidence evidence;
   Metrics metrics;
   std::vector<TrajectoryStep> trajectory;
+  std::vector<Hypothesis> hypotheses;  ///< the loop's hypothesis ledger, in recording order
 };
 
 enum class EventKind { phase, tool_call, model_call, result, log };

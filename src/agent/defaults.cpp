@@ -3,6 +3,7 @@
 #include "flowagent/git_workspace.hpp"
 #include "flowagent/integrity.hpp"
 #include "flowagent/model_client.hpp"
+#include "flowagent/overfit.hpp"
 #include "flowagent/repair.hpp"
 #include "flowagent/summary.hpp"
 
@@ -13,7 +14,7 @@ AgentOptions default_agent_options() {
   o.pre_filters = {make_build_failure_filter(), make_automated_author_filter(), make_binary_files_filter(),
                    make_change_size_filter()};
   o.post_filters = {make_empty_patch_filter(), make_change_moved_filter(), make_integrity_filter(),
-                    make_revert_filter()};
+                    make_overfit_filter(), make_revert_filter()};
   o.summarizer = make_model_summarizer();
   o.strategies = {make_expectation_update_strategy(), make_react_strategy()};
   o.validator = make_command_validator();

@@ -41,6 +41,10 @@ Json to_json(const RepairResult& r) {
   for (const auto& s : r.trajectory)
     steps.push_back(Json::obj({{"kind", s.kind}, {"name", s.name}, {"input", s.input}, {"output", s.output},
                                {"ok", s.ok}, {"ms", s.ms}}));
+  Json hyps = Json::array();
+  for (const auto& h : r.hypotheses)
+    hyps.push_back(Json::obj({{"id", h.id}, {"statement", h.statement}, {"evidence", h.evidence}, {"status", h.status},
+                              {"tool_call", h.tool_call}}));
   return Json::obj({
       {"schema", kResultSchema},
       {"status", to_string(r.status)},
@@ -72,6 +76,7 @@ Json to_json(const RepairResult& r) {
                              {"wall_ms", r.metrics.wall_ms},
                              {"phase_ms", phases}})},
       {"trajectory", steps},
+      {"hypotheses", hyps},
   });
 }
 
@@ -143,6 +148,12 @@ Expected<RepairResult> repair_result_from_json(const Json& doc) {
     s.string("kind", step.kind, true).string("name", step.name).string("input", step.input);
     s.string("output", step.output).boolean("ok", step.ok).integer("ms", step.ms);
     r.trajectory.push_back(std::move(step));
+  });
+  root.objects("hypotheses", [&](detail::ObjectReader& h, std::size_t) {
+    Hypothesis hyp;
+    h.integer("id", hyp.id).string("statement", hyp.statement).string("evidence", hyp.evidence);
+    h.string("status", hyp.status).integer("tool_call", hyp.tool_call);
+    r.hypotheses.push_back(std::move(hyp));
   });
   if (auto e = root.finish(); !e.empty()) return fail(Errc::schema, e);
   // Only a fixed result carries a patch: a patch beside any other status is dropped, so nothing

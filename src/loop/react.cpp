@@ -1,8 +1,12 @@
 // The ReAct generate-and-validate loop.
+#include <algorithm>
 #include <chrono>
 #include <map>
 
 #include "flowagent/repair.hpp"
+#include "loop/context_manager.hpp"  // issue 14 hook
+#include "loop/hypotheses.hpp"       // issue 14 hook
+#include "loop/refinement.hpp"       // issue 14 hook
 
 namespace flowagent {
 
@@ -49,11 +53,24 @@ class ReactStrategy final : public RepairStrategy {
     std::vector<ToolDefinition> defs;
     for (const auto& t : ctx.tools.list())
       defs.push_back(ToolDefinition{std::string(t->name()), std::string(t->description()), t->parameters()});
+    // ---- issue 14 hook: hypothesis ledger and bounded context (src/loop/hypotheses.cpp, context_manager.cpp) ----
+    detail::HypothesisLedger ledger;
+    const bool ledger_on = opt_.hypotheses && std::none_of(defs.begin(), defs.end(), [](const ToolDefinition& d) {
+                             return d.name == detail::kRecordHypothesis;
+                           });
+    if (ledger_on) defs.push_back(detail::HypothesisLedger::definition());
+    detail::ContextBudget budget;
+    budget.max_tokens = opt_.max_call_tokens;
+    budget.working_tokens = opt_.working_context_tokens;
+    budget.keep_recent = opt_.keep_recent_tool_outputs;
+    int elided_shown = 0;
+    // ---- end hook ----
 
     ToolContext tctx{ctx.workspace, ctx.request, ctx.state, ctx.cancel, ctx.sandbox};
     const auto& limits = ctx.request.limits;
     std::map<std::string, std::uint64_t> seen_at;  // call key -> ToolState::seq right after it ran
     int repeats = 0, empties = 0, validations = 0;
+    int refinements = 0;  // issue 14 hook: overfitting refinement rounds used
     auto stop = [&](std::string reason, std::string explanation) -> Expected<Candidate> {
       auto diff = ctx.workspace.diff();
       if (!diff) return unexpected(diff.error());
@@ -69,7 +86,19 @@ class ReactStrategy final : public RepairStrategy {
         return stop("cost_limit", "the cost budget is spent");
 
       ChatRequest req;
-      req.messages = messages;
+      // ---- issue 14 hook: bounded context ----
+      detail::ContextCut cut;
+      req.messages = detail::bound_context(messages, budget, ledger.render(), &cut);
+      if (cut.elided != elided_shown) {
+        elided_shown = cut.elided;
+        ctx.result.trajectory.push_back(TrajectoryStep{
+            "note", "context", {},
+            "context manager: " + std::to_string(cut.elided) + " older tool output(s) elided (budget " +
+                std::to_string(cut.budget) + "), ~" +
+                std::to_string(cut.tokens_before) + " -> ~" + std::to_string(cut.tokens_after) + " tokens",
+            true, 0});
+      }
+      // ---- end hook ----
       req.tools = defs;
       req.temperature = ctx.request.model.temperature;
       req.top_p = ctx.request.model.top_p;
@@ -115,6 +144,14 @@ class ReactStrategy final : public RepairStrategy {
                                          {}, {}, {}, false});
           continue;
         }
+        // ---- issue 14 hook: overfitting refinement (src/loop/refinement.cpp) ----
+        if (auto fb = detail::overfitting_feedback(ctx, *diff, refinements, opt_.max_refinement_rounds); !fb) {
+          return unexpected(fb.error());
+        } else if (*fb) {
+          messages.push_back(ChatMessage{Role::user, scrub(**fb), {}, {}, {}, false});
+          continue;
+        }
+        // ---- end hook ----
         // The model says it is done: a quick check in this tree for feedback (the pipeline's
         // validation stage decides), and the verdict shown to the model if it fails.
         if (opt_.validate_before_stopping && ctx.validator && validations < opt_.max_validation_rounds) {
@@ -173,6 +210,17 @@ class ReactStrategy final : public RepairStrategy {
               ctx.result.trajectory.push_back(TrajectoryStep{"tool", call.name, clip(call.raw_arguments, 2000), out.content, false, 0});
               return stop("loop_stalled", "the model repeated the same call " + std::to_string(repeats) + " times without effect");
             }
+          } else if (ledger_on && call.name == detail::kRecordHypothesis) {
+            // ---- issue 14 hook: the hypothesis ledger answers its own tool ----
+            bool warned = false;
+            auto r = ledger.record(call.arguments, m.tool_calls, &warned);
+            out.is_error = !r.ok;
+            out.content = std::move(r.content);
+            ctx.result.hypotheses = ledger.entries();
+            ctx.result.trajectory.push_back(TrajectoryStep{"note", "hypothesis", {},
+                                                           warned ? out.content : ledger.render(), !warned, 0});
+            seen_at[key] = ctx.state.seq;
+            // ---- end hook ----
           } else {
             auto r = ctx.tools.invoke(call.name, call.arguments, tctx);
             if (!r) {

@@ -106,6 +106,15 @@ namespace {
 
 std::string clip(const std::string& s, std::size_t n) { return s.size() <= n ? s : s.substr(0, n) + "\n[...]"; }
 
+/// The loop's newest confirmed hypothesis, for the root-cause sentence (issue 14).
+std::string confirmed_hypothesis(const RepairContext& ctx) {
+  for (auto it = ctx.result.hypotheses.rbegin(); it != ctx.result.hypotheses.rend(); ++it)
+    if (it->status == "confirmed")
+      return "\nConfirmed root-cause hypothesis (use it for the first sentence): " + clip(it->statement, 600) +
+             (it->evidence.empty() ? "" : " Evidence: " + clip(it->evidence, 600)) + "\n";
+  return {};
+}
+
 class ModelSummarizer final : public Summarizer {
  public:
   std::string_view name() const override { return "model"; }
@@ -141,7 +150,7 @@ class ModelSummarizer final : public Summarizer {
     req.messages.push_back(ChatMessage{
         Role::user,
         "Change description:\n" + clip(ctx.request.change.description, 2000) + "\n\nFailing tests:\n" + failing +
-            "\nThe agent's own account: " + clip(candidate.explanation, 1500) + "\n\nFix (diff):\n" +
+            confirmed_hypothesis(ctx) + "\nThe agent's own account: " + clip(candidate.explanation, 1500) + "\n\nFix (diff):\n" +
             clip(ctx.result.patch, 6000) + "\n\nTrajectory (tail):\n" +
             (trajectory.size() > 6000 ? trajectory.substr(trajectory.size() - 6000) : trajectory),
         {}, {}, {}, false});

@@ -52,7 +52,12 @@ class TemplateSummarizer final : public Summarizer {
   std::string_view name() const override { return "template"; }
   std::string summarize(RepairContext& ctx, const Candidate& candidate) override {
     std::string out;
-    if (!candidate.explanation.empty())
+    const Hypothesis* confirmed = nullptr;  // the loop's confirmed hypothesis names the root cause (issue 14)
+    for (auto it = ctx.result.hypotheses.rbegin(); it != ctx.result.hypotheses.rend() && !confirmed; ++it)
+      if (it->status == "confirmed") confirmed = &*it;
+    if (confirmed)
+      out += "<b>Root cause:</b> " + html_escape(first_sentence(confirmed->statement)) + " ";
+    else if (!candidate.explanation.empty())
       out += "<b>Root cause:</b> " + html_escape(first_sentence(candidate.explanation)) + " ";
     else
       out += "<b>Root cause:</b> the change broke " +

@@ -8,6 +8,7 @@
 
 #include "flowagent/cancel.hpp"
 #include "flowagent/error.hpp"
+#include "flowagent/sandbox.hpp"
 #include "flowagent/reports.hpp"
 #include "flowagent/request.hpp"
 #include "flowagent/result.hpp"
