@@ -285,6 +285,37 @@ bool trivial_statement(const Tree& tree, TSNode s) {
   return false;
 }
 
+/// A handler that names a specific exception type (`except KeyError:`, `catch (const
+/// std::out_of_range&)`) handles a known condition: returning a default there is a fix, not a
+/// swallowed failure. Broad handlers (bare `except`, `Exception`/`BaseException`, `catch (...)`,
+/// `std::exception`, JavaScript's untyped `catch`) are the ones that can hide any failure.
+bool broad_handler(const Tree& tree, TSNode handler) {
+  const std::string text = tree.text(handler);
+  const auto head_end = text.find_first_of(":{");
+  std::string head = trim(text.substr(0, head_end == std::string::npos ? text.size() : head_end));
+  const auto t = type(handler);
+  if (t == "except_clause") {
+    std::string rest = trim(head.substr(std::min<std::size_t>(6, head.size())));  // after "except"
+    if (const auto as = rest.find(" as "); as != std::string::npos) rest = trim(rest.substr(0, as));
+    if (rest.empty()) return true;
+    for (std::string_view broad : {"Exception", "BaseException", "(Exception", "(BaseException"})
+      if (starts_with(rest, broad)) return true;
+    return false;
+  }
+  if (t == "catch_clause") {
+    if (contains(head, "...") || contains(head, "std::exception") || contains(head, "exception&") ||
+        contains(head, "Throwable") || contains(head, "(Exception"))
+      return true;
+    // A C++ or Java handler with a declared type names what it handles; JavaScript's never does.
+    const auto open = head.find('(');
+    if (open == std::string::npos) return true;  // `catch {` (JS optional binding)
+    std::string param = trim(head.substr(open + 1));
+    if (!param.empty() && param.back() == ')') param.pop_back();
+    return trim(param).find_first_of(" &*") == std::string::npos;  // a bare name: JS `catch (e)`
+  }
+  return true;
+}
+
 bool raises(const Tree& tree, TSNode n) {
   bool found = false;
   walk(n, [&](TSNode c) {
@@ -474,7 +505,7 @@ class FileRules {
             for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i)
               if (type(ts_node_named_child(n, i)) == "block") body = ts_node_named_child(n, i);
           auto st = statements(t, body);
-          if (!ts_node_is_null(body) && !raises(t, body) &&
+          if (!ts_node_is_null(body) && !raises(t, body) && broad_handler(t, n) &&
               std::all_of(st.begin(), st.end(), [&](TSNode s) { return trivial_statement(t, s); }))
             add("exception_swallowed", line(n),
                 "a new handler `" + trim(t.text(n)).substr(0, trim(t.text(n)).find('\n')).substr(0, 60) +
