@@ -20,6 +20,12 @@ using namespace flowagent;
 
 namespace {
 
+/// The fix a tool call makes: a real edit in the workspace, so post-filters judge a real patch.
+void write_fix(ToolContext& ctx) {
+  std::ofstream f(ctx.workspace.root() / "calc.py", std::ios::trunc);
+  f << "def add(a, b):\n    return a + b\n";
+}
+
 class NoopTool final : public Tool {
  public:
   std::string_view name() const override { return "noop"; }
@@ -27,10 +33,7 @@ class NoopTool final : public Tool {
   const Json& parameters() const override { return schema_; }
   Expected<ToolOutput> invoke(const Json& args, ToolContext& ctx) override {
     const auto i = args.get_int("i");
-    if (i == 0) {  // the fix: a real edit in the workspace, so post-filters judge a real patch
-      std::ofstream f(ctx.workspace.root() / "calc.py", std::ios::trunc);
-      f << "def add(a, b):\n    return a + b\n";
-    }
+    if (i == 0) write_fix(ctx);
     return ToolOutput{true, "ok " + std::to_string(i)};
   }
 
@@ -97,12 +100,26 @@ class PassValidator final : public Validator {
   }
 };
 
+/// A real git repository whose head commit broke `add`, and a request for it.
+struct BenchRepo {
+  testkit::TempDir dir;
+  RepairRequest request;
+  BenchRepo() {
+    const auto repo = dir.path() / "repo";
+    const auto base = testkit::make_repo(repo, {{"calc.py", "def add(a, b):\n    return a + b\n"},
+                                                {"test_calc.py", "from calc import add\n\ndef test_add():\n    assert add(2, 2) == 4\n"}});
+    const auto head = testkit::commit_files(repo, {{"calc.py", "def add(a, b):\n    return a - b\n"}}, "Rework add");
+    request = testkit::sample_request(repo.string());
+    request.change.base_commit = base;
+    request.change.head_commit = head;
+    request.change.files = {{"calc.py", 1, 1, false}};
+    request.failure.failing_tests = {"test_calc.py::test_add"};
+    request.commands.test = "true {tests}";
+  }
+};
+
 void run_repairs(benchmark::State& state, int calls) {
-  testkit::TempDir d;
-  const auto repo = d.path() / "repo";
-  const auto base = testkit::make_repo(repo, {{"calc.py", "def add(a, b):\n    return a + b\n"},
-                                              {"test_calc.py", "from calc import add\n\ndef test_add():\n    assert add(2, 2) == 4\n"}});
-  const auto head = testkit::commit_files(repo, {{"calc.py", "def add(a, b):\n    return a - b\n"}}, "Rework add");
+  BenchRepo repo;
   AgentOptions o;  // default (git) workspace provider and post-filters
   o.tools = std::make_shared<ToolRegistry>();
   (void)o.tools->add(std::make_shared<NoopTool>());
@@ -111,12 +128,7 @@ void run_repairs(benchmark::State& state, int calls) {
   o.validator = std::make_shared<PassValidator>();
   o.summarizer = make_template_summarizer();
   auto agent = std::move(*Agent::create(o));
-  auto req = testkit::sample_request(repo.string());
-  req.change.base_commit = base;
-  req.change.head_commit = head;
-  req.change.files = {{"calc.py", 1, 1, false}};
-  req.failure.failing_tests = {"test_calc.py::test_add"};
-  req.commands.test = "true {tests}";
+  auto req = repo.request;
   req.limits.max_tool_calls = calls + 1;
   for (auto _ : state) {
     auto r = agent->run(req);
@@ -167,7 +179,8 @@ class ReadTool final : public Tool {
   std::string_view name() const override { return "read_file"; }
   std::string_view description() const override { return "Reads a file."; }
   const Json& parameters() const override { return schema_; }
-  Expected<ToolOutput> invoke(const Json& args, ToolContext&) override {
+  Expected<ToolOutput> invoke(const Json& args, ToolContext& ctx) override {
+    if (args.get_int("i") == 0) write_fix(ctx);
     std::string out;
     for (int l = 0; out.size() < 6000; ++l)
       out += "line " + std::to_string(l) + " of file " + std::to_string(args.get_int("i")) + ": some source code here\n";
@@ -179,8 +192,8 @@ class ReadTool final : public Tool {
 };
 
 void context_tokens(benchmark::State& state, int calls, bool bounded) {
-  AgentOptions o;
-  o.workspaces = std::make_shared<MemWorkspaces>();
+  BenchRepo repo;
+  AgentOptions o;  // the default (git) workspace provider
   o.tools = std::make_shared<ToolRegistry>();
   (void)o.tools->add(std::make_shared<ReadTool>());
   auto model = std::make_shared<InstantModel>(calls, "read_file", /*report_sent=*/true);
@@ -188,12 +201,12 @@ void context_tokens(benchmark::State& state, int calls, bool bounded) {
   o.validator = std::make_shared<PassValidator>();
   o.summarizer = make_template_summarizer();
   ReactOptions ro;
-  ro.max_refinement_rounds = 0;  // the in-memory workspace has no files to check
+  ro.max_refinement_rounds = 0;  // measured: the context alone
   if (!bounded) ro.working_context_tokens = 0;
   o.strategies = {make_react_strategy(ro)};
-  o.use_default_post_filters = false;  // they read files; the in-memory workspace has none
+  o.use_default_post_filters = false;  // measured: the context alone
   auto agent = std::move(*Agent::create(o));
-  auto req = testkit::sample_request();
+  auto req = repo.request;
   req.limits.max_tool_calls = calls + 1;
   std::vector<std::int64_t> per_call;
   for (auto _ : state) {

@@ -52,7 +52,7 @@ std::vector<std::string> failing_test_literals(const OverfitInput& input);
 /// Builds the input from a workspace: the patch's file versions, and the test files (tracked,
 /// is_test_path) that name one of the failing tests (at most 20 files).
 Expected<OverfitInput> overfit_input_from_workspace(Workspace& workspace, const RepairRequest& request,
-                                                    std::string_view patch, const CancelToken& cancel);
+                                                    const Patch& patch, const CancelToken& cancel);
 
 /// "path:line [rule] message; ..." for rejections and for the model.
 std::string format_overfit_findings(const std::vector<OverfitFinding>& findings);

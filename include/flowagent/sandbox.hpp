@@ -54,7 +54,7 @@ struct SandboxOptions {
   std::vector<std::filesystem::path> read_only_paths;
   /// Environment variables copied from flowagent's environment when set (filtered, see below).
   std::vector<std::string> env_allow = {"PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TERM", "JAVA_HOME",
-                                        "GOROOT", "GOFLAGS", "GOPROXY", "NODE_PATH", "PYTHONPATH"};
+                                        "GOROOT", "GOFLAGS", "NODE_PATH", "PYTHONPATH"};  // no proxies: URLs carry credentials
   /// Set in the command's environment (after env_allow; filtered like it).
   std::map<std::string, std::string> env_set;
   /// Names never passed even when allow-listed or set (the model's key variable is added per request).

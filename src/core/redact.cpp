@@ -110,12 +110,29 @@ void Redactor::redact_in_place(Event& e) const {
 }
 
 void Redactor::redact_in_place(RepairResult& r) const {
-  for (std::string* s : {&r.reason, &r.message, &r.change_id, &r.patch, &r.summary}) redact_in_place(*s);
+  // Not the patch: it is the validated fix, byte for byte (a rewritten token-shaped string in it
+  // would deliver a diff that was never validated).
+  for (std::string* s : {&r.reason, &r.message, &r.change_id, &r.summary}) redact_in_place(*s);
   for (auto& run : r.evidence.runs) {
     redact_in_place(run.command);
     for (auto& t : run.passed) redact_in_place(t);
     for (auto& t : run.failed) redact_in_place(t);
   }
+  // Test names come from reports the tests wrote themselves: they can carry anything.
+  for (auto& t : r.evidence.tests) {
+    redact_in_place(t.id);
+    redact_in_place(t.outcome);
+    for (auto& s : t.seen_as) redact_in_place(s);
+  }
+  for (auto& x : r.evidence.replacements) {
+    redact_in_place(x.old_id);
+    redact_in_place(x.scope);
+    for (auto& s : x.new_ids) redact_in_place(s);
+  }
+  redact_in_place(r.evidence.isolation);
+  redact_in_place(r.evidence.kind);
+  for (auto& h : r.hypotheses)
+    for (std::string* s : {&h.statement, &h.evidence, &h.status}) redact_in_place(*s);
   for (auto& step : r.trajectory)
     for (std::string* s : {&step.kind, &step.name, &step.input, &step.output}) redact_in_place(*s);
 }

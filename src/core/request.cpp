@@ -114,6 +114,10 @@ Expected<void> check_test_id(std::string_view id, std::string_view source) {
   if (id.empty()) return refuse("is empty");
   if (id.size() > 4096) return refuse("is longer than 4096 bytes");
   if (id.front() == '-') return refuse("starts with '-', so a test runner would read it as an option");
+  // argparse-based runners (pytest >= 8.2) read "@file" as a file of arguments, even after "--";
+  // "+" is an option prefix for some tools.
+  if (id.front() == '@') return refuse("starts with '@', so a test runner could read it as a file of options");
+  if (id.front() == '+') return refuse("starts with '+', which some runners read as an option");
   for (char ch : id) {
     auto c = static_cast<unsigned char>(ch);
     if (c < 0x20 || c == 0x7f) return refuse("holds a control character");

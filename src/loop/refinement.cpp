@@ -1,13 +1,20 @@
 #include "loop/refinement.hpp"
 
 #include "flowagent/overfit.hpp"
+#include "flowagent/patch.hpp"
 
 namespace flowagent::detail {
 
 Expected<std::optional<std::string>> overfitting_feedback(RepairContext& ctx, std::string_view patch, int& rounds,
                                                           int max_rounds) {
   if (max_rounds <= 0 || patch.empty()) return std::optional<std::string>{};
-  auto input = overfit_input_from_workspace(ctx.workspace, ctx.request, patch, ctx.cancel);
+  auto parsed = parse_patch(patch);
+  if (!parsed) {
+    ctx.result.trajectory.push_back(
+        TrajectoryStep{"note", "overfitting", {}, "not checked: " + parsed.error().to_string(), false, 0});
+    return std::optional<std::string>{};  // the pipeline's own patch rules decide on such a diff
+  }
+  auto input = overfit_input_from_workspace(ctx.workspace, ctx.request, *parsed, ctx.cancel);
   if (!input) {
     // A workspace the detector cannot read (not git, no files): the post-filter decides later.
     if (input.error().code == Errc::cancelled) return unexpected(input.error());

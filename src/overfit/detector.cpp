@@ -291,9 +291,10 @@ bool trivial_statement(const Tree& tree, TSNode s) {
 /// `std::exception`, JavaScript's untyped `catch`) are the ones that can hide any failure.
 bool broad_handler(const Tree& tree, TSNode handler) {
   const std::string text = tree.text(handler);
-  const auto head_end = text.find_first_of(":{");
-  std::string head = trim(text.substr(0, head_end == std::string::npos ? text.size() : head_end));
   const auto t = type(handler);
+  // The handler's head: Python's ends at ':', a brace language's at '{' ("std::" holds colons).
+  const auto head_end = text.find(t == "except_clause" ? ':' : '{');
+  std::string head = trim(text.substr(0, head_end == std::string::npos ? text.size() : head_end));
   if (t == "except_clause") {
     std::string rest = trim(head.substr(std::min<std::size_t>(6, head.size())));  // after "except"
     if (const auto as = rest.find(" as "); as != std::string::npos) rest = trim(rest.substr(0, as));

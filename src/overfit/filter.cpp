@@ -6,7 +6,7 @@
 
 namespace flowagent {
 
-Expected<OverfitInput> overfit_input_from_workspace(Workspace& ws, const RepairRequest& request, std::string_view patch,
+Expected<OverfitInput> overfit_input_from_workspace(Workspace& ws, const RepairRequest& request, const Patch& patch,
                                                     const CancelToken& cancel) {
   OverfitInput in;
   in.failing_tests = request.failure.failing_tests;
@@ -29,7 +29,8 @@ Expected<OverfitInput> overfit_input_from_workspace(Workspace& ws, const RepairR
     args.push_back(n.substr(0, n.find('[')));
   }
   args.push_back(ws.head_commit());
-  auto found = detail::git_result(ws.root(), args, cancel);
+  const auto repo = detail::workspace_repo(ws);
+  auto found = detail::git_result(repo, args, cancel);
   if (!found) return unexpected(found.error());
   std::size_t pos = 0;
   const std::string& out = found->output;
@@ -41,7 +42,7 @@ Expected<OverfitInput> overfit_input_from_workspace(Workspace& ws, const RepairR
     if (colon == std::string::npos) continue;
     std::string path = l.substr(colon + 1);
     if (!is_test_path(path)) continue;
-    auto text = detail::git(ws.root(), {"show", ws.head_commit() + ":" + path}, cancel);
+    auto text = detail::git(repo, {"show", ws.head_commit() + ":" + path}, cancel);
     if (!text) continue;
     in.test_sources.push_back(FileVersions{path, *text, *text});
   }
@@ -54,7 +55,12 @@ class OverfitFilter final : public PostFilter {
  public:
   std::string_view name() const override { return "overfitting"; }
   Expected<std::optional<Rejection>> check(const PostFilterInput& in, const CancelToken& cancel) override {
-    if (!in.workspace || in.patch.empty()) return std::optional<Rejection>{};
+    if (in.patch.files.empty()) return std::optional<Rejection>{};
+    // Fail closed: without the workspace's object store the production code cannot be checked.
+    if (!in.workspace)
+      return std::optional<Rejection>(Rejection{"overfitting_unverifiable",
+                                                "the overfitting check has no workspace to read the patched files from",
+                                                Status::rejected});
     auto input = overfit_input_from_workspace(*in.workspace, in.request, in.patch, cancel);
     if (!input) return unexpected(input.error());
     auto findings = check_overfitting(*input);

@@ -231,16 +231,19 @@ class CommandValidator final : public Validator {
 
   static TestVerdict verdict_for(const std::string& wanted, const std::vector<reports::TestCase>& tests) {
     TestVerdict v{wanted, "missing", {}};
-    bool any_passed = false, any_failed = false, any = false;
+    bool any_passed = false, any_failed = false, any_other = false, any = false;
     for (const auto& t : tests) {
       if (!reports::denotes(wanted, t.id)) continue;
       any = true;
       v.seen_as.push_back(t.id);
       if (t.outcome == Outcome::passed) any_passed = true;
       else if (t.outcome == Outcome::failed || t.outcome == Outcome::error) any_failed = true;
+      else any_other = true;
     }
     if (!any) return v;
-    v.outcome = any_failed ? "failed" : any_passed ? "passed" : "skipped";
+    // Passed means passed everywhere it was seen: a copy reported skipped (or anything but passed)
+    // beside a "passed" one is a contradiction between reports (one of them forged), never a pass.
+    v.outcome = any_failed ? "failed" : (any_passed && !any_other) ? "passed" : "skipped";
     return v;
   }
 
@@ -311,8 +314,11 @@ class CommandValidator final : public Validator {
       for (const auto& t : o.tests) {
         if (t.outcome != Outcome::passed || reports::contains_test(req.failure.failing_tests, t.id)) continue;
         const std::string leaf = reports::leaf_name(t.id);
+        // Only a test the patch itself adds (its name is on an added line) can replace the missing
+        // one; a test that existed at head, however similar its name, is not a replacement (else
+        // moving the failing test elsewhere would be credited to its neighbours).
         const bool added_by_patch = leaf.size() >= 3 && added.find(leaf) != std::string::npos;
-        if ((reports::similar_names(m, t.id) || added_by_patch) && seen.insert(t.id).second) rep.new_ids.push_back(t.id);
+        if (added_by_patch && seen.insert(t.id).second) rep.new_ids.push_back(t.id);
       }
       if (rep.new_ids.empty())
         return Outcome2{false, "failing_test_missing",

@@ -1,5 +1,7 @@
 #include "validate/runner.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <chrono>
 #include <fstream>
@@ -9,6 +11,7 @@
 #include "flowagent/json.hpp"
 #include "flowagent/process.hpp"
 #include "tools/test_command.hpp"
+#include "workspace/sandbox_fs.hpp"
 
 namespace flowagent::detail {
 
@@ -104,11 +107,13 @@ Found find_script_runner(std::string_view tmpl, const fs::path& root) {
     if (k < ws.size() && (ws[k].text == "run" || ws[k].text == "run-script")) ++k;
     if (k >= ws.size()) return {};
     std::string script = ws[k].text == "t" ? "test" : ws[k].text;
-    std::error_code ec;
-    if (fs::is_symlink(root / "package.json", ec)) return {};
-    std::ifstream in(root / "package.json", std::ios::binary);
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    auto doc = parse_json(text);
+    // Through the confined reader: test code may have made package.json a FIFO, a device or a
+    // symlink out of the tree (a plain open would block or follow it).
+    auto tree = detail::SandboxFs::open(root);
+    if (!tree) return {};
+    auto text = tree->read("package.json", 1u << 20);
+    if (!text) return {};
+    auto doc = parse_json(*text);
     if (!doc || !doc->is_object()) return {};
     const Json* scripts = doc->find("scripts");
     if (!scripts || !scripts->is_object()) return {};
@@ -180,6 +185,8 @@ Expected<Observed> observe_tests(const fs::path& root, const RepairRequest& requ
   std::error_code ec;
   fs::create_directory(dir, ec);
   if (ec) return fail(Errc::io, "cannot create the report directory " + dir.string() + ": " + ec.message());
+  struct stat made {};
+  if (::lstat(dir.c_str(), &made) != 0) return fail(Errc::io, "cannot stat the report directory " + dir.string());
   struct Remove {
     fs::path p;
     ~Remove() {
@@ -207,8 +214,17 @@ Expected<Observed> observe_tests(const fs::path& root, const RepairRequest& requ
   // (source, report): "report" for files the runner wrote, "output" for what it printed.
   std::vector<std::pair<std::string, reports::Report>> reps;
   std::vector<fs::path> files;
-  for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
-    if (it->is_regular_file(ec) && !it->is_symlink(ec)) files.push_back(it->path());
+  // The directory is inside the tree the test could write: read it only if it is still the very
+  // directory we made (not swapped for a symlink to somewhere on the host). Nothing of the run is
+  // alive any more (the sandbox's namespace is gone), so the check cannot race. Entries: regular
+  // files only, not symlinks, bounded in size.
+  struct stat now {};
+  const bool same_dir = ::lstat(dir.c_str(), &now) == 0 && S_ISDIR(now.st_mode) && now.st_dev == made.st_dev &&
+                        now.st_ino == made.st_ino;
+  if (!same_dir) out.log += "\n[flowagent: the report directory was replaced during the run; its reports are ignored]\n";
+  for (auto it = fs::directory_iterator(same_dir ? dir : fs::path(), ec); same_dir && !ec && it != fs::directory_iterator();
+       it.increment(ec))
+    if (!it->is_symlink(ec) && it->is_regular_file(ec) && it->file_size(ec) <= (64u << 20)) files.push_back(it->path());
   std::sort(files.begin(), files.end());
   for (const auto& p : files) reps.emplace_back("report", reports::parse_report_file(p));
   if (!plan.stdout_format.empty()) {

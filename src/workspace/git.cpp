@@ -1,5 +1,8 @@
 #include "workspace/git.hpp"
 
+#include <algorithm>
+#include <mutex>
+
 #include "flowagent/workspace.hpp"
 
 namespace flowagent::detail {
@@ -47,8 +50,49 @@ const std::vector<std::string>& hardened_git_config() {
   return args;
 }
 
+namespace {
+std::mutex g_forbidden_mu;
+std::vector<std::filesystem::path>& forbidden_roots() {
+  static std::vector<std::filesystem::path> roots;
+  return roots;
+}
+std::filesystem::path normal(const std::filesystem::path& p) {
+  std::error_code ec;
+  auto c = std::filesystem::weakly_canonical(std::filesystem::absolute(p, ec), ec);
+  return (ec ? p : c).lexically_normal();
+}
+/// Is `p` inside a work tree of the pool at `root` (root/<repo-hash>/wt-<id>/...)? The pool's own
+/// folders and the git dirs beside the trees (wt-<id>.git) are not work trees.
+bool in_work_tree(const std::filesystem::path& p, const std::filesystem::path& root) {
+  auto r = root.begin();
+  auto q = p.begin();
+  for (; r != root.end(); ++r, ++q) {
+    if (r->empty()) continue;
+    if (q == p.end() || *q != *r) return false;
+  }
+  if (q == p.end() || ++q == p.end()) return false;  // root itself or root/<repo-hash>
+  const std::string tree = q->string();
+  return tree.rfind("wt-", 0) == 0 && !(tree.size() > 4 && tree.compare(tree.size() - 4, 4, ".git") == 0);
+}
+}  // namespace
+
+void forbid_git_discovery_below(const std::filesystem::path& root) {
+  auto n = normal(root);
+  std::lock_guard lock(g_forbidden_mu);
+  auto& roots = forbidden_roots();
+  if (std::find(roots.begin(), roots.end(), n) == roots.end()) roots.push_back(std::move(n));
+}
+
 Expected<ProcessResult> git_result(const GitRepo& repo, const std::vector<std::string>& args,
                                    const CancelToken& cancel, std::chrono::milliseconds timeout) {
+  if (repo.git_dir.empty()) {
+    const auto dir = normal(repo.dir);
+    std::lock_guard lock(g_forbidden_mu);
+    for (const auto& root : forbidden_roots())
+      if (in_work_tree(dir, root))
+        return fail(Errc::sandbox, "refusing git discovery in " + repo.dir.string() +
+                                       ": it is inside a workspace pool; workspace git calls name their git dir");
+  }
   ProcessOptions o;
   o.argv = {"git", "--no-pager"};
   if (!repo.git_dir.empty()) {

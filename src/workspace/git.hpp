@@ -55,6 +55,12 @@ struct GitRepo {
 /// (a host workspace that keeps `.git` inside the tree).
 GitRepo workspace_repo(const Workspace& ws);
 
+/// Declares a directory that holds workspaces (a pool root). git discovery (a GitRepo without a
+/// git_dir) inside any of its work trees (<root>/<repo>/wt-<id>/...) is refused with Errc::sandbox: test code can plant a `.git` in a
+/// work tree, and a discovering git call would then read a hostile configuration outside the
+/// sandbox. Workspace calls must use workspace_repo(). Thread-safe; roots are never removed.
+void forbid_git_discovery_below(const std::filesystem::path& root);
+
 /// `info/attributes` of every workspace repository.
 extern const char* const kNeutralAttributes;
 

@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -59,6 +60,24 @@ bool write_text(const fs::path& p, std::string_view text) {
 /// Removes every `.git` entry from the tree (a test may have planted one; the tools refuse them),
 /// except below `keep` (the kept build folder is not walked). Submodule gitfiles are re-created by
 /// `submodule update` afterwards.
+/// Creates `dir` (and its parents) and insists that it is a real directory owned by us with mode
+/// 0700: the pool's path under /tmp is predictable, so another local user could pre-create it or
+/// plant a symlink there, and files sandboxed code leaves behind (a setuid bit it set on a file it
+/// owns) must not be reachable by anyone else.
+Expected<void> private_dir(const fs::path& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return fail(Errc::io, "cannot create " + dir.string() + ": " + ec.message());
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) != 0) return fail(Errc::io, "cannot stat " + dir.string());
+  if (!S_ISDIR(st.st_mode)) return fail(Errc::sandbox, dir.string() + " is not a directory (a symlink?); refusing to use it");
+  if (st.st_uid != ::geteuid())
+    return fail(Errc::sandbox, dir.string() + " belongs to uid " + std::to_string(st.st_uid) + ", not to us; refusing to use it");
+  if ((st.st_mode & 0777) != 0700 && ::chmod(dir.c_str(), 0700) != 0)
+    return fail(Errc::io, "cannot make " + dir.string() + " private (mode 0700)");
+  return {};
+}
+
 void remove_git_entries(const fs::path& root, const std::string& keep) {
   std::error_code ec;
   fs::remove_all(root / ".git", ec);
@@ -119,8 +138,8 @@ class GitWorkspace final : public Workspace {
 
   Expected<void> make_pristine() override {
     if (auto r = checkout(head_); !r) return r;
-    if (auto r = detail::git(slot_.dir, {"clean", "-q", "-ffdx"}); !r) return unexpected(r.error());
-    auto status = detail::git(slot_.dir, {"status", "--porcelain", "--ignored", "--untracked-files=all"});
+    if (auto r = detail::git(repo(), {"clean", "-q", "-ffdx"}); !r) return unexpected(r.error());
+    auto status = detail::git(repo(), {"status", "--porcelain", "--ignored", "--untracked-files=all"});
     if (!status) return unexpected(status.error());
     if (!status->empty()) return fail(Errc::conflict, "the checkout is not clean: " + status->substr(0, 500));
     return {};
@@ -135,7 +154,7 @@ class GitWorkspace final : public Workspace {
       out.write(patch.data(), static_cast<std::streamsize>(patch.size()));
       if (!out) return fail(Errc::io, "cannot write " + file.string());
     }
-    auto r = detail::git_result(slot_.dir, {"apply", "--index", "--binary", "--whitespace=nowarn", file.string()});
+    auto r = detail::git_result(repo(), {"apply", "--index", "--binary", "--whitespace=nowarn", file.string()});
     std::error_code ec;
     fs::remove(file, ec);
     if (!r) return unexpected(r.error());
@@ -171,6 +190,7 @@ class GitWorkspaceProvider final : public WorkspaceProvider,
  public:
   explicit GitWorkspaceProvider(GitWorkspaceOptions o) : opt_(std::move(o)) {
     if (opt_.root.empty()) opt_.root = default_root();
+    detail::forbid_git_discovery_below(opt_.root);
     prune_leftovers();
   }
 
@@ -252,9 +272,11 @@ class GitWorkspaceProvider final : public WorkspaceProvider,
   Expected<Slot> create(const fs::path& repo, const fs::path& common_dir, const std::string& head,
                         const CancelToken& cancel) {
     const fs::path base = opt_.root / hex(std::hash<std::string>{}(repo.string()));
+    if (opt_.root == default_root())  // /tmp/flowagent-<uid>: its parent is predictable too
+      if (auto ok = private_dir(opt_.root.parent_path()); !ok) return unexpected(ok.error());
+    if (auto ok = private_dir(opt_.root); !ok) return unexpected(ok.error());
+    if (auto ok = private_dir(base); !ok) return unexpected(ok.error());
     std::error_code ec;
-    fs::create_directories(base, ec);
-    if (ec) return fail(Errc::io, "cannot create " + base.string() + ": " + ec.message());
     std::random_device rd;
     Slot slot;
     slot.repo = repo;

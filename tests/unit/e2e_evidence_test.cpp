@@ -211,7 +211,9 @@ TEST(E2EEvidence, TapeSectionsAreTests) {
     model.push(final_reply("sum() added one for positive numbers."));
     auto req = request_for(repo, base, head, model, {"adds numbers"});
     req.commands.test = "NODE_PATH=" + tape.string() + " " + cmd;
-    auto agent = Agent::create(loop_options(tmp.path()));
+    auto opts = loop_options(tmp.path());
+    opts.sandbox.read_only_paths.push_back(tape.parent_path());  // the vendored tape, visible in the sandbox
+    auto agent = Agent::create(opts);
     auto r = (*agent)->run(req);
     ASSERT_EQ(r.status, Status::fixed) << cmd << ": " << r.reason << ": " << r.message;
     const TestRun* run = run_of(r, "failing");

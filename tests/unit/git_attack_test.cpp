@@ -96,7 +96,8 @@ struct DevRepo {
     auto r = sample_request(dir.string());
     r.change.base_commit = base;
     r.change.head_commit = head;
-    r.commands.test = "grep -q '^x = 3$' w.txt";
+    // The one test "v", reported as TAP: per-test evidence, as the validator requires.
+    r.commands.test = "if grep -q '^x = 3$' w.txt; then echo 'ok 1 - v'; else echo 'not ok 1 - v'; exit 1; fi";
     r.commands.wider_test.clear();
     r.commands.build.clear();
     r.failure.failing_tests = {"v"};
@@ -426,7 +427,10 @@ struct SecretProject {
     request.change.head_commit = head;
     request.change.description = "change mentions " + host_secret;
     // The test prints the planted file (so the key is in the test log read_log returns) and fails.
-    request.commands.test = "cat settings.py; echo " + key + "; grep -q '^y = 1$' w.txt";
+    // The test "v" as TAP first (per-test evidence), then output that carries the key.
+    const std::string leak = "cat settings.py; echo " + key;
+    request.commands.test = "if grep -q '^y = 1$' w.txt; then echo 'ok 1 - v'; " + leak + "; else echo 'not ok 1 - v'; " +
+                            leak + "; exit 1; fi";
     request.commands.wider_test.clear();
     request.commands.build.clear();
     request.failure.failing_tests = {"v"};
