@@ -219,7 +219,8 @@ TEST(E2EContext, SixtyCallRepairStaysUnderTheBudgetOnEveryCall) {
   for (const auto& rec : reqs) {
     if (rec.body.find("You write the note a code reviewer sees") != std::string::npos) continue;
     std::size_t chars = 0;
-    for (const auto& m : messages_of(rec).as_array()) {
+    const Json messages = messages_of(rec);  // kept alive: the loop walks into it
+    for (const auto& m : messages.as_array()) {
       chars += m.get_string("content").size() + 16;
       if (auto tc = m.find("tool_calls"); tc && tc->is_array())
         for (const auto& c : tc->as_array())
