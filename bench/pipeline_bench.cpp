@@ -20,10 +20,14 @@ using namespace flowagent;
 
 namespace {
 
+constexpr const char* kAdd = "def add(a, b):\n    return a + b\n";
+constexpr const char* kTotalBug = "\n\ndef total(xs):\n    t = 0\n    for x in xs:\n        t -= x\n    return t\n";
+constexpr const char* kTotalFixed = "\n\ndef total(xs):\n    t = 0\n    for x in xs:\n        t += x\n    return t\n";
+
 /// The fix a tool call makes: a real edit in the workspace, so post-filters judge a real patch.
 void write_fix(ToolContext& ctx) {
   std::ofstream f(ctx.workspace.root() / "calc.py", std::ios::trunc);
-  f << "def add(a, b):\n    return a + b\n";
+  f << kAdd << kTotalFixed;
 }
 
 class NoopTool final : public Tool {
@@ -108,11 +112,12 @@ struct BenchRepo {
     const auto repo = dir.path() / "repo";
     const auto base = testkit::make_repo(repo, {{"calc.py", "def add(a, b):\n    return a + b\n"},
                                                 {"test_calc.py", "from calc import add\n\ndef test_add():\n    assert add(2, 2) == 4\n"}});
-    const auto head = testkit::commit_files(repo, {{"calc.py", "def add(a, b):\n    return a - b\n"}}, "Rework add");
+    // The change adds total() with a bug; the fix corrects one of its lines (not a revert).
+    const auto head = testkit::commit_files(repo, {{"calc.py", std::string(kAdd) + kTotalBug}}, "Add total");
     request = testkit::sample_request(repo.string());
     request.change.base_commit = base;
     request.change.head_commit = head;
-    request.change.files = {{"calc.py", 1, 1, false}};
+    request.change.files = {{"calc.py", 6, 0, false}};
     request.failure.failing_tests = {"test_calc.py::test_add"};
     request.commands.test = "true {tests}";
   }
