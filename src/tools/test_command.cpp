@@ -123,16 +123,24 @@ std::vector<fs::path> reports_written_since(const fs::path& root, const std::vec
   return out;
 }
 
-Expected<TestRunOutcome> run_tests(const fs::path& root, const RepairRequest& request,
-                                   const std::vector<std::string>& tests, const CancelToken& cancel,
-                                   const SandboxOptions* sandbox, std::string purpose,
-                                   const std::string& command_override) {
+Expected<std::string> checked_test_template(const RepairRequest& request, const std::vector<std::string>& tests,
+                                            const std::string& purpose, const std::string& command_override) {
   const std::string& tmpl = command_override.empty() ? request.commands.test : command_override;
   if (tmpl.empty()) return fail(Errc::invalid_argument, "the request has no test command");
   if (auto ok = check_test_template(tmpl, command_override.empty() ? "commands.test" : "commands.wider_test"); !ok)
     return unexpected(ok.error());
   for (const auto& t : tests)
     if (auto ok = check_test_id(t, "test ids of the " + purpose + " run"); !ok) return unexpected(ok.error());
+  return tmpl;
+}
+
+Expected<TestRunOutcome> run_tests(const fs::path& root, const RepairRequest& request,
+                                   const std::vector<std::string>& tests, const CancelToken& cancel,
+                                   const SandboxOptions* sandbox, std::string purpose,
+                                   const std::string& command_override) {
+  auto checked = checked_test_template(request, tests, purpose, command_override);
+  if (!checked) return unexpected(checked.error());
+  const std::string& tmpl = *checked;
   const std::string command = expand_tests(tmpl, tests);
   const auto since = fs::file_time_type::clock::now() - std::chrono::seconds(1);
   auto r = run_command(root, command, request, cancel, sandbox);

@@ -35,6 +35,13 @@ std::vector<std::filesystem::path> reports_written_since(const std::filesystem::
                                                          const std::vector<std::string>& globs,
                                                          std::filesystem::file_time_type since);
 
+/// The test command a run uses (`command_override`, else commands.test), after checking it
+/// (check_test_template) and every id (check_test_id, source "test ids of the <purpose> run"):
+/// Errc::invalid_argument without a command, Errc::schema for a bad id or template. Every runner
+/// of test commands calls it before anything runs.
+Expected<std::string> checked_test_template(const RepairRequest& request, const std::vector<std::string>& tests,
+                                            const std::string& purpose, const std::string& command_override = {});
+
 struct TestRunOutcome {
   TestRun run;
   std::vector<reports::TestCase> failures;

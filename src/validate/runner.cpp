@@ -175,12 +175,9 @@ RunnerPlan plan_runner(const std::string& tmpl, const fs::path& dir, const fs::p
 Expected<Observed> observe_tests(const fs::path& root, const RepairRequest& request,
                                  const std::vector<std::string>& tests, const CancelToken& cancel, const SandboxOptions* sandbox,
                                  std::string purpose, const std::string& command_override) {
-  const std::string& tmpl = command_override.empty() ? request.commands.test : command_override;
-  if (tmpl.empty()) return fail(Errc::invalid_argument, "the request has no test command");
-  if (auto ok = check_test_template(tmpl, command_override.empty() ? "commands.test" : "commands.wider_test"); !ok)
-    return unexpected(ok.error());
-  for (const auto& t : tests)
-    if (auto ok = check_test_id(t, "test ids of the " + purpose + " run"); !ok) return unexpected(ok.error());
+  auto checked = checked_test_template(request, tests, purpose, command_override);
+  if (!checked) return unexpected(checked.error());
+  const std::string& tmpl = *checked;
   const fs::path dir = root / (".flowagent-evidence-" + random_suffix());
   std::error_code ec;
   fs::create_directory(dir, ec);
