@@ -10,7 +10,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 bin="$(realpath "${1:-$root/build/dev/tests/flowagent_tests}")"
-filter='SandboxAttack.*:GitAttack.*:Secrets.*:Process.*'
+filter="${FA_ATTACK_FILTER:-SandboxAttack.*:GitAttack.*:Secrets.*:Process.*}"
 
 echo "attack-suite: as $(id -un) (uid $(id -u))"
 "$bin" --gtest_filter="$filter"

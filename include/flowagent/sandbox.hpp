@@ -62,7 +62,7 @@ struct SandboxOptions {
   /// (any case) is dropped.
   std::vector<std::string> env_deny;
   std::uint64_t tmp_size = 512ull << 20;            ///< bytes of the private /tmp (and of /dev/shm)
-  std::uint64_t max_workspace_growth = 2ull << 30;  ///< bytes a run may add to the workspace tree
+  std::uint64_t max_workspace_growth = 2ull << 30;  ///< bytes a run may add to the workspace (tree + unlinked open files)
   std::uint64_t max_processes = 1024;               ///< pids cgroup (root) or RLIMIT_NPROC (others)
   std::uint64_t max_file_size = 1ull << 30;         ///< RLIMIT_FSIZE
   std::uint64_t max_address_space = 16ull << 30;    ///< RLIMIT_AS per process (ASan builds need 0)

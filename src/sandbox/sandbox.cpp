@@ -2,6 +2,7 @@
 #include "flowagent/sandbox.hpp"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <ftw.h>
 #include <poll.h>
 #include <signal.h>
@@ -19,6 +20,7 @@
 #include <fstream>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "core/json_reader.hpp"
@@ -85,7 +87,7 @@ std::map<std::string, std::string> command_env(const SandboxCommand& cmd, const 
 void add(std::vector<std::string>& v, std::initializer_list<std::string> items) { v.insert(v.end(), items); }
 
 /// Read-only system directories (symlinks such as /bin -> usr/bin are recreated as symlinks).
-void add_system_mounts(std::vector<std::string>& a, const SandboxOptions& o) {
+void add_system_mounts(std::vector<std::string>& a) {
   for (const char* dir : {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt"}) {
     struct stat st;
     if (::lstat(dir, &st) != 0) continue;
@@ -100,6 +102,12 @@ void add_system_mounts(std::vector<std::string>& a, const SandboxOptions& o) {
   // Files only root can read stay unreadable even for a command that runs as uid 0.
   for (const char* secret : {"/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-", "/etc/sudoers"})
     if (::access(secret, F_OK) == 0) add(a, {"--ro-bind", "/dev/null", secret});
+}
+
+/// Host-configured read-only paths, mounted after the private /tmp so that a path under the host's
+/// /tmp (a vendored tool in a temporary checkout) is not hidden by it, and before the workspace so
+/// that a read-only parent of the workspace cannot cover it.
+void add_read_only_paths(std::vector<std::string>& a, const SandboxOptions& o) {
   for (const auto& p : o.read_only_paths)
     if (p.is_absolute()) add(a, {"--ro-bind-try", p.string(), p.string()});
 }
@@ -107,12 +115,13 @@ void add_system_mounts(std::vector<std::string>& a, const SandboxOptions& o) {
 std::vector<std::string> build_argv(const SandboxCommand& cmd, const SandboxOptions& o, int info_fd) {
   std::vector<std::string> a = {find_bwrap(o).string(), "--unshare-all", "--die-with-parent", "--new-session",
                                 "--cap-drop", "ALL"};
-  add_system_mounts(a, o);
+  add_system_mounts(a);
   add(a, {"--proc", "/proc", "--dev", "/dev"});
   if (o.tmp_size) add(a, {"--size", std::to_string(o.tmp_size)});
   add(a, {"--tmpfs", "/dev/shm", "--remount-ro", "/dev"});
   if (o.tmp_size) add(a, {"--size", std::to_string(o.tmp_size)});
   add(a, {"--tmpfs", "/tmp", "--dir", kSandboxHome});
+  add_read_only_paths(a, o);
   if (!cmd.workspace.empty()) add(a, {"--bind", cmd.workspace.string(), cmd.workspace.string()});
   add(a, {"--remount-ro", "/"});
   const fs::path cwd = cmd.cwd.empty() ? (cmd.workspace.empty() ? fs::path("/") : cmd.workspace) : cmd.cwd;
@@ -144,25 +153,84 @@ std::uint64_t fs_used_bytes(const fs::path& p) {
   return static_cast<std::uint64_t>(v.f_blocks - v.f_bfree) * v.f_frsize;
 }
 
-/// Kills the run when the workspace grows by more than `limit` bytes. The file system's used space
-/// (one statvfs) is the cheap gate; only when it grew by more than the limit is the tree walked.
+/// Pids of `root` and all its descendants (through /proc/PID/task/TID/children). In the sandbox's
+/// PID namespace every orphan (a setsid'd or double-forked process) is re-parented to the
+/// namespace's pid 1, so the walk from pid 1 sees every process of the run.
+std::vector<pid_t> process_tree(pid_t root) {
+  std::vector<pid_t> out{root};
+  for (std::size_t i = 0; i < out.size() && out.size() < 65536; ++i) {
+    std::error_code ec;
+    for (const auto& task : fs::directory_iterator("/proc/" + std::to_string(out[i]) + "/task", ec)) {
+      std::ifstream in(task.path() / "children");
+      for (long child; in >> child;) out.push_back(static_cast<pid_t>(child));
+    }
+  }
+  return out;
+}
+
+/// Bytes on `dev` held by files the processes of the tree keep open after unlinking them: invisible
+/// to a walk of the tree, yet disk the run consumes. nullopt when a process's descriptors cannot be
+/// inspected (the caller then fails closed).
+std::optional<std::uint64_t> unlinked_open_bytes(pid_t root, dev_t dev) {
+  std::set<ino_t> seen;
+  std::uint64_t bytes = 0;
+  for (pid_t pid : process_tree(root)) {
+    const std::string fd_dir = "/proc/" + std::to_string(pid) + "/fd";
+    std::error_code ec;
+    fs::directory_iterator it(fd_dir, ec);
+    if (ec) {
+      if (ec == std::errc::no_such_file_or_directory || ec == std::errc::no_such_process) continue;  // exited
+      return std::nullopt;
+    }
+    for (; it != fs::directory_iterator(); it.increment(ec)) {
+      char target[PATH_MAX];
+      const ssize_t n = ::readlink(it->path().c_str(), target, sizeof target - 1);
+      if (n <= 0) continue;
+      const std::string_view t(target, static_cast<std::size_t>(n));
+      if (!t.ends_with(" (deleted)")) continue;
+      struct stat st;
+      if (::stat(it->path().c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != dev) continue;
+      if (seen.insert(st.st_ino).second) bytes += static_cast<std::uint64_t>(st.st_blocks) * 512;
+    }
+    if (ec) return std::nullopt;
+  }
+  return bytes;
+}
+
+/// Kills the run when the workspace grows by more than `limit` bytes: the tree plus files the run
+/// unlinked while holding them open. The file system's used space (one statvfs) is the cheap gate;
+/// only when it grew by more than the limit is the tree walked and the run's descriptors inspected.
 class GrowthWatch {
  public:
   GrowthWatch(fs::path root, std::uint64_t limit) : root_(std::move(root)), limit_(limit) {
     if (!limit_) return;
     tree0_ = tree_bytes(root_);
     fs0_ = fs_used_bytes(root_);
+    struct stat st;
+    if (::stat(root_.c_str(), &st) == 0) dev_ = st.st_dev;
   }
-  std::string check() {
+  /// `pid`: the run's top process (the sandbox's pid 1), or 0 when it is not known yet.
+  std::string check(pid_t pid = 0) {
     if (!limit_) return {};
     const std::uint64_t used = fs_used_bytes(root_);
     if (used <= fs0_ || used - fs0_ <= limit_) return {};
     const auto now = Clock::now();
     if (now < next_walk_) return {};
-    const std::uint64_t tree = tree_bytes(root_);
+    std::uint64_t grown = tree_bytes(root_);
+    grown = grown > tree0_ ? grown - tree0_ : 0;
+    std::string hidden;
+    if (grown <= limit_ && pid > 0) {
+      auto unlinked = unlinked_open_bytes(pid, dev_);
+      if (!unlinked)
+        return "the workspace's file system grew by more than " + std::to_string(limit_) +
+               " bytes and the run's open files could not be inspected (max_workspace_growth)";
+      grown += *unlinked;
+      if (*unlinked) hidden = ", counting " + std::to_string(*unlinked) + " bytes in files it unlinked but holds open";
+    }
     next_walk_ = Clock::now() + std::max<Clock::duration>(std::chrono::milliseconds(500), 4 * (Clock::now() - now));
-    if (tree > tree0_ && tree - tree0_ > limit_)
-      return "the run wrote more than " + std::to_string(limit_) + " bytes into the workspace (max_workspace_growth)";
+    if (grown > limit_)
+      return "the run wrote more than " + std::to_string(limit_) + " bytes into the workspace" + hidden +
+             " (max_workspace_growth)";
     return {};
   }
 
@@ -170,6 +238,7 @@ class GrowthWatch {
   fs::path root_;
   std::uint64_t limit_;
   std::uint64_t tree0_ = 0, fs0_ = 0;
+  dev_t dev_ = 0;
   Clock::time_point next_walk_{};
 };
 
@@ -203,9 +272,15 @@ class NamespaceInit {
     if (e == std::string::npos) return;  // the number may still be arriving
     const pid_t pid = static_cast<pid_t>(std::stol(text_.substr(p, e - p)));
     int fd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
-    if (fd >= 0) pidfd_ = fd;
+    if (fd >= 0) {
+      pidfd_ = fd;
+      pid_ = pid;
+    }
     else gone_ = true;  // already exited and reaped
   }
+
+  /// The namespace's pid 1 as the host sees it, or 0 while bwrap has not reported it.
+  pid_t pid() const { return pid_; }
 
   /// Waits until the namespace's pid 1 has exited (bounded).
   void wait_gone(std::chrono::milliseconds max) {
@@ -218,6 +293,7 @@ class NamespaceInit {
  private:
   int fd_;
   int pidfd_ = -1;
+  pid_t pid_ = 0;
   bool gone_ = false;
   std::string text_;
 };
@@ -274,7 +350,7 @@ Expected<ProcessResult> run_in_bwrap(const SandboxCommand& cmd, const SandboxOpt
   GrowthWatch growth(cmd.workspace, o.max_workspace_growth);
   po.watch = [&]() -> std::string {
     init.poll_info();
-    return growth.check();
+    return growth.check(init.pid());
   };
   auto r = run_process(po);
   ::close(info[1]);

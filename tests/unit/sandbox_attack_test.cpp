@@ -235,6 +235,58 @@ TEST_F(SandboxAttack, DiskFillIsBounded) {
   EXPECT_LE(fs::file_size(ws / "big"), 64ull << 20);
 }
 
+TEST_F(SandboxAttack, DiskFillThroughUnlinkedFilesIsBounded) {
+  SandboxOptions o;
+  o.max_workspace_growth = 32ull << 20;
+  o.max_file_size = 16ull << 20;
+  // Files unlinked while held open are invisible to a walk of the tree; a setsid'd grandchild
+  // holds them so that the top process's descriptors alone do not tell.
+  auto r = must_run(R"(setsid python3 -c '
+import os
+held = []
+for i in range(4096):
+    f = open("hidden%d" % i, "wb"); os.unlink("hidden%d" % i); held.append(f)
+    for j in range(8):
+        f.write(b"x" * (1 << 20)); f.flush()
+' & wait; echo finished)",
+                    o, 60s);
+  EXPECT_FALSE(r.timed_out) << "the growth watchdog did not stop the run";
+  EXPECT_EQ(r.output.find("finished"), std::string::npos) << r.output;
+  EXPECT_NE(r.killed_by.find("unlinked"), std::string::npos) << r.killed_by;
+  EXPECT_NE(r.killed_by.find("max_workspace_growth"), std::string::npos) << r.killed_by;
+  // The same from a process that made itself non-dumpable (its /proc/PID/fd may then be closed to
+  // the watchdog): inspected or not, the run is stopped.
+  auto hidden = must_run(R"(python3 -c '
+import ctypes, os
+ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)
+held = []
+for i in range(4096):
+    f = open("hidden%d" % i, "wb"); os.unlink("hidden%d" % i); held.append(f)
+    for j in range(8):
+        f.write(b"x" * (1 << 20)); f.flush()
+'; echo finished)",
+                         o, 60s);
+  EXPECT_FALSE(hidden.timed_out) << "the growth watchdog did not stop the run";
+  EXPECT_EQ(hidden.output.find("finished"), std::string::npos) << hidden.output;
+  EXPECT_NE(hidden.killed_by.find("max_workspace_growth"), std::string::npos) << hidden.killed_by;
+}
+
+TEST_F(SandboxAttack, ReadOnlyPathsUnderTmpAreVisibleAndReadOnly) {
+  // A host path under the host's /tmp (a vendored tool in a temporary checkout) must not be hidden
+  // by the sandbox's private /tmp, and stays read-only.
+  TempDir tool;
+  write_file(tool.path() / "tool.txt", "vendored\n");
+  SandboxOptions o;
+  o.read_only_paths.push_back(tool.path());
+  auto r = must_run("cat " + (tool.path() / "tool.txt").string() + "; echo x > " + (tool.path() / "tool.txt").string() +
+                        " && echo wrote; echo x > /tmp/private && echo tmp-ok",
+                    o);
+  EXPECT_NE(r.output.find("vendored"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("wrote"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("tmp-ok"), std::string::npos) << r.output;
+  EXPECT_EQ(read_file(tool.path() / "tool.txt"), "vendored\n");
+}
+
 TEST_F(SandboxAttack, NoNetworkButLoopback) {
   TestHttpServer server;
   server.push(Reply::json("{}"));
