@@ -2,11 +2,14 @@
 // (flock'ed lock files).
 #include "flowagent/git_workspace.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -36,6 +39,8 @@ fs::path default_root() {
   return tmp / ("flowagent-" + std::to_string(::getuid())) / "workspaces";
 }
 
+bool force_remove_all(const fs::path& dir);
+
 /// Removes a workspace: its tree, its git directory beside it, and (for workspaces made by older
 /// versions as linked worktrees) the worktree registration in the repository. Best effort.
 void remove_workspace(const fs::path& repo, const fs::path& dir) {
@@ -46,8 +51,8 @@ void remove_workspace(const fs::path& repo, const fs::path& dir) {
       !fs::exists(fs::symlink_status(dir.string() + ".git", ec)) && fs::is_regular_file(fs::symlink_status(dir / ".git", ec));
   if (legacy_worktree && !repo.empty())
     (void)detail::git(repo, {"worktree", "remove", "--force", "--force", dir.string()});
-  fs::remove_all(dir, ec);
-  fs::remove_all(dir.string() + ".git", ec);
+  force_remove_all(dir);
+  force_remove_all(dir.string() + ".git");
   if (legacy_worktree && !repo.empty()) (void)detail::git(repo, {"worktree", "prune"});
 }
 
@@ -104,8 +109,60 @@ struct Slot {
   fs::path dir;      ///< the work tree
   fs::path git_dir;  ///< its own git directory, <dir>.git, beside the tree
   fs::path repo;     ///< the developer's repository (top level)
+  std::string change;  ///< the change whose job last used the slot (its kept build folder is that job's)
   int lock_fd = -1;
 };
+
+/// Removes `dir` even where sandboxed code left folders without permissions (`chmod 000`, `300`):
+/// modes are repaired top-down through descriptors (paths longer than PATH_MAX are fine), then the
+/// tree is removed. Best effort; returns whether `dir` is gone.
+void repair_modes_at(int dirfd, int depth) {
+  if (depth > 4096) return;
+  DIR* d = ::fdopendir(::dup(dirfd));
+  if (!d) return;
+  while (auto* e = ::readdir(d)) {
+    const std::string_view name = e->d_name;
+    if (name == "." || name == "..") continue;
+    struct stat st;
+    if (::fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode)) continue;
+    ::fchmodat(dirfd, e->d_name, 0700, 0);
+    int sub = ::openat(dirfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (sub < 0) continue;
+    repair_modes_at(sub, depth + 1);
+    ::close(sub);
+  }
+  ::closedir(d);
+}
+bool force_remove_all(const fs::path& dir) {
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  if (!fs::exists(fs::symlink_status(dir, ec))) return true;
+  struct stat st;
+  if (::lstat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    ::chmod(dir.c_str(), 0700);
+    int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0) {
+      repair_modes_at(fd, 0);
+      ::close(fd);
+    }
+  }
+  fs::remove_all(dir, ec);
+  return !fs::exists(fs::symlink_status(dir, ec));
+}
+
+/// Drops the objects the workspace's own git directory accumulated (blobs `git add -u` wrote for
+/// diffs, trees of applied patches): everything a checkout needs is borrowed through alternates, so
+/// the git dir beside the tree does not grow from job to job with content test code wrote.
+void drop_own_objects(const fs::path& git_dir) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(git_dir / "objects", ec)) {
+    const std::string name = e.path().filename().string();
+    const bool loose = name.size() == 2 && std::isxdigit(static_cast<unsigned char>(name[0])) &&
+                       std::isxdigit(static_cast<unsigned char>(name[1]));
+    if (loose) fs::remove_all(e.path(), ec);
+  }
+  for (const auto& e : fs::directory_iterator(git_dir / "objects" / "pack", ec)) fs::remove(e.path(), ec);
+}
 
 class GitWorkspace final : public Workspace {
  public:
@@ -128,7 +185,7 @@ class GitWorkspace final : public Workspace {
     return std::move(patch->text);
   }
 
-  Expected<void> reset() override { return checkout(head_); }
+  Expected<void> reset() override { return checkout(head_, CancelToken(), /*keep_build=*/true); }
 
   Expected<void> track_new_file(std::string_view path) override {
     auto r = detail::git(repo(), {"add", "--intent-to-add", "--", ":(literal)" + std::string(path)});
@@ -137,7 +194,7 @@ class GitWorkspace final : public Workspace {
   }
 
   Expected<void> make_pristine() override {
-    if (auto r = checkout(head_); !r) return r;
+    if (auto r = checkout(head_, CancelToken(), /*keep_build=*/false); !r) return r;
     if (auto r = detail::git(repo(), {"clean", "-q", "-ffdx"}); !r) return unexpected(r.error());
     auto status = detail::git(repo(), {"status", "--porcelain", "--ignored", "--untracked-files=all"});
     if (!status) return unexpected(status.error());
@@ -162,17 +219,36 @@ class GitWorkspace final : public Workspace {
     return {};
   }
 
-  Expected<void> checkout(const std::string& commit, const CancelToken& cancel = CancelToken()) {
-    remove_git_entries(slot_.dir, keep_dir_);
+  /// Resets the tree to `commit`. `keep_build`: keep the ignored build folder (only for the same
+  /// change's jobs: what one change's untrusted code left there must never reach another change).
+  /// A failure leaves the slot unusable: it is destroyed instead of going back to the pool.
+  Expected<void> checkout(const std::string& commit, const CancelToken& cancel, bool keep_build) {
+    healthy_ = false;
+    const std::string keep = keep_build ? keep_dir_ : std::string();
+    remove_git_entries(slot_.dir, keep);
     if (auto r = detail::git(repo(), {"checkout", "-q", "--force", "--detach", commit}, cancel); !r)
       return unexpected(r.error());
     if (auto r = detail::git(repo(), {"reset", "-q", "--hard", commit}, cancel); !r) return unexpected(r.error());
     std::vector<std::string> clean = {"clean", "-q", "-ffdx"};
-    if (!keep_dir_.empty()) clean.insert(clean.end(), {"-e", "/" + keep_dir_ + "/"});
-    if (auto r = detail::git(repo(), clean, cancel); !r) return unexpected(r.error());
+    if (!keep.empty()) clean.insert(clean.end(), {"-e", "/" + keep + "/"});
+    if (auto r = detail::git(repo(), clean, cancel); !r) {
+      // Paths git cannot remove (longer than PATH_MAX, folders without permissions): empty the tree
+      // ourselves (modes repaired, descriptors for long paths) but for the kept folder, check the
+      // commit out again and let git check.
+      std::error_code ec;
+      for (const auto& e : fs::directory_iterator(slot_.dir, ec))
+        if (keep.empty() || e.path().filename() != keep) force_remove_all(e.path());
+      if (auto again = detail::git(repo(), {"checkout", "-q", "--force", "--detach", commit}, cancel); !again)
+        return unexpected(again.error());
+      if (auto again = detail::git(repo(), clean, cancel); !again) return unexpected(again.error());
+    }
+    drop_own_objects(slot_.git_dir);
     head_ = commit;
+    healthy_ = true;
     return {};
   }
+
+  bool healthy() const { return healthy_; }
 
   detail::GitRepo repo() const { return detail::GitRepo(slot_.git_dir, slot_.dir); }
 
@@ -183,6 +259,7 @@ class GitWorkspace final : public Workspace {
   Slot slot_;
   std::string head_;
   std::string keep_dir_;
+  bool healthy_ = true;
 };
 
 class GitWorkspaceProvider final : public WorkspaceProvider,
@@ -191,7 +268,9 @@ class GitWorkspaceProvider final : public WorkspaceProvider,
   explicit GitWorkspaceProvider(GitWorkspaceOptions o) : opt_(std::move(o)) {
     if (opt_.root.empty()) opt_.root = default_root();
     detail::forbid_git_discovery_below(opt_.root);
-    prune_leftovers();
+    // Only a pool folder that is ours and private is cleaned: another local user could pre-create
+    // the predictable default path and plant lock and .repo files there.
+    if (pool_is_private()) prune_leftovers();
   }
 
   ~GitWorkspaceProvider() override {
@@ -223,18 +302,24 @@ class GitWorkspaceProvider final : public WorkspaceProvider,
     {
       std::lock_guard lock(mu_);
       auto& slots = pool_[repo.string()];
-      if (!slots.empty()) {
-        slot = std::move(slots.back());
-        slots.pop_back();
+      // A slot the same change used last keeps its build folder warm; any other is reset fully.
+      auto same = std::find_if(slots.begin(), slots.end(), [&](const Slot& s) { return s.change == request.change.id; });
+      if (same == slots.end() && !slots.empty()) same = std::prev(slots.end());
+      if (same != slots.end()) {
+        slot = std::move(*same);
+        slots.erase(same);
       }
     }
     std::unique_ptr<GitWorkspace> ws;
     if (slot) {
+      const bool same_change = !slot->change.empty() && slot->change == request.change.id;
+      slot->change = request.change.id;
       ws = std::make_unique<GitWorkspace>(weak_from_this(), std::move(*slot), head, opt_.keep_dir);
-      if (auto r = ws->checkout(head, cancel); !r) return unexpected(r.error());
+      if (auto r = ws->checkout(head, cancel, same_change); !r) return unexpected(r.error());
     } else {
       auto fresh = create(repo, common_dir, head, cancel);
       if (!fresh) return unexpected(fresh.error());
+      fresh->change = request.change.id;
       ws = std::make_unique<GitWorkspace>(weak_from_this(), std::move(*fresh), head, opt_.keep_dir);
     }
     if (opt_.init_submodules && fs::exists(ws->root() / ".gitmodules")) {
@@ -332,12 +417,28 @@ class GitWorkspaceProvider final : public WorkspaceProvider,
       const std::string name = key.substr(10, key.size() - 10 - 4);  // submodule.<name>.url
       std::error_code ec;
       const fs::path local = common_dir / "modules" / name;
-      if (name.find("..") == std::string::npos && fs::is_directory(local / "objects", ec))
+      const std::string sub = "submodule." + name;
+      if (name.find("..") == std::string::npos && fs::is_directory(local / "objects", ec)) {
         if (auto r = detail::git(repo, {"config", key, local.string()}, cancel); !r) return unexpected(r.error());
+      } else if (auto r = detail::git(repo, {"config", sub + ".update", "none"}, cancel); !r) {
+        // The URL comes from the change's .gitmodules: it could name any repository on the machine.
+        // Only the developer's own submodule clones are used; others stay empty.
+        return unexpected(r.error());
+      }
     }
-    if (auto r = detail::git(repo, {"submodule", "update", "--init", "--recursive", "--force"}, cancel); !r)
+    // Not --recursive: nested .gitmodules URLs are not rewritten to the developer's clones.
+    if (auto r = detail::git(repo, {"submodule", "update", "--init", "--force"}, cancel); !r)
       return unexpected(r.error());
     return {};
+  }
+
+  /// Is the pool folder (and, for the default path under /tmp, its parent) a real directory owned
+  /// by us? It is made private (0700) on the way, as create() does.
+  bool pool_is_private() const {
+    std::error_code ec;
+    if (!fs::exists(fs::symlink_status(opt_.root, ec))) return false;  // nothing to prune
+    if (opt_.root == default_root() && !private_dir(opt_.root.parent_path())) return false;
+    return static_cast<bool>(private_dir(opt_.root));
   }
 
   /// Workspaces whose lock nobody holds belong to a process that died: remove them.
@@ -375,7 +476,8 @@ class GitWorkspaceProvider final : public WorkspaceProvider,
 };
 
 GitWorkspace::~GitWorkspace() {
-  if (auto p = provider_.lock()) p->release(std::move(slot_));
+  auto p = provider_.lock();
+  if (p && healthy_) p->release(std::move(slot_));
   else GitWorkspaceProvider::destroy(slot_);
 }
 

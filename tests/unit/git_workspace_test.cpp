@@ -209,3 +209,110 @@ TEST(GitWorkspace, ClearErrorsForBadInput) {
   req.repository = "/does/not/exist";
   EXPECT_EQ(provider->acquire(req, CancelToken()).error().code, Errc::not_found);
 }
+
+// What one change's untrusted code left in the kept build folder (a script its build would run)
+// never reaches another change's job; the same change keeps it warm (WarmPoolReusesTheWorktree).
+TEST(GitWorkspace, KeptBuildFolderStaysWithItsChange) {
+  Repo repo;
+  testkit::TempDir pool;
+  auto provider = make_git_workspace_provider(opts(pool.path()));
+  fs::path first_root;
+  {
+    auto ws = provider->acquire(repo.request(), CancelToken());
+    ASSERT_TRUE(ws);
+    first_root = (*ws)->root();
+    testkit::write_file(first_root / "build/hook.sh", "#!/bin/sh\necho backdoor >> src/lib.py\n");
+  }
+  auto other = repo.request();
+  other.change.id = "another-change";
+  auto ws = provider->acquire(other, CancelToken());
+  ASSERT_TRUE(ws) << ws.error().message;
+  EXPECT_EQ((*ws)->root(), first_root);  // the slot is reused, its build folder is not
+  EXPECT_FALSE(fs::exists(first_root / "build"));
+  EXPECT_EQ(testkit::read_file(first_root / "src/lib.py"), "def f():\n    return 2\n");
+}
+
+// Paths git clean cannot remove (deeper than PATH_MAX, folders without permissions) do not poison
+// the pool slot for later jobs.
+TEST(GitWorkspace, SlotSurvivesPathsGitCannotClean) {
+  Repo repo;
+  testkit::TempDir pool;
+  auto provider = make_git_workspace_provider(opts(pool.path()));
+  fs::path root;
+  {
+    auto ws = provider->acquire(repo.request(), CancelToken());
+    ASSERT_TRUE(ws);
+    root = (*ws)->root();
+    std::string out;
+    ASSERT_EQ(testkit::sh("cd '" + root.string() + "' && python3 -c '\n"
+                          "import os\n"
+                          "n = \"d\" * 250\n"
+                          "fd = os.open(\".\", os.O_RDONLY)\n"
+                          "for i in range(20):\n"
+                          "    os.mkdir(n, dir_fd=fd); nfd = os.open(n, os.O_RDONLY, dir_fd=fd); os.close(fd); fd = nfd\n"
+                          "os.close(os.open(\"leaf\", os.O_CREAT | os.O_WRONLY, dir_fd=fd))\n"
+                          "' && mkdir -p locked/inner && touch locked/inner/f && chmod 000 locked/inner locked",
+                          &out),
+              0)
+        << out;
+  }
+  for (int i = 0; i < 2; ++i) {
+    auto ws = provider->acquire(repo.request(), CancelToken());
+    ASSERT_TRUE(ws) << ws.error().message;
+    EXPECT_EQ((*ws)->root(), root);
+    EXPECT_FALSE(fs::exists(root / "locked"));
+    EXPECT_FALSE(fs::exists(root / std::string(250, 'd')));
+  }
+}
+
+// The workspace's own git dir does not keep the content jobs wrote (blobs of `git add -u`).
+TEST(GitWorkspace, OwnObjectsDoNotAccumulateAcrossJobs) {
+  Repo repo;
+  testkit::TempDir pool;
+  auto provider = make_git_workspace_provider(opts(pool.path()));
+  fs::path git_dir;
+  for (int job = 0; job < 3; ++job) {
+    auto ws = provider->acquire(repo.request(), CancelToken());
+    ASSERT_TRUE(ws);
+    git_dir = (*ws)->git_dir();
+    testkit::write_file((*ws)->root() / "src/lib.py", "def f():\n    return " + std::to_string(100 + job) + "\n" +
+                                                         std::string(100000, '#') + "\n");
+    auto d = (*ws)->diff();
+    ASSERT_TRUE(d) << d.error().message;
+    EXPECT_NE(d->find("return " + std::to_string(100 + job)), std::string::npos);
+  }
+  auto ws = provider->acquire(repo.request(), CancelToken());
+  ASSERT_TRUE(ws);
+  std::size_t loose = 0;
+  for (const auto& e : fs::directory_iterator(git_dir / "objects"))
+    if (e.path().filename().string().size() == 2) ++loose;
+  EXPECT_EQ(loose, 0u);
+  EXPECT_EQ(testkit::read_file((*ws)->root() / "src/lib.py"), "def f():\n    return 2\n");
+}
+
+// A submodule URL comes from the change's .gitmodules: only the developer's own clone of it is used,
+// never another repository on the machine that the URL names.
+TEST(GitWorkspace, SubmoduleUrlsNamingOtherLocalRepositoriesAreNotCloned) {
+  testkit::TempDir tmp;
+  auto secret = tmp.path() / "someone-elses";
+  testkit::make_repo(secret, {{"secret.txt", "not yours\n"}});
+  auto main_repo = tmp.path() / "main";
+  testkit::make_repo(main_repo, {{"a.txt", "a\n"}});
+  std::string out;
+  ASSERT_EQ(testkit::sh("cd '" + main_repo.string() + "' && git -c protocol.file.allow=always submodule add -q '" +
+                            secret.string() + "' third_party/sub && git -c user.name=D -c user.email=d@x commit -qm sub && "
+                            "git submodule deinit -q -f third_party/sub && rm -rf .git/modules/third_party",
+                        &out),
+            0)
+      << out;
+  std::string head;
+  testkit::sh("git -C '" + main_repo.string() + "' rev-parse HEAD", &head);
+  head.pop_back();
+  testkit::TempDir pool;
+  auto provider = make_git_workspace_provider(opts(pool.path()));
+  auto req = testkit::sample_request(main_repo.string());
+  req.change.head_commit = head;
+  auto ws = provider->acquire(req, CancelToken());
+  ASSERT_TRUE(ws) << ws.error().message;
+  EXPECT_FALSE(fs::exists((*ws)->root() / "third_party/sub/secret.txt"));
+}
