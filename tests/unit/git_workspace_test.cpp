@@ -45,6 +45,25 @@ GitWorkspaceOptions opts(const fs::path& root) {
   return o;
 }
 
+/// A repository whose head adds `sub` as a submodule at third_party/sub; `after` runs in it last.
+RepairRequest submodule_request(const fs::path& tmp, const fs::path& sub, const std::string& after = "") {
+  auto main_repo = tmp / "main";
+  testkit::make_repo(main_repo, {{"a.txt", "a\n"}});
+  std::string out;
+  EXPECT_EQ(testkit::sh("cd '" + main_repo.string() + "' && git -c protocol.file.allow=always submodule add -q '" +
+                            sub.string() + "' third_party/sub && git -c user.name=D -c user.email=d@x commit -qm sub" +
+                            after,
+                        &out),
+            0)
+      << out;
+  std::string head;
+  testkit::sh("git -C '" + main_repo.string() + "' rev-parse HEAD", &head);
+  head.pop_back();
+  auto req = testkit::sample_request(main_repo.string());
+  req.change.head_commit = head;
+  return req;
+}
+
 }  // namespace
 
 TEST(GitWorkspace, ChecksOutTheHeadWithoutTouchingTheDevelopersTree) {
@@ -173,21 +192,9 @@ TEST(GitWorkspace, SubmodulesAreCheckedOut) {
   testkit::TempDir tmp;
   auto sub = tmp.path() / "sub";
   testkit::make_repo(sub, {{"lib.txt", "from submodule\n"}});
-  auto main_repo = tmp.path() / "main";
-  testkit::make_repo(main_repo, {{"a.txt", "a\n"}});
-  std::string out;
-  ASSERT_EQ(testkit::sh("cd '" + main_repo.string() + "' && git -c protocol.file.allow=always submodule add -q '" +
-                            sub.string() + "' third_party/sub && git -c user.name=D -c user.email=d@x commit -qm sub",
-                        &out),
-            0)
-      << out;
-  std::string head;
-  testkit::sh("git -C '" + main_repo.string() + "' rev-parse HEAD", &head);
-  head.pop_back();
+  auto req = submodule_request(tmp.path(), sub);
   testkit::TempDir pool;
   auto provider = make_git_workspace_provider(opts(pool.path()));
-  auto req = testkit::sample_request(main_repo.string());
-  req.change.head_commit = head;
   auto ws = provider->acquire(req, CancelToken());
   ASSERT_TRUE(ws) << ws.error().message;
   EXPECT_EQ(testkit::read_file((*ws)->root() / "third_party/sub/lib.txt"), "from submodule\n");
@@ -296,22 +303,10 @@ TEST(GitWorkspace, SubmoduleUrlsNamingOtherLocalRepositoriesAreNotCloned) {
   testkit::TempDir tmp;
   auto secret = tmp.path() / "someone-elses";
   testkit::make_repo(secret, {{"secret.txt", "not yours\n"}});
-  auto main_repo = tmp.path() / "main";
-  testkit::make_repo(main_repo, {{"a.txt", "a\n"}});
-  std::string out;
-  ASSERT_EQ(testkit::sh("cd '" + main_repo.string() + "' && git -c protocol.file.allow=always submodule add -q '" +
-                            secret.string() + "' third_party/sub && git -c user.name=D -c user.email=d@x commit -qm sub && "
-                            "git submodule deinit -q -f third_party/sub && rm -rf .git/modules/third_party",
-                        &out),
-            0)
-      << out;
-  std::string head;
-  testkit::sh("git -C '" + main_repo.string() + "' rev-parse HEAD", &head);
-  head.pop_back();
+  // The developer has no clone of it: the URL is all the workspace would have to go by.
+  auto req = submodule_request(tmp.path(), secret, " && git submodule deinit -q -f third_party/sub && rm -rf .git/modules/third_party");
   testkit::TempDir pool;
   auto provider = make_git_workspace_provider(opts(pool.path()));
-  auto req = testkit::sample_request(main_repo.string());
-  req.change.head_commit = head;
   auto ws = provider->acquire(req, CancelToken());
   ASSERT_TRUE(ws) << ws.error().message;
   EXPECT_FALSE(fs::exists((*ws)->root() / "third_party/sub/secret.txt"));
