@@ -65,6 +65,12 @@ struct AgentOptions {
   /// model.api_key_env and credential-looking environment variables (environment_secrets()) and
   /// common key shapes in every model request, event, trajectory and result (flowagent/redact.hpp).
   std::vector<std::string> secrets;
+  /// Origins ("https://llm.example.com:8443") to which a request's model section may send the key
+  /// from the environment besides its provider's own endpoint (check_model_destination(),
+  /// docs/SECURITY.md "Model endpoints"). Checked when the client comes from llm_factory.
+  std::vector<std::string> trusted_model_origins;
+  /// Whether a request may name "replay:<path>" (a recording read from this machine).
+  bool allow_replay_models = false;
 };
 
 /// The funnel of the paper's Table 2: what happened to the requests an Agent received.

@@ -137,6 +137,20 @@ struct ModelEndpoint {
 };
 Expected<ModelEndpoint> resolve_model_spec(const ModelConfig& config);
 
+/// "scheme://host[:port]" of a URL, lower-cased, without a default port (https 443, http 80);
+/// "" when `url` has no scheme.
+std::string url_origin(std::string_view url);
+
+/// Where a request may send the model key. A request's model section comes from whoever submits
+/// the job (a CI system, a service client), not from the host that holds the keys, so a key from
+/// the environment goes only to (a) its provider's own default origin under the provider's
+/// conventional variable (OPENAI_API_KEY to https://api.openai.com, ...), or (b) an origin in
+/// `trusted_origins` (the host's list). A configuration that sends no key (no variable, or the
+/// variable unset) may name any endpoint. `replay:<path>` (a recording read from this machine) is
+/// allowed only with `allow_replay`. Errors: Errc::invalid_argument naming the field and the fix.
+Expected<void> check_model_destination(const ModelConfig& config, const std::vector<std::string>& trusted_origins,
+                                       bool allow_replay);
+
 /// A client for `options.model.spec`: openai:/anthropic:/ollama:/vllm:/llamacpp:/gemini:/
 /// openai-compatible:<model>, or replay:<path>. Keys come only from the key provider or the
 /// environment and are redacted from every error, log and recording.

@@ -82,7 +82,9 @@ std::string render_hunk(const PatchHunk& hunk);
 /// Why a patch may not be delivered. `reason` is a stable code: "patch_symlink", "patch_gitlink",
 /// "patch_mode" (another non-regular mode), "patch_mode_unstated" (no mode line: git apply would
 /// take the type of whatever is in the tree), "patch_type_change", "patch_mode_change",
-/// "patch_binary", "patch_path" (outside the tree, .git, or a file named twice).
+/// "patch_binary", "patch_path" (outside the tree, .git in any spelling the tools refuse, a control
+/// character, or a file named twice), "patch_control_chars" (an added line holds a terminal control
+/// character other than tab, form feed, vertical tab or a line-ending carriage return).
 struct PatchProblem {
   std::string reason;
   std::string path;

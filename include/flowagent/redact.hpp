@@ -69,6 +69,12 @@ class Redactor {
 /// TOKEN), each at least Redactor::kMinSecretSize bytes long.
 std::vector<std::string> environment_secrets();
 
+/// True for environment names that look like credentials: KEY, TOKEN, SECRET, PASSWORD, PASSWD or
+/// CREDENTIAL anywhere in the name, or a name ending in PAT (personal access token), any case. One
+/// rule for both lines of defence: such variables never enter a sandboxed command's environment,
+/// and their values are masked by environment_secrets()/the Redactor.
+bool looks_like_credential_name(std::string_view name);
+
 /// An LlmClient that passes every request through `redactor` before `inner` sees it, and masks
 /// the reply too. name() and secrets() are the inner client's.
 std::shared_ptr<LlmClient> make_redacting_client(std::shared_ptr<LlmClient> inner,

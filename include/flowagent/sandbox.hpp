@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "flowagent/redact.hpp"
 #include "flowagent/cancel.hpp"
 #include "flowagent/error.hpp"
 #include "flowagent/json.hpp"
@@ -101,9 +102,8 @@ Expected<ProcessResult> run_sandboxed(const SandboxCommand& command, const Sandb
 /// members and wrong types are Errc::schema naming the field. (The C API's sandbox_json.)
 Expected<SandboxOptions> sandbox_options_from_json(const Json& doc);
 
-/// True for environment names that look like credentials (KEY, TOKEN, SECRET, PASSWORD, PASSWD or
-/// CREDENTIAL anywhere in the name, any case).
-bool looks_like_credential_name(std::string_view name);
+// looks_like_credential_name() (the environment filter's rule) lives in flowagent/redact.hpp: the
+// redactor and the sandbox share one rule.
 
 /// The bwrap argv run_sandboxed would use (for diagnostics and tests); argv[0] is bwrap.
 std::vector<std::string> sandbox_argv(const SandboxCommand& command, const SandboxOptions& options);

@@ -1,4 +1,5 @@
 #include "agent/pipeline.hpp"
+#include "flowagent/model_client.hpp"
 #include "workspace/git.hpp"
 #include "workspace/git_patch.hpp"
 
@@ -13,6 +14,18 @@
 namespace flowagent::detail {
 
 namespace {
+
+/// Does a line the patch adds hold something the redactor would mask?
+bool adds_secret(std::string_view patch, const Redactor& redactor) {
+  for (std::size_t b = 0; b < patch.size();) {
+    std::size_t e = patch.find('\n', b);
+    if (e == std::string_view::npos) e = patch.size();
+    const std::string_view line = patch.substr(b, e - b);
+    if (line.starts_with("+") && !line.starts_with("+++ ") && redactor.contains_secret(line)) return true;
+    b = e + 1;
+  }
+  return false;
+}
 
 using Clock = std::chrono::steady_clock;
 
@@ -159,6 +172,12 @@ RepairResult Pipeline::run(const RepairRequest& request, const CancelToken& canc
       result.patch.clear();
     }
   }
+  // The validated patch is never redacted (it would no longer be what was validated): a fix that
+  // adds a line holding a credential (a configured key, an environment secret, a key shape) is not
+  // delivered at all.
+  if (result.status == Status::fixed && adds_secret(result.patch, *redactor))
+    set(result, Status::rejected, "secret_in_patch",
+        "the fix adds a line that holds a credential (an API key or token); it is not delivered");
   // Nothing but a fixed result carries a patch (whatever path ended the job).
   if (result.status != Status::fixed) result.patch.clear();
   token.cancel();  // stops the watchdog
@@ -298,6 +317,11 @@ RepairResult Pipeline::run_stages(const RepairRequest& request, const CancelToke
   // 3. Model client (optional: strategies that need one step aside without it).
   std::shared_ptr<LlmClient> llm = options_.llm;
   if (!llm && options_.llm_factory && !request.model.spec.empty()) {
+    if (auto ok = check_model_destination(request.model, options_.trusted_model_origins, options_.allow_replay_models);
+        !ok) {
+      set(result, Status::error, "model_config", ok.error().to_string());
+      return result;
+    }
     auto made = options_.llm_factory(request.model);
     if (!made) {
       set(result, Status::error, "model_config", made.error().to_string());

@@ -57,6 +57,8 @@ void usage(std::ostream& os) {
         "  --model SPEC            openai:<m>, anthropic:<m>, ollama:<m>, gemini:<m>, replay:<file>, builtin\n"
         "  --base-url URL          model endpoint override\n"
         "  --api-key-env VAR       environment variable holding the model key\n"
+        "  --trust-model-origin URL  an endpoint a --request file may send the key to (repeatable;\n"
+        "                          --base-url given here is trusted; docs/SECURITY.md)\n"
         "  --change-id ID --revision N --description TEXT --author NAME [--bot]\n"
         "  --max-tool-calls N --timeout-seconds N --context-tokens N\n"
         "  --record FILE           append every model request/response to FILE (JSONL, keys redacted)\n"
@@ -178,6 +180,9 @@ int cmd_repair(const std::vector<std::string>& args) {
   std::string patch_file, record, trajectory_dir;
   std::vector<std::string> failing, reports, logs, globs;
   SandboxOptions sandbox;
+  // The model endpoint named on the command line is the host's choice; one from --request is not.
+  std::vector<std::string> trusted_origins;
+  bool allow_replay = false;
   auto need = [&](std::size_t& i) -> const std::string* {
     if (i + 1 >= args.size()) return nullptr;
     return &args[++i];
@@ -245,8 +250,9 @@ int cmd_repair(const std::vector<std::string>& args) {
     else if (a == "--report") ok = (v = need(i)) && (reports.push_back(*v), true);
     else if (a == "--log") ok = (v = need(i)) && (logs.push_back(*v), true);
     else if (a == "--report-glob") ok = (v = need(i)) && (globs.push_back(*v), true);
-    else if (a == "--model") ok = take(req.model.spec);
-    else if (a == "--base-url") ok = take(req.model.base_url);
+    else if (a == "--model") ok = take(req.model.spec) && (allow_replay = v->rfind("replay:", 0) == 0, true);
+    else if (a == "--base-url") ok = take(req.model.base_url) && (trusted_origins.push_back(*v), true);
+    else if (a == "--trust-model-origin") ok = (v = need(i)) && !url_origin(*v).empty() && (trusted_origins.push_back(*v), true);
     else if (a == "--api-key-env") ok = take(req.model.api_key_env);
     else if (a == "--change-id") ok = take(req.change.id);
     else if (a == "--revision") ok = take_int(req.change.revision);
@@ -364,6 +370,8 @@ int cmd_repair(const std::vector<std::string>& args) {
   AgentOptions opts;
   opts.worker_threads = 1;
   opts.sandbox = sandbox;
+  opts.trusted_model_origins = trusted_origins;
+  opts.allow_replay_models = allow_replay;
   if (!quiet) opts.event_sink = std::make_shared<Progress>();
   if (!trajectory_dir.empty()) opts.trajectory_dir = trajectory_dir;
   if (accept_exit_code) {

@@ -2,9 +2,14 @@
 // rendering, and the rules a deliverable patch must satisfy.
 #include "flowagent/patch.hpp"
 
+#include <algorithm>
+#include <cctype>
+#include <optional>
 #include <charconv>
 #include <cstring>
 #include <map>
+
+#include "core/git_names.hpp"
 
 namespace flowagent {
 
@@ -442,12 +447,25 @@ class Parser {
 
 bool bad_component(std::string_view c) {
   if (c.empty() || c == "." || c == "..") return true;
-  if (c.size() == 4) {  // ".git" in any case (case-insensitive file systems)
-    std::string lower;
-    for (char ch : c) lower += static_cast<char>(ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
-    if (lower == ".git") return true;
+  for (char ch : c)
+    if ((static_cast<unsigned char>(ch) < 0x20 && ch != '\t') || ch == 0x7f) return true;  // git quotes a tab
+  return detail::is_git_name(c);  // every spelling the tools refuse (case, HFS+, NTFS)
+}
+
+/// The first terminal control in an added line: C0 controls but tab, form feed, vertical tab and a
+/// carriage return ending the line (CRLF files); DEL; C1 controls (U+0080-U+009F, in UTF-8 C2 80-9F;
+/// U+009B is CSI to many terminals). Such bytes can rewrite what a reviewer sees on a terminal.
+std::optional<std::size_t> terminal_control(std::string_view line) {
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const auto c = static_cast<unsigned char>(line[i]);
+    if (c == '\t' || c == '\f' || c == '\v') continue;
+    if (c == '\r' && i + 1 == line.size()) continue;
+    if (c < 0x20 || c == 0x7f) return i;
+    if (c == 0xC2 && i + 1 < line.size() && static_cast<unsigned char>(line[i + 1]) >= 0x80 &&
+        static_cast<unsigned char>(line[i + 1]) <= 0x9F)
+      return i;
   }
-  return false;
+  return std::nullopt;
 }
 
 bool path_inside_tree(std::string_view p) {
@@ -569,10 +587,43 @@ std::vector<PatchProblem> check_patch(const Patch& patch) {
       add(f, "patch_binary", "binary content (a NUL byte, or a binary patch) in a fix");
       continue;
     }
-    if (f.status == PatchStatus::modified && f.hunks.empty())
+    if (f.status == PatchStatus::modified && f.hunks.empty()) {
       add(f, "patch_binary", "the patch changes the file without a text hunk");
+      continue;
+    }
+    for (const auto& h : f.hunks) {
+      const auto bad = std::find_if(h.lines.begin(), h.lines.end(),
+                                    [](const PatchLine& l) { return l.kind == '+' && terminal_control(l.text); });
+      if (bad == h.lines.end()) continue;
+      add(f, "patch_control_chars",
+          "line " + std::to_string(bad->new_line) + " adds a terminal control character (byte " +
+              std::to_string(static_cast<unsigned char>(bad->text[*terminal_control(bad->text)])) +
+              "), which can hide what the line does from a reviewer");
+      break;
+    }
   }
   return out;
 }
+
+namespace detail {
+bool is_git_name(std::string_view c) {
+  std::string folded;
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    const auto b = [&](std::size_t k) { return static_cast<unsigned char>(c[k]); };
+    // Code points HFS+ ignores in names: U+200C-U+200F, U+202A-U+202E, U+206A-U+206F, U+FEFF.
+    if (i + 2 < c.size()) {
+      const unsigned char x = b(i), y = b(i + 1), z = b(i + 2);
+      if ((x == 0xE2 && y == 0x80 && ((z >= 0x8C && z <= 0x8F) || (z >= 0xAA && z <= 0xAE))) ||
+          (x == 0xE2 && y == 0x81 && z >= 0xAA && z <= 0xAF) || (x == 0xEF && y == 0xBB && z == 0xBF)) {
+        i += 2;
+        continue;
+      }
+    }
+    folded += static_cast<char>(std::tolower(b(i)));
+  }
+  while (!folded.empty() && (folded.back() == '.' || folded.back() == ' ')) folded.pop_back();
+  return folded == ".git" || folded == "git~1";
+}
+}  // namespace detail
 
 }  // namespace flowagent

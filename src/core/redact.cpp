@@ -137,25 +137,23 @@ void Redactor::redact_in_place(RepairResult& r) const {
     for (std::string* s : {&step.kind, &step.name, &step.input, &step.output}) redact_in_place(*s);
 }
 
+bool looks_like_credential_name(std::string_view name) {
+  std::string upper(name);
+  for (auto& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  for (const char* word : {"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL"})
+    if (upper.find(word) != std::string::npos) return true;
+  return upper.ends_with("PAT");
+}
+
 std::vector<std::string> environment_secrets() {
-  static const char* const kSuffixes[] = {"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIALS", "PAT"};
-  static const char* const kInfixes[] = {"API_KEY", "ACCESS_KEY", "SECRET", "TOKEN"};
   std::vector<std::string> out;
   for (char** e = environ; e && *e; ++e) {
     std::string_view entry(*e);
     auto eq = entry.find('=');
     if (eq == std::string_view::npos) continue;
-    std::string name(entry.substr(0, eq));
-    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::toupper(c); });
     const std::string_view value = entry.substr(eq + 1);
     if (value.size() < Redactor::kMinSecretSize) continue;
-    bool secret = false;
-    for (const char* s : kSuffixes) {
-      const std::size_t n = std::strlen(s);
-      secret = secret || (name.size() >= n && name.compare(name.size() - n, n, s) == 0);
-    }
-    for (const char* s : kInfixes) secret = secret || name.find(s) != std::string::npos;
-    if (secret) out.emplace_back(value);
+    if (looks_like_credential_name(entry.substr(0, eq))) out.emplace_back(value);
   }
   return out;
 }

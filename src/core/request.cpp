@@ -122,6 +122,13 @@ Expected<void> check_test_id(std::string_view id, std::string_view source) {
     auto c = static_cast<unsigned char>(ch);
     if (c < 0x20 || c == 0x7f) return refuse("holds a control character");
   }
+  // NAME=value is a variable assignment to make, a property to several build tools.
+  const auto eq = id.find('=');
+  if (eq != std::string_view::npos && eq > 0 && !std::isdigit(static_cast<unsigned char>(id.front())) &&
+      std::all_of(id.begin(), id.begin() + static_cast<std::ptrdiff_t>(eq), [](char ch) {
+        return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '.';
+      }))
+    return refuse("has the form NAME=value, which make and build tools read as an assignment");
   return {};
 }
 

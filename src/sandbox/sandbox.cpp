@@ -31,13 +31,6 @@ namespace flowagent {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-bool looks_like_credential_name(std::string_view name) {
-  std::string upper(name);
-  for (auto& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  for (const char* word : {"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL"})
-    if (upper.find(word) != std::string::npos) return true;
-  return false;
-}
 
 namespace {
 

@@ -37,24 +37,6 @@ unexpected<Error> sys_error(std::string_view what, std::string_view path, int er
 
 }  // namespace
 
-bool is_git_name(std::string_view c) {
-  std::string folded;
-  for (std::size_t i = 0; i < c.size(); ++i) {
-    const auto b = [&](std::size_t k) { return static_cast<unsigned char>(c[k]); };
-    // Code points HFS+ ignores in names: U+200C-U+200F, U+202A-U+202E, U+206A-U+206F, U+FEFF.
-    if (i + 2 < c.size()) {
-      const unsigned char x = b(i), y = b(i + 1), z = b(i + 2);
-      if ((x == 0xE2 && y == 0x80 && ((z >= 0x8C && z <= 0x8F) || (z >= 0xAA && z <= 0xAE))) ||
-          (x == 0xE2 && y == 0x81 && z >= 0xAA && z <= 0xAF) || (x == 0xEF && y == 0xBB && z == 0xBF)) {
-        i += 2;
-        continue;
-      }
-    }
-    folded += static_cast<char>(std::tolower(b(i)));
-  }
-  while (!folded.empty() && (folded.back() == '.' || folded.back() == ' ')) folded.pop_back();
-  return folded == ".git" || folded == "git~1";
-}
 
 bool looks_binary(std::string_view data) {
   if (data.substr(0, 8192).find('\0') != std::string_view::npos) return true;

