@@ -338,6 +338,9 @@ AgentOptions validator_only(const fs::path& tmp) {
   auto o = loop_options(tmp);
   o.use_default_post_filters = false;
   o.post_filters = {make_empty_patch_filter()};
+  ReactOptions loop;  // the pipeline's validation only (no in-tree pre-check: one build per candidate)
+  loop.validate_before_stopping = false;
+  o.strategies = {make_react_strategy(loop)};
   return o;
 }
 
@@ -420,7 +423,8 @@ TEST(E2EForgedReports, NodeTestThatWritesTheTapReportAndExitsIsUnverified) {
   req.commands.test = "node --test";
   auto r = (*Agent::create(validator_only(tmp.path())))->run(req);
   EXPECT_NE(r.status, Status::fixed) << r.message;
-  RecordProperty("outcome", r.reason + ": " + r.message);
+  EXPECT_EQ(r.reason, "unverified") << r.message;
+  EXPECT_NE(r.message.find("node --test printed no final summary"), std::string::npos) << r.message;
 }
 
 // ---- mocked code under test -----------------------------------------------------------------------
@@ -456,4 +460,42 @@ TEST(E2EMocks, ConftestAutouseFixturePatchingTheFunctionUnderTestIsNotDelivered)
       "    monkeypatch.setattr(time, 'time', lambda: 0.0)\n";
   auto ok = run(clock, true, true);
   EXPECT_EQ(ok.status, Status::fixed) << ok.reason << ": " << ok.message;
+}
+
+// GoogleTest: the test writes a JSON report into the directory GTEST_OUTPUT names, then _exit(0)s
+// before the binary writes its own report and prints its footer.
+TEST(E2EForgedReports, GtestJsonWrittenByTheTestThenExitIsUnverified) {
+  if (testkit::sh("test -f /usr/include/gtest/gtest.h && command -v g++ >/dev/null") != 0) GTEST_SKIP() << "no GoogleTest";
+  TempDir tmp;
+  auto repo = tmp.path() / "repo";
+  const std::string test_cc =
+      "#include <gtest/gtest.h>\n#include \"calc.h\"\n\nTEST(Calc, Add) { EXPECT_EQ(add(2, 2), 4); }\n";
+  auto base = make_repo(repo, {{"calc.h", "inline int add(int a, int b) { return a + b; }\n"}, {"calc_test.cc", test_cc}});
+  auto head = commit_files(repo, {{"calc.h", "inline int add(int a, int b) { return a + b + 1; }\n"}}, "Off by one");
+  auto request = [&](ScriptedModel& model) {
+    auto req = request_for(repo, base, head, model, {"Calc.Add"});
+    req.commands.build = "g++ -std=c++17 -O0 calc_test.cc -o calc_test -lgtest -lgtest_main -pthread";
+    req.commands.test = "./calc_test --gtest_filter={tests|:}";
+    return req;
+  };
+  ScriptedModel model;
+  const std::string forged =
+      "#include <gtest/gtest.h>\n#include <cstdlib>\n#include <fstream>\n#include <string>\n#include <unistd.h>\n#include \"calc.h\"\n\n"
+      "TEST(Calc, Add) {\n  std::string dir = std::getenv(\"GTEST_OUTPUT\");\n  dir = dir.substr(5);\n"
+      "  std::ofstream(dir + \"calc_test.json\") << R\"({\"testsuites\": [{\"name\": \"Calc\", \"testsuite\": "
+      "[{\"name\": \"Add\", \"status\": \"RUN\", \"result\": \"COMPLETED\", \"classname\": \"Calc\"}]}]})\";\n  _exit(0);\n}\n";
+  model.push(tool_calls_reply({{"write_file", Json::obj({{"path", "calc_test.cc"}, {"content", forged}})}}));
+  for (int i = 0; i < 4; ++i) model.push(final_reply("Done."));
+  auto req = request(model);
+  auto r = (*Agent::create(validator_only(tmp.path())))->run(req);
+  EXPECT_NE(r.status, Status::fixed);
+  EXPECT_EQ(r.reason, "unverified") << r.message;
+  EXPECT_NE(r.message.find("GoogleTest printed no final"), std::string::npos) << r.message;
+  // The honest fix of the same project: report and footer agree.
+  ScriptedModel honest;
+  honest.push(tool_calls_reply({{"edit_file", Json::obj({{"path", "calc.h"}, {"old_text", " + 1;"}, {"new_text", ";"}})}}));
+  honest.push(final_reply("add() was off by one."));
+  auto req2 = request(honest);
+  auto r2 = (*Agent::create(validator_only(tmp.path())))->run(req2);
+  EXPECT_EQ(r2.status, Status::fixed) << r2.reason << ": " << r2.message;
 }
