@@ -226,13 +226,15 @@ class IntegrityFilter final : public PostFilter {
     // from external dependencies with them. Neither is needed for the other rules, so a change
     // that cannot be read leaves them empty (the revert filter fails closed on it).
     if (in.change) {
-      Patch production;  // the change's production files only (at most kChangeFilesRead)
-      for (const auto& f : in.change->files)
-        if (f.status != PatchStatus::deleted && !is_test_path(f.path()) && production.files.size() < kChangeFilesRead)
-          production.files.push_back(f);
-      auto change = file_versions_from_workspace(*in.workspace, production);
-      if (!change) return unexpected(change.error());
-      o.change_files = std::move(*change);
+      // The change's production files as they are at the head (the workspace's commit), at most
+      // kChangeFilesRead. Best effort: a file that cannot be read only leaves its names unknown.
+      const auto repo = detail::workspace_repo(*in.workspace);
+      for (const auto& f : in.change->files) {
+        if (f.status == PatchStatus::deleted || is_test_path(f.path())) continue;
+        if (o.change_files.size() >= kChangeFilesRead) break;
+        auto text = detail::git(repo, {"show", in.workspace->head_commit() + ":" + f.new_path});
+        if (text) o.change_files.push_back(FileVersions{f.path(), std::nullopt, std::move(*text)});
+      }
     }
     auto listed = detail::git(detail::workspace_repo(*in.workspace), {"ls-tree", "-r", "-z", "--name-only", in.workspace->head_commit()});
     if (!listed) return unexpected(listed.error());
