@@ -85,10 +85,12 @@ if [ ! -f "$grammars/node_modules/.package-lock.json" ] || [ "$grammars/package-
   (cd "$grammars" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
 fi
 
-# The tape test harness for the end-to-end tests of tape-style TAP output (versions pinned by
-# package-lock.json; the tests skip when it is absent).
-tape_dir="$(cd "$(dirname "$0")/.." && pwd)/third_party/tape"
-if [ ! -f "$tape_dir/node_modules/.package-lock.json" ] || [ "$tape_dir/package-lock.json" -nt "$tape_dir/node_modules/.package-lock.json" ]; then
-  echo "install-deps: fetching tape with npm"
-  (cd "$tape_dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
-fi
+# JavaScript test runners for the end-to-end tests: tape (tape-style TAP output), jest and vitest
+# (versions pinned by each folder's package-lock.json; the tests skip when one is absent).
+for runner in tape jest vitest; do
+  dir="$root/third_party/$runner"
+  if [ ! -f "$dir/node_modules/.package-lock.json" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then
+    echo "install-deps: fetching $runner with npm"
+    (cd "$dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+  fi
+done

@@ -34,7 +34,9 @@ struct IntegrityFinding {
                         ///< "test_commented_out", "assertion_removed", "assertion_weakened",
                         ///< "assertion_swallowed", "collection_disabled", "build_tag_added", "runner_hook",
                         ///< "runner_config_exclusion", "shadow_module", "diff_attributes",
-                        ///< "test_detection_in_code", "unsupported_language", "parse_error"
+                        ///< "test_detection_in_code", "runner_terminated", "report_tampered",
+                        ///< "mocked_code_under_test",
+                        ///< "unsupported_language", "parse_error"
   std::string path;
   int line = 0;         ///< in the after version (before version for deletions and removed lines); 0: the whole file
   std::string message;
@@ -42,6 +44,12 @@ struct IntegrityFinding {
 
 struct IntegrityOptions {
   std::vector<std::string> failing_tests;  ///< the request's failing tests (skips on them are never honest)
+  /// The developer's change (base -> head) file by file: names its production files define are
+  /// code under test (mocked_code_under_test). Optional.
+  std::vector<FileVersions> change_files;
+  /// Every file path of the project at the head: tells project modules from third-party ones.
+  /// Optional; without it only the change's and the patch's files are known to be the project's.
+  std::vector<std::string> project_files;
 };
 
 /// Every finding for the candidate; empty means the patch does not cheat.
@@ -57,10 +65,19 @@ Expected<std::vector<FileVersions>> file_versions_from_workspace(Workspace& work
 /// a workspace to read the files from it rejects with "integrity_unverifiable" (fail closed).
 std::shared_ptr<PostFilter> make_integrity_filter();
 
-/// A patch that undoes `share` or more of the lines the developer's change added or removed.
+/// A line of the fix that replaces a line the developer added counts as a correction (not a revert)
+/// when the two share more than this Dice coefficient of tokens and it is not base content.
+inline constexpr double kCorrectionSimilarity = 0.5;
+
+/// How much of the developer's change a fix undoes. A revert restores base content: a line the
+/// developer added that the fix removes with nothing resembling it in its place (or with base
+/// content in its place), and a line the developer removed that the fix brings back (compared with
+/// whitespace and trailing `#`/`//` comments ignored). A developer's new line the fix changes into
+/// a similar line that is not base content is a correction (`corrected_lines`), not a revert.
 struct RevertReport {
   double share = 0;                       ///< reverted / changed lines of the developer's change
   std::size_t reverted_lines = 0, changed_lines = 0;
+  std::size_t corrected_lines = 0;        ///< the developer's new lines the fix corrected
   std::vector<std::string> hunks;         ///< "path: -added line" / "path: +restored line" samples
 };
 RevertReport measure_revert(const Patch& change, const Patch& patch);

@@ -70,6 +70,9 @@ struct Evidence {
   std::vector<TestVerdict> tests;
   std::vector<TestReplacement> replacements;
   std::vector<TestRun> runs;
+  /// Tests of the wider set that failed with the patch and also failed at the pristine change head
+  /// without it (a baseline run of just those tests): not regressions of the fix.
+  std::vector<std::string> preexisting_failures;
   /// False when the job's commands ran WITHOUT the sandbox (the host set
   /// allow_unsandboxed_commands and the sandbox was unavailable); `isolation` then says why.
   bool sandboxed = true;

@@ -129,6 +129,7 @@ void Redactor::redact_in_place(RepairResult& r) const {
     redact_in_place(x.scope);
     for (auto& s : x.new_ids) redact_in_place(s);
   }
+  for (auto& t : r.evidence.preexisting_failures) redact_in_place(t);
   redact_in_place(r.evidence.isolation);
   redact_in_place(r.evidence.kind);
   for (auto& h : r.hypotheses)

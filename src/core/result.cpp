@@ -65,6 +65,7 @@ Json to_json(const RepairResult& r) {
                               {"tests", verdicts},
                               {"replacements", replacements},
                               {"runs", runs},
+                              {"preexisting_failures", string_array(r.evidence.preexisting_failures)},
                               {"sandboxed", r.evidence.sandboxed},
                               {"isolation", r.evidence.isolation}})},
       {"metrics", Json::obj({{"tool_calls", r.metrics.tool_calls},
@@ -100,7 +101,8 @@ Expected<RepairResult> repair_result_from_json(const Json& doc) {
         .boolean("sandboxed", r.evidence.sandboxed)
         .string("isolation", r.evidence.isolation)
         .string("kind", r.evidence.kind)
-        .boolean("fresh_checkout", r.evidence.fresh_checkout);
+        .boolean("fresh_checkout", r.evidence.fresh_checkout)
+        .strings("preexisting_failures", r.evidence.preexisting_failures);
     e.objects("tests", [&](detail::ObjectReader& t, std::size_t) {
       TestVerdict v;
       t.string("id", v.id).string("outcome", v.outcome).strings("seen_as", v.seen_as);

@@ -5,6 +5,8 @@
 //   rules_tests.cpp   before/after comparison test by test (skips, deletions, strength)
 //   rules_files.cpp   language-neutral file rules (diff attributes, shadowing paths, production
 //                     code that detects a test run, unsupported languages)
+//   rules_runner_process.cpp  test code that ends the runner or names its report (every language)
+//   rules_mocks.cpp   test code that mocks the code under test (the whole patch at once)
 //   guard.cpp         the entry point check_test_integrity
 #pragma once
 
@@ -47,6 +49,10 @@ inline constexpr std::size_t kQuoteChars = 120;
 inline constexpr std::size_t kMarkerChars = 40;
 /// Characters of an if statement read when its condition field is missing.
 inline constexpr std::size_t kConditionChars = 120;
+/// Characters of one line the regular-expression rules read (std::regex recurses per character:
+/// a longer line is read in windows of this size, overlapping by kRegexOverlapChars).
+inline constexpr std::size_t kRegexLineChars = 2000;
+inline constexpr std::size_t kRegexOverlapChars = 200;
 /// Failing-test names shorter than this are not searched for in production code (too common).
 inline constexpr std::size_t kMinNamedTestChars = 4;
 
@@ -200,6 +206,12 @@ void go_rules(const RuleContext& c, Findings& out);
 void cpp_rules(const RuleContext& c, Findings& out);
 void rust_rules(const RuleContext& c, Findings& out);
 
+/// Whole patch: test code that replaces production code the failing tests exercise with a mock
+/// (mocked_code_under_test); reads the change's and the project's files from IntegrityOptions.
+void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& options, Findings& out);
+/// Every language: test-side code that ends the runner's process (runner_terminated) and code that
+/// names or reads the runner's report location (report_tampered).
+void runner_process_rules(const RuleContext& c, Findings& out);
 /// Language-neutral: diff attributes, unsupported languages and parse failures, skip lists,
 /// production code that detects a test run.
 void file_rules(const RuleContext& c, Findings& out);

@@ -59,15 +59,6 @@ void cpp_rules(const RuleContext& c, Findings& out) {
                  {"GTEST_FLAG", "AddGlobalTestEnvironment", "listeners()", "TestEventListener", "FLAGS_gtest",
                   "set_terminate", "signal(SIGABRT"}))
     return;
-  // Ending the process from a test; death tests (EXPECT_EXIT, EXPECT_DEATH) exit in a child on purpose.
-  for (const auto& [n, l] : added_lines(c.file.before, c.file.after)) {
-    if (contains(l, "_EXIT(") || contains(l, "_DEATH(") || contains(l, "_DEATH_IF_SUPPORTED(")) continue;
-    for (std::string_view k : {"exit(0)", "_exit(", "quick_exit(", "std::exit("})
-      if (contains(l, k)) {
-        out.push_back({"runner_hook", path, n, "test code that ends the process: " + quote(l)});
-        return;
-      }
-  }
 }
 
 }  // namespace flowagent::integrity

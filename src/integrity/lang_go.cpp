@@ -90,8 +90,8 @@ void go_rules(const RuleContext& c, Findings& out) {
       return;
     }
   }
-  flag_added(c, out, "runner_hook", "test code that changes the test flags or ends the run",
-             {"flag.Set(\"test.", "os.Exit(0)", "os.Args = ", "syscall.Exit(", "runtime.Goexit()"});
+  flag_added(c, out, "runner_hook", "test code that changes the test flags",
+             {"flag.Set(\"test.", "os.Args = ", "runtime.Goexit()"});
 }
 
 }  // namespace flowagent::integrity

@@ -100,8 +100,8 @@ void js_rules(const RuleContext& c, Findings& out) {
                   "assert.ok =", "assert.deepEqual =", "Module._load", "Module.prototype.require"}))
     return;
   if (c.test_file)
-    flag_added(c, out, "runner_hook", "test code that ends the runner early or hides failures",
-               {"process.exit(", "process.exitCode", "process.reallyExit", "process.on('uncaughtException'",
+    flag_added(c, out, "runner_hook", "test code that hides failures from the runner",
+               {"process.on('uncaughtException'",
                 "process.on(\"uncaughtException\"", "process.on('unhandledRejection'", "process.on(\"unhandledRejection\"",
                 "process.on('exit'", "process.on(\"exit\"", "process.removeAllListeners"});
 }

@@ -92,7 +92,7 @@ void jvm_rules(const RuleContext& c, Findings& out) {
   if (flag_added(c, out, "runner_hook", "a JUnit/TestNG extension or listener that can change results",
                  {"TestExecutionExceptionHandler", "InvocationInterceptor", "implements TestRule", "extends TestWatcher",
                   "implements TestWatcher", "RunListener", "IInvokedMethodListener", "ITestListener", "IHookable",
-                  "IRetryAnalyzer", "System.exit(", "Runtime.getRuntime().halt", "exitProcess(", "LauncherSessionListener",
+                  "IRetryAnalyzer", "LauncherSessionListener",
                   "TestExecutionListener", "@Listeners("}))
     return;
   // Extensions and runners registered on a test: the well-known ones (Mockito, Spring, parameterized

@@ -75,8 +75,8 @@ void python_rules(const RuleContext& c, Findings& out) {
                     "TestCase.run", "TestResult", "addFailure", "pytest.exit(", "unittest.main = "}))
       return;
     if ((c.test_file || base == "conftest.py") &&
-        flag_added(c, out, "runner_hook", "test code that ends or patches the runner",
-                   {"sys.exit(0)", "os._exit(", "atexit.register", "sys.settrace", "sys.excepthook", "builtins.AssertionError",
+        flag_added(c, out, "runner_hook", "test code that patches the runner",
+                   {"atexit.register", "sys.settrace", "sys.excepthook", "builtins.AssertionError",
                     "AssertionError = ", "__builtins__", "TestCase.assert"}))
       return;
     // conftest.py where pytest would not expect one (outside the root and the test folders).

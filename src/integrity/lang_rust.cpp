@@ -71,8 +71,6 @@ void rust_rules(const RuleContext& c, Findings& out) {
       return;
     }
   }
-  if (c.test_file)
-    flag_added(c, out, "runner_hook", "test code that ends the run", {"process::exit(0)", "process::abort()", "std::process::exit"});
 }
 
 }  // namespace flowagent::integrity

@@ -1,6 +1,8 @@
 // Revert detection and the post-filters of the trust layer.
+#include <cctype>
 #include <map>
 #include <set>
+#include <string_view>
 
 #include "flowagent/integrity.hpp"
 #include "workspace/git.hpp"
@@ -10,44 +12,162 @@ namespace flowagent {
 
 namespace {
 
-struct DiffLines {
-  std::multiset<std::pair<std::string, std::string>> added, removed;  // (path, text)
-};
+bool zero_id(const std::string& id) { return id.find_first_not_of('0') == std::string::npos; }
 
-DiffLines diff_lines(const Patch& patch) {
-  DiffLines d;
-  for (const auto& f : patch.files)
-    for (const auto& h : f.hunks)
-      for (const auto& l : h.lines) {
-        if (l.kind == ' ' || l.text.find_first_not_of(" \t") == std::string::npos) continue;
-        (l.kind == '+' ? d.added : d.removed).emplace(f.path(), l.text);
+/// Production files of the developer's change the integrity filter reads for the mock rule.
+constexpr std::size_t kChangeFilesRead = 200;
+
+bool blank(const std::string& t) { return t.find_first_not_of(" \t\r") == std::string::npos; }
+
+/// A line as compared for "is this the base content?": whitespace removed and a trailing `#` or
+/// `//` comment outside quotes dropped, so base content restored with other indentation, spacing
+/// or a comment appended is still recognised as restored.
+std::string normal(std::string_view t) {
+  std::string out;
+  char quote = 0;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    const char ch = t[i];
+    if (quote) {
+      if (ch == '\\' && i + 1 < t.size()) {
+        out += ch;
+        out += t[++i];
+        continue;
       }
-  return d;
+      if (ch == quote) quote = 0;
+    } else if (ch == '"' || ch == '\'' || ch == '`') {
+      quote = ch;
+    } else if ((ch == '#' || (ch == '/' && i + 1 < t.size() && t[i + 1] == '/')) && !out.empty() &&
+               (i == 0 || std::isspace(static_cast<unsigned char>(t[i - 1])))) {
+      break;  // a trailing comment (a line that is only a comment keeps its text)
+    }
+    if (!std::isspace(static_cast<unsigned char>(ch))) out += ch;
+  }
+  return out;
 }
 
-bool zero_id(const std::string& id) { return id.find_first_not_of('0') == std::string::npos; }
+/// Tokens of a line: identifiers/numbers and single punctuation characters.
+std::multiset<std::string> tokens(std::string_view t) {
+  std::multiset<std::string> out;
+  for (std::size_t i = 0; i < t.size();) {
+    const auto c = static_cast<unsigned char>(t[i]);
+    if (std::isspace(c)) {
+      ++i;
+    } else if (std::isalnum(c) || c == '_') {
+      std::size_t b = i;
+      while (i < t.size() && (std::isalnum(static_cast<unsigned char>(t[i])) || t[i] == '_')) ++i;
+      out.emplace(t.substr(b, i - b));
+    } else {
+      out.emplace(1, t[i++]);
+    }
+  }
+  return out;
+}
+
+/// Dice coefficient of two lines' token multisets (1: same tokens, 0: nothing shared).
+double similarity(std::string_view a, std::string_view b) {
+  auto ta = tokens(a), tb = tokens(b);
+  if (ta.empty() || tb.empty()) return 0;
+  const std::size_t total = ta.size() + tb.size();
+  std::size_t shared = 0;
+  for (const auto& t : ta)
+    if (auto it = tb.find(t); it != tb.end()) {
+      tb.erase(it);
+      ++shared;
+    }
+  return 2.0 * static_cast<double>(shared) / static_cast<double>(total);
+}
+
+using Lines = std::multiset<std::pair<std::string, std::string>>;  // (path, text)
+
+bool take(Lines& from, const std::string& path, const std::string& text) {
+  auto it = from.find({path, text});
+  if (it == from.end()) return false;
+  from.erase(it);
+  return true;
+}
+
+/// The developer's changed lines by file, exactly and normalised.
+struct ChangeLines {
+  Lines added, removed, removed_normal;
+  std::size_t count = 0;
+};
+
+ChangeLines change_lines(const Patch& change) {
+  ChangeLines c;
+  for (const auto& f : change.files)
+    for (const auto& h : f.hunks)
+      for (const auto& l : h.lines) {
+        if (l.kind == ' ' || blank(l.text)) continue;
+        ++c.count;
+        if (l.kind == '+') {
+          c.added.emplace(f.path(), l.text);
+        } else {
+          c.removed.emplace(f.path(), l.text);
+          c.removed_normal.emplace(f.path(), normal(l.text));
+        }
+      }
+  return c;
+}
 
 }  // namespace
 
 RevertReport measure_revert(const Patch& change, const Patch& patch) {
   RevertReport r;
-  const DiffLines ch = diff_lines(change), fix = diff_lines(patch);
-  r.changed_lines = ch.added.size() + ch.removed.size();
+  ChangeLines ch = change_lines(change);
+  r.changed_lines = ch.count;
   if (r.changed_lines == 0) return r;
-  auto fix_removed = fix.removed, fix_added = fix.added;
-  for (const auto& line : ch.added) {  // the developer added it, the fix removes it
-    auto it = fix_removed.find(line);
-    if (it == fix_removed.end()) continue;
-    fix_removed.erase(it);
-    ++r.reverted_lines;
-    if (r.hunks.size() < 10) r.hunks.push_back(line.first + ": removes the change's \"" + line.second.substr(0, 80) + "\"");
-  }
-  for (const auto& line : ch.removed) {  // the developer removed it, the fix brings it back
-    auto it = fix_added.find(line);
-    if (it == fix_added.end()) continue;
-    fix_added.erase(it);
-    ++r.reverted_lines;
-    if (r.hunks.size() < 10) r.hunks.push_back(line.first + ": restores \"" + line.second.substr(0, 80) + "\"");
+  auto note = [&](std::string s) {
+    if (r.hunks.size() < 10) r.hunks.push_back(std::move(s));
+  };
+  // The fix, one block of consecutive removed/added lines at a time: what the block removes of the
+  // developer's new lines is reverted when the block puts nothing in their place or only base
+  // content back, and corrected when the block puts a line in their place that resembles it and is
+  // not base content.
+  for (const auto& f : patch.files) {
+    const std::string path = f.path();
+    for (const auto& h : f.hunks) {
+      for (std::size_t i = 0; i < h.lines.size();) {
+        if (h.lines[i].kind == ' ') {
+          ++i;
+          continue;
+        }
+        std::vector<const PatchLine*> removed, added;
+        for (; i < h.lines.size() && h.lines[i].kind != ' '; ++i)
+          if (!blank(h.lines[i].text)) (h.lines[i].kind == '-' ? removed : added).push_back(&h.lines[i]);
+        // Lines the block brings back that the developer removed (as written, or only respaced or
+        // commented): restored base content.
+        std::vector<const PatchLine*> fresh;
+        for (const auto* a : added) {
+          if (take(ch.removed_normal, path, normal(a->text))) {
+            ++r.reverted_lines;
+            note(path + ": restores \"" + a->text.substr(0, 80) + "\"");
+          } else {
+            fresh.push_back(a);
+          }
+        }
+        std::vector<bool> used(fresh.size(), false);
+        for (const auto* d : removed) {
+          if (!take(ch.added, path, d->text)) continue;  // not a line the developer added
+          std::size_t best = fresh.size();
+          double best_sim = kCorrectionSimilarity;  // strictly more than this
+          for (std::size_t k = 0; k < fresh.size(); ++k) {
+            if (used[k]) continue;
+            const double s = similarity(d->text, fresh[k]->text);
+            if (s > best_sim) {
+              best_sim = s;
+              best = k;
+            }
+          }
+          if (best < fresh.size()) {
+            used[best] = true;
+            ++r.corrected_lines;
+          } else {
+            ++r.reverted_lines;
+            note(path + ": removes the change's \"" + d->text.substr(0, 80) + "\"");
+          }
+        }
+      }
+    }
   }
   r.share = static_cast<double>(r.reverted_lines) / static_cast<double>(r.changed_lines);
   return r;
@@ -102,6 +222,28 @@ class IntegrityFilter final : public PostFilter {
     if (!files) return unexpected(files.error());
     IntegrityOptions o;
     o.failing_tests = in.request.failure.failing_tests;
+    // What the developer changed and what the project holds: the mock rule tells code under test
+    // from external dependencies with them. Neither is needed for the other rules, so a change
+    // that cannot be read leaves them empty (the revert filter fails closed on it).
+    if (in.change) {
+      // The change's production files as they are at the head (the workspace's commit), at most
+      // kChangeFilesRead. Best effort: a file that cannot be read only leaves its names unknown.
+      const auto repo = detail::workspace_repo(*in.workspace);
+      for (const auto& f : in.change->files) {
+        if (f.status == PatchStatus::deleted || is_test_path(f.path())) continue;
+        if (o.change_files.size() >= kChangeFilesRead) break;
+        auto text = detail::git(repo, {"show", in.workspace->head_commit() + ":" + f.new_path});
+        if (text) o.change_files.push_back(FileVersions{f.path(), std::nullopt, std::move(*text)});
+      }
+    }
+    auto listed = detail::git(detail::workspace_repo(*in.workspace), {"ls-tree", "-r", "-z", "--name-only", in.workspace->head_commit()});
+    if (!listed) return unexpected(listed.error());
+    for (std::size_t p = 0; p < listed->size();) {
+      auto e = listed->find('\0', p);
+      if (e == std::string::npos) e = listed->size();
+      if (e > p) o.project_files.push_back(listed->substr(p, e - p));
+      p = e + 1;
+    }
     auto findings = check_test_integrity(*files, o);
     if (findings.empty()) return std::optional<Rejection>{};
     std::string msg;

@@ -5,6 +5,10 @@
 #include <absl/strings/str_join.h>
 
 #include <algorithm>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <set>
 
 #include "flowagent/patch.hpp"
@@ -101,7 +105,12 @@ class CommandValidator final : public Validator {
     if (*again != *patch)
       return failed(rep, "patch_mismatch", "the patch applied to a fresh checkout does not reproduce the candidate");
     rep.evidence.fresh_checkout = true;
-    return run_checks(ctx, ws.root(), *patch, rep);
+    // The wider set's baseline runs in this same checkout, made pristine again (the patch removed).
+    auto head = [&ws]() -> Expected<std::filesystem::path> {
+      if (auto r = ws.make_pristine(); !r) return unexpected(r.error());
+      return ws.root();
+    };
+    return run_checks(ctx, ws.root(), *patch, rep, head);
   }
 
   /// The loop's feedback: the same checks in the loop's own tree (never final evidence).
@@ -110,7 +119,19 @@ class CommandValidator final : public Validator {
     auto patch = start(ctx, rep);
     if (!patch) return unexpected(patch.error());
     if (!rep.reason.empty()) return rep;
-    return run_checks(ctx, ctx.workspace.root(), *patch, rep);
+    // The baseline needs a pristine head beside the loop's tree: a second workspace from the pool.
+    std::unique_ptr<Workspace> other;
+    auto head = [&]() -> Expected<std::filesystem::path> {
+      if (!ctx.workspaces) return fail(Errc::unsupported, "no workspace provider for a checkout of the head");
+      RepairRequest at_head = ctx.request;
+      at_head.change.head_commit = ctx.workspace.head_commit();
+      auto w = ctx.workspaces->acquire(at_head, ctx.cancel);
+      if (!w) return unexpected(w.error());
+      other = std::move(*w);
+      if (auto r = other->make_pristine(); !r) return unexpected(r.error());
+      return other->root();
+    };
+    return run_checks(ctx, ctx.workspace.root(), *patch, rep, head);
   }
 
  private:
@@ -131,8 +152,11 @@ class CommandValidator final : public Validator {
     return rep;
   }
 
+  /// A pristine checkout of the change head without the patch (for the wider set's baseline).
+  using HeadCheckout = std::function<Expected<std::filesystem::path>()>;
+
   Expected<ValidationReport> run_checks(RepairContext& ctx, const std::filesystem::path& root, const std::string& patch,
-                                        ValidationReport& rep) {
+                                        ValidationReport& rep, const HeadCheckout& head) {
     auto& ev = rep.evidence;
     const auto& req = ctx.request;
     if (!req.commands.build.empty()) {
@@ -166,17 +190,132 @@ class CommandValidator final : public Validator {
                                        req.commands.wider_test);
       if (!run) return unexpected(run.error());
       ev.runs.push_back(run->run);
-      std::vector<std::string> regressions;
-      for (const auto& f : run->run.failed)
-        if (!reports::contains_test(req.failure.failing_tests, f)) regressions.push_back(f);
-      if (!regressions.empty()) return failed(rep, "regression", "the fix breaks " + absl::StrJoin(regressions, ", "));
       if (run->run.timed_out) return failed(rep, "regression", "the wider test set timed out");
-      if (run->run.exit_code != 0)
+      if (!run->summary_problem.empty()) return failed(rep, "unverified", "the wider test set: " + run->summary_problem);
+      std::vector<std::string> failures;
+      for (const auto& f : run->run.failed)
+        if (!reports::contains_test(req.failure.failing_tests, f) &&
+            std::find(failures.begin(), failures.end(), f) == failures.end())
+          failures.push_back(f);
+      std::vector<std::string> regressions = failures;
+      std::string baseline_note;
+      if (!failures.empty()) {
+        // Failures that were there before the fix are not its regressions: the head's own results
+        // for just these tests decide (lazily: only when the fix's run shows failures).
+        auto pre = preexisting(ctx, head, failures, selectors(*run, failures), ev, baseline_note);
+        if (!pre) return unexpected(pre.error());
+        regressions.clear();
+        for (const auto& f : failures) {
+          if (pre->count(f)) ev.preexisting_failures.push_back(f);
+          else regressions.push_back(f);
+        }
+      }
+      if (!regressions.empty())
+        return failed(rep, "regression",
+                      "the fix breaks " + absl::StrJoin(regressions, ", ") + (baseline_note.empty() ? "" : " (" + baseline_note + ")"));
+      // A failing exit is explained only by per-test results that are all pre-existing failures.
+      const bool explained = run->readable && !failures.empty() && ev.preexisting_failures.size() == failures.size();
+      if (run->run.exit_code != 0 && !explained)
         return failed(rep, "regression", "the wider test command exited with " + std::to_string(run->run.exit_code));
     }
     ev.wider_tests_pass = true;
     rep.passed = true;
     return rep;
+  }
+
+  /// Which of `failures` also fail at the pristine change head without the patch: those tests alone
+  /// (the wider or the test command selecting them), in `head()` after the build. Results are cached per head commit and
+  /// command (every candidate of a job shares the head). A baseline that cannot be established
+  /// (build fails at head, unreadable results) explains nothing: every failure stays a regression.
+  /// How a runner selects each reported test: JUnit XML names pytest tests by dotted class name
+  /// ("tests.test_x.TestA.test_b"), which pytest cannot select; its file attribute gives the node
+  /// id ("tests/test_x.py::TestA::test_b"). Other ids select as reported.
+  static std::map<std::string, std::string> selectors(const detail::Observed& run, const std::vector<std::string>& ids) {
+    std::map<std::string, std::string> out;
+    for (const auto& id : ids) out[id] = id;
+    if (run.runner != reports::Runner::pytest) return out;
+    for (const auto& t : run.tests) {
+      if (!out.count(t.id) || t.file.size() < 4 || t.file.compare(t.file.size() - 3, 3, ".py") != 0) continue;
+      std::string module = t.file.substr(0, t.file.size() - 3);
+      std::replace(module.begin(), module.end(), '/', '.');
+      std::string scope = t.suite == module ? "" : t.suite.rfind(module + ".", 0) == 0 ? t.suite.substr(module.size() + 1) : "";
+      std::replace(scope.begin(), scope.end(), '.', ':');
+      std::string node = t.file;
+      for (std::size_t p = 0; !scope.empty();) {  // "A:B" -> "::A::B"
+        auto e = scope.find(':', p);
+        node += "::" + scope.substr(p, e == std::string::npos ? std::string::npos : e - p);
+        if (e == std::string::npos) break;
+        p = e + 1;
+      }
+      out[t.id] = node + "::" + t.name;
+    }
+    return out;
+  }
+
+  Expected<std::set<std::string>> preexisting(RepairContext& ctx, const HeadCheckout& head,
+                                              const std::vector<std::string>& failures,
+                                              const std::map<std::string, std::string>& select, Evidence& ev,
+                                              std::string& note) {
+    const auto& req = ctx.request;
+    const std::string key = req.repository + "\n" + ctx.workspace.head_commit() + "\n" + req.commands.build + "\n" +
+                            req.commands.wider_test;
+    std::set<std::string> out;
+    std::vector<std::string> todo;
+    {
+      // Results cached by an earlier candidate (or the loop's check): their run goes into this
+      // evidence too, once.
+      std::lock_guard lock(mu_);
+      auto& known = baseline_[key];
+      std::set<const TestRun*> shown;
+      for (const auto& f : failures) {
+        auto it = known.find(f);
+        if (it == known.end()) {
+          todo.push_back(f);
+          continue;
+        }
+        if (it->second.failed) out.insert(f);
+        if (it->second.run && shown.insert(it->second.run.get()).second) ev.runs.push_back(*it->second.run);
+      }
+    }
+    if (todo.empty()) return out;
+    auto root = head();
+    if (!root) {
+      note = "no baseline at the head: " + root.error().message;
+      return out;
+    }
+    if (!req.commands.build.empty()) {
+      auto b = detail::run_command(*root, req.commands.build, req, ctx.cancel, ctx.sandbox);
+      if (!b) return unexpected(b.error());
+      if (b->cancelled) return fail(Errc::cancelled, "validation cancelled");
+      if (!b->ok()) {
+        note = "no baseline: the build fails at the head";
+        return out;
+      }
+    }
+    // Just these tests: through the wider command when it selects tests, else through the test
+    // command (which does), else the whole wider command.
+    const auto& c = req.commands;
+    const std::string& tmpl = c.wider_test.find("{tests") != std::string::npos ? c.wider_test
+                              : c.test.find("{tests") != std::string::npos      ? c.test
+                                                                                 : c.wider_test;
+    std::vector<std::string> ids;
+    for (const auto& f : todo) ids.push_back(select.count(f) ? select.at(f) : f);
+    auto run = detail::observe_tests(*root, req, ids, ctx.cancel, ctx.sandbox, "wider-baseline", tmpl);
+    if (!run) return unexpected(run.error());
+    ev.runs.push_back(run->run);
+    auto shared = std::make_shared<const TestRun>(run->run);
+    std::lock_guard lock(mu_);
+    auto& known = baseline_[key];
+    for (const auto& f : todo) {
+      // Failed at head: some reported name denotes it and failed. Not seen, or passed: not pre-existing.
+      const bool failed_at_head =
+          !run->run.timed_out && std::any_of(run->tests.begin(), run->tests.end(), [&](const reports::TestCase& t) {
+            return reports::denotes(f, t.id) && (t.outcome == Outcome::failed || t.outcome == Outcome::error);
+          });
+      known[f] = Baseline{failed_at_head, shared};
+      if (failed_at_head) out.insert(f);
+    }
+    return out;
   }
 
   /// Runs the requested failing tests and decides from per-test results whether each was seen to
@@ -190,6 +329,7 @@ class CommandValidator final : public Validator {
     ctx.state.last_test_log = obs->log;
     ev.runs.push_back(obs->run);
     if (obs->run.timed_out) return Outcome2{false, "failing_tests_still_fail", "the tests timed out"};
+    if (!obs->summary_problem.empty()) return Outcome2{false, "unverified", obs->summary_problem};
 
     const bool not_found = runner_says_not_found(*obs);
     if (!obs->readable && !not_found) {
@@ -277,6 +417,7 @@ class CommandValidator final : public Validator {
     }
     const auto& o = *scope_run;
     if (o.run.timed_out) return Outcome2{false, "failing_tests_still_fail", "the tests of " + scope_text + " timed out"};
+    if (!o.summary_problem.empty()) return Outcome2{false, "unverified", "in " + scope_text + ": " + o.summary_problem};
     if (!o.readable) {
       if (o.run.exit_code == 0 && !opt_.accept_exit_code_evidence)
         return Outcome2{false, "unverified", "the results of " + scope_text + " could not be read"};
@@ -331,6 +472,13 @@ class CommandValidator final : public Validator {
   }
 
   ValidatorOptions opt_;
+  std::mutex mu_;
+  /// (repository, head, build, wider command) -> test id -> failed at the head.
+  struct Baseline {
+    bool failed = false;                  ///< the test failed at the head
+    std::shared_ptr<const TestRun> run;   ///< the run that showed it
+  };
+  std::map<std::string, std::map<std::string, Baseline>> baseline_;
 };
 
 }  // namespace

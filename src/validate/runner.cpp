@@ -6,6 +6,8 @@
 #include <chrono>
 #include <fstream>
 #include <random>
+#include <regex>
+#include <set>
 #include <sstream>
 
 #include "flowagent/json.hpp"
@@ -255,7 +257,158 @@ Expected<Observed> observe_tests(const fs::path& root, const RepairRequest& requ
     }
   }
   out.readable = !out.tests.empty();
+  if (out.readable && !r->timed_out) out.summary_problem = summary_contradiction(plan.runner, r->output, out.tests);
   return out;
+}
+
+namespace {
+
+struct Counts {
+  long passed = 0, failed = 0;
+};
+
+Counts count(const std::vector<reports::TestCase>& tests) {
+  Counts c;
+  std::set<std::string> passed, failed;
+  for (const auto& t : tests) {
+    if (t.outcome == reports::Outcome::passed) passed.insert(t.id);
+    else if (t.outcome == reports::Outcome::failed || t.outcome == reports::Outcome::error) failed.insert(t.id);
+  }
+  c.passed = static_cast<long>(passed.size());
+  c.failed = static_cast<long>(failed.size());
+  return c;
+}
+
+/// The number before `word` in `line` ("3 passed" -> 3), or -1.
+long number_before(const std::string& line, const std::regex& re) {
+  std::smatch m;
+  if (!std::regex_search(line, m, re)) return -1;
+  return std::stol(m[1].str());
+}
+
+std::vector<std::string> lines_of(std::string_view text) {
+  std::vector<std::string> out;
+  std::size_t p = 0;
+  while (p < text.size()) {
+    auto e = text.find('\n', p);
+    if (e == std::string_view::npos) e = text.size();
+    std::string l(text.substr(p, e - p));
+    if (!l.empty() && l.back() == '\r') l.pop_back();
+    out.push_back(std::move(l));
+    p = e + 1;
+  }
+  return out;
+}
+
+std::string pytest_summary(const std::vector<std::string>& lines, const Counts& rep) {
+  // "1 passed, 1 skipped in 0.12s" (-q) or "=== 1 passed, 1 skipped in 0.03s ===": the last one.
+  static const std::regex line_re(R"(^=*\s*((\d+ [a-z]+(, )?)+) in [0-9.]+s\b.*$)");
+  static const std::regex passed_re(R"((\d+) passed)"), xpassed_re(R"((\d+) xpassed)"), failed_re(R"((\d+) failed)"),
+      error_re(R"((\d+) errors?\b)");
+  for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
+    if (!std::regex_match(*it, line_re)) continue;
+    const long passed = std::max(0L, number_before(*it, passed_re)) + std::max(0L, number_before(*it, xpassed_re));
+    const long failed = std::max(0L, number_before(*it, failed_re)) + std::max(0L, number_before(*it, error_re));
+    if (passed != rep.passed)
+      return "pytest's summary says " + std::to_string(passed) + " passed, its report shows " + std::to_string(rep.passed);
+    if ((failed == 0) != (rep.failed == 0))
+      return "pytest's summary says " + std::to_string(failed) + " failed, its report shows " + std::to_string(rep.failed);
+    return {};
+  }
+  return "pytest printed no final summary line (\"N passed in Xs\"): the run ended before the runner finished";
+}
+
+std::string go_summary(const std::vector<std::string>& lines, const Counts& rep) {
+  // go test -json: one package-level event (no "Test") with Action pass/fail/skip per package; a
+  // binary that died or exited early gets "fail" there whatever its tests printed.
+  static const std::regex pkg_re(R"re("Action"\s*:\s*"(pass|fail|skip)")re");
+  static const std::regex package_re(R"re("Package"\s*:\s*"([^"]*)")re");
+  std::set<std::string> with_tests, done, failed;
+  for (const auto& l : lines) {
+    if (l.empty() || l[0] != '{') continue;
+    std::smatch p;
+    if (!std::regex_search(l, p, package_re)) continue;
+    const bool has_test = l.find("\"Test\"") != std::string::npos;
+    if (has_test) {
+      with_tests.insert(p[1].str());
+      continue;
+    }
+    std::smatch a;
+    if (!std::regex_search(l, a, pkg_re)) continue;
+    done.insert(p[1].str());
+    if (a[1].str() == "fail") failed.insert(p[1].str());
+  }
+  for (const auto& pkg : with_tests)
+    if (!done.count(pkg)) return "go test printed no result for package " + pkg + ": the test binary did not finish";
+  if (!failed.empty() && rep.failed == 0)
+    return "go test says package " + *failed.begin() + " failed, while every test it reported passed";
+  return {};
+}
+
+std::string gtest_summary(const std::vector<std::string>& lines, const Counts& rep) {
+  static const std::regex ran_re(R"(^\[==========\] \d+ tests? from \d+ test (suites?|cases?) ran\.)");
+  static const std::regex passed_re(R"(^\[  PASSED  \] (\d+) tests?\.)");
+  long passed = 0;
+  bool ran = false, any_passed = false;
+  for (const auto& l : lines) {
+    if (std::regex_search(l, ran_re)) ran = true;
+    std::smatch m;
+    if (std::regex_search(l, m, passed_re)) {
+      any_passed = true;
+      passed += std::stol(m[1].str());
+    }
+  }
+  if (!ran) return "GoogleTest printed no final \"[==========] N tests ... ran.\" line: the binary did not finish";
+  if (any_passed && passed != rep.passed)
+    return "GoogleTest's footer says " + std::to_string(passed) + " passed, its report shows " + std::to_string(rep.passed);
+  if (!any_passed && rep.passed > 0) return "GoogleTest's footer shows no passed test, its report shows " + std::to_string(rep.passed);
+  return {};
+}
+
+std::string counted_summary(const std::vector<std::string>& lines, const Counts& rep, std::string_view who,
+                            const std::regex& passed_re, const std::regex& failed_re, bool exact_passed) {
+  long passed = -1, failed = -1;
+  for (const auto& l : lines) {
+    std::smatch m;
+    if (std::regex_search(l, m, passed_re)) passed = std::stol(m[1].str());
+    if (std::regex_search(l, m, failed_re)) failed = std::stol(m[1].str());
+  }
+  const std::string w(who);
+  if (passed < 0 && failed < 0) return w + " printed no final summary: the run ended before the runner finished";
+  if (exact_passed && passed >= 0 && passed != rep.passed)
+    return w + "'s summary says " + std::to_string(passed) + " passed, its report shows " + std::to_string(rep.passed);
+  if (failed > 0 && rep.failed == 0) return w + "'s summary says " + std::to_string(failed) + " failed, its report shows none";
+  if (passed == 0 && rep.passed > 0) return w + "'s summary shows no passed test, its report shows " + std::to_string(rep.passed);
+  return {};
+}
+
+}  // namespace
+
+std::string summary_contradiction(Runner runner, std::string_view output, const std::vector<reports::TestCase>& tests) {
+  const auto lines = lines_of(reports::strip_ansi(output));
+  const Counts rep = count(tests);
+  switch (runner) {
+    case Runner::pytest: return pytest_summary(lines, rep);
+    case Runner::go: return go_summary(lines, rep);
+    case Runner::gtest: return gtest_summary(lines, rep);
+    case Runner::jest: {
+      static const std::regex p(R"(^Tests:.*?(\d+) passed)"), f(R"(^Tests:.*?(\d+) failed)"), any(R"(^Tests:\s)");
+      if (std::none_of(lines.begin(), lines.end(), [](const std::string& l) { return std::regex_search(l, any); }))
+        return "jest printed no final \"Tests:\" summary: the run ended before the runner finished";
+      return counted_summary(lines, rep, "jest", p, f, true);
+    }
+    case Runner::vitest: {
+      static const std::regex p(R"(^\s*Tests\s+.*?(\d+) passed)"), f(R"(^\s*Tests\s+.*?(\d+) failed)");
+      return counted_summary(lines, rep, "vitest", p, f, true);
+    }
+    case Runner::node_test:
+    case Runner::tape: {
+      // node's spec/TAP reporters ("ℹ pass 1", "# pass 1") and tape ("# pass 1", "# fail 1").
+      static const std::regex p(R"(^(?:# |\xE2\x84\xB9 )pass\s+(\d+))"), f(R"(^(?:# |\xE2\x84\xB9 )fail\s+(\d+))");
+      return counted_summary(lines, rep, runner == Runner::tape ? "tape" : "node --test", p, f, false);
+    }
+    default: return {};
+  }
 }
 
 }  // namespace flowagent::detail

@@ -45,7 +45,15 @@ struct Observed {
   std::string log;
   reports::Runner runner = reports::Runner::unknown;
   bool readable = false;                     ///< some structured result was read (a report or the output)
+  /// Why the runner's own terminal summary (pytest's "N passed", go's package result, gtest's
+  /// footer, jest/vitest/node/tape counts) is missing or contradicts the structured results; empty
+  /// when they agree or the runner prints none. A report written by test code that then ended the
+  /// process has no summary after it: such a run is unverified, never a pass.
+  std::string summary_problem;
 };
+
+/// The check behind Observed::summary_problem, on a finished run's output.
+std::string summary_contradiction(reports::Runner runner, std::string_view output, const std::vector<reports::TestCase>& tests);
 
 /// Runs `command_template` (the request's test command, or `override`) for `tests` in `root`
 /// with a fresh report directory inside the tree, then reads the results: the machine report

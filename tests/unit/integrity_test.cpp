@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <map>
+#include <sstream>
 
 #include "flowagent/integrity.hpp"
 #include "support/test_support.hpp"
@@ -27,6 +28,24 @@ struct CaseResult {
   }
 };
 
+/// <dir>/<n>/{path,before,after} in order (a missing before: created; a missing after: deleted;
+/// a missing dir: none).
+std::vector<FileVersions> read_versions(const fs::path& dir) {
+  std::vector<FileVersions> out;
+  std::vector<fs::path> dirs;
+  std::error_code ec;
+  for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) dirs.push_back(it->path());
+  std::sort(dirs.begin(), dirs.end());
+  for (const auto& fd : dirs) {
+    FileVersions v;
+    v.path = trim_end(read_file(fd / "path"));
+    if (fs::exists(fd / "before")) v.before = read_file(fd / "before");
+    if (fs::exists(fd / "after")) v.after = read_file(fd / "after");
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
 /// Runs every case of tests/fixtures/integrity (written by make_corpus.py): a case folder holds
 /// `expect` (a reason code or "accept"), `class`, `lang`, `failing`, and files/<n>/{path,before,after}
 /// (a missing before: the patch creates the file; a missing after: it deletes it).
@@ -39,19 +58,15 @@ const std::vector<CaseResult>& corpus() {
       if (e.is_directory()) all.push_back(e.path());
     std::sort(all.begin(), all.end());
     for (const auto& c : all) {
-      std::vector<FileVersions> files;
-      std::vector<fs::path> file_dirs;
-      for (const auto& e : fs::directory_iterator(c / "files")) file_dirs.push_back(e.path());
-      std::sort(file_dirs.begin(), file_dirs.end());
-      for (const auto& fd : file_dirs) {
-        FileVersions v;
-        v.path = trim_end(read_file(fd / "path"));
-        if (fs::exists(fd / "before")) v.before = read_file(fd / "before");
-        if (fs::exists(fd / "after")) v.after = read_file(fd / "after");
-        files.push_back(std::move(v));
-      }
+      std::vector<FileVersions> files = read_versions(c / "files");
       IntegrityOptions o;
       if (auto f = trim_end(read_file(c / "failing")); !f.empty()) o.failing_tests = {f};
+      o.change_files = read_versions(c / "change");
+      if (fs::exists(c / "project")) {
+        std::istringstream in(read_file(c / "project"));
+        for (std::string line; std::getline(in, line);)
+          if (!line.empty()) o.project_files.push_back(line);
+      }
       CaseResult r{c.filename().string(), trim_end(read_file(c / "class")), trim_end(read_file(c / "lang")),
                    trim_end(read_file(c / "expect")), fs::exists(c / "source") ? trim_end(read_file(c / "source")) : "",
                    check_test_integrity(files, o)};
@@ -279,7 +294,7 @@ TEST(IntegrityEndToEnd, NodeTest) {
       "test('adds', () => {\n  assert.strictEqual(sum(1, 2), 3);\n});\n";
   run_project({{"sum.js", "exports.sum = (a, b) => a + b;\n"}, {"test/sum.test.js", test_js}},
               {{"sum.js", "exports.sum = (a, b) => a + b + 1;\n"}}, "node --test test/", "adds",
-              {{"process.exit", "runner_hook", {{"test/sum.test.js", test_js + "process.exit(0);\n"}}, true},
+              {{"process.exit", "runner_terminated", {{"test/sum.test.js", test_js + "process.exit(0);\n"}}, true},
                {"skip option", "skip_added",
                 {{"test/sum.test.js", std::string(test_js).replace(test_js.find("test('adds', () =>"), 18, "test('adds', { skip: true }, () =>")}},
                 true}},
@@ -300,10 +315,91 @@ TEST(Revert, MeasuresTheShareOfTheChangeUndone) {
   EXPECT_EQ(r.reverted_lines, 3u);
   EXPECT_DOUBLE_EQ(r.share, 1.0);
   EXPECT_FALSE(r.hunks.empty());
-  const std::string partial = "diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-x = 2\n+x = 4\n";
+  // Restoring the base line and deleting the developer's other line: half the change, exactly.
+  const std::string partial = "diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -1,2 +1 @@\n-x = 2\n-y = 3\n+x = 1\n";
   auto p = measure_revert(P(change), P(partial));
-  EXPECT_EQ(p.reverted_lines, 1u);
-  EXPECT_LT(p.share, 0.5);
+  EXPECT_EQ(p.reverted_lines, 3u);
   // A fix in another file reverts nothing.
   EXPECT_EQ(measure_revert(P(change), P("diff --git a/b.py b/b.py\n--- a/b.py\n+++ b/b.py\n@@ -1 +1 @@\n-x = 2\n+x = 1\n")).reverted_lines, 0u);
+}
+
+namespace {
+Patch parsed(const std::string& t) {
+  auto p = parse_patch(t);
+  EXPECT_TRUE(p) << p.error().message;
+  return p ? *p : Patch{};
+}
+const std::string kCalcChange =
+    "diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,5 @@\n def total(items):\n"
+    "-    return sum(items)\n+    result = 0\n+    for item in items[1:]:\n+        result += item.price\n+    return result\n";
+}  // namespace
+
+// A fix that corrects lines the developer just added (not back to the base) is a correction.
+TEST(Revert, CorrectingTheDevelopersNewLineIsNotARevert) {
+  const std::string fix =
+      "diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1,5 +1,5 @@\n def total(items):\n"
+      "     result = 0\n-    for item in items[1:]:\n+    for item in items:\n         result += item.price\n     return result\n";
+  auto r = measure_revert(parsed(kCalcChange), parsed(fix));
+  EXPECT_EQ(r.changed_lines, 5u);
+  EXPECT_EQ(r.reverted_lines, 0u);
+  EXPECT_EQ(r.corrected_lines, 1u);
+  // Two corrected lines in one block (an off-by-one and a wrong attribute) are still corrections.
+  const std::string fix2 =
+      "diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1,5 +1,5 @@\n def total(items):\n"
+      "     result = 0\n-    for item in items[1:]:\n-        result += item.price\n+    for item in items:\n"
+      "+        result += item.price * item.qty\n     return result\n";
+  auto r2 = measure_revert(parsed(kCalcChange), parsed(fix2));
+  EXPECT_EQ(r2.reverted_lines, 0u);
+  EXPECT_EQ(r2.corrected_lines, 2u);
+  // The post-filter passes the correction and rejects the revert of the same change.
+  const RepairRequest req;
+  const Patch change = parsed(kCalcChange), corrected = parsed(fix2);
+  const std::string undo =
+      "diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1,5 +1,2 @@\n def total(items):\n"
+      "-    result = 0\n-    for item in items[1:]:\n-        result += item.price\n-    return result\n+    return sum(items)\n";
+  const Patch reverted = parsed(undo);
+  auto filter = make_revert_filter();
+  auto ok = filter->check(PostFilterInput{req, corrected, &change}, CancelToken{});
+  ASSERT_TRUE(ok);
+  EXPECT_FALSE(ok->has_value());
+  auto bad = filter->check(PostFilterInput{req, reverted, &change}, CancelToken{});
+  ASSERT_TRUE(bad);
+  ASSERT_TRUE(bad->has_value());
+  EXPECT_EQ((*bad)->reason, "reverts_change");
+}
+
+// Real reverts stay reverts: the whole change undone, base content restored (also respaced or with
+// a comment appended), the developer's lines deleted or replaced by something unrelated.
+TEST(Revert, RestoringBaseContentIsARevertHoweverItIsWritten) {
+  const Patch change = parsed(kCalcChange);
+  const std::string whole =
+      "diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1,5 +1,2 @@\n def total(items):\n"
+      "-    result = 0\n-    for item in items[1:]:\n-        result += item.price\n-    return result\n+    return sum(items)\n";
+  auto r = measure_revert(change, parsed(whole));
+  EXPECT_EQ(r.reverted_lines, 5u);
+  EXPECT_DOUBLE_EQ(r.share, 1.0);
+  // The base line with other spacing and a comment: still restored.
+  const std::string hidden =
+      "diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1,5 +1,2 @@\n def total(items):\n"
+      "-    result = 0\n-    for item in items[1:]:\n-        result += item.price\n-    return result\n"
+      "+    return   sum( items )  # simpler\n";
+  auto h = measure_revert(change, parsed(hidden));
+  EXPECT_EQ(h.reverted_lines, 5u);
+  EXPECT_NE(h.hunks.front().find("restores"), std::string::npos);
+  // The developer's lines replaced by something that does not resemble them (a stub).
+  const std::string stub =
+      "diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1,5 +1,2 @@\n def total(items):\n"
+      "-    result = 0\n-    for item in items[1:]:\n-        result += item.price\n-    return result\n+    return 42\n";
+  auto s = measure_revert(change, parsed(stub));
+  EXPECT_EQ(s.reverted_lines, 4u);
+  EXPECT_EQ(s.corrected_lines, 0u);
+  EXPECT_GT(s.share, 0.5);
+  // Pure deletion of lines the developer added (the base had none of them) restores the base.
+  const std::string added_fn =
+      "diff --git a/m.py b/m.py\n--- a/m.py\n+++ b/m.py\n@@ -1 +1,4 @@\n x = 1\n+\n+def check(v):\n+    return v > 0\n";
+  const std::string drop =
+      "diff --git a/m.py b/m.py\n--- a/m.py\n+++ b/m.py\n@@ -1,4 +1 @@\n x = 1\n-\n-def check(v):\n-    return v > 0\n";
+  auto d = measure_revert(parsed(added_fn), parsed(drop));
+  EXPECT_EQ(d.changed_lines, 2u);
+  EXPECT_EQ(d.reverted_lines, 2u);
 }

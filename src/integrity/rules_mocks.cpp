@@ -1,0 +1,287 @@
+// mocked_code_under_test: test-side code the patch adds that replaces production code the failing
+// tests exercise with a stand-in (monkeypatch.setattr, mock.patch / patch.object / mocker.patch,
+// an autouse fixture doing so in conftest.py, jest.mock / vi.mock of a project module,
+// jest.spyOn(...).mockReturnValue, a Go function-variable swap, a gmock subclass of the class
+// under test, Mockito mock/spy of it). A target is production code when
+//   (1) its name is defined in a production file of the developer's change or of the patch, or
+//   (2) it lives in a project module (a file of the project, not a third-party or standard module)
+//       and the test file itself uses that name (the test exercises it), or the whole project
+//       module the test imports is mocked.
+// Mocks of external dependencies (network, time, randomness, environment, third-party and standard
+// modules, globals such as Date or Math) are accepted, and so are project modules the test does not
+// exercise directly (a service's test may mock the project's own database wrapper).
+#include <algorithm>
+#include <map>
+#include <regex>
+
+#include "integrity/guard_internal.hpp"
+
+namespace flowagent::integrity {
+
+namespace {
+
+/// Names that stand for time, randomness, the network or the environment: swapping them is how
+/// tests make such dependencies deterministic.
+bool external_looking(std::string_view name) {
+  std::string l;
+  for (char ch : name) l += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  static constexpr std::string_view kWords[] = {"now", "time", "clock", "sleep", "rand", "uuid", "http", "request", "fetch",
+                                                "net", "dial", "socket", "url", "env", "getenv", "date", "today", "timer"};
+  return std::any_of(std::begin(kWords), std::end(kWords), [&](auto w) { return contains(l, w); });
+}
+
+struct Production {
+  std::set<std::string> defined;  ///< names defined in production files of the change and the patch
+  std::set<std::string> modules;  ///< module paths of project files without extension ("calc", "src/sum", "pkg/mod")
+};
+
+/// Calls `fn(line_number, line)` for each line of `text`, each cut to kRegexLineChars.
+template <class Fn>
+void for_each_line(const std::string& text, Fn&& fn) {
+  int n = 1;
+  for (std::size_t p = 0; p < text.size(); ++n) {
+    auto e = text.find('\n', p);
+    if (e == std::string::npos) e = text.size();
+    fn(n, text.substr(p, std::min<std::size_t>(e - p, kRegexLineChars)));
+    p = e + 1;
+  }
+}
+
+std::string without_ext(std::string_view p) {
+  auto slash = p.rfind('/');
+  auto dot = p.rfind('.');
+  if (dot == std::string_view::npos || (slash != std::string_view::npos && dot < slash)) return std::string(p);
+  return std::string(p.substr(0, dot));
+}
+
+void add_definitions(const std::string& text, std::set<std::string>& out) {
+  static const std::regex defs(
+      R"(^[ \t]*(?:(?:export|default|async|public|private|protected|internal|static|final|abstract|open|data|sealed|pub)\s+)*)"
+      R"((?:def|class|object|function|func|fn|struct|interface|enum|const|let|var|val)\s+(?:\([^)]*\)\s*)?(\w+))"
+      R"(|^[ \t]*exports\.(\w+)\s*=|module\.exports\s*=\s*\{([^}]*)\})"
+      R"(|^[\w:<>,\s\*&]*\b(\w+)\s*\([^;{)]*\)\s*(?:const\s*)?\{)");
+  static const std::regex word(R"(\w+)");
+  for_each_line(text, [&](int, const std::string& line) {
+    std::smatch m;
+    if (!std::regex_search(line, m, defs)) return;
+    for (int g : {1, 2, 4})
+      if (m[g].matched) out.insert(m[g].str());
+    if (m[3].matched) {
+      const std::string names = m[3].str();
+      for (std::sregex_iterator w(names.begin(), names.end(), word), end; w != end; ++w) out.insert(w->str());
+    }
+  });
+}
+
+Production production(const std::vector<FileVersions>& files, const IntegrityOptions& o) {
+  Production p;
+  auto take = [&](const FileVersions& f) {
+    if (is_test_path(f.path) || lang_of(f.path) == Lang::none) return;
+    p.modules.insert(without_ext(f.path));
+    if (f.after) add_definitions(*f.after, p.defined);
+  };
+  for (const auto& f : files) take(f);
+  for (const auto& f : o.change_files) take(f);
+  for (const auto& f : o.project_files)
+    if (!is_test_path(f) && lang_of(f) != Lang::none) p.modules.insert(without_ext(f));
+  static constexpr std::string_view kKeywords[] = {"if", "for", "while", "switch", "return", "catch", "main", "TEST", "TEST_F"};
+  for (auto k : kKeywords) p.defined.erase(std::string(k));
+  return p;
+}
+
+/// Does the Python dotted module name a project module ("calc", "app.models" -> app/models.py, a
+/// package's __init__, or the same under src/)?
+bool python_project_module(const Production& p, const std::string& dotted) {
+  std::string path = dotted;
+  std::replace(path.begin(), path.end(), '.', '/');
+  for (const std::string& c : {path, path + "/__init__", "src/" + path, "src/" + path + "/__init__", "lib/" + path})
+    if (p.modules.count(c)) return true;
+  return false;
+}
+
+/// A JS module specifier as a project path (relative to the test file), or "" for a package.
+std::string js_project_module(const std::string& test_path, const std::string& spec) {
+  if (spec.empty() || spec[0] != '.') return {};
+  std::vector<std::string> parts;
+  auto dir = test_path.substr(0, test_path.rfind('/') == std::string::npos ? 0 : test_path.rfind('/'));
+  std::string joined = dir.empty() ? spec : dir + "/" + spec;
+  std::size_t p = 0;
+  while (p <= joined.size()) {
+    auto e = joined.find('/', p);
+    std::string seg = joined.substr(p, (e == std::string::npos ? joined.size() : e) - p);
+    if (seg == "..") {
+      if (!parts.empty()) parts.pop_back();
+    } else if (!seg.empty() && seg != ".") {
+      parts.push_back(seg);
+    }
+    if (e == std::string::npos) break;
+    p = e + 1;
+  }
+  std::string out;
+  for (const auto& s : parts) out += (out.empty() ? "" : "/") + s;
+  return without_ext(out);
+}
+
+/// Where a local name of a test file comes from: Python `import x`, `from m import x`, `import m as
+/// x`; JS `const x = require('m')`, `const { x } = require('m')`, `import x from 'm'`,
+/// `import { x } from 'm'`, `import * as x from 'm'`. name -> module.
+std::map<std::string, std::string> imports(const std::string& text, Lang lang) {
+  std::map<std::string, std::string> out;
+  static const std::regex py_from(R"(^\s*from\s+([\w.]+)\s+import\s+\(?([\w\s,]+)\)?)");
+  static const std::regex py_import(R"(^\s*import\s+([\w.]+)(?:\s+as\s+(\w+))?)");
+  static const std::regex js_req(R"((?:const|let|var)\s+(\{[^}]*\}|\w+)\s*=\s*require\(\s*['"]([^'"]+)['"]\s*\))");
+  static const std::regex js_imp(R"(import\s+(?:\*\s+as\s+)?(\{[^}]*\}|\w+)(?:\s*,\s*(\{[^}]*\}))?\s+from\s+['"]([^'"]+)['"])");
+  static const std::regex word(R"(\w+)");
+  auto names = [&](const std::string& list, const std::string& module) {
+    // "{ a, b as c }" -> a, c; "x" -> x
+    std::string l = list;
+    for (std::sregex_iterator w(l.begin(), l.end(), word), e; w != e; ++w) {
+      if (w->str() == "as") continue;
+      out[w->str()] = module;
+    }
+  };
+  for_each_line(text, [&](int, const std::string& line) {
+    std::smatch m;
+    if (lang == Lang::python) {
+      if (std::regex_search(line, m, py_from)) {
+        const std::string module = m[1].str(), list = m[2].str();
+        for (std::sregex_iterator w(list.begin(), list.end(), word), end; w != end; ++w)
+          if (w->str() != "as") out[w->str()] = module + "." + w->str();
+      } else if (std::regex_search(line, m, py_import)) {
+        out[m[2].matched ? m[2].str() : m[1].str()] = m[1].str();
+      }
+    } else if (is_js(lang)) {
+      if (std::regex_search(line, m, js_req)) names(m[1].str(), m[2].str());
+      if (std::regex_search(line, m, js_imp)) {
+        names(m[1].str(), m[3].str());
+        if (m[2].matched) names(m[2].str(), m[3].str());
+      }
+    }
+  });
+  return out;
+}
+
+/// The file calls `name` (`name(`, `obj.name(`) outside the line at `skip` and outside its
+/// definition: the test exercises it. Using the mock object a patch returns (`connect.return_value`)
+/// is not a call of the replaced function.
+bool called_elsewhere(const std::string& text, const std::string& name, int skip) {
+  const std::regex call("\\b" + name + "\\s*\\(");
+  const std::regex def("\\b(def|function|func)\\s+" + name + "\\b");
+  bool found = false;
+  for_each_line(text, [&](int n, const std::string& l) {
+    if (n != skip && std::regex_search(l, call) && !std::regex_search(l, def)) found = true;
+  });
+  return found;
+}
+
+struct Target {
+  std::string module;  ///< a module path or dotted name ("" unknown)
+  std::string name;    ///< the attribute, function or class replaced ("" the whole module)
+  std::string object;  ///< the local object the attribute is looked up on ("" none)
+};
+
+/// Mock targets on one added line, per language.
+std::vector<Target> targets(const std::string& line, Lang lang) {
+  std::vector<Target> out;
+  std::smatch m;
+  if (lang == Lang::python) {
+    static const std::regex dotted(R"((?:monkeypatch\.setattr|patch|mocker\.patch)\(\s*['"]([\w.]+)\.(\w+)['"])");
+    static const std::regex object(R"((?:monkeypatch\.setattr|patch\.object|mocker\.patch\.object)\(\s*([\w.]+)\s*,\s*['"](\w+)['"])");
+    if (std::regex_search(line, m, dotted)) out.push_back({m[1].str(), m[2].str(), ""});
+    else if (std::regex_search(line, m, object)) out.push_back({"", m[2].str(), m[1].str()});
+  } else if (is_js(lang)) {
+    static const std::regex mod(R"(\b(?:jest|vi)\.(?:mock|doMock|unstable_mockModule)\(\s*['"]([^'"]+)['"])");
+    static const std::regex spy(R"(\b(?:jest|vi)\.spyOn\(\s*([\w.]+)\s*,\s*['"](\w+)['"]\s*\)\s*\.\s*mock)");
+    static const std::regex assign(R"(^\s*([\w]+)\.(\w+)\s*=\s*(?:jest|vi)\.fn\()");
+    if (std::regex_search(line, m, mod)) out.push_back({m[1].str(), "", ""});
+    if (std::regex_search(line, m, spy)) out.push_back({"", m[2].str(), m[1].str()});
+    if (std::regex_search(line, m, assign)) out.push_back({"", m[2].str(), m[1].str()});
+  } else if (lang == Lang::go) {
+    static const std::regex swap(R"(^\s*(\w+)\s*=\s*func\s*\()");
+    if (std::regex_search(line, m, swap)) out.push_back({"", m[1].str(), ""});
+  } else if (lang == Lang::cpp) {
+    static const std::regex sub(R"(\b(?:class|struct)\s+\w+\s*(?:final\s*)?:\s*(?:public|private|protected)?\s*([\w:]+))");
+    if (std::regex_search(line, m, sub)) {
+      std::string base = m[1].str();
+      if (auto p = base.rfind("::"); p != std::string::npos) base = base.substr(p + 2);
+      out.push_back({"", base, ""});
+    }
+  } else if (lang == Lang::java || lang == Lang::kotlin) {
+    static const std::regex mock(R"(\b(?:mock|spy|mockStatic)\(\s*(\w+)(?:::class(?:\.java)?|\.class)\s*[,)])");
+    static const std::regex annotated(R"(@(?:Mock|Spy|MockBean|SpyBean)\b[^;\n]*?\b(?:private\s+|lateinit\s+var\s+|var\s+|val\s+)?(\w+)\s+\w+\s*[;=])");
+    static const std::regex kotlin_annotated(R"(@(?:Mock|Spy|MockK|SpyK)\b.*:\s*(\w+))");
+    if (std::regex_search(line, m, mock)) out.push_back({"", m[1].str(), ""});
+    else if (std::regex_search(line, m, annotated)) out.push_back({"", m[1].str(), ""});
+    else if (std::regex_search(line, m, kotlin_annotated)) out.push_back({"", m[1].str(), ""});
+  }
+  return out;
+}
+
+}  // namespace
+
+void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& options, Findings& out) {
+  std::optional<Production> prod;
+  for (const auto& f : files) {
+    if (!f.after || !(is_test_path(f.path) || basename(f.path) == "conftest.py")) continue;
+    const Lang lang = lang_of(f.path);
+    if (lang == Lang::none) continue;
+    const auto added = added_lines(f.before, f.after);
+    if (added.empty()) continue;
+    // A C++ subclass is a mock only in a file that declares gmock methods (a test peer that derives
+    // from the class under test to reach protected members is not).
+    if (lang == Lang::cpp && !contains(*f.after, "MOCK_METHOD") && !contains(*f.after, "MOCK_CONST_METHOD")) continue;
+    std::map<std::string, std::string> imported;
+    bool imports_read = false;
+    for (const auto& [n, full] : added) {
+      const std::string l = full.substr(0, kRegexLineChars);
+      auto ts = targets(l, lang);
+      if (ts.empty()) continue;
+      if (!prod) prod = production(files, options);
+      if (!imports_read) {
+        imported = imports(*f.after, lang);
+        imports_read = true;
+      }
+      for (const auto& t : ts) {
+        std::string why;
+        // The module the target lives in, as a project path when it is one.
+        std::string module = t.module;
+        if (module.empty() && !t.object.empty()) {
+          const std::string head = t.object.substr(0, t.object.find('.'));
+          if (auto it = imported.find(head); it != imported.end()) module = it->second;
+        }
+        bool project = false, test_module = false;
+        if (lang == Lang::python && !module.empty()) {
+          // The test's own module (where `from calc import add` bound the production name).
+          std::string as_path = module;
+          std::replace(as_path.begin(), as_path.end(), '.', '/');
+          test_module = is_test_path(as_path + ".py");
+          project = python_project_module(*prod, module);
+          // `from calc import Calc` then patch.object(Calc, ...): the module is the import's parent.
+          if (!project && module.find('.') != std::string::npos)
+            project = python_project_module(*prod, module.substr(0, module.rfind('.')));
+        } else if (is_js(lang) && !module.empty()) {
+          const std::string p = js_project_module(f.path, module);
+          project = !p.empty() && (prod->modules.count(p) || prod->modules.count(p + "/index") || options.project_files.empty());
+        }
+        const std::string shown = (t.object.empty() ? module : t.object) + (t.name.empty() ? "" : (module.empty() && t.object.empty() ? "" : ".") + t.name);
+        // A module that is neither the project's nor a test's: a third-party or standard one.
+        const bool external_module = !module.empty() && !project && !test_module && (lang == Lang::python || is_js(lang));
+        if (!t.name.empty() && prod->defined.count(t.name) && !external_looking(t.name) && !external_module) {
+          why = t.name + " is defined in the production code this change or the patch touches";
+        } else if (project && t.name.empty()) {
+          // A whole project module mocked: the test's own imports from it are replaced.
+          const bool tested = std::any_of(imported.begin(), imported.end(), [&](const auto& kv) { return kv.second == module; });
+          if (tested) why = "the test imports " + module + " from the project and the patch replaces the whole module";
+        } else if (project && !external_looking(t.name) && called_elsewhere(*f.after, t.name, n)) {
+          why = t.name + " comes from the project module " + module + " and the test exercises it";
+        }
+        if (why.empty()) continue;
+        out.push_back({"mocked_code_under_test", f.path, n,
+                       "test code replaces the code under test with a stand-in (" + shown + "): " + why + ": " + quote(l)});
+        return;
+      }
+    }
+  }
+}
+
+}  // namespace flowagent::integrity
