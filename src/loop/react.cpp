@@ -163,7 +163,16 @@ class ReactStrategy final : public RepairStrategy {
           ctx.emit(ve);
           auto rep = ctx.validator->check(ctx);
           if (!rep) return unexpected(rep.error());
-          if (rep->passed) return Candidate{true, true, resp->message.content, {}, true};
+          if (rep->passed) {
+            // ---- issue 14 hook: rubric review of the validated candidate (src/loop/refinement.cpp) ----
+            Candidate done{true, true, resp->message.content, {}, true};
+            auto fb = detail::review_feedback(ctx, opt_.reviewer.get(), *diff, refinements, opt_.max_refinement_rounds, done);
+            if (!fb) return unexpected(fb.error());
+            if (!*fb) return done;
+            messages.push_back(ChatMessage{Role::user, scrub(**fb), {}, {}, {}, false});
+            continue;
+            // ---- end hook ----
+          }
           std::string verdict = "Validation failed (" + rep->reason + "): " + rep->message + "\n";
           for (const auto& run : rep->evidence.runs)
             for (const auto& f : run.failed) verdict += "still failing: " + f + "\n";
@@ -172,14 +181,22 @@ class ReactStrategy final : public RepairStrategy {
           messages.push_back(ChatMessage{Role::user, scrub(verdict), {}, {}, {}, false});
           continue;
         }
-        return Candidate{true, ctx.state.tests_ran_after_last_edit(), resp->message.content, {}, false};
+        // ---- issue 14 hook: rubric review (no validation check configured or left) ----
+        Candidate done{true, ctx.state.tests_ran_after_last_edit(), resp->message.content, {}, false};
+        auto fb = detail::review_feedback(ctx, opt_.reviewer.get(), *diff, refinements, opt_.max_refinement_rounds, done);
+        if (!fb) return unexpected(fb.error());
+        if (!*fb) return done;
+        messages.push_back(ChatMessage{Role::user, scrub(**fb), {}, {}, {}, false});
+        continue;
+        // ---- end hook ----
       }
 
       bool progressed = false;
       for (std::size_t i = 0; i < resp->message.tool_calls.size(); ++i) {
         const auto& call = resp->message.tool_calls[i];
         ChatMessage out{Role::tool, {}, {}, call.id, call.name, false};
-        if (m.tool_calls >= limits.max_tool_calls) {
+        // issue 14 hook: several candidates share the job's tool-call budget (RepairContext::take_tool_call)
+        if (m.tool_calls >= limits.max_tool_calls || (ctx.take_tool_call && !ctx.take_tool_call())) {
           // Every call must still be answered (Anthropic requires it) before stopping.
           for (std::size_t k = i; k < resp->message.tool_calls.size(); ++k)
             messages.push_back(ChatMessage{Role::tool, "not executed: the tool-call limit is reached", {},
