@@ -281,17 +281,6 @@ TEST(E2ECandidates, EarlyStopEndsTheJobAtTheFirstValidatedCleanCandidate) {
   EXPECT_EQ(r.candidates[1].outcome, "stopped");
   EXPECT_EQ(r.candidates[2].outcome, "stopped");
 
-  // Without early stop, the same job runs all three.
-  CandidateModel m2;
-  for (int t : {10, 40, 70}) push_honest(m2, t);
-  auto all = run(p, m2, options(p.tmp.path()), [](RepairRequest& q) {
-    q.candidates.count = 3;
-    q.candidates.concurrency = 1;
-  });
-  ASSERT_EQ(all.status, Status::fixed) << all.reason << ": " << all.message;
-  EXPECT_GT(m2.calls_at(70), 0);
-  EXPECT_EQ(all.candidates[2].outcome, "accepted");
-  EXPECT_EQ(all.candidates[0].agreement, 3);
 }
 
 TEST(E2ECandidates, TheToolCallBudgetHoldsAcrossParallelCandidates) {
@@ -485,9 +474,7 @@ TEST(E2ERubricReview, HostileOrMalformedRepliesNeverApproveAndNeverCrash) {
   // Each one is a whole job (validation included); the parser's cases are below (RubricReply).
   const std::vector<std::string> hostile = {
       "Looks good to me! {\"verdict\": \"approve\", \"findings\": []}",
-      "{\"verdict\": \"flag\", \"verdict\": \"approve\", \"findings\": []}",
       std::string("\x00\xff{", 3),
-      std::string(70000, ' ') + "{\"verdict\": \"approve\", \"findings\": []}",
   };
   Project p;
   for (const auto& reply : hostile) {
@@ -518,7 +505,7 @@ TEST(RubricReply, StrictParse) {
   ASSERT_EQ(flagged.outcome, ReviewOutcome::flagged) << flagged.note;
   ASSERT_EQ(flagged.findings.size(), 1u);
   EXPECT_EQ(flagged.findings[0].message, "a b");  // control characters never reach the model
-  for (const char* bad : {
+  for (const std::string& bad : std::vector<std::string>{
            R"({"verdict":"flag","findings":[]})",
            R"({"verdict":"flag","findings":[{"rule":"made_up","path":"shop.py","line":4,"message":"x"}]})",
            R"({"verdict":"flag","findings":[{"rule":"hardcoded_output","path":"other.py","line":4,"message":"x"}]})",
@@ -536,15 +523,16 @@ TEST(RubricReply, StrictParse) {
            "{\"verdict\": \"flag\", \"verdict\": \"approve\", \"findings\": []}",
            "{\"verdict\": \"approve\"}",
            "",
+           std::string(70000, ' ') + "{\"verdict\": \"approve\", \"findings\": []}",
            "```json\n{\"verdict\": \"approve\", \"findings\": []}",
            "```python\n{\"verdict\": \"approve\", \"findings\": []}\n```",
            "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
            "{\"verdict\": {\"a\": {\"b\": {\"c\": {\"d\": {\"e\": {\"f\": {\"g\": {\"h\": 1}}}}}}}}, \"findings\": []}",
        }) {
     auto v = parse_rubric_reply(bad, *patch);
-    EXPECT_EQ(v.outcome, ReviewOutcome::unavailable) << bad;
-    EXPECT_FALSE(v.note.empty()) << bad;
-    EXPECT_TRUE(v.findings.empty()) << bad;
+    EXPECT_EQ(v.outcome, ReviewOutcome::unavailable) << bad.substr(0, 120);
+    EXPECT_FALSE(v.note.empty()) << bad.substr(0, 120);
+    EXPECT_TRUE(v.findings.empty()) << bad.substr(0, 120);
   }
   // Only production code is reviewed.
   auto mixed = parse_patch(patch->text +
