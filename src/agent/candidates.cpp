@@ -111,8 +111,10 @@ struct Slot {
   std::unique_ptr<Workspace> ws;
   Accepted accepted;
   bool ok = false;       // accepted
-  bool started = false;
+  bool started = false;  // under winner_mu while the candidates run
   bool threw = false;
+  std::atomic<bool> finished{false};
+  bool stopped_early = false;  // cancelled by another candidate's early stop while running (winner_mu)
   CancelToken token;
 };
 
@@ -241,7 +243,10 @@ void Pipeline::run_candidates(const RepairRequest& request, const CancelToken& c
       std::lock_guard lock(winner_mu);
       if (!stop.exchange(true))
         for (auto& other : slots)
-          if (&other != &s) other.token.cancel();
+          if (&other != &s && other.started && !other.finished) {
+            other.stopped_early = true;
+            other.token.cancel();
+          }
     }
   };
   auto worker = [&] {
@@ -249,7 +254,11 @@ void Pipeline::run_candidates(const RepairRequest& request, const CancelToken& c
       if (stop || cancel.cancelled()) return;
       const std::size_t i = next++;
       if (i >= n) return;
-      slots[i].started = true;
+      {
+        std::lock_guard lock(winner_mu);  // an early stop and a start never cross
+        if (stop) return;
+        slots[i].started = true;
+      }
       try {
         run_slot(slots[i]);
       } catch (const std::exception& e) {
@@ -259,6 +268,7 @@ void Pipeline::run_candidates(const RepairRequest& request, const CancelToken& c
         slots[i].threw = true;
         set(slots[i].r, Status::error, "internal_error", "unexpected exception");
       }
+      slots[i].finished = true;
     }
   };
   {
@@ -325,8 +335,7 @@ void Pipeline::run_candidates(const RepairRequest& request, const CancelToken& c
       rep.agreement = votes[keys[i]];
       rep.chosen = i == chosen;
       rep.message = i == chosen ? "delivered" : "validated and clean; not chosen";
-    } else if (!s.started || (s.token.cancelled() && !job_cancelled && !s.threw &&
-                              (s.r.status == Status::error && (s.r.reason.empty() || s.r.reason == "cancelled")))) {
+    } else if (!s.started || (s.stopped_early && !s.threw)) {
       rep.outcome = "stopped";
       rep.reason = s.started ? "early_stop" : "not_started";
       rep.message = "another candidate was validated and clean first";
