@@ -13,6 +13,7 @@
 
 #include "agent/candidates.hpp"
 #include "agent/pipeline.hpp"
+#include "flowagent/model_client.hpp"
 
 namespace flowagent::detail {
 
@@ -31,42 +32,24 @@ std::string sha256_hex(std::string_view data) {
   return out;
 }
 
-/// The job's limits, shared by its candidates: tool calls are taken one by one, tokens and cost
-/// are added after each model call and checked before the next one.
+/// The job's limits, shared by its candidates: tool calls are taken one by one; tokens and cost
+/// (the model client's Budget) are added after each model call and checked before the next one.
 class SharedBudget {
  public:
-  explicit SharedBudget(const Limits& limits) : limits_(limits) {}
+  explicit SharedBudget(const Limits& limits) : max_tool_calls_(limits.max_tool_calls), money_(limits.max_tokens, limits.max_cost_usd) {}
   bool take_tool_call() {
     std::lock_guard lock(mu_);
-    if (tool_calls_ >= limits_.max_tool_calls) return false;
+    if (tool_calls_ >= max_tool_calls_) return false;
     ++tool_calls_;
     return true;
   }
-  /// Empty when a model call may start; else why not.
-  std::string spent() const {
-    std::lock_guard lock(mu_);
-    if (limits_.max_tokens > 0 && tokens_ >= limits_.max_tokens)
-      return "the job's token budget of " + std::to_string(limits_.max_tokens) + " is spent (shared by its candidates)";
-    if (limits_.max_cost_usd > 0 && cost_ >= limits_.max_cost_usd)
-      return "the job's cost budget is spent (shared by its candidates)";
-    return {};
-  }
-  void add(const Usage& u, double cost) {
-    std::lock_guard lock(mu_);
-    tokens_ += u.input_tokens + u.output_tokens;
-    cost_ += cost;
-  }
-  std::int64_t tokens() const {
-    std::lock_guard lock(mu_);
-    return tokens_;
-  }
+  Budget& money() { return money_; }
 
  private:
-  const Limits limits_;
-  mutable std::mutex mu_;
+  std::mutex mu_;
+  const std::int64_t max_tool_calls_;
   std::int64_t tool_calls_ = 0;
-  std::int64_t tokens_ = 0;
-  double cost_ = 0;
+  Budget money_;
 };
 
 /// Every model call of every candidate (loop, review, summary) passes the shared budget.
@@ -76,9 +59,10 @@ class BudgetedClient final : public LlmClient {
   std::string_view name() const override { return inner_->name(); }
   std::vector<std::string> secrets() const override { return inner_->secrets(); }
   Expected<ChatResponse> complete(const ChatRequest& request, const CancelToken& cancel) override {
-    if (auto why = budget_.spent(); !why.empty()) return fail(Errc::budget_exceeded, why);
+    if (auto ok = budget_.money().check(); !ok)
+      return fail(Errc::budget_exceeded, "the job's " + ok.error().message + " (shared by its candidates)");
     auto r = inner_->complete(request, cancel);
-    if (r) budget_.add(r->usage, r->cost_usd);
+    if (r) budget_.money().add(r->usage, r->cost_usd);
     return r;
   }
 
@@ -219,7 +203,7 @@ void Pipeline::run_candidates(const RepairRequest& request, const CancelToken& c
     Emit cemit = [&emit, &budget, number](const Event& e0) {
       Event e = e0;
       e.candidate = number;
-      e.tokens = budget.tokens();
+      e.tokens = budget.money().tokens();
       emit(e);
     };
     {
@@ -301,7 +285,7 @@ void Pipeline::run_candidates(const RepairRequest& request, const CancelToken& c
     Emit cemit = [&emit, &budget, number](const Event& e0) {
       Event e = e0;
       e.candidate = number;
-      e.tokens = budget.tokens();
+      e.tokens = budget.money().tokens();
       emit(e);
     };
     AttemptEnv env{w.request, cancel, w.r, cemit, shared_llm.get(), *w.chain, {}};

@@ -12,6 +12,7 @@
 
 #include "agent/candidates.hpp"
 #include "flowagent/git_workspace.hpp"
+#include "flowagent/model_client.hpp"
 #include "flowagent/repair.hpp"
 #include "flowagent/review.hpp"
 #include "flowagent/summary.hpp"
@@ -332,6 +333,39 @@ TEST(E2ECandidates, TheTokenBudgetHoldsAcrossCandidates) {
     for (int t : {10, 40, 70}) calls += m.calls_at(t);
     EXPECT_EQ(calls * 120, spent);
   }
+}
+
+TEST(E2ECandidates, TheCostBudgetHoldsAcrossCandidates) {
+  std::vector<std::pair<std::string, std::string>> files;
+  for (int i = 0; i < 40; ++i) files.emplace_back("pkg/m" + std::to_string(i) + ".py", "X = " + std::to_string(i) + "\n");
+  Project p(files);
+  CandidateModel m;
+  m.generate = [](int, int n) {
+    return tool_calls_reply({{"read_file", Json::obj({{"path", "pkg/m" + std::to_string(n % 40) + ".py"}})}});
+  };
+  // The client's prices: 100 input tokens at $1,000 per million = $0.10 per call; the job may spend $0.55.
+  AgentOptions o = options(p.tmp.path());
+  o.llm_factory = [](const ModelConfig& mc) -> Expected<std::shared_ptr<LlmClient>> {
+    ModelClientOptions mo;
+    mo.model = mc;
+    mo.prices["scripted"] = Pricing{1000.0, 0, 0};
+    return make_llm_client(std::move(mo));
+  };
+  auto r = run(p, m, o, [](RepairRequest& q) {
+    q.candidates.count = 3;
+    q.candidates.concurrency = 3;
+    q.limits.max_cost_usd = 0.55;
+  });
+  EXPECT_EQ(r.status, Status::no_fix) << r.reason << ": " << r.message;
+  EXPECT_GE(r.metrics.cost_usd, 0.55);
+  EXPECT_LE(r.metrics.cost_usd, 0.55 + 3 * 0.1 + 1e-9);  // each running candidate may finish its call
+  int calls = 0;
+  for (int t : {10, 40, 70}) calls += m.calls_at(t);
+  EXPECT_NEAR(r.metrics.cost_usd, calls * 0.1, 1e-9);
+  int refused = 0;
+  for (const auto& s : r.trajectory)
+    if (s.kind == "model" && !s.ok && s.output.find("cost budget spent") != std::string::npos) ++refused;
+  EXPECT_GE(refused, 1);
 }
 
 TEST(E2ECandidates, TheWallClockLimitHoldsAcrossCandidates) {
