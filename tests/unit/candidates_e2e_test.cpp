@@ -118,6 +118,20 @@ class CandidateModel {
   int review_calls = 0;
 };
 
+/// 40 small files for a model that reads forever.
+std::vector<std::pair<std::string, std::string>> many_files() {
+  std::vector<std::pair<std::string, std::string>> files;
+  for (int i = 0; i < 40; ++i) files.emplace_back("pkg/m" + std::to_string(i) + ".py", "X = " + std::to_string(i) + "\n");
+  return files;
+}
+
+/// Every candidate reads file after file and never stops.
+void reads_forever(CandidateModel& m) {
+  m.generate = [](int, int n) {
+    return tool_calls_reply({{"read_file", Json::obj({{"path", "pkg/m" + std::to_string(n % 40) + ".py"}})}});
+  };
+}
+
 void push_honest(CandidateModel& m, int t, const std::string& new_text = "tier.upper()") {
   m.push(t, tool_calls_reply({{"edit_file", Json::obj({{"path", "shop.py"}, {"old_text", "tier.lower()"}, {"new_text", new_text}})}}));
   m.push(t, tool_calls_reply({{"run_tests", Json::object()}}));
@@ -285,14 +299,9 @@ TEST(E2ECandidates, EarlyStopEndsTheJobAtTheFirstValidatedCleanCandidate) {
 }
 
 TEST(E2ECandidates, TheToolCallBudgetHoldsAcrossParallelCandidates) {
-  std::vector<std::pair<std::string, std::string>> files;
-  for (int i = 0; i < 40; ++i) files.emplace_back("pkg/m" + std::to_string(i) + ".py", "X = " + std::to_string(i) + "\n");
-  Project p(files);
+  Project p(many_files());
   CandidateModel m;
-  // Every candidate reads file after file and never stops.
-  m.generate = [](int, int n) {
-    return tool_calls_reply({{"read_file", Json::obj({{"path", "pkg/m" + std::to_string(n % 40) + ".py"}})}});
-  };
+  reads_forever(m);
   auto r = run(p, m, options(p.tmp.path()), [](RepairRequest& q) {
     q.candidates.count = 3;
     q.candidates.concurrency = 3;
@@ -310,14 +319,10 @@ TEST(E2ECandidates, TheToolCallBudgetHoldsAcrossParallelCandidates) {
 }
 
 TEST(E2ECandidates, TheTokenBudgetHoldsAcrossCandidates) {
-  std::vector<std::pair<std::string, std::string>> files;
-  for (int i = 0; i < 40; ++i) files.emplace_back("pkg/m" + std::to_string(i) + ".py", "X = " + std::to_string(i) + "\n");
-  Project p(files);
+  Project p(many_files());
   for (int parallel : {1, 3}) {
     CandidateModel m;
-    m.generate = [](int, int n) {
-      return tool_calls_reply({{"read_file", Json::obj({{"path", "pkg/m" + std::to_string(n % 40) + ".py"}})}});
-    };
+    reads_forever(m);
     // Each call costs 120 tokens (100 in, 20 out); the job may spend 1000.
     auto r = run(p, m, options(p.tmp.path()), [&](RepairRequest& q) {
       q.candidates.count = 3;
@@ -336,13 +341,9 @@ TEST(E2ECandidates, TheTokenBudgetHoldsAcrossCandidates) {
 }
 
 TEST(E2ECandidates, TheCostBudgetHoldsAcrossCandidates) {
-  std::vector<std::pair<std::string, std::string>> files;
-  for (int i = 0; i < 40; ++i) files.emplace_back("pkg/m" + std::to_string(i) + ".py", "X = " + std::to_string(i) + "\n");
-  Project p(files);
+  Project p(many_files());
   CandidateModel m;
-  m.generate = [](int, int n) {
-    return tool_calls_reply({{"read_file", Json::obj({{"path", "pkg/m" + std::to_string(n % 40) + ".py"}})}});
-  };
+  reads_forever(m);
   // The client's prices: 100 input tokens at $1,000 per million = $0.10 per call; the job may spend $0.55.
   AgentOptions o = options(p.tmp.path());
   o.llm_factory = [](const ModelConfig& mc) -> Expected<std::shared_ptr<LlmClient>> {
@@ -369,14 +370,10 @@ TEST(E2ECandidates, TheCostBudgetHoldsAcrossCandidates) {
 }
 
 TEST(E2ECandidates, TheWallClockLimitHoldsAcrossCandidates) {
-  std::vector<std::pair<std::string, std::string>> files;
-  for (int i = 0; i < 40; ++i) files.emplace_back("pkg/m" + std::to_string(i) + ".py", "X = " + std::to_string(i) + "\n");
-  Project p(files);
+  Project p(many_files());
   CandidateModel m;
   m.delay = std::chrono::milliseconds(300);
-  m.generate = [](int, int n) {
-    return tool_calls_reply({{"read_file", Json::obj({{"path", "pkg/m" + std::to_string(n % 40) + ".py"}})}});
-  };
+  reads_forever(m);
   auto r = run(p, m, options(p.tmp.path()), [](RepairRequest& q) {
     q.candidates.count = 3;
     q.candidates.concurrency = 3;
