@@ -237,4 +237,99 @@ static void BM_ContextTokensBounded(benchmark::State& state) { context_tokens(st
 BENCHMARK(BM_ContextTokensUnbounded)->Arg(10)->Arg(21)->Arg(30)->Arg(60)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_ContextTokensBounded)->Arg(10)->Arg(21)->Arg(30)->Arg(60)->Unit(benchmark::kMillisecond)->Iterations(1);
 
+// ---- issue 14: wall time of one candidate against three, on a real small project ---------------
+
+/// The honest fix of the shop project, as a model would make it: edit, run the tests, answer.
+/// `latency` stands for the provider's time per call (a real model takes seconds).
+class FixModel final : public LlmClient {
+ public:
+  explicit FixModel(std::chrono::milliseconds latency) : latency_(latency) {}
+  std::string_view name() const override { return "fix"; }
+  Expected<ChatResponse> complete(const ChatRequest& req, const CancelToken& cancel) override {
+    if (cancel.wait_for(latency_)) return fail(Errc::cancelled, "cancelled");
+    int made = 0;
+    for (const auto& m : req.messages) made += static_cast<int>(m.tool_calls.size());
+    ChatResponse r;
+    r.message.role = Role::assistant;
+    r.usage = {1000, 50, 0};
+    auto call = [&](std::string name, Json args) {
+      ToolCall c;
+      c.id = "c" + std::to_string(made);
+      c.name = std::move(name);
+      c.arguments = std::move(args);
+      c.raw_arguments = dump_json_lossy(c.arguments);
+      r.message.tool_calls.push_back(std::move(c));
+      r.stop = StopReason::tool_use;
+    };
+    if (made == 0) call("edit_file", Json::obj({{"path", "shop.py"}, {"old_text", "tier.lower()"}, {"new_text", "tier.upper()"}}));
+    else if (made == 1) call("run_tests", Json::object());
+    else r.message.content = "Tier names are upper case.";
+    return r;
+  }
+
+ private:
+  std::chrono::milliseconds latency_;
+};
+
+/// A real pytest project whose change lowercases tier names against upper-case keys.
+struct ShopRepo {
+  testkit::TempDir dir;
+  RepairRequest request;
+  ShopRepo() {
+    const auto repo = dir.path() / "repo";
+    const auto base = testkit::make_repo(
+        repo, {{"shop.py", "RATES = {\"GOLD\": 0.2}\n\n\ndef price(amount, tier):\n    rate = RATES.get(tier, 0)\n    return amount * (1 - rate)\n"},
+               {"test_shop.py", "from shop import price\n\n\ndef test_gold():\n    assert price(250, \"GOLD\") == 200\n"},
+               {".gitignore", "__pycache__/\n"}});
+    const auto head = testkit::commit_files(
+        repo, {{"shop.py", "RATES = {\"GOLD\": 0.2}\n\n\ndef price(amount, tier):\n    rate = RATES.get(tier.lower(), 0)\n    return amount * (1 - rate)\n"}},
+        "Normalize tiers");
+    request = testkit::sample_request(repo.string());
+    request.change.base_commit = base;
+    request.change.head_commit = head;
+    request.change.files = {{"shop.py", 1, 1, false}};
+    request.failure.failing_tests = {"test_shop.py::test_gold"};
+    request.commands.test = "/usr/bin/python3 -m pytest -q -p no:cacheprovider {tests}";
+  }
+};
+
+/// Args: candidates, concurrency, model latency (ms). The real loop tools, the command validator
+/// (fresh checkout, pytest in the sandbox), the default post-filters.
+static void BM_CandidatesWallTime(benchmark::State& state) {
+  static ShopRepo repo;  // one project and one warm pool for every argument set
+  static std::shared_ptr<WorkspaceProvider> pool = [] {
+    GitWorkspaceOptions w;
+    w.pool_per_repo = 6;  // three candidates' workspaces and their validation checkouts stay warm
+    return make_git_workspace_provider(w);
+  }();
+  static bool warm = false;
+  AgentOptions o;
+  o.workspaces = pool;
+  o.llm = std::make_shared<FixModel>(std::chrono::milliseconds(state.range(2)));
+  o.strategies = {make_react_strategy()};
+  o.summarizer = make_template_summarizer();
+  auto agent = std::move(*Agent::create(o));
+  auto req = repo.request;
+  if (!warm) {  // fill the pool: three loop workspaces and validation checkouts
+    auto w = req;
+    w.candidates.count = 3;
+    w.candidates.concurrency = 3;
+    (void)agent->run(w);
+    warm = true;
+  }
+  req.candidates.count = state.range(0);
+  req.candidates.concurrency = state.range(1);
+  std::int64_t tokens = 0;
+  for (auto _ : state) {
+    auto r = agent->run(req);
+    if (r.status != Status::fixed) state.SkipWithError((r.reason + ": " + r.message).c_str());
+    tokens = r.metrics.input_tokens + r.metrics.output_tokens;
+  }
+  state.counters["tokens"] = static_cast<double>(tokens);
+}
+BENCHMARK(BM_CandidatesWallTime)
+    ->Args({1, 1, 0})->Args({3, 1, 0})->Args({3, 3, 0})
+    ->Args({1, 1, 1000})->Args({3, 1, 1000})->Args({3, 3, 1000})
+    ->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
+
 BENCHMARK_MAIN();

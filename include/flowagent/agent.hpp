@@ -31,6 +31,17 @@ namespace flowagent {
 /// Returning nullptr means "no model": model strategies step aside.
 using LlmFactory = std::function<Expected<std::shared_ptr<LlmClient>>(const ModelConfig&)>;
 
+/// How a job with several candidates (RepairRequest::candidates) varies and bounds them.
+/// Candidate i (0-based) samples at temperatures[i % size] and runs the strategy chain
+/// strategies[i % size]; the defaults are the request's temperature for the first candidate and
+/// +0.3 for each further one (at most 1.0), and AgentOptions::strategies for every candidate.
+struct CandidatePolicy {
+  int max_count = 8;        ///< a request asking for more runs this many (a trajectory note says so)
+  int max_concurrency = 4;  ///< candidates of one job running at once, whatever the request asks
+  std::vector<double> temperatures;
+  std::vector<std::vector<std::shared_ptr<RepairStrategy>>> strategies;
+};
+
 /// The policies and knobs of an Agent. Any null policy is replaced by the built-in default at
 /// Agent::create (see default_agent_options()); set a field to swap one policy only.
 struct AgentOptions {
@@ -71,6 +82,8 @@ struct AgentOptions {
   std::vector<std::string> trusted_model_origins;
   /// Whether a request may name "replay:<path>" (a recording read from this machine).
   bool allow_replay_models = false;
+  /// Several candidates per job: variation and host-side caps (the request says how many).
+  CandidatePolicy candidates;
 };
 
 /// The funnel of the paper's Table 2: what happened to the requests an Agent received.

@@ -20,6 +20,7 @@
 #include "flowagent/sandbox.hpp"
 #include "flowagent/repair.hpp"
 #include "flowagent/reports.hpp"
+#include "flowagent/review.hpp"
 #include "flowagent/request.hpp"
 #include "flowagent/result.hpp"
 #include "flowagent/strategy.hpp"

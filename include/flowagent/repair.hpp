@@ -14,6 +14,7 @@
 
 #include "flowagent/filters.hpp"
 #include "flowagent/reports.hpp"
+#include "flowagent/review.hpp"
 #include "flowagent/sandbox.hpp"
 #include "flowagent/strategy.hpp"
 #include "flowagent/workspace.hpp"
@@ -62,6 +63,12 @@ struct ReactOptions {
   std::int64_t max_call_tokens = 0;
   std::int64_t working_context_tokens = 4'000;
   int keep_recent_tool_outputs = 2;  ///< newest tool outputs never elided
+  /// Optional rubric review (flowagent/review.hpp), off when null: once the model says it is done,
+  /// the deterministic detector finds nothing and the loop's validation check passes, the reviewer
+  /// reads the production-code part of the patch; its findings go back to the model within the
+  /// same max_refinement_rounds. Still flagged after them: rejected "overfitting_review"; an
+  /// unusable review: rejected "review_unavailable" (fail closed).
+  std::shared_ptr<PatchReviewer> reviewer;
 };
 
 /// The generate-and-validate loop: the model reads the context and works through the tools until

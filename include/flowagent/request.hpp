@@ -80,6 +80,18 @@ struct ModelConfig {
   std::int64_t max_output_tokens = 4096;
 };
 
+/// Several candidates (docs/ARCHITECTURE.md, "Several candidates"): up to `count` independent
+/// loops, each in its own workspace with its own temperature (or strategy chain,
+/// AgentOptions::candidates), sharing the job's limits (tool calls, tokens, cost, wall time).
+/// Each candidate is validated by the deterministic stage and checked by the post-filters; the
+/// result delivers one and keeps the others in the trajectory. JSON: `"candidates": 3` or
+/// `"candidates": {"count": 3, "concurrency": 2, "early_stop": true}`.
+struct CandidateConfig {
+  std::int64_t count = 1;        ///< 1..16; 1 is the single-loop behaviour
+  std::int64_t concurrency = 2;  ///< candidates run at once (1..16; capped by count and the host's limit)
+  bool early_stop = false;       ///< stop the others once one candidate is validated and clean
+};
+
 struct RepairRequest {
   std::string repository;  ///< path of the developer's repository (never modified)
   Change change;
@@ -87,6 +99,7 @@ struct RepairRequest {
   Commands commands;
   Limits limits;
   ModelConfig model;
+  CandidateConfig candidates;
 };
 
 /// Parses and validates a request document.

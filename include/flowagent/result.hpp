@@ -98,6 +98,9 @@ struct TrajectoryStep {
   std::string output;
   bool ok = true;
   std::int64_t ms = 0;
+  /// 1-based candidate the step belongs to when the job ran several (RepairRequest::candidates);
+  /// 0: the job itself (or a single-candidate job).
+  std::int64_t candidate = 0;
 };
 
 /// A hypothesis the model recorded with the loop's record_hypothesis tool (docs/PROMPTS.md).
@@ -107,6 +110,26 @@ struct Hypothesis {
   std::string evidence;
   std::string status;            ///< "proposed", "confirmed" or "refuted"
   std::int64_t tool_call = 0;    ///< the tool call that last updated it (1-based)
+};
+
+/// What became of one candidate of a job with several (RepairRequest::candidates).
+struct CandidateReport {
+  std::int64_t index = 0;      ///< 1-based; trajectory steps and events carry it
+  double temperature = 0;      ///< the sampling temperature its loop used
+  std::string strategies;      ///< its strategy chain ("expectation_update,react")
+  /// "accepted" (validated, every post-filter passed), "rejected" (a post-filter or the review
+  /// refused it), "no_fix" (no validated candidate), "stopped" (early stop or the job's end),
+  /// "error" (infrastructure)
+  std::string outcome;
+  std::string reason;          ///< the stable reason code of that outcome ("" when accepted)
+  std::string message;
+  std::string patch_digest;    ///< SHA-256 hex of the canonical patch; "" without a patch
+  std::string equivalence;     ///< SHA-256 hex of the whitespace-normalised edits (equal = equivalent)
+  std::int64_t changed_lines = 0;  ///< added + removed lines of its patch
+  std::int64_t agreement = 0;  ///< accepted candidates (itself included) with equivalent edits
+  std::int64_t tool_calls = 0;
+  std::int64_t tokens = 0;     ///< input + output
+  bool chosen = false;         ///< this candidate's patch is the result's patch
 };
 
 struct RepairResult {
@@ -124,6 +147,9 @@ struct RepairResult {
   Metrics metrics;
   std::vector<TrajectoryStep> trajectory;
   std::vector<Hypothesis> hypotheses;  ///< the loop's hypothesis ledger, in recording order
+                                       ///< (of the chosen candidate when there were several)
+  std::vector<CandidateReport> candidates;  ///< one per candidate when the job ran several; else empty
+  std::int64_t chosen_candidate = 0;        ///< 1-based index of the delivered candidate; 0: none / single
 };
 
 enum class EventKind { phase, tool_call, model_call, result, log };
@@ -139,6 +165,7 @@ struct Event {
   std::int64_t tokens = 0;  ///< tokens used so far
   std::int64_t eta_ms = -1; ///< estimated time to completion; -1 unknown
   std::int64_t elapsed_ms = 0;
+  std::int64_t candidate = 0;  ///< 1-based candidate the event belongs to (several candidates); 0: the job
 };
 
 Json to_json(const RepairResult& result);

@@ -39,6 +39,10 @@ struct RepairContext {
   /// Where the validation stage gets its fresh checkout of the change head; may be null (then the
   /// built-in validator fails with Errc::invalid_argument).
   WorkspaceProvider* workspaces = nullptr;
+  /// Set when several candidates share the job's tool-call budget (RepairRequest::candidates):
+  /// a loop calls it before each tool call; false means the job's limits.max_tool_calls is spent.
+  /// Empty: this context's own metrics count against the limit.
+  std::function<bool()> take_tool_call;
 };
 
 /// What a strategy claims. The workspace holds the edits; `claims_fixed` is the strategy's own
@@ -51,6 +55,11 @@ struct Candidate {
   /// The strategy's own check (Validator::check) passed on this state. Informational only: the
   /// pipeline's validation stage always validates the candidate itself.
   bool validated = false;
+  /// Set when the strategy's own review still objects to the candidate (the rubric review,
+  /// flowagent/review.hpp: "overfitting_review" or "review_unavailable"): the pipeline validates
+  /// it but never delivers it; the job (or this candidate) ends rejected with this reason.
+  std::string rejection_reason = {};
+  std::string rejection_message = {};
 };
 
 /// [Threading] propose() runs on one job thread; different jobs may call it concurrently.

@@ -33,6 +33,21 @@ std::int64_t ms_since(Clock::time_point t) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t).count();
 }
 
+}  // namespace
+
+PhaseTimer::PhaseTimer(RepairResult& r, std::string name) : r_(r), name_(std::move(name)), t0_(Clock::now()) {}
+PhaseTimer::~PhaseTimer() {
+  auto ms = ms_since(t0_);
+  r_.metrics.phase_ms[name_] += ms;
+  r_.trajectory.push_back(TrajectoryStep{"phase", name_, {}, {}, true, ms});
+}
+
+void set(RepairResult& r, Status s, std::string reason, std::string message) {
+  r.status = s;
+  r.reason = std::move(reason);
+  r.message = std::move(message);
+}
+
 RepairResult base_result(const RepairRequest& request) {
   RepairResult r;
   r.change_id = request.change.id;
@@ -41,32 +56,6 @@ RepairResult base_result(const RepairRequest& request) {
   r.head_commit = request.change.head_commit;
   return r;
 }
-
-/// Times one phase into metrics.phase_ms and the trajectory.
-class PhaseTimer {
- public:
-  PhaseTimer(RepairResult& r, std::string name) : r_(r), name_(std::move(name)), t0_(Clock::now()) {}
-  ~PhaseTimer() {
-    auto ms = ms_since(t0_);
-    r_.metrics.phase_ms[name_] += ms;
-    r_.trajectory.push_back(TrajectoryStep{"phase", name_, {}, {}, true, ms});
-  }
-  PhaseTimer(const PhaseTimer&) = delete;
-  PhaseTimer& operator=(const PhaseTimer&) = delete;
-
- private:
-  RepairResult& r_;
-  std::string name_;
-  Clock::time_point t0_;
-};
-
-void set(RepairResult& r, Status s, std::string reason, std::string message) {
-  r.status = s;
-  r.reason = std::move(reason);
-  r.message = std::move(message);
-}
-
-}  // namespace
 
 namespace {
 constexpr const char* kPhaseOrder[] = {"prefilter", "workspace", "repair", "validate", "postfilter", "summarize"};
@@ -120,7 +109,7 @@ void Pipeline::write_trajectory(const RepairResult& r) const {
   std::ofstream out(path);
   for (const auto& s : r.trajectory)
     out << dump_json_lossy(Json::obj({{"kind", s.kind}, {"name", s.name}, {"input", s.input}, {"output", s.output},
-                                      {"ok", s.ok}, {"ms", s.ms}}))
+                                      {"ok", s.ok}, {"ms", s.ms}, {"candidate", s.candidate}}))
         << "\n";
   out << dump_json_lossy(Json::obj({{"kind", "result"}, {"status", to_string(r.status)}, {"reason", r.reason},
                                     {"message", r.message}, {"wall_ms", r.metrics.wall_ms}}))
@@ -250,13 +239,16 @@ RepairResult Pipeline::run_stages(const RepairRequest& request, const CancelToke
   const auto t0 = Clock::now();
   std::string current_phase = "prefilter";
   auto phase_t0 = Clock::now();
-  auto emit = [&](const Event& e0) {
+  // Several candidates emit from several threads: one at a time (EventSink's contract).
+  auto emit_mu = std::make_shared<std::mutex>();
+  Emit emit = [&, emit_mu](const Event& e0) {
     if (!options_.event_sink) return;
+    std::lock_guard lock(*emit_mu);
     Event e = e0;
     e.change_id = request.change.id;
     e.revision = request.change.revision;
     e.elapsed_ms = ms_since(t0);
-    e.tokens = result.metrics.input_tokens + result.metrics.output_tokens;
+    if (e.candidate == 0) e.tokens = result.metrics.input_tokens + result.metrics.output_tokens;
     if (e.kind == EventKind::phase && e.phase != current_phase) {
       current_phase = e.phase;
       phase_t0 = Clock::now();
@@ -294,27 +286,12 @@ RepairResult Pipeline::run_stages(const RepairRequest& request, const CancelToke
       }
     }
   }
-
-  // 2. Workspace.
-  std::unique_ptr<Workspace> ws;
-  {
-    PhaseTimer timer(result, "workspace");
-    phase("workspace", "preparing an isolated checkout");
-    if (!options_.workspaces) {
-      set(result, Status::error, "workspace_error", "no workspace provider is configured");
-      return result;
-    }
-    auto acquired = options_.workspaces->acquire(request, cancel);
-    if (!acquired) {
-      set(result, Status::error, acquired.error().code == Errc::cancelled ? "cancelled" : "workspace_error",
-          acquired.error().to_string());
-      return result;
-    }
-    ws = std::move(*acquired);
-    result.head_commit = ws->head_commit();  // resolved to a full commit id
+  if (!options_.workspaces) {
+    set(result, Status::error, "workspace_error", "no workspace provider is configured");
+    return result;
   }
 
-  // 3. Model client (optional: strategies that need one step aside without it).
+  // Model client (optional: strategies that need one step aside without it).
   std::shared_ptr<LlmClient> llm = options_.llm;
   if (!llm && options_.llm_factory && !request.model.spec.empty()) {
     if (auto ok = check_model_destination(request.model, options_.trusted_model_origins, options_.allow_replay_models);
@@ -335,16 +312,75 @@ RepairResult Pipeline::run_stages(const RepairRequest& request, const CancelToke
     llm = make_redacting_client(std::move(llm), redactor);
   }
 
+  // Several candidates: their own stage (src/agent/candidates.cpp).
+  if (request.candidates.count > 1) {
+    run_candidates(request, cancel, result, emit, llm);
+    return result;
+  }
+
+  // 2. Workspace.
+  std::unique_ptr<Workspace> ws;
+  {
+    PhaseTimer timer(result, "workspace");
+    phase("workspace", "preparing an isolated checkout");
+    auto acquired = options_.workspaces->acquire(request, cancel);
+    if (!acquired) {
+      set(result, Status::error, acquired.error().code == Errc::cancelled ? "cancelled" : "workspace_error",
+          acquired.error().to_string());
+      return result;
+    }
+    ws = std::move(*acquired);
+    result.head_commit = ws->head_commit();  // resolved to a full commit id
+  }
+
+  // 3-5. Strategies, validation, post-filters; 6. summary.
+  AttemptEnv env{request, cancel, result, emit, llm.get(), options_.strategies, {}};
+  Accepted accepted;
+  if (run_attempt(env, *ws, accepted)) finish_fixed(env, *ws, accepted);
+  return result;
+}
+
+void Pipeline::finish_fixed(const AttemptEnv& env, Workspace& ws, Accepted& accepted) const {
+  RepairResult& result = env.result;
+  result.patch = accepted.patch.text;
+  {
+    PhaseTimer timer(result, "summarize");
+    Event e;
+    e.kind = EventKind::phase;
+    e.phase = "summarize";
+    e.message = "writing the root-cause summary";
+    env.emit(e);
+    ToolRegistry no_tools;
+    ToolState state;
+    RepairContext ctx{env.request, ws, no_tools, state, env.llm, env.cancel, result, env.emit, options_.validator.get(),
+                      &options_.sandbox, &accepted.patch, options_.workspaces.get(), {}};
+    if (options_.summarizer) result.summary = options_.summarizer->summarize(ctx, accepted.candidate);
+  }
+  set(result, Status::fixed, "validated", "a validated fix was found by " + accepted.strategy);
+}
+
+bool Pipeline::run_attempt(const AttemptEnv& env, Workspace& ws_ref, Accepted& out) const {
+  const RepairRequest& request = env.request;
+  const CancelToken& cancel = env.cancel;
+  RepairResult& result = env.result;
+  Workspace* ws = &ws_ref;
+  auto phase = [&](std::string name, std::string message) {
+    Event e;
+    e.kind = EventKind::phase;
+    e.phase = std::move(name);
+    e.message = std::move(message);
+    env.emit(e);
+  };
   ToolRegistry empty_tools;
   ToolRegistry& tools = options_.tools ? *options_.tools : empty_tools;
   ToolState state;
-  RepairContext ctx{request, *ws, tools, state, llm.get(), cancel, result, emit, options_.validator.get(),
-                    &options_.sandbox, nullptr, options_.workspaces.get()};
+  RepairContext ctx{request, *ws, tools, state, env.llm, cancel, result, env.emit, options_.validator.get(),
+                    &options_.sandbox, nullptr, options_.workspaces.get(), env.take_tool_call};
 
   std::string last_failure_reason = "no_candidate";
   std::string last_failure_message = "no strategy produced a candidate fix";
-  for (const auto& strategy : options_.strategies) {
-    if (cancel.cancelled()) return result;
+  for (const auto& strategy : env.strategies) {
+    if (cancel.cancelled()) return false;
     const std::string sname(strategy->name());
     Expected<Candidate> cand = [&] {
       PhaseTimer timer(result, "repair");
@@ -353,20 +389,20 @@ RepairResult Pipeline::run_stages(const RepairRequest& request, const CancelToke
     }();
     if (!cand) {
       result.trajectory.push_back(TrajectoryStep{"note", sname, {}, cand.error().to_string(), false, 0});
-      if (cand.error().code == Errc::cancelled) return result;
+      if (cand.error().code == Errc::cancelled) return false;
       if (cand.error().code == Errc::sandbox_unavailable) {
         set(result, Status::error, "sandbox_unavailable", cand.error().message);
-        return result;
+        return false;
       }
       if (cand.error().code == Errc::budget_exceeded) {
         set(result, Status::no_fix, "budget_exceeded", cand.error().message);
-        return result;
+        return false;
       }
       last_failure_reason = "strategy_error";
       last_failure_message = sname + ": " + cand.error().to_string();
       if (auto reset = ws->reset(); !reset) {
         set(result, Status::error, "workspace_error", reset.error().to_string());
-        return result;
+        return false;
       }
       state = ToolState{};
       continue;
@@ -384,12 +420,12 @@ RepairResult Pipeline::run_stages(const RepairRequest& request, const CancelToke
     auto diff = ws->diff();
     if (!diff) {
       set(result, Status::error, "workspace_error", diff.error().to_string());
-      return result;
+      return false;
     }
     auto patch = parse_patch(*diff);
     if (!patch) {
       set(result, Status::error, "workspace_error", "the workspace's diff does not parse: " + patch.error().message);
-      return result;
+      return false;
     }
     // The patch rules (a post-filter no host policy can remove: regular text files inside the tree)
     // run before validation, so a symlink or gitlink never reaches a test command. Booked as the
@@ -400,7 +436,7 @@ RepairResult Pipeline::run_stages(const RepairRequest& request, const CancelToke
       std::string msg;
       for (const auto& pr : problems) msg += (msg.empty() ? "" : "; ") + pr.message;
       set(result, Status::rejected, problems.front().reason, "the fix may not be delivered: " + msg);
-      return result;
+      return false;
     }
     ctx.patch = &*patch;  // the validator applies exactly this to a fresh checkout
 
@@ -412,9 +448,9 @@ RepairResult Pipeline::run_stages(const RepairRequest& request, const CancelToke
       return options_.validator->validate(ctx);
     }();
     if (!report) {
-      if (report.error().code == Errc::cancelled) return result;
+      if (report.error().code == Errc::cancelled) return false;
       set(result, Status::error, reason_for(report.error(), "validation_error"), report.error().to_string());
-      return result;
+      return false;
     }
     result.evidence = report->evidence;
     if (!report->passed) {
@@ -425,13 +461,12 @@ RepairResult Pipeline::run_stages(const RepairRequest& request, const CancelToke
       if (!cand->stop_reason.empty()) last_failure_message += " (" + sname + " stopped: " + cand->stop_reason + ")";
       if (auto reset = ws->reset(); !reset) {
         set(result, Status::error, "workspace_error", reset.error().to_string());
-        return result;
+        return false;
       }
       state = ToolState{};
       continue;
     }
 
-    result.patch = patch->text;
     if (!result.evidence.replacements.empty()) {
       std::string note;
       for (const auto& x : result.evidence.replacements) {
@@ -445,43 +480,40 @@ RepairResult Pipeline::run_stages(const RepairRequest& request, const CancelToke
     {
       PhaseTimer timer(result, "postfilter");
       phase("postfilter", "checking the fix");
+      // The strategy's own review (the rubric review) still objects: validated, never delivered.
+      if (!cand->rejection_reason.empty()) {
+        set(result, Status::rejected, cand->rejection_reason, cand->rejection_message);
+        return false;
+      }
       // The developer's change, made the same way as the candidate; null when git cannot read it
       // (filters that need it then fail closed).
       auto change = detail::git_patch(detail::workspace_repo(*ws), {request.change.base_commit, ws->head_commit()},
                                       /*check_blobs=*/false, cancel);
-      if (!change && change.error().code == Errc::cancelled) return result;
+      if (!change && change.error().code == Errc::cancelled) return false;
       if (!change)
         result.trajectory.push_back(TrajectoryStep{"note", "postfilter", {}, "the change's diff: " + change.error().to_string(), false, 0});
-      PostFilterInput in{request, *patch, change ? &*change : nullptr, options_.change_tracker.get(), ws.get(),
+      PostFilterInput in{request, *patch, change ? &*change : nullptr, options_.change_tracker.get(), ws,
                          &result.evidence};
       for (const auto& f : options_.post_filters) {
         auto verdict = f->check(in, cancel);
         if (!verdict) {
-          if (verdict.error().code == Errc::cancelled) return result;
+          if (verdict.error().code == Errc::cancelled) return false;
           // Fail closed: a filter that could not check the fix rejects it.
           set(result, Status::rejected, "postfilter_failed",
               "post-filter " + std::string(f->name()) + " could not check the fix: " + verdict.error().to_string());
-          return result;
+          return false;
         }
         if (*verdict) {
           set(result, (*verdict)->status, (*verdict)->reason, (*verdict)->message);
-          if (result.status == Status::superseded) result.patch.clear();
-          return result;
+          return false;
         }
       }
     }
-
-    // 6. Summary.
-    {
-      PhaseTimer timer(result, "summarize");
-      phase("summarize", "writing the root-cause summary");
-      if (options_.summarizer) result.summary = options_.summarizer->summarize(ctx, *cand);
-    }
-    set(result, Status::fixed, "validated", "a validated fix was found by " + sname);
-    return result;
+    out = Accepted{std::move(*cand), std::move(*patch), sname};
+    return true;
   }
   set(result, Status::no_fix, last_failure_reason, last_failure_message);
-  return result;
+  return false;
 }
 
 }  // namespace flowagent::detail

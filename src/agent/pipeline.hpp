@@ -1,6 +1,7 @@
 // Internal: one repair, start to finish, on the calling thread.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -24,6 +25,44 @@ class EtaModel {
   int samples_ = 0;
 };
 
+using Emit = std::function<void(const Event&)>;
+
+/// Times one phase into metrics.phase_ms and the trajectory.
+class PhaseTimer {
+ public:
+  PhaseTimer(RepairResult& r, std::string name);
+  ~PhaseTimer();
+  PhaseTimer(const PhaseTimer&) = delete;
+  PhaseTimer& operator=(const PhaseTimer&) = delete;
+
+ private:
+  RepairResult& r_;
+  std::string name_;
+  std::chrono::steady_clock::time_point t0_;
+};
+
+void set(RepairResult& r, Status s, std::string reason, std::string message);
+/// An empty result naming the request's change.
+RepairResult base_result(const RepairRequest& request);
+
+/// A candidate that passed validation and every post-filter (not yet summarized).
+struct Accepted {
+  Candidate candidate;
+  Patch patch;
+  std::string strategy;  ///< the strategy that produced it
+};
+
+/// What one attempt (the strategy chain in one workspace, then validation and post-filters) works with.
+struct AttemptEnv {
+  const RepairRequest& request;
+  const CancelToken& cancel;
+  RepairResult& result;  ///< trajectory, metrics, evidence; status/reason/message when it ends without a fix
+  Emit emit;             ///< thread-safe, never null
+  LlmClient* llm;        ///< may be null
+  const std::vector<std::shared_ptr<RepairStrategy>>& strategies;
+  std::function<bool()> take_tool_call;  ///< shared tool-call budget of several candidates; may be empty
+};
+
 class Pipeline {
  public:
   explicit Pipeline(const AgentOptions& options) : options_(options) {}
@@ -39,6 +78,14 @@ class Pipeline {
   void note_isolation(const RepairRequest& request, RepairResult& result) const;
   RepairResult run_stages(const RepairRequest& request, const CancelToken& cancel, RepairResult& result,
                           const std::shared_ptr<Redactor>& redactor) const;
+  /// Strategies, validation and post-filters in `ws`. True: `out` holds a deliverable candidate
+  /// (result.evidence is its evidence). False: env.result's status says why (unchanged on cancel).
+  bool run_attempt(const AttemptEnv& env, Workspace& ws, Accepted& out) const;
+  /// The summary stage for an accepted candidate; marks `result` fixed.
+  void finish_fixed(const AttemptEnv& env, Workspace& ws, Accepted& accepted) const;
+  /// Several candidates (src/agent/candidates.cpp): runs them, ranks the accepted ones, delivers one.
+  void run_candidates(const RepairRequest& request, const CancelToken& cancel, RepairResult& result, const Emit& emit,
+                      const std::shared_ptr<LlmClient>& llm) const;
   const AgentOptions& options_;
   mutable EtaModel eta_;
 };

@@ -61,6 +61,11 @@ void usage(std::ostream& os) {
         "                          --base-url given here is trusted; docs/SECURITY.md)\n"
         "  --change-id ID --revision N --description TEXT --author NAME [--bot]\n"
         "  --max-tool-calls N --timeout-seconds N --context-tokens N\n"
+        "  --candidates N          independent candidate loops sharing the job's budgets (1..16; default 1)\n"
+        "  --candidate-concurrency N   candidates run at once (default 2)\n"
+        "  --early-stop            stop the other candidates once one is validated and clean\n"
+        "  --rubric-review         a second model call reviews the fix against the overfitting rubric\n"
+        "                          (docs/INTEGRITY.md); an unusable review rejects the fix\n"
         "  --record FILE           append every model request/response to FILE (JSONL, keys redacted)\n"
         "  --trajectory-dir DIR    write the trajectory of the job as JSONL into DIR\n"
         "  --accept-exit-code-evidence  when no per-test result can be read, take exit 0 as evidence\n"
@@ -176,7 +181,7 @@ Expected<std::string> commit_patch(const std::string& repo, const std::string& b
 
 int cmd_repair(const std::vector<std::string>& args) {
   RepairRequest req;
-  bool json = false, quiet = false, have_request = false, accept_exit_code = false;
+  bool json = false, quiet = false, have_request = false, accept_exit_code = false, rubric_review = false;
   std::string patch_file, record, trajectory_dir;
   std::vector<std::string> failing, reports, logs, globs;
   SandboxOptions sandbox;
@@ -262,6 +267,11 @@ int cmd_repair(const std::vector<std::string>& args) {
     else if (a == "--max-tool-calls") ok = take_int(req.limits.max_tool_calls);
     else if (a == "--timeout-seconds") ok = take_int(req.limits.max_wall_seconds);
     else if (a == "--context-tokens") ok = take_int(req.limits.context_tokens);
+    else if (a == "--candidates") ok = take_int(req.candidates.count) && req.candidates.count >= 1 && req.candidates.count <= 16;
+    else if (a == "--candidate-concurrency")
+      ok = take_int(req.candidates.concurrency) && req.candidates.concurrency >= 1 && req.candidates.concurrency <= 16;
+    else if (a == "--early-stop") req.candidates.early_stop = true;
+    else if (a == "--rubric-review") rubric_review = true;
     else if (a == "--record") ok = take(record);
     else if (a == "--trajectory-dir") ok = take(trajectory_dir);
     else if (a == "--accept-exit-code-evidence") accept_exit_code = true;
@@ -379,6 +389,11 @@ int cmd_repair(const std::vector<std::string>& args) {
     v.accept_exit_code_evidence = true;
     opts.validator = make_command_validator(v);
   }
+  if (rubric_review) {
+    ReactOptions ro;
+    ro.reviewer = make_rubric_reviewer();
+    opts.strategies = {make_expectation_update_strategy(), make_react_strategy(ro)};
+  }
   if (!record.empty()) {
     opts.llm_factory = [record](const ModelConfig& m) -> Expected<std::shared_ptr<LlmClient>> {
       if (m.spec.empty() || m.spec == "builtin") return std::shared_ptr<LlmClient>();
@@ -402,6 +417,10 @@ int cmd_repair(const std::vector<std::string>& args) {
     std::cout << "tool calls: " << r.metrics.tool_calls << ", model calls: " << r.metrics.model_calls
               << ", tokens: " << r.metrics.input_tokens + r.metrics.output_tokens << ", time: " << r.metrics.wall_ms
               << " ms\n";
+    for (const auto& c : r.candidates)
+      std::cout << "candidate " << c.index << ": " << c.outcome << (c.reason.empty() ? "" : " (" + c.reason + ")")
+                << (c.chosen ? ", delivered" : "") << ", agreement " << c.agreement << ", " << c.changed_lines
+                << " changed lines\n";
     if (!r.patch.empty()) std::cout << "\n" << r.patch;
   }
   return exit_code_for(r.status);

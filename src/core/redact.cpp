@@ -113,6 +113,8 @@ void Redactor::redact_in_place(RepairResult& r) const {
   // Not the patch: it is the validated fix, byte for byte (a rewritten token-shaped string in it
   // would deliver a diff that was never validated).
   for (std::string* s : {&r.reason, &r.message, &r.change_id, &r.summary}) redact_in_place(*s);
+  for (auto& c : r.candidates)
+    for (std::string* s : {&c.reason, &c.message, &c.strategies}) redact_in_place(*s);
   for (auto& run : r.evidence.runs) {
     redact_in_place(run.command);
     for (auto& t : run.passed) redact_in_place(t);

@@ -7,6 +7,21 @@ namespace flowagent {
 std::string_view to_string(AuthorKind kind) noexcept { return kind == AuthorKind::bot ? "bot" : "person"; }
 std::string_view to_string(FailureKind kind) noexcept { return kind == FailureKind::build ? "build" : "test"; }
 
+namespace {
+/// "candidates": an integer (the count) or {count, concurrency, early_stop}.
+void read_candidates(const Json& doc, detail::ObjectReader& root, CandidateConfig& out) {
+  const Json* c = doc.find("candidates");
+  if (c && c->is_int()) {
+    root.integer("candidates", out.count, false, 1, 16);
+    return;
+  }
+  root.object("candidates", [&](detail::ObjectReader& o) {
+    o.integer("count", out.count, false, 1, 16)
+        .integer("concurrency", out.concurrency, false, 1, 16)
+        .boolean("early_stop", out.early_stop);
+  });
+}
+}  // namespace
 
 Expected<RepairRequest> repair_request_from_json(const Json& doc) {
   if (auto ok = detail::check_schema_name(doc, kRequestSchema); !ok) return unexpected(ok.error());
@@ -74,6 +89,7 @@ Expected<RepairRequest> repair_request_from_json(const Json& doc) {
         .number("top_p", r.model.top_p, false, 0, 1)
         .integer("max_output_tokens", r.model.max_output_tokens, false, 1, 1'000'000);
   });
+  read_candidates(doc, root, r.candidates);
   if (auto e = root.finish(); !e.empty()) return fail(Errc::schema, e);
   if (r.commands.test.empty() && r.failure.kind == FailureKind::test && !r.commands.wider_test.empty())
     return fail(Errc::schema, "commands.test: required when commands.wider_test is set");
@@ -226,6 +242,9 @@ Json to_json(const RepairRequest& r) {
                            {"temperature", r.model.temperature},
                            {"top_p", r.model.top_p},
                            {"max_output_tokens", r.model.max_output_tokens}})},
+      {"candidates", Json::obj({{"count", r.candidates.count},
+                                {"concurrency", r.candidates.concurrency},
+                                {"early_stop", r.candidates.early_stop}})},
   });
 }
 

@@ -38,14 +38,24 @@ Json to_json(const RepairResult& r) {
   Json phases = Json::object();
   for (const auto& [k, v] : r.metrics.phase_ms) phases[k] = v;
   Json steps = Json::array();
-  for (const auto& s : r.trajectory)
-    steps.push_back(Json::obj({{"kind", s.kind}, {"name", s.name}, {"input", s.input}, {"output", s.output},
-                               {"ok", s.ok}, {"ms", s.ms}}));
+  for (const auto& s : r.trajectory) {
+    Json step = Json::obj({{"kind", s.kind}, {"name", s.name}, {"input", s.input}, {"output", s.output},
+                           {"ok", s.ok}, {"ms", s.ms}});
+    if (s.candidate) step["candidate"] = s.candidate;
+    steps.push_back(std::move(step));
+  }
+  Json cands = Json::array();
+  for (const auto& c : r.candidates)
+    cands.push_back(Json::obj({{"index", c.index}, {"temperature", c.temperature}, {"strategies", c.strategies},
+                               {"outcome", c.outcome}, {"reason", c.reason}, {"message", c.message},
+                               {"patch_digest", c.patch_digest}, {"equivalence", c.equivalence},
+                               {"changed_lines", c.changed_lines}, {"agreement", c.agreement},
+                               {"tool_calls", c.tool_calls}, {"tokens", c.tokens}, {"chosen", c.chosen}}));
   Json hyps = Json::array();
   for (const auto& h : r.hypotheses)
     hyps.push_back(Json::obj({{"id", h.id}, {"statement", h.statement}, {"evidence", h.evidence}, {"status", h.status},
                               {"tool_call", h.tool_call}}));
-  return Json::obj({
+  Json doc = Json::obj({
       {"schema", kResultSchema},
       {"status", to_string(r.status)},
       {"reason", r.reason},
@@ -79,6 +89,11 @@ Json to_json(const RepairResult& r) {
       {"trajectory", steps},
       {"hypotheses", hyps},
   });
+  if (!r.candidates.empty()) {
+    doc["candidates"] = std::move(cands);
+    doc["chosen_candidate"] = r.chosen_candidate;
+  }
+  return doc;
 }
 
 Expected<RepairResult> repair_result_from_json(const Json& doc) {
@@ -149,6 +164,7 @@ Expected<RepairResult> repair_result_from_json(const Json& doc) {
     TrajectoryStep step;
     s.string("kind", step.kind, true).string("name", step.name).string("input", step.input);
     s.string("output", step.output).boolean("ok", step.ok).integer("ms", step.ms);
+    s.integer("candidate", step.candidate, false, 0, 16);
     r.trajectory.push_back(std::move(step));
   });
   root.objects("hypotheses", [&](detail::ObjectReader& h, std::size_t) {
@@ -157,6 +173,16 @@ Expected<RepairResult> repair_result_from_json(const Json& doc) {
     h.string("status", hyp.status).integer("tool_call", hyp.tool_call);
     r.hypotheses.push_back(std::move(hyp));
   });
+  root.objects("candidates", [&](detail::ObjectReader& c, std::size_t) {
+    CandidateReport x;
+    c.integer("index", x.index, true, 1, 16).number("temperature", x.temperature).string("strategies", x.strategies);
+    c.string("outcome", x.outcome).string("reason", x.reason).string("message", x.message);
+    c.string("patch_digest", x.patch_digest).string("equivalence", x.equivalence);
+    c.integer("changed_lines", x.changed_lines).integer("agreement", x.agreement);
+    c.integer("tool_calls", x.tool_calls).integer("tokens", x.tokens).boolean("chosen", x.chosen);
+    r.candidates.push_back(std::move(x));
+  });
+  root.integer("chosen_candidate", r.chosen_candidate, false, 0, 16);
   if (auto e = root.finish(); !e.empty()) return fail(Errc::schema, e);
   // Only a fixed result carries a patch: a patch beside any other status is dropped, so nothing
   // downstream (publish, apply, a host) can take a rejected fix for a deliverable one.
@@ -171,7 +197,7 @@ Expected<RepairResult> parse_repair_result(std::string_view json_text) {
 }
 
 Json to_json(const Event& e) {
-  return Json::obj({{"schema", kEventSchema},
+  Json doc = Json::obj({{"schema", kEventSchema},
                     {"kind", to_string(e.kind)},
                     {"change_id", e.change_id},
                     {"revision", e.revision},
@@ -182,6 +208,8 @@ Json to_json(const Event& e) {
                     {"tokens", e.tokens},
                     {"eta_ms", e.eta_ms},
                     {"elapsed_ms", e.elapsed_ms}});
+  if (e.candidate) doc["candidate"] = e.candidate;
+  return doc;
 }
 
 }  // namespace flowagent

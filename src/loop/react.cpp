@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <optional>
 
 #include "flowagent/repair.hpp"
 #include "loop/context_manager.hpp"  // issue 14 hook
@@ -71,6 +72,15 @@ class ReactStrategy final : public RepairStrategy {
     std::map<std::string, std::uint64_t> seen_at;  // call key -> ToolState::seq right after it ran
     int repeats = 0, empties = 0, validations = 0;
     int refinements = 0;  // issue 14 hook: overfitting refinement rounds used
+    // ---- issue 14 hook: the optional rubric review of a finished candidate (src/loop/refinement.cpp).
+    // The candidate to return, or nullopt when its findings went back to the model. ----
+    auto reviewed = [&](Candidate done, const std::string& diff) -> std::optional<Expected<Candidate>> {
+      auto fb = detail::review_feedback(ctx, opt_.reviewer.get(), diff, refinements, opt_.max_refinement_rounds, done);
+      if (!fb) return Expected<Candidate>(unexpected(fb.error()));
+      if (!*fb) return Expected<Candidate>(std::move(done));
+      messages.push_back(ChatMessage{Role::user, scrub(**fb), {}, {}, {}, false});
+      return std::nullopt;
+    };
     auto stop = [&](std::string reason, std::string explanation) -> Expected<Candidate> {
       auto diff = ctx.workspace.diff();
       if (!diff) return unexpected(diff.error());
@@ -163,7 +173,10 @@ class ReactStrategy final : public RepairStrategy {
           ctx.emit(ve);
           auto rep = ctx.validator->check(ctx);
           if (!rep) return unexpected(rep.error());
-          if (rep->passed) return Candidate{true, true, resp->message.content, {}, true};
+          if (rep->passed) {
+            if (auto done = reviewed(Candidate{true, true, resp->message.content, {}, true}, *diff)) return std::move(*done);
+            continue;  // issue 14 hook: the rubric review's findings went back to the model
+          }
           std::string verdict = "Validation failed (" + rep->reason + "): " + rep->message + "\n";
           for (const auto& run : rep->evidence.runs)
             for (const auto& f : run.failed) verdict += "still failing: " + f + "\n";
@@ -172,14 +185,17 @@ class ReactStrategy final : public RepairStrategy {
           messages.push_back(ChatMessage{Role::user, scrub(verdict), {}, {}, {}, false});
           continue;
         }
-        return Candidate{true, ctx.state.tests_ran_after_last_edit(), resp->message.content, {}, false};
+        if (auto done = reviewed(Candidate{true, ctx.state.tests_ran_after_last_edit(), resp->message.content, {}, false}, *diff))
+          return std::move(*done);
+        continue;  // issue 14 hook: the rubric review's findings went back to the model
       }
 
       bool progressed = false;
       for (std::size_t i = 0; i < resp->message.tool_calls.size(); ++i) {
         const auto& call = resp->message.tool_calls[i];
         ChatMessage out{Role::tool, {}, {}, call.id, call.name, false};
-        if (m.tool_calls >= limits.max_tool_calls) {
+        // issue 14 hook: several candidates share the job's tool-call budget (RepairContext::take_tool_call)
+        if (m.tool_calls >= limits.max_tool_calls || (ctx.take_tool_call && !ctx.take_tool_call())) {
           // Every call must still be answered (Anthropic requires it) before stopping.
           for (std::size_t k = i; k < resp->message.tool_calls.size(); ++k)
             messages.push_back(ChatMessage{Role::tool, "not executed: the tool-call limit is reached", {},

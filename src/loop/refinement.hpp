@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "flowagent/review.hpp"
 #include "flowagent/strategy.hpp"
 
 namespace flowagent::detail {
@@ -14,5 +15,12 @@ namespace flowagent::detail {
 /// (then `rounds` is incremented), else nullopt. Every check is a trajectory note ("overfitting").
 Expected<std::optional<std::string>> overfitting_feedback(RepairContext& ctx, std::string_view patch, int& rounds,
                                                           int max_rounds);
+
+/// The rubric review of the candidate in `patch` (`reviewer` null: nothing happens). Flagged with
+/// rounds left: the message for the model (`rounds` incremented). Flagged after the rounds, or
+/// unavailable: nullopt, and `candidate` gets the rejection ("overfitting_review",
+/// "review_unavailable"). Every review is a trajectory note ("review"); its tokens go to the metrics.
+Expected<std::optional<std::string>> review_feedback(RepairContext& ctx, PatchReviewer* reviewer, std::string_view patch,
+                                                     int& rounds, int max_rounds, Candidate& candidate);
 
 }  // namespace flowagent::detail

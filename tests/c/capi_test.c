@@ -324,6 +324,17 @@ int main(void) {
   CHECK(strstr(fa_error_last(), "repository") != NULL);
   CHECK(fa_request_validate("\"\xff\"", 3) == FA_EJSON);
   CHECK(fa_request_validate(REQUEST_BOT, strlen(REQUEST_BOT)) == FA_OK);
+  {
+    /* Several candidates are a request field: the C API carries them in the request document. */
+    static const char *with_candidates =
+        "{\"schema\":\"flowagent.repair_request/v1\",\"repository\":\"/r\",\"change\":{\"id\":\"c\",\"base_commit\":\"a\","
+        "\"head_commit\":\"b\"},\"failure\":{},\"candidates\":{\"count\":3,\"concurrency\":2,\"early_stop\":true}}";
+    static const char *too_many =
+        "{\"schema\":\"flowagent.repair_request/v1\",\"repository\":\"/r\",\"change\":{\"id\":\"c\",\"base_commit\":\"a\","
+        "\"head_commit\":\"b\"},\"failure\":{},\"candidates\":17}";
+    CHECK(fa_request_validate(with_candidates, strlen(with_candidates)) == FA_OK);
+    CHECK(fa_request_validate(too_many, strlen(too_many)) == FA_ESCHEMA);
+  }
 
   /* normal path: the bot filter abstains, with events */
   CHECK(fa_agent_options_init(&opts, FA_AGENT_OPTIONS_VERSION) == FA_OK);

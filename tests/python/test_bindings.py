@@ -155,6 +155,36 @@ class BindingsTest(unittest.TestCase):
                 call()
             self.assertIn("not fixed", str(ctx.exception))
 
+    def test_several_candidates_share_the_job_and_one_is_delivered(self):
+        # Candidate 1 (temperature 0.1) makes the fix; candidate 2 (0.4) changes nothing useful.
+        by_temperature = {10: [reply_tool("edit_file", {"path": "v.txt", "old_text": "2", "new_text": "1"}),
+                               reply_text("v.txt must hold 1.")],
+                          40: [reply_text("I give up.")] * 3}
+        lock = threading.Lock()
+
+        def transport(request):
+            body = json.loads(request["body"])
+            if "You write the note" in body["messages"][0]["content"]:
+                out = reply_text("<b>Root cause:</b> v.txt held 2.")
+            else:
+                with lock:
+                    moves = by_temperature.setdefault(round(body["temperature"] * 100), [])
+                    out = moves.pop(0) if moves else reply_text("done")
+            return {"status": 200, "headers": [["content-type", "application/json"]], "body": json.dumps(out)}
+
+        seen = []
+        req = self.request("py-cands")
+        req.candidates = flowagent.Candidates(count=2, concurrency=1)
+        self.assertEqual(req.to_dict()["candidates"], {"count": 2, "concurrency": 1, "early_stop": False})
+        with flowagent.Agent(transport=transport, on_event=seen.append) as agent:
+            result = agent.run(req, timeout=120)
+        self.assertEqual(result.status, "fixed", result.message)
+        self.assertEqual(result.chosen_candidate, 1)
+        self.assertEqual([c["outcome"] for c in result.candidates], ["accepted", "no_fix"])
+        self.assertEqual({e.candidate for e in seen if e.kind == "tool_call"}, {1})
+        self.assertTrue({1, 2} <= {e.candidate for e in seen})
+        self.assertEqual({s.get("candidate", 0) for s in result.trajectory}, {0, 1, 2})
+
     def test_a_symlink_patch_is_never_applied(self):
         evil = {"schema": "flowagent.repair_result/v1", "status": "fixed", "head_commit": self.head,
                 "patch": "diff --git a/etc b/etc\nnew file mode 120000\nindex 0000000000000000000000000000000000000000.."

@@ -24,6 +24,13 @@ TEST(Cli, UsageAndBadInput) {
   EXPECT_EQ(cli("check-request " + (d.path() / "bad.json").string(), &out), 3);
   EXPECT_NE(out.find("repository: expected a string"), std::string::npos) << out;
   EXPECT_EQ(cli("repair --request " + (d.path() / "bad.json").string(), &out), 3);
+  EXPECT_EQ(cli("repair --repo . --base a --head b --candidates 0", &out), 3);
+  EXPECT_NE(out.find("--candidates needs a valid value"), std::string::npos) << out;
+  EXPECT_EQ(cli("repair --repo . --base a --head b --candidate-concurrency 17", &out), 3);
+  write_file(d.path() / "cands.json",
+             R"({"schema":"flowagent.repair_request/v1","repository":"/r","change":{"id":"c","base_commit":"a","head_commit":"b"},)"
+             R"("failure":{},"candidates":{"count":3,"early_stop":true}})");
+  EXPECT_EQ(cli("check-request " + (d.path() / "cands.json").string(), &out), 0) << out;
 }
 
 TEST(Cli, RepairsFromAPatchFileAndPrintsJson) {

@@ -26,7 +26,7 @@ __all__ = [
     "Unsupported", "Conflict", "InternalError", "CallbackError", "SandboxUnavailable",
     "NotFixed",
     "Agent", "Job", "Tool", "Event", "RepairRequest", "RepairResult", "Change", "Failure", "Commands", "Limits",
-    "Model", "version", "validate_request", "publish", "apply",
+    "Model", "Candidates", "version", "validate_request", "publish", "apply",
 ]
 
 # ---- errors --------------------------------------------------------------------------------------
@@ -221,6 +221,14 @@ class Model:
 
 
 @dataclasses.dataclass
+class Candidates:
+    """Several candidate loops per job, sharing its budgets (docs/SCHEMA.md, "candidates")."""
+    count: int = 1
+    concurrency: int = 2
+    early_stop: bool = False
+
+
+@dataclasses.dataclass
 class RepairRequest:
     """A flowagent.repair_request/v1 document."""
     repository: str
@@ -229,6 +237,7 @@ class RepairRequest:
     commands: Commands = dataclasses.field(default_factory=Commands)
     limits: Limits = dataclasses.field(default_factory=Limits)
     model: Model = dataclasses.field(default_factory=Model)
+    candidates: Candidates = dataclasses.field(default_factory=Candidates)
 
     def to_dict(self) -> Dict[str, Any]:
         d = dataclasses.asdict(self)
@@ -265,6 +274,16 @@ class RepairResult:
                    d.get("summary", ""), d.get("change_id", ""), d.get("revision", 0), d.get("evidence", {}),
                    d.get("metrics", {}), d.get("trajectory", []), d)
 
+    @property
+    def candidates(self) -> List[Dict[str, Any]]:
+        """One report per candidate when the job ran several (index, outcome, reason, agreement, chosen, ...)."""
+        return self.raw.get("candidates", [])
+
+    @property
+    def chosen_candidate(self) -> int:
+        """1-based index of the delivered candidate; 0 when none or a single one ran."""
+        return self.raw.get("chosen_candidate", 0)
+
     def to_json(self) -> str:
         return json.dumps(self.raw)
 
@@ -281,12 +300,13 @@ class Event:
     tokens: int
     eta_ms: int
     elapsed_ms: int
+    candidate: int = 0  # 1-based candidate of a job with several; 0: the job
 
     @classmethod
     def from_dict(cls, d: Dict[str, Any]) -> "Event":
         return cls(d.get("kind", ""), d.get("phase", ""), d.get("message", ""), d.get("change_id", ""),
                    d.get("revision", 0), d.get("index", 0), d.get("max", 0), d.get("tokens", 0),
-                   d.get("eta_ms", -1), d.get("elapsed_ms", 0))
+                   d.get("eta_ms", -1), d.get("elapsed_ms", 0), d.get("candidate", 0))
 
 
 def _encode(request: Any) -> bytes:
