@@ -606,7 +606,10 @@ class CoverageLocalizer final : public Localizer {
         return std::make_pair(std::move(*run), std::move(lines));
       };
       int n = 0;
-      auto ref = collect(selectable ? groups : std::vector<std::string>{}, n++);
+      // Without a grouping (JavaScript, Go) the reference run is the whole command: it names the
+      // passing tests to compare with.
+      const bool grouped = groups != failing;
+      auto ref = collect(selectable && grouped ? groups : std::vector<std::string>{}, n++);
       if (!ref) return unexpected(ref.error());
       set_budget_from_reference();
       if (!selectable) {  // one run of everything: the failing tests' coverage, no per-test spectrum

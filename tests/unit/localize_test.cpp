@@ -310,7 +310,7 @@ TEST(CoverageLocalization, JavaScriptV8CoverageRanksTheBugFirst) {
   TempDir t;
   const fs::path repo = t.path() / "repo";
   const std::string runner =
-      "const tests = require('./cases');\nconst only = process.argv.slice(2);\nlet n = 0, failed = 0;\n"
+      "console.log('TAP version 13');\nconst tests = require('./cases');\nconst only = process.argv.slice(2);\nlet n = 0, failed = 0;\n"
       "for (const [name, fn] of Object.entries(tests)) {\n  if (only.length && !only.includes(name)) continue;\n"
       "  n++;\n  try { fn(); console.log(`ok ${n} - ${name}`); }\n"
       "  catch (e) { failed++; console.log(`not ok ${n} - ${name}`); }\n}\nconsole.log(`1..${n}`);\n"
@@ -416,14 +416,17 @@ TEST(CoverageLocalization, RepairGoesOnWhenLocalizationIsCutOffAndContextShowsTh
   const fs::path repo = t.path() / "repo";
   const std::string base = make_repo(repo, {{"calc.py", "import os\n\n\ndef add(a, b):\n    if os.environ.get('SLOW_LOCALIZE'):\n        pass\n    return a + b\n"},
                                             {"test_calc.py", "import time\nfrom calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n"}});
-  const std::string head = commit_files(repo, {{"calc.py", "import os\n\n\ndef add(a, b):\n    if os.environ.get('SLOW_LOCALIZE'):\n        pass\n    return a + b + 1\n"}}, "off by one");
+  const std::string head = commit_files(
+      repo, {{"calc.py", "import os\n\n\ndef add(a, b):\n    if os.environ.get('SLOW_LOCALIZE'):\n        pass\n    return a + b + 1\n\n\n"
+                         "def sub(a, b):\n    return a - b\n\n\ndef neg(a):\n    return -a\n"}},
+      "Add sub and neg");
   for (bool slow : {true, false}) {
     ScriptedModel model;
     model.push(tool_calls_reply({{"edit_file", Json::obj({{"path", "calc.py"}, {"old_text", "a + b + 1"}, {"new_text", "a + b"}})}}));
     model.push(tool_calls_reply({{"run_tests", Json::object()}}));
     model.push(final_reply("Removed the extra 1."));
     auto r = request_for(repo, base, head);
-    r.change.description = "off by one";
+    r.change.description = "Add sub and neg";
     // The localization's own run is slow (a sleep only the coverage run hits), the repair's runs are not.
     r.commands.test = slow ? "case \"$PWD\" in *flowagent-localize-*) sleep 20;; esac; "
                              "/usr/bin/python3 -m pytest -q -p no:cacheprovider {tests}"
@@ -444,7 +447,11 @@ TEST(CoverageLocalization, RepairGoesOnWhenLocalizationIsCutOffAndContextShowsTh
     auto agent = Agent::create(o);
     ASSERT_TRUE(agent);
     auto res = (*agent)->run(r);
-    EXPECT_EQ(res.status, Status::fixed) << res.reason << ": " << res.message;
+    EXPECT_EQ(res.status, Status::fixed) << res.reason << ": " << res.message << "\n" << [&] {
+      std::string s;
+      for (const auto& x : res.trajectory) s += x.kind + " " + x.name + ": " + x.output.substr(0, 400) + "\n";
+      return s;
+    }();
     const TrajectoryStep* note = nullptr;
     for (const auto& s : res.trajectory)
       if (s.kind == "note" && s.name == "localization") note = &s;
