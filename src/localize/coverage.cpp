@@ -513,6 +513,7 @@ class CoverageLocalizer final : public Localizer {
       for (const auto& c : candidates) {
         auto probe = command(dir, shell_quote(c) + " -c 'import coverage, pytest'");
         if (!probe) return unexpected(probe.error());
+        if (auto t = timed_out_if(*probe, "the coverage.py probe"); !t) return t;
         if (probe->ok()) {
           chosen = c;
           break;
