@@ -481,3 +481,35 @@ TEST(Context, FaultSectionStaysWithinTheBudget) {
   EXPECT_LE(ctx->fault_section.size(), 4000u / 5 + 20);
   EXPECT_NE(std::find(ctx->trimmed.begin(), ctx->trimmed.end(), "fault localization section"), ctx->trimmed.end());
 }
+
+TEST(Retrieval, SearchRelevantCodeToolThroughTheRegistry) {
+  TempDir t;
+  const fs::path repo = t.path() / "repo";
+  const std::string head = make_repo(repo, {{"src/header_parser.py",
+                                             "def parse_header_line(line):\n    return line.split(':', 1)\n\n\n"
+                                             "def format_header(name, value):\n    return name + ': ' + value\n"},
+                                            {"src/net.cc", "int openSocketConnection(int port) {\n  return port;\n}\n"}});
+  GitWorkspaceOptions wo;
+  wo.root = t.path() / "pool";
+  auto provider = make_git_workspace_provider(wo);
+  RepairRequest r = sample_request(repo.string());
+  r.change.head_commit = head;
+  auto ws = provider->acquire(r, CancelToken());
+  ASSERT_TRUE(ws) << ws.error().message;
+  ToolRegistry reg;
+  auto retriever = std::make_shared<CodeRetriever>();
+  ASSERT_TRUE(register_retrieval_tool(reg, retriever));
+  EXPECT_FALSE(register_retrieval_tool(reg, retriever));  // the name is taken
+  ToolState state;
+  CancelToken cancel;
+  ToolContext ctx{**ws, r, state, cancel};
+  auto out = reg.invoke("search_relevant_code", *parse_json(R"({"query":"openSocket","max_results":2})"), ctx);
+  ASSERT_TRUE(out) << out.error().to_string();
+  EXPECT_TRUE(out->ok);
+  EXPECT_EQ(out->content.rfind("src/net.cc:1-3 function openSocketConnection (score ", 0), 0u) << out->content;
+  auto none = reg.invoke("search_relevant_code", *parse_json(R"({"query":"zzzqqq"})"), ctx);
+  ASSERT_TRUE(none);
+  EXPECT_EQ(none->content, "no matching functions or classes");
+  EXPECT_FALSE(reg.invoke("search_relevant_code", *parse_json(R"({"max_results":2})"), ctx));  // query required
+  EXPECT_EQ(retriever->indexes_built(), 1u);
+}
