@@ -513,3 +513,29 @@ TEST(Retrieval, SearchRelevantCodeToolThroughTheRegistry) {
   EXPECT_FALSE(reg.invoke("search_relevant_code", *parse_json(R"({"max_results":2})"), ctx));  // query required
   EXPECT_EQ(retriever->indexes_built(), 1u);
 }
+
+TEST(CoverageLocalization, GoCoverprofileRanksTheBugFirst) {
+  TempDir t;
+  const fs::path repo = t.path() / "repo";
+  auto src = [](const std::string& cond) {
+    return "package mathx\n\nfunc Abs(x int) int {\n\tif " + cond + " {\n\t\treturn -x\n\t}\n\treturn x\n}\n\n"
+           "func Sign(x int) int {\n\tif x < 0 {\n\t\treturn -1\n\t}\n\treturn 1\n}\n";
+  };
+  const std::string base = make_repo(
+      repo, {{"go.mod", "module example.com/mathx\n\ngo 1.19\n"},
+             {"mathx.go", src("x < 0")},
+             {"mathx_test.go", "package mathx\n\nimport \"testing\"\n\n"
+                               "func TestAbsPositive(t *testing.T) { if Abs(3) != 3 { t.Fatal(Abs(3)) } }\n"
+                               "func TestAbsNegative(t *testing.T) { if Abs(-1) != 1 { t.Fatal(Abs(-1)) } }\n"
+                               "func TestSign(t *testing.T) { if Sign(-2) != -1 { t.Fatal(Sign(-2)) } }\n"}});
+  const std::string head = commit_files(repo, {{"mathx.go", src("x < -1")}}, "tweak");
+  auto r = request_for(repo, base, head);
+  r.commands.test = "go test -v -count=1 -run {tests|^|}$ ./...";
+  r.failure.failing_tests = {"TestAbsNegative"};
+  auto l = localize_repo(r);
+  EXPECT_EQ(l.ecosystem, "go");
+  EXPECT_EQ(l.failing_tests, 1) << l.note;
+  ASSERT_FALSE(l.functions.empty()) << l.note;
+  EXPECT_EQ(l.functions[0].file, "mathx.go");
+  EXPECT_EQ(l.functions[0].symbol, "Abs");
+}
