@@ -8,11 +8,17 @@
 //        (object). Every command of the project runs through run_sandboxed with those sandbox
 //        options. --one-run: only one run of the failing tests (build included) in a copy of the
 //        tree, for scale: its time and peak RSS (a separate process, so peak memory is its own).
-#include <sys/resource.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+#include <map>
+#include <thread>
 
 #include <chrono>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <sstream>
 
 #include "flowagent/flowagent.hpp"
@@ -61,11 +67,71 @@ Ranks ranks(const std::vector<std::pair<std::string, std::string>>& ranked, cons
 
 Json rank_json(const Ranks& r) { return Json::obj({{"file", r.file}, {"function", r.function}}); }
 
-long max_rss_kb_children() {
-  rusage u{};
-  getrusage(RUSAGE_CHILDREN, &u);
-  return u.ru_maxrss;
-}
+// Peak memory of everything this process starts, sandboxed runs included (getrusage does not see
+// through bubblewrap's PID namespace: its children are reaped by the namespace's init). A thread
+// walks /proc every 20 ms, finds this process's descendants by parent pid, and keeps the largest
+// VmHWM (peak RSS of one process) and the largest sum of VmRSS at one instant.
+class MemoryWatch {
+ public:
+  MemoryWatch() : thread_([this] { loop(); }) {}
+  ~MemoryWatch() {
+    stop_ = true;
+    thread_.join();
+  }
+  long max_process_kb() const { return max_hwm_; }
+  long max_total_kb() const { return max_total_; }
+
+ private:
+  static long field_kb(const std::string& status, const char* name) {
+    auto p = status.find(name);
+    return p == std::string::npos ? 0 : std::atol(status.c_str() + p + std::strlen(name));
+  }
+  void loop() {
+    while (!stop_) {
+      try {
+        sample();
+      } catch (const std::exception&) {  // a process that ended while being read
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+  void sample() {
+    const int self = getpid();
+    {
+      std::map<int, int> parent;
+      std::error_code ec;
+      for (const auto& e : fs::directory_iterator("/proc", ec)) {
+        const std::string name = e.path().filename().string();
+        if (name.empty() || !std::isdigit(static_cast<unsigned char>(name[0]))) continue;
+        std::ifstream st(e.path() / "stat");
+        std::string line;
+        std::getline(st, line);
+        auto close = line.rfind(')');
+        if (close == std::string::npos) continue;
+        int ppid = 0;
+        char state = 0;
+        if (std::sscanf(line.c_str() + close + 1, " %c %d", &state, &ppid) == 2) parent[std::atoi(name.c_str())] = ppid;
+      }
+      long total = 0;
+      for (const auto& [pid, pp] : parent) {
+        int up = pp, hops = 0;
+        while (up > 1 && up != self && hops++ < 64) {
+          auto it = parent.find(up);
+          up = it == parent.end() ? 0 : it->second;
+        }
+        if (up != self) continue;
+        std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+        std::string status((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        max_hwm_ = std::max(max_hwm_.load(), field_kb(status, "VmHWM:"));
+        total += field_kb(status, "VmRSS:");
+      }
+      max_total_ = std::max(max_total_.load(), total);
+    }
+  }
+  std::atomic<bool> stop_{false};
+  std::atomic<long> max_hwm_{0}, max_total_{0};
+  std::thread thread_;
+};
 
 }  // namespace
 
@@ -115,6 +181,7 @@ int main(int argc, char** argv) {
       }
     }
     for (const auto& [f, ls] : old_lines) {
+      if (!has_code_grammar(f)) continue;  // .gitignore, docs, build files: not what a ranking names
       fixed_files.push_back(f);
       std::ifstream src(root / f);
       std::string text((std::istreambuf_iterator<char>(src)), std::istreambuf_iterator<char>());
@@ -147,6 +214,7 @@ int main(int argc, char** argv) {
                          detail::expand_tests(r.commands.test, r.failure.failing_tests));
     sc.workspace = copy;
     sc.timeout = std::chrono::seconds(r.commands.timeout_seconds);
+    MemoryWatch mem;
     const auto t0 = std::chrono::steady_clock::now();
     auto run = run_sandboxed(sc, sandbox);
     const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
@@ -154,19 +222,23 @@ int main(int argc, char** argv) {
     fs::remove_all(copy, ec);
     std::cout << dump_json_lossy(Json::obj({{"one_run_ms", ms},
                                             {"one_run_exit", run ? run->exit_code : -1},
-                                            {"max_rss_kb_test_run", max_rss_kb_children()}}))
+                                            {"max_rss_kb_test_run", mem.max_process_kb()},
+                                            {"max_total_rss_kb_test_run", mem.max_total_kb()}}))
               << "\n";
     return run ? 0 : 1;
   }
 
   CoverageLocalizerOptions co;
   co.cache = false;
+  if (const auto m = doc->get_int("min_budget_ms", -1); m >= 0) co.min_budget = std::chrono::milliseconds(m);
   auto loc = make_coverage_localizer(co);
   auto changed = changed_lines(r.repository, r.change.base_commit, r.change.head_commit);
+  auto mem = std::make_unique<MemoryWatch>();
   const auto t1 = std::chrono::steady_clock::now();
   auto l = loc->localize(root, r, changed ? *changed : ChangedLines{}, CancelToken(), &sandbox);
   const auto cov_ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t1).count();
-  const long rss_cov = max_rss_kb_children();
+  const long rss_cov = mem->max_process_kb(), rss_cov_total = mem->max_total_kb();
+  mem.reset();
 
   CodeRetriever retriever;
   std::string query = doc->get_string("query");
@@ -213,6 +285,7 @@ int main(int argc, char** argv) {
       {"coverage_ms", cov_ms},
       {"lexical_ms", lex_ms},
       {"max_rss_kb_coverage", rss_cov},
+      {"max_total_rss_kb_coverage", rss_cov_total},
   });
   std::cout << dump_json_lossy(out) << "\n";
   return 0;

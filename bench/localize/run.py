@@ -23,7 +23,8 @@ this benchmark's own inputs, chosen by commit id. Everything flowagent runs in s
 its sandbox (bubblewrap), as in a repair.
 
 usage: bench/localize/run.py [--eval build/dev/bench/localize_eval] [--mirror /work/.mirror]
-                             [--only ID,...] [--language python|javascript|cpp] [--json out.json]
+                             [--only ID,...] [--language python|javascript|cpp] [--min-budget-ms N]
+                             [--json out.json]
 """
 import argparse, json, os, re, shutil, subprocess, sys, tempfile, time
 
@@ -126,6 +127,9 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--language", default="")
     ap.add_argument("--allow-network", action="store_true")
+    ap.add_argument("--min-budget-ms", type=int, default=-1,
+                    help="the localizer's budget floor (default: CoverageLocalizerOptions' 20 s); 0: the budget is "
+                         "limits.localization_budget (3) x the reference run, nothing more")
     ap.add_argument("--json")
     a = ap.parse_args()
     only = [x for x in a.only.split(",") if x]
@@ -149,7 +153,7 @@ def main():
                 c = {"root": repo, "repository": repo, "base": base, "head": head, "fix_commit": fix,
                      "test": case["test"], "build": case.get("build", ""), "failing": failing,
                      "query": case.get("query", ""), "change_files": tests, "timeout_seconds": 900,
-                     "read_only_paths": ro,
+                     "read_only_paths": ro, "min_budget_ms": a.min_budget_ms,
                      "env": {k: v.replace("$FLOWAGENT", ROOT) for k, v in case.get("env", {}).items()}}
                 cf = os.path.join(tmp, "case.json")
                 json.dump(c, open(cf, "w"))
@@ -182,17 +186,18 @@ def report(results):
             cells += [f"{sum(1 for r in with_fn if 0 < r[k]['function'] <= n)}/{len(with_fn)}" for n in (1, 3, 5)]
             print(f"| {name} | {k} | " + " | ".join(cells) + " |")
     print()
-    print("| case | failing tests (covered failing/passing) | one run | coverage localization | lexical | peak RSS: run / coverage | ranks file/function: coverage, lexical, combined, baseline |")
-    print("|---|---|---|---|---|---|---|")
+    print("| case | failing tests (covered failing/passing) | one run | coverage localization | lexical | largest process, peak RSS: run / coverage | all processes, peak RSS: run / coverage | ranks file/function: coverage, lexical, combined, baseline |")
+    print("|---|---|---|---|---|---|---|---|")
     for r in results:
         if "skipped" in r:
-            print(f"| {r['id']} | skipped: {r['skipped']} | | | | | |")
+            print(f"| {r['id']} | skipped: {r['skipped']} | | | | | | |")
             continue
         rk = ", ".join(f"{r[k]['file'] or '-'}/{r[k]['function'] or '-'}" for k in ("coverage", "lexical", "combined", "baseline"))
         cut = " (cut off)" if r.get("coverage_cut_off") else ""
         print(f"| {r['id']} | {len(r['failing'])} ({r['failing_covered']}/{r['passing_covered']}) | "
               f"{r['one_run_ms'] / 1000:.1f} s | {r['coverage_ms'] / 1000:.1f} s{cut} | {r['lexical_ms'] / 1000:.1f} s | "
-              f"{r['max_rss_kb_test_run'] // 1024} / {r['max_rss_kb_coverage'] // 1024} MB | {rk} |")
+              f"{r['max_rss_kb_test_run'] // 1024} / {r['max_rss_kb_coverage'] // 1024} MB | "
+              f"{r['max_total_rss_kb_test_run'] // 1024} / {r['max_total_rss_kb_coverage'] // 1024} MB | {rk} |")
 
 
 if __name__ == "__main__":
