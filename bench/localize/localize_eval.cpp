@@ -231,6 +231,7 @@ int main(int argc, char** argv) {
   CoverageLocalizerOptions co;
   co.cache = false;
   if (const auto m = doc->get_int("min_budget_ms", -1); m >= 0) co.min_budget = std::chrono::milliseconds(m);
+  if (const auto m = doc->get_int("max_budget_ms", -1); m > 0) co.max_budget = std::chrono::milliseconds(m);
   auto loc = make_coverage_localizer(co);
   auto changed = changed_lines(r.repository, r.change.base_commit, r.change.head_commit);
   auto mem = std::make_unique<MemoryWatch>();

@@ -23,7 +23,7 @@ this benchmark's own inputs, chosen by commit id. Everything flowagent runs in s
 its sandbox (bubblewrap), as in a repair.
 
 usage: bench/localize/run.py [--eval build/dev/bench/localize_eval] [--mirror /work/.mirror]
-                             [--only ID,...] [--language python|javascript|cpp] [--min-budget-ms N]
+                             [--only ID,...] [--language python|javascript|cpp] [--min-budget-ms N] [--max-budget-ms N]
                              [--json out.json]
 """
 import argparse, json, os, re, shutil, subprocess, sys, tempfile, time
@@ -130,8 +130,16 @@ def main():
     ap.add_argument("--min-budget-ms", type=int, default=-1,
                     help="the localizer's budget floor (default: CoverageLocalizerOptions' 20 s); 0: the budget is "
                          "limits.localization_budget (3) x the reference run, nothing more")
+    ap.add_argument("--max-budget-ms", type=int, default=-1,
+                    help="the localizer's budget ceiling (default: CoverageLocalizerOptions' 180 s)")
     ap.add_argument("--json")
+    ap.add_argument("--report", help="only print the tables of a run's per-case JSON lines (its stderr) or --json file")
     a = ap.parse_args()
+    if a.report:
+        text = open(a.report).read()
+        report(json.loads(text) if text.lstrip().startswith("[") else
+               [json.loads(line) for line in text.splitlines() if line.startswith("{")])
+        return
     only = [x for x in a.only.split(",") if x]
     results = []
     for case in json.load(open(a.cases)):
@@ -154,6 +162,7 @@ def main():
                      "test": case["test"], "build": case.get("build", ""), "failing": failing,
                      "query": case.get("query", ""), "change_files": tests, "timeout_seconds": 900,
                      "read_only_paths": ro, "min_budget_ms": a.min_budget_ms,
+                     "max_budget_ms": a.max_budget_ms,
                      "env": {k: v.replace("$FLOWAGENT", ROOT) for k, v in case.get("env", {}).items()}}
                 cf = os.path.join(tmp, "case.json")
                 json.dump(c, open(cf, "w"))

@@ -32,9 +32,9 @@ class ReactStrategy final : public RepairStrategy {
     std::string fault_text;
     if (opt_.localizer || opt_.retriever) {
       Event le;
-      le.kind = EventKind::phase;
-      le.phase = "localize";
-      le.message = "locating the fault (coverage, retrieval)";
+      le.kind = EventKind::log;  // part of the repair stage, not a pipeline phase of its own
+      le.phase = "repair";
+      le.message = "localize: locating the fault (coverage, retrieval)";
       ctx.emit(le);
       const auto l0 = Clock::now();
       const std::int64_t tokens = ctx.request.limits.context_tokens > 0 ? ctx.request.limits.context_tokens
