@@ -13,6 +13,7 @@
 #include "flowagent/integrity.hpp"
 #include "flowagent/json.hpp"
 #include "flowagent/llm.hpp"
+#include "flowagent/localize.hpp"
 #include "flowagent/model_client.hpp"
 #include "flowagent/overfit.hpp"
 #include "flowagent/process.hpp"

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "flowagent/filters.hpp"
+#include "flowagent/localize.hpp"
 #include "flowagent/reports.hpp"
 #include "flowagent/review.hpp"
 #include "flowagent/sandbox.hpp"
@@ -35,14 +36,17 @@ struct InitialContext {
   std::string change_diff;                ///< git diff base..head (untrimmed)
   std::int64_t estimated_tokens = 0;
   std::vector<std::string> trimmed;       ///< what was cut to fit (for the trajectory)
+  std::string fault_section;              ///< the "Where the failure most likely is" text included
 };
 
 /// Reads the request's reports and logs (repository-relative or absolute paths), the change's diff
 /// (git diff base..head in the developer's repository, read-only) and builds the paper's template
 /// (a) adapted to a tool-using loop: structured failures first, then the description, then the diff
-/// trimmed around the files that failed. Never exceeds the budget.
+/// trimmed around the files that failed. Never exceeds the budget. `fault_section` (from
+/// build_fault_section) goes after the failures and takes its room from the diff's share; it is cut
+/// to a fifth of the budget.
 Expected<InitialContext> build_initial_context(const RepairRequest& request, const CancelToken& cancel,
-                                               ContextOptions options = {});
+                                               ContextOptions options = {}, std::string fault_section = {});
 
 // ---- ReAct loop -----------------------------------------------------------------------------------
 
@@ -69,6 +73,11 @@ struct ReactOptions {
   /// same max_refinement_rounds. Still flagged after them: rejected "overfitting_review"; an
   /// unusable review: rejected "review_unavailable" (fail closed).
   std::shared_ptr<PatchReviewer> reviewer;
+  /// First phase: coverage localization and retrieval for "Where the failure most likely is"
+  /// (either may be null; both null: no section).
+  std::shared_ptr<Localizer> localizer;
+  std::shared_ptr<CodeRetriever> retriever;
+  std::size_t max_locations = 5;      ///< functions shown in the section
 };
 
 /// The generate-and-validate loop: the model reads the context and works through the tools until

@@ -69,6 +69,7 @@ struct Limits {
   std::int64_t max_files = 100;          ///< pre-filter: change touches more files -> abstain
   std::int64_t max_changed_lines = 1000; ///< pre-filter: change adds+removes more lines -> abstain
   std::int64_t context_tokens = 16'000;  ///< budget of the initial prompt
+  double localization_budget = 3.0;      ///< coverage localization may cost this many test runs; 0 disables it
 };
 
 struct ModelConfig {

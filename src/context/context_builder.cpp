@@ -59,7 +59,7 @@ std::string render_failure(const reports::TestCase& t, std::size_t max_chars) {
 }  // namespace
 
 Expected<InitialContext> build_initial_context(const RepairRequest& req, const CancelToken& cancel,
-                                               ContextOptions opt) {
+                                               ContextOptions opt, std::string fault_section) {
   InitialContext ctx;
   const std::int64_t budget_tokens = req.limits.context_tokens > 0 ? req.limits.context_tokens : opt.token_budget;
   const std::size_t budget = static_cast<std::size_t>(budget_tokens) * opt.chars_per_token;
@@ -119,7 +119,14 @@ Expected<InitialContext> build_initial_context(const RepairRequest& req, const C
   if (!req.commands.test.empty()) commands += "test: " + req.commands.test + "\n";
   std::string description = "# Change description\n" + (desc.empty() ? std::string("(none)") : desc) + "\n\n";
 
-  const std::size_t fixed = header.size() + failures_text.size() + description.size() + commands.size() + 200;
+  if (fault_section.size() > budget / 5) {
+    fault_section = fault_section.substr(0, budget / 5) + "\n[... trimmed]\n";
+    ctx.trimmed.push_back("fault localization section");
+  }
+  if (!fault_section.empty() && fault_section.back() != '\n') fault_section += '\n';
+  ctx.fault_section = fault_section;
+  const std::size_t fixed = header.size() + failures_text.size() + fault_section.size() + description.size() +
+                            commands.size() + 200;
   const std::size_t diff_budget = budget > fixed ? budget - fixed : 0;
   std::string diff_text;
   auto files = split_diff(ctx.change_diff);
@@ -167,7 +174,7 @@ Expected<InitialContext> build_initial_context(const RepairRequest& req, const C
     for (const auto& o : omitted) ctx.trimmed.push_back("diff of " + o);
   }
 
-  ctx.text = header + failures_text + "\n" + description + "# The change (diff base..head)\n```diff\n" +
+  ctx.text = header + failures_text + "\n" + (fault_section.empty() ? "" : fault_section + "\n") + description + "# The change (diff base..head)\n```diff\n" +
              (diff_text.empty() ? std::string("(no diff available)\n") : diff_text) + "```\n\n" + commands;
   if (ctx.text.size() > budget) {  // last resort: never exceed the budget
     ctx.text = ctx.text.substr(0, budget - 40) + "\n[... context trimmed to budget]\n";

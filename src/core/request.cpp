@@ -79,7 +79,8 @@ Expected<RepairRequest> repair_request_from_json(const Json& doc) {
         .number("max_cost_usd", r.limits.max_cost_usd, false, 0, 1e9)
         .integer("max_files", r.limits.max_files, false, 0)
         .integer("max_changed_lines", r.limits.max_changed_lines, false, 0)
-        .integer("context_tokens", r.limits.context_tokens, false, 256, 10'000'000);
+        .integer("context_tokens", r.limits.context_tokens, false, 256, 10'000'000)
+        .number("localization_budget", r.limits.localization_budget, false, 0, 100);
   });
   root.object("model", [&](detail::ObjectReader& m) {
     m.string("spec", r.model.spec)
@@ -235,7 +236,8 @@ Json to_json(const RepairRequest& r) {
                             {"max_cost_usd", r.limits.max_cost_usd},
                             {"max_files", r.limits.max_files},
                             {"max_changed_lines", r.limits.max_changed_lines},
-                            {"context_tokens", r.limits.context_tokens}})},
+                            {"context_tokens", r.limits.context_tokens},
+                            {"localization_budget", r.limits.localization_budget}})},
       {"model", Json::obj({{"spec", r.model.spec},
                            {"base_url", r.model.base_url},
                            {"api_key_env", r.model.api_key_env},

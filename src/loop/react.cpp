@@ -30,7 +30,31 @@ class ReactStrategy final : public RepairStrategy {
 
   Expected<Candidate> propose(RepairContext& ctx) override {
     if (!ctx.llm) return Candidate{false, false, "no model is configured", "no_model", false};
-    auto initial = build_initial_context(ctx.request, ctx.cancel, opt_.context);
+    std::string fault_text;
+    if (opt_.localizer || opt_.retriever) {
+      Event le;
+      le.kind = EventKind::log;  // part of the repair stage, not a pipeline phase of its own
+      le.phase = "repair";
+      le.message = "localize: locating the fault (coverage, retrieval)";
+      ctx.emit(le);
+      const auto l0 = Clock::now();
+      const std::int64_t tokens = ctx.request.limits.context_tokens > 0 ? ctx.request.limits.context_tokens
+                                                                        : opt_.context.token_budget;
+      FaultSectionInput fin;
+      fin.localizer = opt_.localizer.get();
+      fin.retriever = opt_.retriever.get();
+      fin.root = ctx.workspace.root();
+      fin.git_dir = ctx.workspace.git_dir();
+      fin.sandbox = ctx.sandbox;  // the localizer's probes are untrusted commands like any other
+      fin.max_chars = static_cast<std::size_t>(tokens) * opt_.context.chars_per_token / 5;
+      fin.max_locations = opt_.max_locations;
+      auto section = build_fault_section(fin, ctx.request, ctx.cancel);
+      if (!section) return unexpected(section.error());  // cancelled
+      fault_text = std::move(section->text);
+      const auto lms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - l0).count();
+      ctx.result.trajectory.push_back(TrajectoryStep{"note", "localization", {}, section->record, !fault_text.empty(), lms});
+    }
+    auto initial = build_initial_context(ctx.request, ctx.cancel, opt_.context, std::move(fault_text));
     if (!initial) return unexpected(initial.error());
     // The model sees workspace-relative paths only: host paths never reach it.
     const std::string root = ctx.workspace.root().string();

@@ -1,0 +1,732 @@
+// Coverage-based fault localization: per-test coverage with each ecosystem's own tool, in a scratch
+// copy of the workspace, inside a time budget; spectrum ranking mapped to tree-sitter functions.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+
+#include <stdlib.h>
+
+#include "flowagent/json.hpp"
+#include "flowagent/integrity.hpp"
+#include "flowagent/localize.hpp"
+#include "tools/test_command.hpp"
+#include "workspace/git.hpp"
+#include "workspace/sandbox_fs.hpp"
+
+namespace flowagent {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// A file below `root` (relative, or absolute inside it), read confined to the tree: the project's
+// code wrote the coverage data and can plant symlinks or hard links, so nothing outside the tree is
+// ever read (SandboxFs). Empty when it cannot be read or is larger than `cap`.
+std::string read_text(const fs::path& root, const fs::path& p, std::size_t cap = 8u << 20) {
+  std::string rel = p.generic_string();
+  if (p.is_absolute()) {
+    rel = p.lexically_normal().lexically_relative(root.lexically_normal()).generic_string();
+    if (rel.empty() || rel.rfind("..", 0) == 0) {
+      std::error_code ec;
+      rel = fs::weakly_canonical(p, ec).lexically_relative(fs::weakly_canonical(root, ec)).generic_string();
+    }
+    if (rel.empty() || rel.rfind("..", 0) == 0) return {};
+  }
+  auto tree = detail::SandboxFs::open(root);
+  if (!tree) return {};
+  auto text = tree->read(rel, cap);
+  return text ? std::move(*text) : std::string();
+}
+
+bool contains(std::string_view s, std::string_view x) { return s.find(x) != std::string_view::npos; }
+
+std::string rel_under(const fs::path& root, const fs::path& p) {
+  std::error_code ec;
+  auto canon_root = fs::weakly_canonical(root, ec);
+  auto canon = fs::weakly_canonical(p.is_absolute() ? p : root / p, ec);
+  auto rel = canon.lexically_relative(canon_root).generic_string();
+  if (rel.empty() || rel.rfind("..", 0) == 0 || rel.find("node_modules/") != std::string::npos ||
+      rel.rfind(".flowagent-cov", 0) == 0)
+    return {};
+  return rel;
+}
+
+}  // namespace
+
+Expected<ChangedLines> changed_lines(const fs::path& repository, const std::string& base, const std::string& head,
+                                     const CancelToken& cancel) {
+  auto d = detail::git(repository, {"diff", "--no-color", "--no-ext-diff", "-U0", base, head}, cancel);
+  if (!d) return unexpected(d.error());
+  ChangedLines out;
+  std::string file;
+  std::istringstream in(*d);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("+++ ", 0) == 0) {
+      file = line.rfind("+++ b/", 0) == 0 ? line.substr(6) : std::string();
+    } else if (line.rfind("@@", 0) == 0 && !file.empty()) {
+      auto plus = line.find(" +");
+      if (plus == std::string::npos) continue;
+      int start = 0, count = 1;
+      if (std::sscanf(line.c_str() + plus + 2, "%d,%d", &start, &count) < 1) continue;
+      if (count == 0) {  // a deletion: mark the lines around the gap
+        out[file].insert(start);
+        out[file].insert(start + 1);
+      }
+      for (int i = 0; i < count; ++i) out[file].insert(start + i);
+    }
+  }
+  return out;
+}
+
+std::vector<SuspiciousLocation> rank_functions(const std::vector<TestCoverage>& coverage, const ChangedLines& changed,
+                                               const fs::path& root, const RankOptions& opt) {
+  SpectrumCounts totals;
+  for (const auto& t : coverage) (t.failed ? totals.total_failed : totals.total_passed)++;
+  // (file, line) -> counts
+  std::map<std::string, std::map<int, SpectrumCounts>> counts;
+  for (const auto& t : coverage)
+    for (const auto& [file, lines] : t.lines) {
+      if (is_test_path(file)) continue;
+      auto& f = counts[file];
+      for (int l : lines) (t.failed ? f[l].failed_covered : f[l].passed_covered)++;
+    }
+  std::vector<SuspiciousLocation> out;
+  for (const auto& [file, lines] : counts) {
+    const std::string src = read_text(root, file);
+    std::vector<CodeChunk> fns;
+    for (auto& c : code_chunks(file, src))
+      if (c.kind == "function") fns.push_back(std::move(c));
+    std::map<std::string, SuspiciousLocation> by_fn;  // symbol@start -> location
+    std::vector<std::pair<double, int>> scored;
+    for (const auto& [line, c] : lines) {
+      SpectrumCounts k = c;
+      k.total_failed = totals.total_failed;
+      k.total_passed = totals.total_passed;
+      const double s = suspiciousness(opt.formula, k);
+      if (s <= 0) continue;
+      // Innermost function holding the line.
+      const CodeChunk* best = nullptr;
+      for (const auto& fn : fns)
+        if (fn.start_line <= line && line <= fn.end_line &&
+            (!best || fn.end_line - fn.start_line < best->end_line - best->start_line))
+          best = &fn;
+      const std::string key = best ? best->symbol + "@" + std::to_string(best->start_line) : std::string("@");
+      auto& loc = by_fn[key];
+      if (loc.file.empty()) {
+        loc.file = file;
+        if (best) {
+          loc.symbol = best->symbol;
+          loc.start_line = best->start_line;
+          loc.end_line = best->end_line;
+        } else {
+          loc.start_line = loc.end_line = line;
+        }
+      }
+      if (!best) {
+        loc.start_line = std::min(loc.start_line, line);
+        loc.end_line = std::max(loc.end_line, line);
+      }
+      if (s > loc.score) loc.score = s;
+      loc.top_lines.push_back(line);
+      scored.emplace_back(s, line);
+    }
+    std::map<int, double> line_score;
+    for (auto [s, l] : scored) line_score[l] = s;
+    auto ch = changed.find(file);
+    for (auto& [key, loc] : by_fn) {
+      if (ch != changed.end()) {
+        auto it = ch->second.lower_bound(loc.start_line);
+        loc.in_change = it != ch->second.end() && *it <= loc.end_line;
+      }
+      if (loc.in_change) loc.score *= 1.0 + opt.change_boost;
+      std::stable_sort(loc.top_lines.begin(), loc.top_lines.end(),
+                       [&](int a, int b) { return line_score[a] > line_score[b]; });
+      if (loc.top_lines.size() > 5) loc.top_lines.resize(5);
+      out.push_back(std::move(loc));
+    }
+  }
+  std::stable_sort(out.begin(), out.end(), [](const SuspiciousLocation& a, const SuspiciousLocation& b) {
+    if (a.score != b.score) return a.score > b.score;
+    if (a.in_change != b.in_change) return a.in_change;
+    return a.end_line - a.start_line < b.end_line - b.start_line;
+  });
+  if (out.size() > opt.max_functions) out.resize(opt.max_functions);
+  return out;
+}
+
+namespace {
+
+// ---- per-ecosystem coverage readers ------------------------------------------------------------------
+
+// coverage.py JSON with contexts: test function name -> lines.
+std::map<std::string, std::map<std::string, std::set<int>>> read_coverage_py(const fs::path& json_path,
+                                                                              const fs::path& root) {
+  std::map<std::string, std::map<std::string, std::set<int>>> out;
+  auto doc = parse_json(read_text(root, json_path, 256u << 20));
+  if (!doc) return out;
+  const Json* files = doc->find("files");
+  if (!files || !files->is_object()) return out;
+  for (const auto& [path, f] : files->as_object()) {
+    const std::string rel = rel_under(root, path);
+    if (rel.empty()) continue;
+    const Json* ctxs = f.find("contexts");
+    if (!ctxs || !ctxs->is_object()) continue;
+    for (const auto& [line, names] : ctxs->as_object()) {
+      if (!names.is_array()) continue;
+      const int l = std::atoi(line.c_str());
+      for (const auto& n : names.as_array())
+        if (n.is_string() && !n.as_string().empty()) {
+          std::string name = n.as_string();
+          if (auto bar = name.find('|'); bar != std::string::npos) name.resize(bar);
+          out[name][rel].insert(l);
+        }
+    }
+  }
+  return out;
+}
+
+// "tests/test_calc.py::TestX::test_m[1]" -> "test_calc.TestX.test_m"
+std::string pytest_context_key(std::string id) {
+  if (auto br = id.find('['); br != std::string::npos) id.resize(br);
+  auto sep = id.find("::");
+  if (sep == std::string::npos) return id;
+  std::string file = id.substr(0, sep), rest = id.substr(sep + 2);
+  for (std::size_t p; (p = rest.find("::")) != std::string::npos;) rest.replace(p, 2, ".");
+  return fs::path(file).stem().string() + "." + rest;
+}
+
+bool context_matches(const std::string& ctx, const std::string& key) {
+  return ctx == key || (ctx.size() > key.size() && ctx.compare(ctx.size() - key.size(), key.size(), key) == 0 &&
+                        ctx[ctx.size() - key.size() - 1] == '.');
+}
+
+// gcov JSON (one document per line, or one document).
+void read_gcov_json(const std::string& text, const fs::path& root, std::map<std::string, std::set<int>>& out) {
+  auto one = [&](std::string_view doc_text) {
+    auto doc = parse_json(doc_text);
+    if (!doc) return;
+    const fs::path cwd = doc->get_string("current_working_directory");
+    const Json* files = doc->find("files");
+    if (!files || !files->is_array()) return;
+    for (const auto& f : files->as_array()) {
+      fs::path p = f.get_string("file");
+      if (p.is_relative()) p = cwd / p;
+      const std::string rel = rel_under(root, p);
+      if (rel.empty()) continue;
+      const Json* lines = f.find("lines");
+      if (!lines || !lines->is_array()) continue;
+      for (const auto& l : lines->as_array())
+        if (l.get_int("count") > 0) out[rel].insert(static_cast<int>(l.get_int("line_number")));
+    }
+  };
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    auto eol = text.find('\n', pos);
+    if (eol == std::string::npos) eol = text.size();
+    std::string_view line(text.data() + pos, eol - pos);
+    if (!line.empty() && line.front() == '{') one(line);
+    pos = eol + 1;
+  }
+}
+
+// V8 coverage (NODE_V8_COVERAGE): block ranges with counts, byte offsets -> lines.
+void read_v8_dir(const fs::path& dir, const fs::path& root, std::map<std::string, std::set<int>>& out) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (e.path().extension() != ".json") continue;
+    auto doc = parse_json(read_text(root, e.path(), 256u << 20));
+    if (!doc) continue;
+    const Json* result = doc->find("result");
+    if (!result || !result->is_array()) continue;
+    for (const auto& script : result->as_array()) {
+      std::string url = script.get_string("url");
+      if (url.rfind("file://", 0) != 0) continue;
+      const fs::path path = url.substr(7);
+      const std::string rel = rel_under(root, path);
+      if (rel.empty()) continue;
+      const std::string src = read_text(root, rel);
+      struct Range { std::size_t start, end; std::int64_t count; };
+      std::vector<Range> ranges;
+      const Json* fns = script.find("functions");
+      if (!fns || !fns->is_array()) continue;
+      for (const auto& fn : fns->as_array()) {
+        const Json* rs = fn.find("ranges");
+        if (!rs || !rs->is_array()) continue;
+        for (const auto& r : rs->as_array())
+          ranges.push_back({static_cast<std::size_t>(r.get_int("startOffset")),
+                            static_cast<std::size_t>(r.get_int("endOffset")), r.get_int("count")});
+      }
+      // Outer ranges first, inner ranges paint over them.
+      std::stable_sort(ranges.begin(), ranges.end(), [](const Range& a, const Range& b) {
+        if (a.start != b.start) return a.start < b.start;
+        return a.end > b.end;
+      });
+      std::vector<std::int64_t> count(src.size(), 0);
+      for (const auto& r : ranges)
+        for (std::size_t i = r.start; i < std::min(r.end, src.size()); ++i) count[i] = r.count;
+      int line = 1;
+      bool hit = false;
+      for (std::size_t i = 0; i <= src.size(); ++i) {
+        if (i == src.size() || src[i] == '\n') {
+          if (hit) out[rel].insert(line);
+          ++line;
+          hit = false;
+          continue;
+        }
+        if (!std::isspace(static_cast<unsigned char>(src[i])) && count[i] > 0) hit = true;
+      }
+    }
+  }
+}
+
+// go -coverprofile: "module/pkg/file.go:10.2,12.3 2 1".
+void read_go_profile(const fs::path& profile, const fs::path& root, std::map<std::string, std::set<int>>& out) {
+  std::string module;
+  {
+    std::istringstream gm(read_text(root, "go.mod"));
+    for (std::string l; std::getline(gm, l);)
+      if (l.rfind("module ", 0) == 0) {
+        module = l.substr(7);
+        while (!module.empty() && std::isspace(static_cast<unsigned char>(module.back()))) module.pop_back();
+        break;
+      }
+  }
+  std::istringstream in(read_text(root, profile, 256u << 20));
+  for (std::string l; std::getline(in, l);) {
+    auto colon = l.rfind(':');
+    if (colon == std::string::npos || l.rfind("mode:", 0) == 0) continue;
+    std::string file = l.substr(0, colon);
+    int sl = 0, sc = 0, el = 0, ec = 0, stmts = 0;
+    long long cnt = 0;
+    if (std::sscanf(l.c_str() + colon + 1, "%d.%d,%d.%d %d %lld", &sl, &sc, &el, &ec, &stmts, &cnt) != 6 || cnt <= 0)
+      continue;
+    if (!module.empty() && file.rfind(module + "/", 0) == 0) file = file.substr(module.size() + 1);
+    else if (fs::path(file).is_absolute()) file = rel_under(root, file);
+    if (file.empty()) continue;
+    for (int i = sl; i <= el; ++i) out[file].insert(i);
+  }
+}
+
+// ---- the localizer -----------------------------------------------------------------------------------
+
+std::string detect_ecosystem(const RepairRequest& r, const fs::path& root) {
+  const std::string& t = r.commands.test;
+  if (contains(t, "pytest")) return "python";
+  if (contains(t, "go test")) return "go";
+  if (contains(t, "node") || contains(t, "npm") || contains(t, "npx") || contains(t, "jest") || contains(t, "yarn"))
+    return "javascript";
+  if (contains(t, "mvn") || contains(t, "gradle")) return "java";
+  if (fs::exists(root / "CMakeLists.txt") || fs::exists(root / "Makefile") || fs::exists(root / "meson.build") ||
+      !r.commands.build.empty())
+    return "cpp";
+  return {};
+}
+
+// Copies the tree without .git into `dst` (a scratch copy: coverage builds and data never touch the
+// workspace the repair uses).
+Expected<void> copy_tree(const fs::path& src, const fs::path& dst, const CancelToken& cancel) {
+  std::error_code ec;
+  fs::create_directories(dst, ec);
+  if (ec) return fail(Errc::io, "cannot create " + dst.string() + ": " + ec.message());
+  for (auto it = fs::recursive_directory_iterator(src, fs::directory_options::skip_permission_denied, ec);
+       it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec) return fail(Errc::io, "cannot walk " + src.string() + ": " + ec.message());
+    if (cancel.cancelled()) return fail(Errc::cancelled, "cancelled");
+    const auto name = it->path().filename();
+    if (name == ".git") {
+      it.disable_recursion_pending();
+      continue;
+    }
+    const fs::path to = dst / it->path().lexically_relative(src);
+    if (it->is_symlink(ec)) fs::copy_symlink(it->path(), to, ec);
+    else if (it->is_directory(ec)) fs::create_directories(to, ec);
+    else if (it->is_regular_file(ec)) fs::copy_file(it->path(), to, fs::copy_options::overwrite_existing, ec);
+    if (ec) return fail(Errc::io, "cannot copy " + it->path().string() + ": " + ec.message());
+  }
+  return {};
+}
+
+// A private (0700, mkdtemp) directory holding the scratch copy; empty path when it cannot be made.
+struct ScratchDir {
+  fs::path path;
+  ScratchDir() {
+    std::error_code ec;
+    std::string tmpl = (fs::temp_directory_path(ec) / "flowagent-localize-XXXXXX").string();
+    if (::mkdtemp(tmpl.data())) path = tmpl;
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    if (!path.empty()) fs::remove_all(path, ec);
+  }
+};
+
+// The failing test's group: the pytest file, the GoogleTest suite ("Suite.*"), else the test itself.
+std::string group_of(const std::string& eco, const std::string& id) {
+  if (eco == "python") {
+    auto sep = id.find("::");
+    return sep == std::string::npos ? id : id.substr(0, sep);
+  }
+  if (eco == "cpp") {
+    auto dot = id.find('.');
+    if (dot != std::string::npos && id.find('/') == std::string::npos) return id.substr(0, dot) + ".*";
+  }
+  return id;
+}
+
+// Other files of the failing test files' folders with the same extension (sorted): the passing
+// neighbours when test ids are files.
+std::vector<std::string> sibling_test_files(const detail::SandboxFs& tree, const std::vector<std::string>& failing) {
+  std::vector<std::string> out;
+  for (const auto& f : failing) {
+    const fs::path p(f);
+    const std::string folder = p.parent_path().generic_string();
+    auto entries = tree.list(folder.empty() ? "." : folder);
+    if (!entries) continue;
+    std::vector<std::string> names;
+    for (const auto& e : *entries)
+      if (e.type == 'f' && fs::path(e.name).extension() == p.extension()) names.push_back(e.name);
+    std::sort(names.begin(), names.end());
+    for (const auto& name : names) {
+      std::string rel = folder.empty() ? name : folder + "/" + name;
+      if (std::find(failing.begin(), failing.end(), rel) == failing.end() &&
+          std::find(out.begin(), out.end(), rel) == out.end())
+        out.push_back(std::move(rel));
+    }
+  }
+  return out;
+}
+
+class CoverageLocalizer final : public Localizer {
+ public:
+  explicit CoverageLocalizer(CoverageLocalizerOptions o) : opt_(std::move(o)) {}
+  std::string_view name() const override { return "coverage"; }
+
+  Expected<Localization> localize(const fs::path& root, const RepairRequest& request, const ChangedLines& changed,
+                                  const CancelToken& cancel, const SandboxOptions* sandbox) override {
+    std::string key = request.repository + "\x1f" + request.change.head_commit + "\x1f" +
+                      std::string(to_string(opt_.rank.formula));
+    for (const auto& t : request.failure.failing_tests) key += "\x1f" + t;
+    if (opt_.cache && !request.change.head_commit.empty()) {
+      std::lock_guard lk(mu_);
+      auto it = cache_.find(key);
+      if (it != cache_.end()) {
+        Localization l = it->second;
+        l.from_cache = true;
+        return l;
+      }
+    }
+    Run run{opt_, request, cancel, sandbox};
+    auto l = run.go(root, changed);
+    if (!l) return l;
+    // Only complete, non-empty results are cached: a cut-off run may succeed with more time.
+    if (opt_.cache && !request.change.head_commit.empty() && !l->cut_off && !l->functions.empty()) {
+      std::lock_guard lk(mu_);
+      cache_[key] = *l;
+    }
+    return l;
+  }
+
+ private:
+  struct Run {
+    Run(const CoverageLocalizerOptions& o, const RepairRequest& r, const CancelToken& c, const SandboxOptions* s)
+        : opt(o), request(r), cancel(c), sandbox(s) {}
+    const CoverageLocalizerOptions& opt;
+    const RepairRequest& request;
+    const CancelToken& cancel;
+    const SandboxOptions* sandbox;  // every command below runs through run_sandboxed with it
+    Clock::time_point start = Clock::now();
+    Clock::time_point deadline = start + (opt.budget.count() > 0 ? opt.budget : opt.max_budget);
+    Localization out;
+
+    std::int64_t remaining_ms() const {
+      return std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    }
+    // The request with the per-command timeout cut to what the budget has left.
+    RepairRequest bounded() const {
+      RepairRequest r = request;
+      const std::int64_t left_s = std::max<std::int64_t>(1, (remaining_ms() + 999) / 1000);
+      r.commands.timeout_seconds = std::min(request.commands.timeout_seconds, left_s);
+      return r;
+    }
+    bool over() { return remaining_ms() <= 0; }
+    Localization cut(std::string why) {
+      out.cut_off = true;
+      out.note = std::move(why);
+      return finish();
+    }
+    Localization finish() {
+      out.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
+      out.budget_ms = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - start).count();
+      return out;
+    }
+    // After the reference run: the rest of the run gets budget_factor x what it took.
+    void set_budget_from_reference() {
+      if (opt.budget.count() > 0) return;
+      const auto ref = Clock::now() - start;
+      auto total = std::chrono::duration_cast<std::chrono::milliseconds>(ref * request.limits.localization_budget);
+      total = std::clamp(total, opt.min_budget, opt.max_budget);
+      deadline = std::min(deadline, start + total);
+    }
+
+    // The project's code runs in every command: each goes through run_sandboxed (run_command,
+    // run_tests) with the scratch tree as its only writable workspace.
+    Expected<ProcessResult> command(const fs::path& dir, const std::string& cmd) {
+      auto r = detail::run_command(dir, cmd, bounded(), cancel, sandbox);
+      if (r && r->cancelled) return fail(Errc::cancelled, "cancelled");
+      return r;
+    }
+    Expected<detail::TestRunOutcome> tests(const fs::path& dir, const std::vector<std::string>& ids,
+                                           const std::string& tmpl) {
+      auto r = detail::run_tests(dir, bounded(), ids, cancel, sandbox, "localize", tmpl);
+      return r;
+    }
+
+    Expected<Localization> go(const fs::path& root, const ChangedLines& changed) {
+      out.formula = opt.rank.formula;
+      out.ecosystem = detect_ecosystem(request, root);
+      if (request.limits.localization_budget <= 0 && opt.budget.count() == 0)
+        return (out.note = "disabled by the request (limits.localization_budget = 0)", finish());
+      if (request.commands.test.empty()) return (out.note = "no test command", finish());
+      if (request.failure.failing_tests.empty()) return (out.note = "no failing tests named", finish());
+      if (out.ecosystem.empty()) return (out.note = "no coverage tool for this project", finish());
+      if (out.ecosystem == "java")
+        return (out.note = "Java: no JaCoCo agent is configured; coverage localization skipped", finish());
+      ScratchDir scratch;
+      if (scratch.path.empty()) return (out.note = "cannot create a private scratch directory", finish());
+      const fs::path dir = scratch.path / "tree";
+      if (auto c = copy_tree(root, dir, cancel); !c) {
+        if (c.error().code == Errc::cancelled) return unexpected(c.error());
+        return (out.note = c.error().message, finish());
+      }
+      const fs::path data = dir / ".flowagent-cov";
+      std::error_code ec;
+      fs::create_directories(data, ec);
+      std::vector<TestCoverage> cov;
+      Expected<void> r = out.ecosystem == "python" ? python(dir, data, cov) : per_test(dir, data, cov);
+      if (!r) {
+        // Fail closed: without the sandbox nothing of the project runs, here or later in the job.
+        if (r.error().code == Errc::cancelled || r.error().code == Errc::sandbox_unavailable)
+          return unexpected(r.error());
+        if (r.error().code == Errc::timeout) out.cut_off = true;
+        out.note = r.error().message;
+      }
+      for (const auto& t : cov) (t.failed ? out.failing_tests : out.passing_tests)++;
+      if (out.failing_tests > 0) out.functions = rank_functions(cov, changed, dir, opt.rank);
+      else if (out.note.empty()) out.note = "no coverage of a failing test was collected";
+      return finish();
+    }
+
+    Expected<void> timed_out_if(const ProcessResult& p, const std::string& what) {
+      if (p.timed_out) return fail(Errc::timeout, "localization cut off by its time budget during " + what);
+      return {};
+    }
+
+    // coverage.py with per-test contexts: one run of the failing tests' files.
+    Expected<void> python(const fs::path& dir, const fs::path& data, std::vector<TestCoverage>& cov) {
+      out.tool = "coverage.py";
+      const std::string rc = (data / "rc").string();
+      {
+        std::ofstream f(rc);
+        f << "[run]\ndynamic_context = test_function\ndata_file = " << (data / "data").string()
+          << "\nsource = " << dir.string() << "\nomit = " << data.string() << "/*\n";
+      }
+      // Find the interpreter and splice "-m coverage run" in front of pytest.
+      std::string tmpl = request.commands.test;
+      std::string py;
+      std::size_t at = tmpl.find("-m pytest"), len = 9;
+      if (at != std::string::npos && at >= 2) {
+        std::size_t b = tmpl.rfind(' ', at - 2);
+        b = b == std::string::npos ? 0 : b + 1;
+        py = tmpl.substr(b, at - 1 - b);
+        len += at - b;
+        at = b;
+      } else {
+        at = tmpl.find("pytest");
+        len = 6;
+        if (at == std::string::npos) return fail(Errc::unsupported, "the test command does not run pytest");
+      }
+      std::vector<std::string> candidates;
+      if (!py.empty()) candidates.push_back(py);
+      for (auto c : {"python3", "/usr/bin/python3"}) candidates.push_back(c);
+      std::string chosen;
+      for (const auto& c : candidates) {
+        auto probe = command(dir, shell_quote(c) + " -c 'import coverage, pytest'");
+        if (!probe) return unexpected(probe.error());
+        if (auto t = timed_out_if(*probe, "the coverage.py probe"); !t) return t;
+        if (probe->ok()) {
+          chosen = c;
+          break;
+        }
+      }
+      if (chosen.empty()) return fail(Errc::unsupported, "coverage.py is not installed (Debian python3-coverage)");
+      const std::string prefix = shell_quote(chosen) + " -m coverage run --rcfile=" + shell_quote(rc) + " -m pytest";
+      tmpl = tmpl.substr(0, at) + prefix + tmpl.substr(at + len);
+      std::vector<std::string> groups;
+      for (const auto& t : request.failure.failing_tests) {
+        auto g = group_of("python", t);
+        if (std::find(groups.begin(), groups.end(), g) == groups.end()) groups.push_back(g);
+      }
+      auto run = tests(dir, groups, tmpl);
+      if (!run) return unexpected(run.error());
+      if (run->run.timed_out) return fail(Errc::timeout, "localization cut off by its time budget during the test run");
+      set_budget_from_reference();
+      // More passing tests sharpen the spectrum: when the budget has room for it, the whole suite
+      // runs too (appending to the same data; contexts keep the tests apart). A run the budget
+      // kills writes no data, so the failing files' coverage stands.
+      // The report (`coverage json`) keeps a reference run's worth of the budget.
+      const auto ref = Clock::now() - start;
+      const auto ref_ms = std::chrono::duration_cast<std::chrono::milliseconds>(ref).count();
+      if (contains(tmpl, "{tests") && remaining_ms() > 2 * ref_ms) {
+        std::string all = tmpl;
+        all.replace(all.find(" run --rcfile="), 14, " run -a --rcfile=");
+        const auto full_deadline = deadline;
+        deadline -= ref;
+        auto wide = tests(dir, {}, all);
+        deadline = full_deadline;
+        if (!wide) return unexpected(wide.error());
+        for (const auto& t : wide->run.failed) run->run.failed.push_back(t);  // other failures are not passes
+        out.note = wide->run.timed_out ? "the whole suite's coverage run was cut off by the budget; the failing files' run stands"
+                                       : "";
+      }
+      const std::string json = (data / "cov.json").string();
+      auto rep = command(dir, shell_quote(chosen) + " -m coverage json --rcfile=" + shell_quote(rc) +
+                                  " --show-contexts -o " + shell_quote(json));
+      if (!rep) return unexpected(rep.error());
+      if (auto t = timed_out_if(*rep, "coverage json"); !t) return t;
+      if (!rep->ok()) return fail(Errc::tool_failed, "coverage json failed: " + rep->output.substr(0, 300));
+      std::vector<std::string> failing_keys;
+      for (const auto& t : request.failure.failing_tests) failing_keys.push_back(pytest_context_key(t));
+      for (const auto& t : run->run.failed) failing_keys.push_back(pytest_context_key(t));
+      for (auto& [name, lines] : read_coverage_py(json, dir)) {
+        TestCoverage tc;
+        tc.test = name;
+        tc.failed = std::any_of(failing_keys.begin(), failing_keys.end(),
+                                [&](const std::string& k) { return context_matches(name, k); });
+        tc.lines = std::move(lines);
+        cov.push_back(std::move(tc));
+      }
+      return {};
+    }
+
+    // Ecosystems without per-test contexts: one reference run of the failing tests' groups (it
+    // names the passing neighbours), then one run per selected test, coverage reset in between.
+    Expected<void> per_test(const fs::path& dir, const fs::path& data, std::vector<TestCoverage>& cov) {
+      const std::string& eco = out.ecosystem;
+      std::string env;  // exported before each test command
+      if (eco == "cpp") {
+        out.tool = "gcov";
+        if (request.commands.build.empty()) return fail(Errc::unsupported, "C/C++: no build command to instrument");
+        const std::string flags = "'--coverage -O0 -g'";
+        auto b = command(dir, "export CFLAGS=" + flags + " CXXFLAGS=" + flags + " LDFLAGS=--coverage; " +
+                                  request.commands.build);
+        if (!b) return unexpected(b.error());
+        if (auto t = timed_out_if(*b, "the coverage build"); !t) return t;
+        if (!b->ok()) return fail(Errc::tool_failed, "the coverage build failed: " + b->output.substr(0, 300));
+      } else if (eco == "javascript") {
+        out.tool = "NODE_V8_COVERAGE";
+      } else if (eco == "go") {
+        out.tool = "go -coverprofile";
+      }
+      const std::string& tmpl = request.commands.test;
+      const auto& failing = request.failure.failing_tests;
+      const bool selectable = contains(tmpl, "{tests");
+      std::vector<std::string> groups;
+      for (const auto& t : failing) {
+        auto g = group_of(eco, t);
+        if (std::find(groups.begin(), groups.end(), g) == groups.end()) groups.push_back(g);
+      }
+      auto collect = [&](const std::vector<std::string>& ids, int n) -> Expected<std::pair<detail::TestRunOutcome, std::map<std::string, std::set<int>>>> {
+        const fs::path slot = data / std::to_string(n);
+        std::error_code ec;
+        fs::create_directories(slot, ec);
+        std::string prefix;
+        if (eco == "javascript") prefix = "export NODE_V8_COVERAGE=" + shell_quote(slot.string()) + "; ";
+        if (eco == "go") prefix = "export GOFLAGS=\"$GOFLAGS -coverprofile=" + (slot / "cover.out").string() + "\"; ";
+        if (eco == "cpp")  // reset the counters
+          for (auto it = fs::recursive_directory_iterator(dir, ec); it != fs::recursive_directory_iterator(); it.increment(ec))
+            if (it->path().extension() == ".gcda") fs::remove(it->path(), ec);
+        auto run = tests(dir, ids, prefix + tmpl);
+        if (!run) return unexpected(run.error());
+        if (run->run.timed_out) return fail(Errc::timeout, "localization cut off by its time budget during a test run");
+        std::map<std::string, std::set<int>> lines;
+        if (eco == "javascript") read_v8_dir(slot, dir, lines);
+        if (eco == "go") read_go_profile(slot / "cover.out", dir, lines);
+        if (eco == "cpp") {
+          std::string gcdas;
+          for (auto it = fs::recursive_directory_iterator(dir, ec); it != fs::recursive_directory_iterator(); it.increment(ec))
+            if (it->path().extension() == ".gcda") gcdas += " " + shell_quote(it->path().string());
+          if (!gcdas.empty()) {
+            auto g = command(dir, "gcov --json-format --stdout" + gcdas + " 2>/dev/null");
+            if (!g) return unexpected(g.error());
+            if (auto t = timed_out_if(*g, "gcov"); !t) return unexpected(t.error());
+            read_gcov_json(g->output, dir, lines);
+          }
+        }
+        return std::make_pair(std::move(*run), std::move(lines));
+      };
+      int n = 0;
+      // Test files as ids (tape, node:test, mocha files): the passing neighbours are the other
+      // test files of the failing files' folders, and the reference run is the failing files.
+      auto tree = detail::SandboxFs::open(dir);
+      const bool file_ids = selectable && tree && std::all_of(failing.begin(), failing.end(), [&](const std::string& f) {
+        auto st = tree->stat(f);
+        return st && S_ISREG(st->st_mode);
+      });
+      // Without a grouping (JavaScript, Go) the reference run is the whole command: it names the
+      // passing tests to compare with.
+      const bool grouped = groups != failing;
+      auto ref = collect(file_ids ? failing : selectable && grouped ? groups : std::vector<std::string>{}, n++);
+      if (!ref) return unexpected(ref.error());
+      set_budget_from_reference();
+      if (!selectable) {  // one run of everything: the failing tests' coverage, no per-test spectrum
+        TestCoverage tc{"(all tests)", true, std::move(ref->second)};
+        cov.push_back(std::move(tc));
+        out.note = "the test command has no {tests} placeholder: coverage of the whole run, not per test";
+        return {};
+      }
+      // Failing tests first, then passing neighbours (same group first).
+      std::vector<std::pair<std::string, bool>> plan;
+      for (const auto& t : failing) plan.emplace_back(t, true);
+      std::vector<std::string> passed = file_ids ? sibling_test_files(*tree, failing) : ref->first.run.passed;
+      std::stable_partition(passed.begin(), passed.end(), [&](const std::string& p) {
+        return std::any_of(failing.begin(), failing.end(), [&](const std::string& f) {
+          return group_of(eco, f) == group_of(eco, p);
+        });
+      });
+      for (const auto& p : passed)
+        if (std::find(failing.begin(), failing.end(), p) == failing.end()) plan.emplace_back(p, false);
+      if (plan.size() > opt.max_tests) plan.resize(std::max<std::size_t>(opt.max_tests, failing.size()));
+      for (const auto& [id, expect_fail] : plan) {
+        if (over()) return fail(Errc::timeout, "localization cut off by its time budget after " +
+                                                   std::to_string(cov.size()) + " test(s)");
+        auto r = collect({id}, n++);
+        if (!r) return unexpected(r.error());
+        if (r->second.empty()) continue;  // the test did not run (filter matched nothing)
+        TestCoverage tc;
+        tc.test = id;
+        const auto& f = r->first.run.failed;
+        // A test file fails as a whole: a non-zero exit or a failing test in it.
+        tc.failed = expect_fail || file_ids ? (r->first.run.exit_code != 0 || !f.empty()) : !f.empty();
+        tc.lines = std::move(r->second);
+        cov.push_back(std::move(tc));
+      }
+      return {};
+    }
+  };
+
+  CoverageLocalizerOptions opt_;
+  std::mutex mu_;
+  std::map<std::string, Localization> cache_;
+};
+
+}  // namespace
+
+std::shared_ptr<Localizer> make_coverage_localizer(CoverageLocalizerOptions options) {
+  return std::make_shared<CoverageLocalizer>(std::move(options));
+}
+
+}  // namespace flowagent
