@@ -84,24 +84,56 @@ std::string query_param(std::string_view query, std::string_view key) {
 
 class Router : public EventSink {
  public:
-  explicit Router(JobStore* store) : store_(store) {}
+  explicit Router(std::function<void(const Event&)> sink) : sink_(std::move(sink)) {}
   std::string_view name() const override { return "flowagentd"; }
-  void on_event(const Event& e) override { store_->append_event(job_id(e.change_id, e.revision), e); }
+  void on_event(const Event& e) override { sink_(e); }
   void on_result(const RepairResult&) override {}
 
  private:
-  JobStore* store_;
+  std::function<void(const Event&)> sink_;
 };
 
 }  // namespace
+
+Expected<Runner> pipeline_runner(AgentOptions a, std::function<void(const Event&)> sink) {
+  a.event_sink = std::make_shared<Router>(std::move(sink));
+  a.worker_threads = 1;
+  auto agent = Agent::create(std::move(a));
+  if (!agent) return fail(agent.error().code, agent.error().message);
+  std::shared_ptr<Agent> owner = std::move(*agent);
+  auto pipeline = std::make_shared<detail::Pipeline>(owner->options());
+  return Runner([owner, pipeline](const RepairRequest& r, const CancelToken& c, const std::function<bool()>& sup,
+                                  const std::function<void(const Event&)>&) { return pipeline->run(r, c, sup); });
+}
+
+std::optional<Runner> test_runner(std::string_view name) {
+  long sleep_ms = -1;
+  if (name == "noop") sleep_ms = 0;
+  else if (name.starts_with("sleep:")) sleep_ms = std::atol(std::string(name.substr(6)).c_str());
+  if (sleep_ms < 0) return std::nullopt;
+  return Runner([sleep_ms](const RepairRequest& r, const CancelToken& cancel, const std::function<bool()>&,
+                           const std::function<void(const Event&)>& emit) {
+    Event e;
+    e.kind = EventKind::phase;
+    e.change_id = r.change.id;
+    e.revision = r.change.revision;
+    e.phase = "noop";
+    emit(e);
+    RepairResult res = noop_result(r);
+    if (sleep_ms > 0 && cancel.wait_for(std::chrono::milliseconds(sleep_ms))) {
+      res.status = Status::error;
+      res.reason = "cancelled";
+      res.message = "cancelled";
+    }
+    return res;
+  });
+}
 
 struct Service::Impl {
   ServiceOptions opt;
   fs::path root;
   Metrics metrics;
   JobStore store;
-  std::unique_ptr<Agent> agent;
-  std::unique_ptr<detail::Pipeline> pipeline;
   Runner runner;
   net::io_context ioc;
   std::optional<ssl::context> tls;
@@ -586,15 +618,11 @@ Expected<std::unique_ptr<Service>> Service::start(ServiceOptions options) {
   if (s.opt.runner) {
     s.runner = s.opt.runner;
   } else {
-    AgentOptions a = s.opt.agent;
-    a.event_sink = std::make_shared<Router>(&s.store);
-    a.worker_threads = 1;
-    auto agent = Agent::create(std::move(a));
-    if (!agent) return fail(agent.error().code, agent.error().message);
-    s.agent = std::move(*agent);
-    s.pipeline = std::make_unique<detail::Pipeline>(s.agent->options());
-    s.runner = [p = s.pipeline.get()](const RepairRequest& r, const CancelToken& c, const std::function<bool()>& sup,
-                                      const std::function<void(const Event&)>&) { return p->run(r, c, sup); };
+    auto runner = pipeline_runner(s.opt.agent, [store = &s.store](const Event& e) {
+      store->append_event(job_id(e.change_id, e.revision), e);
+    });
+    if (!runner) return fail(runner.error().code, runner.error().message);
+    s.runner = std::move(*runner);
   }
   if (!s.opt.tls_cert.empty() || !s.opt.tls_key.empty()) {
     s.tls.emplace(ssl::context::tls_server);

@@ -73,6 +73,14 @@ RepairResult noop_result(const RepairRequest& request);
 /// Deterministic, so every front end names a job the same way (idempotency).
 std::string job_id(std::string_view change_id, std::int64_t revision);
 
+/// The library's pipeline as a Runner: Agent::create fills the policies `options` leaves null;
+/// progress events go to `sink`.
+Expected<Runner> pipeline_runner(AgentOptions options, std::function<void(const Event&)> sink);
+
+/// `noop` (noop_result after one phase event) or `sleep:MS` (waits MS or until cancelled, then
+/// noop): runners for load tests of the service itself. nullopt for another name.
+std::optional<Runner> test_runner(std::string_view name);
+
 struct ServiceOptions {
   std::string listen_address = "127.0.0.1";
   unsigned short port = 8080;  ///< 0: any free port (see Service::port())
