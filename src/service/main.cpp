@@ -167,6 +167,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   o.tokens = std::move(*tokens);
+  o.queue_url = queue_url;
   auto svc = Service::start(std::move(o));
   if (!svc) {
     std::cerr << "flowagentd: " << svc.error().message << "\n";

@@ -170,7 +170,8 @@ Expected<std::optional<Json>> RedisQueue::job(const std::string& id) {
                       {"submitted_unix_ms", std::atoll(m["submitted"].c_str())},
                       {"location", "/v1/repairs/" + id},
                       {"events", "/v1/repairs/" + id + "/events"},
-                      {"attempts", std::atoll(m["attempts"].c_str())}});
+                      {"attempts", std::atoll(m["attempts"].c_str())},
+                      {"owner", m["owner"]}});
   d["progress"] = nullptr;
   if (auto res = parse_json(m["result"]); res && !m["result"].empty()) d["result"] = *res;
   else d["result"] = nullptr;
@@ -236,13 +237,19 @@ Expected<void> RedisQueue::finish(const std::string& id, const RepairResult& res
 
 Expected<bool> RedisQueue::work_once(const std::string& consumer, const Runner& runner, std::chrono::milliseconds block) {
   const std::string stream = opt_.prefix + "jobs";
-  // Entries another worker took but did not acknowledge within the visibility timeout.
-  auto claimed = command({"XAUTOCLAIM", stream, "workers", consumer, std::to_string(opt_.visibility.count()), "0-0", "COUNT", "1"});
-  if (!claimed) return fail(claimed.error().code, claimed.error().message);
-  const redisReply* c = (*claimed)->r;
-  if (c->type == REDIS_REPLY_ARRAY && c->elements >= 2 && c->element[1]->elements > 0) {
-    const redisReply* e = c->element[1]->element[0];
-    return process(consumer, str(e->element[0]), pairs(e->element[1])["id"], runner);
+  // Entries another worker took but did not acknowledge within the visibility timeout (looked for
+  // at most every half timeout: nothing can be claimable sooner).
+  const auto now = std::chrono::steady_clock::now();
+  if (now - last_claim_ >= opt_.visibility / 2) {
+    last_claim_ = now;
+    auto claimed = command({"XAUTOCLAIM", stream, "workers", consumer, std::to_string(opt_.visibility.count()), "0-0", "COUNT", "1"});
+    if (!claimed) return fail(claimed.error().code, claimed.error().message);
+    const redisReply* c = (*claimed)->r;
+    if (c->type == REDIS_REPLY_ARRAY && c->elements >= 2 && c->element[1]->elements > 0) {
+      const redisReply* e = c->element[1]->element[0];
+      last_claim_ = {};  // there may be more
+      return process(consumer, str(e->element[0]), pairs(e->element[1])["id"], runner);
+    }
   }
   auto read = command({"XREADGROUP", "GROUP", "workers", consumer, "COUNT", "1", "BLOCK", std::to_string(block.count()), "STREAMS",
                        stream, ">"});
@@ -302,16 +309,16 @@ Expected<bool> RedisQueue::process(const std::string& consumer, const std::strin
   CancelToken cancel, stop;
   std::atomic<bool> superseded{false};
   std::thread watcher([&] {
-    auto w = RedisQueue::connect(opt_);
+    std::unique_ptr<RedisQueue> w(new RedisQueue(opt_));  // its own connection, made on first use
     auto last_touch = std::chrono::steady_clock::now();
-    while (!stop.cancelled() && w) {
-      if (auto c = (*w)->command({"HGET", key, "cancel"}); c) {
+    while (!stop.cancelled()) {
+      if (auto c = w->command({"HGET", key, "cancel"}); c) {
         const std::string flag = str((*c)->r);
         if (flag == "superseded") superseded = true;
         if (!flag.empty()) cancel.cancel();
       }
       if (std::chrono::steady_clock::now() - last_touch > opt_.visibility / 3) {
-        (*w)->command({"XCLAIM", p + "jobs", "workers", consumer, "0", entry, "JUSTID"});
+        w->command({"XCLAIM", p + "jobs", "workers", consumer, "0", entry, "JUSTID"});
         last_touch = std::chrono::steady_clock::now();
       }
       stop.wait_for(std::chrono::milliseconds(50));

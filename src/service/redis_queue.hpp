@@ -75,6 +75,7 @@ class RedisQueue {
   RedisOptions opt_;
   std::mutex mu_;
   redisContext* ctx_ = nullptr;
+  std::chrono::steady_clock::time_point last_claim_{};
   struct Reply;
   Expected<std::shared_ptr<Reply>> command(const std::vector<std::string>& args);
 };

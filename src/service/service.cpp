@@ -14,6 +14,7 @@
 #include "agent/pipeline.hpp"
 #include "flowagent/delivery.hpp"
 #include "service/page.hpp"
+#include "service/redis_queue.hpp"
 #include "service/store.hpp"
 
 namespace flowagent::service {
@@ -135,6 +136,7 @@ struct Service::Impl {
   Metrics metrics;
   JobStore store;
   Runner runner;
+  std::unique_ptr<RedisQueue> rq;  ///< set with --queue: the shared queue instead of `store`
   net::io_context ioc;
   std::optional<ssl::context> tls;
   tcp::acceptor acceptor{ioc};
@@ -226,6 +228,17 @@ struct Service::Impl {
       if (field.empty() && e.code == Errc::invalid_json) field = "$";
       return error_reply(400, errc_name(e.code), e.message, field);
     }
+    if (rq) {
+      auto sub = rq->submit(*req, tok.name);
+      if (!sub) return error_reply(503, "queue_unavailable", sub.error().message);
+      auto doc = rq->job(sub->id);
+      if (!doc || !*doc) return error_reply(503, "queue_unavailable", "the job vanished from the queue");
+      Json d = public_doc(**doc);
+      d["existing"] = sub->existing;
+      Reply r = json_reply(202, d);
+      r.headers.emplace_back("Location", "/v1/repairs/" + sub->id);
+      return r;
+    }
     JobStore::Refusal why;
     auto s = store.submit(std::move(*req), tok.name, tok.max_active_jobs, opt.max_queued, why);
     if (why == JobStore::Refusal::draining) return error_reply(503, "draining", "the service is shutting down");
@@ -246,12 +259,45 @@ struct Service::Impl {
     return r;
   }
 
+  static Json public_doc(Json d) {  // the owner stays inside the service
+    auto& o = d.as_object();
+    std::erase_if(o, [](const Json::Member& m) { return m.first == "owner"; });
+    return d;
+  }
+
+  /// The routes of one job when jobs live in Redis.
+  Reply route_shared(http::verb method, const std::string& id, std::string_view action, bool cancel, std::string_view query,
+                     const TokenEntry& tok) {
+    auto doc = rq->job(id);
+    if (!doc) return error_reply(503, "queue_unavailable", doc.error().message);
+    if (!*doc) return error_reply(404, "not_found", "no such job");
+    if (cancel) {
+      if (method != http::verb::post) return error_reply(405, "method_not_allowed", "POST");
+      if ((**doc).get_string("owner") != tok.name && !(tok.scopes & scope_admin))
+        return error_reply(403, "forbidden", "only the submitting token or an admin may cancel");
+      auto ok = rq->cancel(id);
+      if (!ok) return error_reply(503, "queue_unavailable", ok.error().message);
+      return json_reply(*ok ? 202 : 409, Json::obj({{"id", id}, {"cancelled", *ok}}));
+    }
+    if (action.empty()) return json_reply(200, public_doc(**doc));
+    auto res = rq->result(id);
+    if (!res) return error_reply(503, "queue_unavailable", res.error().message);
+    std::string format = action == "patch" ? "diff" : query_param(query, "format");
+    if (action != "patch" && action != "publish") return error_reply(404, "not_found", "no such route");
+    if (format.empty()) return error_reply(400, "invalid_argument", "format is required", "format");
+    return deliver_result(*res, id, format);
+  }
+
   Reply deliver(const std::shared_ptr<JobRec>& j, const std::string& format) {
     std::optional<RepairResult> result;
     {
       auto copy = store.get(j->id);
       if (copy && copy->state == JobRec::State::done) result = copy->result;
     }
+    return deliver_result(result, j->id, format);
+  }
+
+  Reply deliver_result(const std::optional<RepairResult>& result, const std::string& id, const std::string& format) {
     if (!result) return error_reply(409, "not_done", "the job has not finished");
     auto out = publish(*result, format);
     if (!out) {
@@ -262,7 +308,7 @@ struct Service::Impl {
     r.body = std::move(*out);
     r.content_type = format == "diff" ? "text/x-diff; charset=utf-8" : "application/json";
     if (format == "diff")
-      r.headers.emplace_back("Content-Disposition", "attachment; filename=\"flowagent-" + j->id + ".diff\"");
+      r.headers.emplace_back("Content-Disposition", "attachment; filename=\"flowagent-" + id + ".diff\"");
     return r;
   }
 
@@ -304,6 +350,18 @@ struct Service::Impl {
       std::size_t limit = 100;
       if (auto l = query_param(query, "limit"); !l.empty()) limit = std::clamp<std::size_t>(std::strtoul(l.c_str(), nullptr, 10), 1, 1000);
       Json arr = Json::array();
+      if (rq) {
+        auto ids = rq->recent(limit);
+        if (!ids) return error_reply(503, "queue_unavailable", ids.error().message);
+        for (const auto& id : *ids)
+          if (auto d = rq->job(id); d && *d) {
+            Json doc = public_doc(**d);
+            if (auto* res = doc.find("result"); res && res->is_object())
+              doc["result"] = Json::obj({{"status", res->get_string("status")}, {"reason", res->get_string("reason")}});
+            arr.push_back(std::move(doc));
+          }
+        return json_reply(200, Json::obj({{"jobs", arr}}));
+      }
       for (const auto& j : store.list(limit)) {
         Json d = job_doc(j);
         if (auto* res = d.find("result"); res && res->is_object()) {  // listings stay small
@@ -324,6 +382,11 @@ struct Service::Impl {
     } else if (rest.ends_with(":cancel")) {
       cancel = true;
       rest.remove_suffix(7);
+    }
+    if (rq) {
+      if (auto r = need(cancel ? scope_submit : scope_read)) return *r;
+      if (!cancel && method != http::verb::get) return error_reply(405, "method_not_allowed", "GET");
+      return route_shared(method, std::string(rest), action, cancel, query, *tok);
     }
     auto job = store.get(std::string(rest));
     if (cancel) {
@@ -428,14 +491,49 @@ struct Service::Impl {
     }
   }
 
+  /// Event stream of a job in Redis: polled (frames carry the stream ids; Last-Event-ID resumes).
+  template <class Stream>
+  net::awaitable<void> stream_shared_events(Stream& stream, std::string id, std::string after) {
+    metrics.http(200);
+    std::string head =
+        "HTTP/1.1 200 OK\r\nServer: flowagentd\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\n"
+        "X-Accel-Buffering: no\r\nConnection: close\r\n\r\nretry: 1000\n\n";
+    lowest(stream).expires_after(opt.write_timeout);
+    if (auto [ec, n] = co_await net::async_write(stream, net::buffer(head), as_tuple_awaitable); ec) co_return;
+    net::steady_timer timer(co_await net::this_coro::executor);
+    auto idle_since = Clock::now();
+    for (;;) {
+      auto frames = rq->events_after(id, after.empty() ? "0" : after);
+      if (!frames) co_return;
+      std::string out;
+      bool done = false;
+      for (const auto& f : *frames) {
+        out += "id: " + f.id + "\nevent: " + f.kind + "\ndata: " + f.data + "\n\n";
+        after = f.id;
+        done = done || f.kind == "done";
+      }
+      if (out.empty() && Clock::now() - idle_since > opt.heartbeat) out = ": ping\n\n";
+      if (!out.empty()) {
+        idle_since = Clock::now();
+        lowest(stream).expires_after(opt.write_timeout);
+        if (auto [ec, n] = co_await net::async_write(stream, net::buffer(out), as_tuple_awaitable); ec) co_return;
+      }
+      if (done || draining) co_return;
+      timer.expires_after(std::chrono::milliseconds(100));
+      co_await timer.async_wait(as_tuple_awaitable);
+    }
+  }
+
   struct InflightGuard {
     Impl* impl = nullptr;
     std::string name;
-    ~InflightGuard() {
+    void release() {
       if (!impl) return;
       std::lock_guard lock(impl->inflight_mu);
       impl->inflight[name]--;
+      impl = nullptr;
     }
+    ~InflightGuard() { release(); }
   };
 
   template <class Stream>
@@ -516,6 +614,15 @@ struct Service::Impl {
       // Server-Sent Events stream until the job is done.
       if (h.method() == http::verb::get && path.starts_with("/v1/repairs/") && path.ends_with("/events")) {
         std::string id(path.substr(12, path.size() - 12 - 7));
+        if (rq && tok && (tok->scopes & scope_read)) {
+          std::string after;
+          if (auto it = h.find("Last-Event-ID"); it != h.end()) after = std::string(it->value());
+          auto doc = rq->job(id);
+          if (doc && *doc) {
+            co_await stream_shared_events(stream, id, after);
+            co_return;
+          }
+        }
         auto job = store.get(id);
         Reply refuse;
         if (!tok) {
@@ -537,6 +644,7 @@ struct Service::Impl {
       }
       bool auth_missing = false;
       Reply rep = route(h.method(), path, query, parser.get().body(), tok, auth_missing);
+      guard.release();  // the work is done; a client may send its next request as soon as it reads this
       if (!co_await write_reply(stream, rep, version, keep_alive) || !keep_alive) co_return;
     }
   }
@@ -608,7 +716,7 @@ std::string Service::metrics_text() const { return impl_->render_metrics(); }
 
 Expected<std::unique_ptr<Service>> Service::start(ServiceOptions options) {
   if (!options.tokens) return fail(Errc::invalid_argument, "a token file is required (--tokens)");
-  if (options.workers < 1 || options.http_threads < 1) return fail(Errc::invalid_argument, "workers and http threads must be >= 1");
+  if ((options.workers < 1 && options.queue_url.empty()) || options.http_threads < 1) return fail(Errc::invalid_argument, "workers and http threads must be >= 1");
   std::error_code fec;
   auto root = fs::canonical(options.repos_root, fec);
   if (fec || !fs::is_directory(root)) return fail(Errc::invalid_argument, "the repository root does not exist: " + options.repos_root.string());
@@ -632,6 +740,14 @@ Expected<std::unique_ptr<Service>> Service::start(ServiceOptions options) {
     s.tls->use_certificate_chain_file(s.opt.tls_cert.string(), ec);
     if (!ec) s.tls->use_private_key_file(s.opt.tls_key.string(), ssl::context::pem, ec);
     if (ec) return fail(Errc::invalid_argument, "TLS certificate or key: " + ec.message());
+  }
+  if (!s.opt.queue_url.empty()) {
+    auto ro = parse_redis_url(s.opt.queue_url);
+    if (!ro) return fail(ro.error().code, ro.error().message);
+    auto q = RedisQueue::connect(*ro);
+    if (!q) return fail(q.error().code, q.error().message);
+    s.rq = std::move(*q);
+    s.opt.workers = 0;  // `flowagentd worker` processes run the jobs
   }
   beast::error_code ec;
   auto addr = net::ip::make_address(s.opt.listen_address, ec);

@@ -104,6 +104,9 @@ struct ServiceOptions {
   ModelConfig model;
   AgentOptions agent;                     ///< the library's policies (event_sink is the service's)
   Runner runner;                          ///< null: the library's pipeline
+  /// "redis://HOST:PORT/DB": jobs go to Redis Streams for `flowagentd worker` processes; this
+  /// process runs no jobs itself. Empty: the embedded in-memory queue.
+  std::string queue_url;
   bool log_requests = false;              ///< one line per request on stderr
 };
 

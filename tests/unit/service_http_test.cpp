@@ -12,6 +12,7 @@
 #include "flowagent/repair.hpp"
 #include "service/service.hpp"
 #include "support/http_client.hpp"
+#include "support/http_server.hpp"
 #include "support/scripted_model.hpp"
 #include "support/test_support.hpp"
 
@@ -417,4 +418,18 @@ TEST(ServiceBinary, FlowagentdServesAndStopsOnSigterm) {
   EXPECT_NE(sh("kill -0 " + std::to_string(pid) + " 2>/dev/null"), 0);
   EXPECT_NE(read_file(log).find("stopped"), std::string::npos) << read_file(log);
   (void)status;
+}
+
+TEST(ServiceTls, HttpsWithTheConfiguredCertificate) {
+  TempDir pki;
+  make_test_pki(pki.path().string());
+  Fixture f([&](ServiceOptions& o) {
+    o.tls_cert = pki.path() / "good.pem";
+    o.tls_key = pki.path() / "good.key";
+  });
+  std::string out;
+  const std::string port = std::to_string(f.port());
+  EXPECT_EQ(sh("curl -sS --max-time 5 --cacert '" + (pki.path() / "ca.pem").string() + "' https://127.0.0.1:" + port + "/healthz", &out), 0) << out;
+  EXPECT_EQ(out, "ok\n");
+  EXPECT_NE(sh("curl -sS --max-time 5 http://127.0.0.1:" + port + "/healthz", &out), 0);  // no plain HTTP
 }

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "service/redis_queue.hpp"
+#include "support/http_client.hpp"
 #include "support/test_support.hpp"
 
 using namespace flowagent;
@@ -207,4 +208,40 @@ TEST(ServiceRedis, SupersedeAndCancelReachTheWorker) {
   auto older = q->submit(sample_request("/r", "sup", 0), "ci");
   EXPECT_EQ(status_of(wait_done(*q, older->id)), "superseded/newer_revision");
   kill_wait(w, SIGTERM);
+}
+
+TEST(ServiceRedis, HttpFrontEndOverTheSharedQueue) {
+  Redis redis;
+  TempDir tmp;
+  fs::create_directories(tmp.path() / "repos" / "repo");
+  const std::string token = "redis-front-0123456789";
+  ServiceOptions o;
+  o.port = 0;
+  o.repos_root = tmp.path() / "repos";
+  o.tokens = *TokenStore::parse(token_hash_line(token) + " ci submit,read\n");
+  o.queue_url = redis.url();
+  auto svc = Service::start(std::move(o));
+  ASSERT_TRUE(svc) << svc.error().message;
+  const auto port = (*svc)->port();
+  const std::string body = dump_json_lossy(to_json(sample_request("repo", "front", 1)));
+  auto sub = http_call(port, "POST", "/v1/repairs", token, body);
+  ASSERT_EQ(sub.status, 202) << sub.body;
+  const std::string id = parse_json(sub.body)->get_string("id");
+  EXPECT_EQ(sub.header("location"), "/v1/repairs/" + id);
+  EXPECT_EQ(sub.body.find("owner"), std::string::npos);
+  EXPECT_TRUE(parse_json(http_call(port, "POST", "/v1/repairs", token, body).body)->get_bool("existing"));
+  EXPECT_EQ(parse_json(http_call(port, "GET", "/v1/repairs/" + id, token).body)->get_string("state"), "queued");
+  const int w = start_worker(redis, "w", "noop");
+  std::string events = raw_exchange(port, "GET /v1/repairs/" + id + "/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + token +
+                                              "\r\n\r\n", 10s, nullptr, 0, "event: done");
+  kill_wait(w, SIGTERM);
+  EXPECT_NE(events.find("event: state\ndata: {\"state\":\"queued\"}"), std::string::npos) << events;
+  EXPECT_NE(events.find("event: state\ndata: {\"state\":\"running\"}"), std::string::npos);
+  EXPECT_NE(events.find("event: done\ndata: {\"state\":\"done\",\"status\":\"no_fix\""), std::string::npos);
+  auto doc = parse_json(http_call(port, "GET", "/v1/repairs/" + id, token).body);
+  EXPECT_EQ(doc->find("result")->get_string("reason"), "noop");
+  EXPECT_EQ(http_call(port, "GET", "/v1/repairs/" + id + "/patch", token).status, 409);  // not fixed
+  EXPECT_EQ(http_call(port, "POST", "/v1/repairs/" + id + ":cancel", token).status, 409);  // done
+  EXPECT_EQ(http_call(port, "GET", "/v1/repairs/0000:cancel", token).status, 404);
+  EXPECT_NE(http_call(port, "GET", "/v1/repairs", token).body.find(id), std::string::npos);
 }
