@@ -30,6 +30,7 @@ DEPS=(
   "python3-pip python3-venv | the README's offline install of the Python package (checked in CI)"
   "golang-go | end-to-end tests repair Go projects"
   "openjdk-17-jdk-headless | end-to-end tests repair Java projects"
+  "libhiredis-dev redis-server | flowagentd's Redis Streams queue (hiredis client); the queue tests start their own redis-server"
 )
 
 trim() { local s="$1"; s="${s#"${s%%[![:space:]]*}"}"; echo "${s%"${s##*[![:space:]]}"}"; }
