@@ -31,6 +31,7 @@ DEPS=(
   "golang-go | end-to-end tests repair Go projects"
   "openjdk-17-jdk-headless | end-to-end tests repair Java projects"
   "python3-coverage | fault localization: per-test coverage of Python tests (coverage.py contexts); its tests"
+  "libhiredis-dev redis-server | flowagentd's Redis Streams queue (hiredis client); the queue tests start their own redis-server"
 )
 
 trim() { local s="$1"; s="${s#"${s%%[![:space:]]*}"}"; echo "${s%"${s##*[![:space:]]}"}"; }
