@@ -42,10 +42,14 @@ struct ProcessOptions {
   std::uint64_t max_address_space = 0;       ///< RLIMIT_AS; 0 = unlimited (ASan, JVMs need a lot)
   std::uint64_t max_cpu_seconds = 0;         ///< RLIMIT_CPU; 0 = unlimited
   std::uint64_t max_processes = 0;           ///< RLIMIT_NPROC (per real uid; the kernel exempts uid 0); 0 = unchanged
-  /// When set, the child writes its pid into this file (a cgroup's `cgroup.procs`) before exec, so
-  /// it and all its descendants are accounted (and bounded) by that cgroup. Failing to join is a
-  /// start failure (Errc::process), never ignored.
-  std::filesystem::path join_cgroup_procs;
+  /// The child writes its pid into each of these files (cgroups' `cgroup.procs`; several for cgroup
+  /// v1's separate hierarchies) before exec, so it and all its descendants are accounted (and
+  /// bounded) by those cgroups. Failing to join is a start failure (Errc::process), never ignored.
+  std::vector<std::filesystem::path> join_cgroup_procs;
+  /// The child joins a new anonymous session keyring before exec, so the command cannot read the
+  /// keys of the caller's session keyring (request_key/KEYCTL_READ). Failing is a start failure
+  /// (Errc::process), except on a kernel without keys (ENOSYS).
+  bool new_session_keyring = false;
   /// Descriptors the child keeps (same numbers; close-on-exec cleared), e.g. a pipe for bwrap --info-fd.
   std::vector<int> keep_fds;
   /// Polled about every 50 ms while the command runs (on the calling thread). A non-empty return

@@ -8,10 +8,11 @@
 // sized tmpfs on /tmp (HOME lives there) and on /dev/shm, and nothing else: not the user's home,
 // not /root, not the developer's repository, not the host's /tmp. bwrap itself is executed with an
 // empty environment; the command gets an allow-listed environment (--clearenv/--setenv) from which
-// every name that looks like a credential is dropped. Limits: RLIMIT_FSIZE/AS/CPU; processes by a
-// pids cgroup when running as root (the kernel exempts uid 0 from RLIMIT_NPROC) or RLIMIT_NPROC
-// otherwise; a watchdog bounds how much the run may add to the workspace; the tmpfs sizes bound
-// /tmp and /dev/shm. Timeout and cancel SIGKILL bwrap: its pid-1 child dies with it and the
+// every name that looks like a credential is dropped. The command runs in a new anonymous session
+// keyring (the host's keys are unreachable) and cannot create further user namespaces
+// (--disable-userns). Limits: RLIMIT_FSIZE/AS/CPU; as root, a pids and a memory cgroup per run
+// (the kernel exempts uid 0 from RLIMIT_NPROC), otherwise RLIMIT_NPROC; a watchdog bounds how many
+// bytes and entries the run may add to the workspace; the tmpfs sizes bound /tmp and /dev/shm. Timeout and cancel SIGKILL bwrap: its pid-1 child dies with it and the
 // kernel kills everything else in the PID namespace, so setsid or double-forked children never
 // survive. run_sandboxed returns only after the namespace is gone. docs/SECURITY.md has the
 // threat model and the defaults.
@@ -63,7 +64,12 @@ struct SandboxOptions {
   /// (any case) is dropped.
   std::vector<std::string> env_deny;
   std::uint64_t tmp_size = 512ull << 20;            ///< bytes of the private /tmp (and of /dev/shm)
-  std::uint64_t max_workspace_growth = 2ull << 30;  ///< bytes a run may add to the workspace (tree + unlinked open files)
+  std::uint64_t max_workspace_growth = 2ull << 30;  ///< bytes a run may add to the workspace (tree + unlinked held files)
+  std::uint64_t max_workspace_inodes = 1000000;     ///< entries (files, folders, links) a run may add to the workspace
+  /// Bytes of memory the whole run may hold (its processes, tmpfs and memfd pages, page cache), as
+  /// root through a memory cgroup per run (memory.max / memory.limit_in_bytes; at the bound the
+  /// kernel's OOM killer ends processes of the run). Unprivileged: not enforced (see SECURITY.md).
+  std::uint64_t max_memory = 8ull << 30;
   std::uint64_t max_processes = 1024;               ///< pids cgroup (root) or RLIMIT_NPROC (others)
   std::uint64_t max_file_size = 1ull << 30;         ///< RLIMIT_FSIZE
   std::uint64_t max_address_space = 16ull << 30;    ///< RLIMIT_AS per process (ASan builds need 0)
@@ -73,6 +79,10 @@ struct SandboxOptions {
   /// the cgroup v2 mount at /sys/fs/cgroup. Without one, root cannot bound processes and the
   /// sandbox is unavailable (unless max_processes is 0).
   std::filesystem::path pids_cgroup_root;
+  /// The same for per-run memory cgroups (max_memory). Empty: flowagent's own cgroup in the cgroup
+  /// v1 memory hierarchy (so a limit on flowagent still covers its runs), else the cgroup v2 mount
+  /// when it has the memory controller. Without one, root runs fail closed unless max_memory is 0.
+  std::filesystem::path memory_cgroup_root;
 };
 
 /// One untrusted command.
@@ -97,8 +107,8 @@ Expected<ProcessResult> run_sandboxed(const SandboxCommand& command, const Sandb
 
 /// Reads SandboxOptions from a JSON object with the same member names (`allow_unsandboxed_commands`,
 /// `bwrap_path`, `read_only_paths`, `env_allow`, `env_set` {name: value}, `env_deny`, `tmp_size`,
-/// `max_workspace_growth`, `max_processes`, `max_file_size`, `max_address_space`,
-/// `max_cpu_seconds`, `pids_cgroup_root`); absent members keep their defaults. Strict: unknown
+/// `max_workspace_growth`, `max_workspace_inodes`, `max_memory`, `max_processes`, `max_file_size`,
+/// `max_address_space`, `max_cpu_seconds`, `pids_cgroup_root`, `memory_cgroup_root`); absent members keep their defaults. Strict: unknown
 /// members and wrong types are Errc::schema naming the field. (The C API's sandbox_json.)
 Expected<SandboxOptions> sandbox_options_from_json(const Json& doc);
 

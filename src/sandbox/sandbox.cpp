@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -15,12 +16,14 @@
 #include <atomic>
 #include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <mutex>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "core/json_reader.hpp"
@@ -106,8 +109,8 @@ void add_read_only_paths(std::vector<std::string>& a, const SandboxOptions& o) {
 }
 
 std::vector<std::string> build_argv(const SandboxCommand& cmd, const SandboxOptions& o, int info_fd) {
-  std::vector<std::string> a = {find_bwrap(o).string(), "--unshare-all", "--die-with-parent", "--new-session",
-                                "--cap-drop", "ALL"};
+  std::vector<std::string> a = {find_bwrap(o).string(), "--unshare-all", "--unshare-user", "--disable-userns",
+                                "--die-with-parent", "--new-session", "--cap-drop", "ALL"};
   add_system_mounts(a);
   add(a, {"--proc", "/proc", "--dev", "/dev"});
   if (o.tmp_size) add(a, {"--size", std::to_string(o.tmp_size)});
@@ -129,21 +132,38 @@ std::vector<std::string> build_argv(const SandboxCommand& cmd, const SandboxOpti
 
 // ---- workspace growth ---------------------------------------------------------------------------
 
-thread_local std::uint64_t tree_bytes_acc = 0;
-int tree_bytes_visit(const char*, const struct stat* st, int type, struct FTW*) {
-  if (type == FTW_F || type == FTW_SL || type == FTW_D) tree_bytes_acc += static_cast<std::uint64_t>(st->st_blocks) * 512;
+/// What a walk of the workspace tree found: allocated bytes, entries, and the first entry it could
+/// not read (an unreadable folder hides its content from the walk).
+struct TreeUsage {
+  std::uint64_t bytes = 0, entries = 0;
+  std::string unreadable;
+};
+thread_local TreeUsage* tree_acc = nullptr;
+int tree_visit(const char* path, const struct stat* st, int type, struct FTW*) {
+  if (type == FTW_DNR || type == FTW_NS) {
+    if (tree_acc->unreadable.empty()) tree_acc->unreadable = path;
+    return 0;
+  }
+  tree_acc->bytes += static_cast<std::uint64_t>(st->st_blocks) * 512;
+  tree_acc->entries += 1;
   return 0;
 }
-/// Bytes allocated below `root` on its file system (symlinks not followed).
-std::uint64_t tree_bytes(const fs::path& root) {
-  tree_bytes_acc = 0;
-  ::nftw(root.c_str(), tree_bytes_visit, 64, FTW_PHYS | FTW_MOUNT);
-  return tree_bytes_acc;
+/// Bytes and entries below `root` on its file system (symlinks not followed).
+TreeUsage tree_usage(const fs::path& root) {
+  TreeUsage u;
+  tree_acc = &u;
+  if (::nftw(root.c_str(), tree_visit, 64, FTW_PHYS | FTW_MOUNT) != 0 && u.unreadable.empty()) u.unreadable = root.string();
+  tree_acc = nullptr;
+  return u;
 }
-std::uint64_t fs_used_bytes(const fs::path& p) {
+/// The file system's used bytes and used inodes (one statvfs).
+struct FsUsage {
+  std::uint64_t bytes = 0, inodes = 0;
+};
+FsUsage fs_usage(const fs::path& p) {
   struct statvfs v;
-  if (::statvfs(p.c_str(), &v) != 0) return 0;
-  return static_cast<std::uint64_t>(v.f_blocks - v.f_bfree) * v.f_frsize;
+  if (::statvfs(p.c_str(), &v) != 0) return {};
+  return {static_cast<std::uint64_t>(v.f_blocks - v.f_bfree) * v.f_frsize, static_cast<std::uint64_t>(v.f_files - v.f_ffree)};
 }
 
 /// Pids of `root` and all its descendants (through /proc/PID/task/TID/children). In the sandbox's
@@ -161,76 +181,175 @@ std::vector<pid_t> process_tree(pid_t root) {
   return out;
 }
 
-/// Bytes on `dev` held by files the processes of the tree keep open after unlinking them: invisible
-/// to a walk of the tree, yet disk the run consumes. nullopt when a process's descriptors cannot be
-/// inspected (the caller then fails closed).
-std::optional<std::uint64_t> unlinked_open_bytes(pid_t root, dev_t dev) {
-  std::set<ino_t> seen;
-  std::uint64_t bytes = 0;
-  for (pid_t pid : process_tree(root)) {
-    const std::string fd_dir = "/proc/" + std::to_string(pid) + "/fd";
-    std::error_code ec;
-    fs::directory_iterator it(fd_dir, ec);
-    if (ec) {
-      if (ec == std::errc::no_such_file_or_directory || ec == std::errc::no_such_process) continue;  // exited
-      return std::nullopt;
+/// Files on the workspace's file system that the run's processes hold after unlinking them,
+/// through a descriptor (/proc/PID/fd) or a mapping (/proc/PID/maps, "(deleted)"): invisible to a
+/// walk of the tree, yet disk the run consumes.
+struct Held {
+  std::uint64_t bytes = 0, files = 0;
+  std::string uninspectable;  ///< non-empty: something could not be inspected (the caller fails closed)
+};
+class HeldCounter {
+ public:
+  explicit HeldCounter(dev_t dev) : dev_(dev) {}
+  /// Counts a file once (by inode); false when it is not a regular file of the workspace's device.
+  bool add(const struct stat& st) {
+    if (!S_ISREG(st.st_mode) || st.st_dev != dev_) return false;
+    if (seen_.insert(st.st_ino).second) {
+      held.bytes += static_cast<std::uint64_t>(st.st_blocks) * 512;
+      held.files += 1;
     }
-    for (; it != fs::directory_iterator(); it.increment(ec)) {
-      char target[PATH_MAX];
-      const ssize_t n = ::readlink(it->path().c_str(), target, sizeof target - 1);
-      if (n <= 0) continue;
-      const std::string_view t(target, static_cast<std::size_t>(n));
-      if (!t.ends_with(" (deleted)")) continue;
-      struct stat st;
-      if (::stat(it->path().c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != dev) continue;
-      if (seen.insert(st.st_ino).second) bytes += static_cast<std::uint64_t>(st.st_blocks) * 512;
-    }
-    if (ec) return std::nullopt;
+    return true;
   }
-  return bytes;
+  bool counted(ino_t ino) const { return seen_.count(ino) != 0; }
+  dev_t dev() const { return dev_; }
+  Held held;
+
+ private:
+  dev_t dev_;
+  std::set<ino_t> seen_;
+};
+
+/// Unlinked files behind the process's descriptors; an exited process is skipped, one whose
+/// descriptors cannot be listed sets `c.held.uninspectable`.
+void count_descriptors(pid_t pid, HeldCounter& c) {
+  const std::string fd_dir = "/proc/" + std::to_string(pid) + "/fd";
+  std::error_code ec;
+  fs::directory_iterator it(fd_dir, ec);
+  if (ec) {
+    if (ec != std::errc::no_such_file_or_directory && ec != std::errc::no_such_process)
+      c.held.uninspectable = "the descriptors of process " + std::to_string(pid);
+    return;
+  }
+  for (; it != fs::directory_iterator(); it.increment(ec)) {
+    char target[PATH_MAX];
+    const ssize_t n = ::readlink(it->path().c_str(), target, sizeof target - 1);
+    if (n <= 0 || !std::string_view(target, static_cast<std::size_t>(n)).ends_with(" (deleted)")) continue;
+    struct stat st;
+    if (::stat(it->path().c_str(), &st) == 0) c.add(st);
+  }
+  if (ec) c.held.uninspectable = "the descriptors of process " + std::to_string(pid);
 }
 
-/// Kills the run when the workspace grows by more than `limit` bytes: the tree plus files the run
-/// unlinked while holding them open. The file system's used space (one statvfs) is the cheap gate;
-/// only when it grew by more than the limit is the tree walked and the run's descriptors inspected.
+/// Mappings of unlinked files on the workspace's device. A mapping outlives the descriptor it was
+/// made from: a file mapped MAP_SHARED, closed and unlinked is held by nothing else. Its size comes
+/// from stat of /proc/PID/map_files/<range> (readable with CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE,
+/// i.e. as root); a mapping that cannot be sized makes the run uninspectable (fail closed).
+void count_mappings(pid_t pid, HeldCounter& c) {
+  const std::string base = "/proc/" + std::to_string(pid);
+  std::string maps;
+  const int fd = ::open((base + "/maps").c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno != ENOENT && errno != ESRCH) c.held.uninspectable = "the mappings of process " + std::to_string(pid);
+    return;
+  }
+  char buf[65536];
+  ssize_t n;
+  while ((n = ::read(fd, buf, sizeof buf)) > 0) maps.append(buf, static_cast<std::size_t>(n));
+  const int read_errno = errno;
+  ::close(fd);
+  if (n < 0 && read_errno != ESRCH) {
+    c.held.uninspectable = "the mappings of process " + std::to_string(pid);
+    return;
+  }
+  std::istringstream in(maps);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.ends_with(" (deleted)")) continue;
+    // start-end perms offset major:minor inode path
+    std::istringstream f(line);
+    std::string range, perms, offset, dev;
+    unsigned long long ino = 0;
+    if (!(f >> range >> perms >> offset >> dev >> ino) || ino == 0) continue;
+    unsigned maj = 0, min = 0;
+    if (std::sscanf(dev.c_str(), "%x:%x", &maj, &min) != 2 || makedev(maj, min) != c.dev()) continue;
+    if (c.counted(static_cast<ino_t>(ino))) continue;
+    struct stat st;
+    if (::stat((base + "/map_files/" + range).c_str(), &st) == 0) {
+      c.add(st);
+    } else if (errno != ENOENT && errno != ESRCH) {
+      c.held.uninspectable = "a mapping of an unlinked file in process " + std::to_string(pid) + " (" +
+                             std::strerror(errno) + " on /proc/PID/map_files)";
+      return;
+    }
+  }
+}
+
+Held unlinked_held(pid_t root, dev_t dev) {
+  HeldCounter c(dev);
+  for (pid_t pid : process_tree(root)) {
+    count_descriptors(pid, c);
+    if (c.held.uninspectable.empty()) count_mappings(pid, c);
+    if (!c.held.uninspectable.empty()) break;
+  }
+  return c.held;
+}
+
+/// Kills the run when the workspace grows by more than `limit` bytes or `max_entries` entries: the
+/// tree plus files the run unlinked while holding them. The file system's used bytes and inodes
+/// (one statvfs) are the cheap gate; only when they grew past what the last measurement left of
+/// the bounds is the tree walked and the run's processes inspected. Anything the measurement
+/// cannot see while the gate is open (an unreadable folder, a process whose descriptors or
+/// mappings cannot be read) ends the run: fail closed.
 class GrowthWatch {
  public:
-  GrowthWatch(fs::path root, std::uint64_t limit) : root_(std::move(root)), limit_(limit) {
-    if (!limit_) return;
-    tree0_ = tree_bytes(root_);
-    fs0_ = fs_used_bytes(root_);
+  GrowthWatch(fs::path root, std::uint64_t limit, std::uint64_t max_entries)
+      : root_(std::move(root)), limit_(limit), max_entries_(max_entries) {
+    if (!enabled()) return;
+    const auto t = tree_usage(root_);
+    tree0_ = t;
+    const auto f = fs_usage(root_);
+    gate_bytes_ = f.bytes + (limit_ ? limit_ : ~0ull / 2);
+    gate_inodes_ = f.inodes + (max_entries_ ? max_entries_ : ~0ull / 2);
     struct stat st;
     if (::stat(root_.c_str(), &st) == 0) dev_ = st.st_dev;
   }
+  bool enabled() const { return limit_ || max_entries_; }
+
   /// `pid`: the run's top process (the sandbox's pid 1), or 0 when it is not known yet.
   std::string check(pid_t pid = 0) {
-    if (!limit_) return {};
-    const std::uint64_t used = fs_used_bytes(root_);
-    if (used <= fs0_ || used - fs0_ <= limit_) return {};
-    const auto now = Clock::now();
-    if (now < next_walk_) return {};
-    std::uint64_t grown = tree_bytes(root_);
-    grown = grown > tree0_ ? grown - tree0_ : 0;
+    if (!enabled()) return {};
+    const FsUsage f = fs_usage(root_);
+    if (f.bytes <= gate_bytes_ && f.inodes <= gate_inodes_) return {};
+    const auto t0 = Clock::now();
+    if (t0 < next_walk_) return {};
+    const std::string gate = f.bytes > gate_bytes_ ? "grew by more than " + std::to_string(limit_) + " bytes"
+                                                   : "gained more than " + std::to_string(max_entries_) + " inodes";
+    const TreeUsage t = tree_usage(root_);
+    if (!t.unreadable.empty())
+      return "the workspace's file system " + gate + " and " + t.unreadable + " cannot be read" + suffix();
+    std::uint64_t bytes = t.bytes > tree0_.bytes ? t.bytes - tree0_.bytes : 0;
+    std::uint64_t entries = t.entries > tree0_.entries ? t.entries - tree0_.entries : 0;
     std::string hidden;
-    if (grown <= limit_ && pid > 0) {
-      auto unlinked = unlinked_open_bytes(pid, dev_);
-      if (!unlinked)
-        return "the workspace's file system grew by more than " + std::to_string(limit_) +
-               " bytes and the run's open files could not be inspected (max_workspace_growth)";
-      grown += *unlinked;
-      if (*unlinked) hidden = ", counting " + std::to_string(*unlinked) + " bytes in files it unlinked but holds open";
+    if (pid > 0 && (!limit_ || bytes <= limit_) && (!max_entries_ || entries <= max_entries_)) {
+      const Held held = unlinked_held(pid, dev_);
+      if (!held.uninspectable.empty())
+        return "the workspace's file system " + gate + " and " + held.uninspectable + " could not be inspected" + suffix();
+      bytes += held.bytes;
+      entries += held.files;
+      if (held.files)
+        hidden = ", counting " + std::to_string(held.bytes) + " bytes in " + std::to_string(held.files) +
+                 " file(s) it unlinked but holds open or mapped";
     }
-    next_walk_ = Clock::now() + std::max<Clock::duration>(std::chrono::milliseconds(500), 4 * (Clock::now() - now));
-    if (grown > limit_)
-      return "the run wrote more than " + std::to_string(limit_) + " bytes into the workspace" + hidden +
-             " (max_workspace_growth)";
+    const auto spent = Clock::now() - t0;
+    // At most a third of the time walking when the file system keeps growing for other reasons.
+    next_walk_ = Clock::now() + std::max<Clock::duration>(std::chrono::milliseconds(20), 2 * spent);
+    if (limit_ && bytes > limit_)
+      return "the run wrote more than " + std::to_string(limit_) + " bytes into the workspace" + hidden + suffix();
+    if (max_entries_ && entries > max_entries_)
+      return "the run added more than " + std::to_string(max_entries_) + " entries to the workspace" + hidden +
+             " (max_workspace_inodes)";
+    // Re-arm: the workspace cannot grow more than the file system did since the statvfs above, so
+    // the next walk is due when the file system has used up what is left of the bounds.
+    gate_bytes_ = f.bytes + (limit_ ? limit_ - bytes : ~0ull / 2);
+    gate_inodes_ = f.inodes + (max_entries_ ? max_entries_ - entries : ~0ull / 2);
     return {};
   }
 
  private:
+  std::string suffix() const { return " (max_workspace_growth)"; }
   fs::path root_;
-  std::uint64_t limit_;
-  std::uint64_t tree0_ = 0, fs0_ = 0;
+  std::uint64_t limit_, max_entries_;
+  TreeUsage tree0_;
+  std::uint64_t gate_bytes_ = 0, gate_inodes_ = 0;
   dev_t dev_ = 0;
   Clock::time_point next_walk_{};
 };
@@ -275,6 +394,12 @@ class NamespaceInit {
   /// The namespace's pid 1 as the host sees it, or 0 while bwrap has not reported it.
   pid_t pid() const { return pid_; }
 
+  /// SIGKILLs the namespace's pid 1 (through the pidfd: never another process), which takes every
+  /// other process of the namespace along. False while bwrap has not reported it.
+  bool kill() {
+    return pidfd_ >= 0 && ::syscall(SYS_pidfd_send_signal, pidfd_, SIGKILL, nullptr, 0) == 0;
+  }
+
   /// Waits until the namespace's pid 1 has exited (bounded).
   void wait_gone(std::chrono::milliseconds max) {
     poll_info();
@@ -303,8 +428,10 @@ ProbeCache& probe_cache() {
 }
 
 std::string probe_key(const SandboxOptions& o) {
-  return find_bwrap(o).string() + "\x1f" + (::geteuid() == 0 ? detail::pids_cgroup_root(o).string() : "") + "\x1f" +
-         std::to_string(o.max_processes != 0);
+  const bool root = ::geteuid() == 0;
+  return find_bwrap(o).string() + "\x1f" + (root ? detail::pids_cgroup_root(o).string() : "") + "\x1f" +
+         (root ? detail::memory_cgroup_root(o).string() : "") + "\x1f" + std::to_string(o.max_processes != 0) +
+         std::to_string(o.max_memory != 0);
 }
 
 ProcessOptions base_process_options(const SandboxCommand& cmd, const SandboxOptions& o) {
@@ -320,6 +447,14 @@ ProcessOptions base_process_options(const SandboxCommand& cmd, const SandboxOpti
   return po;
 }
 
+/// The per-run cgroups of a root run (pids and memory bounds), nullopt when none is needed.
+Expected<std::optional<detail::RunCgroup>> run_cgroup(const SandboxOptions& o) {
+  if (::geteuid() != 0 || (!o.max_processes && !o.max_memory)) return std::optional<detail::RunCgroup>{};
+  auto made = detail::RunCgroup::create(o, o.max_processes, o.max_memory);
+  if (!made) return fail(Errc::sandbox_unavailable, made.error().message);
+  return std::optional<detail::RunCgroup>(std::move(*made));
+}
+
 Expected<ProcessResult> run_in_bwrap(const SandboxCommand& cmd, const SandboxOptions& o) {
   int info[2];
   if (::pipe2(info, O_CLOEXEC) != 0) return fail(Errc::io, std::string("pipe: ") + std::strerror(errno));
@@ -330,28 +465,54 @@ Expected<ProcessResult> run_in_bwrap(const SandboxCommand& cmd, const SandboxOpt
   po.env_allow.clear();  // bwrap itself runs with an empty environment: its pid 1 copy shows it in /proc/1/environ
   po.env_set.clear();
   po.keep_fds = {info[1]};
-  std::optional<detail::PidsCgroup> cgroup;
-  if (::geteuid() == 0 && o.max_processes) {
-    auto made = detail::PidsCgroup::create(detail::pids_cgroup_root(o), o.max_processes);
-    if (!made) {
-      ::close(info[1]);
-      return fail(Errc::sandbox_unavailable, made.error().message);
-    }
-    cgroup.emplace(std::move(*made));
-    po.join_cgroup_procs = cgroup->procs_file();
+  // bwrap's --new-session only calls setsid(): without this the command would share flowagent's
+  // session keyring (request_key + KEYCTL_READ).
+  po.new_session_keyring = true;
+  auto cgroup = run_cgroup(o);
+  if (!cgroup) {
+    ::close(info[1]);
+    return unexpected(cgroup.error());
   }
-  GrowthWatch growth(cmd.workspace, o.max_workspace_growth);
+  if (*cgroup) po.join_cgroup_procs = (*cgroup)->procs_files();
+  // The growth watchdog runs on its own thread every 10 ms and kills the namespace's pid 1 through
+  // its pidfd the moment a bound is crossed; run_process's watch (every 50 ms) reports it.
+  GrowthWatch growth(cmd.workspace, o.max_workspace_growth, o.max_workspace_inodes);
+  std::mutex verdict_mu;
+  std::string verdict;
+  std::atomic<bool> stop{false};
+  std::thread watcher([&] {
+    while (!stop.load()) {
+      init.poll_info();
+      if (std::string v = growth.check(init.pid()); !v.empty()) {
+        {
+          std::lock_guard lock(verdict_mu);
+          verdict = std::move(v);
+        }
+        init.kill();
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  });
   po.watch = [&]() -> std::string {
-    init.poll_info();
-    return growth.check(init.pid());
+    std::lock_guard lock(verdict_mu);
+    return verdict;
   };
   auto r = run_process(po);
+  stop = true;
+  watcher.join();
   ::close(info[1]);
   // bwrap is gone; its pid 1 dies with it (die-with-parent) and takes the namespace along.
   init.wait_gone(std::chrono::seconds(10));
-  if (cgroup) cgroup->kill_all_and_remove();
+  std::string memory_kills;
+  if (*cgroup) {
+    memory_kills = (*cgroup)->memory_kills();
+    (*cgroup)->kill_all_and_remove();
+  }
   if (!r) return r;
   r->sandboxed = true;
+  if (r->killed_by.empty() && !verdict.empty()) r->killed_by = verdict;  // pid 1 died before the watch ran
+  if (r->killed_by.empty() && !memory_kills.empty()) r->killed_by = memory_kills + " (max_memory)";
   if (!r->killed_by.empty()) r->output += "\n[flowagent sandbox: the run was killed: " + r->killed_by + "]\n";
   return r;
 }
@@ -361,13 +522,13 @@ Expected<void> run_probe(const SandboxOptions& o) {
   if (::access(bwrap.c_str(), X_OK) != 0)
     return fail(Errc::sandbox_unavailable, "bubblewrap is not available: " + bwrap.string() + ": " + std::strerror(errno) +
                                                " (install the Debian package bubblewrap)");
-  if (::geteuid() == 0 && o.max_processes) {
-    auto root = detail::pids_cgroup_root(o);
-    auto cg = detail::PidsCgroup::create(root, o.max_processes);
+  if (::geteuid() == 0 && (o.max_processes || o.max_memory)) {
+    auto cg = detail::RunCgroup::create(o, o.max_processes, o.max_memory);
     if (!cg)
       return fail(Errc::sandbox_unavailable,
-                  "running as root, processes can only be bounded by a pids cgroup (the kernel exempts uid 0 from "
-                  "RLIMIT_NPROC), and none can be made: " + cg.error().message);
+                  "running as root, processes and memory can only be bounded by cgroups (the kernel exempts uid 0 "
+                  "from RLIMIT_NPROC; RLIMIT_AS does not count tmpfs or memfd pages), and none can be made: " +
+                      cg.error().message + " (max_processes / max_memory 0 disables the bound)");
     cg->kill_all_and_remove();
   }
   char tmpl[] = "/tmp/flowagent-probe-XXXXXX";
@@ -378,6 +539,7 @@ Expected<void> run_probe(const SandboxOptions& o) {
   cmd.timeout = std::chrono::seconds(30);
   SandboxOptions po = o;
   po.max_workspace_growth = 0;
+  po.max_workspace_inodes = 0;
   auto r = run_in_bwrap(cmd, po);
   std::error_code ec;
   fs::remove_all(tmpl, ec);
@@ -398,7 +560,7 @@ Expected<SandboxOptions> sandbox_options_from_json(const Json& doc) {
   if (!doc.is_object()) return fail(Errc::schema, "sandbox: expected an object");
   SandboxOptions o;
   detail::ObjectReader r(doc, "sandbox");
-  std::string bwrap, cgroup_root;
+  std::string bwrap, cgroup_root, memory_root;
   std::vector<std::string> ro;
   Json env_set;
   r.boolean("allow_unsandboxed_commands", o.allow_unsandboxed_commands)
@@ -407,8 +569,10 @@ Expected<SandboxOptions> sandbox_options_from_json(const Json& doc) {
       .strings("env_allow", o.env_allow)
       .strings("env_deny", o.env_deny)
       .string("pids_cgroup_root", cgroup_root)
+      .string("memory_cgroup_root", memory_root)
       .any("env_set", env_set);
   for (auto [key, dst] : {std::pair{"tmp_size", &o.tmp_size}, std::pair{"max_workspace_growth", &o.max_workspace_growth},
+                          std::pair{"max_workspace_inodes", &o.max_workspace_inodes}, std::pair{"max_memory", &o.max_memory},
                           std::pair{"max_processes", &o.max_processes}, std::pair{"max_file_size", &o.max_file_size},
                           std::pair{"max_address_space", &o.max_address_space},
                           std::pair{"max_cpu_seconds", &o.max_cpu_seconds}}) {
@@ -437,6 +601,7 @@ Expected<SandboxOptions> sandbox_options_from_json(const Json& doc) {
   if (auto e = r.finish(); !e.empty()) return fail(Errc::schema, e);
   o.bwrap_path = bwrap;
   o.pids_cgroup_root = cgroup_root;
+  o.memory_cgroup_root = memory_root;
   return o;
 }
 
@@ -480,7 +645,7 @@ Expected<ProcessResult> run_sandboxed(const SandboxCommand& command, const Sandb
     po.cwd = cmd.cwd.empty() ? cmd.workspace : cmd.cwd;
     po.env_allow.clear();
     po.env_set = command_env(cmd, options, false);
-    GrowthWatch growth(cmd.workspace, options.max_workspace_growth);
+    GrowthWatch growth(cmd.workspace, options.max_workspace_growth, options.max_workspace_inodes);
     po.watch = [&] { return growth.check(); };
     auto r = run_process(po);
     if (r) r->sandboxed = false;

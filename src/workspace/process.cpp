@@ -89,8 +89,9 @@ void write_all(int fd, const char* p, std::size_t n) {
 }
 
 struct ChildReport {
-  int stage;  // 1: joining the cgroup failed, 2: chdir failed, 3: exec failed
+  int stage;  // 1: joining the cgroup failed, 2: chdir failed, 3: exec failed, 4: session keyring
   int err;
+  int index;  // which cgroup (stage 1)
 };
 
 /// Writes the calling process into a cgroup (cgroup v1 and v2 accept "0" for "myself").
@@ -154,7 +155,8 @@ Expected<ProcessResult> run_process(const ProcessOptions& opt) {
     ::close(out_pipe[1]);
     return fail(Errc::process, std::string("pipe: ") + std::strerror(errno));
   }
-  const std::string cgroup_procs = opt.join_cgroup_procs.string();
+  std::vector<std::string> cgroup_procs;
+  for (const auto& p : opt.join_cgroup_procs) cgroup_procs.push_back(p.string());
   const auto t0 = Clock::now();
   pid_t pid = ::fork();
   if (pid < 0) {
@@ -177,12 +179,20 @@ Expected<ProcessResult> run_process(const ProcessOptions& opt) {
     // closed at exec except the ones asked for.
     ::syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC);
     for (int fd : opt.keep_fds) ::fcntl(fd, F_SETFD, 0);
-    if (!cgroup_procs.empty()) {
-      if (int err = join_cgroup_in_child(cgroup_procs.c_str()); err != 0) {
-        ChildReport r{1, err};
+    for (std::size_t i = 0; i < cgroup_procs.size(); ++i) {
+      if (int err = join_cgroup_in_child(cgroup_procs[i].c_str()); err != 0) {
+        ChildReport r{1, err, static_cast<int>(i)};
         write_all(report_pipe[1], reinterpret_cast<const char*>(&r), sizeof r);
         ::_exit(127);
       }
+    }
+    // A fresh anonymous session keyring: the command cannot reach the keys of the host's session
+    // keyring (KEYCTL_JOIN_SESSION_KEYRING with no name; ENOSYS: a kernel without keys).
+    if (opt.new_session_keyring && ::syscall(SYS_keyctl, 1 /*KEYCTL_JOIN_SESSION_KEYRING*/, nullptr, 0, 0, 0) < 0 &&
+        errno != ENOSYS) {
+      ChildReport r{4, errno, 0};
+      write_all(report_pipe[1], reinterpret_cast<const char*>(&r), sizeof r);
+      ::_exit(127);
     }
     struct rlimit rl;
     rl.rlim_cur = rl.rlim_max = 0;
@@ -204,12 +214,12 @@ Expected<ProcessResult> run_process(const ProcessOptions& opt) {
       ::setrlimit(RLIMIT_NPROC, &rl);
     }
     if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) {
-      ChildReport r{2, errno};
+      ChildReport r{2, errno, 0};
       write_all(report_pipe[1], reinterpret_cast<const char*>(&r), sizeof r);
       ::_exit(127);
     }
     ::execve(exe.c_str(), argv.data(), envp.data());
-    ChildReport r{3, errno};
+    ChildReport r{3, errno, 0};
     write_all(report_pipe[1], reinterpret_cast<const char*>(&r), sizeof r);
     ::_exit(127);
   }
@@ -282,11 +292,15 @@ Expected<ProcessResult> run_process(const ProcessOptions& opt) {
   }
   ::close(out_pipe[0]);
 
-  ChildReport rep{0, 0};
+  ChildReport rep{0, 0, 0};
   const bool startup_failed = ::read(report_pipe[0], &rep, sizeof rep) == static_cast<ssize_t>(sizeof rep);
   ::close(report_pipe[0]);
   if (startup_failed) {
-    if (rep.stage == 1) return fail(Errc::process, "cannot join " + cgroup_procs + ": " + std::strerror(rep.err));
+    if (rep.stage == 1 && rep.index >= 0 && static_cast<std::size_t>(rep.index) < cgroup_procs.size())
+      return fail(Errc::process, "cannot join " + cgroup_procs[static_cast<std::size_t>(rep.index)] + ": " +
+                                     std::strerror(rep.err));
+    if (rep.stage == 4)
+      return fail(Errc::process, std::string("cannot join a new session keyring: ") + std::strerror(rep.err));
     if (rep.stage == 2) return fail(Errc::process, "cannot enter " + cwd + ": " + std::strerror(rep.err));
     return fail(Errc::process, "cannot execute " + argv_storage[0] + ": " + std::strerror(rep.err));
   }

@@ -6,7 +6,10 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+#include <cstring>
 
 #include <atomic>
 #include <fstream>
@@ -269,6 +272,173 @@ for i in range(4096):
   EXPECT_FALSE(hidden.timed_out) << "the growth watchdog did not stop the run";
   EXPECT_EQ(hidden.output.find("finished"), std::string::npos) << hidden.output;
   EXPECT_NE(hidden.killed_by.find("max_workspace_growth"), std::string::npos) << hidden.killed_by;
+}
+
+TEST_F(SandboxAttack, DiskFillThroughMappedUnlinkedFilesIsBounded) {
+  SandboxOptions o;
+  o.max_workspace_growth = 32ull << 20;
+  o.max_file_size = 64ull << 20;
+  // A file mapped MAP_SHARED, then closed and unlinked: no name, no descriptor, only the mapping
+  // holds its blocks. Root sizes it through /proc/PID/map_files; unprivileged, the mapping cannot
+  // be sized and the run ends (fail closed).
+  auto r = must_run(R"(python3 -c '
+import os, ctypes, time
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+N = 16 << 20
+for i in range(32):
+    fd = os.open("m%d" % i, os.O_RDWR | os.O_CREAT, 0o600)
+    os.ftruncate(fd, N)
+    p = libc.mmap(None, N, 3, 1, fd, 0)
+    os.close(fd); os.unlink("m%d" % i)
+    ctypes.memset(p, 0x78, N)
+    libc.msync(ctypes.c_void_p(p), ctypes.c_size_t(N), 4)
+print("holding 512 MiB through mappings only", flush=True)
+time.sleep(5)
+print("SURVIVED", flush=True)
+')",
+                    o, 60s);
+  EXPECT_FALSE(r.timed_out) << "the growth watchdog did not stop the run";
+  EXPECT_EQ(r.output.find("SURVIVED"), std::string::npos) << r.output;
+  EXPECT_NE(r.killed_by.find("max_workspace_growth"), std::string::npos) << r.killed_by;
+  if (::geteuid() == 0) {
+    EXPECT_NE(r.killed_by.find("mapped"), std::string::npos) << r.killed_by;
+  }
+}
+
+TEST_F(SandboxAttack, DiskFillThroughAnUnreadableFolderIsBounded) {
+  SandboxOptions o;
+  o.max_workspace_growth = 32ull << 20;
+  o.max_file_size = 64ull << 20;
+  // A folder its owner cannot list (0300) hides its content from an unprivileged walk; root walks
+  // it, anyone else ends the run because the walk cannot see everything.
+  auto r = must_run("mkdir d && chmod 300 d && for i in 1 2 3 4 5 6 7 8; do head -c 33554432 /dev/zero > d/f$i; done; "
+                    "sleep 5; echo SURVIVED",
+                    o, 60s);
+  sh("chmod -R 700 '" + ws.string() + "'");
+  EXPECT_FALSE(r.timed_out) << "the growth watchdog did not stop the run";
+  EXPECT_EQ(r.output.find("SURVIVED"), std::string::npos) << r.output;
+  EXPECT_NE(r.killed_by.find("max_workspace_growth"), std::string::npos) << r.killed_by;
+}
+
+TEST_F(SandboxAttack, InodeExhaustionIsBounded) {
+  SandboxOptions o;
+  o.max_workspace_inodes = 20000;
+  // Empty files cost no data blocks: only an entry bound stops them.
+  auto r = must_run(R"(python3 -c '
+import os
+for d in range(400):
+    os.mkdir("d%d" % d)
+    for f in range(1000):
+        os.close(os.open("d%d/%d" % (d, f), os.O_CREAT | os.O_WRONLY, 0o600))
+print("SURVIVED", flush=True)
+')",
+                    o, 120s);
+  EXPECT_FALSE(r.timed_out) << "the watchdog did not stop the run";
+  EXPECT_EQ(r.output.find("SURVIVED"), std::string::npos) << r.output;
+  EXPECT_NE(r.killed_by.find("max_workspace_inodes"), std::string::npos) << r.killed_by;
+  std::size_t entries = 0;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(ws, ec); it != fs::recursive_directory_iterator(); it.increment(ec))
+    ++entries;
+  EXPECT_LT(entries, 100000u) << "the bound was overshot by far";
+}
+
+TEST_F(SandboxAttack, GrowthOvershootIsSmallWithALargeTree) {
+  // A large tree (a kept build folder of many small files) makes each measurement slow; parallel
+  // writers must not get far past the bound in the meantime.
+  sh("cd '" + ws.string() + "' && python3 -c '\nimport os\nfor d in range(10):\n    os.mkdir(\"b%d\" % d)\n"
+     "    for f in range(1000): open(\"b%d/%d\" % (d, f), \"w\").write(\"x\")\n'");
+  SandboxOptions o;
+  o.max_workspace_growth = 32ull << 20;
+  o.max_file_size = 512ull << 20;
+  auto r = must_run("for i in 1 2 3 4; do head -c 536870912 /dev/zero > z$i & done; wait; echo SURVIVED", o, 120s);
+  EXPECT_EQ(r.output.find("SURVIVED"), std::string::npos) << r.output;
+  EXPECT_NE(r.killed_by.find("max_workspace_growth"), std::string::npos) << r.killed_by;
+  std::uint64_t written = 0;
+  for (int i = 1; i <= 4; ++i) {
+    std::error_code ec;
+    auto n = fs::file_size(ws / ("z" + std::to_string(i)), ec);
+    if (!ec) written += n;
+  }
+  std::cout << "written before the kill: " << (written >> 20) << " MiB (bound 32 MiB), " << r.duration_ms << " ms\n";
+  EXPECT_LT(written, 512ull << 20) << "the writers got " << (written >> 20) << " MiB past a 32 MiB bound";
+}
+
+TEST_F(SandboxAttack, SessionKeyringIsNotReachable) {
+  // A key in the host's session keyring (a Kerberos KEYRING ccache, a keyctl-stored token).
+  const std::string name = "fa_attack_" + std::to_string(::getpid());
+  ASSERT_GE(::syscall(SYS_keyctl, 1 /*KEYCTL_JOIN_SESSION_KEYRING*/, name.c_str(), 0, 0, 0), 0) << std::strerror(errno);
+  const std::string secret = "s3cret-in-the-session-keyring-" + tag;
+  ASSERT_GE(::syscall(SYS_add_key, "user", name.c_str(), secret.data(), secret.size(), -3 /*@s*/), 0)
+      << std::strerror(errno);
+  const std::string reader = "python3 -c '\n"
+                             "import ctypes\n"
+                             "libc = ctypes.CDLL(None, use_errno=True)\n"
+                             "kid = libc.syscall(249, b\"user\", b\"" + name + "\", None, 0)\n"
+                             "buf = ctypes.create_string_buffer(256)\n"
+                             "n = libc.syscall(250, 11, kid, buf, 256)\n"
+                             "print(\"key\", kid, \"read:\", buf.raw[:max(n, 0)].decode())\n'";
+  // The attack works outside the sandbox (a process of the same session reads the key) ...
+  ProcessOptions plain;
+  plain.argv = shell_argv(reader);
+  auto host = run_process(plain);
+  ASSERT_TRUE(host) << host.error().to_string();
+  ASSERT_NE(host->output.find(secret), std::string::npos) << "the test's key is not readable at all: " << host->output;
+  // ... and not inside it: the command has a new, empty session keyring.
+  auto r = must_run(reader);
+  EXPECT_NE(r.output.find("read:"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find(secret), std::string::npos) << r.output;
+  ::syscall(SYS_keyctl, 1, nullptr, 0, 0, 0);  // leave the test's keyring
+}
+
+TEST_F(SandboxAttack, NestedUserNamespacesAreRefused) {
+  // A nested user + mount namespace would let the command mount a tmpfs of any size (memory
+  // beyond tmp_size and every rlimit) and reach kernel code only namespace-root can.
+  SandboxOptions o;
+  o.tmp_size = 16ull << 20;
+  auto r = must_run(R"(python3 -c '
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+rc = libc.unshare(0x10000000 | 0x00020000)
+print("unshare", rc, os.strerror(ctypes.get_errno()), flush=True)
+if rc == 0:
+    open("/proc/self/setgroups", "w").write("deny")
+    open("/proc/self/uid_map", "w").write("1 0 1")
+    open("/proc/self/gid_map", "w").write("1 0 1")
+    os.makedirs("/tmp/m", exist_ok=True)
+    print("mount", libc.mount(b"none", b"/tmp/m", b"tmpfs", 0, b"size=64g"), flush=True)
+'; unshare -U true && echo NESTED-OK)",
+                    o);
+  EXPECT_NE(r.output.find("unshare -1"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("mount 0"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("NESTED-OK"), std::string::npos) << r.output;
+}
+
+TEST_F(SandboxAttack, MemoryIsBoundedAsRoot) {
+  if (::geteuid() != 0)
+    GTEST_SKIP() << "unprivileged runs have no memory cgroup: memfd pages are bounded only by the timeout (SECURITY.md)";
+  SandboxOptions o;
+  o.max_memory = 64ull << 20;
+  o.max_address_space = 256ull << 20;
+  // memfd pages are not address space (RLIMIT_AS does not see them unless mapped).
+  auto r = must_run(R"(python3 -c '
+import os
+fds = []
+for i in range(3):
+    fd = os.memfd_create("m%d" % i)
+    for j in range(256): os.write(fd, b"z" * (1 << 20))
+    fds.append(fd)
+print("memfd held MiB:", 3 * 256, flush=True)
+')",
+                    o);
+  EXPECT_EQ(r.output.find("memfd held"), std::string::npos) << r.output;
+  EXPECT_NE(r.killed_by.find("max_memory"), std::string::npos) << r.killed_by;
+  // A run within the bound is unaffected.
+  auto ok = must_run("python3 -c 'b = bytearray(16 << 20); print(\"fine\")'", o);
+  EXPECT_NE(ok.output.find("fine"), std::string::npos) << ok.output;
+  EXPECT_TRUE(ok.killed_by.empty()) << ok.killed_by;
 }
 
 TEST_F(SandboxAttack, ReadOnlyPathsUnderTmpAreVisibleAndReadOnly) {
