@@ -30,6 +30,7 @@ DEPS=(
   "python3-pip python3-venv | the README's offline install of the Python package (checked in CI)"
   "golang-go | end-to-end tests repair Go projects"
   "openjdk-17-jdk-headless | end-to-end tests repair Java projects"
+  "abigail-tools | the C ABI check: abidiff of libflowagent_c against the committed baseline (capi/abi/, tests/check_abi.sh)"
 )
 
 trim() { local s="$1"; s="${s#"${s%%[![:space:]]*}"}"; echo "${s%"${s##*[![:space:]]}"}"; }

@@ -137,6 +137,10 @@ class Agent {
   std::unique_ptr<Impl> impl_;
 };
 
+/// Job::id() of the job the calling thread is running for an Agent (inside policies, events and
+/// host callbacks); 0 on any other thread and inside Agent::run.
+std::uint64_t current_job_id() noexcept;
+
 /// The built-in pre- and post-filters, workspace provider, tools, strategies, validator and
 /// summarizer. Hosts start from this and replace what they need.
 AgentOptions default_agent_options();

@@ -136,6 +136,7 @@ struct Event {
   std::int64_t tokens = 0;  ///< tokens used so far
   std::int64_t eta_ms = -1; ///< estimated time to completion; -1 unknown
   std::int64_t elapsed_ms = 0;
+  std::uint64_t job_id = 0; ///< Job::id() of the job (current_job_id()); 0 for Agent::run
 };
 
 Json to_json(const RepairResult& result);

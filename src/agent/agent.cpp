@@ -67,6 +67,12 @@ std::optional<RepairResult> Job::result() const {
 
 // ---- Agent ------------------------------------------------------------------------------------
 
+namespace {
+thread_local std::uint64_t t_current_job = 0;
+}  // namespace
+
+std::uint64_t current_job_id() noexcept { return t_current_job; }
+
 struct Agent::Impl {
   AgentOptions options;
   std::mutex mu;
@@ -112,7 +118,9 @@ struct Agent::Impl {
         job = std::move(queue.front());
         queue.pop_front();
       }
+      t_current_job = job->id;
       RepairResult r = pipeline.run(job->request, job->cancel, [&] { return job->superseded.load(); });
+      t_current_job = 0;
       count(r);
       forget(job);
       job->finish(std::move(r));
