@@ -145,7 +145,6 @@ class CTool final : public Tool {
     rc = invoke_(a.c_str(), ctx.workspace.root().c_str(), &tc, &out, payload_);
     if (ctx.cancel.cancelled()) return fail(Errc::cancelled, "cancelled during tool " + name_);
     if (rc < 0) return fail(Errc::user, "tool " + name_ + " failed: " + sanitize_utf8(out.data));
-    if (mutates_ && rc == 0) ctx.state.note_edit();
     return ToolOutput{rc == 0, sanitize_utf8(out.data)};
   }
 

@@ -399,14 +399,14 @@ Expected<std::string> publish(const RepairResult& r, std::string_view format, co
   if (std::find(std::begin(kFormats), std::end(kFormats), format) == std::end(kFormats))
     return fail(Errc::invalid_argument, "unknown format \"" + std::string(format) +
                                             "\" (diff, sarif, gerrit, github, gitlab, rdjsonl, lsp)");
-  if (format == "lsp") {
+  auto patch = deliverable_patch(r);
+  if (!patch) return unexpected(patch.error());
+  if (format == "lsp") {  // checked after the patch: a result that may not be delivered says so first
     // File URIs must name the real files: no guessing from the file system root.
     const std::string base = o.uri_base.rfind("file://", 0) == 0 ? o.uri_base.substr(7) : o.uri_base;
     if (base.empty() || base.front() != '/')
       return fail(Errc::invalid_argument, "lsp needs uri_base: the repository's absolute path or file:// URI");
   }
-  auto patch = deliverable_patch(r);
-  if (!patch) return unexpected(patch.error());
   if (format == "diff") return patch->text;  // the canonical text of what was checked
   auto edits = edits_of(*patch);
   if (!edits) return unexpected(edits.error());
