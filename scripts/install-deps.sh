@@ -32,6 +32,7 @@ DEPS=(
   "openjdk-17-jdk-headless | end-to-end tests repair Java projects"
   "python3-coverage | fault localization: per-test coverage of Python tests (coverage.py contexts); its tests"
   "libhiredis-dev redis-server | flowagentd's Redis Streams queue (hiredis client); the queue tests start their own redis-server"
+  "abigail-tools | the C ABI check: abidiff of libflowagent_c against the committed baseline (capi/abi/, tests/check_abi.sh)"
 )
 
 trim() { local s="$1"; s="${s#"${s%%[![:space:]]*}"}"; echo "${s%"${s##*[![:space:]]}"}"; }

@@ -1,12 +1,16 @@
 // The C API over the C++ Agent. No exception crosses this file's functions.
 #include "flowagent/flowagent.h"
 
+#include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <new>
 #include <string>
+#include <thread>
 
+#include "flowagent/agent_config.hpp"
 #include "flowagent/flowagent.hpp"
 
 using namespace flowagent;
@@ -18,8 +22,17 @@ struct fa_tool_context {
   const CancelToken* cancel;
 };
 
+namespace {
+/// What an agent's callbacks share with its handle: once `closed` is set (fa_agent_free), no
+/// callback of that agent reaches the host any more.
+struct CallbackState {
+  std::atomic<bool> closed{false};
+};
+}  // namespace
+
 struct fa_agent {
   std::unique_ptr<Agent> agent;
+  std::shared_ptr<CallbackState> callbacks;
 };
 struct fa_job {
   Job job;
@@ -28,6 +41,25 @@ struct fa_job {
 namespace {
 
 thread_local std::string g_last_error;
+/// The agent whose callback runs on this thread (nullptr outside callbacks).
+thread_local const CallbackState* g_in_callback = nullptr;
+
+/// Marks the calling thread as being inside a host callback of `state`'s agent.
+class CallbackScope {
+ public:
+  explicit CallbackScope(const CallbackState* state) : saved_(g_in_callback) { g_in_callback = state; }
+  ~CallbackScope() { g_in_callback = saved_; }
+  CallbackScope(const CallbackScope&) = delete;
+  CallbackScope& operator=(const CallbackScope&) = delete;
+
+ private:
+  const CallbackState* saved_;
+};
+
+/// Bytes of fa_agent_options that version `v` has (index: version).
+constexpr std::array<std::size_t, FA_AGENT_OPTIONS_VERSION + 1> kAgentOptionsSize = {
+    0, offsetof(fa_agent_options, change_tracker), offsetof(fa_agent_options, sandbox_json),
+    offsetof(fa_agent_options, config_json), sizeof(fa_agent_options)};
 
 int set_error(int code, std::string message) {
   g_last_error = std::move(message);
@@ -58,13 +90,32 @@ int guarded(F&& f) {
   }
 }
 
+/// {"failing_tests": [string...]}: unknown members and wrong types are errors.
+Expected<IntegrityOptions> integrity_options_from_json(std::string_view text) {
+  auto doc = parse_json(text);
+  if (!doc) return unexpected(doc.error());
+  if (!doc->is_object()) return fail(Errc::schema, "options: expected an object");
+  IntegrityOptions o;
+  for (const auto& [key, value] : doc->as_object()) {
+    if (key != "failing_tests") return fail(Errc::schema, "options." + key + ": unknown field");
+    if (!value.is_array()) return fail(Errc::schema, "options.failing_tests: expected an array of strings");
+    for (const auto& t : value.as_array()) {
+      if (!t.is_string()) return fail(Errc::schema, "options.failing_tests: expected an array of strings");
+      o.failing_tests.push_back(t.as_string());
+    }
+  }
+  return o;
+}
+
 class CTracker final : public ChangeTracker {
  public:
-  explicit CTracker(fa_change_tracker t) : t_(t) {}
+  CTracker(fa_change_tracker t, std::shared_ptr<CallbackState> cb) : t_(t), cb_(std::move(cb)) {}
   std::string_view name() const override { return "c_change_tracker"; }
   Expected<ChangeState> state(const Change& change) override {
     int64_t current = change.revision;
     int submitted = 0, abandoned = 0;
+    if (cb_->closed) return fail(Errc::cancelled, "the agent was freed");
+    CallbackScope scope(cb_.get());
     int rc = t_.state(change.id.c_str(), change.revision, &current, &submitted, &abandoned, t_.payload);
     if (rc < 0) return fail(Errc::user, "the host's change tracker failed (" + std::to_string(rc) + ")");
     return ChangeState{current, submitted != 0, abandoned != 0};
@@ -72,13 +123,14 @@ class CTracker final : public ChangeTracker {
 
  private:
   fa_change_tracker t_;
+  std::shared_ptr<CallbackState> cb_;
 };
 
 class CTool final : public Tool {
  public:
-  CTool(const fa_tool& t, Json schema)
+  CTool(const fa_tool& t, Json schema, std::shared_ptr<CallbackState> cb)
       : name_(t.name), description_(t.description ? t.description : ""), schema_(std::move(schema)),
-        mutates_(t.mutates != 0), invoke_(t.invoke), payload_(t.payload) {}
+        mutates_(t.mutates != 0), invoke_(t.invoke), payload_(t.payload), cb_(std::move(cb)) {}
   std::string_view name() const override { return name_; }
   std::string_view description() const override { return description_; }
   const Json& parameters() const override { return schema_; }
@@ -87,10 +139,12 @@ class CTool final : public Tool {
     fa_buffer out;
     fa_tool_context tc{&ctx.cancel};
     const std::string a = dump_json_lossy(args);
-    int rc = invoke_(a.c_str(), ctx.workspace.root().c_str(), &tc, &out, payload_);
+    if (cb_->closed) return fail(Errc::cancelled, "the agent was freed");
+    int rc = 0;
+    CallbackScope scope(cb_.get());
+    rc = invoke_(a.c_str(), ctx.workspace.root().c_str(), &tc, &out, payload_);
     if (ctx.cancel.cancelled()) return fail(Errc::cancelled, "cancelled during tool " + name_);
     if (rc < 0) return fail(Errc::user, "tool " + name_ + " failed: " + sanitize_utf8(out.data));
-    if (mutates_ && rc == 0) ctx.state.note_edit();
     return ToolOutput{rc == 0, sanitize_utf8(out.data)};
   }
 
@@ -100,11 +154,12 @@ class CTool final : public Tool {
   bool mutates_;
   decltype(fa_tool::invoke) invoke_;
   void* payload_;
+  std::shared_ptr<CallbackState> cb_;
 };
 
 class CTransport final : public HttpTransport {
  public:
-  explicit CTransport(fa_transport t) : t_(t) {}
+  CTransport(fa_transport t, std::shared_ptr<CallbackState> cb) : t_(t), cb_(std::move(cb)) {}
   Expected<HttpResponse> send(const HttpRequest& req, const CancelToken& cancel) override {
     if (cancel.cancelled()) return fail(Errc::cancelled, "cancelled");
     Json headers = Json::array();
@@ -112,7 +167,12 @@ class CTransport final : public HttpTransport {
     const std::string body = dump_json_lossy(
         Json::obj({{"method", req.method}, {"url", req.url}, {"headers", headers}, {"body", req.body}}));
     fa_buffer out;
-    int rc = t_.send(body.c_str(), &out, t_.payload);
+    if (cb_->closed) return fail(Errc::cancelled, "the agent was freed");
+    int rc = 0;
+    {
+      CallbackScope scope(cb_.get());
+      rc = t_.send(body.c_str(), &out, t_.payload);
+    }
     if (cancel.cancelled()) return fail(Errc::cancelled, "cancelled");
     if (rc < 0) return fail(Errc::io, "the host's transport failed (" + std::to_string(rc) + ")");
     auto doc = parse_json(out.data);
@@ -132,18 +192,26 @@ class CTransport final : public HttpTransport {
 
  private:
   fa_transport t_;
+  std::shared_ptr<CallbackState> cb_;
 };
 
 class CallbackSink final : public EventSink {
  public:
-  CallbackSink(fa_event_cb cb, void* payload) : cb_(cb), payload_(payload) {}
+  CallbackSink(fa_event_cb cb, void* payload, std::shared_ptr<CallbackState> state)
+      : cb_(cb), payload_(payload), state_(std::move(state)) {}
   std::string_view name() const override { return "c_callback"; }
-  void on_event(const Event& e) override { cb_(dump_json_lossy(to_json(e)).c_str(), payload_); }
+  void on_event(const Event& e) override {
+    if (state_->closed) return;
+    const std::string doc = dump_json_lossy(to_json(e));
+    CallbackScope scope(state_.get());
+    cb_(doc.c_str(), payload_);
+  }
   void on_result(const RepairResult&) override {}
 
  private:
   fa_event_cb cb_;
   void* payload_;
+  std::shared_ptr<CallbackState> state_;
 };
 
 }  // namespace
@@ -151,7 +219,7 @@ class CallbackSink final : public EventSink {
 extern "C" {
 
 int fa_version_number(void) { return FA_VERSION_NUMBER; }
-const char* fa_version_string(void) { return "0.1.0"; }
+const char* fa_version_string(void) { return FA_VERSION_STRING; }
 const char* fa_error_last(void) { return g_last_error.c_str(); }
 
 const char* fa_error_name(int code) {
@@ -176,6 +244,8 @@ const char* fa_error_name(int code) {
     case FA_EUSER: return "FA_EUSER";
     case FA_ESANDBOXUNAVAIL: return "FA_ESANDBOXUNAVAIL";
     case FA_ENOTFIXED: return "FA_ENOTFIXED";
+    case FA_EPENDING: return "FA_EPENDING";
+    case FA_EREENTRANT: return "FA_EREENTRANT";
     default: return "FA_EUNKNOWN";
   }
 }
@@ -188,10 +258,7 @@ int fa_agent_options_init(fa_agent_options* opts, unsigned int version) {
     return set_error(FA_EUNSUPPORTED, "unknown fa_agent_options version " + std::to_string(version));
   const fa_agent_options defaults = FA_AGENT_OPTIONS_INIT;
   // A caller built against an older header has a shorter struct: write only its fields.
-  const std::size_t size = version == 1   ? offsetof(fa_agent_options, change_tracker)
-                           : version == 2 ? offsetof(fa_agent_options, sandbox_json)
-                                          : sizeof(fa_agent_options);
-  std::memcpy(static_cast<void*>(opts), &defaults, size);
+  std::memcpy(static_cast<void*>(opts), &defaults, kAgentOptionsSize[version]);
   opts->version = version;
   return FA_OK;
 }
@@ -205,19 +272,25 @@ int fa_agent_create(fa_agent** out, const fa_agent_options* opts) {
       if (opts->version < 1 || opts->version > FA_AGENT_OPTIONS_VERSION)
         return set_error(FA_EUNSUPPORTED, "unknown fa_agent_options version " + std::to_string(opts->version));
       // Only the caller's version prefix is read; later fields keep their defaults.
-      const std::size_t size = opts->version == 1   ? offsetof(fa_agent_options, change_tracker)
-                               : opts->version == 2 ? offsetof(fa_agent_options, sandbox_json)
-                                                    : sizeof(fa_agent_options);
-      std::memcpy(static_cast<void*>(&o), opts, size);
+      std::memcpy(static_cast<void*>(&o), opts, kAgentOptionsSize[opts->version]);
     }
+    if (o.config_json_len > 0 && !o.config_json) return set_error(FA_EINVAL, "config_json_len > 0 but config_json is NULL");
+    std::optional<AgentConfig> config;
+    if (o.config_json) {
+      auto c = parse_agent_config(std::string_view(o.config_json, o.config_json_len));
+      if (!c) return from_error(c.error());
+      if (c->sandbox && o.sandbox_json) return set_error(FA_EINVAL, "sandbox_json and config_json's sandbox are both set");
+      config = std::move(*c);
+    }
+    auto callbacks = std::make_shared<CallbackState>();
     if (o.worker_threads < 0) return set_error(FA_EINVAL, "worker_threads must not be negative");
     AgentOptions options;
     options.worker_threads = o.worker_threads == 0 ? 2 : o.worker_threads;
-    if (o.on_event) options.event_sink = std::make_shared<CallbackSink>(o.on_event, o.event_payload);
+    if (o.on_event) options.event_sink = std::make_shared<CallbackSink>(o.on_event, o.event_payload, callbacks);
     if (o.change_tracker) {
       if (o.change_tracker->version != FA_CHANGE_TRACKER_VERSION || !o.change_tracker->state)
         return set_error(FA_EUNSUPPORTED, "unknown fa_change_tracker version or missing state callback");
-      options.change_tracker = std::make_shared<CTracker>(*o.change_tracker);
+      options.change_tracker = std::make_shared<CTracker>(*o.change_tracker, callbacks);
     }
     if (o.tool_count > 0 && !o.tools) return set_error(FA_EINVAL, "tool_count > 0 but tools is NULL");
     if (o.tool_count > 0) {
@@ -229,21 +302,15 @@ int fa_agent_create(fa_agent** out, const fa_agent_options* opts) {
           return set_error(FA_EINVAL, "fa_tool needs name, parameters_json and invoke");
         auto schema = parse_json(t.parameters_json);
         if (!schema) return set_error(FA_EJSON, std::string("tool ") + t.name + ": parameters_json: " + schema.error().message);
-        if (auto added = options.tools->add(std::make_shared<CTool>(t, std::move(*schema))); !added)
+        if (auto added = options.tools->add(std::make_shared<CTool>(t, std::move(*schema), callbacks)); !added)
           return from_error(added.error());
       }
     }
+    std::shared_ptr<HttpTransport> transport;
     if (o.transport) {
       if (o.transport->version != FA_TRANSPORT_VERSION || !o.transport->send)
         return set_error(FA_EUNSUPPORTED, "unknown fa_transport version or missing send callback");
-      auto transport = std::make_shared<CTransport>(*o.transport);
-      options.llm_factory = [transport](const ModelConfig& m) -> Expected<std::shared_ptr<LlmClient>> {
-        if (m.spec.empty() || m.spec == "builtin") return std::shared_ptr<LlmClient>();
-        ModelClientOptions mo;
-        mo.model = m;
-        mo.transport = transport;  // the host authenticates; no key is read
-        return make_llm_client(std::move(mo));
-      };
+      transport = std::make_shared<CTransport>(*o.transport, callbacks);  // the host authenticates; no key is read
     }
     if (o.trajectory_dir) options.trajectory_dir = o.trajectory_dir;
     if (o.sandbox_json) {
@@ -253,17 +320,27 @@ int fa_agent_create(fa_agent** out, const fa_agent_options* opts) {
       if (!sandbox) return from_error(sandbox.error());
       options.sandbox = std::move(*sandbox);
     }
+    apply_agent_config(options, config.value_or(AgentConfig{}), transport);
     auto agent = Agent::create(std::move(options));
     if (!agent) return from_error(agent.error());
-    *out = new fa_agent{std::move(*agent)};
+    *out = new fa_agent{std::move(*agent), std::move(callbacks)};
     return FA_OK;
   });
 }
 
 void fa_agent_free(fa_agent* agent) {
+  if (!agent) return;
   try {
+    agent->callbacks->closed = true;
+    if (g_in_callback == agent->callbacks.get()) {
+      // Joining the workers here would join this very thread: cancel now, finish in the background
+      // (the worker running this callback ends its job once the callback returns).
+      agent->agent->cancel_all();
+      std::thread([owned = std::move(agent->agent)]() mutable { owned.reset(); }).detach();
+    }
     delete agent;
   } catch (...) {
+    // Nothing useful to report from a void function; the handle is gone either way.
   }
 }
 
@@ -294,12 +371,14 @@ int fa_agent_submit(fa_job** out, fa_agent* agent, const char* request_json, siz
 int fa_job_wait(fa_job* job, int64_t timeout_ms) {
   return guarded([&]() -> int {
     if (!job) return set_error(FA_EINVAL, "job is NULL");
+    if (timeout_ms != 0 && g_in_callback)
+      return set_error(FA_EREENTRANT, "fa_job_wait with a timeout from inside a flowagent callback (poll with timeout 0)");
     if (timeout_ms < 0) {
       job->job.wait();
       return FA_OK;
     }
     if (job->job.wait_for(std::chrono::milliseconds(timeout_ms))) return FA_OK;
-    return set_error(FA_ETIMEOUT, "the job is still running");
+    return set_error(FA_EPENDING, "the job is still running");
   });
 }
 
@@ -325,7 +404,7 @@ int fa_job_result_json(char** out, fa_job* job) {
     *out = nullptr;
     if (!job) return set_error(FA_EINVAL, "job is NULL");
     auto r = job->job.result();
-    if (!r) return set_error(FA_ETIMEOUT, "the job is still running");
+    if (!r) return set_error(FA_EPENDING, "the job is still running");
     *out = dup_string(dump_json_lossy(to_json(*r)));
     if (!*out) return set_error(FA_EINTERNAL, "out of memory");
     return FA_OK;
@@ -333,6 +412,10 @@ int fa_job_result_json(char** out, fa_job* job) {
 }
 
 void fa_job_free(fa_job* job) { delete job; }
+
+uint64_t fa_job_id(const fa_job* job) { return job ? job->job.id() : 0; }
+
+uint64_t fa_current_job_id(void) { return current_job_id(); }
 
 int fa_buffer_set(fa_buffer* buffer, const char* data, size_t len) {
   if (!buffer || (!data && len)) return set_error(FA_EINVAL, "buffer or data is NULL");
@@ -342,21 +425,20 @@ int fa_buffer_set(fa_buffer* buffer, const char* data, size_t len) {
 
 int fa_tool_context_cancelled(const fa_tool_context* ctx) { return ctx && ctx->cancel && ctx->cancel->cancelled() ? 1 : 0; }
 
-int fa_result_publish(char** out, const char* result_json, size_t len, const char* format, const char* options_json) {
+int fa_result_publish(char** out, const char* result_json, size_t len, const char* format, const char* options_json,
+                      size_t options_len) {
   return guarded([&]() -> int {
     if (!out) return set_error(FA_EINVAL, "out is NULL");
     *out = nullptr;
     if (!result_json || !format) return set_error(FA_EINVAL, "result_json or format is NULL");
     auto result = parse_repair_result(std::string_view(result_json, len));
     if (!result) return from_error(result.error());
+    if (!options_json && options_len) return set_error(FA_EINVAL, "options_len > 0 but options_json is NULL");
     PublishOptions o;
     if (options_json) {
-      auto opt = parse_json(options_json);
+      auto opt = publish_options_from_json(std::string_view(options_json, options_len));
       if (!opt) return from_error(opt.error());
-      if (!opt->is_object()) return set_error(FA_ESCHEMA, "options: expected an object");
-      o.change_diff = opt->get_string("change_diff");
-      o.uri_base = opt->get_string("uri_base");
-      o.lsp_utf8 = opt->get_bool("lsp_utf8");
+      o = std::move(*opt);
     }
     auto text = publish(*result, format, o);
     if (!text) return from_error(text.error());
@@ -365,7 +447,8 @@ int fa_result_publish(char** out, const char* result_json, size_t len, const cha
   });
 }
 
-int fa_integrity_check(char** findings_json, const char* files_json, size_t len, const char* options_json) {
+int fa_integrity_check(char** findings_json, const char* files_json, size_t len, const char* options_json,
+                       size_t options_len) {
   return guarded([&]() -> int {
     if (!findings_json) return set_error(FA_EINVAL, "findings_json is NULL");
     *findings_json = nullptr;
@@ -388,13 +471,12 @@ int fa_integrity_check(char** findings_json, const char* files_json, size_t len,
       }
       files.push_back(std::move(v));
     }
+    if (!options_json && options_len) return set_error(FA_EINVAL, "options_len > 0 but options_json is NULL");
     IntegrityOptions o;
     if (options_json) {
-      auto opt = parse_json(options_json);
+      auto opt = integrity_options_from_json(std::string_view(options_json, options_len));
       if (!opt) return from_error(opt.error());
-      if (const Json* ft = opt->find("failing_tests"); ft && ft->is_array())
-        for (const auto& t : ft->as_array())
-          if (t.is_string()) o.failing_tests.push_back(t.as_string());
+      o = std::move(*opt);
     }
     Json out = Json::array();
     for (const auto& f : check_test_integrity(files, o))

@@ -45,6 +45,9 @@ struct CandidatePolicy {
 /// The policies and knobs of an Agent. Any null policy is replaced by the built-in default at
 /// Agent::create (see default_agent_options()); set a field to swap one policy only.
 struct AgentOptions {
+  /// The host's own pre-filters: they run after the built-in ones (build_failure, automated_author,
+  /// binary_files, change_too_large, and newer_revision / known_flaky / baseline_failing when the
+  /// fields below ask for them). A host filter with a built-in's name() replaces that built-in.
   std::vector<std::shared_ptr<PreFilter>> pre_filters;
   std::shared_ptr<WorkspaceProvider> workspaces;
   std::shared_ptr<ToolRegistry> tools;
@@ -57,7 +60,7 @@ struct AgentOptions {
   std::shared_ptr<ChangeTracker> change_tracker;  ///< optional
   std::shared_ptr<EventSink> event_sink;          ///< optional
   int worker_threads = 2;                         ///< jobs run concurrently up to this many
-  bool use_default_pre_filters = true;            ///< when pre_filters is empty
+  bool use_default_pre_filters = true;            ///< false: only pre_filters run (the explicit opt-out)
   bool use_default_post_filters = true;           ///< when post_filters is empty
   // Inputs of the default pre-filters that need the host or the repository:
   std::vector<std::string> known_flaky_tests;     ///< "known_flaky" abstains when every failing test is listed...
@@ -155,6 +158,10 @@ class Agent {
   explicit Agent(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
+
+/// Job::id() of the job the calling thread is running for an Agent (inside policies, events and
+/// host callbacks); 0 on any other thread and inside Agent::run.
+std::uint64_t current_job_id() noexcept;
 
 /// The built-in pre- and post-filters, workspace provider, tools, strategies, validator and
 /// summarizer. Hosts start from this and replace what they need.

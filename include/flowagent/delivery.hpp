@@ -61,6 +61,10 @@ struct PublishOptions {
   bool lsp_utf8 = false;       ///< LSP positionEncoding utf-8 instead of the default utf-16
 };
 
+/// Reads {"change_diff": string, "uri_base": string, "lsp_utf8": bool} (every member optional;
+/// unknown members and wrong types are Errc::schema), as the C API and the bindings pass them.
+Expected<PublishOptions> publish_options_from_json(std::string_view json_text);
+
 /// Formats: "diff" (unified diff for git apply), "sarif" (2.1.0 with fixes), "gerrit" (ReviewInput
 /// with fix_suggestions), "github" (pull-request review with suggestion blocks, falling back to a
 /// diff in the review body), "rdjsonl" (reviewdog), "lsp" (CodeAction with a WorkspaceEdit).

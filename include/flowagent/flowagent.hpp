@@ -2,6 +2,7 @@
 #pragma once
 
 #include "flowagent/agent.hpp"
+#include "flowagent/agent_config.hpp"
 #include "flowagent/builtin_tools.hpp"
 #include "flowagent/cancel.hpp"
 #include "flowagent/delivery.hpp"

@@ -166,6 +166,7 @@ struct Event {
   std::int64_t eta_ms = -1; ///< estimated time to completion; -1 unknown
   std::int64_t elapsed_ms = 0;
   std::int64_t candidate = 0;  ///< 1-based candidate the event belongs to (several candidates); 0: the job
+  std::uint64_t job_id = 0; ///< Job::id() of the job (current_job_id()); 0 for Agent::run
 };
 
 Json to_json(const RepairResult& result);

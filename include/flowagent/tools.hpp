@@ -76,7 +76,8 @@ class Tool {
   virtual std::string_view description() const = 0;
   /// JSON Schema of the arguments object.
   virtual const Json& parameters() const = 0;
-  /// True when the tool can change files (the loop then bumps ToolState edit sequence).
+  /// True when the tool can change files: ToolRegistry::invoke then records each successful call
+  /// (ok output) as an edit (ToolState::note_edit); the tool does not note it itself.
   virtual bool mutates() const { return false; }
   virtual Expected<ToolOutput> invoke(const Json& arguments, ToolContext& context) = 0;
 };

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <thread>
 
+#include "agent/defaults.hpp"
 #include "agent/pipeline.hpp"
 #include "flowagent/repair.hpp"
 
@@ -67,6 +68,12 @@ std::optional<RepairResult> Job::result() const {
 
 // ---- Agent ------------------------------------------------------------------------------------
 
+namespace {
+thread_local std::uint64_t t_current_job = 0;
+}  // namespace
+
+std::uint64_t current_job_id() noexcept { return t_current_job; }
+
 struct Agent::Impl {
   AgentOptions options;
   std::mutex mu;
@@ -112,7 +119,9 @@ struct Agent::Impl {
         job = std::move(queue.front());
         queue.pop_front();
       }
+      t_current_job = job->id;
       RepairResult r = pipeline.run(job->request, job->cancel, [&] { return job->superseded.load(); });
+      t_current_job = 0;
       count(r);
       forget(job);
       job->finish(std::move(r));
@@ -139,23 +148,34 @@ Agent::Agent(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Expected<std::unique_ptr<Agent>> Agent::create(AgentOptions options) {
   if (options.worker_threads < 1 || options.worker_threads > 256)
     return fail(Errc::invalid_argument, "worker_threads must be between 1 and 256");
-  AgentOptions defaults = default_agent_options();
-  if (!options.workspaces) options.workspaces = defaults.workspaces;
-  if (options.pre_filters.empty() && options.use_default_pre_filters) {
-    options.pre_filters = defaults.pre_filters;
-    if (options.change_tracker) options.pre_filters.push_back(make_newer_revision_filter(options.change_tracker));
+  // Only what the host left empty is built (a default workspace provider, for one, prunes stale
+  // workspaces when it starts).
+  if (!options.workspaces) options.workspaces = detail::default_workspaces();
+  if (options.use_default_pre_filters) {
+    // The built-in pre-filters (and those the options ask for) come first; the host's are added
+    // after them. A host filter with a built-in's name replaces that built-in.
+    std::vector<std::shared_ptr<PreFilter>> built_in = detail::default_pre_filters();
+    if (options.change_tracker) built_in.push_back(make_newer_revision_filter(options.change_tracker));
     if (!options.known_flaky_tests.empty() || options.is_flaky)
-      options.pre_filters.push_back(make_known_flaky_filter(options.known_flaky_tests, options.is_flaky));
+      built_in.push_back(make_known_flaky_filter(options.known_flaky_tests, options.is_flaky));
     if (options.baseline_oracle || options.run_baseline)
-      options.pre_filters.push_back(
+      built_in.push_back(
           make_baseline_filter(options.baseline_oracle, options.workspaces, options.run_baseline, options.sandbox));
+    std::vector<std::shared_ptr<PreFilter>> all;
+    for (auto& f : built_in) {
+      const bool replaced = std::any_of(options.pre_filters.begin(), options.pre_filters.end(),
+                                        [&](const auto& h) { return h && h->name() == f->name(); });
+      if (!replaced) all.push_back(std::move(f));
+    }
+    all.insert(all.end(), options.pre_filters.begin(), options.pre_filters.end());
+    options.pre_filters = std::move(all);
   }
-  if (options.post_filters.empty() && options.use_default_post_filters) options.post_filters = defaults.post_filters;
-  if (!options.tools) options.tools = defaults.tools;
-  if (!options.llm && !options.llm_factory) options.llm_factory = defaults.llm_factory;
-  if (options.strategies.empty()) options.strategies = defaults.strategies;
-  if (!options.validator) options.validator = defaults.validator;
-  if (!options.summarizer) options.summarizer = defaults.summarizer;
+  if (options.post_filters.empty() && options.use_default_post_filters) options.post_filters = detail::default_post_filters();
+  if (!options.tools) options.tools = detail::default_tools();
+  if (!options.llm && !options.llm_factory) options.llm_factory = detail::default_llm_factory();
+  if (options.strategies.empty()) options.strategies = detail::default_strategies();
+  if (!options.validator) options.validator = detail::default_validator();
+  if (!options.summarizer) options.summarizer = detail::default_summarizer();
   for (const auto& f : options.pre_filters)
     if (!f) return fail(Errc::invalid_argument, "pre_filters holds a null filter");
   for (const auto& f : options.post_filters)

@@ -180,6 +180,7 @@ RepairResult Pipeline::run(const RepairRequest& request, const CancelToken& canc
   done.kind = EventKind::result;
   done.change_id = request.change.id;
   done.revision = request.change.revision;
+  done.job_id = current_job_id();
   done.phase = "done";
   done.message = std::string(to_string(result.status)) + (result.reason.empty() ? "" : ": " + result.reason);
   done.elapsed_ms = result.metrics.wall_ms;
@@ -247,6 +248,7 @@ RepairResult Pipeline::run_stages(const RepairRequest& request, const CancelToke
     Event e = e0;
     e.change_id = request.change.id;
     e.revision = request.change.revision;
+    e.job_id = current_job_id();
     e.elapsed_ms = ms_since(t0);
     if (e.candidate == 0) e.tokens = result.metrics.input_tokens + result.metrics.output_tokens;
     if (e.kind == EventKind::phase && e.phase != current_phase) {

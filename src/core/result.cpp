@@ -207,7 +207,8 @@ Json to_json(const Event& e) {
                     {"max", e.max},
                     {"tokens", e.tokens},
                     {"eta_ms", e.eta_ms},
-                    {"elapsed_ms", e.elapsed_ms}});
+                    {"elapsed_ms", e.elapsed_ms},
+                    {"job_id", static_cast<std::int64_t>(e.job_id)}});
   if (e.candidate) doc["candidate"] = e.candidate;
   return doc;
 }

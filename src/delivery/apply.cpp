@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "flowagent/delivery.hpp"
-#include "workspace/git.hpp"
+#include "workspace/repo_ops.hpp"
 
 namespace flowagent {
 
@@ -65,9 +65,9 @@ Expected<ApplyReport> apply_fix(const fs::path& repo_in, const RepairResult& res
   std::error_code ec;
   const fs::path repo = fs::canonical(repo_in, ec);
   if (ec) return fail(Errc::not_found, "repository " + repo_in.string() + " does not exist");
-  auto top = detail::git(repo, {"rev-parse", "--show-toplevel"});
-  if (!top) return fail(Errc::not_found, repo.string() + " is not a git repository");
-  const fs::path root = detail::chomp(*top);
+  auto top = detail::repository_top(repo);
+  if (!top) return unexpected(top.error());
+  const fs::path root = *top;
   for (const auto& f : patch->files) {
     for (const auto* p : {&f.old_path, &f.new_path})
       if (auto ok = check_target(root, *p); !ok) return unexpected(ok.error());
@@ -89,10 +89,10 @@ Expected<ApplyReport> apply_fix(const fs::path& repo_in, const RepairResult& res
   ApplyReport report;
   for (const auto& f : patch->files) report.files.push_back(f.path());
   // 1. The patch still applies as it is.
-  auto check = detail::git_result(root, {"apply", "--check", (tmp / "fix.diff").string()});
+  auto check = detail::patch_applies(root, tmp / "fix.diff");
   if (!check) return unexpected(check.error());
-  if (check->exit_code == 0) {
-    if (auto r = detail::git(root, {"apply", (tmp / "fix.diff").string()}); !r) return unexpected(r.error());
+  if (*check) {
+    if (auto r = detail::apply_patch(root, tmp / "fix.diff"); !r) return unexpected(r.error());
     report.applied = true;
     report.message = "applied cleanly";
     return report;
@@ -106,7 +106,7 @@ Expected<ApplyReport> apply_fix(const fs::path& repo_in, const RepairResult& res
       return fail(Errc::conflict, f.path() + ": the patch has no blob ids (not made with --full-index); cannot merge");
     auto blob = [&](const std::string& id) -> Expected<std::string> {
       if (zero_blob(id)) return std::string();
-      return detail::git(root, {"cat-file", "blob", id});
+      return detail::read_blob(root, id);
     };
     auto base = blob(f.old_blob);
     auto theirs = blob(f.new_blob);
@@ -147,11 +147,10 @@ Expected<ApplyReport> apply_fix(const fs::path& repo_in, const RepairResult& res
     write_all(tmp / ("ours" + id), *ours);
     write_all(tmp / ("base" + id), *base);
     write_all(tmp / ("theirs" + id), *theirs);
-    auto merged = detail::git_result(root, {"merge-file", "-p", "--quiet", (tmp / ("ours" + id)).string(),
-                                            (tmp / ("base" + id)).string(), (tmp / ("theirs" + id)).string()});
+    auto merged = detail::merge_file(root, tmp / ("ours" + id), tmp / ("base" + id), tmp / ("theirs" + id));
     if (!merged) return unexpected(merged.error());
-    if (merged->exit_code != 0) conflicts.push_back(f.path());
-    else writes[target] = merged->output;
+    if (!*merged) conflicts.push_back(f.path());
+    else writes[target] = **merged;
   }
   if (!conflicts.empty()) {
     std::string list;

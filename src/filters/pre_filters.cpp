@@ -108,39 +108,6 @@ class NewerRevisionFilter final : public PreFilter {
   std::shared_ptr<ChangeTracker> tracker_;
 };
 
-// ---- post-filters -----------------------------------------------------------------------------
-
-class EmptyPatchFilter final : public PostFilter {
- public:
-  std::string_view name() const override { return "empty_patch"; }
-  Expected<std::optional<Rejection>> check(const PostFilterInput& in, const CancelToken&) override {
-    if (in.patch.empty())
-      return std::optional<Rejection>(Rejection{"empty_patch", "the fix changes nothing", Status::rejected});
-    return std::optional<Rejection>{};
-  }
-};
-
-class ChangeMovedFilter final : public PostFilter {
- public:
-  std::string_view name() const override { return "change_moved"; }
-  Expected<std::optional<Rejection>> check(const PostFilterInput& in, const CancelToken&) override {
-    if (!in.tracker) return std::optional<Rejection>{};
-    auto st = in.tracker->state(in.request.change);
-    if (!st) return unexpected(st.error());
-    if (st->submitted)
-      return std::optional<Rejection>(
-          Rejection{"change_submitted", "the change was submitted while the fix was being made", Status::superseded});
-    if (st->abandoned)
-      return std::optional<Rejection>(Rejection{"change_abandoned", "the change was abandoned", Status::superseded});
-    if (st->current_revision > in.request.change.revision)
-      return std::optional<Rejection>(Rejection{
-          "change_updated",
-          "the developer uploaded revision " + std::to_string(st->current_revision) + " while the fix was being made",
-          Status::superseded});
-    return std::optional<Rejection>{};
-  }
-};
-
 }  // namespace
 
 std::shared_ptr<PreFilter> make_build_failure_filter() { return std::make_shared<BuildFailureFilter>(); }
@@ -150,7 +117,5 @@ std::shared_ptr<PreFilter> make_binary_files_filter() { return std::make_shared<
 std::shared_ptr<PreFilter> make_newer_revision_filter(std::shared_ptr<ChangeTracker> tracker) {
   return std::make_shared<NewerRevisionFilter>(std::move(tracker));
 }
-std::shared_ptr<PostFilter> make_empty_patch_filter() { return std::make_shared<EmptyPatchFilter>(); }
-std::shared_ptr<PostFilter> make_change_moved_filter() { return std::make_shared<ChangeMovedFilter>(); }
 
 }  // namespace flowagent

@@ -5,7 +5,7 @@
 #include <string_view>
 
 #include "flowagent/integrity.hpp"
-#include "workspace/git.hpp"
+#include "workspace/repo_ops.hpp"
 #include "workspace/sandbox_fs.hpp"
 
 namespace flowagent {
@@ -176,17 +176,17 @@ RevertReport measure_revert(const Patch& change, const Patch& patch) {
 Expected<std::vector<FileVersions>> file_versions_from_workspace(Workspace& ws, const Patch& patch) {
   // Both sides come from the object store by the ids the patch names: exactly what the patch holds,
   // whatever the working tree holds now. A side that cannot be read is an error, never "absent".
-  auto read = [&](const std::string& id, const std::string& rev_path) -> Expected<std::string> {
+  auto read = [&](const std::string& id, const std::string& path) -> Expected<std::string> {
     const auto repo = detail::workspace_repo(ws);
-    if (!id.empty() && !zero_id(id)) return detail::git(repo, {"cat-file", "blob", id});
-    return detail::git(repo, {"show", rev_path});
+    if (!id.empty() && !zero_id(id)) return detail::read_blob(repo, id);
+    return detail::read_file_at(repo, ws.head_commit(), path);
   };
   std::vector<FileVersions> out;
   for (const auto& f : patch.files) {
     FileVersions v;
     v.path = f.path();
     if (f.status != PatchStatus::added) {
-      auto before = read(f.old_blob, ws.head_commit() + ":" + f.old_path);
+      auto before = read(f.old_blob, f.old_path);
       if (!before) return unexpected(with_context(before.error(), f.old_path + " at the change head"));
       v.before = std::move(*before);
     }

@@ -2,7 +2,7 @@
 #include <set>
 
 #include "flowagent/overfit.hpp"
-#include "workspace/git.hpp"
+#include "workspace/repo_ops.hpp"
 
 namespace flowagent {
 
@@ -23,26 +23,15 @@ Expected<OverfitInput> overfit_input_from_workspace(Workspace& ws, const RepairR
     if (id.size() >= 3) names.insert(id);
   }
   if (names.empty()) return in;
-  std::vector<std::string> args{"grep", "-l", "-F"};
-  for (const auto& n : names) {
-    args.push_back("-e");
-    args.push_back(n.substr(0, n.find('[')));
-  }
-  args.push_back(ws.head_commit());
+  std::vector<std::string> needles;
+  for (const auto& n : names) needles.push_back(n.substr(0, n.find('[')));
   const auto repo = detail::workspace_repo(ws);
-  auto found = detail::git_result(repo, args, cancel);
+  auto found = detail::files_containing(repo, ws.head_commit(), needles, cancel);
   if (!found) return unexpected(found.error());
-  std::size_t pos = 0;
-  const std::string& out = found->output;
-  while (pos < out.size() && in.test_sources.size() < 20) {
-    auto eol = out.find('\n', pos);
-    std::string l = out.substr(pos, (eol == std::string::npos ? out.size() : eol) - pos);
-    pos = eol == std::string::npos ? out.size() : eol + 1;
-    auto colon = l.find(':');
-    if (colon == std::string::npos) continue;
-    std::string path = l.substr(colon + 1);
+  for (const auto& path : *found) {
+    if (in.test_sources.size() >= 20) break;
     if (!is_test_path(path)) continue;
-    auto text = detail::git(repo, {"show", ws.head_commit() + ":" + path}, cancel);
+    auto text = detail::read_file_at(repo, ws.head_commit(), path, cancel);
     if (!text) continue;
     in.test_sources.push_back(FileVersions{path, *text, *text});
   }

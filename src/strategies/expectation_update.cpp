@@ -6,7 +6,7 @@
 #include "flowagent/zero_token.hpp"
 #include "flowagent/reports.hpp"
 #include "tools/test_command.hpp"
-#include "workspace/git.hpp"
+#include "workspace/repo_ops.hpp"
 #include "workspace/sandbox_fs.hpp"
 
 namespace flowagent {
@@ -183,16 +183,11 @@ class ExpectationUpdate final : public RepairStrategy {
     if (fs && f.front() != '/' && fs->exists(f)) return f;
     // Search by base name among the tracked files; must be unique.
     auto base = std::filesystem::path(f).filename().string();
-    auto listing = detail::git(detail::workspace_repo(ctx.workspace), {"ls-files", "--", "*" + base});
+    auto listing = detail::tracked_files(detail::workspace_repo(ctx.workspace), "*" + base);
     if (!listing) return {};
     std::vector<std::string> hits;
-    std::size_t p = 0;
-    while (p < listing->size()) {
-      auto e = listing->find('\n', p);
-      std::string l = listing->substr(p, e - p);
+    for (const auto& l : *listing)
       if (std::filesystem::path(l).filename() == base) hits.push_back(l);
-      p = e == std::string::npos ? listing->size() : e + 1;
-    }
     return hits.size() == 1 ? hits[0] : std::string();
   }
 

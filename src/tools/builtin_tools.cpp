@@ -131,7 +131,6 @@ class EditFile final : public ToolBase {
     std::string updated = data->substr(0, first) + new_text + data->substr(first + old_text.size());
     if (updated.size() > opt_.max_write_bytes) return bad("the edited file would exceed the size limit");
     if (auto w = sfs->write(path, updated, false); !w) return as_output(w.error());
-    ctx.state.note_edit();
     auto line = 1 + std::count(data->begin(), data->begin() + static_cast<std::ptrdiff_t>(first), '\n');
     return ok("edited " + path + " at line " + std::to_string(line));
   }
@@ -191,7 +190,6 @@ class WriteFile final : public ToolBase {
     if (auto w = sfs->write(path, content, true); !w) return as_output(w.error());
     if (!existed)
       if (auto t = ctx.workspace.track_new_file(path); !t) return unexpected(t.error());
-    ctx.state.note_edit();
     return ok("wrote " + std::to_string(content.size()) + " bytes to " + path);
   }
 };
@@ -207,7 +205,6 @@ class DeleteFile final : public ToolBase {
     auto sfs = fs(ctx);
     if (!sfs) return unexpected(sfs.error());
     if (auto r = sfs->remove(a.get_string("path")); !r) return as_output(r.error());
-    ctx.state.note_edit();
     return ok("deleted " + a.get_string("path"));
   }
 };

@@ -109,7 +109,11 @@ Expected<ToolOutput> ToolRegistry::invoke(std::string_view name, const Json& arg
     return fail(Errc::not_found, "unknown tool \"" + std::string(name) + "\"; available: " + names);
   }
   if (auto ok = check_against_schema(arguments, tool->parameters()); !ok) return unexpected(ok.error());
-  return tool->invoke(arguments, context);
+  auto out = tool->invoke(arguments, context);
+  // A successful call of a tool that changes files is an edit (validation and repeat detection
+  // order edits and test runs by it); tools do not count themselves.
+  if (out && out->ok && tool->mutates()) context.state.note_edit();
+  return out;
 }
 
 }  // namespace flowagent

@@ -16,7 +16,7 @@
 #include <thread>
 
 #include "flowagent/builtin_tools.hpp"
-#include "workspace/git.hpp"
+#include "workspace/repo_ops.hpp"
 #include "workspace/sandbox_fs.hpp"
 
 namespace flowagent {
@@ -139,18 +139,11 @@ Expected<std::vector<SearchHit>> search_code(const std::filesystem::path& root, 
   RE2 re(o.pattern, ro);
   if (!re.ok()) return fail(Errc::invalid_argument, "invalid regular expression: " + re.error());
   const detail::GitRepo repo = o.git_dir.empty() ? detail::GitRepo(root) : detail::GitRepo(o.git_dir, root);
-  auto listing = detail::git(repo, {"ls-files", "-z", "--cached", "--others", "--exclude-standard"}, cancel);
+  auto listing = detail::work_tree_files(repo, cancel);
   if (!listing) return unexpected(listing.error());
   std::vector<std::string> files;
-  std::string_view l = *listing;
-  std::size_t s = 0;
-  while (s < l.size()) {
-    auto e = l.find('\0', s);
-    if (e == std::string_view::npos) e = l.size();
-    std::string f(l.substr(s, e - s));
-    if (!f.empty() && !has_git_component(f) && glob_match(o.glob, f)) files.push_back(std::move(f));
-    s = e + 1;
-  }
+  for (auto& f : *listing)
+    if (!has_git_component(f) && glob_match(o.glob, f)) files.push_back(std::move(f));
   const int root_fd = ::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (root_fd < 0) return fail(Errc::io, "cannot open " + root.string());
   const detail::Fd root_guard(root_fd);

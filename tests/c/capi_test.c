@@ -3,6 +3,8 @@
 #include <flowagent/flowagent.h>
 
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,7 +80,7 @@ static int shout_cb(const char *args_json, const char *root, const fa_tool_conte
   return fa_buffer_set(out, "HI", 2);
 }
 
-static int slow_started = 0;
+static atomic_int slow_started = 0;
 static int slow_cb(const char *args_json, const char *root, const fa_tool_context *ctx, fa_buffer *out, void *payload) {
   int i;
   (void)args_json;
@@ -105,12 +107,17 @@ static int state_cb(const char *change_id, int64_t revision, int64_t *current, i
   return 0;
 }
 
+static int pending_wait_rc = 0, pending_result_rc = 0;
 static void *cancel_later(void *job) {
   int i;
+  char *result = NULL;
   for (i = 0; i < 500 && !slow_started; ++i) {
     struct timespec ts = {0, 10 * 1000 * 1000};
     nanosleep(&ts, NULL);
   }
+  /* the slow tool is running: the job has certainly not ended */
+  pending_wait_rc = fa_job_wait((fa_job *)job, 10);
+  pending_result_rc = fa_job_result_json(&result, (fa_job *)job);
   fa_job_cancel((fa_job *)job);
   return NULL;
 }
@@ -164,7 +171,7 @@ static void full_path_tests(void) {
 
   /* sandbox options (version 3): strict JSON; older versions still initialise */
   CHECK(fa_agent_options_init(&opts, 2) == FA_OK && opts.version == 2);
-  CHECK(fa_agent_options_init(&opts, 4) == FA_EUNSUPPORTED);
+  CHECK(fa_agent_options_init(&opts, FA_AGENT_OPTIONS_VERSION + 1) == FA_EUNSUPPORTED);
   CHECK(fa_agent_options_init(&opts, FA_AGENT_OPTIONS_VERSION) == FA_OK && opts.sandbox_json == NULL);
   opts.sandbox_json = "{\"max_processes\": \"many\"}";
   CHECK(fa_agent_create(&agent, &opts) == FA_ESCHEMA && agent == NULL);
@@ -206,11 +213,11 @@ static void full_path_tests(void) {
   CHECK(result && strstr(result, "v.txt held 2") != NULL);
 
   /* delivery from C */
-  CHECK(fa_result_publish(&published, result, strlen(result), "rdjsonl", NULL) == FA_OK);
+  CHECK(fa_result_publish(&published, result, strlen(result), "rdjsonl", NULL, 0) == FA_OK);
   CHECK(published && strstr(published, "\"suggestions\"") != NULL);
   fa_string_free(published);
-  CHECK(fa_result_publish(&published, result, strlen(result), "docx", NULL) == FA_EINVAL && published == NULL);
-  CHECK(fa_result_publish(&published, "{", 1, "sarif", NULL) == FA_EJSON);
+  CHECK(fa_result_publish(&published, result, strlen(result), "docx", NULL, 0) == FA_EINVAL && published == NULL);
+  CHECK(fa_result_publish(&published, "{", 1, "sarif", NULL, 0) == FA_EJSON);
   snprintf(cmd, sizeof cmd, "%s/r", dir);
   CHECK(fa_result_apply(&report, cmd, result, strlen(result)) == FA_OK);
   CHECK(report && strstr(report, "v.txt") != NULL);
@@ -228,7 +235,7 @@ static void full_path_tests(void) {
     CHECK(st != NULL);
     if (st) {
       memcpy(st, "\"status\":\"error\"", 16); /* same length: "fixed" -> "error" */
-      CHECK(fa_result_publish(&published, rejected, strlen(rejected), "diff", NULL) == FA_ENOTFIXED && published == NULL);
+      CHECK(fa_result_publish(&published, rejected, strlen(rejected), "diff", NULL, 0) == FA_ENOTFIXED && published == NULL);
       CHECK(strstr(fa_error_last(), "not fixed") != NULL);
       snprintf(cmd, sizeof cmd, "%s/r", dir);
       CHECK(fa_result_apply(&report, cmd, rejected, strlen(rejected)) == FA_ENOTFIXED && report == NULL);
@@ -246,7 +253,7 @@ static void full_path_tests(void) {
     snprintf(cmd, sizeof cmd, "%s/r", dir);
     CHECK(fa_result_apply(&report, cmd, evil, strlen(evil)) == FA_ESANDBOX && report == NULL);
     CHECK(strstr(fa_error_last(), "patch_symlink") != NULL);
-    CHECK(fa_result_publish(&published, evil, strlen(evil), "diff", NULL) == FA_ESANDBOX);
+    CHECK(fa_result_publish(&published, evil, strlen(evil), "diff", NULL, 0) == FA_ESANDBOX);
     snprintf(cmd, sizeof cmd, "%s/r/etc", dir);
     CHECK(lstat(cmd, &st) != 0);
   }
@@ -272,6 +279,7 @@ static void full_path_tests(void) {
   CHECK(fa_job_wait(job, 20000) == FA_OK);
   pthread_join(th, NULL);
   CHECK(slow_started == 1);
+  CHECK(pending_wait_rc == FA_EPENDING && pending_result_rc == FA_EPENDING);
   CHECK(fa_job_result_json(&result, job) == FA_OK);
   CHECK(result && strstr(result, "\"reason\":\"cancelled\"") != NULL);
   fa_string_free(result);
@@ -291,6 +299,143 @@ static void full_path_tests(void) {
   free(head);
 }
 
+
+/* ---- options versions: fa_agent_options_init(v) writes exactly version v's fields ---- */
+static size_t options_size(unsigned int version) {
+  switch (version) {
+    case 1: return offsetof(fa_agent_options, change_tracker);
+    case 2: return offsetof(fa_agent_options, sandbox_json);
+    case 3: return offsetof(fa_agent_options, config_json);
+    default: return sizeof(fa_agent_options);
+  }
+}
+
+static void options_version_test(unsigned int version) {
+  unsigned char raw[sizeof(fa_agent_options) + 16];
+  fa_agent_options *opts = (fa_agent_options *)(void *)raw;
+  fa_agent *agent = NULL;
+  size_t i, size = options_size(version);
+  memset(raw, 0xAB, sizeof raw);
+  CHECK(fa_agent_options_init(opts, version) == FA_OK);
+  CHECK(opts->version == version);
+  CHECK(opts->worker_threads == 0 && opts->on_event == NULL && opts->event_payload == NULL);
+  for (i = size; i < sizeof raw; ++i)
+    if (raw[i] != 0xAB) {
+      fprintf(stderr, "version %u: byte %zu beyond the struct's %zu was written\n", version, i, size);
+      failures++;
+      break;
+    }
+  /* a struct of that version is read only up to its size: the bytes after it are garbage */
+  opts->worker_threads = 1;
+  CHECK(fa_agent_create(&agent, opts) == FA_OK && agent != NULL);
+  fa_agent_free(agent);
+}
+
+/* ---- reentrancy: every fa_* call from an event callback returns or works; none aborts ---- */
+static fa_agent *re_agent = NULL;
+static fa_job *_Atomic re_job = NULL;
+static fa_job *_Atomic re_other = NULL;
+static atomic_int re_done = 0;
+static int re_wait_rc = 0, re_poll_rc = 0, re_submit_rc = 0, re_result_rc = 0;
+static int reentrant_event(const char *json, void *payload) {
+  struct timespec ts = {0, 1000000};
+  fa_job *extra = NULL;
+  char *result = NULL;
+  int i;
+  (void)json;
+  (void)payload;
+  if (re_done) return 0;
+  for (i = 0; i < 5000 && (!re_job || !re_other); ++i) nanosleep(&ts, NULL); /* main stores the handles */
+  re_wait_rc = fa_job_wait(re_job, 1000);       /* would wait for this very worker: refused */
+  re_poll_rc = fa_job_wait(re_job, 0);          /* a poll is fine */
+  re_result_rc = fa_job_result_json(&result, re_job);
+  fa_string_free(result);
+  re_submit_rc = fa_agent_submit(&extra, re_agent, REQUEST_BOT, strlen(REQUEST_BOT));
+  fa_job_free(extra);
+  fa_job_free(re_other);                        /* another job's handle, freed from the callback */
+  fa_agent_free(re_agent);                      /* the agent whose callback this is */
+  re_done = 1;
+  return 0;
+}
+
+static void reentrancy_test(void) {
+  fa_agent_options opts;
+  struct timespec ts = {0, 5000000};
+  int i, done = 0;
+  fa_job *job = NULL, *other = NULL;
+  CHECK(fa_agent_options_init(&opts, FA_AGENT_OPTIONS_VERSION) == FA_OK);
+  opts.worker_threads = 1;
+  opts.on_event = reentrant_event;
+  CHECK(fa_agent_create(&re_agent, &opts) == FA_OK);
+  CHECK(fa_agent_submit(&job, re_agent, REQUEST_BOT, strlen(REQUEST_BOT)) == FA_OK);
+  CHECK(fa_agent_submit(&other, re_agent, REQUEST_BOT, strlen(REQUEST_BOT)) == FA_OK);
+  re_other = other;
+  re_job = job;
+  for (i = 0; i < 2000 && !re_done; ++i) nanosleep(&ts, NULL);
+  CHECK(re_done == 1);
+  CHECK(re_wait_rc == FA_EREENTRANT);
+  CHECK(re_poll_rc == FA_EPENDING || re_poll_rc == FA_OK);
+  CHECK(re_result_rc == FA_EPENDING || re_result_rc == FA_OK);
+  CHECK(re_submit_rc == FA_OK);
+  /* the job handle outlives the agent and ends */
+  CHECK(fa_job_wait(job, 20000) == FA_OK);
+  CHECK(fa_job_poll(job, &done) == FA_OK && done == 1);
+  fa_job_free(job);
+}
+
+static void agent_config_test(void) {
+  fa_agent_options opts;
+  fa_agent *agent = NULL;
+  fa_job *job = NULL;
+  char *result = NULL;
+  const char *good =
+      "{\"schema\":\"flowagent.agent_config/v1\",\"worker_threads\":1,\"workspace\":{\"root\":\"/tmp/fa-capi-ws\","
+      "\"pool_per_repo\":0},\"validator\":{\"accept_exit_code_evidence\":true},\"sandbox\":{\"max_processes\":256},"
+      "\"known_flaky_tests\":[\"T.x\"]}trailing bytes that are not part of the document";
+  CHECK(fa_agent_options_init(&opts, FA_AGENT_OPTIONS_VERSION) == FA_OK && opts.config_json == NULL &&
+        opts.config_json_len == 0);
+  /* (pointer, length): the bytes after config_json_len are not read */
+  opts.config_json = good;
+  opts.config_json_len = strstr(good, "trailing") - good;
+  CHECK(fa_agent_create(&agent, &opts) == FA_OK);
+  /* known_flaky_tests reached the agent: the only failing test is flaky, so it abstains */
+  {
+    const char *req = "{\"schema\":\"flowagent.repair_request/v1\",\"repository\":\"/nonexistent\","
+                      "\"change\":{\"id\":\"c9\",\"base_commit\":\"a\",\"head_commit\":\"b\"},"
+                      "\"failure\":{\"failing_tests\":[\"T.x\"]}}";
+    CHECK(fa_agent_submit(&job, agent, req, strlen(req)) == FA_OK);
+    CHECK(fa_job_wait(job, 20000) == FA_OK);
+    CHECK(fa_job_result_json(&result, job) == FA_OK);
+    CHECK(result && strstr(result, "known_flaky") != NULL);
+    fa_string_free(result);
+    fa_job_free(job);
+  }
+  fa_agent_free(agent);
+  agent = NULL;
+  /* unknown keys, wrong types, another schema version, both sandbox sources */
+  opts.config_json = "{\"schema\":\"flowagent.agent_config/v1\",\"workspaces\":{}}";
+  opts.config_json_len = strlen(opts.config_json);
+  CHECK(fa_agent_create(&agent, &opts) == FA_ESCHEMA && agent == NULL);
+  CHECK(strstr(fa_error_last(), "workspaces") != NULL);
+  opts.config_json = "{\"schema\":\"flowagent.agent_config/v1\",\"validator\":{\"flaky_reruns\":\"2\"}}";
+  opts.config_json_len = strlen(opts.config_json);
+  CHECK(fa_agent_create(&agent, &opts) == FA_ESCHEMA && strstr(fa_error_last(), "validator.flaky_reruns") != NULL);
+  opts.config_json = "{\"schema\":\"flowagent.agent_config/v1\",\"workspace\":{\"root\":\"relative\"}}";
+  opts.config_json_len = strlen(opts.config_json);
+  CHECK(fa_agent_create(&agent, &opts) == FA_ESCHEMA);
+  opts.config_json = "{\"schema\":\"flowagent.agent_config/v2\"}";
+  opts.config_json_len = strlen(opts.config_json);
+  CHECK(fa_agent_create(&agent, &opts) == FA_EUNSUPPORTED);
+  opts.config_json = "{\"schema\":\"flowagent.agent_config/v1\",\"sandbox\":{}}";
+  opts.config_json_len = strlen(opts.config_json);
+  opts.sandbox_json = "{}";
+  CHECK(fa_agent_create(&agent, &opts) == FA_EINVAL);
+  opts.sandbox_json = NULL;
+  opts.config_json = NULL;
+  opts.config_json_len = 3;
+  CHECK(fa_agent_create(&agent, &opts) == FA_EINVAL);
+}
+
 int main(void) {
   fa_agent *agent = NULL;
   fa_job *job = NULL;
@@ -299,7 +444,7 @@ int main(void) {
   fa_agent_options opts = FA_AGENT_OPTIONS_INIT;
 
   CHECK(fa_version_number() == FA_VERSION_NUMBER);
-  CHECK(strcmp(fa_version_string(), "0.1.0") == 0);
+  CHECK(strcmp(fa_version_string(), FA_VERSION_STRING) == 0);
   CHECK(fa_error_last() != NULL);
   CHECK(strcmp(fa_error_name(FA_ESCHEMA), "FA_ESCHEMA") == 0);
 
@@ -359,17 +504,24 @@ int main(void) {
 
   full_path_tests();
 
+  {
+    unsigned int v;
+    for (v = 1; v <= FA_AGENT_OPTIONS_VERSION; ++v) options_version_test(v);
+  }
+  agent_config_test();
+  reentrancy_test();
+
   /* the integrity guard from C */
   {
     char *findings = NULL;
     const char *files =
         "[{\"path\":\"tests/test_a.py\",\"before\":\"def test_a():\\n    assert f() == 3\\n\","
         "\"after\":\"def test_a():\\n    assert f() > 2\\n\"}]";
-    CHECK(fa_integrity_check(&findings, files, strlen(files), NULL) == FA_OK);
+    CHECK(fa_integrity_check(&findings, files, strlen(files), NULL, 0) == FA_OK);
     CHECK(findings && strstr(findings, "assertion_weakened") != NULL);
     fa_string_free(findings);
-    CHECK(fa_integrity_check(&findings, "{}", 2, NULL) == FA_ESCHEMA && findings == NULL);
-    CHECK(fa_integrity_check(&findings, "[{\"path\":1}]", 12, NULL) == FA_ESCHEMA);
+    CHECK(fa_integrity_check(&findings, "{}", 2, NULL, 0) == FA_ESCHEMA && findings == NULL);
+    CHECK(fa_integrity_check(&findings, "[{\"path\":1}]", 12, NULL, 0) == FA_ESCHEMA);
   }
 
   if (failures) fprintf(stderr, "%d check(s) failed\n", failures);

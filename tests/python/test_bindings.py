@@ -1,5 +1,9 @@
+import dataclasses
+import inspect
 import json
 import os
+import re
+import signal
 import subprocess
 import tempfile
 import threading
@@ -88,8 +92,11 @@ class BindingsTest(unittest.TestCase):
                 test="if grep -q 1 v.txt; then echo 'ok 1 - v'; else echo 'not ok 1 - v'; exit 1; fi"),
             model=flowagent.Model(spec="openai:scripted"))
 
-    def test_version(self):
-        self.assertEqual(flowagent.version(), "0.1.0")
+    def test_version_comes_from_the_project_line(self):
+        root = os.environ.get("FLOWAGENT_TEST_REPO_ROOT", os.path.join(os.path.dirname(__file__), "..", ".."))
+        with open(os.path.join(root, "CMakeLists.txt")) as f:
+            m = re.search(r"project\(flowagent\s+VERSION\s+([0-9.]+)", f.read())
+        self.assertEqual(flowagent.version(), m.group(1))
 
     def test_errors_map_to_exceptions_naming_the_field(self):
         flowagent.validate_request(BOT_REQUEST)
@@ -175,7 +182,7 @@ class BindingsTest(unittest.TestCase):
         seen = []
         req = self.request("py-cands")
         req.candidates = flowagent.Candidates(count=2, concurrency=1)
-        self.assertEqual(req.to_dict()["candidates"], {"count": 2, "concurrency": 1, "early_stop": False})
+        self.assertEqual(req.to_dict()["candidates"], {"count": 2, "concurrency": 1})  # unset fields are not sent
         with flowagent.Agent(transport=transport, on_event=seen.append) as agent:
             result = agent.run(req, timeout=120)
         self.assertEqual(result.status, "fixed", result.message)
@@ -232,6 +239,122 @@ class BindingsTest(unittest.TestCase):
             result = job.result(timeout=20)
             self.assertLess(time.time() - t0, 5)
         self.assertEqual(result.reason, "cancelled")
+
+    def test_callback_exceptions_and_events_belong_to_their_job(self):
+        class Boom(RuntimeError):
+            pass
+
+        def broken(args, root, cancelled):
+            raise Boom("tool exploded")
+
+        transport = ScriptedTransport([reply_tool("broken", {}), reply_text("gave up")])
+        with flowagent.Agent(worker_threads=1, tools=[flowagent.Tool("broken", "Fails.", {"type": "object"}, broken)],
+                             transport=transport) as agent:
+            a = agent.submit(self.request("py-a"))
+            b = agent.submit(BOT_REQUEST)          # runs after a, on the same worker
+            c = agent.submit(BOT_REQUEST)          # same change and revision as b: its own events
+            self.assertTrue(b.wait(60))            # a's exception is not b's
+            self.assertEqual(b.result().reason, "automated_author")
+            with self.assertRaises(Boom):
+                a.wait(60)
+            self.assertTrue(c.wait(60))
+            ev_b, ev_c = list(b.events(timeout=5)), list(c.events(timeout=5))
+            self.assertEqual({e.job_id for e in ev_b}, {b.id})
+            self.assertEqual({e.job_id for e in ev_c}, {c.id})
+            self.assertEqual(ev_b[-1].kind, "result")
+            for j in (a, b, c):
+                j.close()
+            self.assertEqual(agent._jobs, {})     # nothing kept per job once it ended and was closed
+
+    def test_ctrl_c_interrupts_result(self):
+        started = threading.Event()
+
+        def slow(args, root, cancelled):
+            started.set()
+            while not cancelled():
+                time.sleep(0.01)
+            return "stopped"
+
+        transport = ScriptedTransport([reply_tool("slow", {})])
+        with flowagent.Agent(tools=[flowagent.Tool("slow", "Slow.", {"type": "object"}, slow)],
+                             transport=transport) as agent:
+            job = agent.submit(self.request("py-int"))
+            self.assertTrue(started.wait(30))
+            timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+            timer.start()
+            t0 = time.time()
+            with self.assertRaises(KeyboardInterrupt):
+                job.result()
+            self.assertLess(time.time() - t0, 2.0)
+            job.cancel()
+            self.assertEqual(job.result(timeout=20).reason, "cancelled")
+
+    def test_malformed_json_raises_the_packages_exception(self):
+        with self.assertRaises(flowagent.InvalidJson):
+            flowagent.RepairResult.from_json("{")
+        with self.assertRaises(flowagent.InvalidJson):
+            flowagent.publish("{", "diff")
+        with flowagent.Agent() as agent:
+            with self.assertRaises(flowagent.InvalidJson):
+                agent.submit("{not json")
+
+    def test_dataclasses_send_only_what_the_user_set(self):
+        doc = flowagent.RepairRequest(repository="/r", change=flowagent.Change(id="c", base_commit="a", head_commit="b"),
+                                      failure=flowagent.Failure(failing_tests=["t"]),
+                                      limits=flowagent.Limits(max_tool_calls=7)).to_dict()
+        self.assertEqual(doc, {"schema": "flowagent.repair_request/v1", "repository": "/r",
+                               "change": {"id": "c", "base_commit": "a", "head_commit": "b"},
+                               "failure": {"failing_tests": ["t"]}, "limits": {"max_tool_calls": 7}})
+        flowagent.validate_request(doc)
+
+    def test_typed_and_documented(self):
+        pkg = os.path.dirname(flowagent.__file__)
+        self.assertTrue(os.path.isfile(os.path.join(pkg, "py.typed")))
+        missing = []
+        for name in flowagent.__all__:
+            obj = getattr(flowagent, name)
+            if not (obj.__doc__ or "").strip():
+                missing.append(name)
+            if inspect.isclass(obj) and not issubclass(obj, BaseException):
+                for attr, member in vars(obj).items():
+                    generated = attr == "__init__" and dataclasses.is_dataclass(obj)
+                    if (inspect.isfunction(member) or isinstance(member, (classmethod, property))) and not generated and \
+                            (not attr.startswith("_") or attr in ("__init__", "__enter__", "__exit__")):
+                        fn = member.__func__ if isinstance(member, classmethod) else member
+                        if not (fn.__doc__ or "").strip():
+                            missing.append(f"{name}.{attr}")
+        self.assertEqual(missing, [])
+
+    def test_integrity_check_is_bound(self):
+        files = [flowagent.FileVersions("tests/test_a.py", "def test_a():\n    assert f() == 3\n",
+                                        "def test_a():\n    assert f() > 2\n")]
+        findings = flowagent.integrity_check(files, failing_tests=["test_a"])
+        self.assertIn("assertion_weakened", [f.rule for f in findings])
+        honest = [flowagent.FileVersions("src/a.py", "x = 1\n", "x = 2\n")]
+        self.assertEqual(flowagent.integrity_check(honest), [])
+
+    def test_agent_config_is_strict(self):
+        with self.assertRaises(flowagent.SchemaError) as cm:
+            flowagent.Agent(config={"workspaces": {}})
+        self.assertIn("workspaces", str(cm.exception))
+        with self.assertRaises(flowagent.SchemaError):
+            flowagent.Agent(sandbox={"max_processes": "many"})
+        ws = os.path.join(self.tmp.name, "ws")
+        with flowagent.Agent(config={"workspace": {"root": ws}, "validator": {"accept_exit_code_evidence": True}}) as agent:
+            self.assertEqual(agent.run(BOT_REQUEST, timeout=10).reason, "automated_author")
+
+    def test_closing_the_agent_from_its_own_callback(self):
+        box = {}
+
+        def on_event(ev):
+            if ev.kind == "phase" and "agent" in box:
+                box.pop("agent").close()   # from a worker thread of that agent: supported, returns at once
+
+        agent = flowagent.Agent(worker_threads=1, on_event=on_event)
+        box["agent"] = agent
+        job = agent.submit(BOT_REQUEST)
+        self.assertTrue(job.wait(30))
+        job.close()
 
     def test_abstain_without_model(self):
         with flowagent.Agent() as agent:

@@ -1,36 +1,40 @@
 #include <gtest/gtest.h>
 
+#include "cli/progress.hpp"
+#include "flowagent/version.hpp"
 #include "support/scripted_model.hpp"
 #include "support/test_support.hpp"
 
 using namespace flowagent;
 using namespace flowagent::testkit;
+using flowagent::cli::fit_to_width;
+using flowagent::cli::progress_line;
 namespace fs = std::filesystem;
 
 namespace {
-int cli(const std::string& args, std::string* out = nullptr) { return sh(std::string(FLOWAGENT_CLI) + " " + args, out); }
+int run_cli(const std::string& args, std::string* out = nullptr) { return sh(std::string(FLOWAGENT_CLI) + " " + args, out); }
 }  // namespace
 
 TEST(Cli, UsageAndBadInput) {
   std::string out;
-  EXPECT_EQ(cli("", &out), 3);
-  EXPECT_EQ(cli("frobnicate", &out), 3);
-  EXPECT_EQ(cli("version", &out), 0);
-  EXPECT_NE(out.find("flowagent 0.1.0"), std::string::npos);
-  EXPECT_EQ(cli("repair --repo /nonexistent --base a --head b", &out), 3);
+  EXPECT_EQ(run_cli("", &out), 3);
+  EXPECT_EQ(run_cli("frobnicate", &out), 3);
+  EXPECT_EQ(run_cli("version", &out), 0);
+  EXPECT_NE(out.find("flowagent " + std::string(kVersionString)), std::string::npos);
+  EXPECT_EQ(run_cli("repair --repo /nonexistent --base a --head b", &out), 3);
   EXPECT_NE(out.find("does not exist"), std::string::npos);
   TempDir d;
   write_file(d.path() / "bad.json", R"({"schema":"flowagent.repair_request/v1","repository":3})");
-  EXPECT_EQ(cli("check-request " + (d.path() / "bad.json").string(), &out), 3);
+  EXPECT_EQ(run_cli("check-request " + (d.path() / "bad.json").string(), &out), 3);
   EXPECT_NE(out.find("repository: expected a string"), std::string::npos) << out;
-  EXPECT_EQ(cli("repair --request " + (d.path() / "bad.json").string(), &out), 3);
-  EXPECT_EQ(cli("repair --repo . --base a --head b --candidates 0", &out), 3);
-  EXPECT_NE(out.find("--candidates needs a valid value"), std::string::npos) << out;
-  EXPECT_EQ(cli("repair --repo . --base a --head b --candidate-concurrency 17", &out), 3);
+  EXPECT_EQ(run_cli("repair --request " + (d.path() / "bad.json").string(), &out), 3);
+  EXPECT_EQ(run_cli("repair --repo . --base a --head b --candidates 0", &out), 3);
+  EXPECT_NE(out.find("must be between 1 and 16"), std::string::npos) << out;
+  EXPECT_EQ(run_cli("repair --repo . --base a --head b --candidate-concurrency 17", &out), 3);
   write_file(d.path() / "cands.json",
              R"({"schema":"flowagent.repair_request/v1","repository":"/r","change":{"id":"c","base_commit":"a","head_commit":"b"},)"
              R"("failure":{},"candidates":{"count":3,"early_stop":true}})");
-  EXPECT_EQ(cli("check-request " + (d.path() / "cands.json").string(), &out), 0) << out;
+  EXPECT_EQ(run_cli("check-request " + (d.path() / "cands.json").string(), &out), 0) << out;
 }
 
 TEST(Cli, RepairsFromAPatchFileAndPrintsJson) {
@@ -48,7 +52,7 @@ TEST(Cli, RepairsFromAPatchFileAndPrintsJson) {
   model.push(tool_calls_reply({{"edit_file", Json::obj({{"path", "v.txt"}, {"old_text", "2"}, {"new_text", "1"}})}}));
   model.push(final_reply("v.txt must stay 1."));
   std::string out;
-  int rc = cli("repair --repo '" + repo.string() + "' --base " + base + " --patch '" + (tmp.path() / "change.diff").string() +
+  int rc = run_cli("repair --repo '" + repo.string() + "' --base " + base + " --patch '" + (tmp.path() / "change.diff").string() +
                    "' --test 'grep -q 1 v.txt' --failing v --model openai-compatible:m --base-url " + model.base_url() +
                    " --accept-exit-code-evidence --json --quiet 2>/dev/null",
                &out);
@@ -64,24 +68,24 @@ TEST(Cli, RepairsFromAPatchFileAndPrintsJson) {
   // The result published and applied from the command line.
   write_file(tmp.path() / "result.json", out);
   std::string sarif;
-  EXPECT_EQ(cli("publish --format sarif --result '" + (tmp.path() / "result.json").string() + "'", &sarif), 0) << sarif;
+  EXPECT_EQ(run_cli("publish --format sarif --result '" + (tmp.path() / "result.json").string() + "'", &sarif), 0) << sarif;
   EXPECT_NE(sarif.find("\"columnKind\": \"utf16CodeUnits\""), std::string::npos) << sarif;
-  EXPECT_EQ(cli("publish --format yaml --result '" + (tmp.path() / "result.json").string() + "'", &sarif), 3);
+  EXPECT_EQ(run_cli("publish --format yaml --result '" + (tmp.path() / "result.json").string() + "'", &sarif), 3);
   // apply: the head of the change is a commit object made from the patch; check it out first.
   sh("cd '" + repo.string() + "' && git stash -q -u && git checkout -q " + doc->get_string("head_commit"));
   std::string applied;
-  EXPECT_EQ(cli("apply --repo '" + repo.string() + "' --result '" + (tmp.path() / "result.json").string() + "'", &applied), 0)
+  EXPECT_EQ(run_cli("apply --repo '" + repo.string() + "' --result '" + (tmp.path() / "result.json").string() + "'", &applied), 0)
       << applied;
   EXPECT_EQ(read_file(repo / "v.txt"), "1\n");
   sh("cd '" + repo.string() + "' && git checkout -q -f main && git stash pop -q");
 
   // A bot's change: abstained, exit code 2.
-  rc = cli("repair --repo '" + repo.string() + "' --base " + base + " --head HEAD --bot --test true --quiet", &out);
+  rc = run_cli("repair --repo '" + repo.string() + "' --base " + base + " --head HEAD --bot --test true --quiet", &out);
   EXPECT_EQ(rc, 2) << out;
   EXPECT_NE(out.find("automated_author"), std::string::npos);
   // A patch that does not apply: bad input.
   write_file(tmp.path() / "broken.diff", "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-nope\n+yes\n");
-  rc = cli("repair --repo '" + repo.string() + "' --base " + base + " --patch '" + (tmp.path() / "broken.diff").string() +
+  rc = run_cli("repair --repo '" + repo.string() + "' --base " + base + " --patch '" + (tmp.path() / "broken.diff").string() +
                "' --test true --quiet",
            &out);
   EXPECT_EQ(rc, 3) << out;
@@ -105,10 +109,102 @@ TEST(Cli, GuardFindsCheatsAndRevertsAndAcceptsHonestPatches) {
              "-    return a + b + 1\n+    return b + a\n");
   const std::string common = "guard --repo '" + repo.string() + "' --head " + head + " --base " + base + " --failing test_add";
   std::string out;
-  EXPECT_EQ(cli(common + " --patch '" + (tmp.path() / "cheat.diff").string() + "'", &out), 1) << out;
+  EXPECT_EQ(run_cli(common + " --patch '" + (tmp.path() / "cheat.diff").string() + "'", &out), 1) << out;
   EXPECT_NE(out.find("tests/test_calc.py:4: [skip_added]"), std::string::npos) << out;
-  EXPECT_EQ(cli(common + " --patch '" + (tmp.path() / "revert.diff").string() + "'", &out), 1) << out;
+  EXPECT_EQ(run_cli(common + " --patch '" + (tmp.path() / "revert.diff").string() + "'", &out), 1) << out;
   EXPECT_NE(out.find("[reverts_change]"), std::string::npos) << out;
-  EXPECT_EQ(cli(common + " --patch '" + (tmp.path() / "honest.diff").string() + "'", &out), 0) << out;
+  EXPECT_EQ(run_cli(common + " --patch '" + (tmp.path() / "honest.diff").string() + "'", &out), 0) << out;
   EXPECT_NE(out.find("ok: no cheating found"), std::string::npos);
+}
+
+TEST(Cli, EverySubcommandHasHelpThatExitsZero) {
+  for (const char* cmd : {"repair", "publish", "apply", "guard", "check-request"}) {
+    std::string out;
+    EXPECT_EQ(run_cli(std::string(cmd) + " --help", &out), 0) << cmd << ": " << out;
+    EXPECT_NE(out.find(std::string("usage: flowagent ") + cmd), std::string::npos) << out;
+  }
+  std::string out;
+  EXPECT_EQ(run_cli("repair --help", &out), 0);
+  EXPECT_NE(out.find("--sandbox-max-processes N"), std::string::npos) << out;
+  EXPECT_EQ(run_cli("publish -h", &out), 0);
+  EXPECT_NE(out.find("gitlab"), std::string::npos) << out;
+}
+
+TEST(Cli, WithJsonEveryErrorIsADocumentOnStdout) {
+  TempDir d;
+  write_file(d.path() / "bad.json", R"({"schema":"flowagent.repair_request/v1","repository":3})");
+  struct Case {
+    std::string args;
+    int exit;
+    std::string code;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"repair --json --no-such-option", 3, "usage"},
+           {"repair --json --max-tool-calls", 3, "usage"},
+           {"repair --json --repo /nonexistent --base a --head b", 3, "invalid_input"},
+           {"repair --json --request " + (d.path() / "bad.json").string(), 3, "invalid_input"},
+           {"check-request --json " + (d.path() / "bad.json").string(), 3, "schema"},
+           {"check-request --json", 3, "usage"},
+           {"apply --json --result " + (d.path() / "bad.json").string(), 3, "usage"},
+           {"frobnicate --json", 3, "usage"}}) {
+    std::string out;
+    EXPECT_EQ(sh("(" + std::string(FLOWAGENT_CLI) + " " + c.args + " 2>/dev/null)", &out), c.exit) << c.args;
+    auto doc = parse_json(out);
+    ASSERT_TRUE(doc) << c.args << ": stdout is not one JSON document: " << out;
+    EXPECT_EQ(doc->get_string("schema"), "flowagent.cli_error/v1") << out;
+    EXPECT_EQ(doc->get_int("exit_code"), c.exit);
+    EXPECT_EQ(doc->find("error")->get_string("code"), c.code) << c.args << ": " << out;
+    EXPECT_FALSE(doc->find("error")->get_string("message").empty());
+  }
+  // Without --json, stdout stays empty on an error.
+  std::string out;
+  EXPECT_EQ(sh("(" + std::string(FLOWAGENT_CLI) + " repair --no-such-option 2>/dev/null)", &out), 3);
+  EXPECT_EQ(out, "");
+}
+
+TEST(Cli, LimitsAreCheckedLikeTheSchema) {
+  TempDir tmp;
+  auto repo = tmp.path() / "repo";
+  auto base = make_repo(repo, {{"v.txt", "1\n"}});
+  const std::string common = "repair --quiet --repo '" + repo.string() + "' --base " + base + " --head " + base + " --test true ";
+  for (const char* bad : {"--max-tool-calls -1", "--timeout-seconds -5", "--context-tokens -1", "--revision -2",
+                          "--max-tool-calls 12abc", "--sandbox-max-processes -1", "--context-tokens 10",
+                          "--timeout-seconds 0"}) {
+    std::string out;
+    EXPECT_EQ(run_cli(common + bad, &out), 3) << bad << ": " << out;
+  }
+}
+
+TEST(Cli, PublishLspNeedsTheRepositoryOrAUriBase) {
+  TempDir d;
+  RepairResult r;
+  r.status = Status::fixed;
+  r.patch = "diff --git a/a.txt b/a.txt\nindex d00491fd7e5bb6fa28c517a0bb32b8b506539d4d..0cfbf08886fca9a91cb753ec8734c84fcbe52c9f 100644\n"
+            "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-1\n+2\n";
+  write_file(d.path() / "r.json", dump_json_lossy(to_json(r)));
+  std::string out;
+  EXPECT_EQ(run_cli("publish --format lsp --result '" + (d.path() / "r.json").string() + "'", &out), 3) << out;
+  EXPECT_NE(out.find("uri_base"), std::string::npos) << out;
+  EXPECT_EQ(run_cli("publish --format lsp --uri-base /src/repo --result '" + (d.path() / "r.json").string() + "'", &out), 0) << out;
+  EXPECT_NE(out.find("file:///src/repo/a.txt"), std::string::npos) << out;
+}
+
+TEST(Cli, ProgressFitsANarrowTerminal) {
+  Event e;
+  e.kind = EventKind::tool_call;
+  e.phase = "repair";
+  e.index = 3;
+  e.max = 100;
+  e.message = "read_file src/some/very/long/path/to/a/file/that/does/not/fit\ninto/forty/columns.py \xE2\x82\xAC\xE2\x82\xAC";
+  const std::string line = progress_line(e);
+  EXPECT_EQ(line.find('\n'), std::string::npos);  // no control character can break the line
+  for (int cols : {20, 40, 80}) {
+    const std::string fitted = fit_to_width(line, cols);
+    std::size_t code_points = 0;
+    for (unsigned char c : fitted) code_points += (c & 0xC0) != 0x80;
+    EXPECT_LT(code_points, static_cast<std::size_t>(cols)) << fitted;  // never reaches the last column
+    EXPECT_TRUE(parse_json(dump_json_lossy(Json(fitted))));            // cut on a UTF-8 boundary
+  }
+  EXPECT_EQ(fit_to_width("short", 80), "short");
+  EXPECT_EQ(fit_to_width("0123456789", 8), "0123...");
 }

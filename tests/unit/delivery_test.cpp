@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <tuple>
 
 #include "flowagent/delivery.hpp"
 #include "support/test_support.hpp"
@@ -259,4 +261,168 @@ TEST(Apply, CleanThreeWayAndConflict) {
     sh("cd '" + f.repo.string() + "' && git status --porcelain && sha256sum m.py other.txt .git/index", &after);
     EXPECT_EQ(before, after);
   }
+}
+
+namespace {
+
+/// The lines of `text` (without their newlines).
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    auto nl = text.find('\n', pos);
+    out.push_back(text.substr(pos, nl - pos));
+    pos = nl == std::string::npos ? text.size() : nl + 1;
+  }
+  return out;
+}
+
+/// Applies suggestions (first line, last line, replacement lines; 1-based, inclusive) to `text`.
+std::string apply_suggestions(const std::string& text, std::vector<std::tuple<int, int, std::string>> s) {
+  auto lines = lines_of(text);
+  std::sort(s.begin(), s.end(), [](auto& a, auto& b) { return std::get<0>(a) > std::get<0>(b); });
+  for (const auto& [first, last, repl] : s) {
+    auto r = lines_of(repl);
+    lines.erase(lines.begin() + first - 1, lines.begin() + last);
+    lines.insert(lines.begin() + first - 1, r.begin(), r.end());
+  }
+  std::string out;
+  for (const auto& l : lines) out += l + "\n";
+  return out;
+}
+
+/// The text of a ```suggestion... block in a comment body.
+std::string suggestion_text(const std::string& body) {
+  auto open = body.find("```suggestion");
+  auto start = body.find('\n', open) + 1;
+  auto close = body.find("```", start);
+  return body.substr(start, close - start);
+}
+
+}  // namespace
+
+TEST(Delivery, GithubFallbackDiffIsOneGitApplies) {
+  Fixture f;
+  PublishOptions o;
+  o.change_diff = "diff --git a/m.py b/m.py\n--- a/m.py\n+++ b/m.py\n@@ -1 +1,3 @@\n-x\n+a\n+b\n+c\n";
+  auto doc = *parse_json(*publish(f.result, "github", o));
+  const std::string body = doc.get_string("body");
+  auto open = body.find("```diff\n");
+  ASSERT_NE(open, std::string::npos) << body;
+  const std::string diff = body.substr(open + 8, body.find("```", open + 8) - open - 8);
+  // Every hunk header names both sides.
+  for (const auto& l : lines_of(diff))
+    if (l.rfind("@@", 0) == 0) {
+      EXPECT_NE(l.find(" +"), std::string::npos) << l;
+    }
+  write_file(f.tmp.path() / "fallback.diff", diff);
+  std::string out;
+  EXPECT_EQ(sh("cd '" + f.repo.string() + "' && git apply --check '" + (f.tmp.path() / "fallback.diff").string() + "' 2>&1", &out), 0)
+      << out << "\n" << diff;
+}
+
+namespace {
+
+/// A head with nine lines and a fix that only inserts a line after line 2.
+struct InsertionFixture {
+  TempDir tmp;
+  fs::path repo = tmp.path() / "repo";
+  std::string old_text = "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\n";
+  std::string new_text = "one\ntwo\ninserted\nthree\nfour\nfive\nsix\nseven\neight\nnine\n";
+  RepairResult result;
+  InsertionFixture() {
+    auto base = make_repo(repo, {{"n.txt", "x\n"}});
+    auto head = commit_files(repo, {{"n.txt", old_text}}, "change");
+    write_file(repo / "n.txt", new_text);
+    sh("cd '" + repo.string() + "' && git diff --full-index > ../fix.diff && git checkout -q -- n.txt");
+    result.status = Status::fixed;
+    result.base_commit = base;
+    result.head_commit = head;
+    result.patch = read_file(tmp.path() / "fix.diff");
+    result.message = "a validated fix";
+  }
+};
+
+}  // namespace
+
+TEST(Delivery, PureInsertionInsideTheChangeIsASuggestion) {
+  InsertionFixture f;
+  PublishOptions o;
+  o.change_diff = "diff --git a/n.txt b/n.txt\n--- a/n.txt\n+++ b/n.txt\n@@ -1 +1,9 @@\n-x\n+one\n+two\n+three\n+four\n"
+                  "+five\n+six\n+seven\n+eight\n+nine\n";
+  auto doc = *parse_json(*publish(f.result, "github", o));
+  const auto& comments = doc.find("comments")->as_array();
+  ASSERT_EQ(comments.size(), 1u) << dump_json_lossy(doc);
+  EXPECT_EQ(doc.get_string("body").find("```diff"), std::string::npos);  // nothing labelled outside
+  const int line = static_cast<int>(comments[0].get_int("line"));
+  EXPECT_EQ(line, 2);  // anchored on the line above the insertion
+  EXPECT_EQ(apply_suggestions(f.old_text, {{line, line, suggestion_text(comments[0].get_string("body"))}}), f.new_text);
+  // GitLab: the same suggestion on a diff note.
+  auto gl = *parse_json(*publish(f.result, "gitlab", o));
+  const auto& ds = gl.find("discussions")->as_array();
+  ASSERT_EQ(ds.size(), 1u);
+  EXPECT_EQ(ds[0].find("position")->get_int("new_line"), 2);
+  EXPECT_NE(ds[0].get_string("body").find("```suggestion:-0+0\n"), std::string::npos);
+}
+
+TEST(Delivery, GitlabSuggestionsWithPositionsAndOffsets) {
+  Fixture f;
+  PublishOptions o;
+  // Lines 1-2 are context of the change (old lines 1-2), 3-9 are added.
+  o.change_diff = "diff --git a/m.py b/m.py\n--- a/m.py\n+++ b/m.py\n@@ -1,2 +1,9 @@\n a\n b\n+3\n+4\n+5\n+6\n+7\n+8\n+9\n";
+  auto out = publish(f.result, "gitlab", o);
+  ASSERT_TRUE(out) << out.error().message;
+  auto doc = *parse_json(*out);
+  const auto& ds = doc.find("discussions")->as_array();
+  ASSERT_EQ(ds.size(), 2u) << *out;
+  std::vector<std::tuple<int, int, std::string>> applied;
+  for (const auto& d : ds) {
+    const Json& p = *d.find("position");
+    EXPECT_EQ(p.get_string("position_type"), "text");
+    EXPECT_EQ(p.get_string("base_sha"), f.base);
+    EXPECT_EQ(p.get_string("start_sha"), f.base);
+    EXPECT_EQ(p.get_string("head_sha"), f.head);
+    EXPECT_EQ(p.get_string("new_path"), "m.py");
+    const int line = static_cast<int>(p.get_int("new_line"));
+    // A context line is addressed by both sides, an added line by its new side only.
+    if (line <= 2) {
+      EXPECT_EQ(p.get_int("old_line"), line);
+    } else {
+      EXPECT_EQ(p.find("old_line"), nullptr);
+    }
+    const std::string body = d.get_string("body");
+    auto tag = body.find("```suggestion:-");
+    ASSERT_NE(tag, std::string::npos) << body;
+    int above = 0, below = 0;
+    ASSERT_EQ(std::sscanf(body.c_str() + tag, "```suggestion:-%d+%d", &above, &below), 2) << body;
+    applied.emplace_back(line - above, line + below, suggestion_text(body));
+  }
+  EXPECT_EQ(apply_suggestions(f.old_text, applied), f.new_text);
+  // Outside the change: a diff in the note's body that git applies.
+  o.change_diff = "diff --git a/m.py b/m.py\n--- a/m.py\n+++ b/m.py\n@@ -1 +1,3 @@\n-x\n+a\n+b\n+c\n";
+  doc = *parse_json(*publish(f.result, "gitlab", o));
+  EXPECT_EQ(doc.find("discussions")->as_array().size(), 1u);
+  EXPECT_NE(doc.get_string("body").find("```diff\n"), std::string::npos);
+  // Without the change's diff nothing is known to be in the review: everything goes to the body.
+  doc = *parse_json(*publish(f.result, "gitlab", PublishOptions{}));
+  EXPECT_EQ(doc.find("discussions")->as_array().size(), 0u);
+}
+
+TEST(Delivery, LspNeedsAnAbsoluteUriBase) {
+  Fixture f;
+  EXPECT_EQ(publish(f.result, "lsp").error().code, Errc::invalid_argument);
+  PublishOptions o;
+  o.uri_base = "relative/dir";
+  EXPECT_EQ(publish(f.result, "lsp", o).error().code, Errc::invalid_argument);
+  o.uri_base = "file:///src/repo/";
+  auto doc = *parse_json(*publish(f.result, "lsp", o));
+  EXPECT_EQ(doc.find("edit")->find("changes")->as_object()[0].first, "file:///src/repo/m.py");
+}
+
+TEST(Delivery, PublishOptionsJsonIsStrict) {
+  EXPECT_TRUE(publish_options_from_json(R"({"uri_base":"/r","lsp_utf8":true,"change_diff":""})"));
+  EXPECT_EQ(publish_options_from_json(R"({"uri-base":"/r"})").error().code, Errc::schema);
+  EXPECT_EQ(publish_options_from_json(R"({"lsp_utf8":"yes"})").error().code, Errc::schema);
+  EXPECT_EQ(publish_options_from_json(R"([])").error().code, Errc::schema);
+  EXPECT_EQ(publish_options_from_json("{").error().code, Errc::invalid_json);
 }

@@ -12,8 +12,20 @@ import hashlib
 import os
 import zipfile
 
-NAME, VERSION = "flowagent", "0.1.0"
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _project_version():
+    """The version from the project() line of the repository's CMakeLists.txt (its one source)."""
+    import re
+    with open(os.path.join(os.path.dirname(os.path.dirname(HERE)), "CMakeLists.txt"), encoding="utf-8") as f:
+        m = re.search(r"project\(flowagent\s+VERSION\s+([0-9.]+)", f.read())
+    if not m:
+        raise RuntimeError("no version in the project() line of CMakeLists.txt")
+    return m.group(1)
+
+
+NAME, VERSION = "flowagent", _project_version()
 
 
 def _library():
@@ -42,7 +54,8 @@ def _library():
 
 def _files():
     pkg = os.path.join(HERE, NAME)
-    out = [(os.path.join(pkg, f), f"{NAME}/{f}") for f in sorted(os.listdir(pkg)) if f.endswith(".py")]
+    # The modules and py.typed (PEP 561: the package's annotations are for type checkers).
+    out = [(os.path.join(pkg, f), f"{NAME}/{f}") for f in sorted(os.listdir(pkg)) if f.endswith(".py") or f == "py.typed"]
     lib = _library()
     if lib:
         out.append((lib, f"{NAME}/libflowagent_c.so"))

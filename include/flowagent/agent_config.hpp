@@ -1,0 +1,52 @@
+// flowagent/agent_config.hpp: the "flowagent.agent_config/v1" document, the one place where an
+// Agent's configurable knobs are read from JSON (the C API's fa_agent_options::config_json, the
+// CLI's `repair --config`, the Python Agent(config=...)). docs/SCHEMA.md lists the fields.
+//
+// {"schema": "flowagent.agent_config/v1",
+//  "worker_threads": 2,
+//  "workspace": {"root": "/var/tmp/fa", "keep_dir": "build", "pool_per_repo": 2, "init_submodules": true},
+//  "validator": {"flaky_reruns": 0, "accept_exit_code_evidence": false},
+//  "sandbox": {... sandbox_options_from_json ...},
+//  "trajectory_dir": "/path", "record": "/path/model.jsonl",
+//  "known_flaky_tests": ["..."], "run_baseline": false}
+//
+// Every member is optional; an absent one keeps the default. Unknown members, wrong types and
+// out-of-range values are errors (Errc::schema, the message names the field), as in requests.
+// [Threading] plain functions on values.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "flowagent/agent.hpp"
+#include "flowagent/git_workspace.hpp"
+#include "flowagent/model_client.hpp"
+#include "flowagent/repair.hpp"
+#include "flowagent/sandbox.hpp"
+
+namespace flowagent {
+
+struct AgentConfig {
+  std::optional<int> worker_threads;
+  std::optional<GitWorkspaceOptions> workspace;  ///< set: the built-in git workspace provider with these options
+  std::optional<ValidatorOptions> validator;     ///< set: the command validator with these options
+  std::optional<SandboxOptions> sandbox;
+  std::filesystem::path trajectory_dir;
+  std::filesystem::path record;                  ///< append every model request/response here (JSONL)
+  std::vector<std::string> known_flaky_tests;
+  std::optional<bool> run_baseline;
+};
+
+/// Reads a "flowagent.agent_config/v1" document. [Errors] Errc::invalid_json, Errc::schema,
+/// Errc::unsupported (another version of the schema).
+Expected<AgentConfig> parse_agent_config(std::string_view json_text);
+
+/// Sets what `config` holds on `options` (policies it names are built here; the others are left
+/// alone). `transport`, when set, carries every model call (the record path still applies).
+void apply_agent_config(AgentOptions& options, const AgentConfig& config,
+                        std::shared_ptr<HttpTransport> transport = nullptr);
+
+}  // namespace flowagent

@@ -1,0 +1,81 @@
+#include "flowagent/agent_config.hpp"
+
+#include "core/json_reader.hpp"
+#include "flowagent/model_client.hpp"
+
+namespace flowagent {
+
+Expected<AgentConfig> parse_agent_config(std::string_view json_text) {
+  auto doc = parse_json(json_text);
+  if (!doc) return unexpected(doc.error());
+  if (!doc->is_object()) return fail(Errc::schema, "agent_config: expected an object");
+  if (auto ok = detail::check_schema_name(*doc, "flowagent.agent_config/v1"); !ok) return unexpected(ok.error());
+  AgentConfig c;
+  detail::ObjectReader r(*doc, "");
+  std::string schema, trajectory_dir, record;
+  std::int64_t threads = 0;
+  bool run_baseline = false;
+  Json sandbox;
+  r.string("schema", schema);
+  if (doc->find("worker_threads")) {
+    r.integer("worker_threads", threads, false, 1, 1024);
+    c.worker_threads = static_cast<int>(threads);
+  }
+  r.object("workspace", [&](detail::ObjectReader& w) {
+    GitWorkspaceOptions o;
+    std::string root;
+    std::int64_t pool = static_cast<std::int64_t>(o.pool_per_repo);
+    w.string("root", root).string("keep_dir", o.keep_dir).integer("pool_per_repo", pool, false, 0, 1024)
+        .boolean("init_submodules", o.init_submodules);
+    if (!root.empty() && !std::filesystem::path(root).is_absolute()) w.set_error("root", "must be an absolute path");
+    o.root = root;
+    o.pool_per_repo = static_cast<std::size_t>(pool);
+    c.workspace = o;
+  });
+  r.object("validator", [&](detail::ObjectReader& v) {
+    ValidatorOptions o;
+    std::int64_t reruns = o.flaky_reruns;
+    v.integer("flaky_reruns", reruns, false, 0, 100).boolean("accept_exit_code_evidence", o.accept_exit_code_evidence);
+    o.flaky_reruns = static_cast<int>(reruns);
+    c.validator = o;
+  });
+  r.any("sandbox", sandbox)
+      .string("trajectory_dir", trajectory_dir)
+      .string("record", record)
+      .strings("known_flaky_tests", c.known_flaky_tests);
+  if (doc->find("run_baseline")) {
+    r.boolean("run_baseline", run_baseline);
+    c.run_baseline = run_baseline;
+  }
+  if (auto e = r.finish(); !e.empty()) return fail(Errc::schema, e);
+  if (!sandbox.is_null()) {
+    auto s = sandbox_options_from_json(sandbox);
+    if (!s) return unexpected(s.error());
+    c.sandbox = std::move(*s);
+  }
+  c.trajectory_dir = trajectory_dir;
+  c.record = record;
+  return c;
+}
+
+void apply_agent_config(AgentOptions& options, const AgentConfig& c, std::shared_ptr<HttpTransport> transport) {
+  if (c.worker_threads) options.worker_threads = *c.worker_threads;
+  if (c.workspace) options.workspaces = make_git_workspace_provider(*c.workspace);
+  if (c.validator) options.validator = make_command_validator(*c.validator);
+  if (c.sandbox) options.sandbox = *c.sandbox;
+  if (!c.trajectory_dir.empty()) options.trajectory_dir = c.trajectory_dir;
+  if (!c.known_flaky_tests.empty()) options.known_flaky_tests = c.known_flaky_tests;
+  if (c.run_baseline) options.run_baseline = *c.run_baseline;
+  if (transport || !c.record.empty()) {
+    options.llm_factory = [transport, record = c.record](const ModelConfig& m) -> Expected<std::shared_ptr<LlmClient>> {
+      if (m.spec.empty() || m.spec == "builtin") return std::shared_ptr<LlmClient>();
+      ModelClientOptions mo;
+      mo.model = m;
+      mo.transport = transport;  // null: the built-in transport
+      mo.record_path = record;
+      return make_llm_client(std::move(mo));
+    };
+  }
+}
+
+}  // namespace flowagent

@@ -1,0 +1,76 @@
+// flowagent guard: checks a candidate patch for test cheating and for reverting the change.
+#include <filesystem>
+#include <iostream>
+
+#include "cli/args.hpp"
+#include "cli/common.hpp"
+#include "flowagent/integrity.hpp"
+#include "flowagent/patch.hpp"
+#include "workspace/git_patch.hpp"
+#include "workspace/repo_ops.hpp"
+
+namespace flowagent::cli {
+
+int cmd_guard(const std::vector<std::string>& args, Output& out) {
+  std::string repo, head, base, patch_file;
+  IntegrityOptions o;
+  ArgParser p("guard", "--repo DIR --head REV --patch FILE [--base REV] [--failing ID]...",
+              "Checks a candidate patch for test cheating (and for reverting base..head); exit 1 when found.");
+  p.text("--repo", "DIR", "the repository", repo)
+      .text("--head", "REV", "the change head the patch applies to", head)
+      .text("--patch", "FILE", "the candidate patch (unified diff)", patch_file)
+      .text("--base", "REV", "the change's base: also check that the patch does not undo base..head", base)
+      .list("--failing", "ID", "a failing test the patch should fix (repeatable)", o.failing_tests);
+  if (auto done = parse_or_exit(p, args, out)) return *done;
+  if (repo.empty() || head.empty() || patch_file.empty()) return out.usage_error("guard needs --repo, --head and --patch", p.help());
+  auto patch = read_input(patch_file);
+  if (!patch) return out.error(kExitUsage, patch.error());
+  const auto abs = std::filesystem::absolute(patch_file);
+  auto fixed = detail::commit_patch(repo, head, abs, "flowagent: change from " + abs.string());
+  if (!fixed)
+    return out.error(kExitUsage, "invalid_input", "the patch does not apply to " + head + ": " + fixed.error().message);
+  auto parsed_patch = parse_patch(*patch);
+  if (!parsed_patch) return out.error(kExitUsage, "invalid_input", parsed_patch.error().message);
+  std::vector<FileVersions> files;
+  for (const auto& f : parsed_patch->files) {
+    FileVersions v;
+    v.path = f.path();
+    if (f.status != PatchStatus::added) {
+      auto b = detail::read_file_at(repo, head, f.old_path);
+      if (!b) return out.error(kExitUsage, "invalid_input", f.old_path + " at " + head + ": " + b.error().message);
+      v.before = *b;
+    }
+    if (f.status != PatchStatus::deleted) {
+      auto a = detail::read_file_at(repo, *fixed, f.new_path);
+      if (!a) return out.error(kExitUsage, "invalid_input", f.new_path + " after the patch: " + a.error().message);
+      v.after = *a;
+    }
+    files.push_back(std::move(v));
+  }
+  // A hand-written patch may leave modes out; everything else that delivery refuses is reported.
+  bool unsafe = false;
+  for (const auto& problem : check_patch(*parsed_patch)) {
+    if (problem.reason == "patch_mode_unstated") continue;
+    std::cout << problem.path << ": [" << problem.reason << "] " << problem.message << "\n";
+    unsafe = true;
+  }
+  auto findings = check_test_integrity(files, o);
+  for (const auto& f : findings) std::cout << f.path << ":" << f.line << ": [" << f.rule << "] " << f.message << "\n";
+  bool reverted = false;
+  if (!base.empty()) {
+    auto d = detail::git_patch(repo, {base, head}, false);
+    if (!d) return out.error(kExitUsage, "invalid_input", "the change " + base + ".." + head + ": " + d.error().message);
+    auto r = measure_revert(*d, *parsed_patch);
+    if (r.changed_lines && r.share > 0.5) {
+      reverted = true;
+      std::cout << "[reverts_change] the patch undoes " << r.reverted_lines << " of " << r.changed_lines
+                << " changed lines\n";
+      for (const auto& h : r.hunks) std::cout << "  " << h << "\n";
+    }
+  }
+  const bool clean = findings.empty() && !reverted && !unsafe;
+  if (clean) std::cout << "ok: no cheating found\n";
+  return clean ? kExitFixed : kExitNoFix;
+}
+
+}  // namespace flowagent::cli
