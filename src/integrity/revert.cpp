@@ -232,18 +232,13 @@ class IntegrityFilter final : public PostFilter {
       for (const auto& f : in.change->files) {
         if (f.status == PatchStatus::deleted || is_test_path(f.path())) continue;
         if (o.change_files.size() >= kChangeFilesRead) break;
-        auto text = detail::git(repo, {"show", in.workspace->head_commit() + ":" + f.new_path});
+        auto text = detail::read_file_at(repo, in.workspace->head_commit(), f.new_path);
         if (text) o.change_files.push_back(FileVersions{f.path(), std::nullopt, std::move(*text)});
       }
     }
-    auto listed = detail::git(detail::workspace_repo(*in.workspace), {"ls-tree", "-r", "-z", "--name-only", in.workspace->head_commit()});
+    auto listed = detail::commit_files(detail::workspace_repo(*in.workspace), in.workspace->head_commit());
     if (!listed) return unexpected(listed.error());
-    for (std::size_t p = 0; p < listed->size();) {
-      auto e = listed->find('\0', p);
-      if (e == std::string::npos) e = listed->size();
-      if (e > p) o.project_files.push_back(listed->substr(p, e - p));
-      p = e + 1;
-    }
+    o.project_files = std::move(*listed);
     auto findings = check_test_integrity(*files, o);
     if (findings.empty()) return std::optional<Rejection>{};
     std::string msg;

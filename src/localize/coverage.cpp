@@ -13,6 +13,7 @@
 #include "flowagent/integrity.hpp"
 #include "flowagent/localize.hpp"
 #include "tools/test_command.hpp"
+#include "workspace/git_patch.hpp"
 #include "workspace/git.hpp"
 #include "workspace/sandbox_fs.hpp"
 
@@ -59,25 +60,26 @@ std::string rel_under(const fs::path& root, const fs::path& p) {
 
 Expected<ChangedLines> changed_lines(const fs::path& repository, const std::string& base, const std::string& head,
                                      const CancelToken& cancel) {
-  auto d = detail::git(repository, {"diff", "--no-color", "--no-ext-diff", "-U0", base, head}, cancel);
-  if (!d) return unexpected(d.error());
+  // The one diff parser (flowagent/patch.hpp) over git's canonical, attribute-proof diff.
+  auto patch = detail::git_patch(detail::GitRepo(repository), {base, head}, /*check_blobs=*/false, cancel);
+  if (!patch) return unexpected(patch.error());
   ChangedLines out;
-  std::string file;
-  std::istringstream in(*d);
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("+++ ", 0) == 0) {
-      file = line.rfind("+++ b/", 0) == 0 ? line.substr(6) : std::string();
-    } else if (line.rfind("@@", 0) == 0 && !file.empty()) {
-      auto plus = line.find(" +");
-      if (plus == std::string::npos) continue;
-      int start = 0, count = 1;
-      if (std::sscanf(line.c_str() + plus + 2, "%d,%d", &start, &count) < 1) continue;
-      if (count == 0) {  // a deletion: mark the lines around the gap
-        out[file].insert(start);
-        out[file].insert(start + 1);
+  for (const auto& f : patch->files) {
+    if (f.status == PatchStatus::deleted || f.new_path.empty()) continue;
+    auto& lines = out[f.new_path];
+    for (const auto& h : f.hunks) {
+      int cursor = h.new_start;  // the new-side line the next line of the hunk would be
+      for (const auto& l : h.lines) {
+        if (l.kind == '-') {  // a deletion: mark the lines around the gap
+          if (cursor > 1) lines.insert(cursor - 1);
+          lines.insert(cursor);
+          continue;
+        }
+        if (l.kind == '+') lines.insert(l.new_line);
+        cursor = l.new_line + 1;
       }
-      for (int i = 0; i < count; ++i) out[file].insert(start + i);
     }
+    if (lines.empty()) out.erase(f.new_path);
   }
   return out;
 }

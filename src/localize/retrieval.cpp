@@ -13,6 +13,7 @@
 #include "flowagent/localize.hpp"
 #include "flowagent/model_client.hpp"
 #include "flowagent/tools.hpp"
+#include "workspace/repo_ops.hpp"
 #include "workspace/git.hpp"
 #include "workspace/sandbox_fs.hpp"
 
@@ -47,19 +48,11 @@ std::uint64_t fnv1a(std::string_view s) {
 std::vector<std::string> list_files(const fs::path& root, const fs::path& git_dir, const CancelToken& cancel,
                                     std::size_t max_files) {
   std::vector<std::string> files;
-  Expected<std::string> listing = fail(Errc::not_found, "no git dir");
-  if (!git_dir.empty())
-    listing = detail::git(detail::GitRepo(git_dir, root), {"ls-files", "-z", "--cached", "--others", "--exclude-standard"},
-                          cancel);
+  Expected<std::vector<std::string>> listing = fail(Errc::not_found, "no git dir");
+  if (!git_dir.empty()) listing = detail::work_tree_files(detail::GitRepo(git_dir, root), cancel);
   if (listing) {
-    std::size_t pos = 0;
-    while (pos < listing->size() && files.size() < max_files) {
-      auto end = listing->find('\0', pos);
-      if (end == std::string::npos) end = listing->size();
-      if (end > pos) files.push_back(listing->substr(pos, end - pos));
-      pos = end + 1;
-    }
-    return files;
+    if (listing->size() > max_files) listing->resize(max_files);
+    return std::move(*listing);
   }
   std::error_code ec;
   for (auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied, ec);

@@ -142,6 +142,12 @@ Expected<std::vector<std::string>> work_tree_files(const GitRepo& repo, const Ca
   return split(*listing, '\0');
 }
 
+Expected<std::vector<std::string>> commit_files(const GitRepo& repo, const std::string& rev, const CancelToken& cancel) {
+  auto listing = git(repo, {"ls-tree", "-r", "-z", "--name-only", rev}, cancel);
+  if (!listing) return unexpected(listing.error());
+  return split(*listing, '\0');
+}
+
 Expected<std::vector<std::string>> files_containing(const GitRepo& repo, const std::string& rev,
                                                     const std::vector<std::string>& needles, const CancelToken& cancel) {
   if (needles.empty()) return std::vector<std::string>();

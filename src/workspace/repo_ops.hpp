@@ -61,6 +61,10 @@ Expected<std::vector<std::string>> tracked_files(const GitRepo& repo, const std:
 /// --exclude-standard`), as git prints them (relative to the work tree).
 Expected<std::vector<std::string>> work_tree_files(const GitRepo& repo, const CancelToken& cancel = CancelToken());
 
+/// Every file of commit `rev` (`git ls-tree -r --name-only`).
+Expected<std::vector<std::string>> commit_files(const GitRepo& repo, const std::string& rev,
+                                                const CancelToken& cancel = CancelToken());
+
 /// Files of commit `rev` that contain any of `needles` as a fixed string (`git grep -l -F`).
 Expected<std::vector<std::string>> files_containing(const GitRepo& repo, const std::string& rev,
                                                     const std::vector<std::string>& needles,
