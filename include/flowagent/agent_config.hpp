@@ -8,7 +8,9 @@
 //  "validator": {"flaky_reruns": 0, "accept_exit_code_evidence": false},
 //  "sandbox": {... sandbox_options_from_json ...},
 //  "trajectory_dir": "/path", "record": "/path/model.jsonl",
-//  "known_flaky_tests": ["..."], "run_baseline": false}
+//  "known_flaky_tests": ["..."], "run_baseline": false,
+//  "trusted_model_origins": ["https://llm.example.com"], "allow_replay_models": false,
+//  "rubric_review": false}
 //
 // Every member is optional; an absent one keeps the default. Unknown members, wrong types and
 // out-of-range values are errors (Errc::schema, the message names the field), as in requests.
@@ -38,6 +40,11 @@ struct AgentConfig {
   std::filesystem::path record;                  ///< append every model request/response here (JSONL)
   std::vector<std::string> known_flaky_tests;
   std::optional<bool> run_baseline;
+  std::vector<std::string> trusted_model_origins;  ///< AgentOptions::trusted_model_origins
+  std::optional<bool> allow_replay_models;         ///< AgentOptions::allow_replay_models
+  /// true: the default strategies with the rubric review on (flowagent/review.hpp), as the CLI's
+  /// --rubric-review.
+  std::optional<bool> rubric_review;
 };
 
 /// Reads a "flowagent.agent_config/v1" document. [Errors] Errc::invalid_json, Errc::schema,

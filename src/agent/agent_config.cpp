@@ -1,7 +1,10 @@
 #include "flowagent/agent_config.hpp"
 
 #include "core/json_reader.hpp"
+#include "agent/defaults.hpp"
 #include "flowagent/model_client.hpp"
+#include "flowagent/review.hpp"
+#include "flowagent/zero_token.hpp"
 
 namespace flowagent {
 
@@ -47,6 +50,16 @@ Expected<AgentConfig> parse_agent_config(std::string_view json_text) {
     r.boolean("run_baseline", run_baseline);
     c.run_baseline = run_baseline;
   }
+  r.strings("trusted_model_origins", c.trusted_model_origins);
+  for (std::size_t i = 0; i < c.trusted_model_origins.size(); ++i)
+    if (url_origin(c.trusted_model_origins[i]).empty())
+      r.set_error("trusted_model_origins[" + std::to_string(i) + "]", "must be a URL such as https://host:port");
+  for (auto [key, dst] : {std::pair{"allow_replay_models", &c.allow_replay_models}, std::pair{"rubric_review", &c.rubric_review}})
+    if (doc->find(key)) {
+      bool v = false;
+      r.boolean(key, v);
+      *dst = v;
+    }
   if (auto e = r.finish(); !e.empty()) return fail(Errc::schema, e);
   if (!sandbox.is_null()) {
     auto s = sandbox_options_from_json(sandbox);
@@ -66,6 +79,13 @@ void apply_agent_config(AgentOptions& options, const AgentConfig& c, std::shared
   if (!c.trajectory_dir.empty()) options.trajectory_dir = c.trajectory_dir;
   if (!c.known_flaky_tests.empty()) options.known_flaky_tests = c.known_flaky_tests;
   if (c.run_baseline) options.run_baseline = *c.run_baseline;
+  if (!c.trusted_model_origins.empty()) options.trusted_model_origins = c.trusted_model_origins;
+  if (c.allow_replay_models) options.allow_replay_models = *c.allow_replay_models;
+  if (c.rubric_review && *c.rubric_review) {
+    ReactOptions react = detail::default_react_options();
+    react.reviewer = make_rubric_reviewer();
+    options.strategies = {make_expectation_update_strategy(), make_react_strategy(std::move(react))};
+  }
   if (transport || !c.record.empty()) {
     options.llm_factory = [transport, record = c.record](const ModelConfig& m) -> Expected<std::shared_ptr<LlmClient>> {
       if (m.spec.empty() || m.spec == "builtin") return std::shared_ptr<LlmClient>();

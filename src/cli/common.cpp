@@ -52,4 +52,5 @@ Expected<RepairResult> load_result(const std::string& path) {
   return parse_repair_result(*text);
 }
 
+
 }  // namespace flowagent::cli

@@ -45,6 +45,7 @@ std::optional<int> parse_or_exit(const ArgParser& parser, const std::vector<std:
 
 /// A file's content, or stdin's for "-".
 Expected<std::string> read_input(const std::string& path);
+
 /// A result document from a file or stdin.
 Expected<RepairResult> load_result(const std::string& path);
 

@@ -9,15 +9,33 @@ namespace flowagent::cli {
 
 Progress::Progress() : tty_(::isatty(2) != 0) {}
 
+std::string terminal_safe(std::string_view text, bool keep_newlines) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == 0xC2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+        static_cast<unsigned char>(text[i + 1]) <= 0x9F) {
+      out += '?';
+      ++i;
+    } else if ((c < 0x20 && !(keep_newlines && (c == '\n' || c == '\t'))) || c == 0x7f) {
+      out += '?';
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
 std::string progress_line(const Event& e) {
   char eta[32] = "";
   if (e.eta_ms >= 0) std::snprintf(eta, sizeof eta, "  ETA %llds", static_cast<long long>(e.eta_ms / 1000));
   std::string what = e.message;
   if (e.kind == EventKind::tool_call) what = "tool " + std::to_string(e.index) + "/" + std::to_string(e.max) + " " + what;
-  for (auto& c : what)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';  // a newline or escape would break the line
+  what = terminal_safe(what, /*keep_newlines=*/false);  // a newline or escape would break the line
+  const std::string phase = terminal_safe(e.phase, false);
   char head[64];
-  std::snprintf(head, sizeof head, "[%6.1fs] %-10s ", static_cast<double>(e.elapsed_ms) / 1000.0, e.phase.c_str());
+  std::snprintf(head, sizeof head, "[%6.1fs] %-10s ", static_cast<double>(e.elapsed_ms) / 1000.0, phase.c_str());
   return std::string(head) + what + "  tokens " + std::to_string(e.tokens) + eta;
 }
 

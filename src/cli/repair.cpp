@@ -232,8 +232,8 @@ int cmd_repair(const std::vector<std::string>& args, Output& out) {
   if (json) {
     out.document(to_json(r));
   } else {
-    std::cout << "status: " << to_string(r.status) << " (" << r.reason << ")\n" << r.message << "\n";
-    if (!r.summary.empty()) std::cout << "summary: " << r.summary << "\n";
+    std::cout << "status: " << to_string(r.status) << " (" << r.reason << ")\n" << terminal_safe(r.message) << "\n";
+    if (!r.summary.empty()) std::cout << "summary: " << terminal_safe(r.summary) << "\n";
     std::cout << "tool calls: " << r.metrics.tool_calls << ", model calls: " << r.metrics.model_calls
               << ", tokens: " << r.metrics.input_tokens + r.metrics.output_tokens << ", time: " << r.metrics.wall_ms
               << " ms\n";

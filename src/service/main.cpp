@@ -99,6 +99,9 @@ int main(int argc, char** argv) {
     else if (a == "--log-requests") o.log_requests = true;
     else return usage();
   }
+  // The model endpoint is the operator's (requests may not change it): trust it for the key.
+  if (!o.model.base_url.empty()) o.agent.trusted_model_origins.push_back(o.model.base_url);
+  if (o.model.spec.rfind("replay:", 0) == 0) o.agent.allow_replay_models = true;
   if (runner_name != "pipeline") {
     auto r = test_runner(runner_name);
     if (!r) return usage();

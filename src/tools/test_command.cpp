@@ -120,6 +120,21 @@ std::vector<fs::path> reports_written_since(const fs::path& root, const std::vec
       }
     }
   }
+  return within_report_budget(out);
+}
+
+std::vector<fs::path> within_report_budget(const std::vector<fs::path>& files) {
+  std::vector<fs::path> out;
+  std::uintmax_t total = 0;
+  for (const auto& p : files) {
+    std::error_code ec;
+    const auto st = fs::symlink_status(p, ec);
+    if (ec || !fs::is_regular_file(st)) continue;
+    const auto size = fs::file_size(p, ec);
+    if (ec || size > kReportBytesPerRun - total) continue;
+    total += size;
+    out.push_back(p);
+  }
   return out;
 }
 

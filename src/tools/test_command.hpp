@@ -31,6 +31,15 @@ std::string expand_tests(const std::string& command, const std::vector<std::stri
 
 /// Regular files below `root` (outside .git) matching one of the workspace-relative `globs`
 /// (fnmatch) and written at or after `since`.
+/// Bytes of runner reports flowagent reads after one run, all files together: reports are written
+/// by test code, and each is parsed in flowagent's own memory, outside any sandbox bound. Files
+/// past the budget are not read (the run's evidence is then incomplete, never invented).
+inline constexpr std::uintmax_t kReportBytesPerRun = 32u << 20;
+
+/// `files` in order, keeping only regular files (not symlinks) while their sizes sum to at most
+/// kReportBytesPerRun.
+std::vector<std::filesystem::path> within_report_budget(const std::vector<std::filesystem::path>& files);
+
 std::vector<std::filesystem::path> reports_written_since(const std::filesystem::path& root,
                                                          const std::vector<std::string>& globs,
                                                          std::filesystem::file_time_type since);

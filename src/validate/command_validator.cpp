@@ -5,6 +5,7 @@
 #include <absl/strings/str_join.h>
 
 #include <algorithm>
+#include <cctype>
 #include <functional>
 #include <map>
 #include <memory>
@@ -31,6 +32,38 @@ Expected<std::string> candidate_patch(RepairContext& ctx) {
 }
 
 /// Lines the patch adds, concatenated (for "is this test new?"), read through the one patch parser.
+/// Does one of the `added` lines define a test named `leaf`: `def leaf(`, `func leaf(`, `fn leaf(`,
+/// `void leaf(`, `TEST(Suite, leaf)`, or a quoted name in a test call (`it('leaf'`, `test("leaf"`)?
+/// A bare mention (a comment, a call) is not a definition: crediting it would let a patch move the
+/// failing test away and name a neighbour as its "replacement".
+bool defines_test(const std::string& added, const std::string& leaf) {
+  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; };
+  for (std::size_t b = 0; b < added.size();) {
+    std::size_t e = added.find('\n', b);
+    if (e == std::string::npos) e = added.size();
+    const std::string_view line(added.data() + b, e - b);
+    b = e + 1;
+    for (std::size_t at = line.find(leaf); at != std::string_view::npos; at = line.find(leaf, at + 1)) {
+      const char before = at ? line[at - 1] : ' ';
+      const char after = at + leaf.size() < line.size() ? line[at + leaf.size()] : ' ';
+      if (ident(before) || ident(after)) continue;  // part of a longer name
+      std::string_view head = line.substr(0, at);
+      while (!head.empty() && (head.back() == ' ' || head.back() == '\t')) head.remove_suffix(1);
+      const bool keyword = head.ends_with("def") || head.ends_with("func") || head.ends_with("fn") ||
+                           head.ends_with("void") || head.ends_with("fun") || head.ends_with(",");  // TEST(S, leaf)
+      const bool quoted = (before == '\'' || before == '"' || before == '`') &&
+                          (line.find("it(") != std::string_view::npos || line.find("test(") != std::string_view::npos ||
+                           line.find("describe(") != std::string_view::npos || line.find("t.Run(") != std::string_view::npos ||
+                           line.find(".test(") != std::string_view::npos);
+      const bool gtest = keyword && head.ends_with(",") &&
+                         (line.find("TEST(") != std::string_view::npos || line.find("TEST_F(") != std::string_view::npos ||
+                          line.find("TEST_P(") != std::string_view::npos);
+      if ((keyword && !head.ends_with(",")) || gtest || quoted) return true;
+    }
+  }
+  return false;
+}
+
 std::string added_lines(std::string_view patch) {
   std::string out;
   auto parsed = parse_patch(patch);
@@ -458,7 +491,7 @@ class CommandValidator final : public Validator {
         // Only a test the patch itself adds (its name is on an added line) can replace the missing
         // one; a test that existed at head, however similar its name, is not a replacement (else
         // moving the failing test elsewhere would be credited to its neighbours).
-        const bool added_by_patch = leaf.size() >= 3 && added.find(leaf) != std::string::npos;
+        const bool added_by_patch = leaf.size() >= 3 && defines_test(added, leaf);
         if (added_by_patch && seen.insert(t.id).second) rep.new_ids.push_back(t.id);
       }
       if (rep.new_ids.empty())

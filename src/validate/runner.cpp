@@ -223,8 +223,9 @@ Expected<Observed> observe_tests(const fs::path& root, const RepairRequest& requ
   if (!same_dir) out.log += "\n[flowagent: the report directory was replaced during the run; its reports are ignored]\n";
   for (auto it = fs::directory_iterator(same_dir ? dir : fs::path(), ec); same_dir && !ec && it != fs::directory_iterator();
        it.increment(ec))
-    if (!it->is_symlink(ec) && it->is_regular_file(ec) && it->file_size(ec) <= (64u << 20)) files.push_back(it->path());
+    if (!it->is_symlink(ec) && it->is_regular_file(ec)) files.push_back(it->path());
   std::sort(files.begin(), files.end());
+  files = within_report_budget(files);  // test code writes these; flowagent parses them in its own memory
   for (const auto& p : files) reps.emplace_back("report", reports::parse_report_file(p));
   if (!plan.stdout_format.empty()) {
     auto rep = reports::parse_report_as(plan.stdout_format, r->output);
@@ -269,10 +270,13 @@ struct Counts {
 
 Counts count(const std::vector<reports::TestCase>& tests) {
   Counts c;
+  // One per test case as the runner counts them: two files may hold tests of the same name (jest's
+  // "widget › renders" in two files is two tests in its summary).
   std::set<std::string> passed, failed;
   for (const auto& t : tests) {
-    if (t.outcome == reports::Outcome::passed) passed.insert(t.id);
-    else if (t.outcome == reports::Outcome::failed || t.outcome == reports::Outcome::error) failed.insert(t.id);
+    const std::string key = t.file + '\x1f' + t.id;
+    if (t.outcome == reports::Outcome::passed) passed.insert(key);
+    else if (t.outcome == reports::Outcome::failed || t.outcome == reports::Outcome::error) failed.insert(key);
   }
   c.passed = static_cast<long>(passed.size());
   c.failed = static_cast<long>(failed.size());

@@ -205,6 +205,14 @@ TEST(Cli, ProgressFitsANarrowTerminal) {
     EXPECT_LT(code_points, static_cast<std::size_t>(cols)) << fitted;  // never reaches the last column
     EXPECT_TRUE(parse_json(dump_json_lossy(Json(fitted))));            // cut on a UTF-8 boundary
   }
+  // Escape sequences a model can put in a tool argument or a message never reach the terminal raw.
+  e.message = "edit_file x.py \x1b]0;pwned\x07 \x1b[2K\r \xC2\x9B" "2J";
+  e.phase = "re\x1bpair";
+  const std::string hostile = progress_line(e);
+  EXPECT_EQ(hostile.find('\x1b'), std::string::npos) << hostile;
+  EXPECT_EQ(hostile.find('\r'), std::string::npos) << hostile;
+  EXPECT_EQ(hostile.find("\xC2\x9B"), std::string::npos) << hostile;
+  EXPECT_EQ(flowagent::cli::terminal_safe("a\tb\nc\x1b[0m\x7f"), "a\tb\nc?[0m?");
   EXPECT_EQ(fit_to_width("short", 80), "short");
   EXPECT_EQ(fit_to_width("0123456789", 8), "0123...");
 }

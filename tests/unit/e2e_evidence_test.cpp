@@ -132,6 +132,30 @@ TEST(E2EEvidence, DeletedTestWithoutReplacementIsNotValidated) {
   RecordProperty("outcome", std::string(to_string(r.status)) + ": " + r.reason);
 }
 
+// A patch that moves the failing test to a new file (where it still fails) and mentions a neighbour
+// that already passes must not have the neighbour credited as the "replacement": only a test the
+// patch defines can replace a missing one (the hostile review's moved-test cheat).
+TEST(E2EEvidence, MovedFailingTestIsNotReplacedByANeighbourItMentions) {
+  auto p = parse_project();
+  ScriptedModel model;
+  const std::string moved = "import pytest\nfrom parse import parse\n\n\n"
+                            "@pytest.mark.parametrize('text,value', [('ff', 255), ('10', 16)], ids=['lead', 'trail'])\n"
+                            "def test_parse(text, value):\n    assert parse(text) == value\n";
+  model.push(tool_calls_reply({{"write_file", Json::obj({{"path", "tests/test_moved.py"}, {"content", moved}})}}));
+  model.push(tool_calls_reply({{"edit_file", Json::obj({{"path", "tests/test_parse.py"},
+                                                         {"old_text", "@pytest.mark.parametrize('text,value', [('ff', 255), ('10', 16)], ids=['lead', 'trail'])\n"
+                                                                      "def test_parse(text, value):\n    assert parse(text) == value\n"},
+                                                         {"new_text", "# test_parse moved; see test_plain\n"}})}}));
+  for (int i = 0; i < 3; ++i) model.push(final_reply("Moved the test."));
+  auto req = request_for(p->repo, p->base, p->head, model, {"tests/test_parse.py::test_parse[lead]"});
+  req.commands.test = kPytest;
+  auto agent = Agent::create(loop_options(p->tmp.path()));
+  auto r = (*agent)->run(req);
+  EXPECT_NE(r.status, Status::fixed) << r.reason << ": " << r.message;
+  for (const auto& x : r.evidence.replacements)
+    for (const auto& id : x.new_ids) EXPECT_EQ(id.find("test_plain"), std::string::npos) << id;
+}
+
 TEST(E2EEvidence, UntrackedFilePlantedDuringTheLoopDoesNotPassValidation) {
   auto p = parse_project();
   ScriptedModel model;

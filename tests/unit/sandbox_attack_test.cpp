@@ -698,3 +698,23 @@ TEST_F(SandboxAttack, FailsClosedWithoutBwrap) {
   EXPECT_TRUE(s.evidence.sandboxed);
   EXPECT_EQ(s.evidence.isolation, "bubblewrap");
 }
+
+// Runner reports are written by test code and parsed in flowagent's own memory: one budget for all
+// of a run's reports (the reviewer's 97 MiB surefire report took flowagent to 718 MiB).
+TEST(ReportBudget, ReportsAreReadWithinOneBudgetPerRun) {
+  TempDir d;
+  const auto big = d.path() / "a-big.xml", small = d.path() / "b-small.xml", link = d.path() / "c-link.xml";
+  {
+    std::ofstream out(big, std::ios::binary);
+    out.seekp(static_cast<std::streamoff>(detail::kReportBytesPerRun - 10));
+    out.put('x');
+  }
+  write_file(small, std::string(100, 'y'));
+  fs::create_symlink(small, link);
+  auto kept = detail::within_report_budget({big, small, link});
+  ASSERT_EQ(kept.size(), 1u);  // the big one fits alone; the small one would exceed the total; links never
+  EXPECT_EQ(kept[0], big);
+  kept = detail::within_report_budget({small, big});
+  ASSERT_EQ(kept.size(), 1u);
+  EXPECT_EQ(kept[0], small);
+}

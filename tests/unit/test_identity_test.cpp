@@ -194,3 +194,18 @@ TEST(RunnerPlan, PackageScriptsNameTheRunner) {
   EXPECT_EQ(detail::plan_runner("npm run lint", dir, root.path()).runner, Runner::unknown);
   EXPECT_EQ(detail::plan_runner("npm test", dir).runner, Runner::unknown);  // no checkout to read
 }
+
+// Two files with a test of the same name are two tests to the runner: the summary cross-check
+// counts test cases, not distinct names (jest prints "Tests: 2 passed, 2 total").
+TEST(SummaryCrossCheck, SameNameInTwoFilesIsTwoTests) {
+  std::vector<flowagent::reports::TestCase> tests(2);
+  tests[0].id = tests[1].id = "widget \xE2\x80\xBA renders without crashing";
+  tests[0].file = "src/a.test.js";
+  tests[1].file = "src/b.test.js";
+  const std::string out = "PASS src/a.test.js\nPASS src/b.test.js\n\nTest Suites: 2 passed, 2 total\n"
+                          "Tests:       2 passed, 2 total\nSnapshots:   0 total\nTime:        0.5 s\n";
+  EXPECT_EQ(flowagent::detail::summary_contradiction(flowagent::reports::Runner::jest, out, tests), "");
+  // The same name twice in one file (a forged duplicate) is still one test.
+  tests[1].file = tests[0].file;
+  EXPECT_NE(flowagent::detail::summary_contradiction(flowagent::reports::Runner::jest, out, tests), "");
+}
