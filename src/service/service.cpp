@@ -441,14 +441,21 @@ struct Service::Impl {
     co_return !ec;
   }
 
+  /// The response head of a Server-Sent Events stream (both queues' event endpoints).
   template <class Stream>
-  net::awaitable<void> stream_events(Stream& stream, std::shared_ptr<JobRec> job, std::size_t after) {
+  net::awaitable<bool> begin_event_stream(Stream& stream) {
     metrics.http(200);
-    std::string head =
+    static const std::string head =
         "HTTP/1.1 200 OK\r\nServer: flowagentd\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\n"
         "X-Accel-Buffering: no\r\nConnection: close\r\n\r\nretry: 1000\n\n";
     lowest(stream).expires_after(opt.write_timeout);
-    if (auto [ec, n] = co_await net::async_write(stream, net::buffer(head), as_tuple_awaitable); ec) co_return;
+    auto [ec, n] = co_await net::async_write(stream, net::buffer(head), as_tuple_awaitable);
+    co_return !ec;
+  }
+
+  template <class Stream>
+  net::awaitable<void> stream_events(Stream& stream, std::shared_ptr<JobRec> job, std::size_t after) {
+    if (!co_await begin_event_stream(stream)) co_return;
     auto ex = co_await net::this_coro::executor;
     auto timer = std::make_shared<net::steady_timer>(ex);
     auto pending = std::make_shared<std::atomic<bool>>(false);
@@ -494,12 +501,7 @@ struct Service::Impl {
   /// Event stream of a job in Redis: polled (frames carry the stream ids; Last-Event-ID resumes).
   template <class Stream>
   net::awaitable<void> stream_shared_events(Stream& stream, std::string id, std::string after) {
-    metrics.http(200);
-    std::string head =
-        "HTTP/1.1 200 OK\r\nServer: flowagentd\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\n"
-        "X-Accel-Buffering: no\r\nConnection: close\r\n\r\nretry: 1000\n\n";
-    lowest(stream).expires_after(opt.write_timeout);
-    if (auto [ec, n] = co_await net::async_write(stream, net::buffer(head), as_tuple_awaitable); ec) co_return;
+    if (!co_await begin_event_stream(stream)) co_return;
     net::steady_timer timer(co_await net::this_coro::executor);
     auto idle_since = Clock::now();
     for (;;) {
