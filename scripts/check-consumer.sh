@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 [ -f build/release/CMakeCache.txt ] || cmake --preset release >/dev/null
-cmake --build --preset release --target flowagent flowagent_c flowagent_cli flowagent_grammars -j "$(nproc)"
+cmake --build --preset release --target flowagent flowagent_c flowagent_cli flowagentd flowagent_grammars -j "$(nproc)"
 cmake --install build/release --prefix "$work/prefix" >/dev/null
 cp -r tests/consumer "$work/consumer"
 cmake -S "$work/consumer" -B "$work/consumer-build" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
