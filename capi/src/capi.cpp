@@ -61,6 +61,12 @@ constexpr std::array<std::size_t, FA_AGENT_OPTIONS_VERSION + 1> kAgentOptionsSiz
     0, offsetof(fa_agent_options, change_tracker), offsetof(fa_agent_options, sandbox_json),
     offsetof(fa_agent_options, config_json), sizeof(fa_agent_options)};
 
+/// Bytes of one fa_tool of version `v` (index: version): the stride of a host's tools array.
+constexpr std::array<std::size_t, FA_TOOL_VERSION + 1> kToolSize = {
+    0, offsetof(fa_tool, parameters_json_len), sizeof(fa_tool)};
+static_assert(offsetof(fa_tool, parameters_json_len) % alignof(fa_tool) == 0,
+              "a version-1 fa_tool array element is exactly the fields before parameters_json_len");
+
 int set_error(int code, std::string message) {
   g_last_error = std::move(message);
   return code;
@@ -295,12 +301,26 @@ int fa_agent_create(fa_agent** out, const fa_agent_options* opts) {
     if (o.tool_count > 0 && !o.tools) return set_error(FA_EINVAL, "tool_count > 0 but tools is NULL");
     if (o.tool_count > 0) {
       options.tools = default_agent_options().tools;
+      // The array's stride is the size of the version tools[0] declares (a host built against an
+      // older header passes smaller elements); every element must declare that same version.
+      const unsigned int tool_version = o.tools[0].version;
+      if (tool_version < 1 || tool_version > FA_TOOL_VERSION)
+        return set_error(FA_EUNSUPPORTED, "unknown fa_tool version " + std::to_string(tool_version));
+      const auto* base = reinterpret_cast<const unsigned char*>(o.tools);
       for (size_t i = 0; i < o.tool_count; ++i) {
-        const fa_tool& t = o.tools[i];
-        if (t.version != FA_TOOL_VERSION) return set_error(FA_EUNSUPPORTED, "unknown fa_tool version " + std::to_string(t.version));
+        fa_tool t = FA_TOOL_INIT;
+        std::memcpy(static_cast<void*>(&t), base + i * kToolSize[tool_version], kToolSize[tool_version]);
+        if (t.version != tool_version)
+          return set_error(FA_EINVAL, "fa_tool " + std::to_string(i) + " has version " + std::to_string(t.version) +
+                                          " but tools[0] has " + std::to_string(tool_version) +
+                                          " (one array holds one struct version)");
         if (!t.name || !t.invoke || !t.parameters_json)
           return set_error(FA_EINVAL, "fa_tool needs name, parameters_json and invoke");
-        auto schema = parse_json(t.parameters_json);
+        const std::string_view params = tool_version >= 2 ? std::string_view(t.parameters_json, t.parameters_json_len)
+                                                          : std::string_view(t.parameters_json);
+        if (params.find('\0') != std::string_view::npos)
+          return set_error(FA_EJSON, std::string("tool ") + t.name + ": parameters_json holds a NUL byte");
+        auto schema = parse_json(params);
         if (!schema) return set_error(FA_EJSON, std::string("tool ") + t.name + ": parameters_json: " + schema.error().message);
         if (auto added = options.tools->add(std::make_shared<CTool>(t, std::move(*schema), callbacks)); !added)
           return from_error(added.error());

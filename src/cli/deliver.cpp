@@ -21,6 +21,7 @@ int delivery_exit(const Error& e) {
 
 int cmd_publish(const std::vector<std::string>& args, Output& out) {
   std::string format, result_path = "-", repo;
+  bool json = false;
   PublishOptions o;
   ArgParser p("publish", "--format FORMAT [--result FILE|-] [--repo DIR] [options]",
               "Writes a fixed result in a review tool's or IDE's format (docs/DELIVERY.md).");
@@ -28,8 +29,10 @@ int cmd_publish(const std::vector<std::string>& args, Output& out) {
       .text("--result", "FILE|-", "the flowagent.repair_result/v1 document (default: stdin)", result_path)
       .text("--repo", "DIR", "the repository: the change's diff (what a review shows) and the LSP uri base", repo)
       .text("--uri-base", "DIR", "lsp: absolute folder the paths are relative to (default: --repo)", o.uri_base)
-      .flag("--lsp-utf8", "lsp: positions in UTF-8 code units instead of UTF-16", o.lsp_utf8);
+      .flag("--lsp-utf8", "lsp: positions in UTF-8 code units instead of UTF-16", o.lsp_utf8)
+      .flag("--json", "print {\"format\",\"content\"} (the published text as one string) or an error document", json);
   if (auto done = parse_or_exit(p, args, out)) return *done;
+  out.set_json(json);
   if (format.empty()) return out.usage_error("publish needs --format", p.help());
   auto result = load_result(result_path);
   if (!result) return out.error(kExitUsage, "invalid_input", "invalid result: " + result.error().message);
@@ -41,6 +44,10 @@ int cmd_publish(const std::vector<std::string>& args, Output& out) {
   auto text = publish(*result, format, o);
   if (!text) return out.error(delivery_exit(text.error()), std::string(errc_name(text.error().code)),
                               "refusing to publish: " + text.error().message);
+  if (json) {
+    out.document(Json::obj({{"format", format}, {"content", *text}}));
+    return kExitFixed;
+  }
   std::cout << *text;
   if (!text->empty() && text->back() != '\n') std::cout << "\n";
   return kExitFixed;

@@ -146,9 +146,22 @@ static void full_path_tests(void) {
   fa_agent_options opts;
   fa_change_tracker tracker = {FA_CHANGE_TRACKER_VERSION, state_cb, NULL};
   fa_transport transport = {FA_TRANSPORT_VERSION, send_cb, NULL};
+  /* version 2: parameters_json is (pointer, length): the slow tool's schema is followed by bytes
+   * that are not JSON, which flowagent must not read. */
+  static const char shout_schema[] = "{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"]}";
+  static const char slow_schema[] = "{\"type\":\"object\"} not JSON";
   fa_tool tools[2] = {
-      {FA_TOOL_VERSION, "shout", "Shouts.", "{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"]}", 0, shout_cb, NULL},
-      {FA_TOOL_VERSION, "slow", "Takes long.", "{\"type\":\"object\"}", 0, slow_cb, NULL}};
+      {FA_TOOL_VERSION, "shout", "Shouts.", shout_schema, 0, shout_cb, NULL, sizeof shout_schema - 1},
+      {FA_TOOL_VERSION, "slow", "Takes long.", slow_schema, 0, slow_cb, NULL, 17}};
+  /* version 1, as a host built against the version-1 header lays it out (a smaller element). */
+  struct tool_v1 {
+    unsigned int version;
+    const char *name, *description, *parameters_json;
+    int mutates;
+    int FA_CALLBACK(invoke)(const char *, const char *, const fa_tool_context *, fa_buffer *, void *);
+    void *payload;
+  } tools_v1[2] = {{1, "shout", "Shouts.", shout_schema, 0, shout_cb, NULL},
+                   {1, "slow", "Takes long.", "{\"type\":\"object\"}", 0, slow_cb, NULL}};
   pthread_t th;
 
   CHECK(mkdtemp(dir) != NULL);
@@ -189,6 +202,22 @@ static void full_path_tests(void) {
   opts.tool_count = 1;
   CHECK(fa_agent_create(&agent, &opts) == FA_EUNSUPPORTED && agent == NULL);
   tools[0].version = FA_TOOL_VERSION;
+  /* versions in one array: version-1 elements are read with their own stride; a mixed array and a
+   * length that cuts the schema are refused */
+  CHECK(sizeof tools_v1[0] < sizeof tools[0]);
+  opts.tools = (const fa_tool *)(const void *)tools_v1;
+  opts.tool_count = 2;
+  CHECK(fa_agent_create(&agent, &opts) == FA_OK);
+  fa_agent_free(agent);
+  agent = NULL;
+  tools_v1[1].version = 2;
+  CHECK(fa_agent_create(&agent, &opts) == FA_EINVAL && agent == NULL);
+  CHECK(strstr(fa_error_last(), "one array holds one struct version") != NULL);
+  opts.tools = tools;
+  tools[1].parameters_json_len = 10;
+  CHECK(fa_agent_create(&agent, &opts) == FA_EJSON && agent == NULL);
+  tools[1].parameters_json_len = 17;
+  opts.tool_count = 1;
   tracker.version = 7;
   opts.change_tracker = &tracker;
   CHECK(fa_agent_create(&agent, &opts) == FA_EUNSUPPORTED);

@@ -13,6 +13,10 @@ namespace fs = std::filesystem;
 
 namespace {
 int run_cli(const std::string& args, std::string* out = nullptr) { return sh(std::string(FLOWAGENT_CLI) + " " + args, out); }
+/// stdout only (the --json document), stderr dropped.
+int run_cli_stdout(const std::string& args, std::string* out) {
+  return sh("{ " + std::string(FLOWAGENT_CLI) + " " + args + " 2>/dev/null; }", out);
+}
 }  // namespace
 
 TEST(Cli, UsageAndBadInput) {
@@ -71,6 +75,16 @@ TEST(Cli, RepairsFromAPatchFileAndPrintsJson) {
   EXPECT_EQ(run_cli("publish --format sarif --result '" + (tmp.path() / "result.json").string() + "'", &sarif), 0) << sarif;
   EXPECT_NE(sarif.find("\"columnKind\": \"utf16CodeUnits\""), std::string::npos) << sarif;
   EXPECT_EQ(run_cli("publish --format yaml --result '" + (tmp.path() / "result.json").string() + "'", &sarif), 3);
+  // --json: one document on stdout, the published text as a string; an error is a cli_error document.
+  EXPECT_EQ(run_cli_stdout("publish --json --format sarif --result '" + (tmp.path() / "result.json").string() + "'", &sarif), 0);
+  auto published = parse_json(sarif);
+  ASSERT_TRUE(published) << sarif;
+  EXPECT_EQ(published->get_string("format"), "sarif");
+  EXPECT_NE(published->get_string("content").find("\"columnKind\": \"utf16CodeUnits\""), std::string::npos) << sarif;
+  EXPECT_EQ(run_cli_stdout("publish --json --format yaml --result '" + (tmp.path() / "result.json").string() + "'", &sarif), 3);
+  auto refused = parse_json(sarif);
+  ASSERT_TRUE(refused) << sarif;
+  EXPECT_EQ(refused->get_string("schema"), "flowagent.cli_error/v1");
   // apply: the head of the change is a commit object made from the patch; check it out first.
   sh("cd '" + repo.string() + "' && git stash -q -u && git checkout -q " + doc->get_string("head_commit"));
   std::string applied;
@@ -115,6 +129,29 @@ TEST(Cli, GuardFindsCheatsAndRevertsAndAcceptsHonestPatches) {
   EXPECT_NE(out.find("[reverts_change]"), std::string::npos) << out;
   EXPECT_EQ(run_cli(common + " --patch '" + (tmp.path() / "honest.diff").string() + "'", &out), 0) << out;
   EXPECT_NE(out.find("ok: no cheating found"), std::string::npos);
+
+  // --json: the same verdicts as one document.
+  EXPECT_EQ(run_cli_stdout(common + " --json --patch '" + (tmp.path() / "cheat.diff").string() + "'", &out), 1) << out;
+  auto cheat = parse_json(out);
+  ASSERT_TRUE(cheat) << out;
+  EXPECT_FALSE(cheat->find("clean")->as_bool());
+  ASSERT_EQ(cheat->find("findings")->as_array().size(), 1u) << out;
+  EXPECT_EQ(cheat->find("findings")->as_array()[0].get_string("rule"), "skip_added");
+  EXPECT_EQ(cheat->find("findings")->as_array()[0].find("line")->as_int(), 4);
+  EXPECT_EQ(run_cli_stdout(common + " --json --patch '" + (tmp.path() / "revert.diff").string() + "'", &out), 1) << out;
+  auto reverted = parse_json(out);
+  ASSERT_TRUE(reverted) << out;
+  EXPECT_TRUE(reverted->find("revert")->find("reverts_change")->as_bool()) << out;
+  EXPECT_EQ(run_cli_stdout(common + " --json --patch '" + (tmp.path() / "honest.diff").string() + "'", &out), 0) << out;
+  auto honest = parse_json(out);
+  ASSERT_TRUE(honest) << out;
+  EXPECT_TRUE(honest->find("clean")->as_bool());
+  EXPECT_FALSE(honest->find("revert")->find("reverts_change")->as_bool());
+  EXPECT_TRUE(honest->find("findings")->as_array().empty());
+  EXPECT_EQ(run_cli_stdout("guard --json --repo /nonexistent --head HEAD --patch /nonexistent", &out), 3);
+  auto bad = parse_json(out);
+  ASSERT_TRUE(bad) << out;
+  EXPECT_EQ(bad->get_string("schema"), "flowagent.cli_error/v1");
 }
 
 TEST(Cli, EverySubcommandHasHelpThatExitsZero) {

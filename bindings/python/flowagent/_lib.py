@@ -28,10 +28,13 @@ class Tracker(ctypes.Structure):
 
 
 class ToolStruct(ctypes.Structure):
-    """fa_tool (version 1)."""
+    """fa_tool (version 2: parameters_json is (pointer, length))."""
     _fields_ = [("version", ctypes.c_uint), ("name", ctypes.c_char_p), ("description", ctypes.c_char_p),
                 ("parameters_json", ctypes.c_char_p), ("mutates", ctypes.c_int), ("invoke", TOOL_CB),
-                ("payload", ctypes.c_void_p)]
+                ("payload", ctypes.c_void_p), ("parameters_json_len", ctypes.c_size_t)]
+
+
+TOOL_VERSION = 2  # fa_tool version these bindings fill
 
 
 class Transport(ctypes.Structure):

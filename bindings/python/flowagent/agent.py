@@ -179,7 +179,8 @@ class Agent:
                 cb = _lib.TOOL_CB(self._wrap_tool(t))
                 name, desc, params = t.name.encode(), t.description.encode(), json.dumps(t.parameters).encode()
                 self._keep += [cb, name, desc, params]
-                arr[i] = _lib.ToolStruct(1, name, desc, params, 1 if t.mutates else 0, cb, None)
+                arr[i] = _lib.ToolStruct(_lib.TOOL_VERSION, name, desc, params, 1 if t.mutates else 0, cb, None,
+                                         len(params))
             self._keep.append(arr)
             opts.tools = arr
             opts.tool_count = len(tools)

@@ -129,19 +129,30 @@ typedef struct fa_change_tracker {
 typedef struct fa_tool_context fa_tool_context;
 FA_API int fa_tool_context_cancelled(const fa_tool_context *ctx);
 
-#define FA_TOOL_VERSION 1
+#define FA_TOOL_VERSION 2
+/* An extra tool for the model. Version 1 ends at `payload`; version 2 appends parameters_json_len.
+ *
+ * Arrays: fa_agent_options.tools is read with the stride of the version in tools[0], so a host
+ * built against an older header (smaller struct) stays correct; every element must carry that same
+ * version (a mixed array is FA_EINVAL), since the element size cannot be known otherwise. */
 typedef struct fa_tool {
-  unsigned int version;        /* FA_TOOL_VERSION */
-  const char *name;            /* letters, digits, '_' and '-'; copied at fa_agent_create */
-  const char *description;     /* written for the model; copied */
-  const char *parameters_json; /* JSON schema of the arguments (type object); copied */
+  unsigned int version;        /* FA_TOOL_VERSION (1 is still accepted) */
+  const char *name;            /* NUL-terminated; letters, digits, '_' and '-'; copied at fa_agent_create */
+  const char *description;     /* NUL-terminated, written for the model; copied */
+  /* JSON schema of the arguments (type object); copied. Version 1: NUL-terminated. Version 2:
+   * parameters_json_len bytes (need not be NUL-terminated; embedded NUL bytes are FA_EJSON). */
+  const char *parameters_json;
   int mutates;                 /* 1 when the tool edits files (counts as an edit for validation) */
-  /* Runs the tool. args_json was checked against parameters_json. Write what the model should see
-   * into `out`. Return 0 on success, 1 for a tool-level failure the model sees, < 0 for an error. */
+  /* Runs the tool. args_json (NUL-terminated, owned by flowagent, valid during the call) was checked
+   * against parameters_json. Write what the model should see into `out`. Return 0 on success, 1 for
+   * a tool-level failure the model sees, < 0 for an error. */
   int FA_CALLBACK(invoke)(const char *args_json, const char *workspace_root, const fa_tool_context *ctx,
                           fa_buffer *out, void *payload);
   void *payload;
+  /* version 2: */
+  size_t parameters_json_len;  /* bytes at parameters_json */
 } fa_tool;
+#define FA_TOOL_INIT {FA_TOOL_VERSION, NULL, NULL, NULL, 0, NULL, NULL, 0}
 
 #define FA_TRANSPORT_VERSION 1
 typedef struct fa_transport {
