@@ -39,6 +39,9 @@ struct TestRun {
   /// Where the per-test results came from: "report:<format>" (a machine report the runner wrote
   /// where flowagent asked), "output:<format>" (parsed from the output); "" when none could be read.
   std::string report_format;
+  /// Set when the sandbox stopped the command for a bound it crossed (e.g. "the run added more than
+  /// 1000000 entries to the workspace (max_workspace_inodes)"); empty otherwise.
+  std::string stopped_by;
 };
 
 /// A requested failing test that no longer exists after the fix, and the tests that replaced it

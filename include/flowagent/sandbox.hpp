@@ -66,6 +66,11 @@ struct SandboxOptions {
   std::uint64_t tmp_size = 512ull << 20;            ///< bytes of the private /tmp (and of /dev/shm)
   std::uint64_t max_workspace_growth = 2ull << 30;  ///< bytes a run may add to the workspace (tree + unlinked held files)
   std::uint64_t max_workspace_inodes = 1000000;     ///< entries (files, folders, links) a run may add to the workspace
+  /// Floors of free space on the workspace's file system: a run that brings it below either while
+  /// it writes is stopped. They bound what the two limits above cannot see (files a run unlinked
+  /// and keeps only as descriptors in flight between its processes); 0 turns a floor off.
+  std::uint64_t min_free_disk_bytes = 1ull << 30;
+  std::uint64_t min_free_disk_inodes = 65536;
   /// Bytes of memory the whole run may hold (its processes, tmpfs and memfd pages, page cache), as
   /// root through a memory cgroup per run (memory.max / memory.limit_in_bytes; at the bound the
   /// kernel's OOM killer ends processes of the run). Unprivileged: not enforced (see SECURITY.md).

@@ -145,6 +145,14 @@ int cmd_repair(const std::vector<std::string>& args, Output& out) {
       .size("--sandbox-tmp-bytes", "N", "size of the private /tmp and /dev/shm (default 512 MiB)", sandbox.tmp_size)
       .size("--sandbox-max-growth-bytes", "N", "bytes a command may add to the workspace (default 2 GiB)",
             sandbox.max_workspace_growth)
+      .size("--sandbox-max-inodes", "N", "entries (files, folders, links) a command may add to the workspace (default 1000000)",
+            sandbox.max_workspace_inodes)
+      .size("--sandbox-min-free-disk-bytes", "N",
+            "stop a command that brings the workspace's file system below N free bytes while it writes (default 1 GiB; 0 = off)",
+            sandbox.min_free_disk_bytes)
+      .size("--sandbox-max-run-memory-bytes", "N",
+            "memory of all of a command's processes together, tmpfs and memfd pages included (memory cgroup, as root; default 8 GiB)",
+            sandbox.max_memory)
       .size("--sandbox-max-processes", "N", "processes per command (default 1024)", sandbox.max_processes)
       .size("--sandbox-max-file-bytes", "N", "largest file a command may write (default 1 GiB)", sandbox.max_file_size)
       .size("--sandbox-max-memory-bytes", "N", "address space per process (default 16 GiB; 0 = unlimited)",

@@ -28,7 +28,8 @@ Json to_json(const RepairResult& r) {
                               {"duration_ms", t.duration_ms},
                               {"passed", string_array(t.passed)},
                               {"failed", string_array(t.failed)},
-                              {"report_format", t.report_format}}));
+                              {"report_format", t.report_format},
+                              {"stopped_by", t.stopped_by}}));
   Json verdicts = Json::array();
   for (const auto& v : r.evidence.tests)
     verdicts.push_back(Json::obj({{"id", v.id}, {"outcome", v.outcome}, {"seen_as", string_array(v.seen_as)}}));
@@ -134,6 +135,7 @@ Expected<RepairResult> repair_result_from_json(const Json& doc) {
       t.string("command", run.command).string("purpose", run.purpose).integer("exit_code", code, false, INT32_MIN, INT32_MAX);
       t.boolean("timed_out", run.timed_out).integer("duration_ms", run.duration_ms);
       t.strings("passed", run.passed).strings("failed", run.failed).string("report_format", run.report_format);
+      t.string("stopped_by", run.stopped_by);
       run.exit_code = static_cast<int>(code);
       r.evidence.runs.push_back(std::move(run));
     });

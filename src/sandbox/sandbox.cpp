@@ -159,11 +159,15 @@ TreeUsage tree_usage(const fs::path& root) {
 /// The file system's used bytes and used inodes (one statvfs).
 struct FsUsage {
   std::uint64_t bytes = 0, inodes = 0;
+  std::uint64_t avail_bytes = ~0ull, avail_inodes = ~0ull;  ///< for unprivileged users; ~0: not reported
 };
 FsUsage fs_usage(const fs::path& p) {
   struct statvfs v;
   if (::statvfs(p.c_str(), &v) != 0) return {};
-  return {static_cast<std::uint64_t>(v.f_blocks - v.f_bfree) * v.f_frsize, static_cast<std::uint64_t>(v.f_files - v.f_ffree)};
+  FsUsage u{static_cast<std::uint64_t>(v.f_blocks - v.f_bfree) * v.f_frsize, static_cast<std::uint64_t>(v.f_files - v.f_ffree)};
+  u.avail_bytes = static_cast<std::uint64_t>(v.f_bavail) * v.f_frsize;
+  if (v.f_files > 0) u.avail_inodes = v.f_favail;  // file systems without an inode table report 0 files
+  return u;
 }
 
 /// Pids of `root` and all its descendants (through /proc/PID/task/TID/children). In the sandbox's
@@ -291,23 +295,34 @@ Held unlinked_held(pid_t root, dev_t dev) {
 /// mappings cannot be read) ends the run: fail closed.
 class GrowthWatch {
  public:
-  GrowthWatch(fs::path root, std::uint64_t limit, std::uint64_t max_entries)
-      : root_(std::move(root)), limit_(limit), max_entries_(max_entries) {
+  GrowthWatch(fs::path root, const SandboxOptions& o)
+      : root_(std::move(root)), limit_(o.max_workspace_growth), max_entries_(o.max_workspace_inodes),
+        min_free_bytes_(o.min_free_disk_bytes), min_free_inodes_(o.min_free_disk_inodes) {
     if (!enabled()) return;
     const auto t = tree_usage(root_);
     tree0_ = t;
     const auto f = fs_usage(root_);
+    fs0_ = f;
     gate_bytes_ = f.bytes + (limit_ ? limit_ : ~0ull / 2);
     gate_inodes_ = f.inodes + (max_entries_ ? max_entries_ : ~0ull / 2);
     struct stat st;
     if (::stat(root_.c_str(), &st) == 0) dev_ = st.st_dev;
   }
-  bool enabled() const { return limit_ || max_entries_; }
+  bool enabled() const { return limit_ || max_entries_ || min_free_bytes_ || min_free_inodes_; }
 
   /// `pid`: the run's top process (the sandbox's pid 1), or 0 when it is not known yet.
   std::string check(pid_t pid = 0) {
     if (!enabled()) return {};
     const FsUsage f = fs_usage(root_);
+    // The floor: what the run hides from the walk below (files it unlinked and passes between its
+    // processes as SCM_RIGHTS messages in flight, invisible in /proc) still uses the file system,
+    // so the run may never bring it below the floor while it is the one writing.
+    if (min_free_bytes_ && f.avail_bytes < min_free_bytes_ && f.bytes > fs0_.bytes)
+      return "the workspace's file system fell to " + std::to_string(f.avail_bytes) + " free bytes while the run wrote " +
+             std::to_string(f.bytes - fs0_.bytes) + " (floor " + std::to_string(min_free_bytes_) + ", min_free_disk_bytes)";
+    if (min_free_inodes_ && f.avail_inodes < min_free_inodes_ && f.inodes > fs0_.inodes)
+      return "the workspace's file system fell to " + std::to_string(f.avail_inodes) + " free inodes while the run added " +
+             std::to_string(f.inodes - fs0_.inodes) + " (floor " + std::to_string(min_free_inodes_) + ", min_free_disk_inodes)";
     if (f.bytes <= gate_bytes_ && f.inodes <= gate_inodes_) return {};
     const auto t0 = Clock::now();
     if (t0 < next_walk_) return {};
@@ -347,8 +362,9 @@ class GrowthWatch {
  private:
   std::string suffix() const { return " (max_workspace_growth)"; }
   fs::path root_;
-  std::uint64_t limit_, max_entries_;
+  std::uint64_t limit_, max_entries_, min_free_bytes_, min_free_inodes_;
   TreeUsage tree0_;
+  FsUsage fs0_;
   std::uint64_t gate_bytes_ = 0, gate_inodes_ = 0;
   dev_t dev_ = 0;
   Clock::time_point next_walk_{};
@@ -476,7 +492,7 @@ Expected<ProcessResult> run_in_bwrap(const SandboxCommand& cmd, const SandboxOpt
   if (*cgroup) po.join_cgroup_procs = (*cgroup)->procs_files();
   // The growth watchdog runs on its own thread every 10 ms and kills the namespace's pid 1 through
   // its pidfd the moment a bound is crossed; run_process's watch (every 50 ms) reports it.
-  GrowthWatch growth(cmd.workspace, o.max_workspace_growth, o.max_workspace_inodes);
+  GrowthWatch growth(cmd.workspace, o);
   std::mutex verdict_mu;
   std::string verdict;
   std::atomic<bool> stop{false};
@@ -540,6 +556,8 @@ Expected<void> run_probe(const SandboxOptions& o) {
   SandboxOptions po = o;
   po.max_workspace_growth = 0;
   po.max_workspace_inodes = 0;
+  po.min_free_disk_bytes = 0;
+  po.min_free_disk_inodes = 0;
   auto r = run_in_bwrap(cmd, po);
   std::error_code ec;
   fs::remove_all(tmpl, ec);
@@ -573,6 +591,8 @@ Expected<SandboxOptions> sandbox_options_from_json(const Json& doc) {
       .any("env_set", env_set);
   for (auto [key, dst] : {std::pair{"tmp_size", &o.tmp_size}, std::pair{"max_workspace_growth", &o.max_workspace_growth},
                           std::pair{"max_workspace_inodes", &o.max_workspace_inodes}, std::pair{"max_memory", &o.max_memory},
+                          std::pair{"min_free_disk_bytes", &o.min_free_disk_bytes},
+                          std::pair{"min_free_disk_inodes", &o.min_free_disk_inodes},
                           std::pair{"max_processes", &o.max_processes}, std::pair{"max_file_size", &o.max_file_size},
                           std::pair{"max_address_space", &o.max_address_space},
                           std::pair{"max_cpu_seconds", &o.max_cpu_seconds}}) {
@@ -645,7 +665,7 @@ Expected<ProcessResult> run_sandboxed(const SandboxCommand& command, const Sandb
     po.cwd = cmd.cwd.empty() ? cmd.workspace : cmd.cwd;
     po.env_allow.clear();
     po.env_set = command_env(cmd, options, false);
-    GrowthWatch growth(cmd.workspace, options.max_workspace_growth, options.max_workspace_inodes);
+    GrowthWatch growth(cmd.workspace, options);
     po.watch = [&] { return growth.check(); };
     auto r = run_process(po);
     if (r) r->sandboxed = false;

@@ -282,6 +282,7 @@ class Build final : public ToolBase {
     if (!r) return as_output(r.error());
     ctx.state.last_build_log = r->output;
     std::string head = r->ok() ? "build succeeded" : r->timed_out ? "build timed out" : "build FAILED (exit " + std::to_string(r->exit_code) + ")";
+    if (!r->killed_by.empty()) head = "build STOPPED by the sandbox: " + r->killed_by;
     return ToolOutput{r->ok(), head + "\n" + reports::failure_excerpt(reports::strip_ansi(r->output), 60, opt_.max_output_chars)};
   }
 };
@@ -312,6 +313,7 @@ class RunTests final : public ToolBase {
     ctx.state.note_test_run(run->run, failing_set);
     std::string out = run->run.exit_code == 0 ? "tests PASSED" : run->run.timed_out ? "tests TIMED OUT" : "tests FAILED";
     out += " (exit " + std::to_string(run->run.exit_code) + ")\n";
+    if (!run->run.stopped_by.empty()) out += "STOPPED by the sandbox: " + run->run.stopped_by + "\n";
     for (const auto& p : run->run.passed) out += "PASS " + p + "\n";
     for (const auto& f : run->failures) {
       out += "FAIL " + f.id + (f.file.empty() ? "" : " at " + f.file + ":" + std::to_string(f.line)) + "\n";

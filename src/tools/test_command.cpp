@@ -165,6 +165,7 @@ Expected<TestRunOutcome> run_tests(const fs::path& root, const RepairRequest& re
   out.run.command = command;
   out.run.exit_code = r->exit_code;
   out.run.timed_out = r->timed_out;
+  out.run.stopped_by = r->killed_by;
   out.run.duration_ms = r->duration_ms;
   out.run.purpose = std::move(purpose);
   out.log = r->output;

@@ -224,6 +224,8 @@ class CommandValidator final : public Validator {
       if (!run) return unexpected(run.error());
       ev.runs.push_back(run->run);
       if (run->run.timed_out) return failed(rep, "regression", "the wider test set timed out");
+      if (!run->run.stopped_by.empty())
+        return failed(rep, "regression", "the sandbox stopped the wider test set: " + run->run.stopped_by);
       if (!run->summary_problem.empty()) return failed(rep, "unverified", "the wider test set: " + run->summary_problem);
       std::vector<std::string> failures;
       for (const auto& f : run->run.failed)
@@ -362,6 +364,8 @@ class CommandValidator final : public Validator {
     ctx.state.last_test_log = obs->log;
     ev.runs.push_back(obs->run);
     if (obs->run.timed_out) return Outcome2{false, "failing_tests_still_fail", "the tests timed out"};
+    if (!obs->run.stopped_by.empty())
+      return Outcome2{false, "failing_tests_still_fail", "the sandbox stopped the tests: " + obs->run.stopped_by};
     if (!obs->summary_problem.empty()) return Outcome2{false, "unverified", obs->summary_problem};
 
     const bool not_found = runner_says_not_found(*obs);
@@ -450,6 +454,8 @@ class CommandValidator final : public Validator {
     }
     const auto& o = *scope_run;
     if (o.run.timed_out) return Outcome2{false, "failing_tests_still_fail", "the tests of " + scope_text + " timed out"};
+    if (!o.run.stopped_by.empty())
+      return Outcome2{false, "failing_tests_still_fail", "the sandbox stopped the tests of " + scope_text + ": " + o.run.stopped_by};
     if (!o.summary_problem.empty()) return Outcome2{false, "unverified", "in " + scope_text + ": " + o.summary_problem};
     if (!o.readable) {
       if (o.run.exit_code == 0 && !opt_.accept_exit_code_evidence)

@@ -207,6 +207,7 @@ Expected<Observed> observe_tests(const fs::path& root, const RepairRequest& requ
   out.run.command = expand_tests(tmpl, tests);  // as the host wrote it, without our report flags
   out.run.exit_code = r->exit_code;
   out.run.timed_out = r->timed_out;
+  out.run.stopped_by = r->killed_by;
   out.run.duration_ms = r->duration_ms;
   out.run.purpose = std::move(purpose);
 

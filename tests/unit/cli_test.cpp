@@ -106,6 +106,36 @@ TEST(Cli, RepairsFromAPatchFileAndPrintsJson) {
   EXPECT_NE(out.find("does not apply"), std::string::npos);
 }
 
+// The sandbox's bounds are set from the command line: a test command that adds more entries to the
+// workspace than --sandbox-max-inodes allows is stopped, and the repair is not delivered.
+TEST(Cli, SandboxBoundsFromTheCommandLineReachTheRuns) {
+  TempDir tmp;
+  auto repo = tmp.path() / "repo";
+  auto base = make_repo(repo, {{"v.txt", "1\n"}});
+  const std::string head = commit_files(repo, {{"v.txt", "2\n"}, {"notes.txt", "a\nb\nc\n"}}, "change");
+  const std::string test = "'mkdir -p spill && i=0; while [ $i -lt 400 ]; do : > spill/f$i; i=$((i+1)); done; sleep 1; grep -q 1 v.txt'";
+  for (const std::string bound : {"--sandbox-max-inodes 1000", "--sandbox-max-inodes 50"}) {
+    ScriptedModel model;
+    model.push(tool_calls_reply({{"edit_file", Json::obj({{"path", "v.txt"}, {"old_text", "2"}, {"new_text", "1"}})}}));
+    model.push(final_reply("v.txt must stay 1."));
+    std::string out;
+    const int rc = run_cli_stdout("repair --repo '" + repo.string() + "' --base " + base + " --head " + head + " --test " + test +
+                                      " --failing v --model openai-compatible:m --base-url " + model.base_url() +
+                                      " --accept-exit-code-evidence --json --quiet " + bound,
+                                  &out);
+    auto doc = parse_json(out);
+    ASSERT_TRUE(doc) << out;
+    if (bound.ends_with("1000")) {
+      EXPECT_EQ(rc, 0) << out;
+      EXPECT_EQ(doc->get_string("status"), "fixed") << out;
+    } else {
+      EXPECT_NE(rc, 0) << out;
+      EXPECT_NE(doc->get_string("status"), "fixed") << out;
+      EXPECT_NE(out.find("max_workspace_inodes"), std::string::npos) << out;
+    }
+  }
+}
+
 TEST(Cli, GuardFindsCheatsAndRevertsAndAcceptsHonestPatches) {
   TempDir tmp;
   auto repo = tmp.path() / "repo";
@@ -163,6 +193,8 @@ TEST(Cli, EverySubcommandHasHelpThatExitsZero) {
   std::string out;
   EXPECT_EQ(run_cli("repair --help", &out), 0);
   EXPECT_NE(out.find("--sandbox-max-processes N"), std::string::npos) << out;
+  EXPECT_NE(out.find("--sandbox-max-inodes N"), std::string::npos) << out;
+  EXPECT_NE(out.find("--sandbox-max-run-memory-bytes N"), std::string::npos) << out;
   EXPECT_EQ(run_cli("publish -h", &out), 0);
   EXPECT_NE(out.find("gitlab"), std::string::npos) << out;
 }

@@ -143,7 +143,7 @@ TEST(Result, RoundTripsAndRejectsBadInput) {
   r.patch = "diff --git a/x b/x\n";
   r.summary = "<b>Root cause:</b> x.";
   r.metrics.phase_ms["validate"] = 12;
-  r.evidence.runs.push_back(TestRun{"ctest", 0, false, 5, {"A.B"}, {}, "failing", "report:junit"});
+  r.evidence.runs.push_back(TestRun{"ctest", 0, false, 5, {"A.B"}, {}, "failing", "report:junit", "the run added more than 5 entries (max_workspace_inodes)"});
   r.trajectory.push_back(TrajectoryStep{"tool", "read_file", "{}", "ok", true, 1});
   auto text = dump_json(to_json(r));
   ASSERT_TRUE(text);

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -272,6 +273,42 @@ for i in range(4096):
   EXPECT_FALSE(hidden.timed_out) << "the growth watchdog did not stop the run";
   EXPECT_EQ(hidden.output.find("finished"), std::string::npos) << hidden.output;
   EXPECT_NE(hidden.killed_by.find("max_workspace_growth"), std::string::npos) << hidden.killed_by;
+}
+
+TEST_F(SandboxAttack, DiskFillThroughDescriptorsInFlightIsBounded) {
+  // Unlinked files whose only references are descriptors in flight (SCM_RIGHTS messages queued on
+  // a socket the run holds): no name, no descriptor in /proc, no mapping. The walk and the /proc
+  // scan see nothing; the floor of free space on the file system stops the run. The floor is set
+  // just below what is free now, so the test needs only that much room.
+  struct statvfs v;
+  ASSERT_EQ(::statvfs(ws.c_str(), &v), 0);
+  const std::uint64_t avail = static_cast<std::uint64_t>(v.f_bavail) * v.f_frsize;
+  ASSERT_GT(avail, 2ull << 30) << "the workspace's file system needs 2 GiB free for this test";
+  SandboxOptions o;
+  o.min_free_disk_bytes = avail - (128ull << 20);
+  const std::string script = R"(python3 -c '
+import os, socket, time
+a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+for i in range(32):
+    fd = os.open("f%d" % i, os.O_RDWR | os.O_CREAT, 0o600)
+    os.unlink("f%d" % i)
+    for j in range(16):
+        os.write(fd, b"x" * (1 << 20))
+    os.fsync(fd)
+    socket.send_fds(a, [b"x"], [fd])
+    os.close(fd)
+print("holding 512 MiB through descriptors in flight only", flush=True)
+time.sleep(2)
+print("SURVIVED", flush=True)
+')";
+  auto r = must_run(script, o, 60s);
+  EXPECT_FALSE(r.timed_out) << "the floor did not stop the run";
+  EXPECT_EQ(r.output.find("SURVIVED"), std::string::npos) << r.output;
+  EXPECT_NE(r.killed_by.find("min_free_disk_bytes"), std::string::npos) << r.killed_by;
+  // The control: without the floor, the byte and inode bounds alone do not see these files.
+  o.min_free_disk_bytes = 0;
+  auto control = must_run(script, o, 60s);
+  EXPECT_NE(control.output.find("SURVIVED"), std::string::npos) << control.output << control.killed_by;
 }
 
 TEST_F(SandboxAttack, DiskFillThroughMappedUnlinkedFilesIsBounded) {
