@@ -103,8 +103,11 @@ struct TestHttpServer::Impl {
         rec.headers.emplace_back(n, std::string(f.value()));
       }
       Reply rep = next(rec);
-      if (rep.fault == Reply::Fault::delay_headers || rep.delay.count() > 0)
-        std::this_thread::sleep_for(rep.delay);
+      if (rep.fault == Reply::Fault::delay_headers || rep.delay.count() > 0) {
+        // In steps, so that stopping the server does not wait out a long delay.
+        const auto until = std::chrono::steady_clock::now() + rep.delay;
+        while (!stopping && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
       if (stopping) return;
       if (rep.fault == Reply::Fault::close_without_response) return;
       std::string head = "HTTP/1.1 " + std::to_string(rep.status) + " X\r\n";

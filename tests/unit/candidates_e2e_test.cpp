@@ -381,7 +381,7 @@ TEST(E2ECandidates, TheWallClockLimitHoldsAcrossCandidates) {
   });
   EXPECT_EQ(r.status, Status::no_fix);
   EXPECT_EQ(r.reason, "time_limit") << r.message;
-  EXPECT_LT(r.metrics.wall_ms, 6000);
+  EXPECT_LT(r.metrics.wall_ms, 15000);  // unbounded, three candidates reading forever run for minutes
   EXPECT_TRUE(r.patch.empty());
 }
 

@@ -236,15 +236,15 @@ TEST(E2EPython, ChangeUpdatedMidRepairIsDropped) {
 TEST(E2EPython, SlowModelIsCancelled) {
   auto p = python_project();
   ScriptedModel model;
-  model.delay = 3s;
+  model.delay = 20s;  // only a cancel that interrupts the model call ends the job within the wait below
   auto agent = Agent::create(options(*p, model));
   auto job = (*agent)->submit(with_model(p->request, model));
   ASSERT_TRUE(job);
   std::this_thread::sleep_for(500ms);
   const auto t0 = std::chrono::steady_clock::now();
   job->cancel();
-  ASSERT_TRUE(job->wait_for(3s));
-  EXPECT_LT(std::chrono::steady_clock::now() - t0, 2s);
+  ASSERT_TRUE(job->wait_for(10s));
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 10s);
   EXPECT_EQ(job->result()->status, Status::error);
   EXPECT_EQ(job->result()->reason, "cancelled");
 }

@@ -230,12 +230,12 @@ TEST(HttpFaults, SlowHeadersTimeOut) {
   auto o = options_for(server, "openai-compatible:m");
   o.http.first_byte_timeout = 300ms;
   o.retry.max_attempts = 1;
-  const auto t0 = std::chrono::steady_clock::now();
   auto r = client(o)->complete(conversation(), CancelToken());
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().code, Errc::timeout);
   EXPECT_NE(r.error().message.find("first byte"), std::string::npos) << r.error().message;
-  EXPECT_LT(std::chrono::steady_clock::now() - t0, 1200ms);
+  // No wall-clock bound here (tests do not time): a reply that had been waited for would have
+  // succeeded, so the timeout error is the evidence.
 }
 
 TEST(HttpFaults, ResetMidBodyIsRetried) {
@@ -281,7 +281,7 @@ TEST(HttpFaults, TruncatedJsonAndOversizedBodies) {
 TEST(HttpFaults, CancelFromAnotherThread) {
   TestHttpServer server;
   Reply slow = Reply::json(kOpenAiFinal);
-  slow.delay = 1500ms;
+  slow.delay = 8s;  // far beyond the bound below: only a cancel that interrupts the wait meets it
   server.push(slow);
   auto c = client(options_for(server, "openai-compatible:m"));
   CancelToken cancel;
@@ -294,7 +294,7 @@ TEST(HttpFaults, CancelFromAnotherThread) {
   t.join();
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().code, Errc::cancelled);
-  EXPECT_LT(std::chrono::steady_clock::now() - t0, 1200ms);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 6s);
 }
 
 class TlsTest : public ::testing::Test {

@@ -198,7 +198,7 @@ TEST(ServiceRedis, SupersedeAndCancelReachTheWorker) {
   const auto t0 = std::chrono::steady_clock::now();
   auto r2 = q->submit(sample_request("/r", "sup", 2), "ci");
   EXPECT_EQ(status_of(wait_done(*q, r1->id)), "superseded/newer_revision");
-  EXPECT_LT(std::chrono::steady_clock::now() - t0, 3s);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 8s);  // the worker's job sleeps 10 s unless superseded
   for (int i = 0; i < 300 && q->job(r2->id).value()->get_string("state") != "running"; ++i) std::this_thread::sleep_for(10ms);
   EXPECT_TRUE(q->cancel(r2->id).value());
   EXPECT_EQ(status_of(wait_done(*q, r2->id)), "error/cancelled");
