@@ -440,24 +440,28 @@ std::string maven_summary(const std::vector<std::string>& lines, const Counts& r
 }
 
 std::string gradle_summary(const std::vector<std::string>& lines, const Counts& rep) {
-  // Gradle counts tests only when some fail ("3 tests completed, 1 failed, 1 skipped"); otherwise
-  // the build's outcome is its summary.
+  // Gradle counts tests only when some fail ("3 tests completed, 1 failed, 1 skipped", once per
+  // failing test task, summed); otherwise the build's outcome is its summary.
   static const std::regex counts_re(R"(^(\d+) tests? completed, (\d+) failed(?:, (\d+) skipped)?)");
-  bool ok = false, failed_build = false;
+  bool ok = false, failed_build = false, counted = false;
+  long passed = 0, failed = 0;
   for (const auto& l : lines) {
     std::smatch m;
     if (std::regex_search(l, m, counts_re)) {
-      const long total = std::stol(m[1].str()), failed = std::stol(m[2].str()),
-                 skipped = m[3].matched ? std::stol(m[3].str()) : 0;
-      if (total - failed - skipped != rep.passed)
-        return "Gradle's summary says " + std::to_string(total - failed - skipped) + " passed, its reports show " +
-               std::to_string(rep.passed);
-      if (failed != rep.failed)
-        return "Gradle's summary says " + std::to_string(failed) + " failed, its reports show " + std::to_string(rep.failed);
-      return {};
+      counted = true;
+      const long total = std::stol(m[1].str()), f = std::stol(m[2].str()), sk = m[3].matched ? std::stol(m[3].str()) : 0;
+      passed += total - f - sk;
+      failed += f;
     }
     ok |= l.rfind("BUILD SUCCESSFUL", 0) == 0;
     failed_build |= l.rfind("BUILD FAILED", 0) == 0;
+  }
+  if (counted) {
+    if (passed != rep.passed)
+      return "Gradle's summary says " + std::to_string(passed) + " passed, its reports show " + std::to_string(rep.passed);
+    if (failed != rep.failed)
+      return "Gradle's summary says " + std::to_string(failed) + " failed, its reports show " + std::to_string(rep.failed);
+    return {};
   }
   if (failed_build && rep.failed == 0) return "Gradle says the build failed while every test its reports show passed";
   if (!ok && !failed_build) return "Gradle printed no build result: the run ended before it finished";

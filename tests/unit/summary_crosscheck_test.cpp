@@ -77,6 +77,14 @@ TEST(SummaryCrossCheck, Gradle) {
   passing.resize(1);
   passing[0].outcome = Outcome::passed;
   EXPECT_EQ(summary_contradiction(Runner::gradle, text("gradle-passed.txt"), passing), "");
+  // Two failing test tasks (projects): their counts add up.
+  std::string two = text("gradle-failed.txt");
+  two.insert(two.find("3 tests completed"), "1 test completed, 1 failed\n");
+  auto more = tests;
+  more.push_back(tests.front());
+  more.back().id = "com.example.OtherTest.testAdd";
+  EXPECT_EQ(summary_contradiction(Runner::gradle, two, more), "");
+  EXPECT_NE(summary_contradiction(Runner::gradle, two, tests), "");
   // A build that failed while every reported test passed (a test JVM that ended itself), and no
   // build result at all.
   EXPECT_NE(summary_contradiction(Runner::gradle, without(text("gradle-failed.txt"), "3 tests completed"), all_passed(tests)), "");
