@@ -305,6 +305,30 @@ bool in_entry_point(std::string_view path, const std::string& after, int n) {
   return false;
 }
 
+/// Python and C/C++: does the function holding line `n` of `after` fork before it (code, not a
+/// comment or a string: `pid = os.fork()`, `if (fork() == 0)`)? The child's `_exit` is honest.
+bool in_forked_child(const std::string& after, int n, Lang lang) {
+  if (lang != Lang::python && lang != Lang::cpp) return false;
+  static const std::regex fork_re(R"(\bfork\s*\(\s*\))");
+  std::vector<std::string_view> lines;
+  for (std::size_t b = 0; b <= after.size();) {
+    std::size_t e = after.find('\n', b);
+    if (e == std::string::npos) e = after.size();
+    lines.emplace_back(after.data() + b, e - b);
+    b = e + 1;
+  }
+  // Up from the line to the start of its top-level definition (the first line above it without
+  // indentation, a closing brace or a comment aside).
+  for (std::size_t i = std::min(static_cast<std::size_t>(std::max(n, 1)), lines.size()); i-- > 0;) {
+    const std::string_view line = lines[i];
+    if (std::regex_search(code_only(line.substr(0, kRegexLineChars), lang), fork_re)) return true;
+    const bool top = !line.empty() && line[0] != ' ' && line[0] != '\t' && line[0] != '}' && line[0] != '#' &&
+                     line[0] != '/';
+    if (top && i + 1 != static_cast<std::size_t>(n)) break;
+  }
+  return false;
+}
+
 /// A runner's terminal summary or report written by code: what a forger prints after writing a
 /// passing report, so the validator's summary cross-check agrees.
 const std::regex& forged_summary() {
@@ -318,14 +342,13 @@ const std::regex& forged_summary() {
 /// validator cross-checks and exits. Chosen scope (production code may end a process for honest
 /// reasons): calls that end the process at once (os._exit, kill of itself, Runtime.halt,
 /// syscall.Exit, _exit, quick_exit) anywhere but a program's entry point (`__main__`, `main()`,
-/// bin/, cmd/) or, in Python and C/C++, a file that forks (the child's _exit); exits with a success
+/// bin/, cmd/, scripts/) or, in Python and C/C++, a function that forks before it (the child's
+/// _exit); exits with a success
 /// status (process.exit(0), exit(0), process::exit(0)) under the same condition, in the languages
 /// whose runners take such an exit for a finished run; a runner's summary or report text anywhere.
 void production_process_rules(const RuleContext& c, const std::string& after, Findings& out) {
   const std::vector<std::pair<std::regex, std::string>> aliases =
       c.lang == Lang::python ? python_aliases(after) : std::vector<std::pair<std::regex, std::string>>{};
-  static const std::regex fork_re(R"(\bfork\s*\()");
-  const bool forks = (c.lang == Lang::python || c.lang == Lang::cpp) && std::regex_search(after, fork_re);
   for (const auto& [n, full] : added_lines(c.file.before, c.file.after)) {
     const std::string l = full.substr(0, kRegexLineChars);
     if (std::regex_search(l, forged_summary())) {
@@ -336,8 +359,8 @@ void production_process_rules(const RuleContext& c, const std::string& after, Fi
     }
     if (in_entry_point(c.file.path, after, n)) continue;
     const std::string code = resolved(code_only(l, c.lang), c.lang, aliases);
+    if (in_forked_child(after, n, c.lang)) continue;
     for (const auto* fams : {&hard_termination(c.lang), &success_exit(c.lang)}) {
-      if (forks) break;
       for (const auto& f : *fams)
         if (std::regex_search(code, f.re)) {
           out.push_back({"runner_terminated", c.file.path, n,
