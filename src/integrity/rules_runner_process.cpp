@@ -333,7 +333,7 @@ bool in_forked_child(const std::string& after, int n, Lang lang) {
 /// passing report, so the validator's summary cross-check agrees.
 const std::regex& forged_summary() {
   static const std::regex re(
-      R"([\d}]\s+passed\b.*\bin\b|\[  PASSED  \]|\[==========\]|\[       OK \]|--- PASS:|"Action"\s*:\s*"pass"|\\?"Action\\?"\s*:\s*\\?"pass|\bTests run: [\d{%]|\d+% tests passed|\btest result: ok\b|<testcase\b|<testsuites?\b|["'`]# pass\b|["'`]ok \d+ |\bTests:\s+[\d{$])");
+      R"([\d}]\s+passed\b[^"'\n]*\bin\s+[\d{%]|\[  PASSED  \]|\[==========\]|\[       OK \]|--- PASS:|"Action"\s*:\s*"pass"|\\?"Action\\?"\s*:\s*\\?"pass|\bTests run: [\d{%]|\d+% tests passed|\btest result: ok\b|<testcase\b|<testsuites?\b|["'`]# pass\b|["'`]ok \d+ |\bTests:\s+[\d{$])");
   return re;
 }
 
