@@ -26,7 +26,7 @@ DEPS=(
   "libtree-sitter-dev nodejs | syntax trees for the test-integrity guard (grammars' C sources from npm, pinned; nodejs brings npm)"
   "bubblewrap | the sandbox every untrusted command (build, tests, probes) runs in (docs/SECURITY.md)"
   "util-linux passwd | setpriv and useradd: scripts/attack-suite.sh also runs the attack suite as an unprivileged user"
-  "python3 python3-pytest | end-to-end tests and the demo repair real pytest projects"
+  "python3 python3-pytest python3-pytest-subtests | end-to-end tests and the demo repair real pytest projects (pytest-subtests: its summary line is cross-checked)"
   "python3-pip python3-venv | the README's offline install of the Python package (checked in CI)"
   "golang-go | end-to-end tests repair Go projects"
   "openjdk-17-jdk-headless | end-to-end tests repair Java projects"

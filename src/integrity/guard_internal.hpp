@@ -184,6 +184,10 @@ struct GoneTest {
   std::string path;
   const TestUnit* unit;
   bool file_deleted;
+  /// A test still there that checks less (`finding`, assertion_removed): settled at the end, when
+  /// the tests the patch adds are known (checks split off into new tests are not removed).
+  const TestUnit* kept = nullptr;
+  std::optional<IntegrityFinding> finding;
 };
 struct NewTest {
   std::string path;

@@ -74,7 +74,8 @@ const std::vector<Family>& termination(Lang l) {
       {"an os.exec* call replaces the runner's process", std::regex(R"(\bos\s*\.\s*exec[lv]p?e?\s*\()")},
       {"a signal to its own or its parent's process", std::regex(R"(\bos\s*\.\s*(kill|killpg)\s*\(|\bsignal\s*\.\s*(raise_signal|pthread_kill|alarm|setitimer)\s*\()")},
       {"sys.exit / exit / quit / raise SystemExit", std::regex(R"(\bsys\s*\.\s*exit\s*\(|(^|[^\w.])(exit|quit)\s*\(|\braise\s+SystemExit\b)")},
-      {"a process-ending function reached by name", std::regex(R"(\bgetattr\s*\(\s*(os|sys|signal|posix)\s*,|\b__import__\s*\(|\bctypes\b.*\b(exit|_exit|kill|abort)\b)")},
+      {"a process-ending function reached by name", std::regex(R"(\bgetattr\s*\(\s*(os|sys|signal|posix)\s*,|\b__import__\s*\(|\bimport_module\s*\(|\bctypes\b.*\b(exit|_exit|kill|abort)\b)")},
+      {"os._exit / os.kill imported under another name", std::regex(R"(\bfrom\s+(os|posix|nt|signal)\s+import\b.*\b(_exit|abort|kill|killpg|exec[lv]p?e?|raise_signal|pthread_kill)\b)")},
   };
   static const std::vector<Family> js = {
       {"process.exit / process.reallyExit / process.abort", std::regex(R"(\bprocess\s*\.\s*(exit|reallyExit|abort|_kill)\s*\(|\bprocess\s*\.\s*exitCode\s*=)")},
@@ -109,8 +110,10 @@ bool honest_termination(std::string_view code, Lang l, const std::string& after)
   static const std::regex exit0(R"(Exit\s*\(\s*0\s*\))");
   if (l == Lang::cpp)
     return contains(code, "_EXIT(") || contains(code, "_DEATH(") || contains(code, "_DEATH_IF_SUPPORTED(");
-  if (l == Lang::python)  // sys.exit(pytest.main()) under __main__; a method named exit
-    return contains(code, "main(") || contains(code, "def ");
+  if (l == Lang::python) {  // sys.exit(pytest.main()) / raise SystemExit(main()) under __main__
+    static const std::regex main_exit(R"(^\s*(sys\s*\.\s*exit|raise\s+SystemExit)\s*\(\s*[\w.]*main\s*\([^()]*\)\s*\)\s*$)");
+    return std::regex_search(std::string(code), main_exit);
+  }
   if (l == Lang::go)  // os.Exit(m.Run()), or os.Exit(code) in a TestMain that runs the tests
     return contains(code, "m.Run()") ||
            (contains(after, "func TestMain(") && contains(after, ".Run()") && !std::regex_search(std::string(code), exit0));
@@ -160,6 +163,215 @@ bool sets_argv(std::string_view code) {
   return contains(code, "setattr(") || contains(code, "patch(") || contains(code, "patch.object(");
 }
 
+/// Python names bound to the process modules or their functions in `after`: `import os as o`,
+/// `o = os`, `from os import _exit as x`, `x = os._exit`. Each maps to what it stands for ("os",
+/// "os._exit"), so `o._exit(0)` and `x(0)` read as the calls they are.
+std::vector<std::pair<std::regex, std::string>> python_aliases(const std::string& after) {
+  static const std::regex module_as(R"(\bimport\s+(os|sys|signal|posix|nt)\s+as\s+(\w+))");
+  static const std::regex module_eq(R"(^\s*(\w+)\s*=\s*(os|sys|signal|posix|nt)\s*$)");
+  static const std::regex from_import(R"(\bfrom\s+(os|sys|signal|posix|nt)\s+import\s+(\([^)]*\)|[\w \t,]+))");
+  static const std::regex func_eq(R"(^\s*(\w+)\s*=\s*((?:os|sys|signal|posix|nt)\s*\.\s*\w+)\s*$)");
+  static const std::regex name_as(R"((\w+)(?:\s+as\s+(\w+))?)");
+  std::vector<std::pair<std::string, std::string>> names;  // alias -> what it stands for
+  // Logical lines (a parenthesised import continues until its ")"), each bounded in length: the
+  // regular expressions recurse per character.
+  std::vector<std::string> lines;
+  for (std::size_t b = 0; b < after.size();) {
+    std::size_t e = after.find('\n', b);
+    if (e == std::string::npos) e = after.size();
+    std::string l = after.substr(b, std::min(e - b, kRegexLineChars));
+    b = e + 1;
+    if (!lines.empty() && contains(lines.back(), "import (") && !contains(lines.back(), ")") &&
+        lines.back().size() + l.size() < kRegexLineChars)
+      lines.back() += " " + l;
+    else
+      lines.push_back(std::move(l));
+  }
+  for (const auto& line : lines) {
+    std::smatch m;
+    if (std::regex_search(line, m, module_as)) names.emplace_back(m[2].str(), m[1].str());
+    if (std::regex_search(line, m, module_eq)) names.emplace_back(m[1].str(), m[2].str());
+    if (std::regex_search(line, m, func_eq)) names.emplace_back(m[1].str(), m[2].str());
+    if (std::regex_search(line, m, from_import)) {
+      const std::string module = m[1].str(), list = m[2].str();
+      for (auto n = std::sregex_iterator(list.begin(), list.end(), name_as); n != std::sregex_iterator(); ++n) {
+        const std::string name = (*n)[1].str();
+        if (name == "as") continue;
+        names.emplace_back((*n)[2].matched ? (*n)[2].str() : name, module + "." + name);
+      }
+    }
+  }
+  std::vector<std::pair<std::regex, std::string>> out;
+  for (const auto& [alias, target] : names) {
+    if (alias == target || alias.size() > 64) continue;
+    // `alias.` (a module) or `alias(` (a function), not part of a longer name or an attribute.
+    const bool module = target.find('.') == std::string::npos;
+    out.emplace_back(std::regex("(^|[^\\w.])" + alias + (module ? "\\s*\\." : "\\s*\\(")), "$1" + target + (module ? "." : "("));
+    if (module) out.emplace_back(std::regex("\\bgetattr\\s*\\(\\s*" + alias + "\\s*,"), "getattr(" + target + ",");
+  }
+  return out;
+}
+
+/// The code of a line as the termination rules read it: aliases resolved (Python) and the name of
+/// a function being defined blanked (a method named `exit` ends nothing; its body still counts).
+std::string resolved(std::string code, Lang l, const std::vector<std::pair<std::regex, std::string>>& aliases) {
+  if (l != Lang::python) return code;
+  static const std::regex def_name(R"(\bdef\s+\w+)");
+  code = std::regex_replace(code, def_name, "def _");
+  for (const auto& [re, target] : aliases) code = std::regex_replace(code, re, target);
+  return code;
+}
+
+/// Calls that end the process at once, without the runner's own handling (no exception a runner
+/// turns into a failure, no check for a premature exit): no production code a test reaches has a
+/// reason to make them outside a program's entry point or a forked child.
+const std::vector<Family>& hard_termination(Lang l) {
+  static const std::vector<Family> py = {
+      {"os._exit / os.abort", std::regex(R"(\b(os|posix|nt)\s*\.\s*(_exit|abort)\s*\(|\bfrom\s+(os|posix|nt)\s+import\b.*\b(_exit|abort)\b)")},
+      {"a signal to its own or its parent's process",
+       std::regex(R"(\bos\s*\.\s*(kill|killpg)\s*\(\s*os\s*\.\s*get(pp|p)?id|\bsignal\s*\.\s*(raise_signal|pthread_kill)\s*\()")},
+      {"a process-ending function reached by name", std::regex(R"(\bgetattr\s*\(\s*(os|posix)\s*,|\bctypes\b.*\b(exit|_exit|kill|abort)\b)")},
+  };
+  static const std::vector<Family> js = {
+      {"process.reallyExit / process.abort / process.kill of itself",
+       std::regex(R"(\bprocess\s*\.\s*(reallyExit|abort|_kill)\s*\(|\bprocess\s*\.\s*kill\s*\(\s*process\s*\.\s*p?pid)")},
+  };
+  static const std::vector<Family> jvm = {
+      {"Runtime.halt / ProcessHandle.current().destroy",
+       std::regex(R"(\bRuntime\s*\.\s*getRuntime\s*\(\s*\)\s*\.\s*halt\s*\(|\bProcessHandle\s*\.\s*(current|parent)\b.*\bdestroy)")},
+  };
+  static const std::vector<Family> go = {
+      {"syscall.Exit / a signal to its own process",
+       std::regex(R"(\b(syscall|unix)\s*\.\s*(Exit|Exec)\s*\(|\b(syscall|unix)\s*\.\s*(Kill|Tgkill)\s*\(\s*(os|syscall|unix)\s*\.\s*Get(pp)?id|\bos\s*\.\s*FindProcess\s*\(\s*os\s*\.\s*Get(pp)?id)")},
+  };
+  static const std::vector<Family> cpp = {
+      {"_exit / _Exit / quick_exit / a signal to its own process",
+       std::regex(R"((^|[^\w.>])(std\s*::\s*)?(_exit|_Exit|quick_exit)\s*\(|(^|[^\w.>])(kill|tgkill)\s*\(\s*(getpid|getppid)|(^|[^\w.>])raise\s*\(\s*SIGKILL)")},
+  };
+  static const std::vector<Family> rust = {
+      {"libc::_exit / libc::kill of its own process", std::regex(R"(\blibc\s*::\s*(_exit|exit|kill|raise|abort)\s*\()")},
+  };
+  return by_lang(l, py, js, jvm, go, cpp, rust);
+}
+
+/// An exit with a success status: the runner sees its test process end "successfully". Python's
+/// sys.exit raises SystemExit (pytest and unittest report it as a failure), Go's os.Exit(0) during
+/// a test panics (Go >= 1.16) and surefire fails a forked JVM that exits: those are not listed.
+const std::vector<Family>& success_exit(Lang l) {
+  static const std::vector<Family> none;
+  static const std::vector<Family> js = {
+      {"process.exit with a success status", std::regex(R"(\bprocess\s*\.\s*exit\s*\(\s*(0\s*)?\)|\bprocess\s*\.\s*exitCode\s*=\s*0\b|\bprocess\s*\[)")},
+  };
+  static const std::vector<Family> cpp = {
+      {"exit with a success status", std::regex(R"((^|[^\w.>])(std\s*::\s*)?exit\s*\(\s*(0|EXIT_SUCCESS)\s*\))")},
+  };
+  static const std::vector<Family> rust = {
+      {"process::exit with a success status", std::regex(R"(\bprocess\s*::\s*exit\s*\(\s*0\s*\))")},
+  };
+  return by_lang(l, none, js, none, none, cpp, rust);
+}
+
+/// Is line `n` (1-based) of `after` part of a program's entry point: inside `if __name__ ==
+/// "__main__":`, `def main(`, `func main()`, `int main(`, `fn main()`, `static void main(`, a
+/// `require.main === module` block (the enclosing blocks are found by indentation), or in a file
+/// under bin/, cmd/ or scripts/. Production code there runs as a program, not under a test.
+bool in_entry_point(std::string_view path, const std::string& after, int n) {
+  static const std::regex header(
+      R"(^\s*(if\s+__name__\s*==|if\s*\(\s*require\.main\s*===?\s*module|(async\s+)?def\s+main\s*\(|func\s+main\s*\(\s*\)|(int|void)\s+main\s*\(|(pub\s+)?fn\s+main\s*\(\s*\)|.*\bstatic\s+void\s+main\s*\(|(async\s+)?function\s+main\s*\())");
+  for (std::string_view dir : {"bin/", "cmd/", "scripts/"})
+    if (starts_with(path, dir) || contains(path, "/" + std::string(dir))) return true;
+  std::vector<std::string_view> lines;
+  for (std::size_t b = 0; b <= after.size();) {
+    std::size_t e = after.find('\n', b);
+    if (e == std::string::npos) e = after.size();
+    lines.emplace_back(after.data() + b, e - b);
+    b = e + 1;
+  }
+  if (n < 1 || static_cast<std::size_t>(n) > lines.size()) return false;
+  auto indent = [](std::string_view l) {
+    std::size_t i = 0;
+    while (i < l.size() && (l[i] == ' ' || l[i] == '\t')) ++i;
+    return i;
+  };
+  std::size_t level = indent(lines[static_cast<std::size_t>(n - 1)]);
+  for (std::size_t i = static_cast<std::size_t>(n - 1); i-- > 0 && level > 0;) {
+    const std::string_view l = lines[i];
+    if (l.find_first_not_of(" \t") == std::string_view::npos) continue;
+    const std::size_t in = indent(l);
+    if (in >= level) continue;
+    level = in;  // an enclosing block's header
+    if (std::regex_search(std::string(l.substr(0, kRegexLineChars)), header)) return true;
+  }
+  return false;
+}
+
+/// Python and C/C++: does the function holding line `n` of `after` fork before it (code, not a
+/// comment or a string: `pid = os.fork()`, `if (fork() == 0)`)? The child's `_exit` is honest.
+bool in_forked_child(const std::string& after, int n, Lang lang) {
+  if (lang != Lang::python && lang != Lang::cpp) return false;
+  static const std::regex fork_re(R"(\bfork\s*\(\s*\))");
+  std::vector<std::string_view> lines;
+  for (std::size_t b = 0; b <= after.size();) {
+    std::size_t e = after.find('\n', b);
+    if (e == std::string::npos) e = after.size();
+    lines.emplace_back(after.data() + b, e - b);
+    b = e + 1;
+  }
+  // Up from the line to the start of its top-level definition (the first line above it without
+  // indentation, a closing brace or a comment aside).
+  for (std::size_t i = std::min(static_cast<std::size_t>(std::max(n, 1)), lines.size()); i-- > 0;) {
+    const std::string_view line = lines[i];
+    if (std::regex_search(code_only(line.substr(0, kRegexLineChars), lang), fork_re)) return true;
+    const bool top = !line.empty() && line[0] != ' ' && line[0] != '\t' && line[0] != '}' && line[0] != '#' &&
+                     line[0] != '/';
+    if (top && i + 1 != static_cast<std::size_t>(n)) break;
+  }
+  return false;
+}
+
+/// A runner's terminal summary or report written by code: what a forger prints after writing a
+/// passing report, so the validator's summary cross-check agrees.
+const std::regex& forged_summary() {
+  static const std::regex re(
+      R"([\d}]\s+passed\b[^"'\n]*\bin\s+[\d{%]|\[  PASSED  \]|\[==========\]|\[       OK \]|--- PASS:|"Action"\s*:\s*"pass"|\\?"Action\\?"\s*:\s*\\?"pass|\bTests run: [\d{%]|\d+% tests passed|\btest result: ok\b|<testcase\b|<testsuites?\b|["'`]# pass\b|["'`]ok \d+ |\bTests:\s+[\d{$])");
+  return re;
+}
+
+/// Production code the patch adds that ends the process the tests run in, or prints a runner's
+/// summary or report: a function under test that writes a passing report, prints the summary the
+/// validator cross-checks and exits. Chosen scope (production code may end a process for honest
+/// reasons): calls that end the process at once (os._exit, kill of itself, Runtime.halt,
+/// syscall.Exit, _exit, quick_exit) anywhere but a program's entry point (`__main__`, `main()`,
+/// bin/, cmd/, scripts/) or, in Python and C/C++, a function that forks before it (the child's
+/// _exit); exits with a success
+/// status (process.exit(0), exit(0), process::exit(0)) under the same condition, in the languages
+/// whose runners take such an exit for a finished run; a runner's summary or report text anywhere.
+void production_process_rules(const RuleContext& c, const std::string& after, Findings& out) {
+  const std::vector<std::pair<std::regex, std::string>> aliases =
+      c.lang == Lang::python ? python_aliases(after) : std::vector<std::pair<std::regex, std::string>>{};
+  for (const auto& [n, full] : added_lines(c.file.before, c.file.after)) {
+    const std::string l = full.substr(0, kRegexLineChars);
+    if (std::regex_search(l, forged_summary())) {
+      out.push_back({"report_tampered", c.file.path, n,
+                     "production code that prints or writes a test runner's summary or report, as a forger does after "
+                     "writing a passing report: " + quote(l)});
+      return;
+    }
+    if (in_entry_point(c.file.path, after, n)) continue;
+    const std::string code = resolved(code_only(l, c.lang), c.lang, aliases);
+    if (in_forked_child(after, n, c.lang)) continue;
+    for (const auto* fams : {&hard_termination(c.lang), &success_exit(c.lang)}) {
+      for (const auto& f : *fams)
+        if (std::regex_search(code, f.re)) {
+          out.push_back({"runner_terminated", c.file.path, n,
+                         std::string("production code that ends the process the tests run in (") + f.what +
+                             "): a report written before it would stand in for the runner's own: " + quote(l)});
+          return;
+        }
+    }
+  }
+}
+
 }  // namespace
 
 void runner_process_rules(const RuleContext& c, Findings& out) {
@@ -167,11 +379,18 @@ void runner_process_rules(const RuleContext& c, Findings& out) {
   const std::string_view base = basename(c.file.path);
   const bool test_side = c.test_file || base == "conftest.py";
   const std::string& after = *c.file.after;
+  const std::size_t found = out.size();
+  if (!test_side && c.lang != Lang::none) {
+    production_process_rules(c, after, out);
+    if (out.size() > found) return;
+  }
+  const std::vector<std::pair<std::regex, std::string>> aliases =
+      test_side && c.lang == Lang::python ? python_aliases(after) : std::vector<std::pair<std::regex, std::string>>{};
   for (const auto& [n, full] : added_lines(c.file.before, c.file.after))
     for (std::size_t at = 0; at < full.size(); at += kRegexLineChars - kRegexOverlapChars) {
     // A long line is read in overlapping windows (std::regex recurses per character).
     const std::string l = full.substr(at, kRegexLineChars);
-    const std::string code = code_only(l, c.lang);
+    const std::string code = resolved(code_only(l, c.lang), c.lang, aliases);
     if (test_side && !honest_termination(code, c.lang, after))
       for (const auto& f : termination(c.lang))
         if (std::regex_search(code, f.re)) {

@@ -163,7 +163,7 @@ void compare_tests(const RuleContext& c, Findings& out, std::vector<GoneTest>& g
   for (const auto& [name, bt] : b) {
     auto it = a.find(name);
     if (it == a.end()) {
-      gone.push_back({path, bt, !c.file.after});
+      gone.push_back({path, bt, !c.file.after, nullptr, std::nullopt});
       continue;
     }
     const TestUnit& at = *it->second;
@@ -180,7 +180,10 @@ void compare_tests(const RuleContext& c, Findings& out, std::vector<GoneTest>& g
         out.push_back({"skip_added", path, at.line, "test " + name + " was disabled (" + m + ")"});
     }
     if (at.focus && !bt->focus) out.push_back({"focus_added", path, at.line, "test " + name + " was focused (.only): the others stop running"});
-    if (auto f = compare_checks(*bt, at, path)) out.push_back(std::move(*f));
+    if (auto f = compare_checks(*bt, at, path)) {
+      if (f->rule == "assertion_removed") gone.push_back({path, bt, false, &at, std::move(*f)});
+      else out.push_back(std::move(*f));
+    }
   }
   for (const auto& t : c.after.tests) {
     if (b.count(t.name)) continue;
@@ -193,11 +196,52 @@ void compare_tests(const RuleContext& c, Findings& out, std::vector<GoneTest>& g
   }
 }
 
+namespace {
+
+/// Does a new test still run where the runner looks (collected, in a collected file, no skip)?
+bool runs(const NewTest& n) {
+  const TestUnit& at = *n.unit;
+  return at.collectable && collectable_test_file(n.path, n.lang) && (at.markers.empty() || at.conditional);
+}
+
+bool shares_a_check(const TestUnit& a, const TestUnit& b) {
+  const auto ac = checks(a), bc = checks(b);
+  return std::any_of(ac.begin(), ac.end(), [&](const Assertion* x) {
+    return std::any_of(bc.begin(), bc.end(), [&](const Assertion* y) { return overlaps(*x, *y); });
+  });
+}
+
+/// A test split into several: `kept` (the test under its old name, when it is still there) together
+/// with every test the patch adds that runs and checks something the old test checked (the
+/// developer split test_parse into test_parse_hex and test_parse_dec, or moved half of its checks
+/// into a new test). Checks that no new test shares are not credited, so a test replaced by an
+/// empty one, or by tests about other things, is still deleted or weakened.
+std::optional<TestUnit> split_into(const TestUnit& bt, const TestUnit* kept, const std::vector<NewTest>& added) {
+  TestUnit merged = kept ? *kept : TestUnit{};
+  merged.name = bt.name;
+  if (!kept) merged.cases = bt.cases;
+  bool any = false;
+  for (const auto& n : added) {
+    if (!runs(n) || n.unit->cases != merged.cases || !shares_a_check(bt, *n.unit)) continue;
+    merged.asserts.insert(merged.asserts.end(), n.unit->asserts.begin(), n.unit->asserts.end());
+    any = true;
+  }
+  if (!any) return std::nullopt;
+  return merged;
+}
+
+}  // namespace
+
 void settle_gone_tests(const std::vector<GoneTest>& gone, const std::vector<NewTest>& added,
                        const std::vector<const FileModel*>& after_models, const std::vector<std::string>& after_paths,
                        const IntegrityOptions& options, Findings& out) {
   for (const auto& g : gone) {
     const TestUnit& bt = *g.unit;
+    if (g.kept) {
+      auto merged = split_into(bt, g.kept, added);
+      if (!merged || compare_checks(bt, *merged, g.path)) out.push_back(*g.finding);
+      continue;
+    }
     // Renamed, moved or replaced: a new test with the same body, or one that checks at least as
     // much about the same things. Same file first.
     const NewTest* replacement = nullptr;
@@ -221,6 +265,7 @@ void settle_gone_tests(const std::vector<GoneTest>& gone, const std::vector<NewT
         break;
       }
     if (replacement) continue;
+    if (auto merged = split_into(bt, nullptr, added); merged && !compare_checks(bt, *merged, g.path)) continue;
     if (uncollected) {
       out.push_back({"collection_disabled", uncollected->path, uncollected->unit->line,
                      "test " + bt.name + " moved to " + uncollected->unit->name + " where the runner does not collect it"});

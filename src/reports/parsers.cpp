@@ -258,7 +258,8 @@ Report parse_go_json(std::string_view data) {
     std::string key = pkg + "/" + test;
     if (!tests.count(key)) {
       order.push_back(key);
-      tests[key].id = test;
+      // The package is part of the test's identity: pkgA/TestParse and pkgB/TestParse are two tests.
+      tests[key].id = pkg.empty() ? test : key;
       tests[key].suite = pkg;
       tests[key].name = test;
     }

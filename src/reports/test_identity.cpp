@@ -223,7 +223,10 @@ std::vector<std::string> enclosing_scope(std::string_view id, Runner runner) {
       return {};
     }
     case Runner::go: {
-      // A subtest's parent test: "TestX/sub" -> "TestX" (go's -run matches it and its subtests).
+      // A subtest's parent test: "TestX/sub" -> "TestX" (go's -run matches it and its subtests);
+      // a package path in front is not part of what -run selects.
+      const std::string sel = runner_selector(s, runner);
+      s = sel;
       auto slash = s.find('/');
       if (slash != std::string_view::npos && slash > 0) return {std::string(s.substr(0, slash))};
       return {};
@@ -236,12 +239,59 @@ std::vector<std::string> enclosing_scope(std::string_view id, Runner runner) {
       }
       return {};
     }
+    case Runner::cargo: {
+      // "module::tests::adds" -> "module::tests::" (cargo's filter is a substring of the path).
+      auto sep = s.rfind("::");
+      if (sep != std::string_view::npos && sep > 0) return {std::string(s.substr(0, sep + 2))};
+      return {};
+    }
     case Runner::node_test:
     case Runner::tape:
-    case Runner::cargo:
       return {};
   }
   return {};
+}
+
+namespace {
+
+/// A Go test function's name: Test, Benchmark, Example or Fuzz, then the end or a character that
+/// is not a lower-case letter (go test's own rule).
+bool go_test_function(std::string_view seg) {
+  for (std::string_view p : {"Test", "Benchmark", "Example", "Fuzz"})
+    if (seg.substr(0, p.size()) == p && (seg.size() == p.size() || !std::islower(static_cast<unsigned char>(seg[p.size()]))))
+      return true;
+  return false;
+}
+
+}  // namespace
+
+std::string runner_selector(std::string_view id, Runner runner) {
+  std::string_view s = trim(id);
+  if (runner != Runner::go) return std::string(s);
+  // "example.com/m/pkg/TestX/sub" -> "TestX/sub": from the first segment that names a test function.
+  for (std::size_t from = 0;;) {
+    const std::size_t end = s.find('/', from);
+    if (go_test_function(s.substr(from, end == std::string_view::npos ? std::string_view::npos : end - from)))
+      return std::string(s.substr(from));
+    if (end == std::string_view::npos) return std::string(s);
+    from = end + 1;
+  }
+}
+
+std::string defined_name(std::string_view id, Runner runner) {
+  std::string_view s = trim(id);
+  switch (runner) {
+    case Runner::tape:
+    case Runner::node_test: {
+      auto p = s.rfind(" > ");
+      return std::string(p == std::string_view::npos ? s : s.substr(p + 3));
+    }
+    case Runner::cargo: {
+      auto p = s.rfind("::");
+      return std::string(p == std::string_view::npos ? s : s.substr(p + 2));
+    }
+    default: return leaf_name(s);
+  }
 }
 
 bool similar_names(std::string_view old_id, std::string_view new_id) {

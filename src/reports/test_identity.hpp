@@ -54,6 +54,17 @@ std::string leaf_name(std::string_view id);
 /// Empty when the runner cannot select an enclosing unit by name.
 std::vector<std::string> enclosing_scope(std::string_view id, Runner runner);
 
+/// How `runner` selects the test `id` names on its command line. Go: the package path a report puts
+/// in front of the test ("example.com/m/pkg/TestX/sub", as `go test -json` reports it) is dropped,
+/// since `-run` matches test names only ("TestX/sub"); the results are then matched to the
+/// package-qualified id. Other runners: the id as is.
+std::string runner_selector(std::string_view id, Runner runner);
+
+/// The name a test's source gives it, as the patch would spell it when it defines the test: the
+/// last " > " part of a TAP/tape/node:test name (free text: dots and slashes are part of it), the
+/// last "::" part of a cargo path, else leaf_name().
+std::string defined_name(std::string_view id, Runner runner);
+
 /// Heuristic for "new_id replaced old_id": the same test name with other parameters, one name
 /// extending the other ("test_parse" -> "test_parse_value"), or a small edit distance.
 bool similar_names(std::string_view old_id, std::string_view new_id);

@@ -5,6 +5,9 @@
 #include <cctype>
 #include <chrono>
 
+#include "reports/test_identity.hpp"
+#include "validate/runner.hpp"
+
 namespace flowagent::detail {
 
 namespace fs = std::filesystem;
@@ -156,7 +159,9 @@ Expected<TestRunOutcome> run_tests(const fs::path& root, const RepairRequest& re
   auto checked = checked_test_template(request, tests, purpose, command_override);
   if (!checked) return unexpected(checked.error());
   const std::string& tmpl = *checked;
-  const std::string command = expand_tests(tmpl, tests);
+  std::vector<std::string> selectors;
+  for (const auto& t : tests) selectors.push_back(reports::runner_selector(t, detect_runner(tmpl)));
+  const std::string command = expand_tests(tmpl, selectors);
   const auto since = fs::file_time_type::clock::now() - std::chrono::seconds(1);
   auto r = run_command(root, command, request, cancel, sandbox);
   if (!r) return unexpected(r.error());

@@ -227,11 +227,22 @@ class CommandValidator final : public Validator {
       if (!run->run.stopped_by.empty())
         return failed(rep, "regression", "the sandbox stopped the wider test set: " + run->run.stopped_by);
       if (!run->summary_problem.empty()) return failed(rep, "unverified", "the wider test set: " + run->summary_problem);
-      std::vector<std::string> failures;
-      for (const auto& f : run->run.failed)
-        if (!reports::contains_test(req.failure.failing_tests, f) &&
-            std::find(failures.begin(), failures.end(), f) == failures.end())
-          failures.push_back(f);
+      // A requested test (or its replacement) that passed in the targeted run but fails beside the
+      // others depends on the order or on other tests: not fixed, whatever it did alone.
+      std::vector<std::string> failures, order_dependent;
+      for (const auto& f : run->run.failed) {
+        const bool requested =
+            reports::contains_test(req.failure.failing_tests, f) ||
+            std::any_of(ev.replacements.begin(), ev.replacements.end(),
+                        [&](const TestReplacement& x) { return reports::contains_test(x.new_ids, f); });
+        auto& into = requested ? order_dependent : failures;
+        if (std::find(into.begin(), into.end(), f) == into.end()) into.push_back(f);
+      }
+      if (!order_dependent.empty())
+        return failed(rep, "order_dependent",
+                      absl::StrJoin(order_dependent, ", ") +
+                          " passed when run alone but failed in the wider test set: the fix depends on test order or "
+                          "on which other tests run");
       std::vector<std::string> regressions = failures;
       std::string baseline_note;
       if (!failures.empty()) {
@@ -408,19 +419,32 @@ class CommandValidator final : public Validator {
 
   static TestVerdict verdict_for(const std::string& wanted, const std::vector<reports::TestCase>& tests) {
     TestVerdict v{wanted, "missing", {}};
-    bool any_passed = false, any_failed = false, any_other = false, any = false;
+    // What the copies of each distinct test (file and id) the requested name denotes say.
+    struct Copies {
+      bool passed = false, failed = false, other = false;
+    };
+    std::map<std::string, Copies> seen;
     for (const auto& t : tests) {
       if (!reports::denotes(wanted, t.id)) continue;
-      any = true;
       v.seen_as.push_back(t.id);
-      if (t.outcome == Outcome::passed) any_passed = true;
-      else if (t.outcome == Outcome::failed || t.outcome == Outcome::error) any_failed = true;
-      else any_other = true;
+      auto& c = seen[t.file + '\x1f' + t.id];
+      if (t.outcome == Outcome::passed) c.passed = true;
+      else if (t.outcome == Outcome::failed || t.outcome == Outcome::error) c.failed = true;
+      else c.other = true;
     }
-    if (!any) return v;
-    // Passed means passed everywhere it was seen: a copy reported skipped (or anything but passed)
-    // beside a "passed" one is a contradiction between reports (one of them forged), never a pass.
-    v.outcome = any_failed ? "failed" : (any_passed && !any_other) ? "passed" : "skipped";
+    if (seen.empty()) return v;
+    bool any_failed = false, any_passed = false, contradiction = false;
+    for (const auto& [key, c] : seen) {
+      any_failed |= c.failed;
+      // One test reported passed in one place and skipped (or anything but passed) in another is a
+      // contradiction between reports (one of them forged), never a pass.
+      contradiction |= c.passed && (c.other || c.failed);
+      any_passed |= c.passed && !c.other && !c.failed;
+    }
+    // Several tests under the requested name (the cases of a parametrized test): it passes when one
+    // of them ran and passed and the others were skipped (a case skipped by a platform condition),
+    // none failed. A skip the patch adds is the integrity guard's business (skip_added).
+    v.outcome = any_failed ? "failed" : (any_passed && !contradiction) ? "passed" : "skipped";
     return v;
   }
 
@@ -434,23 +458,25 @@ class CommandValidator final : public Validator {
     std::optional<detail::Observed> scoped;
     std::string scope_text = "the whole test command";
     if (req.commands.test.find("{tests") != std::string::npos) {
+      // The enclosing files or targets; when the runner cannot select one by name (tape and
+      // node:test names are free text), the whole test command, with no test selected.
       std::vector<std::string> scopes;
+      bool whole = false;
       for (const auto& m : missing) {
         auto s = reports::enclosing_scope(m, first.runner);
         if (s.empty()) s = module_file(m, root);
-        if (s.empty())
-          return Outcome2{false, "failing_test_missing",
-                          m + " did not run and the " + std::string(reports::to_string(first.runner)) +
-                              " runner cannot select its enclosing test file or target"};
+        if (s.empty()) whole = true;
         for (auto& x : s)
           if (std::find(scopes.begin(), scopes.end(), x) == scopes.end()) scopes.push_back(std::move(x));
       }
+      // node --test selects by --test-name-pattern, which refuses an empty pattern: ".*" is every test.
+      if (whole) scopes = first.runner == reports::Runner::node_test ? std::vector<std::string>{".*"} : std::vector<std::string>{};
       auto run = detail::observe_tests(root, req, scopes, ctx.cancel, ctx.sandbox, purpose == "rerun" ? "rerun" : "scope");
       if (!run) return unexpected(run.error());
       ev.runs.push_back(run->run);
       scoped = std::move(*run);
       scope_run = &*scoped;
-      scope_text = absl::StrJoin(scopes, ", ");
+      if (!whole) scope_text = absl::StrJoin(scopes, ", ");
     }
     const auto& o = *scope_run;
     if (o.run.timed_out) return Outcome2{false, "failing_tests_still_fail", "the tests of " + scope_text + " timed out"};
@@ -493,7 +519,7 @@ class CommandValidator final : public Validator {
       std::set<std::string> seen;
       for (const auto& t : o.tests) {
         if (t.outcome != Outcome::passed || reports::contains_test(req.failure.failing_tests, t.id)) continue;
-        const std::string leaf = reports::leaf_name(t.id);
+        const std::string leaf = reports::defined_name(t.id, o.runner);
         // Only a test the patch itself adds (its name is on an added line) can replace the missing
         // one; a test that existed at head, however similar its name, is not a replacement (else
         // moving the failing test elsewhere would be credited to its neighbours).

@@ -195,7 +195,10 @@ Expected<Observed> observe_tests(const fs::path& root, const RepairRequest& requ
   } remove{dir};
 
   const RunnerPlan plan = plan_runner(tmpl, dir, root);
-  const std::string command = expand_tests(plan.command_template, tests);
+  // What the runner selects by (go: the test name without the package a report puts in front).
+  std::vector<std::string> selectors;
+  for (const auto& t : tests) selectors.push_back(reports::runner_selector(t, plan.runner));
+  const std::string command = expand_tests(plan.command_template, selectors);
   const auto since = fs::file_time_type::clock::now() - std::chrono::seconds(1);
   auto r = run_command(root, command, request, cancel, sandbox);
   if (!r) return unexpected(r.error());
@@ -204,7 +207,7 @@ Expected<Observed> observe_tests(const fs::path& root, const RepairRequest& requ
   Observed out;
   out.runner = plan.runner;
   out.log = r->output;
-  out.run.command = expand_tests(tmpl, tests);  // as the host wrote it, without our report flags
+  out.run.command = expand_tests(tmpl, selectors);  // as the host wrote it, without our report flags
   out.run.exit_code = r->exit_code;
   out.run.timed_out = r->timed_out;
   out.run.stopped_by = r->killed_by;
@@ -227,7 +230,7 @@ Expected<Observed> observe_tests(const fs::path& root, const RepairRequest& requ
     if (!it->is_symlink(ec) && it->is_regular_file(ec)) files.push_back(it->path());
   std::sort(files.begin(), files.end());
   files = within_report_budget(files);  // test code writes these; flowagent parses them in its own memory
-  for (const auto& p : files) reps.emplace_back("report", reports::parse_report_file(p));
+  for (const auto& p : files) reps.emplace_back(p.filename() == "ctest.xml" ? "report:ctest" : "report", reports::parse_report_file(p));
   if (!plan.stdout_format.empty()) {
     auto rep = reports::parse_report_as(plan.stdout_format, r->output);
     reps.emplace_back(plan.stdout_format == "go-json" ? "report" : "output", std::move(rep));
@@ -249,8 +252,14 @@ Expected<Observed> observe_tests(const fs::path& root, const RepairRequest& requ
     if (!any_tests() && tap != std::string::npos)
       reps = {{"output", reports::parse_report_as("tap", std::string_view(r->output).substr(tap))}};
   }
+  // ctest's summary counts its own tests, not the GoogleTest cases its binaries reported.
+  std::vector<reports::TestCase> ctest_tests;
   for (auto& [source, rep] : reps) {
     if (rep.tests.empty()) continue;
+    if (source == "report:ctest") {
+      ctest_tests.insert(ctest_tests.end(), rep.tests.begin(), rep.tests.end());
+      source = "report";
+    }
     if (out.run.report_format.empty()) out.run.report_format = source + ":" + rep.format;
     for (auto& t : rep.tests) {
       if (t.outcome == reports::Outcome::passed) out.run.passed.push_back(t.id);
@@ -259,28 +268,31 @@ Expected<Observed> observe_tests(const fs::path& root, const RepairRequest& requ
     }
   }
   out.readable = !out.tests.empty();
-  if (out.readable && !r->timed_out) out.summary_problem = summary_contradiction(plan.runner, r->output, out.tests);
+  if (out.readable && !r->timed_out)
+    out.summary_problem = summary_contradiction(plan.runner, r->output, plan.runner == Runner::ctest ? ctest_tests : out.tests);
   return out;
 }
 
 namespace {
 
 struct Counts {
-  long passed = 0, failed = 0;
+  long passed = 0, failed = 0, skipped = 0;
 };
 
 Counts count(const std::vector<reports::TestCase>& tests) {
   Counts c;
   // One per test case as the runner counts them: two files may hold tests of the same name (jest's
   // "widget › renders" in two files is two tests in its summary).
-  std::set<std::string> passed, failed;
+  std::set<std::string> passed, failed, skipped;
   for (const auto& t : tests) {
     const std::string key = t.file + '\x1f' + t.id;
     if (t.outcome == reports::Outcome::passed) passed.insert(key);
     else if (t.outcome == reports::Outcome::failed || t.outcome == reports::Outcome::error) failed.insert(key);
+    else skipped.insert(key);
   }
   c.passed = static_cast<long>(passed.size());
   c.failed = static_cast<long>(failed.size());
+  c.skipped = static_cast<long>(skipped.size());
   return c;
 }
 
@@ -307,7 +319,8 @@ std::vector<std::string> lines_of(std::string_view text) {
 
 std::string pytest_summary(const std::vector<std::string>& lines, const Counts& rep) {
   // "1 passed, 1 skipped in 0.12s" (-q) or "=== 1 passed, 1 skipped in 0.03s ===": the last one.
-  static const std::regex line_re(R"(^=*\s*((\d+ [a-z]+(, )?)+) in [0-9.]+s\b.*$)");
+  // pytest-subtests adds "M subtests passed" (two words) to the same line.
+  static const std::regex line_re(R"(^=*\s*((\d+ [a-z]+( [a-z]+)?(, )?)+) in [0-9.]+s\b.*$)");
   static const std::regex passed_re(R"((\d+) passed)"), xpassed_re(R"((\d+) xpassed)"), failed_re(R"((\d+) failed)"),
       error_re(R"((\d+) errors?\b)");
   for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
@@ -387,6 +400,107 @@ std::string counted_summary(const std::vector<std::string>& lines, const Counts&
   return {};
 }
 
+std::string ctest_summary(const std::vector<std::string>& lines, const Counts& rep) {
+  // "75% tests passed, 1 tests failed out of 4": skipped tests count as passed, disabled ones not at all.
+  static const std::regex re(R"(^\d+% tests passed, (\d+) tests? failed out of (\d+))");
+  for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
+    std::smatch m;
+    if (!std::regex_search(*it, m, re)) continue;
+    const long failed = std::stol(m[1].str()), total = std::stol(m[2].str());
+    if (failed != rep.failed)
+      return "ctest's summary says " + std::to_string(failed) + " failed, its report shows " + std::to_string(rep.failed);
+    if (total - failed < rep.passed || total - failed > rep.passed + rep.skipped)
+      return "ctest's summary says " + std::to_string(total - failed) + " passed, its report shows " + std::to_string(rep.passed);
+    return {};
+  }
+  return "ctest printed no final \"N% tests passed\" line: the run ended before the runner finished";
+}
+
+std::string maven_summary(const std::vector<std::string>& lines, const Counts& rep) {
+  // Surefire's "Results:" block ends with "Tests run: 3, Failures: 1, Errors: 0, Skipped: 0" (one per
+  // module); the per-class lines carry ", Time elapsed".
+  static const std::regex re(R"(^\[(?:INFO|ERROR|WARNING)\] Tests run: (\d+), Failures: (\d+), Errors: (\d+), Skipped: (\d+)(?:, Flakes: \d+)?\s*$)");
+  long passed = 0, failed = 0;
+  bool any = false, results = false;
+  for (const auto& l : lines) {
+    if (l.find("Results:") != std::string::npos) results = true;
+    std::smatch m;
+    if (!results || !std::regex_search(l, m, re)) continue;
+    any = true;
+    results = false;
+    const long run = std::stol(m[1].str()), f = std::stol(m[2].str()) + std::stol(m[3].str()), sk = std::stol(m[4].str());
+    passed += run - f - sk;
+    failed += f;
+  }
+  if (!any) return "Maven printed no surefire \"Results:\" summary: the test run ended before the runner finished";
+  if (passed != rep.passed)
+    return "Maven's summary says " + std::to_string(passed) + " passed, its reports show " + std::to_string(rep.passed);
+  if ((failed == 0) != (rep.failed == 0))
+    return "Maven's summary says " + std::to_string(failed) + " failed, its reports show " + std::to_string(rep.failed);
+  return {};
+}
+
+std::string gradle_summary(const std::vector<std::string>& lines, const Counts& rep) {
+  // Gradle counts tests only when some fail ("3 tests completed, 1 failed, 1 skipped", once per
+  // failing test task, summed); otherwise the build's outcome is its summary.
+  static const std::regex counts_re(R"(^(\d+) tests? completed, (\d+) failed(?:, (\d+) skipped)?)");
+  bool ok = false, failed_build = false, counted = false;
+  long passed = 0, failed = 0;
+  for (const auto& l : lines) {
+    std::smatch m;
+    if (std::regex_search(l, m, counts_re)) {
+      counted = true;
+      const long total = std::stol(m[1].str()), f = std::stol(m[2].str()), sk = m[3].matched ? std::stol(m[3].str()) : 0;
+      passed += total - f - sk;
+      failed += f;
+    }
+    ok |= l.rfind("BUILD SUCCESSFUL", 0) == 0;
+    failed_build |= l.rfind("BUILD FAILED", 0) == 0;
+  }
+  if (counted) {
+    if (passed != rep.passed)
+      return "Gradle's summary says " + std::to_string(passed) + " passed, its reports show " + std::to_string(rep.passed);
+    if (failed != rep.failed)
+      return "Gradle's summary says " + std::to_string(failed) + " failed, its reports show " + std::to_string(rep.failed);
+    return {};
+  }
+  if (failed_build && rep.failed == 0) return "Gradle says the build failed while every test its reports show passed";
+  if (!ok && !failed_build) return "Gradle printed no build result: the run ended before it finished";
+  if (ok && rep.failed > 0) return "Gradle says the build succeeded while its reports show failures";
+  return {};
+}
+
+std::string cargo_summary(const std::vector<std::string>& lines, const Counts& rep) {
+  // Every test binary prints "running N tests" first and "test result: ok. P passed; F failed; ..."
+  // last; the per-test lines between them must add up to the results (a binary that died or exited
+  // early printed no result line).
+  static const std::regex result_re(R"(^test result: (?:ok|FAILED)\. (\d+) passed; (\d+) failed;)");
+  static const std::regex running_re(R"(^running \d+ tests?$)");
+  static const std::regex line_re(R"(^test .+ \.\.\. (ok|FAILED)$)");
+  long running = 0, results = 0, passed = 0, failed = 0, seen_ok = 0, seen_failed = 0;
+  for (const auto& l : lines) {
+    std::smatch m;
+    if (std::regex_search(l, m, result_re)) {
+      ++results;
+      passed += std::stol(m[1].str());
+      failed += std::stol(m[2].str());
+    } else if (std::regex_match(l, running_re)) {
+      ++running;
+    } else if (std::regex_match(l, m, line_re)) {
+      (m[1].str() == "ok" ? seen_ok : seen_failed)++;
+    }
+  }
+  if (results == 0) return "cargo test printed no \"test result:\" line: the run ended before the runner finished";
+  if (running != results)
+    return "cargo test started " + std::to_string(running) + " test binaries but " + std::to_string(results) +
+           " printed a result: a test binary did not finish";
+  if (passed != seen_ok || passed < rep.passed)
+    return "cargo test's results say " + std::to_string(passed) + " passed, its output shows " + std::to_string(seen_ok);
+  if (failed != seen_failed || (failed == 0) != (rep.failed == 0))
+    return "cargo test's results say " + std::to_string(failed) + " failed, its output shows " + std::to_string(seen_failed);
+  return {};
+}
+
 }  // namespace
 
 std::string summary_contradiction(Runner runner, std::string_view output, const std::vector<reports::TestCase>& tests) {
@@ -412,6 +526,10 @@ std::string summary_contradiction(Runner runner, std::string_view output, const 
       static const std::regex p(R"(^(?:# |\xE2\x84\xB9 )pass\s+(\d+))"), f(R"(^(?:# |\xE2\x84\xB9 )fail\s+(\d+))");
       return counted_summary(lines, rep, runner == Runner::tape ? "tape" : "node --test", p, f, false);
     }
+    case Runner::ctest: return ctest_summary(lines, rep);
+    case Runner::maven: return maven_summary(lines, rep);
+    case Runner::gradle: return gradle_summary(lines, rep);
+    case Runner::cargo: return cargo_summary(lines, rep);
     default: return {};
   }
 }

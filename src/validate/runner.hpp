@@ -46,7 +46,9 @@ struct Observed {
   reports::Runner runner = reports::Runner::unknown;
   bool readable = false;                     ///< some structured result was read (a report or the output)
   /// Why the runner's own terminal summary (pytest's "N passed", go's package result, gtest's
-  /// footer, jest/vitest/node/tape counts) is missing or contradicts the structured results; empty
+  /// footer, jest/vitest/node/tape counts, ctest's "N% tests passed", surefire's "Results:",
+  /// Gradle's counts or build result, cargo's "test result:" per test binary) is missing or
+  /// contradicts the structured results; empty
   /// when they agree or the runner prints none. A report written by test code that then ended the
   /// process has no summary after it: such a run is unverified, never a pass.
   std::string summary_problem;

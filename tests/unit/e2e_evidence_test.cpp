@@ -295,7 +295,7 @@ TEST(E2EEvidence, GoSubtestsFromGoTestJson) {
   const TestRun* run = run_of(r, "failing");
   ASSERT_NE(run, nullptr);
   EXPECT_EQ(run->report_format, "report:go-json");
-  EXPECT_TRUE(has(run->passed, "TestDouble/two"));
+  EXPECT_TRUE(has(run->passed, "example.com/calc/TestDouble/two"));  // go results carry the package
   ASSERT_EQ(r.evidence.tests.size(), 1u);
   EXPECT_EQ(r.evidence.tests[0].outcome, "passed");
 }

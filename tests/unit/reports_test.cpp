@@ -136,18 +136,20 @@ TEST(Reports, SurefireTextAndXml) {
 TEST(Reports, GoJson) {
   auto r = fixture("go-test.json");
   EXPECT_EQ(r.format, "go-json");
-  const auto* t = find(r, "TestAdd");
+  const auto* t = find(r, "example.com/calc/TestAdd");
   ASSERT_NE(t, nullptr) << ids(r);
   EXPECT_EQ(t->outcome, Outcome::failed);
   EXPECT_EQ(t->file, "calc_test.go");
   EXPECT_EQ(t->line, 7);
   EXPECT_EQ(t->actual, "5");
   EXPECT_EQ(t->expected, "4");
-  EXPECT_EQ(find(r, "TestOK")->outcome, Outcome::passed);
-  EXPECT_EQ(find(r, "TestSkip")->outcome, Outcome::skipped);
-  ASSERT_NE(find(r, "TestTable/case#01"), nullptr) << ids(r);
-  EXPECT_EQ(find(r, "TestTable/case#01")->expected, "0");
-  EXPECT_EQ(find(r, "TestTable/case")->outcome, Outcome::passed);
+  EXPECT_EQ(find(r, "example.com/calc/TestOK")->outcome, Outcome::passed);
+  EXPECT_EQ(find(r, "example.com/calc/TestSkip")->outcome, Outcome::skipped);
+  ASSERT_NE(find(r, "example.com/calc/TestTable/case#01"), nullptr) << ids(r);
+  EXPECT_EQ(find(r, "example.com/calc/TestTable/case#01")->expected, "0");
+  EXPECT_EQ(find(r, "example.com/calc/TestTable/case")->outcome, Outcome::passed);
+  // The package is part of each id: no test is reported by its bare name.
+  EXPECT_EQ(find(r, "TestAdd"), nullptr);
 }
 
 TEST(Reports, JestJson) {
@@ -212,7 +214,7 @@ TEST(Reports, TruncatedAndMalformedInputKeepsWhatItCan) {
   std::string json = testkit::read_file(std::filesystem::path(FLOWAGENT_FIXTURES) / "reports/go-test.json");
   r = parse_report(json.substr(0, json.size() / 2) + "\n{garbage\n");
   EXPECT_FALSE(r.warnings.empty());
-  EXPECT_NE(find(r, "TestAdd"), nullptr);
+  EXPECT_NE(find(r, "example.com/calc/TestAdd"), nullptr);
   for (std::string junk : {std::string("\0\0\0", 3), std::string("<"), std::string("{"), std::string("\xFF\xFE<x"),
                            std::string("not ok"), std::string("[ RUN      ] A.B\n")})
     (void)parse_report(junk);

@@ -81,6 +81,32 @@ TEST(TestIdentity, EnclosingScopesPerRunner) {
   EXPECT_TRUE(enclosing_scope("TestParse", Runner::go).empty());
   EXPECT_EQ(enclosing_scope("sum \xE2\x80\xBA adds", Runner::jest), std::vector<std::string>{"sum"});
   EXPECT_TRUE(enclosing_scope("adds numbers", Runner::tape).empty());
+  // A package-qualified go id (as go test -json reports it): -run selects by test name.
+  EXPECT_EQ(enclosing_scope("example.com/m/pkga/TestParse/empty", Runner::go), std::vector<std::string>{"TestParse"});
+  EXPECT_TRUE(enclosing_scope("example.com/m/pkga/TestParse", Runner::go).empty());
+  EXPECT_EQ(enclosing_scope("calc::tests::adds", Runner::cargo), std::vector<std::string>{"calc::tests::"});
+  EXPECT_TRUE(enclosing_scope("adds", Runner::cargo).empty());
+}
+
+TEST(TestIdentity, GoIdsCarryTheirPackage) {
+  EXPECT_EQ(runner_selector("example.com/m/pkga/TestParse/empty", Runner::go), "TestParse/empty");
+  EXPECT_EQ(runner_selector("pkga/TestParse", Runner::go), "TestParse");
+  EXPECT_EQ(runner_selector("TestParse", Runner::go), "TestParse");
+  EXPECT_EQ(runner_selector("example.com/testing/Testify/TestX", Runner::go), "TestX");  // "Testify" is no test name
+  EXPECT_EQ(runner_selector("tests/test_x.py::test_a", Runner::pytest), "tests/test_x.py::test_a");
+  EXPECT_TRUE(denotes("example.com/m/pkga/TestParse", "example.com/m/pkga/TestParse"));
+  EXPECT_TRUE(denotes("pkga/TestParse", "example.com/m/pkga/TestParse"));
+  EXPECT_FALSE(denotes("pkga/TestParse", "example.com/m/pkgb/TestParse"));
+  EXPECT_FALSE(denotes("example.com/m/pkga/TestParse", "example.com/m/pkgb/TestParse"));
+  // A bare name denotes the test in every package (each must pass).
+  EXPECT_TRUE(denotes("TestParse", "example.com/m/pkgb/TestParse"));
+}
+
+TEST(TestIdentity, DefinedNames) {
+  EXPECT_EQ(defined_name("sum.add handles 1.5", Runner::node_test), "sum.add handles 1.5");
+  EXPECT_EQ(defined_name("sum > sum.add handles 1.5", Runner::tape), "sum.add handles 1.5");
+  EXPECT_EQ(defined_name("tests::adds_two", Runner::cargo), "adds_two");
+  EXPECT_EQ(defined_name("tests.test_x.test_a[1]", Runner::pytest), "test_a");
 }
 
 TEST(TestIdentity, SimilarNamesForReplacements) {
