@@ -12,6 +12,7 @@
 // threads of this process, each with its own connection, as `flowagentd worker --workers N` runs them.
 #include <benchmark/benchmark.h>
 
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -70,7 +71,8 @@ struct RedisServer {
     pid = fork();
     if (pid == 0) {
       const std::string p = std::to_string(port);
-      if (!std::freopen("/dev/null", "w", stdout)) _exit(127);
+      prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlives the benchmark, even one that crashes
+      if (!std::freopen("/dev/null", "w", stdout) || !std::freopen("/dev/null", "w", stderr)) _exit(127);
       execlp("redis-server", "redis-server", "--port", p.c_str(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
              static_cast<char*>(nullptr));
       _exit(127);
