@@ -3,7 +3,9 @@
 //   - the token goes in through the page's form (keyboard), the jobs list fills from GET /v1/repairs;
 //   - a running job's progress bar advances from the Server-Sent Events stream (ETA shown);
 //   - the finished job opens (keyboard: Tab to it, Enter), the summary, the side-by-side diff, the
-//     validation evidence and the trajectory timeline are shown;
+//     validation evidence and the trajectory timeline are shown; "Download patch" saves the patch
+//     /patch serves, "Copy apply command" puts a command naming /result (and no token) on the
+//     clipboard;
 //   - a hostile result (script tags, event handlers in file names, test ids and the summary,
 //     `javascript:` links, an iframe srcdoc) is inert: every payload sets a window flag when it runs
 //     and the flag stays unset, no dialog opens, no element with an on* attribute or a script/img/
@@ -259,6 +261,18 @@ try {
   const res = await fetch(origin + `/v1/repairs/${first}/result`, { headers: { Authorization: 'Bearer ' + TOKEN } });
   const doc = await res.json();
   check(res.status === 200 && doc.schema === 'flowagent.repair_result/v1' && doc.status === 'fixed', 'GET /v1/repairs/{id}/result serves the result');
+
+  // Download button: the patch arrives as a file, byte for byte what /patch serves.
+  const downloads = path.join(tmp, 'downloads');
+  fs.mkdirSync(downloads);
+  const cdp = await page.createCDPSession();
+  await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: downloads });
+  await page.click('#download-patch');
+  const want = await (await fetch(origin + `/v1/repairs/${first}/patch`, { headers: { Authorization: 'Bearer ' + TOKEN } })).text();
+  const file = path.join(downloads, `flowagent-${first}.diff`);
+  for (let i = 0; i < 50 && !(fs.existsSync(file) && fs.statSync(file).size > 0); i++) await new Promise((r) => setTimeout(r, 100));
+  check(fs.existsSync(file) && fs.readFileSync(file, 'utf8') === want && want.includes('+    return a + b  #'),
+        'the download button saves the patch (' + (fs.existsSync(file) ? fs.statSync(file).size : 0) + ' bytes)');
 
   // Copy button (keyboard): the command reaches the clipboard, and the page says so.
   await page.focus('#copy-apply');
