@@ -209,10 +209,11 @@ Expected<std::optional<Json>> RedisQueue::job(const std::string& id) {
   auto m = pairs((*r)->r);
   if (m.empty()) return std::optional<Json>();
   auto req = parse_json(m["request"]);
+  const Json* change = req ? req->find("change") : nullptr;  // a damaged request has none
   Json d = Json::obj({{"id", id},
                       {"state", m["state"]},
-                      {"change_id", req ? req->find("change")->get_string("id") : ""},
-                      {"revision", req ? req->find("change")->get_int("revision") : 0},
+                      {"change_id", change ? change->get_string("id") : ""},
+                      {"revision", change ? change->get_int("revision") : 0},
                       {"submitted_unix_ms", std::atoll(m["submitted"].c_str())},
                       {"location", "/v1/repairs/" + id},
                       {"events", "/v1/repairs/" + id + "/events"},
@@ -330,10 +331,17 @@ Expected<bool> RedisQueue::process(const std::string& consumer, const std::strin
   if (!h) return fail(h.error().code, h.error().message);
   auto m = pairs((*h)->r);
   if (m.empty() || m["state"] == "done") return ack();  // expired, or finished by an earlier attempt
-  auto request = parse_repair_request(m["request"]);
-  if (!request) return ack();
   // Wall-clock times: the front end that enqueued the job may be another machine.
   const double queue_s = std::max<double>(0, static_cast<double>(now_ms() - std::atoll(m["submitted"].c_str())) / 1000.0);
+  auto request = parse_repair_request(m["request"]);
+  if (!request) {  // written by another version, or damaged: end it (its owner's slot and the funnel with it)
+    RepairResult bad;
+    bad.status = Status::error;
+    bad.reason = "invalid_request";
+    bad.message = "the queued request could not be read: " + request.error().message;
+    if (auto f = finish(id, bad, queue_s, -1); !f) return fail(f.error().code, f.error().message);
+    return ack();
+  }
   auto attempts = command({"HINCRBY", key, "attempts", "1"});
   if (!attempts) return fail(attempts.error().code, attempts.error().message);
   auto ended = [&](Status status, std::string reason, std::string message) {

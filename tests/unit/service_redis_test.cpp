@@ -315,6 +315,14 @@ TEST(ServiceRedis, FunnelMetricsAndJobLimitsAcrossFrontEnds) {
     EXPECT_NE(m.find("\nflowagent_queue_up 1\n"), std::string::npos);
     EXPECT_NE(m.find("flowagent_http_responses_total{code=\"429\"}"), std::string::npos);
   }
+  // A queued request no worker can read (damaged, or written by another version) ends as an error
+  // and frees its owner's slot instead of holding it for ever.
+  ASSERT_EQ(post(*a, "damaged", false).status, 202);
+  ASSERT_EQ(sh("redis-cli -p " + std::to_string(redis.port) + " HSET fa:job:" + job_id("damaged", 1) + " request '{\"schema\":1}' > /dev/null"), 0);
+  const int w2 = start_worker(redis, "w2", "noop");
+  EXPECT_EQ(status_of(wait_done(*q, job_id("damaged", 1))), "error/invalid_request");
+  kill_wait(w2, SIGTERM);
+  EXPECT_EQ(q->active_jobs("ci").value(), 0);
   // Redis gone: the scrape still answers and says so.
   kill_wait(redis.pid, SIGKILL);
   redis.pid = -1;
