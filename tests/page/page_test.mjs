@@ -172,6 +172,8 @@ try {
   check(await page.evaluate(() => sessionStorage.getItem('flowagent.token')) !== null, 'the token is kept in sessionStorage');
   await page.waitForSelector(`button.job[data-id="${first}"]`, { timeout: 5000 });
   check(true, 'the jobs list shows the submitted job');
+  await page.waitForFunction(() => !/token/i.test(document.getElementById('status').textContent), { timeout: 5000 });
+  check(true, 'with a valid token the page stops asking for one');
 
   // Progress advances (the SSE stream drives the bar) and an ETA is shown.
   const seen = new Set();

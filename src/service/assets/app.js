@@ -42,10 +42,12 @@
   // ---- token and API ----------------------------------------------------------------------------
   const token = () => sessionStorage.getItem(TOKEN_KEY) || '';
 
-  function say(text, error) {
+  /// The live status region; `kind` 'error' or 'prompt' marks messages the next good refresh clears.
+  function say(text, kind) {
     const s = $('status');
     s.textContent = text;
-    s.classList.toggle('error', !!error);
+    s.classList.toggle('error', kind === true || kind === 'error');
+    s.dataset.kind = kind === true ? 'error' : kind || '';
   }
 
   async function api(path, accept) {
@@ -147,7 +149,7 @@
 
   async function refresh() {
     if (!token()) {
-      say('Enter a bearer token with the read scope to see the jobs.');
+      say('Enter a bearer token with the read scope to see the jobs.', 'prompt');
       return;
     }
     try {
@@ -171,7 +173,7 @@
       pumpStreams();
       // Not the live status region: a screen reader should not hear this every few seconds.
       $('jobs-meta').textContent = jobs.size + ' job' + (jobs.size === 1 ? '' : 's') + ', updated ' + new Date().toLocaleTimeString();
-      if ($('status').classList.contains('error') || !$('status').textContent) say('');
+      if ($('status').dataset.kind) say('');
     } catch (e) {
       say(e.message, true);
     }
