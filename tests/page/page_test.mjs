@@ -101,7 +101,7 @@ const recorded = {
 const resultFile = path.join(tmp, 'recorded.json');
 fs.writeFileSync(resultFile, JSON.stringify(recorded));
 
-const RUN_MS = 3000;
+const RUN_MS = 5000;  // long enough for a slow (ASan, loaded) start to still watch the job run
 const daemon = spawn(flowagentd, ['--repos', path.join(tmp, 'repos'), '--tokens', path.join(tmp, 'tokens'), '--port', '0',
   '--workers', '2', '--runner', `result:${RUN_MS}:${resultFile}`], { stdio: ['ignore', 'pipe', 'inherit'] });
 const port = await new Promise((resolve, reject) => {
@@ -178,7 +178,7 @@ try {
   // Progress advances (the SSE stream drives the bar) and an ETA is shown.
   const seen = new Set();
   let etaText = '';
-  for (let i = 0; i < 80; i++) {
+  for (let i = 0; i < (RUN_MS + 3000) / 100; i++) {
     const s = await page.$eval(`button.job[data-id="${first}"]`, (b) => ({
       v: b.querySelector('progress').hasAttribute('value') ? b.querySelector('progress').value : null,
       text: b.querySelector('.progress-text').textContent,
