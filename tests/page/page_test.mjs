@@ -11,6 +11,8 @@
 //     and the flag stays unset, no dialog opens, no element with an on* attribute or a script/img/
 //     iframe reaches the page, no Content-Security-Policy violation is reported;
 //   - the page and its assets carry the Content-Security-Policy header;
+//   - the same page against a Redis front end with a separate `flowagentd worker` process (when
+//     redis-server is installed): progress from the worker's events, the finished job shown;
 //   - screenshots at 1280 px and at a phone width go to the directory given (CI artifacts), and the
 //     phone layout has no horizontal overflow.
 // Usage: node page_test.mjs FLOWAGENTD SCREENSHOT_DIR     (exit 0 pass, 1 fail, 77 skip)
@@ -104,26 +106,29 @@ fs.writeFileSync(resultFile, JSON.stringify(recorded));
 const RUN_MS = 5000;  // long enough for a slow (ASan, loaded) start to still watch the job run
 const daemon = spawn(flowagentd, ['--repos', path.join(tmp, 'repos'), '--tokens', path.join(tmp, 'tokens'), '--port', '0',
   '--workers', '2', '--runner', `result:${RUN_MS}:${resultFile}`], { stdio: ['ignore', 'pipe', 'inherit'] });
-const port = await new Promise((resolve, reject) => {
+/// The port a flowagentd prints once it listens.
+const listeningPort = (proc) => new Promise((resolve, reject) => {
   let out = '';
   const timer = setTimeout(() => reject(new Error('flowagentd did not start: ' + out)), 10000);
-  daemon.stdout.on('data', (d) => {
+  proc.stdout.on('data', (d) => {
     out += d;
     const m = /listening on port (\d+)/.exec(out);
     if (m) { clearTimeout(timer); resolve(Number(m[1])); }
   });
-  daemon.on('exit', (code) => reject(new Error('flowagentd exited ' + code + ': ' + out)));
+  proc.on('exit', (code) => reject(new Error('flowagentd exited ' + code + ': ' + out)));
 });
+const extra = [];  // processes of the Redis scenario
+const port = await listeningPort(daemon);
 const origin = `http://127.0.0.1:${port}`;
 
-async function submit(changeId, revision) {
+async function submit(changeId, revision, at = origin) {
   const body = {
     schema: 'flowagent.repair_request/v1', repository: 'calc',
     change: { id: changeId, revision, base_commit: 'a'.repeat(40), head_commit: 'b'.repeat(40), description: 'Refactor add' },
     failure: { failing_tests: ['test_calc.py::test_add'] },
     commands: { test: 'python3 -m pytest -q {tests}' },
   };
-  const res = await fetch(origin + '/v1/repairs', { method: 'POST', headers: { Authorization: 'Bearer ' + TOKEN, 'Content-Type': 'application/json' },
+  const res = await fetch(at + '/v1/repairs', { method: 'POST', headers: { Authorization: 'Bearer ' + TOKEN, 'Content-Type': 'application/json' },
                                                     body: JSON.stringify(body) });
   const doc = await res.json();
   if (res.status !== 202) throw new Error('submit answered ' + res.status + ' ' + JSON.stringify(doc));
@@ -293,6 +298,52 @@ try {
   await page.screenshot({ path: path.join(shotDir, 'job-phone.png'), fullPage: true });
   await checkInert('390 px');
 
+  // The same page against a Redis front end and a separate worker process (event ids are stream ids).
+  if (fs.existsSync('/usr/bin/redis-server')) {
+    const net = await import('node:net');
+    const freePort = () => new Promise((resolve) => { const srv = net.createServer(); srv.listen(0, '127.0.0.1', () => { const p = srv.address().port; srv.close(() => resolve(p)); }); });
+    const redisPort = await freePort();
+    const redis = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    extra.push(redis);
+    for (let i = 0; i < 100; i++) {
+      const ok = await new Promise((resolve) => { const c = net.connect(redisPort, '127.0.0.1', () => { c.end(); resolve(true); }); c.on('error', () => resolve(false)); });
+      if (ok) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const queue = `redis://127.0.0.1:${redisPort}/0`;
+    const front = spawn(flowagentd, ['--repos', path.join(tmp, 'repos'), '--tokens', path.join(tmp, 'tokens'), '--port', '0', '--queue', queue],
+                        { stdio: ['ignore', 'pipe', 'inherit'] });
+    extra.push(front);
+    const frontPort = await listeningPort(front);
+    extra.push(spawn(flowagentd, ['worker', '--queue', queue, '--workers', '1', '--runner', `result:2000:${resultFile}`], { stdio: 'ignore' }));
+    const redisOrigin = `http://127.0.0.1:${frontPort}`;
+    const rid = await submit('redis-change', 1, redisOrigin);
+    const p2 = await browser.newPage();
+    await p2.evaluateOnNewDocument(() => { window.__cspViolations = []; document.addEventListener('securitypolicyviolation', (e) => window.__cspViolations.push(e.violatedDirective)); });
+    await p2.goto(redisOrigin + '/', { waitUntil: 'domcontentloaded' });
+    await p2.type('#token-input', TOKEN);
+    await p2.keyboard.press('Enter');
+    await p2.waitForSelector(`button.job[data-id="${rid}"]`, { timeout: 5000 });
+    let partial = false;
+    for (let i = 0; i < 60; i++) {
+      const v = await p2.$eval(`button.job[data-id="${rid}"] progress`, (b) => (b.hasAttribute('value') ? b.value : null));
+      if (v !== null && v > 0 && v < 1) partial = true;
+      if (v === 1) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    check(partial, 'Redis mode: the progress bar moves from the worker\'s events (stream ids as event ids)');
+    await p2.waitForFunction((id) => document.querySelector(`button.job[data-id="${id}"] .progress-text`).textContent.startsWith('done: fixed'),
+                             { timeout: 8000 }, rid);
+    await p2.click(`button.job[data-id="${rid}"]`);
+    await p2.waitForSelector('#detail-body .summary', { timeout: 5000 });
+    const r2 = await p2.evaluate(() => ({ summary: document.querySelector('#detail-body .summary').textContent,
+                                          rows: document.querySelectorAll('#detail-body table.diff tbody tr').length,
+                                          pwned: window.__pwned, csp: window.__cspViolations.length }));
+    check(r2.summary.includes('Root cause') && r2.rows >= 4 && r2.pwned === undefined && r2.csp === 0,
+          'Redis mode: the finished job shows its summary and diff, inert ' + JSON.stringify(r2));
+    await p2.screenshot({ path: path.join(shotDir, 'redis-job-1280.png') });
+  }
+
   check(dialogs.length === 0, 'no dialog opened');
   check(pageErrors.length === 0, 'no script error on the page: ' + JSON.stringify(pageErrors));
 } catch (e) {
@@ -300,6 +351,7 @@ try {
   console.log('FAIL ' + String(e && e.stack || e));
 } finally {
   if (browser) await browser.close().catch(() => {});
+  for (const p of extra.reverse()) p.kill('SIGKILL');
   daemon.kill('SIGTERM');
   await new Promise((r) => { daemon.once('exit', r); setTimeout(r, 3000); });
   fs.rmSync(tmp, { recursive: true, force: true });
