@@ -32,6 +32,8 @@ DEPS=(
   "openjdk-17-jdk-headless | end-to-end tests repair Java projects"
   "python3-coverage | fault localization: per-test coverage of Python tests (coverage.py contexts); its tests"
   "libhiredis-dev redis-server | flowagentd's Redis Streams queue (hiredis client); the queue tests start their own redis-server"
+  "chromium | flowagentd's review page test: headless chromium driven by puppeteer-core (tests/page/)"
+  "prometheus | a real Prometheus scrapes flowagentd's /metrics in a test (the funnel it stores matches the jobs run)"
   "abigail-tools | the C ABI check: abidiff of libflowagent_c against the committed baseline (capi/abi/, tests/check_abi.sh)"
 )
 
@@ -90,6 +92,14 @@ fi
 
 # JavaScript test runners for the end-to-end tests: tape (tape-style TAP output), jest and vitest
 # (versions pinned by each folder's package-lock.json; the tests skip when one is absent).
+# puppeteer-core for the review page's browser test (tests/page/; drives Debian's chromium, downloads
+# no browser: --ignore-scripts).
+page="$root/tests/page"
+if [ ! -f "$page/node_modules/.package-lock.json" ] || [ "$page/package-lock.json" -nt "$page/node_modules/.package-lock.json" ]; then
+  echo "install-deps: fetching puppeteer-core with npm"
+  (cd "$page" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+fi
+
 for runner in tape jest vitest; do
   dir="$root/third_party/$runner"
   if [ ! -f "$dir/node_modules/.package-lock.json" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then

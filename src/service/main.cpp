@@ -22,10 +22,10 @@ namespace {
 int usage() {
   std::cerr << "usage: flowagentd --repos DIR --tokens FILE [--listen ADDR] [--port N] [--workers N]\n"
                "                  [--http-threads N] [--tls-cert FILE --tls-key FILE] [--model SPEC]\n"
-               "                  [--model-base-url URL] [--model-key-env VAR] [--runner pipeline|noop]\n"
+               "                  [--model-base-url URL] [--model-key-env VAR] [--runner pipeline|noop|sleep:MS|result:MS:FILE]\n"
                "                  [--max-body-bytes N] [--max-queued N] [--read-timeout-ms N] [--idle-timeout-ms N]\n"
                "                  [--drain-seconds N] [--trajectory-dir DIR] [--allow-unsandboxed] [--log-requests]\n"
-               "       flowagentd worker --queue redis://HOST:PORT/DB [--workers N] [--runner pipeline|noop|sleep:MS]\n"
+               "       flowagentd worker --queue redis://HOST:PORT/DB [--workers N] [--runner pipeline|noop|sleep:MS|result:MS:FILE]\n"
                "                  [--visibility-ms N] [--max-attempts N] [--consumer NAME] [--model ...]\n"
                "       flowagentd hash-token   (reads a token on stdin, prints sha256:<hex>)\n";
   return 2;
@@ -104,7 +104,10 @@ int main(int argc, char** argv) {
   if (o.model.spec.rfind("replay:", 0) == 0) o.agent.allow_replay_models = true;
   if (runner_name != "pipeline") {
     auto r = test_runner(runner_name);
-    if (!r) return usage();
+    if (!r) {
+      std::cerr << "flowagentd: unknown runner (or unreadable recorded result) " << runner_name << "\n";
+      return usage();
+    }
     o.runner = std::move(*r);
   }
   // SIGINT/SIGTERM are taken by sigwait below: block them before any thread starts.

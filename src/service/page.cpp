@@ -2,15 +2,15 @@
 
 namespace flowagent::service {
 
-namespace {
-constexpr std::string_view kIndex = R"HTML(<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>flowagent review</title></head>
-<body><h1>flowagent</h1></body></html>
-)HTML";
-}  // namespace
+// Generated from src/service/assets/ by cmake/EmbedAssets.cmake (service_assets.cpp in the build tree).
+extern const std::string_view kAsset_index_html;
+extern const std::string_view kAsset_app_js;
+extern const std::string_view kAsset_app_css;
 
 std::optional<Asset> page_asset(std::string_view path) {
-  if (path == "/") return Asset{"text/html; charset=utf-8", kIndex};
+  if (path == "/" || path == "/index.html") return Asset{"text/html; charset=utf-8", kAsset_index_html};
+  if (path == "/assets/app.js") return Asset{"text/javascript; charset=utf-8", kAsset_app_js};
+  if (path == "/assets/app.css") return Asset{"text/css; charset=utf-8", kAsset_app_css};
   return std::nullopt;
 }
 

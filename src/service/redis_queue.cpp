@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "agent/pipeline.hpp"
+#include "service/store.hpp"
 
 namespace flowagent::service {
 
@@ -18,10 +19,15 @@ struct RedisQueue::Reply {
 
 namespace {
 
+// KEYS: job, newest:<change>, live:<change>, jobs stream, recent list, metrics hash, active:<owner>.
+// Returns 0 (the same change revision exists: idempotent), 1 (queued), 2 (older than a revision
+// already seen: the caller ends it as superseded), 3 (the owner has its limit of active jobs).
 constexpr const char* kSubmit = R"LUA(
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+if tonumber(redis.call('GET', KEYS[7]) or '0') >= tonumber(ARGV[8]) then return 3 end
 local rev = tonumber(ARGV[2])
 redis.call('HSET', KEYS[1], 'state', 'queued', 'request', ARGV[3], 'owner', ARGV[4], 'submitted', ARGV[5], 'attempts', 0)
+redis.call('HINCRBY', KEYS[6], 'received', 1)
 redis.call('LPUSH', KEYS[5], ARGV[1])
 redis.call('LTRIM', KEYS[5], 0, 999)
 local newest = redis.call('GET', KEYS[2])
@@ -35,12 +41,16 @@ for i = 1, #live, 2 do
   end
 end
 redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
+redis.call('INCR', KEYS[7])
+redis.call('HSET', KEYS[1], 'counted', 1)
 redis.call('XADD', ARGV[6] .. 'events:' .. ARGV[1], 'MAXLEN', '~', ARGV[7], '*', 'kind', 'state', 'data', '{"state":"queued"}')
 redis.call('XADD', KEYS[4], '*', 'id', ARGV[1])
 return 1
 )LUA";
 
-// The one place a result is written: a retry of a finished job changes nothing.
+// The one place a result is written: a retry of a finished job changes nothing, so the job's
+// counters (ARGV[7..]: field, increment pairs) reach the metrics hash exactly once and its owner's
+// active count drops once.
 constexpr const char* kFinish = R"LUA(
 if redis.call('HGET', KEYS[1], 'state') == 'done' then return 0 end
 redis.call('HSET', KEYS[1], 'state', 'done', 'result', ARGV[1])
@@ -49,6 +59,11 @@ redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[3], '*', 'kind', 'done', 'data',
 redis.call('EXPIRE', KEYS[2], ARGV[2])
 redis.call('HDEL', KEYS[3], ARGV[5])
 redis.call('INCR', KEYS[4])
+if redis.call('HGET', KEYS[1], 'counted') == '1' then
+  redis.call('DECR', ARGV[6] .. 'active:' .. (redis.call('HGET', KEYS[1], 'owner') or ''))
+  redis.call('HSET', KEYS[1], 'counted', 0)
+end
+for i = 7, #ARGV, 2 do redis.call('HINCRBY', KEYS[5], ARGV[i], ARGV[i + 1]) end
 return 1
 )LUA";
 
@@ -142,19 +157,50 @@ Expected<std::shared_ptr<RedisQueue::Reply>> RedisQueue::command(const std::vect
   return fail(Errc::io, "redis: " + std::string(ctx_ && ctx_->err ? ctx_->errstr : "connection lost"));
 }
 
-Expected<RedisQueue::Submitted> RedisQueue::submit(const RepairRequest& request, const std::string& owner) {
+Expected<RedisQueue::Submitted> RedisQueue::submit(const RepairRequest& request, const std::string& owner, int owner_limit) {
   const std::string id = job_id(request.change.id, request.change.revision);
   const std::string& p = opt_.prefix;
-  auto r = command({"EVAL", kSubmit, "5", p + "job:" + id, p + "newest:" + request.change.id, p + "live:" + request.change.id,
-                    p + "jobs", p + "recent", id, std::to_string(request.change.revision), dump_json_lossy(to_json(request)), owner,
-                    std::to_string(now_ms()), p, std::to_string(opt_.events_cap)});
+  auto r = command({"EVAL", kSubmit, "7", p + "job:" + id, p + "newest:" + request.change.id, p + "live:" + request.change.id,
+                    p + "jobs", p + "recent", p + "metrics", p + "active:" + owner, id, std::to_string(request.change.revision),
+                    dump_json_lossy(to_json(request)), owner, std::to_string(now_ms()), p, std::to_string(opt_.events_cap),
+                    std::to_string(owner_limit)});
   if (!r) return fail(r.error().code, r.error().message);
   const long long outcome = (*r)->r->integer;
   if (outcome == 2) {  // older than a revision already seen
-    if (auto f = finish(id, detail::superseded_result(request, "a newer revision was already submitted")); !f)
+    if (auto f = finish(id, detail::superseded_result(request, "a newer revision was already submitted"), 0, -1); !f)
       return fail(f.error().code, f.error().message);
   }
-  return Submitted{id, outcome == 0};
+  return Submitted{id, outcome == 0, outcome == 3};
+}
+
+Expected<std::map<std::string, std::string>> RedisQueue::counters() {
+  auto r = command({"HGETALL", opt_.prefix + "metrics"});
+  if (!r) return fail(r.error().code, r.error().message);
+  return pairs((*r)->r);
+}
+
+Expected<RedisQueue::Backlog> RedisQueue::backlog() {
+  auto r = command({"XINFO", "GROUPS", opt_.prefix + "jobs"});
+  if (!r) return fail(r.error().code, r.error().message);
+  Backlog b;
+  const redisReply* a = (*r)->r;
+  for (std::size_t i = 0; a->type == REDIS_REPLY_ARRAY && i < a->elements; ++i) {
+    const redisReply* g = a->element[i];
+    for (std::size_t k = 0; g->type == REDIS_REPLY_ARRAY && k + 1 < g->elements; k += 2) {
+      const std::string key = str(g->element[k]);
+      const redisReply* v = g->element[k + 1];
+      if (v->type != REDIS_REPLY_INTEGER) continue;
+      if (key == "pending") b.running += v->integer;
+      else if (key == "lag") b.queued += v->integer;
+    }
+  }
+  return b;
+}
+
+Expected<long long> RedisQueue::active_jobs(const std::string& owner) {
+  auto r = command({"GET", opt_.prefix + "active:" + owner});
+  if (!r) return fail(r.error().code, r.error().message);
+  return std::atoll(str((*r)->r).c_str());
 }
 
 Expected<std::optional<Json>> RedisQueue::job(const std::string& id) {
@@ -163,10 +209,11 @@ Expected<std::optional<Json>> RedisQueue::job(const std::string& id) {
   auto m = pairs((*r)->r);
   if (m.empty()) return std::optional<Json>();
   auto req = parse_json(m["request"]);
+  const Json* change = req ? req->find("change") : nullptr;  // a damaged request has none
   Json d = Json::obj({{"id", id},
                       {"state", m["state"]},
-                      {"change_id", req ? req->find("change")->get_string("id") : ""},
-                      {"revision", req ? req->find("change")->get_int("revision") : 0},
+                      {"change_id", change ? change->get_string("id") : ""},
+                      {"revision", change ? change->get_int("revision") : 0},
                       {"submitted_unix_ms", std::atoll(m["submitted"].c_str())},
                       {"location", "/v1/repairs/" + id},
                       {"events", "/v1/repairs/" + id + "/events"},
@@ -226,11 +273,20 @@ Expected<void> RedisQueue::emit(const std::string& id, std::string_view kind, co
   return {};
 }
 
-Expected<void> RedisQueue::finish(const std::string& id, const RepairResult& res) {
+Expected<void> RedisQueue::finish(const std::string& id, const RepairResult& res, double queue_s, double run_s) {
   const std::string& p = opt_.prefix;
   const std::string done = dump_json_lossy(Json::obj({{"state", "done"}, {"status", to_string(res.status)}, {"reason", res.reason}}));
-  auto r = command({"EVAL", kFinish, "4", p + "job:" + id, p + "events:" + id, p + "live:" + res.change_id, p + "finished",
-                    dump_json_lossy(to_json(res)), std::to_string(opt_.result_ttl.count()), std::to_string(opt_.events_cap), done, id});
+  JobCounters delta;  // this job's share of the funnel, added by the script only if it stores the result
+  if (run_s >= 0) delta.started(queue_s);
+  delta.finished(res, queue_s, run_s);
+  std::vector<std::string> args{"EVAL", kFinish, "5", p + "job:" + id, p + "events:" + id, p + "live:" + res.change_id, p + "finished",
+                                p + "metrics", dump_json_lossy(to_json(res)), std::to_string(opt_.result_ttl.count()),
+                                std::to_string(opt_.events_cap), done, id, p};
+  for (auto& [field, n] : delta.fields()) {
+    args.push_back(field);
+    args.push_back(std::to_string(n));
+  }
+  auto r = command(args);
   if (!r) return fail(r.error().code, r.error().message);
   return {};
 }
@@ -275,8 +331,17 @@ Expected<bool> RedisQueue::process(const std::string& consumer, const std::strin
   if (!h) return fail(h.error().code, h.error().message);
   auto m = pairs((*h)->r);
   if (m.empty() || m["state"] == "done") return ack();  // expired, or finished by an earlier attempt
+  // Wall-clock times: the front end that enqueued the job may be another machine.
+  const double queue_s = std::max<double>(0, static_cast<double>(now_ms() - std::atoll(m["submitted"].c_str())) / 1000.0);
   auto request = parse_repair_request(m["request"]);
-  if (!request) return ack();
+  if (!request) {  // written by another version, or damaged: end it (its owner's slot and the funnel with it)
+    RepairResult bad;
+    bad.status = Status::error;
+    bad.reason = "invalid_request";
+    bad.message = "the queued request could not be read: " + request.error().message;
+    if (auto f = finish(id, bad, queue_s, -1); !f) return fail(f.error().code, f.error().message);
+    return ack();
+  }
   auto attempts = command({"HINCRBY", key, "attempts", "1"});
   if (!attempts) return fail(attempts.error().code, attempts.error().message);
   auto ended = [&](Status status, std::string reason, std::string message) {
@@ -291,15 +356,17 @@ Expected<bool> RedisQueue::process(const std::string& consumer, const std::strin
                             std::to_string(opt_.max_attempts) + " (workers died or timed out)";
     if (auto d = command({"XADD", p + "dead", "*", "id", id, "entry", entry, "reason", why}); !d)
       return fail(d.error().code, d.error().message);
-    if (auto f = finish(id, ended(Status::error, "dead_letter", why)); !f) return fail(f.error().code, f.error().message);
+    if (auto f = finish(id, ended(Status::error, "dead_letter", why), queue_s, -1); !f) return fail(f.error().code, f.error().message);
     return ack();
   }
   if (m["cancel"] == "superseded") {
-    if (auto f = finish(id, detail::superseded_result(*request, "a newer revision was submitted")); !f) return fail(f.error().code, f.error().message);
+    if (auto f = finish(id, detail::superseded_result(*request, "a newer revision was submitted"), queue_s, -1); !f)
+      return fail(f.error().code, f.error().message);
     return ack();
   }
   if (m["cancel"] == "cancelled") {
-    if (auto f = finish(id, ended(Status::error, "cancelled", "cancelled before it started")); !f) return fail(f.error().code, f.error().message);
+    if (auto f = finish(id, ended(Status::error, "cancelled", "cancelled before it started"), queue_s, -1); !f)
+      return fail(f.error().code, f.error().message);
     return ack();
   }
   command({"HSET", key, "state", "running", "worker", consumer});
@@ -324,6 +391,7 @@ Expected<bool> RedisQueue::process(const std::string& consumer, const std::strin
       stop.wait_for(std::chrono::milliseconds(50));
     }
   });
+  const auto run_start = std::chrono::steady_clock::now();
   RepairResult result;
   try {
     result = runner(*request, cancel, [&] { return superseded.load(); },
@@ -338,7 +406,8 @@ Expected<bool> RedisQueue::process(const std::string& consumer, const std::strin
     s.metrics = result.metrics;
     result = std::move(s);
   }
-  if (auto f = finish(id, result); !f) return fail(f.error().code, f.error().message);
+  const double run_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
+  if (auto f = finish(id, result, queue_s, run_s); !f) return fail(f.error().code, f.error().message);
   return ack();
 }
 

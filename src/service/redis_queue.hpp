@@ -6,6 +6,7 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -41,9 +42,21 @@ class RedisQueue {
   struct Submitted {
     std::string id;
     bool existing = false;
+    bool refused = false;  ///< the owner already has `owner_limit` queued + running jobs (nothing stored)
   };
-  /// Idempotent per change id + revision; a newer revision marks older live jobs superseded.
-  Expected<Submitted> submit(const RepairRequest& request, const std::string& owner);
+  /// Idempotent per change id + revision; a newer revision marks older live jobs superseded. An
+  /// owner may have at most `owner_limit` jobs queued or running (counted in Redis, so the limit
+  /// holds across front ends).
+  Expected<Submitted> submit(const RepairRequest& request, const std::string& owner, int owner_limit = 1 << 30);
+  /// The funnel and latency counters every worker added (JobCounters::fields names).
+  Expected<std::map<std::string, std::string>> counters();
+  struct Backlog {
+    long long queued = 0;   ///< entries no worker has read yet (the group's lag)
+    long long running = 0;  ///< entries read and not yet acknowledged
+  };
+  Expected<Backlog> backlog();
+  /// Queued + running jobs of an owner.
+  Expected<long long> active_jobs(const std::string& owner);
   /// {id, state, change_id, revision, result|null}; nullopt when unknown (or expired).
   Expected<std::optional<Json>> job(const std::string& id);
   Expected<std::optional<RepairResult>> result(const std::string& id);
@@ -69,7 +82,8 @@ class RedisQueue {
 
  private:
   explicit RedisQueue(RedisOptions o) : opt_(std::move(o)) {}
-  Expected<void> finish(const std::string& id, const RepairResult& r);
+  /// Stores the result once; the job's counters go to the metrics hash with it. run_s < 0: never ran.
+  Expected<void> finish(const std::string& id, const RepairResult& r, double queue_s, double run_s);
   Expected<void> emit(const std::string& id, std::string_view kind, const std::string& data);
   Expected<bool> process(const std::string& consumer, const std::string& entry, const std::string& id, const Runner& runner);
   RedisOptions opt_;

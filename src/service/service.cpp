@@ -8,7 +8,9 @@
 #include <boost/beast/ssl.hpp>
 
 #include <atomic>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 #include <thread>
 
 #include "agent/pipeline.hpp"
@@ -107,7 +109,53 @@ Expected<Runner> pipeline_runner(AgentOptions a, std::function<void(const Event&
                                   const std::function<void(const Event&)>&) { return pipeline->run(r, c, sup); });
 }
 
+namespace {
+
+/// `result:MS:FILE`: tool_call progress events over MS milliseconds, then the recorded result.
+std::optional<Runner> recorded_result_runner(std::string_view spec) {
+  auto colon = spec.find(':');
+  if (colon == std::string_view::npos) return std::nullopt;
+  const long ms = std::atol(std::string(spec.substr(0, colon)).c_str());
+  std::ifstream in{std::string(spec.substr(colon + 1)), std::ios::binary};
+  std::stringstream text;
+  text << in.rdbuf();
+  auto recorded = parse_repair_result(text.str());
+  if (!in || ms < 0 || !recorded) return std::nullopt;
+  return Runner([ms, recorded = *recorded](const RepairRequest& r, const CancelToken& cancel, const std::function<bool()>&,
+                                           const std::function<void(const Event&)>& emit) {
+    constexpr int kSteps = 10;
+    const auto begin = std::chrono::steady_clock::now();
+    for (int i = 0; i <= kSteps; ++i) {
+      Event e;
+      e.kind = i == 0 ? EventKind::phase : EventKind::tool_call;
+      e.change_id = r.change.id;
+      e.revision = r.change.revision;
+      e.phase = "agent";
+      e.index = i;
+      e.max = kSteps;
+      e.tokens = 1000L * i;
+      e.elapsed_ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - begin).count();
+      e.eta_ms = std::max<long>(0, ms - e.elapsed_ms);
+      emit(e);
+      if (i < kSteps && cancel.wait_for(std::chrono::milliseconds(ms / kSteps))) {
+        RepairResult c = noop_result(r);
+        c.status = Status::error;
+        c.reason = "cancelled";
+        c.message = "cancelled";
+        return c;
+      }
+    }
+    RepairResult out = recorded;
+    out.change_id = r.change.id;
+    out.revision = r.change.revision;
+    return out;
+  });
+}
+
+}  // namespace
+
 std::optional<Runner> test_runner(std::string_view name) {
+  if (name.starts_with("result:")) return recorded_result_runner(name.substr(7));
   long sleep_ms = -1;
   if (name == "noop") sleep_ms = 0;
   else if (name.starts_with("sleep:")) sleep_ms = std::atol(std::string(name.substr(6)).c_str());
@@ -220,6 +268,12 @@ struct Service::Impl {
     return d;
   }
 
+  static Reply too_many_jobs(const TokenEntry& tok) {
+    Reply r = error_reply(429, "too_many_jobs", "this token has " + std::to_string(tok.max_active_jobs) + " active jobs");
+    r.headers.emplace_back("Retry-After", "5");
+    return r;
+  }
+
   Reply submit(const std::string& body, const TokenEntry& tok) {
     auto req = checked_request(body);
     if (!req) {
@@ -229,8 +283,9 @@ struct Service::Impl {
       return error_reply(400, errc_name(e.code), e.message, field);
     }
     if (rq) {
-      auto sub = rq->submit(*req, tok.name);
+      auto sub = rq->submit(*req, tok.name, tok.max_active_jobs);
       if (!sub) return error_reply(503, "queue_unavailable", sub.error().message);
+      if (sub->refused) return too_many_jobs(tok);
       auto doc = rq->job(sub->id);
       if (!doc || !*doc) return error_reply(503, "queue_unavailable", "the job vanished from the queue");
       Json d = public_doc(**doc);
@@ -247,11 +302,7 @@ struct Service::Impl {
       r.headers.emplace_back("Retry-After", "5");
       return r;
     }
-    if (why == JobStore::Refusal::owner_limit) {
-      Reply r = error_reply(429, "too_many_jobs", "this token has " + std::to_string(tok.max_active_jobs) + " active jobs");
-      r.headers.emplace_back("Retry-After", "5");
-      return r;
-    }
+    if (why == JobStore::Refusal::owner_limit) return too_many_jobs(tok);
     Json d = job_doc(s.job);
     d["existing"] = s.existing;
     Reply r = json_reply(202, d);
@@ -282,6 +333,7 @@ struct Service::Impl {
     if (action.empty()) return json_reply(200, public_doc(**doc));
     auto res = rq->result(id);
     if (!res) return error_reply(503, "queue_unavailable", res.error().message);
+    if (action == "result") return result_reply(*res);
     std::string format = action == "patch" ? "diff" : query_param(query, "format");
     if (action != "patch" && action != "publish") return error_reply(404, "not_found", "no such route");
     if (format.empty()) return error_reply(400, "invalid_argument", "format is required", "format");
@@ -289,12 +341,13 @@ struct Service::Impl {
   }
 
   Reply deliver(const std::shared_ptr<JobRec>& j, const std::string& format) {
-    std::optional<RepairResult> result;
-    {
-      auto copy = store.get(j->id);
-      if (copy && copy->state == JobRec::State::done) result = copy->result;
-    }
-    return deliver_result(result, j->id, format);
+    return deliver_result(store.finished_result(j->id), j->id, format);
+  }
+
+  /// The bare result document (what `flowagent apply --result -` reads), for any finished job.
+  static Reply result_reply(const std::optional<RepairResult>& result) {
+    if (!result) return error_reply(409, "not_done", "the job has not finished");
+    return json_reply(200, to_json(*result));
   }
 
   Reply deliver_result(const std::optional<RepairResult>& result, const std::string& id, const std::string& format) {
@@ -403,6 +456,7 @@ struct Service::Impl {
     if (!job) return error_reply(404, "not_found", "no such job");
     if (action.empty()) return json_reply(200, job_doc(job));
     if (action == "patch") return deliver(job, "diff");
+    if (action == "result") return result_reply(store.finished_result(job->id));
     if (action == "publish") {
       auto format = query_param(query, "format");
       if (format.empty()) return error_reply(400, "invalid_argument", "format is required", "format");
@@ -411,7 +465,21 @@ struct Service::Impl {
     return error_reply(404, "not_found", "no such route");
   }
 
-  std::string render_metrics() const { return metrics.render(store.queued(), store.running(), connections.load()); }
+  /// Embedded: this process's counters. Redis mode: the counters every worker stored in Redis and
+  /// the stream's backlog, plus `flowagent_queue_up` (0 when Redis cannot be read).
+  std::string render_metrics() const {
+    if (!rq) return metrics.render(store.queued(), store.running(), connections.load());
+    JobCounters shared;
+    auto fields = rq->counters();
+    auto backlog = rq->backlog();
+    if (fields) shared.add_fields(*fields);
+    const bool up = fields && backlog;
+    std::string o = metrics.render(backlog ? static_cast<std::size_t>(backlog->queued) : 0,
+                                   backlog ? static_cast<std::size_t>(backlog->running) : 0, connections.load(), &shared, up);
+    o += "# HELP flowagent_queue_up Whether the front end could read the Redis queue for this scrape.\n"
+         "# TYPE flowagent_queue_up gauge\nflowagent_queue_up " + std::string(up ? "1" : "0") + "\n";
+    return o;
+  }
 
   // ---- connections ----
   template <class Stream>
@@ -426,10 +494,12 @@ struct Service::Impl {
     res.set(http::field::content_type, rep.content_type);
     res.set("X-Content-Type-Options", "nosniff");
     res.set(http::field::cache_control, "no-store");
-    if (rep.content_type.starts_with("text/html"))
-      res.set("Content-Security-Policy",
-              "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; "
-              "base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
+    // Every response (the page, its script and style, the API): scripts and styles only from the
+    // service's own files, no inline script, nothing framed, no referrer.
+    res.set("Content-Security-Policy",
+            "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; "
+            "base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
+    res.set("Referrer-Policy", "no-referrer");
     for (const auto& [k, v] : rep.headers) res.set(k, v);
     res.body() = rep.body;
     res.keep_alive(keep_alive);

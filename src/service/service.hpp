@@ -77,8 +77,10 @@ std::string job_id(std::string_view change_id, std::int64_t revision);
 /// progress events go to `sink`.
 Expected<Runner> pipeline_runner(AgentOptions options, std::function<void(const Event&)> sink);
 
-/// `noop` (noop_result after one phase event) or `sleep:MS` (waits MS or until cancelled, then
-/// noop): runners for load tests of the service itself. nullopt for another name.
+/// `noop` (noop_result after one phase event), `sleep:MS` (waits MS or until cancelled, then
+/// noop) or `result:MS:FILE` (ten tool_call progress events with an ETA over MS, then the recorded
+/// flowagent.repair_result/v1 in FILE for the job's change): runners for load tests of the service
+/// and for the review page's browser test. nullopt for another name or an unreadable FILE.
 std::optional<Runner> test_runner(std::string_view name);
 
 struct ServiceOptions {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 
 #include "agent/pipeline.hpp"
 
@@ -61,19 +63,151 @@ void Histogram::render(std::string& out, const std::string& name, const std::str
   out += name + "_sum " + num(sum) + "\n" + name + "_count " + std::to_string(n) + "\n";
 }
 
-Metrics::Metrics()
-    : start_latency_({0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1, 5, 30, 120}),
-      run_seconds_({0.01, 0.1, 1, 5, 15, 30, 60, 120, 300, 600, 1200, 1800}),
-      total_seconds_({0.01, 0.1, 1, 5, 15, 30, 60, 120, 300, 600, 1200, 1800}) {}
+JobCounters::JobCounters()
+    : start_latency({0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1, 5, 30, 120}),
+      run_seconds({0.01, 0.1, 1, 5, 15, 30, 60, 120, 300, 600, 1200, 1800}),
+      total_seconds({0.01, 0.1, 1, 5, 15, 30, 60, 120, 300, 600, 1200, 1800}) {}
+
+void JobCounters::started(double queue_s) { start_latency.observe(queue_s); }
+
+void JobCounters::finished(const RepairResult& r, double queue_s, double run_s) {
+  const bool ran = r.metrics.phase_ms.count("prefilter") > 0;
+  const bool was_attempted = ran && r.status != Status::abstained && r.metrics.phase_ms.count("workspace") > 0;
+  const bool produced = r.metrics.phase_ms.count("validate") > 0 || r.metrics.phase_ms.count("postfilter") > 0;
+  if (was_attempted) attempted++;
+  if (produced) patch_produced++;
+  if (!r.evidence.kind.empty()) validated++;
+  switch (r.status) {
+    case Status::abstained: abstained[r.reason]++; break;
+    case Status::fixed: delivered++; break;
+    case Status::no_fix: no_fix++; break;
+    case Status::error: errors[r.reason.empty() ? "error" : r.reason]++; break;
+    case Status::rejected: rejected[r.reason]++; break;
+    case Status::superseded:
+      superseded++;
+      if (produced) rejected[r.reason]++;
+      break;
+  }
+  input_tokens += r.metrics.input_tokens;
+  output_tokens += r.metrics.output_tokens;
+  cached_tokens += r.metrics.cached_tokens;
+  tool_calls += r.metrics.tool_calls;
+  model_calls += r.metrics.model_calls;
+  cost_micro_usd += static_cast<std::int64_t>(r.metrics.cost_usd * 1e6 + 0.5);
+  if (run_s >= 0) run_seconds.observe(run_s);
+  total_seconds.observe(queue_s + std::max(run_s, 0.0));
+}
+
+namespace {
+
+struct Scalar {
+  const char* name;
+  std::int64_t JobCounters::*field;
+};
+constexpr Scalar kScalars[] = {
+    {"received", &JobCounters::received},         {"attempted", &JobCounters::attempted},
+    {"patch_produced", &JobCounters::patch_produced}, {"validated", &JobCounters::validated},
+    {"delivered", &JobCounters::delivered},       {"no_fix", &JobCounters::no_fix},
+    {"superseded", &JobCounters::superseded},     {"tokens:input", &JobCounters::input_tokens},
+    {"tokens:output", &JobCounters::output_tokens}, {"tokens:cached", &JobCounters::cached_tokens},
+    {"tool_calls", &JobCounters::tool_calls},     {"model_calls", &JobCounters::model_calls},
+    {"cost_micro_usd", &JobCounters::cost_micro_usd}};
+
+struct Labelled {
+  const char* prefix;
+  std::map<std::string, std::int64_t> JobCounters::*field;
+};
+constexpr Labelled kLabelled[] = {{"filtered:", &JobCounters::abstained},
+                                  {"rejected:", &JobCounters::rejected},
+                                  {"errors:", &JobCounters::errors}};
+
+struct Hist {
+  const char* prefix;
+  Histogram JobCounters::*field;
+};
+constexpr Hist kHists[] = {{"h:start:", &JobCounters::start_latency},
+                           {"h:run:", &JobCounters::run_seconds},
+                           {"h:total:", &JobCounters::total_seconds}};
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::int64_t>> JobCounters::fields() const {
+  std::vector<std::pair<std::string, std::int64_t>> out;
+  auto put = [&](std::string name, std::int64_t v) {
+    if (v != 0) out.emplace_back(std::move(name), v);
+  };
+  for (const auto& s : kScalars) put(s.name, this->*s.field);
+  for (const auto& l : kLabelled)
+    for (const auto& [reason, n] : this->*l.field) put(l.prefix + reason, n);
+  for (const auto& h : kHists) {
+    const Histogram& hist = this->*h.field;
+    for (std::size_t i = 0; i < hist.counts.size(); ++i) put(h.prefix + std::to_string(i), static_cast<std::int64_t>(hist.counts[i]));
+    put(std::string(h.prefix) + "n", static_cast<std::int64_t>(hist.n));
+    put(std::string(h.prefix) + "sum_us", static_cast<std::int64_t>(hist.sum * 1e6 + 0.5));
+  }
+  return out;
+}
+
+void JobCounters::add_fields(const std::map<std::string, std::string>& f) {
+  for (const auto& [name, text] : f) {
+    const std::int64_t v = std::strtoll(text.c_str(), nullptr, 10);
+    bool done = false;
+    for (const auto& s : kScalars)
+      if (name == s.name) {
+        this->*s.field += v;
+        done = true;
+      }
+    for (const auto& l : kLabelled)
+      if (!done && name.starts_with(l.prefix) && name.size() > std::strlen(l.prefix)) {
+        (this->*l.field)[name.substr(std::strlen(l.prefix))] += v;
+        done = true;
+      }
+    for (const auto& h : kHists) {
+      if (done || !name.starts_with(h.prefix)) continue;
+      Histogram& hist = this->*h.field;
+      const std::string rest = name.substr(std::strlen(h.prefix));
+      if (rest == "n") hist.n += static_cast<std::uint64_t>(v);
+      else if (rest == "sum_us") hist.sum += static_cast<double>(v) / 1e6;
+      else if (!rest.empty() && rest.find_first_not_of("0123456789") == std::string::npos) {
+        const auto i = std::strtoul(rest.c_str(), nullptr, 10);
+        if (i < hist.counts.size()) hist.counts[i] += static_cast<std::uint64_t>(v);
+      }
+      done = true;
+    }
+  }
+}
+
+void JobCounters::render(std::string& o) const {
+  counter(o, "flowagent_notifications_total", "Repair requests accepted (new jobs; idempotent resubmissions excluded).", double(received));
+  by_reason(o, "flowagent_filtered_total", "Jobs a pre-filter abstained from, per reason.", abstained);
+  counter(o, "flowagent_attempted_total", "Jobs that passed the pre-filters and got a workspace.", double(attempted));
+  counter(o, "flowagent_patch_produced_total", "Jobs whose strategies produced a candidate patch.", double(patch_produced));
+  counter(o, "flowagent_validated_total", "Jobs whose candidate passed validation.", double(validated));
+  by_reason(o, "flowagent_rejected_total", "Validated fixes a post-filter refused (or superseded after a patch), per reason.", rejected);
+  counter(o, "flowagent_delivered_total", "Jobs that ended fixed.", double(delivered));
+  counter(o, "flowagent_no_fix_total", "Jobs that ended without a validated fix.", double(no_fix));
+  counter(o, "flowagent_superseded_total", "Jobs superseded by a newer revision.", double(superseded));
+  by_reason(o, "flowagent_errors_total", "Jobs that ended in an error (cancelled included), per reason.", errors);
+  o += "# HELP flowagent_tokens_total Model tokens used by finished jobs.\n# TYPE flowagent_tokens_total counter\n";
+  o += "flowagent_tokens_total{kind=\"input\"} " + std::to_string(input_tokens) + "\n";
+  o += "flowagent_tokens_total{kind=\"output\"} " + std::to_string(output_tokens) + "\n";
+  o += "flowagent_tokens_total{kind=\"cached\"} " + std::to_string(cached_tokens) + "\n";
+  counter(o, "flowagent_cost_usd_total", "Model cost of finished jobs in US dollars.", double(cost_micro_usd) / 1e6);
+  counter(o, "flowagent_tool_calls_total", "Tool calls of finished jobs.", double(tool_calls));
+  counter(o, "flowagent_model_calls_total", "Model calls of finished jobs.", double(model_calls));
+  start_latency.render(o, "flowagent_job_start_latency_seconds", "Time from enqueue to a worker starting the job.");
+  run_seconds.render(o, "flowagent_job_run_seconds", "Time a worker spent on a job.");
+  total_seconds.render(o, "flowagent_job_seconds", "Time from enqueue to the result.");
+}
 
 void Metrics::received() {
   std::lock_guard lock(mu_);
-  received_++;
+  jobs_.received++;
 }
 
 void Metrics::started(double queue_s) {
   std::lock_guard lock(mu_);
-  start_latency_.observe(queue_s);
+  jobs_.started(queue_s);
 }
 
 void Metrics::http(int status) {
@@ -83,59 +217,19 @@ void Metrics::http(int status) {
 
 void Metrics::finished(const RepairResult& r, double queue_s, double run_s) {
   std::lock_guard lock(mu_);
-  const bool ran = r.metrics.phase_ms.count("prefilter") > 0;
-  const bool attempted = ran && r.status != Status::abstained && r.metrics.phase_ms.count("workspace") > 0;
-  const bool produced = r.metrics.phase_ms.count("validate") > 0 || r.metrics.phase_ms.count("postfilter") > 0;
-  if (attempted) attempted_++;
-  if (produced) patch_produced_++;
-  if (!r.evidence.kind.empty()) validated_++;
-  switch (r.status) {
-    case Status::abstained: abstained_[r.reason]++; break;
-    case Status::fixed: delivered_++; break;
-    case Status::no_fix: no_fix_++; break;
-    case Status::error: errors_[r.reason.empty() ? "error" : r.reason]++; break;
-    case Status::rejected: rejected_[r.reason]++; break;
-    case Status::superseded:
-      superseded_++;
-      if (produced) rejected_[r.reason]++;
-      break;
-  }
-  input_tokens_ += r.metrics.input_tokens;
-  output_tokens_ += r.metrics.output_tokens;
-  cached_tokens_ += r.metrics.cached_tokens;
-  tool_calls_ += r.metrics.tool_calls;
-  model_calls_ += r.metrics.model_calls;
-  cost_ += r.metrics.cost_usd;
-  if (run_s >= 0) run_seconds_.observe(run_s);
-  total_seconds_.observe(queue_s + std::max(run_s, 0.0));
+  jobs_.finished(r, queue_s, run_s);
 }
 
-std::string Metrics::render(std::size_t queued, std::size_t running, std::size_t connections) const {
+std::string Metrics::render(std::size_t queued, std::size_t running, std::size_t connections, const JobCounters* shared,
+                            bool with_jobs) const {
   std::lock_guard lock(mu_);
   std::string o;
-  counter(o, "flowagent_notifications_total", "Repair requests accepted (new jobs; idempotent resubmissions excluded).", double(received_));
-  by_reason(o, "flowagent_filtered_total", "Jobs a pre-filter abstained from, per reason.", abstained_);
-  counter(o, "flowagent_attempted_total", "Jobs that passed the pre-filters and got a workspace.", double(attempted_));
-  counter(o, "flowagent_patch_produced_total", "Jobs whose strategies produced a candidate patch.", double(patch_produced_));
-  counter(o, "flowagent_validated_total", "Jobs whose candidate passed validation.", double(validated_));
-  by_reason(o, "flowagent_rejected_total", "Validated fixes a post-filter refused (or superseded after a patch), per reason.", rejected_);
-  counter(o, "flowagent_delivered_total", "Jobs that ended fixed.", double(delivered_));
-  counter(o, "flowagent_no_fix_total", "Jobs that ended without a validated fix.", double(no_fix_));
-  counter(o, "flowagent_superseded_total", "Jobs superseded by a newer revision.", double(superseded_));
-  by_reason(o, "flowagent_errors_total", "Jobs that ended in an error (cancelled included), per reason.", errors_);
-  o += "# HELP flowagent_tokens_total Model tokens used by finished jobs.\n# TYPE flowagent_tokens_total counter\n";
-  o += "flowagent_tokens_total{kind=\"input\"} " + std::to_string(input_tokens_) + "\n";
-  o += "flowagent_tokens_total{kind=\"output\"} " + std::to_string(output_tokens_) + "\n";
-  o += "flowagent_tokens_total{kind=\"cached\"} " + std::to_string(cached_tokens_) + "\n";
-  counter(o, "flowagent_cost_usd_total", "Model cost of finished jobs in US dollars.", cost_);
-  counter(o, "flowagent_tool_calls_total", "Tool calls of finished jobs.", double(tool_calls_));
-  counter(o, "flowagent_model_calls_total", "Model calls of finished jobs.", double(model_calls_));
-  start_latency_.render(o, "flowagent_job_start_latency_seconds", "Time from enqueue to a worker starting the job.");
-  run_seconds_.render(o, "flowagent_job_run_seconds", "Time a worker spent on a job.");
-  total_seconds_.render(o, "flowagent_job_seconds", "Time from enqueue to the result.");
-  o += "# HELP flowagent_jobs Jobs by state.\n# TYPE flowagent_jobs gauge\n";
-  o += "flowagent_jobs{state=\"queued\"} " + std::to_string(queued) + "\n";
-  o += "flowagent_jobs{state=\"running\"} " + std::to_string(running) + "\n";
+  if (with_jobs) {
+    (shared ? *shared : jobs_).render(o);
+    o += "# HELP flowagent_jobs Jobs by state.\n# TYPE flowagent_jobs gauge\n";
+    o += "flowagent_jobs{state=\"queued\"} " + std::to_string(queued) + "\n";
+    o += "flowagent_jobs{state=\"running\"} " + std::to_string(running) + "\n";
+  }
   o += "# HELP flowagent_http_connections Open HTTP connections.\n# TYPE flowagent_http_connections gauge\n";
   o += "flowagent_http_connections " + std::to_string(connections) + "\n";
   o += "# HELP flowagent_http_responses_total HTTP responses by status code.\n# TYPE flowagent_http_responses_total counter\n";
@@ -237,6 +331,13 @@ std::shared_ptr<JobRec> JobStore::get(const std::string& id) const {
   std::lock_guard lock(mu_);
   auto it = jobs_.find(id);
   return it == jobs_.end() ? nullptr : it->second;
+}
+
+std::optional<RepairResult> JobStore::finished_result(const std::string& id) const {
+  std::lock_guard lock(mu_);
+  auto it = jobs_.find(id);
+  if (it == jobs_.end() || it->second->state != JobRec::State::done) return std::nullopt;
+  return it->second->result;
 }
 
 std::vector<std::shared_ptr<JobRec>> JobStore::list(std::size_t limit) const {

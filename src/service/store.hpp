@@ -32,24 +32,43 @@ struct Histogram {
   void render(std::string& out, const std::string& name, const std::string& help) const;
 };
 
+/// What finished jobs add up to: the funnel of the paper's Table 2, usage and latency. The
+/// embedded queue keeps one in memory; in Redis mode workers add each job's counters to a Redis
+/// hash once, when its result is first stored (fields()), and front ends read it back at scrape time
+/// (add_fields()). [Threading] a plain value.
+struct JobCounters {
+  std::int64_t received = 0, attempted = 0, patch_produced = 0, validated = 0, delivered = 0, no_fix = 0, superseded = 0;
+  std::map<std::string, std::int64_t> abstained, rejected, errors;
+  std::int64_t input_tokens = 0, output_tokens = 0, cached_tokens = 0, tool_calls = 0, model_calls = 0;
+  std::int64_t cost_micro_usd = 0;
+  Histogram start_latency, run_seconds, total_seconds;
+  JobCounters();
+  /// A worker started a job `queue_s` after it was enqueued.
+  void started(double queue_s);
+  /// A job ended; `run_s` < 0 when it never ran (superseded or cancelled while queued).
+  void finished(const RepairResult& r, double queue_s, double run_s);
+  /// Integer fields for HINCRBY ("attempted", "filtered:<reason>", "h:start:<bucket>", ...); zeros left out.
+  std::vector<std::pair<std::string, std::int64_t>> fields() const;
+  /// Adds fields as fields() names them (unknown names are ignored).
+  void add_fields(const std::map<std::string, std::string>& f);
+  void render(std::string& out) const;
+};
+
 /// The service's counters. [Threading] thread-safe.
 class Metrics {
  public:
-  Metrics();
   void received();
   void finished(const RepairResult& r, double queue_s, double run_s);
   void started(double queue_s);
   void http(int status);
-  std::string render(std::size_t queued, std::size_t running, std::size_t connections) const;
+  /// The exposition with this process's job counters, or `shared` (Redis mode: every worker's),
+  /// or none (`with_jobs` false: Redis could not be read; counters are left out, not reset to 0).
+  std::string render(std::size_t queued, std::size_t running, std::size_t connections,
+                     const JobCounters* shared = nullptr, bool with_jobs = true) const;
 
  private:
   mutable std::mutex mu_;
-  std::int64_t received_ = 0, attempted_ = 0, patch_produced_ = 0, validated_ = 0, delivered_ = 0, no_fix_ = 0,
-               superseded_ = 0;
-  std::map<std::string, std::int64_t> abstained_, rejected_, errors_;
-  std::int64_t input_tokens_ = 0, output_tokens_ = 0, cached_tokens_ = 0, tool_calls_ = 0, model_calls_ = 0;
-  double cost_ = 0;
-  Histogram start_latency_, run_seconds_, total_seconds_;
+  JobCounters jobs_;
   std::map<int, std::int64_t> http_;
 };
 
@@ -92,6 +111,8 @@ class JobStore {
                    Refusal& refusal);
   std::shared_ptr<JobRec> get(const std::string& id) const;
   std::vector<std::shared_ptr<JobRec>> list(std::size_t limit) const;
+  /// A copy of the result of a finished job (read under the store's lock); nullopt otherwise.
+  std::optional<RepairResult> finished_result(const std::string& id) const;
   /// Cancels a queued or running job; false when unknown or already done.
   bool cancel(const std::string& id);
   /// The next queued job (marked running), or nullptr once stopped and empty.

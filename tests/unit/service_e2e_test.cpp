@@ -10,6 +10,7 @@
 #include "service/service.hpp"
 #include "support/http_client.hpp"
 #include "support/scripted_model.hpp"
+#include "support/service_fixtures.hpp"
 #include "support/test_support.hpp"
 
 using namespace flowagent;
@@ -22,40 +23,18 @@ namespace {
 
 const std::string kToken = "e2e-token-0123456789";
 
-Json wait_done(unsigned short port, const std::string& id) {
-  Json j;
-  for (int i = 0; i < 3000; ++i) {
-    auto p = parse_json(http_call(port, "GET", "/v1/repairs/" + id, kToken).body);
-    if (p) j = *p;
-    if (j.get_string("state") == "done") break;
-    std::this_thread::sleep_for(10ms);
-  }
-  return j;
-}
+Json wait_done(unsigned short port, const std::string& id) { return wait_job_done(port, id, kToken); }
 
 }  // namespace
 
 TEST(ServiceE2E, FixedResultIsDeliveredOthersAreNot) {
   TempDir tmp;
   const fs::path repos = tmp.path() / "repos", repo = repos / "calc";
-  const auto base = make_repo(repo, {{"calc.py", "def add(a, b):\n    return a + b\n"},
-                                     {"test_calc.py", "from calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n"},
-                                     {".gitignore", "__pycache__/\n"}});
-  const auto head = commit_files(repo, {{"calc.py", "def add(a, b):\n    total = a + b + 1\n    return total\n"}}, "Refactor add");
+  const auto [base, head] = make_calc_repo(repo, "def add(a, b):\n    total = a + b + 1\n    return total\n");
   ScriptedModel model;
   model.push(tool_calls_reply({{"edit_file", Json::obj({{"path", "calc.py"}, {"old_text", "a + b + 1"}, {"new_text", "a + b"}})}}));
   model.push(final_reply("The refactor added 1; removed it."));
-  ServiceOptions o;
-  o.port = 0;
-  o.repos_root = repos;
-  o.tokens = *TokenStore::parse(token_hash_line(kToken) + " ci admin\n");
-  o.workers = 1;
-  o.model.spec = "openai-compatible:scripted";
-  o.model.base_url = model.base_url();
-  GitWorkspaceOptions w;
-  w.root = tmp.path() / "pool";
-  o.agent.workspaces = make_git_workspace_provider(w);
-  o.agent.strategies = {make_react_strategy()};
+  ServiceOptions o = pipeline_service_options(repos, tmp.path() / "pool", kToken, "ci admin", model, 1);
   auto svc = Service::start(std::move(o));
   ASSERT_TRUE(svc) << svc.error().message;
   const auto port = (*svc)->port();

@@ -102,6 +102,7 @@ TEST(ServiceOpenApi, DocumentMatchesTheServer) {
   // Every route the server has is documented.
   for (const char* route : {"post /v1/repairs", "get /v1/repairs", "get /v1/repairs/{id}", "post /v1/repairs/{id}:cancel",
                             "get /v1/repairs/{id}/events", "get /v1/repairs/{id}/patch", "get /v1/repairs/{id}/publish",
-                            "get /healthz", "get /readyz", "get /metrics", "get /"})
+                            "get /v1/repairs/{id}/result", "get /healthz", "get /readyz", "get /metrics", "get /",
+                            "get /assets/app.js", "get /assets/app.css"})
     EXPECT_TRUE(seen.count(route)) << route << " is not in docs/openapi.yaml";
 }

@@ -91,6 +91,18 @@ int start_worker(const Redis& r, const std::string& name, const std::string& run
                " > /dev/null 2>&1");
 }
 
+/// A front end (HTTP) on a free port over the shared queue; `token_line` is "<hash> <name> <scopes> ...".
+std::unique_ptr<Service> redis_front_end(const Redis& redis, const fs::path& repos, const std::string& token_line) {
+  ServiceOptions o;
+  o.port = 0;
+  o.repos_root = repos;
+  o.tokens = *TokenStore::parse(token_line + "\n");
+  o.queue_url = redis.url();
+  auto svc = Service::start(std::move(o));
+  EXPECT_TRUE(svc) << svc.error().message;
+  return svc ? std::move(*svc) : nullptr;
+}
+
 std::string status_of(const Json& doc) {
   const Json* res = doc.find("result");
   return res && res->is_object() ? res->get_string("status") + "/" + res->get_string("reason") : "<none>";
@@ -117,6 +129,12 @@ TEST(ServiceRedis, KilledWorkerJobCompletesOnceElsewhere) {
   EXPECT_EQ(std::count_if(frames.begin(), frames.end(), [](const auto& f) { return f.kind == "done"; }), 1);
   // A late duplicate of the entry (another claim) changes nothing.
   EXPECT_EQ(q->submit(sample_request("/r", "k1", 1), "ci")->existing, true);
+  // The job ran twice but its counters reached the shared metrics once, with its result.
+  auto counters = q->counters().value();
+  EXPECT_EQ(counters["received"], "1");
+  EXPECT_EQ(counters["no_fix"], "1");
+  EXPECT_EQ(counters["h:total:n"], "1");
+  EXPECT_EQ(q->active_jobs("ci").value(), 0);
 }
 
 TEST(ServiceRedis, RestartWithAofLosesNoQueuedJob) {
@@ -215,14 +233,9 @@ TEST(ServiceRedis, HttpFrontEndOverTheSharedQueue) {
   TempDir tmp;
   fs::create_directories(tmp.path() / "repos" / "repo");
   const std::string token = "redis-front-0123456789";
-  ServiceOptions o;
-  o.port = 0;
-  o.repos_root = tmp.path() / "repos";
-  o.tokens = *TokenStore::parse(token_hash_line(token) + " ci submit,read\n");
-  o.queue_url = redis.url();
-  auto svc = Service::start(std::move(o));
-  ASSERT_TRUE(svc) << svc.error().message;
-  const auto port = (*svc)->port();
+  auto svc = redis_front_end(redis, tmp.path() / "repos", token_hash_line(token) + " ci submit,read");
+  ASSERT_TRUE(svc);
+  const auto port = svc->port();
   const std::string body = dump_json_lossy(to_json(sample_request("repo", "front", 1)));
   auto sub = http_call(port, "POST", "/v1/repairs", token, body);
   ASSERT_EQ(sub.status, 202) << sub.body;
@@ -244,4 +257,76 @@ TEST(ServiceRedis, HttpFrontEndOverTheSharedQueue) {
   EXPECT_EQ(http_call(port, "POST", "/v1/repairs/" + id + ":cancel", token).status, 409);  // done
   EXPECT_EQ(http_call(port, "GET", "/v1/repairs/0000:cancel", token).status, 404);
   EXPECT_NE(http_call(port, "GET", "/v1/repairs", token).body.find(id), std::string::npos);
+}
+
+// Redis mode exports the funnel the workers counted (front ends read the shared hash at scrape
+// time) and holds a token to its active-job limit across front ends.
+TEST(ServiceRedis, FunnelMetricsAndJobLimitsAcrossFrontEnds) {
+  Redis redis;
+  TempDir tmp;
+  fs::create_directories(tmp.path() / "repos" / "repo");
+  const std::string token = "redis-limits-0123456789";
+  auto a = redis_front_end(redis, tmp.path() / "repos", token_hash_line(token) + " ci submit,read max_jobs=2");
+  auto b = redis_front_end(redis, tmp.path() / "repos", token_hash_line(token) + " ci submit,read max_jobs=2");
+  ASSERT_TRUE(a && b);
+  auto post = [&](Service& s, const std::string& change, bool build_failure) {
+    RepairRequest r = sample_request("repo", change, 1);
+    if (build_failure) r.failure.kind = FailureKind::build;
+    return http_call(s.port(), "POST", "/v1/repairs", token, dump_json_lossy(to_json(r)));
+  };
+  ASSERT_EQ(post(*a, "f1", true).status, 202);
+  ASSERT_EQ(post(*b, "f2", true).status, 202);
+  auto refused = post(*a, "n1", false);  // two active jobs, submitted through two front ends
+  EXPECT_EQ(refused.status, 429) << refused.body;
+  EXPECT_NE(refused.body.find("too_many_jobs"), std::string::npos);
+  EXPECT_EQ(post(*b, "n1", false).status, 429);
+
+  auto q = queue(redis.options());
+  {  // a worker running the library's pipeline: both build failures are filtered
+    std::atomic<bool> stop{false};
+    std::thread worker([&] {
+      auto mine = queue(redis.options());
+      auto runner = pipeline_runner(AgentOptions{}, [&](const Event& e) { mine->publish_event(job_id(e.change_id, e.revision), e); });
+      ASSERT_TRUE(runner) << runner.error().message;
+      while (!stop) (void)mine->work_once("pipeline", *runner, 50ms);
+    });
+    EXPECT_EQ(status_of(wait_done(*q, job_id("f1", 1))), "abstained/build_failure");
+    EXPECT_EQ(status_of(wait_done(*q, job_id("f2", 1))), "abstained/build_failure");
+    stop = true;
+    worker.join();
+  }
+  EXPECT_EQ(q->active_jobs("ci").value(), 0);
+  ASSERT_EQ(post(*a, "n1", false).status, 202);  // the finished jobs freed the token's slots
+  ASSERT_EQ(post(*b, "n2", false).status, 202);
+  const int w = start_worker(redis, "w", "noop");
+  EXPECT_EQ(status_of(wait_done(*q, job_id("n1", 1))), "no_fix/noop");
+  EXPECT_EQ(status_of(wait_done(*q, job_id("n2", 1))), "no_fix/noop");
+  kill_wait(w, SIGTERM);
+
+  for (Service* s : {a.get(), b.get()}) {  // every front end reports every worker's jobs
+    const std::string m = http_call(s->port(), "GET", "/metrics", token).body;
+    EXPECT_NE(m.find("\nflowagent_notifications_total 4\n"), std::string::npos) << m;
+    EXPECT_NE(m.find("\nflowagent_filtered_total{reason=\"build_failure\"} 2\n"), std::string::npos) << m;
+    EXPECT_NE(m.find("\nflowagent_no_fix_total 2\n"), std::string::npos);
+    EXPECT_NE(m.find("\nflowagent_attempted_total 0\n"), std::string::npos);
+    EXPECT_NE(m.find("\nflowagent_job_start_latency_seconds_count 4\n"), std::string::npos);
+    EXPECT_NE(m.find("\nflowagent_job_seconds_count 4\n"), std::string::npos);
+    EXPECT_NE(m.find("\nflowagent_jobs{state=\"queued\"} 0\n"), std::string::npos);
+    EXPECT_NE(m.find("\nflowagent_queue_up 1\n"), std::string::npos);
+    EXPECT_NE(m.find("flowagent_http_responses_total{code=\"429\"}"), std::string::npos);
+  }
+  // A queued request no worker can read (damaged, or written by another version) ends as an error
+  // and frees its owner's slot instead of holding it for ever.
+  ASSERT_EQ(post(*a, "damaged", false).status, 202);
+  ASSERT_EQ(sh("redis-cli -p " + std::to_string(redis.port) + " HSET fa:job:" + job_id("damaged", 1) + " request '{\"schema\":1}' > /dev/null"), 0);
+  const int w2 = start_worker(redis, "w2", "noop");
+  EXPECT_EQ(status_of(wait_done(*q, job_id("damaged", 1))), "error/invalid_request");
+  kill_wait(w2, SIGTERM);
+  EXPECT_EQ(q->active_jobs("ci").value(), 0);
+  // Redis gone: the scrape still answers and says so.
+  kill_wait(redis.pid, SIGKILL);
+  redis.pid = -1;
+  const std::string down = http_call(a->port(), "GET", "/metrics", token).body;
+  EXPECT_NE(down.find("\nflowagent_queue_up 0\n"), std::string::npos) << down;
+  EXPECT_EQ(down.find("flowagent_notifications_total"), std::string::npos);  // left out, not reset to 0
 }
