@@ -95,6 +95,17 @@ struct ValidatorOptions {
   /// test command that exits 0 as evidence; the result's evidence.kind then says "exit_code".
   /// Off by default: such a run is reason "unverified", never "fixed".
   bool accept_exit_code_evidence = false;
+  /// Results parsed from the output of a runner flowagent does not know (`make test`, tox, a
+  /// script): the test process printed them and no runner summary can be cross-checked, so they
+  /// are "unverified" unless the host accepts them (then evidence.kind says "output").
+  /// accept_exit_code_evidence implies this.
+  bool accept_output_evidence = false;
+  /// After the requested tests pass, run them once more under line coverage (coverage.py for
+  /// pytest, NODE_V8_COVERAGE for node --test and tape) and reject the fix with
+  /// "assertion_not_executed" when an assertion line of a requested test did not execute (an early
+  /// return, a branch false under the bug, a nested function never called). Other runners get the
+  /// guard's static check only (docs/INTEGRITY.md).
+  bool check_assertion_execution = true;
 };
 
 /// validate(): acquires a fresh checkout of the change head from RepairContext::workspaces, removes
