@@ -115,7 +115,9 @@ struct ValidatorOptions {
 /// (validate/runner.hpp) and requires each requested test to be seen passing in per-test results
 /// (names compared by reports/test_identity.hpp). A requested test that no longer exists is
 /// validated through its enclosing test file or target (every test there must pass) and the tests
-/// that replaced it are recorded in evidence.replacements. Then optional re-runs and the wider set,
+/// that replaced it are recorded in evidence.replacements. Then (check_assertion_execution) the
+/// requested tests run once more under line coverage and every assertion line of theirs must have
+/// executed ("assertion_not_executed" otherwise). Then optional re-runs and the wider set,
 /// where a failing test that is not one of the request's failing tests is a regression.
 /// check(): the same steps in the strategy's own tree, for feedback.
 std::shared_ptr<Validator> make_command_validator(ValidatorOptions options = {});
