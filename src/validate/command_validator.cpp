@@ -516,6 +516,17 @@ class CommandValidator final : public Validator {
   /// "unverified" unless the host accepts output evidence (kind "output").
   Outcome2 label_evidence(const detail::Observed& o, Evidence& ev) const {
     const bool parsed_output = o.runner == reports::Runner::unknown && o.run.report_format.rfind("output:", 0) == 0;
+    if (parsed_output && o.run.report_format == "output:tap") {
+      // TAP carries its own counts (`# pass N`, `# fail N`): cross-checked like tape's, whoever
+      // started the producer (tape used as a library under `node test.js` or `npm test`).
+      // A producer without counts (a script echoing `ok 1 - x`) is still read as before (open:
+      // docs/INTEGRITY.md); counts that contradict the results are not.
+      const std::string problem = detail::summary_contradiction(reports::Runner::tape, o.log, o.tests);
+      if (!problem.empty() && problem.find("no final summary") == std::string::npos)
+        return Outcome2{false, "unverified", problem};
+      ev.kind = "structured";
+      return Outcome2{true, {}, {}};
+    }
     if (!parsed_output) {
       ev.kind = "structured";
       return Outcome2{true, {}, {}};
