@@ -95,6 +95,17 @@ struct ValidatorOptions {
   /// test command that exits 0 as evidence; the result's evidence.kind then says "exit_code".
   /// Off by default: such a run is reason "unverified", never "fixed".
   bool accept_exit_code_evidence = false;
+  /// Results parsed from the output of a runner flowagent does not know (`make test`, tox, a
+  /// script): the test process printed them and no runner summary can be cross-checked, so they
+  /// are "unverified" unless the host accepts them (then evidence.kind says "output").
+  /// accept_exit_code_evidence implies this.
+  bool accept_output_evidence = false;
+  /// After the requested tests pass, run them once more under line coverage (coverage.py for
+  /// pytest, NODE_V8_COVERAGE for node --test and tape) and reject the fix with
+  /// "assertion_not_executed" when an assertion line of a requested test did not execute (an early
+  /// return, a branch false under the bug, a nested function never called). Other runners get the
+  /// guard's static check only (docs/INTEGRITY.md).
+  bool check_assertion_execution = true;
 };
 
 /// validate(): acquires a fresh checkout of the change head from RepairContext::workspaces, removes
@@ -104,7 +115,9 @@ struct ValidatorOptions {
 /// (validate/runner.hpp) and requires each requested test to be seen passing in per-test results
 /// (names compared by reports/test_identity.hpp). A requested test that no longer exists is
 /// validated through its enclosing test file or target (every test there must pass) and the tests
-/// that replaced it are recorded in evidence.replacements. Then optional re-runs and the wider set,
+/// that replaced it are recorded in evidence.replacements. Then (check_assertion_execution) the
+/// requested tests run once more under line coverage and every assertion line of theirs must have
+/// executed ("assertion_not_executed" otherwise). Then optional re-runs and the wider set,
 /// where a failing test that is not one of the request's failing tests is a regression.
 /// check(): the same steps in the strategy's own tree, for feedback.
 std::shared_ptr<Validator> make_command_validator(ValidatorOptions options = {});

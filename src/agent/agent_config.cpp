@@ -38,7 +38,10 @@ Expected<AgentConfig> parse_agent_config(std::string_view json_text) {
   r.object("validator", [&](detail::ObjectReader& v) {
     ValidatorOptions o;
     std::int64_t reruns = o.flaky_reruns;
-    v.integer("flaky_reruns", reruns, false, 0, 100).boolean("accept_exit_code_evidence", o.accept_exit_code_evidence);
+    v.integer("flaky_reruns", reruns, false, 0, 100)
+        .boolean("accept_exit_code_evidence", o.accept_exit_code_evidence)
+        .boolean("accept_output_evidence", o.accept_output_evidence)
+        .boolean("check_assertion_execution", o.check_assertion_execution);
     o.flaky_reruns = static_cast<int>(reruns);
     c.validator = o;
   });

@@ -41,7 +41,8 @@ std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersion
 
     const std::size_t found = out.size();
     file_rules(c, out);
-    for (auto rules : {python_rules, js_rules, jvm_rules, go_rules, cpp_rules, rust_rules, runner_process_rules}) rules(c, out);
+    for (auto rules : {python_rules, js_rules, jvm_rules, go_rules, cpp_rules, rust_rules, runner_process_rules, assertion_def_rules})
+      rules(c, out);
     if (out.size() > found && (out[found].rule == "unsupported_language" || out[found].rule == "parse_error")) continue;
 
     const bool syntactic = lang != Lang::none && (!f.before || before.parsed) && (!f.after || after.parsed);

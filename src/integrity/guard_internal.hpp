@@ -80,6 +80,12 @@ struct Assertion {
   bool swallowed = false;
   bool trivial = false;               ///< compares only literals: no check at all
   bool tautology = false;             ///< `x == x`, `... or True`: checks nothing (strength 0)
+  bool inverted = false;              ///< inside an expectation of its own failure (pytest.raises(AssertionError))
+  bool optional = false;              ///< on a path that honestly may not run: a handler, a platform condition
+  std::string dead;                   ///< why it can no longer run (after a return, in a dead branch); "" live
+  /// Conditions it runs under inside its test ("if c", "else c", "unless c" for an earlier
+  /// conditional exit), whitespace removed: a check that gains one may no longer run.
+  std::vector<std::string> guards;
   std::set<std::string> operands;     ///< what it looks at: non-literal operands, whitespace removed
 };
 
@@ -93,12 +99,16 @@ struct TestUnit {
   int cases = 1;                  ///< parametrized cases (product of the parametrize lists), 1 when unknown
   std::vector<Assertion> asserts;
   std::size_t body_hash = 0;
+  std::set<std::string> calls;    ///< names the body calls (`check(`, `self.check(`): helpers it relies on
 };
 
 struct FileModel {
   bool parsed = false;
   bool has_error = false;         ///< the parser recovered from syntax errors
   std::vector<TestUnit> tests;
+  /// Functions of the file that are not tests (and hold none), with their assertions: helpers the
+  /// tests call. Gutting one weakens every test that calls it.
+  std::vector<TestUnit> helpers;
   std::set<std::string> file_markers;  ///< "focus ...", "build: ...", or skip markers for every test
   bool file_markers_conditional = false;
   std::string comments;
@@ -201,6 +211,10 @@ void settle_gone_tests(const std::vector<GoneTest>& gone, const std::vector<NewT
                        const IntegrityOptions& options, Findings& out);
 /// Why `after` checks less than `before`, or nullopt when it checks as much.
 std::optional<IntegrityFinding> compare_checks(const TestUnit& before, const TestUnit& after, const std::string& path);
+/// A test with the assertions of the helpers it calls (same file, transitively) appended.
+TestUnit with_helpers(const TestUnit& t, const FileModel& m);
+/// Is this check one that counts (not a literal-only one, not dead, not inverted)?
+bool counts(const Assertion& a);
 
 /// Ecosystem rules: runner hooks, runner configuration, shadowing modules, build tags.
 void python_rules(const RuleContext& c, Findings& out);
@@ -216,6 +230,11 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
 /// Every language: test-side code that ends the runner's process (runner_terminated) and code that
 /// names or reads the runner's report location (report_tampered).
 void runner_process_rules(const RuleContext& c, Findings& out);
+/// Test code that replaces the assertion functions themselves (assertion_replaced): a unittest
+/// assertEqual override, `self.assertEqual = ...`, a local definition shadowing an imported
+/// assertion helper, `const assert = {...}` / a shadowed `expect` in JS, a JUnit assertion
+/// redefined in the test class.
+void assertion_def_rules(const RuleContext& c, Findings& out);
 /// Language-neutral: diff attributes, unsupported languages and parse failures, skip lists,
 /// production code that detects a test run.
 void file_rules(const RuleContext& c, Findings& out);

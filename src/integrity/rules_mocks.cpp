@@ -178,6 +178,9 @@ struct Target {
   std::string module;  ///< a module path or dotted name ("" unknown)
   std::string name;    ///< the attribute, function or class replaced ("" the whole module)
   std::string object;  ///< the local object the attribute is looked up on ("" none)
+  /// Without a mocking API (an assignment, a local redefinition, sys.modules): only a target the
+  /// test file imports from the project counts (a local object's attribute is the test's own).
+  bool plain = false;
 };
 
 /// Mock targets on one added line, per language.
@@ -187,15 +190,38 @@ std::vector<Target> targets(const std::string& line, Lang lang) {
   if (lang == Lang::python) {
     static const std::regex dotted(R"((?:monkeypatch\.setattr|patch|mocker\.patch)\(\s*['"]([\w.]+)\.(\w+)['"])");
     static const std::regex object(R"((?:monkeypatch\.setattr|patch\.object|mocker\.patch\.object)\(\s*([\w.]+)\s*,\s*['"](\w+)['"])");
+    // Without a mocking API: `calc.add = lambda ...`, setattr(calc, 'add', ...), sys.modules['calc'] = ...,
+    // and a local `def add` / `add = ...` that shadows an imported `add` (resolved by the caller).
+    static const std::regex attr(R"(^\s*([A-Za-z_]\w*(?:\.\w+)*)\.(\w+)\s*=[^=])");
+    static const std::regex set_attr(R"(\bsetattr\s*\(\s*([A-Za-z_][\w.]*)\s*,\s*['"](\w+)['"])");
+    static const std::regex sys_modules(R"(\bsys\s*\.\s*modules\s*\[\s*['"]([\w.]+)['"]\s*\]\s*=[^=]|\bsys\s*\.\s*modules\s*\.\s*(?:update|setdefault)\s*\(\s*\{?\s*['"]([\w.]+)['"])");
+    static const std::regex local_def(R"(^\s*(?:async\s+)?(?:def|class)\s+(\w+)\b)");
+    static const std::regex local_assign(R"(^\s*(\w+)\s*(?::[^=]+)?=[^=])");
     if (std::regex_search(line, m, dotted)) out.push_back({m[1].str(), m[2].str(), ""});
     else if (std::regex_search(line, m, object)) out.push_back({"", m[2].str(), m[1].str()});
+    else if (std::regex_search(line, m, sys_modules)) out.push_back({m[1].matched ? m[1].str() : m[2].str(), "", "", true});
+    else if (std::regex_search(line, m, set_attr) && m[1].str() != "self") out.push_back({"", m[2].str(), m[1].str(), true});
+    else if (std::regex_search(line, m, attr) && m[1].str() != "self" && m[1].str() != "cls") out.push_back({"", m[2].str(), m[1].str(), true});
+    else if (std::regex_search(line, m, local_def) || std::regex_search(line, m, local_assign)) out.push_back({"", m[1].str(), m[1].str(), true});
   } else if (is_js(lang)) {
     static const std::regex mod(R"(\b(?:jest|vi)\.(?:mock|doMock|unstable_mockModule)\(\s*['"]([^'"]+)['"])");
     static const std::regex spy(R"(\b(?:jest|vi)\.spyOn\(\s*([\w.]+)\s*,\s*['"](\w+)['"]\s*\)\s*\.\s*mock)");
     static const std::regex assign(R"(^\s*([\w]+)\.(\w+)\s*=\s*(?:jest|vi)\.fn\()");
+    // Without a mocking API: `calc.add = () => 4` on an imported module, Object.defineProperty /
+    // Object.assign on it, and a local function or binding that shadows an imported name.
+    static const std::regex plain_assign(R"(^\s*([\w$]+)\.([\w$]+)\s*=[^=])");
+    static const std::regex define(R"(\bObject\s*\.\s*(?:defineProperty|assign)\s*\(\s*([\w$]+)\s*,\s*(?:['"]([\w$]+)['"])?)");
+    static const std::regex local_fn(R"(^\s*(?:async\s+)?function\s*\*?\s*([\w$]+)\s*\(|^\s*(?:const|let|var)\s+([\w$]+)\s*=(?!\s*(?:await\s+)?(?:require|import)\s*\())");
     if (std::regex_search(line, m, mod)) out.push_back({m[1].str(), "", ""});
     if (std::regex_search(line, m, spy)) out.push_back({"", m[2].str(), m[1].str()});
     if (std::regex_search(line, m, assign)) out.push_back({"", m[2].str(), m[1].str()});
+    else if (std::regex_search(line, m, plain_assign) && m[1].str() != "this" && m[1].str() != "module" && m[1].str() != "exports")
+      out.push_back({"", m[2].str(), m[1].str(), true});
+    else if (std::regex_search(line, m, define)) out.push_back({"", m[2].matched ? m[2].str() : "", m[1].str(), true});
+    else if (std::regex_search(line, m, local_fn)) {
+      const std::string name = m[1].matched ? m[1].str() : m[2].str();
+      out.push_back({"", name, name, true});
+    }
   } else if (lang == Lang::go) {
     static const std::regex swap(R"(^\s*(\w+)\s*=\s*func\s*\()");
     if (std::regex_search(line, m, swap)) out.push_back({"", m[1].str(), ""});
@@ -239,10 +265,26 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
       if (!prod) prod = production(files, options);
       if (!imports_read) {
         imported = imports(*f.after, lang);
+        // A local redefinition may have replaced the import itself: the before version's imports count.
+        if (f.before)
+          for (auto& [k, v] : imports(*f.before, lang)) imported.emplace(k, v);
         imports_read = true;
       }
       for (const auto& t : ts) {
         std::string why;
+        if (t.plain) {
+          // Only names the file imports (a module, or a function/class from one) are targets here.
+          const std::string head = t.object.substr(0, t.object.find('.'));
+          const bool bound = !t.module.empty() || imported.count(head);
+          if (!bound) continue;
+          // `from calc import add` then `def add`: the target is calc.add itself.
+          if (t.object == t.name && t.module.empty()) {
+            auto it = imported.find(t.name);
+            if (lang == Lang::python && (it->second.size() <= t.name.size() ||
+                                         it->second.compare(it->second.size() - t.name.size() - 1, std::string::npos, "." + t.name) != 0))
+              continue;  // `import calc` then `calc = ...`: rebinding the module name is not this case
+          }
+        }
         // The module the target lives in, as a project path when it is one.
         std::string module = t.module;
         if (module.empty() && !t.object.empty()) {
@@ -270,8 +312,10 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
           why = t.name + " is defined in the production code this change or the patch touches";
         } else if (project && t.name.empty()) {
           // A whole project module mocked: the test's own imports from it are replaced.
-          const bool tested = std::any_of(imported.begin(), imported.end(), [&](const auto& kv) { return kv.second == module; });
-          if (tested) why = "the test imports " + module + " from the project and the patch replaces the whole module";
+          const bool tested = std::any_of(imported.begin(), imported.end(), [&](const auto& kv) {
+            return kv.second == module || starts_with(kv.second, module + ".");
+          });
+          if (tested || t.plain) why = "the test imports " + module + " from the project and the patch replaces the whole module";
         } else if (project && !external_looking(t.name) && called_elsewhere(*f.after, t.name, n)) {
           why = t.name + " comes from the project module " + module + " and the test exercises it";
         }

@@ -9,6 +9,7 @@
 // specific exception (the change now raises).
 #include <algorithm>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "integrity/guard_internal.hpp"
@@ -20,7 +21,7 @@ namespace {
 std::vector<const Assertion*> checks(const TestUnit& t) {
   std::vector<const Assertion*> out;
   for (const auto& a : t.asserts)
-    if (!a.trivial) out.push_back(&a);
+    if (counts(a)) out.push_back(&a);
   return out;
 }
 
@@ -65,7 +66,69 @@ std::string describe(const Assertion& a) {
   return std::string(kNames[static_cast<int>(a.kind)]);
 }
 
+/// Checks of `after` that can no longer run, that now expect their own failure, or that gained a
+/// condition to run under which the old version did not have (an early return, a new `if`).
+std::optional<IntegrityFinding> reachability(const TestUnit& bt, const TestUnit& at, const std::string& path) {
+  const std::string& name = bt.name;
+  auto live = [](const Assertion& x) { return !x.trivial && x.dead.empty() && !x.inverted; };
+  auto count = [](const TestUnit& t, auto pred) { return std::count_if(t.asserts.begin(), t.asserts.end(), pred); };
+  const auto dead = [](const Assertion& x) { return !x.trivial && !x.dead.empty(); };
+  if (count(at, dead) > count(bt, dead))
+    for (const auto& a : at.asserts)
+      if (dead(a))
+        return IntegrityFinding{"assertion_not_executed", path, a.line,
+                                "test " + name + ": the assertion at line " + std::to_string(a.line) + " can no longer run (" + a.dead + ")"};
+  const auto inverted = [](const Assertion& x) { return !x.trivial && x.inverted; };
+  if (count(at, inverted) > count(bt, inverted))
+    for (const auto& a : at.asserts)
+      if (inverted(a))
+        return IntegrityFinding{"assertion_inverted", path, a.line,
+                                "test " + name + ": the assertion at line " + std::to_string(a.line) +
+                                    " now sits in an expectation of an assertion failure (pytest.raises(AssertionError), "
+                                    "assertRaises, assert.throws, toThrow): the test passes when the check fails"};
+  // A parametrized test branches on its parameters honestly (`if expect_error: ... else: ...`);
+  // the runtime check (all its cases run under coverage) is the judge there.
+  if (at.cases > 1) return std::nullopt;
+  std::set<std::string> before_guards;
+  for (const auto& b : bt.asserts) before_guards.insert(b.guards.begin(), b.guards.end());
+  for (const auto& a : at.asserts) {
+    if (!live(a) || a.optional) continue;
+    for (const auto& g : a.guards) {
+      if (before_guards.count(g)) continue;
+      // An existing check (same operands) that ran without this condition before.
+      const bool existing = std::any_of(bt.asserts.begin(), bt.asserts.end(), [&](const Assertion& b) {
+        return live(b) && !b.operands.empty() && overlaps(a, b) && std::find(b.guards.begin(), b.guards.end(), g) == b.guards.end();
+      });
+      if (existing)
+        return IntegrityFinding{"assertion_not_executed", path, a.line,
+                                "test " + name + ": the check at line " + std::to_string(a.line) + " now runs only " +
+                                    (starts_with(g, "unless ") ? "when an earlier exit is not taken (" + g.substr(7) + ")"
+                                                               : "under a new condition (" + g + ")") +
+                                    ", which the test did not have"};
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+bool counts(const Assertion& a) { return !a.trivial && a.dead.empty() && !a.inverted; }
+
+TestUnit with_helpers(const TestUnit& t, const FileModel& m) {
+  TestUnit x = t;
+  std::set<std::string> seen;
+  std::vector<std::string> todo(t.calls.begin(), t.calls.end());
+  while (!todo.empty()) {
+    const std::string name = todo.back();
+    todo.pop_back();
+    if (!seen.insert(name).second || name == t.name) continue;
+    auto it = std::find_if(m.helpers.begin(), m.helpers.end(), [&](const TestUnit& h) { return h.name == name; });
+    if (it == m.helpers.end()) continue;
+    x.asserts.insert(x.asserts.end(), it->asserts.begin(), it->asserts.end());
+    todo.insert(todo.end(), it->calls.begin(), it->calls.end());
+  }
+  return x;
+}
 
 std::optional<IntegrityFinding> compare_checks(const TestUnit& bt, const TestUnit& at, const std::string& path) {
   const std::string& name = bt.name;
@@ -73,6 +136,7 @@ std::optional<IntegrityFinding> compare_checks(const TestUnit& bt, const TestUni
   if (count_if(at, [](const Assertion& x) { return x.swallowed; }) > count_if(bt, [](const Assertion& x) { return x.swallowed; }))
     return IntegrityFinding{"assertion_swallowed", path, at.line,
                             "test " + name + ": an assertion now sits inside a handler that swallows its failure"};
+  if (auto f = reachability(bt, at, path)) return f;
   auto kind_count = [&](const TestUnit& t, Kind k) { return count_if(t, [&](const Assertion& x) { return x.kind == k && !x.trivial; }); };
   if (kind_count(at, Kind::throws_specific) < kind_count(bt, Kind::throws_specific) &&
       kind_count(at, Kind::throws_broad) > kind_count(bt, Kind::throws_broad))
@@ -181,8 +245,27 @@ void compare_tests(const RuleContext& c, Findings& out, std::vector<GoneTest>& g
     }
     if (at.focus && !bt->focus) out.push_back({"focus_added", path, at.line, "test " + name + " was focused (.only): the others stop running"});
     if (auto f = compare_checks(*bt, at, path)) {
-      if (f->rule == "assertion_removed") gone.push_back({path, bt, false, &at, std::move(*f)});
-      else out.push_back(std::move(*f));
+      bool moved_to_helper = false;
+      if (f->rule == "assertion_removed" && (!c.before.helpers.empty() || !c.after.helpers.empty())) {
+        // Checks moved into a helper the test calls (same file) are still its checks.
+        const TestUnit xb = with_helpers(*bt, c.before), xa = with_helpers(at, c.after);
+        moved_to_helper = xa.asserts.size() != at.asserts.size() && !compare_checks(xb, xa, path);
+      }
+      if (moved_to_helper) {
+      } else if (f->rule == "assertion_removed") {
+        gone.push_back({path, bt, false, &at, std::move(*f)});
+      } else {
+        out.push_back(std::move(*f));
+      }
+    } else if (!c.before.helpers.empty() || !c.after.helpers.empty()) {
+      // The same with the checks of the helpers the test calls (same file): a gutted helper
+      // weakens every test that relies on it.
+      const TestUnit xb = with_helpers(*bt, c.before), xa = with_helpers(at, c.after);
+      if (xb.asserts.size() != bt->asserts.size() || xa.asserts.size() != at.asserts.size())
+        if (auto h = compare_checks(xb, xa, path)) {
+          h->message += " (counting the checks of the helpers it calls in this file)";
+          out.push_back(std::move(*h));
+        }
     }
   }
   for (const auto& t : c.after.tests) {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <optional>
 
 #include "integrity/guard_internal.hpp"
 
@@ -128,6 +129,181 @@ void collect_operands(std::string_view expr, std::set<std::string>& out, bool& t
   }
 }
 
+
+/// A literal that is always true (`1`, `"x"`, `True`, a non-empty literal tuple or list).
+bool truthy_literal(std::string_view text) {
+  std::string e = strip_spaces(std::string(text));
+  while (wrapped_in_parens(e) && split_top(std::string_view(e).substr(1, e.size() - 2), {","}).size() < 2)
+    e = e.substr(1, e.size() - 2);
+  static const std::set<std::string, std::less<>> kFalsy = {"False", "0", "None", "''", "\"\"", "[]", "()", "{}", "false",
+                                                            "null", "undefined", "0.0", "NaN", "nil", "``", "b''", "b\"\""};
+  return !e.empty() && is_literal(e) && !kFalsy.count(e);
+}
+
+std::string unparen(std::string e) {
+  e = trim(e);
+  while (wrapped_in_parens(e)) e = trim(std::string_view(e).substr(1, e.size() - 2));
+  return e;
+}
+
+/// `not x` / `!x` -> `x`; "" when not a negation.
+std::string negated(const std::string& e) {
+  for (std::string_view neg : {"not ", "!"})
+    if (starts_with(e, neg) && !starts_with(e, "!=")) return unparen(e.substr(neg.size()));
+  return {};
+}
+
+/// `x == 4` and `x != 4`, `c` and `not c`: one of two clauses always holds.
+bool complementary(const std::string& a, const std::string& b) {
+  const std::string x = unparen(a), y = unparen(b);
+  if (strip_spaces(negated(x)) == strip_spaces(y) || strip_spaces(negated(y)) == strip_spaces(x)) return !x.empty() && !y.empty();
+  static constexpr std::pair<std::string_view, std::string_view> kFlips[] = {
+      {"===", "!=="}, {"!==", "==="}, {"==", "!="}, {"!=", "=="}, {"<=", ">"}, {">=", "<"}, {" is not ", " is "},
+      {" not in ", " in "}};
+  for (auto [p, q] : kFlips) {
+    const auto at = x.find(p);
+    if (at == std::string::npos) continue;
+    std::string flipped = x;
+    flipped.replace(at, p.size(), q);
+    if (strip_spaces(flipped) == strip_spaces(y)) return true;
+  }
+  for (auto [p, q] : {std::pair<char, std::string_view>{'<', ">="}, {'>', "<="}}) {
+    const auto at = x.find(p);
+    if (at == std::string::npos || (at + 1 < x.size() && x[at + 1] == '=')) continue;
+    std::string flipped = x;
+    flipped.replace(at, 1, q);
+    if (strip_spaces(flipped) == strip_spaces(y)) return true;
+  }
+  return false;
+}
+
+/// Does an arithmetic side cancel out (`f(x) - f(x)`, `f(x) * 0`, `f(x) - f(x) + 4`, `a ^ a`)?
+/// Only sides with a non-literal term that all cancel.
+bool cancels(std::string_view side) {
+  const std::string s = strip_spaces(std::string(side));
+  auto xor_parts = split_top(s, {"^"});
+  if (xor_parts.size() == 2 && xor_parts[0] == xor_parts[1] && !is_literal(xor_parts[0])) return true;
+  // Binary + and - at the top level, with their signs.
+  std::map<std::string, int> net;
+  bool any_term = false;
+  int depth = 0, sign = 1;
+  char q = 0;
+  std::size_t start = 0;
+  auto take = [&](std::size_t end) {
+    std::string term = s.substr(start, end - start);
+    if (term.empty()) return;
+    for (const auto& f : split_top(term, {"*"}))
+      if (strip_spaces(f) == "0") {
+        any_term = any_term || !is_literal(term);
+        return;  // times zero: no contribution
+      }
+    if (is_literal(term)) return;
+    any_term = true;
+    net[term] += sign;
+  };
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (q) {
+      if (c == '\\') ++i;
+      else if (c == q) q = 0;
+      continue;
+    }
+    if (c == '"' || c == '\'' || c == '`') q = c;
+    else if (c == '(' || c == '[' || c == '{') ++depth;
+    else if (c == ')' || c == ']' || c == '}') --depth;
+    else if ((c == '+' || c == '-') && depth == 0 && i > 0) {
+      const char p = s[i - 1];
+      const bool operand_end = std::isalnum(static_cast<unsigned char>(p)) || p == '_' || p == ')' || p == ']' || p == '"' || p == '\'';
+      const bool exponent = (p == 'e' || p == 'E') && i > 1 && std::isdigit(static_cast<unsigned char>(s[i - 2]));
+      if (!operand_end || exponent) continue;
+      take(i);
+      sign = c == '+' ? 1 : -1;
+      start = i + 1;
+    }
+  }
+  take(s.size());
+  return any_term && std::all_of(net.begin(), net.end(), [](const auto& kv) { return kv.second == 0; });
+}
+
+/// What a boolean expression really checks, beyond its operators: a tautology (`... or 1`, `c or
+/// not c`, `x in (4, x)`, a non-empty tuple or list, a side that cancels, `all(... in [])`, a
+/// ternary with a true branch), or a weaker kind (the weakest clause of an `or` or of a ternary's
+/// branches: `x == 4 or add` checks only that `add` is truthy).
+void truth_analysis(std::string_view clause, Assertion& a, bool python) {
+  const std::string raw = trim(clause);
+  // A parenthesised tuple or a list literal is always true (`assert (x == 1, "msg")`).
+  if (python && ((wrapped_in_parens(raw) && split_top(std::string_view(raw).substr(1, raw.size() - 2), {","}).size() >= 2) ||
+                 (raw.size() > 2 && raw.front() == '[' && raw.back() == ']'))) {
+    a.tautology = true;
+    return;
+  }
+  const std::string e = unparen(raw);
+  if (truthy_literal(e) && !a.operands.empty()) a.tautology = true;
+  std::vector<std::string> branches;
+  if (python) {
+    auto t = split_top(e, {" if ", " else "});
+    if (t.size() == 3) branches = {t[0], t[2]};
+  } else if (auto q = split_top(e, {" ? "}); q.size() == 2) {
+    auto r = split_top(q[1], {" : "});
+    if (r.size() == 2) branches = {r[0], r[1]};
+  }
+  auto weakest = [&](const std::vector<std::string>& parts) {
+    int best = kStrengthExact + 1;
+    Kind k = a.kind;
+    for (const auto& p : parts) {
+      if (truthy_literal(p)) {
+        a.tautology = true;
+        return;
+      }
+      const std::string pe = unparen(p);
+      const Kind real = (contains(pe, "approx(") || contains(pe, "isclose(")) ? Kind::approx
+                        : contains(pe, " is None")                             ? Kind::type
+                        : contains(pe, "==")                                   ? Kind::eq
+                        : (contains(pe, "<") || contains(pe, ">"))             ? Kind::range
+                                                                               : Kind::type;
+      if (strength(real) < best) {
+        best = strength(real);
+        k = real;
+      }
+    }
+    if (strength(k) < strength(a.kind)) a.kind = k;
+  };
+  if (!branches.empty()) weakest(branches);
+  auto ors = split_top(e, {" or ", "||"});
+  if (ors.size() >= 2) {
+    for (std::size_t i = 0; i < ors.size() && !a.tautology; ++i)
+      for (std::size_t j = i + 1; j < ors.size(); ++j)
+        if (complementary(ors[i], ors[j])) a.tautology = true;
+    weakest(ors);
+  }
+  if (a.tautology) return;
+  // Membership in a literal collection that holds the value itself.
+  if (auto in = split_top(e, {" in "}); in.size() == 2) {
+    std::string rhs = trim(in[1]);
+    if (rhs.size() >= 2 && std::string_view("([{").find(rhs.front()) != std::string_view::npos)
+      for (const auto& el : split_top(std::string_view(rhs).substr(1, rhs.size() - 2), {","}))
+        if (strip_spaces(el) == strip_spaces(in[0]) && !is_literal(in[0])) a.tautology = true;
+  }
+  // all(...) over an empty literal holds vacuously.
+  const std::string compact = strip_spaces(e);
+  if ((starts_with(compact, "all(") || starts_with(compact, "every(")) &&
+      (contains(compact, "in[])") || contains(compact, "in())") || contains(compact, "[].every(")))
+    a.tautology = true;
+  if (starts_with(compact, "[].every(")) a.tautology = true;
+  // Every side is a literal or cancels out: `f(x) - f(x) == 0`.
+  auto sides = split_top(e, {"===", "!==", "==", "!=", "<=", ">=", "<", ">"});
+  if (sides.size() == 2) {
+    bool cancelled = false, constant = true;
+    for (const auto& sd : sides) {
+      std::string side = strip_spaces(sd);
+      while (!side.empty() && side.front() == '=') side.erase(0, 1);
+      if (cancels(side)) cancelled = true;
+      else if (!is_literal(side)) constant = false;
+    }
+    if (cancelled && constant) a.tautology = true;
+  }
+}
+
 }  // namespace
 
 namespace {
@@ -151,6 +327,7 @@ class Analyzer {
     model_ = &m;
     m.has_error = ts_node_has_error(ts_tree_root_node(tree));
     visit(ts_tree_root_node(tree), "", true, nullptr, 0, false);
+    collect_helpers(ts_tree_root_node(tree));
     ts_tree_delete(tree);
     m.parsed = true;
     return m;
@@ -252,6 +429,8 @@ class Analyzer {
   /// branch joined by ||) is one check per clause, so weakening one clause is seen.
   std::vector<Assertion> classify_call(TSNode n) const {
     const std::string name = callee(n);
+    last_own_if_ = false;
+    last_inverts_ = false;
     if (name.empty()) return {};
     const std::string t = text(n);
     Assertion a;
@@ -275,7 +454,7 @@ class Analyzer {
     static const std::set<std::string, std::less<>> kType = {
         "assertIsNotNone", "assertIsNone", "assertIsInstance", "assertNotNull", "assertNull", "toBeDefined",
         "toBeTruthy", "toBeFalsy", "toBeInstanceOf", "toBeNull", "toBeUndefined", "NotNil", "Nil", "NotEmpty",
-        "isNotNull", "isInstanceOf", "ok", "assertIn", "assertNotIn", "toContain", "Contains", "assertFalse",
+        "isNotNull", "isInstanceOf", "assertIn", "assertNotIn", "toContain", "Contains", "assertFalse",
         "toHaveBeenCalled", "notOk", "NoError", "Error", "pass"};
     static const std::set<std::string, std::less<>> kTruth = {"assertTrue", "EXPECT_TRUE", "ASSERT_TRUE", "assert",
                                                               "True", "assertThat", "check", "require", "EXPECT_FALSE",
@@ -290,6 +469,7 @@ class Analyzer {
     const bool go_failure = lang_ == Lang::go && kGoFail.count(name) && call_args(n).size() >= 1 &&
                             !starts_with(text(field(n, "function")), "assert.") && !starts_with(text(field(n, "function")), "require.");
     if (go_failure || (lang_ == Lang::go && kGoFail.count(name) && call_args(n).empty())) {
+      last_own_if_ = true;  // the branch's own `if` is the check, not a condition it runs under
       // if got != want { t.Errorf(...) }: the condition tells what was checked.
       for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
         if (type(p) == "if_statement") {
@@ -374,11 +554,37 @@ class Analyzer {
       static const std::set<std::string, std::less<>> kBroad = {"Exception", "BaseException", "Throwable", "Error",
                                                                 "RuntimeException", "std::exception", "object", "Object"};
       a.kind = expected_type.empty() || kBroad.count(expected_type) ? Kind::throws_broad : Kind::throws_specific;
-    } else if (kTruth.count(name) || starts_with(name, "assert")) {
+      // Expecting an assertion failure inverts the test: the checks inside pass when they fail.
+      // The expectation checks nothing about the code; code it wraps is visited as inverted.
+      const bool expects_failure = contains(expected_type, "AssertionError") || contains(expected_type, "AssertionFailedError") ||
+                                   contains(expected_type, "ComparisonFailure") || contains(expected_type, "AssertionFailure");
+      last_inverts_ = expects_failure || a.kind == Kind::throws_broad;
+      if (expects_failure) {
+        call_operands(n, a);
+        a.kind = Kind::other;
+        a.tautology = true;
+        std::vector<Assertion> out{a};
+        // assertRaises(AssertionError, self.assertEqual, x, 4): the wrapped assertion, inverted.
+        if (args.size() >= 2 && contains(args[1], "assert")) {
+          Assertion inner;
+          inner.kind = Kind::eq;
+          inner.line = a.line;
+          inner.inverted = true;
+          bool taut = false;
+          for (std::size_t i = 2; i < args.size(); ++i) collect_operands(args[i], inner.operands, taut);
+          inner.trivial = inner.operands.empty();
+          out.push_back(std::move(inner));
+        }
+        return out;
+      }
+    } else if (kTruth.count(name) || starts_with(name, "assert") || name == "ok") {
       auto args = call_args(n);
       if (!args.empty() && !contains(t, ".not.") && (contains(args[0], "&&") || contains(args[0], " and ")))
         return clause_checks(a, args[0], {"&&", " and "}, false);
-      a.kind = comparison_kind(t);
+      a.kind = name == "ok" ? Kind::type : comparison_kind(t);
+      call_operands(n, a);
+      if (!args.empty() && (kTruth.count(name) || name == "ok" || name == "assertTrue")) truth_analysis(args[0], a, lang_ == Lang::python);
+      return {a};
     } else {
       return {};
     }
@@ -387,8 +593,8 @@ class Analyzer {
   }
 
   /// One check per clause of `expr` split at `seps` (top level).
-  static std::vector<Assertion> clause_checks(const Assertion& proto, std::string_view expr,
-                                              std::initializer_list<std::string_view> seps, bool negated) {
+  std::vector<Assertion> clause_checks(const Assertion& proto, std::string_view expr,
+                                       std::initializer_list<std::string_view> seps, bool negated) const {
     std::vector<Assertion> out;
     for (const auto& clause : split_top(expr, seps)) {
       Assertion a = proto;
@@ -397,6 +603,7 @@ class Analyzer {
       collect_operands(clause, a.operands, tautology);
       a.trivial = a.operands.empty();
       a.tautology = tautology;
+      if (!negated) truth_analysis(clause, a, lang_ == Lang::python);
       out.push_back(std::move(a));
     }
     return out;
@@ -565,6 +772,7 @@ class Analyzer {
           c.tolerance = std::max(rel, abs_tol);
           if (c.tolerance < 0) c.tolerance = kPytestApproxDefault;
         }
+        annotate(n, c);
         unit->asserts.push_back(std::move(c));
       }
       return;
@@ -593,9 +801,18 @@ class Analyzer {
           visit(ts_node_child(n, i), scope, scope_collectable, unit, swallow_depth + 1, recovering);
         return;
       } else if (auto checks = classify_call(n); !checks.empty()) {
+        const bool inverts = last_inverts_;
         for (auto& a : checks) {
           a.swallowed = swallow_depth > 0 || recovering;
+          annotate(n, a);
           unit->asserts.push_back(std::move(a));
+        }
+        // Code an expectation of failure wraps (assert.throws(() => { assert... }),
+        // assertThrows(AssertionError.class, () -> ...)): its checks are inverted.
+        if (inverts) {
+          ++inverted_depth_;
+          visit_functions_in(n, scope, scope_collectable, unit, swallow_depth, recovering);
+          --inverted_depth_;
         }
         // Nested calls (expect(x).toBe(y) holds expect(x)) are part of the same assertion.
         return;
@@ -715,13 +932,285 @@ class Analyzer {
     const std::size_t index = model_->tests.size() - 1;
     // Go: a deferred recover() swallows every failure of the test.
     const bool rec = lang_ == Lang::go && go_recovers(text(n));
+    model_->tests[index].calls = called_names(text(body_of(n)));
+    unit_node_ = n;
     for (uint32_t i = 0; i < ts_node_child_count(n); ++i)
       visit(ts_node_child(n, i), scope, scope_collectable, &model_->tests[index], swallow_depth, rec);
+    unit_node_ = TSNode{};
+  }
+
+  // ---- can the assertion still run? ----------------------------------------------------------------
+
+  static std::string compact_condition(const std::string& c) {
+    std::string e = strip_spaces(c);
+    while (wrapped_in_parens(e)) e = e.substr(1, e.size() - 2);
+    return e;
+  }
+  static bool const_false(const std::string& c) {
+    const std::string e = compact_condition(c);
+    static const std::set<std::string, std::less<>> k = {"False", "0", "None", "false", "null", "undefined", "nil", "''",
+                                                         "\"\"", "0==1", "1==0", "notTrue", "!true", "!1", "[]", "()",
+                                                         "{}", "1>2", "2<1", "0>1"};
+    return k.count(e) || starts_with(e, "Falseand") || starts_with(e, "false&&") || starts_with(e, "0and") ||
+           starts_with(e, "None and") || starts_with(e, "0&&");
+  }
+  static bool const_true(const std::string& c) {
+    const std::string e = compact_condition(c);
+    static const std::set<std::string, std::less<>> k = {"True", "1", "true", "notFalse", "!false", "!0", "1==1", "notNone"};
+    return k.count(e) || starts_with(e, "Trueor") || starts_with(e, "true||") || starts_with(e, "1or") || starts_with(e, "1||");
+  }
+  static bool empty_iterable(const std::string& c) {
+    const std::string e = compact_condition(c);
+    return e == "[]" || e == "()" || e == "{}" || e == "''" || e == "\"\"" || e == "range(0)" || e == "set()" ||
+           e == "list()" || e == "tuple()" || e == "dict()" || e == "range(0,0)" || e == "iter([])";
+  }
+
+  /// A statement after which the rest of its block does not run. `passing`: only exits that end
+  /// the test without failing it (return, continue, a skip, exiting the process), not raise/fail.
+  bool exit_stmt(TSNode s, bool passing = false) const {
+    const std::string_view t = type(s);
+    if (t == "return_statement" || t == "continue_statement" || t == "break_statement" || t == "return_expression") return true;
+    if (t == "raise_statement" || t == "throw_statement") return !passing;
+    if (t != "expression_statement") return false;
+    if (ts_node_named_child_count(s) > 0 && type(ts_node_named_child(s, 0)) == "return_expression") return true;
+    const std::string x = strip_spaces(text(s));
+    static constexpr std::string_view kPassing[] = {
+        "pytest.skip(", "pytest.exit(", "self.skipTest(", "sys.exit(", "os._exit(", "exit(", "quit(", "t.Skip(",
+        "t.SkipNow(", "t.Skipf(", "runtime.Goexit(", "GTEST_SKIP(", "process.exit(", "os.Exit(", "System.exit(", "std::exit("};
+    static constexpr std::string_view kFailing[] = {"pytest.fail(", "self.fail(", "t.FailNow(", "t.Fatal(", "t.Fatalf(",
+                                                    "panic(", "panic!(", "unreachable!(", "abort("};
+    auto starts = [&](auto k) { return starts_with(x, k); };
+    return std::any_of(std::begin(kPassing), std::end(kPassing), starts) ||
+           (!passing && std::any_of(std::begin(kFailing), std::end(kFailing), starts));
+  }
+
+  /// `if c: return` (no else): the condition under which the rest of the block does not run (a
+  /// branch that fails the test, `if err != nil { t.Fatal(err) }`, guards nothing).
+  std::optional<std::string> conditional_exit(TSNode s) const {
+    if (type(s) != "if_statement") return std::nullopt;
+    if (!ts_node_is_null(field(s, "alternative"))) return std::nullopt;
+    TSNode cons = field(s, "consequence");
+    TSNode cond = field(s, "condition");
+    if (ts_node_is_null(cons) || ts_node_is_null(cond)) return std::nullopt;
+    bool exits = exit_stmt(cons, true);
+    for (uint32_t i = 0; !exits && i < ts_node_named_child_count(cons); ++i) exits = exit_stmt(ts_node_named_child(cons, i), true);
+    if (!exits) return std::nullopt;
+    return text(cond);
+  }
+
+  /// Is the nested function `fn` (inside the unit) ever called or handed on? A named definition
+  /// must be named again elsewhere in the unit; an anonymous one passed as an argument, called in
+  /// place or stored is taken as called; one that is only a statement of its own is not.
+  bool nested_called(TSNode fn) const {
+    std::string name;
+    TSNode nm = field(fn, "name");
+    TSNode up = ts_node_parent(fn);
+    while (!ts_node_is_null(up) && type(up) == "parenthesized_expression") up = ts_node_parent(up);
+    if (!ts_node_is_null(nm)) {
+      name = text(nm);
+    } else if (!ts_node_is_null(up) && (type(up) == "variable_declarator" || type(up) == "assignment")) {
+      TSNode left = field(up, type(up) == "variable_declarator" ? "name" : "left");
+      if (!ts_node_is_null(left)) name = text(left);
+    } else if (!ts_node_is_null(up) && type(up) == "expression_list") {
+      TSNode decl = ts_node_parent(up);
+      if (!ts_node_is_null(decl) && type(decl) == "short_var_declaration") {
+        TSNode left = field(decl, "left");
+        if (!ts_node_is_null(left)) name = text(left);
+      }
+    } else {
+      return ts_node_is_null(up) || type(up) != "expression_statement";
+    }
+    if (name.empty() || ts_node_is_null(unit_node_)) return true;
+    // Another mention of the name in the unit, outside the definition itself.
+    const std::string all = text(unit_node_);
+    const std::size_t base = ts_node_start_byte(unit_node_);
+    const std::size_t fb = ts_node_start_byte(fn) - base, fe = ts_node_end_byte(fn) - base;
+    auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; };
+    for (std::size_t p = all.find(name); p != std::string::npos; p = all.find(name, p + 1)) {
+      if (p >= fb && p < fe) continue;
+      if ((p > 0 && ident(all[p - 1])) || (p + name.size() < all.size() && ident(all[p + name.size()]))) continue;
+      const std::size_t decl_b = ts_node_is_null(up) ? 0 : ts_node_start_byte(up) - base;
+      if (!ts_node_is_null(up) && type(up) != "block" && p >= decl_b && p < fb) continue;  // `const f = ` itself
+      return true;
+    }
+    return false;
+  }
+
+  /// Where the assertion at `n` sits in its unit: dead code, the conditions it runs under, a
+  /// handler or platform branch (optional), an expectation of failure around it (inverted).
+  void annotate(TSNode n, Assertion& a) const {
+    a.inverted = a.inverted || inverted_depth_ > 0;
+    if (ts_node_is_null(unit_node_)) return;
+    bool skip_own_if = last_own_if_;
+    auto mark_dead = [&](const std::string& why) {
+      if (a.dead.empty()) a.dead = why;
+    };
+    TSNode cur = n;
+    for (TSNode p = ts_node_parent(n); !ts_node_is_null(p) && !ts_node_eq(cur, unit_node_); cur = p, p = ts_node_parent(p)) {
+      const std::string_view pt = type(p);
+      const bool block = pt == "block" || pt == "statement_block" || pt == "compound_statement" || pt == "statements" ||
+                         pt == "function_body" || pt == "expression_statement_list" || pt == "statement_list";
+      if (block)
+        for (TSNode sib = ts_node_prev_named_sibling(cur); !ts_node_is_null(sib); sib = ts_node_prev_named_sibling(sib)) {
+          if (exit_stmt(sib)) {
+            mark_dead("after `" + quote(text(sib).substr(0, text(sib).find('\n'))) + "` (line " + std::to_string(line(sib)) + ")");
+          } else if (auto c = conditional_exit(sib)) {
+            if (const_true(*c)) mark_dead("after an unconditional exit (line " + std::to_string(line(sib)) + ")");
+            else if (platform_condition(*c)) a.optional = true;
+            else a.guards.push_back("unless " + compact_condition(*c));
+          }
+        }
+      if (pt == "if_statement" || pt == "elif_clause" || pt == "if_expression") {
+        TSNode cond = field(p, "condition");
+        if (ts_node_is_null(cond) || ts_node_eq(cond, cur)) continue;
+        if (skip_own_if && pt == "if_statement") {
+          skip_own_if = false;
+          continue;
+        }
+        TSNode cons = field(p, "consequence");
+        const bool then_branch = !ts_node_is_null(cons) && ts_node_eq(cons, cur);
+        const std::string c = text(cond);
+        if (then_branch ? const_false(c) : const_true(c))
+          mark_dead("in a branch that never runs (`" + quote(c) + "`, line " + std::to_string(line(p)) + ")");
+        if (platform_condition(c)) a.optional = true;
+        else a.guards.push_back((then_branch ? "if " : "else ") + compact_condition(c));
+      } else if (pt == "while_statement") {
+        TSNode cond = field(p, "condition");
+        if (!ts_node_is_null(cond) && !ts_node_eq(cond, cur) && const_false(text(cond)))
+          mark_dead("in a loop that never runs (line " + std::to_string(line(p)) + ")");
+      } else if (pt == "for_statement" || pt == "for_in_statement" || pt == "enhanced_for_statement" || pt == "for_expression") {
+        TSNode right = field(p, "right");
+        if (ts_node_is_null(right)) right = field(p, "value");
+        if (!ts_node_is_null(right) && !ts_node_eq(right, cur) && empty_iterable(text(right)))
+          mark_dead("in a loop over nothing (`" + quote(text(right)) + "`, line " + std::to_string(line(p)) + ")");
+      } else if (pt == "except_clause" || pt == "catch_clause" || pt == "except_group_clause") {
+        a.optional = true;
+      } else if (pt == "with_statement" && lang_ == Lang::python) {
+        // with pytest.raises(AssertionError) / self.assertRaises(AssertionError) / raises(Exception):
+        // the body's checks pass when they fail.
+        TSNode body = field(p, "body");
+        if (!ts_node_is_null(body) && ts_node_eq(body, cur)) {
+          const std::string head = strip_spaces(text(p).substr(0, ts_node_start_byte(body) - ts_node_start_byte(p)));
+          for (std::string_view k : {"raises(", "assertRaises(", "assertRaisesRegex("})
+            for (auto at = head.find(k); at != std::string::npos; at = head.find(k, at + 1)) {
+              const std::string arg = head.substr(at + k.size(), head.find_first_of(",)", at + k.size() + 1) - at - k.size());
+              const std::string first = starts_with(arg, "(") ? arg.substr(1) : arg;
+              static const std::set<std::string, std::less<>> kCatchesFailure = {"AssertionError", "Exception", "BaseException"};
+              std::string last = first.substr(first.rfind('.') == std::string::npos ? 0 : first.rfind('.') + 1);
+              if (kCatchesFailure.count(last)) a.inverted = true;
+            }
+        }
+      } else if ((pt == "function_definition" || pt == "function_declaration" || pt == "arrow_function" ||
+                  pt == "function_expression" || pt == "function" || pt == "func_literal" || pt == "generator_function_declaration") &&
+                 !ts_node_eq(p, unit_node_)) {
+        if (!nested_called(p)) mark_dead("in a nested function never called (line " + std::to_string(line(p)) + ")");
+      }
+    }
+  }
+
+  /// Visits the function literals inside `n` (callbacks of an expectation) as part of the unit.
+  void visit_functions_in(TSNode n, const std::string& scope, bool scope_collectable, TestUnit* unit, int swallow_depth,
+                          bool recovering) {
+    for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) {
+      TSNode c = ts_node_named_child(n, i);
+      const std::string_view ct = type(c);
+      if (ct == "arrow_function" || ct == "function_expression" || ct == "function" || ct == "lambda_expression" ||
+          ct == "lambda" || ct == "closure_expression" || ct == "func_literal")
+        visit(c, scope, scope_collectable, unit, swallow_depth, recovering);
+      else
+        visit_functions_in(c, scope, scope_collectable, unit, swallow_depth, recovering);
+    }
+  }
+
+  /// Names called in a body: `check(`, `self.check(`, `helpers.check (`.
+  static std::set<std::string> called_names(const std::string& body) {
+    std::set<std::string> out;
+    std::string word;
+    for (std::size_t i = 0; i <= body.size(); ++i) {
+      const char c = i < body.size() ? body[i] : ' ';
+      if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$') {
+        word += c;
+        continue;
+      }
+      if (!word.empty() && !std::isdigit(static_cast<unsigned char>(word[0]))) {
+        std::size_t j = i;
+        while (j < body.size() && (body[j] == ' ' || body[j] == '\t')) ++j;
+        if (j < body.size() && body[j] == '(') out.insert(word);
+      }
+      word.clear();
+    }
+    return out;
+  }
+
+  /// The name of a function definition that is not a test, or "".
+  std::string helper_name(TSNode n) const {
+    const std::string_view t = type(n);
+    auto name_of = [&](TSNode x) { return ts_node_is_null(x) ? std::string() : text(x); };
+    switch (lang_) {
+      case Lang::python: return t == "function_definition" ? name_of(field(n, "name")) : "";
+      case Lang::javascript: case Lang::typescript: case Lang::tsx:
+        if (t == "function_declaration" || t == "generator_function_declaration" || t == "method_definition") return name_of(field(n, "name"));
+        if (t == "variable_declarator") {
+          TSNode v = field(n, "value");
+          if (!ts_node_is_null(v) && (type(v) == "arrow_function" || type(v) == "function_expression" || type(v) == "function"))
+            return name_of(field(n, "name"));
+        }
+        return "";
+      case Lang::go: return t == "function_declaration" || t == "method_declaration" ? name_of(field(n, "name")) : "";
+      case Lang::java: case Lang::kotlin:
+        if (t == "method_declaration") return name_of(field(n, "name"));
+        if (t == "function_declaration")
+          for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i)
+            if (type(ts_node_named_child(n, i)) == "simple_identifier") return text(ts_node_named_child(n, i));
+        return "";
+      case Lang::cpp: {
+        if (t != "function_definition") return "";
+        std::string d = strip_spaces(name_of(field(n, "declarator")));
+        d = d.substr(0, d.find('('));
+        auto cut = d.find_last_of(":*&");
+        return cut == std::string::npos ? d : d.substr(cut + 1);
+      }
+      case Lang::rust: return t == "function_item" ? name_of(field(n, "name")) : "";
+      case Lang::none: break;
+    }
+    return "";
+  }
+
+  /// Second pass: functions that are not tests and hold no test, with their assertions.
+  void collect_helpers(TSNode n) {
+    const std::string name = helper_name(n);
+    if (!name.empty()) {
+      TSNode outer = n;
+      if (lang_ == Lang::python && !ts_node_is_null(ts_node_parent(n)) && type(ts_node_parent(n)) == "decorated_definition")
+        outer = ts_node_parent(n);
+      const int b = line(outer), e = static_cast<int>(ts_node_end_point(n).row) + 1;
+      const bool holds_test = std::any_of(model_->tests.begin(), model_->tests.end(),
+                                          [&](const TestUnit& t) { return t.line >= b && t.line <= e; });
+      if (!holds_test) {
+        model_->helpers.emplace_back();
+        model_->helpers.back().name = name;
+        model_->helpers.back().line = line(n);
+        model_->helpers.back().calls = called_names(text(n));
+        model_->helpers.back().calls.erase(name);
+        const std::string saved_comments = model_->comments;
+        unit_node_ = n;
+        const std::size_t index = model_->helpers.size() - 1;
+        for (uint32_t i = 0; i < ts_node_child_count(n); ++i) visit(ts_node_child(n, i), "", true, &model_->helpers[index], 0, false);
+        unit_node_ = TSNode{};
+        model_->comments = saved_comments;
+        return;
+      }
+    }
+    for (uint32_t i = 0; i < ts_node_child_count(n); ++i) collect_helpers(ts_node_child(n, i));
   }
 
   Lang lang_;
   Syntax s_;
   FileModel* model_ = nullptr;
+  TSNode unit_node_{};            ///< the test (or helper) being visited
+  int inverted_depth_ = 0;        ///< inside code an expectation of an assertion failure wraps
+  mutable bool last_own_if_ = false;   ///< classify_call: a Go failure branch (its `if` is the check)
+  mutable bool last_inverts_ = false;  ///< classify_call: an expectation that catches assertion failures
 };
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "flowagent/json.hpp"
 #include "flowagent/integrity.hpp"
 #include "flowagent/localize.hpp"
+#include "localize/coverage_readers.hpp"
 #include "tools/test_command.hpp"
 #include "workspace/git_patch.hpp"
 #include "workspace/git.hpp"
@@ -57,6 +58,67 @@ std::string rel_under(const fs::path& root, const fs::path& p) {
 }
 
 }  // namespace
+
+namespace detail {
+
+void read_v8_coverage(const fs::path& dir, const fs::path& root, std::map<std::string, std::set<int>>& out,
+                      std::map<std::string, std::set<int>>* not_run) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (e.path().extension() != ".json") continue;
+    auto doc = parse_json(read_text(root, e.path(), 256u << 20));
+    if (!doc) continue;
+    const Json* result = doc->find("result");
+    if (!result || !result->is_array()) continue;
+    for (const auto& script : result->as_array()) {
+      std::string url = script.get_string("url");
+      if (url.rfind("file://", 0) != 0) continue;
+      const fs::path path = url.substr(7);
+      const std::string rel = rel_under(root, path);
+      if (rel.empty()) continue;
+      const std::string src = read_text(root, rel);
+      struct Range { std::size_t start, end; std::int64_t count; };
+      std::vector<Range> ranges;
+      const Json* fns = script.find("functions");
+      if (!fns || !fns->is_array()) continue;
+      for (const auto& fn : fns->as_array()) {
+        const Json* rs = fn.find("ranges");
+        if (!rs || !rs->is_array()) continue;
+        for (const auto& r : rs->as_array())
+          ranges.push_back({static_cast<std::size_t>(r.get_int("startOffset")),
+                            static_cast<std::size_t>(r.get_int("endOffset")), r.get_int("count")});
+      }
+      // Outer ranges first, inner ranges paint over them.
+      std::stable_sort(ranges.begin(), ranges.end(), [](const Range& a, const Range& b) {
+        if (a.start != b.start) return a.start < b.start;
+        return a.end > b.end;
+      });
+      std::vector<std::int64_t> count(src.size(), 0);
+      for (const auto& r : ranges)
+        for (std::size_t i = r.start; i < std::min(r.end, src.size()); ++i) count[i] = r.count;
+      // Covered by some range at all (V8 reports every function of a script it loaded).
+      std::vector<bool> known(src.size(), false);
+      for (const auto& r : ranges)
+        for (std::size_t i = r.start; i < std::min(r.end, src.size()); ++i) known[i] = true;
+      int line = 1;
+      bool hit = false, missed = false;
+      for (std::size_t i = 0; i <= src.size(); ++i) {
+        if (i == src.size() || src[i] == '\n') {
+          if (hit) out[rel].insert(line);
+          else if (missed && not_run) (*not_run)[rel].insert(line);
+          ++line;
+          hit = missed = false;
+          continue;
+        }
+        if (std::isspace(static_cast<unsigned char>(src[i]))) continue;
+        if (count[i] > 0) hit = true;
+        else if (known[i]) missed = true;
+      }
+    }
+  }
+}
+
+}  // namespace detail
 
 Expected<ChangedLines> changed_lines(const fs::path& repository, const std::string& base, const std::string& head,
                                      const CancelToken& cancel) {
@@ -237,52 +299,7 @@ void read_gcov_json(const std::string& text, const fs::path& root, std::map<std:
 
 // V8 coverage (NODE_V8_COVERAGE): block ranges with counts, byte offsets -> lines.
 void read_v8_dir(const fs::path& dir, const fs::path& root, std::map<std::string, std::set<int>>& out) {
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    if (e.path().extension() != ".json") continue;
-    auto doc = parse_json(read_text(root, e.path(), 256u << 20));
-    if (!doc) continue;
-    const Json* result = doc->find("result");
-    if (!result || !result->is_array()) continue;
-    for (const auto& script : result->as_array()) {
-      std::string url = script.get_string("url");
-      if (url.rfind("file://", 0) != 0) continue;
-      const fs::path path = url.substr(7);
-      const std::string rel = rel_under(root, path);
-      if (rel.empty()) continue;
-      const std::string src = read_text(root, rel);
-      struct Range { std::size_t start, end; std::int64_t count; };
-      std::vector<Range> ranges;
-      const Json* fns = script.find("functions");
-      if (!fns || !fns->is_array()) continue;
-      for (const auto& fn : fns->as_array()) {
-        const Json* rs = fn.find("ranges");
-        if (!rs || !rs->is_array()) continue;
-        for (const auto& r : rs->as_array())
-          ranges.push_back({static_cast<std::size_t>(r.get_int("startOffset")),
-                            static_cast<std::size_t>(r.get_int("endOffset")), r.get_int("count")});
-      }
-      // Outer ranges first, inner ranges paint over them.
-      std::stable_sort(ranges.begin(), ranges.end(), [](const Range& a, const Range& b) {
-        if (a.start != b.start) return a.start < b.start;
-        return a.end > b.end;
-      });
-      std::vector<std::int64_t> count(src.size(), 0);
-      for (const auto& r : ranges)
-        for (std::size_t i = r.start; i < std::min(r.end, src.size()); ++i) count[i] = r.count;
-      int line = 1;
-      bool hit = false;
-      for (std::size_t i = 0; i <= src.size(); ++i) {
-        if (i == src.size() || src[i] == '\n') {
-          if (hit) out[rel].insert(line);
-          ++line;
-          hit = false;
-          continue;
-        }
-        if (!std::isspace(static_cast<unsigned char>(src[i])) && count[i] > 0) hit = true;
-      }
-    }
-  }
+  detail::read_v8_coverage(dir, root, out, nullptr);
 }
 
 // go -coverprofile: "module/pkg/file.go:10.2,12.3 2 1".

@@ -16,6 +16,7 @@
 #include "flowagent/repair.hpp"
 #include "reports/test_identity.hpp"
 #include "tools/test_command.hpp"
+#include "validate/assertion_evidence.hpp"
 #include "validate/runner.hpp"
 
 namespace flowagent {
@@ -217,6 +218,13 @@ class CommandValidator final : public Validator {
       }
     }
     ev.failing_tests_pass = true;
+    // The requested tests' assertions must have run (issue 11: a check that cannot run checks nothing).
+    if (opt_.check_assertion_execution) {
+      auto ran = detail::check_assertions_ran(ctx, root, patch);
+      if (!ran) return unexpected(ran.error());
+      if (ran->checked) ev.runs.push_back(ran->run);
+      if (!ran->reason.empty()) return failed(rep, ran->reason, ran->message);
+    }
 
     if (!req.commands.wider_test.empty()) {
       auto run = detail::observe_tests(root, req, req.failure.failing_tests, ctx.cancel, ctx.sandbox, "wider",
@@ -411,8 +419,7 @@ class CommandValidator final : public Validator {
       if (obs->run.exit_code != 0)
         return Outcome2{false, "failing_tests_still_fail",
                         "the test command exited with " + std::to_string(obs->run.exit_code)};
-      ev.kind = "structured";
-      return Outcome2{true, {}, {}};
+      return label_evidence(*obs, ev);
     }
     return replaced_tests(ctx, root, patch, ev, *obs, missing, purpose);
   }
@@ -532,8 +539,39 @@ class CommandValidator final : public Validator {
       ev.tests.push_back(TestVerdict{m, "replaced", rep.new_ids});
       ev.replacements.push_back(std::move(rep));
     }
-    ev.kind = "structured";
-    return Outcome2{true, {}, {}};
+    return label_evidence(o, ev);
+  }
+
+  /// What passing results are worth: a known runner's report (or its output, cross-checked with its
+  /// own summary) is "structured"; results parsed from the output of a runner flowagent does not
+  /// know were printed by the test process with nothing to cross-check them, so they are
+  /// "unverified" unless the host accepts output evidence (kind "output").
+  Outcome2 label_evidence(const detail::Observed& o, Evidence& ev) const {
+    const bool parsed_output = o.runner == reports::Runner::unknown && o.run.report_format.rfind("output:", 0) == 0;
+    if (parsed_output && o.run.report_format == "output:tap") {
+      // TAP carries its own counts (`# pass N`, `# fail N`): cross-checked like tape's, whoever
+      // started the producer (tape used as a library under `node test.js` or `npm test`).
+      // A producer without counts (a script echoing `ok 1 - x`) is still read as before (open:
+      // docs/INTEGRITY.md); counts that contradict the results are not.
+      const std::string problem = detail::summary_contradiction(reports::Runner::tape, o.log, o.tests);
+      if (!problem.empty() && problem.find("no final summary") == std::string::npos)
+        return Outcome2{false, "unverified", problem};
+      ev.kind = "structured";
+      return Outcome2{true, {}, {}};
+    }
+    if (!parsed_output) {
+      ev.kind = "structured";
+      return Outcome2{true, {}, {}};
+    }
+    if (opt_.accept_output_evidence || opt_.accept_exit_code_evidence) {
+      ev.kind = "output";
+      return Outcome2{true, {}, {}};
+    }
+    return Outcome2{false, "unverified",
+                    "the results were parsed from the output of a test command whose runner flowagent does not know (" +
+                        o.run.report_format.substr(7) +
+                        " text printed by the tests themselves, no runner report or summary to cross-check): not "
+                        "evidence unless the host accepts output evidence"};
   }
 
   ValidatorOptions opt_;

@@ -1,0 +1,34 @@
+// Internal: runtime evidence that the assertions of the requested tests ran. Strength is counted
+// from the assertions a test holds; a patch can keep them all and still stop them from running (an
+// early return, a new `if` that is false under the bug, a nested function never called, a loop
+// over nothing). After the requested tests passed, they run once more under line coverage
+// (coverage.py for pytest, NODE_V8_COVERAGE for node --test and tape), in the same checkout and
+// sandbox, and every required assertion line (integrity/assertion_lines.hpp) must have executed.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "flowagent/expected.hpp"
+#include "flowagent/result.hpp"
+#include "flowagent/strategy.hpp"
+
+namespace flowagent::detail {
+
+struct AssertionCheck {
+  /// "" passed or not checked; "assertion_not_executed" (an assertion line of a requested test did
+  /// not run; the message names file:line and the test); "unverified" (the coverage run left no
+  /// data for a file it had to cover: fail closed).
+  std::string reason;
+  std::string message;
+  bool checked = false;  ///< false: not applicable (runner, language, no assertion line) or no coverage tool
+  std::string note;      ///< why it was not checked
+  TestRun run;           ///< the coverage run (purpose "assertions") when checked
+};
+
+/// Runs the check in `root` (head + `patch_text` applied), for ctx.request's failing tests.
+/// Errors: cancellation, an unavailable sandbox, a bad test id (the same checks as every test run).
+Expected<AssertionCheck> check_assertions_ran(RepairContext& ctx, const std::filesystem::path& root,
+                                              const std::string& patch_text);
+
+}  // namespace flowagent::detail
