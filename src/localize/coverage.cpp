@@ -405,6 +405,28 @@ public class FlowagentJacocoLines {
 // The JVM's own and the test frameworks' classes are not instrumented.
 constexpr const char* kJacocoExcludes = "org.junit.*:junit.*:org.opentest4j.*:org.apiguardian.*:org.hamcrest.*";
 
+// pytest's default test files (test_*.py, *_test.py) below `root`, outside hidden folders,
+// virtual environments and node_modules: the whole suite's size in files.
+std::size_t python_test_files(const fs::path& root) {
+  std::size_t n = 0;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied, ec);
+       it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec) break;
+    const std::string name = it->path().filename().string();
+    if (it->is_directory(ec)) {
+      if (name.front() == '.' || name == "node_modules" || name == "venv" || name == "site-packages" ||
+          name == "__pycache__")
+        it.disable_recursion_pending();
+      continue;
+    }
+    if (it->path().extension() == ".py" && it->is_regular_file(ec) &&
+        (name.rfind("test_", 0) == 0 || (name.size() > 8 && name.compare(name.size() - 8, 8, "_test.py") == 0)))
+      ++n;
+  }
+  return n;
+}
+
 // ---- the localizer -----------------------------------------------------------------------------------
 
 std::string detect_ecosystem(const RepairRequest& r, const fs::path& root) {
@@ -660,10 +682,14 @@ class CoverageLocalizer final : public Localizer {
       tmpl = tmpl.substr(0, at) + prefix + tmpl.substr(at + len);
       // The tests run in a subshell (a `cd` or `exit` in the project's command cannot skip the
       // report); the command's exit status is the tests'.
+      // The tests' own time (without the probe and the report) goes to test_ms: it sizes the
+      // whole-suite run before it starts.
+      const fs::path test_ms = data / "test_ms";
       auto with_report = [&](const std::string& run_tmpl, const fs::path& json) {
-        return probe + "( " + run_tmpl + " ); flowagent_rc=$?; \"$FLOWAGENT_PY\" -m coverage json --rcfile=" +
-               shell_quote(rc) + " --show-contexts -o " + shell_quote(json.string()) +
-               " >/dev/null 2>&1; exit $flowagent_rc";
+        return probe + "flowagent_t0=$(date +%s%N); ( " + run_tmpl +
+               " ); flowagent_rc=$?; echo $((($(date +%s%N) - flowagent_t0) / 1000000)) >" +
+               shell_quote(test_ms.string()) + "; \"$FLOWAGENT_PY\" -m coverage json --rcfile=" + shell_quote(rc) +
+               " --show-contexts -o " + shell_quote(json.string()) + " >/dev/null 2>&1; exit $flowagent_rc";
       };
       std::vector<std::string> groups;
       for (const auto& t : request.failure.failing_tests) {
@@ -677,11 +703,19 @@ class CoverageLocalizer final : public Localizer {
       if (run->run.exit_code == 97 && contains(run->log, kNoCoverage))
         return fail(Errc::unsupported, "coverage.py is not installed (Debian python3-coverage)");
       set_budget_from_reference();
-      // More passing tests sharpen the spectrum: when the budget has room for about one more run,
-      // the whole suite runs too (appending to the same data; contexts keep the tests apart). A
-      // run the budget kills writes no report, so the failing files' report stands.
+      // More passing tests sharpen the spectrum: when the budget has room for it, the whole suite
+      // runs too (appending to the same data; contexts keep the tests apart). Its cost is
+      // estimated before it starts -- the failing files' test time scaled by the suite's test
+      // files over theirs, plus the rest of the reference run (copy, probe, report) -- so a run
+      // that could not finish is not started. A run the budget kills writes no report, so the
+      // failing files' report stands.
       const auto ref_ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
-      if (contains(tmpl, "{tests") && remaining_ms() >= ref_ms) {
+      const std::int64_t tests_ms = std::clamp<std::int64_t>(std::atoll(read_text(dir, test_ms, 64).c_str()), 0, ref_ms);
+      const std::size_t suite_files = std::max<std::size_t>(python_test_files(dir), groups.size());
+      const double scale = static_cast<double>(suite_files) / static_cast<double>(std::max<std::size_t>(1, groups.size()));
+      const auto wide_estimate = static_cast<std::int64_t>(static_cast<double>(ref_ms - tests_ms) +
+                                                           static_cast<double>(tests_ms) * scale);
+      if (contains(tmpl, "{tests") && suite_files > groups.size() && remaining_ms() >= wide_estimate) {
         std::string all = tmpl;
         all.replace(all.find(" run --rcfile="), 14, " run -a --rcfile=");
         const fs::path wide_json = data / "cov-all.json";
