@@ -168,9 +168,10 @@ struct CoverageLocalizerOptions {
   std::chrono::milliseconds budget{0};
   std::size_t max_tests = 16;  ///< per-test runs (failing first, then passing neighbours)
   /// Java: where Debian's libjacoco-java jars are (org.jacoco.agent.jar, org.jacoco.core.jar) with
-  /// asm.jar, asm-commons.jar, asm-tree.jar. JaCoCo 0.8.6 instruments class files up to Java 15
-  /// (compile with --release 11..15; a Java 17 runtime is fine). Every JVM the test command starts
-  /// gets the agent through JAVA_TOOL_OPTIONS, one exec file per test.
+  /// asm.jar, asm-commons.jar, asm-tree.jar. Upstream JaCoCo 0.8.6 supports class files up to
+  /// Java 15; Debian's build (against asm 9.4) instrumented and read Java 17 class files in our
+  /// check (javac 17 without --release). Every JVM the test command starts gets the agent through
+  /// JAVA_TOOL_OPTIONS, one exec file per test.
   std::filesystem::path jacoco_dir = "/usr/share/java";
   bool cache = true;           ///< per (repository, head commit, failing tests, formula)
 };

@@ -481,9 +481,10 @@ TEST(CoverageLocalization, CppGcovWithGoogleTestRanksTheBugFirst) {
   EXPECT_FALSE(fs::exists(repo / "build"));  // built in a scratch copy
 }
 
-// Java without Maven (it needs the network for its plugins): javac with --release 11 (JaCoCo 0.8.6
-// instruments class files up to Java 15; the JVM may be newer) and the JUnit console launcher,
-// both from Debian (libjacoco-java, junit5); the agent reaches the JVM through JAVA_TOOL_OPTIONS.
+// Java without Maven (it needs the network for its plugins): javac with --release 11 (upstream
+// JaCoCo 0.8.6 supports class files up to Java 15; Debian's reads Java 17's too, but a newer JDK's
+// default may be past it) and the JUnit console launcher, both from Debian (libjacoco-java,
+// junit5); the agent reaches the JVM through JAVA_TOOL_OPTIONS.
 TEST(CoverageLocalization, JavaJacocoWithJUnitRanksTheBugFirst) {
   const fs::path launcher = "/usr/share/java/junit-platform-console-standalone.jar";
   if (!fs::exists(launcher) || !fs::exists("/usr/share/java/org.jacoco.agent.jar") || !fs::exists("/usr/bin/javac"))
