@@ -31,6 +31,8 @@ DEPS=(
   "golang-go | end-to-end tests repair Go projects"
   "openjdk-17-jdk-headless | end-to-end tests repair Java projects"
   "python3-coverage | fault localization: per-test coverage of Python tests (coverage.py contexts); its tests"
+  "libjacoco-java junit5 | fault localization of Java: the JaCoCo agent and core (0.8.6) for per-test coverage; the JUnit console launcher its end-to-end test runs"
+  "libfaiss-dev | retrieval: exact search of large embedding indexes (faiss flat inner-product index; optional, FLOWAGENT_WITH_FAISS)"
   "libhiredis-dev redis-server | flowagentd's Redis Streams queue (hiredis client); the queue tests start their own redis-server"
   "chromium | flowagentd's review page test: headless chromium driven by puppeteer-core (tests/page/)"
   "prometheus | a real Prometheus scrapes flowagentd's /metrics in a test (the funnel it stores matches the jobs run)"

@@ -340,7 +340,8 @@ int fa_agent_create(fa_agent** out, const fa_agent_options* opts) {
       if (!sandbox) return from_error(sandbox.error());
       options.sandbox = std::move(*sandbox);
     }
-    apply_agent_config(options, config.value_or(AgentConfig{}), transport);
+    if (auto applied = apply_agent_config(options, config.value_or(AgentConfig{}), transport); !applied)
+      return from_error(applied.error());
     auto agent = Agent::create(std::move(options));
     if (!agent) return from_error(agent.error());
     *out = new fa_agent{std::move(*agent), std::move(callbacks)};

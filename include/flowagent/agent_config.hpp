@@ -11,7 +11,8 @@
 //  "trajectory_dir": "/path", "record": "/path/model.jsonl",
 //  "known_flaky_tests": ["..."], "run_baseline": false,
 //  "trusted_model_origins": ["https://llm.example.com"], "allow_replay_models": false,
-//  "rubric_review": false}
+//  "rubric_review": false,
+//  "embeddings": {"model": "openai:text-embedding-3-small", "base_url": "...", "api_key_env": "..."}}
 //
 // Every member is optional; an absent one keeps the default. Unknown members, wrong types and
 // out-of-range values are errors (Errc::schema, the message names the field), as in requests.
@@ -46,6 +47,10 @@ struct AgentConfig {
   /// true: the default strategies with the rubric review on (flowagent/review.hpp), as the CLI's
   /// --rubric-review.
   std::optional<bool> rubric_review;
+  /// The retrieval's semantic tier (make_model_embedder): "model" PROVIDER:MODEL (required) and
+  /// optional "base_url" and "api_key_env", as the CLI's --embeddings-model/-base-url/-api-key-env.
+  /// The context section and search_relevant_code then re-rank lexical hits with embeddings.
+  std::optional<ModelConfig> embeddings;
 };
 
 /// Reads a "flowagent.agent_config/v1" document. [Errors] Errc::invalid_json, Errc::schema,
@@ -53,8 +58,10 @@ struct AgentConfig {
 Expected<AgentConfig> parse_agent_config(std::string_view json_text);
 
 /// Sets what `config` holds on `options` (policies it names are built here; the others are left
-/// alone). `transport`, when set, carries every model call (the record path still applies).
-void apply_agent_config(AgentOptions& options, const AgentConfig& config,
+/// alone). `transport`, when set, carries every model call (the record path still applies) and
+/// the embeddings calls. [Errors] building the embedder (make_model_embedder: no key for a
+/// hosted provider without a host transport); `options` may then be partly set.
+Expected<void> apply_agent_config(AgentOptions& options, const AgentConfig& config,
                         std::shared_ptr<HttpTransport> transport = nullptr);
 
 }  // namespace flowagent

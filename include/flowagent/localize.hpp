@@ -3,7 +3,7 @@
 //
 // Coverage localization (issue 13): the request's test command runs again, in a scratch copy of the
 // workspace, under each ecosystem's own coverage tool (coverage.py contexts, NODE_V8_COVERAGE, gcc
-// --coverage + gcov JSON, go -coverprofile); every statement gets a spectrum score (Ochiai by
+// --coverage + gcov JSON, go -coverprofile, a JaCoCo agent); every statement gets a spectrum score (Ochiai by
 // default) from how many failing and passing tests executed it, boosted when the change touched it,
 // and statements are grouped into functions with tree-sitter. Retrieval: BM25 over tree-sitter
 // function/class chunks with identifiers split into words, optionally re-ranked with embeddings.
@@ -104,8 +104,8 @@ struct TestCoverage {
 };
 
 struct Localization {
-  std::string ecosystem;   ///< "python", "javascript", "cpp", "go", "" when none applied
-  std::string tool;        ///< "coverage.py", "NODE_V8_COVERAGE", "gcov", "go -coverprofile"
+  std::string ecosystem;   ///< "python", "javascript", "cpp", "go", "java", "" when none applied
+  std::string tool;        ///< "coverage.py", "NODE_V8_COVERAGE", "gcov", "go -coverprofile", "JaCoCo"
   SpectrumFormula formula = SpectrumFormula::ochiai;
   std::vector<SuspiciousLocation> functions;  ///< best first
   int failing_tests = 0;   ///< failing tests with coverage
@@ -157,10 +157,22 @@ struct CoverageLocalizerOptions {
   /// The run never costs more than request.limits.localization_budget x the first (reference) run
   /// of the tests (for C/C++ the coverage build included), clamped to [min_budget, max_budget]; the
   /// reference run itself is bounded by max_budget. A fixed `budget` (non-zero) replaces that rule.
-  std::chrono::milliseconds min_budget{20'000};
+  /// The floor only covers a sandbox and interpreter start (a suite that runs in 0.2 s may still
+  /// spend 2 s); every command's timeout is what the budget has left, to the millisecond.
+  /// Spending: per-test contexts where the runner has them (coverage.py: one run of the failing
+  /// files, then the whole suite if about one more run fits), else the failing tests and then
+  /// their nearest passing neighbours, each alone with its own coverage slot but all in one
+  /// sandboxed shell per batch; a cut-off keeps every test that finished.
+  std::chrono::milliseconds min_budget{2'000};
   std::chrono::milliseconds max_budget{180'000};
   std::chrono::milliseconds budget{0};
   std::size_t max_tests = 16;  ///< per-test runs (failing first, then passing neighbours)
+  /// Java: where Debian's libjacoco-java jars are (org.jacoco.agent.jar, org.jacoco.core.jar) with
+  /// asm.jar, asm-commons.jar, asm-tree.jar. Upstream JaCoCo 0.8.6 supports class files up to
+  /// Java 15; Debian's build (against asm 9.4) instrumented and read Java 17 class files in our
+  /// check (javac 17 without --release). Every JVM the test command starts gets the agent through
+  /// JAVA_TOOL_OPTIONS, one exec file per test.
+  std::filesystem::path jacoco_dir = "/usr/share/java";
   bool cache = true;           ///< per (repository, head commit, failing tests, formula)
 };
 
@@ -197,18 +209,33 @@ struct EmbedderOptions {
 };
 Expected<std::shared_ptr<Embedder>> make_http_embedder(EmbedderOptions options);
 
+/// The semantic tier named like the chat model (the CLI's --embeddings-model, the agent config's
+/// "embeddings"): `config.spec` is PROVIDER:MODEL with --model's conventions (resolve_model_spec:
+/// the provider's default base URL and key variable; `base_url` and `api_key_env` override them).
+/// Every provider speaks POST {base}/embeddings (OpenAI's format; Ollama serves it under /v1).
+/// The key is read from the variable once, here, and never logged. `transport` null: the built-in
+/// one (then hosted providers need a key). [Errors] Errc::invalid_argument (bad spec, no key, a
+/// provider without embeddings: anthropic, replay, builtin), Errc::unsupported (unknown provider).
+Expected<std::shared_ptr<Embedder>> make_model_embedder(const ModelConfig& config,
+                                                        std::shared_ptr<HttpTransport> transport = nullptr);
+
 struct RetrieverOptions {
   double k1 = 1.2;
   double b = 0.75;
   std::size_t max_file_bytes = 1 << 20;
   std::size_t max_files = 20'000;
   std::shared_ptr<Embedder> embedder;  ///< optional semantic tier
-  std::size_t semantic_candidates = 50; ///< lexical hits re-ranked by the embedder
+  /// Lexical hits re-ranked by the embedder. 0: the whole index is embedded (vectors cached by
+  /// content hash) and searched for the query's nearest chunks, exactly: a scan, or faiss's flat
+  /// inner-product index from 50k vectors on when built with FLOWAGENT_WITH_FAISS (libfaiss-dev);
+  /// those merge with the 50 best lexical hits.
+  std::size_t semantic_candidates = 50;
   double semantic_weight = 0.5;         ///< final = (1-w) * bm25 (normalized) + w * cosine
 };
 
 /// BM25 over the tree-sitter chunks of a source tree, built per (root, commit) and cached; an
-/// optional semantic tier re-ranks with embeddings cached by content hash (exact cosine).
+/// optional semantic tier re-ranks with embeddings cached by content hash (exact cosine; faiss for
+/// large whole-index searches, see semantic_candidates).
 /// [Threading] search() may run concurrently; indexes and vectors are cached under a lock.
 class CodeRetriever {
  public:

@@ -3,6 +3,7 @@
 #include "core/json_reader.hpp"
 #include "agent/defaults.hpp"
 #include "flowagent/model_client.hpp"
+#include "flowagent/localize.hpp"
 #include "flowagent/review.hpp"
 #include "flowagent/zero_token.hpp"
 
@@ -45,6 +46,16 @@ Expected<AgentConfig> parse_agent_config(std::string_view json_text) {
     o.flaky_reruns = static_cast<int>(reruns);
     c.validator = o;
   });
+  r.object("embeddings", [&](detail::ObjectReader& e) {
+    ModelConfig m;
+    e.string("model", m.spec, true).string("base_url", m.base_url).string("api_key_env", m.api_key_env);
+    if (m.spec.empty()) return;
+    if (m.spec.rfind("replay:", 0) == 0 || m.spec.rfind("anthropic:", 0) == 0)
+      e.set_error("model", "the provider has no embeddings endpoint");
+    else if (auto ep = resolve_model_spec(m); !ep)
+      e.set_error("model", ep.error().message);
+    c.embeddings = m;
+  });
   r.any("sandbox", sandbox)
       .string("trajectory_dir", trajectory_dir)
       .string("record", record)
@@ -74,7 +85,7 @@ Expected<AgentConfig> parse_agent_config(std::string_view json_text) {
   return c;
 }
 
-void apply_agent_config(AgentOptions& options, const AgentConfig& c, std::shared_ptr<HttpTransport> transport) {
+Expected<void> apply_agent_config(AgentOptions& options, const AgentConfig& c, std::shared_ptr<HttpTransport> transport) {
   if (c.worker_threads) options.worker_threads = *c.worker_threads;
   if (c.workspace) options.workspaces = make_git_workspace_provider(*c.workspace);
   if (c.validator) options.validator = make_command_validator(*c.validator);
@@ -84,11 +95,16 @@ void apply_agent_config(AgentOptions& options, const AgentConfig& c, std::shared
   if (c.run_baseline) options.run_baseline = *c.run_baseline;
   if (!c.trusted_model_origins.empty()) options.trusted_model_origins = c.trusted_model_origins;
   if (c.allow_replay_models) options.allow_replay_models = *c.allow_replay_models;
-  if (c.rubric_review && *c.rubric_review) {
-    ReactOptions react = detail::default_react_options();
-    react.reviewer = make_rubric_reviewer();
-    options.strategies = {make_expectation_update_strategy(), make_react_strategy(std::move(react))};
+  std::shared_ptr<CodeRetriever> retriever;
+  if (c.embeddings) {  // the semantic tier behind the context section and search_relevant_code
+    auto embedder = make_model_embedder(*c.embeddings, transport);
+    if (!embedder) return fail(embedder.error().code, "agent_config: embeddings: " + embedder.error().message);
+    RetrieverOptions ro;
+    ro.embedder = std::move(*embedder);
+    retriever = std::make_shared<CodeRetriever>(std::move(ro));
   }
+  const bool rubric = c.rubric_review && *c.rubric_review;
+  if (rubric || retriever) detail::use_default_strategies(options, std::move(retriever), rubric);
   if (transport || !c.record.empty()) {
     options.llm_factory = [transport, record = c.record](const ModelConfig& m) -> Expected<std::shared_ptr<LlmClient>> {
       if (m.spec.empty() || m.spec == "builtin") return std::shared_ptr<LlmClient>();
@@ -99,6 +115,7 @@ void apply_agent_config(AgentOptions& options, const AgentConfig& c, std::shared
       return make_llm_client(std::move(mo));
     };
   }
+  return {};
 }
 
 }  // namespace flowagent

@@ -6,6 +6,7 @@
 #include "flowagent/model_client.hpp"
 #include "flowagent/overfit.hpp"
 #include "flowagent/repair.hpp"
+#include "flowagent/review.hpp"
 #include "flowagent/summary.hpp"
 
 namespace flowagent {
@@ -31,10 +32,10 @@ std::shared_ptr<CodeRetriever> default_retriever() {
   return retriever;
 }
 
-ReactOptions default_react_options() {
+ReactOptions default_react_options(std::shared_ptr<CodeRetriever> retriever) {
   ReactOptions react;
   react.localizer = make_coverage_localizer();
-  react.retriever = default_retriever();
+  react.retriever = retriever ? std::move(retriever) : default_retriever();
   return react;
 }
 
@@ -53,11 +54,29 @@ LlmFactory default_llm_factory() {
   };
 }
 
-std::shared_ptr<ToolRegistry> default_tools() {
+std::shared_ptr<ToolRegistry> default_tools(std::shared_ptr<CodeRetriever> retriever) {
   auto tools = std::make_shared<ToolRegistry>();
-  (void)register_builtin_tools(*tools);                      // cannot fail on an empty registry
-  (void)register_retrieval_tool(*tools, default_retriever());  // nor on a new name
+  (void)register_builtin_tools(*tools);  // cannot fail on an empty registry
+  (void)register_retrieval_tool(*tools, retriever ? std::move(retriever) : default_retriever());  // nor on a new name
   return tools;
+}
+
+void use_default_strategies(AgentOptions& options, std::shared_ptr<CodeRetriever> retriever, bool rubric_review) {
+  if (!retriever) retriever = default_retriever();
+  ReactOptions react = default_react_options(retriever);
+  if (rubric_review) react.reviewer = make_rubric_reviewer();
+  options.strategies = {make_expectation_update_strategy(), make_react_strategy(std::move(react))};
+  if (!options.tools) {
+    options.tools = default_tools(std::move(retriever));
+    return;
+  }
+  // The host's registry: the same tools, search_relevant_code over this retriever.
+  auto tools = std::make_shared<ToolRegistry>();
+  auto fresh = std::make_shared<ToolRegistry>();
+  (void)register_retrieval_tool(*fresh, retriever);
+  for (const auto& t : options.tools->list())
+    (void)tools->add(t->name() == "search_relevant_code" ? fresh->find("search_relevant_code") : t);
+  options.tools = std::move(tools);
 }
 
 std::shared_ptr<WorkspaceProvider> default_workspaces() { return make_git_workspace_provider(); }

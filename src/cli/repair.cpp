@@ -82,6 +82,7 @@ int cmd_repair(const std::vector<std::string>& args, Output& out) {
   // The model endpoint named on the command line is the host's choice; one from --request is not.
   std::vector<std::string> trusted_origins;
   std::string request_path, patch_file, record, trajectory_dir, bwrap;
+  ModelConfig embeddings;  // the retrieval's semantic tier (make_model_embedder)
   std::vector<std::string> failing, reports, logs, globs;
   SandboxOptions sandbox;
   // Options that override the request document are collected apart and applied after it is read.
@@ -112,6 +113,12 @@ int cmd_repair(const std::vector<std::string>& args, Output& out) {
                 trusted_origins.push_back(v);
                 return {};
               })
+      .text("--embeddings-model", "SPEC",
+            "semantic retrieval tier: openai:<m>, ollama:<m>, vllm:<m>, llamacpp:<m>, gemini:<m>, "
+            "openai-compatible:<m> (POST {base}/embeddings; re-ranks the lexical code search)",
+            embeddings.spec)
+      .text("--embeddings-base-url", "URL", "embeddings endpoint override", embeddings.base_url)
+      .text("--embeddings-api-key-env", "VAR", "environment variable holding the embeddings key", embeddings.api_key_env)
       .text("--change-id", "ID", "the host's change id (default: the head's id)", o.change.id)
       .integer("--revision", "N", "revision of the change", revision, 0, kMax)
       .text("--description", "TEXT", "change description (default: the commit message)", o.change.description)
@@ -213,11 +220,17 @@ int cmd_repair(const std::vector<std::string>& args, Output& out) {
   opts.sandbox = sandbox;
   opts.trusted_model_origins = trusted_origins;
   opts.allow_replay_models = o.model.spec.rfind("replay:", 0) == 0;  // named here, by the host
-  if (rubric_review) {
-    ReactOptions ro = detail::default_react_options();
-    ro.reviewer = make_rubric_reviewer();
-    opts.strategies = {make_expectation_update_strategy(), make_react_strategy(ro)};
+  std::shared_ptr<CodeRetriever> retriever;
+  if (!embeddings.spec.empty()) {
+    auto embedder = make_model_embedder(embeddings);
+    if (!embedder) return out.error(kExitUsage, "invalid_input", "--embeddings-model: " + embedder.error().message);
+    RetrieverOptions ro;
+    ro.embedder = std::move(*embedder);
+    retriever = std::make_shared<CodeRetriever>(std::move(ro));
+  } else if (!embeddings.base_url.empty() || !embeddings.api_key_env.empty()) {
+    return out.usage_error("--embeddings-base-url and --embeddings-api-key-env need --embeddings-model", p.help());
   }
+  if (rubric_review || retriever) detail::use_default_strategies(opts, std::move(retriever), rubric_review);
   if (!quiet) opts.event_sink = std::make_shared<Progress>();
   if (!trajectory_dir.empty()) opts.trajectory_dir = trajectory_dir;
   if (accept_exit_code) {

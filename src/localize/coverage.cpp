@@ -330,6 +330,120 @@ void read_go_profile(const fs::path& profile, const fs::path& root, std::map<std
   }
 }
 
+// JaCoCo: the Java sources of the tree by package path ("calc/Calc.java" -> "src/main/java/calc/Calc.java").
+std::map<std::string, std::vector<std::string>> java_source_index(const fs::path& root) {
+  std::map<std::string, std::vector<std::string>> out;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied, ec);
+       it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec) break;
+    const auto name = it->path().filename().string();
+    if (it->is_directory(ec) && (name == ".flowagent-cov" || name == ".git" || name == "node_modules")) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (it->path().extension() != ".java" || !it->is_regular_file(ec)) continue;
+    const std::string rel = it->path().lexically_relative(root).generic_string();
+    // Every suffix at a folder boundary: the package path is one of them.
+    for (std::size_t pos = 0;; ++pos) {
+      out[rel.substr(pos)].push_back(rel);
+      pos = rel.find('/', pos);
+      if (pos == std::string::npos) break;
+    }
+  }
+  return out;
+}
+
+// FlowagentJacocoLines output: "pkg/File.java 3 4 9" per source file.
+void read_jacoco_lines(const std::string& text, const fs::path& root,
+                       const std::map<std::string, std::vector<std::string>>& sources,
+                       std::map<std::string, std::set<int>>& out) {
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) {
+    std::istringstream words(l);
+    std::string file;
+    words >> file;
+    auto it = sources.find(file);
+    if (it == sources.end() || it->second.size() != 1) continue;  // not in the tree, or ambiguous
+    const std::string rel = rel_under(root, it->second.front());
+    if (rel.empty()) continue;
+    for (int n; words >> n;) out[rel].insert(n);
+  }
+}
+
+// The exec-file reader, compiled in the scratch tree against Debian's org.jacoco.core (Java 11).
+// args: <exec> <out> <class roots...>. Class files are read without following links; one JaCoCo
+// cannot read (or a second copy of a class) is skipped.
+constexpr const char* kJacocoLinesJava = R"java(
+import java.io.*;
+import java.nio.file.*;
+import java.util.*;
+import java.util.stream.*;
+import org.jacoco.core.analysis.*;
+import org.jacoco.core.tools.ExecFileLoader;
+
+public class FlowagentJacocoLines {
+  public static void main(String[] a) throws Exception {
+    ExecFileLoader loader = new ExecFileLoader();
+    loader.load(new File(a[0]));
+    CoverageBuilder builder = new CoverageBuilder();
+    Analyzer analyzer = new Analyzer(loader.getExecutionDataStore(), builder);
+    for (int i = 2; i < a.length; i++) {
+      List<Path> classes;
+      try (Stream<Path> s = Files.walk(Paths.get(a[i]))) {
+        classes = s.filter(p -> p.toString().endsWith(".class") && Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS))
+                      .collect(Collectors.toList());
+      }
+      for (Path p : classes) {
+        try (InputStream in = Files.newInputStream(p, LinkOption.NOFOLLOW_LINKS)) {
+          analyzer.analyzeClass(in, p.toString());
+        } catch (Exception | LinkageError e) {
+        }
+      }
+    }
+    try (PrintStream out = new PrintStream(new FileOutputStream(a[1]), false, "UTF-8")) {
+      for (ISourceFileCoverage f : builder.getSourceFiles()) {
+        StringBuilder line = new StringBuilder(f.getPackageName().isEmpty() ? f.getName() : f.getPackageName() + "/" + f.getName());
+        boolean any = false;
+        for (int n = f.getFirstLine(); n > 0 && n <= f.getLastLine(); n++) {
+          int st = f.getLine(n).getStatus();
+          if (st == ICounter.FULLY_COVERED || st == ICounter.PARTLY_COVERED) {
+            line.append(' ').append(n);
+            any = true;
+          }
+        }
+        if (any) out.println(line);
+      }
+    }
+  }
+}
+)java";
+
+// The JVM's own and the test frameworks' classes are not instrumented.
+constexpr const char* kJacocoExcludes = "org.junit.*:junit.*:org.opentest4j.*:org.apiguardian.*:org.hamcrest.*";
+
+// pytest's default test files (test_*.py, *_test.py) below `root`, outside hidden folders,
+// virtual environments and node_modules: the whole suite's size in files.
+std::size_t python_test_files(const fs::path& root) {
+  std::size_t n = 0;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied, ec);
+       it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec) break;
+    const std::string name = it->path().filename().string();
+    if (it->is_directory(ec)) {
+      if (name.front() == '.' || name == "node_modules" || name == "venv" || name == "site-packages" ||
+          name == "__pycache__")
+        it.disable_recursion_pending();
+      continue;
+    }
+    if (it->path().extension() == ".py" && it->is_regular_file(ec) &&
+        (name.rfind("test_", 0) == 0 || (name.size() > 8 && name.compare(name.size() - 8, 8, "_test.py") == 0)))
+      ++n;
+  }
+  return n;
+}
+
 // ---- the localizer -----------------------------------------------------------------------------------
 
 std::string detect_ecosystem(const RepairRequest& r, const fs::path& root) {
@@ -338,7 +452,10 @@ std::string detect_ecosystem(const RepairRequest& r, const fs::path& root) {
   if (contains(t, "go test")) return "go";
   if (contains(t, "node") || contains(t, "npm") || contains(t, "npx") || contains(t, "jest") || contains(t, "yarn"))
     return "javascript";
-  if (contains(t, "mvn") || contains(t, "gradle")) return "java";
+  if (contains(t, "mvn") || contains(t, "gradle") || contains(t, "junit") || contains(t, "java ") ||
+      contains(r.commands.build, "javac") || contains(r.commands.build, "mvn") || fs::exists(root / "pom.xml") ||
+      fs::exists(root / "build.gradle") || fs::exists(root / "build.gradle.kts"))
+    return "java";
   if (fs::exists(root / "CMakeLists.txt") || fs::exists(root / "Makefile") || fs::exists(root / "meson.build") ||
       !r.commands.build.empty())
     return "cpp";
@@ -392,6 +509,12 @@ std::string group_of(const std::string& eco, const std::string& id) {
   if (eco == "cpp") {
     auto dot = id.find('.');
     if (dot != std::string::npos && id.find('/') == std::string::npos) return id.substr(0, dot) + ".*";
+  }
+  if (eco == "java") {  // "pkg.Class#method", "pkg.Class.method()" (JUnit XML) -> "pkg.Class"
+    if (auto hash = id.find('#'); hash != std::string::npos) return id.substr(0, hash);
+    std::string head = id.substr(0, id.find('('));
+    if (auto dot = head.rfind('.'); dot != std::string::npos && head.find('/') == std::string::npos)
+      return head.substr(0, dot);
   }
   return id;
 }
@@ -464,13 +587,8 @@ class CoverageLocalizer final : public Localizer {
     std::int64_t remaining_ms() const {
       return std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
     }
-    // The request with the per-command timeout cut to what the budget has left.
-    RepairRequest bounded() const {
-      RepairRequest r = request;
-      const std::int64_t left_s = std::max<std::int64_t>(1, (remaining_ms() + 999) / 1000);
-      r.commands.timeout_seconds = std::min(request.commands.timeout_seconds, left_s);
-      return r;
-    }
+    // Each command's timeout: what the budget has left, to the millisecond (at least 1 ms).
+    std::chrono::milliseconds left() const { return std::chrono::milliseconds(std::max<std::int64_t>(1, remaining_ms())); }
     bool over() { return remaining_ms() <= 0; }
     Localization cut(std::string why) {
       out.cut_off = true;
@@ -494,13 +612,13 @@ class CoverageLocalizer final : public Localizer {
     // The project's code runs in every command: each goes through run_sandboxed (run_command,
     // run_tests) with the scratch tree as its only writable workspace.
     Expected<ProcessResult> command(const fs::path& dir, const std::string& cmd) {
-      auto r = detail::run_command(dir, cmd, bounded(), cancel, sandbox);
+      auto r = detail::run_command(dir, cmd, request, cancel, sandbox, left());
       if (r && r->cancelled) return fail(Errc::cancelled, "cancelled");
       return r;
     }
     Expected<detail::TestRunOutcome> tests(const fs::path& dir, const std::vector<std::string>& ids,
                                            const std::string& tmpl) {
-      auto r = detail::run_tests(dir, bounded(), ids, cancel, sandbox, "localize", tmpl);
+      auto r = detail::run_tests(dir, request, ids, cancel, sandbox, "localize", tmpl, left());
       return r;
     }
 
@@ -512,8 +630,6 @@ class CoverageLocalizer final : public Localizer {
       if (request.commands.test.empty()) return (out.note = "no test command", finish());
       if (request.failure.failing_tests.empty()) return (out.note = "no failing tests named", finish());
       if (out.ecosystem.empty()) return (out.note = "no coverage tool for this project", finish());
-      if (out.ecosystem == "java")
-        return (out.note = "Java: no JaCoCo agent is configured; coverage localization skipped", finish());
       ScratchDir scratch;
       if (scratch.path.empty()) return (out.note = "cannot create a private scratch directory", finish());
       const fs::path dir = scratch.path / "tree";
@@ -544,7 +660,10 @@ class CoverageLocalizer final : public Localizer {
       return {};
     }
 
-    // coverage.py with per-test contexts: one run of the failing tests' files.
+    // coverage.py with per-test contexts. One sandboxed command finds the interpreter, runs the
+    // failing tests' files (their other tests are the nearest passing neighbours) and writes the
+    // JSON report: one sandbox and interpreter start, and it is the reference run. When the budget
+    // has room, a second command runs the whole suite appending to the same data.
     Expected<void> python(const fs::path& dir, const fs::path& data, std::vector<TestCoverage>& cov) {
       out.tool = "coverage.py";
       const std::string rc = (data / "rc").string();
@@ -571,56 +690,68 @@ class CoverageLocalizer final : public Localizer {
       std::vector<std::string> candidates;
       if (!py.empty()) candidates.push_back(py);
       for (auto c : {"python3", "/usr/bin/python3"}) candidates.push_back(c);
-      std::string chosen;
-      for (const auto& c : candidates) {
-        auto probe = command(dir, shell_quote(c) + " -c 'import coverage, pytest'");
-        if (!probe) return unexpected(probe.error());
-        if (auto t = timed_out_if(*probe, "the coverage.py probe"); !t) return t;
-        if (probe->ok()) {
-          chosen = c;
-          break;
-        }
-      }
-      if (chosen.empty()) return fail(Errc::unsupported, "coverage.py is not installed (Debian python3-coverage)");
-      const std::string prefix = shell_quote(chosen) + " -m coverage run --rcfile=" + shell_quote(rc) + " -m pytest";
+      constexpr std::string_view kNoCoverage = "@@flowagent-localize: no coverage.py";
+      std::string probe = "FLOWAGENT_PY=; for c in";
+      for (const auto& c : candidates) probe += " " + shell_quote(c);
+      probe += "; do if \"$c\" -c 'import coverage, pytest' >/dev/null 2>&1; then FLOWAGENT_PY=$c; break; fi; done; "
+               "if [ -z \"$FLOWAGENT_PY\" ]; then echo '" + std::string(kNoCoverage) + "'; exit 97; fi; ";
+      const std::string prefix = "\"$FLOWAGENT_PY\" -m coverage run --rcfile=" + shell_quote(rc) + " -m pytest";
       tmpl = tmpl.substr(0, at) + prefix + tmpl.substr(at + len);
+      // The tests run in a subshell (a `cd` or `exit` in the project's command cannot skip the
+      // report); the command's exit status is the tests'.
+      // The tests' own time (without the probe and the report) goes to test_ms: it sizes the
+      // whole-suite run before it starts.
+      const fs::path test_ms = data / "test_ms";
+      auto with_report = [&](const std::string& run_tmpl, const fs::path& json) {
+        return probe + "flowagent_t0=$(date +%s%N); ( " + run_tmpl +
+               " ); flowagent_rc=$?; echo $((($(date +%s%N) - flowagent_t0) / 1000000)) >" +
+               shell_quote(test_ms.string()) + "; \"$FLOWAGENT_PY\" -m coverage json --rcfile=" + shell_quote(rc) +
+               " --show-contexts -o " + shell_quote(json.string()) + " >/dev/null 2>&1; exit $flowagent_rc";
+      };
       std::vector<std::string> groups;
       for (const auto& t : request.failure.failing_tests) {
         auto g = group_of("python", t);
         if (std::find(groups.begin(), groups.end(), g) == groups.end()) groups.push_back(g);
       }
-      auto run = tests(dir, groups, tmpl);
+      fs::path json = data / "cov.json";
+      auto run = tests(dir, groups, with_report(tmpl, json));
       if (!run) return unexpected(run.error());
       if (run->run.timed_out) return fail(Errc::timeout, "localization cut off by its time budget during the test run");
+      if (run->run.exit_code == 97 && contains(run->log, kNoCoverage))
+        return fail(Errc::unsupported, "coverage.py is not installed (Debian python3-coverage)");
       set_budget_from_reference();
       // More passing tests sharpen the spectrum: when the budget has room for it, the whole suite
-      // runs too (appending to the same data; contexts keep the tests apart). A run the budget
-      // kills writes no data, so the failing files' coverage stands.
-      // The report (`coverage json`) keeps a reference run's worth of the budget.
-      const auto ref = Clock::now() - start;
-      const auto ref_ms = std::chrono::duration_cast<std::chrono::milliseconds>(ref).count();
-      if (contains(tmpl, "{tests") && remaining_ms() > 2 * ref_ms) {
+      // runs too (appending to the same data; contexts keep the tests apart). Its cost is
+      // estimated before it starts -- the failing files' test time scaled by the suite's test
+      // files over theirs, plus the rest of the reference run (copy, probe, report) -- so a run
+      // that could not finish is not started. A run the budget kills writes no report, so the
+      // failing files' report stands.
+      const auto ref_ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
+      const std::int64_t tests_ms = std::clamp<std::int64_t>(std::atoll(read_text(dir, test_ms, 64).c_str()), 0, ref_ms);
+      const std::size_t suite_files = std::max<std::size_t>(python_test_files(dir), groups.size());
+      const double scale = static_cast<double>(suite_files) / static_cast<double>(std::max<std::size_t>(1, groups.size()));
+      const auto wide_estimate = static_cast<std::int64_t>(static_cast<double>(ref_ms - tests_ms) +
+                                                           static_cast<double>(tests_ms) * scale);
+      if (contains(tmpl, "{tests") && suite_files > groups.size() && remaining_ms() >= wide_estimate) {
         std::string all = tmpl;
         all.replace(all.find(" run --rcfile="), 14, " run -a --rcfile=");
-        const auto full_deadline = deadline;
-        deadline -= ref;
-        auto wide = tests(dir, {}, all);
-        deadline = full_deadline;
+        const fs::path wide_json = data / "cov-all.json";
+        auto wide = tests(dir, {}, with_report(all, wide_json));
         if (!wide) return unexpected(wide.error());
-        for (const auto& t : wide->run.failed) run->run.failed.push_back(t);  // other failures are not passes
-        out.note = wide->run.timed_out ? "the whole suite's coverage run was cut off by the budget; the failing files' run stands"
-                                       : "";
+        if (wide->run.timed_out) {
+          out.note = "the whole suite's coverage run was cut off by the budget; the failing files' run stands";
+        } else {
+          for (const auto& t : wide->run.failed) run->run.failed.push_back(t);  // other failures are not passes
+          json = wide_json;
+        }
       }
-      const std::string json = (data / "cov.json").string();
-      auto rep = command(dir, shell_quote(chosen) + " -m coverage json --rcfile=" + shell_quote(rc) +
-                                  " --show-contexts -o " + shell_quote(json));
-      if (!rep) return unexpected(rep.error());
-      if (auto t = timed_out_if(*rep, "coverage json"); !t) return t;
-      if (!rep->ok()) return fail(Errc::tool_failed, "coverage json failed: " + rep->output.substr(0, 300));
       std::vector<std::string> failing_keys;
       for (const auto& t : request.failure.failing_tests) failing_keys.push_back(pytest_context_key(t));
       for (const auto& t : run->run.failed) failing_keys.push_back(pytest_context_key(t));
-      for (auto& [name, lines] : read_coverage_py(json, dir)) {
+      auto contexts = read_coverage_py(json, dir);
+      if (contexts.empty())
+        return fail(Errc::tool_failed, "coverage json wrote no per-test data: " + run->log.substr(0, 300));
+      for (auto& [name, lines] : contexts) {
         TestCoverage tc;
         tc.test = name;
         tc.failed = std::any_of(failing_keys.begin(), failing_keys.end(),
@@ -631,11 +762,47 @@ class CoverageLocalizer final : public Localizer {
       return {};
     }
 
-    // Ecosystems without per-test contexts: one reference run of the failing tests' groups (it
-    // names the passing neighbours), then one run per selected test, coverage reset in between.
+    std::string jacoco_classpath() const {
+      std::string cp;
+      for (const char* jar : {"org.jacoco.core.jar", "asm.jar", "asm-commons.jar", "asm-tree.jar"})
+        cp += (cp.empty() ? "" : ":") + (opt.jacoco_dir / jar).string();
+      return cp;
+    }
+
+    // JaCoCo (Debian libjacoco-java): the agent jar comes out of org.jacoco.agent.jar, and a small
+    // reader (FlowagentJacocoLines, compiled here against org.jacoco.core) turns each test's exec
+    // file into covered lines; then the project's build command. All of it is the reference run's.
+    Expected<void> java_setup(const fs::path& dir, const fs::path& data) {
+      for (const char* jar : {"org.jacoco.agent.jar", "org.jacoco.core.jar", "asm.jar"})
+        if (!fs::exists(opt.jacoco_dir / jar))
+          return fail(Errc::unsupported, "Java: no JaCoCo agent (" + (opt.jacoco_dir / jar).string() +
+                                             " is missing; Debian libjacoco-java)");
+      const fs::path jd = data / "jacoco";
+      std::error_code ec;
+      fs::create_directories(jd, ec);
+      {
+        std::ofstream f(jd / "FlowagentJacocoLines.java");
+        f << kJacocoLinesJava;
+      }
+      std::string cmd = "cd " + shell_quote(jd.string()) + " && jar xf " +
+                        shell_quote((opt.jacoco_dir / "org.jacoco.agent.jar").string()) +
+                        " jacocoagent.jar && javac -nowarn --release 11 -d . -cp " + shell_quote(jacoco_classpath()) +
+                        " FlowagentJacocoLines.java";
+      if (!request.commands.build.empty()) cmd += " && cd " + shell_quote(dir.string()) + " && " + request.commands.build;
+      auto b = command(dir, cmd);
+      if (!b) return unexpected(b.error());
+      if (auto t = timed_out_if(*b, "the JaCoCo setup and the build"); !t) return t;
+      if (!b->ok()) return fail(Errc::tool_failed, "the JaCoCo setup or the build failed: " + b->output.substr(0, 300));
+      return {};
+    }
+
+    // Ecosystems without per-test contexts: every selected test runs alone with its own coverage
+    // slot, but all of them in one sandboxed shell (one sandbox start per batch, not per test).
+    // The reference run is the failing test files themselves when ids are files (tape, node:test),
+    // else the failing tests' groups or the whole command (it names the passing neighbours). Then
+    // the failing tests first and the nearest passing neighbours, while the budget lasts.
     Expected<void> per_test(const fs::path& dir, const fs::path& data, std::vector<TestCoverage>& cov) {
       const std::string& eco = out.ecosystem;
-      std::string env;  // exported before each test command
       if (eco == "cpp") {
         out.tool = "gcov";
         if (request.commands.build.empty()) return fail(Errc::unsupported, "C/C++: no build command to instrument");
@@ -645,6 +812,9 @@ class CoverageLocalizer final : public Localizer {
         if (!b) return unexpected(b.error());
         if (auto t = timed_out_if(*b, "the coverage build"); !t) return t;
         if (!b->ok()) return fail(Errc::tool_failed, "the coverage build failed: " + b->output.substr(0, 300));
+      } else if (eco == "java") {
+        out.tool = "JaCoCo";
+        if (auto j = java_setup(dir, data); !j) return j;
       } else if (eco == "javascript") {
         out.tool = "NODE_V8_COVERAGE";
       } else if (eco == "go") {
@@ -658,36 +828,81 @@ class CoverageLocalizer final : public Localizer {
         auto g = group_of(eco, t);
         if (std::find(groups.begin(), groups.end(), g) == groups.end()) groups.push_back(g);
       }
-      auto collect = [&](const std::vector<std::string>& ids, int n) -> Expected<std::pair<detail::TestRunOutcome, std::map<std::string, std::set<int>>>> {
-        const fs::path slot = data / std::to_string(n);
-        std::error_code ec;
-        fs::create_directories(slot, ec);
-        std::string prefix;
-        if (eco == "javascript") prefix = "export NODE_V8_COVERAGE=" + shell_quote(slot.string()) + "; ";
-        if (eco == "go") prefix = "export GOFLAGS=\"$GOFLAGS -coverprofile=" + (slot / "cover.out").string() + "\"; ";
-        if (eco == "cpp")  // reset the counters
-          for (auto it = fs::recursive_directory_iterator(dir, ec); it != fs::recursive_directory_iterator(); it.increment(ec))
-            if (it->path().extension() == ".gcda") fs::remove(it->path(), ec);
-        auto run = tests(dir, ids, prefix + tmpl);
-        if (!run) return unexpected(run.error());
-        if (run->run.timed_out) return fail(Errc::timeout, "localization cut off by its time budget during a test run");
+      int n = 0;
+      std::map<std::string, std::vector<std::string>> java_sources;  // "pkg/File.java" -> tree paths
+      if (eco == "java") java_sources = java_source_index(dir);
+      // The shell lines that give one test run its own coverage slot, and read it back.
+      auto slot_env = [&](const fs::path& slot) -> std::string {
+        if (eco == "javascript") return "export NODE_V8_COVERAGE=" + shell_quote(slot.string()) + "; ";
+        if (eco == "go") return "export GOFLAGS=\"$GOFLAGS -coverprofile=\"" + shell_quote((slot / "cover.out").string()) + "; ";
+        if (eco == "java")  // every JVM the command starts (mvn, surefire forks, the JUnit launcher)
+          return "export JAVA_TOOL_OPTIONS=\"$JAVA_TOOL_OPTIONS \"" +
+                 shell_quote("-javaagent:" + (data / "jacoco" / "jacocoagent.jar").string() +
+                             "=destfile=" + (slot / "jacoco.exec").string() + ",excludes=" + kJacocoExcludes) + "; ";
+        return {};
+      };
+      auto reset = [&]() -> std::string {  // gcov counters accumulate across runs
+        return eco == "cpp" ? "find . -name '*.gcda' -type f -delete 2>/dev/null; " : std::string();
+      };
+      auto dump = [&](const fs::path& slot) -> std::string {
+        if (eco == "java")  // exec file -> covered lines per source file (the helper java_setup compiled)
+          return "[ -f " + shell_quote((slot / "jacoco.exec").string()) + " ] && java -cp " +
+                 shell_quote((data / "jacoco").string() + ":" + jacoco_classpath()) + " FlowagentJacocoLines " +
+                 shell_quote((slot / "jacoco.exec").string()) + " " + shell_quote((slot / "lines.txt").string()) +
+                 " . >/dev/null 2>&1; ";
+        return eco == "cpp" ? "find . -name '*.gcda' -type f -exec gcov --json-format --stdout {} + >" +
+                                  shell_quote((slot / "gcov.json").string()) + " 2>/dev/null; "
+                            : std::string();
+      };
+      auto read_slot = [&](const fs::path& slot) {
         std::map<std::string, std::set<int>> lines;
         if (eco == "javascript") read_v8_dir(slot, dir, lines);
         if (eco == "go") read_go_profile(slot / "cover.out", dir, lines);
-        if (eco == "cpp") {
-          std::string gcdas;
-          for (auto it = fs::recursive_directory_iterator(dir, ec); it != fs::recursive_directory_iterator(); it.increment(ec))
-            if (it->path().extension() == ".gcda") gcdas += " " + shell_quote(it->path().string());
-          if (!gcdas.empty()) {
-            auto g = command(dir, "gcov --json-format --stdout" + gcdas + " 2>/dev/null");
-            if (!g) return unexpected(g.error());
-            if (auto t = timed_out_if(*g, "gcov"); !t) return unexpected(t.error());
-            read_gcov_json(g->output, dir, lines);
-          }
-        }
-        return std::make_pair(std::move(*run), std::move(lines));
+        if (eco == "cpp") read_gcov_json(read_text(dir, slot / "gcov.json", 256u << 20), dir, lines);
+        if (eco == "java") read_jacoco_lines(read_text(dir, slot / "lines.txt", 64u << 20), dir, java_sources, lines);
+        return lines;
       };
-      int n = 0;
+      auto new_slot = [&]() {
+        const fs::path slot = data / std::to_string(n++);
+        std::error_code ec;
+        fs::create_directories(slot, ec);
+        return slot;
+      };
+      // One sandboxed shell runs `ids` one by one, each alone with its own slot and exit status;
+      // a kill by the budget keeps every test that finished before it. Appends to `cov`.
+      auto batch = [&](const std::vector<std::string>& ids) -> Expected<void> {
+        auto checked = detail::checked_test_template(request, ids, "localize");
+        if (!checked) return unexpected(checked.error());
+        std::string script;
+        std::vector<fs::path> slots;
+        for (const auto& id : ids) {
+          slots.push_back(new_slot());
+          script += reset() + "( " + slot_env(slots.back()) + detail::expand_tests(*checked, {id}) +
+                    " ) </dev/null >/dev/null 2>&1; flowagent_rc=$?; " + dump(slots.back()) +
+                    "echo $flowagent_rc >" + shell_quote((slots.back() / "rc").string()) + "\n";
+        }
+        auto r = command(dir, script);
+        if (!r) return unexpected(r.error());
+        std::size_t finished = 0;
+        for (std::size_t i = 0; i < ids.size(); ++i) {
+          const std::string rc = read_text(dir, slots[i] / "rc", 64);
+          if (rc.empty()) break;  // the budget ended the batch before this test finished
+          ++finished;
+          auto lines = read_slot(slots[i]);
+          if (lines.empty()) continue;  // the test did not run (a filter matched nothing)
+          TestCoverage tc;
+          tc.test = ids[i];
+          // A test (file) fails as a whole: a non-zero exit. A test named failing that passes
+          // here is a pass: the spectrum records what this run saw.
+          tc.failed = std::atoi(rc.c_str()) != 0;
+          tc.lines = std::move(lines);
+          cov.push_back(std::move(tc));
+        }
+        if (r->timed_out || finished < ids.size())
+          return fail(Errc::timeout, "localization cut off by its time budget after " + std::to_string(finished) +
+                                         " of " + std::to_string(ids.size()) + " test run(s) of a batch");
+        return {};
+      };
       // Test files as ids (tape, node:test, mocha files): the passing neighbours are the other
       // test files of the failing files' folders, and the reference run is the failing files.
       auto tree = detail::SandboxFs::open(dir);
@@ -695,45 +910,49 @@ class CoverageLocalizer final : public Localizer {
         auto st = tree->stat(f);
         return st && S_ISREG(st->st_mode);
       });
-      // Without a grouping (JavaScript, Go) the reference run is the whole command: it names the
-      // passing tests to compare with.
-      const bool grouped = groups != failing;
-      auto ref = collect(file_ids ? failing : selectable && grouped ? groups : std::vector<std::string>{}, n++);
-      if (!ref) return unexpected(ref.error());
-      set_budget_from_reference();
-      if (!selectable) {  // one run of everything: the failing tests' coverage, no per-test spectrum
-        TestCoverage tc{"(all tests)", true, std::move(ref->second)};
-        cov.push_back(std::move(tc));
-        out.note = "the test command has no {tests} placeholder: coverage of the whole run, not per test";
-        return {};
+      std::vector<std::string> plan;  // failing tests first, then passing neighbours (same group first)
+      std::vector<std::string> passed;
+      if (file_ids) {
+        if (auto b = batch(failing); !b) return b;
+        set_budget_from_reference();
+        passed = sibling_test_files(*tree, failing);
+      } else {
+        // Without a grouping (JavaScript, Go) the reference run is the whole command: it names the
+        // passing tests to compare with.
+        const bool grouped = groups != failing;
+        const fs::path slot = new_slot();
+        const std::vector<std::string> ids = selectable && grouped ? groups : std::vector<std::string>{};
+        auto ref = tests(dir, ids, reset() + slot_env(slot) + tmpl);
+        if (!ref) return unexpected(ref.error());
+        if (ref->run.timed_out) return fail(Errc::timeout, "localization cut off by its time budget during the reference run");
+        set_budget_from_reference();
+        if (!selectable) {  // one run of everything: the failing tests' coverage, no per-test spectrum
+          if (eco == "cpp" || eco == "java") {
+            auto g = command(dir, dump(slot));
+            if (!g) return unexpected(g.error());
+          }
+          TestCoverage tc{"(all tests)", true, read_slot(slot)};
+          cov.push_back(std::move(tc));
+          out.note = "the test command has no {tests} placeholder: coverage of the whole run, not per test";
+          return {};
+        }
+        plan = failing;
+        passed = ref->run.passed;
       }
-      // Failing tests first, then passing neighbours (same group first).
-      std::vector<std::pair<std::string, bool>> plan;
-      for (const auto& t : failing) plan.emplace_back(t, true);
-      std::vector<std::string> passed = file_ids ? sibling_test_files(*tree, failing) : ref->first.run.passed;
       std::stable_partition(passed.begin(), passed.end(), [&](const std::string& p) {
         return std::any_of(failing.begin(), failing.end(), [&](const std::string& f) {
           return group_of(eco, f) == group_of(eco, p);
         });
       });
       for (const auto& p : passed)
-        if (std::find(failing.begin(), failing.end(), p) == failing.end()) plan.emplace_back(p, false);
-      if (plan.size() > opt.max_tests) plan.resize(std::max<std::size_t>(opt.max_tests, failing.size()));
-      for (const auto& [id, expect_fail] : plan) {
-        if (over()) return fail(Errc::timeout, "localization cut off by its time budget after " +
-                                                   std::to_string(cov.size()) + " test(s)");
-        auto r = collect({id}, n++);
-        if (!r) return unexpected(r.error());
-        if (r->second.empty()) continue;  // the test did not run (filter matched nothing)
-        TestCoverage tc;
-        tc.test = id;
-        const auto& f = r->first.run.failed;
-        // A test file fails as a whole: a non-zero exit or a failing test in it.
-        tc.failed = expect_fail || file_ids ? (r->first.run.exit_code != 0 || !f.empty()) : !f.empty();
-        tc.lines = std::move(r->second);
-        cov.push_back(std::move(tc));
-      }
-      return {};
+        if (std::find(failing.begin(), failing.end(), p) == failing.end()) plan.push_back(p);
+      // max_tests bounds the per-test runs, the failing files' reference runs included.
+      const std::size_t limit = file_ids ? (opt.max_tests > failing.size() ? opt.max_tests - failing.size() : 0)
+                                         : std::max(opt.max_tests, failing.size());
+      if (plan.size() > limit) plan.resize(limit);
+      if (plan.empty()) return {};
+      if (over()) return fail(Errc::timeout, "localization cut off by its time budget after the reference run");
+      return batch(plan);
     }
   };
 

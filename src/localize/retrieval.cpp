@@ -3,8 +3,10 @@
 // exact cosine); the search_relevant_code tool; coverage + retrieval combination.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <unordered_map>
 
@@ -13,6 +15,7 @@
 #include "flowagent/localize.hpp"
 #include "flowagent/model_client.hpp"
 #include "flowagent/tools.hpp"
+#include "localize/vector_index.hpp"
 #include "workspace/repo_ops.hpp"
 #include "workspace/git.hpp"
 #include "workspace/sandbox_fs.hpp"
@@ -189,11 +192,34 @@ Expected<std::shared_ptr<Embedder>> make_http_embedder(EmbedderOptions o) {
   return std::shared_ptr<Embedder>(std::make_shared<HttpEmbedder>(std::move(o)));
 }
 
+Expected<std::shared_ptr<Embedder>> make_model_embedder(const ModelConfig& config,
+                                                        std::shared_ptr<HttpTransport> transport) {
+  if (config.spec.rfind("replay:", 0) == 0 || config.spec.rfind("anthropic:", 0) == 0 || config.spec == "builtin")
+    return fail(Errc::invalid_argument, "embeddings model \"" + config.spec +
+                                            "\": the provider has no embeddings endpoint (use openai:, ollama:, vllm:, "
+                                            "llamacpp:, gemini: or openai-compatible:)");
+  auto ep = resolve_model_spec(config);
+  if (!ep) return unexpected(ep.error());
+  EmbedderOptions o;
+  o.protocol = "openai";  // every provider here serves POST {base}/embeddings (Ollama under /v1 too)
+  o.base_url = ep->base_url;
+  o.model = ep->model;
+  if (!ep->key_env.empty())
+    if (const char* v = std::getenv(ep->key_env.c_str())) o.api_key = v;
+  // A host transport (C API) authenticates on its own; otherwise hosted providers need a key.
+  if (o.api_key.empty() && !transport && (ep->provider == "openai" || ep->provider == "gemini"))
+    return fail(Errc::invalid_argument, "no API key for the embeddings model: set " + ep->key_env);
+  o.transport = std::move(transport);
+  return make_http_embedder(std::move(o));
+}
+
 struct CodeRetriever::Impl {
   RetrieverOptions opt;
   mutable std::mutex mu;
   std::map<std::string, std::shared_ptr<const Index>> indexes;
   std::unordered_map<std::uint64_t, std::vector<float>> vectors;  // content hash -> embedding
+  // Whole-index semantic search (semantic_candidates == 0): one vector index per lexical index.
+  std::map<std::shared_ptr<const Index>, std::shared_ptr<detail::VectorIndex>> vector_indexes;
   std::size_t built = 0, embedded = 0;
 };
 
@@ -226,7 +252,10 @@ Expected<std::vector<RetrievalHit>> CodeRetriever::search(const fs::path& root, 
     std::lock_guard lk(I.mu);
     I.built++;
     if (!cache_key.empty()) {
-      if (I.indexes.size() > 16) I.indexes.clear();  // bounded: one entry per tree state
+      if (I.indexes.size() > 16) {  // bounded: one entry per tree state
+        I.indexes.clear();
+        I.vector_indexes.clear();
+      }
       I.indexes[cache_key] = built;
     }
     idx = built;
@@ -251,8 +280,60 @@ Expected<std::vector<RetrievalHit>> CodeRetriever::search(const fs::path& root, 
     if (s > 0) scored.emplace_back(s, i);
   }
   std::sort(scored.begin(), scored.end(), [](auto& a, auto& b) { return a.first > b.first; });
-  // Semantic tier: re-rank the best lexical candidates by cosine similarity to the query.
-  if (I.opt.embedder && !scored.empty()) {
+  // Semantic tier over the whole index: every chunk embedded (cached by content hash), the nearest
+  // by cosine found exactly (VectorIndex: a scan, faiss when large) and merged with the best
+  // lexical hits; each candidate scores (1-w) * bm25 (normalized) + w * cosine.
+  if (I.opt.embedder && I.opt.semantic_candidates == 0 && !idx->docs.empty()) {
+    std::vector<std::string> missing;
+    std::vector<std::uint64_t> missing_hash;
+    {
+      std::lock_guard lk(I.mu);
+      std::unordered_map<std::uint64_t, bool> queued;
+      for (const auto& d : idx->docs)
+        if (!I.vectors.count(d.hash) && queued.emplace(d.hash, true).second) {
+          missing.push_back(d.text);
+          missing_hash.push_back(d.hash);
+        }
+    }
+    missing.push_back(std::string(query));
+    auto vecs = I.opt.embedder->embed(missing, cancel);
+    if (!vecs && vecs.error().code == Errc::cancelled) return unexpected(vecs.error());
+    if (vecs) {
+      const auto qv = vecs->back();
+      std::shared_ptr<detail::VectorIndex> vi;
+      {
+        std::lock_guard lk(I.mu);
+        I.embedded += missing.size() - 1;
+        for (std::size_t j = 0; j + 1 < vecs->size(); ++j) I.vectors[missing_hash[j]] = (*vecs)[j];
+        auto& slot = I.vector_indexes[idx];
+        if (!slot || slot->size() != idx->docs.size()) {
+          slot = std::make_shared<detail::VectorIndex>(qv.size());
+          for (const auto& d : idx->docs) slot->add(I.vectors[d.hash]);
+        }
+        vi = slot;
+      }
+      const double top = scored.empty() ? 1.0 : scored.front().first;
+      std::unordered_map<std::size_t, double> bm25;
+      for (std::size_t j = 0; j < scored.size() && j < 50; ++j) bm25[scored[j].second] = scored[j].first / top;
+      std::unordered_map<std::size_t, double> cos;
+      for (auto [c, i] : vi->search(qv, std::max<std::size_t>(k, 50))) cos[i] = c;
+      std::vector<std::pair<double, std::size_t>> merged;
+      const double w = I.opt.semantic_weight;
+      std::unordered_map<std::size_t, bool> seen;
+      for (auto* part : {&bm25, &cos})
+        for (const auto& [i, unused] : *part) {
+          (void)unused;
+          if (!seen.emplace(i, true).second) continue;
+          auto b = bm25.find(i);
+          auto c = cos.find(i);
+          merged.emplace_back((1 - w) * (b == bm25.end() ? 0.0 : b->second) + w * (c == cos.end() ? 0.0 : c->second), i);
+        }
+      std::sort(merged.begin(), merged.end(),
+                [](auto& a, auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
+      scored = std::move(merged);
+    }
+  } else if (I.opt.embedder && !scored.empty()) {
+    // Semantic tier: re-rank the best lexical candidates by cosine similarity to the query.
     if (scored.size() > I.opt.semantic_candidates) scored.resize(I.opt.semantic_candidates);
     std::vector<std::string> missing;
     std::vector<std::uint64_t> missing_hash;

@@ -18,11 +18,13 @@ const SandboxOptions& default_sandbox_options() {
 }
 
 Expected<ProcessResult> run_command(const fs::path& root, const std::string& command, const RepairRequest& request,
-                                    const CancelToken& cancel, const SandboxOptions* sandbox) {
+                                    const CancelToken& cancel, const SandboxOptions* sandbox,
+                                    std::chrono::milliseconds timeout) {
   SandboxCommand c;
   c.argv = shell_argv(command);
   c.workspace = root;
   c.timeout = std::chrono::seconds(request.commands.timeout_seconds);
+  if (timeout.count() > 0) c.timeout = std::min(c.timeout, timeout);
   c.cancel = cancel;
   c.env["CI"] = "1";
   c.env["FLOWAGENT_SANDBOX"] = "1";
@@ -155,7 +157,7 @@ Expected<std::string> checked_test_template(const RepairRequest& request, const 
 Expected<TestRunOutcome> run_tests(const fs::path& root, const RepairRequest& request,
                                    const std::vector<std::string>& tests, const CancelToken& cancel,
                                    const SandboxOptions* sandbox, std::string purpose,
-                                   const std::string& command_override) {
+                                   const std::string& command_override, std::chrono::milliseconds timeout) {
   auto checked = checked_test_template(request, tests, purpose, command_override);
   if (!checked) return unexpected(checked.error());
   const std::string& tmpl = *checked;
@@ -163,7 +165,7 @@ Expected<TestRunOutcome> run_tests(const fs::path& root, const RepairRequest& re
   for (const auto& t : tests) selectors.push_back(reports::runner_selector(t, detect_runner(tmpl)));
   const std::string command = expand_tests(tmpl, selectors);
   const auto since = fs::file_time_type::clock::now() - std::chrono::seconds(1);
-  auto r = run_command(root, command, request, cancel, sandbox);
+  auto r = run_command(root, command, request, cancel, sandbox, timeout);
   if (!r) return unexpected(r.error());
   if (r->cancelled) return fail(Errc::cancelled, "test run cancelled");
   TestRunOutcome out;

@@ -1,6 +1,7 @@
 // Internal: running the request's build/test commands in a workspace and reading their results.
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -19,9 +20,10 @@ const SandboxOptions& default_sandbox_options();
 /// Runs an untrusted shell command in the workspace, inside the sandbox (run_sandboxed), with the
 /// request's timeout; the request's model key variable is never passed. `sandbox` null: defaults.
 /// Errc::sandbox_unavailable when the sandbox cannot be set up and the host did not opt out.
+/// `timeout` non-zero: a shorter, millisecond-precise timeout (the localizer's budget).
 Expected<ProcessResult> run_command(const std::filesystem::path& root, const std::string& command,
                                     const RepairRequest& request, const CancelToken& cancel,
-                                    const SandboxOptions* sandbox);
+                                    const SandboxOptions* sandbox, std::chrono::milliseconds timeout = {});
 
 /// Expands `{tests}` with the shell-quoted test ids, space-separated (after `--` for runners that
 /// read it as the end of options, pytest, when the placeholder ends its command). `{tests|SEP}`:
@@ -63,6 +65,6 @@ struct TestRunOutcome {
 Expected<TestRunOutcome> run_tests(const std::filesystem::path& root, const RepairRequest& request,
                                    const std::vector<std::string>& tests, const CancelToken& cancel,
                                    const SandboxOptions* sandbox, std::string purpose,
-                                   const std::string& command_override = {});
+                                   const std::string& command_override = {}, std::chrono::milliseconds timeout = {});
 
 }  // namespace flowagent::detail

@@ -10,7 +10,7 @@ TEST(AgentConfig, TrustedOriginsReplayAndRubricReview) {
                               R"("allow_replay_models":true,"rubric_review":true})");
   ASSERT_TRUE(c) << c.error().message;
   AgentOptions o;
-  apply_agent_config(o, *c);
+  ASSERT_TRUE(apply_agent_config(o, *c));
   EXPECT_EQ(o.trusted_model_origins, std::vector<std::string>{"https://llm.example.com:8443/v1"});
   EXPECT_TRUE(o.allow_replay_models);
   ASSERT_EQ(o.strategies.size(), 2u);  // the zero-token tier, then the loop with the review on
@@ -18,7 +18,7 @@ TEST(AgentConfig, TrustedOriginsReplayAndRubricReview) {
   c = parse_agent_config(R"({"schema":"flowagent.agent_config/v1"})");
   ASSERT_TRUE(c);
   AgentOptions d;
-  apply_agent_config(d, *c);
+  ASSERT_TRUE(apply_agent_config(d, *c));
   EXPECT_TRUE(d.trusted_model_origins.empty());
   EXPECT_FALSE(d.allow_replay_models);
   EXPECT_TRUE(d.strategies.empty());

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "flowagent/flowagent.hpp"
+#include "localize/vector_index.hpp"
 #include "support/http_server.hpp"
 #include "support/scripted_model.hpp"
 #include "support/test_support.hpp"
@@ -156,6 +157,26 @@ std::vector<double> topic_vector(const std::string& text) {
   return v;
 }
 
+// The loopback embeddings endpoint: topic_vector of each input; an input holding `phrase` is read
+// as `meaning` (the stand-in model "understands" the query). OpenAI's reply lists the vectors out
+// of order on purpose ("index" decides); Ollama's in order.
+Reply topic_embeddings(const Recorded& req, const std::string& phrase, const std::string& meaning, bool ollama = false) {
+  auto doc = parse_json(req.body);
+  Json::Array vecs;
+  for (const auto& in : doc->find("input")->as_array()) {
+    std::string s = in.as_string();
+    if (s.find(phrase) != std::string::npos) s = meaning;
+    Json::Array v;
+    for (double x : topic_vector(s)) v.emplace_back(x);
+    vecs.emplace_back(std::move(v));
+  }
+  if (ollama) return Reply::json(dump_json_lossy(Json::obj({{"embeddings", Json(std::move(vecs))}})));
+  Json::Array data;
+  for (std::size_t i = vecs.size(); i-- > 0;)
+    data.push_back(Json::obj({{"index", static_cast<std::int64_t>(i)}, {"embedding", vecs[i]}}));
+  return Reply::json(dump_json_lossy(Json::obj({{"data", Json(std::move(data))}})));
+}
+
 }  // namespace
 
 TEST(Retrieval, SemanticTierAgainstLoopbackEmbeddingsServer) {
@@ -163,23 +184,7 @@ TEST(Retrieval, SemanticTierAgainstLoopbackEmbeddingsServer) {
     TempDir t;
     write_retrieval_tree(t.path());
     TestHttpServer server;
-    server.set_handler([&](const Recorded& req) {
-      auto doc = parse_json(req.body);
-      Json::Array vecs;
-      for (const auto& in : doc->find("input")->as_array()) {
-        // The stand-in model "understands" the query as being about formatting.
-        std::string s = in.as_string();
-        if (s.find("header line text") != std::string::npos) s = "format";
-        Json::Array v;
-        for (double x : topic_vector(s)) v.emplace_back(x);
-        vecs.emplace_back(std::move(v));
-      }
-      if (protocol == "ollama") return Reply::json(dump_json_lossy(Json::obj({{"embeddings", Json(std::move(vecs))}})));
-      Json::Array data;
-      for (std::size_t i = vecs.size(); i-- > 0;)  // out of order on purpose: "index" decides
-        data.push_back(Json::obj({{"index", static_cast<std::int64_t>(i)}, {"embedding", vecs[i]}}));
-      return Reply::json(dump_json_lossy(Json::obj({{"data", Json(std::move(data))}})));
-    });
+    server.set_handler([&](const Recorded& req) { return topic_embeddings(req, "header line text", "format", protocol == "ollama"); });
     EmbedderOptions eo;
     eo.protocol = protocol;
     eo.base_url = protocol == "openai" ? server.url() + "/v1" : server.url();
@@ -224,6 +229,85 @@ TEST(Retrieval, SemanticTierAgainstLoopbackEmbeddingsServer) {
   ASSERT_TRUE(hits);
   ASSERT_FALSE(hits->empty());
   EXPECT_EQ((*hits)[0].symbol, "parse_header_line");
+}
+
+// semantic_candidates = 0: the whole index is embedded and searched, so a query that shares no word
+// with the code still finds it by meaning (the exact scan here; faiss is for large indexes).
+TEST(Retrieval, WholeIndexSemanticSearchFindsCodeWithoutSharedWords) {
+  TempDir t;
+  write_retrieval_tree(t.path());
+  TestHttpServer server;
+  // The stand-in model "understands" the query as being about clamping.
+  server.set_handler([&](const Recorded& req) { return topic_embeddings(req, "between bounds", "clamp"); });
+  EmbedderOptions eo;
+  eo.base_url = server.url() + "/v1";
+  eo.model = "embed-test";
+  RetrieverOptions ro;
+  ro.embedder = *make_http_embedder(eo);
+  ro.semantic_candidates = 0;
+  CodeRetriever whole(ro);
+  const std::string q = "keep a number between bounds";
+  auto hits = whole.search(t.path(), "k", q, 2);
+  ASSERT_TRUE(hits) << hits.error().to_string();
+  ASSERT_FALSE(hits->empty());
+  EXPECT_EQ((*hits)[0].symbol, "clamp_value");
+  EXPECT_EQ(whole.texts_embedded(), 4u);  // every chunk once
+  ASSERT_TRUE(whole.search(t.path(), "k", "socket", 2));
+  EXPECT_EQ(whole.texts_embedded(), 4u);  // cached by content hash
+  // The re-ranking tier has no lexical candidate to re-rank for that query.
+  ro.semantic_candidates = 50;
+  CodeRetriever rerank(ro);
+  auto none = rerank.search(t.path(), "k", q, 2);
+  ASSERT_TRUE(none);
+  EXPECT_TRUE(none->empty());
+}
+
+// The large-index backend is exact: faiss's flat inner-product index returns what the scan returns.
+TEST(Retrieval, VectorIndexFaissEqualsTheExactScan) {
+  using detail::VectorIndex;
+  VectorIndex small(3, /*faiss_min=*/4);
+  small.add({1, 0, 0});
+  small.add({0, 2, 0});
+  small.add({1, 1, 0});
+  small.add({0, 0, 0});     // zero length: scores 0
+  small.add({1, 2});        // wrong dimension: scores 0
+  auto s = small.search({0, 1, 0}, 3, VectorIndex::Backend::scan);
+  ASSERT_EQ(s.size(), 3u);
+  EXPECT_EQ(s[0].second, 1u);
+  EXPECT_FLOAT_EQ(s[0].first, 1.0f);
+  EXPECT_EQ(s[1].second, 2u);
+  EXPECT_NEAR(s[1].first, std::sqrt(0.5), 1e-6);
+  EXPECT_EQ(s[2].second, 0u);  // score 0 ties: the first added wins
+  EXPECT_EQ(small.backend(), VectorIndex::faiss_available() ? VectorIndex::Backend::faiss : VectorIndex::Backend::scan);
+  if (!VectorIndex::faiss_available()) GTEST_SKIP() << "built without faiss (libfaiss-dev, FLOWAGENT_WITH_FAISS)";
+  // Above the default threshold, random vectors: the same neighbours in the same order.
+  const std::size_t n = VectorIndex::kFaissMin + 1000, dim = 32;
+  VectorIndex big(dim);
+  std::uint64_t x = 88172645463325252ull;
+  auto next = [&] {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return static_cast<float>(static_cast<double>(x >> 11) / 9007199254740992.0 - 0.5);
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    std::vector<float> v(dim);
+    for (auto& e : v) e = next();
+    big.add(v);
+  }
+  EXPECT_EQ(big.backend(), VectorIndex::Backend::faiss);
+  for (int qn = 0; qn < 5; ++qn) {
+    std::vector<float> q(dim);
+    for (auto& e : q) e = next();
+    auto a = big.search(q, 20, VectorIndex::Backend::scan);
+    auto b = big.search(q, 20);  // automatic: faiss at this size
+    ASSERT_EQ(a.size(), 20u);
+    ASSERT_EQ(b.size(), 20u);
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      EXPECT_EQ(a[i].second, b[i].second) << "query " << qn << " rank " << i;
+      EXPECT_NEAR(a[i].first, b[i].first, 1e-5);
+    }
+  }
 }
 
 // ---- coverage localization on real projects -----------------------------------------------------
@@ -395,6 +479,52 @@ TEST(CoverageLocalization, CppGcovWithGoogleTestRanksTheBugFirst) {
   ASSERT_FALSE(l.functions.empty());
   EXPECT_TRUE(l.functions[0].in_change);
   EXPECT_FALSE(fs::exists(repo / "build"));  // built in a scratch copy
+}
+
+// Java without Maven (it needs the network for its plugins): javac with --release 11 (upstream
+// JaCoCo 0.8.6 supports class files up to Java 15; Debian's reads Java 17's too, but a newer JDK's
+// default may be past it) and the JUnit console launcher, both from Debian (libjacoco-java,
+// junit5); the agent reaches the JVM through JAVA_TOOL_OPTIONS.
+TEST(CoverageLocalization, JavaJacocoWithJUnitRanksTheBugFirst) {
+  const fs::path launcher = "/usr/share/java/junit-platform-console-standalone.jar";
+  if (!fs::exists(launcher) || !fs::exists("/usr/share/java/org.jacoco.agent.jar") || !fs::exists("/usr/bin/javac"))
+    GTEST_SKIP() << "javac, junit5 or libjacoco-java is not installed (scripts/install-deps.sh)";
+  TempDir t;
+  const fs::path repo = t.path() / "repo";
+  auto calc = [](const std::string& max_init) {
+    return "package calc;\n\npublic class Calc {\n  public static int add(int a, int b) {\n    return a + b;\n  }\n\n"
+           "  public static int max(int[] v) {\n    int m = " + max_init + ";\n    for (int x : v)\n      if (x > m) m = x;\n"
+           "    return m;\n  }\n\n  public static int sum(int[] v) {\n    int s = 0;\n    for (int x : v) s += x;\n"
+           "    return s;\n  }\n}\n";
+  };
+  // Test ids are JUnit XML names (pkg.Class.method()); the script turns them into selectors.
+  const std::string script =
+      "args=\nfor t in \"$@\"; do\n  case \"$t\" in\n    *\"()\") m=${t%\"()\"}; args=\"$args --select-method ${m%.*}#${m##*.}\";;\n"
+      "    *) args=\"$args --select-class $t\";;\n  esac\ndone\n[ -n \"$args\" ] || args=--scan-class-path\n"
+      "exec java -jar " + launcher.string() + " -cp out --disable-banner --details=none --reports-dir=reports $args\n";
+  const std::string base = make_repo(
+      repo, {{"src/main/java/calc/Calc.java", calc("v[0]")},
+             {"src/test/java/calc/CalcTest.java",
+              "package calc;\n\nimport static org.junit.jupiter.api.Assertions.assertEquals;\nimport org.junit.jupiter.api.Test;\n\n"
+              "class CalcTest {\n  @Test void add() { assertEquals(3, Calc.add(1, 2)); }\n"
+              "  @Test void max() { assertEquals(5, Calc.max(new int[] {1, 5, 3})); }\n"
+              "  @Test void maxNegative() { assertEquals(-2, Calc.max(new int[] {-4, -2, -7})); }\n"
+              "  @Test void sum() { assertEquals(3, Calc.sum(new int[] {1, 2})); }\n}\n"},
+             {"run-tests.sh", script},
+             {".gitignore", "out/\nreports/\n"}});
+  const std::string head = commit_files(repo, {{"src/main/java/calc/Calc.java", calc("0")}}, "Simplify max");
+  auto r = request_for(repo, base, head);
+  r.commands.build = "javac -nowarn --release 11 -d out -cp " + launcher.string() + " $(find src -name '*.java')";
+  r.commands.test = "sh run-tests.sh {tests}";
+  r.commands.report_globs = {"reports/*.xml"};
+  r.failure.failing_tests = {"calc.CalcTest.maxNegative()"};
+  auto l = localize_repo(r);
+  EXPECT_EQ(l.ecosystem, "java");
+  expect_first(l, "JaCoCo", 1, 3, "src/main/java/calc/Calc.java", "Calc.max");
+  ASSERT_FALSE(l.functions.empty());
+  EXPECT_TRUE(l.functions[0].in_change);
+  for (const auto& f : l.functions) EXPECT_EQ(f.file.find("src/test/"), std::string::npos) << f.file;
+  EXPECT_FALSE(fs::exists(repo / "out"));  // built in a scratch copy
 }
 
 TEST(CoverageLocalization, OverBudgetIsCutOffCleanly) {
