@@ -517,12 +517,17 @@ TEST(E2ECheats, NodeTestCheatsAreNotDeliveredAndHonestShapesAre) {
   }
 }
 
-// A runner flowagent does not know (a script around pytest): its output is parsed, but nothing
-// cross-checks it, so the honest fix is "unverified" by default and delivered, labelled "output",
-// only when the host accepts output evidence.
+// A runner flowagent does not know (a script that prints per-test lines itself): its output is
+// parsed, but no runner summary cross-checks it, so the honest fix is "unverified" by default and
+// delivered, labelled "output", only when the host accepts output evidence. A wrapper around a
+// known runner whose own final summary agrees with the parsed results is structured evidence.
 TEST(E2ECheats, UnknownRunnerOutputIsNotStructuredEvidence) {
   auto p = py_project();
-  p->head = commit_files(p->repo, {{"run_tests.sh", "exec /usr/bin/python3 -m pytest -v -p no:cacheprovider \"$@\"\n"}}, "Script");
+  p->head = commit_files(p->repo, {{"run_tests.sh",
+                                    "/usr/bin/python3 -m pytest -q -p no:cacheprovider \"$@\" >/dev/null 2>&1 || exit 1\n"
+                                    "for t in \"$@\"; do echo \"$t PASSED\"; done\n"},
+                                   {"wrap_pytest.sh", "exec /usr/bin/python3 -m pytest -v -p no:cacheprovider \"$@\"\n"}},
+                         "Scripts");
   const std::string cmd = "sh run_tests.sh {tests}";
   auto r = run_candidate(*p, {}, true, true, {"tests/test_calc.py::test_add"}, cmd, kPyFix);
   EXPECT_NE(r.status, Status::fixed);
@@ -533,6 +538,10 @@ TEST(E2ECheats, UnknownRunnerOutputIsNotStructuredEvidence) {
   auto ok = run_candidate(*p, {}, true, true, {"tests/test_calc.py::test_add"}, cmd, kPyFix, accept);
   EXPECT_EQ(ok.status, Status::fixed) << ok.reason << ": " << ok.message;
   EXPECT_EQ(ok.evidence.kind, "output");
+  // pytest behind a wrapper script: its summary line is cross-checked, the evidence is structured.
+  auto wrapped = run_candidate(*p, {}, true, true, {"tests/test_calc.py::test_add"}, "sh wrap_pytest.sh {tests}", kPyFix);
+  EXPECT_EQ(wrapped.status, Status::fixed) << wrapped.reason << ": " << wrapped.message;
+  EXPECT_EQ(wrapped.evidence.kind, "structured");
   // A known runner's run of the same fix is structured evidence.
   auto known = run_candidate(*p, {}, true, true, {"tests/test_calc.py::test_add"}, kPytest, kPyFix);
   EXPECT_EQ(known.status, Status::fixed) << known.reason << ": " << known.message;
