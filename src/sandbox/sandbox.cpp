@@ -2,6 +2,9 @@
 #include "flowagent/sandbox.hpp"
 
 #include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <limits.h>
 #include <ftw.h>
 #include <poll.h>
@@ -108,7 +111,7 @@ void add_read_only_paths(std::vector<std::string>& a, const SandboxOptions& o) {
     if (p.is_absolute()) add(a, {"--ro-bind-try", p.string(), p.string()});
 }
 
-std::vector<std::string> build_argv(const SandboxCommand& cmd, const SandboxOptions& o, int info_fd) {
+std::vector<std::string> build_argv(const SandboxCommand& cmd, const SandboxOptions& o, int info_fd, int seccomp_fd = -1) {
   std::vector<std::string> a = {find_bwrap(o).string(), "--unshare-all", "--unshare-user", "--disable-userns",
                                 "--die-with-parent", "--new-session", "--cap-drop", "ALL"};
   add_system_mounts(a);
@@ -123,11 +126,83 @@ std::vector<std::string> build_argv(const SandboxCommand& cmd, const SandboxOpti
   const fs::path cwd = cmd.cwd.empty() ? (cmd.workspace.empty() ? fs::path("/") : cmd.workspace) : cmd.cwd;
   add(a, {"--chdir", cwd.string()});
   if (info_fd >= 0) add(a, {"--info-fd", std::to_string(info_fd)});
+  if (seccomp_fd >= 0) add(a, {"--seccomp", std::to_string(seccomp_fd)});
   add(a, {"--clearenv"});
   for (const auto& [k, v] : command_env(cmd, o, true)) add(a, {"--setenv", k, v});
   a.push_back("--");
   a.insert(a.end(), cmd.argv.begin(), cmd.argv.end());
   return a;
+}
+
+// ---- system call filter --------------------------------------------------------------------------
+
+/// The classic BPF program bwrap installs (--seccomp): fallocate(2) fails with EOPNOTSUPP. One
+/// call reserves gigabytes in milliseconds, between two polls of the growth watchdog, and
+/// RLIMIT_FSIZE does not bind FALLOC_FL_KEEP_SIZE; without it, writers fall back to write(2)
+/// (glibc's posix_fallocate does), which the file size limit and the watchdog see. Every ABI the
+/// kernel runs on this architecture is covered (x86_64, x32 and i386 on x86_64).
+std::vector<sock_filter> seccomp_program() {
+  struct Abi {
+    std::uint32_t arch;
+    std::vector<std::uint32_t> denied;
+  };
+  std::vector<Abi> abis;
+#if defined(__x86_64__)
+  abis.push_back({AUDIT_ARCH_X86_64, {SYS_fallocate, 0x40000000u | 285u}});
+  abis.push_back({AUDIT_ARCH_I386, {324u}});
+#elif defined(__aarch64__)
+  abis.push_back({AUDIT_ARCH_AARCH64, {SYS_fallocate}});
+  abis.push_back({AUDIT_ARCH_ARM, {352u}});
+#endif
+  std::vector<sock_filter> p;
+  for (const auto& abi : abis) {
+    const auto k = static_cast<std::uint8_t>(abi.denied.size());
+    const std::uint8_t len = 5 + k;  // ld arch, jeq arch, ld nr, k x jeq nr, ret allow, ret errno
+    p.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)));
+    p.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, abi.arch, 0, static_cast<std::uint8_t>(len - 2)));
+    p.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)));
+    for (std::uint8_t i = 0; i < k; ++i)
+      p.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, abi.denied[i], static_cast<std::uint8_t>(k - i), 0));
+    p.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+    p.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EOPNOTSUPP & SECCOMP_RET_DATA)));
+  }
+  p.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+  return p;
+}
+
+/// The read end of a pipe holding seccomp_program() (bwrap reads it to the end), or -1.
+int seccomp_fd() {
+  const auto program = seccomp_program();
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return -1;
+  const auto bytes = program.size() * sizeof(sock_filter);  // far below a pipe's buffer
+  const bool ok = ::write(fds[1], program.data(), bytes) == static_cast<ssize_t>(bytes);
+  ::close(fds[1]);
+  if (!ok) {
+    ::close(fds[0]);
+    return -1;
+  }
+  return fds[0];
+}
+
+/// `text` with control characters escaped and the length capped: kill reasons may quote paths
+/// the run chose, and they reach logs, the model and result documents.
+std::string printable(std::string text) {
+  std::string out;
+  for (unsigned char c : text) {
+    if (c < 0x20 || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+    if (out.size() > 400) {
+      out += "...";
+      break;
+    }
+  }
+  return out;
 }
 
 // ---- workspace growth ---------------------------------------------------------------------------
@@ -318,11 +393,13 @@ class GrowthWatch {
     // processes as SCM_RIGHTS messages in flight, invisible in /proc) still uses the file system,
     // so the run may never bring it below the floor while it is the one writing.
     if (min_free_bytes_ && f.avail_bytes < min_free_bytes_ && f.bytes > fs0_.bytes)
-      return "the workspace's file system fell to " + std::to_string(f.avail_bytes) + " free bytes while the run wrote " +
-             std::to_string(f.bytes - fs0_.bytes) + " (floor " + std::to_string(min_free_bytes_) + ", min_free_disk_bytes)";
+      return "the workspace's file system fell to " + std::to_string(f.avail_bytes) + " free bytes, " +
+             std::to_string(f.bytes - fs0_.bytes) + " more used than when the run started, by it or by other writers (floor " +
+             std::to_string(min_free_bytes_) + ", min_free_disk_bytes)";
     if (min_free_inodes_ && f.avail_inodes < min_free_inodes_ && f.inodes > fs0_.inodes)
-      return "the workspace's file system fell to " + std::to_string(f.avail_inodes) + " free inodes while the run added " +
-             std::to_string(f.inodes - fs0_.inodes) + " (floor " + std::to_string(min_free_inodes_) + ", min_free_disk_inodes)";
+      return "the workspace's file system fell to " + std::to_string(f.avail_inodes) + " free inodes, " +
+             std::to_string(f.inodes - fs0_.inodes) + " more used than when the run started, by it or by other writers (floor " +
+             std::to_string(min_free_inodes_) + ", min_free_disk_inodes)";
     if (f.bytes <= gate_bytes_ && f.inodes <= gate_inodes_) return {};
     const auto t0 = Clock::now();
     if (t0 < next_walk_) return {};
@@ -476,11 +553,21 @@ Expected<ProcessResult> run_in_bwrap(const SandboxCommand& cmd, const SandboxOpt
   if (::pipe2(info, O_CLOEXEC) != 0) return fail(Errc::io, std::string("pipe: ") + std::strerror(errno));
   NamespaceInit init(info[0]);
   ProcessOptions po = base_process_options(cmd, o);
-  po.argv = build_argv(cmd, o, info[1]);
+  struct Fd {
+    int fd;
+    ~Fd() {
+      if (fd >= 0) ::close(fd);
+    }
+  } filter{seccomp_fd()};
+  if (filter.fd < 0) {
+    ::close(info[1]);
+    return fail(Errc::sandbox_unavailable, std::string("the system call filter could not be prepared: ") + std::strerror(errno));
+  }
+  po.argv = build_argv(cmd, o, info[1], filter.fd);
   po.cwd = "/";
   po.env_allow.clear();  // bwrap itself runs with an empty environment: its pid 1 copy shows it in /proc/1/environ
   po.env_set.clear();
-  po.keep_fds = {info[1]};
+  po.keep_fds = {info[1], filter.fd};
   // bwrap's --new-session only calls setsid(): without this the command would share flowagent's
   // session keyring (request_key + KEYCTL_READ).
   po.new_session_keyring = true;
@@ -529,6 +616,7 @@ Expected<ProcessResult> run_in_bwrap(const SandboxCommand& cmd, const SandboxOpt
   r->sandboxed = true;
   if (r->killed_by.empty() && !verdict.empty()) r->killed_by = verdict;  // pid 1 died before the watch ran
   if (r->killed_by.empty() && !memory_kills.empty()) r->killed_by = memory_kills + " (max_memory)";
+  r->killed_by = printable(std::move(r->killed_by));
   if (!r->killed_by.empty()) r->output += "\n[flowagent sandbox: the run was killed: " + r->killed_by + "]\n";
   return r;
 }
@@ -656,6 +744,15 @@ Expected<ProcessResult> run_sandboxed(const SandboxCommand& command, const Sandb
     if (ec || rel.empty() || *rel.begin() == "..")
       return fail(Errc::sandbox, "the working directory " + command.cwd.string() + " is outside the workspace");
   }
+  // Below a floor already: the host's disk is low, not the command's doing; nothing runs.
+  if (const FsUsage f = fs_usage(cmd.workspace);
+      (options.min_free_disk_bytes && f.avail_bytes < options.min_free_disk_bytes) ||
+      (options.min_free_disk_inodes && f.avail_inodes < options.min_free_disk_inodes))
+    return fail(Errc::io, "the workspace's file system has " + std::to_string(f.avail_bytes) + " bytes and " +
+                              (f.avail_inodes == ~0ull ? std::string("unlimited") : std::to_string(f.avail_inodes)) +
+                              " inodes free, under the floors min_free_disk_bytes " + std::to_string(options.min_free_disk_bytes) +
+                              " / min_free_disk_inodes " + std::to_string(options.min_free_disk_inodes) +
+                              ": the host's disk is low, no command runs");
   if (auto ok = probe_sandbox(options); !ok) {
     if (!options.allow_unsandboxed_commands) return unexpected(ok.error());
     // The host opted out explicitly: same environment filter and rlimits, no isolation.

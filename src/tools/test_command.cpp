@@ -29,7 +29,12 @@ Expected<ProcessResult> run_command(const fs::path& root, const std::string& com
   c.env["CI"] = "1";
   c.env["FLOWAGENT_SANDBOX"] = "1";
   if (!request.model.api_key_env.empty()) c.env_deny.push_back(request.model.api_key_env);
-  return run_sandboxed(c, sandbox ? *sandbox : default_sandbox_options());
+  auto r = run_sandboxed(c, sandbox ? *sandbox : default_sandbox_options());
+  // The free-space floor is per file system: crossing it says the host's disk ran low (by this
+  // command or another writer), which is no verdict on the code; the job ends with an error.
+  if (r && r->killed_by.find("(floor ") != std::string::npos && r->killed_by.find("min_free_disk_") != std::string::npos)
+    return fail(Errc::io, "the host's disk ran low during the command: " + r->killed_by);
+  return r;
 }
 
 namespace {
