@@ -196,9 +196,14 @@ Expected<AssertionCheck> check_assertions_ran(RepairContext& ctx, const fs::path
     std::vector<std::string> interpreters;
     if (!span.python.empty()) interpreters.push_back(span.python);
     for (auto p : {"python3", "/usr/bin/python3"}) interpreters.push_back(p);
+    // The probe runs alone (no test code runs beside it, so nothing can forge its answer); find_spec
+    // finds the modules without importing them. The tests and the JSON report then share one
+    // sandboxed shell: the tests in a subshell (a `cd` or `exit` in the project's command cannot
+    // skip the report), the exit status the tests'.
     std::string py;
     for (const auto& c : interpreters) {
-      auto probe = run(shell_quote(c) + " -c 'import coverage, pytest'");
+      auto probe = run(shell_quote(c) + " -c 'import importlib.util as u, sys; sys.exit(0 if u.find_spec(\"coverage\") "
+                                       "and u.find_spec(\"pytest\") else 1)'");
       if (!probe) return unexpected(probe.error());
       if (probe->ok()) {
         py = c;
@@ -215,15 +220,14 @@ Expected<AssertionCheck> check_assertions_ran(RepairContext& ctx, const fs::path
       f << "[run]\ndata_file = " << (data.path / "data").string() << "\nsource = " << root.string() << "\nomit = "
         << data.path.string() << "/*\n";
     }
+    const fs::path json = data.path / "cov.json";
     std::string cmd = *tmpl;
     cmd.replace(span.at, span.len, shell_quote(py) + " -m coverage run --rcfile=" + shell_quote(rc.string()) + " -m pytest");
-    command = expand_tests(cmd, ids);
+    command = "( " + expand_tests(cmd, ids) + " ); flowagent_rc=$?; " + shell_quote(py) + " -m coverage json --rcfile=" +
+              shell_quote(rc.string()) + " -o " + shell_quote(json.string()) + " >/dev/null 2>&1; exit $flowagent_rc";
     auto r = run(command);
     if (!r) return unexpected(r.error());
     result = *r;
-    const fs::path json = data.path / "cov.json";
-    auto rep = run(shell_quote(py) + " -m coverage json --rcfile=" + shell_quote(rc.string()) + " -o " + shell_quote(json.string()));
-    if (!rep) return unexpected(rep.error());
     auto text = tree->read(json.lexically_relative(root).generic_string(), 64u << 20);
     for (auto& [file, sets] : read_coverage_json(text ? *text : std::string(), root)) {
       ran[file] = std::move(sets.first);
