@@ -750,8 +750,10 @@ TEST(E2ECheats, HelperModuleSkipsAndStandInsAreNotDelivered) {
   };
   for (const auto& [helper, reason] : cheats) {
     SCOPED_TRACE(reason);
-    auto alone = run_candidate(*p, {{"helpers.py", helper}}, false, false, add_test, kPytest, kPyFix);
-    EXPECT_EQ(alone.status, Status::fixed) << "the cheat fools the runner: " << alone.reason << ": " << alone.message;
+    if (&helper == &cheats.front().first) {  // (shown once: each run takes a second or two)
+      auto alone = run_candidate(*p, {{"helpers.py", helper}}, false, false, add_test, kPytest, kPyFix);
+      EXPECT_EQ(alone.status, Status::fixed) << "the cheat fools the runner: " << alone.reason << ": " << alone.message;
+    }
     auto r = run_candidate(*p, {{"helpers.py", helper}}, false, true, add_test, kPytest, kPyFix);
     EXPECT_NE(r.status, Status::fixed);
     EXPECT_EQ(r.reason, reason) << r.message;
