@@ -156,6 +156,14 @@ std::map<std::string, std::string> test_imported_modules(const std::vector<FileV
     const std::string p = file_of_test_id(id);
     if (p.empty() || !seen.insert(p).second) continue;
     if (auto t = text_of(p)) level.emplace_back(p, std::move(*t));
+    // pytest loads the conftest.py files of the test's folders first: their imports count too.
+    if (lang_of(p) != Lang::python) continue;
+    for (std::string d = dir_of(p);; d = dir_of(d)) {
+      const std::string conftest = d.empty() ? "conftest.py" : d + "/conftest.py";
+      if (known.count(conftest) && seen.insert(conftest).second)
+        if (auto t = text_of(conftest)) level.emplace_back(conftest, std::move(*t));
+      if (d.empty()) break;
+    }
   }
   // Two levels: the modules the tests import, and the modules those import.
   for (int depth = 0; depth < 2 && !level.empty(); ++depth) {
@@ -177,17 +185,32 @@ void helper_skip_rules(const RuleContext& c, Findings& out) {
   if (!c.file.after || !c.after.parsed) return;
   // Skip calls by their test-framework spelling (a production `query.skip(10)` is not one).
   static const std::regex py(
-      R"(\bpytest\s*\.\s*(?:skip|xfail|importorskip)\s*\(|\bskipTest\s*\(|\bSkipTest\b|\bunittest\s*\.\s*skip|^\s*from\s+(?:pytest|unittest)\s+import\s+.*\b(?:skip|xfail|importorskip|SkipTest)\b)");
+      R"(\b_?pytest\s*\.\s*(?:skip|xfail|importorskip)\b|\b_?pytest\s*\.\s*mark\s*\.\s*(?:skip|skipif|xfail)\b|\bskipTest\s*\()"
+      R"(|\bSkipTest\b|\bunittest\s*\.\s*skip|\bgetattr\s*\(\s*_?pytest\b)"
+      R"(|^\s*from\s+(?:_?pytest|_pytest\.\w+|unittest)\s+import\s+.*\b(?:skip\w*|xfail|importorskip|SkipTest|Skipped)\b)");
+  // `import pytest as p` / `p = pytest`: the alias's skips too.
+  std::string alias_pattern;
+  if (c.lang == Lang::python) {
+    static const std::regex alias_re(R"((?:^|\n)\s*(?:import\s+_?pytest\s+as\s+(\w+)|(\w+)\s*=\s*_?pytest\s*(?:\n|$)))");
+    const std::string& text = *c.file.after;
+    for (std::sregex_iterator it(text.begin(), text.end(), alias_re), end; it != end; ++it)
+      alias_pattern += (alias_pattern.empty() ? "" : "|") + ((*it)[1].matched ? (*it)[1].str() : (*it)[2].str());
+  }
+  const std::regex py_alias(alias_pattern.empty() ? std::string("(?!)") : "\\b(?:" + alias_pattern + ")\\s*\\.\\s*(?:skip|xfail|importorskip|mark)\\b");
   // JS: the test API's skips anywhere; a mocha context's `this.skip()` and `{ skip: true }` options
   // only in test-side code (production code has its own `this.skip()` and `{ skip: 10 }` pagination).
   static const std::regex js(R"(\b(?:t|test|it|describe|context|suite)\s*\.\s*(?:skip|todo)\s*\()");
   static const std::regex js_test_side(
-      R"(\b(?:t|tt|st|test|it|describe|context|suite|this|ctx)\s*\.\s*(?:skip|todo)\s*\(|\{\s*(?:skip|todo)\s*:\s*(?!false\b))");
+      R"(\b(?:t|tt|st|test|it|describe|context|suite|this|ctx)\s*\.\s*(?:skip|todo)\s*\(|\{\s*(?:skip|todo)\s*:\s*(?!false\b))"
+      R"(|\[\s*['"`](?:skip|todo)['"`]\s*\]|\{\s*(?:skip|todo)\s*\}\s*=)");
+  // Go: any receiver in test code (`tb.Skip()`), the usual names elsewhere.
   static const std::regex go(R"(\b(?:t|tb|b|tt|f)\s*\.\s*(?:Skip|SkipNow|Skipf)\s*\()");
+  static const std::regex go_test_side(R"(\.\s*(?:Skip|SkipNow|Skipf)\s*\()");
   static const std::regex cpp(R"(\bGTEST_SKIP\b)");
   static const std::regex jvm(R"(\bassume(?:True|False|That|NotNull)\s*\(|\bassumingThat\s*\()");
   const bool test_side = c.test_file || c.imported_by_tests;
-  const std::regex* re = c.lang == Lang::python ? &py : is_js(c.lang) ? (test_side ? &js_test_side : &js) : c.lang == Lang::go ? &go
+  const std::regex* re = c.lang == Lang::python ? &py : is_js(c.lang) ? (test_side ? &js_test_side : &js)
+                       : c.lang == Lang::go ? (test_side ? &go_test_side : &go)
                        : c.lang == Lang::cpp ? &cpp : (c.lang == Lang::java || c.lang == Lang::kotlin) ? &jvm : nullptr;
   if (!re) return;
   const auto added = added_lines(c.file.before, c.file.after);
@@ -202,15 +225,17 @@ void helper_skip_rules(const RuleContext& c, Findings& out) {
   for (const auto& [n, full] : added) {
     const std::string l = full.substr(0, kRegexLineChars);
     std::smatch call;
-    if (!std::regex_search(l, call, *re)) continue;
+    if (!std::regex_search(l, call, *re) && !(c.lang == Lang::python && std::regex_search(l, call, py_alias))) continue;
     // Inside a test: the test-by-test comparison judges it (platform conditions, failing tests).
     if (std::any_of(c.after.tests.begin(), c.after.tests.end(), [&](const TestUnit& t) { return within(t, n); })) continue;
     // A platform condition around it: an `if` before the call on its line, or the nearest less
     // indented line above it being such an `if` (the skip's own message naming a platform is not one).
     static const std::regex cond_re(R"(^\s*(?:\}\s*)?(?:if|elif|else\s+if|unless)\b)");
     const std::string before_call = l.substr(0, static_cast<std::size_t>(call.position(0)));
-    bool conditional = (contains(before_call, "if") && platform_condition(before_call)) ||
-                       (contains(call.str(), ":") && platform_condition(l.substr(static_cast<std::size_t>(call.position(0)))));  // { skip: isWindows }
+    // A marker that carries its condition (`skipif(sys.platform ...)`, `{ skip: isWindows }`).
+    const std::string rest = l.substr(static_cast<std::size_t>(call.position(0)));
+    const bool carries = contains(call.str(), ":") || contains(rest, "skipif") || contains(rest, "skipIf") || contains(rest, "skipUnless");
+    bool conditional = (contains(before_call, "if") && platform_condition(before_call)) || (carries && platform_condition(rest));
     const std::size_t indent = l.find_first_not_of(" \t");
     for (int k = n - 2; !conditional && k >= 0 && indent != std::string::npos && indent > 0; --k) {
       const std::string& above = lines[static_cast<std::size_t>(k)];
@@ -237,7 +262,8 @@ void assertion_patch_rules(const RuleContext& c, Findings& out) {
   static const std::regex py(
       R"(\b(?:unittest\s*\.\s*)?(?:TestCase|case\s*\.\s*TestCase)\s*\.\s*(?:assert\w*|fail\w*)\s*=[^=])"
       R"(|\bsetattr\s*\(\s*(?:unittest\s*\.\s*)?TestCase\s*,)"
-      R"(|\b(?:numpy\s*\.\s*testing|np\s*\.\s*testing|pytest)\s*\.\s*\w+\s*=[^=])");
+      R"(|\b(?:numpy\s*\.\s*testing|np\s*\.\s*testing|pytest)\s*\.\s*\w+\s*=[^=])"
+      R"(|\b(?!self\b|cls\b)\w+\s*\.\s*(?:assert[A-Z_]\w*|fail[A-Z]\w*|failureException)\s*=[^=])");
   // Builtins the checks themselves use (`assert len(x) == 3`); tests honestly stub input, open, print
   // and __import__ (a missing module).
   static const std::regex builtins(
@@ -253,9 +279,26 @@ void assertion_patch_rules(const RuleContext& c, Findings& out) {
       R"(\b(?:assert|expect|chai|should)\s*(?:\.\s*[\w$]+\s*)*\.\s*[\w$]+\s*=[^=>])"
       R"(|\brequire\s*\(\s*['"](?:node:)?assert(?:/strict)?['"]\s*\)\s*(?:\.\s*[\w$]+\s*)+=[^=>])"
       R"(|\bObject\s*\.\s*(?:defineProperty|assign|setPrototypeOf)\s*\(\s*(?:assert|expect|chai)\b)");
+  // JS names bound to an assertion library (`const a = require('node:assert')`, `import * as a from 'chai'`).
+  std::string js_aliases;
+  if (is_js(c.lang)) {
+    static const std::regex bind(
+        R"((?:const|let|var)\s+([\w$]+)\s*=\s*require\(\s*['"](?:node:)?(?:assert(?:/strict)?|chai|should|expect)['"]\s*\))"
+        R"(|import\s+(?:\*\s+as\s+)?([\w$]+)\s+from\s+['"](?:node:)?(?:assert(?:/strict)?|chai|should|expect)['"])");
+    const std::string& text = *c.file.after;
+    for (std::sregex_iterator it(text.begin(), text.end(), bind), end; it != end; ++it) {
+      const std::string name = (*it)[1].matched ? (*it)[1].str() : (*it)[2].str();
+      if (name.find('$') == std::string::npos) js_aliases += (js_aliases.empty() ? "" : "|") + name;
+    }
+  }
+  const std::regex js_alias(js_aliases.empty() ? std::string("(?!)")
+                                               : "\\b(?:" + js_aliases + ")\\s*(?:\\.\\s*[\\w$]+\\s*)*\\.\\s*[\\w$]+\\s*=[^=>]"
+                                                 "|\\bObject\\s*\\.\\s*(?:defineProperty|assign|setPrototypeOf)\\s*\\(\\s*(?:" + js_aliases + ")\\b");
   for (const auto& [n, full] : added_lines(c.file.before, c.file.after)) {
     const std::string l = full.substr(0, kRegexLineChars);
-    if (!std::regex_search(l, c.lang == Lang::python ? py : js) && !(c.lang == Lang::python && patched_builtin(l))) continue;
+    const bool hit = c.lang == Lang::python ? std::regex_search(l, py) || patched_builtin(l)
+                                            : std::regex_search(l, js) || std::regex_search(l, js_alias);
+    if (!hit) continue;
     out.push_back({"assertion_replaced", c.file.path, n,
                    "the assertion library is patched" + std::string(c.test_file ? "" : " from a module outside the tests") +
                        ": every check that uses it stops checking: " + quote(l)});

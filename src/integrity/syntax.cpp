@@ -959,7 +959,8 @@ class Analyzer {
       std::smatch m;
       if (!std::regex_match(line, m, assign)) continue;
       const std::string rhs = strip_spaces(m[2].str());
-      if (rhs.find('(') != std::string::npos && rhs.back() == ')') computed[m[1].str()] = rhs;
+      if (auto chained = computed.find(rhs); chained != computed.end()) computed[m[1].str()] = chained->second;  // want = x
+      else if (rhs.find('(') != std::string::npos) computed[m[1].str()] = rhs;
       else computed.erase(m[1].str());
     }
     if (computed.empty()) return;
@@ -967,9 +968,15 @@ class Analyzer {
       if (a.kind != Kind::eq || a.operands.size() != 2) continue;
       const std::string& x = *a.operands.begin();
       const std::string& y = *std::next(a.operands.begin());
+      // The expected value holds the very call the check makes (`want = add(2, 2) + 0`).
       auto same = [&](const std::string& var, const std::string& other) {
         auto it = computed.find(var);
-        return it != computed.end() && it->second == other;
+        if (it == computed.end() || other.find('(') == std::string::npos) return false;
+        const std::string& v = it->second;
+        if (v == other) return true;
+        static constexpr std::string_view kOps = "+-*/|&%";
+        return (starts_with(v, other) && kOps.find(v[other.size()]) != std::string_view::npos) ||
+               (ends_with(v, other) && kOps.find(v[v.size() - other.size() - 1]) != std::string_view::npos);
       };
       if (same(x, y) || same(y, x)) a.tautology = true;
     }
@@ -1119,9 +1126,18 @@ class Analyzer {
   /// handler or platform branch (optional), an expectation of failure around it (inverted).
   /// A check that uses the variables of a loop over a literal table (`vars` bound from `iterable`)
   /// checks once per row.
-  void table_rows(Assertion& a, TSNode check, const std::string& iterable, TSNode vars) const {
-    const int rows = count_elements(iterable);
+  void table_rows(Assertion& a, TSNode check, const std::string& iterable, TSNode vars, TSNode loop_body) const {
+    // Distinct rows only (a row repeated checks nothing new), and a body that leaves the loop early
+    // (`break`, `return`) may check only the first.
+    std::set<std::string> distinct;
+    const std::string list = trim(iterable);
+    if (list.size() >= 2)
+      for (const auto& e : split_top(std::string_view(list).substr(1, list.size() - 2), {","}))
+        if (!trim(e).empty()) distinct.insert(strip_spaces(e));
+    const int rows = count_elements(iterable) > 0 ? static_cast<int>(distinct.size()) : 0;
     if (rows <= 1 || ts_node_is_null(vars)) return;
+    static const std::regex leaves(R"(\b(?:break|return)\b)");
+    if (!ts_node_is_null(loop_body) && std::regex_search(text(loop_body), leaves)) return;
     static const std::regex word(R"([A-Za-z_$][\w$]*)");
     static const std::set<std::string> kDecl = {"const", "let", "var", "in", "of"};
     const std::string names = text(vars), body = text(check);
@@ -1146,7 +1162,7 @@ class Analyzer {
     if (ts_node_is_null(object) || type(object) != "array" || (method != "forEach" && method != "map")) return;
     TSNode params = field(fn, "parameters");
     if (ts_node_is_null(params)) params = field(fn, "parameter");
-    table_rows(a, check, text(object), params);
+    table_rows(a, check, text(object), params, field(fn, "body"));
   }
 
   void annotate(TSNode n, Assertion& a) const {
@@ -1195,7 +1211,7 @@ class Analyzer {
         if (!ts_node_is_null(right) && !ts_node_eq(right, cur) && empty_iterable(text(right)))
           mark_dead("in a loop over nothing (`" + quote(text(right)) + "`, line " + std::to_string(line(p)) + ")");
         else if (!ts_node_is_null(right) && !ts_node_eq(right, cur))
-          table_rows(a, n, text(right), field(p, "left"));
+          table_rows(a, n, text(right), field(p, "left"), field(p, "body"));
       } else if (pt == "except_clause" || pt == "catch_clause" || pt == "except_group_clause") {
         a.optional = true;
       } else if (pt == "with_statement" && lang_ == Lang::python) {

@@ -356,7 +356,17 @@ TEST(GuardCheats, SkipsStandInsAndAssertionPatchesInModulesTheTestsImport) {
           {"an imported assertion helper shadowed",
            "from numpy.testing import assert_equal\n" + h + "def assert_equal(a, b):\n    pass\n\n\ndef check(got, want):\n    assert_equal(got, want)\n",
            "assertion_replaced"},
-          // Honest: a platform skip in a helper, a helper that checks more, a stub of input(), the clock.
+          // Evasions: an alias of pytest, a skip marker defined in the helper, getattr, unittest through an alias.
+          {"pytest aliased", "import pytest as p\n" + h + "def check(got, want):\n    p.skip('later')\n", "skip_added"},
+          {"a skip marker made in the helper", "import pytest\n" + h + "slow = pytest.mark.skip(reason='slow')\n\n\ndef check(got, want):\n    assert got == want\n",
+           "skip_added"},
+          {"getattr", "import pytest\n" + h + "def check(got, want):\n    getattr(pytest, 'sk' + 'ip')('later')\n", "skip_added"},
+          {"an assertion method patched through an alias",
+           "import unittest\n" + h + "TC = unittest.TestCase\nTC.assertEqual = lambda *a: None\n\n\ndef check(got, want):\n    assert got == want\n",
+           "assertion_replaced"},
+          // Honest: a platform skip in a helper, a platform marker, a helper that checks more, a stub of input(), the clock.
+          {"platform marker in the helper", "import sys\nimport pytest\n" + h + "posix_only = pytest.mark.skipif(sys.platform == 'win32', reason='posix')\n\n\n"
+                                            "def check(got, want):\n    assert got == want\n", nullptr},
           {"platform skip helper", "import sys\nimport pytest\n" + h + "def windows_only():\n    if sys.platform != 'win32':\n        pytest.skip('windows only')\n\n\n"
                                    "def check(got, want):\n    assert got == want\n", nullptr},
           {"stronger helper", h + "def check(got, want):\n    assert got == want\n    assert type(got) is type(want)\n", nullptr},
@@ -402,6 +412,8 @@ TEST(GuardCheats, SkipsStandInsAndAssertionPatchesInModulesTheTestsImport) {
   expect_cases(
       {
           {"t.skip in the helper", js_helper("", "  if (got !== want) t.skip('later');\n"), "skip_added"},
+          {"skip looked up by name", js_helper("", "  if (got !== want) t['skip']('later');\n"), "skip_added"},
+          {"assert bound under another name", js_helper("const a = require('node:assert');\na.strictEqual = () => {};\n", ""), "assertion_replaced"},
           {"assert.strictEqual reassigned", js_helper("assert.strictEqual = () => {};\n", ""), "assertion_replaced"},
           {"an export of the module under test replaced", js_helper("calc.add = (a, b) => a + b;\n", ""), "mocked_code_under_test"},
           {"platform skip", js_helper("", "  if (process.platform === 'win32') t.skip('not on windows');\n"), nullptr},
@@ -427,6 +439,9 @@ TEST(GuardCheats, TableLoopsCountOncePerRow) {
           {"two rows", test("    for a, b, want in [(2, 2, 4), (1, 2, 3)]:\n        assert add(a, b) == want\n"), "assertion_removed"},
           {"rows the check ignores", test("    for _ in [1, 2, 3]:\n        assert add(2, 2) == 4\n"), "assertion_removed"},
           {"a table from elsewhere", test("    for a, b, want in CASES:\n        assert add(a, b) == want\n"), "assertion_removed"},
+          {"one row three times", test("    for a, b, want in [(2, 2, 4), (2, 2, 4), (2, 2, 4)]:\n        assert add(a, b) == want\n"), "assertion_removed"},
+          {"a loop that leaves after its first row",
+           test("    for a, b, want in [(2, 2, 4), (1, 2, 3), (0, 5, 5)]:\n        assert add(a, b) == want\n        break\n"), "assertion_removed"},
       },
       guard);
   const std::string head = "const test = require('node:test');\nconst assert = require('node:assert');\nconst sum = require('../sum');\n\n";
@@ -472,6 +487,10 @@ TEST(GuardCheats, HiddenTautologies) {
                                                                     "    assert add(1, 2) == 3\n", "assertion_weakened"},
           {"unittest form", std::string(kPyHead) + "def test_add():\n    expected = add(1, 2)\n    assert add(2, 2) == 4\n"
                                                    "    assert expected == add(1, 2)\n", "assertion_weakened"},
+          {"want through a variable", std::string(kPyHead) + "def test_add():\n    got = add(2, 2)\n    want = got\n    assert add(2, 2) == want\n"
+                                                            "    assert add(1, 2) == 3\n", "assertion_weakened"},
+          {"want computed with a neutral term", std::string(kPyHead) + "def test_add():\n    want = add(2, 2) + 0\n    assert add(2, 2) == want\n"
+                                                                      "    assert add(1, 2) == 3\n", "assertion_weakened"},
           {"want named as a literal", std::string(kPyHead) + "def test_add():\n    want = 4\n    assert add(2, 2) == want\n    assert add(1, 2) == 3\n",
            nullptr},
           {"commutativity", std::string(kPyHead) + "def test_add():\n    assert add(2, 2) == 4\n    assert add(1, 2) == 3\n"
