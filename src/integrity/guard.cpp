@@ -38,7 +38,8 @@ std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersion
     if (f.after) after = analyze(lang, *f.after);
     after_ptrs.push_back(&after);
     after_paths.push_back(f.path);
-    const RuleContext c{f, lang, is_test_path(f.path), before, after, options, helpers.count(f.path) > 0};
+    const bool support = helpers.count(f.path) > 0 && f.after && test_support_module(f.path, *f.after);
+    const RuleContext c{f, lang, is_test_path(f.path), before, after, options, support};
 
     const std::size_t found = out.size();
     file_rules(c, out);

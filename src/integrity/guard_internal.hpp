@@ -198,7 +198,8 @@ struct RuleContext {
   const FileModel& after;
   const IntegrityOptions& options;
   /// A project module (not a test file, not the developer's change) that the tests import, one or
-  /// two levels deep: a helper whose code runs as test code.
+  /// two levels deep, and that is test support code (test_support_module): a helper whose code
+  /// runs as test code. (The mock rule reads every module the tests import.)
   bool imported_by_tests = false;
 };
 
@@ -256,6 +257,10 @@ void assertion_def_rules(const RuleContext& c, Findings& out);
 /// the patch's test files and the failing tests' files (read with IntegrityOptions::read_head_file);
 /// test files, conftest.py and the developer's change (the code under test) are not helpers.
 std::map<std::string, std::string> test_imported_modules(const std::vector<FileVersions>& files, const IntegrityOptions& o);
+/// Test support code rather than production code: under a test path, importing a test framework
+/// (pytest, unittest, hypothesis, node:test, tape, chai, sinon, jest/vitest globals, ...), or named
+/// like one (helpers, testing, testutil, fixtures, fakes, stubs, mocks).
+bool test_support_module(std::string_view path, const std::string& text);
 /// A skip call (pytest.skip, SkipTest, t.skip, t.Skip, GTEST_SKIP, assume*) added outside any test:
 /// in a helper, a helper module or the code under test, it skips every test that reaches it
 /// (skip_added) unless a platform condition guards it.

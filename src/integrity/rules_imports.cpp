@@ -2,6 +2,7 @@
 // within the repository), skip calls placed outside any test (in a helper, a helper module, the code
 // under test), and assertion functions patched from any module.
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <regex>
 
@@ -179,6 +180,19 @@ std::map<std::string, std::string> test_imported_modules(const std::vector<FileV
     level = std::move(next);
   }
   return out;
+}
+
+bool test_support_module(std::string_view path, const std::string& text) {
+  if (is_test_path(path)) return true;
+  static const std::regex framework(
+      R"((?:^|\n)\s*(?:import\s+(?:pytest|unittest|_pytest|hypothesis)\b|from\s+(?:pytest|unittest|_pytest|hypothesis)\b))"
+      R"(|\brequire\s*\(\s*['"](?:node:test|tape|tap|chai|sinon|@jest/globals|vitest|ava|mocha|uvu|expect)['"])"
+      R"(|\bfrom\s+['"](?:node:test|tape|tap|chai|sinon|@jest/globals|vitest|ava|mocha|uvu|expect)['"])");
+  std::string lower(basename(path));
+  for (auto& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  static constexpr std::string_view kNames[] = {"helper", "testing", "testutil", "test_util", "fixture", "fake", "stub", "mock"};
+  return std::regex_search(text.substr(0, 200000), framework) ||
+         std::any_of(std::begin(kNames), std::end(kNames), [&](auto n) { return contains(lower, n); });
 }
 
 void helper_skip_rules(const RuleContext& c, Findings& out) {
