@@ -12,6 +12,7 @@
 #pragma once
 
 #include <memory>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -50,6 +51,11 @@ struct IntegrityOptions {
   /// Every file path of the project at the head: tells project modules from third-party ones.
   /// Optional; without it only the change's and the patch's files are known to be the project's.
   std::vector<std::string> project_files;
+  /// Reads a file of the project at the head (nullopt: absent or unreadable). Optional; with it the
+  /// guard follows the failing tests' imports (one or two levels) to the helper modules the patch
+  /// touches, whose skips, stand-ins and assertion patches count as test code. Called on the
+  /// calling thread, during check_test_integrity only.
+  std::function<std::optional<std::string>(const std::string& path)> read_head_file;
 };
 
 /// Every finding for the candidate; empty means the patch does not cheat.

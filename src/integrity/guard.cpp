@@ -29,6 +29,7 @@ std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersion
   std::vector<std::unique_ptr<FileModel>> before_models, after_models;
   std::vector<const FileModel*> after_ptrs;
   std::vector<std::string> after_paths;
+  const auto helpers = test_imported_modules(files, options);
   for (const auto& f : files) {
     const Lang lang = lang_of(f.path);
     auto& before = *before_models.emplace_back(std::make_unique<FileModel>());
@@ -37,11 +38,13 @@ std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersion
     if (f.after) after = analyze(lang, *f.after);
     after_ptrs.push_back(&after);
     after_paths.push_back(f.path);
-    const RuleContext c{f, lang, is_test_path(f.path), before, after, options};
+    const bool support = helpers.count(f.path) > 0 && f.after && test_support_module(f.path, *f.after);
+    const RuleContext c{f, lang, is_test_path(f.path), before, after, options, support};
 
     const std::size_t found = out.size();
     file_rules(c, out);
-    for (auto rules : {python_rules, js_rules, jvm_rules, go_rules, cpp_rules, rust_rules, runner_process_rules, assertion_def_rules})
+    for (auto rules : {python_rules, js_rules, jvm_rules, go_rules, cpp_rules, rust_rules, runner_process_rules, assertion_def_rules,
+                  helper_skip_rules, assertion_patch_rules})
       rules(c, out);
     if (out.size() > found && (out[found].rule == "unsupported_language" || out[found].rule == "parse_error")) continue;
 
@@ -55,7 +58,7 @@ std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersion
     }
   }
   settle_gone_tests(gone, added, after_ptrs, after_paths, options, out);
-  mock_rules(files, options, out);
+  mock_rules(files, options, helpers, out);
   return out;
 }
 

@@ -14,6 +14,7 @@
 
 #include <cstring>
 #include <initializer_list>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -49,6 +50,8 @@ inline constexpr std::size_t kQuoteChars = 120;
 inline constexpr std::size_t kMarkerChars = 40;
 /// Characters of an if statement read when its condition field is missing.
 inline constexpr std::size_t kConditionChars = 120;
+/// A check in a loop over a literal table counts once per row, up to this many rows.
+inline constexpr int kMaxTableRows = 64;
 /// Characters of one line the regular-expression rules read (std::regex recurses per character:
 /// a longer line is read in windows of this size, overlapping by kRegexOverlapChars).
 inline constexpr std::size_t kRegexLineChars = 2000;
@@ -87,11 +90,15 @@ struct Assertion {
   /// conditional exit), whitespace removed: a check that gains one may no longer run.
   std::vector<std::string> guards;
   std::set<std::string> operands;     ///< what it looks at: non-literal operands, whitespace removed
+  /// Rows of the literal tables it runs over (`for a, b in [(1, 2), (3, 4)]:`, `[[1, 2]].forEach(...)`,
+  /// when it uses the loop's variables): a check in a three-row table loop checks three things.
+  int rows = 1;
 };
 
 struct TestUnit {
   std::string name;
   int line = 0;
+  int end_line = 0;               ///< last line of its definition
   std::set<std::string> markers;  ///< skip/ignore/disable markers; "build: ..." for build conditions
   bool conditional = false;       ///< every marker is conditional on the platform
   bool focus = false;             ///< .only / fit: other tests stop running
@@ -100,6 +107,9 @@ struct TestUnit {
   std::vector<Assertion> asserts;
   std::size_t body_hash = 0;
   std::set<std::string> calls;    ///< names the body calls (`check(`, `self.check(`): helpers it relies on
+  /// A helper whose body only returns a constant truthy value (`return True`) and checks nothing:
+  /// `assert check(x)` on it is a tautology.
+  bool constant_truthy = false;
 };
 
 struct FileModel {
@@ -187,6 +197,10 @@ struct RuleContext {
   const FileModel& before;
   const FileModel& after;
   const IntegrityOptions& options;
+  /// A project module (not a test file, not the developer's change) that the tests import, one or
+  /// two levels deep, and that is test support code (test_support_module): a helper whose code
+  /// runs as test code. (The mock rule reads every module the tests import.)
+  bool imported_by_tests = false;
 };
 
 /// Test-by-test comparison of one file (skip, focus, deletion, strength, swallowing).
@@ -226,7 +240,10 @@ void rust_rules(const RuleContext& c, Findings& out);
 
 /// Whole patch: test code that replaces production code the failing tests exercise with a mock
 /// (mocked_code_under_test); reads the change's and the project's files from IntegrityOptions.
-void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& options, Findings& out);
+/// `helpers`: test_imported_modules (helper modules are read like test code, and the tests that
+/// import them tell what they exercise).
+void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& options,
+                const std::map<std::string, std::string>& helpers, Findings& out);
 /// Every language: test-side code that ends the runner's process (runner_terminated) and code that
 /// names or reads the runner's report location (report_tampered).
 void runner_process_rules(const RuleContext& c, Findings& out);
@@ -235,6 +252,22 @@ void runner_process_rules(const RuleContext& c, Findings& out);
 /// assertion helper, `const assert = {...}` / a shadowed `expect` in JS, a JUnit assertion
 /// redefined in the test class.
 void assertion_def_rules(const RuleContext& c, Findings& out);
+/// Patch files the tests import (test_imported_modules): path -> the texts of the test-side files
+/// that import them (what the tests use of a helper). Project modules only, one or two levels from
+/// the patch's test files and the failing tests' files (read with IntegrityOptions::read_head_file);
+/// test files, conftest.py and the developer's change (the code under test) are not helpers.
+std::map<std::string, std::string> test_imported_modules(const std::vector<FileVersions>& files, const IntegrityOptions& o);
+/// Test support code rather than production code: under a test path, importing a test framework
+/// (pytest, unittest, hypothesis, node:test, tape, chai, sinon, jest/vitest globals, ...), or named
+/// like one (helpers, testing, testutil, fixtures, fakes, stubs, mocks).
+bool test_support_module(std::string_view path, const std::string& text);
+/// A skip call (pytest.skip, SkipTest, t.skip, t.Skip, GTEST_SKIP, assume*) added outside any test:
+/// in a helper, a helper module or the code under test, it skips every test that reaches it
+/// (skip_added) unless a platform condition guards it.
+void helper_skip_rules(const RuleContext& c, Findings& out);
+/// The assertion library patched from any module: unittest.TestCase's assertions, builtins the
+/// checks use, pytest/numpy.testing attributes, node's assert/expect/chai members (assertion_replaced).
+void assertion_patch_rules(const RuleContext& c, Findings& out);
 /// Language-neutral: diff attributes, unsupported languages and parse failures, skip lists,
 /// production code that detects a test run.
 void file_rules(const RuleContext& c, Findings& out);

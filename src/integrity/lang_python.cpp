@@ -74,7 +74,7 @@ void python_rules(const RuleContext& c, Findings& out) {
                    {"hookwrapper", "hookimpl", "pytest_plugins", "setattr(pytest", "setattr(unittest", "setattr(_pytest",
                     "TestCase.run", "TestResult", "addFailure", "pytest.exit(", "unittest.main = "}))
       return;
-    if ((c.test_file || base == "conftest.py") &&
+    if ((c.test_file || c.imported_by_tests || base == "conftest.py") &&
         flag_added(c, out, "runner_hook", "test code that patches the runner",
                    {"atexit.register", "sys.settrace", "sys.excepthook", "builtins.AssertionError",
                     "AssertionError = ", "__builtins__", "TestCase.assert"}))

@@ -239,6 +239,15 @@ class IntegrityFilter final : public PostFilter {
     auto listed = detail::commit_files(detail::workspace_repo(*in.workspace), in.workspace->head_commit());
     if (!listed) return unexpected(listed.error());
     o.project_files = std::move(*listed);
+    // The tests' helper modules are followed through the files at the head (bounded by the two
+    // levels of imports the guard follows).
+    const auto repo = detail::workspace_repo(*in.workspace);
+    const std::string head = in.workspace->head_commit();
+    o.read_head_file = [&](const std::string& path) -> std::optional<std::string> {
+      auto text = detail::read_file_at(repo, head, path);
+      if (!text) return std::nullopt;
+      return std::move(*text);
+    };
     auto findings = check_test_integrity(*files, o);
     if (findings.empty()) return std::optional<Rejection>{};
     std::string msg;

@@ -83,7 +83,7 @@ std::map<std::string, std::string> imported_names(const std::string& text, Lang 
 }  // namespace
 
 void assertion_def_rules(const RuleContext& c, Findings& out) {
-  if (!c.file.after || !(c.test_file || basename(c.file.path) == "conftest.py")) return;
+  if (!c.file.after || !(c.test_file || c.imported_by_tests || basename(c.file.path) == "conftest.py")) return;
   const auto added = added_lines(c.file.before, c.file.after);
   if (added.empty()) return;
   const std::string& path = c.file.path;

@@ -245,10 +245,14 @@ std::vector<Target> targets(const std::string& line, Lang lang) {
 
 }  // namespace
 
-void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& options, Findings& out) {
+void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& options,
+                const std::map<std::string, std::string>& helpers, Findings& out) {
   std::optional<Production> prod;
   for (const auto& f : files) {
-    if (!f.after || !(is_test_path(f.path) || basename(f.path) == "conftest.py")) continue;
+    // Test code: test files, conftest.py, and helper modules the tests import (their stand-ins are
+    // installed when the tests import them; what the tests call tells what they exercise).
+    const auto helper = helpers.find(f.path);
+    if (!f.after || !(is_test_path(f.path) || basename(f.path) == "conftest.py" || helper != helpers.end())) continue;
     const Lang lang = lang_of(f.path);
     if (lang == Lang::none) continue;
     const auto added = added_lines(f.before, f.after);
@@ -316,7 +320,8 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
             return kv.second == module || starts_with(kv.second, module + ".");
           });
           if (tested || t.plain) why = "the test imports " + module + " from the project and the patch replaces the whole module";
-        } else if (project && !external_looking(t.name) && called_elsewhere(*f.after, t.name, n)) {
+        } else if (project && !external_looking(t.name) &&
+                   (called_elsewhere(*f.after, t.name, n) || (helper != helpers.end() && called_elsewhere(helper->second, t.name, 0)))) {
           why = t.name + " comes from the project module " + module + " and the test exercises it";
         }
         if (why.empty()) continue;

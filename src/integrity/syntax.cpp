@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <regex>
 
 #include "integrity/guard_internal.hpp"
 
@@ -328,6 +329,7 @@ class Analyzer {
     m.has_error = ts_node_has_error(ts_tree_root_node(tree));
     visit(ts_tree_root_node(tree), "", true, nullptr, 0, false);
     collect_helpers(ts_tree_root_node(tree));
+    constant_helper_tautologies();
     ts_tree_delete(tree);
     m.parsed = true;
     return m;
@@ -895,6 +897,7 @@ class Analyzer {
     TestUnit u;
     u.name = info.name;
     u.line = line(n);
+    u.end_line = static_cast<int>(ts_node_end_point(n).row) + 1;
     u.focus = info.focus;
     u.collectable = info.collectable;
     u.cases = std::max(1, info.cases);
@@ -937,6 +940,89 @@ class Analyzer {
     for (uint32_t i = 0; i < ts_node_child_count(n); ++i)
       visit(ts_node_child(n, i), scope, scope_collectable, &model_->tests[index], swallow_depth, rec);
     unit_node_ = TSNode{};
+    self_computed_expectations(text(body_of(n)), model_->tests[index]);
+  }
+
+  // ---- tautologies the text does not show ------------------------------------------------------------
+
+  /// `want = add(2, 2)` then `assert add(2, 2) == want`: the expected value is computed by the code
+  /// under test from the same call, so the comparison cannot fail.
+  static void self_computed_expectations(const std::string& body, TestUnit& u) {
+    static const std::regex assign(R"(^\s*(?:(?:const|let|var|final|auto)\s+)?([A-Za-z_$][\w$]*)\s*(?::[^=]+)?(?::=|=)\s*([^=].*?)\s*;?\s*$)");
+    std::map<std::string, std::string> computed;  // variable -> the call it holds, whitespace removed
+    std::size_t p = 0;
+    while (p < body.size()) {
+      auto e = body.find('\n', p);
+      if (e == std::string::npos) e = body.size();
+      const std::string line = body.substr(p, std::min<std::size_t>(e - p, kRegexLineChars));
+      p = e + 1;
+      std::smatch m;
+      if (!std::regex_match(line, m, assign)) continue;
+      const std::string rhs = strip_spaces(m[2].str());
+      if (auto chained = computed.find(rhs); chained != computed.end()) computed[m[1].str()] = chained->second;  // want = x
+      else if (rhs.find('(') != std::string::npos) computed[m[1].str()] = rhs;
+      else computed.erase(m[1].str());
+    }
+    if (computed.empty()) return;
+    for (auto& a : u.asserts) {
+      if (a.kind != Kind::eq || a.operands.size() != 2) continue;
+      const std::string& x = *a.operands.begin();
+      const std::string& y = *std::next(a.operands.begin());
+      // The expected value holds the very call the check makes (`want = add(2, 2) + 0`).
+      auto same = [&](const std::string& var, const std::string& other) {
+        auto it = computed.find(var);
+        if (it == computed.end() || other.find('(') == std::string::npos) return false;
+        const std::string& v = it->second;
+        if (v == other) return true;
+        static constexpr std::string_view kOps = "+-*/|&%";
+        return (starts_with(v, other) && kOps.find(v[other.size()]) != std::string_view::npos) ||
+               (ends_with(v, other) && kOps.find(v[v.size() - other.size() - 1]) != std::string_view::npos);
+      };
+      if (same(x, y) || same(y, x)) a.tautology = true;
+    }
+  }
+
+  /// Helpers that only return a constant truthy value, and the checks that assert one of them.
+  void constant_helper_tautologies() {
+    std::set<std::string> constant;
+    for (const auto& h : model_->helpers)
+      if (h.constant_truthy && h.asserts.empty()) constant.insert(h.name);
+    if (constant.empty()) return;
+    auto mark = [&](TestUnit& t) {
+      for (auto& a : t.asserts) {
+        if (a.operands.empty() || a.kind == Kind::throws_specific || a.kind == Kind::throws_broad) continue;
+        const bool all = std::all_of(a.operands.begin(), a.operands.end(), [&](const std::string& o) {
+          auto paren = o.find('(');
+          if (paren == std::string::npos) return false;
+          std::string name = o.substr(0, paren);
+          if (auto dot = name.rfind('.'); dot != std::string::npos) name = name.substr(dot + 1);
+          return constant.count(name) > 0;
+        });
+        if (all) a.tautology = true;
+      }
+    };
+    for (auto& t : model_->tests) mark(t);
+    for (auto& h : model_->helpers) mark(h);
+  }
+
+  /// The body of a function only returns a constant truthy value (docstrings and `pass` aside).
+  bool returns_constant_truthy(TSNode fn) const {
+    TSNode body = field(fn, "body");
+    if (ts_node_is_null(body)) return false;
+    bool returned = false;
+    for (uint32_t i = 0; i < ts_node_named_child_count(body); ++i) {
+      TSNode st = ts_node_named_child(body, i);
+      const std::string_view t = type(st);
+      if (t == "comment" || t == "pass_statement") continue;
+      if (t == "expression_statement" && ts_node_named_child_count(st) == 1 && type(ts_node_named_child(st, 0)) == "string") continue;
+      if (t != "return_statement" || returned) return false;
+      std::string v = strip_spaces(text(st));
+      v = v.substr(6);  // "return"
+      if (!v.empty() && v.back() == ';') v.pop_back();
+      if (!const_true(v) && !(v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.size() > 2)) return false;
+      returned = true;
+    }
+    return returned;
   }
 
   // ---- can the assertion still run? ----------------------------------------------------------------
@@ -1038,6 +1124,47 @@ class Analyzer {
 
   /// Where the assertion at `n` sits in its unit: dead code, the conditions it runs under, a
   /// handler or platform branch (optional), an expectation of failure around it (inverted).
+  /// A check that uses the variables of a loop over a literal table (`vars` bound from `iterable`)
+  /// checks once per row.
+  void table_rows(Assertion& a, TSNode check, const std::string& iterable, TSNode vars, TSNode loop_body) const {
+    // Distinct rows only (a row repeated checks nothing new), and a body that leaves the loop early
+    // (`break`, `return`) may check only the first.
+    std::set<std::string> distinct;
+    const std::string list = trim(iterable);
+    if (list.size() >= 2)
+      for (const auto& e : split_top(std::string_view(list).substr(1, list.size() - 2), {","}))
+        if (!trim(e).empty()) distinct.insert(strip_spaces(e));
+    const int rows = count_elements(iterable) > 0 ? static_cast<int>(distinct.size()) : 0;
+    if (rows <= 1 || ts_node_is_null(vars)) return;
+    static const std::regex leaves(R"(\b(?:break|return)\b)");
+    if (!ts_node_is_null(loop_body) && std::regex_search(text(loop_body), leaves)) return;
+    static const std::regex word(R"([A-Za-z_$][\w$]*)");
+    static const std::set<std::string> kDecl = {"const", "let", "var", "in", "of"};
+    const std::string names = text(vars), body = text(check);
+    bool uses = false;
+    for (std::sregex_iterator w(names.begin(), names.end(), word), e; w != e && !uses; ++w) {
+      if (kDecl.count(w->str())) continue;
+      const std::regex use("(^|[^\\w$.])" + w->str() + "([^\\w$]|$)");
+      uses = std::regex_search(body, use);
+    }
+    if (uses) a.rows = std::min(kMaxTableRows, a.rows * rows);
+  }
+
+  /// `[[1, 2], [3, 4]].forEach(([a, b]) => { assert... })`: the callback `fn` runs once per row.
+  void js_table_callback(Assertion& a, TSNode check, TSNode fn) const {
+    TSNode args = ts_node_parent(fn);
+    TSNode call = ts_node_is_null(args) ? args : ts_node_parent(args);
+    if (ts_node_is_null(call) || type(args) != "arguments" || type(call) != "call_expression") return;
+    TSNode callee = field(call, "function");
+    if (ts_node_is_null(callee) || type(callee) != "member_expression") return;
+    TSNode object = field(callee, "object"), prop = field(callee, "property");
+    const std::string method = ts_node_is_null(prop) ? "" : text(prop);
+    if (ts_node_is_null(object) || type(object) != "array" || (method != "forEach" && method != "map")) return;
+    TSNode params = field(fn, "parameters");
+    if (ts_node_is_null(params)) params = field(fn, "parameter");
+    table_rows(a, check, text(object), params, field(fn, "body"));
+  }
+
   void annotate(TSNode n, Assertion& a) const {
     a.inverted = a.inverted || inverted_depth_ > 0;
     if (ts_node_is_null(unit_node_)) return;
@@ -1083,6 +1210,8 @@ class Analyzer {
         if (ts_node_is_null(right)) right = field(p, "value");
         if (!ts_node_is_null(right) && !ts_node_eq(right, cur) && empty_iterable(text(right)))
           mark_dead("in a loop over nothing (`" + quote(text(right)) + "`, line " + std::to_string(line(p)) + ")");
+        else if (!ts_node_is_null(right) && !ts_node_eq(right, cur))
+          table_rows(a, n, text(right), field(p, "left"), field(p, "body"));
       } else if (pt == "except_clause" || pt == "catch_clause" || pt == "except_group_clause") {
         a.optional = true;
       } else if (pt == "with_statement" && lang_ == Lang::python) {
@@ -1104,6 +1233,7 @@ class Analyzer {
                   pt == "function_expression" || pt == "function" || pt == "func_literal" || pt == "generator_function_declaration") &&
                  !ts_node_eq(p, unit_node_)) {
         if (!nested_called(p)) mark_dead("in a nested function never called (line " + std::to_string(line(p)) + ")");
+        if (is_js(lang_)) js_table_callback(a, n, p);
       }
     }
   }
@@ -1190,6 +1320,8 @@ class Analyzer {
         model_->helpers.emplace_back();
         model_->helpers.back().name = name;
         model_->helpers.back().line = line(n);
+        model_->helpers.back().end_line = e;
+        model_->helpers.back().constant_truthy = returns_constant_truthy(n);
         model_->helpers.back().calls = called_names(text(n));
         model_->helpers.back().calls.erase(name);
         const std::string saved_comments = model_->comments;

@@ -548,16 +548,26 @@ class CommandValidator final : public Validator {
   /// "unverified" unless the host accepts output evidence (kind "output").
   Outcome2 label_evidence(const detail::Observed& o, Evidence& ev) const {
     const bool parsed_output = o.runner == reports::Runner::unknown && o.run.report_format.rfind("output:", 0) == 0;
-    if (parsed_output && o.run.report_format == "output:tap") {
-      // TAP carries its own counts (`# pass N`, `# fail N`): cross-checked like tape's, whoever
-      // started the producer (tape used as a library under `node test.js` or `npm test`).
-      // A producer without counts (a script echoing `ok 1 - x`) is still read as before (open:
-      // docs/INTEGRITY.md); counts that contradict the results are not.
-      const std::string problem = detail::summary_contradiction(reports::Runner::tape, o.log, o.tests);
-      if (!problem.empty() && problem.find("no final summary") == std::string::npos)
-        return Outcome2{false, "unverified", problem};
-      ev.kind = "structured";
-      return Outcome2{true, {}, {}};
+    if (o.run.report_format == "output:tap") {
+      // TAP read from the output (tape, node's TAP reporter on stdout, tape used as a library under
+      // `node test.js` or `npm test`) is structured only when it counts its own results: a plan
+      // that agrees with the test points and trailer counts (tape's, node's) that agree with them,
+      // and, whoever started the producer, results that agree with those counts. A script echoing
+      // `ok 1 - x`, or a test printing test points into the runner's stream, is not.
+      std::string problem = detail::tap_count_problem(o.log);
+      if (problem.empty() && parsed_output) {
+        problem = detail::summary_contradiction(reports::Runner::tape, o.log, o.tests);
+        if (problem.find("no final summary") != std::string::npos) problem.clear();  // the plan counted them
+      }
+      if (problem.empty()) {
+        ev.kind = "structured";
+        return Outcome2{true, {}, {}};
+      }
+      if (opt_.accept_output_evidence || opt_.accept_exit_code_evidence) {
+        ev.kind = "output";
+        return Outcome2{true, {}, {}};
+      }
+      return Outcome2{false, "unverified", problem + ": not evidence unless the host accepts output evidence"};
     }
     if (!parsed_output) {
       ev.kind = "structured";

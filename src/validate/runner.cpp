@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <map>
 #include <random>
 #include <regex>
 #include <set>
@@ -502,6 +503,94 @@ std::string cargo_summary(const std::vector<std::string>& lines, const Counts& r
 }
 
 }  // namespace
+
+namespace {
+
+/// One TAP stream's plan, test points and trailer counts.
+struct TapStream {
+  std::vector<long> plans;                      ///< top-level `1..N`
+  long top = 0, all = 0, ok_plain = 0, not_ok_plain = 0;
+  std::map<std::string, std::vector<long>> trailer;  ///< "tests", "pass", ... -> values printed
+  bool node_style() const { return trailer.count("skipped") || trailer.count("todo") || trailer.count("cancelled"); }
+};
+
+}  // namespace
+
+std::string tap_count_problem(std::string_view output) {
+  static const std::regex plan_re(R"(^1\.\.(\d+)(\s.*)?$)");
+  static const std::regex trailer_re(R"(^# (tests|pass|fail|skipped|skip|todo|cancelled)\s+(\d+)\s*$)");
+  static const std::regex point_re(R"(^(not )?ok(\s.*)?$)");
+  std::vector<TapStream> streams(1);
+  bool in_yaml = false;
+  for (const auto& raw : lines_of(reports::strip_ansi(output))) {
+    std::size_t indent = 0;
+    while (indent < raw.size() && raw[indent] == ' ') ++indent;
+    const std::string line = raw.substr(indent);
+    std::string trimmed = line;
+    while (!trimmed.empty() && (trimmed.back() == ' ' || trimmed.back() == '\t')) trimmed.pop_back();
+    if (in_yaml) {
+      if (trimmed == "...") in_yaml = false;
+      continue;
+    }
+    if (trimmed == "---" && indent > 0) {
+      in_yaml = true;
+      continue;
+    }
+    if (indent == 0 && line.rfind("TAP version", 0) == 0) {
+      streams.emplace_back();
+      continue;
+    }
+    auto& s = streams.back();
+    std::smatch m;
+    if (indent == 0 && std::regex_match(line, m, plan_re)) {
+      s.plans.push_back(std::stol(m[1].str()));
+      continue;
+    }
+    if (indent == 0 && std::regex_match(trimmed, m, trailer_re)) {
+      s.trailer[m[1].str() == "skip" ? "skipped" : m[1].str()].push_back(std::stol(m[2].str()));
+      continue;
+    }
+    if (!std::regex_match(line, m, point_re)) continue;
+    const bool not_ok = m[1].matched;
+    // The directive after an unescaped '#': "# SKIP ..." / "# TODO ...".
+    std::string directive;
+    for (std::size_t i = 0; i < line.size(); ++i)
+      if (line[i] == '#' && (i == 0 || line[i - 1] != '\\')) {
+        directive = line.substr(i + 1);
+        break;
+      }
+    directive.erase(0, directive.find_first_not_of(" \t"));
+    for (auto& c : directive) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    const bool directed = directive.rfind("SKIP", 0) == 0 || directive.rfind("TODO", 0) == 0;
+    ++s.all;
+    if (indent == 0) ++s.top;
+    if (!directed) (not_ok ? s.not_ok_plain : s.ok_plain)++;
+  }
+  const bool several = std::count_if(streams.begin(), streams.end(), [](const TapStream& s) { return s.all > 0; }) > 1;
+  for (std::size_t i = 0; i < streams.size(); ++i) {
+    const auto& s = streams[i];
+    if (s.all == 0 && s.plans.empty()) continue;
+    const std::string which = several ? "TAP stream " + std::to_string(i) : std::string("TAP output");
+    if (s.plans.empty())
+      return which + " shows " + std::to_string(s.all) + " test points and no plan (1..N): nothing counts them";
+    if (s.plans.size() > 1) return which + " prints " + std::to_string(s.plans.size()) + " plans";
+    if (s.plans.front() != s.top)
+      return which + "'s plan says 1.." + std::to_string(s.plans.front()) + ", it shows " + std::to_string(s.top) +
+             " top-level test points";
+    for (const auto& [key, values] : s.trailer) {
+      if (values.size() > 1) return which + " prints its \"# " + key + "\" count " + std::to_string(values.size()) + " times";
+      const long v = values.front();
+      long want = -1;
+      if (key == "tests") want = s.all;
+      else if (key == "fail") want = s.not_ok_plain;
+      else if (key == "pass") want = s.node_style() ? s.ok_plain : s.all - s.not_ok_plain;  // tape counts skips and todos as passes
+      if (want >= 0 && v != want)
+        return which + "'s \"# " + key + " " + std::to_string(v) + "\" disagrees with the " + std::to_string(want) +
+               " test points it shows";
+    }
+  }
+  return {};
+}
 
 std::string summary_contradiction(Runner runner, std::string_view output, const std::vector<reports::TestCase>& tests) {
   const auto lines = lines_of(reports::strip_ansi(output));

@@ -57,6 +57,14 @@ struct Observed {
 /// The check behind Observed::summary_problem, on a finished run's output.
 std::string summary_contradiction(reports::Runner runner, std::string_view output, const std::vector<reports::TestCase>& tests);
 
+/// Why TAP read from a run's output does not count its own results: every TAP stream (from one
+/// `TAP version` line to the next) that shows test points must carry one top-level plan `1..N`
+/// agreeing with its top-level test points, and its trailer counts, when printed (tape's `# tests`/
+/// `# pass`/`# fail`, node's `# tests`/`# pass`/`# fail`/`# skipped`/`# todo`), must agree with the
+/// points seen (`# tests` counts every point, nested ones included). Empty when they agree. A script
+/// echoing `ok 1 - x`, or a test that prints test points into a real runner's stream, does not.
+std::string tap_count_problem(std::string_view output);
+
 /// Runs `command_template` (the request's test command, or `override`) for `tests` in `root`
 /// with a fresh report directory inside the tree, then reads the results: the machine report
 /// first, then report_globs written during the run, then the output. The directory is removed.

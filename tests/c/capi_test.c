@@ -179,7 +179,7 @@ static void full_path_tests(void) {
   snprintf(request, sizeof request,
            "{\"schema\":\"flowagent.repair_request/v1\",\"repository\":\"%s/r\",\"change\":{\"id\":\"c-%s\","
            "\"base_commit\":\"%s\",\"head_commit\":\"%s\"},\"failure\":{\"failing_tests\":[\"v\"]},"
-           "\"commands\":{\"test\":\"if grep -q 1 v.txt; then echo 'ok 1 - v'; else echo 'not ok 1 - v'; exit 1; fi\"},\"model\":{\"spec\":\"openai:scripted\"}}",
+           "\"commands\":{\"test\":\"if grep -q 1 v.txt; then echo 'ok 1 - v'; else echo 'not ok 1 - v'; echo '1..1'; exit 1; fi; echo '1..1'\"},\"model\":{\"spec\":\"openai:scripted\"}}",
            dir, "1", base, head);
 
   /* sandbox options (version 3): strict JSON; older versions still initialise */

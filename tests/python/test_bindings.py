@@ -87,9 +87,9 @@ class BindingsTest(unittest.TestCase):
             repository=self.repo,
             change=flowagent.Change(id=change_id, base_commit=self.base, head_commit=self.head),
             failure=flowagent.Failure(failing_tests=["v"]),
-            # The check reports its one test as TAP: the validator wants per-test evidence.
+            # The check reports its one test as TAP with its plan: the validator wants per-test evidence.
             commands=flowagent.Commands(
-                test="if grep -q 1 v.txt; then echo 'ok 1 - v'; else echo 'not ok 1 - v'; exit 1; fi"),
+                test="if grep -q 1 v.txt; then echo 'ok 1 - v'; else echo 'not ok 1 - v'; echo '1..1'; exit 1; fi; echo '1..1'"),
             model=flowagent.Model(spec="openai:scripted"))
 
     def test_version_comes_from_the_project_line(self):

@@ -7,6 +7,7 @@
 #include "flowagent/repair.hpp"
 #include "support/scripted_model.hpp"
 #include "support/test_support.hpp"
+#include "validate/runner.hpp"
 
 using namespace flowagent;
 using namespace flowagent::testkit;
@@ -214,31 +215,47 @@ TEST(E2EEvidence, UnreadableResultsAreUnverifiedUnlessTheHostAcceptsExitCodes) {
   }
 }
 
+namespace {
+
+const fs::path kTape = fs::path(FLOWAGENT_SOURCE_DIR) / "third_party/tape/node_modules";
+
+/// A tape project: sum() adds one for positive numbers in the change, "adds numbers" fails.
+std::unique_ptr<PyProject> tape_project(std::vector<std::pair<std::string, std::string>> extra = {}) {
+  auto p = std::make_unique<PyProject>();
+  extra.insert(extra.end(), {{"sum.js", "module.exports = (a, b) => a + b;\n"},
+                             {"test/sum.js", "const test = require('tape');\nconst sum = require('../sum');\n"
+                                             "test('adds numbers', (t) => {\n  t.equal(sum(1, 2), 3);\n  t.equal(sum(0, 0), 0);\n  t.end();\n});\n"
+                                             "test('adds negatives', (t) => {\n  t.equal(sum(-1, -1), -2);\n  t.end();\n});\n"},
+                             {"package.json", "{\"name\": \"sum\", \"version\": \"1.0.0\", \"scripts\": {\"test\": \"node test/sum.js\"}}\n"}});
+  p->base = make_repo(p->repo, extra);
+  p->head = commit_files(p->repo, {{"sum.js", "module.exports = (a, b) => a + b + (a > 0 ? 1 : 0);\n"
+                                             "module.exports.twice = (a) => 2 * a;\nmodule.exports.half = (a) => a / 2;\n"}},
+                         "Round up, twice and half");
+  return p;
+}
+
+/// The honest fix of tape_project under `cmd` (NODE_PATH names the vendored tape).
+RepairResult run_tape_fix(PyProject& p, const std::string& cmd, ValidatorOptions v = {}, bool run_in_loop = true) {
+  ScriptedModel model;
+  model.push(tool_calls_reply({{"edit_file", Json::obj({{"path", "sum.js"}, {"old_text", " + (a > 0 ? 1 : 0)"}, {"new_text", ""}})}}));
+  if (run_in_loop) model.push(tool_calls_reply({{"run_tests", Json::object()}}));
+  model.push(final_reply("sum() added one for positive numbers."));
+  auto req = request_for(p.repo, p.base, p.head, model, {"adds numbers"});
+  req.commands.test = "NODE_PATH=" + kTape.string() + " " + cmd;
+  auto opts = loop_options(p.tmp.path(), v);
+  opts.sandbox.read_only_paths.push_back(kTape.parent_path());  // the vendored tape, visible in the sandbox
+  auto agent = Agent::create(opts);
+  return (*agent)->run(req);
+}
+
+}  // namespace
+
 TEST(E2EEvidence, TapeSectionsAreTests) {
-  const fs::path tape = fs::path(FLOWAGENT_SOURCE_DIR) / "third_party/tape/node_modules";
-  if (!fs::exists(tape / ".bin/tape")) GTEST_SKIP() << "tape is not installed (scripts/install-deps.sh)";
-  TempDir tmp;
-  auto repo = tmp.path() / "repo";
-  auto base = make_repo(repo, {{"sum.js", "module.exports = (a, b) => a + b;\n"},
-                               {"test/sum.js", "const test = require('tape');\nconst sum = require('../sum');\n"
-                                               "test('adds numbers', (t) => {\n  t.equal(sum(1, 2), 3);\n  t.equal(sum(0, 0), 0);\n  t.end();\n});\n"
-                                               "test('adds negatives', (t) => {\n  t.equal(sum(-1, -1), -2);\n  t.end();\n});\n"},
-                               {"package.json", "{\"name\": \"sum\", \"version\": \"1.0.0\", \"scripts\": {\"test\": \"node test/sum.js\"}}\n"}});
-  auto head = commit_files(repo, {{"sum.js", "module.exports = (a, b) => a + b + (a > 0 ? 1 : 0);\n"
-                                            "module.exports.twice = (a) => 2 * a;\nmodule.exports.half = (a) => a / 2;\n"}},
-                           "Round up, twice and half");
+  if (!fs::exists(kTape / ".bin/tape")) GTEST_SKIP() << "tape is not installed (scripts/install-deps.sh)";
+  auto p = tape_project();
   // The tape binary directly, and `npm test` (npm's banner before the TAP).
-  for (const std::string& cmd : {(tape / ".bin/tape").string() + " test/*.js", std::string("npm test")}) {
-    ScriptedModel model;
-    model.push(tool_calls_reply({{"edit_file", Json::obj({{"path", "sum.js"}, {"old_text", " + (a > 0 ? 1 : 0)"}, {"new_text", ""}})}}));
-    model.push(tool_calls_reply({{"run_tests", Json::object()}}));
-    model.push(final_reply("sum() added one for positive numbers."));
-    auto req = request_for(repo, base, head, model, {"adds numbers"});
-    req.commands.test = "NODE_PATH=" + tape.string() + " " + cmd;
-    auto opts = loop_options(tmp.path());
-    opts.sandbox.read_only_paths.push_back(tape.parent_path());  // the vendored tape, visible in the sandbox
-    auto agent = Agent::create(opts);
-    auto r = (*agent)->run(req);
+  for (const std::string& cmd : {(kTape / ".bin/tape").string() + " test/*.js", std::string("npm test")}) {
+    auto r = run_tape_fix(*p, cmd);
     ASSERT_EQ(r.status, Status::fixed) << cmd << ": " << r.reason << ": " << r.message;
     const TestRun* run = run_of(r, "failing");
     ASSERT_NE(run, nullptr);
@@ -247,6 +264,72 @@ TEST(E2EEvidence, TapeSectionsAreTests) {
     EXPECT_TRUE(has(run->passed, "adds negatives"));
     EXPECT_EQ(r.evidence.kind, "structured");
   }
+}
+
+// TAP is structured evidence only when it counts its own results: a plan (1..N) that agrees with
+// the test points, and trailer counts that agree when printed. A script that runs the tests quietly
+// and echoes TAP lines itself is not, unless the host accepts output evidence; real tape is. (A
+// wrong plan or wrong counts: TapCountsOfRealRunnersAgree.)
+TEST(E2EEvidence, TapWithoutCountsIsNotStructuredEvidence) {
+  if (!fs::exists(kTape / ".bin/tape")) GTEST_SKIP() << "tape is not installed (scripts/install-deps.sh)";
+  const std::string quiet = "node test/sum.js >/dev/null 2>&1 || exit 1\n";
+  auto p = tape_project({{"echo_ok.sh", quiet + "printf 'TAP version 13\\n# adds numbers\\nok 1 should be equal\\n'\n"},
+                         {"real.sh", "node test/sum.js\n"}});
+  auto r = run_tape_fix(*p, "sh echo_ok.sh", {}, false);
+  EXPECT_EQ(r.reason, "unverified") << r.message;
+  EXPECT_NE(r.message.find("no plan"), std::string::npos) << r.message;
+  EXPECT_TRUE(r.patch.empty());
+  // Accepted as output evidence when the host says so.
+  ValidatorOptions accept;
+  accept.accept_output_evidence = true;
+  auto ok = run_tape_fix(*p, "sh echo_ok.sh", accept, false);
+  EXPECT_EQ(ok.status, Status::fixed) << ok.reason << ": " << ok.message;
+  EXPECT_EQ(ok.evidence.kind, "output");
+  // Real tape behind the same kind of script: its plan and counts agree.
+  auto real = run_tape_fix(*p, "sh real.sh", {}, false);
+  EXPECT_EQ(real.status, Status::fixed) << real.reason << ": " << real.message;
+  EXPECT_EQ(real.evidence.kind, "structured");
+}
+
+// The counts of real tape and node --test (TAP reporter) runs agree with their test points,
+// skipped, todo and nested tests included; a test point printed into the stream does not.
+TEST(E2EEvidence, TapCountsOfRealRunnersAgree) {
+  if (!fs::exists(kTape / ".bin/tape")) GTEST_SKIP() << "tape is not installed (scripts/install-deps.sh)";
+  TempDir tmp;
+  write_file(tmp.path() / "tape.js",
+             "const test = require('tape');\n"
+             "test('adds', (t) => { t.equal(1 + 1, 2); t.ok(true); t.end(); });\n"
+             "test('skipped', { skip: true }, (t) => { t.ok(true); t.end(); });\n"
+             "test('skip assert', (t) => { t.ok(true, 'x', { skip: true }); t.equal(1, 1); t.end(); });\n"
+             "test('fails', (t) => { t.equal(1, 2); t.end(); });\n"
+             "test('todo', { todo: true }, (t) => { t.equal(1, 2); t.end(); });\n");
+  write_file(tmp.path() / "n.test.js",
+             "const test = require('node:test');\nconst assert = require('node:assert');\n"
+             "test('a', () => { assert.ok(true); });\ntest('b', { skip: true }, () => {});\n"
+             "test('c', async (t) => { await t.test('c1', () => {}); await t.test('c2', () => { assert.ok(false); }); });\n");
+  std::string tape_out, node_out;
+  sh("cd " + tmp.path().string() + " && NODE_PATH=" + kTape.string() + " node tape.js 2>&1", &tape_out);
+  sh("cd " + tmp.path().string() + " && node --test --test-reporter=tap n.test.js 2>&1", &node_out);
+  const auto plan = tape_out.find("\n1..6\n");
+  ASSERT_NE(plan, std::string::npos) << tape_out;
+  ASSERT_NE(node_out.find("# skipped 1"), std::string::npos) << node_out;
+  EXPECT_EQ(detail::tap_count_problem(tape_out), "") << tape_out;
+  EXPECT_EQ(detail::tap_count_problem(node_out), "") << node_out;
+  EXPECT_EQ(detail::tap_count_problem(tape_out + node_out), "") << "two streams, each counted";
+  // A test point printed before the plan (a test writing to stdout), a missing plan, a second trailer.
+  auto forged = tape_out;
+  forged.insert(plan, "\nok 7 forged");
+  EXPECT_NE(detail::tap_count_problem(forged), "");
+  auto no_plan = tape_out;
+  no_plan.erase(plan + 1, 4);
+  EXPECT_NE(detail::tap_count_problem(no_plan), "");
+  EXPECT_NE(detail::tap_count_problem(node_out + "# pass 5\n"), "");
+  EXPECT_NE(detail::tap_count_problem("TAP version 13\nok 1 - x\n"), "");
+  EXPECT_NE(detail::tap_count_problem("TAP version 13\n# adds\nok 1 should be equal\n1..2\n"), "") << "a plan that disagrees";
+  EXPECT_NE(detail::tap_count_problem("TAP version 13\n# adds\nok 1 should be equal\n1..1\n# tests 3\n# pass 3\n"), "")
+      << "counts that disagree";
+  EXPECT_NE(detail::tap_count_problem("TAP version 13\nok 1 - x\n1..1\n1..1\n"), "") << "two plans";
+  EXPECT_EQ(detail::tap_count_problem("TAP version 13\nok 1 - x\n1..1\n"), "");
 }
 
 TEST(E2EEvidence, NodeTestWithoutAReporterGetsOurs) {

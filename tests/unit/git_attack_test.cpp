@@ -96,8 +96,8 @@ struct DevRepo {
     auto r = sample_request(dir.string());
     r.change.base_commit = base;
     r.change.head_commit = head;
-    // The one test "v", reported as TAP: per-test evidence, as the validator requires.
-    r.commands.test = "if grep -q '^x = 3$' w.txt; then echo 'ok 1 - v'; else echo 'not ok 1 - v'; exit 1; fi";
+    // The one test "v", reported as TAP with its plan: per-test evidence, as the validator requires.
+    r.commands.test = "if grep -q '^x = 3$' w.txt; then echo 'ok 1 - v'; else echo 'not ok 1 - v'; echo '1..1'; exit 1; fi; echo '1..1'";
     r.commands.wider_test.clear();
     r.commands.build.clear();
     r.failure.failing_tests = {"v"};
@@ -427,10 +427,10 @@ struct SecretProject {
     request.change.head_commit = head;
     request.change.description = "change mentions " + host_secret;
     // The test prints the planted file (so the key is in the test log read_log returns) and fails.
-    // The test "v" as TAP first (per-test evidence), then output that carries the key.
+    // The test "v" as TAP first (per-test evidence, with its plan), then output that carries the key.
     const std::string leak = "cat settings.py; echo " + key;
-    request.commands.test = "if grep -q '^y = 1$' w.txt; then echo 'ok 1 - v'; " + leak + "; else echo 'not ok 1 - v'; " +
-                            leak + "; exit 1; fi";
+    request.commands.test = "if grep -q '^y = 1$' w.txt; then echo 'ok 1 - v'; echo '1..1'; " + leak + "; else echo 'not ok 1 - v'; " +
+                            "echo '1..1'; " + leak + "; exit 1; fi";
     request.commands.wider_test.clear();
     request.commands.build.clear();
     request.failure.failing_tests = {"v"};

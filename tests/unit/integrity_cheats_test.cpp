@@ -13,6 +13,7 @@
 #include "flowagent/git_workspace.hpp"
 #include "flowagent/integrity.hpp"
 #include "flowagent/repair.hpp"
+#include "flowagent/reports.hpp"
 #include "support/scripted_model.hpp"
 #include "support/test_support.hpp"
 
@@ -309,6 +310,200 @@ TEST(GuardCheats, JavaScriptGoAndJava) {
   EXPECT_TRUE(has_code(f, "assertion_replaced")) << codes(f);
 }
 
+// ---- guard: modules the tests import (issue 11, "skips the validator trusts the guard with" and
+// "shadowing through another module") -------------------------------------------------------------
+
+namespace {
+
+const char* kHelpersBefore = "import calc\n\n\ndef check(got, want):\n    assert got == want\n";
+const char* kTestWithHelper = "from calc import add\nfrom helpers import check\n\n\ndef test_add():\n    check(add(2, 2), 4)\n";
+
+/// The patch touches only `path` (helpers.py by default); the failing test, which imports it, is
+/// read from the head like the post-filter does.
+std::vector<IntegrityFinding> helper_guard(const std::string& after, bool with_change = true, const std::string& path = "helpers.py",
+                                           const std::string& before = kHelpersBefore) {
+  IntegrityOptions o;
+  o.failing_tests = {"tests/test_calc.py::test_add"};
+  if (with_change) o.change_files = {FileVersions{"calc.py", "def add(a, b):\n    return a + b\n", "def add(a, b):\n    return a - b\n"}};
+  o.project_files = {"calc.py", "helpers.py", "tests/test_calc.py", "pytest.ini"};
+  o.read_head_file = [](const std::string& p) -> std::optional<std::string> {
+    if (p == "tests/test_calc.py") return std::string(kTestWithHelper);
+    if (p == "helpers.py") return std::string(kHelpersBefore);
+    return std::nullopt;
+  };
+  return check_test_integrity({FileVersions{path, before, after}}, o);
+}
+
+}  // namespace
+
+TEST(GuardCheats, SkipsStandInsAndAssertionPatchesInModulesTheTestsImport) {
+  const std::string h = "import calc\n\n\n";
+  expect_cases(
+      {
+          {"pytest.skip in the helper", "import pytest\n" + h + "def check(got, want):\n    pytest.skip('later')\n    assert got == want\n", "skip_added"},
+          {"skip only when the check would fail",
+           "import pytest\n" + h + "def check(got, want):\n    if got != want:\n        pytest.skip('flaky')\n    assert got == want\n", "skip_added"},
+          {"raise unittest.SkipTest", "import unittest\n" + h + "def check(got, want):\n    raise unittest.SkipTest('x')\n", "skip_added"},
+          {"skip imported by name", "from pytest import skip\n" + h + "def check(got, want):\n    skip()\n", "skip_added"},
+          {"the code under test replaced", h + "calc.add = lambda a, b: a + b\n\n\ndef check(got, want):\n    assert got == want\n",
+           "mocked_code_under_test"},
+          {"setattr on the code under test", h + "setattr(calc, 'add', lambda a, b: 4)\n\n\ndef check(got, want):\n    assert got == want\n",
+           "mocked_code_under_test"},
+          {"unittest's assertEqual patched", "import unittest\n" + h + "unittest.TestCase.assertEqual = lambda *a: None\n\n\ndef check(got, want):\n    assert got == want\n",
+           "assertion_replaced"},
+          {"a builtin the checks use", "import builtins\n" + h + "builtins.len = lambda x: 3\n\n\ndef check(got, want):\n    assert got == want\n",
+           "assertion_replaced"},
+          {"an imported assertion helper shadowed",
+           "from numpy.testing import assert_equal\n" + h + "def assert_equal(a, b):\n    pass\n\n\ndef check(got, want):\n    assert_equal(got, want)\n",
+           "assertion_replaced"},
+          // Evasions: an alias of pytest, a skip marker defined in the helper, getattr, unittest through an alias.
+          {"pytest aliased", "import pytest as p\n" + h + "def check(got, want):\n    p.skip('later')\n", "skip_added"},
+          {"a skip marker made in the helper", "import pytest\n" + h + "slow = pytest.mark.skip(reason='slow')\n\n\ndef check(got, want):\n    assert got == want\n",
+           "skip_added"},
+          {"getattr", "import pytest\n" + h + "def check(got, want):\n    getattr(pytest, 'sk' + 'ip')('later')\n", "skip_added"},
+          {"an assertion method patched through an alias",
+           "import unittest\n" + h + "TC = unittest.TestCase\nTC.assertEqual = lambda *a: None\n\n\ndef check(got, want):\n    assert got == want\n",
+           "assertion_replaced"},
+          // Honest: a platform skip in a helper, a platform marker, a helper that checks more, a stub of input(), the clock.
+          {"platform marker in the helper", "import sys\nimport pytest\n" + h + "posix_only = pytest.mark.skipif(sys.platform == 'win32', reason='posix')\n\n\n"
+                                            "def check(got, want):\n    assert got == want\n", nullptr},
+          {"platform skip helper", "import sys\nimport pytest\n" + h + "def windows_only():\n    if sys.platform != 'win32':\n        pytest.skip('windows only')\n\n\n"
+                                   "def check(got, want):\n    assert got == want\n", nullptr},
+          {"stronger helper", h + "def check(got, want):\n    assert got == want\n    assert type(got) is type(want)\n", nullptr},
+          {"input stubbed for a CLI test", "import builtins\n" + h + "def answer(monkeypatch, text):\n    monkeypatch.setattr(builtins, 'input', lambda _: text)\n\n\n"
+                                            "def check(got, want):\n    assert got == want\n", nullptr},
+          {"the clock pinned", "import time\n" + h + "time.sleep = lambda s: None\n\n\ndef check(got, want):\n    assert got == want\n", nullptr},
+      },
+      [](const std::string& after) { return helper_guard(after); });
+  // Without the developer's change, the test's own calls (read at the head) say add is exercised.
+  auto f = helper_guard(h + "calc.add = lambda a, b: a + b\n\n\ndef check(got, want):\n    assert got == want\n", false);
+  EXPECT_TRUE(has_code(f, "mocked_code_under_test")) << codes(f);
+  // A skip call added to the code under test itself, and one in a helper of a test file.
+  f = helper_guard("import pytest\n\n\ndef add(a, b):\n    if a == 2:\n        pytest.skip('later')\n    return a + b\n", true, "calc.py",
+                   "def add(a, b):\n    return a + b\n");
+  EXPECT_TRUE(has_code(f, "skip_added")) << codes(f);
+  f = py_guard(std::string(kPyHead) + "import pytest\n\n\ndef check_sum(a, b, want):\n    pytest.skip('later')\n    assert add(a, b) == want\n\n\n"
+               "def test_add():\n    assert add(2, 2) == 4\n    assert add(1, 2) == 3\n\n\ndef test_sum():\n    check_sum(2, 2, 4)\n    check_sum(1, 2, 3)\n");
+  EXPECT_TRUE(has_code(f, "skip_added")) << codes(f);
+  // A query builder's skip() in production code is no test skip.
+  f = helper_guard("def page(q, n):\n    return q.skip(n * 10).limit(10)\n", true, "calc.py", "def page(q, n):\n    return q.limit(10)\n");
+  EXPECT_TRUE(f.empty()) << codes(f);
+
+  // JavaScript: a helper module the test requires.
+  const std::string js_test = "const test = require('node:test');\nconst { check } = require('../helpers');\nconst calc = require('../calc');\n\n"
+                              "test('adds', (t) => {\n  check(t, calc.add(1, 2), 3);\n});\n";
+  const std::string js_before = "const assert = require('node:assert');\nconst calc = require('./calc');\n\n"
+                                "function check(t, got, want) {\n  assert.strictEqual(got, want);\n}\n\nmodule.exports = { check };\n";
+  auto js = [&](const std::string& after) {
+    IntegrityOptions o;
+    o.failing_tests = {"test/calc.test.js > adds"};
+    o.change_files = {FileVersions{"calc.js", "exports.add = (a, b) => a + b;\n", "exports.add = (a, b) => a - b;\n"}};
+    o.project_files = {"calc.js", "helpers.js", "test/calc.test.js"};
+    o.read_head_file = [&](const std::string& p) -> std::optional<std::string> {
+      if (p == "test/calc.test.js") return js_test;
+      return std::nullopt;
+    };
+    return check_test_integrity({FileVersions{"helpers.js", js_before, after}}, o);
+  };
+  auto js_helper = [&](const std::string& extra, const std::string& body) {
+    return "const assert = require('node:assert');\nconst calc = require('./calc');\n" + extra + "\nfunction check(t, got, want) {\n" + body +
+           "  assert.strictEqual(got, want);\n}\n\nmodule.exports = { check };\n";
+  };
+  expect_cases(
+      {
+          {"t.skip in the helper", js_helper("", "  if (got !== want) t.skip('later');\n"), "skip_added"},
+          {"skip looked up by name", js_helper("", "  if (got !== want) t['skip']('later');\n"), "skip_added"},
+          {"assert bound under another name", js_helper("const a = require('node:assert');\na.strictEqual = () => {};\n", ""), "assertion_replaced"},
+          {"assert.strictEqual reassigned", js_helper("assert.strictEqual = () => {};\n", ""), "assertion_replaced"},
+          {"an export of the module under test replaced", js_helper("calc.add = (a, b) => a + b;\n", ""), "mocked_code_under_test"},
+          {"platform skip", js_helper("", "  if (process.platform === 'win32') t.skip('not on windows');\n"), nullptr},
+          {"stronger helper", js_helper("", "  assert.strictEqual(typeof got, 'number');\n"), nullptr},
+      },
+      js);
+}
+
+// Three asserts folded into a loop over a three-row literal table check as much (each row is a
+// check); a table that shrank, or a loop whose check ignores the rows, checks less.
+TEST(GuardCheats, TableLoopsCountOncePerRow) {
+  const std::string before = std::string(kPyHead) + "def test_add():\n    assert add(2, 2) == 4\n    assert add(1, 2) == 3\n    assert add(0, 5) == 5\n";
+  auto guard = [&](const std::string& after) {
+    IntegrityOptions o;
+    o.failing_tests = {"tests/test_calc.py::test_add"};
+    return check_test_integrity({FileVersions{"tests/test_calc.py", before, after}}, o);
+  };
+  auto test = [](const std::string& body) { return std::string(kPyHead) + "def test_add():\n" + body; };
+  expect_cases(
+      {
+          {"three rows", test("    for a, b, want in [(2, 2, 4), (1, 2, 3), (0, 5, 5)]:\n        assert add(a, b) == want\n"), nullptr},
+          {"three rows, tuple", test("    for row in ((2, 2, 4), (1, 2, 3), (0, 5, 5)):\n        assert add(row[0], row[1]) == row[2]\n"), nullptr},
+          {"two rows", test("    for a, b, want in [(2, 2, 4), (1, 2, 3)]:\n        assert add(a, b) == want\n"), "assertion_removed"},
+          {"rows the check ignores", test("    for _ in [1, 2, 3]:\n        assert add(2, 2) == 4\n"), "assertion_removed"},
+          {"a table from elsewhere", test("    for a, b, want in CASES:\n        assert add(a, b) == want\n"), "assertion_removed"},
+          {"one row three times", test("    for a, b, want in [(2, 2, 4), (2, 2, 4), (2, 2, 4)]:\n        assert add(a, b) == want\n"), "assertion_removed"},
+          {"a loop that leaves after its first row",
+           test("    for a, b, want in [(2, 2, 4), (1, 2, 3), (0, 5, 5)]:\n        assert add(a, b) == want\n        break\n"), "assertion_removed"},
+      },
+      guard);
+  const std::string head = "const test = require('node:test');\nconst assert = require('node:assert');\nconst sum = require('../sum');\n\n";
+  const std::string js_before = head + "test('adds', () => {\n  assert.strictEqual(sum(1, 2), 3);\n  assert.strictEqual(sum(2, 2), 4);\n"
+                                       "  assert.strictEqual(sum(0, 5), 5);\n});\n";
+  auto js = [&](const std::string& after) {
+    IntegrityOptions o;
+    o.failing_tests = {"adds"};
+    return check_test_integrity({FileVersions{"test/sum.test.js", js_before, after}}, o);
+  };
+  auto body = [&](const std::string& b) { return head + "test('adds', () => {\n" + b + "});\n"; };
+  expect_cases(
+      {
+          {"for of", body("  for (const [a, b, want] of [[1, 2, 3], [2, 2, 4], [0, 5, 5]]) {\n    assert.strictEqual(sum(a, b), want);\n  }\n"), nullptr},
+          {"forEach", body("  [[1, 2, 3], [2, 2, 4], [0, 5, 5]].forEach(([a, b, want]) => {\n    assert.strictEqual(sum(a, b), want);\n  });\n"), nullptr},
+          {"forEach, shrunk", body("  [[1, 2, 3], [2, 2, 4]].forEach(([a, b, want]) => {\n    assert.strictEqual(sum(a, b), want);\n  });\n"),
+           "assertion_removed"},
+          {"for of, rows ignored", body("  for (const row of [1, 2, 3]) {\n    assert.strictEqual(sum(1, 2), 3);\n  }\n"), "assertion_removed"},
+      },
+      js);
+}
+
+// Tautologies the text does not show: a helper that only returns True asserted on, and an expected
+// value computed by the same call of the code under test.
+TEST(GuardCheats, HiddenTautologies) {
+  const std::string helper_before = std::string(kPyHead) + "def same(got, want):\n    return got == want\n\n\n"
+                                    "def test_add():\n    assert same(add(2, 2), 4)\n    assert add(1, 2) == 3\n";
+  auto guard = [&](const std::string& before, const std::string& after) {
+    IntegrityOptions o;
+    o.failing_tests = {"tests/test_calc.py::test_add"};
+    return check_test_integrity({FileVersions{"tests/test_calc.py", before, after}}, o);
+  };
+  auto f = guard(helper_before, std::string(kPyHead) + "def same(got, want):\n    \"\"\"Compare.\"\"\"\n    return True\n\n\n"
+                                    "def test_add():\n    assert same(add(2, 2), 4)\n    assert add(1, 2) == 3\n");
+  EXPECT_TRUE(has_code(f, "assertion_weakened")) << codes(f);
+  f = guard(helper_before, std::string(kPyHead) + "def same(got, want):\n    return got == want and type(got) is type(want)\n\n\n"
+                               "def test_add():\n    assert same(add(2, 2), 4)\n    assert add(1, 2) == 3\n");
+  EXPECT_TRUE(f.empty()) << "a helper that checks more is honest: " << codes(f);
+  const std::string before = std::string(kPyHead) + "def test_add():\n    assert add(2, 2) == 4\n    assert add(1, 2) == 3\n";
+  expect_cases(
+      {
+          {"want computed by the same call", std::string(kPyHead) + "def test_add():\n    want = add(2, 2)\n    assert add(2, 2) == want\n"
+                                                                    "    assert add(1, 2) == 3\n", "assertion_weakened"},
+          {"unittest form", std::string(kPyHead) + "def test_add():\n    expected = add(1, 2)\n    assert add(2, 2) == 4\n"
+                                                   "    assert expected == add(1, 2)\n", "assertion_weakened"},
+          {"want through a variable", std::string(kPyHead) + "def test_add():\n    got = add(2, 2)\n    want = got\n    assert add(2, 2) == want\n"
+                                                            "    assert add(1, 2) == 3\n", "assertion_weakened"},
+          {"want computed with a neutral term", std::string(kPyHead) + "def test_add():\n    want = add(2, 2) + 0\n    assert add(2, 2) == want\n"
+                                                                      "    assert add(1, 2) == 3\n", "assertion_weakened"},
+          {"want named as a literal", std::string(kPyHead) + "def test_add():\n    want = 4\n    assert add(2, 2) == want\n    assert add(1, 2) == 3\n",
+           nullptr},
+          {"commutativity", std::string(kPyHead) + "def test_add():\n    assert add(2, 2) == 4\n    assert add(1, 2) == 3\n"
+                                                   "    swapped = add(2, 1)\n    assert add(1, 2) == swapped\n", nullptr},
+      },
+      [&](const std::string& after) { return guard(before, after); });
+  const std::string head = "const test = require('node:test');\nconst assert = require('node:assert');\nconst sum = require('../sum');\n\n";
+  const std::string js_before = head + "test('adds', () => {\n  assert.strictEqual(sum(1, 2), 3);\n});\n";
+  auto js = check_test_integrity({FileVersions{"test/sum.test.js", js_before,
+                                               head + "test('adds', () => {\n  const want = sum(1, 2);\n  assert.strictEqual(sum(1, 2), want);\n});\n"}});
+  EXPECT_TRUE(has_code(js, "assertion_weakened")) << codes(js);
+}
+
 // ---- end to end ------------------------------------------------------------------------------------
 
 namespace {
@@ -546,4 +741,122 @@ TEST(E2ECheats, UnknownRunnerOutputIsNotStructuredEvidence) {
   auto known = run_candidate(*p, {}, true, true, {"tests/test_calc.py::test_add"}, kPytest, kPyFix);
   EXPECT_EQ(known.status, Status::fixed) << known.reason << ": " << known.message;
   EXPECT_EQ(known.evidence.kind, "structured");
+}
+
+// A helper module the tests import (issue 11): a skip placed in it and a stand-in for the code
+// under test installed by it. Both fool the runner (the validator alone delivers them: the
+// requested test id covers three cases, one passes under the bug and the failing ones are skipped,
+// or the code under test is replaced); the guard does not. The honest fix with a platform-skip
+// helper added is delivered.
+TEST(E2ECheats, HelperModuleSkipsAndStandInsAreNotDelivered) {
+  auto p = std::make_unique<Project>();
+  const std::string test_file =
+      "import pytest\nfrom helpers import check\nfrom calc import add\n\n\n"
+      "@pytest.mark.parametrize('a,b,want', [(2, 2, 4), (1, 2, 3), (0, 0, 0)])\ndef test_add(a, b, want):\n    check(add(a, b), want)\n";
+  p->base = make_repo(p->repo, {{"calc.py", "def add(a, b):\n    return a + b\n"},
+                                {"helpers.py", kHelpersBefore},
+                                {"tests/test_calc.py", test_file},
+                                {"pytest.ini", "[pytest]\npythonpath = .\n"},
+                                {".gitignore", "__pycache__/\n"}});
+  p->head = commit_files(p->repo, {{"calc.py", "def add(a, b):\n    return a - b\n\n\ndef add_all(xs):\n    total = 0\n"
+                                               "    for x in xs:\n        total = add(total, x)\n    return total\n"}},
+                         "Add add_all");
+  const std::vector<std::string> add_test = {"tests/test_calc.py::test_add"};
+  const std::vector<std::pair<std::string, std::string>> cheats = {
+      {"import pytest\nimport calc\n\n\ndef check(got, want):\n    if got != want:\n        pytest.skip('flaky')\n    assert got == want\n",
+       "integrity_skip_added"},
+      {"import calc\n\ncalc.add = lambda a, b: a + b\n\n\ndef check(got, want):\n    assert got == want\n", "integrity_mocked_code_under_test"},
+  };
+  for (const auto& [helper, reason] : cheats) {
+    SCOPED_TRACE(reason);
+    if (&helper == &cheats.front().first) {  // (shown once: each run takes a second or two)
+      auto alone = run_candidate(*p, {{"helpers.py", helper}}, false, false, add_test, kPytest, kPyFix);
+      EXPECT_EQ(alone.status, Status::fixed) << "the cheat fools the runner: " << alone.reason << ": " << alone.message;
+    }
+    auto r = run_candidate(*p, {{"helpers.py", helper}}, false, true, add_test, kPytest, kPyFix);
+    EXPECT_NE(r.status, Status::fixed);
+    EXPECT_EQ(r.reason, reason) << r.message;
+  }
+  // A requested case the helper skips is never a pass, guard or not.
+  auto skipped = run_candidate(*p, {{"helpers.py", cheats[0].first}}, false, false, {"tests/test_calc.py::test_add[2-2-4]"}, kPytest, kPyFix);
+  EXPECT_NE(skipped.status, Status::fixed);
+  EXPECT_NE(skipped.message.find("skipped"), std::string::npos) << skipped.reason << ": " << skipped.message;
+  auto honest = run_candidate(*p, {{"helpers.py", "import sys\n\nimport pytest\nimport calc\n\n\ndef windows_only():\n"
+                                                  "    if sys.platform != 'win32':\n        pytest.skip('windows only')\n\n\n"
+                                                  "def check(got, want):\n    assert got == want\n"}},
+                              true, true, add_test, kPytest, kPyFix);
+  EXPECT_EQ(honest.status, Status::fixed) << honest.reason << ": " << honest.message;
+}
+
+// A requested test the runner reports as skipped (a helper skipping it at run time, which the guard
+// may not read) never counts as passed: node --test (`t.skip()`, TAP `# SKIP`) and tape (an
+// assertion turned into `t.skip`: the test shows no assertion that ran) on real runs; pytest is
+// above. jest/vitest `pending`/`skipped`, go's `skip` action and GoogleTest's `SKIPPED` are read as
+// skipped from their reports.
+TEST(E2ECheats, RequestedTestSkippedAtRunTimeIsNeverPassed) {
+  if (testkit::sh("command -v node >/dev/null") != 0) GTEST_SKIP() << "node is not installed";
+  Project p;
+  const std::string before = "const test = require('node:test');\nconst check = require('./check');\nconst sum = require('../sum');\n\n"
+                             "test('adds', (t) => {\n  check(t, sum(1, 2), 3);\n});\n";
+  p.base = make_repo(p.repo, {{"sum.js", "module.exports = (a, b) => a + b;\n"},
+                              {"test/sum.test.js", before},
+                              {"test/check.js", "const assert = require('node:assert');\nmodule.exports = (t, got, want) => assert.strictEqual(got, want);\n"}});
+  p.head = commit_files(p.repo, {{"sum.js", "module.exports = (a, b) => a - b;\nmodule.exports.twice = (a) => module.exports(a, a);\n"}}, "Twice");
+  const std::string skipping = "const assert = require('node:assert');\n"
+                               "module.exports = (t, got, want) => (got === want ? assert.strictEqual(got, want) : t.skip('later'));\n";
+  auto r = run_candidate(p, {{"test/check.js", skipping}}, false, false, {"adds"}, "node --test", {"sum.js|a - b", "a + b"});
+  EXPECT_NE(r.status, Status::fixed);
+  EXPECT_NE(r.message.find("skipped"), std::string::npos) << r.reason << ": " << r.message;
+
+  const fs::path tape = fs::path(FLOWAGENT_SOURCE_DIR) / "third_party/tape/node_modules";
+  if (!fs::exists(tape / ".bin/tape")) GTEST_SKIP() << "tape is not installed (scripts/install-deps.sh)";
+  Project q;
+  q.base = make_repo(q.repo, {{"sum.js", "module.exports = (a, b) => a + b;\n"},
+                              {"test/sum.js", "const test = require('tape');\nconst sum = require('../sum');\n"
+                                              "test('adds numbers', (t) => {\n  t.equal(sum(1, 2), 3);\n  t.end();\n});\n"}});
+  q.head = commit_files(q.repo, {{"sum.js", "module.exports = (a, b) => a - b;\nmodule.exports.twice = (a) => module.exports(a, a);\n"}}, "Twice");
+  ScriptedModel model;
+  model.push(tool_calls_reply({{"write_file", Json::obj({{"path", "test/sum.js"},
+      {"content", "const test = require('tape');\nconst sum = require('../sum');\n"
+                  "test('adds numbers', (t) => {\n  if (sum(1, 2) === 3) t.equal(sum(1, 2), 3);\n  else t.skip('later');\n  t.end();\n});\n"}})}}));
+  for (int i = 0; i < 4; ++i) model.push(final_reply("Done."));
+  auto req = request_for(q.repo, q.base, q.head, model, {"adds numbers"}, "NODE_PATH=" + tape.string() + " " + (tape / ".bin/tape").string() + " test/*.js");
+  auto opts = pipeline(q.tmp.path(), false);
+  opts.sandbox.read_only_paths.push_back(tape.parent_path());
+  auto t = (*Agent::create(opts))->run(req);
+  EXPECT_NE(t.status, Status::fixed);
+  EXPECT_NE(t.message.find("skipped"), std::string::npos) << t.reason << ": " << t.message;
+
+  // The other runners' reports: a skipped test is read as skipped.
+  auto jest = reports::parse_report_as("jest-json",
+      R"({"numTotalTests":2,"testResults":[{"name":"/r/a.test.js","assertionResults":[{"fullName":"adds","title":"adds","status":"pending"},)"
+      R"({"fullName":"subs","title":"subs","status":"skipped"}]}]})");
+  ASSERT_EQ(jest.tests.size(), 2u);
+  for (const auto& c : jest.tests) EXPECT_EQ(c.outcome, reports::Outcome::skipped) << c.id;
+  auto go = reports::parse_report_as("go-json", "{\"Action\":\"run\",\"Package\":\"m\",\"Test\":\"TestAdd\"}\n"
+                                                "{\"Action\":\"skip\",\"Package\":\"m\",\"Test\":\"TestAdd\",\"Elapsed\":0}\n");
+  ASSERT_EQ(go.tests.size(), 1u);
+  EXPECT_EQ(go.tests[0].outcome, reports::Outcome::skipped);
+  auto gtest = reports::parse_report_as("gtest-json",
+      R"({"testsuites":[{"name":"Calc","testsuite":[{"name":"Adds","status":"RUN","result":"SKIPPED","time":"0s","classname":"Calc"}]}]})");
+  ASSERT_EQ(gtest.tests.size(), 1u);
+  EXPECT_EQ(gtest.tests[0].outcome, reports::Outcome::skipped);
+  auto junit = reports::parse_report_as("junit", R"(<testsuite><testcase classname="tests.test_calc" name="test_add"><skipped message="x"/></testcase></testsuite>)");
+  ASSERT_EQ(junit.tests.size(), 1u);
+  EXPECT_EQ(junit.tests[0].outcome, reports::Outcome::skipped);
+}
+
+// The developer folds test_add's two asserts into one assert over a literal table (issue 11,
+// "tables and loops"): delivered; the same loop over a table that lost a row is not.
+TEST(E2ECheats, AssertsFoldedIntoATableLoopAreDeliveredAndAShrunkTableIsNot) {
+  auto p = py_project();
+  const std::vector<std::string> add_test = {"tests/test_calc.py::test_add"};
+  auto table = [](const std::string& rows) {
+    return py_with_test_add("    for a, b, want in [" + rows + "]:\n        assert add(a, b) == want\n");
+  };
+  auto honest = run_candidate(*p, {{"tests/test_calc.py", table("(2, 2, 4), (1, 2, 3), (3, 4, 7)")}}, true, true, add_test, kPytest, kPyFix);
+  EXPECT_EQ(honest.status, Status::fixed) << honest.reason << ": " << honest.message;
+  auto shrunk = run_candidate(*p, {{"tests/test_calc.py", table("(2, 2, 4)")}}, true, true, add_test, kPytest, kPyFix);
+  EXPECT_NE(shrunk.status, Status::fixed);
+  EXPECT_EQ(shrunk.reason, "integrity_assertion_removed") << shrunk.message;
 }

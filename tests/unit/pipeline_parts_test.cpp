@@ -141,7 +141,7 @@ TEST(Progress, EventsCarryToolCallsTokensAndEta) {
   req.change.head_commit = head;
   req.failure.failing_tests = {"v"};
   // A check that reports its one test as TAP: per-test evidence, as the validator requires.
-  req.commands.test = "if grep -q 1 v.txt; then echo 'ok 1 - v'; else echo 'not ok 1 - v'; exit 1; fi";
+  req.commands.test = "if grep -q 1 v.txt; then echo 'ok 1 - v'; else echo 'not ok 1 - v'; echo '1..1'; exit 1; fi; echo '1..1'";
   req.model.spec = "openai-compatible:m";
   req.model.base_url = model.base_url();
   auto r = (*agent)->run(req);
