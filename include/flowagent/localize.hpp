@@ -157,9 +157,10 @@ class Localizer {
 
 struct CoverageLocalizerOptions {
   RankOptions rank;
-  /// The run never costs more than request.limits.localization_budget x the first (reference) run
-  /// of the tests (for C/C++ the coverage build included; timed from its command's start, as one
-  /// sandboxed run, while the scratch copy before it counts against the budget), clamped to
+  /// The run's commands never run past request.limits.localization_budget x the first (reference)
+  /// run of the tests (for C/C++ the coverage build included; timed from its command's start to
+  /// its end, as one sandboxed run, while the scratch copy before it counts against the budget;
+  /// reading the coverage files afterwards is not cut), clamped to
   /// [min_budget, max_budget]; the reference run itself is bounded by max_budget. A fixed `budget`
   /// (non-zero) replaces that rule. No floor by default: a floor would only buy passing
   /// neighbours past the multiple; every command's timeout is what the budget has left, to the
