@@ -284,6 +284,8 @@ int main(int argc, char** argv) {
       {"failing_covered", l ? l->failing_tests : 0},
       {"passing_covered", l ? l->passing_tests : 0},
       {"coverage_ms", cov_ms},
+      {"coverage_budget_ms", l ? l->budget_ms : 0},
+      {"coverage_test_runs", l ? l->test_runs : 0},
       {"lexical_ms", lex_ms},
       {"max_rss_kb_coverage", rss_cov},
       {"max_total_rss_kb_coverage", rss_cov_total},

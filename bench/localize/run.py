@@ -128,8 +128,8 @@ def main():
     ap.add_argument("--language", default="")
     ap.add_argument("--allow-network", action="store_true")
     ap.add_argument("--min-budget-ms", type=int, default=-1,
-                    help="the localizer's budget floor (default: CoverageLocalizerOptions' 2 s); 0: the budget is "
-                         "limits.localization_budget (3) x the reference run, nothing more")
+                    help="the localizer's budget floor (default: CoverageLocalizerOptions' 0: the budget is "
+                         "limits.localization_budget (3) x the reference run, nothing more)")
     ap.add_argument("--max-budget-ms", type=int, default=-1,
                     help="the localizer's budget ceiling (default: CoverageLocalizerOptions' 180 s)")
     ap.add_argument("--json")

@@ -12,7 +12,8 @@
 //  "known_flaky_tests": ["..."], "run_baseline": false,
 //  "trusted_model_origins": ["https://llm.example.com"], "allow_replay_models": false,
 //  "rubric_review": false,
-//  "embeddings": {"model": "openai:text-embedding-3-small", "base_url": "...", "api_key_env": "..."}}
+//  "embeddings": {"model": "openai:text-embedding-3-small", "base_url": "...", "api_key_env": "...",
+//                 "candidates": 50, "weight": 0.5}}
 //
 // Every member is optional; an absent one keeps the default. Unknown members, wrong types and
 // out-of-range values are errors (Errc::schema, the message names the field), as in requests.
@@ -27,6 +28,7 @@
 
 #include "flowagent/agent.hpp"
 #include "flowagent/git_workspace.hpp"
+#include "flowagent/localize.hpp"
 #include "flowagent/model_client.hpp"
 #include "flowagent/repair.hpp"
 #include "flowagent/sandbox.hpp"
@@ -47,10 +49,12 @@ struct AgentConfig {
   /// true: the default strategies with the rubric review on (flowagent/review.hpp), as the CLI's
   /// --rubric-review.
   std::optional<bool> rubric_review;
-  /// The retrieval's semantic tier (make_model_embedder): "model" PROVIDER:MODEL (required) and
-  /// optional "base_url" and "api_key_env", as the CLI's --embeddings-model/-base-url/-api-key-env.
-  /// The context section and search_relevant_code then re-rank lexical hits with embeddings.
-  std::optional<ModelConfig> embeddings;
+  /// The retrieval's semantic tier (make_semantic_retriever): "model" PROVIDER:MODEL (required),
+  /// optional "base_url" and "api_key_env" (as the CLI's --embeddings-model/-base-url/-api-key-env),
+  /// "candidates" (0..100000, default 50: the lexical hits re-ranked; 0: every chunk of the index is
+  /// embedded and searched, --embeddings-candidates) and "weight" (0..1, default 0.5: the cosine's
+  /// share of the score, --embeddings-weight). The context section and search_relevant_code use it.
+  std::optional<EmbeddingsConfig> embeddings;
 };
 
 /// Reads a "flowagent.agent_config/v1" document. [Errors] Errc::invalid_json, Errc::schema,

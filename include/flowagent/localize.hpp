@@ -115,6 +115,9 @@ struct Localization {
   std::string note;        ///< why it is empty or partial
   std::int64_t duration_ms = 0;
   std::int64_t budget_ms = 0;
+  /// Runs of the test command started (each per-test run one; tape's passing neighbours one for
+  /// all of them: they share a node process).
+  int test_runs = 0;
 };
 
 /// Changed lines of the change, new-side line numbers, by repository-relative file.
@@ -154,16 +157,19 @@ class Localizer {
 
 struct CoverageLocalizerOptions {
   RankOptions rank;
-  /// The run never costs more than request.limits.localization_budget x the first (reference) run
-  /// of the tests (for C/C++ the coverage build included), clamped to [min_budget, max_budget]; the
-  /// reference run itself is bounded by max_budget. A fixed `budget` (non-zero) replaces that rule.
-  /// The floor only covers a sandbox and interpreter start (a suite that runs in 0.2 s may still
-  /// spend 2 s); every command's timeout is what the budget has left, to the millisecond.
-  /// Spending: per-test contexts where the runner has them (coverage.py: one run of the failing
-  /// files, then the whole suite if about one more run fits), else the failing tests and then
-  /// their nearest passing neighbours, each alone with its own coverage slot but all in one
-  /// sandboxed shell per batch; a cut-off keeps every test that finished.
-  std::chrono::milliseconds min_budget{2'000};
+  /// The run's commands never run past request.limits.localization_budget x the first (reference)
+  /// run of the tests (for C/C++ the coverage build included; timed from its command's start to
+  /// its end, as one sandboxed run, while the scratch copy before it counts against the budget;
+  /// reading the coverage files afterwards is not cut), clamped to
+  /// [min_budget, max_budget]; the reference run itself is bounded by max_budget. A fixed `budget`
+  /// (non-zero) replaces that rule. No floor by default: a floor would only buy passing
+  /// neighbours past the multiple; every command's timeout is what the budget has left, to the
+  /// millisecond. Spending: per-test contexts where the runner has them (coverage.py: one run of
+  /// the failing files, then the whole suite if its estimated cost fits), else the failing tests
+  /// and then their nearest passing neighbours, each with its own coverage slot: tape test files
+  /// all in one node process (one V8 coverage window per file), other runners each alone but all
+  /// in one sandboxed shell per batch; a cut-off keeps every test that finished.
+  std::chrono::milliseconds min_budget{0};
   std::chrono::milliseconds max_budget{180'000};
   std::chrono::milliseconds budget{0};
   std::size_t max_tests = 16;  ///< per-test runs (failing first, then passing neighbours)
@@ -233,6 +239,16 @@ struct RetrieverOptions {
   double semantic_weight = 0.5;         ///< final = (1-w) * bm25 (normalized) + w * cosine
 };
 
+/// The semantic tier as hosts name it without C++ (the CLI's --embeddings-model, -base-url,
+/// -api-key-env, -candidates, -weight; the agent config's "embeddings": {"model", "base_url",
+/// "api_key_env", "candidates", "weight"}; the C API's config_json and Python's Agent(config=...)).
+struct EmbeddingsConfig {
+  ModelConfig model;            ///< PROVIDER:MODEL, make_model_embedder's conventions
+  std::size_t candidates = 50;  ///< RetrieverOptions::semantic_candidates; 0: the whole index
+  double weight = 0.5;          ///< RetrieverOptions::semantic_weight, in [0, 1]
+};
+inline constexpr std::size_t kMaxSemanticCandidates = 100'000;  ///< what the CLI and the config accept
+
 /// BM25 over the tree-sitter chunks of a source tree, built per (root, commit) and cached; an
 /// optional semantic tier re-ranks with embeddings cached by content hash (exact cosine; faiss for
 /// large whole-index searches, see semantic_candidates).
@@ -258,12 +274,22 @@ class CodeRetriever {
   std::size_t indexes_built() const;
   /// Number of texts sent to the embedder so far (vector cache misses).
   std::size_t texts_embedded() const;
+  /// What a search does, in words, for records (the fault section's trajectory note): "lexical
+  /// (BM25)", "... + embeddings re-ranking the best N lexical hits" or "... + embeddings over the
+  /// whole index (exact: ...)".
+  std::string describe() const;
 
   struct Impl;
 
  private:
   std::unique_ptr<Impl> impl_;
 };
+
+/// A retriever with the semantic tier of `config` (make_model_embedder + RetrieverOptions).
+/// [Errors] make_model_embedder's; Errc::invalid_argument for candidates above
+/// kMaxSemanticCandidates or a weight outside [0, 1].
+Expected<std::shared_ptr<CodeRetriever>> make_semantic_retriever(const EmbeddingsConfig& config,
+                                                                 std::shared_ptr<HttpTransport> transport = nullptr);
 
 /// The `search_relevant_code` tool: natural-language or identifier query -> functions/classes with
 /// file, symbol and lines, within a character budget.

@@ -47,14 +47,19 @@ Expected<AgentConfig> parse_agent_config(std::string_view json_text) {
     c.validator = o;
   });
   r.object("embeddings", [&](detail::ObjectReader& e) {
-    ModelConfig m;
-    e.string("model", m.spec, true).string("base_url", m.base_url).string("api_key_env", m.api_key_env);
+    EmbeddingsConfig ec;
+    ModelConfig& m = ec.model;
+    auto candidates = static_cast<std::int64_t>(ec.candidates);
+    e.string("model", m.spec, true).string("base_url", m.base_url).string("api_key_env", m.api_key_env)
+        .integer("candidates", candidates, false, 0, static_cast<std::int64_t>(kMaxSemanticCandidates))
+        .number("weight", ec.weight, false, 0.0, 1.0);
+    ec.candidates = static_cast<std::size_t>(candidates);
     if (m.spec.empty()) return;
     if (m.spec.rfind("replay:", 0) == 0 || m.spec.rfind("anthropic:", 0) == 0)
       e.set_error("model", "the provider has no embeddings endpoint");
     else if (auto ep = resolve_model_spec(m); !ep)
       e.set_error("model", ep.error().message);
-    c.embeddings = m;
+    c.embeddings = ec;
   });
   r.any("sandbox", sandbox)
       .string("trajectory_dir", trajectory_dir)
@@ -97,11 +102,9 @@ Expected<void> apply_agent_config(AgentOptions& options, const AgentConfig& c, s
   if (c.allow_replay_models) options.allow_replay_models = *c.allow_replay_models;
   std::shared_ptr<CodeRetriever> retriever;
   if (c.embeddings) {  // the semantic tier behind the context section and search_relevant_code
-    auto embedder = make_model_embedder(*c.embeddings, transport);
-    if (!embedder) return fail(embedder.error().code, "agent_config: embeddings: " + embedder.error().message);
-    RetrieverOptions ro;
-    ro.embedder = std::move(*embedder);
-    retriever = std::make_shared<CodeRetriever>(std::move(ro));
+    auto made = make_semantic_retriever(*c.embeddings, transport);
+    if (!made) return fail(made.error().code, "agent_config: embeddings: " + made.error().message);
+    retriever = std::move(*made);
   }
   const bool rubric = c.rubric_review && *c.rubric_review;
   if (rubric || retriever) detail::use_default_strategies(options, std::move(retriever), rubric);

@@ -1,4 +1,5 @@
 // flowagent repair: one change's failing tests, from a request document and/or options.
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <limits>
@@ -82,7 +83,9 @@ int cmd_repair(const std::vector<std::string>& args, Output& out) {
   // The model endpoint named on the command line is the host's choice; one from --request is not.
   std::vector<std::string> trusted_origins;
   std::string request_path, patch_file, record, trajectory_dir, bwrap;
-  ModelConfig embeddings;  // the retrieval's semantic tier (make_model_embedder)
+  EmbeddingsConfig embeddings;  // the retrieval's semantic tier (make_semantic_retriever)
+  std::int64_t embeddings_candidates = -1;
+  std::string embeddings_weight;
   std::vector<std::string> failing, reports, logs, globs;
   SandboxOptions sandbox;
   // Options that override the request document are collected apart and applied after it is read.
@@ -116,9 +119,14 @@ int cmd_repair(const std::vector<std::string>& args, Output& out) {
       .text("--embeddings-model", "SPEC",
             "semantic retrieval tier: openai:<m>, ollama:<m>, vllm:<m>, llamacpp:<m>, gemini:<m>, "
             "openai-compatible:<m> (POST {base}/embeddings; re-ranks the lexical code search)",
-            embeddings.spec)
-      .text("--embeddings-base-url", "URL", "embeddings endpoint override", embeddings.base_url)
-      .text("--embeddings-api-key-env", "VAR", "environment variable holding the embeddings key", embeddings.api_key_env)
+            embeddings.model.spec)
+      .text("--embeddings-base-url", "URL", "embeddings endpoint override", embeddings.model.base_url)
+      .text("--embeddings-api-key-env", "VAR", "environment variable holding the embeddings key",
+            embeddings.model.api_key_env)
+      .integer("--embeddings-candidates", "N",
+               "lexical hits the embeddings re-rank (default 50); 0: embed and search the whole index",
+               embeddings_candidates, 0, static_cast<std::int64_t>(kMaxSemanticCandidates))
+      .text("--embeddings-weight", "W", "the cosine's share of a hit's score, 0..1 (default 0.5)", embeddings_weight)
       .text("--change-id", "ID", "the host's change id (default: the head's id)", o.change.id)
       .integer("--revision", "N", "revision of the change", revision, 0, kMax)
       .text("--description", "TEXT", "change description (default: the commit message)", o.change.description)
@@ -221,14 +229,24 @@ int cmd_repair(const std::vector<std::string>& args, Output& out) {
   opts.trusted_model_origins = trusted_origins;
   opts.allow_replay_models = o.model.spec.rfind("replay:", 0) == 0;  // named here, by the host
   std::shared_ptr<CodeRetriever> retriever;
-  if (!embeddings.spec.empty()) {
-    auto embedder = make_model_embedder(embeddings);
-    if (!embedder) return out.error(kExitUsage, "invalid_input", "--embeddings-model: " + embedder.error().message);
-    RetrieverOptions ro;
-    ro.embedder = std::move(*embedder);
-    retriever = std::make_shared<CodeRetriever>(std::move(ro));
-  } else if (!embeddings.base_url.empty() || !embeddings.api_key_env.empty()) {
-    return out.usage_error("--embeddings-base-url and --embeddings-api-key-env need --embeddings-model", p.help());
+  if (!embeddings.model.spec.empty()) {
+    if (embeddings_candidates >= 0) embeddings.candidates = static_cast<std::size_t>(embeddings_candidates);
+    if (!embeddings_weight.empty()) {
+      char* end = nullptr;
+      const double w = std::strtod(embeddings_weight.c_str(), &end);
+      if (end != embeddings_weight.c_str() + embeddings_weight.size() || !(w >= 0 && w <= 1))
+        return out.usage_error("--embeddings-weight: expected a number in [0, 1], got \"" + embeddings_weight + "\"",
+                               p.help());
+      embeddings.weight = w;
+    }
+    auto made = make_semantic_retriever(embeddings);
+    if (!made) return out.error(kExitUsage, "invalid_input", "--embeddings-model: " + made.error().message);
+    retriever = std::move(*made);
+  } else if (!embeddings.model.base_url.empty() || !embeddings.model.api_key_env.empty() || embeddings_candidates >= 0 ||
+             !embeddings_weight.empty()) {
+    return out.usage_error("--embeddings-base-url, --embeddings-api-key-env, --embeddings-candidates and "
+                           "--embeddings-weight need --embeddings-model",
+                           p.help());
   }
   if (rubric_review || retriever) detail::use_default_strategies(opts, std::move(retriever), rubric_review);
   if (!quiet) opts.event_sink = std::make_shared<Progress>();

@@ -13,6 +13,7 @@
 #include "flowagent/integrity.hpp"
 #include "flowagent/localize.hpp"
 #include "localize/coverage_readers.hpp"
+#include "localize/tape_coverage.hpp"
 #include "tools/test_command.hpp"
 #include "workspace/git_patch.hpp"
 #include "workspace/git.hpp"
@@ -581,6 +582,10 @@ class CoverageLocalizer final : public Localizer {
     const CancelToken& cancel;
     const SandboxOptions* sandbox;  // every command below runs through run_sandboxed with it
     Clock::time_point start = Clock::now();
+    // The reference run starts after the scratch copy (as the benchmark times one run: the
+    // sandboxed command alone); the copy still counts against the budget, which runs from `start`.
+    Clock::time_point ref_start = start;
+    Clock::time_point ran = start;  // when the last command ended (reading its coverage is not the run)
     Clock::time_point deadline = start + (opt.budget.count() > 0 ? opt.budget : opt.max_budget);
     Localization out;
 
@@ -601,9 +606,9 @@ class CoverageLocalizer final : public Localizer {
       return out;
     }
     // After the reference run: the rest of the run gets budget_factor x what it took.
-    void set_budget_from_reference() {
+    void set_budget_from_reference() { set_budget((ran > ref_start ? ran : Clock::now()) - ref_start); }
+    void set_budget(Clock::duration ref) {
       if (opt.budget.count() > 0) return;
-      const auto ref = Clock::now() - start;
       auto total = std::chrono::duration_cast<std::chrono::milliseconds>(ref * request.limits.localization_budget);
       total = std::clamp(total, opt.min_budget, opt.max_budget);
       deadline = std::min(deadline, start + total);
@@ -613,12 +618,14 @@ class CoverageLocalizer final : public Localizer {
     // run_tests) with the scratch tree as its only writable workspace.
     Expected<ProcessResult> command(const fs::path& dir, const std::string& cmd) {
       auto r = detail::run_command(dir, cmd, request, cancel, sandbox, left());
+      ran = Clock::now();
       if (r && r->cancelled) return fail(Errc::cancelled, "cancelled");
       return r;
     }
     Expected<detail::TestRunOutcome> tests(const fs::path& dir, const std::vector<std::string>& ids,
                                            const std::string& tmpl) {
       auto r = detail::run_tests(dir, request, ids, cancel, sandbox, "localize", tmpl, left());
+      ran = Clock::now();
       return r;
     }
 
@@ -641,6 +648,7 @@ class CoverageLocalizer final : public Localizer {
       std::error_code ec;
       fs::create_directories(data, ec);
       std::vector<TestCoverage> cov;
+      ref_start = Clock::now();
       Expected<void> r = out.ecosystem == "python" ? python(dir, data, cov) : per_test(dir, data, cov);
       if (!r) {
         // Fail closed: without the sandbox nothing of the project runs, here or later in the job.
@@ -714,6 +722,7 @@ class CoverageLocalizer final : public Localizer {
         if (std::find(groups.begin(), groups.end(), g) == groups.end()) groups.push_back(g);
       }
       fs::path json = data / "cov.json";
+      out.test_runs++;
       auto run = tests(dir, groups, with_report(tmpl, json));
       if (!run) return unexpected(run.error());
       if (run->run.timed_out) return fail(Errc::timeout, "localization cut off by its time budget during the test run");
@@ -736,6 +745,7 @@ class CoverageLocalizer final : public Localizer {
         std::string all = tmpl;
         all.replace(all.find(" run --rcfile="), 14, " run -a --rcfile=");
         const fs::path wide_json = data / "cov-all.json";
+        out.test_runs++;
         auto wide = tests(dir, {}, with_report(all, wide_json));
         if (!wide) return unexpected(wide.error());
         if (wide->run.timed_out) {
@@ -868,6 +878,32 @@ class CoverageLocalizer final : public Localizer {
         fs::create_directories(slot, ec);
         return slot;
       };
+      // Reads the slots of `ids` that have an exit status (`rc`) into `cov`; returns the ids
+      // without one (they did not finish).
+      auto collect = [&](const std::vector<std::string>& ids, const std::vector<fs::path>& slots) {
+        std::vector<std::string> unfinished;
+        for (std::size_t i = 0; i < ids.size(); ++i) {
+          const std::string rc = read_text(dir, slots[i] / "rc", 64);
+          if (rc.empty()) {
+            unfinished.push_back(ids[i]);
+            continue;
+          }
+          auto lines = read_slot(slots[i]);
+          if (lines.empty()) continue;  // the test did not run (a filter matched nothing)
+          TestCoverage tc;
+          tc.test = ids[i];
+          // A test (file) fails as a whole: a non-zero exit. A test named failing that passes
+          // here is a pass: the spectrum records what this run saw.
+          tc.failed = std::atoi(rc.c_str()) != 0;
+          tc.lines = std::move(lines);
+          cov.push_back(std::move(tc));
+        }
+        return unfinished;
+      };
+      auto cut_after = [&](std::size_t finished, std::size_t of) -> Expected<void> {
+        return fail(Errc::timeout, "localization cut off by its time budget after " + std::to_string(finished) + " of " +
+                                       std::to_string(of) + " test run(s) of a batch");
+      };
       // One sandboxed shell runs `ids` one by one, each alone with its own slot and exit status;
       // a kill by the budget keeps every test that finished before it. Appends to `cov`.
       auto batch = [&](const std::vector<std::string>& ids) -> Expected<void> {
@@ -881,27 +917,61 @@ class CoverageLocalizer final : public Localizer {
                     " ) </dev/null >/dev/null 2>&1; flowagent_rc=$?; " + dump(slots.back()) +
                     "echo $flowagent_rc >" + shell_quote((slots.back() / "rc").string()) + "\n";
         }
+        out.test_runs += static_cast<int>(ids.size());
         auto r = command(dir, script);
         if (!r) return unexpected(r.error());
-        std::size_t finished = 0;
-        for (std::size_t i = 0; i < ids.size(); ++i) {
-          const std::string rc = read_text(dir, slots[i] / "rc", 64);
-          if (rc.empty()) break;  // the budget ended the batch before this test finished
-          ++finished;
-          auto lines = read_slot(slots[i]);
-          if (lines.empty()) continue;  // the test did not run (a filter matched nothing)
-          TestCoverage tc;
-          tc.test = ids[i];
-          // A test (file) fails as a whole: a non-zero exit. A test named failing that passes
-          // here is a pass: the spectrum records what this run saw.
-          tc.failed = std::atoi(rc.c_str()) != 0;
-          tc.lines = std::move(lines);
-          cov.push_back(std::move(tc));
-        }
-        if (r->timed_out || finished < ids.size())
-          return fail(Errc::timeout, "localization cut off by its time budget after " + std::to_string(finished) +
-                                         " of " + std::to_string(ids.size()) + " test run(s) of a batch");
+        const auto unfinished = collect(ids, slots);  // a kill by the budget: the tests before it stand
+        if (r->timed_out || !unfinished.empty()) return cut_after(ids.size() - unfinished.size(), ids.size());
         return {};
+      };
+      // tape test files: every one in ONE node process (detail::kTapeCoverageDriver, preloaded),
+      // one V8 coverage window and exit status per file -- one node and tape start for the
+      // failing files and all the neighbours instead of one each. The first `ref` ids (the failing
+      // files) are the reference run: the driver reports its time and ends the process when the
+      // budget is spent. Files the process did not finish (it died, or the driver found no tape
+      // harness) run one by one afterwards while the budget lasts.
+      auto tape_batch = [&](const std::vector<std::string>& ids, std::size_t ref) -> Expected<void> {
+        const fs::path driver = data / "flowagent-tape-cov.js";
+        const fs::path windows = data / "tape-v8";
+        std::error_code ec;
+        fs::create_directories(windows, ec);
+        {
+          std::ofstream f(driver);
+          f << detail::kTapeCoverageDriver;
+        }
+        auto checked = detail::checked_test_template(request, ids, "localize");
+        if (!checked) return unexpected(checked.error());
+        Json::Array plan_json;
+        std::vector<fs::path> slots;
+        for (const auto& id : ids) {
+          slots.push_back(new_slot());
+          plan_json.emplace_back(Json::Array{Json(id), Json(slots.back().string())});
+        }
+        // NODE_OPTIONS splits on spaces: a driver path with one falls back to a process per file.
+        if (driver.string().find_first_of(" \t\n\"'\\") != std::string::npos) return batch(ids);
+        const fs::path ref_file = data / "tape-ref-ms";
+        const auto ms = [](auto d) { return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(d).count()); };
+        const std::string script =
+            "( export NODE_V8_COVERAGE=" + shell_quote(windows.string()) +
+            " FLOWAGENT_TAPE_PLAN=" + shell_quote(dump_json_lossy(Json(std::move(plan_json)))) +
+            " FLOWAGENT_TAPE_REF=" + std::to_string(ref) + " FLOWAGENT_TAPE_REF_FILE=" + shell_quote(ref_file.string()) +
+            " FLOWAGENT_TAPE_FACTOR=" + (opt.budget.count() > 0 ? "0" : std::to_string(request.limits.localization_budget)) +
+            " FLOWAGENT_TAPE_MIN_MS=" + ms(opt.min_budget) + " FLOWAGENT_TAPE_MAX_MS=" + ms(opt.max_budget) +
+            " FLOWAGENT_TAPE_SPENT_MS=" + ms(Clock::now() - start) +
+            "; export NODE_OPTIONS=\"$NODE_OPTIONS\"" + shell_quote(" --require=" + driver.string()) + "; " +
+            detail::expand_tests(*checked, ids) + " ) </dev/null >/dev/null 2>&1\n";
+        out.test_runs++;
+        auto r = command(dir, script);
+        if (!r) return unexpected(r.error());
+        // The budget from the reference files' time in the process (the driver's), else the whole command's.
+        if (const auto ref_ms = std::atoll(read_text(dir, ref_file, 64).c_str()); ref > 0 && ref_ms > 0)
+          set_budget(std::chrono::milliseconds(ref_ms));
+        else if (ref > 0)
+          set_budget_from_reference();
+        const auto unfinished = collect(ids, slots);
+        if (unfinished.empty()) return {};
+        if (r->timed_out || over()) return cut_after(ids.size() - unfinished.size(), ids.size());
+        return batch(unfinished);
       };
       // Test files as ids (tape, node:test, mocha files): the passing neighbours are the other
       // test files of the failing files' folders, and the reference run is the failing files.
@@ -912,9 +982,15 @@ class CoverageLocalizer final : public Localizer {
       });
       std::vector<std::string> plan;  // failing tests first, then passing neighbours (same group first)
       std::vector<std::string> passed;
-      if (file_ids) {
+      // tape: the failing files and their neighbours in one process (tape_batch), the failing
+      // files first: they are the reference run.
+      const bool tape = eco == "javascript" && file_ids && contains(tmpl, "tape");
+      if (file_ids && !tape) {
         if (auto b = batch(failing); !b) return b;
         set_budget_from_reference();
+        passed = sibling_test_files(*tree, failing);
+      } else if (tape) {
+        plan = failing;
         passed = sibling_test_files(*tree, failing);
       } else {
         // Without a grouping (JavaScript, Go) the reference run is the whole command: it names the
@@ -922,6 +998,7 @@ class CoverageLocalizer final : public Localizer {
         const bool grouped = groups != failing;
         const fs::path slot = new_slot();
         const std::vector<std::string> ids = selectable && grouped ? groups : std::vector<std::string>{};
+        out.test_runs++;
         auto ref = tests(dir, ids, reset() + slot_env(slot) + tmpl);
         if (!ref) return unexpected(ref.error());
         if (ref->run.timed_out) return fail(Errc::timeout, "localization cut off by its time budget during the reference run");
@@ -947,9 +1024,11 @@ class CoverageLocalizer final : public Localizer {
       for (const auto& p : passed)
         if (std::find(failing.begin(), failing.end(), p) == failing.end()) plan.push_back(p);
       // max_tests bounds the per-test runs, the failing files' reference runs included.
-      const std::size_t limit = file_ids ? (opt.max_tests > failing.size() ? opt.max_tests - failing.size() : 0)
-                                         : std::max(opt.max_tests, failing.size());
+      const std::size_t limit = tape ? std::max(opt.max_tests, failing.size())
+                                : file_ids ? (opt.max_tests > failing.size() ? opt.max_tests - failing.size() : 0)
+                                           : std::max(opt.max_tests, failing.size());
       if (plan.size() > limit) plan.resize(limit);
+      if (tape) return tape_batch(plan, failing.size());
       if (plan.empty()) return {};
       if (over()) return fail(Errc::timeout, "localization cut off by its time budget after the reference run");
       return batch(plan);

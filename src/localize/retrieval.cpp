@@ -237,6 +237,34 @@ std::size_t CodeRetriever::texts_embedded() const {
   return impl_->embedded;
 }
 
+std::string CodeRetriever::describe() const {
+  const auto& o = impl_->opt;
+  std::string d = "lexical (BM25)";
+  if (!o.embedder) return d;
+  d += " + embeddings (" + std::string(o.embedder->name()) + ", weight " + std::to_string(o.semantic_weight).substr(0, 4) + ")";
+  if (o.semantic_candidates > 0) return d + " re-ranking the best " + std::to_string(o.semantic_candidates) + " lexical hits";
+  return d + " over the whole index (every chunk embedded; exact: " +
+         (detail::VectorIndex::faiss_available()
+              ? "a scan below " + std::to_string(detail::VectorIndex::kFaissMin) + " vectors, faiss from there"
+              : std::string("a scan; this build has no faiss")) +
+         ")";
+}
+
+Expected<std::shared_ptr<CodeRetriever>> make_semantic_retriever(const EmbeddingsConfig& config,
+                                                                 std::shared_ptr<HttpTransport> transport) {
+  if (config.candidates > kMaxSemanticCandidates)
+    return fail(Errc::invalid_argument, "embeddings candidates must be at most " + std::to_string(kMaxSemanticCandidates) +
+                                            " (0: the whole index)");
+  if (!(config.weight >= 0 && config.weight <= 1)) return fail(Errc::invalid_argument, "embeddings weight must be in [0, 1]");
+  auto embedder = make_model_embedder(config.model, std::move(transport));
+  if (!embedder) return unexpected(embedder.error());
+  RetrieverOptions ro;
+  ro.embedder = std::move(*embedder);
+  ro.semantic_candidates = config.candidates;
+  ro.semantic_weight = config.weight;
+  return std::make_shared<CodeRetriever>(std::move(ro));
+}
+
 Expected<std::vector<RetrievalHit>> CodeRetriever::search(const fs::path& root, const std::string& cache_key,
                                                           std::string_view query, std::size_t k,
                                                           const CancelToken& cancel, const fs::path& git_dir) {

@@ -79,6 +79,9 @@ Expected<FaultSection> build_fault_section(const FaultSectionInput& in, const Re
                std::to_string(L.failing_tests) + " failing / " + std::to_string(L.passing_tests) + " passing tests, " +
                std::to_string(L.duration_ms) + " ms of " + std::to_string(L.budget_ms) + " ms budget" +
                (L.cut_off ? ", cut off" : "") + (L.from_cache ? ", cached" : "") + (L.note.empty() ? "" : " (" + L.note + ")");
+  if (in.retriever)
+    out.record += "\nretrieval: " + in.retriever->describe() + ", " + std::to_string(in.retriever->texts_embedded()) +
+                  " chunk text(s) embedded so far";
 
   std::string text = "# Where the failure most likely is\n";
   std::vector<SuspiciousLocation> candidates;

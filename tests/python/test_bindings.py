@@ -339,6 +339,14 @@ class BindingsTest(unittest.TestCase):
         self.assertIn("workspaces", str(cm.exception))
         with self.assertRaises(flowagent.SchemaError):
             flowagent.Agent(sandbox={"max_processes": "many"})
+        # The retrieval's semantic tier: the whole-index mode is "candidates": 0; the keys are checked.
+        with self.assertRaises(flowagent.SchemaError) as cm:
+            flowagent.Agent(config={"embeddings": {"model": "ollama:e", "candidates": "all"}})
+        self.assertIn("embeddings.candidates", str(cm.exception))
+        with self.assertRaises(flowagent.SchemaError) as cm:
+            flowagent.Agent(config={"embeddings": {"model": "ollama:e", "weight": 2}})
+        self.assertIn("embeddings.weight", str(cm.exception))
+        flowagent.Agent(config={"embeddings": {"model": "ollama:e", "candidates": 0, "weight": 0.7}}).close()
         ws = os.path.join(self.tmp.name, "ws")
         with flowagent.Agent(config={"workspace": {"root": ws}, "validator": {"accept_exit_code_evidence": True}}) as agent:
             self.assertEqual(agent.run(BOT_REQUEST, timeout=10).reason, "automated_author")

@@ -323,6 +323,9 @@ RepairRequest request_for(const fs::path& repo, const std::string& base, const s
 }
 
 Localization localize_repo(const RepairRequest& r, CoverageLocalizerOptions o = {}) {
+  // These projects check the ranking, not the budget (OverBudgetIsCutOffCleanly does): with no
+  // floor, 3x a 0.2 s reference run would leave a loaded machine one neighbour or none.
+  if (o.budget.count() == 0 && o.min_budget.count() == 0) o.min_budget = std::chrono::seconds(60);
   auto loc = make_coverage_localizer(o);
   auto changed = changed_lines(r.repository, r.change.base_commit, r.change.head_commit);
   EXPECT_TRUE(changed);
@@ -781,7 +784,9 @@ TEST(CoverageLocalization, TapeTestFilesAsIdsRankTheBugFirst) {
       repo, {{"lib.js", lib("' ' + s")},
              {"test/pad.js", test_file("pad", "t.equal(lib.pad('a', 3), '  a');")},
              {"test/upper.js", test_file("upper", "t.equal(lib.upper('a'), 'A');")},
-             {"test/repeat.js", test_file("repeat", "t.equal(lib.repeat('ab', 2), 'abab');")}});
+             {"test/repeat.js", test_file("repeat", "t.equal(lib.repeat('ab', 2), 'abab');")},
+             // A neighbour that fails on its own (not named failing): its exit status is its own.
+             {"test/upper_more.js", test_file("upper more", "t.equal(lib.upper('b'), 'b');")}});
   const std::string head = commit_files(repo, {{"lib.js", lib("s + ' '")}}, "Pad on the right");
   auto r = request_for(repo, base, head);
   r.commands.test = "node " + (tape / "tape/bin/tape").string() + " {tests}";
@@ -791,9 +796,24 @@ TEST(CoverageLocalization, TapeTestFilesAsIdsRankTheBugFirst) {
   SandboxOptions sandbox;
   sandbox.read_only_paths.push_back(tape);  // the vendored tape, visible in the sandbox
   sandbox.env_set["NODE_PATH"] = tape.string();
-  auto l = make_coverage_localizer()->localize(repo, r, *changed, CancelToken(), &sandbox);
+  CoverageLocalizerOptions co;
+  co.budget = std::chrono::seconds(120);  // a loaded machine must not cut the neighbours off
+  auto l = make_coverage_localizer(co)->localize(repo, r, *changed, CancelToken(), &sandbox);
   ASSERT_TRUE(l) << l.error().to_string();
-  expect_first(*l, "NODE_V8_COVERAGE", 1, 2, "lib.js", "pad");  // passing: test/repeat.js and test/upper.js
+  // Failing: test/pad.js and test/upper_more.js; passing: test/repeat.js and test/upper.js. The
+  // failing file and its three neighbours ran in one node process, each with its own coverage window
+  // and exit status:
+  // upper() (run by a failing and a passing neighbour) ranks below pad() (run by the failing test only).
+  expect_first(*l, "NODE_V8_COVERAGE", 2, 2, "lib.js", "pad");
   ASSERT_FALSE(l->functions.empty());
   EXPECT_TRUE(l->functions[0].in_change);
+  EXPECT_EQ(l->test_runs, 1) << l->note;  // the failing file (the reference run) and the neighbours: one process
+  bool upper_ranked = false;
+  for (const auto& f : l->functions)
+    if (f.symbol == "upper") {
+      upper_ranked = true;
+      EXPECT_LT(f.score, l->functions[0].score);
+    }
+  EXPECT_TRUE(upper_ranked);  // upper_more.js's window holds upper(), and it failed
+  EXPECT_FALSE(l->cut_off) << l->note;
 }

@@ -148,7 +148,8 @@ class Agent:
     "flowagent.agent_config/v1" document as a dict (the "schema" member may be left out):
     workspace {root, keep_dir, pool_per_repo, init_submodules}, validator {flaky_reruns,
     accept_exit_code_evidence, accept_output_evidence, check_assertion_execution}, sandbox {...}, trajectory_dir, record, known_flaky_tests,
-    run_baseline (docs/SCHEMA.md). sandbox and trajectory_dir are shortcuts for those members."""
+    run_baseline, embeddings {model, base_url, api_key_env, candidates (0: search the whole index), weight}
+    (docs/SCHEMA.md). sandbox and trajectory_dir are shortcuts for those members."""
 
     def __init__(self, worker_threads: Optional[int] = None, on_event: Optional[Callable[[Event], None]] = None,
                  tools: Sequence[Tool] = (), change_tracker: Optional[Callable[[str, int], Tuple[int, bool, bool]]] = None,
