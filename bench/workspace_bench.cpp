@@ -1,5 +1,6 @@
 // Cold worktree checkout against warm-pool reuse, on the Boost-headers repository of search_bench
 // (~15k files), alternating between two commits so the warm path really moves the tree.
+#include "bench_smoke.hpp"
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
@@ -58,7 +59,7 @@ static void BM_ColdCheckout(benchmark::State& state) {
     if (!ws) state.SkipWithError(ws.error().message.c_str());
   }
 }
-BENCHMARK(BM_ColdCheckout)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(5);
+BENCHMARK(BM_ColdCheckout)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(flowagent::bench::smoke_or(1, 5));
 
 static void BM_WarmReuse(benchmark::State& state) {
   const auto& c = corpus();
@@ -73,6 +74,6 @@ static void BM_WarmReuse(benchmark::State& state) {
     if (!ws) state.SkipWithError(ws.error().message.c_str());
   }
 }
-BENCHMARK(BM_WarmReuse)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(10);
+BENCHMARK(BM_WarmReuse)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(flowagent::bench::smoke_or(1, 10));
 
 BENCHMARK_MAIN();

@@ -8,6 +8,7 @@ build="${1:-build/release}"
 [ -f "$build/CMakeCache.txt" ] || cmake --preset release >/dev/null
 mapfile -t names < <(ls bench/*_bench.cpp | xargs -n1 basename | sed 's/\.cpp$//')
 cmake --build "$build" --target "${names[@]}" -j "$(nproc)"
+export FLOWAGENT_BENCH_SMOKE=1   # fixed slow iteration counts and waiting-only variants shrink
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 failed=0
