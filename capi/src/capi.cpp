@@ -96,19 +96,34 @@ int guarded(F&& f) {
   }
 }
 
-/// {"failing_tests": [string...]}: unknown members and wrong types are errors.
+/// {"failing_tests": [string...], "repo": string, "head": string, "base": string}: unknown members
+/// and wrong types are errors. With "repo" the project context is read from that repository.
 Expected<IntegrityOptions> integrity_options_from_json(std::string_view text) {
   auto doc = parse_json(text);
   if (!doc) return unexpected(doc.error());
   if (!doc->is_object()) return fail(Errc::schema, "options: expected an object");
   IntegrityOptions o;
+  std::string repo, head, base;
   for (const auto& [key, value] : doc->as_object()) {
-    if (key != "failing_tests") return fail(Errc::schema, "options." + key + ": unknown field");
-    if (!value.is_array()) return fail(Errc::schema, "options.failing_tests: expected an array of strings");
-    for (const auto& t : value.as_array()) {
-      if (!t.is_string()) return fail(Errc::schema, "options.failing_tests: expected an array of strings");
-      o.failing_tests.push_back(t.as_string());
+    if (key == "failing_tests") {
+      if (!value.is_array()) return fail(Errc::schema, "options.failing_tests: expected an array of strings");
+      for (const auto& t : value.as_array()) {
+        if (!t.is_string()) return fail(Errc::schema, "options.failing_tests: expected an array of strings");
+        o.failing_tests.push_back(t.as_string());
+      }
+    } else if (key == "repo" || key == "head" || key == "base") {
+      if (!value.is_string() || value.as_string().empty())
+        return fail(Errc::schema, "options." + key + ": expected a non-empty string");
+      (key == "repo" ? repo : key == "head" ? head : base) = value.as_string();
+    } else {
+      return fail(Errc::schema, "options." + key + ": unknown field");
     }
+  }
+  if (repo.empty() && (!head.empty() || !base.empty()))
+    return fail(Errc::schema, std::string("options.") + (head.empty() ? "base" : "head") + ": needs options.repo");
+  if (!repo.empty()) {
+    auto context = add_repository_context(o, repo, head, base);
+    if (!context) return unexpected(with_context(context.error(), "options.repo"));
   }
   return o;
 }

@@ -11,8 +11,9 @@
 // (`unsupported_language`) or that does not parse (`parse_error`) is a finding, never a pass.
 #pragma once
 
-#include <memory>
+#include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -61,6 +62,17 @@ struct IntegrityOptions {
 /// Every finding for the candidate; empty means the patch does not cheat.
 std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersions>& files,
                                                    const IntegrityOptions& options = {});
+
+/// Fills the project context of `options` from the git repository at `repo` (a directory inside its
+/// work tree; the repository is only read): `project_files` (every file of `head`), `read_head_file`
+/// (reads files of `head`; it keeps its own copy of `repo` and `head`, so it outlives the call) and,
+/// when `base` is not empty, `change_files` (the production files of base..head at `head`). With it
+/// the guard follows the tests' imports to the helper modules they use, as the post-filter does;
+/// without it only the patch's own files are read. [Threading] reentrant. [Errors] Errc::invalid_argument
+/// for a revision that starts with '-'; Errc::not_found when `repo` is not a repository or `head`
+/// (empty: HEAD) or `base` names no commit; Errc::process for other git failures.
+Expected<void> add_repository_context(IntegrityOptions& options, const std::filesystem::path& repo,
+                                      const std::string& head, const std::string& base = "");
 
 /// Reads the touched files' before and after versions for `patch` from the workspace's object
 /// store, by the blob ids the patch names (a side without an id: `git show head:path`, or the

@@ -7,6 +7,7 @@
 #include "cli/common.hpp"
 #include "flowagent/integrity.hpp"
 #include "flowagent/patch.hpp"
+#include "integrity/repo_context.hpp"
 #include "workspace/git_patch.hpp"
 #include "workspace/repo_ops.hpp"
 
@@ -55,13 +56,19 @@ int cmd_guard(const std::vector<std::string>& args, Output& out) {
   std::vector<PatchProblem> problems;
   for (auto& problem : check_patch(*parsed_patch))
     if (problem.reason != "patch_mode_unstated") problems.push_back(std::move(problem));
-  auto findings = check_test_integrity(files, o);
-  std::optional<RevertReport> revert;
+  // The change (with --base), the project's files and its files at the head: the guard follows the
+  // tests' helper modules through them, as the post-filter does.
+  std::optional<Patch> change;
   if (!base.empty()) {
     auto d = detail::git_patch(repo, {base, head}, false);
     if (!d) return out.error(kExitUsage, "invalid_input", "the change " + base + ".." + head + ": " + d.error().message);
-    revert = measure_revert(*d, *parsed_patch);
+    change = std::move(*d);
   }
+  if (auto context = detail::add_repo_context(o, repo, head, change ? &*change : nullptr); !context)
+    return out.error(kExitUsage, "invalid_input", head + ": " + context.error().message);
+  auto findings = check_test_integrity(files, o);
+  std::optional<RevertReport> revert;
+  if (change) revert = measure_revert(*change, *parsed_patch);
   const bool reverted = revert && revert->changed_lines && revert->share > 0.5;
   const bool clean = findings.empty() && !reverted && problems.empty();
   if (json) {

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "flowagent/integrity.hpp"
+#include "integrity/repo_context.hpp"
 #include "workspace/repo_ops.hpp"
 #include "workspace/sandbox_fs.hpp"
 
@@ -13,9 +14,6 @@ namespace flowagent {
 namespace {
 
 bool zero_id(const std::string& id) { return id.find_first_not_of('0') == std::string::npos; }
-
-/// Production files of the developer's change the integrity filter reads for the mock rule.
-constexpr std::size_t kChangeFilesRead = 200;
 
 bool blank(const std::string& t) { return t.find_first_not_of(" \t\r") == std::string::npos; }
 
@@ -222,32 +220,13 @@ class IntegrityFilter final : public PostFilter {
     if (!files) return unexpected(files.error());
     IntegrityOptions o;
     o.failing_tests = in.request.failure.failing_tests;
-    // What the developer changed and what the project holds: the mock rule tells code under test
-    // from external dependencies with them. Neither is needed for the other rules, so a change
-    // that cannot be read leaves them empty (the revert filter fails closed on it).
-    if (in.change) {
-      // The change's production files as they are at the head (the workspace's commit), at most
-      // kChangeFilesRead. Best effort: a file that cannot be read only leaves its names unknown.
-      const auto repo = detail::workspace_repo(*in.workspace);
-      for (const auto& f : in.change->files) {
-        if (f.status == PatchStatus::deleted || is_test_path(f.path())) continue;
-        if (o.change_files.size() >= kChangeFilesRead) break;
-        auto text = detail::read_file_at(repo, in.workspace->head_commit(), f.new_path);
-        if (text) o.change_files.push_back(FileVersions{f.path(), std::nullopt, std::move(*text)});
-      }
-    }
-    auto listed = detail::commit_files(detail::workspace_repo(*in.workspace), in.workspace->head_commit());
-    if (!listed) return unexpected(listed.error());
-    o.project_files = std::move(*listed);
-    // The tests' helper modules are followed through the files at the head (bounded by the two
-    // levels of imports the guard follows).
-    const auto repo = detail::workspace_repo(*in.workspace);
-    const std::string head = in.workspace->head_commit();
-    o.read_head_file = [&](const std::string& path) -> std::optional<std::string> {
-      auto text = detail::read_file_at(repo, head, path);
-      if (!text) return std::nullopt;
-      return std::move(*text);
-    };
+    // What the developer changed (names its production files define are code under test), what
+    // the project holds (project modules from third-party ones) and the files at the head (the
+    // tests' helper modules the guard follows). A change that cannot be read leaves its names
+    // unknown (the revert filter fails closed on it).
+    auto context = detail::add_repo_context(o, detail::workspace_repo(*in.workspace), in.workspace->head_commit(),
+                                            in.change);
+    if (!context) return unexpected(context.error());
     auto findings = check_test_integrity(*files, o);
     if (findings.empty()) return std::optional<Rejection>{};
     std::string msg;

@@ -552,6 +552,40 @@ int main(void) {
     CHECK(fa_integrity_check(&findings, "{}", 2, NULL, 0) == FA_ESCHEMA && findings == NULL);
     CHECK(fa_integrity_check(&findings, "[{\"path\":1}]", 12, NULL, 0) == FA_ESCHEMA);
   }
+  /* ... with the project read from a repository: the failing test imports helpers.py, so a stand-in
+   * for the code under test there is test code (without "repo" the guard cannot know that). */
+  {
+    char gdir[] = "/tmp/fa_capi_guard_XXXXXX", gcmd[1024], opts[512];
+    char *findings = NULL;
+    const char *files =
+        "[{\"path\":\"helpers.py\",\"before\":\"import calc\\n\\n\\ndef check(got, want):\\n    assert got == want\\n\","
+        "\"after\":\"import calc\\ncalc.add = lambda a, b: a + b\\n\\n\\ndef check(got, want):\\n    assert got == want\\n\"}]";
+    CHECK(mkdtemp(gdir) != NULL);
+    snprintf(gcmd, sizeof gcmd,
+             "cd %s && git init -q -b main r && cd r && mkdir tests && "
+             "printf 'def add(a, b):\\n    return a + b\\n' > calc.py && "
+             "printf 'import calc\\n\\n\\ndef check(got, want):\\n    assert got == want\\n' > helpers.py && "
+             "printf 'from calc import add\\nfrom helpers import check\\n\\n\\ndef test_add():\\n    check(add(2, 2), 4)\\n' > tests/test_calc.py && "
+             "git add -A && git -c user.name=a -c user.email=b commit -qm one",
+             gdir);
+    CHECK(system(gcmd) == 0);
+    CHECK(fa_integrity_check(&findings, files, strlen(files), NULL, 0) == FA_OK);
+    CHECK(findings && strcmp(findings, "[]") == 0);
+    fa_string_free(findings);
+    snprintf(opts, sizeof opts, "{\"failing_tests\":[\"tests/test_calc.py::test_add\"],\"repo\":\"%s/r\",\"head\":\"HEAD\"}", gdir);
+    CHECK(fa_integrity_check(&findings, files, strlen(files), opts, strlen(opts)) == FA_OK);
+    CHECK(findings && strstr(findings, "mocked_code_under_test") != NULL);
+    fa_string_free(findings);
+    findings = NULL;
+    snprintf(opts, sizeof opts, "{\"repo\":\"%s\"}", gdir); /* not a repository */
+    CHECK(fa_integrity_check(&findings, files, strlen(files), opts, strlen(opts)) == FA_ENOTFOUND && findings == NULL);
+    snprintf(opts, sizeof opts, "{\"repo\":\"%s/r\",\"head\":\"nosuchrev\"}", gdir);
+    CHECK(fa_integrity_check(&findings, files, strlen(files), opts, strlen(opts)) == FA_ENOTFOUND);
+    CHECK(fa_integrity_check(&findings, files, strlen(files), "{\"head\":\"HEAD\"}", 15) == FA_ESCHEMA);
+    CHECK(fa_integrity_check(&findings, files, strlen(files), "{\"repo\":1}", 10) == FA_ESCHEMA);
+    snprintf(gcmd, sizeof gcmd, "rm -rf %s", gdir);
+    CHECK(system(gcmd) == 0);
+  }
 
   if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
   else printf("capi_test: all checks passed\n");

@@ -21,6 +21,10 @@ BOT_REQUEST = {
 }
 
 
+HELPERS = "helpers.py"
+HELPERS_TEXT = "import calc\n\n\ndef check(got, want):\n    assert got == want\n"
+
+
 def git(cwd, *args):
     return subprocess.run(["git", "-c", "user.name=a", "-c", "user.email=b", *args], cwd=cwd, check=True,
                           capture_output=True, text=True).stdout.strip()
@@ -332,6 +336,22 @@ class BindingsTest(unittest.TestCase):
         self.assertIn("assertion_weakened", [f.rule for f in findings])
         honest = [flowagent.FileVersions("src/a.py", "x = 1\n", "x = 2\n")]
         self.assertEqual(flowagent.integrity_check(honest), [])
+        # With the repository, the failing test's helper module is test code: a stand-in there is found.
+        repo = os.path.join(self.tmp.name, "guard-repo")
+        os.makedirs(os.path.join(repo, "tests"))
+        for path, text in (("calc.py", "def add(a, b):\n    return a + b\n"), (HELPERS, HELPERS_TEXT),
+                           ("tests/test_calc.py", "from calc import add\nfrom helpers import check\n\n\ndef test_add():\n    check(add(2, 2), 4)\n")):
+            with open(os.path.join(repo, path), "w") as f:
+                f.write(text)
+        git(repo, "init", "-q", "-b", "main")
+        git(repo, "add", "-A")
+        git(repo, "commit", "-qm", "one")
+        stand_in = [flowagent.FileVersions(HELPERS, HELPERS_TEXT, HELPERS_TEXT.replace("import calc\n", "import calc\ncalc.add = lambda a, b: 4\n"))]
+        self.assertEqual(flowagent.integrity_check(stand_in, failing_tests=["tests/test_calc.py::test_add"]), [])
+        found = flowagent.integrity_check(stand_in, failing_tests=["tests/test_calc.py::test_add"], repo=repo, head="HEAD")
+        self.assertIn("mocked_code_under_test", [f.rule for f in found])
+        with self.assertRaises(flowagent.NotFound):
+            flowagent.integrity_check(stand_in, repo=self.tmp.name)
 
     def test_agent_config_is_strict(self):
         with self.assertRaises(flowagent.SchemaError) as cm:

@@ -178,6 +178,27 @@ TEST(Cli, GuardFindsCheatsAndRevertsAndAcceptsHonestPatches) {
   EXPECT_TRUE(honest->find("clean")->as_bool());
   EXPECT_FALSE(honest->find("revert")->find("reverts_change")->as_bool());
   EXPECT_TRUE(honest->find("findings")->as_array().empty());
+
+  // The tests' helper modules are followed through the repository at the head, as the post-filter
+  // does: a patch touching only helpers.py, which the failing test imports, is read as test code.
+  auto hrepo = tmp.path() / "helpers-repo";
+  auto hbase = make_repo(hrepo, {{"calc.py", "def add(a, b):\n    return a + b\n"},
+                                 {"helpers.py", "import calc\n\n\ndef check(got, want):\n    assert got == want\n"},
+                                 {"tests/test_calc.py", "from calc import add\nfrom helpers import check\n\n\n"
+                                                        "def test_add():\n    check(add(2, 2), 4)\n"}});
+  auto hhead = commit_files(hrepo, {{"calc.py", "def add(a, b):\n    return a + b + 1\n"}}, "change");
+  write_file(tmp.path() / "stand-in.diff",
+             "diff --git a/helpers.py b/helpers.py\n--- a/helpers.py\n+++ b/helpers.py\n@@ -1,4 +1,5 @@\n import calc\n"
+             "+calc.add = lambda a, b: a + b\n \n \n def check(got, want):\n");
+  write_file(tmp.path() / "stronger.diff",
+             "diff --git a/helpers.py b/helpers.py\n--- a/helpers.py\n+++ b/helpers.py\n@@ -4,2 +4,3 @@ import calc\n"
+             " def check(got, want):\n     assert got == want\n+    assert type(got) is type(want)\n");
+  const std::string hcommon = "guard --repo '" + hrepo.string() + "' --head " + hhead + " --failing tests/test_calc.py::test_add";
+  EXPECT_EQ(run_cli(hcommon + " --base " + hbase + " --patch '" + (tmp.path() / "stand-in.diff").string() + "'", &out), 1) << out;
+  EXPECT_NE(out.find("helpers.py:2: [mocked_code_under_test]"), std::string::npos) << out;
+  EXPECT_EQ(run_cli(hcommon + " --patch '" + (tmp.path() / "stand-in.diff").string() + "'", &out), 1) << out;  // without --base too
+  EXPECT_NE(out.find("[mocked_code_under_test]"), std::string::npos) << out;
+  EXPECT_EQ(run_cli(hcommon + " --base " + hbase + " --patch '" + (tmp.path() / "stronger.diff").string() + "'", &out), 0) << out;
   EXPECT_EQ(run_cli_stdout("guard --json --repo /nonexistent --head HEAD --patch /nonexistent", &out), 3);
   auto bad = parse_json(out);
   ASSERT_TRUE(bad) << out;

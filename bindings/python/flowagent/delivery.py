@@ -64,12 +64,22 @@ class FileVersions:
     after: Optional[str]
 
 
-def integrity_check(files: Sequence[FileVersions], failing_tests: Optional[Sequence[str]] = None) -> List[Finding]:
+def integrity_check(files: Sequence[FileVersions], failing_tests: Optional[Sequence[str]] = None, *,
+                    repo: Optional[str] = None, head: Optional[str] = None, base: Optional[str] = None) -> List[Finding]:
     """Checks a candidate patch for test cheating, deterministically (fa_integrity_check). An empty list
     means no cheating was found. `failing_tests` are the request's failing tests (skips on them are
-    never honest)."""
+    never honest). With `repo` (a git repository, only read) the guard reads the project at `head`
+    (default HEAD) as a repair's post-filter does: it follows the tests' imports to their helper
+    modules, and with `base` it knows the change base..head (names it defines are code under test).
+    Raises NotFound when `repo` is not a repository or a revision names no commit."""
     doc = json.dumps([{"path": f.path, "before": f.before, "after": f.after} for f in files]).encode()
-    opts = json.dumps({"failing_tests": list(failing_tests)}).encode() if failing_tests is not None else None
+    options = {}
+    if failing_tests is not None:
+        options["failing_tests"] = list(failing_tests)
+    for key, value in (("repo", repo), ("head", head), ("base", base)):
+        if value is not None:
+            options[key] = str(value)
+    opts = json.dumps(options).encode() if options else None
     out = ctypes.c_void_p()
     raise_for(load().fa_integrity_check(ctypes.byref(out), doc, len(doc), opts, len(opts) if opts else 0))
     return [Finding(f["rule"], f["path"], int(f["line"]), f["message"]) for f in loads(take_string(out), "findings")]

@@ -232,7 +232,12 @@ FA_API uint64_t fa_current_job_id(void);
 
 /* Checks a candidate patch for test cheating, deterministically. files_json:
  * [{"path": "...", "before": "..."|null, "after": "..."|null}, ...] (null: absent);
- * options_json (options_len bytes) may be NULL or {"failing_tests": [...]}. *findings_json receives
+ * options_json (options_len bytes) may be NULL or {"failing_tests": [...], "repo": "...", "head": "...",
+ * "base": "..."}, every member optional. With "repo" (a directory of a git repository, only read)
+ * the guard reads the project as the repair's post-filter does: the files of "head" (default HEAD),
+ * so it follows the tests' imports to the helper modules they use, and with "base" the change
+ * base..head (names the change defines are code under test). FA_ENOTFOUND when "repo" is not a
+ * repository or a revision names no commit. *findings_json receives
  * [{"rule","path","line","message"}, ...] (empty array: no cheating). */
 FA_API int fa_integrity_check(char **findings_json, const char *files_json, size_t len, const char *options_json,
                               size_t options_len);
