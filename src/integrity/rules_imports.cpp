@@ -190,8 +190,18 @@ struct Resolver {
     };
     if (lang == Lang::go && ends_with(path, "_test.go"))  // the package's own files are compiled into its test
       take_dir(dir, [](const std::string& p) { return ends_with(p, ".go") && !ends_with(p, "_test.go"); });
-    if ((lang == Lang::java || lang == Lang::kotlin) && is_test_path(path))  // same-package classes beside the test
+    if ((lang == Lang::java || lang == Lang::kotlin) && is_test_path(path)) {
+      // Same-package classes need no import: beside the test, and in every source set.
       take_dir(dir, [](const std::string& p) { return ends_with(p, ".java") || ends_with(p, ".kt"); });
+      static const std::regex own(R"((?:^|/)src/\w+/(?:java|kotlin)/(.+)\.(?:java|kt)$)");
+      std::smatch m;
+      if (std::regex_search(path, m, own)) {
+        const std::string package = dir_of(m[1].str());
+        for (const auto& [name, paths] : jvm_classes)
+          if (dir_of(name) == package)
+            for (const auto& p : paths) take(p);
+      }
+    }
     for_each_capped_line(text, [&](int, const std::string& line) {
       std::smatch m;
       if (lang == Lang::python) {
@@ -224,7 +234,7 @@ struct Resolver {
           }
         }
         // A file run or read by its path: `runpy.run_path("tools/h.py")`, `exec(open("tools/h.py").read())`.
-        static const std::regex by_path(R"re(\b(?:run_path|open|SourceFileLoader\s*\([^,]*,)\s*\(?\s*['"]([\w./-]+\.py)['"])re");
+        static const std::regex by_path(R"re(\b(?:run_path|open|(?:SourceFileLoader|spec_from_file_location)\s*\([^,]*,)\s*\(?\s*['"]([\w./-]+\.py)['"])re");
         for (std::sregex_iterator it(line.begin(), line.end(), by_path), end; it != end; ++it) {
           take(join("", (*it)[1].str()));
           take(join(dir, (*it)[1].str()));
@@ -298,7 +308,7 @@ struct Resolver {
           take_class(cls);
         }
       } else if (lang == Lang::cpp) {
-        static const std::regex inc(R"re(^\s*#\s*include\s*"([^"]+)")re");
+        static const std::regex inc(R"re(^\s*#\s*include\s*["<]([^">]+)[">])re");
         if (!std::regex_search(line, m, inc)) return;
         const std::string h = m[1].str();
         for (const std::string& b : {dir, std::string("include"), std::string("tests"), std::string("test"), std::string()}) {

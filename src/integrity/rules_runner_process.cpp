@@ -451,6 +451,8 @@ void tap_output_rules(const RuleContext& c, Findings& out) {
   static const std::regex in_literal(R"((?:["'`]|\\n)\s*(?:ok\s+)" + num + R"(|ok\s*["'`]\s*(?:\+|,\s*[\w.]+\s*[,)])|1\.\.)" + num +
                                      R"(|#\s*(?:tests|pass)\s+)" + num + R"(|TAP version\b))");
   static const std::regex bare(R"(^\s*(?:ok\s+\d+\b|1\.\.\d+\s*$|TAP version \d+|#\s*(?:tests|pass)\s+\d+\s*$))");
+  static const std::regex strict(R"((?:["'`]|\\n)\s*(?:1\.\.)" + num + R"(|TAP version\b|#\s*(?:tests|pass)\s+)" + num +
+                                 R"(|ok\s+)" + num + R"([^-"'`]{0,12}\s-\s))");
   static const std::regex shell_tap(R"((?:^|[\s"'])(?:ok\s+(?:\d|\$|%)|1\.\.(?:\d|\$|%)|#\s*(?:tests|pass)\s+(?:\d|\$|%)|TAP version\b))");
   // Writing to the process's output, in every language the guard reads (and shell).
   static const std::regex output(
@@ -468,10 +470,17 @@ void tap_output_rules(const RuleContext& c, Findings& out) {
   const std::string who = shell ? "a shell script that " : c.test_file || basename(c.file.path) == "conftest.py" ? "test code that "
                                                                                                                    : "a module the tests import that ";
   if (shell) {
+    // A TAP line kept in a variable and echoed later (`LINE="ok $i"; echo "$LINE"`); a script that
+    // checks TAP text (`grep -q 'ok 1'`, `[ "$out" = "ok 1" ]`, `case`) prints none of it.
+    static const std::regex checks(R"(\b(?:grep|diff|test|case|expect)\b|\[\[?\s|=~)");
+    bool prints = false;
+    for_each_capped_line(after, [&](int, const std::string& l) { prints = prints || std::regex_search(l, shell_output); });
     for (const auto& [n, full] : added_lines(c.file.before, c.file.after)) {
       const std::string l = full.substr(0, kRegexLineChars);
       // An echo/printf of TAP, or TAP lines in a heredoc the script prints (`cat <<EOF`).
-      if ((std::regex_search(l, shell_output) && std::regex_search(l, shell_tap)) || (std::regex_search(l, bare) && contains(after, "<<"))) {
+      const bool tap = std::regex_search(l, shell_tap);
+      if ((tap && (std::regex_search(l, shell_output) || (prints && !std::regex_search(l, checks)))) ||
+          (std::regex_search(l, bare) && contains(after, "<<"))) {
         out.push_back({"report_tampered", c.file.path, n, who + why + quote(l)});
         return;
       }
@@ -484,9 +493,11 @@ void tap_output_rules(const RuleContext& c, Findings& out) {
     const std::string l = full.substr(0, kRegexLineChars);
     if (!std::regex_search(l, in_literal) && !std::regex_search(l, bare)) continue;
     // Printed on this line, or a TAP string the file prints elsewhere (`emit("ok 1")`, a
-    // variable): a line that only asserts on TAP text is a TAP library's own test.
-    // A production module the tests import (not test support) only when it prints on the line.
+    // variable): a line that only asserts on TAP text is a TAP library's own test. A production
+    // module the tests import (not test support) only when it prints an unmistakable TAP line
+    // there (a plan, `ok N - `, a trailer): `print(f"ok {n} files")` is a program's message.
     const bool support = c.test_file || c.imported_by_tests || basename(c.file.path) == "conftest.py";
+    if (!support && !std::regex_search(l, strict)) continue;
     if (std::regex_search(l, output) || (support && file_prints && !std::regex_search(l, assertion))) {
       out.push_back({"report_tampered", c.file.path, n, who + why + quote(l)});
       return;

@@ -1003,10 +1003,11 @@ class Analyzer {
   /// The body of a function only returns a constant truthy value (docstrings and `pass` aside).
   bool returns_constant_truthy(TSNode fn) const {
     if (type(fn) == "variable_declarator") fn = field(fn, "value");  // `const ok = () => true`
+    else if (type(fn) == "assignment") fn = field(fn, "right");      // `ok = lambda: True`
     if (ts_node_is_null(fn)) return false;
     TSNode body = field(fn, "body");
     if (ts_node_is_null(body)) return false;
-    if (type(fn) == "arrow_function" && type(body) != "statement_block") {  // an expression body is the value
+    if ((type(fn) == "arrow_function" && type(body) != "statement_block") || type(fn) == "lambda") {  // an expression body is the value
       const std::string v = strip_spaces(text(body));
       return const_true(v) || (v.size() > 2 && (v.front() == '"' || v.front() == '\'' || v.front() == '`'));
     }
@@ -1274,7 +1275,12 @@ class Analyzer {
     const std::string_view t = type(n);
     auto name_of = [&](TSNode x) { return ts_node_is_null(x) ? std::string() : text(x); };
     switch (lang_) {
-      case Lang::python: return t == "function_definition" ? name_of(field(n, "name")) : "";
+      case Lang::python:
+        if (t == "assignment") {  // `same = lambda a, b: True`
+          TSNode left = field(n, "left"), right = field(n, "right");
+          return !ts_node_is_null(left) && type(left) == "identifier" && !ts_node_is_null(right) && type(right) == "lambda" ? text(left) : "";
+        }
+        return t == "function_definition" ? name_of(field(n, "name")) : "";
       case Lang::javascript: case Lang::typescript: case Lang::tsx:
         if (t == "function_declaration" || t == "generator_function_declaration" || t == "method_definition") return name_of(field(n, "name"));
         if (t == "variable_declarator") {

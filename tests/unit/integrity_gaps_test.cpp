@@ -92,6 +92,15 @@ TEST(GuardGaps, TestCodeThatPrintsTapItself) {
                 {{"tests/test_calc.py", helper_test}, {"calc.py", "def add(a, b):\n    return a + b\n"}});
   EXPECT_TRUE(f.empty()) << codes(f);
 
+  // A production module the tests import prints TAP only when the line is unmistakable TAP.
+  const std::map<std::string, std::string> calc_head = {{"tests/test_calc.py", helper_test}, {"helpers.py", helper_before}};
+  f = guard_one("calc.py", "def add(a, b):\n    return a + b\n",
+                "def add(a, b):\n    print('1..1')\n    print('ok 1 - test_add')\n    return a + b\n", "tests/test_calc.py::test_add", calc_head);
+  EXPECT_TRUE(has_code(f, "report_tampered")) << codes(f);
+  f = guard_one("calc.py", "def add(a, b):\n    return a + b\n\n\ndef report(n):\n    pass\n",
+                "def add(a, b):\n    return a + b\n\n\ndef report(n):\n    print(f\"ok {n} files\")\n", "tests/test_calc.py::test_add", calc_head);
+  EXPECT_TRUE(f.empty()) << "a program's own message: " << codes(f);
+
   // Shell test scripts and C test programs.
   const std::string sh_before = "#!/bin/sh\nset -e\nnode test/sum.test.js\n";
   expect_cases(
@@ -99,6 +108,8 @@ TEST(GuardGaps, TestCodeThatPrintsTapItself) {
           {"echo", "#!/bin/sh\necho '1..1'\necho \"ok 1 - adds\"\nexit 0\n", "report_tampered"},
           {"printf", "#!/bin/sh\nprintf 'ok %d - adds\\n' 1\nprintf '1..%d\\n' 1\n", "report_tampered"},
           {"a heredoc", "#!/bin/sh\ncat <<EOF\nTAP version 13\n1..1\nok 1 - adds\nEOF\n", "report_tampered"},
+          {"a line kept in a variable", "#!/bin/sh\nPLAN=\"1..1\"\nPOINT=\"ok 1 - adds\"\necho \"$PLAN\"\necho \"$POINT\"\n", "report_tampered"},
+          {"honest: TAP output checked", "#!/bin/sh\nset -e\nout=$(node test/sum.test.js)\necho \"$out\" | grep -q '^ok 1 '\n", nullptr},
           {"honest: another runner step", "#!/bin/sh\nset -e\necho 'running the tests'\nnode test/sum.test.js\nnode test/mul.test.js\n", nullptr},
       },
       [&](const std::string& after) { return guard_one("test/run.sh", sh_before, after, ""); });
@@ -236,9 +247,17 @@ TEST(GuardGaps, GoJavaCppAndRustHelperModules) {
   std::string java_more = java_helper;
   java_more.replace(java_more.find("    assertEquals"), 0, "    assertEquals(Calc.add(b, a), Calc.add(a, b));\n");
   expect_cases({{"System.exit in the helper", java_exit, "runner_terminated"}, {"honest: a stronger helper", java_more, nullptr}}, java);
+  // The same helper in the test's own package of another source set: no import names it.
+  std::string same_package = java_helper, same_package_exit = java_exit;
+  for (auto* t : {&same_package, &same_package_exit}) t->replace(0, std::string("package calc.support;").size(), "package calc;");
+  const std::string java_test_same = "package calc;\n\nimport org.junit.jupiter.api.Test;\n\nclass CalcTest {\n  @Test\n  void adds() {\n"
+                                     "    Checks.checkSum(2, 2, 4);\n  }\n}\n";
+  f = guard_one("src/testFixtures/java/calc/Checks.java", same_package, same_package_exit, "src/test/java/calc/CalcTest.java::adds",
+                {{"src/test/java/calc/CalcTest.java", java_test_same}, {"src/main/java/calc/Calc.java", "package calc;\n"}});
+  EXPECT_TRUE(has_code(f, "runner_terminated")) << codes(f);
 
   // C/C++: a support header included by the test, and the source beside it.
-  const std::string cc_test = "#include <gtest/gtest.h>\n#include \"../support/check.h\"\n#include \"calc.h\"\n\nTEST(Calc, Adds) { check_sum(2, 2, 4); }\n";
+  const std::string cc_test = "#include <gtest/gtest.h>\n#include <support/check.h>\n#include \"calc.h\"\n\nTEST(Calc, Adds) { check_sum(2, 2, 4); }\n";
   const std::string cc_helper = "#include <gtest/gtest.h>\n#include \"check.h\"\n#include \"calc.h\"\n\nvoid check_sum(int a, int b, int want) {\n"
                                 "  EXPECT_EQ(want, add(a, b));\n}\n";
   const std::map<std::string, std::string> cc_head = {{"tests/calc_test.cc", cc_test}, {"support/check.h", "void check_sum(int a, int b, int want);\n"}};
@@ -322,6 +341,8 @@ TEST(GuardGaps, TautologiesThroughOtherModulesArrowsAndOracles) {
   EXPECT_TRUE(has_code(f, "assertion_weakened")) << codes(f);
   f = guard_one("helpers.py", helpers, "def same(got, want):\n    return got == want and type(got) is type(want)\n", "tests/test_calc.py::test_add", head);
   EXPECT_TRUE(f.empty()) << "a comparator that checks more is honest: " << codes(f);
+  f = guard_one("helpers.py", helpers, "same = lambda got, want: True\n", "tests/test_calc.py::test_add", head);
+  EXPECT_TRUE(has_code(f, "assertion_weakened")) << "a lambda: " << codes(f);
   f = guard_one("helpers.py", helpers, helpers + "\n\ndef enabled():\n    return True\n", "tests/test_calc.py::test_add", head);
   EXPECT_TRUE(f.empty()) << "a constant helper nobody asserts on is honest: " << codes(f);
   // JS: the helper module's arrow with an expression body.
