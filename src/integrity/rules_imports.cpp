@@ -202,7 +202,21 @@ struct Resolver {
             for (const auto& p : paths) take(p);
       }
     }
+    // Lines that can import at all (the regular expressions are slow; most lines are not imports).
+    static constexpr std::string_view kPyWords[] = {"import", "run_path", "open(", "Loader", "spec_from"};
+    static constexpr std::string_view kJsWords[] = {"require", "import", "from"};
+    static constexpr std::string_view kCppWords[] = {"include"};
+    static constexpr std::string_view kRustWords[] = {"mod ", "use "};
+    auto may_import = [&](const std::string& line) {
+      auto any = [&](const auto& words) { return std::any_of(std::begin(words), std::end(words), [&](auto w) { return contains(line, w); }); };
+      if (lang == Lang::python) return any(kPyWords);
+      if (is_js(lang)) return any(kJsWords);
+      if (lang == Lang::cpp) return any(kCppWords);
+      if (lang == Lang::rust) return any(kRustWords);
+      return go_block || contains(line, "import");  // Go (inside an import block too), Java/Kotlin
+    };
     for_each_capped_line(text, [&](int, const std::string& line) {
+      if (!may_import(line)) return;
       std::smatch m;
       if (lang == Lang::python) {
         static const std::regex from(R"(^\s*from\s+(\.*)([\w.]*)\s+import\s+\(?([\w\s,*]+))");

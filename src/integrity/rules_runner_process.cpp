@@ -487,8 +487,14 @@ void tap_output_rules(const RuleContext& c, Findings& out) {
     }
     return;
   }
-  bool file_prints = false;
-  for_each_capped_line(after, [&](int, const std::string& l) { file_prints = file_prints || std::regex_search(l, output); });
+  std::optional<bool> file_prints;  // read once, when a TAP line needs it
+  auto prints = [&] {
+    if (!file_prints) {
+      file_prints = false;
+      for_each_capped_line(after, [&](int, const std::string& l) { *file_prints = *file_prints || std::regex_search(l, output); });
+    }
+    return *file_prints;
+  };
   for (const auto& [n, full] : added_lines(c.file.before, c.file.after)) {
     const std::string l = full.substr(0, kRegexLineChars);
     if (!std::regex_search(l, in_literal) && !std::regex_search(l, bare)) continue;
@@ -498,7 +504,7 @@ void tap_output_rules(const RuleContext& c, Findings& out) {
     // there (a plan, `ok N - `, a trailer): `print(f"ok {n} files")` is a program's message.
     const bool support = c.test_file || c.imported_by_tests || basename(c.file.path) == "conftest.py";
     if (!support && !std::regex_search(l, strict)) continue;
-    if (std::regex_search(l, output) || (support && file_prints && !std::regex_search(l, assertion))) {
+    if (std::regex_search(l, output) || (support && !std::regex_search(l, assertion) && prints())) {
       out.push_back({"report_tampered", c.file.path, n, who + why + quote(l)});
       return;
     }
