@@ -448,7 +448,7 @@ void tap_output_rules(const RuleContext& c, Findings& out) {
   // heredoc): a plan, a test point with its number (written, interpolated, formatted or
   // concatenated), a tape-style `# tests`/`# pass` trailer, a `TAP version` header.
   static const std::string num = R"((?:\d|\$\{|\$\w|%[-\d]*[sdiu]|\{[^}]*\}|["'`]\s*[,+]))";
-  static const std::regex in_literal(R"((?:["'`]|\\n)\s*(?:ok\s+)" + num + R"(|ok\s*["'`]\s*(?:\+|,\s*[\w.]+\s*[,)])|1\.\.)" + num +
+  static const std::regex in_literal(R"((?:["'`]|\\n)\s*(?:ok(?:\s|\\t)+)" + num + R"(|ok\s*["'`]\s*(?:\+|,\s*[\w.]+\s*[,)])|1\.\.)" + num +
                                      R"(|#\s*(?:tests|pass)\s+)" + num + R"(|TAP version\b))");
   static const std::regex bare(R"(^\s*(?:ok\s+\d+\b|1\.\.\d+\s*$|TAP version \d+|#\s*(?:tests|pass)\s+\d+\s*$))");
   static const std::regex strict(R"((?:["'`]|\\n)\s*(?:1\.\.)" + num + R"(|TAP version\b|#\s*(?:tests|pass)\s+)" + num +
@@ -459,7 +459,11 @@ void tap_output_rules(const RuleContext& c, Findings& out) {
       R"(\bprint\s*\(|\bprint\s+["'f]|\bstd(?:out|err)\s*\.\s*write\s*\(|\bconsole\s*\.\s*(?:log|info|warn|error|debug)\s*\()"
       R"(|\bprocess\s*\.\s*std(?:out|err)\s*\.\s*write\s*\(|\bwriteSync\s*\(\s*(?:[12]\b|process\s*\.\s*std(?:out|err))|\bos\s*\.\s*write\s*\(\s*[12]\b)"
       R"(|\bfmt\s*\.\s*(?:Print|Fprint)|\bos\s*\.\s*Std(?:out|err)\b|\bSystem\s*\.\s*(?:out|err)\s*\.\s*print|\bprintln!?\s*\()"
-      R"(|\be?print!\s*\(|\bwriteln!\s*\(|\b(?:f|s)?printf\s*\(|\bputs\s*\(|\bstd\s*::\s*(?:cout|cerr|print)\b|\bc(?:out|err)\s*<<)");
+      R"(|\be?print!\s*\(|\bwriteln!\s*\(|\b(?:f|s)?printf\s*\(|\bputs\s*\(|\bstd\s*::\s*(?:cout|cerr|print)\b|\bc(?:out|err)\s*<<)"
+      // Any use of the standard streams or a logger that may write to them.
+      R"(|\bsys\s*\.\s*(?:__)?std(?:out|err)\b|\bprocess\s*\.\s*std(?:out|err)\b|\bconsole\s*\.\s*\w+\s*\(|\bSystem\s*\.\s*(?:out|err)\b)"
+      R"(|\blogg?(?:ing|er)?\s*\.\s*(?:info|warning|warn|error|debug|critical|log)\s*\(|\b(?:fputs|fwrite|dprintf|vprintf)\s*\()"
+      R"(|\bwrite\s*\(\s*(?:1|2|STDOUT_FILENO|STDERR_FILENO)\s*,|\bstdout\s*\(\s*\))");
   static const std::regex shell_output(R"((?:^|[;&|({\s])(?:echo|printf|cat|tee)\b)");
   // A check on TAP text (a TAP library's own tests compare strings): not output.
   static const std::regex assertion(
@@ -470,17 +474,21 @@ void tap_output_rules(const RuleContext& c, Findings& out) {
   const std::string who = shell ? "a shell script that " : c.test_file || basename(c.file.path) == "conftest.py" ? "test code that "
                                                                                                                    : "a module the tests import that ";
   if (shell) {
-    // A TAP line kept in a variable and echoed later (`LINE="ok $i"; echo "$LINE"`); a script that
-    // checks TAP text (`grep -q 'ok 1'`, `[ "$out" = "ok 1" ]`, `case`) prints none of it.
-    static const std::regex checks(R"(\b(?:grep|diff|test|case|expect)\b|\[\[?\s|=~)");
+    // Command by command (`a | b`, `a; b`, `a && b`): TAP text an echo/printf/cat/tee writes, or
+    // kept in a variable the script prints later (`POINT="ok 1"`, `echo "$POINT"`); a command that
+    // checks TAP text (`grep -q 'ok 1 '`, `[ "$out" = "ok 1" ]`, `case`) prints none of it.
+    static const std::regex writes(
+        R"(^\s*(?:(?:then|do|else|if|while|exec|command|builtin|\{|\(|!)\s+)*(?:\S*/)?(?:echo|printf|cat|tee|print)\b)");
+    static const std::regex assigns(R"(^\s*(?:export\s+|local\s+|readonly\s+)?\w+=)");
     bool prints = false;
     for_each_capped_line(after, [&](int, const std::string& l) { prints = prints || std::regex_search(l, shell_output); });
     for (const auto& [n, full] : added_lines(c.file.before, c.file.after)) {
       const std::string l = full.substr(0, kRegexLineChars);
-      // An echo/printf of TAP, or TAP lines in a heredoc the script prints (`cat <<EOF`).
-      const bool tap = std::regex_search(l, shell_tap);
-      if ((tap && (std::regex_search(l, shell_output) || (prints && !std::regex_search(l, checks)))) ||
-          (std::regex_search(l, bare) && contains(after, "<<"))) {
+      bool tap_written = std::regex_search(l, bare) && contains(after, "<<");  // a heredoc body line (`cat <<EOF`)
+      for (const auto& cmd : split_top(l, {"|", ";", "&&"}))
+        tap_written = tap_written || (std::regex_search(cmd, shell_tap) &&
+                                      (std::regex_search(cmd, writes) || (prints && std::regex_search(cmd, assigns))));
+      if (tap_written) {
         out.push_back({"report_tampered", c.file.path, n, who + why + quote(l)});
         return;
       }
@@ -504,7 +512,7 @@ void tap_output_rules(const RuleContext& c, Findings& out) {
     // there (a plan, `ok N - `, a trailer): `print(f"ok {n} files")` is a program's message.
     const bool support = c.test_file || c.imported_by_tests || basename(c.file.path) == "conftest.py";
     if (!support && !std::regex_search(l, strict)) continue;
-    if (std::regex_search(l, output) || (support && !std::regex_search(l, assertion) && prints())) {
+    if (std::regex_search(l, output) || (support && !std::regex_search(code_only(l, c.lang), assertion) && prints())) {
       out.push_back({"report_tampered", c.file.path, n, who + why + quote(l)});
       return;
     }
