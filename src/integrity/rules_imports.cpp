@@ -67,9 +67,11 @@ struct Resolver {
     }
     if (known.count("go.mod"))
       if (auto t = text_of("go.mod")) {
-        static const std::regex module_re(R"((?:^|\n)\s*module\s+"?([^\s"]+))");
-        std::smatch m;
-        if (std::regex_search(*t, m, module_re)) go_module = m[1].str();
+        static const std::regex module_re(R"(^\s*module\s+"?([^\s"]+))");
+        for_each_capped_line(*t, [&](int, const std::string& line) {
+          std::smatch m;
+          if (go_module.empty() && std::regex_search(line, m, module_re)) go_module = m[1].str();
+        });
       }
     read_js_maps(text_of);
   }
@@ -102,8 +104,21 @@ struct Resolver {
       }
       return {};
     };
+    // Line by line, each line capped (std::regex recurses per character: a crafted long string in a
+    // configuration must not exhaust the stack). An entry split over lines (`"#c": {` then
+    // `"node": "./c.js"`) belongs to the key that opened it.
     auto entries = [&](const std::string& obj, const std::function<void(const std::string&, const std::string&)>& fn) {
-      for (std::sregex_iterator it(obj.begin(), obj.end(), entry), end; it != end; ++it) fn((*it)[1].str(), (*it)[2].str());
+      static const std::regex opens(R"re("([^"]{1,200})"\s*:\s*\{)re");
+      std::string open_key;
+      for_each_capped_line(obj, [&](int, const std::string& line) {
+        std::smatch m;
+        if (std::regex_search(line, m, opens)) open_key = m[1].str();
+        for (std::sregex_iterator it(line.begin(), line.end(), entry), end; it != end; ++it) {
+          fn((*it)[1].str(), (*it)[2].str());
+          if (!open_key.empty()) fn(open_key, (*it)[2].str());  // a conditional target: {"node": "./c.js"}
+        }
+        if (contains(line, "}")) open_key.clear();
+      });
     };
     if (known.count("package.json"))
       if (auto t = text_of("package.json")) {
@@ -111,9 +126,6 @@ struct Resolver {
         entries(object_after(*t, "imports"), [&](const std::string& k, const std::string& v) {
           if (starts_with(k, "#")) alias(k, v, "");
         });
-        const std::string imports = object_after(*t, "imports");
-        static const std::regex conditional(R"re("(#[^"]+)"\s*:\s*\{[^}]*?"(\.[^"]+)")re");
-        for (std::sregex_iterator it(imports.begin(), imports.end(), conditional), end; it != end; ++it) alias((*it)[1].str(), (*it)[2].str(), "");
         read_mapper(object_after(*t, "moduleNameMapper"));
       }
     for (const char* cfg : {"tsconfig.json", "jsconfig.json"}) {
@@ -121,8 +133,11 @@ struct Resolver {
       auto t = text_of(cfg);
       if (!t) continue;
       static const std::regex base_re(R"re("baseUrl"\s*:\s*"([^"]*)")re");
-      std::smatch m;
-      const std::string base = std::regex_search(*t, m, base_re) ? join("", m[1].str()) : std::string();
+      std::string base;
+      for_each_capped_line(*t, [&](int, const std::string& line) {
+        std::smatch m;
+        if (contains(line, "baseUrl") && std::regex_search(line, m, base_re)) base = join("", m[1].str());
+      });
       entries(object_after(*t, "paths"), [&](const std::string& k, const std::string& v) { alias(k, v, base); });
     }
     for (const char* cfg : {"jest.config.js", "jest.config.ts", "jest.config.cjs", "jest.config.mjs", "jest.config.json"}) {
@@ -141,11 +156,14 @@ struct Resolver {
   void read_mapper(const std::string& obj) {
     static const std::regex prefix_re(R"re(['"]\^?([\w@~#/.-]*)\(\.\*\)\$?['"]\s*:\s*['"](?:<rootDir>/)?([^'"$]*)\$1([^'"]*)['"])re");
     static const std::regex exact_re(R"re(['"]\^([\w@~#/.-]+)\$['"]\s*:\s*['"](?:<rootDir>/)?([^'"$]+)['"])re");
-    for (std::sregex_iterator it(obj.begin(), obj.end(), prefix_re), end; it != end; ++it)
-      js_aliases.push_back({(*it)[1].str(), false, join("", (*it)[2].str()) + ((*it)[2].str().empty() || ends_with((*it)[2].str(), "/") ? "/" : ""),
-                            (*it)[3].str()});
-    for (std::sregex_iterator it(obj.begin(), obj.end(), exact_re), end; it != end; ++it)
-      js_aliases.push_back({(*it)[1].str(), true, join("", (*it)[2].str()), ""});
+    for_each_capped_line(obj, [&](int, const std::string& line) {
+      for (std::sregex_iterator it(line.begin(), line.end(), prefix_re), end; it != end; ++it) {
+        const std::string to = join("", (*it)[2].str());
+        js_aliases.push_back({(*it)[1].str(), false, to.empty() ? to : to + "/", (*it)[3].str()});
+      }
+      for (std::sregex_iterator it(line.begin(), line.end(), exact_re), end; it != end; ++it)
+        js_aliases.push_back({(*it)[1].str(), true, join("", (*it)[2].str()), ""});
+    });
   }
 
   /// Project paths `text` (the file at `path`) imports, among `known`.

@@ -213,6 +213,12 @@ TEST(GuardGaps, JavaScriptImportMapsPathAliasesAndModuleNameMapper) {
                                  {"test/calc.test.js", test_requiring("@s/check")}}},
   };
   expect_stand_in_caught(vias, "support/check.js", check, stand_in, stronger, "test/calc.test.js > adds", kJsChange);
+  // A configuration crafted with one enormous string is read in bounded lines (std::regex recurses
+  // per character): the guard neither crashes nor loses the aliases of the lines it can read.
+  const std::string huge = "{\n  \"description\": \"" + std::string(300000, 'x') + "\",\n  \"imports\": {\n    \"#support/*\": \"./support/*.js\"\n  }\n}\n";
+  auto f = guard_one("support/check.js", check, stand_in, "test/calc.test.js > adds",
+                     {{"package.json", huge}, {"test/calc.test.js", test_requiring("#support/check")}}, {kJsChange});
+  EXPECT_TRUE(has_code(f, "mocked_code_under_test")) << codes(f);
 }
 
 TEST(GuardGaps, GoJavaCppAndRustHelperModules) {
