@@ -11,7 +11,10 @@
 #include <functional>
 
 #include "flowagent/integrity.hpp"
+#include "flowagent/reports.hpp"
 #include "integrity_cases.hpp"
+#include "support/test_support.hpp"
+#include "validate/runner.hpp"
 
 using namespace flowagent;
 
@@ -127,6 +130,32 @@ TEST(GuardGaps, TestCodeThatPrintsTapItself) {
   f = guard_one("tests/test_calc.c", c_before,
                 "#include <stdio.h>\n#include \"calc.h\"\n\nstatic int check_add(void) {\n  printf(\"checking add\\n\");\n"
                 "  return add(2, 2) == 4 && add(0, 0) == 0;\n}\n" + c_main, "");
+  EXPECT_TRUE(f.empty()) << codes(f);
+}
+
+// The class end to end: a tape test replaced by a script that prints a self-consistent TAP stream
+// (the test the change broke is never run); run by a real node process it exits 0, the validator's TAP parser reads the requested
+// test as passed and the counts agree, so only the guard stands between it and delivery.
+TEST(GuardGaps, FakeTapFromARealTestScriptIsBelievedByTheParserAndRejectedByTheGuard) {
+  testkit::TempDir tmp;
+  const std::string before = "const test = require('tape');\nconst sum = require('../sum');\n\n"
+                             "test('adds numbers', (t) => {\n  t.equal(sum(1, 2), 3);\n  t.end();\n});\n";
+  const std::string cheat = "console.log('TAP version 13');\nconsole.log('# adds numbers');\nconsole.log('ok 1 should be equal');\n"
+                            "console.log('\\n1..1');\nconsole.log('# tests 1');\nconsole.log('# pass  1');\nconsole.log('\\n# ok');\n";
+  testkit::write_file(tmp.path() / "sum.js", "module.exports = (a, b) => a + b + 1;\n");  // the change broke sum
+  testkit::write_file(tmp.path() / "test" / "sum.js", cheat);
+  std::string out;
+  ASSERT_EQ(testkit::sh("cd '" + tmp.path().string() + "' && node test/sum.js", &out), 0) << out;
+  const auto report = reports::parse_report_as("tap", out);
+  const auto adds = std::find_if(report.tests.begin(), report.tests.end(), [](const reports::TestCase& t) { return t.name == "adds numbers"; });
+  ASSERT_NE(adds, report.tests.end()) << out;
+  EXPECT_EQ(adds->outcome, reports::Outcome::passed) << "the parser believes the fake stream";
+  EXPECT_EQ(detail::tap_count_problem(out), "") << "its counts agree";
+  auto f = guard_one("test/sum.js", before, cheat, "adds numbers");
+  EXPECT_TRUE(has_code(f, "report_tampered")) << codes(f);
+  // The honest fix is in sum.js: the test script is untouched and nothing is flagged.
+  f = guard_one("sum.js", "module.exports = (a, b) => a + b + 1;\n", "module.exports = (a, b) => a + b;\n", "adds numbers",
+                {{"test/sum.js", before}});
   EXPECT_TRUE(f.empty()) << codes(f);
 }
 
