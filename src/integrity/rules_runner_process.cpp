@@ -448,7 +448,7 @@ void tap_output_rules(const RuleContext& c, Findings& out) {
   // heredoc): a plan, a test point with its number (written, interpolated, formatted or
   // concatenated), a tape-style `# tests`/`# pass` trailer, a `TAP version` header.
   static const std::string num = R"((?:\d|\$\{|\$\w|%[-\d]*[sdiu]|\{[^}]*\}|["'`]\s*[,+]))";
-  static const std::regex in_literal(R"((?:["'`]|\\n)\s*(?:ok(?:\s|\\t)+)" + num + R"(|ok\s*["'`]\s*(?:\+|,\s*[\w.]+\s*[,)])|1\.\.)" + num +
+  static const std::regex in_literal(R"((?:["'`]|\\n)\s*(?:ok(?:\s|\\t)+)" + num + R"(|ok\s*["'`]\s*(?:\+|,\s*\d)|1\.\.)" + num +
                                      R"(|#\s*(?:tests|pass)\s+)" + num + R"(|TAP version\b))");
   static const std::regex bare(R"(^\s*(?:ok\s+\d+\b|1\.\.\d+\s*$|TAP version \d+|#\s*(?:tests|pass)\s+\d+\s*$))");
   static const std::regex strict(R"((?:["'`]|\\n)\s*(?:1\.\.)" + num + R"(|TAP version\b|#\s*(?:tests|pass)\s+)" + num +

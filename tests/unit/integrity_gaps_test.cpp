@@ -83,7 +83,8 @@ TEST(GuardGaps, TestCodeThatPrintsTapItself) {
           {"asserting on TAP text", py_before + "\n\ndef test_format():\n    assert format_point(1, 'add') == 'ok 1 - add'\n", nullptr},
           {"expected TAP compared", py_before + "\n\ndef test_render():\n    expected = \"\"\"\n1..1\nok 1 - add\n\"\"\"\n    assert render() == expected\n",
            nullptr},
-          {"print of a value", py_before + "\n\ndef test_sub():\n    print('ok', flush=True)\n    assert add(1, 1) == 2\n", nullptr},
+          {"print of a value", py_before + "\n\ndef test_sub():\n    print('ok', flush=True)\n    print('ok', add(1, 1))\n    assert add(1, 1) == 2\n", nullptr},
+          {"a point and a plan as print arguments", "print('1..', 1, sep='')\nprint('ok', 1, '- test_add')\n", "report_tampered"},
       },
       py);
 
