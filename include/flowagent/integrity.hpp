@@ -53,9 +53,11 @@ struct IntegrityOptions {
   /// Optional; without it only the change's and the patch's files are known to be the project's.
   std::vector<std::string> project_files;
   /// Reads a file of the project at the head (nullopt: absent or unreadable). Optional; with it the
-  /// guard follows the failing tests' imports (one or two levels) to the helper modules the patch
-  /// touches, whose skips, stand-ins and assertion patches count as test code. Called on the
-  /// calling thread, during check_test_integrity only.
+  /// guard follows the failing tests' imports (any depth, at most 400 files and 16 MiB read;
+  /// docs/INTEGRITY.md lists the import forms of each language) to the helper modules the patch
+  /// touches, whose skips, stand-ins, assertion patches and printed TAP count as test code; it also
+  /// reads go.mod, package.json, tsconfig.json/jsconfig.json and jest.config.* at the root to
+  /// resolve imports. Called on the calling thread, during check_test_integrity only.
   std::function<std::optional<std::string>(const std::string& path)> read_head_file;
 };
 

@@ -1,6 +1,9 @@
 // Languages, text helpers and shared rule helpers of the test-integrity guard.
 #include <algorithm>
 #include <cctype>
+#include <optional>
+#include <regex>
+#include <set>
 
 #include "reports/test_identity.hpp"
 #include "integrity/guard_internal.hpp"
@@ -115,6 +118,134 @@ int count_elements(std::string_view list) {
     if (!trim(e).empty()) ++n;
   return n;
 }
+
+namespace {
+
+/// Index of the bracket closing the one at `open` (quotes skipped), npos when unbalanced.
+std::size_t matching_close(std::string_view t, std::size_t open) {
+  int depth = 0;
+  char quote_ch = 0;
+  for (std::size_t i = open; i < t.size(); ++i) {
+    const char ch = t[i];
+    if (quote_ch) {
+      if (ch == '\\') ++i;
+      else if (ch == quote_ch) quote_ch = 0;
+      continue;
+    }
+    if (ch == '"' || ch == '\'' || ch == '`') quote_ch = ch;
+    else if (ch == '(' || ch == '[' || ch == '{') ++depth;
+    else if ((ch == ')' || ch == ']' || ch == '}') && --depth == 0) return i;
+  }
+  return std::string_view::npos;
+}
+
+/// Does `text` use any name bound in `names` (`a, (b, c)`, `[a, b]`, `(n)`) as a whole word?
+bool uses_any_word(std::string_view names, std::string_view text) {
+  static const std::regex word(R"([A-Za-z_$][\w$]*)");
+  static const std::set<std::string> kDecl = {"const", "let", "var", "in", "of", "function", "async"};
+  const std::string n(names), t(text);
+  for (std::sregex_iterator w(n.begin(), n.end(), word), e; w != e; ++w) {
+    if (kDecl.count(w->str()) || w->str() == "_") continue;
+    const std::regex use("(^|[^\\w$.])" + w->str() + "([^\\w$]|$)");
+    if (std::regex_search(t, use)) return true;
+  }
+  return false;
+}
+
+/// `name(args)` spanning the whole text: the args.
+std::optional<std::string> call_args(std::string_view t, std::string_view name) {
+  if (!starts_with(t, name)) return std::nullopt;
+  std::size_t open = name.size();
+  while (open < t.size() && t[open] == ' ') ++open;
+  if (open >= t.size() || t[open] != '(' || matching_close(t, open) != t.size() - 1) return std::nullopt;
+  return std::string(t.substr(open + 1, t.size() - open - 2));
+}
+
+std::optional<std::vector<std::string>> literal_table_at(std::string_view text, int depth) {
+  std::string t = trim(text);
+  for (auto& ch : t)
+    if (ch == '\n' || ch == '\t' || ch == '\r') ch = ' ';
+  if (depth > 4 || t.size() < 2) return std::nullopt;
+  auto distinct = [](const std::vector<std::string>& rows) {
+    std::vector<std::string> out;
+    for (const auto& r : rows)
+      if (std::find(out.begin(), out.end(), r) == out.end()) out.push_back(r);
+    return out;
+  };
+  for (std::string_view wrap : {"list", "tuple", "sorted", "reversed"})  // list(zip(...)): the same rows
+    if (auto a = call_args(t, wrap)) return literal_table_at(*a, depth + 1);
+  if (auto a = call_args(t, "enumerate")) {
+    const auto parts = split_top(*a, {","});
+    return literal_table_at(parts.front(), depth + 1);
+  }
+  if (auto a = call_args(t, "zip")) {  // rows: the i-th elements of every literal, as many as the shortest
+    // The columns as written (a literal each), row i from the i-th element of every column.
+    std::vector<std::vector<std::string>> raw;
+    for (const auto& part : split_top(*a, {","})) {
+      const std::string p = trim(part);
+      if (p.empty() || starts_with(p, "strict")) continue;
+      std::vector<std::string> elems;
+      if ((p.front() == '[' || p.front() == '(') && matching_close(p, 0) == p.size() - 1)
+        for (const auto& e : split_top(std::string_view(p).substr(1, p.size() - 2), {","}))
+          if (!trim(e).empty()) elems.push_back(strip_spaces(e));
+      if (elems.empty()) return std::nullopt;
+      raw.push_back(std::move(elems));
+    }
+    if (raw.empty()) return std::nullopt;
+    std::size_t n = raw.front().size();
+    for (const auto& c : raw) n = std::min(n, c.size());
+    std::vector<std::string> rows;
+    for (std::size_t i = 0; i < n; ++i) {
+      std::string row;
+      for (const auto& c : raw) row += c[i] + ";";
+      rows.push_back(row);
+    }
+    return distinct(rows);
+  }
+  if (t.front() != '[' && t.front() != '(' && t.front() != '{') return std::nullopt;
+  const std::size_t close = matching_close(t, 0);
+  if (close == std::string::npos) return std::nullopt;
+  if (close != t.size() - 1) {
+    // JS `[1, 2, 3].map((n) => [n, n + 1])`: one row per element of the array.
+    std::string rest = trim(std::string_view(t).substr(close + 1));
+    if (t.front() == '[' && starts_with(rest, ".map(") && rest.back() == ')' && matching_close(rest, 4) == rest.size() - 1) {
+      // The callback must make each row from its element (`(n) => [n, 2 * n]`, not `() => [2, 4]`).
+      const std::string fn = rest.substr(5, rest.size() - 6);
+      std::string params, body;
+      if (const auto arrow = split_top(fn, {"=>"}); arrow.size() == 2) {
+        params = arrow[0];
+        body = arrow[1];
+      } else if (const auto open = fn.find('('), close_p = fn.find(')'); starts_with(trim(fn), "function") && open < close_p &&
+                                                                            close_p != std::string::npos) {
+        params = fn.substr(open, close_p - open + 1);
+        body = fn.substr(close_p + 1);
+      }
+      if (!uses_any_word(params, body)) return std::nullopt;
+      return literal_table_at(std::string_view(t).substr(0, close + 1), depth + 1);
+    }
+    return std::nullopt;
+  }
+  const std::string inner = t.substr(1, t.size() - 2);
+  // A comprehension: `[(a, a + 1) for a in [1, 2, 3]]` has the rows of its source; a filter
+  // (`if`) or a second `for` makes the count unknown.
+  const auto fors = split_top(inner, {" for "});
+  if (fors.size() > 1) {
+    if (fors.size() > 2 || t.front() == '{') return std::nullopt;
+    const auto in = split_top(fors[1], {" in "});
+    if (in.size() != 2 || split_top(in[1], {" if "}).size() > 1) return std::nullopt;
+    // A row that ignores the source (`[(2, 2, 4) for _ in [1, 2, 3]]`) is one row, repeated.
+    if (!uses_any_word(in[0], fors[0])) return std::nullopt;
+    return literal_table_at(in[1], depth + 1);
+  }
+  std::vector<std::string> rows;
+  for (const auto& e : split_top(inner, {","}))
+    if (!trim(e).empty()) rows.push_back(strip_spaces(e));
+  return distinct(rows);
+}
+
+}  // namespace
+
+std::optional<std::vector<std::string>> literal_table(std::string_view text) { return literal_table_at(text, 0); }
 
 std::string_view basename(std::string_view path) {
   auto slash = path.rfind('/');

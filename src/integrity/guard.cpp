@@ -39,13 +39,14 @@ std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersion
     after_ptrs.push_back(&after);
     after_paths.push_back(f.path);
     const bool support = helpers.count(f.path) > 0 && f.after && test_support_module(f.path, *f.after);
-    const RuleContext c{f, lang, is_test_path(f.path), before, after, options, support};
+    const RuleContext c{f, lang, is_test_path(f.path), before, after, options, support, helpers.count(f.path) > 0};
 
     const std::size_t found = out.size();
     file_rules(c, out);
-    for (auto rules : {python_rules, js_rules, jvm_rules, go_rules, cpp_rules, rust_rules, runner_process_rules, assertion_def_rules,
+    for (auto rules : {python_rules, js_rules, jvm_rules, go_rules, cpp_rules, rust_rules, runner_process_rules, tap_output_rules, assertion_def_rules, oracle_replacement_rules,
                   helper_skip_rules, assertion_patch_rules})
       rules(c, out);
+    if (auto h = helpers.find(f.path); h != helpers.end()) imported_helper_tautologies(c, h->second, out);
     if (out.size() > found && (out[found].rule == "unsupported_language" || out[found].rule == "parse_error")) continue;
 
     const bool syntactic = lang != Lang::none && (!f.before || before.parsed) && (!f.after || after.parsed);

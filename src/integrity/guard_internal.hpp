@@ -12,6 +12,7 @@
 
 #include <tree_sitter/api.h>
 
+#include <algorithm>
 #include <cstring>
 #include <initializer_list>
 #include <map>
@@ -56,6 +57,10 @@ inline constexpr int kMaxTableRows = 64;
 /// a longer line is read in windows of this size, overlapping by kRegexOverlapChars).
 inline constexpr std::size_t kRegexLineChars = 2000;
 inline constexpr std::size_t kRegexOverlapChars = 200;
+/// What the guard reads to follow the tests' imports (any depth): at most this many files of the
+/// project's head and this many bytes (the patch's own files are not counted).
+inline constexpr std::size_t kImportFilesBudget = 400;
+inline constexpr std::size_t kImportBytesBudget = std::size_t{16} << 20;
 /// Failing-test names shorter than this are not searched for in production code (too common).
 inline constexpr std::size_t kMinNamedTestChars = 4;
 
@@ -175,6 +180,25 @@ std::vector<std::string> split_top(std::string_view text, std::initializer_list<
 /// Elements of a list/tuple/array literal `[a, b]` (0 when not a literal).
 int count_elements(std::string_view list);
 
+/// Calls `fn(line_number, line)` for each line of `text` (1-based numbers), each line cut to
+/// kRegexLineChars (what the regular-expression rules read of a line).
+template <class Fn>
+void for_each_capped_line(const std::string& text, Fn&& fn) {
+  int n = 1;
+  for (std::size_t p = 0; p < text.size(); ++n) {
+    auto e = text.find('\n', p);
+    if (e == std::string::npos) e = text.size();
+    const std::string line = text.substr(p, std::min<std::size_t>(e - p, kRegexLineChars));
+    fn(n, line);
+    p = e + 1;
+  }
+}
+
+/// The distinct rows of a table written in the code (whitespace removed): a list/tuple/array
+/// literal, a comprehension over one (without a filter), `zip(...)`/`enumerate(...)` of literals,
+/// JS `[...].map(fn)`; nullopt when the rows are not written out.
+std::optional<std::vector<std::string>> literal_table(std::string_view text);
+
 bool platform_condition(std::string_view text);
 std::optional<std::string> skip_marker(std::string_view text);
 
@@ -197,10 +221,12 @@ struct RuleContext {
   const FileModel& before;
   const FileModel& after;
   const IntegrityOptions& options;
-  /// A project module (not a test file, not the developer's change) that the tests import, one or
-  /// two levels deep, and that is test support code (test_support_module): a helper whose code
+  /// A project module (not a test file, not the developer's change) that the tests import, at any
+  /// depth (kImportFilesBudget), and that is test support code (test_support_module): a helper whose code
   /// runs as test code. (The mock rule reads every module the tests import.)
   bool imported_by_tests = false;
+  /// Any project module the tests import (test support or not): what it prints, the tests print.
+  bool reached_by_tests = false;
 };
 
 /// Test-by-test comparison of one file (skip, focus, deletion, strength, swallowing).
@@ -247,14 +273,18 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
 /// Every language: test-side code that ends the runner's process (runner_terminated) and code that
 /// names or reads the runner's report location (report_tampered).
 void runner_process_rules(const RuleContext& c, Findings& out);
+/// Test-side code (test files, conftest.py, modules the tests import, shell test scripts) that
+/// prints TAP itself — a plan, `ok N` test points, tape-style `# tests`/`# pass` trailers — which
+/// the validator's TAP parser believes when its counts agree (report_tampered).
+void tap_output_rules(const RuleContext& c, Findings& out);
 /// Test code that replaces the assertion functions themselves (assertion_replaced): a unittest
 /// assertEqual override, `self.assertEqual = ...`, a local definition shadowing an imported
 /// assertion helper, `const assert = {...}` / a shadowed `expect` in JS, a JUnit assertion
 /// redefined in the test class.
 void assertion_def_rules(const RuleContext& c, Findings& out);
 /// Patch files the tests import (test_imported_modules): path -> the texts of the test-side files
-/// that import them (what the tests use of a helper). Project modules only, one or two levels from
-/// the patch's test files and the failing tests' files (read with IntegrityOptions::read_head_file);
+/// that import them (what the tests use of a helper). Project modules only, at any depth (within
+/// kImportFilesBudget/kImportBytesBudget) from the patch's test files and the failing tests' files (read with IntegrityOptions::read_head_file);
 /// test files, conftest.py and the developer's change (the code under test) are not helpers.
 std::map<std::string, std::string> test_imported_modules(const std::vector<FileVersions>& files, const IntegrityOptions& o);
 /// Test support code rather than production code: under a test path, importing a test framework
@@ -265,6 +295,14 @@ bool test_support_module(std::string_view path, const std::string& text);
 /// in a helper, a helper module or the code under test, it skips every test that reaches it
 /// (skip_added) unless a platform condition guards it.
 void helper_skip_rules(const RuleContext& c, Findings& out);
+/// An expected literal replaced by a value computed through another function of the same module
+/// as the checked call (`assert add(2, 2) == 4` -> `want = add_all([2, 2]); assert add(2, 2) ==
+/// want`): assertion_weakened. Oracle tests that compared two functions before, or new tests, are honest.
+void oracle_replacement_rules(const RuleContext& c, Findings& out);
+/// A helper of a module the tests import (`importers`: the texts of the files that import it)
+/// whose body now only returns a constant truthy value while the tests assert on it
+/// (assertion_weakened): `assert same(x, 4)` with `def same(a, b): return True` in helpers.py.
+void imported_helper_tautologies(const RuleContext& c, const std::string& importers, Findings& out);
 /// The assertion library patched from any module: unittest.TestCase's assertions, builtins the
 /// checks use, pytest/numpy.testing attributes, node's assert/expect/chai members (assertion_replaced).
 void assertion_patch_rules(const RuleContext& c, Findings& out);

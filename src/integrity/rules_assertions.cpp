@@ -61,12 +61,7 @@ std::map<std::string, std::string> imported_names(const std::string& text, Lang 
       out[w->str()] = module;
     }
   };
-  std::size_t p = 0;
-  while (p < text.size()) {
-    auto e = text.find('\n', p);
-    if (e == std::string::npos) e = text.size();
-    const std::string line = text.substr(p, std::min<std::size_t>(e - p, kRegexLineChars));
-    p = e + 1;
+  for_each_capped_line(text, [&](int, const std::string& line) {
     std::smatch m;
     if (lang == Lang::python && std::regex_search(line, m, py_from)) bind(m[2].str(), m[1].str());
     if (is_js(lang)) {
@@ -76,7 +71,7 @@ std::map<std::string, std::string> imported_names(const std::string& text, Lang 
         if (m[2].matched) bind(m[2].str(), m[3].str());
       }
     }
-  }
+  });
   return out;
 }
 
@@ -203,6 +198,70 @@ void assertion_def_rules(const RuleContext& c, Findings& out) {
       std::smatch m;
       if (std::regex_search(l, m, gdef)) {
         flag(n, l, "testify's assertion package is shadowed in the test file");
+        return;
+      }
+    }
+  }
+}
+
+void oracle_replacement_rules(const RuleContext& c, Findings& out) {
+  // Decision (docs/INTEGRITY.md): comparing two functions of the code under test is an honest
+  // oracle test; it is a cheat only when a check that pinned a literal now takes its expected
+  // value from another function of the same module (`assert add(2, 2) == 4` ->
+  // `want = add_all([2, 2]); assert add(2, 2) == want`): a change to that module moves both sides.
+  if (!c.file.before || !c.file.after || !c.test_file || !c.before.parsed || !c.after.parsed || (c.lang != Lang::python && !is_js(c.lang))) return;
+  auto imports = imported_names(*c.file.after, c.lang);
+  if (c.lang == Lang::python) {  // `import calc` / `import calc as c`: the module object's name
+    static const std::regex module_import(R"((?:^|\n)\s*import\s+([\w.]+)(?:\s+as\s+(\w+))?)");
+    const std::string& text = *c.file.after;
+    for (std::sregex_iterator it(text.begin(), text.end(), module_import), end; it != end; ++it)
+      imports.emplace((*it)[2].matched ? (*it)[2].str() : (*it)[1].str(), (*it)[1].str());
+  }
+  static const std::regex call_re(R"(^([A-Za-z_$][\w$]*)(?:\.([A-Za-z_$][\w$]*))?\()");
+  // The function a call names and the module it comes from ("" when not imported).
+  auto callee = [&](const std::string& operand) -> std::pair<std::string, std::string> {
+    std::smatch m;
+    if (!std::regex_search(operand, m, call_re)) return {};
+    if (m[2].matched) {  // `calc.add(` : the module object's name (or what it was imported from)
+      auto it = imports.find(m[1].str());
+      return {m[2].str(), it != imports.end() ? it->second : m[1].str()};
+    }
+    auto it = imports.find(m[1].str());
+    return {m[1].str(), it != imports.end() ? it->second : std::string()};
+  };
+  std::vector<std::string> lines;
+  for_each_capped_line(*c.file.after, [&](int, const std::string& l) { lines.push_back(l); });
+  static const std::regex assign(R"(^\s*(?:(?:const|let|var)\s+)?([A-Za-z_$][\w$]*)\s*=\s*([^=].*?)\s*;?\s*$)");
+  for (const auto& at : c.after.tests) {
+    auto bt = std::find_if(c.before.tests.begin(), c.before.tests.end(), [&](const TestUnit& t) { return t.name == at.name; });
+    if (bt == c.before.tests.end()) continue;
+    std::map<std::string, std::string> computed;  // variable -> call, whitespace removed
+    for (int n = at.line; n <= at.end_line && n >= 1 && static_cast<std::size_t>(n) <= lines.size(); ++n) {
+      std::smatch m;
+      if (std::regex_match(lines[static_cast<std::size_t>(n - 1)], m, assign)) computed[m[1].str()] = strip_spaces(m[2].str());
+    }
+    for (const auto& a : at.asserts) {
+      if (a.kind != Kind::eq || a.operands.size() != 2) continue;
+      const std::string& x = *a.operands.begin();
+      const std::string& y = *std::next(a.operands.begin());
+      for (const auto& [checked, other] : {std::pair{x, y}, std::pair{y, x}}) {
+        const auto [f1, m1] = callee(checked);
+        if (f1.empty() || m1.empty()) continue;
+        const std::string oracle = computed.count(other) ? computed[other] : other;
+        const auto [f2, m2] = callee(oracle);
+        if (f2.empty() || f2 == f1 || m2 != m1) continue;
+        // Before, the same call was compared with a literal (its only operand), and nothing
+        // compared it with the other function.
+        const bool pinned = std::any_of(bt->asserts.begin(), bt->asserts.end(), [&](const Assertion& b) {
+          return b.kind == Kind::eq && b.operands.size() == 1 && *b.operands.begin() == checked;
+        });
+        const bool oracle_before = std::any_of(bt->asserts.begin(), bt->asserts.end(), [&](const Assertion& b) {
+          return std::any_of(b.operands.begin(), b.operands.end(), [&](const std::string& o) { return callee(o).first == f2; });
+        });
+        if (!pinned || oracle_before) continue;
+        out.push_back({"assertion_weakened", c.file.path, a.line,
+                       "test " + at.name + ": the expected value of " + quote(checked) + " was a literal and is now computed by " + f2 +
+                           " of the code under test (" + m1 + "): a change to that module moves both sides of the check"});
         return;
       }
     }

@@ -1,8 +1,10 @@
-// What the tests reach beyond their own files: the project modules they import (one or two levels,
-// within the repository), skip calls placed outside any test (in a helper, a helper module, the code
-// under test), and assertion functions patched from any module.
+// What the tests reach beyond their own files: the project modules they import (Python, JS/TS, Go,
+// Java/Kotlin, C/C++ and Rust imports, any depth within a budget of files and bytes), skip calls
+// placed outside any test (in a helper, a helper module, the code under test), and assertion
+// functions patched from any module.
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <map>
 #include <regex>
 
@@ -40,74 +42,340 @@ std::string normalize(const std::string& path) {
 
 std::string join(const std::string& dir, const std::string& rel) { return normalize(dir.empty() ? rel : dir + "/" + rel); }
 
-/// Project paths `text` (the file at `path`) imports, among `known`.
-std::vector<std::string> imported_paths(const std::string& path, const std::string& text, Lang lang, const std::set<std::string>& known) {
-  std::vector<std::string> out;
-  auto take = [&](const std::string& p) {
-    if (!p.empty() && known.count(p) && p != path && std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
+/// What resolving an import needs beyond the importing file: the project's files (by path and by
+/// folder), the Go module path (go.mod), JS specifier maps (package.json "imports", tsconfig/
+/// jsconfig `paths`, jest `moduleNameMapper` with plain prefixes) and Java/Kotlin source roots.
+struct Resolver {
+  const std::set<std::string>& known;
+  std::map<std::string, std::vector<std::string>> by_dir;        ///< folder -> files in it
+  std::map<std::string, std::vector<std::string>> jvm_classes;   ///< `com/x/Foo` -> files (under src/<set>/{java,kotlin}/: main, test, testFixtures, ...)
+  std::string go_module;                                         ///< `module` of go.mod
+  /// JS specifier maps: (specifier prefix, exact?) -> (path prefix, path suffix).
+  struct Alias {
+    std::string from;
+    bool exact;
+    std::string to, suffix;
   };
-  const std::string dir = dir_of(path);
-  std::size_t p = 0;
-  while (p < text.size()) {
-    auto e = text.find('\n', p);
-    if (e == std::string::npos) e = text.size();
-    const std::string line = text.substr(p, std::min<std::size_t>(e - p, kRegexLineChars));
-    p = e + 1;
-    std::smatch m;
-    if (lang == Lang::python) {
-      static const std::regex from(R"(^\s*from\s+(\.*)([\w.]*)\s+import\s+\(?([\w\s,*]+))");
-      static const std::regex imp(R"(^\s*import\s+([\w.]+(?:\s+as\s+\w+)?(?:\s*,\s*[\w.]+(?:\s+as\s+\w+)?)*))");
-      static const std::regex word(R"(\w+)");
-      std::vector<std::pair<std::string, std::vector<std::string>>> modules;  // (slash path, bases)
-      std::vector<std::string> bases;
-      if (std::regex_search(line, m, from)) {
-        const std::size_t dots = m[1].length();
-        std::string mod = m[2].str();
-        std::replace(mod.begin(), mod.end(), '.', '/');
-        if (dots > 0) {
-          std::string base = dir;
-          for (std::size_t i = 1; i < dots; ++i) base = dir_of(base);
-          bases = {base};
-        }
-        std::vector<std::string> mods = {mod};
-        const std::string names = m[3].str();
-        for (std::sregex_iterator w(names.begin(), names.end(), word), end; w != end; ++w)
-          if (w->str() != "as") mods.push_back(mod.empty() ? w->str() : mod + "/" + w->str());  // `from pkg import helpers`
-        for (const auto& x : mods) modules.push_back({x, bases});
-      } else if (std::regex_search(line, m, imp)) {
-        const std::string list = m[1].str();
-        for (const auto& part : split_top(list, {","})) {
-          std::string mod = trim(part.substr(0, part.find(" as ")));
-          std::replace(mod.begin(), mod.end(), '.', '/');
-          modules.push_back({mod, {}});
-        }
+  std::vector<Alias> js_aliases;
+
+  Resolver(const std::set<std::string>& k, const std::function<std::optional<std::string>(const std::string&)>& text_of) : known(k) {
+    static const std::regex jvm_root(R"((?:^|/)src/\w+/(?:java|kotlin)/(.+)\.(?:java|kt)$)");
+    for (const auto& p : known) {
+      by_dir[dir_of(p)].push_back(p);
+      std::smatch m;
+      if ((ends_with(p, ".java") || ends_with(p, ".kt")) && std::regex_search(p, m, jvm_root)) jvm_classes[m[1].str()].push_back(p);
+    }
+    if (known.count("go.mod"))
+      if (auto t = text_of("go.mod")) {
+        static const std::regex module_re(R"(^\s*module\s+"?([^\s"]+))");
+        for_each_capped_line(*t, [&](int, const std::string& line) {
+          std::smatch m;
+          if (go_module.empty() && std::regex_search(line, m, module_re)) go_module = m[1].str();
+        });
       }
-      for (auto& [mod, bs] : modules) {
-        if (mod.empty()) continue;
-        if (bs.empty()) {
-          // Absolute: from the root, src/ or lib/, or a folder of the importer (pytest puts the
-          // test's rootdir-relative folders on sys.path).
-          bs = {"", "src", "lib"};
-          for (std::string d = dir; !d.empty(); d = dir_of(d)) bs.push_back(d);
-        }
-        for (const auto& b : bs) {
-          take(join(b, mod + ".py"));
-          take(join(b, mod + "/__init__.py"));
-        }
+    read_js_maps(text_of);
+  }
+
+  void alias(const std::string& from, const std::string& target, const std::string& base) {
+    const auto star = from.find('*');
+    const auto tstar = target.find('*');
+    std::string to = target;
+    if (starts_with(to, "<rootDir>/")) to = to.substr(10);
+    if (star == std::string::npos || tstar == std::string::npos) {
+      if (star == std::string::npos && tstar == std::string::npos) js_aliases.push_back({from, true, join(base, to), ""});
+      return;
+    }
+    const std::string prefix = join(base, to.substr(0, tstar));
+    js_aliases.push_back({from.substr(0, star), false, prefix.empty() ? prefix : prefix + "/", to.substr(tstar + 1)});
+  }
+
+  void read_js_maps(const std::function<std::optional<std::string>(const std::string&)>& text_of) {
+    static const std::regex entry(R"re("([^"]+)"\s*:\s*(?:\[\s*)?"([^"]+)")re");
+    // The object following `"key": {` (balanced braces; strings are not expected to hold braces).
+    auto object_after = [](const std::string& text, const std::string& key) -> std::string {
+      const auto k = text.find("\"" + key + "\"");
+      if (k == std::string::npos) return {};
+      const auto open = text.find('{', k);
+      if (open == std::string::npos) return {};
+      int depth = 0;
+      for (std::size_t i = open; i < text.size(); ++i) {
+        if (text[i] == '{') ++depth;
+        if (text[i] == '}' && --depth == 0) return text.substr(open + 1, std::min<std::size_t>(i - open - 1, 100000));
       }
-    } else if (is_js(lang)) {
-      static const std::regex spec(R"((?:require\s*\(|import\s*\(|from\s+|^\s*import\s+)\s*['"](\.{1,2}/[^'"]*)['"])");
-      for (std::sregex_iterator it(line.begin(), line.end(), spec), end; it != end; ++it) {
-        const std::string base = join(dir, (*it)[1].str());
-        if (base.empty()) continue;
-        take(base);
-        for (const char* ext : {".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", ".mts", ".cts", "/index.js", "/index.ts", "/index.mjs"})
-          take(base + ext);
+      return {};
+    };
+    // Line by line, each line capped (std::regex recurses per character: a crafted long string in a
+    // configuration must not exhaust the stack). An entry split over lines (`"#c": {` then
+    // `"node": "./c.js"`) belongs to the key that opened it.
+    auto entries = [&](const std::string& obj, const std::function<void(const std::string&, const std::string&)>& fn) {
+      static const std::regex opens(R"re("([^"]{1,200})"\s*:\s*\{)re");
+      std::string open_key;
+      for_each_capped_line(obj, [&](int, const std::string& line) {
+        std::smatch m;
+        if (std::regex_search(line, m, opens)) open_key = m[1].str();
+        for (std::sregex_iterator it(line.begin(), line.end(), entry), end; it != end; ++it) {
+          fn((*it)[1].str(), (*it)[2].str());
+          if (!open_key.empty()) fn(open_key, (*it)[2].str());  // a conditional target: {"node": "./c.js"}
+        }
+        if (contains(line, "}")) open_key.clear();
+      });
+    };
+    if (known.count("package.json"))
+      if (auto t = text_of("package.json")) {
+        // "imports": { "#x": "./src/x.js", "#u/*": "./src/u/*.js", "#c": { "node": "./c.js" } }
+        entries(object_after(*t, "imports"), [&](const std::string& k, const std::string& v) {
+          if (starts_with(k, "#")) alias(k, v, "");
+        });
+        read_mapper(object_after(*t, "moduleNameMapper"));
+      }
+    for (const char* cfg : {"tsconfig.json", "jsconfig.json"}) {
+      if (!known.count(cfg)) continue;
+      auto t = text_of(cfg);
+      if (!t) continue;
+      static const std::regex base_re(R"re("baseUrl"\s*:\s*"([^"]*)")re");
+      std::string base;
+      for_each_capped_line(*t, [&](int, const std::string& line) {
+        std::smatch m;
+        if (contains(line, "baseUrl") && std::regex_search(line, m, base_re)) base = join("", m[1].str());
+      });
+      entries(object_after(*t, "paths"), [&](const std::string& k, const std::string& v) { alias(k, v, base); });
+    }
+    for (const char* cfg : {"jest.config.js", "jest.config.ts", "jest.config.cjs", "jest.config.mjs", "jest.config.json"}) {
+      if (!known.count(cfg)) continue;
+      if (auto t = text_of(cfg)) {
+        const auto k = t->find("moduleNameMapper");
+        if (k == std::string::npos) continue;
+        const auto open = t->find('{', k), close = open == std::string::npos ? open : t->find('}', open);
+        if (close != std::string::npos) read_mapper(t->substr(open + 1, close - open - 1));
       }
     }
   }
-  return out;
-}
+
+  /// jest moduleNameMapper entries with a plain prefix: `"^@/(.*)$": "<rootDir>/src/$1"`,
+  /// `"^config$": "<rootDir>/src/config.js"`.
+  void read_mapper(const std::string& obj) {
+    static const std::regex prefix_re(R"re(['"]\^?([\w@~#/.-]*)\(\.\*\)\$?['"]\s*:\s*['"](?:<rootDir>/)?([^'"$]*)\$1([^'"]*)['"])re");
+    static const std::regex exact_re(R"re(['"]\^([\w@~#/.-]+)\$['"]\s*:\s*['"](?:<rootDir>/)?([^'"$]+)['"])re");
+    for_each_capped_line(obj, [&](int, const std::string& line) {
+      for (std::sregex_iterator it(line.begin(), line.end(), prefix_re), end; it != end; ++it) {
+        const std::string to = join("", (*it)[2].str());
+        js_aliases.push_back({(*it)[1].str(), false, to.empty() ? to : to + "/", (*it)[3].str()});
+      }
+      for (std::sregex_iterator it(line.begin(), line.end(), exact_re), end; it != end; ++it)
+        js_aliases.push_back({(*it)[1].str(), true, join("", (*it)[2].str()), ""});
+    });
+  }
+
+  /// Project paths `text` (the file at `path`) imports, among `known`.
+  std::vector<std::string> imported_paths(const std::string& path, const std::string& text, Lang lang) const {
+    std::vector<std::string> out;
+    auto take = [&](const std::string& p) {
+      if (!p.empty() && known.count(p) && p != path && std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
+    };
+    auto take_dir = [&](const std::string& d, const std::function<bool(const std::string&)>& keep) {
+      if (auto it = by_dir.find(d); it != by_dir.end())
+        for (const auto& p : it->second)
+          if (keep(p)) take(p);
+    };
+    const std::string dir = dir_of(path);
+    // Python: folders put on sys.path by the file (`sys.path.insert(0, "tests/support")`,
+    // `os.path.join(os.path.dirname(__file__), "support")`), searched by its absolute imports.
+    std::vector<std::string> py_extra;
+    if (lang == Lang::python) {
+      static const std::regex sys_path(R"re(\bsys\s*\.\s*path\s*\.\s*(?:insert\s*\(\s*-?\d+\s*,|append\s*\()\s*(.*))re");
+      static const std::regex literal(R"re(['"]([\w./-]+)['"])re");
+      for_each_capped_line(text, [&](int, const std::string& line) {
+        std::smatch m;
+        if (!std::regex_search(line, m, sys_path)) return;
+        const std::string arg = m[1].str();
+        // The literal parts in order (`os.path.join(os.path.dirname(__file__), "..", "vendor")`),
+        // relative to the file when the expression starts from `__file__`.
+        std::string rel;
+        for (std::sregex_iterator it(arg.begin(), arg.end(), literal), end; it != end; ++it) rel += (rel.empty() ? "" : "/") + (*it)[1].str();
+        if (contains(arg, "__file__")) {
+          py_extra.push_back(join(dir, rel));
+        } else if (!rel.empty()) {
+          py_extra.push_back(join("", rel));
+          py_extra.push_back(join(dir, rel));
+        }
+      });
+    }
+    bool go_block = false;
+    auto go_import = [&](const std::string& ip) {
+      if (go_module.empty() || !(ip == go_module || starts_with(ip, go_module + "/"))) return;
+      const std::string d = ip == go_module ? std::string() : ip.substr(go_module.size() + 1);
+      take_dir(d, [](const std::string& p) { return ends_with(p, ".go") && !ends_with(p, "_test.go"); });
+    };
+    if (lang == Lang::go && ends_with(path, "_test.go"))  // the package's own files are compiled into its test
+      take_dir(dir, [](const std::string& p) { return ends_with(p, ".go") && !ends_with(p, "_test.go"); });
+    if ((lang == Lang::java || lang == Lang::kotlin) && is_test_path(path)) {
+      // Same-package classes need no import: beside the test, and in every source set.
+      take_dir(dir, [](const std::string& p) { return ends_with(p, ".java") || ends_with(p, ".kt"); });
+      static const std::regex own(R"((?:^|/)src/\w+/(?:java|kotlin)/(.+)\.(?:java|kt)$)");
+      std::smatch m;
+      if (std::regex_search(path, m, own)) {
+        const std::string package = dir_of(m[1].str());
+        for (const auto& [name, paths] : jvm_classes)
+          if (dir_of(name) == package)
+            for (const auto& p : paths) take(p);
+      }
+    }
+    // Lines that can import at all (the regular expressions are slow; most lines are not imports).
+    static constexpr std::string_view kPyWords[] = {"import", "run_path", "open(", "Loader", "spec_from"};
+    static constexpr std::string_view kJsWords[] = {"require", "import", "from"};
+    static constexpr std::string_view kCppWords[] = {"include"};
+    static constexpr std::string_view kRustWords[] = {"mod ", "use "};
+    auto may_import = [&](const std::string& line) {
+      auto any = [&](const auto& words) { return std::any_of(std::begin(words), std::end(words), [&](auto w) { return contains(line, w); }); };
+      if (lang == Lang::python) return any(kPyWords);
+      if (is_js(lang)) return any(kJsWords);
+      if (lang == Lang::cpp) return any(kCppWords);
+      if (lang == Lang::rust) return any(kRustWords);
+      return go_block || contains(line, "import");  // Go (inside an import block too), Java/Kotlin
+    };
+    for_each_capped_line(text, [&](int, const std::string& line) {
+      if (!may_import(line)) return;
+      std::smatch m;
+      if (lang == Lang::python) {
+        static const std::regex from(R"(^\s*from\s+(\.*)([\w.]*)\s+import\s+\(?([\w\s,*]+))");
+        static const std::regex imp(R"(^\s*import\s+([\w.]+(?:\s+as\s+\w+)?(?:\s*,\s*[\w.]+(?:\s+as\s+\w+)?)*))");
+        static const std::regex dynamic(R"re(\b(?:import_module|__import__)\s*\(\s*['"]([\w.]+)['"])re");
+        static const std::regex word(R"(\w+)");
+        std::vector<std::pair<std::string, std::vector<std::string>>> modules;  // (slash path, bases)
+        std::vector<std::string> bases;
+        if (std::regex_search(line, m, from)) {
+          const std::size_t dots = m[1].length();
+          std::string mod = m[2].str();
+          std::replace(mod.begin(), mod.end(), '.', '/');
+          if (dots > 0) {
+            std::string base = dir;
+            for (std::size_t i = 1; i < dots; ++i) base = dir_of(base);
+            bases = {base};
+          }
+          std::vector<std::string> mods = {mod};
+          const std::string names = m[3].str();
+          for (std::sregex_iterator w(names.begin(), names.end(), word), end; w != end; ++w)
+            if (w->str() != "as") mods.push_back(mod.empty() ? w->str() : mod + "/" + w->str());  // `from pkg import helpers`
+          for (const auto& x : mods) modules.push_back({x, bases});
+        } else if (std::regex_search(line, m, imp)) {
+          const std::string list = m[1].str();
+          for (const auto& part : split_top(list, {","})) {
+            std::string mod = trim(part.substr(0, part.find(" as ")));
+            std::replace(mod.begin(), mod.end(), '.', '/');
+            modules.push_back({mod, {}});
+          }
+        }
+        // A file run or read by its path: `runpy.run_path("tools/h.py")`, `exec(open("tools/h.py").read())`.
+        static const std::regex by_path(R"re(\b(?:run_path|open|(?:SourceFileLoader|spec_from_file_location)\s*\([^,]*,)\s*\(?\s*['"]([\w./-]+\.py)['"])re");
+        for (std::sregex_iterator it(line.begin(), line.end(), by_path), end; it != end; ++it) {
+          take(join("", (*it)[1].str()));
+          take(join(dir, (*it)[1].str()));
+        }
+        for (std::sregex_iterator it(line.begin(), line.end(), dynamic), end; it != end; ++it) {
+          std::string mod = (*it)[1].str();
+          std::replace(mod.begin(), mod.end(), '.', '/');
+          modules.push_back({mod, {}});
+        }
+        for (auto& [mod, bs] : modules) {
+          if (mod.empty()) continue;
+          if (bs.empty()) {
+            // Absolute: from the root, src/ or lib/, a folder of the importer (pytest puts the
+            // test's rootdir-relative folders on sys.path), or a folder the file put on sys.path.
+            bs = {"", "src", "lib"};
+            for (std::string d = dir; !d.empty(); d = dir_of(d)) bs.push_back(d);
+            bs.insert(bs.end(), py_extra.begin(), py_extra.end());
+          }
+          for (const auto& b : bs) {
+            take(join(b, mod + ".py"));
+            take(join(b, mod + "/__init__.py"));
+          }
+        }
+      } else if (is_js(lang)) {
+        static const std::regex spec(
+            R"((?:require\s*\(|import\s*\(|from\s+|^\s*import\s+)\s*(?:path\s*\.\s*(?:join|resolve)\s*\(\s*__dirname\s*,\s*)?['"]([^'"]+)['"])");
+        for (std::sregex_iterator it(line.begin(), line.end(), spec), end; it != end; ++it) {
+          const std::string s = (*it)[1].str();
+          std::vector<std::string> bases;
+          // `require(path.join(__dirname, "x"))` names a path relative to the file too.
+          const bool dirname_join = contains((*it)[0].str(), "__dirname");
+          if (dirname_join || starts_with(s, "./") || starts_with(s, "../") || s == "." || s == "..") bases.push_back(join(dir, s));
+          for (const auto& a : js_aliases) {
+            if (a.exact ? s == a.from : starts_with(s, a.from)) bases.push_back(a.exact ? a.to : normalize(a.to + s.substr(a.from.size()) + a.suffix));
+          }
+          for (const auto& b : bases) {
+            if (b.empty()) continue;
+            take(b);
+            for (const char* ext : {".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", ".mts", ".cts", "/index.js", "/index.ts", "/index.mjs"})
+              take(b + ext);
+          }
+        }
+      } else if (lang == Lang::go) {
+        static const std::regex single(R"re(^\s*import\s+(?:[\w.]+\s+)?"([^"]+)")re");
+        static const std::regex block_open(R"(^\s*import\s*\(\s*$)");
+        static const std::regex block_line(R"re(^\s*(?:[\w.]+\s+)?"([^"]+)")re");
+        if (go_block) {
+          if (std::regex_search(line, m, block_line)) go_import(m[1].str());
+          if (contains(line, ")")) go_block = false;
+        } else if (std::regex_search(line, m, single)) {
+          go_import(m[1].str());
+        } else if (std::regex_search(line, block_open)) {
+          go_block = true;
+        }
+      } else if (lang == Lang::java || lang == Lang::kotlin) {
+        static const std::regex imp(R"(^\s*import\s+(static\s+)?([\w.]+?)(\.\*)?\s*;?\s*$)");
+        if (!std::regex_search(line, m, imp)) return;
+        std::string cls = m[2].str();
+        std::replace(cls.begin(), cls.end(), '.', '/');
+        auto take_class = [&](const std::string& c) {
+          if (auto it = jvm_classes.find(c); it != jvm_classes.end())
+            for (const auto& p : it->second) take(p);
+        };
+        if (m[1].matched) {
+          take_class(m[3].matched ? cls : dir_of(cls));  // `import static com.x.Helpers.check` / `Helpers.*`
+        } else if (m[3].matched) {  // a package: every class in it
+          for (const auto& [name, paths] : jvm_classes)
+            if (dir_of(name) == cls)
+              for (const auto& p : paths) take(p);
+        } else {
+          take_class(cls);
+        }
+      } else if (lang == Lang::cpp) {
+        static const std::regex inc(R"re(^\s*#\s*include\s*["<]([^">]+)[">])re");
+        if (!std::regex_search(line, m, inc)) return;
+        const std::string h = m[1].str();
+        for (const std::string& b : {dir, std::string("include"), std::string("tests"), std::string("test"), std::string()}) {
+          const std::string p = join(b, h);
+          if (p.empty() || !known.count(p)) continue;
+          take(p);
+          // The matching source beside the header (`helpers.h` -> `helpers.cc`).
+          const std::string stem = p.substr(0, p.rfind('.'));
+          for (const char* ext : {".c", ".cc", ".cpp", ".cxx"}) take(stem + ext);
+        }
+      } else if (lang == Lang::rust) {
+        static const std::regex mod(R"(^\s*(?:pub(?:\([\w\s]+\))?\s+)?mod\s+(\w+)\s*;)");
+        static const std::regex use(R"(^\s*(?:pub\s+)?use\s+(?:crate|[a-z_]\w*)\s*::\s*(\w+)(?:\s*::\s*(\w+))?)");
+        if (std::regex_search(line, m, mod)) {
+          const std::string name = m[1].str();
+          // `mod x;` in a crate root or mod.rs: beside it; in `a/b.rs`: a/b/x.rs (both are tried).
+          const std::string own = path.substr(0, path.size() - 3);
+          for (const std::string& b : {dir, own}) {
+            take(join(b, name + ".rs"));
+            take(join(b, name + "/mod.rs"));
+          }
+        } else if (std::regex_search(line, m, use)) {
+          const std::string a = m[1].str();
+          take(join("src", a + ".rs"));
+          take(join("src", a + "/mod.rs"));
+          if (m[2].matched) {
+            take(join("src", a + "/" + m[2].str() + ".rs"));
+            take(join("src", a + "/" + m[2].str() + "/mod.rs"));
+          }
+        }
+      }
+    });
+    return out;
+  }
+};
 
 /// The file of a failing test id, when the id names one (`tests/test_x.py::test_y`, `a.test.js > t`).
 std::string file_of_test_id(const std::string& id) {
@@ -137,16 +405,22 @@ std::map<std::string, std::string> test_imported_modules(const std::vector<FileV
   for (const auto& f : o.change_files) code_under_test.insert(f.path);
   // Nothing to find when the patch touches no module that could be a helper.
   if (std::none_of(files.begin(), files.end(), [&](const FileVersions& f) {
-        const Lang l = lang_of(f.path);
-        return f.after && (l == Lang::python || is_js(l)) && !test_by_name(f.path) && basename(f.path) != "conftest.py" &&
+        return f.after && lang_of(f.path) != Lang::none && !test_by_name(f.path) && basename(f.path) != "conftest.py" &&
                !code_under_test.count(f.path);
       }))
     return out;
+  // What may be read: a budget of files and bytes (stated in docs/INTEGRITY.md), so any depth is
+  // followed while a large project cannot make the guard slow.
+  std::size_t files_read = 0, bytes_read = 0;
   auto text_of = [&](const std::string& path) -> std::optional<std::string> {
     if (auto it = patched.find(path); it != patched.end()) return it->second->after;
-    if (o.read_head_file) return o.read_head_file(path);
-    return std::nullopt;
+    if (!o.read_head_file || files_read >= kImportFilesBudget || bytes_read >= kImportBytesBudget) return std::nullopt;
+    auto t = o.read_head_file(path);
+    ++files_read;
+    if (t) bytes_read += t->size();
+    return t;
   };
+  const Resolver resolver(known, text_of);
   // The tests: the patch's test files and the failing tests' files.
   std::vector<std::pair<std::string, std::string>> level;  // (path, text)
   std::set<std::string> seen;
@@ -166,11 +440,13 @@ std::map<std::string, std::string> test_imported_modules(const std::vector<FileV
       if (d.empty()) break;
     }
   }
-  // Two levels: the modules the tests import, and the modules those import.
-  for (int depth = 0; depth < 2 && !level.empty(); ++depth) {
+  // Level by level, as deep as the chain goes (within the budget): the modules the tests import,
+  // the modules those import, ... A module reached through the code under test is not a helper,
+  // and its imports are not followed (production code's imports are the program, not the tests).
+  while (!level.empty()) {
     std::vector<std::pair<std::string, std::string>> next;
     for (const auto& [path, text] : level) {
-      for (const auto& imp : imported_paths(path, text, lang_of(path), known)) {
+      for (const auto& imp : resolver.imported_paths(path, text, lang_of(path))) {
         if (test_by_name(imp) || basename(imp) == "conftest.py" || code_under_test.count(imp)) continue;
         if (patched.count(imp)) out[imp] += text + "\n";  // what the importers use of it
         if (!seen.insert(imp).second) continue;
@@ -187,12 +463,39 @@ bool test_support_module(std::string_view path, const std::string& text) {
   static const std::regex framework(
       R"((?:^|\n)\s*(?:import\s+(?:pytest|unittest|_pytest|hypothesis)\b|from\s+(?:pytest|unittest|_pytest|hypothesis)\b))"
       R"(|\brequire\s*\(\s*['"](?:node:test|tape|tap|chai|sinon|@jest/globals|vitest|ava|mocha|uvu|expect)['"])"
-      R"(|\bfrom\s+['"](?:node:test|tape|tap|chai|sinon|@jest/globals|vitest|ava|mocha|uvu|expect)['"])");
+      R"(|\bfrom\s+['"](?:node:test|tape|tap|chai|sinon|@jest/globals|vitest|ava|mocha|uvu|expect)['"])"
+      R"re(|(?:^|\n)\s*(?:import\s+)?(?:\w+\s+)?"(?:testing|github\.com/stretchr/testify/\w+)"\s*(?:\n|$))re"
+      R"(|(?:^|\n)\s*import\s+(?:static\s+)?(?:org\.junit|org\.testng|org\.assertj|org\.hamcrest|kotlin\.test)\b)"
+      R"re(|(?:^|\n)\s*#\s*include\s*[<"](?:gtest/|gmock/|catch2/|catch\.hpp|doctest))re");
   std::string lower(basename(path));
   for (auto& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   static constexpr std::string_view kNames[] = {"helper", "testing", "testutil", "test_util", "fixture", "fake", "stub", "mock"};
   return std::regex_search(text.substr(0, 200000), framework) ||
          std::any_of(std::begin(kNames), std::end(kNames), [&](auto n) { return contains(lower, n); });
+}
+
+void imported_helper_tautologies(const RuleContext& c, const std::string& importers, Findings& out) {
+  if (!c.file.after || !c.after.parsed) return;
+  for (const auto& h : c.after.helpers) {
+    if (!h.constant_truthy || !h.asserts.empty() || h.name.empty() || h.name.size() > 64) continue;
+    // It answered something before (or is new): a helper that always answered True is not the patch's doing.
+    const bool was_constant = std::any_of(c.before.helpers.begin(), c.before.helpers.end(),
+                                          [&](const TestUnit& b) { return b.name == h.name && b.constant_truthy; });
+    if (was_constant) continue;
+    std::string name;
+    for (char ch : h.name) name += std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' ? std::string(1, ch) : "\\" + std::string(1, ch);
+    // Asserted on by an importer: `assert same(...)`, `assert.ok(h.same(...))`, `expect(same(...))`,
+    // `self.assertTrue(same(...))`, `assert!(same(...))`, `assertTrue(Checks.same(...))`.
+    const std::regex asserted("(?:\\bassert\\w*!?(?:\\s*\\.\\s*\\w+)?\\s*\\(?|\\bexpect\\s*\\(|\\b(?:t|tt|st)\\s*\\.\\s*(?:ok|true|assert)\\s*\\()"
+                              "\\s*(?:[\\w$]+\\s*\\.\\s*)*" + name + "\\s*\\(");
+    bool used = false;
+    for_each_capped_line(importers, [&](int, const std::string& l) { used = used || std::regex_search(l, asserted); });
+    if (!used) continue;
+    out.push_back({"assertion_weakened", c.file.path, h.line,
+                   "the helper " + h.name + " in a module the tests import now only returns a constant truthy value: "
+                   "every check that asserts on it passes whatever the code under test does"});
+    return;
+  }
 }
 
 void helper_skip_rules(const RuleContext& c, Findings& out) {
@@ -229,12 +532,7 @@ void helper_skip_rules(const RuleContext& c, Findings& out) {
   if (!re) return;
   const auto added = added_lines(c.file.before, c.file.after);
   std::vector<std::string> lines;
-  for (std::size_t p = 0; p <= c.file.after->size();) {
-    auto e = c.file.after->find('\n', p);
-    if (e == std::string::npos) e = c.file.after->size();
-    lines.push_back(c.file.after->substr(p, e - p));
-    p = e + 1;
-  }
+  for_each_capped_line(*c.file.after, [&](int, const std::string& l) { lines.push_back(l); });
   auto within = [](const TestUnit& u, int n) { return n >= u.line && n <= std::max(u.line, u.end_line); };
   for (const auto& [n, full] : added) {
     const std::string l = full.substr(0, kRegexLineChars);
@@ -251,7 +549,7 @@ void helper_skip_rules(const RuleContext& c, Findings& out) {
     const bool carries = contains(call.str(), ":") || contains(rest, "skipif") || contains(rest, "skipIf") || contains(rest, "skipUnless");
     bool conditional = (contains(before_call, "if") && platform_condition(before_call)) || (carries && platform_condition(rest));
     const std::size_t indent = l.find_first_not_of(" \t");
-    for (int k = n - 2; !conditional && k >= 0 && indent != std::string::npos && indent > 0; --k) {
+    for (int k = std::min(n - 2, static_cast<int>(lines.size()) - 1); !conditional && k >= 0 && indent != std::string::npos && indent > 0; --k) {
       const std::string& above = lines[static_cast<std::size_t>(k)];
       const std::size_t ind = above.find_first_not_of(" \t");
       if (ind == std::string::npos || ind >= indent) continue;

@@ -35,18 +35,6 @@ struct Production {
   std::set<std::string> modules;  ///< module paths of project files without extension ("calc", "src/sum", "pkg/mod")
 };
 
-/// Calls `fn(line_number, line)` for each line of `text`, each cut to kRegexLineChars.
-template <class Fn>
-void for_each_line(const std::string& text, Fn&& fn) {
-  int n = 1;
-  for (std::size_t p = 0; p < text.size(); ++n) {
-    auto e = text.find('\n', p);
-    if (e == std::string::npos) e = text.size();
-    fn(n, text.substr(p, std::min<std::size_t>(e - p, kRegexLineChars)));
-    p = e + 1;
-  }
-}
-
 std::string without_ext(std::string_view p) {
   auto slash = p.rfind('/');
   auto dot = p.rfind('.');
@@ -61,7 +49,7 @@ void add_definitions(const std::string& text, std::set<std::string>& out) {
       R"(|^[ \t]*exports\.(\w+)\s*=|module\.exports\s*=\s*\{([^}]*)\})"
       R"(|^[\w:<>,\s\*&]*\b(\w+)\s*\([^;{)]*\)\s*(?:const\s*)?\{)");
   static const std::regex word(R"(\w+)");
-  for_each_line(text, [&](int, const std::string& line) {
+  for_each_capped_line(text, [&](int, const std::string& line) {
     std::smatch m;
     if (!std::regex_search(line, m, defs)) return;
     for (int g : {1, 2, 4})
@@ -140,7 +128,7 @@ std::map<std::string, std::string> imports(const std::string& text, Lang lang) {
       out[w->str()] = module;
     }
   };
-  for_each_line(text, [&](int, const std::string& line) {
+  for_each_capped_line(text, [&](int, const std::string& line) {
     std::smatch m;
     if (lang == Lang::python) {
       if (std::regex_search(line, m, py_from)) {
@@ -168,7 +156,7 @@ bool called_elsewhere(const std::string& text, const std::string& name, int skip
   const std::regex call("\\b" + name + "\\s*\\(");
   const std::regex def("\\b(def|function|func)\\s+" + name + "\\b");
   bool found = false;
-  for_each_line(text, [&](int n, const std::string& l) {
+  for_each_capped_line(text, [&](int n, const std::string& l) {
     if (n != skip && std::regex_search(l, call) && !std::regex_search(l, def)) found = true;
   });
   return found;

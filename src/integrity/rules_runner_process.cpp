@@ -379,7 +379,7 @@ void production_process_rules(const RuleContext& c, const std::string& after, Fi
 void runner_process_rules(const RuleContext& c, Findings& out) {
   if (!c.file.after) return;
   const std::string_view base = basename(c.file.path);
-  const bool test_side = c.test_file || base == "conftest.py";
+  const bool test_side = c.test_file || c.imported_by_tests || base == "conftest.py";
   const std::string& after = *c.file.after;
   const std::size_t found = out.size();
   if (!test_side && c.lang != Lang::none) {
@@ -419,6 +419,103 @@ void runner_process_rules(const RuleContext& c, Findings& out) {
     if (flag(test_report_names_common(), l, "test code")) return;
     if (!sets_argv(code) && flag(test_report_names(c.lang), code, "test code")) return;
     if (at + kRegexLineChars >= full.size()) break;
+  }
+}
+
+namespace {
+
+/// A shell script (by extension or shebang): test scripts print their own output.
+bool shell_script(std::string_view path, const std::string& text) {
+  for (std::string_view ext : {".sh", ".bash", ".bats", ".zsh", ".ksh"})
+    if (ends_with(path, ext)) return true;
+  if (!starts_with(text, "#!")) return false;
+  const std::string first = text.substr(0, std::min<std::size_t>(text.find('\n'), kConditionChars));
+  static const std::regex sh(R"(^#!\s*\S*/(?:env\s+)?(?:ba|z|k|da)?sh\b)");
+  return std::regex_search(first, sh);
+}
+
+}  // namespace
+
+void tap_output_rules(const RuleContext& c, Findings& out) {
+  if (!c.file.after) return;
+  const std::string& after = *c.file.after;
+  const bool shell = c.lang == Lang::none && shell_script(c.file.path, after);
+  // Whose output the runner's TAP stream holds: test files, conftest.py, the modules the tests
+  // import (Python and JS imports are followed), shell test scripts (any path: fail closed).
+  const bool test_side = c.test_file || c.reached_by_tests || c.imported_by_tests || basename(c.file.path) == "conftest.py";
+  if (!shell && !(test_side && c.lang != Lang::none)) return;
+  // A TAP fragment in a string literal (or at a line's start, inside a multi-line literal or a
+  // heredoc): a plan, a test point with its number (written, interpolated, formatted or
+  // concatenated), a tape-style `# tests`/`# pass` trailer, a `TAP version` header.
+  static const std::string num = R"((?:\d|\$\{|\$\w|%[-\d]*[sdiu]|\{[^}]*\}|["'`]\s*[,+]))";
+  static const std::regex in_literal(R"((?:["'`]|\\n)\s*(?:ok(?:\s|\\t)+)" + num + R"(|ok\s*["'`]\s*(?:\+|,\s*\d)|1\.\.)" + num +
+                                     R"(|#\s*(?:tests|pass)\s+)" + num + R"(|TAP version\b))");
+  static const std::regex bare(R"(^\s*(?:ok\s+\d+\b|1\.\.\d+\s*$|TAP version \d+|#\s*(?:tests|pass)\s+\d+\s*$))");
+  static const std::regex strict(R"((?:["'`]|\\n)\s*(?:1\.\.)" + num + R"(|TAP version\b|#\s*(?:tests|pass)\s+)" + num +
+                                 R"(|ok\s+)" + num + R"([^-"'`]{0,12}\s-\s))");
+  static const std::regex shell_tap(R"((?:^|[\s"'])(?:ok\s+(?:\d|\$|%)|1\.\.(?:\d|\$|%)|#\s*(?:tests|pass)\s+(?:\d|\$|%)|TAP version\b))");
+  // Writing to the process's output, in every language the guard reads (and shell).
+  static const std::regex output(
+      R"(\bprint\s*\(|\bprint\s+["'f]|\bstd(?:out|err)\s*\.\s*write\s*\(|\bconsole\s*\.\s*(?:log|info|warn|error|debug)\s*\()"
+      R"(|\bprocess\s*\.\s*std(?:out|err)\s*\.\s*write\s*\(|\bwriteSync\s*\(\s*(?:[12]\b|process\s*\.\s*std(?:out|err))|\bos\s*\.\s*write\s*\(\s*[12]\b)"
+      R"(|\bfmt\s*\.\s*(?:Print|Fprint)|\bos\s*\.\s*Std(?:out|err)\b|\bSystem\s*\.\s*(?:out|err)\s*\.\s*print|\bprintln!?\s*\()"
+      R"(|\be?print!\s*\(|\bwriteln!\s*\(|\b(?:f|s)?printf\s*\(|\bputs\s*\(|\bstd\s*::\s*(?:cout|cerr|print)\b|\bc(?:out|err)\s*<<)"
+      // Any use of the standard streams or a logger that may write to them.
+      R"(|\bsys\s*\.\s*(?:__)?std(?:out|err)\b|\bprocess\s*\.\s*std(?:out|err)\b|\bconsole\s*\.\s*\w+\s*\(|\bSystem\s*\.\s*(?:out|err)\b)"
+      R"(|\blogg?(?:ing|er)?\s*\.\s*(?:info|warning|warn|error|debug|critical|log)\s*\(|\b(?:fputs|fwrite|dprintf|vprintf)\s*\()"
+      R"(|\bwrite\s*\(\s*(?:1|2|STDOUT_FILENO|STDERR_FILENO)\s*,|\bstdout\s*\(\s*\))");
+  static const std::regex shell_output(R"((?:^|[;&|({\s])(?:echo|printf|cat|tee)\b)");
+  // A check on TAP text (a TAP library's own tests compare strings): not output.
+  static const std::regex assertion(
+      R"(\bassert|\bexpect\s*\(|\b(?:t|tt|st)\s*\.\s*(?:equal|equals|same|deepEqual|deepEquals|strictEqual|match|is|ok|notOk)\s*\()"
+      R"(|\.should\b|\b(?:EXPECT|ASSERT)_\w+\s*\(|\bassert_eq!|\brequire\s*\.\s*\w+\s*\()");
+  const std::string why = "prints TAP itself (a plan, `ok N` test points or `# pass` counts): the validator's TAP parser "
+                          "takes a stream whose counts agree for the runner's results, so a failing test can be reported passed: ";
+  const std::string who = shell ? "a shell script that " : c.test_file || basename(c.file.path) == "conftest.py" ? "test code that "
+                                                                                                                   : "a module the tests import that ";
+  if (shell) {
+    // Command by command (`a | b`, `a; b`, `a && b`): TAP text an echo/printf/cat/tee writes, or
+    // kept in a variable the script prints later (`POINT="ok 1"`, `echo "$POINT"`); a command that
+    // checks TAP text (`grep -q 'ok 1 '`, `[ "$out" = "ok 1" ]`, `case`) prints none of it.
+    static const std::regex writes(
+        R"(^\s*(?:(?:then|do|else|if|while|exec|command|builtin|\{|\(|!)\s+)*(?:\S*/)?(?:echo|printf|cat|tee|print)\b)");
+    static const std::regex assigns(R"(^\s*(?:export\s+|local\s+|readonly\s+)?\w+=)");
+    bool prints = false;
+    for_each_capped_line(after, [&](int, const std::string& l) { prints = prints || std::regex_search(l, shell_output); });
+    for (const auto& [n, full] : added_lines(c.file.before, c.file.after)) {
+      const std::string l = full.substr(0, kRegexLineChars);
+      bool tap_written = std::regex_search(l, bare) && contains(after, "<<");  // a heredoc body line (`cat <<EOF`)
+      for (const auto& cmd : split_top(l, {"|", ";", "&&"}))
+        tap_written = tap_written || (std::regex_search(cmd, shell_tap) &&
+                                      (std::regex_search(cmd, writes) || (prints && std::regex_search(cmd, assigns))));
+      if (tap_written) {
+        out.push_back({"report_tampered", c.file.path, n, who + why + quote(l)});
+        return;
+      }
+    }
+    return;
+  }
+  std::optional<bool> file_prints;  // read once, when a TAP line needs it
+  auto prints = [&] {
+    if (!file_prints) {
+      file_prints = false;
+      for_each_capped_line(after, [&](int, const std::string& l) { *file_prints = *file_prints || std::regex_search(l, output); });
+    }
+    return *file_prints;
+  };
+  for (const auto& [n, full] : added_lines(c.file.before, c.file.after)) {
+    const std::string l = full.substr(0, kRegexLineChars);
+    if (!std::regex_search(l, in_literal) && !std::regex_search(l, bare)) continue;
+    // Printed on this line, or a TAP string the file prints elsewhere (`emit("ok 1")`, a
+    // variable): a line that only asserts on TAP text is a TAP library's own test. A production
+    // module the tests import (not test support) only when it prints an unmistakable TAP line
+    // there (a plan, `ok N - `, a trailer): `print(f"ok {n} files")` is a program's message.
+    const bool support = c.test_file || c.imported_by_tests || basename(c.file.path) == "conftest.py";
+    if (!support && !std::regex_search(l, strict)) continue;
+    if (std::regex_search(l, output) || (support && !std::regex_search(code_only(l, c.lang), assertion) && prints())) {
+      out.push_back({"report_tampered", c.file.path, n, who + why + quote(l)});
+      return;
+    }
   }
 }
 

@@ -950,19 +950,14 @@ class Analyzer {
   static void self_computed_expectations(const std::string& body, TestUnit& u) {
     static const std::regex assign(R"(^\s*(?:(?:const|let|var|final|auto)\s+)?([A-Za-z_$][\w$]*)\s*(?::[^=]+)?(?::=|=)\s*([^=].*?)\s*;?\s*$)");
     std::map<std::string, std::string> computed;  // variable -> the call it holds, whitespace removed
-    std::size_t p = 0;
-    while (p < body.size()) {
-      auto e = body.find('\n', p);
-      if (e == std::string::npos) e = body.size();
-      const std::string line = body.substr(p, std::min<std::size_t>(e - p, kRegexLineChars));
-      p = e + 1;
+    for_each_capped_line(body, [&](int, const std::string& line) {
       std::smatch m;
-      if (!std::regex_match(line, m, assign)) continue;
+      if (!std::regex_match(line, m, assign)) return;
       const std::string rhs = strip_spaces(m[2].str());
       if (auto chained = computed.find(rhs); chained != computed.end()) computed[m[1].str()] = chained->second;  // want = x
       else if (rhs.find('(') != std::string::npos) computed[m[1].str()] = rhs;
       else computed.erase(m[1].str());
-    }
+    });
     if (computed.empty()) return;
     for (auto& a : u.asserts) {
       if (a.kind != Kind::eq || a.operands.size() != 2) continue;
@@ -1007,8 +1002,15 @@ class Analyzer {
 
   /// The body of a function only returns a constant truthy value (docstrings and `pass` aside).
   bool returns_constant_truthy(TSNode fn) const {
+    if (type(fn) == "variable_declarator") fn = field(fn, "value");  // `const ok = () => true`
+    else if (type(fn) == "assignment") fn = field(fn, "right");      // `ok = lambda: True`
+    if (ts_node_is_null(fn)) return false;
     TSNode body = field(fn, "body");
     if (ts_node_is_null(body)) return false;
+    if ((type(fn) == "arrow_function" && type(body) != "statement_block") || type(fn) == "lambda") {  // an expression body is the value
+      const std::string v = strip_spaces(text(body));
+      return const_true(v) || (v.size() > 2 && (v.front() == '"' || v.front() == '\'' || v.front() == '`'));
+    }
     bool returned = false;
     for (uint32_t i = 0; i < ts_node_named_child_count(body); ++i) {
       TSNode st = ts_node_named_child(body, i);
@@ -1129,12 +1131,8 @@ class Analyzer {
   void table_rows(Assertion& a, TSNode check, const std::string& iterable, TSNode vars, TSNode loop_body) const {
     // Distinct rows only (a row repeated checks nothing new), and a body that leaves the loop early
     // (`break`, `return`) may check only the first.
-    std::set<std::string> distinct;
-    const std::string list = trim(iterable);
-    if (list.size() >= 2)
-      for (const auto& e : split_top(std::string_view(list).substr(1, list.size() - 2), {","}))
-        if (!trim(e).empty()) distinct.insert(strip_spaces(e));
-    const int rows = count_elements(iterable) > 0 ? static_cast<int>(distinct.size()) : 0;
+    const auto table = literal_table(iterable);
+    const int rows = table ? static_cast<int>(table->size()) : 0;
     if (rows <= 1 || ts_node_is_null(vars)) return;
     static const std::regex leaves(R"(\b(?:break|return)\b)");
     if (!ts_node_is_null(loop_body) && std::regex_search(text(loop_body), leaves)) return;
@@ -1159,7 +1157,7 @@ class Analyzer {
     if (ts_node_is_null(callee) || type(callee) != "member_expression") return;
     TSNode object = field(callee, "object"), prop = field(callee, "property");
     const std::string method = ts_node_is_null(prop) ? "" : text(prop);
-    if (ts_node_is_null(object) || type(object) != "array" || (method != "forEach" && method != "map")) return;
+    if (ts_node_is_null(object) || !literal_table(text(object)) || (method != "forEach" && method != "map")) return;
     TSNode params = field(fn, "parameters");
     if (ts_node_is_null(params)) params = field(fn, "parameter");
     table_rows(a, check, text(object), params, field(fn, "body"));
@@ -1277,7 +1275,12 @@ class Analyzer {
     const std::string_view t = type(n);
     auto name_of = [&](TSNode x) { return ts_node_is_null(x) ? std::string() : text(x); };
     switch (lang_) {
-      case Lang::python: return t == "function_definition" ? name_of(field(n, "name")) : "";
+      case Lang::python:
+        if (t == "assignment") {  // `same = lambda a, b: True`
+          TSNode left = field(n, "left"), right = field(n, "right");
+          return !ts_node_is_null(left) && type(left) == "identifier" && !ts_node_is_null(right) && type(right) == "lambda" ? text(left) : "";
+        }
+        return t == "function_definition" ? name_of(field(n, "name")) : "";
       case Lang::javascript: case Lang::typescript: case Lang::tsx:
         if (t == "function_declaration" || t == "generator_function_declaration" || t == "method_definition") return name_of(field(n, "name"));
         if (t == "variable_declarator") {

@@ -14,6 +14,7 @@
 #include "flowagent/integrity.hpp"
 #include "flowagent/repair.hpp"
 #include "flowagent/reports.hpp"
+#include "integrity_cases.hpp"
 #include "support/scripted_model.hpp"
 #include "support/test_support.hpp"
 
@@ -22,16 +23,6 @@ using namespace flowagent::testkit;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string codes(const std::vector<IntegrityFinding>& f) {
-  std::string s;
-  for (const auto& x : f) s += x.rule + " (" + x.path + ":" + std::to_string(x.line) + " " + x.message + ")\n";
-  return s;
-}
-
-bool has_code(const std::vector<IntegrityFinding>& f, const std::string& code) {
-  return std::any_of(f.begin(), f.end(), [&](const IntegrityFinding& x) { return x.rule == code; });
-}
 
 // ---- guard: Python -----------------------------------------------------------------------------------
 
@@ -55,19 +46,7 @@ std::vector<IntegrityFinding> py_guard(const std::string& after, const std::stri
   return check_test_integrity({FileVersions{"tests/test_calc.py", before, after}}, o);
 }
 
-struct Case {
-  const char* name;
-  std::string after;
-  const char* code;  ///< nullptr: honest
-};
-
-void expect_cases(const std::vector<Case>& cases, const std::function<std::vector<IntegrityFinding>(const std::string&)>& guard) {
-  for (const auto& c : cases) {
-    auto f = guard(c.after);
-    if (c.code) EXPECT_TRUE(has_code(f, c.code)) << c.name << ": expected " << c.code << ", got:\n" << codes(f);
-    else EXPECT_TRUE(f.empty()) << c.name << " is honest, got:\n" << codes(f);
-  }
-}
+using Case = GuardCase;
 
 }  // namespace
 
