@@ -6,13 +6,35 @@
 
 namespace flowagent {
 
+namespace integrity {
+
+bool in_test_folder(std::string_view path) {
+  // Folders by whole name (`latest/`, `contest/`, `pytest/` are not test folders): test, tests,
+  // __tests__, spec(s), names ending in `_test(s)`/`-test(s)`/`tests` (unittests, e2e-tests).
+  const auto test_dir = [](std::string_view d) {
+    return d == "test" || d == "tests" || d == "__tests__" || d == "spec" || d == "specs" || d == "__specs__" ||
+           ends_with(d, "tests") || ends_with(d, "_test") || ends_with(d, "-test") || ends_with(d, ".test") ||
+           ends_with(d, "_spec") || ends_with(d, "-spec");
+  };
+  for (std::size_t p = 0; p < path.size();) {
+    const auto slash = path.find('/', p);
+    if (slash == std::string_view::npos) break;
+    if (test_dir(path.substr(p, slash - p))) return true;
+    p = slash + 1;
+  }
+  return false;
+}
+
+}  // namespace integrity
+
 bool is_test_path(std::string_view path) {
   using integrity::contains;
   using integrity::ends_with;
   using integrity::starts_with;
   const std::string_view base = integrity::basename(path);
-  return contains(path, "tests/") || contains(path, "test/") || contains(path, "__tests__/") || contains(path, "spec/") ||
-         starts_with(path, "test") || starts_with(base, "test_") ||
+  // A test folder, a top folder or file starting with "test" (testing/, testdata/, test_utils.py),
+  // or a test file's name.
+  return integrity::in_test_folder(path) || starts_with(path, "test") || starts_with(base, "test_") || base == "tests.py" ||
          contains(base, "_test.") || contains(base, ".test.") || contains(base, ".spec.") || contains(base, "_spec.") ||
          ends_with(base, "Test.java") || ends_with(base, "Tests.java") || ends_with(base, "Test.kt") ||
          ends_with(base, "Tests.kt") || contains(base, "_unittest.") || base == "conftest.py" ||

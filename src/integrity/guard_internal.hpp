@@ -157,6 +157,10 @@ struct UnitInfo {
   bool focus = false;
   bool collectable = true;
   int cases = 1;
+  /// The test as a whole expects an assertion failure (jest/vitest `test.failing`, JUnit 4
+  /// `@Test(expected = AssertionError.class)`, Rust `#[should_panic]` without an unrelated message):
+  /// every check inside passes when it fails, so each counts as inverted.
+  bool expects_failure = false;
 };
 
 UnitInfo python_unit(const Syntax& s, TSNode n, const std::string& scope, bool scope_collectable);
@@ -208,6 +212,9 @@ std::vector<std::pair<int, std::string>> added_lines(const std::optional<std::st
 
 /// The last name segment of a test id in any runner's syntax (`a/b.py::C::test_x[1]` -> `test_x`).
 std::string test_tail(std::string_view id);
+/// A path below a folder named like a test folder (whole names: tests/, __tests__/, unit_test/; not
+/// latest/). is_test_path() adds test files' own names.
+bool in_test_folder(std::string_view path);
 bool names_failing_test(const std::vector<std::string>& failing, std::string_view test);
 
 // ---- rule families ---------------------------------------------------------------------------------

@@ -57,7 +57,8 @@ void cpp_rules(const RuleContext& c, Findings& out) {
   }
   if (flag_added(c, out, "runner_hook", "test code that changes the runner's flags or listeners",
                  {"GTEST_FLAG", "AddGlobalTestEnvironment", "listeners()", "TestEventListener", "FLAGS_gtest",
-                  "set_terminate", "signal(SIGABRT"}))
+                  "set_terminate", "signal(SIGABRT", "ScopedFakeTestPartResultReporter", "TestPartResultReporterInterface",
+                  "SetGlobalTestPartResultReporter", "SetTestPartResultReporterForCurrentThread"}))
     return;
 }
 

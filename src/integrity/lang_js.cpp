@@ -23,6 +23,14 @@ UnitInfo js_unit(const Syntax& s, TSNode n, const std::string& scope) {
   if (title.size() >= 2) title = title.substr(1, title.size() - 2);
   if (base[0] == 'x' || starts_with(prop, "skip") || starts_with(prop, "todo")) u.decorators.push_back(f);
   if (base == "fit" || starts_with(prop, "only")) u.focus = true;
+  // test.failing / it.failing (jest, vitest): passes when the body fails.
+  for (std::string_view part = prop; !part.empty();) {
+    const auto dot = part.find('.');
+    const std::string_view word = part.substr(0, std::min(dot, part.find('(')));
+    if (word == "failing") u.expects_failure = true;
+    if (dot == std::string_view::npos) break;
+    part.remove_prefix(dot + 1);
+  }
   // test.each([...])('name', fn): one case per row.
   if (starts_with(prop, "each(")) u.cases = std::max(1, count_elements(prop.substr(5, prop.rfind(')') - 5)));
   // node:test / tape options object: test('x', { skip: true }, fn)

@@ -2,6 +2,9 @@
 // junit-platform.properties, extensions and listeners, shadowed test libraries).
 #include <algorithm>
 
+#include <regex>
+#include <set>
+
 #include "integrity/guard_internal.hpp"
 
 namespace flowagent::integrity {
@@ -38,6 +41,17 @@ UnitInfo jvm_unit(const Syntax& s, TSNode n, const std::string& scope) {
     return u;
   if (int k = parameter_cases(mods); k > 0) u.cases = k;
   u.decorators.push_back(mods);
+  // JUnit 4 `@Test(expected = AssertionError.class)`: a failing assertion makes the test pass.
+  static const std::regex kExpected(R"(@Test\s*\([^)]*\bexpected\s*=\s*([\w.]+)\s*\.\s*class)");
+  std::smatch m;
+  const std::string head = mods.substr(0, kRegexLineChars);
+  if (std::regex_search(head, m, kExpected)) {
+    std::string type = m[1].str();
+    type = type.substr(type.rfind('.') == std::string::npos ? 0 : type.rfind('.') + 1);
+    static const std::set<std::string, std::less<>> kCatchesFailure = {"AssertionError", "AssertionFailedError", "ComparisonFailure",
+                                                                       "Throwable", "Error", "AssertionFailure"};
+    if (kCatchesFailure.count(type)) u.expects_failure = true;
+  }
   TSNode name = Syntax::field(n, "name");
   std::string fn;
   if (!ts_node_is_null(name)) fn = s.text(name);

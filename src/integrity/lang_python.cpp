@@ -77,8 +77,19 @@ void python_rules(const RuleContext& c, Findings& out) {
     if ((c.test_file || c.imported_by_tests || base == "conftest.py") &&
         flag_added(c, out, "runner_hook", "test code that patches the runner",
                    {"atexit.register", "sys.settrace", "sys.excepthook", "builtins.AssertionError",
-                    "AssertionError = ", "__builtins__", "TestCase.assert"}))
+                    "AssertionError = ", "__builtins__", "TestCase.assert", "_callTestMethod", "_callSetUp",
+                    "_callTearDown", "failureException", "_outcome", "runtest", "def run(self, result"}))
       return;
+    // A collected item's test function replaced (`request.node.obj = ...`, `item.obj = ...`).
+    if (c.test_file || c.imported_by_tests || base == "conftest.py")
+      for (const auto& [n, l] : added_lines(c.file.before, c.file.after)) {
+        const std::string compact = strip_spaces(l);
+        if ((contains(compact, ".obj=") || contains(compact, "'obj',") || contains(compact, "\"obj\",")) &&
+            c.file.after && (contains(*c.file.after, "node") || contains(*c.file.after, "item"))) {
+          out.push_back({"runner_hook", path, n, "test code that replaces a collected test's function: " + quote(l)});
+          return;
+        }
+      }
     // conftest.py where pytest would not expect one (outside the root and the test folders).
     if (base == "conftest.py" && !c.file.before && path != "conftest.py" && !is_test_path(path.substr(0, path.size() - base.size())))
       out.push_back({"runner_hook", path, 0, "a new conftest.py outside the test folders is loaded by pytest for every test below it"});

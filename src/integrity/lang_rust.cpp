@@ -14,6 +14,19 @@ UnitInfo rust_unit(const Syntax& s, TSNode n, const std::string& scope) {
     std::string a = s.text(p);
     if (contains(a, "test]") || contains(a, "::test") || contains(a, "#[test") || contains(a, "#[rstest")) is_test = true;
     if (starts_with(a, "#[case")) ++cases;
+    // #[should_panic] without a message, or one an assertion's panic matches: the test passes when
+    // its assertions fail (`assertion failed`, "assertion `left == right` failed").
+    if (contains(a, "should_panic")) {
+      const auto e = a.find("expected");
+      if (e == std::string::npos) u.expects_failure = true;
+      else {
+        const auto q = a.find('"', e);
+        const std::string msg = q == std::string::npos ? "" : a.substr(q + 1, a.find('"', q + 1) - q - 1);
+        if (msg.empty() || contains("assertion failed", msg) || contains("assertion `left == right` failed", msg) ||
+            contains(msg, "assert") || contains(msg, "left") || contains(msg, "right"))
+          u.expects_failure = true;
+      }
+    }
     u.decorators.push_back(a);
   }
   if (!is_test) return u;

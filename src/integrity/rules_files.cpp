@@ -96,6 +96,38 @@ bool runner_script(std::string_view path) {
 }
 
 /// Added production code that checks whether it runs under a test runner or on CI.
+/// A test runner's name looked up through the process's introspection (loaded modules, argv, the
+/// call stack): `"_pytest" in sys.modules`, `process.argv.some(a => a.includes("jest"))`, a stack
+/// walk comparing class names with "Test". `window` is an added line and the next added ones.
+std::optional<std::string> introspects_runner(std::string_view window) {
+  static constexpr std::string_view kIntrospection[] = {"sys.modules", "sys.argv", "inspect.stack", "traceback.extract_stack",
+                                                        "process.argv", "require.cache", "process.execArgv", "os.Args",
+                                                        "getStackTrace", "StackWalker", "program_invocation_name"};
+  static constexpr std::string_view kRunners[] = {"pytest", "unittest", "jest", "vitest", "mocha", "tape", "node:test",
+                                                  "junit", "surefire", "testng", "gtest", ".test", "go test", "\"Test\"",
+                                                  "\"Tests\"", "\"test\"", "'test'", "\"Test.", "Test\")"};
+  for (auto api : kIntrospection)
+    if (contains(window, api))
+      for (auto r : kRunners)
+        if (contains(window, r)) return std::string(api) + " and " + std::string(r);
+  return std::nullopt;
+}
+
+/// The part of a failing test's id that production code would have to spell to single it out: the
+/// function name (`test_add`, `TestParse`), or a free-text title as a whole (`reports a missing
+/// email`: one word of it is ordinary text).
+std::string named_test_title(std::string_view id) {
+  std::string s(id);
+  if (auto bracket = s.find('['); bracket != std::string::npos) s.resize(bracket);
+  while (!s.empty() && (s.back() == ')' || s.back() == ' ')) s.pop_back();
+  std::size_t cut = 0;
+  for (std::string_view sep : {"\u203a", " > ", "::", "#", "/"})
+    if (auto p = s.rfind(sep); p != std::string::npos) cut = std::max(cut, p + sep.size());
+  std::string title = s.substr(cut);
+  title.erase(0, title.find_first_not_of(' '));
+  return title.find(' ') != std::string::npos ? title : test_tail(id);
+}
+
 std::optional<std::string> detects_test_run(std::string_view l) {
   static constexpr std::string_view kDetect[] = {
       "PYTEST_CURRENT_TEST", "PYTEST_VERSION", "\"pytest\" in sys.modules", "'pytest' in sys.modules",
@@ -105,10 +137,17 @@ std::optional<std::string> detects_test_run(std::string_view l) {
       "process.env.MOCHA", "NODE_TEST_CONTEXT", "typeof jest", "typeof describe", "typeof it ", "typeof expect",
       "globalThis.jest", "global.jest", "__vitest", "testing.Testing()", "testing.Verbose()", "flag.Lookup(\"test.",
       "\".test\")", "GTEST_", "::testing::", "<gtest/gtest.h>", "\"gtest/gtest.h\"", "#ifdef UNIT_TEST", "#ifdef TESTING",
-      "defined(UNIT_TEST", "defined(TESTING", "FLOWAGENT_SANDBOX", "getStackTrace", "\"surefire",
-      "org.junit", "junit.jupiter", "isRunningTest", "RUNNING_TESTS", "UNDER_TEST", "IN_TEST", "isJUnitTest"};
+      "defined(UNIT_TEST", "defined(TESTING", "FLOWAGENT_SANDBOX", "\"surefire",
+      "org.junit", "junit.jupiter", "isRunningTest", "isJUnitTest"};
   for (auto d : kDetect)
     if (contains(l, d)) return std::string(d);
+  // Flags named like a test run, as whole identifiers (IN_TEST, not LOGIN_TESTER).
+  for (std::string_view flag : {"RUNNING_TESTS", "UNDER_TEST", "IN_TEST", "IS_TEST", "TEST_MODE"})
+    for (auto p = l.find(flag); p != std::string_view::npos; p = l.find(flag, p + 1)) {
+      const auto word = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; };
+      if ((p == 0 || !word(l[p - 1])) && (p + flag.size() >= l.size() || !word(l[p + flag.size()]))) return std::string(flag);
+    }
+
   // CI environment variables read through any language's environment API.
   static constexpr std::string_view kEnvApi[] = {"getenv(", "Getenv(", "LookupEnv(", "environ", "env::var(", "env!(",
                                                  "process.env", "System.getenv(", "ENV[", "Deno.env", "import.meta.env"};
@@ -160,15 +199,25 @@ void file_rules(const RuleContext& c, Findings& out) {
   }
   // Production code that detects tests or names a failing test.
   const bool code = c.lang != Lang::none || is_unsupported_code(f.path);
-  if (c.test_file || !code || basename(f.path) == "conftest.py") return;
-  for (const auto& [n, l] : added_lines(f.before, f.after)) {
-    if (auto d = detects_test_run(l)) {
+  // A file named like a test but outside the test folders that holds no test (testenv.py,
+  // testing_flags.py at the root) is production code to this rule: the code under test imports it.
+  const bool testless_outside_tests = c.test_file && !in_test_folder(f.path) && c.after.tests.empty() && f.after;
+  if ((c.test_file && !testless_outside_tests) || !code || basename(f.path) == "conftest.py") return;
+  const auto added = added_lines(f.before, f.after);
+  for (std::size_t i = 0; i < added.size(); ++i) {
+    const auto& [n, l] = added[i];
+    std::string window = l;
+    for (std::size_t j = i + 1; j < added.size() && j <= i + 2 && added[j].first == added[j - 1].first + 1; ++j)
+      window += "\n" + added[j].second;
+    auto d = detects_test_run(l);
+    if (!d) d = introspects_runner(window);
+    if (d) {
       if (contains(l, "gtest_prod.h")) continue;  // FRIEND_TEST support is how gtest tests private members
       out.push_back({"test_detection_in_code", f.path, n, "production code checks whether it runs under test: " + *d});
       return;
     }
     for (const auto& t : c.options.failing_tests) {
-      const std::string tail = test_tail(t);
+      const std::string tail = named_test_title(t);
       if (tail.size() >= kMinNamedTestChars && (contains(l, "\"" + tail + "\"") || contains(l, "'" + tail + "'"))) {
         out.push_back({"test_detection_in_code", f.path, n, "production code names the failing test " + tail});
         return;

@@ -47,12 +47,14 @@ void add_definitions(const std::string& text, std::set<std::string>& out) {
       R"(^[ \t]*(?:(?:export|default|async|public|private|protected|internal|static|final|abstract|open|data|sealed|pub)\s+)*)"
       R"((?:def|class|object|function|func|fn|struct|interface|enum|const|let|var|val)\s+(?:\([^)]*\)\s*)?(\w+))"
       R"(|^[ \t]*exports\.(\w+)\s*=|module\.exports\s*=\s*\{([^}]*)\})"
-      R"(|^[\w:<>,\s\*&]*\b(\w+)\s*\([^;{)]*\)\s*(?:const\s*)?\{)");
+      R"(|^[\w:<>,\s\*&]*\b(\w+)\s*\([^;{)]*\)\s*(?:const\s*)?\{)"
+      // Module-level constants (`OFFSET = 1`, `MAX_RETRIES: int = 3`): state the code under test reads.
+      R"(|^([A-Z][A-Z0-9_]+)\s*(?::[^=]+)?=[^=])");
   static const std::regex word(R"(\w+)");
   for_each_capped_line(text, [&](int, const std::string& line) {
     std::smatch m;
     if (!std::regex_search(line, m, defs)) return;
-    for (int g : {1, 2, 4})
+    for (int g : {1, 2, 4, 5})
       if (m[g].matched) out.insert(m[g].str());
     if (m[3].matched) {
       const std::string names = m[3].str();
@@ -189,7 +191,16 @@ std::vector<Target> targets(const std::string& line, Lang lang) {
     else if (std::regex_search(line, m, object)) out.push_back({"", m[2].str(), m[1].str()});
     else if (std::regex_search(line, m, sys_modules)) out.push_back({m[1].matched ? m[1].str() : m[2].str(), "", "", true});
     else if (std::regex_search(line, m, set_attr) && m[1].str() != "self") out.push_back({"", m[2].str(), m[1].str(), true});
-    else if (std::regex_search(line, m, attr) && m[1].str() != "self" && m[1].str() != "cls") out.push_back({"", m[2].str(), m[1].str(), true});
+    else if (std::regex_search(line, m, attr) && m[1].str() != "self" && m[1].str() != "cls") {
+      // `calc.add.__code__ = ...`, `calc.Calc.add.__defaults__ = ...`: a function's internals
+      // replaced is the function replaced.
+      std::string owner = m[1].str(), name = m[2].str();
+      if (starts_with(name, "__") && ends_with(name, "__") && owner.find('.') != std::string::npos) {
+        name = owner.substr(owner.rfind('.') + 1);
+        owner.resize(owner.rfind('.'));
+      }
+      if (owner != "self" && owner != "cls") out.push_back({"", name, owner, true});
+    }
     else if (std::regex_search(line, m, local_def) || std::regex_search(line, m, local_assign)) out.push_back({"", m[1].str(), m[1].str(), true});
   } else if (is_js(lang)) {
     static const std::regex mod(R"(\b(?:jest|vi)\.(?:mock|doMock|unstable_mockModule)\(\s*['"]([^'"]+)['"])");
@@ -197,14 +208,18 @@ std::vector<Target> targets(const std::string& line, Lang lang) {
     static const std::regex assign(R"(^\s*([\w]+)\.(\w+)\s*=\s*(?:jest|vi)\.fn\()");
     // Without a mocking API: `calc.add = () => 4` on an imported module, Object.defineProperty /
     // Object.assign on it, and a local function or binding that shadows an imported name.
-    static const std::regex plain_assign(R"(^\s*([\w$]+)\.([\w$]+)\s*=[^=])");
+    // Also through the prototype (`Calc.prototype.add = ...`) and by a computed key (`calc['add'] = ...`),
+    // and a project module's cache entry replaced (`require.cache[require.resolve('../calc')] = ...`).
+    static const std::regex plain_assign(R"(^\s*([\w$]+)(?:\s*\.\s*prototype)?(?:\.([\w$]+)|\[\s*['"`]([\w$]+)['"`]\s*\])\s*=[^=])");
+    static const std::regex cache(R"(\brequire\s*\.\s*cache\s*\[\s*require\s*\.\s*resolve\s*\(\s*['"]([^'"]+)['"])");
+    if (std::regex_search(line, m, cache)) out.push_back({m[1].str(), "", ""});
     static const std::regex define(R"(\bObject\s*\.\s*(?:defineProperty|assign)\s*\(\s*([\w$]+)\s*,\s*(?:['"]([\w$]+)['"])?)");
     static const std::regex local_fn(R"(^\s*(?:async\s+)?function\s*\*?\s*([\w$]+)\s*\(|^\s*(?:const|let|var)\s+([\w$]+)\s*=(?!\s*(?:await\s+)?(?:require|import)\s*\())");
     if (std::regex_search(line, m, mod)) out.push_back({m[1].str(), "", ""});
     if (std::regex_search(line, m, spy)) out.push_back({"", m[2].str(), m[1].str()});
     if (std::regex_search(line, m, assign)) out.push_back({"", m[2].str(), m[1].str()});
     else if (std::regex_search(line, m, plain_assign) && m[1].str() != "this" && m[1].str() != "module" && m[1].str() != "exports")
-      out.push_back({"", m[2].str(), m[1].str(), true});
+      out.push_back({"", m[2].matched ? m[2].str() : m[3].str(), m[1].str(), true});
     else if (std::regex_search(line, m, define)) out.push_back({"", m[2].matched ? m[2].str() : "", m[1].str(), true});
     else if (std::regex_search(line, m, local_fn)) {
       const std::string name = m[1].matched ? m[1].str() : m[2].str();

@@ -633,8 +633,7 @@ class Analyzer {
       std::string_view ct = type(c);
       if (ct != "except_clause" && ct != "catch_clause" && ct != "catch_block") continue;
       const std::string h = text(c);
-      if (contains(h, "raise") || contains(h, "throw") || contains(h, "fail(") || contains(h, "FAIL("))
-        continue;  // re-raised: nothing is swallowed
+      if (reraises(c)) continue;  // re-raised on every path: nothing is swallowed
       if (is_js(lang_)) return true;
       // The handler's header: up to ':' in Python, up to '{' elsewhere.
       const std::string head = h.substr(0, h.find(lang_ == Lang::python ? ':' : '{'));
@@ -653,6 +652,43 @@ class Analyzer {
         if (kCatchesFailures.count(word) || kCatchesFailures.count(word.substr(word.rfind(':') == std::string::npos ? 0 : word.rfind(':') + 1)))
           return true;
         word.clear();
+      }
+    }
+    return false;
+  }
+
+  /// Does an except/catch handler re-raise on every path? Decided from its statements, not its
+  /// text (a comment or a string saying "raise" re-raises nothing): one statement at the top level
+  /// of the handler's body must be a raise/throw, a call that fails the test (fail, pytest.fail,
+  /// Assert.fail, FAIL(), t.Fatal...) or a return/exit of the failure (`return Promise.reject(e)`).
+  bool reraises(TSNode handler) const {
+    TSNode body = field(handler, "body");
+    if (ts_node_is_null(body))
+      for (uint32_t i = ts_node_named_child_count(handler); i-- > 0;) {
+        TSNode c = ts_node_named_child(handler, i);
+        std::string_view ct = type(c);
+        if (ct == "block" || ct == "statement_block" || ct == "compound_statement") {
+          body = c;
+          break;
+        }
+      }
+    if (ts_node_is_null(body)) return false;
+    static const std::set<std::string, std::less<>> kFailCalls = {"fail", "FAIL", "Fail", "FailNow", "Fatal", "Fatalf",
+                                                                  "ADD_FAILURE", "GTEST_FAIL", "reject", "panic", "abort"};
+    for (uint32_t i = 0; i < ts_node_named_child_count(body); ++i) {
+      TSNode st = ts_node_named_child(body, i);
+      std::string_view t = type(st);
+      if (t == "raise_statement" || t == "throw_statement" || t == "throw_expression") return true;
+      if (t == "expression_statement" || t == "return_statement") {
+        for (uint32_t j = 0; j < ts_node_named_child_count(st); ++j) {
+          TSNode e = ts_node_named_child(st, j);
+          std::string_view et = type(e);
+          if (et == "await_expression" && ts_node_named_child_count(e) > 0) e = ts_node_named_child(e, 0), et = type(e);
+          // `FAIL() << e.what()`, `ADD_FAILURE() << ...`: the failing call is the stream's left end.
+          while (et == "binary_expression" && !ts_node_is_null(field(e, "left"))) e = field(e, "left"), et = type(e);
+          if (et == "throw_expression") return true;
+          if ((et == "call" || et == "call_expression" || et == "method_invocation") && kFailCalls.count(callee(e))) return true;
+        }
       }
     }
     return false;
@@ -715,6 +751,33 @@ class Analyzer {
     if (!name.empty()) model_->hooks.emplace_back(name, text(n));
   }
 
+  /// Go source without `//` and `/* */` comments and with string and rune literals emptied: text
+  /// checks on it see code only.
+  static std::string strip_comments_and_strings(const std::string& src) {
+    std::string out;
+    out.reserve(src.size());
+    for (std::size_t i = 0; i < src.size(); ++i) {
+      const char ch = src[i];
+      if (ch == '/' && i + 1 < src.size() && src[i + 1] == '/') {
+        while (i < src.size() && src[i] != '\n') ++i;
+        out += '\n';
+      } else if (ch == '/' && i + 1 < src.size() && src[i + 1] == '*') {
+        const auto e = src.find("*/", i + 2);
+        i = e == std::string::npos ? src.size() : e + 1;
+        out += ' ';
+      } else if (ch == '"' || ch == '\'' || ch == '`') {
+        std::size_t j = i + 1;
+        while (j < src.size() && src[j] != ch) j += (src[j] == '\\' && ch != '`') ? 2 : 1;
+        out += ch;
+        out += ch;
+        i = std::min(j, src.size());
+      } else {
+        out += ch;
+      }
+    }
+    return out;
+  }
+
   /// Go: a deferred recover() that does not report the panic (t.Fatal, t.Error, panic again)
   /// swallows every failure of the test.
   static bool go_recovers(const std::string& test) {
@@ -723,7 +786,8 @@ class Analyzer {
       const auto end = test.find("}()", p);
       const std::string handler = test.substr(start == std::string::npos ? 0 : start,
                                               end == std::string::npos ? std::string::npos : end - start);
-      if (!contains(handler, ".Fatal") && !contains(handler, ".Error") && !contains(handler, "panic(")) return true;
+      const std::string code = strip_comments_and_strings(handler);
+      if (!contains(code, ".Fatal") && !contains(code, ".Error") && !contains(code, "panic(")) return true;
     }
     return false;
   }
@@ -798,6 +862,14 @@ class Analyzer {
         }
         if (starts_with(name, "assum")) cond = cond || platform_condition(text(n));
         add_marker(unit, "call " + name, cond);
+      } else if (name == "EXPECT_NONFATAL_FAILURE" || name == "EXPECT_FATAL_FAILURE" ||
+                 name == "EXPECT_NONFATAL_FAILURE_ON_ALL_THREADS" || name == "EXPECT_FATAL_FAILURE_ON_ALL_THREADS") {
+        // gtest-spi: the wrapped statement's failures are expected (they make the check pass).
+        ++inverted_depth_;
+        for (uint32_t i = 0; i < ts_node_child_count(n); ++i)
+          visit(ts_node_child(n, i), scope, scope_collectable, unit, swallow_depth, recovering);
+        --inverted_depth_;
+        return;
       } else if (name == "catch_unwind") {
         for (uint32_t i = 0; i < ts_node_child_count(n); ++i)
           visit(ts_node_child(n, i), scope, scope_collectable, unit, swallow_depth + 1, recovering);
@@ -937,8 +1009,12 @@ class Analyzer {
     const bool rec = lang_ == Lang::go && go_recovers(text(n));
     model_->tests[index].calls = called_names(text(body_of(n)));
     unit_node_ = n;
+    // A test that expects to fail as a whole (test.failing, @Test(expected = AssertionError.class),
+    // #[should_panic]): its checks are inverted.
+    if (info.expects_failure) ++inverted_depth_;
     for (uint32_t i = 0; i < ts_node_child_count(n); ++i)
       visit(ts_node_child(n, i), scope, scope_collectable, &model_->tests[index], swallow_depth, rec);
+    if (info.expects_failure) --inverted_depth_;
     unit_node_ = TSNode{};
     self_computed_expectations(text(body_of(n)), model_->tests[index]);
   }
