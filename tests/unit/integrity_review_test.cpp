@@ -72,6 +72,32 @@ TEST(GuardReview, HandlerReRaisesOnlyByItsStatements) {
   EXPECT_FALSE(f.empty()) << "a recover that only mentions t.Fatal in a comment";
 }
 
+// Failures dropped without a try around the check: contextlib.suppress, Promise.allSettled; and
+// console.assert, which only logs.
+TEST(GuardReview, FailuresDroppedWithoutATry) {
+  const std::string py = "tests/test_calc.py", id = "tests/test_calc.py::test_add";
+  auto f = guard(py, kPyTest, "import contextlib\n\nfrom calc import add\n\n\ndef test_add():\n    with contextlib.suppress(AssertionError):\n"
+                              "        assert add(2, 2) == 4\n", id);
+  EXPECT_TRUE(has_code(f, "assertion_swallowed")) << codes(f);
+  f = guard(py, kPyTest, "import contextlib\n\nfrom calc import add\n\n\ndef test_add():\n    with contextlib.suppress(FileNotFoundError):\n"
+                         "        assert add(2, 2) == 4\n", id);
+  EXPECT_FALSE(has_code(f, "assertion_swallowed")) << codes(f);  // cleanup of a file that may be absent
+
+  const std::string node_before = "const assert = require('node:assert');\nconst test = require('node:test');\nconst { add } = require('../calc');\n\n"
+                                  "test('adds', () => {\n  assert.strictEqual(add(2, 2), 4);\n});\n";
+  const std::string head = "const assert = require('node:assert');\nconst test = require('node:test');\nconst { add } = require('../calc');\n\n";
+  f = guard("test/calc.test.js", node_before,
+            head + "test('adds', async () => {\n  await Promise.allSettled([\n    (async () => {\n      assert.strictEqual(add(2, 2), 4);\n    })(),\n  ]);\n});\n",
+            "test/calc.test.js > adds");
+  EXPECT_TRUE(has_code(f, "assertion_swallowed")) << codes(f);
+  f = guard("test/calc.test.js", node_before,
+            head + "test('adds', async () => {\n  await Promise.all([\n    (async () => {\n      assert.strictEqual(add(2, 2), 4);\n    })(),\n  ]);\n});\n",
+            "test/calc.test.js > adds");
+  EXPECT_FALSE(has_code(f, "assertion_swallowed")) << codes(f);
+  f = guard("test/calc.test.js", node_before, head + "test('adds', () => {\n  console.assert(add(2, 2) === 4, 'add');\n});\n", "test/calc.test.js > adds");
+  EXPECT_TRUE(has_code(f, "assertion_removed")) << codes(f);
+}
+
 // A test that expects to fail as a whole: every check inside is inverted.
 TEST(GuardReview, TestLevelFailureExpectationsInvertTheTest) {
   const std::string rs_before = "pub fn add(a: i32, b: i32) -> i32 { a + b }\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n"
