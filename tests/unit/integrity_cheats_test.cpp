@@ -14,6 +14,7 @@
 #include "flowagent/integrity.hpp"
 #include "flowagent/repair.hpp"
 #include "flowagent/reports.hpp"
+#include "support/e2e_pipeline.hpp"
 #include "support/scripted_model.hpp"
 #include "support/test_support.hpp"
 
@@ -508,21 +509,7 @@ TEST(GuardCheats, HiddenTautologies) {
 
 namespace {
 
-AgentOptions pipeline(const fs::path& tmp, bool guard, ValidatorOptions v = {}) {
-  AgentOptions o;
-  GitWorkspaceOptions w;
-  w.root = tmp / "pool";
-  o.workspaces = make_git_workspace_provider(w);
-  ReactOptions loop;
-  loop.validate_before_stopping = false;  // the pipeline's validation only: one run per candidate
-  o.strategies = {make_react_strategy(loop)};
-  o.validator = make_command_validator(v);
-  if (!guard) {
-    o.use_default_post_filters = false;
-    o.post_filters = {make_empty_patch_filter()};
-  }
-  return o;
-}
+AgentOptions pipeline(const fs::path& tmp, bool guard, ValidatorOptions v = {}) { return testkit::e2e_pipeline(tmp, guard, v); }
 
 RepairRequest request_for(const fs::path& repo, const std::string& base, const std::string& head, const ScriptedModel& model,
                           std::vector<std::string> failing, std::string command) {
