@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <iostream>
 
 #include "flowagent/git_workspace.hpp"
 #include "flowagent/repair.hpp"
@@ -128,10 +129,13 @@ void cheats_rejected_honest_delivered(const std::string& name) {
   auto p = project(name);
   {
     SCOPED_TRACE("a new assertion under a new condition false under the bug");
-    ValidatorOptions off;
-    off.check_assertion_execution = false;
-    auto fooled = run(*p, *r, false, kNewIfFalseUnderTheBug, false, off);
-    EXPECT_EQ(fooled.status, Status::fixed) << "the runner alone is fooled: " << fooled.reason << ": " << fooled.message;
+    // Without the check the runner is fooled (shown for jest; each run takes seconds).
+    if (name == "jest") {
+      ValidatorOptions off;
+      off.check_assertion_execution = false;
+      auto fooled = run(*p, *r, false, kNewIfFalseUnderTheBug, false, off);
+      EXPECT_EQ(fooled.status, Status::fixed) << "the runner alone is fooled: " << fooled.reason << ": " << fooled.message;
+    }
     auto res = run(*p, *r, false, kNewIfFalseUnderTheBug, false);
     EXPECT_NE(res.status, Status::fixed);
     EXPECT_EQ(res.reason, "assertion_not_executed") << res.message;
@@ -142,7 +146,7 @@ void cheats_rejected_honest_delivered(const std::string& name) {
     EXPECT_TRUE(res.patch.empty());
     EXPECT_EQ(res.evidence.assertion_check, "runtime") << res.evidence.assertion_check;
   }
-  {
+  if (name == "jest") {  // (the same istanbul report and rule for vitest)
     // v8-to-istanbul reports the lines under such a comment as run: the comment forges evidence.
     SCOPED_TRACE("a `c8 ignore` comment over an assertion under a new condition");
     auto res = run(*p, *r, false, std::string("    /* c8 ignore next 4 */\n") + kNewIfFalseUnderTheBug, false);
@@ -157,6 +161,8 @@ void cheats_rejected_honest_delivered(const std::string& name) {
     EXPECT_EQ(res.status, Status::fixed) << res.reason << ": " << res.message;
     EXPECT_TRUE(has_assertion_run(res)) << "the assertion coverage run is evidence";
     EXPECT_EQ(res.evidence.assertion_check, "runtime") << res.evidence.assertion_check;
+    // The cost (docs/INTEGRITY.md "Runtime evidence"): the coverage run beside the plain run.
+    for (const auto& t : res.evidence.runs) std::cout << "[cost] " << name << " " << t.purpose << " run: " << t.duration_ms << " ms\n";
   }
 }
 
@@ -230,6 +236,7 @@ TEST(E2ERuntimeSkips, ACaseSkippedAtTheHeadTooStaysHonest) {
   EXPECT_EQ(r.status, Status::fixed) << r.reason << ": " << r.message;
   // The head was asked once about the skipped case.
   EXPECT_TRUE(std::any_of(r.evidence.runs.begin(), r.evidence.runs.end(), [](const TestRun& t) { return t.purpose == "skipped-baseline"; }));
+  for (const auto& t : r.evidence.runs) std::cout << "[cost] pytest " << t.purpose << " run: " << t.duration_ms << " ms\n";
 }
 
 // ---- the coverage run's tools cannot be planted by an earlier run ---------------------------------
