@@ -44,10 +44,17 @@ bool mapped_script_file(std::string_view p) {
 }
 
 /// A path below `root` as coverage data names it (absolute or relative), "" when outside.
+/// A runner that names files by their real path (a checkout below a symlinked folder) is matched
+/// through the canonical root; only names are compared, nothing is read through them.
 std::string rel_to_root(const std::string& name, const fs::path& root) {
   fs::path p(name);
   std::string rel = p.is_absolute() ? p.lexically_normal().lexically_relative(root.lexically_normal()).generic_string()
                                     : p.lexically_normal().generic_string();
+  if (p.is_absolute() && (rel.empty() || rel.rfind("..", 0) == 0)) {
+    std::error_code ec;
+    const fs::path real_root = fs::weakly_canonical(root, ec);
+    if (!ec) rel = p.lexically_normal().lexically_relative(real_root).generic_string();
+  }
   if (rel.empty() || rel.rfind("..", 0) == 0) return {};
   return rel;
 }

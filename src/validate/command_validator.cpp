@@ -206,7 +206,7 @@ class CommandValidator final : public Validator {
       ev.build_ok = true;
     }
 
-    // Cases of a requested test that its passing run skipped (checked against the head below).
+    // The cases of each passing requested test, skipped or not (checked against the head below).
     std::vector<std::pair<std::string, std::string>> skipped;
     const auto tests_started = std::chrono::system_clock::now();
     for (int round = 0; round <= opt_.flaky_reruns; ++round) {
@@ -291,18 +291,26 @@ class CommandValidator final : public Validator {
   /// (the failing run the request reports) and is skipped with it is a failing case hidden, not a
   /// pass: the requested tests run once more at `head()` (only when such skips were seen), and a
   /// case failing there and skipped here fails the validation naming the case; a case skipped at
-  /// the head too stays honest. When the head's results cannot be had, the skips cannot be told
-  /// apart: unverified.
+  /// the head too stays honest. A case that failed at the head and that the fix's run does not show
+  /// at all (its parameters renamed) while others are skipped is unverified: it may be among them.
+  /// When the head's results cannot be had, the skips cannot be told apart: unverified.
+  /// `skipped`: (requested id, case) for every case of a passing requested test; a case the run
+  /// showed not skipped has "\x1f" in front.
   Expected<std::optional<Outcome2>> skipped_failing_cases(RepairContext& ctx, const HeadCheckout& head,
                                                           const std::vector<std::pair<std::string, std::string>>& skipped,
                                                           Evidence& ev) {
-    if (skipped.empty()) return std::nullopt;
     const auto& req = ctx.request;
     std::vector<std::string> ids, cases;
+    std::set<std::pair<std::string, std::string>> shown;  // (requested id, case) the fix's run showed run
     for (const auto& [id, c] : skipped) {
+      if (!c.empty() && c[0] == '\x1f') {
+        shown.emplace(id, c.substr(1));
+        continue;
+      }
       if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
       cases.push_back(c);
     }
+    if (cases.empty()) return std::nullopt;
     const std::string what = absl::StrJoin(cases, ", ") + " skipped with the fix";
     auto stop = [](std::string reason, std::string message) {
       return std::optional<Outcome2>(Outcome2{false, std::move(reason), std::move(message)});
@@ -320,13 +328,19 @@ class CommandValidator final : public Validator {
     ev.runs.push_back(run->run);
     if (run->run.timed_out || !run->readable || !run->summary_problem.empty())
       return stop("unverified", what + ", and the head's results of " + absl::StrJoin(ids, ", ") + " could not be read");
-    for (const auto& [id, c] : skipped) {
-      const bool failed_at_head = std::any_of(run->tests.begin(), run->tests.end(), [&](const reports::TestCase& t) {
-        return t.id == c && (t.outcome == Outcome::failed || t.outcome == Outcome::error);
-      });
-      if (failed_at_head)
-        return stop("failing_tests_still_fail",
-                        "the case " + c + " of " + id + " failed before the fix and is skipped with it: " + id + " did not pass");
+    for (const auto& t : run->tests) {
+      if (t.outcome != Outcome::failed && t.outcome != Outcome::error) continue;
+      for (const auto& id : ids) {
+        if (!reports::denotes(id, t.id)) continue;
+        if (std::find(cases.begin(), cases.end(), t.id) != cases.end())
+          return stop("failing_tests_still_fail",
+                      "the case " + t.id + " of " + id + " failed before the fix and is skipped with it: " + id + " did not pass");
+        // A failing case the fix's run does not show at all (its parameters renamed) while other
+        // cases are skipped: which of them it became cannot be told.
+        if (!shown.count({id, t.id}))
+          return stop("unverified", "the case " + t.id + " of " + id + " failed before the fix, the fix's run does not show it, and " +
+                                        what + ": the failing case may be among the skipped ones");
+      }
     }
     return std::nullopt;
   }
@@ -469,10 +483,13 @@ class CommandValidator final : public Validator {
       ev.tests.push_back(v);
       if (v.outcome == "failed") return Outcome2{false, "failing_tests_still_fail", w + " still fails"};
       if (v.outcome == "skipped") return Outcome2{false, "failing_tests_still_fail", w + " was skipped, not run"};
-      for (const auto& t : obs->tests)
-        if (t.outcome == Outcome::skipped && reports::denotes(w, t.id) &&
-            std::find(skipped.begin(), skipped.end(), std::pair{w, t.id}) == skipped.end())
-          skipped.emplace_back(w, t.id);
+      // The cases of a passing requested test: the skipped ones are checked against the head
+      // (run_checks), the others ("\x1f" in front) say which cases the fix's run showed at all.
+      for (const auto& t : obs->tests) {
+        if (!reports::denotes(w, t.id)) continue;
+        std::pair<std::string, std::string> c{w, (t.outcome == Outcome::skipped ? "" : "\x1f") + t.id};
+        if (std::find(skipped.begin(), skipped.end(), c) == skipped.end()) skipped.push_back(std::move(c));
+      }
     }
     if (missing.empty()) {
       if (obs->run.exit_code != 0)

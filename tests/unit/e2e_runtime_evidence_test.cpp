@@ -226,6 +226,15 @@ TEST(E2ERuntimeSkips, AFailingCaseSkippedAtRunTimeIsNotAPass) {
   EXPECT_TRUE(r.patch.empty());
   auto guarded = repair(*p, cheat, {"tests/test_calc.py::test_add"}, kPytest, true);
   EXPECT_NE(guarded.status, Status::fixed) << guarded.reason << ": " << guarded.message;
+  // The same with the cases renamed (`ids=`), so that the failing case's id is not in the fix's run.
+  Edits renamed = cheat;
+  renamed.writes.push_back({"tests/test_calc.py", "import sys\n\nimport pytest\n\nfrom calc import add\nfrom tests.check import check\n\n\n"
+                                                  "@pytest.mark.parametrize('a, b, want', [(0, 0, 0), (1, 2, 3)], ids=['zero', 'small'])\n"
+                                                  "def test_add(a, b, want):\n    check(add(a, b), want)\n"});
+  auto hidden = repair(*p, renamed, {"tests/test_calc.py::test_add"}, kPytest, false);
+  EXPECT_NE(hidden.status, Status::fixed);
+  EXPECT_EQ(hidden.reason, "unverified") << hidden.message;
+  EXPECT_NE(hidden.message.find("1-2-3"), std::string::npos) << hidden.message;
 }
 
 TEST(E2ERuntimeSkips, ACaseSkippedAtTheHeadTooStaysHonest) {
