@@ -93,7 +93,9 @@ if [ ! -f "$grammars/node_modules/.package-lock.json" ] || [ "$grammars/package-
 fi
 
 # JavaScript test runners for the end-to-end tests: tape (tape-style TAP output), jest and vitest
-# (versions pinned by each folder's package-lock.json; the tests skip when one is absent).
+# (versions pinned by each folder's package-lock.json; the tests skip when one is absent). vitest's
+# folder also pins @vitest/coverage-v8 (same version as vitest): the validator's runtime assertion
+# evidence for vitest projects loads it beside the runner (src/validate/assertion_evidence.cpp).
 # puppeteer-core for the review page's browser test (tests/page/; drives Debian's chromium, downloads
 # no browser: --ignore-scripts).
 page="$root/tests/page"

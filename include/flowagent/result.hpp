@@ -80,6 +80,12 @@ struct Evidence {
   /// allow_unsandboxed_commands and the sandbox was unavailable); `isolation` then says why.
   bool sandboxed = true;
   std::string isolation;  ///< "bubblewrap" or "none: <why>"; empty when the request has no commands
+  /// Whether the requested tests' assertions were seen to execute (ValidatorOptions::
+  /// check_assertion_execution, docs/INTEGRITY.md "Runtime evidence"): "runtime" (a coverage run
+  /// decided), "not available: <why>" (no coverage for this runner or project: the static check
+  /// alone), "not applicable: <why>", "off" (the host turned the check off); "" when the
+  /// validation did not get that far.
+  std::string assertion_check;
 };
 
 struct Metrics {

@@ -133,6 +133,7 @@ void Redactor::redact_in_place(RepairResult& r) const {
   }
   for (auto& t : r.evidence.preexisting_failures) redact_in_place(t);
   redact_in_place(r.evidence.isolation);
+  redact_in_place(r.evidence.assertion_check);
   redact_in_place(r.evidence.kind);
   for (auto& h : r.hypotheses)
     for (std::string* s : {&h.statement, &h.evidence, &h.status}) redact_in_place(*s);

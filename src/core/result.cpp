@@ -78,7 +78,8 @@ Json to_json(const RepairResult& r) {
                               {"runs", runs},
                               {"preexisting_failures", string_array(r.evidence.preexisting_failures)},
                               {"sandboxed", r.evidence.sandboxed},
-                              {"isolation", r.evidence.isolation}})},
+                              {"isolation", r.evidence.isolation},
+                              {"assertion_check", r.evidence.assertion_check}})},
       {"metrics", Json::obj({{"tool_calls", r.metrics.tool_calls},
                              {"model_calls", r.metrics.model_calls},
                              {"input_tokens", r.metrics.input_tokens},
@@ -116,6 +117,7 @@ Expected<RepairResult> repair_result_from_json(const Json& doc) {
         .boolean("loop_evidence_used", r.evidence.loop_evidence_used)
         .boolean("sandboxed", r.evidence.sandboxed)
         .string("isolation", r.evidence.isolation)
+        .string("assertion_check", r.evidence.assertion_check)
         .string("kind", r.evidence.kind)
         .boolean("fresh_checkout", r.evidence.fresh_checkout)
         .strings("preexisting_failures", r.evidence.preexisting_failures);

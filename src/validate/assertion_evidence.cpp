@@ -36,6 +36,28 @@ bool js_file(std::string_view p) {
   // that are not the file's.
   return ends_with(p, ".js") || ends_with(p, ".cjs") || ends_with(p, ".mjs");
 }
+/// jest and vitest map V8's offsets back through the source maps of their own transforms, so
+/// TypeScript and JSX test files are measured in their own lines too.
+bool mapped_script_file(std::string_view p) {
+  return js_file(p) || ends_with(p, ".ts") || ends_with(p, ".tsx") || ends_with(p, ".jsx") || ends_with(p, ".mts") ||
+         ends_with(p, ".cts");
+}
+
+/// A path below `root` as coverage data names it (absolute or relative), "" when outside.
+/// A runner that names files by their real path (a checkout below a symlinked folder) is matched
+/// through the canonical root; only names are compared, nothing is read through them.
+std::string rel_to_root(const std::string& name, const fs::path& root) {
+  fs::path p(name);
+  std::string rel = p.is_absolute() ? p.lexically_normal().lexically_relative(root.lexically_normal()).generic_string()
+                                    : p.lexically_normal().generic_string();
+  if (p.is_absolute() && (rel.empty() || rel.rfind("..", 0) == 0)) {
+    std::error_code ec;
+    const fs::path real_root = fs::weakly_canonical(root, ec);
+    if (!ec) rel = p.lexically_normal().lexically_relative(real_root).generic_string();
+  }
+  if (rel.empty() || rel.rfind("..", 0) == 0) return {};
+  return rel;
+}
 
 std::string random_suffix() {
   std::random_device rd;
@@ -90,10 +112,8 @@ LineSets read_coverage_json(const std::string& text, const fs::path& root) {
   const Json* files = doc->find("files");
   if (!files || !files->is_object()) return out;
   for (const auto& [name, f] : files->as_object()) {
-    fs::path p(name);
-    std::string rel = p.is_absolute() ? p.lexically_normal().lexically_relative(root.lexically_normal()).generic_string()
-                                      : p.lexically_normal().generic_string();
-    if (rel.empty() || rel.rfind("..", 0) == 0) continue;
+    const std::string rel = rel_to_root(name, root);
+    if (rel.empty()) continue;
     auto& entry = out[rel];
     for (const auto& [key, dst] : {std::pair<const char*, std::set<int>*>{"executed_lines", &entry.first},
                                    {"missing_lines", &entry.second}}) {
@@ -106,17 +126,163 @@ LineSets read_coverage_json(const std::string& text, const fs::path& root) {
   return out;
 }
 
+/// istanbul's coverage-final.json as jest's and vitest's V8 providers write it (V8 block coverage
+/// mapped back to the file's own lines through the runner's source maps): file -> (lines of
+/// statements that ran, lines of statements that never ran), paths relative to `root`.
+LineSets read_istanbul_json(const std::string& text, const fs::path& root) {
+  LineSets out;
+  auto doc = parse_json(text);
+  if (!doc || !doc->is_object()) return out;
+  for (const auto& [name, f] : doc->as_object()) {
+    const std::string rel = rel_to_root(name, root);
+    const Json* map = f.find("statementMap");
+    const Json* counts = f.find("s");
+    if (rel.empty() || !map || !map->is_object() || !counts || !counts->is_object()) continue;
+    auto& [ran, missed] = out[rel];
+    for (const auto& [id, count] : counts->as_object()) {
+      const Json* st = map->find(id);
+      if (!st || !count.is_int()) continue;
+      const int from = static_cast<int>(st->find("start") ? st->find("start")->get_int("line") : 0);
+      const int to = static_cast<int>(st->find("end") ? st->find("end")->get_int("line") : 0);
+      for (int l = from; l > 0 && l <= std::max(from, to) && l - from < 10000; ++l) (count.as_int() > 0 ? ran : missed).insert(l);
+    }
+    for (int l : ran) missed.erase(l);
+  }
+  return out;
+}
+
+/// A file name usable inside a glob as it is (the coverage flags select the test files by
+/// `**/<name>`): no glob or brace syntax.
+bool glob_safe(const std::string& name) { return !name.empty() && name.find_first_of("*?[]{}()!+@,\\'\" ") == std::string::npos; }
+
+/// The directories a jest or vitest configuration for `files` can live in: the root and every
+/// folder above a test file.
+std::vector<std::string> config_dirs(const std::vector<std::string>& files) {
+  std::vector<std::string> dirs{""};
+  for (const auto& f : files) {
+    for (fs::path d = fs::path(f).parent_path(); !d.empty(); d = d.parent_path()) {
+      const std::string s = d.generic_string() + "/";
+      if (std::find(dirs.begin(), dirs.end(), s) == dirs.end()) dirs.push_back(s);
+    }
+  }
+  return dirs;
+}
+
+/// Why jest's V8 coverage cannot be trusted to name the test files' own lines: jest maps a
+/// transform's output back only when the transform returned a source map (babel-jest, the
+/// default, always does; otherwise jest applies the transformed offsets to the original text, a
+/// guess). So any configured transform or preset, or a configuration this check cannot read, is
+/// "no evidence available". Empty when only the default transform applies.
+std::string jest_unmapped_note(const SandboxFs& tree, const std::string& tmpl, const std::vector<std::string>& files) {
+  for (const char* opt : {"--config", " -c ", "--projects", "--preset", "--transform"})
+    if (tmpl.find(opt) != std::string::npos)
+      return std::string("the jest command sets its configuration (") + opt + "): whether its transforms keep source maps is not known";
+  for (const auto& dir : config_dirs(files)) {
+    if (auto pkg = tree.read(dir + "package.json", 1u << 20)) {
+      auto doc = parse_json(*pkg);
+      const Json* jest = doc && doc->is_object() ? doc->find("jest") : nullptr;
+      if (jest && (!jest->is_object() || jest->find("transform") || jest->find("preset") || jest->find("projects")))
+        return dir + "package.json configures a jest transform or preset: its source maps are not known";
+    }
+    for (const char* ext : {"js", "ts", "mjs", "cjs", "json"}) {
+      const std::string cfg = dir + "jest.config." + ext;
+      auto text = tree.read(cfg, 1u << 20);
+      if (text && (text->find("transform") != std::string::npos || text->find("preset") != std::string::npos ||
+                   text->find("projects") != std::string::npos))
+        return cfg + " configures a jest transform, preset or projects: their source maps are not known";
+    }
+  }
+  return {};
+}
+
+/// The V8 coverage provider vitest loads (as a custom provider module, so that it is the one next
+/// to the runner that runs): beside a vitest binary the command names by path, else in the
+/// project's node_modules (the root or a folder above a test file). Empty when none is installed.
+std::string vitest_provider(const SandboxFs& tree, const fs::path& root, const std::string& tmpl, const std::vector<std::string>& files) {
+  const std::string module = "@vitest/coverage-v8/dist/index.js";
+  std::istringstream words(tmpl);
+  for (std::string w; words >> w;) {
+    const std::string bin = "node_modules/.bin/vitest";
+    if (w.size() < bin.size() || w.compare(w.size() - bin.size(), bin.size(), bin) != 0) continue;
+    const fs::path modules = (fs::path(w).is_absolute() ? fs::path(w) : root / w).parent_path().parent_path();
+    const std::string rel = rel_to_root(modules.string(), root);
+    if (rel.empty()) {
+      std::error_code ec;
+      if (fs::is_regular_file(modules / module, ec)) return (modules / module).string();
+    } else if (auto st = tree.stat(rel + "/" + module); st && S_ISREG(st->st_mode)) {
+      return (root / rel / module).string();
+    }
+  }
+  for (const auto& dir : config_dirs(files))
+    if (auto st = tree.stat(dir + "node_modules/" + module); st && S_ISREG(st->st_mode)) return (root / (dir + "node_modules/" + module)).string();
+  return {};
+}
+
+/// The files below `root` the coverage run would load instead of (or beside) what the checkout
+/// held before the tests ran: modules that shadow the coverage tool or the runner at the root,
+/// every conftest.py, runner configuration and package.json from the root down to a measured
+/// file, the measured files themselves, and an in-tree coverage provider.
+std::vector<std::string> loaded_from_tree(bool python, const std::vector<std::string>& measured, const std::string& provider_rel) {
+  std::vector<std::string> out;
+  if (python)
+    for (const char* n : {"coverage", "coverage.py", "pytest.py", "pytest", "_pytest", "sitecustomize.py", "usercustomize.py",
+                          "pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml"})
+      out.emplace_back(n);
+  for (const auto& dir : config_dirs(measured)) {
+    if (python) {
+      out.push_back(dir + "conftest.py");
+      continue;
+    }
+    for (const char* n : {"package.json", "jest.config.js", "jest.config.ts", "jest.config.mjs", "jest.config.cjs", "jest.config.json",
+                          "vitest.config.js", "vitest.config.ts", "vitest.config.mjs", "vitest.config.mts", "vite.config.js",
+                          "vite.config.ts", "vite.config.mjs", "babel.config.js", ".babelrc"})
+      out.push_back(dir + n);
+  }
+  out.insert(out.end(), measured.begin(), measured.end());
+  if (!provider_rel.empty()) out.push_back(provider_rel);
+  return out;
+}
+
+/// The first of `paths` whose entry changed at or after `since` (its ctime: test code cannot set it
+/// back), or that is reached through a symlinked folder; "" when none. lstat, not stat: a planted
+/// symlink to an old file has a new ctime of its own.
+std::string changed_since(const fs::path& root, const std::vector<std::string>& paths, std::chrono::system_clock::time_point since) {
+  for (const auto& p : paths) {
+    fs::path at = root;
+    bool through_link = false;
+    const fs::path rel(p);
+    for (auto it = rel.begin(); it != rel.end(); ++it) {
+      at /= *it;
+      struct stat st {};
+      if (::lstat(at.c_str(), &st) != 0) break;  // absent: nothing to load
+      const bool leaf = std::next(it) == rel.end();
+      if (!leaf && !S_ISDIR(st.st_mode)) {
+        through_link = S_ISLNK(st.st_mode);
+        break;
+      }
+      if (!leaf) continue;
+      const auto ctime = std::chrono::system_clock::time_point(std::chrono::duration_cast<std::chrono::system_clock::duration>(
+          std::chrono::seconds(st.st_ctim.tv_sec) + std::chrono::nanoseconds(st.st_ctim.tv_nsec)));
+      if (ctime >= since) return p;
+    }
+    if (through_link) return p;
+  }
+  return {};
+}
+
 }  // namespace
 
-Expected<AssertionCheck> check_assertions_ran(RepairContext& ctx, const fs::path& root, const std::string& patch_text) {
+Expected<AssertionCheck> check_assertions_ran(RepairContext& ctx, const fs::path& root, const std::string& patch_text,
+                                              std::chrono::system_clock::time_point tests_started) {
   AssertionCheck out;
   const auto& req = ctx.request;
   const auto& wanted = req.failure.failing_tests;
   const reports::Runner runner = plan_runner(req.commands.test, root / ".flowagent-none", root).runner;
   const bool python = runner == reports::Runner::pytest;
   const bool js = runner == reports::Runner::node_test || runner == reports::Runner::tape;
-  if (!python && !js) {
-    out.note = "no line coverage for this runner (pytest, node --test and tape are checked)";
+  const bool mapped = runner == reports::Runner::jest || runner == reports::Runner::vitest;
+  if (!python && !js && !mapped) {
+    out.note = "not available: no line coverage for this runner (pytest, node --test, tape, jest and vitest are checked)";
     return out;
   }
   auto tree = SandboxFs::open(root);
@@ -131,7 +297,7 @@ Expected<AssertionCheck> check_assertions_ran(RepairContext& ctx, const fs::path
     bool in_patch = false;
   };
   std::map<std::string, Candidate> files;
-  auto accept = [&](const std::string& p) { return python ? python_file(p) : js_file(p); };
+  auto accept = [&](const std::string& p) { return python ? python_file(p) : mapped ? mapped_script_file(p) : js_file(p); };
   for (const auto& w : wanted) {
     const auto sep = w.find("::");
     const std::string file = sep == std::string::npos ? w : w.substr(0, sep);
@@ -163,10 +329,69 @@ Expected<AssertionCheck> check_assertions_ran(RepairContext& ctx, const fs::path
       required.emplace_back(path, std::move(r));
   }
   if (required.empty()) {
-    out.note = "no assertion line of a requested test to check";
+    out.note = "not applicable: no assertion line of a requested test to check";
     return out;
   }
+  std::vector<std::string> measured;  // the files the coverage must name
+  for (const auto& [path, r] : required)
+    if (std::find(measured.begin(), measured.end(), path) == measured.end()) measured.push_back(path);
+  // jest and vitest: the runner's own V8 coverage, mapped back through its transforms' source
+  // maps; where it cannot be (no provider, a transform whose maps are not known), no evidence is
+  // available and the result says so.
+  std::string vitest_module, glob_flags;
+  if (mapped) {
+    for (const auto& f : measured) {
+      const std::string name = fs::path(f).filename().string();
+      if (!glob_safe(name)) {
+        out.note = "not available: " + f + " cannot be named in a coverage glob";
+        return out;
+      }
+      const std::string g = shell_quote("**/" + name);
+      glob_flags += runner == reports::Runner::jest ? " --collectCoverageFrom=" + g + " --forceCoverageMatch=" + g : " --coverage.include=" + g;
+    }
+    // The coverage tool reports lines under a `/* c8 ignore next */`, `/* v8 ignore start */`
+    // or `/* node:coverage disable */` comment as run (v8-to-istanbul counts them 1): such a
+    // comment the patch adds to a measured file would forge the evidence.
+    auto ignores = [](const std::string& text) {
+      std::size_t n = 0;
+      for (const char* k : {"8 ignore", "node:coverage "})
+        for (auto at = text.find(k); at != std::string::npos; at = text.find(k, at + 1)) ++n;
+      return n;
+    };
+    for (const auto& f : measured) {
+      auto after = tree->read(f, 8u << 20);
+      const auto& before = files[f].before;
+      if (after && ignores(*after) > (before ? ignores(*before) : 0)) {
+        out.reason = "unverified";
+        out.message = "the patch adds a coverage-ignore comment (`c8 ignore`, `v8 ignore`, `node:coverage`) to " + f +
+                      ": the coverage tool reports the lines under it as run, so the requested tests' assertions cannot be "
+                      "seen to run";
+        return out;
+      }
+    }
+    if (runner == reports::Runner::jest) {
+      if (auto why = jest_unmapped_note(*tree, req.commands.test, measured); !why.empty()) {
+        out.note = "not available: " + why;
+        return out;
+      }
+    } else {
+      vitest_module = vitest_provider(*tree, root, req.commands.test, measured);
+      if (vitest_module.empty()) {
+        out.note = "not available: @vitest/coverage-v8 is not installed beside vitest or in the project";
+        return out;
+      }
+    }
+  }
 
+  if (tests_started != std::chrono::system_clock::time_point{}) {
+    const std::string provider_rel = vitest_module.empty() ? std::string() : rel_to_root(vitest_module, root);
+    if (auto planted = changed_since(root, loaded_from_tree(python, measured, provider_rel), tests_started); !planted.empty()) {
+      out.reason = "unverified";
+      out.message = planted + " was written while the requested tests ran in this checkout, and the coverage run would load it: "
+                    "their assertions cannot be seen to run";
+      return out;
+    }
+  }
   DataDir data(root);
   if (data.path.empty()) return fail(Errc::io, "cannot create the coverage directory in " + root.string());
   // The ids the coverage run selects: pytest ids without their parameters (all cases of a test
@@ -190,7 +415,7 @@ Expected<AssertionCheck> check_assertions_ran(RepairContext& ctx, const fs::path
   if (python) {
     PytestSpan span = find_pytest(*tmpl);
     if (span.at == std::string::npos) {
-      out.note = "the test command does not name pytest";
+      out.note = "not available: the test command does not name pytest";
       return out;
     }
     std::vector<std::string> interpreters;
@@ -211,7 +436,7 @@ Expected<AssertionCheck> check_assertions_ran(RepairContext& ctx, const fs::path
       }
     }
     if (py.empty()) {
-      out.note = "coverage.py is not installed (Debian python3-coverage): assertion execution not checked";
+      out.note = "not available: coverage.py is not installed (Debian python3-coverage)";
       return out;
     }
     const fs::path rc = data.path / "rc";
@@ -230,6 +455,28 @@ Expected<AssertionCheck> check_assertions_ran(RepairContext& ctx, const fs::path
     result = *r;
     auto text = tree->read(json.lexically_relative(root).generic_string(), 64u << 20);
     for (auto& [file, sets] : read_coverage_json(text ? *text : std::string(), root)) {
+      ran[file] = std::move(sets.first);
+      not_run[file] = std::move(sets.second);
+    }
+  } else if (mapped) {
+    const fs::path dir = data.path / "js";
+    const auto q = [](const fs::path& p) { return shell_quote(p.string()); };
+    // Test files are left out of coverage by default (jest: testMatch/testRegex unless
+    // forceCoverageMatch; vitest: coverage.exclude): the flags name exactly the files to measure.
+    std::string flags =
+        runner == reports::Runner::jest
+            ? " --coverage --coverageProvider=v8 --coverageReporters=json --coverageDirectory=" + q(dir) +
+                  " --coveragePathIgnorePatterns=/node_modules/"
+            : " --coverage.enabled --coverage.provider=custom --coverage.customProviderModule=" + q(vitest_module) +
+                  " --coverage.reporter=json --coverage.reportsDirectory=" + q(dir) +
+                  " --coverage.exclude=" + shell_quote("**/node_modules/**") + " --coverage.all=false --coverage.reportOnFailure";
+    const RunnerPlan plan = plan_runner(*tmpl, data.path, root, flags + glob_flags);
+    command = expand_tests(plan.command_template, ids);
+    auto r = run(command);
+    if (!r) return unexpected(r.error());
+    result = *r;
+    auto text = tree->read((dir / "coverage-final.json").lexically_relative(root).generic_string(), 64u << 20);
+    for (auto& [file, sets] : read_istanbul_json(text ? *text : std::string(), root)) {
       ran[file] = std::move(sets.first);
       not_run[file] = std::move(sets.second);
     }
@@ -261,7 +508,9 @@ Expected<AssertionCheck> check_assertions_ran(RepairContext& ctx, const fs::path
     const bool executed = ran.count(file) && ran.at(file).count(r.line);
     // coverage.py leaves statements it can see are unreachable (after a return) out of both of
     // its lists: for a measured Python file, a statement line that did not execute did not run.
-    const bool skipped = python || (not_run.count(file) && not_run.at(file).count(r.line));
+    // jest and vitest (istanbul statements, one per line of code): a line without a statement is
+    // one the source map or a `c8 ignore` comment hid, so it did not run either.
+    const bool skipped = python || mapped || (not_run.count(file) && not_run.at(file).count(r.line));
     if (!executed && skipped) missed.push_back(file + ":" + std::to_string(r.line) + " (test " + r.test + ")");
   }
   if (!missed.empty()) {

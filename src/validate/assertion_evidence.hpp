@@ -6,6 +6,7 @@
 // sandbox, and every required assertion line (integrity/assertion_lines.hpp) must have executed.
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <string>
 
@@ -22,13 +23,19 @@ struct AssertionCheck {
   std::string reason;
   std::string message;
   bool checked = false;  ///< false: not applicable (runner, language, no assertion line) or no coverage tool
-  std::string note;      ///< why it was not checked
+  std::string note;      ///< why it was not checked: "not available: <why>" or "not applicable: <why>"
   TestRun run;           ///< the coverage run (purpose "assertions") when checked
 };
 
 /// Runs the check in `root` (head + `patch_text` applied), for ctx.request's failing tests.
+/// `tests_started`: when the first test run in `root` began (after the build). The coverage run
+/// loads files from the checkout that earlier runs' test code could have written (a `coverage`
+/// package or `conftest.py` for pytest, a coverage provider in node_modules, the test files and
+/// the runner's configuration): one changed since then makes the check "unverified". The epoch
+/// (default): not checked.
 /// Errors: cancellation, an unavailable sandbox, a bad test id (the same checks as every test run).
 Expected<AssertionCheck> check_assertions_ran(RepairContext& ctx, const std::filesystem::path& root,
-                                              const std::string& patch_text);
+                                              const std::string& patch_text,
+                                              std::chrono::system_clock::time_point tests_started = {});
 
 }  // namespace flowagent::detail

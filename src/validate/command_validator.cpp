@@ -206,10 +206,13 @@ class CommandValidator final : public Validator {
       ev.build_ok = true;
     }
 
+    // The cases of each passing requested test, skipped or not (checked against the head below).
+    std::vector<std::pair<std::string, std::string>> skipped;
+    const auto tests_started = std::chrono::system_clock::now();
     for (int round = 0; round <= opt_.flaky_reruns; ++round) {
       ev.tests.clear();
       ev.replacements.clear();
-      auto verdict = failing_tests(ctx, root, patch, ev, round == 0 ? "failing" : "rerun");
+      auto verdict = failing_tests(ctx, root, patch, ev, round == 0 ? "failing" : "rerun", skipped);
       if (!verdict) return unexpected(verdict.error());
       if (!verdict->passed) {
         if (round > 0 && verdict->reason == "failing_tests_still_fail")
@@ -219,10 +222,12 @@ class CommandValidator final : public Validator {
     }
     ev.failing_tests_pass = true;
     // The requested tests' assertions must have run (issue 11: a check that cannot run checks nothing).
+    ev.assertion_check = "off";
     if (opt_.check_assertion_execution) {
-      auto ran = detail::check_assertions_ran(ctx, root, patch);
+      auto ran = detail::check_assertions_ran(ctx, root, patch, tests_started);
       if (!ran) return unexpected(ran.error());
       if (ran->checked) ev.runs.push_back(ran->run);
+      ev.assertion_check = ran->checked ? "runtime" : ran->note;
       if (!ran->reason.empty()) return failed(rep, ran->reason, ran->message);
     }
 
@@ -273,8 +278,71 @@ class CommandValidator final : public Validator {
         return failed(rep, "regression", "the wider test command exited with " + std::to_string(run->run.exit_code));
     }
     ev.wider_tests_pass = true;
+    // Last: it checks out the head without the patch in the same tree.
+    auto hidden = skipped_failing_cases(ctx, head, skipped, ev);
+    if (!hidden) return unexpected(hidden.error());
+    if (*hidden) return failed(rep, (*hidden)->reason, (*hidden)->message);
     rep.passed = true;
     return rep;
+  }
+
+  /// A requested id without parameters that covers several cases passes when one case passed and
+  /// the others were skipped (a platform skip). A case that failed at the head without the patch
+  /// (the failing run the request reports) and is skipped with it is a failing case hidden, not a
+  /// pass: the requested tests run once more at `head()` (only when such skips were seen), and a
+  /// case failing there and skipped here fails the validation naming the case; a case skipped at
+  /// the head too stays honest. A case that failed at the head and that the fix's run does not show
+  /// at all (its parameters renamed) while others are skipped is unverified: it may be among them.
+  /// When the head's results cannot be had, the skips cannot be told apart: unverified.
+  /// `skipped`: (requested id, case) for every case of a passing requested test; a case the run
+  /// showed not skipped has "\x1f" in front.
+  Expected<std::optional<Outcome2>> skipped_failing_cases(RepairContext& ctx, const HeadCheckout& head,
+                                                          const std::vector<std::pair<std::string, std::string>>& skipped,
+                                                          Evidence& ev) {
+    const auto& req = ctx.request;
+    std::vector<std::string> ids, cases;
+    std::set<std::pair<std::string, std::string>> shown;  // (requested id, case) the fix's run showed run
+    for (const auto& [id, c] : skipped) {
+      if (!c.empty() && c[0] == '\x1f') {
+        shown.emplace(id, c.substr(1));
+        continue;
+      }
+      if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+      cases.push_back(c);
+    }
+    if (cases.empty()) return std::nullopt;
+    const std::string what = absl::StrJoin(cases, ", ") + " skipped with the fix";
+    auto stop = [](std::string reason, std::string message) {
+      return std::optional<Outcome2>(Outcome2{false, std::move(reason), std::move(message)});
+    };
+    auto root = head();
+    if (!root) return stop("unverified", what + ", and no checkout of the head shows whether they failed before it: " + root.error().message);
+    if (!req.commands.build.empty()) {
+      auto b = detail::run_command(*root, req.commands.build, req, ctx.cancel, ctx.sandbox);
+      if (!b) return unexpected(b.error());
+      if (b->cancelled) return fail(Errc::cancelled, "validation cancelled");
+      if (!b->ok()) return stop("unverified", what + ", and the build fails at the head: whether they failed before it is not known");
+    }
+    auto run = detail::observe_tests(*root, req, ids, ctx.cancel, ctx.sandbox, "skipped-baseline");
+    if (!run) return unexpected(run.error());
+    ev.runs.push_back(run->run);
+    if (run->run.timed_out || !run->readable || !run->summary_problem.empty())
+      return stop("unverified", what + ", and the head's results of " + absl::StrJoin(ids, ", ") + " could not be read");
+    for (const auto& t : run->tests) {
+      if (t.outcome != Outcome::failed && t.outcome != Outcome::error) continue;
+      for (const auto& id : ids) {
+        if (!reports::denotes(id, t.id)) continue;
+        if (std::find(cases.begin(), cases.end(), t.id) != cases.end())
+          return stop("failing_tests_still_fail",
+                      "the case " + t.id + " of " + id + " failed before the fix and is skipped with it: " + id + " did not pass");
+        // A failing case the fix's run does not show at all (its parameters renamed) while other
+        // cases are skipped: which of them it became cannot be told.
+        if (!shown.count({id, t.id}))
+          return stop("unverified", "the case " + t.id + " of " + id + " failed before the fix, the fix's run does not show it, and " +
+                                        what + ": the failing case may be among the skipped ones");
+      }
+    }
+    return std::nullopt;
   }
 
   /// Which of `failures` also fail at the pristine change head without the patch: those tests alone
@@ -375,7 +443,8 @@ class CommandValidator final : public Validator {
   /// Runs the requested failing tests and decides from per-test results whether each was seen to
   /// pass; a test that no longer exists is validated through its enclosing file or target.
   Expected<Outcome2> failing_tests(RepairContext& ctx, const std::filesystem::path& root, const std::string& patch,
-                                   Evidence& ev, const std::string& purpose) {
+                                   Evidence& ev, const std::string& purpose,
+                                   std::vector<std::pair<std::string, std::string>>& skipped) {
     const auto& req = ctx.request;
     const auto& wanted = req.failure.failing_tests;
     auto obs = detail::observe_tests(root, req, wanted, ctx.cancel, ctx.sandbox, purpose);
@@ -414,6 +483,13 @@ class CommandValidator final : public Validator {
       ev.tests.push_back(v);
       if (v.outcome == "failed") return Outcome2{false, "failing_tests_still_fail", w + " still fails"};
       if (v.outcome == "skipped") return Outcome2{false, "failing_tests_still_fail", w + " was skipped, not run"};
+      // The cases of a passing requested test: the skipped ones are checked against the head
+      // (run_checks), the others ("\x1f" in front) say which cases the fix's run showed at all.
+      for (const auto& t : obs->tests) {
+        if (!reports::denotes(w, t.id)) continue;
+        std::pair<std::string, std::string> c{w, (t.outcome == Outcome::skipped ? "" : "\x1f") + t.id};
+        if (std::find(skipped.begin(), skipped.end(), c) == skipped.end()) skipped.push_back(std::move(c));
+      }
     }
     if (missing.empty()) {
       if (obs->run.exit_code != 0)

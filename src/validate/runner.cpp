@@ -138,7 +138,7 @@ Found find_script_runner(std::string_view tmpl, const fs::path& root) {
 
 Runner detect_runner(std::string_view command_template) { return find_runner(command_template).runner; }
 
-RunnerPlan plan_runner(const std::string& tmpl, const fs::path& dir, const fs::path& root) {
+RunnerPlan plan_runner(const std::string& tmpl, const fs::path& dir, const fs::path& root, const std::string& extra_flags) {
   RunnerPlan plan;
   Found f = find_runner(tmpl);
   if (f.runner == Runner::unknown) f = find_script_runner(tmpl, root);
@@ -167,6 +167,7 @@ RunnerPlan plan_runner(const std::string& tmpl, const fs::path& dir, const fs::p
   std::string cmd = tmpl;
   if (f.via_script && f.runner != Runner::jest && f.runner != Runner::vitest && f.runner != Runner::pytest)
     flags.clear();  // node --test and ctest take no trailing options through a script
+  flags += extra_flags;
   if (f.via_script && !flags.empty()) flags = " --" + flags;
   if (!flags.empty() && f.insert_at != std::string::npos) cmd.insert(f.insert_at, flags);
   // GoogleTest binaries, however they are started (directly, by ctest, by a script), write one JSON

@@ -35,8 +35,10 @@ struct RunnerPlan {
 /// when written during the run.
 /// With `root`, `npm test` / `npm run X` / `yarn X` / `pnpm X` are resolved through the scripts
 /// of root/package.json (jest, vitest and pytest then get their flags after "--").
+/// `extra_flags` (each starting with a space) go right after the report flags, where the runner
+/// reads its own options (the assertion check's coverage flags for jest and vitest).
 RunnerPlan plan_runner(const std::string& command_template, const std::filesystem::path& report_dir,
-                       const std::filesystem::path& root = {});
+                       const std::filesystem::path& root = {}, const std::string& extra_flags = {});
 
 /// What one run showed.
 struct Observed {

@@ -7,6 +7,7 @@
 
 #include "flowagent/git_workspace.hpp"
 #include "flowagent/repair.hpp"
+#include "support/e2e_pipeline.hpp"
 #include "support/scripted_model.hpp"
 #include "support/test_support.hpp"
 
@@ -16,20 +17,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Runner {
-  std::string name;     ///< "jest" / "vitest"
-  std::string command;  ///< the test command template
-  fs::path dir;         ///< third_party/<name>: visible read-only in the sandbox
-};
-
-std::optional<Runner> runner(const std::string& name) {
-  const fs::path dir = fs::path(FLOWAGENT_SOURCE_DIR) / "third_party" / name;
-  const fs::path bin = dir / "node_modules/.bin" / name;
-  if (!fs::exists(bin)) return std::nullopt;
-  // Each runner selects tests by name with -t (a pattern: the ids joined by "|").
-  if (name == "jest") return Runner{name, bin.string() + " --ci -t {tests||}", dir};
-  return Runner{name, bin.string() + " run -t {tests||}", dir};
-}
+using Runner = JsRunner;
 
 // The change: sum() gains a "bonus" for positive numbers (the bug) beside a new helper. jest reads
 // CommonJS, the vitest project is an ES module package.
@@ -77,15 +65,9 @@ RepairResult repair(const Project& p, const Runner& r, ScriptedModel& model) {
   req.commands.timeout_seconds = 180;
   req.model.spec = "openai-compatible:scripted";
   req.model.base_url = model.base_url();
-  AgentOptions o;
-  GitWorkspaceOptions w;
-  w.root = p.tmp.path() / "pool";
-  o.workspaces = make_git_workspace_provider(w);
   // The pipeline's validation decides; the loop's own check before stopping would only run the
   // (slow to start) runner once more per candidate.
-  ReactOptions loop;
-  loop.validate_before_stopping = false;
-  o.strategies = {make_react_strategy(loop)};
+  AgentOptions o = e2e_pipeline(p.tmp.path(), true);
   o.sandbox.read_only_paths.push_back(r.dir);  // the pinned runner, visible in the sandbox
   // Node reserves guard regions for every WebAssembly instance (vite's parsers are Wasm): more
   // address space than the sandbox's default RLIMIT_AS of 16 GiB, so vitest needs it lifted.
@@ -102,7 +84,7 @@ void edit(ScriptedModel& m, const std::string& path, const std::string& old_text
 void finish(ScriptedModel& m) { m.push(final_reply("Done.")); }
 
 void honest_and_cheats(const std::string& name) {
-  auto r = runner(name);
+  auto r = js_runner(name);
   if (!r) GTEST_SKIP() << name << " is not installed (scripts/install-deps.sh)";
   auto p = project(name);
   {

@@ -15,6 +15,7 @@
 #include "flowagent/repair.hpp"
 #include "flowagent/reports.hpp"
 #include "integrity_cases.hpp"
+#include "support/e2e_pipeline.hpp"
 #include "support/scripted_model.hpp"
 #include "support/test_support.hpp"
 
@@ -487,21 +488,7 @@ TEST(GuardCheats, HiddenTautologies) {
 
 namespace {
 
-AgentOptions pipeline(const fs::path& tmp, bool guard, ValidatorOptions v = {}) {
-  AgentOptions o;
-  GitWorkspaceOptions w;
-  w.root = tmp / "pool";
-  o.workspaces = make_git_workspace_provider(w);
-  ReactOptions loop;
-  loop.validate_before_stopping = false;  // the pipeline's validation only: one run per candidate
-  o.strategies = {make_react_strategy(loop)};
-  o.validator = make_command_validator(v);
-  if (!guard) {
-    o.use_default_post_filters = false;
-    o.post_filters = {make_empty_patch_filter()};
-  }
-  return o;
-}
+AgentOptions pipeline(const fs::path& tmp, bool guard, ValidatorOptions v = {}) { return testkit::e2e_pipeline(tmp, guard, v); }
 
 RepairRequest request_for(const fs::path& repo, const std::string& base, const std::string& head, const ScriptedModel& model,
                           std::vector<std::string> failing, std::string command) {
@@ -742,15 +729,21 @@ TEST(E2ECheats, HelperModuleSkipsAndStandInsAreNotDelivered) {
                          "Add add_all");
   const std::vector<std::string> add_test = {"tests/test_calc.py::test_add"};
   const std::vector<std::pair<std::string, std::string>> cheats = {
+      // The validation (before the guard) sees the case that failed at the head skipped with the
+      // patch (docs/INTEGRITY.md "Skips computed at run time"); the guard reads it as skip_added
+      // (GuardCheats.SkipsStandInsAndAssertionPatchesInModulesTheTestsImport).
       {"import pytest\nimport calc\n\n\ndef check(got, want):\n    if got != want:\n        pytest.skip('flaky')\n    assert got == want\n",
-       "integrity_skip_added"},
+       "failing_tests_still_fail"},
       {"import calc\n\ncalc.add = lambda a, b: a + b\n\n\ndef check(got, want):\n    assert got == want\n", "integrity_mocked_code_under_test"},
   };
   for (const auto& [helper, reason] : cheats) {
     SCOPED_TRACE(reason);
     if (&helper == &cheats.front().first) {  // (shown once: each run takes a second or two)
+      // The runner passes test_add (one case passed, the failing one skipped); the validator alone
+      // does not, naming the case.
       auto alone = run_candidate(*p, {{"helpers.py", helper}}, false, false, add_test, kPytest, kPyFix);
-      EXPECT_EQ(alone.status, Status::fixed) << "the cheat fools the runner: " << alone.reason << ": " << alone.message;
+      EXPECT_EQ(alone.reason, "failing_tests_still_fail") << alone.message;
+      EXPECT_NE(alone.message.find("[2-2-4]"), std::string::npos) << alone.message;
     }
     auto r = run_candidate(*p, {{"helpers.py", helper}}, false, true, add_test, kPytest, kPyFix);
     EXPECT_NE(r.status, Status::fixed);
