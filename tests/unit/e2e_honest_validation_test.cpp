@@ -441,7 +441,11 @@ TEST(E2EHonestValidation, ProductionCodeThatForgesTheReportAndExitsIsNotDelivere
                                           << fooled.message;
   auto r = run(true);
   EXPECT_EQ(r.status, Status::rejected);
-  EXPECT_TRUE(r.reason == "integrity_report_tampered" || r.reason == "integrity_runner_terminated") << r.reason << ": " << r.message;
+  // It is also seen looking for pytest on the command line (test_detection_in_code), which may be
+  // the first finding; the process exit must be among them either way.
+  EXPECT_TRUE(r.reason == "integrity_report_tampered" || r.reason == "integrity_runner_terminated" ||
+              r.reason == "integrity_test_detection_in_code")
+      << r.reason << ": " << r.message;
   EXPECT_NE(r.message.find("parse.py:4 [runner_terminated] production code that ends the process"), std::string::npos) << r.message;
   EXPECT_TRUE(r.patch.empty());
 }
