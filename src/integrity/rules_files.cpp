@@ -203,6 +203,9 @@ void file_rules(const RuleContext& c, Findings& out) {
   // testing_flags.py at the root) is production code to this rule: the code under test imports it.
   const bool testless_outside_tests = c.test_file && !in_test_folder(f.path) && c.after.tests.empty() && f.after;
   if ((c.test_file && !testless_outside_tests) || !code || basename(f.path) == "conftest.py") return;
+  std::vector<std::string> titles;  // what production code would spell to name a failing test
+  for (const auto& t : c.options.failing_tests)
+    if (auto title = named_test_title(t); title.size() >= kMinNamedTestChars) titles.push_back(std::move(title));
   const auto added = added_lines(f.before, f.after);
   for (std::size_t i = 0; i < added.size(); ++i) {
     const auto& [n, l] = added[i];
@@ -216,13 +219,11 @@ void file_rules(const RuleContext& c, Findings& out) {
       out.push_back({"test_detection_in_code", f.path, n, "production code checks whether it runs under test: " + *d});
       return;
     }
-    for (const auto& t : c.options.failing_tests) {
-      const std::string tail = named_test_title(t);
-      if (tail.size() >= kMinNamedTestChars && (contains(l, "\"" + tail + "\"") || contains(l, "'" + tail + "'"))) {
-        out.push_back({"test_detection_in_code", f.path, n, "production code names the failing test " + tail});
+    for (const auto& title : titles)
+      if (contains(l, "\"" + title + "\"") || contains(l, "'" + title + "'")) {
+        out.push_back({"test_detection_in_code", f.path, n, "production code names the failing test " + title});
         return;
       }
-    }
   }
 }
 
