@@ -65,7 +65,17 @@ bool collectable_test_file(std::string_view path, Lang lang) {
   const std::string_view base = basename(path);
   switch (lang) {
     case Lang::python: return (starts_with(base, "test") && ends_with(base, ".py")) || ends_with(base, "_test.py");
-    case Lang::go: return ends_with(base, "_test.go");
+    case Lang::go: {
+      // `go test ./...` skips folders named testdata or starting with `_` or `.`.
+      for (std::size_t p = 0; p < path.size();) {
+        const auto slash = path.find('/', p);
+        if (slash == std::string_view::npos) break;
+        const std::string_view dir = path.substr(p, slash - p);
+        if (dir == "testdata" || starts_with(dir, "_") || (starts_with(dir, ".") && dir != "." && dir != "..")) return false;
+        p = slash + 1;
+      }
+      return ends_with(base, "_test.go");
+    }
     case Lang::javascript: case Lang::typescript: case Lang::tsx:
       return contains(base, ".test.") || contains(base, ".spec.") || contains(base, "_test.") || contains(base, "-test.") ||
              contains(path, "__tests__/") || contains(path, "test/") || contains(path, "tests/");

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "integrity/guard_internal.hpp"
+#include "integrity/swallow.hpp"
 
 namespace flowagent {
 
@@ -52,12 +53,26 @@ std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersion
   std::vector<const FileModel*> after_ptrs;
   std::vector<std::string> after_paths;
   const auto helpers = test_imported_modules(files, options);
+  // What the patch's helper modules define (check helpers, wrappers, decorators, managers), before
+  // and after: the tests that import them are read through it (swallow.hpp).
+  ImportedDefs imported_before, imported_after;
+  for (const auto& f : files) {
+    if (!helpers.count(f.path)) continue;
+    for (auto [text, into] : {std::pair{&f.before, &imported_before}, std::pair{&f.after, &imported_after}}) {
+      if (!*text) continue;
+      FileModel m = analyze(lang_of(f.path), **text);
+      into->droppers.insert(m.droppers.begin(), m.droppers.end());
+      into->non_checks.insert(m.non_checks.begin(), m.non_checks.end());
+      const std::string base(basename(f.path));
+      into->modules.insert(base.substr(0, base.find('.')));
+    }
+  }
   for (const auto& f : files) {
     const Lang lang = lang_of(f.path);
     auto& before = *before_models.emplace_back(std::make_unique<FileModel>());
     auto& after = *after_models.emplace_back(std::make_unique<FileModel>());
-    if (f.before) before = analyze(lang, *f.before);
-    if (f.after) after = analyze(lang, *f.after);
+    if (f.before) before = analyze(lang, *f.before, &imported_before);
+    if (f.after) after = analyze(lang, *f.after, &imported_after);
     after_ptrs.push_back(&after);
     after_paths.push_back(f.path);
     const bool support = helpers.count(f.path) > 0 && f.after && test_support_module(f.path, *f.after);
@@ -66,7 +81,7 @@ std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersion
     const std::size_t found = out.size();
     file_rules(c, out);
     for (auto rules : {python_rules, js_rules, jvm_rules, go_rules, cpp_rules, rust_rules, runner_process_rules, tap_output_rules, assertion_def_rules, oracle_replacement_rules,
-                  helper_skip_rules, assertion_patch_rules})
+                  helper_skip_rules, assertion_patch_rules, fresh_tester_rules})
       rules(c, out);
     if (auto h = helpers.find(f.path); h != helpers.end()) imported_helper_tautologies(c, h->second, out);
     if (out.size() > found && (out[found].rule == "unsupported_language" || out[found].rule == "parse_error")) continue;
@@ -82,6 +97,8 @@ std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersion
   }
   settle_gone_tests(gone, added, after_ptrs, after_paths, options, out);
   mock_rules(files, options, helpers, out);
+  shadowing_rules(files, options, out);
+  collection_rules(files, options, out);
   return out;
 }
 

@@ -1,5 +1,7 @@
 // Internal model of the test-integrity guard, shared by its parts:
 //   syntax.cpp        tree-sitter walk: tests, markers, assertions and what they compare
+//   swallow.cpp       failures dropped beyond a try (threads, futures, wrappers, decorators, managers,
+//                     a replaced receiver) and the file's own functions (check helpers); swallow.hpp
 //   lang_*.cpp        per ecosystem: which nodes are tests, and the runner rules (hooks, config,
 //                     shadowing modules, build tags) of that ecosystem
 //   rules_tests.cpp   before/after comparison test by test (skips, deletions, strength)
@@ -7,6 +9,12 @@
 //                     code that detects a test run, unsupported languages)
 //   rules_runner_process.cpp  test code that ends the runner or names its report (every language)
 //   rules_mocks.cpp   test code that mocks the code under test (the whole patch at once)
+//   rules_shadowing.cpp  test-side files and definitions that win over production code by name
+//                     resolution (a tests/calc.py, a test-tree class of a production FQCN, a
+//                     `#define add`, a Go init() resetting package state, a jest __mocks__ file)
+//   rules_collection.cpp  tests the runner no longer collects through the build graph (a removed
+//                     `mod tests;`, a test source dropped from a CMake/Meson/Bazel/Make list), and
+//                     the conditions a test is defined under (Python/JS `if`)
 //   guard.cpp         the entry point check_test_integrity
 #pragma once
 
@@ -63,6 +71,11 @@ inline constexpr std::size_t kImportFilesBudget = 400;
 inline constexpr std::size_t kImportBytesBudget = std::size_t{16} << 20;
 /// Failing-test names shorter than this are not searched for in production code (too common).
 inline constexpr std::size_t kMinNamedTestChars = 4;
+/// How deep the guard walks a test's syntax tree for its local definitions, and how many
+/// definitions deep it follows a check's operands to their sources (`diff` -> `cmp.Diff(want, got)`
+/// -> `got` -> `Split("ab")`).
+inline constexpr int kMaxSyntaxDepth = 200;
+inline constexpr int kMaxSourceDepth = 4;
 
 // ---- languages -------------------------------------------------------------------------------------
 
@@ -86,6 +99,7 @@ struct Assertion {
   double tolerance = -1;
   int line = 0;
   bool swallowed = false;
+  std::string swallow_why;            ///< how its failure is dropped beyond a try (swallow.hpp); "" for a handler
   bool trivial = false;               ///< compares only literals: no check at all
   bool tautology = false;             ///< `x == x`, `... or True`: checks nothing (strength 0)
   bool inverted = false;              ///< inside an expectation of its own failure (pytest.raises(AssertionError))
@@ -95,6 +109,12 @@ struct Assertion {
   /// conditional exit), whitespace removed: a check that gains one may no longer run.
   std::vector<std::string> guards;
   std::set<std::string> operands;     ///< what it looks at: non-literal operands, whitespace removed
+  /// The calls and names its operands are computed from, through the test's local variables
+  /// (`got := Split("ab")`: `got` -> Split): how a rewritten check is matched with the old one.
+  std::set<std::string> sources;
+  /// An operand's variable is set to a constant after it was computed, before the check (`got =
+  /// add(2, 2)` ... `got = 4`): the check no longer looks at what was computed.
+  bool overwritten = false;
   /// Rows of the literal tables it runs over (`for a, b in [(1, 2), (3, 4)]:`, `[[1, 2]].forEach(...)`,
   /// when it uses the loop's variables): a check in a three-row table loop checks three things.
   int rows = 1;
@@ -108,6 +128,7 @@ struct TestUnit {
   bool conditional = false;       ///< every marker is conditional on the platform
   bool focus = false;             ///< .only / fit: other tests stop running
   bool collectable = true;        ///< the runner still collects it (Python: in a Test* class or a subclass)
+  std::string hidden_by;          ///< when not collectable: the runner's rule that hides it
   int cases = 1;                  ///< parametrized cases (product of the parametrize lists), 1 when unknown
   std::vector<Assertion> asserts;
   std::size_t body_hash = 0;
@@ -130,10 +151,24 @@ struct FileModel {
   /// Runner hooks defined in the file (Python pytest_* hooks, Go TestMain, a C/C++ test main):
   /// name and text of the definition, so a changed body is seen.
   std::vector<std::pair<std::string, std::string>> hooks;
+  /// Functions and classes of the file, by name, that drop failures (a wrapper, decorator or
+  /// context manager: why), and functions whose body neither checks nor fails: what a test file
+  /// importing this module relies on (swallow.hpp).
+  std::map<std::string, std::string> droppers;
+  std::set<std::string> non_checks;
 };
 
-/// Parses `src` and builds its model; parsed=false when the language has no grammar.
-FileModel analyze(Lang lang, const std::string& src);
+/// What the test-side modules a file imports define (merged FileModel::droppers/non_checks).
+struct ImportedDefs {
+  std::map<std::string, std::string> droppers;
+  std::set<std::string> non_checks;
+  std::set<std::string> modules;  ///< the modules' names (file names without extension): `helpers.check(...)`
+};
+
+/// Parses `src` and builds its model; parsed=false when the language has no grammar. `imported`:
+/// the definitions of the helper modules the file's tests import (check helpers and wrappers are
+/// resolved through them too).
+FileModel analyze(Lang lang, const std::string& src, const ImportedDefs* imported = nullptr);
 
 // ---- syntax helpers shared by the language files ---------------------------------------------------
 
@@ -149,6 +184,21 @@ struct Syntax {
   }
 };
 
+/// Fills each assertion's `sources` from the local definitions inside `unit` (a test or helper).
+void resolve_operand_sources(const Syntax& s, TSNode unit, std::vector<Assertion>& asserts);
+
+/// What a file's names refer to (file_names.cpp): the functions, matchers and macros it defines and
+/// where its imported names come from.
+struct FileNames {
+  std::set<std::string> defined;                 ///< names the file defines (functions, MATCHERs, macros, variables)
+  std::map<std::string, std::string> imported;   ///< local name -> module / import path / class
+  std::vector<std::string> star_imports;         ///< modules imported on demand (Java `.*`, Go dot imports)
+  /// Does `callee` (`assert_equal`, `np.testing.assert_equal`, `slices.Equal`) name a function of a
+  /// known assertion or comparison library, not one the file defines or takes from the project?
+  bool library_name(std::string_view callee) const;
+};
+FileNames file_names(Lang lang, const std::string& src);
+
 /// What a language file says about a node: a test (name non-empty), its decorators/annotations,
 /// whether it is focused, its parametrized cases.
 struct UnitInfo {
@@ -156,6 +206,7 @@ struct UnitInfo {
   std::vector<std::string> decorators;
   bool focus = false;
   bool collectable = true;
+  std::string hidden_by;  ///< when not collectable: the runner's rule that hides it (for the message)
   int cases = 1;
   /// The test as a whole expects an assertion failure (jest/vitest `test.failing`, JUnit 4
   /// `@Test(expected = AssertionError.class)`, Rust `#[should_panic]` without an unrelated message):
@@ -204,6 +255,14 @@ void for_each_capped_line(const std::string& text, Fn&& fn) {
 std::optional<std::vector<std::string>> literal_table(std::string_view text);
 
 bool platform_condition(std::string_view text);
+/// The conditions a test definition sits under (Python: module/class-level `if`/`elif`/`else` up to
+/// the enclosing function; JS: every enclosing `if`), joined with " and "; "" when none.
+std::string definition_condition(const Syntax& s, TSNode n, Lang lang);
+/// A condition no supported interpreter makes true: `False`, `0`, `None`, `sys.version_info`
+/// compared with a version outside 3.0-3.99 on the wrong side (`< (2,)`, `>= (3, 99)`).
+bool never_true_condition(std::string_view cond);
+/// Marker prefix of a test defined under a condition (definition_condition).
+inline constexpr std::string_view kDefinedOnlyIf = "build: defined only if ";
 std::optional<std::string> skip_marker(std::string_view text);
 
 /// Lines of `after` not in `before` (multiset difference), with their 1-based line numbers.
@@ -313,9 +372,31 @@ void imported_helper_tautologies(const RuleContext& c, const std::string& import
 /// The assertion library patched from any module: unittest.TestCase's assertions, builtins the
 /// checks use, pytest/numpy.testing attributes, node's assert/expect/chai members (assertion_replaced).
 void assertion_patch_rules(const RuleContext& c, Findings& out);
+/// Names that stand for time, randomness, the network or the environment (`timeNow`, `randInt`,
+/// `httpGet`): swapping them is how tests make such dependencies deterministic.
+bool external_looking(std::string_view name);
+/// Whole patch: test-side files and definitions that shadow the code under test by name resolution
+/// (mocked_code_under_test): a new test-side Python module named like a top-level production module,
+/// a test-tree JVM class with a production class's fully qualified name, a jest `__mocks__` file for
+/// a project module, a C/C++ `#define` or function in test code named like a production function the
+/// test uses, a Go init()/TestMain in a test file assigning package-level production state.
+void shadowing_rules(const std::vector<FileVersions>& files, const IntegrityOptions& options, Findings& out);
+/// Whole patch: tests hidden through the build graph (collection_disabled / build_tag_added): a
+/// removed Rust `mod x;` whose file still holds tests, a changed cfg on it, a test source dropped
+/// from every build file's lists while the source stays in the tree.
+void collection_rules(const std::vector<FileVersions>& files, const IntegrityOptions& options, Findings& out);
+/// A C/C++ (or Objective-C, CUDA) source file by its extension: not a header.
+bool cpp_source_path(std::string_view path);
+/// Paths: the folder of a path ("" at the root), `a/./b/../c` -> `a/c` ("" when it climbs out), joined.
+std::string dir_of(std::string_view path);
+std::string normalize(const std::string& path);
+std::string join(const std::string& dir, const std::string& rel);
 /// Language-neutral: diff attributes, unsupported languages and parse failures, skip lists,
 /// production code that detects a test run.
 void file_rules(const RuleContext& c, Findings& out);
+/// CI workflows, Makefiles, pre-commit configurations and test scripts (rules_ci_scripts.cpp):
+/// added test selection or excuses, and removed test invocations (runner_config_exclusion).
+void runner_script_rules(const RuleContext& c, Findings& out);
 
 /// Shared by the ecosystem rules: an added line holding any of `needles` is a finding `rule`.
 bool flag_added(const RuleContext& c, Findings& out, std::string_view rule, std::string_view why,

@@ -1,6 +1,7 @@
 // Go: `go test` tests, and their runner surface (build constraints on test files, TestMain,
 // test flags, module replacements).
 #include <algorithm>
+#include <cctype>
 
 #include "integrity/guard_internal.hpp"
 
@@ -45,6 +46,12 @@ UnitInfo go_unit(const Syntax& s, TSNode n) {
   if (!starts_with(fn, "Test") || fn == "TestMain") return u;
   u.cases = std::max(1, table_cases(s, n));
   u.name = fn;
+  // `go test` runs TestXxx only when Xxx does not start with a lowercase letter (Testadd is a
+  // plain function to it).
+  if (fn.size() > 4 && std::islower(static_cast<unsigned char>(fn[4]))) {
+    u.collectable = false;
+    u.hidden_by = "go test runs only functions named Test followed by a character that is not a lowercase letter";
+  }
   return u;
 }
 

@@ -31,6 +31,8 @@ UnitInfo js_unit(const Syntax& s, TSNode n, const std::string& scope) {
     if (dot == std::string_view::npos) break;
     part.remove_prefix(dot + 1);
   }
+  // vitest `test.runIf(cond)('name', fn)`: registered to run only when cond holds.
+  if (starts_with(prop, "runIf(")) u.decorators.push_back(std::string(kDefinedOnlyIf) + strip_spaces(prop.substr(6, prop.rfind(')') - 6)));
   // test.each([...])('name', fn): one case per row.
   if (starts_with(prop, "each(")) u.cases = std::max(1, count_elements(prop.substr(5, prop.rfind(')') - 5)));
   // node:test / tape options object: test('x', { skip: true }, fn)
@@ -40,6 +42,8 @@ UnitInfo js_unit(const Syntax& s, TSNode n, const std::string& scope) {
     if (Syntax::type(opt_node) == "object" && (contains(opt, "skip") || contains(opt, "todo"))) u.decorators.push_back(opt);
     if (Syntax::type(opt_node) == "object" && contains(opt, "only")) u.focus = true;
   }
+  // Registered under an `if`: the runner sees the test only when the condition holds.
+  if (auto cond = definition_condition(s, n, Lang::javascript); !cond.empty()) u.decorators.push_back(std::string(kDefinedOnlyIf) + cond);
   u.name = scope.empty() ? title : scope + " " + title;
   return u;
 }

@@ -62,6 +62,18 @@ UnitInfo jvm_unit(const Syntax& s, TSNode n, const std::string& scope) {
         break;
       }
   u.name = scope.empty() ? fn : scope + "." + fn;
+  // JUnit Jupiter (and JUnit 4, which fails the class instead) runs only non-private, non-static
+  // test methods that return void (Java) or Unit (Kotlin).
+  // (@TestFactory returns its dynamic tests, @TestTemplate may return: only @Test and its
+  // parametrized/repeated forms must be void.)
+  TSNode ret = Syntax::field(n, "type");
+  const bool must_be_void = !contains(mods, "@TestFactory") && !contains(mods, "@TestTemplate");
+  const bool non_void = t == "method_declaration" && must_be_void && !ts_node_is_null(ret) && s.text(ret) != "void";
+  static const std::regex kHidden(R"((^|\s)(private|static)(\s|$))");
+  if (std::regex_search(mods.substr(0, kRegexLineChars), kHidden) || non_void) {
+    u.collectable = false;
+    u.hidden_by = "JUnit runs only non-private, non-static test methods that return void";
+  }
   return u;
 }
 

@@ -54,6 +54,21 @@ UnitInfo python_unit(const Syntax& s, TSNode n, const std::string& scope, bool s
         u.decorators.push_back(std::move(d));
       }
   u.collectable = scope_collectable;
+  // pytest collects plain functions: not a classmethod or property ("cannot collect ... because it
+  // is not a function"), and a fixture is no test.
+  for (const auto& d : u.decorators)
+    if (d == "@classmethod" || d == "@property" || contains(d, "cached_property") || starts_with(d, "@pytest.fixture") ||
+        starts_with(d, "@fixture")) {
+      u.collectable = false;
+      u.hidden_by = "pytest collects test functions and methods, not a classmethod, property or fixture (" + d + ")";
+      u.name = scope.empty() ? fn : scope + "." + fn;
+      return u;
+    }
+  if (!scope_collectable)
+    u.hidden_by = "pytest collects test methods only from classes named Test* (or unittest.TestCase subclasses) "
+                  "without an __init__/__new__ constructor and without __test__ = False";
+  // Defined under a module- or class-level `if`: pytest collects what the import defines.
+  if (auto cond = definition_condition(s, n, Lang::python); !cond.empty()) u.decorators.push_back(std::string(kDefinedOnlyIf) + cond);
   u.name = scope.empty() ? fn : scope + "." + fn;
   return u;
 }

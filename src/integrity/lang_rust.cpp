@@ -27,7 +27,9 @@ UnitInfo rust_unit(const Syntax& s, TSNode n, const std::string& scope) {
           u.expects_failure = true;
       }
     }
-    u.decorators.push_back(a);
+    // A cfg on the test function itself: it compiles only when the cfg holds.
+    if (starts_with(strip_spaces(a), "#[cfg(")) u.decorators.push_back("build: " + strip_spaces(a));
+    else u.decorators.push_back(a);
   }
   if (!is_test) return u;
   // The enclosing module's cfg: `#[cfg(all(test, feature = "slow"))] mod tests` compiles only sometimes.

@@ -180,7 +180,7 @@ void assertion_def_rules(const RuleContext& c, Findings& out) {
   }
   if (c.lang == Lang::java || c.lang == Lang::kotlin) {
     static const std::regex jdef(
-        R"(^\s*(?:(?:public|private|protected|static|final|override|internal)\s+)*(?:fun\s+|[\w<>\[\],?\s]+\s+)(assert(?:Equals|NotEquals|True|False|Null|NotNull|Same|NotSame|That|Throws|ArrayEquals|IterableEquals|LinesMatch|All|DoesNotThrow|Timeout)|fail)\s*\()");
+        R"(^\s*(?:(?:public|private|protected|static|final|override|internal)\s+)*(?:fun\s+|[\w<>\[\],?]+[\w<>\[\],?\s]*\s+)(assert(?:Equals|NotEquals|True|False|Null|NotNull|Same|NotSame|That|Throws|ArrayEquals|IterableEquals|LinesMatch|All|DoesNotThrow|Timeout)|fail)\s*\()");
     for (const auto& [n, full] : added) {
       const std::string l = full.substr(0, kRegexLineChars);
       std::smatch m;

@@ -92,7 +92,7 @@ bool runner_script(std::string_view path) {
   return base == "Makefile" || base == "makefile" || base == "GNUmakefile" || base == "justfile" || base == "Justfile" ||
          base == "noxfile.py" || base == "Taskfile.yml" || base == "Rakefile" || starts_with(path, ".github/workflows/") ||
          base == ".gitlab-ci.yml" || base == "Jenkinsfile" || base == ".travis.yml" || base == "azure-pipelines.yml" ||
-         (ends_with(base, ".sh") && contains(base, "test"));
+         base == ".pre-commit-config.yaml" || (ends_with(base, ".sh") && contains(base, "test"));
 }
 
 /// Added production code that checks whether it runs under a test runner or on CI.
@@ -190,11 +190,7 @@ void file_rules(const RuleContext& c, Findings& out) {
     return;
   }
   if (runner_script(f.path)) {
-    flag_added(c, out, "runner_config_exclusion", "a runner invocation now selects or excuses tests",
-               {"--deselect", "-k \"not", "-k 'not", "-k not", "--ignore", "--gtest_filter", "GTEST_FILTER", "ctest -E",
-                "--exclude-regex", " -LE ", "--testNamePattern", "--testPathIgnorePatterns", "--grep", "--invert",
-                " -run ", " -run=", " -skip ", " -skip=", "--skip", "--exclude", "-Dtest=", "-DskipTests",
-                "-Dmaven.test.skip", "|| true", "|| exit 0", "; true", "set +e", "--passWithNoTests", "continue-on-error"});
+    runner_script_rules(c, out);
     return;
   }
   // Production code that detects tests or names a failing test.

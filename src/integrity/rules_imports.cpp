@@ -12,8 +12,6 @@
 
 namespace flowagent::integrity {
 
-namespace {
-
 std::string dir_of(std::string_view path) {
   auto p = path.rfind('/');
   return p == std::string_view::npos ? std::string() : std::string(path.substr(0, p));
@@ -41,6 +39,8 @@ std::string normalize(const std::string& path) {
 }
 
 std::string join(const std::string& dir, const std::string& rel) { return normalize(dir.empty() ? rel : dir + "/" + rel); }
+
+namespace {
 
 /// What resolving an import needs beyond the importing file: the project's files (by path and by
 /// folder), the Go module path (go.mod), JS specifier maps (package.json "imports", tsconfig/

@@ -18,10 +18,6 @@
 
 namespace flowagent::integrity {
 
-namespace {
-
-/// Names that stand for time, randomness, the network or the environment: swapping them is how
-/// tests make such dependencies deterministic.
 bool external_looking(std::string_view name) {
   std::string l;
   for (char ch : name) l += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
@@ -29,6 +25,8 @@ bool external_looking(std::string_view name) {
                                                 "net", "dial", "socket", "url", "env", "getenv", "date", "today", "timer"};
   return std::any_of(std::begin(kWords), std::end(kWords), [&](auto w) { return contains(l, w); });
 }
+
+namespace {
 
 struct Production {
   std::set<std::string> defined;  ///< names defined in production files of the change and the patch

@@ -332,11 +332,22 @@ bool in_forked_child(const std::string& after, int n, Lang lang) {
 }
 
 /// A runner's terminal summary or report written by code: what a forger prints after writing a
-/// passing report, so the validator's summary cross-check agrees.
-const std::regex& forged_summary() {
-  static const std::regex re(
-      R"([\d}]\s+passed\b[^"'\n]*\bin\s+[\d{%]|\[  PASSED  \]|\[==========\]|\[       OK \]|--- PASS:|"Action"\s*:\s*"pass"|\\?"Action\\?"\s*:\s*\\?"pass|\bTests run: [\d{%]|\d+% tests passed|\btest result: ok\b|<testcase\b|<testsuites?\b|["'`]# pass\b|["'`]ok \d+ |\bTests:\s+[\d{$])");
-  return re;
+/// passing report, so the validator's summary cross-check agrees. pytest's summary line is matched
+/// in the shape the validator reads (`N word[, N word...] in Xs`, colour codes removed): in pytest's
+/// own words anywhere (`3 passed, 1 skipped in 0.12s`, `2 passed, 2 subtests passed in`), in any
+/// words when the line writes output (`print`, `write`, `echo`, a logger); an application's
+/// returned text such as `"{n} passed, {m} rejected in {s}s"` is neither.
+bool forged_summary(const std::string& raw) {
+  static const std::regex ansi(R"(\x1b\[[0-9;]*m|\\(?:x1b|033|u001b|e|x1B|u001B)\[[0-9;]*m)");
+  static const std::regex vocabulary(
+      R"([\d}]\s+passed(?:,\s+[\d{][^,"'\n]*\s(?:failed|skipped|deselected|xfailed|xpassed|warnings?|errors?|rerun|subtests\s+(?:passed|failed|skipped|xfailed|xpassed)))*\s+in\s+[\d{%])");
+  static const std::regex any_words(R"([\d}]\s+passed(?:,\s+[\d{][^,"'\n]*)*\s+in\s+[\d{%])");
+  static const std::regex writes(R"(\b(?:print|println|printf|puts|write|writeln|echo|eprint|eprintln|fprintf|Fprint|Fprintf|Fprintln|Print|Printf|Println|log|logger|logging|info|warn|warning|error|debug|console|cout|cerr|stdout|stderr)\b)");
+  static const std::regex others(
+      R"(\[  PASSED  \]|\[==========\]|\[       OK \]|--- PASS:|"Action"\s*:\s*"pass"|\\?"Action\\?"\s*:\s*\\?"pass|\bTests run: [\d{%]|\d+% tests passed|\btest result: ok\b|<testcase\b|<testsuites?\b|["'`]# pass\b|["'`]ok \d+ |\bTests:\s+[\d{$])");
+  const std::string l = std::regex_replace(raw, ansi, "");
+  if (std::regex_search(l, others) || std::regex_search(l, vocabulary)) return true;
+  return std::regex_search(l, any_words) && std::regex_search(l, writes);
 }
 
 /// Production code the patch adds that ends the process the tests run in, or prints a runner's
@@ -353,7 +364,7 @@ void production_process_rules(const RuleContext& c, const std::string& after, Fi
       c.lang == Lang::python ? python_aliases(after) : std::vector<std::pair<std::regex, std::string>>{};
   for (const auto& [n, full] : added_lines(c.file.before, c.file.after)) {
     const std::string l = full.substr(0, kRegexLineChars);
-    if (std::regex_search(l, forged_summary())) {
+    if (forged_summary(l)) {
       out.push_back({"report_tampered", c.file.path, n,
                      "production code that prints or writes a test runner's summary or report, as a forger does after "
                      "writing a passing report: " + quote(l)});

@@ -2,7 +2,8 @@
 // conditions, deletions and renames, and the strength of what each test checks.
 //
 // Strength: every assertion is scored by what it compares (kStrength*). The checks of the old and
-// the new version of a test are matched by what they look at (their non-literal operands): a
+// the new version of a test are matched by what they look at (their non-literal operands, then the
+// calls those are computed from through the test's local variables, operand_sources.cpp): a
 // matched check that became weaker is `assertion_weakened`, whatever else the test gained; checks
 // that disappeared are honest only when the test still checks about as much (kKeepRatio, with its
 // unchanged checks at least kMinMatchedShare), or when they were replaced by the expectation of a
@@ -39,6 +40,12 @@ bool same_root(const Assertion& a, const Assertion& b) {
     for (const auto& y : b.operands)
       if (!root(x).empty() && root(x) == root(y)) return true;
   return false;
+}
+
+/// Computed from the same call or name (through the test's local variables): `!reflect.DeepEqual(got,
+/// want)` and `diff != ""` with `diff := cmp.Diff(want, got)`, `got := Split("ab")`.
+bool same_source(const Assertion& a, const Assertion& b) {
+  return std::any_of(a.sources.begin(), a.sources.end(), [&](const std::string& x) { return b.sources.count(x) > 0; });
 }
 
 bool overlaps(const Assertion& a, const Assertion& b) {
@@ -134,9 +141,14 @@ TestUnit with_helpers(const TestUnit& t, const FileModel& m) {
 std::optional<IntegrityFinding> compare_checks(const TestUnit& bt, const TestUnit& at, const std::string& path) {
   const std::string& name = bt.name;
   auto count_if = [](const TestUnit& t, auto pred) { return std::count_if(t.asserts.begin(), t.asserts.end(), pred); };
-  if (count_if(at, [](const Assertion& x) { return x.swallowed; }) > count_if(bt, [](const Assertion& x) { return x.swallowed; }))
+  if (count_if(at, [](const Assertion& x) { return x.swallowed; }) > count_if(bt, [](const Assertion& x) { return x.swallowed; })) {
+    for (const auto& a : at.asserts)
+      if (a.swallowed && !a.swallow_why.empty())
+        return IntegrityFinding{"assertion_swallowed", path, a.line,
+                                "test " + name + ": the check at line " + std::to_string(a.line) + " " + a.swallow_why};
     return IntegrityFinding{"assertion_swallowed", path, at.line,
                             "test " + name + ": an assertion now sits inside a handler that swallows its failure"};
+  }
   if (auto f = reachability(bt, at, path)) return f;
   auto kind_count = [&](const TestUnit& t, Kind k) { return count_if(t, [&](const Assertion& x) { return x.kind == k && !x.trivial; }); };
   if (kind_count(at, Kind::throws_specific) < kind_count(bt, Kind::throws_specific) &&
@@ -148,15 +160,21 @@ std::optional<IntegrityFinding> compare_checks(const TestUnit& bt, const TestUni
   // Match each old check to a new one that looks at the same thing, the strongest first.
   std::vector<const Assertion*> match(before.size(), nullptr);
   std::vector<bool> used(after.size(), false);
-  for (int pass = 0; pass < 3; ++pass)
+  for (int pass = 0; pass < 4; ++pass)
     for (std::size_t i = 0; i < before.size(); ++i) {
       if (match[i]) continue;
       int best = -1;
       for (std::size_t j = 0; j < after.size(); ++j) {
         if (used[j]) continue;
+        // A check whose operand was overwritten with a constant matches no honest check.
+        if (after[j]->overwritten && !before[i]->overwritten) continue;
         const bool fits = pass == 0   ? after[j]->operands == before[i]->operands
                           : pass == 1 ? overlaps(*after[j], *before[i])
-                                      : same_root(*after[j], *before[i]);
+                          : pass == 2 ? same_root(*after[j], *before[i])
+                                      // Matched through sources only to credit a rewritten check
+                                      // (another comparator, as strong): a weaker one there stays a
+                                      // dropped check, judged with the test's other checks.
+                                      : same_source(*after[j], *before[i]) && weight(*after[j]) >= weight(*before[i]);
         if (fits && (best < 0 || weight(*after[j]) > weight(*after[static_cast<std::size_t>(best)]))) best = static_cast<int>(j);
       }
       if (best >= 0) {
@@ -233,13 +251,19 @@ void compare_tests(const RuleContext& c, Findings& out, std::vector<GoneTest>& g
     }
     const TestUnit& at = *it->second;
     if (!at.collectable) {
-      out.push_back({"collection_disabled", path, at.line, "test " + name + " is no longer collected by the runner"});
+      out.push_back({"collection_disabled", path, at.line,
+                     "test " + name + " is no longer collected by the runner" + (at.hidden_by.empty() ? "" : ": " + at.hidden_by)});
       continue;
     }
     const bool failing = names_failing_test(c.options.failing_tests, name);
     for (const auto& m : at.markers) {
-      if (bt->markers.count(m) || (at.conditional && !failing)) continue;
-      if (starts_with(m, "build: "))
+      const bool never = starts_with(m, kDefinedOnlyIf) && never_true_condition(std::string_view(m).substr(kDefinedOnlyIf.size()));
+      if (bt->markers.count(m) || (at.conditional && !failing && !never)) continue;
+      if (starts_with(m, kDefinedOnlyIf))
+        out.push_back({"collection_disabled", path, at.line,
+                       "test " + name + " is now defined only if " + m.substr(kDefinedOnlyIf.size()) +
+                           ": the runner collects the tests the module defines, so it is gone whenever the condition is false"});
+      else if (starts_with(m, "build: "))
         out.push_back({"build_tag_added", path, at.line, "test " + name + " now compiles only when " + m.substr(7)});
       else
         out.push_back({"skip_added", path, at.line, "test " + name + " was disabled (" + m + ")"});
@@ -352,7 +376,8 @@ void settle_gone_tests(const std::vector<GoneTest>& gone, const std::vector<NewT
     if (auto merged = split_into(bt, nullptr, added); merged && !compare_checks(bt, *merged, g.path)) continue;
     if (uncollected) {
       out.push_back({"collection_disabled", uncollected->path, uncollected->unit->line,
-                     "test " + bt.name + " moved to " + uncollected->unit->name + " where the runner does not collect it"});
+                     "test " + bt.name + " moved to " + uncollected->unit->name + " where the runner does not collect it" +
+                         (uncollected->unit->hidden_by.empty() ? "" : ": " + uncollected->unit->hidden_by)});
       continue;
     }
     const std::string tail = test_tail(bt.name);

@@ -9,6 +9,7 @@
 #include <regex>
 
 #include "integrity/guard_internal.hpp"
+#include "integrity/swallow.hpp"
 
 namespace flowagent::integrity {
 
@@ -130,6 +131,223 @@ void collect_operands(std::string_view expr, std::set<std::string>& out, bool& t
   }
 }
 
+
+/// What an assertion or comparison function's name says it compares, for names no table lists
+/// (numpy's assert_equal / assert_allclose, pandas' assert_frame_equal, slices.Equal, Arrays.equals,
+/// a project's own assert_same_rows): equality, approximation or ordering; nullopt when the name
+/// does not say.
+std::optional<Kind> named_kind(std::string_view name) {
+  std::string n;
+  for (char c : name)
+    if (c != '_') n += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (contains(n, "notequal") || contains(n, "notsame") || contains(n, "notalmost")) return Kind::range;
+  if (contains(n, "almostequal") || contains(n, "allclose") || contains(n, "isclose") || contains(n, "closeto") ||
+      contains(n, "approx") || ends_with(n, "near"))
+    return Kind::approx;
+  if (contains(n, "equal") || ends_with(n, "same") || ends_with(n, "eq")) return Kind::eq;
+  if (contains(n, "less") || contains(n, "greater")) return Kind::range;
+  return std::nullopt;
+}
+
+/// The callees of the calls in an expression, qualified as written: `!slices.Equal(got, want)` ->
+/// {slices.Equal}.
+std::vector<std::string> called_functions(std::string_view e) {
+  std::vector<std::string> out;
+  for (std::size_t p = e.find('('); p != std::string_view::npos; p = e.find('(', p + 1)) {
+    std::size_t b = p;
+    while (b > 0 && (std::isalnum(static_cast<unsigned char>(e[b - 1])) || e[b - 1] == '_' || e[b - 1] == '.' || e[b - 1] == '$'))
+      --b;
+    if (b < p) out.emplace_back(e.substr(b, p - b));
+  }
+  return out;
+}
+
+/// The last segment of a qualified name: `np.testing.assert_equal` -> `assert_equal`.
+std::string last_segment(const std::string& qualified) {
+  const auto cut = qualified.find_last_of(".:");
+  return cut == std::string::npos ? qualified : qualified.substr(cut + 1);
+}
+
+/// The outermost call of a matcher expression: `::testing::ElementsAre(2, 4)` -> {"ElementsAre",
+/// {"2", "4"}}; name "" when it is not a call.
+std::pair<std::string, std::vector<std::string>> matcher_call(std::string_view text) {
+  const std::string e = strip_spaces(std::string(text));
+  const auto open = e.find('(');
+  if (open == std::string::npos || e.back() != ')' || open == 0) return {};
+  std::string name = e.substr(0, open);
+  if (auto lt = name.find('<'); lt != std::string::npos) name.resize(lt);  // A<int>()
+  for (std::string_view sep : {"::", "."})
+    if (auto cut = name.rfind(sep); cut != std::string::npos) name = name.substr(cut + sep.size());
+  if (name.empty() || !std::all_of(name.begin(), name.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }))
+    return {};
+  return {name, split_top(std::string_view(e).substr(open + 1, e.size() - open - 2), {","})};
+}
+
+/// What a matcher checks (GoogleTest/gMock `EXPECT_THAT(x, m)`, Hamcrest and PyHamcrest
+/// `assertThat(x, m)` / `assert_that(x, m)`): the kind, whether it checks nothing (`_`,
+/// `anything()`), and the operands inside it (`Eq(want)` -> want).
+struct MatcherKind {
+  Kind kind = Kind::type;
+  bool tautology = false;
+  double tolerance = -1;  ///< DoubleNear(v, tol), closeTo(v, err): the tolerance given
+};
+
+/// The matchers of gMock, Hamcrest and PyHamcrest by what they compare.
+struct MatcherNames {
+  std::set<std::string, std::less<>> equal, approx, range, type, nothing, combine;
+};
+
+const MatcherNames& matcher_names() {
+  static const MatcherNames m{
+      {"Eq", "ElementsAre", "ElementsAreArray", "UnorderedElementsAre", "UnorderedElementsAreArray", "ContainerEq",
+       "StrEq", "StrCaseEq", "FieldsAre", "Pair", "Optional", "VariantWith", "Pointwise", "UnorderedPointwise",
+       "equalTo", "is", "Is", "contains", "containsInAnyOrder", "arrayContaining", "arrayContainingInAnyOrder",
+       "sameInstance", "theInstance", "comparesEqualTo", "equal_to", "contains_exactly", "contains_inanyorder",
+       "same_instance", "samePropertyValuesAs", "equalToObject", "equalToIgnoringCase", "equal_to_ignoring_case",
+       "IsSupersetOf", "IsSubsetOf", "Field", "Property", "Pointee", "Key"},
+      {"DoubleNear", "FloatNear", "DoubleEq", "FloatEq", "NanSensitiveDoubleEq", "NanSensitiveFloatEq",
+       "NanSensitiveDoubleNear", "NanSensitiveFloatNear", "closeTo", "close_to"},
+      {"Gt", "Ge", "Lt", "Le", "Ne", "greaterThan", "greaterThanOrEqualTo", "lessThan", "lessThanOrEqualTo",
+       "greater_than", "greater_than_or_equal_to", "less_than", "less_than_or_equal_to",
+       // sizes only
+       "SizeIs", "hasSize", "has_length", "arrayWithSize", "iterableWithSize", "BeginEndDistanceIs"},
+      {"IsEmpty", "NotNull", "IsNull", "HasSubstr", "StartsWith", "EndsWith", "ContainsRegex", "MatchesRegex",
+       "Contains", "Each", "IsTrue", "IsFalse", "Truly", "instanceOf", "notNullValue", "nullValue", "containsString",
+       "startsWith", "endsWith", "hasItem", "hasItems", "hasKey", "hasEntry", "hasValue", "empty", "emptyString",
+       "emptyIterable", "blankString", "has_item", "has_items", "instance_of", "not_none", "none", "contains_string",
+       "starts_with", "ends_with", "has_key", "has_entry", "empty", "matches_regexp", "matchesPattern",
+       "typeCompatibleWith", "any", "isA", "IsNan"},
+      {"_", "anything", "A", "An", "instance_of_anything"},
+      {"AllOf", "allOf", "all_of", "both", "AnyOf", "anyOf", "any_of", "either", "Not", "not", "is_not", "not_"}};
+  return m;
+}
+
+bool known_matcher(std::string_view name) {
+  const auto& m = matcher_names();
+  for (const auto* set : {&m.equal, &m.approx, &m.range, &m.type, &m.nothing, &m.combine})
+    if (set->count(name)) return true;
+  return false;
+}
+
+MatcherKind matcher_kind(std::string_view text, std::set<std::string>& operands, const FileNames& names, int depth = 0) {
+  const auto& sets = matcher_names();
+  const auto& kEqual = sets.equal;
+  const auto& kApprox = sets.approx;
+  const auto& kRange = sets.range;
+  const auto& kNothing = sets.nothing;
+  auto [name, args] = matcher_call(text);
+  if (name.empty()) {
+    const std::string e = strip_spaces(std::string(text));
+    if (e == "_" || e == "testing::_" || e == "::testing::_") return {Kind::type, true};
+    bool tautology = false;
+    collect_operands(e, operands, tautology);
+    return {Kind::eq, false};  // Hamcrest assertThat(x, 5) / a bare value: equality
+  }
+  if (kNothing.count(name)) return {Kind::type, true};
+  if (depth > kMaxSourceDepth) return {Kind::type, false};
+  // A matcher the file defines under a library's name, or one no library list knows (a custom
+  // MATCHER, `equalToSum(4)`): it may match anything.
+  if (names.defined.count(name) || !known_matcher(name)) {
+    for (const auto& a : args) {
+      bool tautology = false;
+      collect_operands(a, operands, tautology);
+    }
+    return {Kind::type, false};
+  }
+  auto inner = [&](const std::string& arg) { return matcher_kind(arg, operands, names, depth + 1); };
+  auto strongest = [&](bool weakest) {
+    MatcherKind best{weakest ? Kind::eq : Kind::type, false};
+    bool any = false;
+    for (const auto& a : args) {
+      const MatcherKind k = inner(a);
+      const int sk = k.tautology ? 0 : strength(k.kind), sb = best.tautology ? 0 : strength(best.kind);
+      if (!any || (weakest ? sk < sb : sk > sb)) best = k;
+      any = true;
+    }
+    return best;
+  };
+  if (name == "AllOf" || name == "allOf" || name == "all_of" || name == "both") return strongest(false);
+  if (name == "AnyOf" || name == "anyOf" || name == "any_of" || name == "either") return strongest(true);
+  if (name == "Not" || name == "not" || name == "is_not" || name == "not_") {
+    if (args.empty()) return {Kind::type, false};
+    const MatcherKind k = inner(args[0]);
+    return {k.kind == Kind::eq ? Kind::range : Kind::type, k.tautology};
+  }
+  auto operands_of_args = [&](std::size_t from) {
+    for (std::size_t i = from; i < args.size(); ++i) {
+      if (known_matcher(matcher_call(args[i]).first)) inner(args[i]);
+      else {
+        bool tautology = false;
+        collect_operands(args[i], operands, tautology);
+      }
+    }
+  };
+  // is(instanceOf(X)), Field(&S::x, Eq(3)), Pointee(Eq(3)): the inner matcher says what is checked.
+  if ((name == "is" || name == "Is" || name == "Pointee" || name == "Optional") && args.size() == 1 &&
+      known_matcher(matcher_call(args[0]).first))
+    return inner(args[0]);
+  // Pointwise(Ge(), want): each pair compared by the inner matcher.
+  if ((name == "Pointwise" || name == "UnorderedPointwise") && args.size() == 2) {
+    MatcherKind k = inner(args[0]);
+    bool tautology = false;
+    collect_operands(args[1], operands, tautology);
+    return k;
+  }
+  // ElementsAre(_, _): the size only.
+  if ((name == "ElementsAre" || name == "UnorderedElementsAre") && !args.empty() &&
+      std::all_of(args.begin(), args.end(), [&](const std::string& a) {
+        const std::string x = strip_spaces(a);
+        return x == "_" || ends_with(x, "::_") || kNothing.count(matcher_call(x).first);
+      }))
+    return {Kind::range, false};
+  if ((name == "Field" || name == "Property" || name == "Key") && args.size() >= 2) return inner(args.back());
+  if (kEqual.count(name)) {
+    operands_of_args(0);
+    return {Kind::eq, false};
+  }
+  if (kApprox.count(name)) {
+    operands_of_args(0);
+    MatcherKind k{Kind::approx, false};
+    if (args.size() >= 2) {
+      try {
+        k.tolerance = std::stod(strip_spaces(args[1]));
+      } catch (...) {
+        k.tolerance = -1;
+      }
+    } else if (contains(name, "Eq")) {
+      k.tolerance = 0;  // DoubleEq: within 4 ULPs
+    }
+    return k;
+  }
+  if (kRange.count(name)) {
+    operands_of_args(0);
+    return {Kind::range, false};
+  }
+  operands_of_args(0);
+  return {Kind::type, false};  // HasSubstr, notNullValue, instanceOf, hasItem
+}
+
+/// A size of something (`len(xs)`, `xs.length`, `v.size()`): a check on it compares sizes only,
+/// which is weaker than comparing the values (scored as a range check).
+bool size_expression(const std::string& operand) {
+  const std::string o = strip_spaces(operand);
+  // `len(got) + 0`, `xs.length * 1`: arithmetic on sizes and literals is still a size.
+  if (auto terms = split_top(o, {"+", "-", "*", "/", "%"}); terms.size() > 1) {
+    bool any = false;
+    for (const auto& t : terms) {
+      if (is_literal(t)) continue;
+      if (!size_expression(t)) return false;
+      any = true;
+    }
+    return any;
+  }
+  for (std::string_view f : {"len(", "std::size(", "size(", "std::ssize("})
+    if (starts_with(o, f) && ends_with(o, ")")) return true;
+  for (std::string_view m : {".length", ".size", ".size()", ".length()", ".len()", ".__len__()", ".count()", ".Count", ".Len()",
+                             ".Size()", ".Length", ".nelement()", ".shape"})
+    if (ends_with(o, m)) return true;
+  return false;
+}
 
 /// A literal that is always true (`1`, `"x"`, `True`, a non-empty literal tuple or list).
 bool truthy_literal(std::string_view text) {
@@ -311,7 +529,7 @@ namespace {
 
 class Analyzer {
  public:
-  Analyzer(Lang lang, const std::string& src) : lang_(lang), s_{src} {}
+  Analyzer(Lang lang, const std::string& src, const ImportedDefs* imported) : lang_(lang), s_{src}, imported_(imported) {}
 
   FileModel run() {
     FileModel m;
@@ -326,10 +544,16 @@ class Analyzer {
     ts_parser_delete(parser);
     if (!tree) return m;
     model_ = &m;
+    names_ = file_names(lang_, s_.src);
     m.has_error = ts_node_has_error(ts_tree_root_node(tree));
+    defs_ = collect_local_defs(s_, lang_, ts_tree_root_node(tree));
+    if (imported_)
+      for (const auto& [name, why] : imported_->droppers)
+        if (!defs_.functions.count(name) && !defs_.classes.count(name)) defs_.imported_droppers.emplace(name, why);
     visit(ts_tree_root_node(tree), "", true, nullptr, 0, false);
     collect_helpers(ts_tree_root_node(tree));
     constant_helper_tautologies();
+    exported_definitions(m);
     ts_tree_delete(tree);
     m.parsed = true;
     return m;
@@ -364,6 +588,19 @@ class Analyzer {
     if (paren != std::string::npos && s.find('.') == std::string::npos) s = s.substr(0, paren);
     auto cut = s.find_last_of(".:>");
     return cut == std::string::npos ? s : s.substr(cut + 1);
+  }
+
+  /// The callee of a call as written, qualified (`np.testing.assert_equal`, `Assertions.assertEquals`);
+  /// "" when the node has none.
+  std::string callee_text(TSNode n) const {
+    if (type(n) == "method_invocation") {
+      TSNode object = field(n, "object"), name = field(n, "name");
+      if (ts_node_is_null(name)) return {};
+      return ts_node_is_null(object) ? text(name) : strip_spaces(text(object)) + "." + text(name);
+    }
+    TSNode f = field(n, "function");
+    if (ts_node_is_null(f)) f = field(n, "macro");
+    return ts_node_is_null(f) ? std::string() : strip_spaces(text(f));
   }
 
   /// The arguments node of a call.
@@ -437,6 +674,9 @@ class Analyzer {
     const std::string t = text(n);
     // console.assert only logs: it checks nothing the runner sees.
     if (is_js(lang_) && starts_with(strip_spaces(t), "console.")) return {};
+    // A check helper the file defines (`check(cond, msg)`, `self.expect_ok(x)`) is a check only
+    // when its body checks or fails.
+    if (local_helper_only_looks_like_check(n, name) || imported_non_check(n, name)) return {};
     Assertion a;
     a.line = line(n);
     static const std::set<std::string, std::less<>> kEq = {
@@ -445,7 +685,7 @@ class Analyzer {
         "EXPECT_EQ", "ASSERT_EQ", "EXPECT_STREQ", "ASSERT_STREQ", "EXPECT_DOUBLE_EQ", "ASSERT_DOUBLE_EQ",
         "EXPECT_FLOAT_EQ", "toBe", "toEqual", "toStrictEqual", "strictEqual", "deepStrictEqual", "equal",
         "deepEqual", "assert_eq", "isEqualTo", "Equal", "EqualValues", "Exactly", "assertContentEquals", "same",
-        "toMatchObject", "toHaveLength", "toHaveBeenCalledWith", "toHaveBeenCalledTimes", "assertIs", "assertRegex",
+        "toMatchObject", "toHaveBeenCalledWith", "toHaveBeenCalledTimes", "assertIs", "assertRegex",
         "toMatch", "eql", "eq"};
     static const std::set<std::string, std::less<>> kApprox = {"assertAlmostEqual", "EXPECT_NEAR", "ASSERT_NEAR",
                                                                "toBeCloseTo", "InDelta", "InEpsilon", "isCloseTo"};
@@ -454,12 +694,12 @@ class Analyzer {
         "EXPECT_LE", "ASSERT_GT", "ASSERT_GE", "ASSERT_LT", "ASSERT_LE", "toBeGreaterThan", "toBeGreaterThanOrEqual",
         "toBeLessThan", "toBeLessThanOrEqual", "Greater", "GreaterOrEqual", "Less", "LessOrEqual", "isGreaterThan",
         "isLessThan", "assertNotEqual", "assertNotEquals", "EXPECT_NE", "ASSERT_NE", "notStrictEqual", "assert_ne",
-        "notEqual", "notDeepStrictEqual"};
+        "notEqual", "notDeepStrictEqual", "toHaveLength", "hasSize", "lengthOf"};
     static const std::set<std::string, std::less<>> kType = {
         "assertIsNotNone", "assertIsNone", "assertIsInstance", "assertNotNull", "assertNull", "toBeDefined",
         "toBeTruthy", "toBeFalsy", "toBeInstanceOf", "toBeNull", "toBeUndefined", "NotNil", "Nil", "NotEmpty",
         "isNotNull", "isInstanceOf", "assertIn", "assertNotIn", "toContain", "Contains", "assertFalse",
-        "toHaveBeenCalled", "notOk", "NoError", "Error", "pass"};
+        "toHaveBeenCalled", "notOk", "NoError", "Error", "pass", "NoErr"};
     static const std::set<std::string, std::less<>> kTruth = {"assertTrue", "EXPECT_TRUE", "ASSERT_TRUE", "assert",
                                                               "True", "assertThat", "check", "require", "EXPECT_FALSE",
                                                               "ASSERT_FALSE", "False", "debug_assert"};
@@ -472,6 +712,34 @@ class Analyzer {
     // testify's assert.Error(t, err) is an existence check; t.Error(...) is Go's failure branch.
     const bool go_failure = lang_ == Lang::go && kGoFail.count(name) && call_args(n).size() >= 1 &&
                             !starts_with(text(field(n, "function")), "assert.") && !starts_with(text(field(n, "function")), "require.");
+    // `_ = fmt.Errorf(...)`, `errors.New(...)`: a package's function builds an error, it fails
+    // nothing (log.Fatal exits the test binary: a failure).
+    if (lang_ == Lang::go && kGoFail.count(name) && go_package_call(n) && !starts_with(text(field(n, "function")), "log.")) return {};
+    // Go: a call is an assertion only when made on the test's testing.T (t.Fail()), by testify
+    // (assert.Equal(t, ...), a := assert.New(t); a.Equal(...), a suite's s.Equal(...)); the same
+    // names elsewhere are comparisons used as values (`if !slices.Equal(got, want)`, err.Error()).
+    if (lang_ == Lang::go && !go_assertion_call(n)) return {};
+    // quicktest: c.Assert(got, qt.Equals, 4), qt.Check(t, got, qt.DeepEquals, want): the checker says.
+    if (lang_ == Lang::go && (name == "Assert" || name == "Check")) {
+      const auto args = call_args(n);
+      std::string checker;
+      for (const auto& x : args)
+        if (starts_with(x, "qt.") || starts_with(x, "quicktest.")) checker = x;
+      if (checker.empty()) return {};
+      const std::string c = checker.substr(checker.find('.') + 1);
+      a.kind = starts_with(c, "Not(") ? Kind::range
+               : (starts_with(c, "Equals") || starts_with(c, "DeepEquals") || starts_with(c, "CmpEquals") ||
+                  starts_with(c, "ContentEquals") || starts_with(c, "JSONEquals"))
+                   ? Kind::eq
+               : starts_with(c, "HasLen") ? Kind::range
+                                          : Kind::type;
+      bool tautology = false;
+      for (const auto& x : args)
+        if (x != checker && !testers_.count(x)) collect_operands(x, a.operands, tautology);
+      a.trivial = a.operands.empty();
+      a.tautology = tautology;
+      return {a};
+    }
     if (go_failure || (lang_ == Lang::go && kGoFail.count(name) && call_args(n).empty())) {
       last_own_if_ = true;  // the branch's own `if` is the check, not a condition it runs under
       // if got != want { t.Errorf(...) }: the condition tells what was checked.
@@ -518,6 +786,46 @@ class Analyzer {
         out.push_back(std::move(e));
       }
       return out;
+    }
+    // Matcher assertions: EXPECT_THAT(x, ElementsAre(2, 4)), assertThat(x, is(5)), assert_that(x,
+    // equal_to(5)); the matcher says what is checked (Hamcrest's optional reason comes first).
+    static const std::set<std::string, std::less<>> kMatcherAsserts = {"EXPECT_THAT", "ASSERT_THAT", "assertThat",
+                                                                      "assert_that", "expectThat"};
+    if (kMatcherAsserts.count(name)) {
+      // Only the libraries' own: a file that defines assert_that/assertThat itself (or takes it
+      // from the project) may make it do anything; its body is judged as a helper's.
+      const bool macro = name == "EXPECT_THAT" || name == "ASSERT_THAT";
+      if (macro ? names_.defined.count(name) > 0 : !names_.library_name(callee_text(n)))
+        return {};
+      const auto args = call_args(n);
+      // Hamcrest's assertThat(reason, boolean): a truth check of the expression.
+      if (args.size() == 2 && !macro && (args[0].front() == '"' || args[0].front() == '\'') &&
+          !known_matcher(matcher_call(args[1]).first)) {
+        a.kind = comparison_kind(args[1]);
+        bool tautology = false;
+        collect_operands(args[1], a.operands, tautology);
+        a.trivial = a.operands.empty();
+        a.tautology = tautology;
+        truth_analysis(args[1], a, false);
+        return {a};
+      }
+      if (args.size() >= 2) {
+        bool tautology = false;
+        const std::string& actual = args[args.size() - 2];
+        collect_operands(actual, a.operands, tautology);
+        const MatcherKind m = matcher_kind(args.back(), a.operands, names_);
+        a.kind = m.kind;
+        a.tolerance = m.tolerance;
+        // EXPECT_THAT(add(2, 2), Eq(add(2, 2))): compared with itself.
+        const auto [mname, margs] = matcher_call(args.back());
+        const bool self = !is_literal(actual) && (strip_spaces(args.back()) == strip_spaces(actual) ||
+                                                  std::any_of(margs.begin(), margs.end(), [&](const std::string& x) {
+                                                    return strip_spaces(x) == strip_spaces(actual);
+                                                  }));
+        a.tautology = tautology || m.tautology || self;
+        a.trivial = a.operands.empty();
+        return {a};
+      }
     }
     if (kEq.count(name)) {
       // JUnit assertEquals(expected, actual, delta) is approximate.
@@ -581,11 +889,22 @@ class Analyzer {
         }
         return out;
       }
-    } else if (kTruth.count(name) || starts_with(name, "assert") || name == "ok") {
+    } else if (kTruth.count(name) || starts_with(name, "assert") || (name == "ok" && is_js(lang_))) {
       auto args = call_args(n);
       if (!args.empty() && !contains(t, ".not.") && (contains(args[0], "&&") || contains(args[0], " and ")))
         return clause_checks(a, args[0], {"&&", " and "}, false);
       a.kind = name == "ok" ? Kind::type : comparison_kind(t);
+      // numpy's assert_equal(x, 4), pandas' assert_frame_equal(a, b), assert_allclose(x, y, rtol=...):
+      // what the name says, when it compares two values.
+      if (const auto named = named_kind(name);
+          named && args.size() >= 2 && !kTruth.count(name) && names_.library_name(callee_text(n))) {
+        a.kind = *named;
+        if (a.kind == Kind::approx) {
+          const double rtol = number_after(t, "rtol"), atol = number_after(t, "atol"), decimal = number_after(t, "decimal");
+          a.tolerance = std::max({rtol, atol, decimal >= 0 ? 1.5 * std::pow(10.0, -decimal) : -1.0});
+          if (a.tolerance < 0) a.tolerance = kAlmostEqualDefault;
+        }
+      }
       call_operands(n, a);
       if (!args.empty() && (kTruth.count(name) || name == "ok" || name == "assertTrue")) truth_analysis(args[0], a, lang_ == Lang::python);
       return {a};
@@ -593,7 +912,172 @@ class Analyzer {
       return {};
     }
     call_operands(n, a);
+    // An equality with a boolean literal (`expect(sumsEqual(x, 4)).toBe(true)`, assertEquals(true,
+    // ok(x))) checks the truth of the other side: as strong as that expression's own comparison.
+    if (a.kind == Kind::eq && a.operands.size() == 1) {
+      const auto args = call_args(n);
+      bool boolean = false;
+      for (const auto& x : args) boolean = boolean || x == "true" || x == "false" || x == "True" || x == "False";
+      if (boolean) a.kind = comparison_kind(*a.operands.begin());
+    }
     return {a};
+  }
+
+  /// What a test file importing this module relies on: its functions and classes that drop
+  /// failures, and its functions whose body neither checks nor fails.
+  void exported_definitions(FileModel& m) const {
+    for (const auto& [name, def] : defs_.functions) {
+      if (const int at = drops_failures(s_, def, defs_, try_swallows()))
+        m.droppers.emplace(name, "`" + name + "` (a helper module's function), whose handler at line " + std::to_string(at) + " drops failures");
+      if (!helper_fails(name, def)) m.non_checks.insert(name);
+    }
+    for (const auto& [name, cls] : defs_.classes)
+      if (const int at = drops_failures(s_, cls, defs_, try_swallows()))
+        m.droppers.emplace(name, "`" + name + "` (a helper module's class), whose handler at line " + std::to_string(at) + " drops failures");
+      else if (auto v = exit_returns_true(s_, cls); !v.empty())
+        m.droppers.emplace(name, "`" + name + "` (a helper module's class), whose __exit__ returns `" + quote(v) + "`");
+  }
+
+  /// A call by plain name or through a module (`helpers.check(...)`) of a function a helper
+  /// module the file imports defines, whose body neither checks nor fails.
+  bool imported_non_check(TSNode n, const std::string& name) const {
+    if (!imported_ || !imported_->non_checks.count(name) || defs_.functions.count(name)) return false;
+    TSNode f = field(n, type(n) == "method_invocation" ? "name" : "function");
+    const std::string t = ts_node_is_null(f) ? "" : strip_spaces(text(f));
+    if (t == name) return true;
+    // Through the module itself (`helpers.check`, `tests.helpers.check`), not through a test's
+    // receiver (`t.equal` of tape is the library's, whatever a helper module defines).
+    if (!ends_with(t, "." + name)) return false;
+    std::string prefix = t.substr(0, t.size() - name.size() - 1);
+    if (auto dot = prefix.rfind('.'); dot != std::string::npos) prefix = prefix.substr(dot + 1);
+    return imported_->modules.count(prefix) > 0;
+  }
+
+  /// Go: a call on an imported package (`fmt.Errorf`, `errors.New`), not on a testing.T; the
+  /// assertion libraries' packages (testify's assert/require, ...) are checks.
+  bool go_package_call(TSNode n) const {
+    TSNode f = field(n, "function");
+    if (ts_node_is_null(f) || type(f) != "selector_expression") return false;
+    TSNode recv = field(f, "operand");
+    if (ts_node_is_null(recv) || type(recv) != "identifier") return false;
+    const std::string r = text(recv);
+    static const std::set<std::string, std::less<>> kAssertionPackages = {"assert", "require", "is", "must", "qt", "check", "be"};
+    return defs_.go_packages.count(r) > 0 && !kAssertionPackages.count(r);
+  }
+
+  /// A call by plain name (or on self/this) of a function the file defines, whose body neither
+  /// checks nor fails (recursively through the file's functions, bounded): `check(cond, msg)` that
+  /// only logs is no check, whatever its name.
+  bool local_helper_only_looks_like_check(TSNode n, const std::string& name) const {
+    auto d = defs_.functions.find(name);
+    if (d == defs_.functions.end()) return false;
+    TSNode f = field(n, type(n) == "method_invocation" ? "object" : "function");
+    const std::string callee_text = ts_node_is_null(f) ? "" : strip_spaces(text(f));
+    const bool plain = type(n) == "method_invocation"
+                           ? (ts_node_is_null(f) || callee_text == "this")
+                           : (callee_text == name || callee_text == "self." + name || callee_text == "this." + name ||
+                              callee_text == "cls." + name);
+    if (!plain) return false;
+    return !helper_fails(name, d->second);
+  }
+
+  /// Does the body of the file's function `def` check or fail (an assert, a raise/throw/panic, a
+  /// call that is a check or a failure)? Memoised; a cycle or more than kMaxHelperDepth levels
+  /// counts as not failing.
+  bool helper_fails(const std::string& name, TSNode def) const {
+    static constexpr int kMaxHelperDepth = 4;
+    if (auto m = helper_fails_.find(name); m != helper_fails_.end()) return m->second;
+    if (resolving_.count(name) || static_cast<int>(resolving_.size()) >= kMaxHelperDepth) return false;
+    resolving_.insert(name);
+    const bool saved_own_if = last_own_if_, saved_inverts = last_inverts_;
+    bool fails = false;
+    // A check that checks something: not on literals only, not a tautology.
+    auto real = [](const std::vector<Assertion>& v) {
+      return std::any_of(v.begin(), v.end(), [](const Assertion& c) { return !c.trivial && !c.tautology; });
+    };
+    std::function<void(TSNode)> scan = [&](TSNode x) {
+      if (fails) return;
+      const std::string_view t = type(x);
+      if (t == "raise_statement" || t == "throw_statement" || t == "throw_expression") {
+        fails = true;
+        return;
+      }
+      if (t == "assert_statement") {
+        const std::string expr = split_top(text(x).substr(6), {","}).front();
+        fails = real(clause_checks(Assertion{}, expr, {" and "}, false));
+        return;
+      }
+      if (t == "call" || t == "call_expression" || t == "method_invocation" || t == "macro_invocation") {
+        static const std::set<std::string, std::less<>> kFails = {"fail", "FAIL", "Fail", "FailNow", "Fatal", "Fatalf",
+                                                                  "ADD_FAILURE", "GTEST_FAIL", "panic", "abort", "unreachable", "todo"};
+        const std::string c = callee(x);
+        if (kFails.count(c) || (t == "macro_invocation" && starts_with(c, "assert")) || real(classify_call(x))) {
+          fails = true;
+          return;
+        }
+      }
+      // A branch that never runs (`if False:`) and what follows an exit in a block check nothing.
+      if ((t == "if_statement" || t == "while_statement") && !ts_node_is_null(field(x, "condition")) &&
+          const_false(text(field(x, "condition")))) {
+        if (TSNode alt = field(x, "alternative"); !ts_node_is_null(alt)) scan(alt);
+        return;
+      }
+      for (uint32_t i = 0; i < ts_node_named_child_count(x) && !fails; ++i) {
+        TSNode child = ts_node_named_child(x, i);
+        scan(child);
+        if (!fails && exit_stmt(child, /*passing=*/true)) break;
+      }
+    };
+    scan(def);
+    last_own_if_ = saved_own_if;
+    last_inverts_ = saved_inverts;
+    resolving_.erase(name);
+    helper_fails_[name] = fails;
+    return fails;
+  }
+
+  /// A Go call made on the test's testing.T/B/F (any name the test declares with that type), on
+  /// testify's assert/require packages or an object they made (`a := assert.New(t)`), on a test
+  /// suite's receiver (`func (s *Suite) TestX()` ... `s.Equal`), or given the testing.T first.
+  bool go_assertion_call(TSNode n) const {
+    TSNode fn = field(n, "function");
+    if (ts_node_is_null(fn)) return false;
+    const uint32_t key = ts_node_is_null(unit_node_) ? UINT32_MAX : ts_node_start_byte(unit_node_);
+    if (key != testers_unit_) {  // worked out once per test
+      testers_unit_ = key;
+      testers_ = {"assert", "require"};
+      const std::string unit = ts_node_is_null(unit_node_) ? std::string() : text(unit_node_);
+      // Parameters only (`func TestX(t *testing.T)`, `func(tb testing.TB)`): a `var quiet testing.T`
+      // or `&testing.T{}` reports to no test.
+      static const std::regex param(R"([(,]\s*([A-Za-z_]\w*)\s+(?:\*testing\.(?:T|B|F)|testing\.TB)\b)");
+      static const std::regex made(R"(\b([A-Za-z_]\w*)\s*:?=\s*(?:assert|require|is|qt|quicktest)\.New\w*\(\s*([A-Za-z_]\w*)\s*\))");
+      static const std::regex receiver(R"(^func\s*\(\s*([A-Za-z_]\w*)\s)");
+      // The test's own signature, and subtests/fuzz targets (`t.Run("x", func(t *testing.T)`,
+      // `f.Fuzz(func(t *testing.T, ...)`): a `func(b *testing.B)` handed to testing.Benchmark
+      // reports to no test.
+      bool signature = true;
+      for_each_capped_line(unit, [&](int, const std::string& l) {
+        if (signature || contains(l, ".Run(") || contains(l, ".Fuzz("))
+          for (auto it = std::sregex_iterator(l.begin(), l.end(), param); it != std::sregex_iterator(); ++it) testers_.insert((*it)[1].str());
+        signature = false;
+      });
+      // Assertion objects made from one of them (`a := assert.New(t)`, `is := is.New(t)`, `c := qt.New(t)`).
+      for_each_capped_line(unit, [&](int, const std::string& l) {
+        for (auto it = std::sregex_iterator(l.begin(), l.end(), made); it != std::sregex_iterator(); ++it)
+          if (testers_.count((*it)[2].str())) testers_.insert((*it)[1].str());
+      });
+      if (std::smatch m; std::regex_search(unit.begin(), unit.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(unit.size(), kConditionChars)), m, receiver))
+        testers_.insert(m[1].str());
+    }
+    const std::set<std::string>& testers = testers_;
+    if (type(fn) == "selector_expression") {
+      TSNode operand = field(fn, "operand");
+      std::string recv = ts_node_is_null(operand) ? std::string() : strip_spaces(text(operand));
+      if (ends_with(recv, ".T()") || ends_with(recv, ".Assert()") || ends_with(recv, ".Require()")) return true;  // s.T().Fatal, s.Require().Equal
+      if (testers.count(recv)) return true;
+    }
+    const auto args = call_args(n);
+    return !args.empty() && testers.count(args[0]) && args[0] != "assert" && args[0] != "require";
   }
 
   /// One check per clause of `expr` split at `seps` (top level).
@@ -615,12 +1099,20 @@ class Analyzer {
 
   /// Kind of a boolean expression: == is equality, ordering is range, no comparison is a truth or
   /// existence check. Go's failure branches are negated (`!=` guards an equality).
-  static Kind comparison_kind(std::string_view t, bool negated = false) {
+  Kind comparison_kind(std::string_view t, bool negated = false) const {
     if (contains(t, "approx(") || contains(t, "isclose(")) return Kind::approx;
     const std::string_view eq = negated ? "!=" : "==";
     if (contains(t, eq) || (!negated && contains(t, " is None")) || contains(t, "reflect.DeepEqual") ||
         contains(t, "cmp.Diff") || contains(t, ".equals("))
       return contains(t, " is None") ? Kind::type : Kind::eq;
+    // A comparison function: `!slices.Equal(got, want)` in a failure branch, `np.array_equal(a, b)`
+    // asserted: equality when the check holds on equal values, an inequality otherwise.
+    for (const auto& f : called_functions(t))
+      if (named_kind(last_segment(f)) == Kind::eq && names_.library_name(f)) {
+        const std::string e = strip_spaces(std::string(t));
+        const bool has_not = starts_with(e, "!") || starts_with(trim(t), "not ");
+        return negated == has_not ? Kind::eq : Kind::range;
+      }
     if (contains(t, "<") || contains(t, ">")) return Kind::range;
     return Kind::type;
   }
@@ -801,6 +1293,16 @@ class Analyzer {
                                                            strip_spaces(text(sup)) != "(object)");
     TSNode body = field(cls, "body");
     if (!ts_node_is_null(body) && contains(strip_spaces(text(body)), "__test__=False")) return false;
+    // pytest does not collect a class with its own constructor ("cannot collect test class ...
+    // because it has a __init__ constructor"); unittest.TestCase subclasses keep theirs.
+    const bool test_case = !ts_node_is_null(sup) && contains(text(sup), "TestCase");
+    for (uint32_t i = 0; !ts_node_is_null(body) && !test_case && i < ts_node_named_child_count(body); ++i) {
+      TSNode d = ts_node_named_child(body, i);
+      if (type(d) == "decorated_definition") d = field(d, "definition");
+      if (ts_node_is_null(d) || type(d) != "function_definition") continue;
+      const std::string fn = text(field(d, "name"));
+      if (fn == "__init__" || fn == "__new__") return false;
+    }
     return collectable;
   }
 
@@ -974,6 +1476,7 @@ class Analyzer {
     u.end_line = static_cast<int>(ts_node_end_point(n).row) + 1;
     u.focus = info.focus;
     u.collectable = info.collectable;
+    u.hidden_by = info.hidden_by;
     u.cases = std::max(1, info.cases);
     TSNode parent = ts_node_parent(n);
     if (lang_ == Lang::python && !ts_node_is_null(parent) && type(parent) == "decorated_definition") u.line = line(parent);
@@ -1009,6 +1512,10 @@ class Analyzer {
     const std::size_t index = model_->tests.size() - 1;
     // Go: a deferred recover() swallows every failure of the test.
     const bool rec = lang_ == Lang::go && go_recovers(text(n));
+    // A decorator the file defines whose wrapper drops failures swallows every check of the test.
+    unit_swallow_.clear();
+    for (const auto& d : info.decorators)
+      if (unit_swallow_.empty()) unit_swallow_ = decorator_swallows(s_, lang_, d, defs_, try_swallows());
     model_->tests[index].calls = called_names(text(body_of(n)));
     unit_node_ = n;
     // A test that expects to fail as a whole (test.failing, @Test(expected = AssertionError.class),
@@ -1018,7 +1525,9 @@ class Analyzer {
       visit(ts_node_child(n, i), scope, scope_collectable, &model_->tests[index], swallow_depth, rec);
     if (info.expects_failure) --inverted_depth_;
     unit_node_ = TSNode{};
+    unit_swallow_.clear();
     self_computed_expectations(text(body_of(n)), model_->tests[index]);
+    resolve_operand_sources(s_, n, model_->tests[index].asserts);
   }
 
   // ---- tautologies the text does not show ------------------------------------------------------------
@@ -1241,9 +1750,25 @@ class Analyzer {
     table_rows(a, check, text(object), params, field(fn, "body"));
   }
 
+  TrySwallows try_swallows() const {
+    return [this](TSNode t) { return swallows(t); };
+  }
+
+  /// A failure dropped beyond a try around the check (swallow.hpp).
+  void swallowed_by(Assertion& a, const std::string& why) const {
+    if (why.empty() || !a.swallow_why.empty()) return;
+    a.swallowed = true;
+    a.swallow_why = why;
+  }
+
   void annotate(TSNode n, Assertion& a) const {
     a.inverted = a.inverted || inverted_depth_ > 0;
+    // `len(got) == len(want)`, `expect(xs.length).toBe(3)`: only the sizes are compared.
+    if (a.kind == Kind::eq && !a.operands.empty() && std::all_of(a.operands.begin(), a.operands.end(), size_expression))
+      a.kind = Kind::range;
     if (ts_node_is_null(unit_node_)) return;
+    swallowed_by(a, unit_swallow_);
+    if (type(n) != "assert_statement") swallowed_by(a, receiver_reassigned(s_, lang_, n, unit_node_));
     bool skip_own_if = last_own_if_;
     auto mark_dead = [&](const std::string& why) {
       if (a.dead.empty()) a.dead = why;
@@ -1304,6 +1829,9 @@ class Analyzer {
               std::string last = first.substr(first.rfind('.') == std::string::npos ? 0 : first.rfind('.') + 1);
               if (kCatchesFailure.count(last)) a.inverted = true;
             }
+          // A manager the file defines whose __exit__ returns True, or a @contextmanager whose
+          // handler around its `yield` swallows.
+          swallowed_by(a, with_swallows(s_, p, defs_, try_swallows()));
           // with contextlib.suppress(AssertionError) / suppress(Exception): the failure is dropped.
           if (auto at = head.find("suppress("); at != std::string::npos) {
             const std::string args = head.substr(at + 9, head.find(')', at) - at - 9);
@@ -1323,6 +1851,10 @@ class Analyzer {
                  !ts_node_eq(p, unit_node_)) {
         if (!nested_called(p)) mark_dead("in a nested function never called (line " + std::to_string(line(p)) + ")");
         if (is_js(lang_)) js_table_callback(a, n, p);
+        // Handed to a thread, an executor, a promise chain or a wrapper that drops its failure.
+        swallowed_by(a, handoff_swallows(s_, lang_, p, unit_node_, defs_, try_swallows()));
+      } else if ((pt == "lambda_expression" || pt == "closure_expression" || pt == "lambda") && !ts_node_eq(p, unit_node_)) {
+        swallowed_by(a, handoff_swallows(s_, lang_, p, unit_node_, defs_, try_swallows()));
       }
     }
   }
@@ -1422,6 +1954,7 @@ class Analyzer {
         unit_node_ = n;
         const std::size_t index = model_->helpers.size() - 1;
         for (uint32_t i = 0; i < ts_node_child_count(n); ++i) visit(ts_node_child(n, i), "", true, &model_->helpers[index], 0, false);
+        resolve_operand_sources(s_, n, model_->helpers[index].asserts);
         unit_node_ = TSNode{};
         model_->comments = saved_comments;
         return;
@@ -1437,6 +1970,14 @@ class Analyzer {
   int inverted_depth_ = 0;        ///< inside code an expectation of an assertion failure wraps
   mutable bool last_own_if_ = false;   ///< classify_call: a Go failure branch (its `if` is the check)
   mutable bool last_inverts_ = false;  ///< classify_call: an expectation that catches assertion failures
+  FileNames names_;                 ///< what the file's names refer to (defined here, imported from where)
+  const ImportedDefs* imported_ = nullptr;  ///< what the helper modules the file imports define
+  LocalDefs defs_;                     ///< the file's functions and classes (check helpers, wrappers, managers)
+  std::string unit_swallow_;           ///< the unit's decorator drops failures: why
+  mutable std::map<std::string, bool> helper_fails_;  ///< helper_fails, by name
+  mutable std::set<std::string> resolving_;           ///< helpers being resolved (cycles)
+  mutable uint32_t testers_unit_ = UINT32_MAX;  ///< go_assertion_call: the test testers_ was worked out for
+  mutable std::set<std::string> testers_;       ///< the names a Go test asserts through (t, assert, a suite)
 };
 
 }  // namespace
@@ -1468,9 +2009,9 @@ std::string blank_gmock(const std::string& src) {
 
 }  // namespace
 
-FileModel analyze(Lang lang, const std::string& src) {
-  if (lang == Lang::cpp && src.find("MOCK_") != std::string::npos) return Analyzer(lang, blank_gmock(src)).run();
-  return Analyzer(lang, src).run();
+FileModel analyze(Lang lang, const std::string& src, const ImportedDefs* imported) {
+  if (lang == Lang::cpp && src.find("MOCK_") != std::string::npos) return Analyzer(lang, blank_gmock(src), imported).run();
+  return Analyzer(lang, src, imported).run();
 }
 
 }  // namespace flowagent::integrity

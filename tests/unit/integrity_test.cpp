@@ -265,9 +265,22 @@ TEST(IntegrityEndToEnd, Pytest) {
        {"shadowing pytest.py", "shadow_module", {{"pytest.py", "import sys\nsys.exit(0)\n"}}, true},
        {"__test__ = False", "collection_disabled",
         {{"tests/test_calc.py", std::string(test_py).insert(test_py.find("    def test_parse"), "    __test__ = False\n\n")}}, false},
-       {".gitattributes", "diff_attributes", {{".gitattributes", "*.py -diff\n"}}, false}},
+       {".gitattributes", "diff_attributes", {{".gitattributes", "*.py -diff\n"}}, false},
+       // The checks moved into a function submitted to an executor whose result is never read:
+       // the ValueError stays in the future and pytest reports the test passed.
+       {"executor submit", "assertion_swallowed",
+        {{"tests/test_calc.py", "from concurrent.futures import ThreadPoolExecutor\n\nfrom calc import parse\n\n\nclass TestParse:\n"
+                                "    def test_parse(self):\n        def check():\n            r = parse('x=')\n"
+                                "            assert r.ok is False\n            assert r.error == 'missing value'\n"
+                                "            assert r.value is None\n\n        ThreadPoolExecutor(max_workers=1).submit(check)\n"}},
+        true}},
       {{{"tests/test_calc.py", "import pytest\n\nfrom calc import parse\n\n\nclass TestParse:\n    def test_parse(self):\n"
-                               "        with pytest.raises(ValueError, match='missing value'):\n            parse('x=')\n"}}});
+                               "        with pytest.raises(ValueError, match='missing value'):\n            parse('x=')\n"}},
+       // Honest twin: the same executor, its result read (the failure propagates).
+       {{"tests/test_calc.py", "from concurrent.futures import ThreadPoolExecutor\n\nimport pytest\n\nfrom calc import parse\n\n\n"
+                               "class TestParse:\n    def test_parse(self):\n        def check():\n"
+                               "            with pytest.raises(ValueError, match='missing value'):\n                parse('x=')\n\n"
+                               "        with ThreadPoolExecutor(max_workers=1) as ex:\n            ex.submit(check).result()\n"}}});
 }
 
 // go test: a build constraint or a TestMain that never runs the tests make `go test` pass.
@@ -283,7 +296,10 @@ TEST(IntegrityEndToEnd, GoTest) {
               {{"go:build ignore", "build_tag_added", {{"calc_test.go", "//go:build ignore\n\n" + test_go}}, true},
                {"TestMain without m.Run", "runner_hook",
                 {{"main_test.go", "package calc\n\nimport (\n\t\"os\"\n\t\"testing\"\n)\n\nfunc TestMain(m *testing.M) {\n\tos.Exit(0)\n}\n"}},
-                true}},
+                true},
+               // The test's testing.T replaced by a fresh one: t.Errorf reports to nobody.
+               {"fresh testing.T", "assertion_swallowed",
+                {{"calc_test.go", std::string(test_go).replace(test_go.find("\tif got"), 0, "\tt = &testing.T{}\n")}}, true}},
               {{{"calc_test.go", std::string(test_go).replace(test_go.find("got != 4"), 8, "got != 5").replace(test_go.find("want 4"), 6, "want 5")}}});
 }
 
@@ -297,6 +313,13 @@ TEST(IntegrityEndToEnd, NodeTest) {
               {{"process.exit", "runner_terminated", {{"test/sum.test.js", test_js + "process.exit(0);\n"}}, true},
                {"skip option", "skip_added",
                 {{"test/sum.test.js", std::string(test_js).replace(test_js.find("test('adds', () =>"), 18, "test('adds', { skip: true }, () =>")}},
+                true},
+               // The test body passed through a wrapper whose rejection handler drops the failure.
+               {"dropping wrapper", "assertion_swallowed",
+                {{"test/sum.test.js", "const test = require('node:test');\nconst assert = require('node:assert');\n"
+                                      "const { sum } = require('../sum');\n\n"
+                                      "const quietly = (fn) => () => Promise.resolve().then(fn).then(() => {}, () => {});\n\n"
+                                      "test('adds', quietly(() => {\n  assert.strictEqual(sum(1, 2), 3);\n}));\n"}},
                 true}},
               {{{"test/sum.test.js", std::string(test_js).replace(test_js.find("sum(1, 2), 3"), 12, "sum(1, 2), 4")}}});
 }

@@ -1,0 +1,243 @@
+// Where a check's operands come from: the calls and names they are computed from inside the test,
+// through its local variables. `got := Split("ab")` ... `if !reflect.DeepEqual(got, want)` and
+// `if diff := cmp.Diff(want, got); diff != ""` both look at Split: the same check, rewritten with
+// another comparator. The old and new versions of a test are matched on these sources when their
+// operands differ in spelling (rules_tests.cpp, compare_checks), so a change of comparison library
+// (reflect.DeepEqual -> cmp.Diff / slices.Equal, `if got != want` -> testify's assert.Equal) is not
+// mistaken for a removed check.
+#include <climits>
+#include <map>
+#include <set>
+
+#include "integrity/guard_internal.hpp"
+
+namespace flowagent::integrity {
+
+namespace {
+
+/// Words that say nothing about what is checked: keywords, builtins, the test framework's own
+/// objects. A chain starting with one of them is read without it (`self.calc.add` -> `calc.add`).
+bool uninformative(std::string_view w) {
+  static const std::set<std::string, std::less<>> kWords = {
+      "t",      "tt",       "self",     "this",      "cls",       "assert",  "require", "expect",
+      "testing", "nil",     "None",     "null",     "undefined", "true",      "false",   "True",    "False",
+      "new",    "make",     "len",      "cap",      "append",    "string",    "int",     "int32",   "int64",
+      "uint",   "uint8",    "uint32",   "uint64",   "float32",   "float64",   "bool",    "byte",    "rune",
+      "error",  "any",      "interface", "struct",  "map",       "chan",      "func",    "str",     "list",
+      "dict",   "set",      "tuple",    "float",    "bytes",     "var",       "let",     "const",   "auto",
+      "std",    "vector",   "return",   "function", "lambda",    "await",     "async",   "if",      "else",
+      "for",    "in",       "of",       "not",      "and",       "or",        "is",      "typeof",  "instanceof",
+      "Object", "Array",    "String",   "Number",   "Boolean",   "JSON",      "Math",    "console", "fmt",
+      "vec",    "Vec",      "Some",     "Ok",       "Err",       "unwrap",  "clone",   "to_string",
+      "sizeof", "static_cast", "final",  "val",     "mut",       "ref",       "range",   "sorted",  "print"};
+  return kWords.count(w) > 0;
+}
+
+bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$'; }
+bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; }
+
+/// The dotted name chains of an expression outside string literals: `cmp.Diff(want, got)` ->
+/// {cmp.Diff, want, got}. Each chain as its segments.
+std::vector<std::vector<std::string>> chains(std::string_view e) {
+  std::vector<std::vector<std::string>> out;
+  std::size_t i = 0;
+  while (i < e.size()) {
+    const char c = e[i];
+    if (c == '"' || c == '\'' || c == '`') {
+      for (++i; i < e.size() && e[i] != c; ++i)
+        if (e[i] == '\\') ++i;
+      ++i;
+      continue;
+    }
+    if (!ident_start(c) || (i > 0 && (ident_char(e[i - 1]) || e[i - 1] == '.'))) {
+      ++i;
+      continue;
+    }
+    std::vector<std::string> chain;
+    for (;;) {
+      std::size_t j = i;
+      while (j < e.size() && ident_char(e[j])) ++j;
+      chain.emplace_back(e.substr(i, j - i));
+      i = j;
+      std::size_t sep = 0;
+      if (i < e.size() && e[i] == '.') sep = 1;
+      else if (e.substr(i, 2) == "::" || e.substr(i, 2) == "->") sep = 2;
+      if (sep == 0 || i + sep >= e.size() || !ident_start(e[i + sep])) break;
+      i += sep;
+    }
+    out.push_back(std::move(chain));
+  }
+  return out;
+}
+
+/// The names a declaration or assignment's left side binds: `a, b`, `*p`, `[x, y]`, `(x, y)`.
+std::vector<std::string> bound_names(std::string_view left) {
+  std::vector<std::string> out;
+  for (const auto& part : split_top(left, {","})) {
+    std::string n = strip_spaces(part);
+    while (!n.empty() && std::string_view("*&([{").find(n.front()) != std::string_view::npos) n.erase(0, 1);
+    while (!n.empty() && std::string_view(")]}").find(n.back()) != std::string_view::npos) n.pop_back();
+    if (auto colon = n.find(':'); colon != std::string::npos) n.resize(colon);  // `x: int` (Python, TS, Rust)
+    if (!n.empty() && ident_start(n[0]) &&
+        std::all_of(n.begin(), n.end(), [](char ch) { return ident_char(ch); }))
+      out.push_back(n);
+  }
+  return out;
+}
+
+/// A local definition: the line it is made on and the expression assigned.
+struct Definition {
+  int line = 0;
+  std::string value;
+};
+using Definitions = std::map<std::string, std::vector<Definition>>;
+
+/// Local definitions of the unit: variable -> the expressions assigned to it.
+void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth) {
+  if (depth > kMaxSyntaxDepth) return;
+  const std::string_view t = Syntax::type(n);
+  auto bind = [&](TSNode left, TSNode right) {
+    if (ts_node_is_null(left) || ts_node_is_null(right)) return;
+    const auto names = bound_names(s.text(left));
+    const std::string rhs = s.text(right);
+    const auto values = split_top(rhs, {","});
+    for (std::size_t k = 0; k < names.size(); ++k)
+      defs[names[k]].push_back({Syntax::line(n), values.size() == names.size() ? values[k] : rhs});
+  };
+  if (t == "short_var_declaration" || t == "assignment_statement" || t == "assignment" || t == "assignment_expression")
+    bind(Syntax::field(n, "left"), Syntax::field(n, "right"));
+  else if (t == "variable_declarator" || t == "var_spec")
+    bind(Syntax::field(n, "name"), Syntax::field(n, "value"));
+  else if (t == "init_declarator")
+    bind(Syntax::field(n, "declarator"), Syntax::field(n, "value"));
+  else if (t == "let_declaration")
+    bind(Syntax::field(n, "pattern"), Syntax::field(n, "value"));
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) collect_definitions(s, ts_node_named_child(n, i), defs, depth + 1);
+}
+
+/// The one definition of `name` a check at `line` sees, nullptr when there is none; `ambiguous`
+/// when there are several before it (reassigned, or assigned in branches): its value is unknown.
+const Definition* visible(const Definitions& defs, const std::string& name, int line, bool& ambiguous) {
+  const auto it = defs.find(name);
+  if (it == defs.end()) return nullptr;
+  const Definition* found = nullptr;
+  int count = 0;
+  for (const auto& d : it->second)
+    if (d.line <= line) {
+      ++count;
+      if (!found || d.line >= found->line) found = &d;
+    }
+  if (count > 1) ambiguous = true;
+  return found;
+}
+
+/// An expression with no name in it beyond literals and uninformative words: `4`, `[]string{"a"}`.
+bool constant(std::string_view e) {
+  for (auto chain : chains(e)) {
+    while (!chain.empty() && uninformative(chain.front())) chain.erase(chain.begin());
+    if (!chain.empty()) return false;
+  }
+  return true;
+}
+
+void leaves(std::string_view expr, const Definitions& defs, int line, std::set<std::string>& seen, std::set<std::string>& out,
+            bool& ambiguous, int depth) {
+  for (auto chain : chains(expr)) {
+    while (!chain.empty() && uninformative(chain.front())) chain.erase(chain.begin());
+    if (chain.empty()) continue;
+    if (depth < kMaxSourceDepth)
+      if (const Definition* d = visible(defs, chain.front(), line, ambiguous)) {
+        if (seen.insert(chain.front()).second) leaves(d->value, defs, d->line, seen, out, ambiguous, depth + 1);
+        continue;
+      }
+    std::string name = chain.front();
+    for (std::size_t k = 1; k < chain.size(); ++k) name += "." + chain[k];
+    out.insert(std::move(name));
+  }
+}
+
+/// `e` with each local name replaced by its one visible definition, whitespace removed:
+/// `got` -> `(add(2,2))`. Names with no single definition stay as they are.
+std::string expand(std::string_view e, const Definitions& defs, int line, int depth) {
+  std::string out;
+  for (std::size_t i = 0; i < e.size();) {
+    const char c = e[i];
+    if (c == '"' || c == '\'' || c == '`') {
+      const std::size_t start = i;
+      for (++i; i < e.size() && e[i] != c; ++i)
+        if (e[i] == '\\') ++i;
+      ++i;
+      out += e.substr(start, std::min(i, e.size()) - start);
+      continue;
+    }
+    if (ident_start(c) && (i == 0 || (!ident_char(e[i - 1]) && e[i - 1] != '.'))) {
+      std::size_t j = i;
+      while (j < e.size() && ident_char(e[j])) ++j;
+      const std::string name(e.substr(i, j - i));
+      bool ambiguous = false;
+      const Definition* d = depth < kMaxSourceDepth ? visible(defs, name, line, ambiguous) : nullptr;
+      if (d && !ambiguous) {
+        // Parentheses only where the value is an operation (`a + b`), so that `same = got` and
+        // `got` expand alike.
+        const std::string v = expand(d->value, defs, d->line, depth + 1);
+        const bool operation = split_top(d->value, {"+", "-", "*", "/", "%", "&&", "||", "?", " and ", " or ", " if "}).size() > 1;
+        out += operation ? "(" + v + ")" : v;
+      }
+      else out += name;
+      i = j;
+      continue;
+    }
+    if (!std::isspace(static_cast<unsigned char>(c))) out += c;
+    ++i;
+  }
+  return out;
+}
+
+}  // namespace
+
+void resolve_operand_sources(const Syntax& s, TSNode unit, std::vector<Assertion>& asserts) {
+  Definitions defs;
+  collect_definitions(s, unit, defs, 0);
+  for (auto& a : asserts) {
+    bool ambiguous = false, all_constant = !a.operands.empty();
+    for (const auto& o : a.operands) {
+      if (o.empty() || o.front() == '<') {  // <fail>, <panic>
+        all_constant = false;
+        continue;
+      }
+      std::set<std::string> seen;
+      leaves(o, defs, a.line, seen, a.sources, ambiguous, 0);
+      // `got := Add(2, 2)` ... `got = 4` ... `if got != 4`: the value computed was overwritten by a
+      // constant before the check (in any branch).
+      const auto names = chains(o);
+      for (const auto& chain : names) {
+        const auto it = defs.find(chain.front());
+        if (it == defs.end()) continue;
+        int first = INT_MAX;
+        for (const auto& d : it->second)
+          if (d.line <= a.line) first = std::min(first, d.line);
+        for (const auto& d : it->second)
+          if (d.line <= a.line && d.line != first && constant(d.value)) a.overwritten = true;
+      }
+      // `got = 4` (the last value before the check): the operand is a constant.
+      if (!constant(o)) {
+        bool amb = false;
+        const Definition* d = names.size() == 1 && names.front().size() == 1 ? visible(defs, o, a.line, amb) : nullptr;
+        if (!d || amb || !constant(d->value)) all_constant = false;
+      }
+    }
+    // A value reassigned or assigned in branches before the check: what it holds is not known, so
+    // the check is not credited through it.
+    if (ambiguous) a.sources.clear();
+    // Every operand a constant, or two operands computed the same way (`got = add(2, 2); want =
+    // add(2, 2); assert got == want`): the check cannot fail.
+    if (all_constant && a.kind != Kind::throws_specific && a.kind != Kind::throws_broad) a.tautology = true;
+    if (a.operands.size() >= 2 && (a.kind == Kind::eq || a.kind == Kind::approx)) {
+      std::set<std::string> expanded;
+      for (const auto& o : a.operands)
+        if (!expanded.insert(expand(o, defs, a.line, 0)).second) a.tautology = true;
+    }
+  }
+}
+
+}  // namespace flowagent::integrity

@@ -1,0 +1,573 @@
+// Failures dropped outside a syntactic try (swallow.hpp): function values handed to threads,
+// executors, promise chains and wrappers that do not propagate their failure; managers and
+// decorators the file defines that drop it; the test's receiver reassigned.
+#include "integrity/swallow.hpp"
+
+#include <functional>
+#include <initializer_list>
+#include <regex>
+#include <string_view>
+#include <vector>
+
+namespace flowagent::integrity {
+
+namespace {
+
+using std::string;
+using std::string_view;
+
+bool one_of(string_view t, std::initializer_list<string_view> xs) {
+  return std::find(xs.begin(), xs.end(), t) != xs.end();
+}
+
+/// A node that makes a function value or a function definition.
+bool is_function(string_view t) {
+  return one_of(t, {"function_definition", "function_declaration", "arrow_function", "function_expression", "function",
+                    "func_literal", "generator_function_declaration", "lambda_expression", "closure_expression", "lambda",
+                    "method_declaration", "function_item", "method_definition"});
+}
+
+bool is_call(string_view t) {
+  return one_of(t, {"call", "call_expression", "method_invocation", "object_creation_expression", "new_expression"});
+}
+
+bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; }
+
+/// `name` as a whole identifier in `text`.
+bool has_word(string_view text, string_view name) {
+  if (name.empty()) return false;
+  for (auto p = text.find(name); p != string_view::npos; p = text.find(name, p + 1)) {
+    const bool left = p == 0 || !ident_char(text[p - 1]);
+    const bool right = p + name.size() >= text.size() || !ident_char(text[p + name.size()]);
+    if (left && right) return true;
+  }
+  return false;
+}
+
+/// The last name segment of a callee text: `concurrent.futures.ThreadPoolExecutor(...).submit` ->
+/// `submit`, `std::thread::spawn` -> `spawn`, `Thread<T>` -> `Thread`.
+string last_segment(string t) {
+  t = strip_spaces(std::move(t));
+  if (auto lt = t.find('<'); lt != string::npos) t = t.substr(0, lt);
+  // Drop a trailing argument list of the receiver chain only when the callee itself ends in a name.
+  const auto cut = t.find_last_of(".:>");
+  return cut == string::npos ? t : t.substr(cut + 1);
+}
+
+/// The callee text of a call-like node (what is called), and the node of its receiver, if any.
+string callee_text(const Syntax& s, TSNode call) {
+  const string_view t = Syntax::type(call);
+  if (t == "method_invocation") {
+    TSNode name = Syntax::field(call, "name");
+    return ts_node_is_null(name) ? "" : s.text(name);
+  }
+  if (t == "object_creation_expression") {
+    TSNode ty = Syntax::field(call, "type");
+    return ts_node_is_null(ty) ? "" : s.text(ty);
+  }
+  if (t == "new_expression") {
+    TSNode c = Syntax::field(call, "constructor");
+    return ts_node_is_null(c) ? "" : s.text(c);
+  }
+  TSNode f = Syntax::field(call, "function");
+  if (ts_node_is_null(f) && ts_node_named_child_count(call) > 0) f = ts_node_named_child(call, 0);
+  return ts_node_is_null(f) ? "" : s.text(f);
+}
+
+string callee_name(const Syntax& s, TSNode call) { return last_segment(callee_text(s, call)); }
+
+/// The arguments node of a call.
+TSNode arguments_of(TSNode call) {
+  TSNode args = Syntax::field(call, "arguments");
+  if (!ts_node_is_null(args)) return args;
+  for (uint32_t i = 0; i < ts_node_named_child_count(call); ++i) {
+    TSNode c = ts_node_named_child(call, i);
+    if (one_of(Syntax::type(c), {"argument_list", "arguments", "value_arguments"})) return c;
+  }
+  return TSNode{};
+}
+
+std::vector<TSNode> argument_nodes(TSNode call) {
+  std::vector<TSNode> out;
+  TSNode args = arguments_of(call);
+  if (ts_node_is_null(args)) return out;
+  for (uint32_t i = 0; i < ts_node_named_child_count(args); ++i) {
+    TSNode a = ts_node_named_child(args, i);
+    if (!one_of(Syntax::type(a), {"comment", "line_comment", "block_comment"})) out.push_back(a);
+  }
+  return out;
+}
+
+/// Calls `fn` on every node of the subtree (pre-order); `fn` returns false to stop descending.
+template <class Fn>
+void walk(TSNode n, Fn&& fn) {
+  if (!fn(n)) return;
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) walk(ts_node_named_child(n, i), fn);
+}
+
+/// The nearest function node enclosing `n` (not `n` itself).
+TSNode enclosing_function(TSNode n) {
+  for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p))
+    if (is_function(Syntax::type(p))) return p;
+  return TSNode{};
+}
+
+/// Does a rejection/exception handler (`.catch(h)`, `.then(_, h)`, `exceptionally(h)`) fail on
+/// the failure it receives: a throw/raise or a failing call (`done(err)`, `reject(e)`, `fail`)?
+bool handler_rethrows(const Syntax& s, TSNode h, const LocalDefs& defs, int depth = 0) {
+  const string_view t = Syntax::type(h);
+  if (t == "identifier" || t == "member_expression") {
+    const string name = last_segment(s.text(h));
+    if (one_of(name, {"done", "reject", "fail", "end", "cb", "callback", "next"})) return true;
+    auto d = defs.functions.find(name);
+    return d != defs.functions.end() && depth < 3 && handler_rethrows(s, d->second, defs, depth + 1);
+  }
+  if (!is_function(t)) return true;  // something computed: not known to drop the failure
+  bool fails = false;
+  walk(h, [&](TSNode n) {
+    const string_view nt = Syntax::type(n);
+    if (one_of(nt, {"throw_statement", "throw_expression", "raise_statement"})) fails = true;
+    if (is_call(nt) && one_of(callee_name(s, n), {"fail", "reject", "done", "Fatal", "Fatalf", "FailNow", "panic"})) fails = true;
+    return !fails && (ts_node_eq(n, h) || !is_function(nt));
+  });
+  return fails;
+}
+
+/// Does the body of a function the file defines (a wrapper, a decorator, a context manager)
+/// drop failures: a try whose handler swallows, a promise rejection handler that does not fail,
+/// `contextlib.suppress(AssertionError | Exception)`? Returns the line of the dropping code, 0 when none.
+int drops_failures_in(const Syntax& s, TSNode def, const LocalDefs& defs, const TrySwallows& try_swallows) {
+  int at = 0;
+  walk(def, [&](TSNode n) {
+    if (at) return false;
+    const string_view t = Syntax::type(n);
+    if (one_of(t, {"try_statement", "try_expression"}) && try_swallows(n)) at = Syntax::line(n);
+    if (t == "call_expression") {
+      TSNode f = Syntax::field(n, "function");
+      if (!ts_node_is_null(f) && Syntax::type(f) == "member_expression") {
+        TSNode prop = Syntax::field(f, "property");
+        const string m = ts_node_is_null(prop) ? "" : s.text(prop);
+        const auto args = argument_nodes(n);
+        if ((m == "catch" && !args.empty() && !handler_rethrows(s, args[0], defs)) ||
+            (m == "then" && args.size() >= 2 && !handler_rethrows(s, args[1], defs)))
+          at = Syntax::line(n);
+      }
+    }
+    if (t == "with_statement") {
+      const string head = strip_spaces(s.text(n).substr(0, s.text(n).find(':')));
+      if (contains(head, "suppress(") &&
+          (has_word(head, "AssertionError") || has_word(head, "Exception") || has_word(head, "BaseException")))
+        at = Syntax::line(n);
+    }
+    return at == 0;
+  });
+  return at;
+}
+
+/// The call that receives `fn` (a function value) as an argument, directly or as a keyword
+/// argument (`target=check`); null when `fn` is not an argument.
+TSNode receiving_call(TSNode fn) {
+  TSNode p = ts_node_parent(fn);
+  while (!ts_node_is_null(p) && Syntax::type(p) == "parenthesized_expression") p = ts_node_parent(p);
+  if (!ts_node_is_null(p) && Syntax::type(p) == "keyword_argument") p = ts_node_parent(p);
+  if (ts_node_is_null(p) || !one_of(Syntax::type(p), {"argument_list", "arguments", "value_arguments"})) return TSNode{};
+  TSNode c = ts_node_parent(p);
+  return !ts_node_is_null(c) && is_call(Syntax::type(c)) ? c : TSNode{};
+}
+
+/// The node a value is stored into: `x = v`, `let x = v`, `T x = v`, `const x = v` (null when `v`
+/// is not the value of a binding).
+TSNode binding_target(TSNode value) {
+  TSNode up = ts_node_parent(value);
+  while (!ts_node_is_null(up) && Syntax::type(up) == "parenthesized_expression") up = ts_node_parent(up);
+  if (ts_node_is_null(up)) return TSNode{};
+  const string_view ut = Syntax::type(up);
+  if (ut == "variable_declarator") return Syntax::field(up, "name");
+  if (ut == "assignment" || ut == "assignment_expression") return Syntax::field(up, "left");
+  if (ut == "let_declaration") return Syntax::field(up, "pattern");
+  return TSNode{};
+}
+
+/// The name a function value is bound to: `def check`, `const check = () =>`, `let check = || ...`,
+/// `Runnable check = () -> ...`; "" when anonymous.
+string bound_name(const Syntax& s, TSNode fn) {
+  TSNode nm = Syntax::field(fn, "name");
+  if (!ts_node_is_null(nm)) return s.text(nm);
+  TSNode left = binding_target(fn);
+  return ts_node_is_null(left) || Syntax::type(left) != "identifier" ? "" : s.text(left);
+}
+
+/// The unit's text without whitespace (for looking up how a handle or future is used later).
+string compact(const Syntax& s, TSNode n) { return strip_spaces(s.text(n)); }
+
+/// The name a call's value is stored in (`h = spawn(...)`, `let h = ...`, `Future<?> f = ...`).
+string stored_in(const Syntax& s, TSNode call) {
+  TSNode left = binding_target(call);
+  return ts_node_is_null(left) ? "" : strip_spaces(s.text(left));
+}
+
+bool bare_statement(TSNode n) {
+  TSNode up = ts_node_parent(n);
+  return !ts_node_is_null(up) && Syntax::type(up) == "expression_statement";
+}
+
+string py_handoff(const Syntax& s, TSNode call, TSNode unit, const string& name) {
+  if (one_of(name, {"Thread", "Timer", "Process", "start_new_thread", "start_new"}))
+    return "runs in a thread or process (`" + quote(callee_text(s, call)) +
+           "`): its assertion failure is printed there and never reaches the test";
+  if (!one_of(name, {"submit", "apply_async", "map_async"})) return "";
+  const string read = name == "submit" ? ".result(" : ".get(";
+  TSNode up = ts_node_parent(call);
+  if (!ts_node_is_null(up) && Syntax::type(up) == "attribute") {
+    TSNode attr = Syntax::field(up, "attribute");
+    if (!ts_node_is_null(attr) && ("." + s.text(attr) + "(") == read) return "";
+  }
+  // The future itself must be read: `fut = ex.submit(f)` then `fut.result()`; a future handed on
+  // (a list, as_completed) counts when some result() of the test is read.
+  if (!bare_statement(call)) {
+    const string body = compact(s, unit), var = stored_in(s, call);
+    if (var.empty() ? contains(body, read) : contains(body, var + read)) return "";
+  }
+  return "is submitted to an executor (`" + quote(callee_text(s, call)) + "`) whose " + read.substr(1) +
+         ") the test never reads: its failure stays in the future";
+}
+
+string js_handoff(const Syntax& s, TSNode call, const LocalDefs& defs, const string& name) {
+  if (!one_of(name, {"then", "catch", "finally"})) return "";
+  // Handlers later in the chain catch what this callback throws.
+  for (TSNode cur = call;;) {
+    TSNode member = ts_node_parent(cur);
+    if (ts_node_is_null(member) || Syntax::type(member) != "member_expression") break;
+    TSNode obj = Syntax::field(member, "object");
+    TSNode outer = ts_node_parent(member);
+    if (ts_node_is_null(obj) || !ts_node_eq(obj, cur) || ts_node_is_null(outer) || Syntax::type(outer) != "call_expression") break;
+    TSNode prop = Syntax::field(member, "property");
+    const string m = ts_node_is_null(prop) ? "" : s.text(prop);
+    const auto args = argument_nodes(outer);
+    if ((m == "catch" && !args.empty() && !handler_rethrows(s, args[0], defs)) ||
+        (m == "then" && args.size() >= 2 && !handler_rethrows(s, args[1], defs)))
+      return "runs in a promise chain whose rejection handler (line " + std::to_string(Syntax::line(outer)) +
+             ") drops its failure";
+    cur = outer;
+  }
+  return "";
+}
+
+string rust_handoff(const Syntax& s, TSNode call, TSNode unit, const string& name) {
+  if (name != "spawn") return "";
+  // Scoped threads (`thread::scope(|s| s.spawn(...))`) re-raise a panic when the scope ends.
+  for (TSNode p = ts_node_parent(call); !ts_node_is_null(p) && !ts_node_eq(p, unit); p = ts_node_parent(p))
+    if (is_call(Syntax::type(p)) && callee_name(s, p) == "scope") return "";
+  const string why = "runs in a spawned thread whose join() result the test drops";
+  // How a join result is used: unwrapped (a panic re-raised) or asserted on.
+  auto checked = [](const string& use) {
+    return starts_with(use, ".unwrap(") || starts_with(use, ".expect(") || starts_with(use, ".unwrap_err(") ||
+           starts_with(use, "?");
+  };
+  // `r` at `at` in the compact body, followed by a check: `r.unwrap()`, `assert!(r.is_ok())`.
+  auto checked_at = [&](const string& body, std::size_t at, std::size_t len) {
+    const string use = body.substr(at + len, 16);
+    if (checked(use)) return true;
+    const string before = body.substr(at >= 9 ? at - 9 : 0, at >= 9 ? 9 : at);
+    return (starts_with(use, ".is_ok(") || starts_with(use, ".is_err(")) &&
+           (ends_with(before, "assert!(") || ends_with(before, "assert!(!"));
+  };
+  TSNode up = ts_node_parent(call);
+  if (!ts_node_is_null(up) && Syntax::type(up) == "field_expression") {
+    TSNode field = Syntax::field(up, "field");
+    TSNode join = ts_node_parent(up);
+    if (ts_node_is_null(field) || s.text(field) != "join" || ts_node_is_null(join)) return "";
+    TSNode use = ts_node_parent(join);
+    if (ts_node_is_null(use)) return why;
+    const string_view ut = Syntax::type(use);
+    if (ut == "try_expression") return "";
+    if (ut == "field_expression") {
+      TSNode f = Syntax::field(use, "field");
+      return !ts_node_is_null(f) && checked("." + s.text(f) + "(") ? "" : why;
+    }
+    if (ut == "expression_statement") return why;
+    if (ut == "let_declaration") {
+      const string var = stored_in(s, join);
+      if (var.empty() || var == "_" || starts_with(var, "_")) return why;
+      const string body = compact(s, unit);
+      for (auto p = body.find(var); p != string::npos; p = body.find(var, p + 1))
+        if ((p == 0 || !ident_char(body[p - 1])) && checked_at(body, p, var.size())) return "";
+      return why;
+    }
+    return "";  // handed on (`assert!(h.join().is_ok())` is a field use above)
+  }
+  // A stored handle (`let h = spawn(..)`) must itself be joined and checked; one handed on (a
+  // vector of handles) counts when some join() of the test is checked.
+  const string body = compact(s, unit), var = stored_in(s, call);
+  const string join = (var.empty() || var == "_" ? "" : var) + ".join()";
+  for (auto p = body.find(join); p != string::npos; p = body.find(join, p + 1))
+    if (var.empty() || p == 0 || !ident_char(body[p - 1])) {
+      if (checked_at(body, p, join.size())) return "";
+      // `let r = h.join();` then `r.unwrap()` / `assert!(r.is_ok())`.
+      const auto let = body.rfind("let", p);
+      const auto eq = body.rfind('=', p);
+      if (!var.empty() && let != string::npos && eq != string::npos && eq + 1 == p && let < eq) {
+        string r = body.substr(let + 3, eq - let - 3);
+        if (starts_with(r, "mut")) r = r.substr(3);
+        for (auto q = body.find(r, p); !r.empty() && r != "_" && q != string::npos; q = body.find(r, q + 1))
+          if (!ident_char(body[q - 1]) && checked_at(body, q, r.size())) return "";
+      }
+    }
+  return "runs in a spawned thread that the test never joins and checks";
+}
+
+string jvm_handoff(const Syntax& s, TSNode call, TSNode unit, const LocalDefs& defs, const string& name) {
+  if (Syntax::type(call) == "object_creation_expression" && name == "Thread")
+    return "runs in a new Thread: its failure goes to the thread's uncaught-exception handler, never to the test";
+  if (name == "execute")
+    return "is handed to an executor's execute(): its failure goes to the worker thread, never to the test";
+  if (!one_of(name, {"runAsync", "supplyAsync", "submit", "thenRun", "thenAccept", "thenApply", "thenCompose",
+                     "thenRunAsync", "thenAcceptAsync", "thenApplyAsync", "schedule"}))
+    return "";
+  TSNode cur = call;
+  for (;;) {
+    TSNode outer = ts_node_parent(cur);
+    if (ts_node_is_null(outer) || Syntax::type(outer) != "method_invocation") break;
+    TSNode obj = Syntax::field(outer, "object");
+    if (ts_node_is_null(obj) || !ts_node_eq(obj, cur)) break;
+    const string m = callee_text(s, outer);
+    const auto args = argument_nodes(outer);
+    if (one_of(m, {"exceptionally", "handle", "exceptionallyCompose", "exceptionallyAsync", "handleAsync"}) &&
+        (args.empty() || !handler_rethrows(s, args.back(), defs)))
+      return "runs in a future whose ." + m + "(...) (line " + std::to_string(Syntax::line(outer)) +
+             ") turns its failure into a value";
+    if (m == "join" || m == "get") return "";
+    cur = outer;
+  }
+  if (bare_statement(cur)) return "runs in a future the test never joins (no get()/join())";
+  const string var = stored_in(s, cur);
+  if (var.empty()) return "";  // handed on: allOf(a, b).join(), a list of futures...
+  const string body = compact(s, unit);
+  if (contains(body, var + ".get(") || contains(body, var + ".join(")) return "";
+  return "runs in a future `" + var + "` the test never joins (no get()/join())";
+}
+
+/// Why handing the function to `call` drops its failure ("" when not known to).
+string call_swallows(const Syntax& s, Lang lang, TSNode call, TSNode unit, const LocalDefs& defs,
+                     const TrySwallows& try_swallows) {
+  const string text = strip_spaces(callee_text(s, call));
+  const string name = last_segment(text);
+  // A wrapper the file defines, called by its plain name.
+  if (auto d = defs.functions.find(name);
+      d != defs.functions.end() && (text == name || text == "self." + name || text == "this." + name))
+    if (const int at = drops_failures_in(s, d->second, defs, try_swallows))
+      return "is passed through `" + name + "` (defined at line " + std::to_string(Syntax::line(d->second)) +
+             "), whose handler at line " + std::to_string(at) + " drops failures";
+  // One of a helper module the file imports (`quietly(fn)`, `helpers.quietly(fn)`).
+  if (auto d = defs.imported_droppers.find(name); d != defs.imported_droppers.end() && !defs.functions.count(name))
+    return "is passed through " + d->second;
+  switch (lang) {
+    case Lang::python: return py_handoff(s, call, unit, name);
+    case Lang::javascript: case Lang::typescript: case Lang::tsx: return js_handoff(s, call, defs, name);
+    case Lang::rust: return rust_handoff(s, call, unit, name);
+    case Lang::java: return jvm_handoff(s, call, unit, defs, name);
+    default: return "";
+  }
+}
+
+}  // namespace
+
+int drops_failures(const Syntax& s, TSNode def, const LocalDefs& defs, const TrySwallows& try_swallows) {
+  return drops_failures_in(s, def, defs, try_swallows);
+}
+
+std::string exit_returns_true(const Syntax& s, TSNode cls) {
+  string value;
+  walk(cls, [&](TSNode m) {
+    if (!value.empty()) return false;
+    if (Syntax::type(m) != "function_definition") return true;
+    TSNode nm = Syntax::field(m, "name");
+    if (ts_node_is_null(nm) || (s.text(nm) != "__exit__" && s.text(nm) != "__aexit__")) return false;
+    walk(m, [&](TSNode r) {
+      if (!value.empty()) return false;
+      if (Syntax::type(r) != "return_statement") return true;
+      const string v = strip_spaces(s.text(r).substr(6));
+      static const std::set<string, std::less<>> kNoSwallow = {"", "None", "False", "0"};
+      if (!kNoSwallow.count(v) && !ends_with(v, "isNone")) value = v;  // `return exc_type is None`: never on a failure
+      return false;
+    });
+    return false;
+  });
+  return value;
+}
+
+LocalDefs collect_local_defs(const Syntax& s, Lang lang, TSNode root) {
+  LocalDefs d;
+  walk(root, [&](TSNode n) {
+    const string_view t = Syntax::type(n);
+    auto add = [&](TSNode name, TSNode def) {
+      if (!ts_node_is_null(name)) d.functions.emplace(s.text(name), def);
+    };
+    if (lang == Lang::python) {
+      if (t == "function_definition") add(Syntax::field(n, "name"), n);
+      if (t == "class_definition") {
+        TSNode nm = Syntax::field(n, "name");
+        if (!ts_node_is_null(nm)) d.classes.emplace(s.text(nm), n);
+      }
+    } else if (is_js(lang)) {
+      if (t == "function_declaration" || t == "generator_function_declaration" || t == "method_definition")
+        add(Syntax::field(n, "name"), n);
+      if (t == "variable_declarator") {
+        TSNode v = Syntax::field(n, "value");
+        if (!ts_node_is_null(v) && one_of(Syntax::type(v), {"arrow_function", "function_expression", "function"}))
+          add(Syntax::field(n, "name"), v);
+      }
+    } else if (lang == Lang::go) {
+      if (t == "function_declaration") add(Syntax::field(n, "name"), n);
+      if (t == "import_spec") {
+        TSNode alias = Syntax::field(n, "name"), path = Syntax::field(n, "path");
+        if (!ts_node_is_null(alias)) d.go_packages.insert(s.text(alias));
+        else if (!ts_node_is_null(path)) {
+          string p = s.text(path);
+          p.erase(std::remove(p.begin(), p.end(), '"'), p.end());
+          p.erase(std::remove(p.begin(), p.end(), '`'), p.end());
+          d.go_packages.insert(p.substr(p.rfind('/') == string::npos ? 0 : p.rfind('/') + 1));
+        }
+      }
+    } else if (lang == Lang::java || lang == Lang::kotlin) {
+      if (t == "method_declaration") add(Syntax::field(n, "name"), n);
+    } else if (lang == Lang::rust) {
+      if (t == "function_item") add(Syntax::field(n, "name"), n);
+    }
+    return true;
+  });
+  return d;
+}
+
+std::string handoff_swallows(const Syntax& s, Lang lang, TSNode fn, TSNode unit, const LocalDefs& defs,
+                             const TrySwallows& try_swallows) {
+  if (TSNode c = receiving_call(fn); !ts_node_is_null(c)) return call_swallows(s, lang, c, unit, defs, try_swallows);
+  const string name = bound_name(s, fn);
+  if (name.empty()) return "";
+  // A named function: wherever the unit hands it on by name.
+  string why;
+  walk(unit, [&](TSNode n) {
+    if (!why.empty()) return false;
+    if (Syntax::type(n) == "identifier" && s.text(n) == name && !(ts_node_start_byte(n) >= ts_node_start_byte(fn) &&
+                                                                   ts_node_end_byte(n) <= ts_node_end_byte(fn)))
+      if (TSNode c = receiving_call(n); !ts_node_is_null(c)) why = call_swallows(s, lang, c, unit, defs, try_swallows);
+    return true;
+  });
+  return why;
+}
+
+std::string with_swallows(const Syntax& s, TSNode with_stmt, const LocalDefs& defs, const TrySwallows& try_swallows) {
+  TSNode body = Syntax::field(with_stmt, "body");
+  string why;
+  walk(with_stmt, [&](TSNode n) {
+    if (!why.empty() || (!ts_node_is_null(body) && ts_node_eq(n, body))) return false;
+    const bool plain = Syntax::type(n) == "identifier" && Syntax::type(ts_node_parent(n)) != "call" &&
+                       Syntax::type(ts_node_parent(n)) != "attribute";
+    if (Syntax::type(n) != "call" && !plain) return true;
+    const string name = Syntax::type(n) == "call" ? callee_name(s, n) : s.text(n);
+    if (auto c = defs.classes.find(name); c != defs.classes.end()) {
+      if (const string v = exit_returns_true(s, c->second); !v.empty())
+        why = "runs under `" + name + "`, whose __exit__ returns `" + quote(v) + "`: a true value drops the block's failure";
+    } else if (auto f = defs.functions.find(name); f != defs.functions.end()) {
+      // A @contextmanager generator whose `yield` sits in a handler that swallows.
+      if (const int at = drops_failures_in(s, f->second, defs, try_swallows))
+        why = "runs under `" + name + "` (defined at line " + std::to_string(Syntax::line(f->second)) +
+              "), whose handler at line " + std::to_string(at) + " drops failures";
+    } else if (auto imp = defs.imported_droppers.find(name); imp != defs.imported_droppers.end()) {
+      why = "runs under " + imp->second;
+    }
+    return false;
+  });
+  return why;
+}
+
+std::string decorator_swallows(const Syntax& s, Lang lang, const std::string& decorator, const LocalDefs& defs,
+                               const TrySwallows& try_swallows) {
+  if (lang != Lang::python) return "";
+  string d = strip_spaces(decorator);
+  if (starts_with(d, "@")) d = d.substr(1);
+  d = d.substr(0, d.find('('));
+  const string name = last_segment(d);
+  // A function, or a class whose __call__/__init__ wraps the test.
+  TSNode def{};
+  if (auto f = defs.functions.find(name); f != defs.functions.end()) def = f->second;
+  else if (auto c = defs.classes.find(name); c != defs.classes.end()) def = c->second;
+  if (ts_node_is_null(def)) {
+    auto imp = defs.imported_droppers.find(name);
+    return imp == defs.imported_droppers.end() ? "" : "runs under the decorator " + imp->second;
+  }
+  const int at = drops_failures_in(s, def, defs, try_swallows);
+  if (!at) return "";
+  return "runs under the decorator `@" + name + "` (defined at line " + std::to_string(Syntax::line(def)) +
+         "), whose handler at line " + std::to_string(at) + " drops failures";
+}
+
+std::string receiver_reassigned(const Syntax& s, Lang lang, TSNode check, TSNode unit) {
+  // The receiver of the check: t in t.Errorf, self in self.assertEqual.
+  TSNode recv{};
+  const string_view ct = Syntax::type(check);
+  if (ct == "method_invocation") {
+    recv = Syntax::field(check, "object");
+  } else if (ct == "call" || ct == "call_expression") {
+    TSNode f = Syntax::field(check, "function");
+    if (!ts_node_is_null(f)) {
+      const string_view ft = Syntax::type(f);
+      if (ft == "attribute" || ft == "member_expression") recv = Syntax::field(f, "object");
+      else if (ft == "selector_expression") recv = Syntax::field(f, "operand");
+      else if (ft == "field_expression") recv = Syntax::field(f, "value");
+    }
+  }
+  if (ts_node_is_null(recv) || Syntax::type(recv) != "identifier") return "";
+  const string r = s.text(recv);
+  // The function whose parameter it is.
+  TSNode binder{};
+  for (TSNode p = ts_node_parent(check); !ts_node_is_null(p); p = ts_node_parent(p)) {
+    if (is_function(Syntax::type(p))) {
+      TSNode params = Syntax::field(p, "parameters");
+      if (ts_node_is_null(params)) params = Syntax::field(p, "parameter");
+      if (!ts_node_is_null(params) && has_word(s.text(params), r)) {
+        binder = p;
+        break;
+      }
+    }
+    if (ts_node_eq(p, unit)) break;
+  }
+  if (ts_node_is_null(binder)) return "";
+  TSNode params = Syntax::field(binder, "parameters");
+  if (ts_node_is_null(params)) params = Syntax::field(binder, "parameter");
+  string why;
+  walk(binder, [&](TSNode n) {
+    if (!why.empty() || ts_node_start_byte(n) >= ts_node_start_byte(check)) return false;
+    if (!ts_node_is_null(params) && ts_node_eq(n, params)) return false;
+    const string_view t = Syntax::type(n);
+    TSNode left{};
+    if (one_of(t, {"assignment", "assignment_expression", "assignment_statement", "short_var_declaration"}))
+      left = Syntax::field(n, "left");
+    else if (t == "variable_declarator") left = Syntax::field(n, "name");
+    else if (t == "let_declaration") left = Syntax::field(n, "pattern");
+    else if (t == "var_spec") left = Syntax::field(n, "name");
+    if (!ts_node_is_null(left) && strip_spaces(s.text(left)) == r) {
+      TSNode owner = enclosing_function(n);
+      if (!ts_node_is_null(owner) && ts_node_eq(owner, binder))
+        why = "reports through `" + r + "`, which the test replaced at line " + std::to_string(Syntax::line(n)) + " (`" +
+              quote(s.text(n).substr(0, s.text(n).find('\n'))) + "`): its failures go to an object no runner reads";
+    }
+    return why.empty();
+  });
+  (void)lang;
+  return why;
+}
+
+void fresh_tester_rules(const RuleContext& c, Findings& out) {
+  if (c.lang != Lang::go || !c.test_file || !c.file.after) return;
+  static const std::regex fresh(R"((?:&\s*testing\.(?:T|B|F)\s*\{|new\s*\(\s*testing\.(?:T|B|F)\s*\)|[^*\w.]testing\.(?:T|B|F)\s*\{\s*\}))");
+  for (const auto& [n, line] : added_lines(c.file.before, c.file.after)) {
+    const string code = line.substr(0, line.find("//"));
+    if (std::regex_search(code, fresh))
+      out.push_back({"assertion_swallowed", c.file.path, n,
+                     "test code makes a testing.T of its own (" + quote(trim(line)) +
+                         "): what fails through it goes to an object no runner reads"});
+  }
+}
+
+}  // namespace flowagent::integrity
