@@ -38,11 +38,14 @@ bool library_module(std::string_view module) {
   return false;
 }
 
-void add_import(FileNames& out, std::string name, std::string module) {
+void add_import(FileNames& out, std::string name, std::string module, bool module_binding = false) {
   name = trim(name);
   if (auto as = name.find(" as "); as != std::string::npos) name = trim(std::string_view(name).substr(as + 4));
   if (auto colon = name.find(':'); colon != std::string::npos) name = trim(std::string_view(name).substr(colon + 1));  // { a: b }
-  if (!name.empty() && name != "*") out.imported[name] = std::move(module);
+  if (name.empty() || name == "*") return;
+  out.imported[name] = std::move(module);
+  if (module_binding) out.module_bindings.insert(name);
+  else out.module_bindings.erase(name);
 }
 
 }  // namespace
@@ -62,6 +65,15 @@ bool FileNames::library_name(std::string_view callee) const {
   }
   // Qualified by a module imported under its own name (`import numpy` then `numpy.array_equal`).
   return library_module(root) && imported.count(root);
+}
+
+std::string FileNames::canonical(std::string_view chain) const {
+  const std::string c = strip_spaces(std::string(chain));
+  const auto cut = c.find('.');
+  const std::string head = c.substr(0, cut), rest = cut == std::string::npos ? "" : c.substr(cut);
+  const auto it = imported.find(head);
+  if (it == imported.end() || defined.count(head)) return "";
+  return module_bindings.count(head) ? it->second + rest : it->second + "." + head + rest;
 }
 
 FileNames file_names(Lang lang, const std::string& src) {
@@ -114,8 +126,8 @@ FileNames file_names(Lang lang, const std::string& src) {
           for (const auto& n : split_top(list, {","})) add_import(out, n, m[1].str());
         } else if (std::regex_search(line, m, py_import)) {
           const std::string module = m[1].str();
-          if (m[2].matched) add_import(out, m[2].str(), module);
-          else add_import(out, module.substr(0, module.find('.')), module.substr(0, module.find('.')));
+          if (m[2].matched) add_import(out, m[2].str(), module, true);
+          else add_import(out, module.substr(0, module.find('.')), module.substr(0, module.find('.')), true);
         }
         break;
       }
@@ -127,7 +139,7 @@ FileNames file_names(Lang lang, const std::string& src) {
           all(line, *re, [&](const std::smatch& x) {
             for (const auto& n : split_top(x[1].str(), {","})) add_import(out, n, x[2].str());
           });
-        for (const auto* re : {&js_default, &js_require}) all(line, *re, [&](const std::smatch& x) { add_import(out, x[1].str(), x[2].str()); });
+        for (const auto* re : {&js_default, &js_require}) all(line, *re, [&](const std::smatch& x) { add_import(out, x[1].str(), x[2].str(), true); });
         break;
       case Lang::go:
         if (std::regex_search(line, m, go_def)) define(m);
@@ -135,7 +147,7 @@ FileNames file_names(Lang lang, const std::string& src) {
           const std::string path = m[2].str();
           const std::string alias = m[1].matched ? m[1].str() : path.substr(path.rfind('/') + 1);
           if (alias == ".") out.star_imports.push_back(path);
-          else if (alias != "_") add_import(out, alias, path);
+          else if (alias != "_") add_import(out, alias, path, true);
         }
         break;
       case Lang::java:

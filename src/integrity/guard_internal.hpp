@@ -184,8 +184,11 @@ struct Syntax {
   }
 };
 
+struct FileNames;
 /// Fills each assertion's `sources` from the local definitions inside `unit` (a test or helper).
-void resolve_operand_sources(const Syntax& s, TSNode unit, std::vector<Assertion>& asserts);
+/// `names`: the file's imports, so a source is also recorded by its module (`add` imported from
+/// calc and `calc.add` are the same function). Optional.
+void resolve_operand_sources(const Syntax& s, TSNode unit, std::vector<Assertion>& asserts, const FileNames* names = nullptr);
 
 /// What a file's names refer to (file_names.cpp): the functions, matchers and macros it defines and
 /// where its imported names come from.
@@ -193,9 +196,17 @@ struct FileNames {
   std::set<std::string> defined;                 ///< names the file defines (functions, MATCHERs, macros, variables)
   std::map<std::string, std::string> imported;   ///< local name -> module / import path / class
   std::vector<std::string> star_imports;         ///< modules imported on demand (Java `.*`, Go dot imports)
+  /// Imported names bound to a module itself (Python `import calc`, JS `const calc = require(...)`,
+  /// `import * as calc`, a Go package); the other imported names are members of their module
+  /// (`from calc import add`, `import { add }`, a Java class).
+  std::set<std::string> module_bindings;
   /// Does `callee` (`assert_equal`, `np.testing.assert_equal`, `slices.Equal`) name a function of a
   /// known assertion or comparison library, not one the file defines or takes from the project?
   bool library_name(std::string_view callee) const;
+  /// A dotted name with its imported head spelled by module: `add` (from `from calc import add`)
+  /// and `calc.add` (from `import calc`) are both `calc.add`; "" when the head is not imported (or
+  /// the file redefines it).
+  std::string canonical(std::string_view chain) const;
 };
 FileNames file_names(Lang lang, const std::string& src);
 
@@ -263,6 +274,10 @@ std::string definition_condition(const Syntax& s, TSNode n, Lang lang);
 bool never_true_condition(std::string_view cond);
 /// Marker prefix of a test defined under a condition (definition_condition).
 inline constexpr std::string_view kDefinedOnlyIf = "build: defined only if ";
+/// TestUnit::hidden_by of a Python `async def` test in a file that names no async runner: the
+/// project's pytest configuration (asyncio_mode = auto) may still run it (rules_tests.cpp).
+inline constexpr std::string_view kAsyncWithoutPlugin =
+    "the test became a coroutine (async def) and the file uses no async plugin: pytest skips it and unittest never awaits it";
 std::optional<std::string> skip_marker(std::string_view text);
 
 /// Lines of `after` not in `before` (multiset difference), with their 1-based line numbers.

@@ -39,6 +39,17 @@ bool benign_hook(const std::string& name, const std::string& text) {
 
 }  // namespace
 
+/// Does the function body yield (outside nested functions, lambdas and classes)?
+static bool python_yields(TSNode n, int depth) {
+  if (ts_node_is_null(n) || depth > kMaxSyntaxDepth) return false;
+  const std::string_view t = Syntax::type(n);
+  if (t == "yield") return true;
+  if (t == "function_definition" || t == "lambda" || t == "class_definition") return false;
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i)
+    if (python_yields(ts_node_named_child(n, i), depth + 1)) return true;
+  return false;
+}
+
 UnitInfo python_unit(const Syntax& s, TSNode n, const std::string& scope, bool scope_collectable) {
   UnitInfo u;
   if (Syntax::type(n) != "function_definition") return u;
@@ -67,6 +78,22 @@ UnitInfo python_unit(const Syntax& s, TSNode n, const std::string& scope, bool s
   if (!scope_collectable)
     u.hidden_by = "pytest collects test methods only from classes named Test* (or unittest.TestCase subclasses) "
                   "without an __init__/__new__ constructor and without __test__ = False";
+  // A generator test: pytest marks it xfail(run=False) ("yield tests were removed in pytest 4.0"),
+  // unittest calls it and drops the generator: the body never runs.
+  if (u.collectable && python_yields(Syntax::field(n, "body"), 0)) {
+    u.collectable = false;
+    u.hidden_by = "the test became a generator (it yields): pytest does not run yield tests and unittest never iterates one";
+  }
+  // A coroutine test runs only through an async plugin (pytest-asyncio, anyio, trio) or
+  // IsolatedAsyncioTestCase; otherwise pytest skips it and unittest never awaits it.
+  if (u.collectable && starts_with(s.text(n), "async")) {
+    static constexpr std::string_view kAsyncRunners[] = {"asyncio", "anyio", "trio", "IsolatedAsyncioTestCase", "twisted",
+                                                         "tornado", "aiohttp", "async_test", "curio"};
+    if (std::none_of(std::begin(kAsyncRunners), std::end(kAsyncRunners), [&](auto w) { return contains(s.src, w); })) {
+      u.collectable = false;
+      u.hidden_by = std::string(kAsyncWithoutPlugin);
+    }
+  }
   // Defined under a module- or class-level `if`: pytest collects what the import defines.
   if (auto cond = definition_condition(s, n, Lang::python); !cond.empty()) u.decorators.push_back(std::string(kDefinedOnlyIf) + cond);
   u.name = scope.empty() ? fn : scope + "." + fn;
@@ -93,7 +120,9 @@ void python_rules(const RuleContext& c, Findings& out) {
         flag_added(c, out, "runner_hook", "test code that patches the runner",
                    {"atexit.register", "sys.settrace", "sys.excepthook", "builtins.AssertionError",
                     "AssertionError = ", "__builtins__", "TestCase.assert", "_callTestMethod", "_callSetUp",
-                    "_callTearDown", "failureException", "_outcome", "runtest", "def run(self, result"}))
+                    "_callTearDown", "failureException", "_outcome", "runtest", "def run(self, result",
+                    // Import hooks: any module the tests import can be replaced by what they return.
+                    "sys.meta_path", "sys.path_hooks", "MetaPathFinder", "builtins.__import__", "__import__ = "}))
       return;
     // A collected item's test function replaced (`request.node.obj = ...`, `item.obj = ...`).
     if (c.test_file || c.imported_by_tests || base == "conftest.py")

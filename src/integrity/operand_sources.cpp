@@ -195,7 +195,7 @@ std::string expand(std::string_view e, const Definitions& defs, int line, int de
 
 }  // namespace
 
-void resolve_operand_sources(const Syntax& s, TSNode unit, std::vector<Assertion>& asserts) {
+void resolve_operand_sources(const Syntax& s, TSNode unit, std::vector<Assertion>& asserts, const FileNames* file_names) {
   Definitions defs;
   collect_definitions(s, unit, defs, 0);
   for (auto& a : asserts) {
@@ -229,6 +229,11 @@ void resolve_operand_sources(const Syntax& s, TSNode unit, std::vector<Assertion
     // A value reassigned or assigned in branches before the check: what it holds is not known, so
     // the check is not credited through it.
     if (ambiguous) a.sources.clear();
+    // Also by module: `add(2, 2)` with `from calc import add` and `calc.add(2, 2)` with `import calc`
+    // look at the same function.
+    if (file_names)
+      for (const auto& src : std::set<std::string>(a.sources))
+        if (std::string c = file_names->canonical(src); !c.empty()) a.sources.insert("@" + c);
     // Every operand a constant, or two operands computed the same way (`got = add(2, 2); want =
     // add(2, 2); assert got == want`): the check cannot fail.
     if (all_constant && a.kind != Kind::throws_specific && a.kind != Kind::throws_broad) a.tautology = true;

@@ -244,10 +244,17 @@ std::vector<std::pair<int, std::string>> removed_lines(const std::optional<std::
 /// beside the definition: the module no longer holds a test of that name when pytest collects it.
 void python_rebinding(const FileVersions& f, Findings& out) {
   static const std::regex kRebind(R"(^\s*(?:del\s+((?:test|Test)\w*)\s*$|((?:test|Test)\w*)\s*(?::[^=]+)?=[^=]))");
+  // Through the module's namespace: globals().pop("test_add"), del globals()['test_add'],
+  // vars()['test_add'] = ..., delattr(sys.modules[__name__], 'test_add'), setattr(module, ...).
+  static const std::regex kNamespace(
+      R"((?:globals|vars|locals)\s*\(\s*\)|sys\s*\.\s*modules\s*\[\s*__name__\s*\]|__dict__|(?:delattr|setattr)\s*\()");
+  static const std::regex kQuotedTest(R"(['"]((?:test|Test)\w*)['"])");
   for (const auto& [n, line] : added_lines(f.before, f.after)) {
     std::smatch m;
-    if (!std::regex_search(line, m, kRebind)) continue;
-    const std::string name = m[1].matched ? m[1].str() : m[2].str();
+    std::string name;
+    if (std::regex_search(line, m, kRebind)) name = m[1].matched ? m[1].str() : m[2].str();
+    else if (std::regex_search(line, kNamespace) && std::regex_search(line, m, kQuotedTest)) name = m[1].str();
+    else continue;
     if (!contains(*f.after, "def " + name + "(") && !contains(*f.after, "class " + name)) continue;
     out.push_back({"collection_disabled", f.path, n,
                    "test " + name + " is rebound at module level (" + quote(line) +

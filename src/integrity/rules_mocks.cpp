@@ -162,6 +162,54 @@ bool called_elsewhere(const std::string& text, const std::string& name, int skip
   return found;
 }
 
+/// Python: a `def name` / `name = ...` at `line` nested in a function or class body shadows the
+/// imported `name` only inside that scope. In a class body it binds an attribute (the tests reach
+/// it through self), never the module name; in a function it matters only when the function calls
+/// the bare name and never the real one through its module (`def add(a, b): return a + b` as a
+/// reference next to `calc.add(...)`). True when the local binding replaces nothing the tests run.
+bool python_local_binding_harmless(const std::string& text, int line, const std::string& name, const std::string& real_module,
+                                   const std::map<std::string, std::string>& imported) {
+  std::vector<std::string> lines;
+  for_each_capped_line(text, [&](int, const std::string& l) { lines.push_back(l); });
+  if (line < 1 || line > static_cast<int>(lines.size())) return false;
+  auto indent = [](const std::string& l) { return static_cast<int>(l.find_first_not_of(" \t")); };
+  auto blank = [](const std::string& l) {
+    const auto p = l.find_first_not_of(" \t");
+    return p == std::string::npos || l[p] == '#';
+  };
+  const int own = indent(lines[static_cast<std::size_t>(line - 1)]);
+  if (own <= 0) return false;  // module level: the name is rebound for the whole file
+  int header = -1;
+  for (int i = line - 2; i >= 0; --i) {
+    const std::string& l = lines[static_cast<std::size_t>(i)];
+    if (blank(l) || indent(l) >= own) continue;
+    const std::string h = trim(l);
+    if (starts_with(h, "def ") || starts_with(h, "async def ") || starts_with(h, "class ")) header = i;
+    break;  // an `if`/`with`/`try` block: treated as module level unless a def/class encloses it
+  }
+  if (header < 0) return false;
+  const std::string head = trim(lines[static_cast<std::size_t>(header)]);
+  if (starts_with(head, "class ")) return true;
+  const int hi = indent(lines[static_cast<std::size_t>(header)]);
+  const std::regex bare("(^|[^\\w.])" + name + "\\s*\\(");
+  const std::regex qualified("\\b([A-Za-z_][\\w.]*)\\." + name + "\\s*\\(");
+  bool calls_bare = false, calls_real = false;
+  for (std::size_t i = static_cast<std::size_t>(header) + 1; i < lines.size(); ++i) {
+    const std::string& l = lines[i];
+    if (!blank(l) && indent(l) <= hi) break;
+    if (static_cast<int>(i) + 1 == line) continue;
+    const std::string c = l.substr(0, kRegexLineChars);
+    if (std::regex_search(c, bare) && !contains(c, "def " + name)) calls_bare = true;
+    for (std::sregex_iterator it(c.begin(), c.end(), qualified), e; it != e; ++it) {
+      const std::string chain = (*it)[1].str();
+      const std::string h = chain.substr(0, chain.find('.'));
+      const auto im = imported.find(h);
+      if (im != imported.end() && im->second + chain.substr(h.size()) == real_module) calls_real = true;
+    }
+  }
+  return !calls_bare || calls_real;
+}
+
 struct Target {
   std::string module;  ///< a module path or dotted name ("" unknown)
   std::string name;    ///< the attribute, function or class replaced ("" the whole module)
@@ -169,10 +217,41 @@ struct Target {
   /// Without a mocking API (an assignment, a local redefinition, sys.modules): only a target the
   /// test file imports from the project counts (a local object's attribute is the test's own).
   bool plain = false;
+  /// Go `add := func(...)`, a C++ local lambda `auto add = [...]`: a local binding that shadows the
+  /// function of the same name for the rest of its scope (a wrapper that calls the real one is not).
+  bool local_closure = false;
+  /// C++ `using ns::add;`: `ns` (a stand-in only when the test file defines that namespace).
+  std::string cpp_namespace = "";
 };
 
+/// The closure or lambda defined from `line` on (its braces balanced) calls the real `name`: Go's
+/// `add := func(a, b int) int { return add(a, b) }` (the new binding is not in scope in its own
+/// value), C++ `[](int a, int b) { return ::add(a, b); }`.
+bool closure_calls_real(const std::string& text, int line, const std::string& name, Lang lang) {
+  std::string body;
+  int depth = 0;
+  bool opened = false;
+  for_each_capped_line(text, [&](int n, const std::string& l) {
+    if (n < line || (opened && depth <= 0)) return;
+    for (char ch : l) {
+      if (ch == '{') {
+        ++depth;
+        opened = true;
+      } else if (ch == '}') {
+        --depth;
+      }
+    }
+    body += l + "\n";
+  });
+  const auto open = body.find('{');
+  if (open == std::string::npos) return false;
+  const std::string inner = body.substr(open, kRegexLineChars * 8);
+  const std::regex call(lang == Lang::cpp ? "::\\s*" + name + "\\s*\\(" : "(^|[^\\w.])" + name + "\\s*\\(");
+  return std::regex_search(inner, call);
+}
+
 /// Mock targets on one added line, per language.
-std::vector<Target> targets(const std::string& line, Lang lang) {
+std::vector<Target> targets(const std::string& line, Lang lang, bool gmock) {
   std::vector<Target> out;
   std::smatch m;
   if (lang == Lang::python) {
@@ -185,6 +264,16 @@ std::vector<Target> targets(const std::string& line, Lang lang) {
     static const std::regex sys_modules(R"(\bsys\s*\.\s*modules\s*\[\s*['"]([\w.]+)['"]\s*\]\s*=[^=]|\bsys\s*\.\s*modules\s*\.\s*(?:update|setdefault)\s*\(\s*\{?\s*['"]([\w.]+)['"])");
     static const std::regex local_def(R"(^\s*(?:async\s+)?(?:def|class)\s+(\w+)\b)");
     static const std::regex local_assign(R"(^\s*(\w+)\s*(?::[^=]+)?=[^=])");
+    // The module's namespace written directly: vars(calc).update(add=...), calc.__dict__['add'] = ...
+    static const std::regex ns_update(R"(\b(?:vars\s*\(\s*([A-Za-z_][\w.]*)\s*\)|([A-Za-z_][\w.]*)\s*\.\s*__dict__)\s*(?:\.\s*(?:update|setdefault|__setitem__)\s*\(|\[))");
+    if (std::regex_search(line, m, ns_update)) {
+      const std::string owner = m[1].matched ? m[1].str() : m[2].str();
+      static const std::regex key(R"((?:^|[(,{\[]\s*)(\w+)\s*=[^=]|['"](\w+)['"]\s*[\]:,])");
+      const std::string rest = m.suffix().str();
+      for (std::sregex_iterator k(rest.begin(), rest.end(), key), e; k != e; ++k)
+        out.push_back({"", (*k)[1].matched ? (*k)[1].str() : (*k)[2].str(), owner, true});
+      if (!out.empty()) return out;
+    }
     if (std::regex_search(line, m, dotted)) out.push_back({m[1].str(), m[2].str(), ""});
     else if (std::regex_search(line, m, object)) out.push_back({"", m[2].str(), m[1].str()});
     else if (std::regex_search(line, m, sys_modules)) out.push_back({m[1].matched ? m[1].str() : m[2].str(), "", "", true});
@@ -225,10 +314,18 @@ std::vector<Target> targets(const std::string& line, Lang lang) {
     }
   } else if (lang == Lang::go) {
     static const std::regex swap(R"(^\s*(\w+)\s*=\s*func\s*\()");
+    static const std::regex closure(R"(^\s*(\w+)\s*:=\s*func\s*\()");
     if (std::regex_search(line, m, swap)) out.push_back({"", m[1].str(), ""});
+    else if (std::regex_search(line, m, closure)) out.push_back({"", m[1].str(), "", false, true});
   } else if (lang == Lang::cpp) {
+    // A local lambda or a using-declaration from a namespace of the test's own: the unqualified
+    // calls after it reach the stand-in.
+    static const std::regex lambda(R"(^\s*(?:static\s+)?(?:const\s+)?(?:auto|std::function<[^>]*>)\s*&?\s*(\w+)\s*=\s*\[)");
+    static const std::regex using_decl(R"(^\s*using\s+((?:\w+::)*\w+)::(\w+)\s*;)");
+    if (std::regex_search(line, m, lambda)) out.push_back({"", m[1].str(), "", false, true});
+    else if (std::regex_search(line, m, using_decl)) out.push_back({"", m[2].str(), "", false, false, m[1].str()});
     static const std::regex sub(R"(\b(?:class|struct)\s+\w+\s*(?:final\s*)?:\s*(?:public|private|protected)?\s*([\w:]+))");
-    if (std::regex_search(line, m, sub)) {
+    if (gmock && std::regex_search(line, m, sub)) {
       std::string base = m[1].str();
       if (auto p = base.rfind("::"); p != std::string::npos) base = base.substr(p + 2);
       out.push_back({"", base, ""});
@@ -260,12 +357,12 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
     if (added.empty()) continue;
     // A C++ subclass is a mock only in a file that declares gmock methods (a test peer that derives
     // from the class under test to reach protected members is not).
-    if (lang == Lang::cpp && !contains(*f.after, "MOCK_METHOD") && !contains(*f.after, "MOCK_CONST_METHOD")) continue;
+    const bool gmock = lang == Lang::cpp && (contains(*f.after, "MOCK_METHOD") || contains(*f.after, "MOCK_CONST_METHOD"));
     std::map<std::string, std::string> imported;
     bool imports_read = false;
     for (const auto& [n, full] : added) {
       const std::string l = full.substr(0, kRegexLineChars);
-      auto ts = targets(l, lang);
+      auto ts = targets(l, lang, gmock);
       if (ts.empty()) continue;
       if (!prod) prod = production(files, options);
       if (!imports_read) {
@@ -277,6 +374,11 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
       }
       for (const auto& t : ts) {
         std::string why;
+        if (t.local_closure && closure_calls_real(*f.after, n, t.name, lang)) continue;
+        if (!t.cpp_namespace.empty()) {
+          const std::string ns = t.cpp_namespace.substr(t.cpp_namespace.rfind(':') == std::string::npos ? 0 : t.cpp_namespace.rfind(':') + 1);
+          if (!std::regex_search(f.after->substr(0, std::size_t{1} << 20), std::regex("\\bnamespace\\s+" + ns + "\\s*\\{"))) continue;
+        }
         if (t.plain) {
           // Only names the file imports (a module, or a function/class from one) are targets here.
           const std::string head = t.object.substr(0, t.object.find('.'));
@@ -288,6 +390,9 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
             if (lang == Lang::python && (it->second.size() <= t.name.size() ||
                                          it->second.compare(it->second.size() - t.name.size() - 1, std::string::npos, "." + t.name) != 0))
               continue;  // `import calc` then `calc = ...`: rebinding the module name is not this case
+            if (lang == Lang::python &&
+                python_local_binding_harmless(*f.after, n, t.name, it->second.substr(0, it->second.size() - t.name.size() - 1), imported))
+              continue;
           }
         }
         // The module the target lives in, as a project path when it is one.

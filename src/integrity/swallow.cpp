@@ -211,7 +211,43 @@ bool bare_statement(TSNode n) {
   return !ts_node_is_null(up) && Syntax::type(up) == "expression_statement";
 }
 
+/// Python asyncio: a coroutine of the test's handed to a task or to gather. Its failure reaches
+/// the test only when the task is awaited (or its result read) and when gather, told to return
+/// exceptions as values, has its results read.
+string py_async_handoff(const Syntax& s, TSNode call, TSNode unit, const string& name) {
+  if (name == "gather") {
+    if (!contains(strip_spaces(s.text(arguments_of(call))), "return_exceptions=True")) return "";
+    TSNode use = ts_node_parent(call);
+    if (!ts_node_is_null(use) && Syntax::type(use) == "await") use = ts_node_parent(use);
+    const bool dropped = !ts_node_is_null(use) && Syntax::type(use) == "expression_statement";
+    TSNode value = ts_node_parent(call);
+    if (!ts_node_is_null(value) && Syntax::type(value) == "await") value = ts_node_parent(value);
+    const string var = ts_node_is_null(value) || Syntax::type(value) != "assignment" ? "" : strip_spaces(s.text(Syntax::field(value, "left")));
+    const string body = s.text(unit);
+    bool read = false;
+    if (!var.empty() && var != "_")
+      for (auto p = body.find(var); p != string::npos; p = body.find(var, p + 1))
+        if ((p == 0 || !ident_char(body[p - 1])) && (p + var.size() >= body.size() || !ident_char(body[p + var.size()])) &&
+            strip_spaces(body.substr(p + var.size(), 3)).compare(0, 1, "=") != 0)
+          read = true;
+    if (dropped || (!var.empty() && !read) || var == "_")
+      return "runs in asyncio.gather(..., return_exceptions=True) whose results the test never reads: its failure "
+             "comes back as a value";
+    return "";
+  }
+  if (!one_of(name, {"create_task", "ensure_future"})) return "";
+  if (bare_statement(call)) return "runs in an asyncio task the test never awaits: its failure stays in the task";
+  const string var = stored_in(s, call);
+  if (var.empty()) return "";  // handed on (a list of tasks, gather(...)): awaited there
+  const string body = s.text(unit);
+  std::size_t uses = 0;
+  for (auto p = body.find(var); p != string::npos; p = body.find(var, p + 1))
+    if ((p == 0 || !ident_char(body[p - 1])) && (p + var.size() >= body.size() || !ident_char(body[p + var.size()]))) ++uses;
+  return uses > 1 ? "" : "runs in an asyncio task `" + var + "` the test never awaits: its failure stays in the task";
+}
+
 string py_handoff(const Syntax& s, TSNode call, TSNode unit, const string& name) {
+  if (string why = py_async_handoff(s, call, unit, name); !why.empty()) return why;
   if (one_of(name, {"Thread", "Timer", "Process", "start_new_thread", "start_new"}))
     return "runs in a thread or process (`" + quote(callee_text(s, call)) +
            "`): its assertion failure is printed there and never reaches the test";
@@ -449,8 +485,14 @@ std::string handoff_swallows(const Syntax& s, Lang lang, TSNode fn, TSNode unit,
   walk(unit, [&](TSNode n) {
     if (!why.empty()) return false;
     if (Syntax::type(n) == "identifier" && s.text(n) == name && !(ts_node_start_byte(n) >= ts_node_start_byte(fn) &&
-                                                                   ts_node_end_byte(n) <= ts_node_end_byte(fn)))
+                                                                   ts_node_end_byte(n) <= ts_node_end_byte(fn))) {
       if (TSNode c = receiving_call(n); !ts_node_is_null(c)) why = call_swallows(s, lang, c, unit, defs, try_swallows);
+      // Python: the coroutine it makes handed on (`asyncio.create_task(check())`, `gather(check(), ...)`).
+      TSNode made = ts_node_parent(n);
+      if (why.empty() && lang == Lang::python && !ts_node_is_null(made) && Syntax::type(made) == "call" &&
+          ts_node_eq(Syntax::field(made, "function"), n) && starts_with(s.text(fn), "async"))
+        if (TSNode c = receiving_call(made); !ts_node_is_null(c)) why = py_async_handoff(s, c, unit, callee_name(s, c));
+    }
     return true;
   });
   return why;

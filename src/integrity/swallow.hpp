@@ -3,7 +3,8 @@
 //   - a check inside a function value the test hands to something that does not propagate its
 //     failure: a thread or executor whose result is never read, a promise chain whose rejection
 //     handler drops it, a CompletableFuture with exceptionally(...), a wrapper the file defines
-//     whose handler swallows;
+//     whose handler swallows; a Python coroutine handed to an asyncio task never awaited or to
+//     gather(return_exceptions=True) whose results are never read;
 //   - a test under a decorator, or checks under a `with` manager, that the file defines and that
 //     drops failures (`except AssertionError: return None`, `__exit__` returning True);
 //   - a check through the test's own receiver (`t`, `self`) after the test reassigned it

@@ -1120,7 +1120,42 @@ class Analyzer {
   /// Does this try/catch swallow failures? A handler that does not re-raise and catches assertion
   /// failures: any JS/TS catch (untyped), a bare or broad except/catch, or one naming the assertion
   /// error type.
+  /// A `finally` that leaves the function or the enclosing loop (`finally: return`, `finally {
+  /// break; }`): Python, JS and the JVM drop the exception in flight, so a failed check in the try
+  /// is lost.
+  bool finally_drops(TSNode try_node) const {
+    TSNode fin{};
+    for (uint32_t i = 0; i < ts_node_named_child_count(try_node); ++i) {
+      TSNode c = ts_node_named_child(try_node, i);
+      if (type(c) == "finally_clause" || type(c) == "finally_block") fin = c;
+    }
+    if (ts_node_is_null(fin)) return false;
+    static const std::set<std::string_view> kScopes = {
+        "function_definition", "lambda", "arrow_function", "function_expression", "function_declaration",
+        "method_declaration", "lambda_expression", "class_definition", "class_declaration", "generator_function",
+        "generator_function_declaration", "anonymous_function", "function_literal", "method_definition"};
+    static const std::set<std::string_view> kLoops = {"for_statement", "while_statement", "do_statement", "for_in_statement",
+                                                      "enhanced_for_statement", "do_while_statement"};
+    bool drops = false;
+    std::function<void(TSNode, bool, int)> walk = [&](TSNode n, bool in_loop, int depth) {
+      if (drops || depth > kMaxSyntaxDepth) return;
+      const std::string_view t = type(n);
+      if (kScopes.count(t)) return;
+      if (t == "return_statement") drops = true;
+      if ((t == "break_statement" || t == "continue_statement") && !in_loop) drops = true;
+      if (t == "jump_expression") {
+        const std::string j = text(n);
+        if (starts_with(j, "return") || (!in_loop && (starts_with(j, "break") || starts_with(j, "continue")))) drops = true;
+      }
+      const bool loop = in_loop || kLoops.count(t) > 0;
+      for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) walk(ts_node_named_child(n, i), loop, depth + 1);
+    };
+    walk(fin, false, 0);
+    return drops;
+  }
+
   bool swallows(TSNode try_node) const {
+    if (lang_ != Lang::cpp && lang_ != Lang::go && lang_ != Lang::rust && finally_drops(try_node)) return true;
     const uint32_t n = ts_node_named_child_count(try_node);
     for (uint32_t i = 0; i < n; ++i) {
       TSNode c = ts_node_named_child(try_node, i);
@@ -1287,6 +1322,80 @@ class Analyzer {
   }
 
   /// Python class scope: collected by pytest when named Test* or a subclass (unittest.TestCase).
+  /// A class wrapper (`def quiet(cls)`, a metaclass) that wraps the methods with a function of the
+  /// file whose handler drops failures (`setattr(cls, n, tolerant(f))`): why ("" when it does not).
+  std::string applies_dropper(TSNode wrapper) const {
+    std::string why;
+    std::function<void(TSNode, int)> walk = [&](TSNode n, int depth) {
+      if (!why.empty() || depth > kMaxSyntaxDepth) return;
+      if (type(n) == "call") {
+        std::string callee_name = strip_spaces(text(field(n, "function")));
+        callee_name = callee_name.substr(callee_name.rfind('.') == std::string::npos ? 0 : callee_name.rfind('.') + 1);
+        if (auto f = defs_.functions.find(callee_name); f != defs_.functions.end() && !ts_node_eq(f->second, wrapper))
+          if (const int at = drops_failures(s_, f->second, defs_, try_swallows()))
+            why = "applies `" + callee_name + "` (line " + std::to_string(line(f->second)) + "), whose handler at line " +
+                  std::to_string(at) + " drops failures";
+        if (auto d = defs_.imported_droppers.find(callee_name); why.empty() && d != defs_.imported_droppers.end())
+          why = "applies " + d->second;
+      }
+      for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) walk(ts_node_named_child(n, i), depth + 1);
+    };
+    walk(wrapper, 0);
+    return why;
+  }
+
+  /// Python: what wraps every method of a test class from outside the methods: a class decorator,
+  /// a metaclass, or a base class's `__init_subclass__` the file defines that drops failures (why;
+  /// "" when none).
+  std::string python_class_wrapper_swallows(TSNode cls) const {
+    TSNode parent = ts_node_parent(cls);
+    if (!ts_node_is_null(parent) && type(parent) == "decorated_definition")
+      for (uint32_t i = 0; i < ts_node_named_child_count(parent); ++i) {
+        TSNode d = ts_node_named_child(parent, i);
+        if (type(d) != "decorator") continue;
+        if (std::string why = decorator_swallows(s_, lang_, text(d), defs_, try_swallows()); !why.empty())
+          return starts_with(why, "runs under ") ? "runs in a test class under " + why.substr(11) : "runs in a test class that " + why;
+        std::string name = strip_spaces(text(d)).substr(1);
+        name = name.substr(0, name.find('('));
+        name = name.substr(name.rfind('.') == std::string::npos ? 0 : name.rfind('.') + 1);
+        if (auto f = defs_.functions.find(name); f != defs_.functions.end())
+          if (std::string why = applies_dropper(f->second); !why.empty())
+            return "runs in a test class under the decorator `@" + name + "` (line " + std::to_string(line(f->second)) + "), which " + why;
+      }
+    TSNode sup = field(cls, "superclasses");
+    for (uint32_t i = 0; !ts_node_is_null(sup) && i < ts_node_named_child_count(sup); ++i) {
+      TSNode arg = ts_node_named_child(sup, i);
+      std::string base;
+      bool meta = false;
+      if (type(arg) == "keyword_argument") {
+        if (text(field(arg, "name")) != "metaclass") continue;
+        base = text(field(arg, "value"));
+        meta = true;
+      } else {
+        base = text(arg);
+      }
+      base = base.substr(base.rfind('.') == std::string::npos ? 0 : base.rfind('.') + 1);
+      const auto c = defs_.classes.find(base);
+      if (c == defs_.classes.end()) continue;
+      // A metaclass wraps the class it builds; a base class only through __init_subclass__ (its
+      // other methods are the tests' helpers, judged where the tests call them).
+      TSNode wrapper = meta ? c->second : TSNode{};
+      TSNode body = field(c->second, "body");
+      for (uint32_t k = 0; !meta && !ts_node_is_null(body) && k < ts_node_named_child_count(body); ++k) {
+        TSNode d = ts_node_named_child(body, k);
+        if (type(d) == "decorated_definition") d = field(d, "definition");
+        if (!ts_node_is_null(d) && type(d) == "function_definition" && text(field(d, "name")) == "__init_subclass__") wrapper = d;
+      }
+      if (ts_node_is_null(wrapper)) continue;
+      const std::string by = std::string("runs in a test class built by ") + (meta ? "the metaclass " : "the base class ") + base +
+                             (meta ? "" : "'s __init_subclass__") + " (line " + std::to_string(line(wrapper)) + "), ";
+      if (const int at = drops_failures(s_, wrapper, defs_, try_swallows()))
+        return by + "whose handler at line " + std::to_string(at) + " drops failures";
+      if (std::string why = applies_dropper(wrapper); !why.empty()) return by + "which " + why;
+    }
+    return "";
+  }
+
   bool python_class_collectable(TSNode cls, const std::string& name) const {
     TSNode sup = field(cls, "superclasses");
     const bool collectable = starts_with(name, "Test") || (!ts_node_is_null(sup) && strip_spaces(text(sup)) != "()" &&
@@ -1420,9 +1529,12 @@ class Analyzer {
       if (!ts_node_is_null(parent) && type(parent) == "decorated_definition") head = text(parent).substr(0, text(parent).find("class "));
       if (auto m = skip_marker(head)) add_marker(nullptr, "class " + cls + ": " + *m, platform_condition(head));
       const bool collectable = lang_ != Lang::python || python_class_collectable(n, cls);
+      const std::string saved_class_swallow = class_swallow_;
+      if (lang_ == Lang::python && class_swallow_.empty()) class_swallow_ = python_class_wrapper_swallows(n);
       for (uint32_t i = 0; i < ts_node_child_count(n); ++i)
         visit(ts_node_child(n, i), scope.empty() ? cls : scope + "." + cls, collectable && scope_collectable, nullptr,
               swallow_depth, recovering);
+      class_swallow_ = saved_class_swallow;
       return;
     }
     if (is_js(lang_) && t == "call_expression") {
@@ -1516,6 +1628,7 @@ class Analyzer {
     unit_swallow_.clear();
     for (const auto& d : info.decorators)
       if (unit_swallow_.empty()) unit_swallow_ = decorator_swallows(s_, lang_, d, defs_, try_swallows());
+    if (unit_swallow_.empty()) unit_swallow_ = class_swallow_;
     model_->tests[index].calls = called_names(text(body_of(n)));
     unit_node_ = n;
     // A test that expects to fail as a whole (test.failing, @Test(expected = AssertionError.class),
@@ -1527,7 +1640,7 @@ class Analyzer {
     unit_node_ = TSNode{};
     unit_swallow_.clear();
     self_computed_expectations(text(body_of(n)), model_->tests[index]);
-    resolve_operand_sources(s_, n, model_->tests[index].asserts);
+    resolve_operand_sources(s_, n, model_->tests[index].asserts, &names_);
   }
 
   // ---- tautologies the text does not show ------------------------------------------------------------
@@ -1954,7 +2067,7 @@ class Analyzer {
         unit_node_ = n;
         const std::size_t index = model_->helpers.size() - 1;
         for (uint32_t i = 0; i < ts_node_child_count(n); ++i) visit(ts_node_child(n, i), "", true, &model_->helpers[index], 0, false);
-        resolve_operand_sources(s_, n, model_->helpers[index].asserts);
+        resolve_operand_sources(s_, n, model_->helpers[index].asserts, &names_);
         unit_node_ = TSNode{};
         model_->comments = saved_comments;
         return;
@@ -1974,6 +2087,7 @@ class Analyzer {
   const ImportedDefs* imported_ = nullptr;  ///< what the helper modules the file imports define
   LocalDefs defs_;                     ///< the file's functions and classes (check helpers, wrappers, managers)
   std::string unit_swallow_;           ///< the unit's decorator drops failures: why
+  std::string class_swallow_;          ///< the enclosing class's decorator, metaclass or base wraps its methods: why
   mutable std::map<std::string, bool> helper_fails_;  ///< helper_fails, by name
   mutable std::set<std::string> resolving_;           ///< helpers being resolved (cycles)
   mutable uint32_t testers_unit_ = UINT32_MAX;  ///< go_assertion_call: the test testers_ was worked out for

@@ -1,0 +1,256 @@
+// Issue 11, the fourth hostile review's open classes (docs/INTEGRITY.md "Fourth hostile review"):
+// failures dropped by a `finally` that leaves, wrappers on a whole test class, coroutines handed to
+// tasks that are never awaited, tests hidden by becoming generators or coroutines or through the
+// module namespace, the code under test shadowed by a Go closure or a C++ lambda/using; and two
+// honest updates the older rules rejected (a check rewritten from `add(...)` to `calc.add(...)`, a
+// reference function named like the code under test inside a test). Each cheat sits next to an
+// honest twin.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "flowagent/integrity.hpp"
+#include "integrity_cases.hpp"
+#include "support/test_support.hpp"
+
+using namespace flowagent;
+
+namespace {
+
+using testkit::codes;
+using testkit::has_code;
+
+using Head = std::map<std::string, std::string>;
+
+/// One test file changed (before -> after) in a project holding `head` (calc.py beside it); the
+/// developer's change touched the production files of `change` (path -> text at the head).
+std::vector<IntegrityFinding> guard_one(const std::string& path, const std::string& before, const std::string& after,
+                                        const std::string& failing, const Head& head = {}, const Head& change = {}) {
+  IntegrityOptions o;
+  if (!failing.empty()) o.failing_tests = {failing};
+  Head h = head;
+  h.emplace("calc.py", "def add(a, b):\n    return a + b\n");
+  h.emplace(path, before);
+  for (const auto& [p, text] : change) {
+    h.emplace(p, text);
+    o.change_files.push_back(FileVersions{p, std::string(), text});
+  }
+  for (const auto& [p, text] : h) o.project_files.push_back(p);
+  o.read_head_file = [h](const std::string& p) -> std::optional<std::string> {
+    auto it = h.find(p);
+    if (it == h.end()) return std::nullopt;
+    return it->second;
+  };
+  return check_test_integrity({FileVersions{path, before, after}}, o);
+}
+
+void expect_verdict(const std::vector<IntegrityFinding>& f, const char* code, const char* what) {
+  if (code) EXPECT_TRUE(has_code(f, code)) << what << ": expected " << code << ", got:\n" << codes(f);
+  else EXPECT_TRUE(f.empty()) << what << " is honest, got:\n" << codes(f);
+}
+
+const char* kTwoChecks =
+    "from calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n    assert add(1, 5) == 6\n";
+
+}  // namespace
+
+// ---- failures dropped without an except ------------------------------------------------------------
+
+TEST(GuardFifth, FinallyThatReturnsDropsTheFailure) {
+  const std::string cheat =
+      "from calc import add\n\n\ndef test_add():\n    try:\n        assert add(2, 2) == 4\n        assert add(1, 5) == 6\n"
+      "    finally:\n        return\n";
+  expect_verdict(guard_one("tests/test_calc.py", kTwoChecks, cheat, "tests/test_calc.py::test_add"), "assertion_swallowed",
+                 "python finally: return");
+  const std::string loop =
+      "from calc import add\n\n\ndef test_add():\n    for _ in range(1):\n        try:\n            assert add(2, 2) == 4\n"
+      "            assert add(1, 5) == 6\n        finally:\n            break\n";
+  expect_verdict(guard_one("tests/test_calc.py", kTwoChecks, loop, "tests/test_calc.py::test_add"), "assertion_swallowed",
+                 "python finally: break out of the loop");
+  const std::string js_before = "const assert = require('assert');\nconst { add } = require('../calc');\n"
+                                "test('add', () => {\n  assert.strictEqual(add(2, 2), 4);\n});\n";
+  const std::string js_cheat = "const assert = require('assert');\nconst { add } = require('../calc');\n"
+                               "test('add', () => {\n  try {\n    assert.strictEqual(add(2, 2), 4);\n  } finally {\n    return;\n  }\n});\n";
+  expect_verdict(guard_one("test/calc.test.js", js_before, js_cheat, "add"), "assertion_swallowed", "js finally { return }");
+  // Honest: a finally that cleans up, and one whose loop (inside the finally) breaks.
+  const std::string cleanup =
+      "import os\nfrom calc import add\n\n\ndef test_add():\n    try:\n        assert add(2, 2) == 4\n        assert add(1, 5) == 6\n"
+      "    finally:\n        for f in []:\n            break\n        os.environ.pop('X', None)\n";
+  expect_verdict(guard_one("tests/test_calc.py", kTwoChecks, cleanup, "tests/test_calc.py::test_add"), nullptr, "finally that cleans up");
+}
+
+// ---- wrappers on a whole test class ----------------------------------------------------------------
+
+TEST(GuardFifth, ClassDecoratorMetaclassAndInitSubclassThatSwallow) {
+  const std::string before = "from calc import add\n\n\nclass TestAdd:\n    def test_add(self):\n        assert add(2, 2) == 4\n";
+  const std::string wrap =
+      "import functools\n\n\ndef tolerant(fn):\n    @functools.wraps(fn)\n    def inner(*a, **k):\n        try:\n"
+      "            return fn(*a, **k)\n        except AssertionError:\n            return None\n    return inner\n\n\n";
+  const std::string decorated = "from calc import add\n" + wrap +
+                                "def quiet(cls):\n    for n in list(vars(cls)):\n        if n.startswith('test'):\n"
+                                "            setattr(cls, n, tolerant(getattr(cls, n)))\n    return cls\n\n\n"
+                                "@quiet\nclass TestAdd:\n    def test_add(self):\n        assert add(2, 2) == 4\n";
+  expect_verdict(guard_one("tests/test_calc.py", before, decorated, "tests/test_calc.py::TestAdd::test_add"), "assertion_swallowed",
+                 "class decorator");
+  const std::string meta = "from calc import add\n" + wrap +
+                           "class Quiet(type):\n    def __new__(m, name, bases, ns):\n"
+                           "        ns = {k: tolerant(v) if k.startswith('test') else v for k, v in ns.items()}\n"
+                           "        return super().__new__(m, name, bases, ns)\n\n\n"
+                           "class TestAdd(metaclass=Quiet):\n    def test_add(self):\n        assert add(2, 2) == 4\n";
+  expect_verdict(guard_one("tests/test_calc.py", before, meta, "tests/test_calc.py::TestAdd::test_add"), "assertion_swallowed",
+                 "metaclass");
+  const std::string sub = "from calc import add\n\n\nclass Base:\n    def __init_subclass__(cls, **kw):\n"
+                          "        super().__init_subclass__(**kw)\n        for n, f in list(vars(cls).items()):\n"
+                          "            if n.startswith('test'):\n                def w(*a, _f=f):\n                    try:\n"
+                          "                        _f(*a)\n                    except Exception:\n                        pass\n"
+                          "                setattr(cls, n, w)\n\n\n"
+                          "class TestAdd(Base):\n    def test_add(self):\n        assert add(2, 2) == 4\n";
+  expect_verdict(guard_one("tests/test_calc.py", before, sub, "tests/test_calc.py::TestAdd::test_add"), "assertion_swallowed",
+                 "__init_subclass__");
+  // Honest: a base class with a setup helper that handles its own error, and a registering decorator.
+  const std::string honest = "from calc import add\n\n\nclass Base:\n    def setup_method(self):\n        try:\n"
+                             "            self.cache = open('x')\n        except OSError:\n            self.cache = None\n\n\n"
+                             "def register(cls):\n    return cls\n\n\n"
+                             "@register\nclass TestAdd(Base):\n    def test_add(self):\n        assert add(2, 2) == 4\n";
+  expect_verdict(guard_one("tests/test_calc.py", before, honest, "tests/test_calc.py::TestAdd::test_add"), nullptr,
+                 "base class with a guarded setup, registering decorator");
+}
+
+// ---- tests hidden in other ways ---------------------------------------------------------------------
+
+TEST(GuardFifth, TestsHiddenAsGeneratorsCoroutinesOrThroughTheNamespace) {
+  const std::string gen = "from calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n    assert add(1, 5) == 6\n    yield\n";
+  expect_verdict(guard_one("tests/test_calc.py", kTwoChecks, gen, "tests/test_calc.py::test_add"), "collection_disabled",
+                 "a yield added to the test");
+  const std::string coro = "from calc import add\n\n\nasync def test_add():\n    assert add(2, 2) == 4\n    assert add(1, 5) == 6\n";
+  expect_verdict(guard_one("tests/test_calc.py", kTwoChecks, coro, "tests/test_calc.py::test_add"), "collection_disabled",
+                 "async def without a plugin");
+  const std::string popped = std::string(kTwoChecks) + "\n\nglobals().pop('test_add')\n";
+  expect_verdict(guard_one("tests/test_calc.py", kTwoChecks, popped, "tests/test_calc.py::test_add"), "collection_disabled",
+                 "globals().pop");
+  const std::string deleted = std::string(kTwoChecks) + "\n\nimport sys\ndelattr(sys.modules[__name__], \"test_add\")\n";
+  expect_verdict(guard_one("tests/test_calc.py", kTwoChecks, deleted, "tests/test_calc.py::test_add"), "collection_disabled",
+                 "delattr on the module");
+  // Honest: the code became async and the project runs coroutine tests (a marker, or auto mode in
+  // its configuration); a fixture that yields.
+  const std::string marked = "import pytest\nfrom calc import add\n\n\n@pytest.mark.asyncio\nasync def test_add():\n"
+                             "    assert add(2, 2) == 4\n    assert add(1, 5) == 6\n";
+  expect_verdict(guard_one("tests/test_calc.py", kTwoChecks, marked, "tests/test_calc.py::test_add"), nullptr, "pytest-asyncio marker");
+  expect_verdict(guard_one("tests/test_calc.py", kTwoChecks, coro, "tests/test_calc.py::test_add",
+                           {{"pyproject.toml", "[tool.pytest.ini_options]\nasyncio_mode = \"auto\"\n"}}),
+                 nullptr, "asyncio_mode = auto");
+  const std::string fixture = "import pytest\nfrom calc import add\n\n\n@pytest.fixture\ndef numbers():\n    yield (2, 2)\n\n\n"
+                              "def test_add(numbers):\n    assert add(*numbers) == 4\n    assert add(1, 5) == 6\n";
+  expect_verdict(guard_one("tests/test_calc.py", kTwoChecks, fixture, "tests/test_calc.py::test_add"), nullptr, "a yield fixture");
+}
+
+// ---- honest updates the older rules rejected -------------------------------------------------------
+
+TEST(GuardFifth, ChecksRewrittenThroughTheModuleAreTheSameChecks) {
+  const std::string qualified = "import calc\n\n\ndef test_add():\n    assert calc.add(2, 2) == 4\n    assert calc.add(1, 5) == 6\n";
+  expect_verdict(guard_one("tests/test_calc.py", kTwoChecks, qualified, "tests/test_calc.py::test_add"), nullptr,
+                 "from calc import add -> calc.add(...)");
+  const std::string aliased = "import calc as c\n\n\ndef test_add():\n    assert c.add(2, 2) == 4\n    assert c.add(1, 5) == 6\n";
+  expect_verdict(guard_one("tests/test_calc.py", kTwoChecks, aliased, "tests/test_calc.py::test_add"), nullptr, "import calc as c");
+  // Cheat next to it: the checks now look at another module's add.
+  const std::string other = "import fakecalc\n\n\ndef test_add():\n    assert fakecalc.add(2, 2) == 4\n";
+  expect_verdict(guard_one("tests/test_calc.py", kTwoChecks, other, "tests/test_calc.py::test_add",
+                           {{"fakecalc.py", "def add(a, b):\n    return 4\n"}}),
+                 "assertion_weakened", "checks moved to another module's add");
+}
+
+TEST(GuardFifth, ReferenceFunctionNamedLikeTheCodeUnderTest) {
+  const std::string before = "import calc\nfrom calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n";
+  const std::string reference = before +
+                                "\n\ndef test_matches_reference():\n    def add(a, b):\n        return a + b\n"
+                                "    for a, b in [(1, 2), (3, 4)]:\n        assert calc.add(a, b) == add(a, b)\n";
+  expect_verdict(guard_one("tests/test_calc.py", before, reference, "tests/test_calc.py::test_add"), nullptr,
+                 "a nested reference add beside calc.add");
+  // Cheat: the nested stand-in is what the test calls.
+  const std::string stand_in = "import calc\nfrom calc import add\n\n\ndef test_add():\n    def add(a, b):\n        return 4\n"
+                               "    assert add(2, 2) == 4\n";
+  expect_verdict(guard_one("tests/test_calc.py", before, stand_in, "tests/test_calc.py::test_add"), "mocked_code_under_test",
+                 "a nested stand-in the test calls");
+}
+
+// ---- shadowing by a local binding in Go and C++ ------------------------------------------------------
+
+TEST(GuardFifth, GoClosureAndCppLambdaOrUsingThatShadowTheCodeUnderTest) {
+  const Head go_head = {{"calc.go", "package calc\n\nfunc Add(a, b int) int {\n\treturn a + b\n}\n"}};
+  const std::string go_before = "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n"
+                                "\tif got := Add(2, 2); got != 4 {\n\t\tt.Fatalf(\"got %d\", got)\n\t}\n}\n";
+  const std::string go_cheat = "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n"
+                               "\tAdd := func(a, b int) int { return 4 }\n"
+                               "\tif got := Add(2, 2); got != 4 {\n\t\tt.Fatalf(\"got %d\", got)\n\t}\n}\n";
+  expect_verdict(guard_one("calc_test.go", go_before, go_cheat, "TestAdd", {}, go_head), "mocked_code_under_test", "go closure Add :=");
+  const std::string go_wrapper = "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n"
+                                 "\tAdd := func(a, b int) int {\n\t\tt.Helper()\n\t\treturn Add(a, b)\n\t}\n"
+                                 "\tif got := Add(2, 2); got != 4 {\n\t\tt.Fatalf(\"got %d\", got)\n\t}\n}\n";
+  expect_verdict(guard_one("calc_test.go", go_before, go_wrapper, "TestAdd", {}, go_head), nullptr, "go closure that wraps the real Add");
+
+  const Head cpp_head = {{"src/calc.cpp", "int add(int a, int b) {\n  return a + b;\n}\n"}, {"src/calc.h", "int add(int a, int b);\n"}};
+  const std::string cpp_before = "#include <gtest/gtest.h>\n#include \"calc.h\"\n\nTEST(Calc, Add) {\n  EXPECT_EQ(add(2, 2), 4);\n}\n";
+  const std::string lambda = "#include <gtest/gtest.h>\n#include \"calc.h\"\n\nTEST(Calc, Add) {\n"
+                             "  auto add = [](int, int) { return 4; };\n  EXPECT_EQ(add(2, 2), 4);\n}\n";
+  expect_verdict(guard_one("tests/calc_test.cpp", cpp_before, lambda, "Calc.Add", {}, cpp_head), "mocked_code_under_test", "c++ local lambda");
+  const std::string using_ref = "#include <gtest/gtest.h>\n#include \"calc.h\"\n\nnamespace reference {\n"
+                                "int add(int, int) { return 4; }\n}  // namespace reference\n\n"
+                                "TEST(Calc, Add) {\n  using reference::add;\n  EXPECT_EQ(add(2, 2), 4);\n}\n";
+  expect_verdict(guard_one("tests/calc_test.cpp", cpp_before, using_ref, "Calc.Add", {}, cpp_head), "mocked_code_under_test",
+                 "c++ using reference::add");
+  // Honest: a lambda that wraps the real function, a using-declaration of the production namespace.
+  const std::string wrap = "#include <gtest/gtest.h>\n#include \"calc.h\"\n\nTEST(Calc, Add) {\n"
+                           "  auto add = [](int a, int b) { return ::add(a, b); };\n  EXPECT_EQ(add(2, 2), 4);\n}\n";
+  expect_verdict(guard_one("tests/calc_test.cpp", cpp_before, wrap, "Calc.Add", {}, cpp_head), nullptr, "c++ lambda wrapping ::add");
+  const std::string using_prod = "#include <gtest/gtest.h>\n#include \"calc.h\"\n\nTEST(Calc, Add) {\n  using calc::add;\n"
+                                 "  EXPECT_EQ(add(2, 2), 4);\n}\n";
+  expect_verdict(guard_one("tests/calc_test.cpp", cpp_before, using_prod, "Calc.Add", {}, cpp_head), nullptr,
+                 "c++ using of the production namespace");
+}
+
+// ---- asyncio hand-offs -------------------------------------------------------------------------------
+
+TEST(GuardFifth, CoroutinesHandedToTasksOrGatherThatDropFailures) {
+  const std::string before = "import asyncio\nfrom calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n";
+  auto wrap = [](const std::string& run) {
+    return "import asyncio\nfrom calc import add\n\n\ndef test_add():\n    async def check():\n        assert add(2, 2) == 4\n\n"
+           "    async def main():\n" + run + "\n    asyncio.run(main())\n";
+  };
+  expect_verdict(guard_one("tests/test_calc.py", before, wrap("        await asyncio.gather(check(), return_exceptions=True)"),
+                           "tests/test_calc.py::test_add"),
+                 "assertion_swallowed", "gather(return_exceptions=True) unread");
+  expect_verdict(guard_one("tests/test_calc.py", before, wrap("        asyncio.create_task(check())\n        await asyncio.sleep(0)"),
+                           "tests/test_calc.py::test_add"),
+                 "assertion_swallowed", "create_task never awaited");
+  // Honest: awaited directly, a task awaited, gather whose results are checked.
+  expect_verdict(guard_one("tests/test_calc.py", before, wrap("        await check()"), "tests/test_calc.py::test_add"), nullptr,
+                 "awaited coroutine");
+  expect_verdict(guard_one("tests/test_calc.py", before, wrap("        task = asyncio.create_task(check())\n        await task"),
+                           "tests/test_calc.py::test_add"),
+                 nullptr, "awaited task");
+  expect_verdict(guard_one("tests/test_calc.py", before,
+                           wrap("        results = await asyncio.gather(check(), return_exceptions=True)\n"
+                                "        for r in results:\n            if isinstance(r, BaseException):\n                raise r"),
+                           "tests/test_calc.py::test_add"),
+                 nullptr, "gather results re-raised");
+}
+
+// ---- the module under test replaced through its namespace or the import machinery -------------------
+
+TEST(GuardFifth, ModuleNamespaceWritesAndImportHooks) {
+  const std::string before = "import calc\n\n\ndef test_add():\n    assert calc.add(2, 2) == 4\n";
+  const std::string vars_update = "import calc\n\nvars(calc).update(add=lambda a, b: 4)\n\n\ndef test_add():\n    assert calc.add(2, 2) == 4\n";
+  expect_verdict(guard_one("tests/test_calc.py", before, vars_update, "tests/test_calc.py::test_add"), "mocked_code_under_test",
+                 "vars(calc).update(add=...)");
+  const std::string dict_set = "import calc\n\ncalc.__dict__['add'] = lambda a, b: 4\n\n\ndef test_add():\n    assert calc.add(2, 2) == 4\n";
+  expect_verdict(guard_one("tests/test_calc.py", before, dict_set, "tests/test_calc.py::test_add"), "mocked_code_under_test",
+                 "calc.__dict__['add'] = ...");
+  const std::string conftest_before = "import pytest\n";
+  const std::string finder = "import sys\nimport importlib.abc\n\n\nclass Finder(importlib.abc.MetaPathFinder):\n"
+                             "    def find_spec(self, name, path, target=None):\n        return None\n\n\nsys.meta_path.insert(0, Finder())\n";
+  expect_verdict(guard_one("tests/conftest.py", conftest_before, finder, "tests/test_calc.py::test_add"), "runner_hook",
+                 "a sys.meta_path finder in conftest");
+  // Honest: a test that reads the module's namespace.
+  const std::string reads = "import calc\n\n\ndef test_add():\n    assert 'add' in vars(calc)\n    assert calc.add(2, 2) == 4\n";
+  expect_verdict(guard_one("tests/test_calc.py", before, reads, "tests/test_calc.py::test_add"), nullptr, "reading vars(calc)");
+}
