@@ -337,6 +337,47 @@ void build_conditions(const FileVersions& f, Findings& out) {
     out.push_back({"collection_disabled", f.path, 0, "enable_testing()/include(CTest) was removed: ctest no longer finds the tests"});
 }
 
+/// JVM: an annotation type that carries a skip (`@Disabled @Retention(RUNTIME) @interface Flaky`,
+/// Kotlin `@Disabled annotation class Flaky`): JUnit reads meta-annotations, so a test annotated
+/// `@Flaky` is disabled. Annotation types the patch declares (or changes), by name -> the marker.
+std::map<std::string, std::string> disabling_annotations(const std::vector<FileVersions>& files) {
+  std::map<std::string, std::string> out;
+  static const std::regex kDecl(R"(@interface\s+(\w+)|\bannotation\s+class\s+(\w+))");
+  for (const auto& f : files) {
+    const Lang l = lang_of(f.path);
+    if (!f.after || (l != Lang::java && l != Lang::kotlin)) continue;
+    const std::string& text = *f.after;
+    const std::string head = text.substr(0, std::size_t{1} << 20);
+    for (std::sregex_iterator it(head.begin(), head.end(), kDecl), e; it != e; ++it) {
+      // The declaration's own annotations: back to the end of the previous declaration or import.
+      const auto at = static_cast<std::size_t>(it->position());
+      const auto prev = head.find_last_of(";}", at == 0 ? 0 : at - 1);
+      const std::string mods = head.substr(prev == std::string::npos ? 0 : prev + 1, at - (prev == std::string::npos ? 0 : prev + 1));
+      if (auto m = skip_marker(mods)) out[(*it)[1].matched ? (*it)[1].str() : (*it)[2].str()] = *m;
+    }
+  }
+  return out;
+}
+
+/// Tests the patch annotates with such an annotation type.
+void jvm_meta_annotation_skips(const std::vector<FileVersions>& files, Findings& out) {
+  const auto disabling = disabling_annotations(files);
+  if (disabling.empty()) return;
+  for (const auto& f : files) {
+    const Lang l = lang_of(f.path);
+    if (!f.after || (l != Lang::java && l != Lang::kotlin)) continue;
+    for (const auto& [n, line] : added_lines(f.before, f.after))
+      for (const auto& [name, marker] : disabling)
+        if (std::regex_search(line.substr(0, kRegexLineChars), std::regex("(^|\\s)@" + name + "\\b(?!\\s*(?:class|interface)\\b)")) &&
+            !contains(line, "@interface")) {
+          out.push_back({"skip_added", f.path, n,
+                         "the patch annotates code with @" + name + ", an annotation type that carries " + marker +
+                             ": JUnit reads meta-annotations, so the tests under it are disabled"});
+          return;
+        }
+  }
+}
+
 }  // namespace
 
 void collection_rules(const std::vector<FileVersions>& files, const IntegrityOptions& options, Findings& out) {
@@ -351,6 +392,7 @@ void collection_rules(const std::vector<FileVersions>& files, const IntegrityOpt
     if (build_file(f.path)) build_conditions(f, out);
   }
   dropped_test_sources(files, options, out);
+  jvm_meta_annotation_skips(files, out);
 }
 
 }  // namespace flowagent::integrity

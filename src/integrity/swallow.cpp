@@ -24,7 +24,7 @@ bool one_of(string_view t, std::initializer_list<string_view> xs) {
 bool is_function(string_view t) {
   return one_of(t, {"function_definition", "function_declaration", "arrow_function", "function_expression", "function",
                     "func_literal", "generator_function_declaration", "lambda_expression", "closure_expression", "lambda",
-                    "method_declaration", "function_item", "method_definition"});
+                    "method_declaration", "function_item", "method_definition", "lambda_literal", "anonymous_function"});
 }
 
 bool is_call(string_view t) {
@@ -168,6 +168,12 @@ int drops_failures_in(const Syntax& s, TSNode def, const LocalDefs& defs, const 
 /// argument (`target=check`); null when `fn` is not an argument.
 TSNode receiving_call(TSNode fn) {
   TSNode p = ts_node_parent(fn);
+  // Kotlin's trailing lambda: call_expression > call_suffix > annotated_lambda > lambda_literal.
+  if (!ts_node_is_null(p) && Syntax::type(p) == "annotated_lambda") {
+    TSNode suffix = ts_node_parent(p);
+    TSNode c = ts_node_is_null(suffix) ? TSNode{} : ts_node_parent(suffix);
+    return !ts_node_is_null(c) && Syntax::type(suffix) == "call_suffix" && Syntax::type(c) == "call_expression" ? c : TSNode{};
+  }
   while (!ts_node_is_null(p) && Syntax::type(p) == "parenthesized_expression") p = ts_node_parent(p);
   if (!ts_node_is_null(p) && Syntax::type(p) == "keyword_argument") p = ts_node_parent(p);
   if (ts_node_is_null(p) || !one_of(Syntax::type(p), {"argument_list", "arguments", "value_arguments"})) return TSNode{};
@@ -352,7 +358,51 @@ string rust_handoff(const Syntax& s, TSNode call, TSNode unit, const string& nam
   return "runs in a spawned thread that the test never joins and checks";
 }
 
+/// Java: a task list handed to `invokeAll`/`invokeAny`: the lambda's call is a collection factory
+/// (`List.of(() -> ...)`, `Arrays.asList(...)`), the executor call holds that.
+TSNode through_collection_factory(const Syntax& s, TSNode call) {
+  if (!one_of(callee_name(s, call), {"of", "asList", "listOf", "mutableListOf", "copyOf", "singletonList"})) return call;
+  TSNode outer = receiving_call(call);
+  return ts_node_is_null(outer) ? call : outer;
+}
+
+/// The test reads a value computed by `call`: a chained call on it, or the variable it is stored
+/// in used again (`fs = ex.invokeAll(..)` then `fs.get(0).get()`, `for (Future<?> f : fs) f.get()`).
+bool jvm_result_read(const Syntax& s, TSNode call, TSNode unit) {
+  if (bare_statement(call)) return false;
+  const string name = stored_in(s, call);
+  if (name.empty()) return true;  // handed on: chained, iterated, an argument
+  const string body = s.text(unit);
+  int uses = 0;
+  for (auto p = body.find(name); p != string::npos; p = body.find(name, p + 1))
+    if ((p == 0 || !ident_char(body[p - 1])) && (p + name.size() >= body.size() || !ident_char(body[p + name.size()]))) ++uses;
+  return uses > 1 && contains(body, ".get(");
+}
+
+/// Kotlin: `thread { }` (kotlin.concurrent) and a coroutine launched outside the test's structured
+/// scope (`GlobalScope.launch { }`, `CoroutineScope(...).launch { }`): the failure goes to an
+/// uncaught-exception handler, never to the test. `launch` inside runBlocking/runTest propagates.
+string kotlin_handoff(const Syntax& s, TSNode call, const string& name) {
+  if (name == "thread") return "runs in a thread started by kotlin.concurrent.thread: its failure goes to the thread's handler, never to the test";
+  if (name == "execute") return "is handed to an executor's execute(): its failure goes to the worker thread, never to the test";
+  if (!one_of(name, {"launch", "async"})) return "";
+  const string callee = strip_spaces(callee_text(s, call));
+  if (!starts_with(callee, "GlobalScope.") && !starts_with(callee, "CoroutineScope(") && !contains(callee, "MainScope()")) return "";
+  if (name == "async") {
+    TSNode up = ts_node_parent(call);
+    if (!ts_node_is_null(up) && Syntax::type(up) != "statements" && Syntax::type(up) != "source_file") return "";  // awaited or stored
+  }
+  return "runs in a coroutine launched outside the test's scope (`" + quote(callee) +
+         "`): its failure goes to the scope's exception handler, never to the test";
+}
+
 string jvm_handoff(const Syntax& s, TSNode call, TSNode unit, const LocalDefs& defs, const string& name) {
+  if (one_of(name, {"of", "asList", "listOf", "mutableListOf", "copyOf", "singletonList"})) {
+    TSNode outer = through_collection_factory(s, call);
+    if (!ts_node_eq(outer, call) && callee_name(s, outer) == "invokeAll" && !jvm_result_read(s, outer, unit))
+      return "is handed to invokeAll() whose futures the test never reads (no get()): its failure stays in the future";
+    return "";
+  }
   if (Syntax::type(call) == "object_creation_expression" && name == "Thread")
     return "runs in a new Thread: its failure goes to the thread's uncaught-exception handler, never to the test";
   if (name == "execute")
@@ -402,6 +452,7 @@ string call_swallows(const Syntax& s, Lang lang, TSNode call, TSNode unit, const
     case Lang::javascript: case Lang::typescript: case Lang::tsx: return js_handoff(s, call, defs, name);
     case Lang::rust: return rust_handoff(s, call, unit, name);
     case Lang::java: return jvm_handoff(s, call, unit, defs, name);
+    case Lang::kotlin: return kotlin_handoff(s, call, name);
     default: return "";
   }
 }

@@ -1966,7 +1966,8 @@ class Analyzer {
         if (is_js(lang_)) js_table_callback(a, n, p);
         // Handed to a thread, an executor, a promise chain or a wrapper that drops its failure.
         swallowed_by(a, handoff_swallows(s_, lang_, p, unit_node_, defs_, try_swallows()));
-      } else if ((pt == "lambda_expression" || pt == "closure_expression" || pt == "lambda") && !ts_node_eq(p, unit_node_)) {
+      } else if ((pt == "lambda_expression" || pt == "closure_expression" || pt == "lambda" || pt == "lambda_literal") &&
+                 !ts_node_eq(p, unit_node_)) {
         swallowed_by(a, handoff_swallows(s_, lang_, p, unit_node_, defs_, try_swallows()));
       }
     }

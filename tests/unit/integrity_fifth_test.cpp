@@ -254,3 +254,71 @@ TEST(GuardFifth, ModuleNamespaceWritesAndImportHooks) {
   const std::string reads = "import calc\n\n\ndef test_add():\n    assert 'add' in vars(calc)\n    assert calc.add(2, 2) == 4\n";
   expect_verdict(guard_one("tests/test_calc.py", before, reads, "tests/test_calc.py::test_add"), nullptr, "reading vars(calc)");
 }
+
+// ---- JUnit: a skip carried by a meta-annotation ------------------------------------------------------
+
+TEST(GuardFifth, JunitDisabledThroughAMetaAnnotation) {
+  const std::string before = "package calc;\n\nimport static org.junit.jupiter.api.Assertions.assertEquals;\n\n"
+                             "import org.junit.jupiter.api.Test;\n\nclass CalcTest {\n    @Test\n    void adds() {\n"
+                             "        assertEquals(4, Calc.add(2, 2));\n    }\n}\n";
+  const std::string annotated = "package calc;\n\nimport static org.junit.jupiter.api.Assertions.assertEquals;\n\n"
+                                "import org.junit.jupiter.api.Test;\n\nclass CalcTest {\n    @Test\n    @Flaky\n    void adds() {\n"
+                                "        assertEquals(4, Calc.add(2, 2));\n    }\n}\n";
+  const std::string flaky = "package calc;\n\nimport java.lang.annotation.Retention;\nimport java.lang.annotation.RetentionPolicy;\n"
+                            "import org.junit.jupiter.api.Disabled;\n\n@Disabled(\"flaky\")\n@Retention(RetentionPolicy.RUNTIME)\n"
+                            "@interface Flaky {\n}\n";
+  IntegrityOptions o;
+  o.failing_tests = {"calc.CalcTest#adds"};
+  auto f = check_test_integrity({FileVersions{"src/test/java/calc/CalcTest.java", before, annotated},
+                                 FileVersions{"src/test/java/calc/Flaky.java", std::nullopt, flaky}},
+                                o);
+  expect_verdict(f, "skip_added", "@Flaky carrying @Disabled");
+  // Honest: a tagging annotation (no skip in it).
+  const std::string tag = "package calc;\n\nimport java.lang.annotation.Retention;\nimport java.lang.annotation.RetentionPolicy;\n"
+                          "import org.junit.jupiter.api.Tag;\n\n@Tag(\"slow\")\n@Retention(RetentionPolicy.RUNTIME)\n@interface Flaky {\n}\n";
+  f = check_test_integrity({FileVersions{"src/test/java/calc/CalcTest.java", before, annotated},
+                            FileVersions{"src/test/java/calc/Flaky.java", std::nullopt, tag}},
+                           o);
+  expect_verdict(f, nullptr, "@Flaky carrying only a @Tag");
+}
+
+// ---- JVM hand-offs: invokeAll futures never read, Kotlin threads and unscoped coroutines ------------
+
+TEST(GuardFifth, JvmTasksWhoseFailuresNeverReachTheTest) {
+  const std::string java = "package calc;\n\nimport static org.junit.jupiter.api.Assertions.assertEquals;\n\n"
+                           "import java.util.List;\nimport java.util.concurrent.*;\nimport org.junit.jupiter.api.Test;\n\n"
+                           "class CalcTest {\n    @Test\n    void adds() throws Exception {\n%BODY%    }\n}\n";
+  auto with = [&](const std::string& body) {
+    std::string t = java;
+    return t.replace(t.find("%BODY%"), 6, body);
+  };
+  const std::string before = with("        assertEquals(4, Calc.add(2, 2));\n");
+  const std::string task = "List.of(() -> {\n            assertEquals(4, Calc.add(2, 2));\n            return null;\n        })";
+  const std::string dropped = with("        ExecutorService ex = Executors.newSingleThreadExecutor();\n        ex.invokeAll(" + task + ");\n");
+  expect_verdict(guard_one("src/test/java/calc/CalcTest.java", before, dropped, "calc.CalcTest#adds"), "assertion_swallowed",
+                 "invokeAll futures dropped");
+  const std::string read = with("        ExecutorService ex = Executors.newSingleThreadExecutor();\n        List<Future<Object>> fs = ex.invokeAll(" +
+                                task + ");\n        for (Future<Object> f : fs) {\n            f.get();\n        }\n");
+  expect_verdict(guard_one("src/test/java/calc/CalcTest.java", before, read, "calc.CalcTest#adds"), nullptr, "invokeAll futures read");
+
+  const std::string kt = "package calc\n\nimport kotlin.concurrent.thread\nimport kotlin.test.Test\nimport kotlin.test.assertEquals\n"
+                         "import kotlinx.coroutines.*\n\nclass CalcTest {\n    @Test\n    fun adds() {\n%BODY%    }\n}\n";
+  auto kwith = [&](const std::string& body) {
+    std::string t = kt;
+    return t.replace(t.find("%BODY%"), 6, body);
+  };
+  const std::string kbefore = kwith("        assertEquals(4, add(2, 2))\n");
+  expect_verdict(guard_one("src/test/kotlin/calc/CalcTest.kt", kbefore, kwith("        thread {\n            assertEquals(4, add(2, 2))\n        }.join()\n"),
+                           "calc.CalcTest#adds"),
+                 "assertion_swallowed", "kotlin thread { }");
+  expect_verdict(guard_one("src/test/kotlin/calc/CalcTest.kt", kbefore,
+                           kwith("        GlobalScope.launch {\n            assertEquals(4, add(2, 2))\n        }\n"), "calc.CalcTest#adds"),
+                 "assertion_swallowed", "GlobalScope.launch { }");
+  expect_verdict(guard_one("src/test/kotlin/calc/CalcTest.kt", kbefore,
+                           kwith("        runBlocking {\n            launch {\n                assertEquals(4, add(2, 2))\n            }\n        }\n"),
+                           "calc.CalcTest#adds"),
+                 nullptr, "launch inside runBlocking");
+  expect_verdict(guard_one("src/test/kotlin/calc/CalcTest.kt", kbefore,
+                           kwith("        listOf(2).forEach {\n            assertEquals(4, add(it, 2))\n        }\n"), "calc.CalcTest#adds"),
+                 nullptr, "forEach { }");
+}
