@@ -40,12 +40,24 @@ bool library_module(std::string_view module) {
 
 void add_import(FileNames& out, std::string name, std::string module, bool module_binding = false) {
   name = trim(name);
-  if (auto as = name.find(" as "); as != std::string::npos) name = trim(std::string_view(name).substr(as + 4));
-  if (auto colon = name.find(':'); colon != std::string::npos) name = trim(std::string_view(name).substr(colon + 1));  // { a: b }
+  std::string member = name;
+  if (auto as = name.find(" as "); as != std::string::npos) {
+    member = trim(std::string_view(name).substr(0, as));
+    name = trim(std::string_view(name).substr(as + 4));
+  }
+  if (auto colon = name.find(':'); colon != std::string::npos) {  // { a: b }
+    member = trim(std::string_view(name).substr(0, colon));
+    name = trim(std::string_view(name).substr(colon + 1));
+  }
   if (name.empty() || name == "*") return;
   out.imported[name] = std::move(module);
-  if (module_binding) out.module_bindings.insert(name);
-  else out.module_bindings.erase(name);
+  if (module_binding) {
+    out.module_bindings.insert(name);
+    out.member_names.erase(name);
+  } else {
+    out.module_bindings.erase(name);
+    out.member_names[name] = member;
+  }
 }
 
 }  // namespace
@@ -72,8 +84,11 @@ std::string FileNames::canonical(std::string_view chain) const {
   const auto cut = c.find('.');
   const std::string head = c.substr(0, cut), rest = cut == std::string::npos ? "" : c.substr(cut);
   const auto it = imported.find(head);
-  if (it == imported.end() || defined.count(head)) return "";
-  return module_bindings.count(head) ? it->second + rest : it->second + "." + head + rest;
+  if (defined.count(head)) return "";
+  if (it == imported.end()) return cut == std::string::npos ? "" : c;  // `calc.add`, `calc::add`: as written
+  if (module_bindings.count(head)) return it->second + rest;
+  const auto member = member_names.find(head);
+  return it->second + "." + (member == member_names.end() ? head : member->second) + rest;
 }
 
 FileNames file_names(Lang lang, const std::string& src) {
@@ -159,9 +174,17 @@ FileNames file_names(Lang lang, const std::string& src) {
           all(line, jvm_def, define);
         }
         break;
-      case Lang::cpp:
+      case Lang::cpp: {
         all(line, cpp_def, define);
+        // `using calc::add;`: `add` is calc's member (`calc.add`, as the operand chains spell it).
+        static const std::regex cpp_using(R"(^\s*using\s+((?:\w+::)*\w+)::(\w+)\s*;)");
+        if (std::regex_search(line, m, cpp_using)) {
+          std::string ns = m[1].str();
+          for (std::size_t p = ns.find("::"); p != std::string::npos; p = ns.find("::")) ns.replace(p, 2, ".");
+          add_import(out, m[2].str(), ns);
+        }
         break;
+      }
       default:
         break;
     }

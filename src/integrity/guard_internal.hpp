@@ -200,6 +200,9 @@ struct FileNames {
   /// `import * as calc`, a Go package); the other imported names are members of their module
   /// (`from calc import add`, `import { add }`, a Java class).
   std::set<std::string> module_bindings;
+  /// Member imports under another name: local name -> the member's own name (`from calc import
+  /// add as plus`: plus -> add; C++ `using calc::add;`: add -> add).
+  std::map<std::string, std::string> member_names;
   /// Does `callee` (`assert_equal`, `np.testing.assert_equal`, `slices.Equal`) name a function of a
   /// known assertion or comparison library, not one the file defines or takes from the project?
   bool library_name(std::string_view callee) const;

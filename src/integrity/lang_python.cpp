@@ -87,8 +87,12 @@ UnitInfo python_unit(const Syntax& s, TSNode n, const std::string& scope, bool s
   // A coroutine test runs only through an async plugin (pytest-asyncio, anyio, trio) or
   // IsolatedAsyncioTestCase; otherwise pytest skips it and unittest never awaits it.
   if (u.collectable && starts_with(s.text(n), "async")) {
-    static constexpr std::string_view kAsyncRunners[] = {"asyncio", "anyio", "trio", "IsolatedAsyncioTestCase", "twisted",
-                                                         "tornado", "aiohttp", "async_test", "curio"};
+    // What runs a coroutine test: a plugin's marker or fixture, an async TestCase, a runner
+    // decorator (`import asyncio` alone runs nothing).
+    static constexpr std::string_view kAsyncRunners[] = {
+        "mark.asyncio", "mark.anyio", "mark.trio", "anyio_backend", "pytest_asyncio", "IsolatedAsyncioTestCase",
+        "AioHTTPTestCase", "AsyncTestCase", "unittest_run_loop", "async_test", "gen_test", "inlineCallbacks",
+        "pytest_twisted", "mark.curio", "mark.tornado"};
     if (std::none_of(std::begin(kAsyncRunners), std::end(kAsyncRunners), [&](auto w) { return contains(s.src, w); })) {
       u.collectable = false;
       u.hidden_by = std::string(kAsyncWithoutPlugin);
@@ -120,10 +124,23 @@ void python_rules(const RuleContext& c, Findings& out) {
         flag_added(c, out, "runner_hook", "test code that patches the runner",
                    {"atexit.register", "sys.settrace", "sys.excepthook", "builtins.AssertionError",
                     "AssertionError = ", "__builtins__", "TestCase.assert", "_callTestMethod", "_callSetUp",
-                    "_callTearDown", "failureException", "_outcome", "runtest", "def run(self, result",
-                    // Import hooks: any module the tests import can be replaced by what they return.
-                    "sys.meta_path", "sys.path_hooks", "MetaPathFinder", "builtins.__import__", "__import__ = "}))
+                    "_callTearDown", "failureException", "_outcome", "runtest", "def run(self, result"}))
       return;
+    // Import hooks: any module the tests import can be replaced by what a finder returns. Honest
+    // where the file already used one or the code under test is an import hook itself.
+    if (c.test_file || c.imported_by_tests || base == "conftest.py") {
+      auto hooks_in = [](const std::string& t) {
+        return contains(t, "meta_path") || contains(t, "path_hooks") || contains(t, "find_spec") || contains(t, "find_module");
+      };
+      const bool under_test = (c.file.before && hooks_in(*c.file.before)) ||
+                              std::any_of(c.options.change_files.begin(), c.options.change_files.end(), [&](const FileVersions& f) {
+                                return f.after && !is_test_path(f.path) && hooks_in(*f.after);
+                              });
+      if (!under_test && flag_added(c, out, "runner_hook", "test code that installs an import hook",
+                                    {"meta_path", "path_hooks", "MetaPathFinder", "PathEntryFinder", "def find_spec(",
+                                     "def find_module(", "def exec_module(", "builtins.__import__", "__import__ = "}))
+        return;
+    }
     // A collected item's test function replaced (`request.node.obj = ...`, `item.obj = ...`).
     if (c.test_file || c.imported_by_tests || base == "conftest.py")
       for (const auto& [n, l] : added_lines(c.file.before, c.file.after)) {

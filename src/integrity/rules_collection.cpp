@@ -243,23 +243,72 @@ std::vector<std::pair<int, std::string>> removed_lines(const std::optional<std::
 /// Python: `del test_x` or `test_x = ...` (also `TestX`; at module level or under a condition)
 /// beside the definition: the module no longer holds a test of that name when pytest collects it.
 void python_rebinding(const FileVersions& f, Findings& out) {
-  static const std::regex kRebind(R"(^\s*(?:del\s+((?:test|Test)\w*)\s*$|((?:test|Test)\w*)\s*(?::[^=]+)?=[^=]))");
+  // `del test_add`, `test_add = None`, `test_add, _ = None, None`, `TestAdd.test_add = ...`.
+  static const std::regex kRebind(
+      R"(^\s*(?:del\s+((?:test|Test)\w*(?:\s*,\s*\w+)*)\s*$|((?:\w+\s*,\s*)*(?:test|Test)\w*(?:\s*,\s*\w+)*)\s*(?::[^=]+)?=[^=]|(Test\w*)\.(test\w*)\s*=[^=]))");
   // Through the module's namespace: globals().pop("test_add"), del globals()['test_add'],
-  // vars()['test_add'] = ..., delattr(sys.modules[__name__], 'test_add'), setattr(module, ...).
+  // vars()['test_add'] = ..., delattr(sys.modules[__name__], 'test_add'), setattr(module, ...),
+  // globals().update(test_add=None); a computed name (`if n.startswith("test_")`) removes them all.
   static const std::regex kNamespace(
       R"((?:globals|vars|locals)\s*\(\s*\)|sys\s*\.\s*modules\s*\[\s*__name__\s*\]|__dict__|(?:delattr|setattr)\s*\()");
   static const std::regex kQuotedTest(R"(['"]((?:test|Test)\w*)['"])");
-  for (const auto& [n, line] : added_lines(f.before, f.after)) {
+  static const std::regex kModuleNamespace(R"((?:globals|vars|locals)\s*\(\s*\)|sys\s*\.\s*modules\s*\[\s*__name__\s*\])");
+  static const std::regex kKeyword(R"(\b((?:test|Test)\w*)\s*=[^=])");
+  static const std::regex kWord(R"(\w+)");
+  const std::string& after = *f.after;
+  auto defines = [&](const std::string& name) { return contains(after, "def " + name + "(") || contains(after, "class " + name); };
+  auto defines_prefixed = [&](const std::string& prefix) {
+    return contains(after, "def " + prefix) || contains(after, "class " + prefix);
+  };
+  const auto added = added_lines(f.before, f.after);
+  for (std::size_t i = 0; i < added.size(); ++i) {
+    const auto& [n, line] = added[i];
+    // A call split over lines: this line and the next added one together.
+    std::string window = line.substr(0, kRegexLineChars);
+    if (i + 1 < added.size() && added[i + 1].first == n + 1) window += " " + added[i + 1].second.substr(0, kRegexLineChars);
     std::smatch m;
-    std::string name;
-    if (std::regex_search(line, m, kRebind)) name = m[1].matched ? m[1].str() : m[2].str();
-    else if (std::regex_search(line, kNamespace) && std::regex_search(line, m, kQuotedTest)) name = m[1].str();
-    else continue;
-    if (!contains(*f.after, "def " + name + "(") && !contains(*f.after, "class " + name)) continue;
-    out.push_back({"collection_disabled", f.path, n,
-                   "test " + name + " is rebound at module level (" + quote(line) +
-                       "): pytest collects what the name holds when the module is imported, so the test is gone"});
-    return;
+    std::vector<std::string> names;
+    bool computed = false;
+    if (std::regex_search(line, m, kRebind)) {
+      if (m[3].matched) {
+        names.push_back(m[4].str());
+      } else {
+        const std::string list = m[1].matched ? m[1].str() : m[2].str();
+        for (std::sregex_iterator w(list.begin(), list.end(), kWord), e; w != e; ++w) names.push_back(w->str());
+      }
+      if (m[3].matched && !contains(after, "class " + m[3].str())) names.clear();
+      if (m[3].matched && !names.empty()) {
+        if (!defines(names.front())) names.clear();
+        else {
+          out.push_back({"collection_disabled", f.path, n,
+                         "test " + m[3].str() + "." + names.front() + " is replaced at module level (" + quote(line) +
+                             "): what runs is what the attribute holds, not the test"});
+          return;
+        }
+      }
+    } else if (std::regex_search(window, kNamespace)) {
+      for (std::sregex_iterator q(window.begin(), window.end(), kQuotedTest), e; q != e; ++q) {
+        const std::string name = (*q)[1].str();
+        if (defines(name)) names.push_back(name);
+        else if (defines_prefixed(name) && std::regex_search(window, kModuleNamespace)) computed = true;
+      }
+      for (std::sregex_iterator k(window.begin(), window.end(), kKeyword), e; k != e; ++k) names.push_back((*k)[1].str());
+    } else {
+      continue;
+    }
+    for (const auto& name : names) {
+      if (!defines(name)) continue;
+      out.push_back({"collection_disabled", f.path, n,
+                     "test " + name + " is rebound at module level (" + quote(line) +
+                         "): pytest collects what the name holds when the module is imported, so the test is gone"});
+      return;
+    }
+    if (computed) {
+      out.push_back({"collection_disabled", f.path, n,
+                     "tests are removed through the module's namespace by a computed name (" + quote(line) +
+                         "): pytest collects what the module holds when it is imported"});
+      return;
+    }
   }
 }
 

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <map>
 #include <regex>
+#include <set>
 
 #include "integrity/guard_internal.hpp"
 
@@ -133,8 +134,12 @@ std::map<std::string, std::string> imports(const std::string& text, Lang lang) {
     if (lang == Lang::python) {
       if (std::regex_search(line, m, py_from)) {
         const std::string module = m[1].str(), list = m[2].str();
-        for (std::sregex_iterator w(list.begin(), list.end(), word), end; w != end; ++w)
-          if (w->str() != "as") out[w->str()] = module + "." + w->str();
+        for (const auto& item : split_top(list, {","})) {
+          std::vector<std::string> words;
+          for (std::sregex_iterator w(item.begin(), item.end(), word), end; w != end; ++w) words.push_back(w->str());
+          if (words.size() == 3 && words[1] == "as") out[words[2]] = module + "." + words[0];  // `add as real_add`
+          else if (words.size() == 1) out[words[0]] = module + "." + words[0];
+        }
       } else if (std::regex_search(line, m, py_import)) {
         out[m[2].matched ? m[2].str() : m[1].str()] = m[1].str();
       }
@@ -193,6 +198,10 @@ bool python_local_binding_harmless(const std::string& text, int line, const std:
   const int hi = indent(lines[static_cast<std::size_t>(header)]);
   const std::regex bare("(^|[^\\w.])" + name + "\\s*\\(");
   const std::regex qualified("\\b([A-Za-z_][\\w.]*)\\." + name + "\\s*\\(");
+  // Other local names of the same function (`from calc import add as real_add`).
+  std::vector<std::regex> aliases;
+  for (const auto& [alias, full] : imported)
+    if (alias != name && full == real_module + "." + name) aliases.emplace_back("(^|[^\\w.])" + alias + "\\s*\\(");
   bool calls_bare = false, calls_real = false;
   for (std::size_t i = static_cast<std::size_t>(header) + 1; i < lines.size(); ++i) {
     const std::string& l = lines[i];
@@ -200,6 +209,8 @@ bool python_local_binding_harmless(const std::string& text, int line, const std:
     if (static_cast<int>(i) + 1 == line) continue;
     const std::string c = l.substr(0, kRegexLineChars);
     if (std::regex_search(c, bare) && !contains(c, "def " + name)) calls_bare = true;
+    for (const auto& a : aliases)
+      if (std::regex_search(c, a)) calls_real = true;
     for (std::sregex_iterator it(c.begin(), c.end(), qualified), e; it != e; ++it) {
       const std::string chain = (*it)[1].str();
       const std::string h = chain.substr(0, chain.find('.'));
@@ -222,18 +233,24 @@ struct Target {
   bool local_closure = false;
   /// C++ `using ns::add;`: `ns` (a stand-in only when the test file defines that namespace).
   std::string cpp_namespace = "";
+  /// A function literal's parameter (Go `func(Add func(int, int) int) {...}(fake)`): what the
+  /// caller passes is what the body calls.
+  bool param = false;
 };
 
-/// The closure or lambda defined from `line` on (its braces balanced) calls the real `name`: Go's
-/// `add := func(a, b int) int { return add(a, b) }` (the new binding is not in scope in its own
-/// value), C++ `[](int a, int b) { return ::add(a, b); }`.
-bool closure_calls_real(const std::string& text, int line, const std::string& name, Lang lang) {
+/// The value bound from `line` on (a closure or lambda with its braces balanced, or the rest of the
+/// statement) reaches the real `name`: Go's `add := func(a, b int) int { return add(a, b) }` (the new
+/// binding is not in scope in its own value), `Add := calc.Add`, a method `c.add(...)`; C++
+/// `[](int a, int b) { return ::add(a, b); }`, `calc::add`, `c.add(...)`. Comments do not count.
+bool local_value_calls_real(const std::string& text, int line, const std::string& name, Lang lang) {
   std::string body;
   int depth = 0;
   bool opened = false;
   for_each_capped_line(text, [&](int n, const std::string& l) {
-    if (n < line || (opened && depth <= 0)) return;
-    for (char ch : l) {
+    if (n < line || (n > line && (!opened || depth <= 0))) return;
+    std::string code = l;
+    if (auto c = code.find("//"); c != std::string::npos) code.resize(c);
+    for (char ch : code) {
       if (ch == '{') {
         ++depth;
         opened = true;
@@ -241,13 +258,31 @@ bool closure_calls_real(const std::string& text, int line, const std::string& na
         --depth;
       }
     }
-    body += l + "\n";
+    body += code + "\n";
   });
-  const auto open = body.find('{');
-  if (open == std::string::npos) return false;
-  const std::string inner = body.substr(open, kRegexLineChars * 8);
-  const std::regex call(lang == Lang::cpp ? "::\\s*" + name + "\\s*\\(" : "(^|[^\\w.])" + name + "\\s*\\(");
-  return std::regex_search(inner, call);
+  // Block comments and the binding's own name on its left side.
+  for (auto b = body.find("/*"); b != std::string::npos; b = body.find("/*", b)) {
+    const auto e = body.find("*/", b + 2);
+    body.erase(b, e == std::string::npos ? std::string::npos : e + 2 - b);
+  }
+  const auto eq = body.find_first_of(lang == Lang::go ? "=" : "={");
+  if (eq == std::string::npos) return false;
+  const std::string value = body.substr(eq + 1, kRegexLineChars * 8);
+  const std::regex qualified("(::|\\.|->)\\s*" + name + "\\b");
+  if (std::regex_search(value, qualified)) return true;
+  return lang == Lang::go && std::regex_search(value, std::regex("(^|[^\\w.])" + name + "\\s*\\("));
+}
+
+/// The test file's old version called the bare name (`Add(2, 2)`, `add(2, 2)`): a new local binding
+/// of that name now takes those calls. A new file has no old calls to take.
+bool called_bare_before(const std::optional<std::string>& before, const std::string& name) {
+  if (!before) return false;
+  const std::regex call("(^|[^\\w.:>])" + name + "\\s*\\(");
+  bool found = false;
+  for_each_capped_line(*before, [&](int, const std::string& l) {
+    if (!found && std::regex_search(l, call) && !contains(l, "func " + name) && !contains(l, "def " + name)) found = true;
+  });
+  return found;
 }
 
 /// Mock targets on one added line, per language.
@@ -260,24 +295,32 @@ std::vector<Target> targets(const std::string& line, Lang lang, bool gmock) {
     // Without a mocking API: `calc.add = lambda ...`, setattr(calc, 'add', ...), sys.modules['calc'] = ...,
     // and a local `def add` / `add = ...` that shadows an imported `add` (resolved by the caller).
     static const std::regex attr(R"(^\s*([A-Za-z_]\w*(?:\.\w+)*)\.(\w+)\s*=[^=])");
-    static const std::regex set_attr(R"(\bsetattr\s*\(\s*([A-Za-z_][\w.]*)\s*,\s*['"](\w+)['"])");
+    static const std::regex set_attr(R"((?:\bsetattr|__setattr__)\s*\(\s*([A-Za-z_][\w.]*)\s*,\s*['"](\w+)['"])");
+    // setattr(calc, name, ...) with a computed name: any attribute of the object may be replaced.
+    static const std::regex set_attr_computed(R"((?:\bsetattr|__setattr__)\s*\(\s*([A-Za-z_][\w.]*)\s*,\s*[A-Za-z_])");
+    // sys.modules["calc"].add = ...: the module's attribute through the module table.
+    static const std::regex sys_modules_attr(R"(\bsys\s*\.\s*modules\s*\[\s*['"]([\w.]+)['"]\s*\]\s*\.\s*(\w+)\s*=[^=])");
     static const std::regex sys_modules(R"(\bsys\s*\.\s*modules\s*\[\s*['"]([\w.]+)['"]\s*\]\s*=[^=]|\bsys\s*\.\s*modules\s*\.\s*(?:update|setdefault)\s*\(\s*\{?\s*['"]([\w.]+)['"])");
     static const std::regex local_def(R"(^\s*(?:async\s+)?(?:def|class)\s+(\w+)\b)");
     static const std::regex local_assign(R"(^\s*(\w+)\s*(?::[^=]+)?=[^=])");
     // The module's namespace written directly: vars(calc).update(add=...), calc.__dict__['add'] = ...
-    static const std::regex ns_update(R"(\b(?:vars\s*\(\s*([A-Za-z_][\w.]*)\s*\)|([A-Za-z_][\w.]*)\s*\.\s*__dict__)\s*(?:\.\s*(?:update|setdefault|__setitem__)\s*\(|\[))");
+    static const std::regex ns_update(
+        R"(\b(?:vars\s*\(\s*([A-Za-z_][\w.]*)\s*\)|([A-Za-z_][\w.]*)\s*\.\s*__dict__)\s*(\.\s*(?:update|setdefault|__setitem__)\s*\(|\[[^\]]*\]\s*=[^=]))");
     if (std::regex_search(line, m, ns_update)) {
       const std::string owner = m[1].matched ? m[1].str() : m[2].str();
       static const std::regex key(R"((?:^|[(,{\[]\s*)(\w+)\s*=[^=]|['"](\w+)['"]\s*[\]:,])");
-      const std::string rest = m.suffix().str();
+      const std::string rest = m[3].str().substr(m[3].str().find_first_of("([")) + m.suffix().str();
       for (std::sregex_iterator k(rest.begin(), rest.end(), key), e; k != e; ++k)
         out.push_back({"", (*k)[1].matched ? (*k)[1].str() : (*k)[2].str(), owner, true});
       if (!out.empty()) return out;
     }
     if (std::regex_search(line, m, dotted)) out.push_back({m[1].str(), m[2].str(), ""});
     else if (std::regex_search(line, m, object)) out.push_back({"", m[2].str(), m[1].str()});
+    else if (std::regex_search(line, m, sys_modules_attr)) out.push_back({m[1].str(), m[2].str(), ""});
     else if (std::regex_search(line, m, sys_modules)) out.push_back({m[1].matched ? m[1].str() : m[2].str(), "", "", true});
     else if (std::regex_search(line, m, set_attr) && m[1].str() != "self") out.push_back({"", m[2].str(), m[1].str(), true});
+    else if (std::regex_search(line, m, set_attr_computed) && m[1].str() != "self" && m[1].str() != "cls")
+      out.push_back({"", "", m[1].str(), true});
     else if (std::regex_search(line, m, attr) && m[1].str() != "self" && m[1].str() != "cls") {
       // `calc.add.__code__ = ...`, `calc.Calc.add.__defaults__ = ...`: a function's internals
       // replaced is the function replaced.
@@ -285,6 +328,9 @@ std::vector<Target> targets(const std::string& line, Lang lang, bool gmock) {
       if (starts_with(name, "__") && ends_with(name, "__") && owner.find('.') != std::string::npos) {
         name = owner.substr(owner.rfind('.') + 1);
         owner.resize(owner.rfind('.'));
+      } else if (starts_with(name, "__") && ends_with(name, "__") && name != "__dict__") {
+        // `add.__code__ = ...` on a function imported by name: the function itself.
+        name = owner;
       }
       if (owner != "self" && owner != "cls") out.push_back({"", name, owner, true});
     }
@@ -314,16 +360,61 @@ std::vector<Target> targets(const std::string& line, Lang lang, bool gmock) {
     }
   } else if (lang == Lang::go) {
     static const std::regex swap(R"(^\s*(\w+)\s*=\s*func\s*\()");
-    static const std::regex closure(R"(^\s*(\w+)\s*:=\s*func\s*\()");
-    if (std::regex_search(line, m, swap)) out.push_back({"", m[1].str(), ""});
-    else if (std::regex_search(line, m, closure)) out.push_back({"", m[1].str(), "", false, true});
+    // Local bindings: `Add := ...`, `Add, _ := ...`, `var Add = ...`, `var Add func(int, int) int = ...`,
+    // and a function literal's parameter (`func(Add func(int, int) int) { ... }(fake)`).
+    static const std::regex declared(R"(^\s*(?:var\s+([\w\s,]+?)(?:\s+[\w.\[\]\*]+(?:\([^)]*\)[\w\s]*)?)?\s*=[^=]|([\w\s,]+?)\s*:=))");
+    static const std::regex word(R"(\w+)");
+    if (std::regex_search(line, m, swap)) {
+      out.push_back({"", m[1].str(), ""});
+    } else if (std::regex_search(line, m, declared)) {
+      const std::string names = m[1].matched ? m[1].str() : m[2].str();
+      for (std::sregex_iterator w(names.begin(), names.end(), word), e; w != e; ++w)
+        if (w->str() != "_") out.push_back({"", w->str(), "", false, true});
+    }
+    // Function literals (`func(` right after a non-identifier): their parameters, brackets balanced.
+    for (std::size_t at = line.find("func"); at != std::string::npos; at = line.find("func", at + 4)) {
+      if (at > 0 && (std::isalnum(static_cast<unsigned char>(line[at - 1])) || line[at - 1] == '_')) continue;
+      std::size_t open = at + 4;
+      while (open < line.size() && line[open] == ' ') ++open;
+      if (open >= line.size() || line[open] != '(') continue;
+      int depth = 0;
+      std::size_t close = open;
+      for (; close < line.size(); ++close) {
+        if (line[close] == '(') ++depth;
+        else if (line[close] == ')' && --depth == 0) break;
+      }
+      for (const auto& p : split_top(line.substr(open + 1, close - open - 1), {","})) {
+        const std::string item = trim(p);
+        const std::string pn = item.substr(0, item.find_first_of(" \t"));
+        if (!pn.empty() && pn.find_first_of("()*[]") == std::string::npos && item.find_first_of(" \t") != std::string::npos) {
+          Target t{"", pn, "", false, true};
+          t.param = true;
+          out.push_back(t);
+        }
+      }
+    }
   } else if (lang == Lang::cpp) {
-    // A local lambda or a using-declaration from a namespace of the test's own: the unqualified
-    // calls after it reach the stand-in.
-    static const std::regex lambda(R"(^\s*(?:static\s+)?(?:const\s+)?(?:auto|std::function<[^>]*>)\s*&?\s*(\w+)\s*=\s*\[)");
+    // A local declaration named like the code under test (a lambda, `std::function`, a function
+    // pointer, a functor object, brace-initialised or not) or a using-declaration from a namespace
+    // of the test's own: the unqualified calls after it reach the stand-in.
+    static const std::regex declared(
+        R"(^\s*(?:(?:static|constexpr|const|inline|volatile|thread_local)\s+)*(?:auto|[A-Za-z_][\w:]*(?:<[^;]*>)?)(?:\s*[\*&]+\s*|\s+)(\w+)\s*(?:=[^=]|\{|;|\((?!\s*\)\s*[;{])))");
+    static const std::regex fn_pointer(R"(\(\s*\*\s*(\w+)\s*\)\s*\()");
     static const std::regex using_decl(R"(^\s*using\s+((?:\w+::)*\w+)::(\w+)\s*;)");
-    if (std::regex_search(line, m, lambda)) out.push_back({"", m[1].str(), "", false, true});
-    else if (std::regex_search(line, m, using_decl)) out.push_back({"", m[2].str(), "", false, false, m[1].str()});
+    static const std::set<std::string, std::less<>> kNotTypes = {"return", "co_return", "throw", "delete", "new", "case", "goto",
+                                                                 "else", "do", "using", "typedef", "namespace", "class", "struct",
+                                                                 "enum", "template", "friend", "operator", "public", "private"};
+    static const std::regex anonymous_object(R"(^\s*(?:struct|class)\b.*\}\s*(\w+)\s*;\s*$)");
+    if (std::regex_search(line, m, anonymous_object)) {
+      out.push_back({"", m[1].str(), "", false, true});
+    } else if (std::regex_search(line, m, using_decl)) {
+      out.push_back({"", m[2].str(), "", false, false, m[1].str()});
+    } else if (std::regex_search(line, m, fn_pointer)) {
+      out.push_back({"", m[1].str(), "", false, true});
+    } else if (std::regex_search(line, m, declared)) {
+      const std::string first = trim(line).substr(0, trim(line).find_first_of(" \t*&<("));
+      if (!kNotTypes.count(first)) out.push_back({"", m[1].str(), "", false, true});
+    }
     static const std::regex sub(R"(\b(?:class|struct)\s+\w+\s*(?:final\s*)?:\s*(?:public|private|protected)?\s*([\w:]+))");
     if (gmock && std::regex_search(line, m, sub)) {
       std::string base = m[1].str();
@@ -360,8 +451,25 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
     const bool gmock = lang == Lang::cpp && (contains(*f.after, "MOCK_METHOD") || contains(*f.after, "MOCK_CONST_METHOD"));
     std::map<std::string, std::string> imported;
     bool imports_read = false;
+    // Python: a name bound to a module's namespace (`ns = vars(calc)`, `ns = calc.__dict__`):
+    // writes through it are writes to the module.
+    std::map<std::string, std::string> namespace_aliases;
+    if (lang == Lang::python) {
+      static const std::regex alias(R"(^\s*(\w+)\s*=\s*(?:vars\s*\(\s*([\w.]+)\s*\)|([\w.]+)\s*\.\s*__dict__)\s*$)");
+      for_each_capped_line(*f.after, [&](int, const std::string& l) {
+        std::smatch am;
+        if (std::regex_search(l, am, alias)) namespace_aliases[am[1].str()] = am[2].matched ? am[2].str() : am[3].str();
+      });
+    }
     for (const auto& [n, full] : added) {
-      const std::string l = full.substr(0, kRegexLineChars);
+      std::string l = full.substr(0, kRegexLineChars);
+      if (!namespace_aliases.empty()) {
+        static const std::regex write(R"(^(\s*)(\w+)(\s*(?:\[|\.\s*(?:update|setdefault|__setitem__)\s*\()))");
+        std::smatch wm;
+        if (std::regex_search(l, wm, write))
+          if (auto it = namespace_aliases.find(wm[2].str()); it != namespace_aliases.end())
+            l = wm[1].str() + "vars(" + it->second + ")" + wm[3].str() + wm.suffix().str();
+      }
       auto ts = targets(l, lang, gmock);
       if (ts.empty()) continue;
       if (!prod) prod = production(files, options);
@@ -374,10 +482,17 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
       }
       for (const auto& t : ts) {
         std::string why;
-        if (t.local_closure && closure_calls_real(*f.after, n, t.name, lang)) continue;
+        if (t.local_closure &&
+            (!called_bare_before(f.before, t.name) || (!t.param && local_value_calls_real(*f.after, n, t.name, lang))))
+          continue;
         if (!t.cpp_namespace.empty()) {
-          const std::string ns = t.cpp_namespace.substr(t.cpp_namespace.rfind(':') == std::string::npos ? 0 : t.cpp_namespace.rfind(':') + 1);
-          if (!std::regex_search(f.after->substr(0, std::size_t{1} << 20), std::regex("\\bnamespace\\s+" + ns + "\\s*\\{"))) continue;
+          // A namespace of the test file's own (through an alias too) that defines the function.
+          std::string ns = t.cpp_namespace.substr(t.cpp_namespace.rfind(':') == std::string::npos ? 0 : t.cpp_namespace.rfind(':') + 1);
+          const std::string text = f.after->substr(0, std::size_t{1} << 20);
+          std::smatch am;
+          if (std::regex_search(text, am, std::regex("\\bnamespace\\s+" + ns + "\\s*=\\s*(?:\\w+::)*(\\w+)\\s*;"))) ns = am[1].str();
+          if (!std::regex_search(text, std::regex("\\bnamespace\\s+" + ns + "\\s*\\{"))) continue;
+          if (!std::regex_search(text, std::regex("\\b" + t.name + "\\s*\\([^;{}()]*\\)\\s*(?:const\\s*)?(?:noexcept\\s*)?\\{"))) continue;
         }
         if (t.plain) {
           // Only names the file imports (a module, or a function/class from one) are targets here.

@@ -74,7 +74,10 @@ const std::vector<Family>& termination(Lang l) {
       {"an os.exec* call replaces the runner's process", std::regex(R"(\bos\s*\.\s*exec[lv]p?e?\s*\()")},
       {"a signal to its own or its parent's process", std::regex(R"(\bos\s*\.\s*(kill|killpg)\s*\(|\bsignal\s*\.\s*(raise_signal|pthread_kill|alarm|setitimer)\s*\()")},
       {"sys.exit / exit / quit / raise SystemExit", std::regex(R"(\bsys\s*\.\s*exit\s*\(|(^|[^\w.])(exit|quit)\s*\(|\braise\s+SystemExit\b)")},
-      {"a process-ending function reached by name", std::regex(R"(\bgetattr\s*\(\s*(os|sys|signal|posix)\s*,|\b__import__\s*\(|\bimport_module\s*\(|\bctypes\b.*\b(exit|_exit|kill|abort)\b)")},
+      // (A module imported by name and used on the spot, `__import__(...)._exit(0)`; `_exit`/`abort`
+      // on any object: only the os modules have them.)
+      {"a process-ending function reached by name",
+       std::regex(R"(\bgetattr\s*\(\s*(os|sys|signal|posix|nt|__import__|import_module|importlib\s*\.\s*import_module)\s*[,(]|\b(__import__|import_module)\s*\([^()]*\)\s*\.\s*\w+|\.\s*(_exit|abort|killpg)\s*\(|\bctypes\b.*\b(exit|_exit|kill|abort)\b)")},
       {"os._exit / os.kill imported under another name", std::regex(R"(\bfrom\s+(os|posix|nt|signal)\s+import\b.*\b(_exit|abort|kill|killpg|exec[lv]p?e?|raise_signal|pthread_kill)\b)")},
   };
   static const std::vector<Family> js = {

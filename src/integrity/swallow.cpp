@@ -221,39 +221,109 @@ bool bare_statement(TSNode n) {
 /// the test only when the task is awaited (or its result read) and when gather, told to return
 /// exceptions as values, has its results read.
 string py_async_handoff(const Syntax& s, TSNode call, TSNode unit, const string& name) {
-  if (name == "gather") {
-    if (!contains(strip_spaces(s.text(arguments_of(call))), "return_exceptions=True")) return "";
-    TSNode use = ts_node_parent(call);
-    if (!ts_node_is_null(use) && Syntax::type(use) == "await") use = ts_node_parent(use);
-    const bool dropped = !ts_node_is_null(use) && Syntax::type(use) == "expression_statement";
-    TSNode value = ts_node_parent(call);
-    if (!ts_node_is_null(value) && Syntax::type(value) == "await") value = ts_node_parent(value);
-    const string var = ts_node_is_null(value) || Syntax::type(value) != "assignment" ? "" : strip_spaces(s.text(Syntax::field(value, "left")));
-    const string body = s.text(unit);
-    bool read = false;
-    if (!var.empty() && var != "_")
-      for (auto p = body.find(var); p != string::npos; p = body.find(var, p + 1))
-        if ((p == 0 || !ident_char(body[p - 1])) && (p + var.size() >= body.size() || !ident_char(body[p + var.size()])) &&
-            strip_spaces(body.substr(p + var.size(), 3)).compare(0, 1, "=") != 0)
-          read = true;
-    if (dropped || (!var.empty() && !read) || var == "_")
-      return "runs in asyncio.gather(..., return_exceptions=True) whose results the test never reads: its failure "
-             "comes back as a value";
+  const string body = s.text(unit);
+  // Lines of the unit after the call's line.
+  auto lines_after = [&](TSNode n) {
+    std::vector<string> out;
+    const int from = Syntax::line(n) - Syntax::line(unit);
+    int k = 0;
+    for (std::size_t p = 0; p <= body.size(); ++k) {
+      const auto e = std::min(body.find('\n', p), body.size());
+      if (k > from) out.push_back(body.substr(p, e - p));
+      p = e + 1;
+    }
+    return out;
+  };
+  auto word_at = [&](const string& text, const string& var, std::size_t p) {
+    return (p == 0 || !ident_char(text[p - 1])) && (p + var.size() >= text.size() || !ident_char(text[p + var.size()]));
+  };
+  // A result (a gather list, a task, a done set) is read when a later line raises or inspects what
+  // it holds: `raise r`, `isinstance(r, BaseException)`, `.result()`, `.exception()`, or an assert on
+  // it beyond its length.
+  auto read_later = [&](TSNode n, const string& var) {
+    for (const auto& l : lines_after(n)) {
+      if (var.empty()) {
+        if (contains(l, ".result(") || contains(l, ".exception(")) return true;
+        continue;
+      }
+      bool mentions = false;
+      for (auto p = l.find(var); p != string::npos; p = l.find(var, p + 1))
+        if (word_at(l, var, p)) mentions = true;
+      if (!mentions) continue;
+      const string c = strip_spaces(l);
+      if (contains(c, "raise") || contains(c, "isinstance(") || contains(c, ".result(") || contains(c, ".exception(") ||
+          contains(c, "await" + var))
+        return true;
+      if (starts_with(c, "assert") && !contains(c, "len(" + var + ")")) return true;
+      if (starts_with(c, "for") || starts_with(c, "return")) return true;  // iterated or handed back: read there
+    }
+    return false;
+  };
+  auto awaited_value = [&](TSNode n) {
+    TSNode v = ts_node_parent(n);
+    if (!ts_node_is_null(v) && Syntax::type(v) == "await") v = ts_node_parent(v);
+    return v;
+  };
+  if (name == "gather" || name == "wait") {
+    TSNode up = ts_node_parent(call);
+    const bool awaited = !ts_node_is_null(up) && Syntax::type(up) == "await";
+    const string args = strip_spaces(s.text(arguments_of(call)));
+    if (!awaited && bare_statement(call))
+      return "runs in asyncio." + name + "(...) that the test never awaits: its failure stays in the tasks";
+    const bool returns_values = name == "wait" || (contains(args, "return_exceptions") && contains(args, "True"));
+    if (!returns_values) return "";
+    TSNode value = awaited_value(call);
+    string var;
+    if (!ts_node_is_null(value) && Syntax::type(value) == "assignment") var = strip_spaces(s.text(Syntax::field(value, "left")));
+    if (name == "wait") {
+      // `done, pending = await asyncio.wait(...)`: the done tasks' results must be read.
+      return read_later(call, "") ? ""
+                                  : "runs in asyncio.wait(...), which never raises, and the test never reads its tasks' "
+                                    "result(): its failure stays in the task";
+    }
+    if (var.empty() || var == "_" || !read_later(call, var))
+      return "runs in asyncio.gather(..., return_exceptions=True) whose results the test never reads: its failure comes "
+             "back as a value";
     return "";
   }
   if (!one_of(name, {"create_task", "ensure_future"})) return "";
+  // A task group awaits its tasks and re-raises (`async with asyncio.TaskGroup() as tg`).
+  const string callee = strip_spaces(callee_text(s, call));
+  if (const auto dot = callee.rfind('.'); dot != string::npos) {
+    const string owner = callee.substr(0, dot);
+    if (contains(strip_spaces(body), "TaskGroup()as" + owner + ":")) return "";
+  }
   if (bare_statement(call)) return "runs in an asyncio task the test never awaits: its failure stays in the task";
   const string var = stored_in(s, call);
-  if (var.empty()) return "";  // handed on (a list of tasks, gather(...)): awaited there
-  const string body = s.text(unit);
-  std::size_t uses = 0;
-  for (auto p = body.find(var); p != string::npos; p = body.find(var, p + 1))
-    if ((p == 0 || !ident_char(body[p - 1])) && (p + var.size() >= body.size() || !ident_char(body[p + var.size()]))) ++uses;
-  return uses > 1 ? "" : "runs in an asyncio task `" + var + "` the test never awaits: its failure stays in the task";
+  if (var.empty()) {
+    // Handed on: to gather/wait (judged as those), or somewhere that awaits it.
+    for (TSNode p = ts_node_parent(call); !ts_node_is_null(p) && !ts_node_eq(p, unit); p = ts_node_parent(p))
+      if (Syntax::type(p) == "call") {
+        const string outer = callee_name(s, p);
+        if (one_of(outer, {"gather", "wait"})) return py_async_handoff(s, p, unit, outer);
+        break;
+      }
+    return "";
+  }
+  // The task itself must be awaited or its result read (a done-callback or a cancel is not).
+  for (const auto& l : lines_after(call)) {
+    for (auto p = l.find(var); p != string::npos; p = l.find(var, p + 1)) {
+      if (!word_at(l, var, p)) continue;
+      const string rest = strip_spaces(l.substr(p + var.size(), 24));
+      if (starts_with(rest, ".add_done_callback(") || starts_with(rest, ".cancel(") || starts_with(rest, ".set_name(") ||
+          starts_with(rest, ".get_name(") || starts_with(rest, ".done("))
+        continue;
+      return "";
+    }
+  }
+  return "runs in an asyncio task `" + var + "` the test never awaits: its failure stays in the task";
 }
 
 string py_handoff(const Syntax& s, TSNode call, TSNode unit, const string& name) {
   if (string why = py_async_handoff(s, call, unit, name); !why.empty()) return why;
+  if (one_of(name, {"call_soon", "call_later", "call_at", "call_soon_threadsafe"}))
+    return "is scheduled on the event loop (`" + quote(callee_text(s, call)) +
+           "`): its failure goes to the loop's exception handler, never to the test";
   if (one_of(name, {"Thread", "Timer", "Process", "start_new_thread", "start_new"}))
     return "runs in a thread or process (`" + quote(callee_text(s, call)) +
            "`): its assertion failure is printed there and never reaches the test";

@@ -551,6 +551,10 @@ class Analyzer {
       for (const auto& [name, why] : imported_->droppers)
         if (!defs_.functions.count(name) && !defs_.classes.count(name)) defs_.imported_droppers.emplace(name, why);
     visit(ts_tree_root_node(tree), "", true, nullptr, 0, false);
+    if (lang_ == Lang::python && !m.tests.empty())
+      if (const std::string why = module_level_dropper(ts_tree_root_node(tree)); !why.empty())
+        for (auto& t : m.tests)
+          for (auto& a : t.asserts) swallowed_by(a, why);
     collect_helpers(ts_tree_root_node(tree));
     constant_helper_tautologies();
     exported_definitions(m);
@@ -929,6 +933,9 @@ class Analyzer {
     for (const auto& [name, def] : defs_.functions) {
       if (const int at = drops_failures(s_, def, defs_, try_swallows()))
         m.droppers.emplace(name, "`" + name + "` (a helper module's function), whose handler at line " + std::to_string(at) + " drops failures");
+      else if (lang_ == Lang::python)
+        if (std::string why = applies_dropper(def); !why.empty())
+          m.droppers.emplace(name, "`" + name + "` (a helper module's function), which " + why);
       if (!helper_fails(name, def)) m.non_checks.insert(name);
     }
     for (const auto& [name, cls] : defs_.classes)
@@ -1136,21 +1143,55 @@ class Analyzer {
         "generator_function_declaration", "anonymous_function", "function_literal", "method_definition"};
     static const std::set<std::string_view> kLoops = {"for_statement", "while_statement", "do_statement", "for_in_statement",
                                                       "enhanced_for_statement", "do_while_statement"};
+    static const std::set<std::string_view> kSwitches = {"switch_statement", "switch_expression", "switch_block"};
+    // Labels declared inside the finally (`outer: for (...)`, Kotlin `outer@ for`): a jump to one
+    // of them stays inside.
+    std::set<std::string> labels;
+    std::function<void(TSNode, int)> collect = [&](TSNode n, int depth) {
+      if (depth > kMaxSyntaxDepth) return;
+      const std::string_view t = type(n);
+      if (t == "labeled_statement") {
+        const std::string l = text(n);
+        labels.insert(strip_spaces(l.substr(0, l.find(':'))));
+      } else if (t == "label") {
+        labels.insert(strip_spaces(text(n)).substr(0, strip_spaces(text(n)).find('@')));
+      }
+      for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) collect(ts_node_named_child(n, i), depth + 1);
+    };
+    collect(fin, 0);
+    // The label a jump names (`break outer`, `break@outer`): "" when none.
+    auto jump_label = [&](TSNode n) -> std::string {
+      std::string j = strip_spaces(text(n));
+      if (auto at = j.find('@'); at != std::string::npos) return j.substr(at + 1);
+      for (const char* kw : {"break", "continue"})
+        if (starts_with(j, kw)) j = j.substr(std::strlen(kw));
+      while (!j.empty() && (j.back() == ';')) j.pop_back();
+      return j;
+    };
     bool drops = false;
-    std::function<void(TSNode, bool, int)> walk = [&](TSNode n, bool in_loop, int depth) {
+    std::function<void(TSNode, bool, bool, int)> walk = [&](TSNode n, bool in_loop, bool in_switch, int depth) {
       if (drops || depth > kMaxSyntaxDepth) return;
       const std::string_view t = type(n);
       if (kScopes.count(t)) return;
       if (t == "return_statement") drops = true;
-      if ((t == "break_statement" || t == "continue_statement") && !in_loop) drops = true;
+      if (t == "break_statement" || t == "continue_statement") {
+        const std::string label = jump_label(n);
+        if (!label.empty()) drops = !labels.count(label);
+        else drops = t == "break_statement" ? !in_loop && !in_switch : !in_loop;
+      }
       if (t == "jump_expression") {
-        const std::string j = text(n);
-        if (starts_with(j, "return") || (!in_loop && (starts_with(j, "break") || starts_with(j, "continue")))) drops = true;
+        const std::string j = strip_spaces(text(n));
+        if (starts_with(j, "return")) drops = drops || !starts_with(j, "return@");  // return@label leaves only a lambda
+        else if (starts_with(j, "break") || starts_with(j, "continue")) {
+          const std::string label = jump_label(n);
+          drops = drops || (label.empty() ? !in_loop : !labels.count(label));
+        }
       }
       const bool loop = in_loop || kLoops.count(t) > 0;
-      for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) walk(ts_node_named_child(n, i), loop, depth + 1);
+      const bool sw = in_switch || kSwitches.count(t) > 0;
+      for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) walk(ts_node_named_child(n, i), loop, sw, depth + 1);
     };
-    walk(fin, false, 0);
+    walk(fin, false, false, 0);
     return drops;
   }
 
@@ -1160,7 +1201,7 @@ class Analyzer {
     for (uint32_t i = 0; i < n; ++i) {
       TSNode c = ts_node_named_child(try_node, i);
       std::string_view ct = type(c);
-      if (ct != "except_clause" && ct != "catch_clause" && ct != "catch_block") continue;
+      if (ct != "except_clause" && ct != "except_group_clause" && ct != "catch_clause" && ct != "catch_block") continue;
       const std::string h = text(c);
       if (reraises(c)) continue;  // re-raised on every path: nothing is swallowed
       if (is_js(lang_)) return true;
@@ -1322,6 +1363,39 @@ class Analyzer {
   }
 
   /// Python class scope: collected by pytest when named Test* or a subclass (unittest.TestCase).
+  /// Python: a decorator the file defines that returns a coroutine function or a generator in
+  /// place of the test (`async def run(*a): return fn(*a)`, `def run(*a): yield fn(*a)`): pytest
+  /// skips or does not run it. Why ("" when it does not).
+  std::string python_decorator_hides(const std::string& decorator) const {
+    std::string name = strip_spaces(decorator);
+    if (starts_with(name, "@")) name = name.substr(1);
+    name = name.substr(0, name.find('('));
+    name = name.substr(name.rfind('.') == std::string::npos ? 0 : name.rfind('.') + 1);
+    const auto f = defs_.functions.find(name);
+    if (f == defs_.functions.end()) return "";
+    TSNode body = field(f->second, "body");
+    const std::string returned = text(body);
+    for (uint32_t i = 0; !ts_node_is_null(body) && i < ts_node_named_child_count(body); ++i) {
+      TSNode d = ts_node_named_child(body, i);
+      if (type(d) == "decorated_definition") d = field(d, "definition");
+      if (ts_node_is_null(d) || type(d) != "function_definition") continue;
+      const std::string inner = text(field(d, "name"));
+      const bool coroutine = starts_with(text(d), "async");
+      bool generator = false;
+      std::function<void(TSNode, int)> walk = [&](TSNode n, int depth) {
+        if (generator || depth > kMaxSyntaxDepth) return;
+        if (type(n) == "yield") generator = true;
+        if (depth > 0 && (type(n) == "function_definition" || type(n) == "lambda" || type(n) == "class_definition")) return;
+        for (uint32_t k = 0; k < ts_node_named_child_count(n); ++k) walk(ts_node_named_child(n, k), depth + 1);
+      };
+      walk(field(d, "body"), 1);
+      if ((coroutine || generator) && std::regex_search(returned, std::regex("\\breturn\\s+" + inner + "\\b")))
+        return "the decorator `@" + name + "` (line " + std::to_string(line(f->second)) + ") replaces the test with " +
+               (coroutine ? "a coroutine function, which pytest skips without an async plugin" : "a generator, which pytest does not run");
+    }
+    return "";
+  }
+
   /// A class wrapper (`def quiet(cls)`, a metaclass) that wraps the methods with a function of the
   /// file whose handler drops failures (`setattr(cls, n, tolerant(f))`): why ("" when it does not).
   std::string applies_dropper(TSNode wrapper) const {
@@ -1347,9 +1421,10 @@ class Analyzer {
   /// Python: what wraps every method of a test class from outside the methods: a class decorator,
   /// a metaclass, or a base class's `__init_subclass__` the file defines that drops failures (why;
   /// "" when none).
-  std::string python_class_wrapper_swallows(TSNode cls) const {
+  std::string python_class_wrapper_swallows(TSNode cls, int depth = 0) const {
+    if (depth > 6) return "";
     TSNode parent = ts_node_parent(cls);
-    if (!ts_node_is_null(parent) && type(parent) == "decorated_definition")
+    if (depth == 0 && !ts_node_is_null(parent) && type(parent) == "decorated_definition")
       for (uint32_t i = 0; i < ts_node_named_child_count(parent); ++i) {
         TSNode d = ts_node_named_child(parent, i);
         if (type(d) != "decorator") continue;
@@ -1375,25 +1450,69 @@ class Analyzer {
         base = text(arg);
       }
       base = base.substr(base.rfind('.') == std::string::npos ? 0 : base.rfind('.') + 1);
-      const auto c = defs_.classes.find(base);
-      if (c == defs_.classes.end()) continue;
-      // A metaclass wraps the class it builds; a base class only through __init_subclass__ (its
-      // other methods are the tests' helpers, judged where the tests call them).
-      TSNode wrapper = meta ? c->second : TSNode{};
-      TSNode body = field(c->second, "body");
-      for (uint32_t k = 0; !meta && !ts_node_is_null(body) && k < ts_node_named_child_count(body); ++k) {
-        TSNode d = ts_node_named_child(body, k);
-        if (type(d) == "decorated_definition") d = field(d, "definition");
-        if (!ts_node_is_null(d) && type(d) == "function_definition" && text(field(d, "name")) == "__init_subclass__") wrapper = d;
+      // A metaclass: a class the file defines, or a plain function (`metaclass=quiet`).
+      TSNode wrapper{};
+      TSNode base_class{};
+      if (auto c = defs_.classes.find(base); c != defs_.classes.end()) base_class = c->second;
+      if (meta) {
+        if (!ts_node_is_null(base_class)) wrapper = base_class;
+        else if (auto f = defs_.functions.find(base); f != defs_.functions.end()) wrapper = f->second;
+      } else if (!ts_node_is_null(base_class)) {
+        // A base class wraps its subclasses' methods only through __init_subclass__ (its other
+        // methods are the tests' helpers, judged where the tests call them).
+        TSNode body = field(base_class, "body");
+        for (uint32_t k = 0; !ts_node_is_null(body) && k < ts_node_named_child_count(body); ++k) {
+          TSNode d = ts_node_named_child(body, k);
+          if (type(d) == "decorated_definition") d = field(d, "definition");
+          if (!ts_node_is_null(d) && type(d) == "function_definition" && text(field(d, "name")) == "__init_subclass__") wrapper = d;
+        }
       }
-      if (ts_node_is_null(wrapper)) continue;
-      const std::string by = std::string("runs in a test class built by ") + (meta ? "the metaclass " : "the base class ") + base +
-                             (meta ? "" : "'s __init_subclass__") + " (line " + std::to_string(line(wrapper)) + "), ";
-      if (const int at = drops_failures(s_, wrapper, defs_, try_swallows()))
-        return by + "whose handler at line " + std::to_string(at) + " drops failures";
-      if (std::string why = applies_dropper(wrapper); !why.empty()) return by + "which " + why;
+      if (!ts_node_is_null(wrapper)) {
+        const std::string by = std::string("runs in a test class built by ") + (meta ? "the metaclass " : "the base class ") + base +
+                               (meta ? "" : "'s __init_subclass__") + " (line " + std::to_string(line(wrapper)) + "), ";
+        if (const int at = drops_failures(s_, wrapper, defs_, try_swallows()))
+          return by + "whose handler at line " + std::to_string(at) + " drops failures";
+        if (std::string why = applies_dropper(wrapper); !why.empty()) return by + "which " + why;
+      }
+      // What the base class inherits: its own metaclass and bases.
+      if (!meta && !ts_node_is_null(base_class) && !ts_node_eq(base_class, cls))
+        if (std::string why = python_class_wrapper_swallows(base_class, depth + 1); !why.empty()) return why;
     }
     return "";
+  }
+
+  /// Python: module-level code that applies a failure-dropping wrapper of the file (or of a helper
+  /// module) to something (`for n, f in vars(TestAdd).items(): setattr(TestAdd, n, tolerant(f))`,
+  /// `TestAdd.test_add = tolerant(TestAdd.test_add)`): why ("" when none).
+  std::string module_level_dropper(TSNode root) const {
+    std::string why;
+    // Only what touches a test: the call or the loop around it names one (`TestAdd`, `test_add`).
+    static const std::regex kTestWord(R"(\b(?:Test|test_?)\w*)");
+    std::function<void(TSNode, int, const std::string&)> walk = [&](TSNode n, int depth, const std::string& around) {
+      if (!why.empty() || depth > kMaxSyntaxDepth) return;
+      const std::string_view t = type(n);
+      if (t == "function_definition" || t == "class_definition" || t == "decorated_definition" || t == "lambda") return;
+      std::string context = around;
+      if (t == "for_statement" || t == "while_statement") {
+        const std::string h = text(n);
+        context += h.substr(0, std::min(h.find(':'), kRegexLineChars));
+      }
+      const bool touches_test = t == "call" && std::regex_search(context + text(n).substr(0, kRegexLineChars), kTestWord);
+      if (t == "call" && touches_test) {
+        std::string name = strip_spaces(text(field(n, "function")));
+        name = name.substr(name.rfind('.') == std::string::npos ? 0 : name.rfind('.') + 1);
+        if (auto f = defs_.functions.find(name); f != defs_.functions.end()) {
+          if (const int at = drops_failures(s_, f->second, defs_, try_swallows()))
+            why = "is wrapped at module level (line " + std::to_string(line(n)) + ") by `" + name + "`, whose handler at line " +
+                  std::to_string(at) + " drops failures";
+        } else if (auto d = defs_.imported_droppers.find(name); d != defs_.imported_droppers.end()) {
+          why = "is wrapped at module level (line " + std::to_string(line(n)) + ") by " + d->second;
+        }
+      }
+      for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) walk(ts_node_named_child(n, i), depth + 1, context);
+    };
+    walk(root, 0, "");
+    return why;
   }
 
   bool python_class_collectable(TSNode cls, const std::string& name) const {
@@ -1432,8 +1551,8 @@ class Analyzer {
       for (uint32_t i = 0; i < ts_node_child_count(n); ++i) {
         TSNode c = ts_node_child(n, i);
         std::string_view ct = type(c);
-        const bool body = ct == "block" || ct == "statement_block" || ct == "compound_statement" ||
-                          (i == 1 && (ct == "statements" || ct == "block"));
+        // (Kotlin: the try's statements are children of the try_expression itself, after its `{`.)
+        const bool body = ct == "block" || ct == "statement_block" || ct == "compound_statement" || ct == "statements";
         visit(c, scope, scope_collectable, unit, swallow_depth + (sw && body ? 1 : 0), recovering);
       }
       return;
@@ -1589,6 +1708,13 @@ class Analyzer {
     u.focus = info.focus;
     u.collectable = info.collectable;
     u.hidden_by = info.hidden_by;
+    if (lang_ == Lang::python && u.collectable)
+      for (const auto& d : info.decorators)
+        if (std::string why = python_decorator_hides(d); !why.empty()) {
+          u.collectable = false;
+          u.hidden_by = why;
+          break;
+        }
     u.cases = std::max(1, info.cases);
     TSNode parent = ts_node_parent(n);
     if (lang_ == Lang::python && !ts_node_is_null(parent) && type(parent) == "decorated_definition") u.line = line(parent);
@@ -1848,6 +1974,54 @@ class Analyzer {
     if (uses) a.rows = std::min(kMaxTableRows, a.rows * rows);
   }
 
+  /// A check inside a local function the unit calls with several distinct argument lists
+  /// (`run := func(t *testing.T, a, b, want int) {...}; run(t, 2, 2, 4); run(t, 1, 5, 6)`) that
+  /// uses the function's parameters checks once per distinct call, like a table row.
+  void closure_rows(Assertion& a, TSNode check, TSNode fn) const {
+    std::string name;
+    TSNode nm = field(fn, "name");
+    TSNode up = ts_node_parent(fn);
+    if (!ts_node_is_null(nm)) name = text(nm);
+    else if (!ts_node_is_null(up) && (type(up) == "variable_declarator" || type(up) == "assignment"))
+      name = text(field(up, type(up) == "variable_declarator" ? "name" : "left"));
+    else if (!ts_node_is_null(up) && type(up) == "expression_list" && !ts_node_is_null(ts_node_parent(up)) &&
+             type(ts_node_parent(up)) == "short_var_declaration")
+      name = text(field(ts_node_parent(up), "left"));
+    if (name.empty() || ts_node_is_null(unit_node_) || name.find_first_of(" ,") != std::string::npos) return;
+    const std::string all = text(unit_node_);
+    const std::size_t base = ts_node_start_byte(unit_node_);
+    const std::size_t fb = ts_node_start_byte(fn) - base, fe = ts_node_end_byte(fn) - base;
+    auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; };
+    std::set<std::string> calls;
+    for (std::size_t p = all.find(name); p != std::string::npos; p = all.find(name, p + 1)) {
+      if ((p >= fb && p < fe) || (p > 0 && (ident(all[p - 1]) || all[p - 1] == '.'))) continue;
+      std::size_t q = p + name.size();
+      while (q < all.size() && (all[q] == ' ' || all[q] == '\t')) ++q;
+      if (q >= all.size() || all[q] != '(') continue;
+      int depth = 0;
+      std::size_t e = q;
+      for (; e < all.size(); ++e) {
+        if (all[e] == '(') ++depth;
+        else if (all[e] == ')' && --depth == 0) break;
+      }
+      calls.insert(strip_spaces(all.substr(q, e - q)));
+    }
+    if (calls.size() < 2) return;
+    TSNode params = field(fn, "parameters");
+    if (ts_node_is_null(params)) return;
+    static const std::regex word(R"([A-Za-z_$][\w$]*)");
+    const std::string names = text(params), body = text(check);
+    for (std::sregex_iterator w(names.begin(), names.end(), word), e; w != e; ++w) {
+      const std::regex use("(^|[^\\w$.])" + w->str() + "([^\\w$]|$)");
+      static const std::set<std::string, std::less<>> kNotValues = {"t", "tt", "self", "this", "testing", "T", "int", "string",
+                                                                    "bool", "error", "func", "float64", "int64", "any"};
+      if (!kNotValues.count(w->str()) && std::regex_search(body, use)) {
+        a.rows = std::min(kMaxTableRows, a.rows * static_cast<int>(calls.size()));
+        return;
+      }
+    }
+  }
+
   /// `[[1, 2], [3, 4]].forEach(([a, b]) => { assert... })`: the callback `fn` runs once per row.
   void js_table_callback(Assertion& a, TSNode check, TSNode fn) const {
     TSNode args = ts_node_parent(fn);
@@ -1963,6 +2137,7 @@ class Analyzer {
                   pt == "function_expression" || pt == "function" || pt == "func_literal" || pt == "generator_function_declaration") &&
                  !ts_node_eq(p, unit_node_)) {
         if (!nested_called(p)) mark_dead("in a nested function never called (line " + std::to_string(line(p)) + ")");
+        else closure_rows(a, n, p);
         if (is_js(lang_)) js_table_callback(a, n, p);
         // Handed to a thread, an executor, a promise chain or a wrapper that drops its failure.
         swallowed_by(a, handoff_swallows(s_, lang_, p, unit_node_, defs_, try_swallows()));
@@ -2122,10 +2297,55 @@ std::string blank_gmock(const std::string& src) {
   return out;
 }
 
+
+/// Python's soft keyword `match`: tree-sitter-python 0.20 reads a statement that starts with a
+/// call or attribute of a name `match` (`match(left, right)`, `match.group(1)`) as a broken match
+/// statement, and the whole file as unparseable. Such a statement (its logical line does not end
+/// in `:`) gets the name `m4tch` instead, same length, so lines and columns stay.
+std::string python_soft_keywords(const std::string& src) {
+  if (src.find("match") == std::string::npos) return src;
+  std::string out = src;
+  for (std::size_t i = 0; i < out.size();) {
+    const std::size_t eol = std::min(out.find('\n', i), out.size());
+    std::size_t p = i;
+    while (p < eol && (out[p] == ' ' || out[p] == '\t')) ++p;
+    std::size_t after = p + 5;
+    while (after < eol && (out[after] == ' ' || out[after] == '\t')) ++after;
+    if (out.compare(p, 5, "match") == 0 && after < eol && (out[after] == '(' || out[after] == '.' || out[after] == '[')) {
+      int depth = 0;
+      char last = 0;
+      for (std::size_t q = p + 5; q < out.size(); ++q) {
+        const char c = out[q];
+        if (c == '#') {
+          while (q < out.size() && out[q] != '\n') ++q;
+          if (q >= out.size()) break;
+        }
+        if (out[q] == '\n') {
+          if (depth <= 0) break;
+          continue;
+        }
+        if (c == '"' || c == '\'') {
+          for (++q; q < out.size() && out[q] != c && out[q] != '\n'; ++q)
+            if (out[q] == '\\') ++q;
+          last = c;
+          continue;
+        }
+        if (c == '(' || c == '[' || c == '{') ++depth;
+        else if (c == ')' || c == ']' || c == '}') --depth;
+        if (!std::isspace(static_cast<unsigned char>(c))) last = c;
+      }
+      if (last != ':') out[p + 1] = '4';
+    }
+    i = eol + 1;
+  }
+  return out;
+}
+
 }  // namespace
 
 FileModel analyze(Lang lang, const std::string& src, const ImportedDefs* imported) {
   if (lang == Lang::cpp && src.find("MOCK_") != std::string::npos) return Analyzer(lang, blank_gmock(src), imported).run();
+  if (lang == Lang::python && src.find("match") != std::string::npos) return Analyzer(lang, python_soft_keywords(src), imported).run();
   return Analyzer(lang, src, imported).run();
 }
 
