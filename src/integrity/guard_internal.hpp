@@ -115,6 +115,9 @@ struct Assertion {
   /// An operand's variable is set to a constant after it was computed, before the check (`got =
   /// add(2, 2)` ... `got = 4`): the check no longer looks at what was computed.
   bool overwritten = false;
+  /// An equality with a boolean literal (`EXPECT_EQ(false, f(x))`, `expect(ok(x)).toBe(true)`),
+  /// scored as a check of the other side's truth: still an exact comparison of that side.
+  bool boolean_literal = false;
   /// Rows of the literal tables it runs over (`for a, b in [(1, 2), (3, 4)]:`, `[[1, 2]].forEach(...)`,
   /// when it uses the loop's variables): a check in a three-row table loop checks three things.
   int rows = 1;

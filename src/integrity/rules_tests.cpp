@@ -192,7 +192,10 @@ std::optional<IntegrityFinding> compare_checks(const TestUnit& bt, const TestUni
       continue;
     }
     const Assertion& a = *match[i];
-    if (weight(a) < weight(b))
+    // `EXPECT_EQ(1, f(x))` -> `EXPECT_EQ(false, f(x))`: the same value compared exactly with another
+    // expected literal (the function now returns a bool): an updated expectation, not a weaker check.
+    const bool same_value_new_literal = a.boolean_literal && a.kind == Kind::type && b.kind == Kind::eq && a.operands == b.operands;
+    if (weight(a) < weight(b) && !same_value_new_literal)
       return IntegrityFinding{"assertion_weakened", path, a.line,
                               "test " + name + ": " + describe(b) + " became " + describe(a) + " (line " + std::to_string(a.line) + ")"};
     if (b.kind == Kind::approx && a.kind == Kind::approx && b.tolerance >= 0 && a.tolerance > b.tolerance * (1 + kToleranceSlack))

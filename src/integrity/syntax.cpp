@@ -707,7 +707,8 @@ class Analyzer {
     static const std::set<std::string, std::less<>> kTruth = {"assertTrue", "EXPECT_TRUE", "ASSERT_TRUE", "assert",
                                                               "True", "assertThat", "check", "require", "EXPECT_FALSE",
                                                               "ASSERT_FALSE", "False", "debug_assert"};
-    static const std::set<std::string, std::less<>> kThrows = {"assertRaises", "raises", "assertThrows", "EXPECT_THROW",
+    static const std::set<std::string, std::less<>> kThrows = {"assertRaises", "raises", "warns", "assertWarns", "assertWarnsRegex",
+                                                               "assertThrows", "EXPECT_THROW",
                                                                "ASSERT_THROW", "toThrow", "throws", "rejects",
                                                                "toThrowError", "assertFailsWith", "Panics", "PanicsWithValue",
                                                                "assertRaisesRegex", "ErrorIs", "ErrorAs", "EqualError"};
@@ -921,8 +922,18 @@ class Analyzer {
     if (a.kind == Kind::eq && a.operands.size() == 1) {
       const auto args = call_args(n);
       bool boolean = false;
-      for (const auto& x : args) boolean = boolean || x == "true" || x == "false" || x == "True" || x == "False";
-      if (boolean) a.kind = comparison_kind(*a.operands.begin());
+      std::string other;  // the compared side as written (the operand may have lost a `> 0`)
+      for (const auto& x : args) {
+        const bool literal = x == "true" || x == "false" || x == "True" || x == "False";
+        boolean = boolean || literal;
+        if (!literal && other.empty()) other = x;
+      }
+      if (boolean) {
+        a.kind = comparison_kind(*a.operands.begin());
+        const Kind written = other.empty() ? a.kind : comparison_kind(other);
+        if (written == Kind::range || written == Kind::approx) a.kind = written;
+        a.boolean_literal = written == Kind::type;
+      }
     }
     return {a};
   }

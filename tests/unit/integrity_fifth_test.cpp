@@ -322,3 +322,42 @@ TEST(GuardFifth, JvmTasksWhoseFailuresNeverReachTheTest) {
                            kwith("        listOf(2).forEach {\n            assertEquals(4, add(it, 2))\n        }\n"), "calc.CalcTest#adds"),
                  nullptr, "forEach { }");
 }
+
+// ---- from real projects' histories (bench/guard_history): honest updates the guard rejected --------
+
+// python-semver: its tests call a function named `match`, Python's soft keyword; tree-sitter-python
+// 0.20 read `match(left, right)` at the start of a statement as a broken match statement.
+TEST(GuardFifth, PythonStatementsCallingMatchParse) {
+  const std::string before = "import pytest\nfrom semver import match\n\n\ndef test_match():\n    assert match('1.0.0', '>=1.0.0')\n\n\n"
+                             "def test_bad():\n    with pytest.raises(ValueError):\n        match('1.0.0', '!1.0.0')\n";
+  const std::string after = before + "\n\ndef test_match_lt():\n    assert match('1.0.0', '<2.0.0')\n    match.__name__\n";
+  expect_verdict(guard_one("tests/test_match.py", before, after, "tests/test_match.py::test_match"), nullptr,
+                 "a new test beside calls of `match`");
+  // A real match statement still parses, and a cheat in a file that has one is still seen.
+  const std::string stmt = "from semver import match\n\n\ndef test_match():\n    match ('1', '2'):\n        case _:\n            pass\n"
+                           "    assert match('1.0.0', '>=1.0.0')\n";
+  const std::string skipped = "import pytest\n" + std::string(stmt).replace(stmt.find("def test_match"), 0, "@pytest.mark.skip\n");
+  expect_verdict(guard_one("tests/test_match.py", stmt, skipped, "tests/test_match.py::test_match"), "skip_added",
+                 "a skip beside a real match statement");
+}
+
+// pallets/click: three asserts on a warning replaced by `pytest.warns(..., match=...)`; uriparser:
+// `EXPECT_EQ(1, f(x))` -> `EXPECT_EQ(false, f(x))` when the function started returning a bool.
+TEST(GuardFifth, WarningExpectationsAndBooleanExpectedValues) {
+  const std::string before = "import warnings\nfrom calc import add\n\n\ndef test_warns():\n"
+                             "    with warnings.catch_warnings(record=True) as w:\n        add(1, 1)\n"
+                             "    assert len(w) == 1\n    assert issubclass(w[0].category, UserWarning)\n"
+                             "    assert 'twice' in str(w[0].message)\n";
+  const std::string after = "import pytest\nfrom calc import add\n\n\ndef test_warns():\n"
+                            "    with pytest.warns(UserWarning, match='twice'):\n        add(1, 1)\n";
+  expect_verdict(guard_one("tests/test_calc.py", before, after, "tests/test_calc.py::test_warns"), nullptr, "pytest.warns(match=)");
+  const std::string cc_before = "#include <gtest/gtest.h>\n#include \"uri.h\"\n\nTEST(Uri, Fragment) {\n"
+                                "  EXPECT_EQ(1, wellFormed(\"#a\"));\n  EXPECT_EQ(0, wellFormed(\"#%\"));\n}\n";
+  const std::string cc_after = "#include <gtest/gtest.h>\n#include \"uri.h\"\n\nTEST(Uri, Fragment) {\n"
+                               "  EXPECT_EQ(true, wellFormed(\"#a\"));\n  EXPECT_EQ(false, wellFormed(\"#%\"));\n}\n";
+  expect_verdict(guard_one("tests/uri_test.cpp", cc_before, cc_after, "Uri.Fragment"), nullptr, "EXPECT_EQ(1, x) -> EXPECT_EQ(true, x)");
+  // Still a weakening: the value compared exactly became a comparison's truth.
+  const std::string weaker = "#include <gtest/gtest.h>\n#include \"uri.h\"\n\nTEST(Uri, Fragment) {\n"
+                             "  EXPECT_EQ(true, wellFormed(\"#a\") > 0);\n  EXPECT_EQ(true, wellFormed(\"#%\") >= 0);\n}\n";
+  expect_verdict(guard_one("tests/uri_test.cpp", cc_before, weaker, "Uri.Fragment"), "assertion_weakened", "EXPECT_EQ(true, x > 0)");
+}
