@@ -160,8 +160,15 @@ std::optional<IntegrityFinding> compare_checks(const TestUnit& bt, const TestUni
   // Match each old check to a new one that looks at the same thing, the strongest first.
   std::vector<const Assertion*> match(before.size(), nullptr);
   std::vector<bool> used(after.size(), false);
+  // The strongest old checks choose first, each taking the weakest new check that is at least as
+  // strong (or else the strongest there is): two checks on the same operands (`err == nil` and
+  // `err.Error() != want` both look at err) keep their own partners, and an unchanged test always
+  // matches itself.
+  std::vector<std::size_t> order(before.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return weight(*before[x]) > weight(*before[y]); });
   for (int pass = 0; pass < 4; ++pass)
-    for (std::size_t i = 0; i < before.size(); ++i) {
+    for (const std::size_t i : order) {
       if (match[i]) continue;
       int best = -1;
       for (std::size_t j = 0; j < after.size(); ++j) {
@@ -175,7 +182,14 @@ std::optional<IntegrityFinding> compare_checks(const TestUnit& bt, const TestUni
                                       // (another comparator, as strong): a weaker one there stays a
                                       // dropped check, judged with the test's other checks.
                                       : same_source(*after[j], *before[i]) && weight(*after[j]) >= weight(*before[i]);
-        if (fits && (best < 0 || weight(*after[j]) > weight(*after[static_cast<std::size_t>(best)]))) best = static_cast<int>(j);
+        if (!fits) continue;
+        if (best < 0) {
+          best = static_cast<int>(j);
+          continue;
+        }
+        const int w = weight(*after[j]), bw = weight(*after[static_cast<std::size_t>(best)]), need = weight(*before[i]);
+        const bool better = (w >= need && (bw < need || w < bw)) || (w < need && bw < need && w > bw);
+        if (better) best = static_cast<int>(j);
       }
       if (best >= 0) {
         used[static_cast<std::size_t>(best)] = true;

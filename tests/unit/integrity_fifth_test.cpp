@@ -361,3 +361,54 @@ TEST(GuardFifth, WarningExpectationsAndBooleanExpectedValues) {
                              "  EXPECT_EQ(true, wellFormed(\"#a\") > 0);\n  EXPECT_EQ(true, wellFormed(\"#%\") >= 0);\n}\n";
   expect_verdict(guard_one("tests/uri_test.cpp", cc_before, weaker, "Uri.Fragment"), "assertion_weakened", "EXPECT_EQ(true, x > 0)");
 }
+
+
+// spf13/pflag: any change to flag_test.go reported TestAnnotation, untouched, as weakened. Its old
+// checks chose their partners in file order, each taking the strongest new check on the same
+// operands, so `err == nil` took the partner of `err.Error() != expectedErr`. An unchanged test now
+// always matches itself.
+TEST(GuardFifth, AnUnchangedTestIsNeverWeakened) {
+  const std::string before =
+    "package pflag\n"
+    "\n"
+    "import \"testing\"\n"
+    "\n"
+    "func TestAnnotation(t *testing.T) {\n"
+    "\tf := NewFlagSet(\"shorthand\", ContinueOnError)\n"
+    "\n"
+    "\terr := f.SetAnnotation(\"missing-flag\", \"key\", nil)\n"
+    "\texpectedErr := \"no such flag -missing-flag\"\n"
+    "\tif err == nil {\n"
+    "\t\tt.Errorf(\"Expected error setting annotation on non-existent flag\")\n"
+    "\t}\n"
+    "\tif err.Error() != expectedErr {\n"
+    "\t\tt.Errorf(\"expected error %q, got %q\", expectedErr, err.Error())\n"
+    "\t}\n"
+    "\n"
+    "\tf.StringP(\"stringa\", \"a\", \"\", \"string value\")\n"
+    "\tif err := f.SetAnnotation(\"stringa\", \"key\", nil); err != nil {\n"
+    "\t\tt.Errorf(\"Unexpected error setting new nil annotation: %v\", err)\n"
+    "\t}\n"
+    "\tif annotation := f.Lookup(\"stringa\").Annotations[\"key\"]; annotation != nil {\n"
+    "\t\tt.Errorf(\"Unexpected annotation: %v\", annotation)\n"
+    "\t}\n"
+    "\n"
+    "\tf.StringP(\"stringb\", \"b\", \"\", \"string2 value\")\n"
+    "\tif err := f.SetAnnotation(\"stringb\", \"key\", []string{\"value1\"}); err != nil {\n"
+    "\t\tt.Errorf(\"Unexpected error setting new annotation: %v\", err)\n"
+    "\t}\n"
+    "\tif annotation := f.Lookup(\"stringb\").Annotations[\"key\"]; !reflect.DeepEqual(annotation, []string{\"value1\"}) {\n"
+    "\t\tt.Errorf(\"Unexpected annotation: %v\", annotation)\n"
+    "\t}\n"
+    "\n"
+    "\tif err := f.SetAnnotation(\"stringb\", \"key\", []string{\"value2\"}); err != nil {\n"
+    "\t\tt.Errorf(\"Unexpected error updating annotation: %v\", err)\n"
+    "\t}\n"
+    "\tif annotation := f.Lookup(\"stringb\").Annotations[\"key\"]; !reflect.DeepEqual(annotation, []string{\"value2\"}) {\n"
+    "\t\tt.Errorf(\"Unexpected annotation: %v\", annotation)\n"
+    "\t}\n"
+    "}\n"
+    "";
+  expect_verdict(guard_one("flag_test.go", before, before + "\n// a comment elsewhere in the file\n", "TestAnnotation"), nullptr,
+                 "the file changed elsewhere");
+}
