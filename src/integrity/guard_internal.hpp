@@ -76,6 +76,8 @@ inline constexpr std::size_t kMinNamedTestChars = 4;
 /// -> `got` -> `Split("ab")`).
 inline constexpr int kMaxSyntaxDepth = 200;
 inline constexpr int kMaxSourceDepth = 4;
+/// Parse errors recorded per file (FileModel::errors); a file with more is not read around them.
+inline constexpr std::size_t kMaxParseErrors = 50;
 
 // ---- languages -------------------------------------------------------------------------------------
 
@@ -144,6 +146,16 @@ struct TestUnit {
 struct FileModel {
   bool parsed = false;
   bool has_error = false;         ///< the parser recovered from syntax errors
+  /// Where it recovered: each ERROR or MISSING node (outermost), its text (capped) and lines. A
+  /// test file whose old version fails to parse the same way (a construct the grammar does not
+  /// know, such as tree-sitter-cpp 0.20's `typedef T& reference;`) is still compared, as long as
+  /// the patch does not touch those lines.
+  struct ParseError {
+    std::string text;
+    int line = 0;
+    int end_line = 0;
+  };
+  std::vector<ParseError> errors;
   std::vector<TestUnit> tests;
   /// Functions of the file that are not tests (and hold none), with their assertions: helpers the
   /// tests call. Gutting one weakens every test that calls it.

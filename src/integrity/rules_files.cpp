@@ -185,7 +185,20 @@ void file_rules(const RuleContext& c, Findings& out) {
   }
   // (Data next to tests, such as intentionally broken sources under fixtures/, holds no tests.)
   const bool holds_tests = !c.before.tests.empty() || !c.after.tests.empty() || collectable_test_file(f.path, c.lang);
-  if (c.lang != Lang::none && c.test_file && holds_tests && f.after && (!c.after.parsed || c.after.has_error)) {
+  // A file whose old version failed to parse the same way, where the patch leaves those lines
+  // alone, is read as it is (the grammar's error recovery is local; both versions lose the same).
+  auto same_errors_untouched = [&] {
+    if (!c.before.has_error || c.before.errors.size() != c.after.errors.size() || c.after.errors.size() >= kMaxParseErrors)
+      return false;
+    for (std::size_t i = 0; i < c.after.errors.size(); ++i)
+      if (c.before.errors[i].text != c.after.errors[i].text) return false;
+    for (const auto& [n, line] : added_lines(f.before, f.after))
+      for (const auto& e : c.after.errors)
+        if (n >= e.line - 1 && n <= e.end_line + 1) return false;
+    return true;
+  };
+  if (c.lang != Lang::none && c.test_file && holds_tests && f.after &&
+      (!c.after.parsed || (c.after.has_error && !same_errors_untouched()))) {
     out.push_back({"parse_error", f.path, 0, "the test file does not parse: the guard cannot compare its tests"});
     return;
   }

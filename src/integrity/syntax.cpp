@@ -546,6 +546,19 @@ class Analyzer {
     model_ = &m;
     names_ = file_names(lang_, s_.src);
     m.has_error = ts_node_has_error(ts_tree_root_node(tree));
+    if (m.has_error) {
+      std::function<void(TSNode, int)> errors = [&](TSNode n, int depth) {
+        if (m.errors.size() >= kMaxParseErrors || depth > kMaxSyntaxDepth) return;
+        if (type(n) == "ERROR" || ts_node_is_missing(n)) {
+          m.errors.push_back({ts_node_is_missing(n) ? "<missing " + std::string(type(n)) + ">" : text(n).substr(0, kQuoteChars * 4), line(n),
+                              static_cast<int>(ts_node_end_point(n).row) + 1});
+          return;
+        }
+        if (!ts_node_has_error(n)) return;
+        for (uint32_t i = 0; i < ts_node_child_count(n); ++i) errors(ts_node_child(n, i), depth + 1);
+      };
+      errors(ts_tree_root_node(tree), 0);
+    }
     defs_ = collect_local_defs(s_, lang_, ts_tree_root_node(tree));
     if (imported_)
       for (const auto& [name, why] : imported_->droppers)

@@ -412,3 +412,22 @@ TEST(GuardFifth, AnUnchangedTestIsNeverWeakened) {
   expect_verdict(guard_one("flag_test.go", before, before + "\n// a comment elsewhere in the file\n", "TestAnnotation"), nullptr,
                  "the file changed elsewhere");
 }
+
+// jbeder/yaml-cpp: tree-sitter-cpp 0.20 does not parse `typedef T& reference;`, so every change
+// to node_test.cpp was "the test file does not parse". A file whose old version fails the same
+// way is read around the error when the patch leaves those lines alone.
+TEST(GuardFifth, ParseErrorsTheOldVersionHadAndThePatchLeavesAlone) {
+  const std::string head = "#include <gtest/gtest.h>\n#include \"calc.h\"\n\ntemplate <class T>\nclass Alloc {\n public:\n"
+                           "  typedef T& reference;\n  typedef const T& const_reference;\n};\n\n"
+                           "TEST(Calc, Add) {\n  EXPECT_EQ(add(2, 2), 4);\n}\n";
+  const std::string tests_added = head + "\nTEST(Calc, AddZero) {\n  EXPECT_EQ(add(0, 0), 0);\n}\n";
+  expect_verdict(guard_one("tests/calc_test.cpp", head, tests_added, "Calc.Add"), nullptr, "a test added beside the old parse error");
+  std::string disabled = head;
+  disabled.replace(disabled.find("TEST(Calc, Add)"), 15, "TEST(Calc, DISABLED_Add)");
+  expect_verdict(guard_one("tests/calc_test.cpp", head, disabled, "Calc.Add"), "skip_added", "a test disabled beside the old parse error");
+  std::string touched = head;
+  touched.replace(touched.find("typedef const T& const_reference;"), 33, "typedef const T& const_ref;");
+  expect_verdict(guard_one("tests/calc_test.cpp", head, touched, "Calc.Add"), "parse_error", "the patch edits the unparsed lines");
+  const std::string new_error = tests_added + "\nTEST(Calc, Broken) {\n  EXPECT_EQ(add(1, 1), 2)\n";
+  expect_verdict(guard_one("tests/calc_test.cpp", head, new_error, "Calc.Add"), "parse_error", "a new parse error");
+}
