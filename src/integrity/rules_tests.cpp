@@ -411,7 +411,14 @@ void settle_gone_tests(const std::vector<GoneTest>& gone, const std::vector<NewT
                          (uncollected->unit->hidden_by.empty() ? "" : ": " + uncollected->unit->hidden_by)});
       continue;
     }
-    const std::string tail = test_tail(bt.name);
+    // A free-text title (JS, tape, node:test) is looked for by its last words, not its last word
+    // (`... bounded by total timeout budget`: a comment saying "budget" comments out nothing).
+    std::string tail = test_tail(bt.name);
+    if (bt.name.find(' ') != std::string::npos) {
+      std::size_t cut = bt.name.size();
+      for (int words = 0; words < 4 && cut != std::string::npos && cut > 0; ++words) cut = bt.name.rfind(' ', cut - 1);
+      tail = cut == std::string::npos ? bt.name : bt.name.substr(cut + 1);
+    }
     const FileModel* after = nullptr;
     for (std::size_t i = 0; i < after_paths.size(); ++i)
       if (after_paths[i] == g.path) after = after_models[i];

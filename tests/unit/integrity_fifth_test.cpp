@@ -431,3 +431,21 @@ TEST(GuardFifth, ParseErrorsTheOldVersionHadAndThePatchLeavesAlone) {
   const std::string new_error = tests_added + "\nTEST(Calc, Broken) {\n  EXPECT_EQ(add(1, 1), 2)\n";
   expect_verdict(guard_one("tests/calc_test.cpp", head, new_error, "Calc.Add"), "parse_error", "a new parse error");
 }
+
+// sindresorhus/ky: a deleted test titled "... bounded by total timeout budget" was reported as
+// commented out because a comment said "budget". A free-text title is looked for by its last words.
+TEST(GuardFifth, CommentedOutMeansTheTitleIsInAComment) {
+  const std::string before = "const test = require('node:test');\nconst assert = require('node:assert');\nconst { add } = require('../calc');\n\n"
+                             "test('adds two small numbers', () => {\n  assert.strictEqual(add(2, 2), 4);\n});\n\n"
+                             "test('keeps within the budget', () => {\n  assert.strictEqual(add(1, 1), 2);\n});\n";
+  const std::string deleted = "const test = require('node:test');\nconst assert = require('node:assert');\nconst { add } = require('../calc');\n\n"
+                              "// the whole budget is checked elsewhere\n"
+                              "test('adds two small numbers', () => {\n  assert.strictEqual(add(2, 2), 4);\n});\n";
+  auto f = guard_one("test/calc.test.js", before, deleted, "test/calc.test.js > adds two small numbers");
+  EXPECT_TRUE(has_code(f, "test_deleted") && !has_code(f, "test_commented_out")) << codes(f);
+  const std::string commented = "const test = require('node:test');\nconst assert = require('node:assert');\nconst { add } = require('../calc');\n\n"
+                                "test('adds two small numbers', () => {\n  assert.strictEqual(add(2, 2), 4);\n});\n\n"
+                                "// test('keeps within the budget', () => {\n//   assert.strictEqual(add(1, 1), 2);\n// });\n";
+  expect_verdict(guard_one("test/calc.test.js", before, commented, "test/calc.test.js > adds two small numbers"), "test_commented_out",
+                 "a test commented out");
+}
