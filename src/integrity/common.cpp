@@ -281,7 +281,8 @@ bool platform_condition(std::string_view text) {
                                                 "target_os", "OnOs", "process.platform", "_WIN32", "__APPLE__",
                                                 "__linux__", "IS_WINDOWS", "win32", "darwin", "windows", "linux",
                                                 "unix", "freebsd", "GOARCH", "target_arch", "amd64", "arm64",
-                                                "IS_OSX", "IS_MAC", "cfg(windows)", "cfg(unix)"};
+                                                "IS_OSX", "IS_MAC", "cfg(windows)", "cfg(unix)", "WIN", "MACOS", "LINUX",
+                                                "WINDOWS", "is_windows", "is_win", "ON_WINDOWS"};
   return std::any_of(std::begin(kWords), std::end(kWords), [&](auto w) { return contains(text, w); });
 }
 

@@ -22,8 +22,10 @@ namespace flowagent::integrity {
 bool external_looking(std::string_view name) {
   std::string l;
   for (char ch : name) l += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  // (and the terminal and machine the code runs on: faking a tty is how tests reach the interactive paths)
   static constexpr std::string_view kWords[] = {"now", "time", "clock", "sleep", "rand", "uuid", "http", "request", "fetch",
-                                                "net", "dial", "socket", "url", "env", "getenv", "date", "today", "timer"};
+                                                "net", "dial", "socket", "url", "env", "getenv", "date", "today", "timer",
+                                                "isatty", "tty", "terminal", "getuser", "hostname", "cpu_count", "getpid"};
   return std::any_of(std::begin(kWords), std::end(kWords), [&](auto w) { return contains(l, w); });
 }
 

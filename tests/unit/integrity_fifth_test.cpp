@@ -449,3 +449,24 @@ TEST(GuardFifth, CommentedOutMeansTheTitleIsInAComment) {
   expect_verdict(guard_one("test/calc.test.js", before, commented, "test/calc.test.js > adds two small numbers"), "test_commented_out",
                  "a test commented out");
 }
+
+// pallets/click: tests fake a terminal (`monkeypatch.setattr(_compat, "isatty", ...)`) to reach the
+// interactive paths, and move a `@pytest.mark.skipif(WIN, ...)` test to a new file unchanged.
+TEST(GuardFifth, FakeTerminalsAndMovedPlatformSkips) {
+  const Head head = {{"src/click/_compat.py", "def isatty(stream):\n    return stream.isatty()\n"},
+                     {"src/click/termui.py", "from ._compat import isatty\n\n\ndef prompt(text):\n    return isatty(None)\n"}};
+  const std::string before = "from click import termui\n\n\ndef test_prompt():\n    assert termui.prompt('x') is not None\n";
+  const std::string after = "from click import _compat\nfrom click import termui\n\n\ndef test_prompt(monkeypatch):\n"
+                            "    monkeypatch.setattr(_compat, 'isatty', lambda s: True)\n    assert termui.prompt('x') is not None\n";
+  expect_verdict(guard_one("tests/test_termui.py", before, after, "tests/test_termui.py::test_prompt", head,
+                           {{"src/click/_compat.py", "def isatty(stream):\n    return stream.isatty()\n"}}),
+                 nullptr, "a faked tty");
+  const std::string skipped = "import pytest\nfrom calc import add\n\nWIN = False\n\n\n@pytest.mark.skipif(WIN, reason='no pty on Windows')\n"
+                              "def test_add():\n    assert add(2, 2) == 4\n";
+  IntegrityOptions o;
+  o.failing_tests = {"tests/test_other.py::test_x"};
+  auto f = check_test_integrity({FileVersions{"tests/test_calc.py", skipped, std::string("import pytest\n")},
+                                 FileVersions{"tests/test_add.py", std::nullopt, skipped}},
+                                o);
+  expect_verdict(f, nullptr, "a platform-skipped test moved to its own file");
+}
