@@ -253,7 +253,7 @@ void BM_ServiceQueuedJobMemory(benchmark::State& state) {
 }
 
 /// Reads an event stream until `event: done`; returns false on error or timeout.
-bool read_stream(unsigned short port, const std::string& id) {
+bool read_stream(unsigned short port, const std::string& id, std::atomic<int>* sent = nullptr) {
   namespace net = boost::asio;
   net::io_context ioc;
   net::ip::tcp::socket s(ioc);
@@ -261,6 +261,7 @@ bool read_stream(unsigned short port, const std::string& id) {
   s.connect({net::ip::make_address("127.0.0.1"), port}, ec);
   if (ec) return false;
   net::write(s, net::buffer("GET /v1/repairs/" + id + "/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + kToken + "\r\n\r\n"), ec);
+  if (sent) ++*sent;
   std::string got;
   char buf[8192];
   while (!ec) {
@@ -297,15 +298,23 @@ void BM_ServiceSseFanout(benchmark::State& state) {
     const std::string change = next_change();
     http_call(rig.svc->port(), "POST", "/v1/repairs", kToken, request_body(change));
     const std::string id = job_id(change, 1);
-    std::atomic<int> ok{0};
+    std::atomic<int> ok{0}, sent{0};
     std::vector<std::thread> clients;
-    for (int c = 0; c < kClients; ++c) clients.emplace_back([&] { ok += read_stream(rig.svc->port(), id) ? 1 : 0; });
-    std::this_thread::sleep_for(300ms);  // every client connected and waiting
+    for (int c = 0; c < kClients; ++c) clients.emplace_back([&] { ok += read_stream(rig.svc->port(), id, &sent) ? 1 : 0; });
+    // Every client connected and its request sent (a loaded machine takes longer than a fixed
+    // sleep), then a moment for the service to read the requests.
+    for (int waited = 0; sent.load() < kClients && waited < 1000; ++waited) std::this_thread::sleep_for(10ms);
+    std::this_thread::sleep_for(100ms);
     state.ResumeTiming();
     go.cancel();
     for (auto& t : clients) t.join();
     state.PauseTiming();
-    if (ok.load() != kClients) state.SkipWithError("not every client got the whole stream");
+    if (ok.load() != kClients) {
+      // (Google Benchmark: after SkipWithError the loop ends; no timing call may follow.)
+      state.SkipWithError(("only " + std::to_string(ok.load()) + " of " + std::to_string(kClients) +
+                           " clients got the whole stream").c_str());
+      break;
+    }
     state.ResumeTiming();
   }
   state.counters["frames_per_s"] = benchmark::Counter(static_cast<double>(state.iterations()) * kClients * (kEvents + 3),
