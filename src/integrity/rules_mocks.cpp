@@ -280,9 +280,19 @@ bool local_value_calls_real(const std::string& text, int line, const std::string
 bool called_bare_before(const std::optional<std::string>& before, const std::string& name) {
   if (!before) return false;
   const std::regex call("(^|[^\\w.:>])" + name + "\\s*\\(");
+  static const std::regex word_before(R"(([A-Za-z_]\w*)[\s\*&]*$)");
+  static const std::set<std::string, std::less<>> kBeforeACall = {"return", "co_return", "co_await", "throw", "else", "case",
+                                                                 "do", "in", "go", "defer", "await", "not", "and", "or"};
   bool found = false;
   for_each_capped_line(*before, [&](int, const std::string& l) {
-    if (!found && std::regex_search(l, call) && !contains(l, "func " + name) && !contains(l, "def " + name)) found = true;
+    if (found || contains(l, "func " + name) || contains(l, "def " + name)) return;
+    for (std::sregex_iterator it(l.begin(), l.end(), call), e; it != e && !found; ++it) {
+      // `Node node("x")`, `auto node(...)`: a declaration of a variable of that name, not a call.
+      const std::string head = l.substr(0, static_cast<std::size_t>(it->position()) + (*it)[1].length());
+      std::smatch w;
+      if (std::regex_search(head, w, word_before) && !kBeforeACall.count(w[1].str())) continue;
+      found = true;
+    }
   });
   return found;
 }

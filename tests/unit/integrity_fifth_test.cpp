@@ -470,3 +470,13 @@ TEST(GuardFifth, FakeTerminalsAndMovedPlatformSkips) {
                                 o);
   expect_verdict(f, nullptr, "a platform-skipped test moved to its own file");
 }
+
+// jbeder/yaml-cpp: `Node node;` in a new test beside old `Node node("x")` declarations was read as
+// a local stand-in for the production class `detail::node`. A declaration is not a call.
+TEST(GuardFifth, LocalVariablesNamedLikeAProductionClass) {
+  const std::string before = "#include <gtest/gtest.h>\n#include \"node.h\"\n\nTEST(NodeTest, Scalar) {\n  Node node(\"x\");\n"
+                             "  EXPECT_TRUE(node.IsScalar());\n}\n";
+  const std::string after = before + "\nTEST(NodeTest, Null) {\n  Node node;\n  EXPECT_TRUE(node.IsNull());\n}\n";
+  expect_verdict(guard_one("test/node_test.cpp", before, after, "NodeTest.Scalar", {}, {{"src/node.cpp", "class node {\n public:\n  int node(int a) { return a; }\n};\n"}}),
+                 nullptr, "a variable named like a production class");
+}
