@@ -323,6 +323,15 @@ std::vector<std::pair<int, std::string>> added_lines(const std::optional<std::st
   return out;
 }
 
+std::size_t closing_paren(std::string_view s, std::size_t open) {
+  int depth = 0;
+  for (std::size_t i = open; i < s.size(); ++i) {
+    if (s[i] == '(') ++depth;
+    else if (s[i] == ')' && --depth == 0) return i;
+  }
+  return s.size();
+}
+
 std::string test_tail(std::string_view id) {
   std::string s(id);
   if (auto bracket = s.find('['); bracket != std::string::npos) s.resize(bracket);  // pytest parameters

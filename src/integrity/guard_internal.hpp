@@ -257,6 +257,8 @@ inline bool starts_with(std::string_view s, std::string_view x) { return s.subst
 inline bool contains(std::string_view s, std::string_view x) { return s.find(x) != std::string_view::npos; }
 std::string_view basename(std::string_view path);
 std::string strip_spaces(std::string s);
+/// The index of the `)` that closes the `(` at `open` in `s`, or s.size() when it is not closed.
+std::size_t closing_paren(std::string_view s, std::size_t open);
 std::string trim(std::string_view s);
 std::string quote(std::string_view line);  ///< a line shortened for a message
 /// Splits at top-level separators (outside brackets and quotes).

@@ -389,12 +389,7 @@ std::vector<Target> targets(const std::string& line, Lang lang, bool gmock) {
       std::size_t open = at + 4;
       while (open < line.size() && line[open] == ' ') ++open;
       if (open >= line.size() || line[open] != '(') continue;
-      int depth = 0;
-      std::size_t close = open;
-      for (; close < line.size(); ++close) {
-        if (line[close] == '(') ++depth;
-        else if (line[close] == ')' && --depth == 0) break;
-      }
+      const std::size_t close = closing_paren(line, open);
       for (const auto& p : split_top(line.substr(open + 1, close - open - 1), {","})) {
         const std::string item = trim(p);
         const std::string pn = item.substr(0, item.find_first_of(" \t"));

@@ -527,6 +527,19 @@ void truth_analysis(std::string_view clause, Assertion& a, bool python) {
 
 namespace {
 
+/// The last segment of a dotted name, spaces removed: `helpers . quiet` -> `quiet`.
+std::string last_dotted(std::string t) {
+  t = strip_spaces(std::move(t));
+  return t.substr(t.rfind('.') == std::string::npos ? 0 : t.rfind('.') + 1);
+}
+
+/// The function a decorator names: `@helpers.quiet(3)` -> `quiet`.
+std::string decorator_name(std::string d) {
+  d = strip_spaces(std::move(d));
+  if (starts_with(d, "@")) d = d.substr(1);
+  return last_dotted(d.substr(0, d.find('(')));
+}
+
 class Analyzer {
  public:
   Analyzer(Lang lang, const std::string& src, const ImportedDefs* imported) : lang_(lang), s_{src}, imported_(imported) {}
@@ -1391,10 +1404,7 @@ class Analyzer {
   /// place of the test (`async def run(*a): return fn(*a)`, `def run(*a): yield fn(*a)`): pytest
   /// skips or does not run it. Why ("" when it does not).
   std::string python_decorator_hides(const std::string& decorator) const {
-    std::string name = strip_spaces(decorator);
-    if (starts_with(name, "@")) name = name.substr(1);
-    name = name.substr(0, name.find('('));
-    name = name.substr(name.rfind('.') == std::string::npos ? 0 : name.rfind('.') + 1);
+    const std::string name = decorator_name(decorator);
     const auto f = defs_.functions.find(name);
     if (f == defs_.functions.end()) return "";
     TSNode body = field(f->second, "body");
@@ -1427,8 +1437,7 @@ class Analyzer {
     std::function<void(TSNode, int)> walk = [&](TSNode n, int depth) {
       if (!why.empty() || depth > kMaxSyntaxDepth) return;
       if (type(n) == "call") {
-        std::string callee_name = strip_spaces(text(field(n, "function")));
-        callee_name = callee_name.substr(callee_name.rfind('.') == std::string::npos ? 0 : callee_name.rfind('.') + 1);
+        const std::string callee_name = last_dotted(text(field(n, "function")));
         if (auto f = defs_.functions.find(callee_name); f != defs_.functions.end() && !ts_node_eq(f->second, wrapper))
           if (const int at = drops_failures(s_, f->second, defs_, try_swallows()))
             why = "applies `" + callee_name + "` (line " + std::to_string(line(f->second)) + "), whose handler at line " +
@@ -1454,9 +1463,7 @@ class Analyzer {
         if (type(d) != "decorator") continue;
         if (std::string why = decorator_swallows(s_, lang_, text(d), defs_, try_swallows()); !why.empty())
           return starts_with(why, "runs under ") ? "runs in a test class under " + why.substr(11) : "runs in a test class that " + why;
-        std::string name = strip_spaces(text(d)).substr(1);
-        name = name.substr(0, name.find('('));
-        name = name.substr(name.rfind('.') == std::string::npos ? 0 : name.rfind('.') + 1);
+        const std::string name = decorator_name(text(d));
         if (auto f = defs_.functions.find(name); f != defs_.functions.end())
           if (std::string why = applies_dropper(f->second); !why.empty())
             return "runs in a test class under the decorator `@" + name + "` (line " + std::to_string(line(f->second)) + "), which " + why;
@@ -1523,8 +1530,7 @@ class Analyzer {
       }
       const bool touches_test = t == "call" && std::regex_search(context + text(n).substr(0, kRegexLineChars), kTestWord);
       if (t == "call" && touches_test) {
-        std::string name = strip_spaces(text(field(n, "function")));
-        name = name.substr(name.rfind('.') == std::string::npos ? 0 : name.rfind('.') + 1);
+        const std::string name = last_dotted(text(field(n, "function")));
         if (auto f = defs_.functions.find(name); f != defs_.functions.end()) {
           if (const int at = drops_failures(s_, f->second, defs_, try_swallows()))
             why = "is wrapped at module level (line " + std::to_string(line(n)) + ") by `" + name + "`, whose handler at line " +
@@ -2022,12 +2028,7 @@ class Analyzer {
       std::size_t q = p + name.size();
       while (q < all.size() && (all[q] == ' ' || all[q] == '\t')) ++q;
       if (q >= all.size() || all[q] != '(') continue;
-      int depth = 0;
-      std::size_t e = q;
-      for (; e < all.size(); ++e) {
-        if (all[e] == '(') ++depth;
-        else if (all[e] == ')' && --depth == 0) break;
-      }
+      const std::size_t e = closing_paren(all, q);
       calls.insert(strip_spaces(all.substr(q, e - q)));
     }
     if (calls.size() < 2) return;
@@ -2308,12 +2309,7 @@ std::string blank_gmock(const std::string& src) {
     std::size_t q = p;
     while (q < out.size() && (std::isalnum(static_cast<unsigned char>(out[q])) || out[q] == '_')) ++q;
     if (q >= out.size() || out[q] != '(') continue;
-    int depth = 0;
-    std::size_t i = q;
-    for (; i < out.size(); ++i) {
-      if (out[i] == '(') ++depth;
-      else if (out[i] == ')' && --depth == 0) break;
-    }
+    const std::size_t i = closing_paren(out, q);
     if (i >= out.size()) break;
     for (std::size_t k = q + 1; k < i; ++k)
       if (out[k] != '\n') out[k] = ' ';
