@@ -138,6 +138,9 @@ struct TestUnit {
   std::vector<Assertion> asserts;
   std::size_t body_hash = 0;
   std::set<std::string> calls;    ///< names the body calls (`check(`, `self.check(`): helpers it relies on
+  /// Helpers of `calls` that every reference hands to something that drops their failure
+  /// (`asyncio.create_task(_check())` never awaited): why (swallow.hpp helper_handed_off).
+  std::map<std::string, std::string> handed_off;
   /// A helper whose body only returns a constant truthy value (`return True`) and checks nothing:
   /// `assert check(x)` on it is a tautology.
   bool constant_truthy = false;

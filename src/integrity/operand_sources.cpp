@@ -7,6 +7,7 @@
 // mistaken for a removed check.
 #include <climits>
 #include <map>
+#include <regex>
 #include <set>
 
 #include "integrity/guard_internal.hpp"
@@ -140,14 +141,26 @@ bool constant(std::string_view e) {
   return true;
 }
 
+/// Local names bound to a module imported by a computed name: `mod = importlib.import_module("calc")`,
+/// `__import__("calc")`, or `import_module(backend)` with `backend` a parameter whose parametrized
+/// values are module names (`@pytest.mark.parametrize("backend", ["calc", "calc_c"])`): name -> modules.
+using ModuleValues = std::map<std::string, std::set<std::string>>;
+
 void leaves(std::string_view expr, const Definitions& defs, int line, std::set<std::string>& seen, std::set<std::string>& out,
-            bool& ambiguous, int depth) {
+            bool& ambiguous, int depth, const ModuleValues* modules = nullptr) {
   for (auto chain : chains(expr)) {
     while (!chain.empty() && uninformative(chain.front())) chain.erase(chain.begin());
     if (chain.empty()) continue;
+    if (modules)
+      if (auto m = modules->find(chain.front()); m != modules->end() && chain.size() > 1) {
+        std::string rest;
+        for (std::size_t k = 1; k < chain.size(); ++k) rest += "." + chain[k];
+        for (const auto& module : m->second) out.insert(module + rest);
+        continue;
+      }
     if (depth < kMaxSourceDepth)
       if (const Definition* d = visible(defs, chain.front(), line, ambiguous)) {
-        if (seen.insert(chain.front()).second) leaves(d->value, defs, d->line, seen, out, ambiguous, depth + 1);
+        if (seen.insert(chain.front()).second) leaves(d->value, defs, d->line, seen, out, ambiguous, depth + 1, modules);
         continue;
       }
     std::string name = chain.front();
@@ -195,9 +208,43 @@ std::string expand(std::string_view e, const Definitions& defs, int line, int de
 
 }  // namespace
 
+/// Python: the string values a test's parameter takes (`@pytest.mark.parametrize("backend", ["a", "b"])`,
+/// also `"backend, x"` with tuples, first element only for the first name); empty when not all literal.
+std::set<std::string> parametrized_strings(const Syntax& s, TSNode unit, const std::string& param) {
+  TSNode outer = ts_node_parent(unit);
+  if (ts_node_is_null(outer) || Syntax::type(outer) != "decorated_definition") return {};
+  static const std::regex head(R"(parametrize\(\s*['"]\s*(\w+)\s*['"]\s*,\s*[\[(]([^\]\)]*)[\])])");
+  static const std::regex literal(R"(^\s*['"]([\w.]+)['"]\s*$)");
+  for (uint32_t i = 0; i < ts_node_named_child_count(outer); ++i) {
+    TSNode d = ts_node_named_child(outer, i);
+    if (Syntax::type(d) != "decorator") continue;
+    const std::string text = s.text(d);
+    std::smatch m;
+    if (!std::regex_search(text, m, head) || m[1].str() != param) continue;
+    std::set<std::string> values;
+    for (const auto& item : split_top(m[2].str(), {","})) {
+      if (strip_spaces(item).empty()) continue;
+      std::smatch v;
+      if (!std::regex_match(item, v, literal)) return {};
+      values.insert(v[1].str());
+    }
+    return values;
+  }
+  return {};
+}
+
 void resolve_operand_sources(const Syntax& s, TSNode unit, std::vector<Assertion>& asserts, const FileNames* file_names) {
   Definitions defs;
   collect_definitions(s, unit, defs, 0);
+  ModuleValues modules;
+  for (const auto& [name, ds] : defs) {
+    if (ds.size() != 1) continue;
+    static const std::regex import_call(R"(^\s*(?:importlib\s*\.\s*)?(?:import_module|__import__)\s*\(\s*(?:(['"])([\w.]+)\1|(\w+))\s*\)\s*$)");
+    std::smatch m;
+    if (!std::regex_match(ds.front().value, m, import_call)) continue;
+    if (m[2].matched) modules[name].insert(m[2].str());
+    else if (auto values = parametrized_strings(s, unit, m[3].str()); !values.empty()) modules[name] = std::move(values);
+  }
   for (auto& a : asserts) {
     bool ambiguous = false, all_constant = !a.operands.empty();
     for (const auto& o : a.operands) {
@@ -206,7 +253,7 @@ void resolve_operand_sources(const Syntax& s, TSNode unit, std::vector<Assertion
         continue;
       }
       std::set<std::string> seen;
-      leaves(o, defs, a.line, seen, a.sources, ambiguous, 0);
+      leaves(o, defs, a.line, seen, a.sources, ambiguous, 0, &modules);
       // `got := Add(2, 2)` ... `got = 4` ... `if got != 4`: the value computed was overwritten by a
       // constant before the check (in any branch).
       const auto names = chains(o);

@@ -34,6 +34,10 @@ namespace {
 struct Production {
   std::set<std::string> defined;  ///< names defined in production files of the change and the patch
   std::set<std::string> modules;  ///< module paths of project files without extension ("calc", "src/sum", "pkg/mod")
+  /// Module-level constants (`LOG_LEVEL = "info"`) that no production file of the change or the
+  /// patch reads beyond defining them, in files with no computed name lookups (`globals()`,
+  /// `getattr`): replacing one in a test changes nothing the test exercises.
+  std::set<std::string> unread_constants;
 };
 
 std::string without_ext(std::string_view p) {
@@ -77,6 +81,46 @@ Production production(const std::vector<FileVersions>& files, const IntegrityOpt
     if (!is_test_path(f) && lang_of(f) != Lang::none) p.modules.insert(without_ext(f));
   static constexpr std::string_view kKeywords[] = {"if", "for", "while", "switch", "return", "catch", "main", "TEST", "TEST_F"};
   for (auto k : kKeywords) p.defined.erase(std::string(k));
+  // Constants and how often production code mentions them outside their definitions.
+  static const std::regex constant(R"(^([A-Z][A-Z0-9_]+)\s*(?::[^=]+)?=[^=])");
+  static const std::regex computed(R"(\b(?:globals|vars|locals|getattr|eval|exec)\s*\(|__dict__|\bimport\s*\(|\[\s*[A-Za-z_]\w*\s*\])");
+  std::map<std::string, int> uses;
+  bool dynamic = false;
+  auto has_word = [](const std::string& text, const std::string& w) {
+    for (auto at = text.find(w); at != std::string::npos; at = text.find(w, at + 1)) {
+      const bool left = at == 0 || !(std::isalnum(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '_');
+      const std::size_t end = at + w.size();
+      const bool right = end >= text.size() || !(std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_');
+      if (left && right) return true;
+    }
+    return false;
+  };
+  auto scan = [&](const FileVersions& f) {
+    if (is_test_path(f.path) || lang_of(f.path) == Lang::none || !f.after) return;
+    for_each_capped_line(*f.after, [&](int, const std::string& line) {
+      std::smatch m;
+      if (std::regex_search(line, m, constant)) {
+        uses.emplace(m[1].str(), 0);
+        const std::string rest = m.suffix().str();
+        if (std::regex_search(rest, computed)) dynamic = true;
+        for (auto& [name, count] : uses)
+          if (has_word(rest, name)) ++count;
+        return;
+      }
+      if (std::regex_search(line, computed)) dynamic = true;
+      for (auto& [name, count] : uses)
+        if (has_word(line, name)) ++count;
+    });
+  };
+  // Two passes: a constant read above its definition (in a function) counts too.
+  for (int pass = 0; pass < 2; ++pass) {
+    for (auto& u : uses) u.second = 0;
+    for (const auto& f : files) scan(f);
+    for (const auto& f : o.change_files) scan(f);
+  }
+  if (!dynamic)
+    for (const auto& [name, count] : uses)
+      if (count == 0) p.unread_constants.insert(name);
   return p;
 }
 
@@ -271,8 +315,56 @@ bool local_value_calls_real(const std::string& text, int line, const std::string
   if (eq == std::string::npos) return false;
   const std::string value = body.substr(eq + 1, kRegexLineChars * 8);
   const std::regex qualified("(::|\\.|->)\\s*" + name + "\\b");
-  if (std::regex_search(value, qualified)) return true;
-  return lang == Lang::go && std::regex_search(value, std::regex("(^|[^\\w.])" + name + "\\s*\\("));
+  const std::regex bare("(^|[^\\w.])" + name + "\\s*\\(");
+  auto reaches = [&](const std::string& code) {
+    return std::regex_search(code, qualified) || (lang == Lang::go && std::regex_search(code, bare));
+  };
+  const auto start = value.find_first_not_of(" \t\n");
+  const bool literal = start != std::string::npos &&
+                       (lang == Lang::go ? value.compare(start, 4, "func") == 0 : value[start] == '[');
+  if (!literal) return reaches(value);
+  // A function literal: the real call must be live (not in `if false {...}`, `if (0) {...}`,
+  // `#if 0`) and its value must be what the literal returns (`return Add(a, b)`, or a variable
+  // computed by it that is returned); a literal that returns nothing must call it at all.
+  std::string code = value;
+  static const std::regex dead_if(R"(\bif\s*(?:constexpr\s*)?\(?\s*(?:false|0|!\s*true|nil\s*!=\s*nil)\s*\)?\s*\{)");
+  for (std::smatch d; std::regex_search(code, d, dead_if);) {
+    const std::size_t open = static_cast<std::size_t>(d.position()) + d.length() - 1;
+    int level = 0;
+    std::size_t close = open;
+    for (; close < code.size(); ++close) {
+      if (code[close] == '{') ++level;
+      else if (code[close] == '}' && --level == 0) break;
+    }
+    code.erase(static_cast<std::size_t>(d.position()), std::min(close, code.size() - 1) + 1 - static_cast<std::size_t>(d.position()));
+  }
+  for (auto b = code.find("#if 0"); b != std::string::npos; b = code.find("#if 0", b)) {
+    const auto e = code.find("#endif", b);
+    code.erase(b, e == std::string::npos ? std::string::npos : e + 6 - b);
+  }
+  std::vector<std::string> statements;
+  for (std::size_t p = 0; p <= code.size();) {
+    const auto e = std::min(code.find_first_of(";\n{}", p), code.size());
+    std::string st = code.substr(p, e - p);
+    st.erase(0, std::min(st.find_first_not_of(" \t"), st.size()));
+    if (!st.empty()) statements.push_back(st);
+    p = e + 1;
+  }
+  static const std::regex returns_value(R"(^(?:return|co_return)\s*[^\s;])");
+  static const std::regex assigned(R"(^(?:(?:const\s+)?(?:auto|int|long|double|float|bool|var|std::\w+)\s*&?\s*)?(\w+)(?:\s*,\s*\w+)*\s*:?=[^=])");
+  const bool returns = std::any_of(statements.begin(), statements.end(), [](const std::string& st) { return std::regex_search(st, returns_value); });
+  std::set<std::string> results;
+  for (const auto& st : statements) {
+    if (!reaches(st)) continue;
+    if (!returns || std::regex_search(st, returns_value)) return true;
+    std::smatch a;
+    if (std::regex_search(st, a, assigned) && a[1].str() != "_") results.insert(a[1].str());
+  }
+  for (const auto& st : statements)
+    if (std::regex_search(st, returns_value))
+      for (const auto& r : results)
+        if (std::regex_search(st, std::regex("\\b" + r + "\\b"))) return true;
+  return false;
 }
 
 /// The test file's old version called the bare name (`Add(2, 2)`, `add(2, 2)`): a new local binding
@@ -540,7 +632,8 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
         const std::string shown = (t.object.empty() ? module : t.object) + (t.name.empty() ? "" : (module.empty() && t.object.empty() ? "" : ".") + t.name);
         // A module that is neither the project's nor a test's: a third-party or standard one.
         const bool external_module = !module.empty() && !project && !test_module && (lang == Lang::python || is_js(lang));
-        if (!t.name.empty() && prod->defined.count(t.name) && !external_looking(t.name) && !external_module) {
+        if (!t.name.empty() && prod->defined.count(t.name) && !external_looking(t.name) && !external_module &&
+            !prod->unread_constants.count(t.name)) {
           why = t.name + " is defined in the production code this change or the patch touches";
         } else if (project && t.name.empty()) {
           // A whole project module mocked: the test's own imports from it are replaced.

@@ -125,15 +125,34 @@ bool counts(const Assertion& a) { return !a.trivial && a.dead.empty() && !a.inve
 TestUnit with_helpers(const TestUnit& t, const FileModel& m) {
   TestUnit x = t;
   std::set<std::string> seen;
-  std::vector<std::string> todo(t.calls.begin(), t.calls.end());
+  // Each helper with why its checks cannot fail the test ("" when they can): a helper the test
+  // only hands to an un-awaited task drops its checks and those of every helper it calls.
+  std::vector<std::pair<std::string, std::string>> todo;
+  for (const auto& c : t.calls) {
+    auto h = t.handed_off.find(c);
+    todo.emplace_back(c, h == t.handed_off.end() ? "" : h->second);
+  }
+  // Directly reached helpers first, so a helper both called and handed off counts as called.
+  std::stable_partition(todo.begin(), todo.end(), [](const auto& p) { return !p.second.empty(); });
   while (!todo.empty()) {
-    const std::string name = todo.back();
+    const auto [name, why] = todo.back();
     todo.pop_back();
     if (!seen.insert(name).second || name == t.name) continue;
     auto it = std::find_if(m.helpers.begin(), m.helpers.end(), [&](const TestUnit& h) { return h.name == name; });
     if (it == m.helpers.end()) continue;
-    x.asserts.insert(x.asserts.end(), it->asserts.begin(), it->asserts.end());
-    todo.insert(todo.end(), it->calls.begin(), it->calls.end());
+    for (Assertion a : it->asserts) {
+      if (!why.empty() && !a.swallowed) {
+        a.swallowed = true;
+        a.swallow_why = "(in `" + name + "`) " + why;
+      }
+      x.asserts.push_back(std::move(a));
+    }
+    for (const auto& c : it->calls) {
+      std::string inherited = why;
+      if (inherited.empty())
+        if (auto h = it->handed_off.find(c); h != it->handed_off.end()) inherited = h->second;
+      todo.emplace_back(c, inherited);
+    }
   }
   return x;
 }
@@ -303,9 +322,18 @@ void compare_tests(const RuleContext& c, Findings& out, std::vector<GoneTest>& g
     if (auto f = compare_checks(*bt, at, path)) {
       bool moved_to_helper = false;
       if (f->rule == "assertion_removed" && (!c.before.helpers.empty() || !c.after.helpers.empty())) {
-        // Checks moved into a helper the test calls (same file) are still its checks.
+        // Checks moved into a helper the test calls (same file) are still its checks; moved into
+        // one whose failures cannot reach the test (handed to a task never awaited), that is
+        // the finding.
         const TestUnit xb = with_helpers(*bt, c.before), xa = with_helpers(at, c.after);
-        moved_to_helper = xa.asserts.size() != at.asserts.size() && !compare_checks(xb, xa, path);
+        if (xa.asserts.size() != at.asserts.size()) {
+          auto h = compare_checks(xb, xa, path);
+          moved_to_helper = !h;
+          if (h && h->rule != "assertion_removed") {
+            h->message += " (counting the checks of the helpers it calls in this file)";
+            f = std::move(h);
+          }
+        }
       }
       if (moved_to_helper) {
       } else if (f->rule == "assertion_removed") {

@@ -619,6 +619,61 @@ std::string handoff_swallows(const Syntax& s, Lang lang, TSNode fn, TSNode unit,
   return why;
 }
 
+std::set<std::string> functions_passed(const Syntax& s, TSNode unit, const LocalDefs& defs) {
+  std::set<std::string> out;
+  walk(unit, [&](TSNode n) {
+    if (Syntax::type(n) == "identifier" && defs.functions.count(s.text(n)) && !ts_node_is_null(receiving_call(n)))
+      out.insert(s.text(n));
+    return true;
+  });
+  return out;
+}
+
+std::string helper_handed_off(const Syntax& s, Lang lang, TSNode unit, const std::string& name, TSNode def,
+                              const LocalDefs& defs, const TrySwallows& try_swallows) {
+  // The helper's own definition and nested definitions of the same name are not references.
+  if (ts_node_start_byte(def) >= ts_node_start_byte(unit) && ts_node_end_byte(def) <= ts_node_end_byte(unit)) return "";
+  const bool coroutine = lang == Lang::python && starts_with(s.text(def), "async");
+  string first;
+  bool direct = false, any = false;
+  walk(unit, [&](TSNode n) {
+    if (direct) return false;
+    if (Syntax::type(n) != "identifier" || s.text(n) != name) return true;
+    TSNode up = ts_node_parent(n);
+    // `self.name` / `obj.name`: an attribute of something else, unless the helper is a method.
+    if (!ts_node_is_null(up) && Syntax::type(up) == "attribute" && ts_node_eq(Syntax::field(up, "attribute"), n)) return false;
+    any = true;
+    string why;
+    if (!ts_node_is_null(up) && Syntax::type(up) == "call" && ts_node_eq(Syntax::field(up, "function"), n)) {
+      if (!coroutine) {
+        direct = true;  // called: its checks run here
+        return false;
+      }
+      // A coroutine: it runs only when awaited, or where it is handed on.
+      TSNode outer = ts_node_parent(up);
+      while (!ts_node_is_null(outer) && Syntax::type(outer) == "parenthesized_expression") outer = ts_node_parent(outer);
+      if (!ts_node_is_null(outer) && Syntax::type(outer) == "await") {
+        direct = true;
+        return false;
+      }
+      if (TSNode c = receiving_call(up); !ts_node_is_null(c)) {
+        why = call_swallows(s, lang, c, unit, defs, try_swallows);
+      } else if (bare_statement(up)) {
+        why = "makes a coroutine the test never awaits: it never runs";
+      }
+    } else if (TSNode c = receiving_call(n); !ts_node_is_null(c)) {
+      why = call_swallows(s, lang, c, unit, defs, try_swallows);
+    }
+    if (why.empty()) {
+      direct = true;  // used some other way: assume its checks reach the test
+      return false;
+    }
+    if (first.empty()) first = why;
+    return false;
+  });
+  return direct || !any ? "" : first;
+}
+
 std::string with_swallows(const Syntax& s, TSNode with_stmt, const LocalDefs& defs, const TrySwallows& try_swallows) {
   TSNode body = Syntax::field(with_stmt, "body");
   string why;

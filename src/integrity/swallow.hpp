@@ -50,6 +50,16 @@ std::string exit_returns_true(const Syntax& s, TSNode cls);
 /// directly, awaited, joined and checked, or handed to anything not known to drop failures).
 std::string handoff_swallows(const Syntax& s, Lang lang, TSNode fn, TSNode unit, const LocalDefs& defs,
                              const TrySwallows& try_swallows);
+/// Functions the file defines that `unit` passes as values (`Thread(target=check)`,
+/// `loop.call_soon(check)`): their checks are the test's as much as those it calls.
+std::set<std::string> functions_passed(const Syntax& s, TSNode unit, const LocalDefs& defs);
+/// Why the checks of `name` (a function the file defines outside the test `unit`, definition
+/// `def`) cannot fail the test: every reference the test makes hands it to something that drops
+/// its failure (`asyncio.create_task(_check())` never awaited, `Thread(target=check)` never joined,
+/// a coroutine made and never awaited). "" when some reference calls or awaits it, or passes it to
+/// anything not known to drop failures.
+std::string helper_handed_off(const Syntax& s, Lang lang, TSNode unit, const std::string& name, TSNode def,
+                              const LocalDefs& defs, const TrySwallows& try_swallows);
 /// Python: the manager of `with M(...):` is a class or @contextmanager function the file defines
 /// that drops the body's failure; "" otherwise.
 std::string with_swallows(const Syntax& s, TSNode with_stmt, const LocalDefs& defs, const TrySwallows& try_swallows);

@@ -1796,6 +1796,11 @@ class Analyzer {
     unit_node_ = TSNode{};
     unit_swallow_.clear();
     self_computed_expectations(text(body_of(n)), model_->tests[index]);
+    for (auto& passed : functions_passed(s_, n, defs_)) model_->tests[index].calls.insert(passed);
+    for (const auto& called : model_->tests[index].calls)
+      if (auto d = defs_.functions.find(called); d != defs_.functions.end())
+        if (std::string why = helper_handed_off(s_, lang_, n, called, d->second, defs_, try_swallows()); !why.empty())
+          model_->tests[index].handed_off.emplace(called, std::move(why));
     resolve_operand_sources(s_, n, model_->tests[index].asserts, &names_);
   }
 
@@ -2269,6 +2274,12 @@ class Analyzer {
         const std::size_t index = model_->helpers.size() - 1;
         for (uint32_t i = 0; i < ts_node_child_count(n); ++i) visit(ts_node_child(n, i), "", true, &model_->helpers[index], 0, false);
         resolve_operand_sources(s_, n, model_->helpers[index].asserts, &names_);
+        for (auto& passed : functions_passed(s_, n, defs_))
+          if (passed != name) model_->helpers[index].calls.insert(passed);
+        for (const auto& called : model_->helpers[index].calls)
+          if (auto d = defs_.functions.find(called); d != defs_.functions.end())
+            if (std::string why = helper_handed_off(s_, lang_, n, called, d->second, defs_, try_swallows()); !why.empty())
+              model_->helpers[index].handed_off.emplace(called, std::move(why));
         unit_node_ = TSNode{};
         model_->comments = saved_comments;
         return;
