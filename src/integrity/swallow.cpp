@@ -365,6 +365,80 @@ string js_handoff(const Syntax& s, TSNode call, const LocalDefs& defs, const str
   return "";
 }
 
+/// JavaScript: why the promise `p` (an async function's call) can no longer fail the test: nothing
+/// awaits or returns it, or it only reaches Promise.race/any (the first to settle, or the first to
+/// fulfil, wins). "" when it is awaited, returned, asserted on (`expect(p).rejects`), handed to
+/// Promise.all/allSettled that is itself consumed (allSettled is judged elsewhere), or to anything
+/// not known to drop it.
+string js_promise_dropped(const Syntax& s, TSNode p, TSNode unit, int depth = 0) {
+  if (depth > 8) return "";
+  TSNode up = ts_node_parent(p);
+  while (!ts_node_is_null(up) && Syntax::type(up) == "parenthesized_expression") {
+    p = up;
+    up = ts_node_parent(up);
+  }
+  if (ts_node_is_null(up)) return "";
+  const string_view ut = Syntax::type(up);
+  if (ut == "await_expression" || ut == "return_statement" || ut == "yield_expression") return "";
+  if (ut == "arrow_function") return "";  // the concise body: returned
+  if (ut == "expression_statement")
+    return "runs in a promise the test neither awaits nor returns: its rejection never fails the test";
+  if (ut == "sequence_expression" || ut == "unary_expression") {
+    // `void check()`, `(check(), 0)`: the value is thrown away.
+    if (ut == "unary_expression" && !starts_with(strip_spaces(s.text(up)), "void")) return "";
+    return "runs in a promise the test throws away (`" + quote(s.text(up).substr(0, 40)) + "`): its rejection never fails the test";
+  }
+  if (ut == "member_expression") {
+    // A chain: `p.then(...)`, `p.catch(...)`, `p.finally(...)`: the chain's end decides.
+    TSNode outer = ts_node_parent(up);
+    if (ts_node_is_null(outer) || Syntax::type(outer) != "call_expression") return "";
+    return js_promise_dropped(s, outer, unit, depth + 1);
+  }
+  TSNode holder = up;
+  if (ut == "array") holder = ts_node_parent(up);  // Promise.race([a, b])
+  if (!ts_node_is_null(holder) && Syntax::type(holder) == "arguments") {
+    TSNode call = ts_node_parent(holder);
+    if (ts_node_is_null(call)) return "";
+    const string callee = strip_spaces(callee_text(s, call));
+    if (callee == "Promise.race")
+      return "runs in a promise handed to Promise.race (line " + std::to_string(Syntax::line(call)) +
+             "): another promise may settle first, and its rejection is then dropped";
+    if (callee == "Promise.any")
+      return "runs in a promise handed to Promise.any (line " + std::to_string(Syntax::line(call)) +
+             "): any other promise that fulfils drops its rejection";
+    if (callee == "Promise.all" || callee == "Promise.allSettled") return js_promise_dropped(s, call, unit, depth + 1);
+    return "";  // expect(p).rejects, t.rejects(p), assert.rejects(p), a helper: not known to drop it
+  }
+  // Stored: `const p = check();` then what the test does with `p`.
+  string var;
+  if (ut == "variable_declarator") {
+    TSNode nm = Syntax::field(up, "name");
+    if (!ts_node_is_null(nm) && Syntax::type(nm) == "identifier") var = s.text(nm);
+  } else if (ut == "assignment_expression") {
+    TSNode left = Syntax::field(up, "left");
+    if (!ts_node_is_null(left) && Syntax::type(left) == "identifier") var = s.text(left);
+  }
+  if (var.empty()) return "";
+  string first;
+  bool used = false, consumed = false;
+  walk(unit, [&](TSNode n) {
+    if (consumed) return false;
+    if (Syntax::type(n) != "identifier" || s.text(n) != var || ts_node_start_byte(n) < ts_node_end_byte(up)) return true;
+    TSNode parent = ts_node_parent(n);
+    // Another assignment to the name is not a use of this promise.
+    if (!ts_node_is_null(parent) && Syntax::type(parent) == "assignment_expression" && ts_node_eq(Syntax::field(parent, "left"), n))
+      return true;
+    used = true;
+    const string why = js_promise_dropped(s, n, unit, depth + 1);
+    if (why.empty()) consumed = true;
+    else if (first.empty()) first = why;
+    return true;
+  });
+  if (consumed) return "";
+  if (!used) return "runs in a promise `" + var + "` the test never awaits: its rejection never fails the test";
+  return first;
+}
+
 string rust_handoff(const Syntax& s, TSNode call, TSNode unit, const string& name) {
   if (name != "spawn") return "";
   // Scoped threads (`thread::scope(|s| s.spawn(...))`) re-raise a panic when the scope ends.
@@ -599,8 +673,36 @@ LocalDefs collect_local_defs(const Syntax& s, Lang lang, TSNode root) {
 std::string handoff_swallows(const Syntax& s, Lang lang, TSNode fn, TSNode unit, const LocalDefs& defs,
                              const TrySwallows& try_swallows) {
   if (TSNode c = receiving_call(fn); !ts_node_is_null(c)) return call_swallows(s, lang, c, unit, defs, try_swallows);
+  const bool js_async = is_js(lang) && starts_with(s.text(fn), "async");
+  if (js_async) {
+    // An async function called on the spot: `(async () => { ... })()`.
+    TSNode callee = fn, up = ts_node_parent(fn);
+    while (!ts_node_is_null(up) && Syntax::type(up) == "parenthesized_expression") {
+      callee = up;
+      up = ts_node_parent(up);
+    }
+    if (!ts_node_is_null(up) && Syntax::type(up) == "call_expression" && ts_node_eq(Syntax::field(up, "function"), callee))
+      return js_promise_dropped(s, up, unit);
+  }
   const string name = bound_name(s, fn);
   if (name.empty()) return "";
+  if (js_async) {
+    // A named async function: every promise it makes must reach the test.
+    string first;
+    bool consumed = false, called = false;
+    walk(unit, [&](TSNode n) {
+      if (consumed) return false;
+      if (Syntax::type(n) != "call_expression") return true;
+      TSNode f = Syntax::field(n, "function");
+      if (ts_node_is_null(f) || Syntax::type(f) != "identifier" || s.text(f) != name) return true;
+      called = true;
+      const string why = js_promise_dropped(s, n, unit);
+      if (why.empty()) consumed = true;
+      else if (first.empty()) first = why;
+      return true;
+    });
+    if (called && !consumed) return first;
+  }
   // A named function: wherever the unit hands it on by name.
   string why;
   walk(unit, [&](TSNode n) {
@@ -634,6 +736,10 @@ std::string helper_handed_off(const Syntax& s, Lang lang, TSNode unit, const std
   // The helper's own definition and nested definitions of the same name are not references.
   if (ts_node_start_byte(def) >= ts_node_start_byte(unit) && ts_node_end_byte(def) <= ts_node_end_byte(unit)) return "";
   const bool coroutine = lang == Lang::python && starts_with(s.text(def), "async");
+  // JavaScript: `async function check()`, `const check = async () => ...` (the value node).
+  TSNode value = def;
+  if (Syntax::type(value) == "variable_declarator") value = Syntax::field(def, "value");
+  const bool js_async = is_js(lang) && !ts_node_is_null(value) && starts_with(s.text(value), "async");
   string first;
   bool direct = false, any = false;
   walk(unit, [&](TSNode n) {
@@ -644,7 +750,9 @@ std::string helper_handed_off(const Syntax& s, Lang lang, TSNode unit, const std
     if (!ts_node_is_null(up) && Syntax::type(up) == "attribute" && ts_node_eq(Syntax::field(up, "attribute"), n)) return false;
     any = true;
     string why;
-    if (!ts_node_is_null(up) && Syntax::type(up) == "call" && ts_node_eq(Syntax::field(up, "function"), n)) {
+    if (js_async && !ts_node_is_null(up) && Syntax::type(up) == "call_expression" && ts_node_eq(Syntax::field(up, "function"), n)) {
+      why = js_promise_dropped(s, up, unit);
+    } else if (!ts_node_is_null(up) && Syntax::type(up) == "call" && ts_node_eq(Syntax::field(up, "function"), n)) {
       if (!coroutine) {
         direct = true;  // called: its checks run here
         return false;

@@ -2261,6 +2261,10 @@ class Analyzer {
       const int b = line(outer), e = static_cast<int>(ts_node_end_point(n).row) + 1;
       const bool holds_test = std::any_of(model_->tests.begin(), model_->tests.end(),
                                           [&](const TestUnit& t) { return t.line >= b && t.line <= e; });
+      // A function inside a test is part of that test (visited with it), not a helper of its own.
+      const bool in_test = std::any_of(model_->tests.begin(), model_->tests.end(),
+                                       [&](const TestUnit& t) { return t.end_line > 0 && b > t.line && e <= t.end_line; });
+      if (in_test) return;
       if (!holds_test) {
         model_->helpers.emplace_back();
         model_->helpers.back().name = name;
