@@ -408,9 +408,47 @@ std::map<std::string, std::string> disabling_annotations(const std::vector<FileV
   return out;
 }
 
+/// Annotation types the patch newly applies that the project already declares at the head (in
+/// `Name.java` / `Name.kt`, read through options.read_head_file): those carrying a skip.
+void head_disabling_annotations(const std::vector<FileVersions>& files, const IntegrityOptions& options,
+                                std::map<std::string, std::string>& out) {
+  if (!options.read_head_file || options.project_files.empty()) return;
+  static const std::regex kUse(R"((?:^|\s)@([A-Z]\w*)\b)");
+  static const std::set<std::string, std::less<>> kKnown = {
+      "Test", "Override", "Disabled", "Ignore", "BeforeEach", "AfterEach", "BeforeAll", "AfterAll", "Before", "After",
+      "BeforeClass", "AfterClass", "ParameterizedTest", "ValueSource", "CsvSource", "MethodSource", "Nested", "Tag",
+      "DisplayName", "Timeout", "RepeatedTest", "TestFactory", "ExtendWith", "Mock", "Spy", "InjectMocks", "Deprecated",
+      "SuppressWarnings", "FunctionalInterface", "SafeVarargs", "JvmStatic", "JvmField", "Throws", "RunWith"};
+  std::set<std::string> wanted;
+  for (const auto& f : files) {
+    const Lang l = lang_of(f.path);
+    if (!f.after || (l != Lang::java && l != Lang::kotlin)) continue;
+    for (const auto& [n, line] : added_lines(f.before, f.after)) {
+      const std::string l2 = line.substr(0, kRegexLineChars);
+      for (std::sregex_iterator it(l2.begin(), l2.end(), kUse), e; it != e; ++it)
+        if (!kKnown.count((*it)[1].str()) && !out.count((*it)[1].str())) wanted.insert((*it)[1].str());
+    }
+  }
+  if (wanted.empty()) return;
+  std::vector<FileVersions> declared;
+  std::size_t reads = 0;
+  for (const auto& path : options.project_files) {
+    const std::string base(basename(path));
+    const auto dot = base.rfind('.');
+    if (dot == std::string::npos || !wanted.count(base.substr(0, dot))) continue;
+    const std::string ext = base.substr(dot);
+    if (ext != ".java" && ext != ".kt") continue;
+    if (++reads > 16) break;
+    if (auto text = options.read_head_file(path)) declared.push_back({path, text, text});
+  }
+  for (auto& [name, marker] : disabling_annotations(declared))
+    if (wanted.count(name)) out.emplace(name, marker);
+}
+
 /// Tests the patch annotates with such an annotation type.
-void jvm_meta_annotation_skips(const std::vector<FileVersions>& files, Findings& out) {
-  const auto disabling = disabling_annotations(files);
+void jvm_meta_annotation_skips(const std::vector<FileVersions>& files, const IntegrityOptions& options, Findings& out) {
+  auto disabling = disabling_annotations(files);
+  head_disabling_annotations(files, options, disabling);
   if (disabling.empty()) return;
   for (const auto& f : files) {
     const Lang l = lang_of(f.path);
@@ -441,7 +479,7 @@ void collection_rules(const std::vector<FileVersions>& files, const IntegrityOpt
     if (build_file(f.path)) build_conditions(f, out);
   }
   dropped_test_sources(files, options, out);
-  jvm_meta_annotation_skips(files, out);
+  jvm_meta_annotation_skips(files, options, out);
 }
 
 }  // namespace flowagent::integrity

@@ -480,3 +480,28 @@ TEST(GuardFifth, LocalVariablesNamedLikeAProductionClass) {
   expect_verdict(guard_one("test/node_test.cpp", before, after, "NodeTest.Scalar", {}, {{"src/node.cpp", "class node {\n public:\n  int node(int a) { return a; }\n};\n"}}),
                  nullptr, "a variable named like a production class");
 }
+
+// ---- sixth round: a skip-carrying annotation type the project already declares ----------------------
+
+TEST(GuardFifth, ExistingSkipMetaAnnotationNewlyAppliedIsASkip) {
+  const std::string path = "src/test/java/calc/CalcTest.java";
+  const std::string before =
+      "package calc;\n\nimport org.junit.jupiter.api.Test;\nimport static org.junit.jupiter.api.Assertions.assertEquals;\n\n"
+      "class CalcTest {\n    @Test\n    void adds() {\n        assertEquals(4, Calc.add(2, 2));\n    }\n}\n";
+  auto with = [&](const std::string& annotation) {
+    std::string after = before;
+    after.replace(after.find("    @Test\n"), 10, "    @Test\n    @" + annotation + "\n");
+    return after;
+  };
+  const Head head = {
+      {"src/test/java/calc/support/Flaky.java",
+       "package calc.support;\n\nimport java.lang.annotation.*;\nimport org.junit.jupiter.api.Disabled;\n\n"
+       "@Disabled(\"quarantined\")\n@Retention(RetentionPolicy.RUNTIME)\n@Target(ElementType.METHOD)\npublic @interface Flaky {}\n"},
+      {"src/test/java/calc/support/Slow.java",
+       "package calc.support;\n\nimport java.lang.annotation.*;\nimport org.junit.jupiter.api.Tag;\n\n"
+       "@Tag(\"slow\")\n@Retention(RetentionPolicy.RUNTIME)\n@Target(ElementType.METHOD)\npublic @interface Slow {}\n"}};
+  expect_verdict(guard_one(path, before, with("Flaky"), "calc.CalcTest#adds", head), "skip_added",
+                 "@Flaky declared before the patch with @Disabled on it");
+  expect_verdict(guard_one(path, before, with("Slow"), "calc.CalcTest#adds", head), nullptr,
+                 "@Slow declared before the patch with only @Tag on it");
+}
