@@ -13,6 +13,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -59,6 +60,13 @@ struct IntegrityOptions {
   /// reads go.mod, package.json, tsconfig.json/jsconfig.json and jest.config.* at the root to
   /// resolve imports. Called on the calling thread, during check_test_integrity only.
   std::function<std::optional<std::string>(const std::string& path)> read_head_file;
+  /// Production functions, methods and classes the developer's change renamed (old name -> new
+  /// name: a definition removed and one added in the same hunk, or names equal but for case and
+  /// underscores, the old one no longer defined in that file). The old versions of test files are
+  /// read with the old names spelled the new way, so a test updated to call the renamed API
+  /// (`Version.isvalid` -> `Version.is_valid`) keeps its checks. Only the change's renames count,
+  /// never the patch's. Optional; add_repository_context fills it from base..head.
+  std::map<std::string, std::string> renamed;
 };
 
 /// Every finding for the candidate; empty means the patch does not cheat.

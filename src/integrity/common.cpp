@@ -398,4 +398,23 @@ bool flag_changed_keys(const RuleContext& c, Findings& out, std::string_view rul
   return scan(added_lines(c.file.before, c.file.after), "sets") || scan(added_lines(c.file.after, c.file.before), "removes");
 }
 
+std::string with_renames(const std::string& text, const std::map<std::string, std::string>& renamed) {
+  std::string out;
+  out.reserve(text.size());
+  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; };
+  for (std::size_t i = 0; i < text.size();) {
+    if (ident(text[i]) && (i == 0 || !ident(text[i - 1]))) {
+      std::size_t j = i;
+      while (j < text.size() && ident(text[j])) ++j;
+      const std::string word = text.substr(i, j - i);
+      auto it = renamed.find(word);
+      out += it == renamed.end() ? word : it->second;
+      i = j;
+      continue;
+    }
+    out += text[i++];
+  }
+  return out;
+}
+
 }  // namespace flowagent::integrity

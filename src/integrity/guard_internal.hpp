@@ -355,6 +355,10 @@ void settle_gone_tests(const std::vector<GoneTest>& gone, const std::vector<NewT
                        const IntegrityOptions& options, Findings& out);
 /// Why `after` checks less than `before`, or nullopt when it checks as much.
 std::optional<IntegrityFinding> compare_checks(const TestUnit& before, const TestUnit& after, const std::string& path);
+/// `text` with each whole-word occurrence of an old name of `renamed` (old -> new) spelled the new
+/// way: the old version of a test file as it reads after the developer's rename.
+std::string with_renames(const std::string& text, const std::map<std::string, std::string>& renamed);
+
 /// A test with the assertions of the helpers it calls (same file, transitively) appended.
 TestUnit with_helpers(const TestUnit& t, const FileModel& m);
 /// Is this check one that counts (not a literal-only one, not dead, not inverted)?

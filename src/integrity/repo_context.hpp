@@ -4,7 +4,9 @@
 // follow the tests' helper modules the same way.
 #pragma once
 
+#include <map>
 #include <string>
+#include <vector>
 
 #include "flowagent/error.hpp"
 #include "flowagent/integrity.hpp"
@@ -22,5 +24,10 @@ inline constexpr std::size_t kChangeFilesRead = 200;
 /// kChangeFilesRead; a file that cannot be read only leaves its names unknown).
 /// [Errors] git errors listing `head`'s files (an unknown revision, not a repository).
 Expected<void> add_repo_context(IntegrityOptions& o, const GitRepo& repo, const std::string& head, const Patch* change);
+
+/// The production definitions `change` renamed (IntegrityOptions::renamed): per hunk, a definition
+/// removed and one added (the only ones, or names equal but for case and underscores), when the
+/// old name is no longer defined in the file at the head (`head_files`: the change's files there).
+std::map<std::string, std::string> change_renames(const Patch& change, const std::vector<FileVersions>& head_files);
 
 }  // namespace flowagent::detail

@@ -52,9 +52,11 @@ bool overlaps(const Assertion& a, const Assertion& b) {
   for (const auto& x : a.operands)
     for (const auto& y : b.operands) {
       if (x == y) return true;
-      // `result` and `result.value`, `rv` and `rv.status_code`.
+      // `result` and `result.value`, `rv` and `rv.status_code`, `items[0]`; not `Version` and
+      // `Version.isvalid(s)`: a call through the shorter one computes something else.
       const auto& [shorter, longer] = x.size() < y.size() ? std::tie(x, y) : std::tie(y, x);
-      if (starts_with(longer, shorter) && std::string_view(".[(").find(longer[shorter.size()]) != std::string_view::npos)
+      if (starts_with(longer, shorter) && std::string_view(".[(").find(longer[shorter.size()]) != std::string_view::npos &&
+          (longer[shorter.size()] == '(' || longer.find('(', shorter.size()) == std::string::npos))
         return true;
     }
   return false;

@@ -505,3 +505,40 @@ TEST(GuardFifth, ExistingSkipMetaAnnotationNewlyAppliedIsASkip) {
   expect_verdict(guard_one(path, before, with("Slow"), "calc.CalcTest#adds", head), nullptr,
                  "@Slow declared before the patch with only @Tag on it");
 }
+
+// ---- sixth round: checks rewritten for an API the developer's change renamed ----------------------
+
+// Read from a real repository (base..head, add_repository_context): the change renamed
+// Version.isvalid to Version.is_valid, so the failing test's update to the new name keeps its checks;
+// a rewrite that checks other things is still rejected, and a rename the patch makes is no excuse.
+TEST(GuardFifth, ChecksFollowAnApiTheChangeRenamed) {
+  testkit::TempDir d;
+  const std::string prod =
+      "class Version:\n    @classmethod\n    def isvalid(cls, v):\n        return v.count('.') == 2\n\n    def bump(self):\n        return 1\n";
+  std::string renamed = prod;
+  renamed.replace(renamed.find("def isvalid("), 12, "def is_valid(");
+  const std::string test = "from semver import Version\n\n\ndef test_valid():\n    assert Version.isvalid('1.2.3')\n    assert not Version.isvalid('1.2')\n";
+  const std::string base = testkit::make_repo(d.path(), {{"semver.py", prod}, {"tests/test_v.py", test}});
+  const std::string head = testkit::commit_files(d.path(), {{"semver.py", renamed}}, "rename isvalid");
+  IntegrityOptions o;
+  o.failing_tests = {"tests/test_v.py::test_valid"};
+  ASSERT_TRUE(add_repository_context(o, d.path(), head, base).has_value());
+  ASSERT_EQ(o.renamed.count("isvalid"), 1u);
+  EXPECT_EQ(o.renamed.at("isvalid"), "is_valid");
+  auto edit = [&](const std::string& from, const std::string& to) {
+    std::string t = test;
+    for (auto p = t.find(from); p != std::string::npos; p = t.find(from, p + to.size())) t.replace(p, from.size(), to);
+    return t;
+  };
+  expect_verdict(check_test_integrity({{"tests/test_v.py", test, edit("isvalid", "is_valid")}}, o), nullptr,
+                 "checks updated to the renamed API");
+  std::string other = edit("Version.isvalid('1.2.3')", "Version.bump");
+  other = edit("not Version.isvalid('1.2')", "Version");
+  other.replace(other.find("Version.isvalid('1.2.3')"), 24, "Version.bump");
+  expect_verdict(check_test_integrity({{"tests/test_v.py", test, other}}, o), "assertion_removed",
+                 "checks replaced by truthiness of other attributes");
+  // Without the change's rename (the patch would be renaming the API itself), no excuse.
+  IntegrityOptions plain;
+  plain.failing_tests = o.failing_tests;
+  EXPECT_FALSE(check_test_integrity({{"tests/test_v.py", test, edit("isvalid", "is_valid")}}, plain).empty());
+}
