@@ -2,6 +2,7 @@
 // test flags, module replacements).
 #include <algorithm>
 #include <cctype>
+#include <regex>
 
 #include "integrity/guard_internal.hpp"
 
@@ -21,6 +22,9 @@ int table_cases(const Syntax& s, TSNode n) {
     if (int k = table_cases(s, ts_node_named_child(n, i)); k > 0) return k;
   return 0;
 }
+
+/// The newest Go release (1.N) a constraint may name and still hold for a current toolchain.
+constexpr int kNewestGoMinor = 27;
 
 std::vector<std::string> build_constraints(const std::optional<std::string>& src) {
   std::vector<std::string> out;
@@ -80,8 +84,16 @@ void go_rules(const RuleContext& c, Findings& out) {
       const bool holds_failing = std::any_of(c.after.tests.begin(), c.after.tests.end(), [&](const TestUnit& t) {
         return names_failing_test(c.options.failing_tests, t.name);
       });
-      // A platform constraint on a file without a failing test is how Go projects split tests per OS.
-      const std::string expr = b.substr(b.find_first_of(" :") + 1);
+      // A platform constraint on a file without a failing test is how Go projects split tests per OS,
+      // and a release constraint (`go1.21`, a released Go version) how they keep tests that need a
+      // newer toolchain: both still compile wherever the tests are meant to run.
+      std::string expr = b.substr(b.find_first_of(" :") + 1);
+      // `!go1.21` (older toolchains only) does not hold for a current one.
+      static const std::regex release(R"((!\s*)?\bgo1\.(\d+)\b)");
+      bool released = false, unreleased = false;
+      for (std::sregex_iterator it(expr.begin(), expr.end(), release), e; it != e; ++it)
+        (!(*it)[1].matched && std::stoi((*it)[2].str().substr(0, 4)) <= kNewestGoMinor ? released : unreleased) = true;
+      if (released && !unreleased) expr = std::regex_replace(expr, release, "linux");
       const bool platform_only = expr.find_first_not_of(" !()&|,abcdefghijklmnopqrstuvwxyz0123456789") == std::string::npos &&
                                  platform_condition(expr) && !contains(expr, "ignore") && !contains(expr, "never");
       if (holds_failing || !platform_only) {
