@@ -319,14 +319,31 @@ bool local_value_calls_real(const std::string& text, int line, const std::string
   auto reaches = [&](const std::string& code) {
     return std::regex_search(code, qualified) || (lang == Lang::go && std::regex_search(code, bare));
   };
+  // Names bound to the real function before the binding (`realAdd := Add`, `auto real = &::add;`,
+  // `int (*real)(int, int) = ::add;`): calls through them reach it too.
+  std::set<std::string> aliases;
+  {
+    const std::regex alias_def("(\\w+)\\s*\\)?\\s*(?:\\([^)]*\\))?\\s*:?=\\s*&?\\s*(?:::|\\w+(?:\\.|::))?" + name + "\\s*;?\\s*$");
+    for_each_capped_line(text, [&](int n, const std::string& l) {
+      std::smatch am;
+      if (n < line && std::regex_search(l, am, alias_def) && am[1].str() != name) aliases.insert(am[1].str());
+    });
+  }
   const auto start = value.find_first_not_of(" \t\n");
   const bool literal = start != std::string::npos &&
                        (lang == Lang::go ? value.compare(start, 4, "func") == 0 : value[start] == '[');
-  if (!literal) return reaches(value);
-  // A function literal: the real call must be live (not in `if false {...}`, `if (0) {...}`,
-  // `#if 0`) and its value must be what the literal returns (`return Add(a, b)`, or a variable
-  // computed by it that is returned); a literal that returns nothing must call it at all.
-  std::string code = value;
+  if (!literal) {
+    std::string v = value.substr(start == std::string::npos ? 0 : start);
+    v = v.substr(0, v.find_first_of(";\n"));
+    while (!v.empty() && std::isspace(static_cast<unsigned char>(v.back()))) v.pop_back();
+    return reaches(value) || aliases.count(v) > 0;
+  }
+  // A function literal: what it returns must be the real function's value, on every return
+  // (`return Add(a, b)`, `return c.add(a, b)`, `return real(a, b)` through an alias, or a variable
+  // set once from such a call); `return Add(a, b) - 1`, a ternary, a comma or a variable
+  // overwritten later is a stand-in. A literal that returns nothing must call it at all, live (not
+  // in `if false {...}`, `if (0) {...}`, `#if 0`).
+  std::string code = value.substr(value.find('{') == std::string::npos ? value.size() : value.find('{') + 1);
   static const std::regex dead_if(R"(\bif\s*(?:constexpr\s*)?\(?\s*(?:false|0|!\s*true|nil\s*!=\s*nil)\s*\)?\s*\{)");
   for (std::smatch d; std::regex_search(code, d, dead_if);) {
     const std::size_t open = static_cast<std::size_t>(d.position()) + d.length() - 1;
@@ -347,24 +364,51 @@ bool local_value_calls_real(const std::string& text, int line, const std::string
     const auto e = std::min(code.find_first_of(";\n{}", p), code.size());
     std::string st = code.substr(p, e - p);
     st.erase(0, std::min(st.find_first_not_of(" \t"), st.size()));
+    while (!st.empty() && std::isspace(static_cast<unsigned char>(st.back()))) st.pop_back();
     if (!st.empty()) statements.push_back(st);
     p = e + 1;
   }
-  static const std::regex returns_value(R"(^(?:return|co_return)\s*[^\s;])");
-  static const std::regex assigned(R"(^(?:(?:const\s+)?(?:auto|int|long|double|float|bool|var|std::\w+)\s*&?\s*)?(\w+)(?:\s*,\s*\w+)*\s*:?=[^=])");
-  const bool returns = std::any_of(statements.begin(), statements.end(), [](const std::string& st) { return std::regex_search(st, returns_value); });
-  std::set<std::string> results;
-  for (const auto& st : statements) {
-    if (!reaches(st)) continue;
-    if (!returns || std::regex_search(st, returns_value)) return true;
-    std::smatch a;
-    if (std::regex_search(st, a, assigned) && a[1].str() != "_") results.insert(a[1].str());
+  {
+    const std::regex alias_def("(\\w+)\\s*\\)?\\s*(?:\\([^)]*\\))?\\s*:?=\\s*&?\\s*(?:::|\\w+(?:\\.|::))" + name + "\\s*$");
+    for (const auto& st : statements)
+      if (std::smatch am; std::regex_search(st, am, alias_def) && am[1].str() != name) aliases.insert(am[1].str());
   }
-  for (const auto& st : statements)
-    if (std::regex_search(st, returns_value))
-      for (const auto& r : results)
-        if (std::regex_search(st, std::regex("\\b" + r + "\\b"))) return true;
-  return false;
+  // `Add(a, b)`, `::add(a, b)`, `calc.Add(a, b)`, `c->add(a, b)`, `real(a, b)`: one call, the whole expression.
+  auto real_call = [&](const std::string& e) {
+    static const std::regex callee(R"(^((?:::)?(?:[A-Za-z_]\w*\s*(?:\.|::|->)\s*)*)([A-Za-z_]\w*)\s*\()");
+    std::smatch m;
+    if (!std::regex_search(e, m, callee)) return false;
+    const std::string fn = m[2].str();
+    const bool qualified_call = !m[1].str().empty();
+    if (!(fn == name && (qualified_call || lang == Lang::go)) && !(aliases.count(fn) && !qualified_call)) return false;
+    const std::size_t open = static_cast<std::size_t>(m.length()) - 1;
+    return closing_paren(e, open) + 1 == e.size();
+  };
+  static const std::regex returns_value(R"(^(?:return|co_return)\s+(.+)$)");
+  static const std::regex assigned(R"(^(?:(?:const\s+)?(?:auto|int|long|double|float|bool|var|std::\w+)\s*&?\s*)?(\w+)\s*:?=\s*(.+)$)");
+  std::map<std::string, int> writes;
+  std::set<std::string> from_real;
+  for (const auto& st : statements) {
+    std::smatch a;
+    if (std::regex_match(st, a, assigned)) {
+      ++writes[a[1].str()];
+      if (real_call(a[2].str())) from_real.insert(a[1].str());
+    }
+    static const std::regex bump(R"(^(\w+)\s*(?:[-+*/%|&^]=|\+\+|--))");
+    if (std::smatch b; std::regex_search(st, b, bump)) ++writes[b[1].str()];
+  }
+  bool any_return = false;
+  for (const auto& st : statements) {
+    std::smatch r;
+    if (!std::regex_match(st, r, returns_value)) continue;
+    any_return = true;
+    const std::string e = r[1].str();
+    if (real_call(e)) continue;
+    if (from_real.count(e) && writes[e] == 1) continue;
+    return false;
+  }
+  if (any_return) return true;
+  return std::any_of(statements.begin(), statements.end(), [&](const std::string& st) { return reaches(st); });
 }
 
 /// The test file's old version called the bare name (`Add(2, 2)`, `add(2, 2)`): a new local binding

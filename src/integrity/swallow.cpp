@@ -365,6 +365,25 @@ string js_handoff(const Syntax& s, TSNode call, const LocalDefs& defs, const str
   return "";
 }
 
+/// JavaScript callees that call a function and ignore the promise it returns.
+bool js_ignores_returned_promise(const string& callee) {
+  return one_of(last_segment(callee), {"forEach", "setTimeout", "setImmediate", "setInterval", "nextTick", "queueMicrotask",
+                                       "on", "once", "addListener", "addEventListener", "prependListener"});
+}
+
+/// Where a function's returned value goes: "" when the test receives it (the function is the test
+/// itself, or one handed to anything else), or why it is lost (handed to a callee that ignores it).
+string js_function_result_lost(const Syntax& s, TSNode fn, TSNode unit) {
+  if (ts_node_eq(fn, unit)) return "";
+  TSNode c = receiving_call(fn);
+  if (ts_node_is_null(c)) return "";
+  const string callee = strip_spaces(callee_text(s, c));
+  if (js_ignores_returned_promise(callee))
+    return "runs in a promise returned to `" + quote(callee) + "` (line " + std::to_string(Syntax::line(c)) +
+           "), which ignores it: its rejection never fails the test";
+  return "";
+}
+
 /// JavaScript: why the promise `p` (an async function's call) can no longer fail the test: nothing
 /// awaits or returns it, or it only reaches Promise.race/any (the first to settle, or the first to
 /// fulfil, wins). "" when it is awaited, returned, asserted on (`expect(p).rejects`), handed to
@@ -379,8 +398,14 @@ string js_promise_dropped(const Syntax& s, TSNode p, TSNode unit, int depth = 0)
   }
   if (ts_node_is_null(up)) return "";
   const string_view ut = Syntax::type(up);
-  if (ut == "await_expression" || ut == "return_statement" || ut == "yield_expression") return "";
-  if (ut == "arrow_function") return "";  // the concise body: returned
+  if (ut == "await_expression" || ut == "yield_expression") return "";
+  if (ut == "arrow_function") return js_function_result_lost(s, up, unit);  // the concise body: returned
+  if (ut == "return_statement") {
+    for (TSNode f = ts_node_parent(up); !ts_node_is_null(f); f = ts_node_parent(f))
+      if (one_of(Syntax::type(f), {"arrow_function", "function_expression", "function", "function_declaration", "method_definition"}))
+        return js_function_result_lost(s, f, unit);
+    return "";
+  }
   if (ut == "expression_statement")
     return "runs in a promise the test neither awaits nor returns: its rejection never fails the test";
   if (ut == "sequence_expression" || ut == "unary_expression") {
@@ -389,9 +414,34 @@ string js_promise_dropped(const Syntax& s, TSNode p, TSNode unit, int depth = 0)
     return "runs in a promise the test throws away (`" + quote(s.text(up).substr(0, 40)) + "`): its rejection never fails the test";
   }
   if (ut == "member_expression") {
-    // A chain: `p.then(...)`, `p.catch(...)`, `p.finally(...)`: the chain's end decides.
+    // A chain: `p.then(...)`, `p.catch(...)`, `p.finally(...)`: a rejection handler decides (one
+    // that hands the error on, `done`, `reject`, or rethrows, reports it; one that drops it loses
+    // it), else the chain's end.
     TSNode outer = ts_node_parent(up);
     if (ts_node_is_null(outer) || Syntax::type(outer) != "call_expression") return "";
+    TSNode prop = Syntax::field(up, "property");
+    const string m = ts_node_is_null(prop) ? "" : s.text(prop);
+    const auto args = argument_nodes(outer);
+    TSNode handler{};
+    if (m == "catch" && !args.empty()) handler = args[0];
+    if (m == "then" && args.size() >= 2) handler = args[1];
+    if (!ts_node_is_null(handler)) {
+      if (Syntax::type(handler) == "identifier" || Syntax::type(handler) == "member_expression") return "";
+      static const LocalDefs kNone;
+      if (!handler_rethrows(s, handler, kNone)) {
+        // A handler that passes its error to a call (`err => done(err)`, `e => reject(e)`) reports it.
+        TSNode params = Syntax::field(handler, "parameters");
+        TSNode param = Syntax::field(handler, "parameter");
+        string e = !ts_node_is_null(param) ? s.text(param) : ts_node_is_null(params) ? "" : strip_spaces(s.text(params));
+        if (!e.empty() && e.front() == '(') e = e.substr(1, e.find_first_of(",)") - 1);
+        TSNode body = Syntax::field(handler, "body");
+        const string b = ts_node_is_null(body) ? "" : strip_spaces(s.text(body));
+        if (e.empty() || (!contains(b, "(" + e + ")") && !contains(b, "(" + e + ",") && !contains(b, "," + e + ")")))
+          return "runs in a promise whose rejection handler (line " + std::to_string(Syntax::line(outer)) +
+                 ") drops its failure";
+        return "";
+      }
+    }
     return js_promise_dropped(s, outer, unit, depth + 1);
   }
   TSNode holder = up;
@@ -400,13 +450,45 @@ string js_promise_dropped(const Syntax& s, TSNode p, TSNode unit, int depth = 0)
     TSNode call = ts_node_parent(holder);
     if (ts_node_is_null(call)) return "";
     const string callee = strip_spaces(callee_text(s, call));
-    if (callee == "Promise.race")
+    if (callee == "Promise.race") {
+      // A race against timeouts that reject is how tests bound a wait; a racer that fulfils
+      // (`Promise.resolve()`, a plain delay or sleep) may win and drop the rejection.
+      bool fulfils = false;
+      if (ut == "array")
+        for (uint32_t i = 0; i < ts_node_named_child_count(up); ++i) {
+          TSNode other = ts_node_named_child(up, i);
+          if (ts_node_eq(other, p)) continue;
+          string t = strip_spaces(s.text(other));
+          // A call of a function the file defines: judged by its definition (`timeout(ms)` that rejects).
+          if (Syntax::type(other) == "call_expression") {
+            const string fn = callee_text(s, other);
+            static const std::regex ident(R"(^[A-Za-z_$][\w$]*$)");
+            if (std::regex_match(fn, ident))
+              for (const string& head : {"function " + fn + "(", "function " + fn + " (", "const " + fn + " =", "let " + fn + " ="})
+                if (auto at = s.src.find(head); at != string::npos) {
+                  t = strip_spaces(s.src.substr(at, 600));
+                  break;
+                }
+          }
+          if (starts_with(t, "Promise.resolve(") || (!contains(t, "throw") && !contains(t, "reject") && !contains(t, ".then(")))
+            fulfils = true;
+        }
+      if (!fulfils) return js_promise_dropped(s, call, unit, depth + 1);
       return "runs in a promise handed to Promise.race (line " + std::to_string(Syntax::line(call)) +
-             "): another promise may settle first, and its rejection is then dropped";
+             ") with a racer that fulfils: it may settle first, and the rejection is then dropped";
+    }
     if (callee == "Promise.any")
       return "runs in a promise handed to Promise.any (line " + std::to_string(Syntax::line(call)) +
              "): any other promise that fulfils drops its rejection";
     if (callee == "Promise.all" || callee == "Promise.allSettled") return js_promise_dropped(s, call, unit, depth + 1);
+    // Collected: `pending.push(check())`: the collection must reach an await, a return or Promise.all.
+    if (ends_with(callee, ".push") || ends_with(callee, ".add") || ends_with(callee, ".unshift")) {
+      const string owner = callee.substr(0, callee.rfind('.'));
+      const string rest = strip_spaces(s.text(unit).substr(ts_node_end_byte(call) - ts_node_start_byte(unit)));
+      for (const string& use : {"await" + owner, "return" + owner, "(" + owner + ")", "[..." + owner, "(" + owner + ","})
+        if (contains(rest, use)) return "";
+      return "runs in a promise collected in `" + owner + "` that the test never awaits: its rejection never fails the test";
+    }
     return "";  // expect(p).rejects, t.rejects(p), assert.rejects(p), a helper: not known to drop it
   }
   // Stored: `const p = check();` then what the test does with `p`.
@@ -672,8 +754,16 @@ LocalDefs collect_local_defs(const Syntax& s, Lang lang, TSNode root) {
 
 std::string handoff_swallows(const Syntax& s, Lang lang, TSNode fn, TSNode unit, const LocalDefs& defs,
                              const TrySwallows& try_swallows) {
-  if (TSNode c = receiving_call(fn); !ts_node_is_null(c)) return call_swallows(s, lang, c, unit, defs, try_swallows);
   const bool js_async = is_js(lang) && starts_with(s.text(fn), "async");
+  if (TSNode c = receiving_call(fn); !ts_node_is_null(c)) {
+    if (js_async) {
+      // An async callback: its promise goes wherever the callee puts it.
+      if (string why = js_function_result_lost(s, fn, unit); !why.empty()) return why;
+      if (one_of(callee_name(s, c), {"map", "flatMap"}))
+        if (string why = js_promise_dropped(s, c, unit); !why.empty()) return why;
+    }
+    return call_swallows(s, lang, c, unit, defs, try_swallows);
+  }
   if (js_async) {
     // An async function called on the spot: `(async () => { ... })()`.
     TSNode callee = fn, up = ts_node_parent(fn);
@@ -752,6 +842,9 @@ std::string helper_handed_off(const Syntax& s, Lang lang, TSNode unit, const std
     string why;
     if (js_async && !ts_node_is_null(up) && Syntax::type(up) == "call_expression" && ts_node_eq(Syntax::field(up, "function"), n)) {
       why = js_promise_dropped(s, up, unit);
+    } else if (TSNode rc = js_async ? receiving_call(n) : TSNode{}; !ts_node_is_null(rc) &&
+                                                                     js_ignores_returned_promise(strip_spaces(callee_text(s, rc)))) {
+      why = "is handed to `" + quote(strip_spaces(callee_text(s, rc))) + "`, which ignores the promise it returns: its rejection never fails the test";
     } else if (!ts_node_is_null(up) && Syntax::type(up) == "call" && ts_node_eq(Syntax::field(up, "function"), n)) {
       if (!coroutine) {
         direct = true;  // called: its checks run here
