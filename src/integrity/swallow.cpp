@@ -255,7 +255,23 @@ string py_async_handoff(const Syntax& s, TSNode call, TSNode unit, const string&
           contains(c, "await" + var))
         return true;
       if (starts_with(c, "assert") && !contains(c, "len(" + var + ")")) return true;
-      if (starts_with(c, "for") || starts_with(c, "return")) return true;  // iterated or handed back: read there
+      if (starts_with(c, "return")) return true;  // handed back: read there
+      if (starts_with(c, "for")) {
+        // Iterated: read when the loop body raises, asserts or inspects what it holds.
+        const auto all = lines_after(n);
+        const auto at = std::find(all.begin(), all.end(), l);
+        const auto indent = l.find_first_not_of(" \t");
+        for (auto it = at == all.end() ? all.end() : at + 1; it != all.end(); ++it) {
+          const auto ind = it->find_first_not_of(" \t");
+          if (ind == string::npos) continue;
+          if (ind <= indent) break;
+          const string b = strip_spaces(*it);
+          if (starts_with(b, "raise") || starts_with(b, "assert") || contains(b, "isinstance(") || contains(b, ".result(") ||
+              contains(b, ".exception(") || starts_with(b, "self.assert") || starts_with(b, "pytest.fail("))
+            return true;
+        }
+        continue;
+      }
     }
     return false;
   };
@@ -313,6 +329,14 @@ string py_async_handoff(const Syntax& s, TSNode call, TSNode unit, const string&
       if (starts_with(rest, ".add_done_callback(") || starts_with(rest, ".cancel(") || starts_with(rest, ".set_name(") ||
           starts_with(rest, ".get_name(") || starts_with(rest, ".done("))
         continue;
+      // Kept in a collection (`background.add(task)`): awaited only if the collection is.
+      const string before = strip_spaces(l.substr(0, p));
+      if (ends_with(before, ".add(") || ends_with(before, ".append(") || ends_with(before, ".discard(")) {
+        const string coll = before.substr(0, before.rfind('.'));
+        const string whole = compact(s, unit);
+        if (!contains(whole, "gather(*" + coll) && !contains(whole, "wait(" + coll) && !contains(whole, "in" + coll + ":"))
+          continue;
+      }
       return "";
     }
   }
@@ -327,6 +351,15 @@ string py_handoff(const Syntax& s, TSNode call, TSNode unit, const string& name)
   if (one_of(name, {"Thread", "Timer", "Process", "start_new_thread", "start_new"}))
     return "runs in a thread or process (`" + quote(callee_text(s, call)) +
            "`): its assertion failure is printed there and never reaches the test";
+  if (name == "run_in_executor") {
+    // A future: its exception surfaces only where it is awaited.
+    TSNode up = ts_node_parent(call);
+    if (!ts_node_is_null(up) && Syntax::type(up) == "await") return "";
+    const string var = stored_in(s, call);
+    if (!var.empty() && contains(compact(s, unit), "await" + var)) return "";
+    if (var.empty() && !bare_statement(call)) return "";  // handed on (gather, wait_for): judged there
+    return "runs in loop.run_in_executor(...) whose future the test never awaits: its failure stays in the future";
+  }
   if (!one_of(name, {"submit", "apply_async", "map_async"})) return "";
   const string read = name == "submit" ? ".result(" : ".get(";
   TSNode up = ts_node_parent(call);
@@ -838,8 +871,25 @@ std::string helper_handed_off(const Syntax& s, Lang lang, TSNode unit, const std
     TSNode up = ts_node_parent(n);
     // `self.name` / `obj.name`: an attribute of something else, unless the helper is a method.
     if (!ts_node_is_null(up) && Syntax::type(up) == "attribute" && ts_node_eq(Syntax::field(up, "attribute"), n)) return false;
+    // In a branch that never runs (`if False:`, `if 0:`): not a reference at all.
+    for (TSNode a = up; !ts_node_is_null(a) && !ts_node_eq(a, unit); a = ts_node_parent(a))
+      if (one_of(Syntax::type(a), {"if_statement", "while_statement"})) {
+        TSNode cond = Syntax::field(a, "condition");
+        const string c = ts_node_is_null(cond) ? "" : strip_spaces(s.text(cond));
+        if (one_of(c, {"False", "0", "None", "false", "(false)", "(0)"})) return false;
+      }
     any = true;
     string why;
+    // Inside a lambda or nested function of the test: it runs only when that function does.
+    for (TSNode a = up; !ts_node_is_null(a) && !ts_node_eq(a, unit); a = ts_node_parent(a))
+      if (one_of(Syntax::type(a), {"lambda", "function_definition", "arrow_function", "function_expression"})) {
+        why = handoff_swallows(s, lang, a, unit, defs, try_swallows);
+        if (!why.empty()) {
+          if (first.empty()) first = why;
+          return false;
+        }
+        break;
+      }
     if (js_async && !ts_node_is_null(up) && Syntax::type(up) == "call_expression" && ts_node_eq(Syntax::field(up, "function"), n)) {
       why = js_promise_dropped(s, up, unit);
     } else if (TSNode rc = js_async ? receiving_call(n) : TSNode{}; !ts_node_is_null(rc) &&
@@ -863,6 +913,9 @@ std::string helper_handed_off(const Syntax& s, Lang lang, TSNode unit, const std
         why = "makes a coroutine the test never awaits: it never runs";
       }
     } else if (TSNode c = receiving_call(n); !ts_node_is_null(c)) {
+      // `functools.partial(check, ...)`: the partial goes where the helper would.
+      if (callee_name(s, c) == "partial")
+        if (TSNode outer = receiving_call(c); !ts_node_is_null(outer)) c = outer;
       why = call_swallows(s, lang, c, unit, defs, try_swallows);
     }
     if (why.empty()) {
