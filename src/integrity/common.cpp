@@ -417,4 +417,76 @@ std::string with_renames(const std::string& text, const std::map<std::string, st
   return out;
 }
 
+namespace {
+bool ident_char_c(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; }
+/// The identifiers of `t` in order.
+std::vector<std::string> identifiers(std::string_view t) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < t.size();) {
+    if ((std::isalpha(static_cast<unsigned char>(t[i])) || t[i] == '_' || t[i] == '$') && (i == 0 || !ident_char_c(t[i - 1]))) {
+      std::size_t j = i;
+      while (j < t.size() && ident_char_c(t[j])) ++j;
+      out.emplace_back(t.substr(i, j - i));
+      i = j;
+    } else {
+      ++i;
+    }
+  }
+  return out;
+}
+}  // namespace
+
+std::vector<std::string> definition_params(const std::string& def_text, const std::string& name, Lang lang) {
+  std::vector<std::string> out;
+  std::size_t at = 0;
+  for (;;) {
+    at = def_text.find(name, at);
+    if (at == std::string::npos) return out;
+    if ((at == 0 || !ident_char_c(def_text[at - 1])) && (at + name.size() >= def_text.size() || !ident_char_c(def_text[at + name.size()])))
+      break;
+    at += name.size();
+  }
+  const auto open = def_text.find('(', at + name.size());
+  if (open == std::string::npos || open > at + name.size() + 64) return out;
+  const auto close = closing_paren(def_text, open);
+  if (close >= def_text.size()) return out;
+  const bool type_first = lang == Lang::cpp || lang == Lang::java;
+  for (const auto& part : split_top(std::string_view(def_text).substr(open + 1, close - open - 1), {","})) {
+    std::string p = part.substr(0, part.find('='));
+    const auto ids = identifiers(p);
+    if (ids.empty()) continue;
+    std::string id = type_first ? ids.back() : ids.front();
+    if (!type_first && (id == "mut" || id == "ref") && ids.size() > 1) id = ids[1];
+    if (id == "self" || id == "cls" || id == "this") continue;
+    out.push_back(id);
+  }
+  return out;
+}
+
+std::map<std::string, std::vector<std::vector<std::string>>> call_arguments(const std::string& body, const std::set<std::string>& names) {
+  std::map<std::string, std::vector<std::vector<std::string>>> out;
+  for (const auto& name : names) {
+    for (std::size_t at = body.find(name); at != std::string::npos; at = body.find(name, at + 1)) {
+      if (at > 0 && ident_char_c(body[at - 1])) continue;
+      if (at > 0 && body[at - 1] == '.') {
+        const std::string before = body.substr(at >= 5 ? at - 5 : 0, at >= 5 ? 5 : at);
+        if (before != "self." && before != "this.") continue;
+      }
+      std::size_t open = at + name.size();
+      while (open < body.size() && (body[open] == ' ' || body[open] == '\t')) ++open;
+      if (open >= body.size() || body[open] != '(') continue;
+      const auto close = closing_paren(body, open);
+      if (close >= body.size()) continue;
+      std::vector<std::string> args;
+      for (const auto& a : split_top(std::string_view(body).substr(open + 1, close - open - 1), {","})) {
+        std::string x = strip_spaces(a);
+        if (!x.empty()) args.push_back(std::move(x));
+      }
+      out[name].push_back(std::move(args));
+      if (out[name].size() >= 64) break;
+    }
+  }
+  return out;
+}
+
 }  // namespace flowagent::integrity

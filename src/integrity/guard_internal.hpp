@@ -138,6 +138,12 @@ struct TestUnit {
   std::vector<Assertion> asserts;
   std::size_t body_hash = 0;
   std::set<std::string> calls;    ///< names the body calls (`check(`, `self.check(`): helpers it relies on
+  /// Its parameters, in order (a helper's: `def check(a, b, want)` -> a, b, want; `self`/`cls`
+  /// left out): a helper's checks are read with each call's arguments in their place.
+  std::vector<std::string> params;
+  /// The argument lists (whitespace removed) of each call of a function of `calls` in the body,
+  /// by name: `check(2, 2, 4)` -> {"check": [["2", "2", "4"]]}.
+  std::map<std::string, std::vector<std::vector<std::string>>> call_args;
   /// Helpers of `calls` that every reference hands to something that drops their failure
   /// (`asyncio.create_task(_check())` never awaited): why (swallow.hpp helper_handed_off).
   std::map<std::string, std::string> handed_off;
@@ -355,6 +361,13 @@ void settle_gone_tests(const std::vector<GoneTest>& gone, const std::vector<NewT
                        const IntegrityOptions& options, Findings& out);
 /// Why `after` checks less than `before`, or nullopt when it checks as much.
 std::optional<IntegrityFinding> compare_checks(const TestUnit& before, const TestUnit& after, const std::string& path);
+/// The parameter names of the definition of `name` in `def_text` (the first parenthesized list
+/// after the name); `self`, `cls` and `this` left out.
+std::vector<std::string> definition_params(const std::string& def_text, const std::string& name, Lang lang);
+/// The argument lists of the calls of each of `names` in `body` (by plain name, `self.`/`this.`),
+/// whitespace removed (at most 64 calls per name).
+std::map<std::string, std::vector<std::vector<std::string>>> call_arguments(const std::string& body, const std::set<std::string>& names);
+
 /// `text` with each whole-word occurrence of an old name of `renamed` (old -> new) spelled the new
 /// way: the old version of a test file as it reads after the developer's rename.
 std::string with_renames(const std::string& text, const std::map<std::string, std::string>& renamed);

@@ -10,6 +10,7 @@
 // specific exception (the change now raises).
 #include <algorithm>
 #include <map>
+#include <regex>
 #include <set>
 #include <tuple>
 
@@ -129,31 +130,71 @@ TestUnit with_helpers(const TestUnit& t, const FileModel& m) {
   std::set<std::string> seen;
   // Each helper with why its checks cannot fail the test ("" when they can): a helper the test
   // only hands to an un-awaited task drops its checks and those of every helper it calls.
-  std::vector<std::pair<std::string, std::string>> todo;
+  // (helper, why its checks cannot fail the test or "", the unit that calls it)
+  struct Todo {
+    std::string name, why;
+    const TestUnit* caller;
+  };
+  std::vector<Todo> todo;
   for (const auto& c : t.calls) {
     auto h = t.handed_off.find(c);
-    todo.emplace_back(c, h == t.handed_off.end() ? "" : h->second);
+    todo.push_back({c, h == t.handed_off.end() ? "" : h->second, &t});
   }
   // Directly reached helpers first, so a helper both called and handed off counts as called.
-  std::stable_partition(todo.begin(), todo.end(), [](const auto& p) { return !p.second.empty(); });
+  std::stable_partition(todo.begin(), todo.end(), [](const Todo& p) { return !p.why.empty(); });
   while (!todo.empty()) {
-    const auto [name, why] = todo.back();
+    const Todo d = todo.back();
     todo.pop_back();
-    if (!seen.insert(name).second || name == t.name) continue;
-    auto it = std::find_if(m.helpers.begin(), m.helpers.end(), [&](const TestUnit& h) { return h.name == name; });
+    if (!seen.insert(d.name).second || d.name == t.name) continue;
+    auto it = std::find_if(m.helpers.begin(), m.helpers.end(), [&](const TestUnit& h) { return h.name == d.name; });
     if (it == m.helpers.end()) continue;
-    for (Assertion a : it->asserts) {
-      if (!why.empty() && !a.swallowed) {
-        a.swallowed = true;
-        a.swallow_why = "(in `" + name + "`) " + why;
+    // A helper with parameters checks what each call passes: `check(2, 2, 4)` with `def check(a, b,
+    // want): assert add(a, b) == want` checks `add(2,2) == 4`, once per call.
+    std::vector<std::map<std::string, std::string>> bindings;
+    if (auto calls = d.caller->call_args.find(d.name); !it->params.empty() && calls != d.caller->call_args.end())
+      for (const auto& args : calls->second) {
+        std::map<std::string, std::string> b;
+        for (std::size_t i = 0; i < args.size() && i < it->params.size(); ++i)
+          if (args[i].find('=') == std::string::npos || args[i].find("==") != std::string::npos) b[it->params[i]] = args[i];
+        bindings.push_back(std::move(b));
       }
-      x.asserts.push_back(std::move(a));
-    }
+    if (bindings.empty()) bindings.emplace_back();
+    for (const auto& b : bindings)
+      for (Assertion a : it->asserts) {
+        if (!d.why.empty() && !a.swallowed) {
+          a.swallowed = true;
+          a.swallow_why = "(in `" + d.name + "`) " + d.why;
+        }
+        if (!b.empty()) {
+          // Operands stay the non-literal ones; a source that was a parameter becomes the names
+          // the argument is computed from (`Add(2,2)` -> Add).
+          static const std::regex literal(R"(^(?:-?[0-9][\w.]*|"[^"]*"|'[^']*'|`[^`]*`|true|false|True|False|None|nil|null)$)");
+          static const std::regex chain(R"([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)");
+          std::set<std::string> operands, sources;
+          for (const auto& o : a.operands)
+            if (std::string r = with_renames(o, b); !std::regex_match(r, literal)) operands.insert(std::move(r));
+          for (const auto& src : a.sources) {
+            auto arg = b.find(src);
+            if (arg == b.end()) {
+              sources.insert(with_renames(src, b));
+              continue;
+            }
+            if (std::regex_match(arg->second, literal)) continue;
+            const std::string& e = arg->second;
+            for (std::sregex_iterator c(e.begin(), e.end(), chain), end; c != end; ++c)
+              if (!std::regex_match(c->str(), literal)) sources.insert(c->str());
+          }
+          a.operands = std::move(operands);
+          a.sources = std::move(sources);
+          if (a.operands.empty() && a.kind != Kind::throws_specific && a.kind != Kind::throws_broad) a.trivial = true;
+        }
+        x.asserts.push_back(std::move(a));
+      }
     for (const auto& c : it->calls) {
-      std::string inherited = why;
+      std::string inherited = d.why;
       if (inherited.empty())
         if (auto h = it->handed_off.find(c); h != it->handed_off.end()) inherited = h->second;
-      todo.emplace_back(c, inherited);
+      todo.push_back({c, inherited, &*it});
     }
   }
   return x;

@@ -1797,6 +1797,12 @@ class Analyzer {
     unit_swallow_.clear();
     self_computed_expectations(text(body_of(n)), model_->tests[index]);
     for (auto& passed : functions_passed(s_, n, defs_)) model_->tests[index].calls.insert(passed);
+    {
+      std::set<std::string> local;
+      for (const auto& c : model_->tests[index].calls)
+        if (defs_.functions.count(c)) local.insert(c);
+      model_->tests[index].call_args = call_arguments(text(body_of(n)), local);
+    }
     for (const auto& called : model_->tests[index].calls)
       if (auto d = defs_.functions.find(called); d != defs_.functions.end())
         if (std::string why = helper_handed_off(s_, lang_, n, called, d->second, defs_, try_swallows()); !why.empty())
@@ -2280,6 +2286,13 @@ class Analyzer {
         resolve_operand_sources(s_, n, model_->helpers[index].asserts, &names_);
         for (auto& passed : functions_passed(s_, n, defs_))
           if (passed != name) model_->helpers[index].calls.insert(passed);
+        model_->helpers[index].params = definition_params(text(n), name, lang_);
+        {
+          std::set<std::string> local;
+          for (const auto& c : model_->helpers[index].calls)
+            if (defs_.functions.count(c)) local.insert(c);
+          model_->helpers[index].call_args = call_arguments(text(n), local);
+        }
         for (const auto& called : model_->helpers[index].calls)
           if (auto d = defs_.functions.find(called); d != defs_.functions.end())
             if (std::string why = helper_handed_off(s_, lang_, n, called, d->second, defs_, try_swallows()); !why.empty())
