@@ -290,7 +290,7 @@ std::optional<std::string> skip_marker(std::string_view text) {
   static constexpr std::string_view kMarkers[] = {
       "pytest.mark.skip", "pytest.mark.xfail", "unittest.skip", "unittest.expectedFailure", "@skip", "@expectedFailure",
       "SkipTest", "@Ignore", "junit.Ignore", "@Disabled", "enabled = false", "enabled=false", "#[ignore", "GTEST_SKIP",
-      "DISABLED_", "@EnabledIf", "@DisabledIf"};
+      "DISABLED_", "@EnabledIf", "@DisabledIf", "@EnabledOnJre", "@EnabledForJreRange", "@EnabledInNativeImage"};
   for (auto m : kMarkers)
     if (contains(text, m)) return std::string(m);
   return std::nullopt;

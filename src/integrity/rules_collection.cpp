@@ -401,9 +401,16 @@ std::map<std::string, std::string> disabling_annotations(const std::vector<FileV
       // The declaration's own annotations: back to the end of the previous declaration or import.
       const auto at = static_cast<std::size_t>(it->position());
       const auto prev = head.find_last_of(";}", at == 0 ? 0 : at - 1);
-      const std::string mods = head.substr(prev == std::string::npos ? 0 : prev + 1, at - (prev == std::string::npos ? 0 : prev + 1));
+      std::string mods = head.substr(prev == std::string::npos ? 0 : prev + 1, at - (prev == std::string::npos ? 0 : prev + 1));
+      // Its documentation is not its annotations (`/** Not {@link Disabled}; tags only. */`).
+      mods = std::regex_replace(mods, std::regex(R"(/\*[\s\S]*?\*/|//[^\n]*)"), " ");
       if (auto m = skip_marker(mods)) out[(*it)[1].matched ? (*it)[1].str() : (*it)[2].str()] = *m;
     }
+    // Kotlin: the skip annotation under another name (`import ...Disabled as Later`,
+    // `typealias Later = Disabled`).
+    static const std::regex kAlias(R"(\bimport\s+[\w.]*\b(Disabled|Ignore)\s+as\s+(\w+)|\btypealias\s+(\w+)\s*=\s*(?:[\w.]*\.)?(Disabled|Ignore)\b)");
+    for (std::sregex_iterator it(head.begin(), head.end(), kAlias), e; it != e; ++it)
+      out[(*it)[2].matched ? (*it)[2].str() : (*it)[3].str()] = "@" + ((*it)[1].matched ? (*it)[1].str() : (*it)[4].str());
   }
   return out;
 }

@@ -83,7 +83,8 @@ Production production(const std::vector<FileVersions>& files, const IntegrityOpt
   for (auto k : kKeywords) p.defined.erase(std::string(k));
   // Constants and how often production code mentions them outside their definitions.
   static const std::regex constant(R"(^([A-Z][A-Z0-9_]+)\s*(?::[^=]+)?=[^=])");
-  static const std::regex computed(R"(\b(?:globals|vars|locals|getattr|eval|exec)\s*\(|__dict__|\bimport\s*\(|\[\s*[A-Za-z_]\w*\s*\])");
+  static const std::regex computed(
+      R"(\b(?:globals|vars|locals|getattr|eval|exec|attrgetter)\s*\(|__dict__|__getattribute__|\bimport\s*\(|\[\s*[A-Za-z_]\w*\s*\])");
   std::map<std::string, int> uses;
   bool dynamic = false;
   auto has_word = [](const std::string& text, const std::string& w) {
@@ -188,6 +189,10 @@ std::map<std::string, std::string> imports(const std::string& text, Lang lang) {
         }
       } else if (std::regex_search(line, m, py_import)) {
         out[m[2].matched ? m[2].str() : m[1].str()] = m[1].str();
+      } else {
+        // `mod = importlib.import_module("calc")`, `mod = __import__("calc")`: mod is the module.
+        static const std::regex py_dynamic(R"(^\s*(\w+)\s*=\s*(?:importlib\s*\.\s*)?(?:import_module|__import__)\s*\(\s*['"]([\w.]+)['"])");
+        if (std::regex_search(line, m, py_dynamic)) out[m[1].str()] = m[2].str();
       }
     } else if (is_js(lang)) {
       if (std::regex_search(line, m, js_req)) names(m[1].str(), m[2].str());
@@ -462,6 +467,13 @@ std::vector<Target> targets(const std::string& line, Lang lang, bool gmock) {
         out.push_back({"", (*k)[1].matched ? (*k)[1].str() : (*k)[2].str(), owner, true});
       if (!out.empty()) return out;
     }
+    // monkeypatch.setitem(calc.__dict__, "add", ...), setitem(vars(calc), "add", ...): the namespace itself.
+    static const std::regex set_item(
+        R"(\bsetitem\s*\(\s*(?:vars\s*\(\s*([A-Za-z_][\w.]*)\s*\)|([A-Za-z_][\w.]*)\s*\.\s*__dict__)\s*,\s*['"](\w+)['"])");
+    if (std::regex_search(line, m, set_item)) {
+      out.push_back({"", m[3].str(), m[1].matched ? m[1].str() : m[2].str(), true});
+      return out;
+    }
     if (std::regex_search(line, m, dotted)) out.push_back({m[1].str(), m[2].str(), ""});
     else if (std::regex_search(line, m, object)) out.push_back({"", m[2].str(), m[1].str()});
     else if (std::regex_search(line, m, sys_modules_attr)) out.push_back({m[1].str(), m[2].str(), ""});
@@ -580,6 +592,28 @@ std::vector<Target> targets(const std::string& line, Lang lang, bool gmock) {
 void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& options,
                 const std::map<std::string, std::string>& helpers, Findings& out) {
   std::optional<Production> prod;
+  // Does production code anywhere in the project (read through the head, at most 400 files and
+  // 16 MiB: beyond that it counts as read) mention `name` outside its definition? Without the head
+  // only the change's and the patch's files are known (IntegrityOptions).
+  auto read_in_project = [&](const std::string& name) {
+    if (options.project_files.empty() || !options.read_head_file) return false;
+    std::size_t read = 0, bytes = 0;
+    const std::regex word("\\b" + name + "\\b");
+    for (const auto& path : options.project_files) {
+      if (is_test_path(path) || lang_of(path) == Lang::none) continue;
+      if (++read > 400 || bytes > (std::size_t{16} << 20)) return true;
+      auto text = options.read_head_file(path);
+      if (!text) continue;
+      bytes += text->size();
+      bool defines_only = true;
+      for_each_capped_line(*text, [&](int, const std::string& l) {
+        if (defines_only && std::regex_search(l, word) && !std::regex_search(l, std::regex("^" + name + "\\s*(?::[^=]+)?=[^=]")))
+          defines_only = false;
+      });
+      if (!defines_only) return true;
+    }
+    return false;
+  };
   for (const auto& f : files) {
     // Test code: test files, conftest.py, and helper modules the tests import (their stand-ins are
     // installed when the tests import them; what the tests call tells what they exercise).
@@ -677,7 +711,7 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
         // A module that is neither the project's nor a test's: a third-party or standard one.
         const bool external_module = !module.empty() && !project && !test_module && (lang == Lang::python || is_js(lang));
         if (!t.name.empty() && prod->defined.count(t.name) && !external_looking(t.name) && !external_module &&
-            !prod->unread_constants.count(t.name)) {
+            !(prod->unread_constants.count(t.name) && !read_in_project(t.name))) {
           why = t.name + " is defined in the production code this change or the patch touches";
         } else if (project && t.name.empty()) {
           // A whole project module mocked: the test's own imports from it are replaced.
