@@ -323,6 +323,18 @@ std::vector<std::pair<int, std::string>> added_lines(const std::optional<std::st
   return out;
 }
 
+bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; }
+
+bool has_word(std::string_view text, std::string_view name) {
+  if (name.empty()) return false;
+  for (auto p = text.find(name); p != std::string_view::npos; p = text.find(name, p + 1)) {
+    const bool left = p == 0 || !ident_char(text[p - 1]);
+    const bool right = p + name.size() >= text.size() || !ident_char(text[p + name.size()]);
+    if (left && right) return true;
+  }
+  return false;
+}
+
 std::size_t closing_paren(std::string_view s, std::size_t open) {
   int depth = 0;
   for (std::size_t i = open; i < s.size(); ++i) {
@@ -401,11 +413,10 @@ bool flag_changed_keys(const RuleContext& c, Findings& out, std::string_view rul
 std::string with_renames(const std::string& text, const std::map<std::string, std::string>& renamed) {
   std::string out;
   out.reserve(text.size());
-  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; };
   for (std::size_t i = 0; i < text.size();) {
-    if (ident(text[i]) && (i == 0 || !ident(text[i - 1]))) {
+    if (ident_char(text[i]) && (i == 0 || !ident_char(text[i - 1]))) {
       std::size_t j = i;
-      while (j < text.size() && ident(text[j])) ++j;
+      while (j < text.size() && ident_char(text[j])) ++j;
       const std::string word = text.substr(i, j - i);
       auto it = renamed.find(word);
       out += it == renamed.end() ? word : it->second;
@@ -418,14 +429,13 @@ std::string with_renames(const std::string& text, const std::map<std::string, st
 }
 
 namespace {
-bool ident_char_c(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; }
 /// The identifiers of `t` in order.
 std::vector<std::string> identifiers(std::string_view t) {
   std::vector<std::string> out;
   for (std::size_t i = 0; i < t.size();) {
-    if ((std::isalpha(static_cast<unsigned char>(t[i])) || t[i] == '_' || t[i] == '$') && (i == 0 || !ident_char_c(t[i - 1]))) {
+    if ((std::isalpha(static_cast<unsigned char>(t[i])) || t[i] == '_' || t[i] == '$') && (i == 0 || !ident_char(t[i - 1]))) {
       std::size_t j = i;
-      while (j < t.size() && ident_char_c(t[j])) ++j;
+      while (j < t.size() && ident_char(t[j])) ++j;
       out.emplace_back(t.substr(i, j - i));
       i = j;
     } else {
@@ -442,7 +452,7 @@ std::vector<std::string> definition_params(const std::string& def_text, const st
   for (;;) {
     at = def_text.find(name, at);
     if (at == std::string::npos) return out;
-    if ((at == 0 || !ident_char_c(def_text[at - 1])) && (at + name.size() >= def_text.size() || !ident_char_c(def_text[at + name.size()])))
+    if ((at == 0 || !ident_char(def_text[at - 1])) && (at + name.size() >= def_text.size() || !ident_char(def_text[at + name.size()])))
       break;
     at += name.size();
   }
@@ -467,7 +477,7 @@ std::map<std::string, std::vector<std::vector<std::string>>> call_arguments(cons
   std::map<std::string, std::vector<std::vector<std::string>>> out;
   for (const auto& name : names) {
     for (std::size_t at = body.find(name); at != std::string::npos; at = body.find(name, at + 1)) {
-      if (at > 0 && ident_char_c(body[at - 1])) continue;
+      if (at > 0 && ident_char(body[at - 1])) continue;
       if (at > 0 && body[at - 1] == '.') {
         const std::string before = body.substr(at >= 5 ? at - 5 : 0, at >= 5 ? 5 : at);
         if (before != "self." && before != "this.") continue;

@@ -266,6 +266,10 @@ inline bool starts_with(std::string_view s, std::string_view x) { return s.subst
 inline bool contains(std::string_view s, std::string_view x) { return s.find(x) != std::string_view::npos; }
 std::string_view basename(std::string_view path);
 std::string strip_spaces(std::string s);
+/// A character of an identifier (letters, digits, `_`, `$`).
+bool ident_char(char c);
+/// `name` as a whole identifier in `text`.
+bool has_word(std::string_view text, std::string_view name);
 /// The index of the `)` that closes the `(` at `open` in `s`, or s.size() when it is not closed.
 std::size_t closing_paren(std::string_view s, std::size_t open);
 std::string trim(std::string_view s);

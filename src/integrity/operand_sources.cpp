@@ -35,7 +35,6 @@ bool uninformative(std::string_view w) {
 }
 
 bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$'; }
-bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; }
 
 /// The dotted name chains of an expression outside string literals: `cmp.Diff(want, got)` ->
 /// {cmp.Diff, want, got}. Each chain as its segments.

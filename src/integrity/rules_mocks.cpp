@@ -87,7 +87,8 @@ Production production(const std::vector<FileVersions>& files, const IntegrityOpt
       R"(\b(?:globals|vars|locals|getattr|eval|exec|attrgetter)\s*\(|__dict__|__getattribute__|\bimport\s*\(|\[\s*[A-Za-z_]\w*\s*\])");
   std::map<std::string, int> uses;
   bool dynamic = false;
-  auto has_word = [](const std::string& text, const std::string& w) {
+  // Like has_word, but `$` ends a name here (as it did when this exemption was measured).
+  auto mentions = [](const std::string& text, const std::string& w) {
     for (auto at = text.find(w); at != std::string::npos; at = text.find(w, at + 1)) {
       const bool left = at == 0 || !(std::isalnum(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '_');
       const std::size_t end = at + w.size();
@@ -105,12 +106,12 @@ Production production(const std::vector<FileVersions>& files, const IntegrityOpt
         const std::string rest = m.suffix().str();
         if (std::regex_search(rest, computed)) dynamic = true;
         for (auto& [name, count] : uses)
-          if (has_word(rest, name)) ++count;
+          if (mentions(rest, name)) ++count;
         return;
       }
       if (std::regex_search(line, computed)) dynamic = true;
       for (auto& [name, count] : uses)
-        if (has_word(line, name)) ++count;
+        if (mentions(line, name)) ++count;
     });
   };
   // Two passes: a constant read above its definition (in a function) counts too.
@@ -326,9 +327,15 @@ bool local_value_calls_real(const std::string& text, int line, const std::string
   };
   // Names bound to the real function before the binding (`realAdd := Add`, `auto real = &::add;`,
   // `int (*real)(int, int) = ::add;`): calls through them reach it too.
+  // Inside the binding's own value the bare name is the binding itself (C++), so only a qualified
+  // name is the real function there.
+  auto alias_pattern = [&](bool qualified_only) {
+    return std::regex("(\\w+)\\s*\\)?\\s*(?:\\([^)]*\\))?\\s*:?=\\s*&?\\s*(?:::|\\w+(?:\\.|::))" +
+                      std::string(qualified_only ? "" : "?") + name + "\\s*;?\\s*$");
+  };
   std::set<std::string> aliases;
   {
-    const std::regex alias_def("(\\w+)\\s*\\)?\\s*(?:\\([^)]*\\))?\\s*:?=\\s*&?\\s*(?:::|\\w+(?:\\.|::))?" + name + "\\s*;?\\s*$");
+    const std::regex alias_def = alias_pattern(false);
     for_each_capped_line(text, [&](int n, const std::string& l) {
       std::smatch am;
       if (n < line && std::regex_search(l, am, alias_def) && am[1].str() != name) aliases.insert(am[1].str());
@@ -374,7 +381,7 @@ bool local_value_calls_real(const std::string& text, int line, const std::string
     p = e + 1;
   }
   {
-    const std::regex alias_def("(\\w+)\\s*\\)?\\s*(?:\\([^)]*\\))?\\s*:?=\\s*&?\\s*(?:::|\\w+(?:\\.|::))" + name + "\\s*$");
+    const std::regex alias_def = alias_pattern(true);
     for (const auto& st : statements)
       if (std::smatch am; std::regex_search(st, am, alias_def) && am[1].str() != name) aliases.insert(am[1].str());
   }
@@ -599,6 +606,7 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
     if (options.project_files.empty() || !options.read_head_file) return false;
     std::size_t read = 0, bytes = 0;
     const std::regex word("\\b" + name + "\\b");
+    const std::regex definition("^" + name + "\\s*(?::[^=]+)?=[^=]");
     for (const auto& path : options.project_files) {
       if (is_test_path(path) || lang_of(path) == Lang::none) continue;
       if (++read > 400 || bytes > (std::size_t{16} << 20)) return true;
@@ -607,7 +615,7 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
       bytes += text->size();
       bool defines_only = true;
       for_each_capped_line(*text, [&](int, const std::string& l) {
-        if (defines_only && std::regex_search(l, word) && !std::regex_search(l, std::regex("^" + name + "\\s*(?::[^=]+)?=[^=]")))
+        if (defines_only && std::regex_search(l, word) && !std::regex_search(l, definition))
           defines_only = false;
       });
       if (!defines_only) return true;

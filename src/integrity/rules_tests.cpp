@@ -128,9 +128,9 @@ bool counts(const Assertion& a) { return !a.trivial && a.dead.empty() && !a.inve
 TestUnit with_helpers(const TestUnit& t, const FileModel& m) {
   TestUnit x = t;
   std::set<std::string> seen;
-  // Each helper with why its checks cannot fail the test ("" when they can): a helper the test
-  // only hands to an un-awaited task drops its checks and those of every helper it calls.
-  // (helper, why its checks cannot fail the test or "", the unit that calls it)
+  // Each helper with why its checks cannot fail the test ("" when they can: a helper the test
+  // only hands to an un-awaited task drops its checks and those of every helper it calls) and the
+  // unit that calls it (whose arguments its parameters take).
   struct Todo {
     std::string name, why;
     const TestUnit* caller;

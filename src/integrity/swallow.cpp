@@ -31,18 +31,6 @@ bool is_call(string_view t) {
   return one_of(t, {"call", "call_expression", "method_invocation", "object_creation_expression", "new_expression"});
 }
 
-bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; }
-
-/// `name` as a whole identifier in `text`.
-bool has_word(string_view text, string_view name) {
-  if (name.empty()) return false;
-  for (auto p = text.find(name); p != string_view::npos; p = text.find(name, p + 1)) {
-    const bool left = p == 0 || !ident_char(text[p - 1]);
-    const bool right = p + name.size() >= text.size() || !ident_char(text[p + name.size()]);
-    if (left && right) return true;
-  }
-  return false;
-}
 
 /// The last name segment of a callee text: `concurrent.futures.ThreadPoolExecutor(...).submit` ->
 /// `submit`, `std::thread::spawn` -> `spawn`, `Thread<T>` -> `Thread`.

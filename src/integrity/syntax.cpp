@@ -1796,17 +1796,7 @@ class Analyzer {
     unit_node_ = TSNode{};
     unit_swallow_.clear();
     self_computed_expectations(text(body_of(n)), model_->tests[index]);
-    for (auto& passed : functions_passed(s_, n, defs_)) model_->tests[index].calls.insert(passed);
-    {
-      std::set<std::string> local;
-      for (const auto& c : model_->tests[index].calls)
-        if (defs_.functions.count(c)) local.insert(c);
-      model_->tests[index].call_args = call_arguments(text(body_of(n)), local);
-    }
-    for (const auto& called : model_->tests[index].calls)
-      if (auto d = defs_.functions.find(called); d != defs_.functions.end())
-        if (std::string why = helper_handed_off(s_, lang_, n, called, d->second, defs_, try_swallows()); !why.empty())
-          model_->tests[index].handed_off.emplace(called, std::move(why));
+    link_helpers(model_->tests[index], n, text(body_of(n)));
     resolve_operand_sources(s_, n, model_->tests[index].asserts, &names_);
   }
 
@@ -2198,6 +2188,22 @@ class Analyzer {
     }
   }
 
+  /// How the unit `u` (node `n`, `body` its text) uses the file's other functions: those it passes
+  /// as values join its calls, each call's arguments are kept (for helpers with parameters), and a
+  /// helper it only hands to something that drops failures is marked (swallow.hpp).
+  void link_helpers(TestUnit& u, TSNode n, const std::string& body) {
+    for (auto& passed : functions_passed(s_, n, defs_))
+      if (passed != u.name) u.calls.insert(passed);
+    std::set<std::string> local;
+    for (const auto& c : u.calls)
+      if (defs_.functions.count(c)) local.insert(c);
+    u.call_args = call_arguments(body, local);
+    for (const auto& called : local)
+      if (std::string why = helper_handed_off(s_, lang_, n, called, defs_.functions.find(called)->second, defs_, try_swallows());
+          !why.empty())
+        u.handed_off.emplace(called, std::move(why));
+  }
+
   /// Names called in a body: `check(`, `self.check(`, `helpers.check (`.
   static std::set<std::string> called_names(const std::string& body) {
     std::set<std::string> out;
@@ -2284,19 +2290,8 @@ class Analyzer {
         const std::size_t index = model_->helpers.size() - 1;
         for (uint32_t i = 0; i < ts_node_child_count(n); ++i) visit(ts_node_child(n, i), "", true, &model_->helpers[index], 0, false);
         resolve_operand_sources(s_, n, model_->helpers[index].asserts, &names_);
-        for (auto& passed : functions_passed(s_, n, defs_))
-          if (passed != name) model_->helpers[index].calls.insert(passed);
         model_->helpers[index].params = definition_params(text(n), name, lang_);
-        {
-          std::set<std::string> local;
-          for (const auto& c : model_->helpers[index].calls)
-            if (defs_.functions.count(c)) local.insert(c);
-          model_->helpers[index].call_args = call_arguments(text(n), local);
-        }
-        for (const auto& called : model_->helpers[index].calls)
-          if (auto d = defs_.functions.find(called); d != defs_.functions.end())
-            if (std::string why = helper_handed_off(s_, lang_, n, called, d->second, defs_, try_swallows()); !why.empty())
-              model_->helpers[index].handed_off.emplace(called, std::move(why));
+        link_helpers(model_->helpers[index], n, text(n));
         unit_node_ = TSNode{};
         model_->comments = saved_comments;
         return;
