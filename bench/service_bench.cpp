@@ -97,17 +97,6 @@ RedisServer& redis() {
 
 std::atomic<long> g_change{0};
 
-std::string request_body(const std::string& change) {
-  RepairRequest r;
-  r.repository = "repo";
-  r.change.id = change;
-  r.change.revision = 1;
-  r.change.base_commit = "base";
-  r.change.head_commit = "head";
-  r.failure.failing_tests = {"T.t"};
-  r.commands.test = "true {tests}";
-  return dump_json_lossy(to_json(r));
-}
 
 std::string next_change() { return "bench-" + std::to_string(getpid()) + "-" + std::to_string(g_change++); }
 
@@ -172,7 +161,7 @@ void BM_ServiceJobStart(benchmark::State& state) {
   std::vector<double> ms;
   for (auto _ : state) {
     const std::string change = next_change();
-    const std::string body = request_body(change);
+    const std::string body = minimal_repair_body(change);
     const auto sent = Clock::now();
     auto reply = http_call(rig.svc->port(), "POST", "/v1/repairs", kToken, body);
     if (reply.status != 202) {
@@ -207,7 +196,7 @@ void BM_ServiceThroughput(benchmark::State& state) {
   for (auto _ : state) {
     const int target = done.load() + kJobs;
     for (int i = 0; i < kJobs; ++i)
-      if (http_call(rig.svc->port(), "POST", "/v1/repairs", kToken, request_body(next_change())).status != 202) {
+      if (http_call(rig.svc->port(), "POST", "/v1/repairs", kToken, minimal_repair_body(next_change())).status != 202) {
         state.SkipWithError("a POST was refused");
         return;
       }
@@ -242,8 +231,8 @@ void BM_ServiceQueuedJobMemory(benchmark::State& state) {
       return;
     }
     std::vector<std::string> bodies;
-    for (int i = 0; i < kJobs; ++i) bodies.push_back(request_body(next_change()));
-    http_call(rig.svc->port(), "POST", "/v1/repairs", kToken, request_body(next_change()));  // the one that blocks
+    for (int i = 0; i < kJobs; ++i) bodies.push_back(minimal_repair_body(next_change()));
+    http_call(rig.svc->port(), "POST", "/v1/repairs", kToken, minimal_repair_body(next_change()));  // the one that blocks
     const long before = rss_bytes();
     for (const auto& b : bodies) http_call(rig.svc->port(), "POST", "/v1/repairs", kToken, b);
     const long after = rss_bytes();
@@ -296,7 +285,7 @@ void BM_ServiceSseFanout(benchmark::State& state) {
       return;
     }
     const std::string change = next_change();
-    http_call(rig.svc->port(), "POST", "/v1/repairs", kToken, request_body(change));
+    http_call(rig.svc->port(), "POST", "/v1/repairs", kToken, minimal_repair_body(change));
     const std::string id = job_id(change, 1);
     std::atomic<int> ok{0}, sent{0};
     std::vector<std::thread> clients;

@@ -185,14 +185,19 @@ struct Service::Impl {
   JobStore store;
   Runner runner;
   std::unique_ptr<RedisQueue> rq;  ///< set with --queue: the shared queue instead of `store`
-  net::io_context ioc;
-  std::optional<ssl::context> tls;
-  tcp::acceptor acceptor{ioc};
-  std::vector<std::thread> io_threads, workers;
+  // Declared before the io_context: sessions still suspended when it is destroyed end there, and
+  // their guards give back what they hold.
   std::atomic<bool> draining{false};
   std::atomic<std::size_t> connections{0};
   std::mutex inflight_mu;
   std::map<std::string, int> inflight;
+  net::io_context ioc;
+  std::optional<ssl::context> tls;
+  tcp::acceptor acceptor{ioc};
+  /// The accept loop runs here and stop() closes the acceptor here: never both at once (the io
+  /// threads are several; an acceptor is not safe to use from two of them).
+  net::strand<net::io_context::executor_type> accept_strand{net::make_strand(ioc)};
+  std::vector<std::thread> io_threads, workers;
   std::once_flag stop_once;
   unsigned short port = 0;
 
@@ -254,18 +259,21 @@ struct Service::Impl {
     return req;
   }
 
-  Json job_doc(const std::shared_ptr<JobRec>& j) {
-    Json d = Json::obj({{"id", j->id},
-                        {"state", to_string(j->state)},
-                        {"change_id", j->request.change.id},
-                        {"revision", j->request.change.revision},
-                        {"submitted_unix_ms", j->submitted_unix_ms},
-                        {"location", "/v1/repairs/" + j->id},
-                        {"events", "/v1/repairs/" + j->id + "/events"}});
-    d["progress"] = j->last_progress;
-    if (j->result) d["result"] = to_json(*j->result);
-    else d["result"] = nullptr;
-    return d;
+  /// The job's document, read under the store's lock (a worker may be starting or finishing it).
+  Json job_doc(const std::shared_ptr<JobRec>& job) {
+    return store.read(job, [](const JobRec& j) {
+      Json d = Json::obj({{"id", j.id},
+                          {"state", to_string(j.state)},
+                          {"change_id", j.request.change.id},
+                          {"revision", j.request.change.revision},
+                          {"submitted_unix_ms", j.submitted_unix_ms},
+                          {"location", "/v1/repairs/" + j.id},
+                          {"events", "/v1/repairs/" + j.id + "/events"}});
+      d["progress"] = j.last_progress;
+      if (j.result) d["result"] = to_json(*j.result);
+      else d["result"] = nullptr;
+      return d;
+    });
   }
 
   static Reply too_many_jobs(const TokenEntry& tok) {
@@ -449,7 +457,7 @@ struct Service::Impl {
       if (job->owner != tok->name && !(tok->scopes & scope_admin))
         return error_reply(403, "forbidden", "only the submitting token or an admin may cancel");
       const bool was_live = store.cancel(job->id);
-      return json_reply(was_live ? 202 : 409, Json::obj({{"id", job->id}, {"cancelled", was_live}, {"state", to_string(job->state)}}));
+      return json_reply(was_live ? 202 : 409, Json::obj({{"id", job->id}, {"cancelled", was_live}, {"state", store.read(job, [](const JobRec& j) { return std::string(to_string(j.state)); })}}));
     }
     if (method != http::verb::get) return error_reply(405, "method_not_allowed", "GET");
     if (auto r = need(scope_read)) return *r;
@@ -761,7 +769,7 @@ struct Service::Impl {
   void stop() {
     std::call_once(stop_once, [this] {
       draining = true;
-      net::post(ioc, [this] {
+      net::post(accept_strand, [this] {
         beast::error_code ec;
         acceptor.close(ec);
       });
@@ -831,7 +839,7 @@ Expected<std::unique_ptr<Service>> Service::start(ServiceOptions options) {
   if (!ec) s.acceptor.listen(net::socket_base::max_listen_connections, ec);
   if (ec) return fail(Errc::io, "cannot listen on " + s.opt.listen_address + ":" + std::to_string(s.opt.port) + ": " + ec.message());
   s.port = s.acceptor.local_endpoint().port();
-  net::co_spawn(s.ioc, s.accept_loop(), net::detached);
+  net::co_spawn(s.accept_strand, s.accept_loop(), net::detached);
   for (int i = 0; i < s.opt.workers; ++i) s.workers.emplace_back([&s] { s.worker(); });
   for (int i = 0; i < s.opt.http_threads; ++i) s.io_threads.emplace_back([&s] { s.ioc.run(); });
   return std::unique_ptr<Service>(new Service(std::move(impl)));

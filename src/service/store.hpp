@@ -12,6 +12,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "flowagent/agent.hpp"
@@ -111,6 +112,14 @@ class JobStore {
                    Refusal& refusal);
   std::shared_ptr<JobRec> get(const std::string& id) const;
   std::vector<std::shared_ptr<JobRec>> list(std::size_t limit) const;
+  /// Calls `f(const JobRec&)` under the store's lock and returns what it returns: a job's state,
+  /// result, progress and events change while a worker runs it, so they are read only this way
+  /// (or through the copies below). `f` must not call back into the store.
+  template <class F>
+  auto read(const std::shared_ptr<JobRec>& job, F&& f) const {
+    std::lock_guard lock(mu_);
+    return std::forward<F>(f)(static_cast<const JobRec&>(*job));
+  }
   /// A copy of the result of a finished job (read under the store's lock); nullopt otherwise.
   std::optional<RepairResult> finished_result(const std::string& id) const;
   /// Cancels a queued or running job; false when unknown or already done.

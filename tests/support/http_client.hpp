@@ -11,6 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "flowagent/json.hpp"
+#include "flowagent/request.hpp"
+
 namespace flowagent::testkit {
 
 struct HttpReply {
@@ -91,6 +94,20 @@ inline std::string raw_exchange(unsigned short port, const std::string& bytes, s
   }
   if (closed) *closed = eof;
   return out;
+}
+
+/// The smallest valid POST /v1/repairs body for `change` (revision 1, repository "repo"): for
+/// services whose runner does no repair work.
+inline std::string minimal_repair_body(const std::string& change) {
+  RepairRequest r;
+  r.repository = "repo";
+  r.change.id = change;
+  r.change.revision = 1;
+  r.change.base_commit = "base";
+  r.change.head_commit = "head";
+  r.failure.failing_tests = {"T.t"};
+  r.commands.test = "true {tests}";
+  return dump_json_lossy(to_json(r));
 }
 
 }  // namespace flowagent::testkit
