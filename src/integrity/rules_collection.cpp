@@ -387,47 +387,75 @@ void build_conditions(const FileVersions& f, Findings& out) {
 }
 
 /// JVM: an annotation type that carries a skip (`@Disabled @Retention(RUNTIME) @interface Flaky`,
-/// Kotlin `@Disabled annotation class Flaky`): JUnit reads meta-annotations, so a test annotated
-/// `@Flaky` is disabled. Annotation types the patch declares (or changes), by name -> the marker.
+/// Kotlin `@Disabled annotation class Flaky`), directly or through another such type (`@Quarantined
+/// @interface Flaky`) or an alias (`import ...Disabled as Later`, `typealias Later = Disabled`),
+/// declared at top level or nested in a class: JUnit reads meta-annotations, so a test annotated
+/// `@Flaky` is disabled. Annotation types the files declare, by simple name -> the marker.
 std::map<std::string, std::string> disabling_annotations(const std::vector<FileVersions>& files) {
   std::map<std::string, std::string> out;
+  std::map<std::string, std::string> mods_of;  // annotation type -> its own annotations
+  std::map<std::string, std::string> alias_of;  // alias -> the simple name it stands for
   static const std::regex kDecl(R"(@interface\s+(\w+)|\bannotation\s+class\s+(\w+))");
+  static const std::regex kComment(R"(/\*[\s\S]*?\*/|//[^\n]*)");
+  static const std::regex kAlias(R"(\bimport\s+[\w.]*?\b(\w+)\s+as\s+(\w+)|\btypealias\s+(\w+)\s*=\s*(?:[\w.]*\.)?(\w+)\b)");
   for (const auto& f : files) {
     const Lang l = lang_of(f.path);
     if (!f.after || (l != Lang::java && l != Lang::kotlin)) continue;
-    const std::string& text = *f.after;
-    const std::string head = text.substr(0, std::size_t{1} << 20);
+    const std::string head = f.after->substr(0, std::size_t{1} << 20);
     for (std::sregex_iterator it(head.begin(), head.end(), kDecl), e; it != e; ++it) {
       // The declaration's own annotations: back to the end of the previous declaration or import.
       const auto at = static_cast<std::size_t>(it->position());
       const auto prev = head.find_last_of(";}", at == 0 ? 0 : at - 1);
       std::string mods = head.substr(prev == std::string::npos ? 0 : prev + 1, at - (prev == std::string::npos ? 0 : prev + 1));
       // Its documentation is not its annotations (`/** Not {@link Disabled}; tags only. */`).
-      mods = std::regex_replace(mods, std::regex(R"(/\*[\s\S]*?\*/|//[^\n]*)"), " ");
-      if (auto m = skip_marker(mods)) out[(*it)[1].matched ? (*it)[1].str() : (*it)[2].str()] = *m;
+      mods_of[(*it)[1].matched ? (*it)[1].str() : (*it)[2].str()] = std::regex_replace(mods, kComment, " ");
     }
-    // Kotlin: the skip annotation under another name (`import ...Disabled as Later`,
-    // `typealias Later = Disabled`).
-    static const std::regex kAlias(R"(\bimport\s+[\w.]*\b(Disabled|Ignore)\s+as\s+(\w+)|\btypealias\s+(\w+)\s*=\s*(?:[\w.]*\.)?(Disabled|Ignore)\b)");
     for (std::sregex_iterator it(head.begin(), head.end(), kAlias), e; it != e; ++it)
-      out[(*it)[2].matched ? (*it)[2].str() : (*it)[3].str()] = "@" + ((*it)[1].matched ? (*it)[1].str() : (*it)[4].str());
+      alias_of[(*it)[2].matched ? (*it)[2].str() : (*it)[3].str()] = (*it)[1].matched ? (*it)[1].str() : (*it)[4].str();
+  }
+  for (const auto& [name, mods] : mods_of)
+    if (auto m = skip_marker(mods)) out[name] = *m;
+  for (const auto& [alias, target] : alias_of)
+    if (target == "Disabled" || target == "Ignore") out[alias] = "@" + target;
+  // Through other annotation types and aliases, as deep as they go.
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const auto& [name, mods] : mods_of) {
+      if (out.count(name)) continue;
+      static const std::regex kUse(R"(@(?:\w+\.)*(\w+))");
+      for (std::sregex_iterator it(mods.begin(), mods.end(), kUse), e; it != e; ++it)
+        if (auto d = out.find((*it)[1].str()); d != out.end() && (*it)[1].str() != name) {
+          out[name] = d->second + " (through @" + d->first + ")";
+          grew = true;
+          break;
+        }
+    }
+    for (const auto& [alias, target] : alias_of)
+      if (!out.count(alias) && out.count(target)) {
+        out[alias] = out[target] + " (through " + target + ")";
+        grew = true;
+      }
   }
   return out;
 }
 
-/// Annotation types the patch newly applies that the project already declares at the head (in
-/// `Name.java` / `Name.kt`, read through options.read_head_file): those carrying a skip.
+/// Annotation types the patch newly applies, declared by the project at the head, read through
+/// options.read_head_file: files named like a type first (`Flaky.java`), then the project's other
+/// Java and Kotlin files that declare annotation types or aliases (nested in a class, several in
+/// one file, chained; at most 400 files and 16 MiB). The patch's own versions of files win.
 void head_disabling_annotations(const std::vector<FileVersions>& files, const IntegrityOptions& options,
                                 std::map<std::string, std::string>& out) {
   if (!options.read_head_file || options.project_files.empty()) return;
-  static const std::regex kUse(R"((?:^|\s)@([A-Z]\w*)\b)");
+  static const std::regex kUse(R"((?:^|\s)@(?:[A-Za-z]\w*\.)*([A-Z]\w*)\b)");
   static const std::set<std::string, std::less<>> kKnown = {
       "Test", "Override", "Disabled", "Ignore", "BeforeEach", "AfterEach", "BeforeAll", "AfterAll", "Before", "After",
       "BeforeClass", "AfterClass", "ParameterizedTest", "ValueSource", "CsvSource", "MethodSource", "Nested", "Tag",
       "DisplayName", "Timeout", "RepeatedTest", "TestFactory", "ExtendWith", "Mock", "Spy", "InjectMocks", "Deprecated",
       "SuppressWarnings", "FunctionalInterface", "SafeVarargs", "JvmStatic", "JvmField", "Throws", "RunWith"};
   std::set<std::string> wanted;
+  std::set<std::string> patched;
   for (const auto& f : files) {
+    patched.insert(f.path);
     const Lang l = lang_of(f.path);
     if (!f.after || (l != Lang::java && l != Lang::kotlin)) continue;
     for (const auto& [n, line] : added_lines(f.before, f.after)) {
@@ -437,19 +465,27 @@ void head_disabling_annotations(const std::vector<FileVersions>& files, const In
     }
   }
   if (wanted.empty()) return;
-  std::vector<FileVersions> declared;
-  std::size_t reads = 0;
+  std::vector<FileVersions> declared = files;
+  std::set<std::string> read;
+  std::size_t reads = 0, bytes = 0;
+  auto take = [&](const std::string& path, bool named) {
+    if (patched.count(path) || read.count(path) || ++reads > 400 || bytes > (std::size_t{16} << 20)) return;
+    read.insert(path);
+    auto text = options.read_head_file(path);
+    if (!text) return;
+    bytes += text->size();
+    if (named || contains(*text, "@interface") || contains(*text, "annotation class") || contains(*text, "typealias") ||
+        contains(*text, " as "))
+      declared.push_back({path, text, text});
+  };
+  auto jvm = [](const std::string& path) { return ends_with(path, ".java") || ends_with(path, ".kt"); };
   for (const auto& path : options.project_files) {
     const std::string base(basename(path));
-    const auto dot = base.rfind('.');
-    if (dot == std::string::npos || !wanted.count(base.substr(0, dot))) continue;
-    const std::string ext = base.substr(dot);
-    if (ext != ".java" && ext != ".kt") continue;
-    if (++reads > 16) break;
-    if (auto text = options.read_head_file(path)) declared.push_back({path, text, text});
+    if (jvm(path) && wanted.count(base.substr(0, base.rfind('.')))) take(path, true);
   }
-  for (auto& [name, marker] : disabling_annotations(declared))
-    if (wanted.count(name)) out.emplace(name, marker);
+  for (const auto& path : options.project_files)
+    if (jvm(path)) take(path, false);
+  for (auto& [name, marker] : disabling_annotations(declared)) out.emplace(name, marker);
 }
 
 /// Tests the patch annotates with such an annotation type.
@@ -462,7 +498,7 @@ void jvm_meta_annotation_skips(const std::vector<FileVersions>& files, const Int
     if (!f.after || (l != Lang::java && l != Lang::kotlin)) continue;
     for (const auto& [n, line] : added_lines(f.before, f.after))
       for (const auto& [name, marker] : disabling)
-        if (std::regex_search(line.substr(0, kRegexLineChars), std::regex("(^|\\s)@" + name + "\\b(?!\\s*(?:class|interface)\\b)")) &&
+        if (std::regex_search(line.substr(0, kRegexLineChars), std::regex("(^|\\s)@(?:\\w+\\.)*" + name + "\\b(?!\\s*(?:class|interface)\\b)")) &&
             !contains(line, "@interface")) {
           out.push_back({"skip_added", f.path, n,
                          "the patch annotates code with @" + name + ", an annotation type that carries " + marker +

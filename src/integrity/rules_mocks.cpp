@@ -31,6 +31,15 @@ bool external_looking(std::string_view name) {
 
 namespace {
 
+/// A constant that paces the code rather than computing anything (`RETRY_DELAY`, `POLL_INTERVAL`,
+/// `BACKOFF_SECONDS`, `TIMEOUT`): tests set it to 0 to stay fast, which changes no result.
+bool pacing_constant(std::string_view name) {
+  if (name.empty() || std::any_of(name.begin(), name.end(), [](char c) { return std::islower(static_cast<unsigned char>(c)) != 0; }))
+    return false;
+  static constexpr std::string_view kWords[] = {"DELAY", "INTERVAL", "BACKOFF", "TIMEOUT", "SLEEP", "WAIT", "POLL", "JITTER"};
+  return std::any_of(std::begin(kWords), std::end(kWords), [&](auto w) { return contains(name, w); });
+}
+
 struct Production {
   std::set<std::string> defined;  ///< names defined in production files of the change and the patch
   std::set<std::string> modules;  ///< module paths of project files without extension ("calc", "src/sum", "pkg/mod")
@@ -53,8 +62,10 @@ void add_definitions(const std::string& text, std::set<std::string>& out) {
       R"((?:def|class|object|function|func|fn|struct|interface|enum|const|let|var|val)\s+(?:\([^)]*\)\s*)?(\w+))"
       R"(|^[ \t]*exports\.(\w+)\s*=|module\.exports\s*=\s*\{([^}]*)\})"
       R"(|^[\w:<>,\s\*&]*\b(\w+)\s*\([^;{)]*\)\s*(?:const\s*)?\{)"
-      // Module-level constants (`OFFSET = 1`, `MAX_RETRIES: int = 3`): state the code under test reads.
-      R"(|^([A-Z][A-Z0-9_]+)\s*(?::[^=]+)?=[^=])");
+      // Constants (`OFFSET = 1`, `MAX_RETRIES: int = 3`), at module level or in a class body
+      // (`class Calc: OFFSET = 1`, patched with patch.object(Calc, "OFFSET", 0)): state the code
+      // under test reads.
+      R"(|^[ \t]*([A-Z][A-Z0-9_]+)\s*(?::[^=]+)?=[^=])");
   static const std::regex word(R"(\w+)");
   for_each_capped_line(text, [&](int, const std::string& line) {
     std::smatch m;
@@ -82,7 +93,7 @@ Production production(const std::vector<FileVersions>& files, const IntegrityOpt
   static constexpr std::string_view kKeywords[] = {"if", "for", "while", "switch", "return", "catch", "main", "TEST", "TEST_F"};
   for (auto k : kKeywords) p.defined.erase(std::string(k));
   // Constants and how often production code mentions them outside their definitions.
-  static const std::regex constant(R"(^([A-Z][A-Z0-9_]+)\s*(?::[^=]+)?=[^=])");
+  static const std::regex constant(R"(^[ \t]*([A-Z][A-Z0-9_]+)\s*(?::[^=]+)?=[^=])");
   static const std::regex computed(
       R"(\b(?:globals|vars|locals|getattr|eval|exec|attrgetter)\s*\(|__dict__|__getattribute__|\bimport\s*\(|\[\s*[A-Za-z_]\w*\s*\])");
   std::map<std::string, int> uses;
@@ -606,7 +617,7 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
     if (options.project_files.empty() || !options.read_head_file) return false;
     std::size_t read = 0, bytes = 0;
     const std::regex word("\\b" + name + "\\b");
-    const std::regex definition("^" + name + "\\s*(?::[^=]+)?=[^=]");
+    const std::regex definition("^[ \\t]*" + name + "\\s*(?::[^=]+)?=[^=]");
     for (const auto& path : options.project_files) {
       if (is_test_path(path) || lang_of(path) == Lang::none) continue;
       if (++read > 400 || bytes > (std::size_t{16} << 20)) return true;
@@ -718,7 +729,7 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
         const std::string shown = (t.object.empty() ? module : t.object) + (t.name.empty() ? "" : (module.empty() && t.object.empty() ? "" : ".") + t.name);
         // A module that is neither the project's nor a test's: a third-party or standard one.
         const bool external_module = !module.empty() && !project && !test_module && (lang == Lang::python || is_js(lang));
-        if (!t.name.empty() && prod->defined.count(t.name) && !external_looking(t.name) && !external_module &&
+        if (!t.name.empty() && prod->defined.count(t.name) && !external_looking(t.name) && !pacing_constant(t.name) && !external_module &&
             !(prod->unread_constants.count(t.name) && !read_in_project(t.name))) {
           why = t.name + " is defined in the production code this change or the patch touches";
         } else if (project && t.name.empty()) {

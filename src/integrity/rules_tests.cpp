@@ -28,7 +28,35 @@ std::vector<const Assertion*> checks(const TestUnit& t) {
   return out;
 }
 
-int weight(const Assertion& a) { return a.tautology ? 0 : strength(a.kind); }
+/// `.imag`, `.__class__`, `.constructor`: an attribute that tells the value's type, the same for
+/// every value of it (`add(2, 2).imag == 0` holds for any int).
+bool type_attribute(std::string_view operand) {
+  static constexpr std::string_view kTypeOnly[] = {"imag", "denominator", "constructor", "prototype", "__class__", "__name__",
+                                                   "__qualname__", "__module__", "__doc__", "__mro__", "__bases__"};
+  for (auto at = operand.find('.'); at != std::string_view::npos; at = operand.find('.', at + 1)) {
+    const std::string_view rest = operand.substr(at + 1);
+    const std::size_t end = rest.find_first_of(".[()=!<>");
+    const std::string_view name = rest.substr(0, end);
+    if ((end == std::string_view::npos || rest[end] != '(') &&
+        std::find(std::begin(kTypeOnly), std::end(kTypeOnly), name) != std::end(kTypeOnly))
+      return true;
+  }
+  return false;
+}
+
+/// What a check compares: a comparison that looks at a value only through a type attribute
+/// (`add(2, 2).__class__ == int`, `add(2, 2).imag == 0`), its other operands plain names (a type, an
+/// expected variable), checks the type only, however it is written.
+Kind kind_of(const Assertion& a) {
+  if ((a.kind == Kind::eq || a.kind == Kind::approx || a.kind == Kind::range) &&
+      std::any_of(a.operands.begin(), a.operands.end(), [](const std::string& o) { return type_attribute(o); }) &&
+      std::all_of(a.operands.begin(), a.operands.end(),
+                  [](const std::string& o) { return type_attribute(o) || o.find_first_of("([") == std::string::npos; }))
+    return Kind::type;
+  return a.kind;
+}
+
+int weight(const Assertion& a) { return a.tautology ? 0 : strength(kind_of(a)); }
 
 /// `add(2, 2)` and `add(x, 2)`: the same function or object looked at.
 std::string root(const std::string& operand) {
@@ -74,7 +102,7 @@ std::string describe(const Assertion& a) {
   static constexpr std::string_view kNames[] = {"an equality", "an approximation", "an inequality/range",
                                                 "a type/existence check", "a specific exception", "a broad exception",
                                                 "a bare failure"};
-  return std::string(kNames[static_cast<int>(a.kind)]);
+  return std::string(kNames[static_cast<int>(kind_of(a))]);
 }
 
 /// Checks of `after` that can no longer run, that now expect their own failure, or that gained a

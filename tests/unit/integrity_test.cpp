@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <sstream>
 
 #include "flowagent/integrity.hpp"
@@ -48,7 +49,9 @@ std::vector<FileVersions> read_versions(const fs::path& dir) {
 
 /// Runs every case of tests/fixtures/integrity (written by make_corpus.py): a case folder holds
 /// `expect` (a reason code or "accept"), `class`, `lang`, `failing`, and files/<n>/{path,before,after}
-/// (a missing before: the patch creates the file; a missing after: it deletes it).
+/// (a missing before: the patch creates the file; a missing after: it deletes it); optionally
+/// change/ (the developer's change), project (the head's paths) and head/<n>/{path,after} (files the
+/// guard reads at the head).
 const std::vector<CaseResult>& corpus() {
   static const std::vector<CaseResult> results = [] {
     std::vector<CaseResult> out;
@@ -62,6 +65,15 @@ const std::vector<CaseResult>& corpus() {
       IntegrityOptions o;
       if (auto f = trim_end(read_file(c / "failing")); !f.empty()) o.failing_tests = {f};
       o.change_files = read_versions(c / "change");
+      // Files the guard may read at the head: the case's head/ folder.
+      if (fs::exists(c / "head")) {
+        auto head = std::make_shared<std::vector<FileVersions>>(read_versions(c / "head"));
+        o.read_head_file = [head](const std::string& p) -> std::optional<std::string> {
+          for (const auto& f : *head)
+            if (f.path == p) return f.after;
+          return std::nullopt;
+        };
+      }
       if (fs::exists(c / "project")) {
         std::istringstream in(read_file(c / "project"));
         for (std::string line; std::getline(in, line);)
