@@ -53,6 +53,7 @@ std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersion
   std::vector<const FileModel*> after_ptrs;
   std::vector<std::string> after_paths;
   const auto helpers = test_imported_modules(files, options);
+  const auto skip_helpers = external_skip_helpers(files, options);
   // What the patch's helper modules define (check helpers, wrappers, decorators, managers), before
   // and after: the tests that import them are read through it (swallow.hpp).
   ImportedDefs imported_before, imported_after;
@@ -78,7 +79,9 @@ std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersion
     after_ptrs.push_back(&after);
     after_paths.push_back(f.path);
     const bool support = helpers.count(f.path) > 0 && f.after && test_support_module(f.path, *f.after);
-    const RuleContext c{f, lang, is_test_path(f.path), before, after, options, support, helpers.count(f.path) > 0};
+    const auto skips = skip_helpers.find(f.path);
+    const RuleContext c{f, lang, is_test_path(f.path), before, after, options, support, helpers.count(f.path) > 0,
+                        skips == skip_helpers.end() ? nullptr : &skips->second};
 
     const std::size_t found = out.size();
     file_rules(c, out);

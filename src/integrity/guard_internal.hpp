@@ -328,6 +328,13 @@ bool names_failing_test(const std::vector<std::string>& failing, std::string_vie
 
 using Findings = std::vector<IntegrityFinding>;
 
+/// A helper that skips the tests calling it (a skip call in its body): the skip and where the
+/// helper is, and whether the skip is conditional on the platform.
+struct SkipHelper {
+  std::string marker;
+  bool conditional = false;
+};
+
 struct RuleContext {
   const FileVersions& file;
   Lang lang;
@@ -341,6 +348,8 @@ struct RuleContext {
   bool imported_by_tests = false;
   /// Any project module the tests import (test support or not): what it prints, the tests print.
   bool reached_by_tests = false;
+  /// Helpers defined outside this test file that skip (external_skip_helpers), by name; null: none.
+  const std::map<std::string, SkipHelper>* skip_helpers = nullptr;
 };
 
 /// Test-by-test comparison of one file (skip, focus, deletion, strength, swallowing).
@@ -412,6 +421,11 @@ void assertion_def_rules(const RuleContext& c, Findings& out);
 /// kImportFilesBudget/kImportBytesBudget) from the patch's test files and the failing tests' files (read with IntegrityOptions::read_head_file);
 /// test files, conftest.py and the developer's change (the code under test) are not helpers.
 std::map<std::string, std::string> test_imported_modules(const std::vector<FileVersions>& files, const IntegrityOptions& o);
+/// Per test file of the patch: the helpers it can call that are defined in other project files
+/// (the modules it imports; for Go, its package's other test files), read through the patch or the
+/// head (within a budget of 64 files and 8 MiB), whose body skips (TestUnit::markers): name -> skip.
+std::map<std::string, std::map<std::string, SkipHelper>> external_skip_helpers(const std::vector<FileVersions>& files,
+                                                                            const IntegrityOptions& o);
 /// Test support code rather than production code: under a test path, importing a test framework
 /// (pytest, unittest, hypothesis, node:test, tape, chai, sinon, jest/vitest globals, ...), or named
 /// like one (helpers, testing, testutil, fixtures, fakes, stubs, mocks).

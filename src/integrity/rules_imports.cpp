@@ -458,6 +458,55 @@ std::map<std::string, std::string> test_imported_modules(const std::vector<FileV
   return out;
 }
 
+std::map<std::string, std::map<std::string, SkipHelper>> external_skip_helpers(const std::vector<FileVersions>& files,
+                                                                            const IntegrityOptions& o) {
+  std::map<std::string, std::map<std::string, SkipHelper>> out;
+  std::vector<const FileVersions*> tests;
+  for (const auto& f : files) {
+    const Lang l = lang_of(f.path);
+    if (f.after && is_test_path(f.path) && (l == Lang::python || l == Lang::go || is_js(l))) tests.push_back(&f);
+  }
+  if (tests.empty()) return out;
+  std::map<std::string, const FileVersions*> patched;
+  std::set<std::string> known(o.project_files.begin(), o.project_files.end());
+  for (const auto& f : files) {
+    patched[f.path] = &f;
+    known.insert(f.path);
+  }
+  std::size_t files_read = 0, bytes_read = 0;
+  auto text_of = [&](const std::string& path) -> std::optional<std::string> {
+    if (auto it = patched.find(path); it != patched.end()) return it->second->after;
+    if (!o.read_head_file || files_read >= 64 || bytes_read >= (std::size_t{8} << 20)) return std::nullopt;
+    auto t = o.read_head_file(path);
+    ++files_read;
+    if (t) bytes_read += t->size();
+    return t;
+  };
+  const Resolver resolver(known, text_of);
+  std::map<std::string, std::map<std::string, SkipHelper>> by_module;
+  for (const FileVersions* t : tests) {
+    const Lang lang = lang_of(t->path);
+    std::vector<std::string> sources = resolver.imported_paths(t->path, *t->after, lang);
+    if (lang == Lang::go)  // one package: the folder's other test files
+      if (auto d = resolver.by_dir.find(dir_of(t->path)); d != resolver.by_dir.end())
+        for (const auto& p : d->second)
+          if (p != t->path && ends_with(p, "_test.go")) sources.push_back(p);
+    for (const auto& p : sources) {
+      if (p == t->path || lang_of(p) == Lang::none) continue;
+      if (!by_module.count(p)) {
+        auto& skips = by_module[p];
+        if (auto text = text_of(p)) {
+          const FileModel m = analyze(lang_of(p), *text);
+          for (const auto& h : m.helpers)
+            if (!h.markers.empty()) skips.emplace(h.name, SkipHelper{*h.markers.begin() + " in " + p, h.conditional});
+        }
+      }
+      for (const auto& [name, skip] : by_module[p]) out[t->path].emplace(name, skip);
+    }
+  }
+  return out;
+}
+
 bool test_support_module(std::string_view path, const std::string& text) {
   if (is_test_path(path)) return true;
   static const std::regex framework(

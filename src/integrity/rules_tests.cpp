@@ -346,6 +346,43 @@ static bool async_tests_run_by_config(const IntegrityOptions& o) {
   return false;
 }
 
+namespace {
+
+/// A test that now calls a helper which skips (`needs_backend()` whose body calls pytest.skip,
+/// `requireIntegration(t)` calling t.Skip), in the same file or in one the test file imports (its
+/// Go package's other test files), directly or through the file's other helpers: it is disabled
+/// like a skip written in its body, unless the old test reached the same helper.
+std::optional<IntegrityFinding> skip_through_helper(const RuleContext& c, const TestUnit& bt, const TestUnit& at, bool failing) {
+  auto reached = [](const TestUnit& t, const FileModel& m) {
+    std::set<std::string> names;
+    std::vector<std::string> todo(t.calls.begin(), t.calls.end());
+    while (!todo.empty()) {
+      const std::string n = todo.back();
+      todo.pop_back();
+      if (!names.insert(n).second) continue;
+      for (const auto& h : m.helpers)
+        if (h.name == n) todo.insert(todo.end(), h.calls.begin(), h.calls.end());
+    }
+    return names;
+  };
+  const auto now = reached(at, c.after);
+  const auto then = reached(bt, c.before);
+  for (const auto& n : now) {
+    if (then.count(n)) continue;
+    std::optional<SkipHelper> skip;
+    for (const auto& h : c.after.helpers)
+      if (h.name == n && !h.markers.empty()) skip = SkipHelper{*h.markers.begin(), h.conditional};
+    if (!skip && c.skip_helpers)
+      if (auto it = c.skip_helpers->find(n); it != c.skip_helpers->end()) skip = it->second;
+    if (!skip || (skip->conditional && !failing)) continue;
+    return IntegrityFinding{"skip_added", c.file.path, at.line,
+                            "test " + at.name + " now calls " + n + "(), a helper that skips the tests calling it (" + skip->marker + ")"};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 void compare_tests(const RuleContext& c, Findings& out, std::vector<GoneTest>& gone, std::vector<NewTest>& added) {
   const std::string& path = c.file.path;
   std::map<std::string, const TestUnit*> b, a;
@@ -389,6 +426,7 @@ void compare_tests(const RuleContext& c, Findings& out, std::vector<GoneTest>& g
       else
         out.push_back({"skip_added", path, at.line, "test " + name + " was disabled (" + m + ")"});
     }
+    if (auto f = skip_through_helper(c, *bt, at, failing)) out.push_back(*f);
     if (at.focus && !bt->focus) out.push_back({"focus_added", path, at.line, "test " + name + " was focused (.only): the others stop running"});
     if (auto f = compare_checks(*bt, at, path)) {
       bool moved_to_helper = false;
