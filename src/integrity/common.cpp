@@ -290,7 +290,14 @@ std::optional<std::string> skip_marker(std::string_view text) {
   static constexpr std::string_view kMarkers[] = {
       "pytest.mark.skip", "pytest.mark.xfail", "unittest.skip", "unittest.expectedFailure", "@skip", "@expectedFailure",
       "SkipTest", "@Ignore", "junit.Ignore", "@Disabled", "enabled = false", "enabled=false", "#[ignore", "GTEST_SKIP",
-      "DISABLED_", "@EnabledIf", "@DisabledIf", "@EnabledOnJre", "@EnabledForJreRange", "@EnabledInNativeImage"};
+      "DISABLED_", "@EnabledIf", "@DisabledIf", "@EnabledOnJre", "@EnabledForJreRange", "@EnabledInNativeImage", "@EnabledOnOs"};
+  // Java allows blanks between `@` and the name (`@ Disabled`).
+  std::string squeezed;
+  if (text.find("@ ") != std::string_view::npos || text.find("@\t") != std::string_view::npos) {
+    static const std::regex blanks(R"(@\s+)");
+    squeezed = std::regex_replace(std::string(text.substr(0, std::size_t{1} << 20)), blanks, "@");
+    text = squeezed;
+  }
   for (auto m : kMarkers)
     if (contains(text, m)) return std::string(m);
   return std::nullopt;

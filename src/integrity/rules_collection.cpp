@@ -386,126 +386,259 @@ void build_conditions(const FileVersions& f, Findings& out) {
     out.push_back({"collection_disabled", f.path, 0, "enable_testing()/include(CTest) was removed: ctest no longer finds the tests"});
 }
 
-/// JVM: an annotation type that carries a skip (`@Disabled @Retention(RUNTIME) @interface Flaky`,
-/// Kotlin `@Disabled annotation class Flaky`), directly or through another such type (`@Quarantined
-/// @interface Flaky`) or an alias (`import ...Disabled as Later`, `typealias Later = Disabled`),
-/// declared at top level or nested in a class: JUnit reads meta-annotations, so a test annotated
-/// `@Flaky` is disabled. Annotation types the files declare, by simple name -> the marker.
-std::map<std::string, std::string> disabling_annotations(const std::vector<FileVersions>& files) {
-  std::map<std::string, std::string> out;
-  std::map<std::string, std::string> mods_of;  // annotation type -> its own annotations
-  std::map<std::string, std::string> alias_of;  // alias -> the simple name it stands for
-  static const std::regex kDecl(R"(@interface\s+(\w+)|\bannotation\s+class\s+(\w+))");
-  static const std::regex kComment(R"(/\*[\s\S]*?\*/|//[^\n]*)");
-  static const std::regex kAlias(R"(\bimport\s+[\w.]*?\b(\w+)\s+as\s+(\w+)|\btypealias\s+(\w+)\s*=\s*(?:[\w.]*\.)?(\w+)\b)");
-  for (const auto& f : files) {
-    const Lang l = lang_of(f.path);
-    if (!f.after || (l != Lang::java && l != Lang::kotlin)) continue;
-    const std::string head = f.after->substr(0, std::size_t{1} << 20);
-    for (std::sregex_iterator it(head.begin(), head.end(), kDecl), e; it != e; ++it) {
-      // The declaration's own annotations: back to the end of the previous declaration or import.
-      const auto at = static_cast<std::size_t>(it->position());
-      const auto prev = head.find_last_of(";}", at == 0 ? 0 : at - 1);
-      std::string mods = head.substr(prev == std::string::npos ? 0 : prev + 1, at - (prev == std::string::npos ? 0 : prev + 1));
-      // Its documentation is not its annotations (`/** Not {@link Disabled}; tags only. */`).
-      mods_of[(*it)[1].matched ? (*it)[1].str() : (*it)[2].str()] = std::regex_replace(mods, kComment, " ");
+/// JVM: what a Java/Kotlin file says about names: its package, its single-type imports (simple
+/// name or `as` alias -> qualified name) and its on-demand imports (`import a.b.*`).
+struct JvmNames {
+  std::string package;
+  std::map<std::string, std::string> imports;
+  std::vector<std::string> wildcards;
+};
+
+JvmNames jvm_names(const std::string& text) {
+  JvmNames n;
+  static const std::regex package_re(R"(^\s*package\s+([\w.]+))");
+  static const std::regex import_re(R"(^\s*import\s+(?:static\s+)?([\w.]+?)(\.\*)?\s*(?:as\s+(\w+))?\s*;?\s*$)");
+  for_each_capped_line(text, [&](int, const std::string& l) {
+    std::smatch m;
+    if (n.package.empty() && std::regex_search(l, m, package_re)) n.package = m[1].str();
+    else if (std::regex_search(l, m, import_re)) {
+      const std::string q = m[1].str();
+      if (m[2].matched) n.wildcards.push_back(q);
+      else n.imports[m[3].matched ? m[3].str() : q.substr(q.rfind('.') + 1)] = q;
     }
-    for (std::sregex_iterator it(head.begin(), head.end(), kAlias), e; it != e; ++it)
-      alias_of[(*it)[2].matched ? (*it)[2].str() : (*it)[3].str()] = (*it)[1].matched ? (*it)[1].str() : (*it)[4].str();
+  });
+  return n;
+}
+
+/// The annotations written before a declaration starting at `at`: its own line up to there, then
+/// the lines above while they hold annotations (or their arguments), modifiers, comments or blanks;
+/// never into the previous declaration (Kotlin's `annotation class A` ends without `;` or `}`).
+std::string annotations_before(const std::string& text, std::size_t at) {
+  std::size_t line_start = at == 0 ? std::string::npos : text.rfind('\n', at - 1);
+  line_start = line_start == std::string::npos ? 0 : line_start + 1;
+  std::string mods = text.substr(line_start, at - line_start);
+  // A declaration keyword, not `Foo::class` or `Foo.class` in an annotation's arguments.
+  static const std::regex declaration(R"((?:^|[^:.\w])(?:class|interface|object|fun|val|var|typealias|import|package|enum|record)\b)");
+  static const std::regex modifiers(
+      R"(^(?:(?:public|private|protected|internal|abstract|static|final|open|sealed|data|inline|expect|actual|strictfp)\s*)*$)");
+  int depth = 0;
+  for (std::size_t end = line_start, lines = 0; end > 0 && lines < 200; ++lines) {
+    const std::size_t nl = end - 1;  // the newline that ends the line above
+    std::size_t start = nl == 0 ? std::string::npos : text.rfind('\n', nl - 1);
+    start = start == std::string::npos ? 0 : start + 1;
+    const std::string l = text.substr(start, nl - start);
+    depth += static_cast<int>(std::count(l.begin(), l.end(), ')')) - static_cast<int>(std::count(l.begin(), l.end(), '('));
+    const auto first = l.find_first_not_of(" \t\r");
+    const std::string t = first == std::string::npos ? "" : l.substr(first);
+    const bool inside_arguments = depth > 0;
+    const bool fits = inside_arguments || t.empty() || starts_with(t, "//") || starts_with(t, "/*") || starts_with(t, "*") ||
+                      std::regex_match(t, modifiers) || (starts_with(t, "@") && !std::regex_search(t, declaration));
+    if (!fits || (!inside_arguments && (contains(t, ";") || contains(t, "}") || contains(t, "{")))) break;
+    mods = l + "\n" + mods;
+    end = start;
   }
-  for (const auto& [name, mods] : mods_of)
-    if (auto m = skip_marker(mods)) out[name] = *m;
-  for (const auto& [alias, target] : alias_of)
-    if (target == "Disabled" || target == "Ignore") out[alias] = "@" + target;
-  // Through other annotation types and aliases, as deep as they go.
-  for (bool grew = true; grew;) {
-    grew = false;
-    for (const auto& [name, mods] : mods_of) {
-      if (out.count(name)) continue;
-      static const std::regex kUse(R"(@(?:\w+\.)*(\w+))");
-      for (std::sregex_iterator it(mods.begin(), mods.end(), kUse), e; it != e; ++it)
-        if (auto d = out.find((*it)[1].str()); d != out.end() && (*it)[1].str() != name) {
-          out[name] = d->second + " (through @" + d->first + ")";
-          grew = true;
-          break;
-        }
+  return mods;
+}
+
+/// The project's annotation types and aliases (Java `@interface`, Kotlin `annotation class`,
+/// `typealias`), by qualified name (package + simple name; nested types by their package too),
+/// with the files' names to resolve what they are annotated with.
+struct JvmAnnotations {
+  struct Decl {
+    std::string mods;    ///< its own annotations
+    std::string target;  ///< for an alias: the name it stands for, as written
+    const JvmNames* names = nullptr;
+  };
+  std::multimap<std::string, Decl> decls;           // qualified name -> declaration
+  std::map<std::string, std::vector<std::string>> by_simple;  // simple name -> qualified names
+  std::vector<std::unique_ptr<JvmNames>> names;
+  std::map<std::string, std::string> disabling;     // qualified name -> the skip it carries
+
+  void add(const std::string& text) {
+    const std::string head = text.substr(0, std::size_t{1} << 20);
+    auto& n = *names.emplace_back(std::make_unique<JvmNames>(jvm_names(head)));
+    static const std::regex decl(R"(@interface\s+(\w+)|\bannotation\s+class\s+(\w+)|\btypealias\s+(\w+)\s*=\s*([\w.]+))");
+    static const std::regex comment(R"(/\*[\s\S]*?\*/|//[^\n]*)");
+    for (std::sregex_iterator it(head.begin(), head.end(), decl), e; it != e; ++it) {
+      const std::string simple = (*it)[1].matched ? (*it)[1].str() : (*it)[2].matched ? (*it)[2].str() : (*it)[3].str();
+      const std::string q = n.package.empty() ? simple : n.package + "." + simple;
+      Decl d;
+      d.names = &n;
+      if ((*it)[4].matched) d.target = (*it)[4].str();
+      // Its documentation is not its annotations (`/** Not {@link Disabled}; tags only. */`).
+      else d.mods = std::regex_replace(annotations_before(head, static_cast<std::size_t>(it->position())), comment, " ");
+      decls.emplace(q, std::move(d));
+      by_simple[simple].push_back(q);
     }
-    for (const auto& [alias, target] : alias_of)
-      if (!out.count(alias) && out.count(target)) {
-        out[alias] = out[target] + " (through " + target + ")";
-        grew = true;
+  }
+
+  /// What `use` (`Flaky`, `TestSupport.Flaky`, `calc.legacy.Flaky`, an import alias) names in a file
+  /// with `n`: the project's declarations it resolves to, or else the qualified name it stands for.
+  std::vector<std::string> resolve(std::string use, const JvmNames& n) const {
+    use.erase(std::remove_if(use.begin(), use.end(), [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }), use.end());
+    const std::string simple = use.substr(use.rfind('.') == std::string::npos ? 0 : use.rfind('.') + 1);
+    const std::string first = use.substr(0, use.find('.'));
+    std::vector<std::string> tries;
+    if (decls.count(use)) tries.push_back(use);  // fully qualified
+    if (auto it = n.imports.find(first); it != n.imports.end()) {
+      if (first == use) tries.push_back(it->second);  // the import itself, maybe an alias
+      const std::string pkg = it->second.substr(0, it->second.rfind('.') == std::string::npos ? 0 : it->second.rfind('.'));
+      tries.push_back(pkg.empty() ? simple : pkg + "." + simple);  // a type nested in an imported one
+    }
+    tries.push_back(n.package.empty() ? simple : n.package + "." + simple);
+    for (const auto& w : n.wildcards) tries.push_back(w + "." + simple);
+    std::vector<std::string> found;
+    for (const auto& t : tries)
+      if (decls.count(t)) {
+        found.push_back(t);
+        return found;
       }
+    if (!tries.empty() && n.imports.count(first) && first == use) return {n.imports.at(first)};  // a library type
+    // Not resolved through the file's names: every project type of that simple name.
+    if (auto it = by_simple.find(simple); it != by_simple.end()) return it->second;
+    return {use};
+  }
+
+  /// The skip a resolved name carries: the project's types through their annotations, other names
+  /// (JUnit's own) by their spelling.
+  std::optional<std::string> skip_of(const std::string& q) const {
+    if (auto it = disabling.find(q); it != disabling.end()) return it->second;
+    if (decls.count(q)) return std::nullopt;
+    return skip_marker("@" + q.substr(q.rfind('.') == std::string::npos ? 0 : q.rfind('.') + 1));
+  }
+
+  void settle() {
+    static const std::regex use_re(R"(@\s*([A-Za-z_][\w.]*))");
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (const auto& [q, d] : decls) {
+        if (disabling.count(q)) continue;
+        std::optional<std::string> why;
+        if (!d.target.empty()) {
+          for (const auto& r : resolve(d.target, *d.names))
+            if (auto m = skip_of(r)) why = *m + (r == d.target ? "" : " (through " + r + ")");
+        } else if (auto own = skip_marker(d.mods)) {
+          why = *own;
+        } else {
+          for (std::sregex_iterator it(d.mods.begin(), d.mods.end(), use_re), e; it != e && !why; ++it)
+            for (const auto& r : resolve((*it)[1].str(), *d.names))
+              if (r != q)
+                if (auto m = skip_of(r)) why = *m + " (through @" + r + ")";
+        }
+        if (why) {
+          disabling[q] = *why;
+          grew = true;
+        }
+      }
+    }
+  }
+};
+
+/// Java and Kotlin files of the project at the head that declare annotation types or aliases, read
+/// through options.read_head_file: files named like a wanted type first, then test sources, then the
+/// rest (at most 2,000 files and 32 MiB); the patch's own files are not read from the head.
+std::vector<std::string> head_annotation_sources(const std::vector<FileVersions>& files, const IntegrityOptions& options,
+                                                 const std::set<std::string>& wanted) {
+  std::vector<std::string> out;
+  if (!options.read_head_file || options.project_files.empty()) return out;
+  std::set<std::string> patched;
+  for (const auto& f : files) patched.insert(f.path);
+  auto jvm = [](const std::string& path) { return ends_with(path, ".java") || ends_with(path, ".kt"); };
+  std::vector<std::string> order;
+  for (int pass = 0; pass < 3; ++pass)
+    for (const auto& path : options.project_files) {
+      if (!jvm(path) || patched.count(path)) continue;
+      const std::string base(basename(path));
+      const bool named = wanted.count(base.substr(0, base.rfind('.'))) > 0;
+      if ((pass == 0 && named) || (pass == 1 && !named && is_test_path(path)) || (pass == 2 && !named && !is_test_path(path)))
+        order.push_back(path);
+    }
+  std::size_t bytes = 0;
+  for (std::size_t i = 0; i < order.size() && i < 2000 && bytes < (std::size_t{32} << 20); ++i) {
+    auto text = options.read_head_file(order[i]);
+    if (!text) continue;
+    bytes += text->size();
+    if (contains(*text, "@interface") || contains(*text, "annotation class") || contains(*text, "typealias"))
+      out.push_back(std::move(*text));
   }
   return out;
 }
 
-/// Annotation types the patch newly applies, declared by the project at the head, read through
-/// options.read_head_file: files named like a type first (`Flaky.java`), then the project's other
-/// Java and Kotlin files that declare annotation types or aliases (nested in a class, several in
-/// one file, chained; at most 400 files and 16 MiB). The patch's own versions of files win.
-void head_disabling_annotations(const std::vector<FileVersions>& files, const IntegrityOptions& options,
-                                std::map<std::string, std::string>& out) {
-  if (!options.read_head_file || options.project_files.empty()) return;
-  static const std::regex kUse(R"((?:^|\s)@(?:[A-Za-z]\w*\.)*([A-Z]\w*)\b)");
-  static const std::set<std::string, std::less<>> kKnown = {
-      "Test", "Override", "Disabled", "Ignore", "BeforeEach", "AfterEach", "BeforeAll", "AfterAll", "Before", "After",
-      "BeforeClass", "AfterClass", "ParameterizedTest", "ValueSource", "CsvSource", "MethodSource", "Nested", "Tag",
-      "DisplayName", "Timeout", "RepeatedTest", "TestFactory", "ExtendWith", "Mock", "Spy", "InjectMocks", "Deprecated",
-      "SuppressWarnings", "FunctionalInterface", "SafeVarargs", "JvmStatic", "JvmField", "Throws", "RunWith"};
+/// JVM: an annotation type that carries a skip (`@Disabled @Retention(RUNTIME) @interface Flaky`,
+/// Kotlin `@Disabled annotation class Flaky`), directly or through other such types (`@Quarantined
+/// @interface Flaky`) or aliases (`typealias Later = Disabled`, `import ...EnabledOnOs as OnlyOn`),
+/// nested in a class or not, declared by the patch or anywhere in the project at the head: JUnit
+/// reads meta-annotations, so a test the patch annotates with it is disabled; so is every test
+/// annotated with a type whose declaration the patch makes carry a skip.
+void jvm_meta_annotation_skips(const std::vector<FileVersions>& files, const IntegrityOptions& options, Findings& out) {
+  static const std::regex use_re(R"((?:^|[\s(,])@\s*([A-Za-z_][\w.]*(?:\s*\.\s*\w+)*)\b(?!\s*(?:class|interface)\b))");
   std::set<std::string> wanted;
-  std::set<std::string> patched;
+  bool any = false;
   for (const auto& f : files) {
-    patched.insert(f.path);
     const Lang l = lang_of(f.path);
     if (!f.after || (l != Lang::java && l != Lang::kotlin)) continue;
+    any = true;
     for (const auto& [n, line] : added_lines(f.before, f.after)) {
       const std::string l2 = line.substr(0, kRegexLineChars);
-      for (std::sregex_iterator it(l2.begin(), l2.end(), kUse), e; it != e; ++it)
-        if (!kKnown.count((*it)[1].str()) && !out.count((*it)[1].str())) wanted.insert((*it)[1].str());
+      for (std::sregex_iterator it(l2.begin(), l2.end(), use_re), e; it != e; ++it) {
+        const std::string u = (*it)[1].str();
+        wanted.insert(u.substr(u.rfind('.') == std::string::npos ? 0 : u.rfind('.') + 1));
+      }
+      if (contains(l2, "@interface") || contains(l2, "annotation class") || contains(l2, "typealias")) wanted.insert("");
     }
   }
-  if (wanted.empty()) return;
-  std::vector<FileVersions> declared = files;
-  std::set<std::string> read;
-  std::size_t reads = 0, bytes = 0;
-  auto take = [&](const std::string& path, bool named) {
-    if (patched.count(path) || read.count(path) || ++reads > 400 || bytes > (std::size_t{16} << 20)) return;
-    read.insert(path);
-    auto text = options.read_head_file(path);
-    if (!text) return;
-    bytes += text->size();
-    if (named || contains(*text, "@interface") || contains(*text, "annotation class") || contains(*text, "typealias") ||
-        contains(*text, " as "))
-      declared.push_back({path, text, text});
+  if (!any || wanted.empty()) return;
+  const std::vector<std::string> head = head_annotation_sources(files, options, wanted);
+  auto build = [&](bool after) {
+    JvmAnnotations a;
+    for (const auto& t : head) a.add(t);
+    for (const auto& f : files) {
+      const Lang l = lang_of(f.path);
+      const auto& text = after ? f.after : f.before;
+      if (text && (l == Lang::java || l == Lang::kotlin)) a.add(*text);
+    }
+    a.settle();
+    return a;
   };
-  auto jvm = [](const std::string& path) { return ends_with(path, ".java") || ends_with(path, ".kt"); };
-  for (const auto& path : options.project_files) {
-    const std::string base(basename(path));
-    if (jvm(path) && wanted.count(base.substr(0, base.rfind('.')))) take(path, true);
-  }
-  for (const auto& path : options.project_files)
-    if (jvm(path)) take(path, false);
-  for (auto& [name, marker] : disabling_annotations(declared)) out.emplace(name, marker);
-}
-
-/// Tests the patch annotates with such an annotation type.
-void jvm_meta_annotation_skips(const std::vector<FileVersions>& files, const IntegrityOptions& options, Findings& out) {
-  auto disabling = disabling_annotations(files);
-  head_disabling_annotations(files, options, disabling);
-  if (disabling.empty()) return;
+  const JvmAnnotations now = build(true);
   for (const auto& f : files) {
     const Lang l = lang_of(f.path);
     if (!f.after || (l != Lang::java && l != Lang::kotlin)) continue;
-    for (const auto& [n, line] : added_lines(f.before, f.after))
-      for (const auto& [name, marker] : disabling)
-        if (std::regex_search(line.substr(0, kRegexLineChars), std::regex("(^|\\s)@(?:\\w+\\.)*" + name + "\\b(?!\\s*(?:class|interface)\\b)")) &&
-            !contains(line, "@interface")) {
+    const JvmNames names = jvm_names(*f.after);
+    for (const auto& [n, line] : added_lines(f.before, f.after)) {
+      if (contains(line, "@interface")) continue;
+      const std::string l2 = line.substr(0, kRegexLineChars);
+      for (std::sregex_iterator it(l2.begin(), l2.end(), use_re), e; it != e; ++it) {
+        const std::string use = (*it)[1].str();
+        const std::string simple = use.substr(use.rfind('.') == std::string::npos ? 0 : use.rfind('.') + 1);
+        for (const auto& r : now.resolve(use, names)) {
+          // A project type that carries a skip, or JUnit's own under another name (an import alias).
+          std::optional<std::string> why;
+          if (auto d = now.disabling.find(r); d != now.disabling.end()) why = d->second;
+          else if (!ends_with(r, "." + simple) && r != simple) why = now.skip_of(r);
+          if (!why) continue;
           out.push_back({"skip_added", f.path, n,
-                         "the patch annotates code with @" + name + ", an annotation type that carries " + marker +
+                         "the patch annotates code with @" + use + ", an annotation type (" + r + ") that carries " + *why +
                              ": JUnit reads meta-annotations, so the tests under it are disabled"});
           return;
         }
+      }
+    }
   }
+  // A declaration the patch changed so that it now carries a skip: every test already annotated
+  // with it stops running.
+  if (!wanted.count("")) return;
+  const JvmAnnotations then = build(false);
+  for (const auto& [q, why] : now.disabling)
+    if (!then.disabling.count(q))
+      for (const auto& f : files)
+        if (f.after && (lang_of(f.path) == Lang::java || lang_of(f.path) == Lang::kotlin) &&
+            has_word(*f.after, q.substr(q.rfind('.') == std::string::npos ? 0 : q.rfind('.') + 1))) {
+          out.push_back({"skip_added", f.path, 0,
+                         "the patch makes the annotation type " + q + " carry " + why +
+                             ": JUnit reads meta-annotations, so every test annotated with it is disabled"});
+          return;
+        }
 }
 
 }  // namespace

@@ -31,13 +31,42 @@ bool external_looking(std::string_view name) {
 
 namespace {
 
-/// A constant that paces the code rather than computing anything (`RETRY_DELAY`, `POLL_INTERVAL`,
-/// `BACKOFF_SECONDS`, `TIMEOUT`): tests set it to 0 to stay fast, which changes no result.
-bool pacing_constant(std::string_view name) {
-  if (name.empty() || std::any_of(name.begin(), name.end(), [](char c) { return std::islower(static_cast<unsigned char>(c)) != 0; }))
-    return false;
-  static constexpr std::string_view kWords[] = {"DELAY", "INTERVAL", "BACKOFF", "TIMEOUT", "SLEEP", "WAIT", "POLL", "JITTER"};
-  return std::any_of(std::begin(kWords), std::end(kWords), [&](auto w) { return contains(name, w); });
+/// A line that reads `name` only to pace the code: an argument of a sleep, a timer or a wait
+/// (`time.sleep(RETRY_DELAY)`, `setTimeout(f, POLL_MS)`, `event.wait(timeout=TIMEOUT)`).
+bool paces(const std::string& line, const std::string& name) {
+  static const std::regex call(
+      R"(\b(?:sleep|Sleep|wait|wait_for|waitFor|setTimeout|setInterval|delay|timeout|Timeout|After|NewTimer|NewTicker)\s*\()"
+      R"(|\btimeout\s*=)");
+  std::smatch m;
+  if (!std::regex_search(line, m, call)) return false;
+  const std::string rest = m.suffix().str();
+  const std::string before = line.substr(0, static_cast<std::size_t>(m.position(0)));
+  // Every mention of the name on the line sits inside the pacing call's arguments.
+  return has_word(rest, name) && !has_word(before, name);
+}
+
+/// Python: the replacement value is a temporary location of the test and nothing else
+/// (`monkeypatch.setattr(Config, "DB_PATH", str(tmp_path / "t.db"))`, `tmpdir.join("x")`): the test
+/// redirects where the code keeps its files, which changes no result it checks.
+bool temp_location_value(const std::string& line, const std::string& name) {
+  if (name.empty()) return false;
+  auto at = line.find("\"" + name + "\"");
+  if (at == std::string::npos) at = line.find("'" + name + "'");
+  if (at == std::string::npos) return false;
+  std::string value = line.substr(at + name.size() + 2);
+  static const std::regex strings(R"("[^"]*"|'[^']*')");
+  value = std::regex_replace(value, strings, " ");
+  static const std::set<std::string, std::less<>> kAllowed = {
+      "str", "os", "path", "join", "fspath", "Path", "pathlib", "tmp_path", "tmpdir", "tmp_path_factory", "mktemp",
+      "getbasetemp", "tempfile", "mkdtemp", "gettempdir", "strpath", "as_posix", "resolve", "value", "raising", "True", "False"};
+  static const std::regex word(R"([A-Za-z_]\w*)");
+  bool temp = false;
+  for (std::sregex_iterator it(value.begin(), value.end(), word), e; it != e; ++it) {
+    const std::string w = it->str();
+    if (!kAllowed.count(w)) return false;
+    temp = temp || w == "tmp_path" || w == "tmpdir" || w == "tmp_path_factory" || w == "tempfile";
+  }
+  return temp;
 }
 
 struct Production {
@@ -633,6 +662,40 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
     }
     return false;
   };
+  // Is every production read of the constant `name` an argument of a sleep, a timer or a wait
+  // (paces)? Then a test may set it to 0 to stay fast: no result changes. Read through the patch,
+  // the change and the head (as read_in_project; beyond its budget: no).
+  auto pacing_only = [&](const std::string& name) {
+    if (name.empty() || !std::isupper(static_cast<unsigned char>(name[0]))) return false;
+    const std::regex definition("^[ \\t]*" + name + "\\s*(?::[^=]+)?=[^=]");
+    int reads = 0;
+    bool other = false;
+    std::set<std::string> seen;
+    auto scan = [&](const std::string& path, const std::string& text) {
+      if (is_test_path(path) || lang_of(path) == Lang::none || !seen.insert(path).second) return;
+      for_each_capped_line(text, [&](int, const std::string& l) {
+        if (other || !has_word(l, name) || std::regex_search(l, definition)) return;
+        if (paces(l, name)) ++reads;
+        else other = true;
+      });
+    };
+    for (const auto& f : files)
+      if (f.after) scan(f.path, *f.after);
+    for (const auto& f : options.change_files)
+      if (f.after) scan(f.path, *f.after);
+    if (!options.project_files.empty() && options.read_head_file) {
+      std::size_t read = 0, bytes = 0;
+      for (const auto& path : options.project_files) {
+        if (other || is_test_path(path) || lang_of(path) == Lang::none || seen.count(path)) continue;
+        if (++read > 400 || bytes > (std::size_t{16} << 20)) return false;
+        if (auto text = options.read_head_file(path)) {
+          bytes += text->size();
+          scan(path, *text);
+        }
+      }
+    }
+    return !other && reads > 0;
+  };
   for (const auto& f : files) {
     // Test code: test files, conftest.py, and helper modules the tests import (their stand-ins are
     // installed when the tests import them; what the tests call tells what they exercise).
@@ -678,6 +741,7 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
       }
       for (const auto& t : ts) {
         std::string why;
+        if (lang == Lang::python && temp_location_value(l, t.name)) continue;
         if (t.local_closure &&
             (!called_bare_before(f.before, t.name) || (!t.param && local_value_calls_real(*f.after, n, t.name, lang))))
           continue;
@@ -729,7 +793,7 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
         const std::string shown = (t.object.empty() ? module : t.object) + (t.name.empty() ? "" : (module.empty() && t.object.empty() ? "" : ".") + t.name);
         // A module that is neither the project's nor a test's: a third-party or standard one.
         const bool external_module = !module.empty() && !project && !test_module && (lang == Lang::python || is_js(lang));
-        if (!t.name.empty() && prod->defined.count(t.name) && !external_looking(t.name) && !pacing_constant(t.name) && !external_module &&
+        if (!t.name.empty() && prod->defined.count(t.name) && !external_looking(t.name) && !pacing_only(t.name) && !external_module &&
             !(prod->unread_constants.count(t.name) && !read_in_project(t.name))) {
           why = t.name + " is defined in the production code this change or the patch touches";
         } else if (project && t.name.empty()) {

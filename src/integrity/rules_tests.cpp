@@ -28,25 +28,30 @@ std::vector<const Assertion*> checks(const TestUnit& t) {
   return out;
 }
 
-/// `.imag`, `.__class__`, `.constructor`: an attribute that tells the value's type, the same for
-/// every value of it (`add(2, 2).imag == 0` holds for any int).
+/// `.imag`, `.__class__`, `.constructor`, `.getClass()`, `type(x)`, `reflect.TypeOf(x)`: a view of a
+/// value that tells its type, the same for every value of it (`add(2, 2).imag == 0` holds for any
+/// int). (`__name__`, `__module__` are not: of a class or function value they are its identity.)
 bool type_attribute(std::string_view operand) {
-  static constexpr std::string_view kTypeOnly[] = {"imag", "denominator", "constructor", "prototype", "__class__", "__name__",
-                                                   "__qualname__", "__module__", "__doc__", "__mro__", "__bases__"};
+  static constexpr std::string_view kWrappers[] = {"type(", "reflect.TypeOf(", "Object.getPrototypeOf(", "Reflect.getPrototypeOf("};
+  for (auto w : kWrappers)
+    if (starts_with(operand, w)) return true;
+  static constexpr std::string_view kTypeOnly[] = {"imag", "denominator", "constructor", "prototype", "__proto__", "__class__",
+                                                   "__mro__", "__bases__"};
+  static constexpr std::string_view kTypeCalls[] = {"getClass", "Kind"};  // Java's getClass(), Go's reflect Value.Kind()
   for (auto at = operand.find('.'); at != std::string_view::npos; at = operand.find('.', at + 1)) {
     const std::string_view rest = operand.substr(at + 1);
     const std::size_t end = rest.find_first_of(".[()=!<>");
     const std::string_view name = rest.substr(0, end);
-    if ((end == std::string_view::npos || rest[end] != '(') &&
-        std::find(std::begin(kTypeOnly), std::end(kTypeOnly), name) != std::end(kTypeOnly))
-      return true;
+    const bool called = end != std::string_view::npos && rest[end] == '(';
+    if (!called && std::find(std::begin(kTypeOnly), std::end(kTypeOnly), name) != std::end(kTypeOnly)) return true;
+    if (called && std::find(std::begin(kTypeCalls), std::end(kTypeCalls), name) != std::end(kTypeCalls)) return true;
   }
   return false;
 }
 
-/// What a check compares: a comparison that looks at a value only through a type attribute
+/// What a check compares: a comparison that looks at a value only through a type view
 /// (`add(2, 2).__class__ == int`, `add(2, 2).imag == 0`), its other operands plain names (a type, an
-/// expected variable), checks the type only, however it is written.
+/// expected variable) or type views themselves, checks the type only, however it is written.
 Kind kind_of(const Assertion& a) {
   if ((a.kind == Kind::eq || a.kind == Kind::approx || a.kind == Kind::range) &&
       std::any_of(a.operands.begin(), a.operands.end(), [](const std::string& o) { return type_attribute(o); }) &&
