@@ -433,7 +433,16 @@ std::string annotations_before(const std::string& text, std::size_t at) {
     const bool inside_arguments = depth > 0;
     const bool fits = inside_arguments || t.empty() || starts_with(t, "//") || starts_with(t, "/*") || starts_with(t, "*") ||
                       std::regex_match(t, modifiers) || (starts_with(t, "@") && !std::regex_search(t, declaration));
-    if (!fits || (!inside_arguments && (contains(t, ";") || contains(t, "}") || contains(t, "{")))) break;
+    // `;`, `{`, `}` outside an annotation's arguments (`@Target({TYPE, METHOD})` holds braces) end a
+    // previous declaration or body.
+    std::string outside;
+    int d = 0;
+    for (char ch : t) {
+      if (ch == '(') ++d;
+      else if (ch == ')') d = std::max(0, d - 1);
+      else if (d == 0) outside += ch;
+    }
+    if (!fits || (!inside_arguments && (contains(outside, ";") || contains(outside, "}") || contains(outside, "{")))) break;
     mods = l + "\n" + mods;
     end = start;
   }
@@ -453,10 +462,15 @@ struct JvmAnnotations {
   std::map<std::string, std::vector<std::string>> by_simple;  // simple name -> qualified names
   std::vector<std::unique_ptr<JvmNames>> names;
   std::map<std::string, std::string> disabling;     // qualified name -> the skip it carries
+  /// The project's JUnit extensions that decide whether tests run (`class DockerCondition
+  /// implements ExecutionCondition`): `@ExtendWith(DockerCondition.class)` can disable a test.
+  std::set<std::string> conditions;
 
   void add(const std::string& text) {
     const std::string head = text.substr(0, std::size_t{1} << 20);
     auto& n = *names.emplace_back(std::make_unique<JvmNames>(jvm_names(head)));
+    static const std::regex condition(R"(\b(?:class|object)\s+(\w+)[^{]*\bExecutionCondition\b)");
+    for (std::sregex_iterator it(head.begin(), head.end(), condition), e; it != e; ++it) conditions.insert((*it)[1].str());
     static const std::regex decl(R"(@interface\s+(\w+)|\bannotation\s+class\s+(\w+)|\btypealias\s+(\w+)\s*=\s*([\w.]+))");
     static const std::regex comment(R"(/\*[\s\S]*?\*/|//[^\n]*)");
     for (std::sregex_iterator it(head.begin(), head.end(), decl), e; it != e; ++it) {
@@ -501,6 +515,19 @@ struct JvmAnnotations {
 
   /// The skip a resolved name carries: the project's types through their annotations, other names
   /// (JUnit's own) by their spelling.
+  /// `@ExtendWith(X.class)` / `@ExtendWith(X::class)` in `text` with X one of the project's conditions.
+  std::optional<std::string> condition_in(const std::string& text) const {
+    if (conditions.empty() || !contains(text, "ExtendWith")) return std::nullopt;
+    static const std::regex ext(R"(ExtendWith\s*\(([^)]*)\))");
+    static const std::regex cls(R"((\w+)\s*(?:\.|::)\s*class\b)");
+    for (std::sregex_iterator it(text.begin(), text.end(), ext), e; it != e; ++it) {
+      const std::string args = (*it)[1].str();
+      for (std::sregex_iterator c(args.begin(), args.end(), cls), ce; c != ce; ++c)
+        if (conditions.count((*c)[1].str())) return "@ExtendWith(" + (*c)[1].str() + "), an ExecutionCondition";
+    }
+    return std::nullopt;
+  }
+
   std::optional<std::string> skip_of(const std::string& q) const {
     if (auto it = disabling.find(q); it != disabling.end()) return it->second;
     if (decls.count(q)) return std::nullopt;
@@ -519,6 +546,8 @@ struct JvmAnnotations {
             if (auto m = skip_of(r)) why = *m + (r == d.target ? "" : " (through " + r + ")");
         } else if (auto own = skip_marker(d.mods)) {
           why = *own;
+        } else if (auto cond = condition_in(d.mods)) {
+          why = *cond;
         } else {
           for (std::sregex_iterator it(d.mods.begin(), d.mods.end(), use_re), e; it != e && !why; ++it)
             for (const auto& r : resolve((*it)[1].str(), *d.names))
@@ -558,7 +587,8 @@ std::vector<std::string> head_annotation_sources(const std::vector<FileVersions>
     auto text = options.read_head_file(order[i]);
     if (!text) continue;
     bytes += text->size();
-    if (contains(*text, "@interface") || contains(*text, "annotation class") || contains(*text, "typealias"))
+    if (contains(*text, "@interface") || contains(*text, "annotation class") || contains(*text, "typealias") ||
+        contains(*text, "ExecutionCondition"))
       out.push_back(std::move(*text));
   }
   return out;
@@ -585,6 +615,7 @@ void jvm_meta_annotation_skips(const std::vector<FileVersions>& files, const Int
         wanted.insert(u.substr(u.rfind('.') == std::string::npos ? 0 : u.rfind('.') + 1));
       }
       if (contains(l2, "@interface") || contains(l2, "annotation class") || contains(l2, "typealias")) wanted.insert("");
+      if (contains(l2, "ExtendWith")) wanted.insert("ExtendWith");
     }
   }
   if (!any || wanted.empty()) return;
@@ -608,6 +639,11 @@ void jvm_meta_annotation_skips(const std::vector<FileVersions>& files, const Int
     for (const auto& [n, line] : added_lines(f.before, f.after)) {
       if (contains(line, "@interface")) continue;
       const std::string l2 = line.substr(0, kRegexLineChars);
+      if (auto cond = now.condition_in(l2)) {
+        out.push_back({"skip_added", f.path, n,
+                       "the patch adds " + *cond + " of the project: it decides whether the tests under it run"});
+        return;
+      }
       for (std::sregex_iterator it(l2.begin(), l2.end(), use_re), e; it != e; ++it) {
         const std::string use = (*it)[1].str();
         const std::string simple = use.substr(use.rfind('.') == std::string::npos ? 0 : use.rfind('.') + 1);

@@ -94,7 +94,7 @@ void add_definitions(const std::string& text, std::set<std::string>& out) {
       // Constants (`OFFSET = 1`, `MAX_RETRIES: int = 3`), at module level or in a class body
       // (`class Calc: OFFSET = 1`, patched with patch.object(Calc, "OFFSET", 0)): state the code
       // under test reads.
-      R"(|^[ \t]*([A-Z][A-Z0-9_]+)\s*(?::[^=]+)?=[^=])");
+      R"(|^[ \t]*(?:(?:static|readonly|public|private|protected)\s+)*(_*[A-Z][A-Z0-9_]+)\s*(?::[^=]+)?=[^=])");
   static const std::regex word(R"(\w+)");
   for_each_capped_line(text, [&](int, const std::string& line) {
     std::smatch m;
@@ -122,7 +122,7 @@ Production production(const std::vector<FileVersions>& files, const IntegrityOpt
   static constexpr std::string_view kKeywords[] = {"if", "for", "while", "switch", "return", "catch", "main", "TEST", "TEST_F"};
   for (auto k : kKeywords) p.defined.erase(std::string(k));
   // Constants and how often production code mentions them outside their definitions.
-  static const std::regex constant(R"(^[ \t]*([A-Z][A-Z0-9_]+)\s*(?::[^=]+)?=[^=])");
+  static const std::regex constant(R"(^[ \t]*(?:(?:static|readonly|public|private|protected)\s+)*(_*[A-Z][A-Z0-9_]+)\s*(?::[^=]+)?=[^=])");
   static const std::regex computed(
       R"(\b(?:globals|vars|locals|getattr|eval|exec|attrgetter)\s*\(|__dict__|__getattribute__|\bimport\s*\(|\[\s*[A-Za-z_]\w*\s*\])");
   std::map<std::string, int> uses;
@@ -486,10 +486,14 @@ bool called_bare_before(const std::optional<std::string>& before, const std::str
 }
 
 /// Mock targets on one added line, per language.
-std::vector<Target> targets(const std::string& line, Lang lang, bool gmock) {
+std::vector<Target> targets(const std::string& raw, Lang lang, bool gmock) {
   std::vector<Target> out;
   std::smatch m;
+  std::string line = raw;
   if (lang == Lang::python) {
+    // The class of an instance is the class: setattr(type(Calc()), ...), Calc().__class__.
+    static const std::regex type_of(R"(\btype\s*\(\s*([A-Za-z_][\w.]*)\s*\([^()]*\)\s*\)|\b([A-Za-z_][\w.]*)\s*\([^()]*\)\s*\.\s*__class__\b)");
+    if (std::regex_search(line, m, type_of)) line = std::regex_replace(line, type_of, "$1$2");
     static const std::regex dotted(R"((?:monkeypatch\.setattr|patch|mocker\.patch)\(\s*['"]([\w.]+)\.(\w+)['"])");
     static const std::regex object(R"((?:monkeypatch\.setattr|patch\.object|mocker\.patch\.object)\(\s*([\w.]+)\s*,\s*['"](\w+)['"])");
     // Without a mocking API: `calc.add = lambda ...`, setattr(calc, 'add', ...), sys.modules['calc'] = ...,
@@ -519,6 +523,22 @@ std::vector<Target> targets(const std::string& line, Lang lang, bool gmock) {
         R"(\bsetitem\s*\(\s*(?:vars\s*\(\s*([A-Za-z_][\w.]*)\s*\)|([A-Za-z_][\w.]*)\s*\.\s*__dict__)\s*,\s*['"](\w+)['"])");
     if (std::regex_search(line, m, set_item)) {
       out.push_back({"", m[3].str(), m[1].matched ? m[1].str() : m[2].str(), true});
+      return out;
+    }
+    // patch.multiple(Calc, OFFSET=0, add=...) / patch.multiple("calc", ...): each keyword is a target.
+    static const std::regex multiple(R"((?:\bpatch|mocker\s*\.\s*patch)\s*\.\s*multiple\s*\(\s*(?:['"]([\w.]+)['"]|([\w.]+))\s*,(.*))");
+    // The keyword forms: monkeypatch.setattr(target=Calc, name="OFFSET", value=0), patch.object(target=..., attribute=...).
+    static const std::regex keywords(
+        R"((?:monkeypatch\.setattr|patch\.object|mocker\.patch\.object)\s*\((?=[^)]*\btarget\s*=\s*([\w.]+))(?=[^)]*\b(?:name|attribute)\s*=\s*['"](\w+)['"]))");
+    if (std::regex_search(line, m, multiple)) {
+      static const std::regex key(R"((?:^|,)\s*(\w+)\s*=[^=])");
+      const std::string rest = m[3].str();
+      for (std::sregex_iterator k(rest.begin(), rest.end(), key), e; k != e; ++k)
+        out.push_back(m[1].matched ? Target{m[1].str(), (*k)[1].str(), ""} : Target{"", (*k)[1].str(), m[2].str()});
+      if (!out.empty()) return out;
+    }
+    if (std::regex_search(line, m, keywords)) {
+      out.push_back({"", m[2].str(), m[1].str()});
       return out;
     }
     if (std::regex_search(line, m, dotted)) out.push_back({m[1].str(), m[2].str(), ""});
@@ -666,7 +686,8 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
   // (paces)? Then a test may set it to 0 to stay fast: no result changes. Read through the patch,
   // the change and the head (as read_in_project; beyond its budget: no).
   auto pacing_only = [&](const std::string& name) {
-    if (name.empty() || !std::isupper(static_cast<unsigned char>(name[0]))) return false;
+    const auto first = name.find_first_not_of('_');
+    if (first == std::string::npos || !std::isupper(static_cast<unsigned char>(name[first]))) return false;
     const std::regex definition("^[ \\t]*" + name + "\\s*(?::[^=]+)?=[^=]");
     int reads = 0;
     bool other = false;

@@ -52,7 +52,18 @@ bool type_attribute(std::string_view operand) {
 /// What a check compares: a comparison that looks at a value only through a type view
 /// (`add(2, 2).__class__ == int`, `add(2, 2).imag == 0`), its other operands plain names (a type, an
 /// expected variable) or type views themselves, checks the type only, however it is written.
+/// `add(2, 2) % 1`, `add(2, 2) // 10`, `n >> 8`, `n & 1`: a value folded by arithmetic with a literal
+/// into a few classes; comparing the class checks a range of values, not the value.
+bool folded(std::string_view operand) {
+  static const std::regex fold(R"((?:%|//|>>>?|&)\s*-?[0-9][\w.]*\s*$)");
+  int depth = 0;
+  for (char c : operand) depth += c == '(' || c == '[' ? 1 : c == ')' || c == ']' ? -1 : 0;
+  return depth == 0 && std::regex_search(std::string(operand), fold);
+}
+
 Kind kind_of(const Assertion& a) {
+  if (a.kind == Kind::eq && std::any_of(a.operands.begin(), a.operands.end(), [](const std::string& o) { return folded(o); }))
+    return Kind::range;
   if ((a.kind == Kind::eq || a.kind == Kind::approx || a.kind == Kind::range) &&
       std::any_of(a.operands.begin(), a.operands.end(), [](const std::string& o) { return type_attribute(o); }) &&
       std::all_of(a.operands.begin(), a.operands.end(),
