@@ -741,8 +741,41 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
         if (std::regex_search(l, am, alias)) namespace_aliases[am[1].str()] = am[2].matched ? am[2].str() : am[3].str();
       });
     }
+    // Python: a constant of a class set on an instance (`c = Calc()` ... `c.OFFSET = 0`) or overridden
+    // in a test subclass (`class _Calc(Calc): OFFSET = 0`) replaces the class's constant for the code
+    // that runs on that object: read as `Calc.OFFSET = 0`.
+    std::map<std::string, std::string> instance_of;  // local -> class it was made from
+    std::map<int, std::string> subclass_constant;    // line -> "Base.NAME = ..."
+    if (lang == Lang::python) {
+      static const std::regex made(R"(^\s*(\w+)\s*=\s*([A-Z]\w*)\s*\()");
+      static const std::regex cls(R"(^(\s*)class\s+\w+\s*\(\s*([\w.]+)\s*[,)])");
+      static const std::regex constant(R"(^(\s+)(_*[A-Z][A-Z0-9_]+\s*(?::[^=]+)?=[^=].*))");
+      std::string base;
+      std::size_t class_indent = 0;
+      for_each_capped_line(*f.after, [&](int n, const std::string& l) {
+        std::smatch cm;
+        if (std::regex_search(l, cm, made)) instance_of[cm[1].str()] = cm[2].str();
+        if (std::regex_search(l, cm, cls)) {
+          base = cm[2].str();
+          class_indent = cm[1].length();
+          return;
+        }
+        const auto first = l.find_first_not_of(" \t");
+        if (first == std::string::npos) return;
+        if (first <= class_indent) base.clear();
+        if (!base.empty() && std::regex_search(l, cm, constant) && static_cast<std::size_t>(cm[1].length()) > class_indent)
+          subclass_constant[n] = base + "." + cm[2].str();
+      });
+    }
     for (const auto& [n, full] : added) {
       std::string l = full.substr(0, kRegexLineChars);
+      if (auto sc = subclass_constant.find(n); sc != subclass_constant.end()) l = sc->second;
+      if (!instance_of.empty()) {
+        static const std::regex on_instance(R"(^(\s*)(\w+)\s*\.\s*(_*[A-Z][A-Z0-9_]+\s*=[^=].*))");
+        std::smatch im;
+        if (std::regex_search(l, im, on_instance))
+          if (auto it = instance_of.find(im[2].str()); it != instance_of.end()) l = im[1].str() + it->second + "." + im[3].str();
+      }
       if (!namespace_aliases.empty()) {
         static const std::regex write(R"(^(\s*)(\w+)(\s*(?:\[|\.\s*(?:update|setdefault|__setitem__)\s*\()))");
         std::smatch wm;
