@@ -471,7 +471,7 @@ struct JvmAnnotations {
     auto& n = *names.emplace_back(std::make_unique<JvmNames>(jvm_names(head)));
     static const std::regex condition(R"(\b(?:class|object)\s+(\w+)[^{]*\bExecutionCondition\b)");
     for (std::sregex_iterator it(head.begin(), head.end(), condition), e; it != e; ++it) conditions.insert((*it)[1].str());
-    static const std::regex decl(R"(@interface\s+(\w+)|\bannotation\s+class\s+(\w+)|\btypealias\s+(\w+)\s*=\s*([\w.]+))");
+    static const std::regex decl(R"(@\s*interface\s+(\w+)|\bannotation\s+class\s+(\w+)|\btypealias\s+(\w+)\s*=\s*([\w.]+))");
     static const std::regex comment(R"(/\*[\s\S]*?\*/|//[^\n]*)");
     for (std::sregex_iterator it(head.begin(), head.end(), decl), e; it != e; ++it) {
       const std::string simple = (*it)[1].matched ? (*it)[1].str() : (*it)[2].matched ? (*it)[2].str() : (*it)[3].str();
@@ -495,7 +495,21 @@ struct JvmAnnotations {
     std::vector<std::string> tries;
     if (decls.count(use)) tries.push_back(use);  // fully qualified
     if (auto it = n.imports.find(first); it != n.imports.end()) {
-      if (first == use) tries.push_back(it->second);  // the import itself, maybe an alias
+      if (first == use) {
+        tries.push_back(it->second);  // the import itself, maybe an alias
+        // A nested type imported through its outer ones (`import calc.Markers.KnownBroken`): keyed by
+        // its package, without the outer types.
+        std::string q = it->second;
+        for (auto dot = q.rfind('.'); dot != std::string::npos && dot > 0;) {
+          const auto prev = q.rfind('.', dot - 1);
+          if (prev == std::string::npos) break;
+          const std::string segment = q.substr(prev + 1, dot - prev - 1);
+          if (segment.empty() || !std::isupper(static_cast<unsigned char>(segment[0]))) break;
+          q = q.substr(0, prev) + q.substr(dot);
+          tries.push_back(q);
+          dot = prev;
+        }
+      }
       const std::string pkg = it->second.substr(0, it->second.rfind('.') == std::string::npos ? 0 : it->second.rfind('.'));
       tries.push_back(pkg.empty() ? simple : pkg + "." + simple);  // a type nested in an imported one
     }
@@ -587,7 +601,7 @@ std::vector<std::string> head_annotation_sources(const std::vector<FileVersions>
     auto text = options.read_head_file(order[i]);
     if (!text) continue;
     bytes += text->size();
-    if (contains(*text, "@interface") || contains(*text, "annotation class") || contains(*text, "typealias") ||
+    if (contains(*text, "interface") || contains(*text, "annotation class") || contains(*text, "typealias") ||
         contains(*text, "ExecutionCondition"))
       out.push_back(std::move(*text));
   }
@@ -614,7 +628,7 @@ void jvm_meta_annotation_skips(const std::vector<FileVersions>& files, const Int
         const std::string u = (*it)[1].str();
         wanted.insert(u.substr(u.rfind('.') == std::string::npos ? 0 : u.rfind('.') + 1));
       }
-      if (contains(l2, "@interface") || contains(l2, "annotation class") || contains(l2, "typealias")) wanted.insert("");
+      if (contains(l2, "interface") || contains(l2, "annotation class") || contains(l2, "typealias")) wanted.insert("");
       if (contains(l2, "ExtendWith")) wanted.insert("ExtendWith");
     }
   }
@@ -637,7 +651,7 @@ void jvm_meta_annotation_skips(const std::vector<FileVersions>& files, const Int
     if (!f.after || (l != Lang::java && l != Lang::kotlin)) continue;
     const JvmNames names = jvm_names(*f.after);
     for (const auto& [n, line] : added_lines(f.before, f.after)) {
-      if (contains(line, "@interface")) continue;
+      if (std::regex_search(line, std::regex(R"(@\s*interface\b)"))) continue;
       const std::string l2 = line.substr(0, kRegexLineChars);
       if (auto cond = now.condition_in(l2)) {
         out.push_back({"skip_added", f.path, n,

@@ -484,6 +484,36 @@ std::map<std::string, std::map<std::string, SkipHelper>> external_skip_helpers(c
   };
   const Resolver resolver(known, text_of);
   std::map<std::string, std::map<std::string, SkipHelper>> by_module;
+  // A module's skipping helpers: those whose body skips, and those that call a skipping helper of a
+  // module it imports in turn (two levels deeper at most).
+  std::function<const std::map<std::string, SkipHelper>&(const std::string&, int)> skips_of =
+      [&](const std::string& p, int depth) -> const std::map<std::string, SkipHelper>& {
+    if (auto it = by_module.find(p); it != by_module.end()) return it->second;
+    auto& skips = by_module[p];
+    auto text = text_of(p);
+    if (!text) return skips;
+    const FileModel m = analyze(lang_of(p), *text);
+    std::map<std::string, SkipHelper> deeper;
+    if (depth < 2)
+      for (const auto& q : resolver.imported_paths(p, *text, lang_of(p)))
+        if (q != p && lang_of(q) != Lang::none)
+          for (const auto& [name, skip] : skips_of(q, depth + 1)) deeper.emplace(name, skip);
+    std::map<std::string, SkipHelper> found;
+    for (const auto& h : m.helpers) {
+      if (!h.markers.empty()) {
+        found.emplace(h.name, SkipHelper{*h.markers.begin() + " in " + p, h.conditional});
+        continue;
+      }
+      for (const auto& call : h.calls)
+        if (auto d = deeper.find(call); d != deeper.end()) {
+          found.emplace(h.name, SkipHelper{d->second.marker + ", through " + h.name + " in " + p, d->second.conditional});
+          break;
+        }
+    }
+    auto& slot = by_module[p];
+    slot = std::move(found);
+    return slot;
+  };
   for (const FileVersions* t : tests) {
     const Lang lang = lang_of(t->path);
     std::vector<std::string> sources = resolver.imported_paths(t->path, *t->after, lang);
@@ -491,17 +521,15 @@ std::map<std::string, std::map<std::string, SkipHelper>> external_skip_helpers(c
       if (auto d = resolver.by_dir.find(dir_of(t->path)); d != resolver.by_dir.end())
         for (const auto& p : d->second)
           if (p != t->path && ends_with(p, "_test.go")) sources.push_back(p);
+    if (lang == Lang::python)  // pytest loads the conftest.py files of the test's folders: their fixtures
+      for (std::string d = dir_of(t->path);; d = dir_of(d)) {
+        const std::string conftest = d.empty() ? "conftest.py" : d + "/conftest.py";
+        if (known.count(conftest)) sources.push_back(conftest);
+        if (d.empty()) break;
+      }
     for (const auto& p : sources) {
       if (p == t->path || lang_of(p) == Lang::none) continue;
-      if (!by_module.count(p)) {
-        auto& skips = by_module[p];
-        if (auto text = text_of(p)) {
-          const FileModel m = analyze(lang_of(p), *text);
-          for (const auto& h : m.helpers)
-            if (!h.markers.empty()) skips.emplace(h.name, SkipHelper{*h.markers.begin() + " in " + p, h.conditional});
-        }
-      }
-      for (const auto& [name, skip] : by_module[p]) out[t->path].emplace(name, skip);
+      for (const auto& [name, skip] : skips_of(p, 0)) out[t->path].emplace(name, skip);
     }
   }
   return out;

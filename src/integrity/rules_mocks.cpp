@@ -31,18 +31,49 @@ bool external_looking(std::string_view name) {
 
 namespace {
 
+/// A pacing call's argument that is the delay itself, scaled or bounded (`RETRY_DELAY`,
+/// `RETRY_DELAY * 2 ** n`, `min(RETRY_DELAY * 2**n, MAX)`), not a value computed from it by
+/// another call (`fee(x, RATE)`).
+bool pacing_argument(const std::string& arg, const std::string& name) {
+  if (!has_word(arg, name)) return false;
+  static const std::regex call(R"(([A-Za-z_][\w.]*)\s*\()");
+  static const std::set<std::string, std::less<>> kBounds = {"min", "max", "float", "int", "abs", "Duration", "time.Duration"};
+  for (std::sregex_iterator it(arg.begin(), arg.end(), call), e; it != e; ++it)
+    if (!kBounds.count((*it)[1].str())) return false;
+  return true;
+}
+
 /// A line that reads `name` only to pace the code: an argument of a sleep, a timer or a wait
 /// (`time.sleep(RETRY_DELAY)`, `setTimeout(f, POLL_MS)`, `event.wait(timeout=TIMEOUT)`).
 bool paces(const std::string& line, const std::string& name) {
   static const std::regex call(
       R"(\b(?:sleep|Sleep|wait|wait_for|waitFor|setTimeout|setInterval|delay|timeout|Timeout|After|NewTimer|NewTicker)\s*\()"
       R"(|\btimeout\s*=)");
-  std::smatch m;
-  if (!std::regex_search(line, m, call)) return false;
-  const std::string rest = m.suffix().str();
-  const std::string before = line.substr(0, static_cast<std::size_t>(m.position(0)));
-  // Every mention of the name on the line sits inside the pacing call's arguments.
-  return has_word(rest, name) && !has_word(before, name);
+  // Logging the delay changes nothing either (`log.info("retrying in %s s", RETRY_DELAY)`).
+  static const std::regex logging(R"(^\s*(?:(?:log|logger|logging|LOG|LOGGER|console|self\.log|self\.logger)\s*\.\s*\w+|print|warnings\s*\.\s*warn)\s*\()");
+  if (std::regex_search(line, logging)) return true;
+  // The name is the pacing argument itself (or a plain product with it: `RETRY_DELAY * 2 ** n`),
+  // not something computed from it by a call (`wait_for(fee(x, RATE), timeout=5)`), and no
+  // other mention of it sits outside that argument.
+  std::size_t inside = 0;
+  for (std::sregex_iterator it(line.begin(), line.end(), call), e; it != e; ++it) {
+    std::size_t i = static_cast<std::size_t>(it->position() + it->length());
+    int depth = 0;
+    std::string arg;
+    for (; i < line.size(); ++i) {
+      const char ch = line[i];
+      if (ch == '(' || ch == '[') ++depth;
+      if ((ch == ')' || ch == ']') && depth-- == 0) break;
+      if (ch == ',' && depth == 0) break;
+      arg += ch;
+    }
+    if (!has_word(arg, name)) continue;
+    if (!pacing_argument(arg, name)) return false;
+    for (auto at = arg.find(name); at != std::string::npos; at = arg.find(name, at + 1)) ++inside;
+  }
+  std::size_t all = 0;
+  for (auto at = line.find(name); at != std::string::npos; at = line.find(name, at + 1)) ++all;
+  return inside > 0 && inside == all;
 }
 
 /// Python: the replacement value is a temporary location of the test and nothing else
@@ -54,11 +85,26 @@ bool temp_location_value(const std::string& line, const std::string& name) {
   if (at == std::string::npos) at = line.find("'" + name + "'");
   if (at == std::string::npos) return false;
   std::string value = line.substr(at + name.size() + 2);
+  // An f-string's fields are code (`f"{tmp_path}/t.db"`); the rest of a string is text.
+  static const std::regex fstring(R"(\b[fF]("[^"]*"|'[^']*'))");
+  static const std::regex field(R"(\{([^{}]*)\})");
+  std::string unfolded;
+  std::size_t pos = 0;
+  for (std::sregex_iterator it(value.begin(), value.end(), fstring), e; it != e; ++it) {
+    unfolded += value.substr(pos, static_cast<std::size_t>(it->position()) - pos) + " ";
+    const std::string body = (*it)[1].str();
+    for (std::sregex_iterator fi(body.begin(), body.end(), field), fe; fi != fe; ++fi) unfolded += " " + (*fi)[1].str() + " ";
+    pos = static_cast<std::size_t>(it->position() + it->length());
+  }
+  value = unfolded + value.substr(pos);
   static const std::regex strings(R"("[^"]*"|'[^']*')");
   value = std::regex_replace(value, strings, " ");
+  // Only a path built from the temporary folder: no numbers, indexing or arithmetic that could
+  // compute something else from it (`(tmp_path, 0)[1]`).
+  if (value.find_first_of("0123456789[]+-*%{}") != std::string::npos) return false;
   static const std::set<std::string, std::less<>> kAllowed = {
       "str", "os", "path", "join", "fspath", "Path", "pathlib", "tmp_path", "tmpdir", "tmp_path_factory", "mktemp",
-      "getbasetemp", "tempfile", "mkdtemp", "gettempdir", "strpath", "as_posix", "resolve", "value", "raising", "True", "False"};
+      "getbasetemp", "tempfile", "mkdtemp", "gettempdir", "strpath", "as_posix", "resolve", "value", "raising", "new", "True", "False"};
   static const std::regex word(R"([A-Za-z_]\w*)");
   bool temp = false;
   for (std::sregex_iterator it(value.begin(), value.end(), word), e; it != e; ++it) {
@@ -694,9 +740,15 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
     std::set<std::string> seen;
     auto scan = [&](const std::string& path, const std::string& text) {
       if (is_test_path(path) || lang_of(path) == Lang::none || !seen.insert(path).second) return;
+      std::string previous;
       for_each_capped_line(text, [&](int, const std::string& l) {
+        const std::string above = std::move(previous);
+        previous = l;
         if (other || !has_word(l, name) || std::regex_search(l, definition)) return;
-        if (paces(l, name)) ++reads;
+        // A call split over lines: `time.sleep(` above, the name alone as its argument here.
+        static const std::regex open_call(R"(\b(?:sleep|Sleep|wait|wait_for|setTimeout|delay|timeout)\s*\(\s*$)");
+        const bool continued = std::regex_search(above, open_call) && pacing_argument(l, name);
+        if (continued || paces(l, name)) ++reads;
         else other = true;
       });
     };

@@ -32,11 +32,15 @@ std::vector<const Assertion*> checks(const TestUnit& t) {
 /// value that tells its type, the same for every value of it (`add(2, 2).imag == 0` holds for any
 /// int). (`__name__`, `__module__` are not: of a class or function value they are its identity.)
 bool type_attribute(std::string_view operand) {
-  static constexpr std::string_view kWrappers[] = {"type(", "reflect.TypeOf(", "Object.getPrototypeOf(", "Reflect.getPrototypeOf("};
+  while (starts_with(operand, "(") && ends_with(operand, ")")) operand = operand.substr(1, operand.size() - 2);
+  static constexpr std::string_view kWrappers[] = {"type(", "reflect.TypeOf(", "Object.getPrototypeOf(", "Reflect.getPrototypeOf(",
+                                                   "str(type(", "repr(type(", "String(Object.getPrototypeOf("};
   for (auto w : kWrappers)
     if (starts_with(operand, w)) return true;
+  // getattr(x, "__class__"): the attribute by name.
+  if (starts_with(operand, "getattr(") && (contains(operand, "\"__class__\"") || contains(operand, "'__class__'"))) return true;
   static constexpr std::string_view kTypeOnly[] = {"imag", "denominator", "constructor", "prototype", "__proto__", "__class__",
-                                                   "__mro__", "__bases__"};
+                                                   "__mro__", "__bases__", "__doc__"};
   static constexpr std::string_view kTypeCalls[] = {"getClass", "Kind"};  // Java's getClass(), Go's reflect Value.Kind()
   for (auto at = operand.find('.'); at != std::string_view::npos; at = operand.find('.', at + 1)) {
     const std::string_view rest = operand.substr(at + 1);
@@ -55,7 +59,8 @@ bool type_attribute(std::string_view operand) {
 /// `add(2, 2) % 1`, `add(2, 2) // 10`, `n >> 8`, `n & 1`: a value folded by arithmetic with a literal
 /// into a few classes; comparing the class checks a range of values, not the value.
 bool folded(std::string_view operand) {
-  static const std::regex fold(R"((?:%|//|>>>?|&)\s*-?[0-9][\w.]*\s*$)");
+  while (starts_with(operand, "(") && ends_with(operand, ")")) operand = operand.substr(1, operand.size() - 2);
+  static const std::regex fold(R"((?:%|//|>>>?|&)\s*(?:-?[0-9][\w.]*|int\s*\(\s*-?[0-9]+\s*\))\s*$)");
   int depth = 0;
   for (char c : operand) depth += c == '(' || c == '[' ? 1 : c == ')' || c == ']' ? -1 : 0;
   return depth == 0 && std::regex_search(std::string(operand), fold);
@@ -369,20 +374,103 @@ namespace {
 /// Go package's other test files), directly or through the file's other helpers: it is disabled
 /// like a skip written in its body, unless the old test reached the same helper.
 std::optional<IntegrityFinding> skip_through_helper(const RuleContext& c, const TestUnit& bt, const TestUnit& at, bool failing) {
-  auto reached = [](const TestUnit& t, const FileModel& m) {
+  // Other names a file binds to a helper: `nb = needs_backend`, `import needs_backend as nb`,
+  // Go `var online = requireBackend`, JS `const { withBackend: online } = require(...)`.
+  auto aliases = [](const std::optional<std::string>& text) {
+    std::map<std::string, std::string> out;
+    if (!text) return out;
+    static const std::regex as(R"(\b(\w+)\s+as\s+(\w+))");
+    static const std::regex assign(R"(^\s*(?:(?:const|let|var)\s+)?(\w+)\s*(?::=|=)\s*([A-Za-z_]\w*)\s*;?\s*$)");
+    static const std::regex braces(R"(\{([^}]*)\}\s*=\s*(?:await\s+)?(?:require|import)\b|\bimport\s*\{([^}]*)\}\s*from)");
+    static const std::regex pair(R"((\w+)\s*:\s*(\w+))");
+    for_each_capped_line(*text, [&](int, const std::string& l) {
+      std::smatch m;
+      if (contains(l, "import") && std::regex_search(l, m, as)) out[m[2].str()] = m[1].str();
+      else if (std::regex_search(l, m, assign)) out[m[1].str()] = m[2].str();
+      if (std::regex_search(l, m, braces)) {
+        const std::string inner = m[1].matched ? m[1].str() : m[2].str();
+        for (std::sregex_iterator it(inner.begin(), inner.end(), pair), e; it != e; ++it) out[(*it)[2].str()] = (*it)[1].str();
+      }
+    });
+    return out;
+  };
+  // Python: what a test reaches besides its calls: its fixtures (parameters, usefixtures) and decorators.
+  auto fixtures = [&](const TestUnit& t, const std::optional<std::string>& text) {
+    std::set<std::string> names;
+    if (!text || c.lang != Lang::python || t.line <= 0) return names;
+    std::vector<std::string> lines;
+    for_each_capped_line(*text, [&](int, const std::string& l) { lines.push_back(l); });
+    static const std::regex def(R"(\bdef\s+\w+\s*\(([^)]*)\))");
+    static const std::regex param(R"((?:^|,)\s*\*{0,2}(\w+))");
+    static const std::regex deco(R"(^\s*@\s*([\w.]+))");
+    static const std::regex quoted(R"(['"](\w+)['"])");
+    for (int i = t.line - 1; i >= 0 && i < static_cast<int>(lines.size()) && i >= t.line - 30; --i) {
+      const std::string& l = lines[static_cast<std::size_t>(i)];
+      std::smatch m;
+      if (std::regex_search(l, m, def)) {
+        const std::string ps = m[1].str();
+        for (std::sregex_iterator it(ps.begin(), ps.end(), param), e; it != e; ++it)
+          if ((*it)[1].str() != "self" && (*it)[1].str() != "cls") names.insert((*it)[1].str());
+        if (i < t.line - 1) break;  // the def line above the test's own: another definition
+        continue;
+      }
+      if (!std::regex_search(l, m, deco)) {
+        if (i < t.line - 1) break;
+        continue;
+      }
+      const std::string d = m[1].str();
+      names.insert(d.substr(d.rfind('.') == std::string::npos ? 0 : d.rfind('.') + 1));
+      if (contains(l, "usefixtures"))
+        for (std::sregex_iterator it(l.begin(), l.end(), quoted), e; it != e; ++it) names.insert((*it)[1].str());
+    }
+    return names;
+  };
+  auto reached = [&](const TestUnit& t, const FileModel& m, const std::optional<std::string>& text) {
+    const auto alias = aliases(text);
     std::set<std::string> names;
     std::vector<std::string> todo(t.calls.begin(), t.calls.end());
+    for (const auto& f : fixtures(t, text)) todo.push_back(f);
     while (!todo.empty()) {
       const std::string n = todo.back();
       todo.pop_back();
       if (!names.insert(n).second) continue;
+      if (auto a = alias.find(n); a != alias.end()) todo.push_back(a->second);
       for (const auto& h : m.helpers)
         if (h.name == n) todo.insert(todo.end(), h.calls.begin(), h.calls.end());
     }
     return names;
   };
-  const auto now = reached(at, c.after);
-  const auto then = reached(bt, c.before);
+  const auto now = reached(at, c.after, c.file.after);
+  const auto then = reached(bt, c.before, c.file.before);
+  // A name reached only through a receiver (`RATES.get(...)`) is not the helper `get`.
+  // Through a module or package the file imports (`support.needs_backend()`, `testutil.Require(t)`)
+  // it is.
+  auto bare = [&](const std::string& n) {
+    if (!c.file.after) return false;
+    const std::regex ref("(^|[^.\\w])" + n + "\\b");
+    const std::regex via("(\\w+)\\s*\\.\\s*" + n + "\\b");
+    const std::regex own_def("\\b(?:def|func|function)\\s+" + n + "\\b");
+    std::set<std::string> receivers;
+    std::vector<std::string> import_lines;
+    bool found = false;
+    // Where the test can reach it: the test itself (with the decorators above it) and the file's helpers.
+    auto reachable_line = [&](int line) {
+      if (line >= at.line - 8 && line <= std::max(at.line, at.end_line)) return true;
+      return std::any_of(c.after.helpers.begin(), c.after.helpers.end(),
+                         [&](const TestUnit& h) { return line >= h.line && line <= std::max(h.line, h.end_line); });
+    };
+    for_each_capped_line(*c.file.after, [&](int line, const std::string& l) {
+      if (contains(l, "import") || contains(l, "require(") || (contains(l, "\"") && contains(l, "/"))) import_lines.push_back(l);
+      if (std::regex_search(l, own_def) || !reachable_line(line)) return;
+      if (std::regex_search(l, ref)) found = true;
+      for (std::sregex_iterator it(l.begin(), l.end(), via), e; it != e; ++it) receivers.insert((*it)[1].str());
+    });
+    for (const auto& r : receivers)  // modules and packages are lower-case names; `RATES.get` is an object's
+      if (std::islower(static_cast<unsigned char>(r[0])))
+        for (const auto& l : import_lines)
+          if (has_word(l, r)) return true;
+    return found;
+  };
   for (const auto& n : now) {
     if (then.count(n)) continue;
     std::optional<SkipHelper> skip;
@@ -390,9 +478,9 @@ std::optional<IntegrityFinding> skip_through_helper(const RuleContext& c, const 
       if (h.name == n && !h.markers.empty()) skip = SkipHelper{*h.markers.begin(), h.conditional};
     if (!skip && c.skip_helpers)
       if (auto it = c.skip_helpers->find(n); it != c.skip_helpers->end()) skip = it->second;
-    if (!skip || (skip->conditional && !failing)) continue;
+    if (!skip || (skip->conditional && !failing) || !bare(n)) continue;
     return IntegrityFinding{"skip_added", c.file.path, at.line,
-                            "test " + at.name + " now calls " + n + "(), a helper that skips the tests calling it (" + skip->marker + ")"};
+                            "test " + at.name + " now reaches " + n + ", a helper that skips the tests using it (" + skip->marker + ")"};
   }
   return std::nullopt;
 }

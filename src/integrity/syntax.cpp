@@ -1605,6 +1605,20 @@ class Analyzer {
       }
       return;
     }
+    if (t == "raise_statement") {
+      // `raise unittest.SkipTest(...)`, `raise pytest.skip.Exception(...)`: a skip by exception.
+      const std::string r = text(n).substr(0, kConditionChars);
+      if (contains(r, "SkipTest") || contains(r, "skip.Exception") || contains(r, "Skipped")) {
+        bool cond = false;
+        for (TSNode p = ts_node_parent(n); !ts_node_is_null(p) && type(p) != "function_definition"; p = ts_node_parent(p))
+          if (type(p) == "if_statement") {
+            TSNode c = field(p, "condition");
+            cond = platform_condition(ts_node_is_null(c) ? text(p).substr(0, kConditionChars) : text(c));
+            break;
+          }
+        add_marker(unit, "raise SkipTest", cond);
+      }
+    }
     if (t == "call" || t == "call_expression" || t == "method_invocation" || t == "macro_invocation") {
       const std::string name = callee(n);
       static const std::set<std::string> kSkipCalls = {"skip", "Skip", "SkipNow", "Skipf", "skipTest", "GTEST_SKIP",
