@@ -241,23 +241,40 @@ void BM_ServiceQueuedJobMemory(benchmark::State& state) {
   }
 }
 
-/// Reads an event stream until `event: done`; returns false on error or timeout.
-bool read_stream(unsigned short port, const std::string& id, std::atomic<int>* sent = nullptr) {
+/// Reads an event stream until `event: done`; returns false on error or timeout, with the reason in
+/// `why`. As a browser's EventSource does, a client whose connection is refused or ends early tries
+/// again (a few times; the stream replays from the start), so the number measures the fan-out, and a
+/// stream that never completes is still an error.
+bool read_stream(unsigned short port, const std::string& id, std::atomic<int>* sent = nullptr, std::string* why = nullptr) {
   namespace net = boost::asio;
-  net::io_context ioc;
-  net::ip::tcp::socket s(ioc);
-  boost::system::error_code ec;
-  s.connect({net::ip::make_address("127.0.0.1"), port}, ec);
-  if (ec) return false;
-  net::write(s, net::buffer("GET /v1/repairs/" + id + "/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + kToken + "\r\n\r\n"), ec);
-  if (sent) ++*sent;
-  std::string got;
-  char buf[8192];
-  while (!ec) {
-    const std::size_t n = s.read_some(net::buffer(buf), ec);
-    got.append(buf, n);
-    if (got.find("event: done") != std::string::npos) return true;
+  bool counted = false;
+  std::string last_error;
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    if (attempt > 0) std::this_thread::sleep_for(std::chrono::milliseconds(20 * attempt));
+    net::io_context ioc;
+    net::ip::tcp::socket s(ioc);
+    boost::system::error_code ec;
+    s.connect({net::ip::make_address("127.0.0.1"), port}, ec);
+    if (ec) {
+      last_error = "connect: " + ec.message();
+      continue;
+    }
+    net::write(s, net::buffer("GET /v1/repairs/" + id + "/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + kToken + "\r\n\r\n"), ec);
+    if (sent && !counted) {
+      ++*sent;
+      counted = true;
+    }
+    std::string got;
+    char buf[8192];
+    while (!ec) {
+      const std::size_t n = s.read_some(net::buffer(buf), ec);
+      got.append(buf, n);
+      if (got.find("event: done") != std::string::npos) return true;
+    }
+    last_error = "the stream ended after " + std::to_string(got.size()) + " bytes: " + ec.message();
   }
+  if (sent && !counted) ++*sent;
+  if (why) *why = last_error;
   return false;
 }
 
@@ -288,8 +305,19 @@ void BM_ServiceSseFanout(benchmark::State& state) {
     http_call(rig.svc->port(), "POST", "/v1/repairs", kToken, minimal_repair_body(change));
     const std::string id = job_id(change, 1);
     std::atomic<int> ok{0}, sent{0};
+    std::mutex why_mu;
+    std::string why;
     std::vector<std::thread> clients;
-    for (int c = 0; c < kClients; ++c) clients.emplace_back([&] { ok += read_stream(rig.svc->port(), id, &sent) ? 1 : 0; });
+    for (int c = 0; c < kClients; ++c)
+      clients.emplace_back([&] {
+        std::string w;
+        if (read_stream(rig.svc->port(), id, &sent, &w)) {
+          ++ok;
+        } else {
+          std::lock_guard l(why_mu);
+          if (why.empty()) why = w;
+        }
+      });
     // Every client connected and its request sent (a loaded machine takes longer than a fixed
     // sleep), then a moment for the service to read the requests.
     for (int waited = 0; sent.load() < kClients && waited < 1000; ++waited) std::this_thread::sleep_for(10ms);
@@ -301,7 +329,7 @@ void BM_ServiceSseFanout(benchmark::State& state) {
     if (ok.load() != kClients) {
       // (Google Benchmark: after SkipWithError the loop ends; no timing call may follow.)
       state.SkipWithError(("only " + std::to_string(ok.load()) + " of " + std::to_string(kClients) +
-                           " clients got the whole stream").c_str());
+                           " clients got the whole stream (" + why + ")").c_str());
       break;
     }
     state.ResumeTiming();
