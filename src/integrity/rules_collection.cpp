@@ -651,7 +651,8 @@ void jvm_meta_annotation_skips(const std::vector<FileVersions>& files, const Int
     if (!f.after || (l != Lang::java && l != Lang::kotlin)) continue;
     const JvmNames names = jvm_names(*f.after);
     for (const auto& [n, line] : added_lines(f.before, f.after)) {
-      if (std::regex_search(line, std::regex(R"(@\s*interface\b)"))) continue;
+      static const std::regex declares(R"(@\s*interface\b)");
+      if (std::regex_search(line, declares)) continue;
       const std::string l2 = line.substr(0, kRegexLineChars);
       if (auto cond = now.condition_in(l2)) {
         out.push_back({"skip_added", f.path, n,
