@@ -700,6 +700,129 @@ std::vector<Target> targets(const std::string& raw, Lang lang, bool gmock) {
   return out;
 }
 
+/// Python: a stand-in that a *new* test installs for its own run and undoes itself cannot make another
+/// test pass: jmespath's `Parser._MAX_SIZE, saved = 2, Parser._MAX_SIZE` in a test added with the fix,
+/// restored in `finally:`. Undone means: a pytest fixture that undoes at teardown (monkeypatch, mocker),
+/// a `with patch...(...)` block, a `@patch` decorator of the test, or an assignment whose saved
+/// original is put back in a `finally:` of the same test (or by `self.addCleanup(setattr, ...)`).
+/// New means: its name is not a test of the file's old version, it is no failing test, and no test
+/// of the patch's Python test files went away (a renamed test is compared with its old self instead).
+bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersions& f, int line, const Target& t,
+                        const IntegrityOptions& o) {
+  if (!f.after) return false;
+  std::vector<std::string> lines{""};
+  for_each_capped_line(*f.after, [&](int, const std::string& l) { lines.push_back(l); });
+  if (line <= 0 || line >= static_cast<int>(lines.size())) return false;
+  const FileModel after = analyze(Lang::python, *f.after);
+  const TestUnit* unit = nullptr;
+  const std::string& text = lines[static_cast<std::size_t>(line)];
+  const auto indent_of = [](const std::string& l) { return l.find_first_not_of(" \t"); };
+  const bool decorator = trim(text).rfind('@', 0) == 0;
+  for (const auto& u : after.tests) {
+    if (line >= u.line && line <= u.end_line) unit = &u;
+    // A decorator line belongs to the next definition below it.
+    if (decorator && u.line > line && (!unit || u.line < unit->line)) {
+      bool only_decorators = true;
+      for (int k = line; k < u.line; ++k)
+        if (const auto& l = lines[static_cast<std::size_t>(k)]; !trim(l).empty() && indent_of(l) == indent_of(text) && trim(l)[0] != '@')
+          only_decorators = false;
+      if (only_decorators) unit = &u;
+    }
+  }
+  if (!unit || names_failing_test(o.failing_tests, unit->name)) return false;
+  for (const auto& g : files) {
+    if (lang_of(g.path) != Lang::python || !is_test_path(g.path) || !g.before) continue;
+    const FileModel before = analyze(Lang::python, *g.before);
+    const FileModel now = g.path == f.path ? after : (g.after ? analyze(Lang::python, *g.after) : FileModel{});
+    std::set<std::string> names;
+    for (const auto& u : now.tests) names.insert(u.name);
+    for (const auto& u : before.tests) {
+      if (!names.count(u.name)) return false;                           // a test went away or was renamed
+      if (g.path == f.path && u.name == unit->name) return false;       // not a new test
+    }
+  }
+  if (decorator) return std::regex_search(strip_spaces(text), std::regex(R"(^@(?:\w+\.)*patch(?:\.object|\.dict|\.multiple)?\()"));
+  if (std::regex_search(text, std::regex(R"(^\s*(?:async\s+)?with\b.*\bpatch(?:\.object|\.dict|\.multiple)?\s*\()"))) return true;
+  // The fixture undoes its changes at teardown; it must be the test's parameter.
+  static const std::regex fixture_call(R"(^\s*(monkeypatch|mocker)\s*\.\s*\w+)");
+  std::smatch fm;
+  if (std::regex_search(text, fm, fixture_call)) {
+    const std::string signature = strip_spaces(lines[static_cast<std::size_t>(unit->line)]);
+    return has_word(signature, fm[1].str());
+  }
+  // An assignment at the test's own level (or directly in a `try:` there; not in a nested function
+  // or loop), its original saved first and put back in a `finally:` at the test's level after it, or
+  // by self.addCleanup(setattr, ...).
+  if (t.name.empty() || t.object.empty()) return false;
+  const std::string target = t.object + "." + t.name;
+  const std::string flat = strip_spaces(text);
+  if (flat.compare(0, target.size(), target) != 0 || flat.find('=') == std::string::npos) return false;
+  const auto line_at = [&](int k) -> const std::string& { return lines[static_cast<std::size_t>(k)]; };
+  const int last = std::min(unit->end_line, static_cast<int>(lines.size()) - 1);
+  std::size_t body_indent = std::string::npos;
+  for (int k = unit->line + 1; k <= last && body_indent == std::string::npos; ++k)
+    if (!trim(line_at(k)).empty() && indent_of(line_at(k)) > indent_of(line_at(unit->line))) body_indent = indent_of(line_at(k));
+  const std::size_t my_indent = indent_of(text);
+  if (body_indent == std::string::npos || my_indent < body_indent) return false;
+  // The names the original is saved in (`saved = Calc.OFFSET`, `Calc.OFFSET, saved = 0, Calc.OFFSET`)
+  // at or before the line, and never bound to anything else in the test.
+  std::set<std::string> saved, rebound;
+  static const std::regex binding(R"(^([\w,().]+?)=([^=].*)$)");
+  for (int k = unit->line + 1; k <= last; ++k) {
+    std::smatch sm;
+    const std::string fl = strip_spaces(line_at(k));
+    if (!std::regex_match(fl, sm, binding)) continue;
+    const bool saves = k <= line && contains(sm[2].str(), target);
+    for (auto name : split_top(sm[1].str(), {","})) {
+      std::erase_if(name, [](char c) { return c == '(' || c == ')'; });
+      if (name.empty() || !std::all_of(name.begin(), name.end(), ident_char)) continue;
+      (saves ? saved : rebound).insert(name);
+    }
+  }
+  for (const auto& r : rebound) saved.erase(r);
+  if (saved.empty()) return false;
+  // Putting the saved original back is no stand-in.
+  if (std::any_of(saved.begin(), saved.end(), [&](const std::string& v) { return flat == target + "=" + v; })) return true;
+  const auto cleanup = [&](const std::string& fl) {
+    for (const auto& v : saved)
+      for (const char* q : {"\"", "'"})
+        if (fl == "self.addCleanup(setattr," + t.object + "," + q + t.name + q + "," + v + ")") return true;
+    return false;
+  };
+  // Where the undoing must start: the next statement at the test's level (nothing in between can
+  // fail and leave the stand-in behind), or the enclosing `try:` when the line is directly in one.
+  int next = line + 1;
+  while (next <= last && trim(line_at(next)).empty()) ++next;
+  if (my_indent > body_indent) {
+    int k = line - 1;
+    while (k > unit->line && (trim(line_at(k)).empty() || indent_of(line_at(k)) >= my_indent)) --k;
+    if (strip_spaces(line_at(k)) != "try:" || indent_of(line_at(k)) != body_indent) return false;
+  } else {
+    // A cleanup registered before the line (or as the very next statement) runs whatever happens.
+    for (int k = unit->line + 1; k < line; ++k)
+      if (indent_of(line_at(k)) == body_indent && cleanup(strip_spaces(line_at(k)))) return true;
+    if (next <= last && indent_of(line_at(next)) == body_indent && cleanup(strip_spaces(line_at(next)))) return true;
+    if (next > last || strip_spaces(line_at(next)) != "try:" || indent_of(line_at(next)) != body_indent) return false;
+  }
+  // The same `try` statement's `finally:` puts the saved original back.
+  bool in_try = my_indent > body_indent, in_finally = false;
+  for (int k = line + 1; k <= last; ++k) {
+    const std::string& l = line_at(k);
+    if (trim(l).empty()) continue;
+    const std::string fl = strip_spaces(l);
+    if (indent_of(l) <= body_indent) {
+      if (in_finally) return false;
+      if (!in_try && k == next && fl == "try:") in_try = true;
+      else if (in_try && fl == "finally:") in_finally = true;
+      else if (!in_try || !(starts_with(fl, "except") || fl == "else:")) return false;
+      continue;
+    }
+    if (in_finally && std::any_of(saved.begin(), saved.end(), [&](const std::string& v) { return fl == target + "=" + v; }))
+      return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& options,
@@ -913,6 +1036,7 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
           why = t.name + " comes from the project module " + module + " and the test exercises it";
         }
         if (why.empty()) continue;
+        if (lang == Lang::python && undone_in_new_test(files, f, n, t, options)) continue;
         out.push_back({"mocked_code_under_test", f.path, n,
                        "test code replaces the code under test with a stand-in (" + shown + "): " + why + ": " + quote(l)});
         return;
