@@ -349,6 +349,61 @@ bool size_expression(const std::string& operand) {
   return false;
 }
 
+/// A many-to-one view of a value: its sign, bit width or bit count, memory size, a rounding to tens
+/// or more (`round(x, -1)`), a truncating division by a literal (`int(x / 10)`, `Math.floor(x / 10)`,
+/// and in Go, C/C++, Java, Kotlin and Rust plain `got/10`, where `/` truncates integers). Comparing it
+/// checks a range of values, not the value (scored as a range check, like a size).
+bool coarse_expression(const std::string& operand, Lang lang) {
+  std::string o = strip_spaces(operand);
+  while (wrapped_in_parens(o)) o = o.substr(1, o.size() - 2);
+  if (o.empty()) return false;
+  static constexpr std::string_view kMethods[] = {".bit_length()", ".bit_count()", ".__sizeof__()", ".signum()",
+                                                  ".Sign()", ".BitLen()", ".bitLength()", ".bitCount()", ".count_ones()",
+                                                  ".count_zeros()", ".leading_zeros()", ".trailing_zeros()", ".is_positive()",
+                                                  ".is_negative()", ".countOneBits()", ".countLeadingZeroBits()"};
+  for (auto m : kMethods)
+    if (ends_with(o, m)) return true;
+  static constexpr std::string_view kFunctions[] = {
+      "sys.getsizeof(", "getsizeof(", "Integer.signum(", "Long.signum(", "Math.signum(", "Math.sign(", "np.sign(",
+      "numpy.sign(", "math.copysign(1,", "math.copysign(1.0,", "Integer.bitCount(", "Long.bitCount(",
+      "Integer.numberOfLeadingZeros(", "Integer.numberOfTrailingZeros(", "Long.numberOfLeadingZeros(",
+      "Long.numberOfTrailingZeros(", "Integer.highestOneBit(", "Long.highestOneBit(", "Math.clz32(", "bits.Len(",
+      "bits.Len8(", "bits.Len16(", "bits.Len32(", "bits.Len64(", "bits.OnesCount(", "bits.OnesCount8(", "bits.OnesCount16(",
+      "bits.OnesCount32(", "bits.OnesCount64(", "bits.LeadingZeros(", "bits.LeadingZeros32(", "bits.LeadingZeros64(",
+      "bits.TrailingZeros(", "bits.TrailingZeros32(", "bits.TrailingZeros64(", "math.Signbit(", "std::signbit(",
+      "signbit(", "std::popcount(", "std::bit_width(", "std::countl_zero(", "std::countr_zero(", "__builtin_popcount(",
+      "__builtin_clz(", "__builtin_ctz(", "sizeof("};
+  for (auto f : kFunctions)
+    if (starts_with(o, f) && ends_with(o, ")")) return true;
+  // round(x, -1): to tens or coarser.
+  static const std::regex to_tens(R"(^(?:round|builtins\.round)\(.*,(?:ndigits=)?-[1-9][0-9]*\)$)");
+  if (std::regex_match(o, to_tens)) return true;
+  // A truncating division by a literal number (not by 1).
+  static const std::regex divided(R"(^(?:int|math\.floor|math\.trunc|math\.ceil|Math\.floor|Math\.trunc|Math\.ceil|Math\.round|Math\.floorDiv|floor|trunc)\((.*)\)$)");
+  static const std::regex by_literal(R"(/\s*\(?\s*([0-9][0-9_]*(?:\.[0-9]*)?)\s*\)?[uUlLfF]*$)");
+  std::smatch m;
+  const auto by_number = [&](const std::string& e) {
+    std::smatch d;
+    if (!std::regex_search(e, d, by_literal)) return false;
+    std::string digits = d[1].str();
+    std::erase(digits, '_');
+    return digits.find_first_not_of("0.") != std::string::npos && digits != "1" && digits != "1." && digits != "1.0";
+  };
+  if (std::regex_match(o, m, divided)) {
+    const std::string inner = m[1].str();
+    if (contains(inner, "/") && split_top(inner, {","}).size() == 1 && by_number(inner)) return true;
+    if (starts_with(o, "Math.floorDiv(")) return true;
+  }
+  const bool truncating = lang == Lang::go || lang == Lang::cpp || lang == Lang::java || lang == Lang::kotlin || lang == Lang::rust;
+  if (truncating && split_top(o, {"+", "-", "*", "%", "&&", "||", "?", ":"}).size() == 1 && by_number(o)) {
+    // `got/10`, `Calc.add(2, 2) / 10`: the whole operand is one division (a float literal divides exactly).
+    std::smatch d;
+    std::regex_search(o, d, by_literal);
+    return d[1].str().find('.') == std::string::npos;
+  }
+  return false;
+}
+
 /// A literal that is always true (`1`, `"x"`, `True`, a non-empty literal tuple or list).
 bool truthy_literal(std::string_view text) {
   std::string e = strip_spaces(std::string(text));
@@ -2091,7 +2146,8 @@ class Analyzer {
   void annotate(TSNode n, Assertion& a) const {
     a.inverted = a.inverted || inverted_depth_ > 0;
     // `len(got) == len(want)`, `expect(xs.length).toBe(3)`: only the sizes are compared.
-    if (a.kind == Kind::eq && !a.operands.empty() && std::all_of(a.operands.begin(), a.operands.end(), size_expression))
+    if (a.kind == Kind::eq && !a.operands.empty() &&
+        std::all_of(a.operands.begin(), a.operands.end(), [&](const std::string& o) { return size_expression(o) || coarse_expression(o, lang_); }))
       a.kind = Kind::range;
     if (ts_node_is_null(unit_node_)) return;
     swallowed_by(a, unit_swallow_);
