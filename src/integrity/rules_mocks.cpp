@@ -122,7 +122,41 @@ struct Production {
   /// patch reads beyond defining them, in files with no computed name lookups (`globals()`,
   /// `getattr`): replacing one in a test changes nothing the test exercises.
   std::set<std::string> unread_constants;
+  /// Python class attributes of any case (`class Calc: offset = 1`) that the class's own file reads
+  /// (`self.offset`, `Calc.offset`), as "Calc.offset": state the code under test reads.
+  std::set<std::string> class_attributes;
 };
+
+/// Python class-body assignments (`class Calc:` ... `offset = 1`) read elsewhere in the same file.
+void add_class_attributes(const std::string& text, std::set<std::string>& out) {
+  static const std::regex cls(R"(^(\s*)class\s+(\w+)\b)");
+  static const std::regex assign(R"(^(\s*)([A-Za-z_]\w*)\s*(?::[^=]+)?=[^=])");
+  std::string name;
+  std::size_t class_indent = 0, body_indent = std::string::npos;
+  std::vector<std::pair<std::string, std::string>> found;  // class, attribute
+  for_each_capped_line(text, [&](int, const std::string& l) {
+    const auto first = l.find_first_not_of(" \t");
+    if (first == std::string::npos || l[first] == '#') return;
+    std::smatch m;
+    if (std::regex_search(l, m, cls)) {
+      name = m[2].str();
+      class_indent = m[1].length();
+      body_indent = std::string::npos;
+      return;
+    }
+    if (name.empty()) return;
+    if (first <= class_indent) {
+      name.clear();
+      return;
+    }
+    if (body_indent == std::string::npos) body_indent = first;
+    if (first == body_indent && std::regex_search(l, m, assign)) found.emplace_back(name, m[2].str());
+  });
+  for (const auto& [c, a] : found) {
+    const std::regex read(R"(\b(?:self|cls|)" + c + R"()\s*\.\s*)" + a + R"(\b)");
+    if (std::regex_search(text, read)) out.insert(c + "." + a);
+  }
+}
 
 std::string without_ext(std::string_view p) {
   auto slash = p.rfind('/');
@@ -160,6 +194,7 @@ Production production(const std::vector<FileVersions>& files, const IntegrityOpt
     if (is_test_path(f.path) || lang_of(f.path) == Lang::none) return;
     p.modules.insert(without_ext(f.path));
     if (f.after) add_definitions(*f.after, p.defined);
+    if (f.after && lang_of(f.path) == Lang::python) add_class_attributes(*f.after, p.class_attributes);
   };
   for (const auto& f : files) take(f);
   for (const auto& f : o.change_files) take(f);
@@ -1022,9 +1057,13 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
         const std::string shown = (t.object.empty() ? module : t.object) + (t.name.empty() ? "" : (module.empty() && t.object.empty() ? "" : ".") + t.name);
         // A module that is neither the project's nor a test's: a third-party or standard one.
         const bool external_module = !module.empty() && !project && !test_module && (lang == Lang::python || is_js(lang));
+        const std::string owner = t.object.substr(t.object.rfind('.') == std::string::npos ? 0 : t.object.rfind('.') + 1);
         if (!t.name.empty() && prod->defined.count(t.name) && !external_looking(t.name) && !pacing_only(t.name) && !external_module &&
             !(prod->unread_constants.count(t.name) && !read_in_project(t.name))) {
           why = t.name + " is defined in the production code this change or the patch touches";
+        } else if (lang == Lang::python && !t.name.empty() && !owner.empty() && prod->class_attributes.count(owner + "." + t.name) &&
+                   !external_looking(t.name) && !external_module) {
+          why = owner + "." + t.name + " is a class attribute the production code this change or the patch touches reads";
         } else if (project && t.name.empty()) {
           // A whole project module mocked: the test's own imports from it are replaced.
           const bool tested = std::any_of(imported.begin(), imported.end(), [&](const auto& kv) {
