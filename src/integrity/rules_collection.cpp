@@ -465,6 +465,41 @@ struct JvmAnnotations {
   /// The project's JUnit extensions that decide whether tests run (`class DockerCondition
   /// implements ExecutionCondition`): `@ExtendWith(DockerCondition.class)` can disable a test.
   std::set<std::string> conditions;
+  /// The project's classes and interfaces that carry annotations (a test base class with
+  /// `@ExtendWith(DockerCondition.class)`) or have supertypes, by qualified name: JUnit finds
+  /// `@ExtendWith` (it is @Inherited) on superclasses and implemented interfaces.
+  struct ClassDecl {
+    std::string mods;
+    std::vector<std::string> supers;  ///< as written, generics and constructor arguments removed
+    const JvmNames* names = nullptr;
+  };
+  std::multimap<std::string, ClassDecl> classes;
+  std::map<std::string, std::vector<std::string>> classes_by_simple;
+
+  /// `extends A implements B, C`, Kotlin `: A(), B`: A, B, C.
+  static std::vector<std::string> supertypes(const std::string& rest) {
+    std::vector<std::string> out;
+    std::string flat;
+    int depth = 0;
+    for (char ch : rest) {  // drop generics and constructor arguments
+      if (ch == '<' || ch == '(') ++depth;
+      else if (ch == '>' || ch == ')') depth = std::max(0, depth - 1);
+      else if (depth == 0) flat += ch;
+    }
+    std::string list;
+    if (const auto at = flat.find_first_of(":"); at != std::string::npos && !contains(flat, "extends") && !contains(flat, "implements"))
+      list = flat.substr(at + 1);
+    else if (const auto ext = std::min(flat.find("extends"), flat.find("implements")); ext != std::string::npos)
+      list = flat.substr(ext);
+    else
+      return out;
+    static const std::regex word(R"([A-Za-z_][\w.]*)");
+    for (std::sregex_iterator it(list.begin(), list.end(), word), e; it != e; ++it) {
+      const std::string w = it->str();
+      if (w != "extends" && w != "implements" && w != "where" && w != "by") out.push_back(w);
+    }
+    return out;
+  }
 
   void add(const std::string& text) {
     const std::string head = text.substr(0, std::size_t{1} << 20);
@@ -484,16 +519,45 @@ struct JvmAnnotations {
       decls.emplace(q, std::move(d));
       by_simple[simple].push_back(q);
     }
+    static const std::regex class_decl(R"((?:^|[^:.\w@])(class|interface)\s+(\w+)\b([^{;=]*))");
+    for (std::sregex_iterator it(head.begin(), head.end(), class_decl), e; it != e; ++it) {
+      ClassDecl c;
+      c.names = &n;
+      c.supers = supertypes((*it)[3].str());
+      c.mods = std::regex_replace(annotations_before(head, static_cast<std::size_t>(it->position(1))), comment, " ");
+      if (c.supers.empty() && !contains(c.mods, "@")) continue;
+      const std::string simple = (*it)[2].str();
+      const std::string q = n.package.empty() ? simple : n.package + "." + simple;
+      classes.emplace(q, std::move(c));
+      classes_by_simple[simple].push_back(q);
+    }
+  }
+
+  /// `@ExtendWith` of a project condition on the class `use` names (in a file with `n`), on its
+  /// superclasses or on its interfaces, at most 8 levels up.
+  std::optional<std::string> inherited_condition(const std::string& use, const JvmNames& n, int depth = 0) const {
+    if (depth > 8) return std::nullopt;
+    for (const auto& r : resolve(use, n, true)) {
+      auto [b, e] = classes.equal_range(r);
+      for (auto it = b; it != e; ++it) {
+        if (auto c = condition_in(it->second.mods)) return *c + " on " + r;
+        for (const auto& sup : it->second.supers)
+          if (auto w = inherited_condition(sup, *it->second.names, depth + 1)) return w;
+      }
+    }
+    return std::nullopt;
   }
 
   /// What `use` (`Flaky`, `TestSupport.Flaky`, `calc.legacy.Flaky`, an import alias) names in a file
   /// with `n`: the project's declarations it resolves to, or else the qualified name it stands for.
-  std::vector<std::string> resolve(std::string use, const JvmNames& n) const {
+  std::vector<std::string> resolve(std::string use, const JvmNames& n, bool of_classes = false) const {
+    const auto known = [&](const std::string& q) { return of_classes ? classes.count(q) > 0 : decls.count(q) > 0; };
+    const auto& simple_names = of_classes ? classes_by_simple : by_simple;
     use.erase(std::remove_if(use.begin(), use.end(), [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }), use.end());
     const std::string simple = use.substr(use.rfind('.') == std::string::npos ? 0 : use.rfind('.') + 1);
     const std::string first = use.substr(0, use.find('.'));
     std::vector<std::string> tries;
-    if (decls.count(use)) tries.push_back(use);  // fully qualified
+    if (known(use)) tries.push_back(use);  // fully qualified
     if (auto it = n.imports.find(first); it != n.imports.end()) {
       if (first == use) {
         tries.push_back(it->second);  // the import itself, maybe an alias
@@ -517,13 +581,13 @@ struct JvmAnnotations {
     for (const auto& w : n.wildcards) tries.push_back(w + "." + simple);
     std::vector<std::string> found;
     for (const auto& t : tries)
-      if (decls.count(t)) {
+      if (known(t)) {
         found.push_back(t);
         return found;
       }
     if (!tries.empty() && n.imports.count(first) && first == use) return {n.imports.at(first)};  // a library type
     // Not resolved through the file's names: every project type of that simple name.
-    if (auto it = by_simple.find(simple); it != by_simple.end()) return it->second;
+    if (auto it = simple_names.find(simple); it != simple_names.end()) return it->second;
     return {use};
   }
 
@@ -602,7 +666,7 @@ std::vector<std::string> head_annotation_sources(const std::vector<FileVersions>
     if (!text) continue;
     bytes += text->size();
     if (contains(*text, "interface") || contains(*text, "annotation class") || contains(*text, "typealias") ||
-        contains(*text, "ExecutionCondition"))
+        contains(*text, "ExecutionCondition") || contains(*text, "ExtendWith"))
       out.push_back(std::move(*text));
   }
   return out;
@@ -614,6 +678,9 @@ std::vector<std::string> head_annotation_sources(const std::vector<FileVersions>
 /// nested in a class or not, declared by the patch or anywhere in the project at the head: JUnit
 /// reads meta-annotations, so a test the patch annotates with it is disabled; so is every test
 /// annotated with a type whose declaration the patch makes carry a skip.
+/// A class or interface declaration line: its name and what follows (supertypes).
+const std::regex kClassLine(R"((?:^|[^:.\w@])(?:class|interface)\s+(\w+)\b([^{;=]*))");
+
 void jvm_meta_annotation_skips(const std::vector<FileVersions>& files, const IntegrityOptions& options, Findings& out) {
   static const std::regex use_re(R"((?:^|[\s(,])@\s*([A-Za-z_][\w.]*(?:\s*\.\s*\w+)*)\b(?!\s*(?:class|interface)\b))");
   std::set<std::string> wanted;
@@ -630,6 +697,9 @@ void jvm_meta_annotation_skips(const std::vector<FileVersions>& files, const Int
       }
       if (contains(l2, "interface") || contains(l2, "annotation class") || contains(l2, "typealias")) wanted.insert("");
       if (contains(l2, "ExtendWith")) wanted.insert("ExtendWith");
+      std::smatch cm;
+      if (std::regex_search(l2, cm, kClassLine))
+        for (const auto& sup : JvmAnnotations::supertypes(cm[2].str())) wanted.insert(sup.substr(sup.rfind('.') == std::string::npos ? 0 : sup.rfind('.') + 1));
     }
   }
   if (!any || wanted.empty()) return;
@@ -658,6 +728,26 @@ void jvm_meta_annotation_skips(const std::vector<FileVersions>& files, const Int
         out.push_back({"skip_added", f.path, n,
                        "the patch adds " + *cond + " of the project: it decides whether the tests under it run"});
         return;
+      }
+      // A test class that newly extends or implements a type carrying such a condition.
+      std::smatch cm;
+      if (is_test_path(f.path) && std::regex_search(l2, cm, kClassLine)) {
+        std::set<std::string> had;
+        if (f.before) {
+          const std::regex same(R"((?:^|[^:.\w@])(?:class|interface)\s+)" + cm[1].str() + R"(\b([^{;=]*))");
+          std::smatch bm;
+          if (std::regex_search(*f.before, bm, same))
+            for (const auto& sup : JvmAnnotations::supertypes(bm[1].str())) had.insert(sup);
+        }
+        for (const auto& sup : JvmAnnotations::supertypes(cm[2].str())) {
+          if (had.count(sup)) continue;
+          if (auto cond = now.inherited_condition(sup, names)) {
+            out.push_back({"skip_added", f.path, n,
+                           "the test class now extends or implements " + sup + ", which brings " + *cond +
+                               " (JUnit inherits @ExtendWith): it decides whether the tests run"});
+            return;
+          }
+        }
       }
       for (std::sregex_iterator it(l2.begin(), l2.end(), use_re), e; it != e; ++it) {
         const std::string use = (*it)[1].str();
