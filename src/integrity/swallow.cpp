@@ -842,6 +842,54 @@ std::set<std::string> functions_passed(const Syntax& s, TSNode unit, const Local
   return out;
 }
 
+namespace {
+
+/// JavaScript: does the function `value` (an async function, or one whose returns hand on such a
+/// promise: `function run() { return check(); }`, `() => check().then(...)`, `new Promise(...)`)
+/// return a promise? Followed through the file's functions, at most 6 levels.
+bool js_returns_promise(const Syntax& s, TSNode value, const LocalDefs& defs, int depth = 0) {
+  if (ts_node_is_null(value) || depth > 6) return false;
+  if (starts_with(s.text(value), "async")) return true;
+  // A returned expression: a call of a promise-returning function of the file, through .then/.catch/.finally.
+  const auto promise_value = [&](TSNode e) {
+    while (!ts_node_is_null(e) && Syntax::type(e) == "parenthesized_expression") e = ts_node_named_child(e, 0);
+    if (ts_node_is_null(e)) return false;
+    if (Syntax::type(e) == "new_expression") return strip_spaces(s.text(Syntax::field(e, "constructor"))) == "Promise";
+    for (int guard = 0; guard < 16 && Syntax::type(e) == "call_expression"; ++guard) {
+      TSNode f = Syntax::field(e, "function");
+      if (ts_node_is_null(f)) return false;
+      if (Syntax::type(f) == "identifier") {
+        auto it = defs.functions.find(s.text(f));
+        if (it == defs.functions.end()) return false;
+        TSNode v = it->second;
+        if (Syntax::type(v) == "variable_declarator") v = Syntax::field(v, "value");
+        return !ts_node_eq(v, value) && js_returns_promise(s, v, defs, depth + 1);
+      }
+      if (Syntax::type(f) != "member_expression") return false;
+      const string obj = strip_spaces(s.text(Syntax::field(f, "object")));
+      const string prop = s.text(Syntax::field(f, "property"));
+      if (obj == "Promise" && one_of(prop, {"resolve", "reject", "all", "allSettled", "race", "any"})) return true;
+      if (!one_of(prop, {"then", "catch", "finally"})) return false;
+      e = Syntax::field(f, "object");
+    }
+    return false;
+  };
+  TSNode body = Syntax::field(value, "body");
+  if (ts_node_is_null(body)) return false;
+  if (Syntax::type(body) != "statement_block") return promise_value(body);  // a concise arrow body
+  bool found = false;
+  walk(body, [&](TSNode n) {
+    if (found) return false;
+    const string_view t = Syntax::type(n);
+    if (one_of(t, {"arrow_function", "function_expression", "function", "function_declaration", "method_definition"})) return false;
+    if (t == "return_statement" && ts_node_named_child_count(n) > 0 && promise_value(ts_node_named_child(n, 0))) found = true;
+    return !found;
+  });
+  return found;
+}
+
+}  // namespace
+
 std::string helper_handed_off(const Syntax& s, Lang lang, TSNode unit, const std::string& name, TSNode def,
                               const LocalDefs& defs, const TrySwallows& try_swallows) {
   // The helper's own definition and nested definitions of the same name are not references.
@@ -850,7 +898,7 @@ std::string helper_handed_off(const Syntax& s, Lang lang, TSNode unit, const std
   // JavaScript: `async function check()`, `const check = async () => ...` (the value node).
   TSNode value = def;
   if (Syntax::type(value) == "variable_declarator") value = Syntax::field(def, "value");
-  const bool js_async = is_js(lang) && !ts_node_is_null(value) && starts_with(s.text(value), "async");
+  const bool js_async = is_js(lang) && !ts_node_is_null(value) && js_returns_promise(s, value, defs);
   string first;
   bool direct = false, any = false;
   walk(unit, [&](TSNode n) {
