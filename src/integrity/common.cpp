@@ -418,6 +418,21 @@ bool flag_changed_keys(const RuleContext& c, Findings& out, std::string_view rul
 }
 
 std::string with_renames(const std::string& text, const std::map<std::string, std::string>& renamed) {
+  // A name the file defines itself (a local reference implementation `def add` kept beside the
+  // renamed production `plus`) is its own, not the renamed one.
+  std::set<std::string> own;
+  static const std::regex definition(
+      R"((?:^|\n)[ \t]*(?:(?:export|async|static|public|private|protected|final)\s+)*(?:def|class|function|func|fn|const|let|var|val)\s+(\w+))"
+      R"(|(?:^|\n)(\w+)\s*(?::[^=\n]+)?=[^=])");
+  const std::string head = text.substr(0, std::size_t{1} << 20);
+  for (std::sregex_iterator it(head.begin(), head.end(), definition), e; it != e; ++it) {
+    const std::string n = (*it)[1].matched ? (*it)[1].str() : (*it)[2].str();
+    if (!renamed.count(n)) continue;
+    // `add = calc.add`, `const add = require('./calc').add`: an alias of the renamed name, renamed with it.
+    const auto from = static_cast<std::size_t>(it->position() + it->length());
+    const std::string rest = head.substr(from, head.find('\n', from) == std::string::npos ? std::string::npos : head.find('\n', from) - from);
+    if (!has_word(rest, n)) own.insert(n);
+  }
   std::string out;
   out.reserve(text.size());
   for (std::size_t i = 0; i < text.size();) {
@@ -426,7 +441,7 @@ std::string with_renames(const std::string& text, const std::map<std::string, st
       while (j < text.size() && ident_char(text[j])) ++j;
       const std::string word = text.substr(i, j - i);
       auto it = renamed.find(word);
-      out += it == renamed.end() ? word : it->second;
+      out += it == renamed.end() || own.count(word) ? word : it->second;
       i = j;
       continue;
     }
