@@ -12,8 +12,10 @@
 // exercise directly (a service's test may mock the project's own database wrapper).
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <regex>
 #include <set>
+#include <utility>
 
 #include "integrity/guard_internal.hpp"
 
@@ -30,6 +32,49 @@ bool external_looking(std::string_view name) {
 }
 
 namespace {
+
+/// The words of an identifier (`_mail_backend` -> mail, backend; `httpClient` -> http, client), lower case.
+std::vector<std::string> name_words(std::string_view name) {
+  std::vector<std::string> out;
+  std::string w;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    if (c == '_' || !std::isalnum(static_cast<unsigned char>(c))) {
+      if (!w.empty()) out.push_back(std::exchange(w, {}));
+      continue;
+    }
+    if (std::isupper(static_cast<unsigned char>(c)) && !w.empty() && std::islower(static_cast<unsigned char>(w.back())))
+      out.push_back(std::exchange(w, {}));
+    w += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  if (!w.empty()) out.push_back(w);
+  return out;
+}
+
+/// An attribute that holds a collaborator rather than a value the code computes with: a logger, a
+/// backend, a client or session, a connection, a mailer (`patch.object(Mailer, "backend", Echo())`,
+/// `patch.object(Calc, "log")`): the code under test still runs; replacing one is dependency
+/// injection, as with an external module.
+bool dependency_looking(std::string_view name) {
+  static constexpr std::string_view kWords[] = {"log",     "logger",  "logging",    "backend", "client", "session", "transport",
+                                                "mailer",  "smtp",    "connection", "conn",    "db",     "database", "storage",
+                                                "notifier", "gateway", "emitter",   "publisher", "bus",   "queue",   "executor"};
+  const auto words = name_words(name);
+  return std::any_of(words.begin(), words.end(),
+                     [](const std::string& w) { return std::find(std::begin(kWords), std::end(kWords), w) != std::end(kWords); });
+}
+
+/// A cache emptied for the test (`patch.object(Registry, "_cache", {})`, `calc._CACHE.clear()`,
+/// `monkeypatch.setattr(calc, "_memo", {})`): what the code computes is unchanged, only computed again.
+bool cache_reset(const std::string& line, const std::string& name) {
+  const auto words = name_words(name);
+  if (!std::any_of(words.begin(), words.end(), [](const std::string& w) { return w == "cache" || w == "memo" || w == "cached"; }))
+    return false;
+  const std::string flat = strip_spaces(line);
+  static const std::regex emptied(
+      R"(\.clear\(\)$|(?:,|=)(?:\{\}|\[\]|dict\(\)|set\(\)|(?:collections\.)?OrderedDict\(\)|(?:weakref\.)?Weak(?:Value|Key)Dictionary\(\))\)*(?:as\w+)?:?$)");
+  return std::regex_search(flat, emptied);
+}
 
 /// A pacing call's argument that is the delay itself, scaled or bounded (`RETRY_DELAY`,
 /// `RETRY_DELAY * 2 ** n`, `min(RETRY_DELAY * 2**n, MAX)`), not a value computed from it by
@@ -122,41 +167,68 @@ struct Production {
   /// patch reads beyond defining them, in files with no computed name lookups (`globals()`,
   /// `getattr`): replacing one in a test changes nothing the test exercises.
   std::set<std::string> unread_constants;
-  /// Python class attributes of any case (`class Calc: offset = 1`) that the class's own file reads
-  /// (`self.offset`, `Calc.offset`), as "Calc.offset": state the code under test reads.
-  std::set<std::string> class_attributes;
+  /// Python class attributes of any case (`class Calc: offset = 1`, or of its bases) that production
+  /// code reads (`self.offset`, `Calc.offset`): state the code under test reads.
+  std::shared_ptr<struct PyClasses> classes;
 };
 
-/// Python class-body assignments (`class Calc:` ... `offset = 1`) read elsewhere in the same file.
-void add_class_attributes(const std::string& text, std::set<std::string>& out) {
-  static const std::regex cls(R"(^(\s*)class\s+(\w+)\b)");
-  static const std::regex assign(R"(^(\s*)([A-Za-z_]\w*)\s*(?::[^=]+)?=[^=])");
-  std::string name;
-  std::size_t class_indent = 0, body_indent = std::string::npos;
-  std::vector<std::pair<std::string, std::string>> found;  // class, attribute
-  for_each_capped_line(text, [&](int, const std::string& l) {
-    const auto first = l.find_first_not_of(" \t");
-    if (first == std::string::npos || l[first] == '#') return;
-    std::smatch m;
-    if (std::regex_search(l, m, cls)) {
-      name = m[2].str();
-      class_indent = m[1].length();
-      body_indent = std::string::npos;
-      return;
-    }
-    if (name.empty()) return;
-    if (first <= class_indent) {
-      name.clear();
-      return;
-    }
-    if (body_indent == std::string::npos) body_indent = first;
-    if (first == body_indent && std::regex_search(l, m, assign)) found.emplace_back(name, m[2].str());
-  });
-  for (const auto& [c, a] : found) {
-    const std::regex read(R"(\b(?:self|cls|)" + c + R"()\s*\.\s*)" + a + R"(\b)");
-    if (std::regex_search(text, read)) out.insert(c + "." + a);
+/// Python classes of the production files of the change and the patch: the attributes their bodies
+/// assign (`offset = 1`, `offset, scale = 1, 1`) and their bases.
+struct PyClasses {
+  std::map<std::string, std::set<std::string>> attributes;
+  std::map<std::string, std::vector<std::string>> bases;
+  std::vector<const std::string*> texts;
+
+  void add(const std::string& text) {
+    texts.push_back(&text);
+    static const std::regex cls(R"(^(\s*)class\s+(\w+)\s*(?:\(([^)]*)\))?)");
+    static const std::regex assign(R"(^(\s*)([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*,?\s*(?::[^=]+)?=[^=])");
+    std::string name;
+    std::size_t class_indent = 0, body_indent = std::string::npos;
+    for_each_capped_line(text, [&](int, const std::string& l) {
+      const auto first = l.find_first_not_of(" \t");
+      if (first == std::string::npos || l[first] == '#') return;
+      std::smatch m;
+      if (std::regex_search(l, m, cls)) {
+        name = m[2].str();
+        class_indent = m[1].length();
+        body_indent = std::string::npos;
+        for (const auto& b : split_top(m[3].str(), {","})) {
+          std::string base = strip_spaces(b);
+          if (base.find('=') != std::string::npos || base.empty()) continue;  // metaclass=...
+          bases[name].push_back(base.substr(base.rfind('.') == std::string::npos ? 0 : base.rfind('.') + 1));
+        }
+        return;
+      }
+      if (name.empty()) return;
+      if (first <= class_indent) {
+        name.clear();
+        return;
+      }
+      if (body_indent == std::string::npos) body_indent = first;
+      if (first == body_indent && std::regex_search(l, m, assign))
+        for (const auto& part : split_top(m[2].str(), {","})) attributes[name].insert(strip_spaces(part));
+    });
   }
-}
+
+  /// Is `attr` assigned in the body of `cls` or of one of its bases (5 levels), and read by
+  /// production code (`self.attr`, `cls.attr`, `type(self).attr`, `Class.attr` of that chain)?
+  bool read_attribute(const std::string& cls, const std::string& attr) const {
+    std::vector<std::string> chain{cls};
+    bool defined = false;
+    for (std::size_t i = 0; i < chain.size() && i < 16; ++i) {
+      if (auto it = attributes.find(chain[i]); it != attributes.end() && it->second.count(attr)) defined = true;
+      if (auto it = bases.find(chain[i]); it != bases.end())
+        for (const auto& b : it->second)
+          if (std::find(chain.begin(), chain.end(), b) == chain.end()) chain.push_back(b);
+    }
+    if (!defined) return false;
+    std::string owners = "self|cls|type\\s*\\(\\s*self\\s*\\)|self\\s*\\.\\s*__class__";
+    for (const auto& c : chain) owners += "|" + c;
+    const std::regex read("\\b(?:" + owners + ")\\s*\\.\\s*" + attr + "\\b");
+    return std::any_of(texts.begin(), texts.end(), [&](const std::string* t) { return std::regex_search(*t, read); });
+  }
+};
 
 std::string without_ext(std::string_view p) {
   auto slash = p.rfind('/');
@@ -190,11 +262,12 @@ void add_definitions(const std::string& text, std::set<std::string>& out) {
 
 Production production(const std::vector<FileVersions>& files, const IntegrityOptions& o) {
   Production p;
+  p.classes = std::make_shared<PyClasses>();
   auto take = [&](const FileVersions& f) {
     if (is_test_path(f.path) || lang_of(f.path) == Lang::none) return;
     p.modules.insert(without_ext(f.path));
     if (f.after) add_definitions(*f.after, p.defined);
-    if (f.after && lang_of(f.path) == Lang::python) add_class_attributes(*f.after, p.class_attributes);
+    if (f.after && lang_of(f.path) == Lang::python) p.classes->add(*f.after);
   };
   for (const auto& f : files) take(f);
   for (const auto& f : o.change_files) take(f);
@@ -409,6 +482,9 @@ struct Target {
   /// A function literal's parameter (Go `func(Add func(int, int) int) {...}(fake)`): what the
   /// caller passes is what the body calls.
   bool param = false;
+  /// Python: the object changed in place (`SETTINGS["offset"] = 0` after `from calc import
+  /// SETTINGS`), not a name rebound: it is the production object whatever the test binds.
+  bool mutation = false;
 };
 
 /// The value bound from `line` on (a closure or lambda with its braces balanced, or the rest of the
@@ -622,6 +698,30 @@ std::vector<Target> targets(const std::string& raw, Lang lang, bool gmock) {
       out.push_back({"", m[2].str(), m[1].str()});
       return out;
     }
+    // A production container changed in place: `calc.SETTINGS["offset"] = 0`, `calc.SETTINGS.update(...)`,
+    // `del calc.RULES[0]`, monkeypatch.setitem(calc.SETTINGS, ...), patch.dict(calc.SETTINGS, ...) or
+    // patch.dict("calc.SETTINGS", ...); and `SETTINGS["offset"] = 0` on a name imported from the project.
+    static const std::regex mutated(
+        R"(^\s*(?:del\s+)?([A-Za-z_][\w.]*)\.(\w+)\s*(?:\[[^\]]*\]\s*(?:[-+*/|&]?=[^=]|$)|\.\s*(?:update|setdefault|clear|pop|popitem|append|extend|insert|remove|add|discard|__setitem__|__delitem__)\s*\())");
+    static const std::regex item_api(R"(\b(?:setitem|delitem|patch\s*\.\s*dict)\s*\(\s*([A-Za-z_][\w.]*)\.(\w+)\s*,)");
+    static const std::regex item_dotted(R"(\bpatch\s*\.\s*dict\s*\(\s*['"]([\w.]+)\.(\w+)['"])");
+    static const std::regex bare_mutated(
+        R"(^\s*(?:del\s+)?([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*(?:[-+*/|&]?=[^=]|$)|\.\s*(?:update|setdefault|clear|pop|popitem|append|extend|insert|remove|add|discard|__setitem__|__delitem__)\s*\())");
+    if (std::regex_search(line, m, item_dotted)) {
+      out.push_back({m[1].str(), m[2].str(), ""});
+      return out;
+    }
+    if (std::regex_search(line, m, item_api) ||
+        (std::regex_search(line, m, mutated) && m[1].str() != "self" && m[1].str() != "cls" && !(m[1].str() == "sys" && m[2].str() == "modules"))) {
+      out.push_back({"", m[2].str(), m[1].str(), true});
+      return out;
+    }
+    if (std::regex_search(line, m, bare_mutated) && m[1].str() != "self" && m[1].str() != "cls") {
+      Target t{"", m[1].str(), m[1].str(), true};
+      t.mutation = true;
+      out.push_back(t);
+      return out;
+    }
     if (std::regex_search(line, m, dotted)) out.push_back({m[1].str(), m[2].str(), ""});
     else if (std::regex_search(line, m, object)) out.push_back({"", m[2].str(), m[1].str()});
     else if (std::regex_search(line, m, sys_modules_attr)) out.push_back({m[1].str(), m[2].str(), ""});
@@ -735,19 +835,58 @@ std::vector<Target> targets(const std::string& raw, Lang lang, bool gmock) {
   return out;
 }
 
+/// Python: the parameters of the definition starting at `line` (over several lines too), without
+/// annotations: `def test_x(monkeypatch, tmp_path: Path, n=3)` -> monkeypatch, tmp_path, "n=3".
+std::vector<std::string> python_parameters(const std::vector<std::string>& lines, int line) {
+  std::string sig;
+  for (int k = line; k < static_cast<int>(lines.size()) && k < line + 30; ++k) {
+    sig += lines[static_cast<std::size_t>(k)] + " ";
+    const auto open = sig.find('(');
+    if (open != std::string::npos && closing_paren(sig, open) < sig.size()) break;
+  }
+  const auto open = sig.find('(');
+  if (open == std::string::npos) return {};
+  const auto close = closing_paren(sig, open);
+  if (close >= sig.size()) return {};
+  std::vector<std::string> out;
+  for (auto p : split_top(std::string_view(sig).substr(open + 1, close - open - 1), {","})) {
+    p = strip_spaces(p);
+    if (const auto colon = p.find(':'); colon != std::string::npos && p.find('=') == std::string::npos) p = p.substr(0, colon);
+    if (!p.empty()) out.push_back(p);
+  }
+  return out;
+}
+
 /// Python: a stand-in that a *new* test installs for its own run and undoes itself cannot make another
 /// test pass: jmespath's `Parser._MAX_SIZE, saved = 2, Parser._MAX_SIZE` in a test added with the fix,
-/// restored in `finally:`. Undone means: a pytest fixture that undoes at teardown (monkeypatch, mocker),
-/// a `with patch...(...)` block, a `@patch` decorator of the test, or an assignment whose saved
-/// original is put back in a `finally:` of the same test (or by `self.addCleanup(setattr, ...)`).
-/// New means: its name is not a test of the file's old version, it is no failing test, and no test
-/// of the patch's Python test files went away (a renamed test is compared with its old self instead).
+/// restored in `finally:`. Undone means: a pytest fixture that undoes at teardown (monkeypatch, mocker,
+/// taken as a plain parameter of the test or of a function-scoped fixture of the file only new tests
+/// use), a `with ...patch...(...)` block (or one entered on a `with ExitStack()`), a `@patch`
+/// decorator of the test, `p = patch(...)` started with `self.addCleanup(p.stop)` beside it, or an
+/// assignment whose exact original was saved and is put back (`X.Y = saved`, `setattr(X, "Y",
+/// saved)`) in the `finally:` of the try that directly follows or encloses it (or by
+/// `self.addCleanup(setattr, X, "Y", saved)`). New means: its name is not a test of the file's old
+/// version, it is no failing test, and no test of the patch's Python test files went away (a renamed
+/// test is compared with its old self instead). Never when the patch redefines the monkeypatch or
+/// mocker fixture, when the test reloads modules, or when production code of the change or the patch
+/// memoizes results (a cache warmed under the stand-in outlives it).
 bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersions& f, int line, const Target& t,
                         const IntegrityOptions& o) {
   if (!f.after) return false;
   std::vector<std::string> lines{""};
   for_each_capped_line(*f.after, [&](int, const std::string& l) { lines.push_back(l); });
   if (line <= 0 || line >= static_cast<int>(lines.size())) return false;
+  const auto line_at = [&](int k) -> const std::string& { return lines[static_cast<std::size_t>(k)]; };
+  // Undoing that cannot be trusted: the fixtures redefined by the patch, memoized production code.
+  static const std::regex fixture_override(R"((?:^|\n)[ \t]*(?:async\s+)?def\s+(?:monkeypatch|mocker)\s*\(|(?:^|\n)(?:monkeypatch|mocker)\s*=)");
+  static const std::regex memo(R"(\blru_cache\b|\bfunctools\s*\.\s*cache\b|@\s*cache\b|@\s*cached\b|\bmemoize|\bcachetools\b)");
+  for (const auto& g : files) {
+    if (!g.after || lang_of(g.path) != Lang::python) continue;
+    if (std::regex_search(*g.after, fixture_override)) return false;
+    if (!is_test_path(g.path) && std::regex_search(*g.after, memo)) return false;
+  }
+  for (const auto& g : o.change_files)
+    if (g.after && lang_of(g.path) == Lang::python && !is_test_path(g.path) && std::regex_search(*g.after, memo)) return false;
   const FileModel after = analyze(Lang::python, *f.after);
   const TestUnit* unit = nullptr;
   const std::string& text = lines[static_cast<std::size_t>(line)];
@@ -764,7 +903,8 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
       if (only_decorators) unit = &u;
     }
   }
-  if (!unit || names_failing_test(o.failing_tests, unit->name)) return false;
+  // The tests of the file's old version, and whether any test of the patch's Python test files went away.
+  std::set<std::string> old_tests;
   for (const auto& g : files) {
     if (lang_of(g.path) != Lang::python || !is_test_path(g.path) || !g.before) continue;
     const FileModel before = analyze(Lang::python, *g.before);
@@ -772,52 +912,136 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
     std::set<std::string> names;
     for (const auto& u : now.tests) names.insert(u.name);
     for (const auto& u : before.tests) {
-      if (!names.count(u.name)) return false;                           // a test went away or was renamed
-      if (g.path == f.path && u.name == unit->name) return false;       // not a new test
+      if (!names.count(u.name)) return false;  // a test went away or was renamed
+      if (g.path == f.path) old_tests.insert(u.name);
     }
   }
-  if (decorator) return std::regex_search(strip_spaces(text), std::regex(R"(^@(?:\w+\.)*patch(?:\.object|\.dict|\.multiple)?\()"));
-  if (std::regex_search(text, std::regex(R"(^\s*(?:async\s+)?with\b.*\bpatch(?:\.object|\.dict|\.multiple)?\s*\()"))) return true;
-  // The fixture undoes its changes at teardown; it must be the test's parameter.
+  const auto new_test = [&](const TestUnit& u) { return !old_tests.count(u.name) && !names_failing_test(o.failing_tests, u.name); };
   static const std::regex fixture_call(R"(^\s*(monkeypatch|mocker)\s*\.\s*\w+)");
   std::smatch fm;
+  if (!unit) {
+    // A function-scoped fixture of this file that takes monkeypatch/mocker, used only by new tests.
+    if (!std::regex_search(text, fm, fixture_call)) return false;
+    const TestUnit* fixture = nullptr;
+    for (const auto& h : after.helpers)
+      if (line >= h.line && line <= h.end_line) fixture = &h;
+    if (!fixture) return false;
+    const auto params = python_parameters(lines, fixture->line);
+    if (std::find(params.begin(), params.end(), fm[1].str()) == params.end()) return false;
+    std::string decorators;
+    for (int k = fixture->line - 1; k > 0 && trim(line_at(k)).rfind('@', 0) == 0; --k) decorators += strip_spaces(line_at(k));
+    if (!contains(decorators, "fixture") || contains(decorators, "autouse") ||
+        (contains(decorators, "scope=") && !contains(decorators, "scope=\"function\"") && !contains(decorators, "scope='function'")))
+      return false;
+    // Who takes it: tests and other functions of the file (another fixture could hand it on).
+    bool used = false;
+    for (const auto* group : {&after.tests, &after.helpers})
+      for (const auto& u : *group) {
+        if (&u == fixture) continue;
+        const auto ps = python_parameters(lines, u.line);
+        if (std::find(ps.begin(), ps.end(), fixture->name) == ps.end()) continue;
+        if (group == &after.helpers || !new_test(u)) return false;
+        used = true;
+      }
+    // usefixtures("name") or a conftest would reach it from elsewhere.
+    if (contains(*f.after, "usefixtures") || basename(f.path) == "conftest.py") return false;
+    return used;
+  }
+  if (!new_test(*unit)) return false;
+  const int last = std::min(unit->end_line, static_cast<int>(lines.size()) - 1);
+  for (int k = unit->line; k <= last; ++k)
+    if (contains(line_at(k), "reload(") || contains(line_at(k), "sys.modules") || contains(line_at(k), "importlib")) return false;
+  if (decorator) return std::regex_search(strip_spaces(text), std::regex(R"(^@(?:\w+\.)*patch(?:\.object|\.dict|\.multiple)?\()"));
+  if (std::regex_search(text, std::regex(R"(^\s*(?:async\s+)?with\b.*\bpatch(?:\.object|\.dict|\.multiple)?\s*\()"))) return true;
+  // `stack.enter_context(patch...(...))` on a `with ExitStack() as stack:` of the test.
+  static const std::regex entered(R"(^\s*(\w+)\s*\.\s*enter_context\s*\(\s*(?:\w+\.)*patch(?:\.object|\.dict|\.multiple)?\s*\()");
+  if (std::regex_search(text, fm, entered)) {
+    const std::regex stack(R"(^\s*(?:async\s+)?with\b.*ExitStack\s*\(\s*\)\s+as\s+)" + fm[1].str() + R"(\b)");
+    for (int k = unit->line; k < line; ++k)
+      if (std::regex_search(line_at(k), stack) && indent_of(line_at(k)) < indent_of(text)) return true;
+    return false;
+  }
+  // The fixture undoes its changes at teardown; it must be a plain parameter of the test.
   if (std::regex_search(text, fm, fixture_call)) {
-    const std::string signature = strip_spaces(lines[static_cast<std::size_t>(unit->line)]);
-    return has_word(signature, fm[1].str());
+    const auto params = python_parameters(lines, unit->line);
+    return std::find(params.begin(), params.end(), fm[1].str()) != params.end();
+  }
+  const std::size_t body_indent = [&] {
+    for (int k = unit->line + 1; k <= last; ++k)
+      if (!trim(line_at(k)).empty() && indent_of(line_at(k)) > indent_of(line_at(unit->line))) return indent_of(line_at(k));
+    return std::string::npos;
+  }();
+  const std::size_t my_indent = indent_of(text);
+  if (body_indent == std::string::npos || my_indent < body_indent) return false;
+  // `p = patch.object(...)` ... `p.start()` with `self.addCleanup(p.stop)` right beside the start.
+  static const std::regex patcher(R"(^\s*(\w+)\s*=\s*(?:\w+\.)*patch(?:\.object|\.dict|\.multiple)?\s*\()");
+  if (std::regex_search(text, fm, patcher)) {
+    if (my_indent != body_indent) return false;
+    const std::string p = fm[1].str();
+    std::vector<int> statements;  // the test's own statements, in order
+    for (int k = unit->line + 1; k <= last; ++k)
+      if (!trim(line_at(k)).empty() && indent_of(line_at(k)) == body_indent) statements.push_back(k);
+    for (std::size_t i = 0; i < statements.size(); ++i) {
+      const std::string fl = strip_spaces(line_at(statements[i]));
+      if (fl != p + ".start()" && !starts_with(fl, "self.addCleanup(" + p + ".stop)")) continue;
+      // The start and the cleanup as neighbours (either order), or both on one line.
+      const auto cleanup_at = [&](std::size_t j) {
+        return j < statements.size() && (starts_with(strip_spaces(line_at(statements[j])), "self.addCleanup(" + p + ".stop)") ||
+                                         strip_spaces(line_at(statements[j])) == "self.addCleanup(patch.stopall)");
+      };
+      if (fl == p + ".start()") return cleanup_at(i + 1) || (i > 0 && cleanup_at(i - 1));
+      return i + 1 < statements.size() && strip_spaces(line_at(statements[i + 1])) == p + ".start()";
+    }
+    return false;
   }
   // An assignment at the test's own level (or directly in a `try:` there; not in a nested function
-  // or loop), its original saved first and put back in a `finally:` at the test's level after it, or
-  // by self.addCleanup(setattr, ...).
+  // or loop), its exact original saved first and put back in a `finally:` at the test's level after
+  // it, or by self.addCleanup(setattr, ...).
   if (t.name.empty() || t.object.empty()) return false;
   const std::string target = t.object + "." + t.name;
   const std::string flat = strip_spaces(text);
-  if (flat.compare(0, target.size(), target) != 0 || flat.find('=') == std::string::npos) return false;
-  const auto line_at = [&](int k) -> const std::string& { return lines[static_cast<std::size_t>(k)]; };
-  const int last = std::min(unit->end_line, static_cast<int>(lines.size()) - 1);
-  std::size_t body_indent = std::string::npos;
-  for (int k = unit->line + 1; k <= last && body_indent == std::string::npos; ++k)
-    if (!trim(line_at(k)).empty() && indent_of(line_at(k)) > indent_of(line_at(unit->line))) body_indent = indent_of(line_at(k));
-  const std::size_t my_indent = indent_of(text);
-  if (body_indent == std::string::npos || my_indent < body_indent) return false;
-  // The names the original is saved in (`saved = Calc.OFFSET`, `Calc.OFFSET, saved = 0, Calc.OFFSET`)
-  // at or before the line, and never bound to anything else in the test.
+  // The names the original is saved in (`saved = Calc.OFFSET`, `Calc.OFFSET, saved = 0, Calc.OFFSET`,
+  // `saved = getattr(Calc, "OFFSET")`) at or before the line, and never bound to anything else in the test.
+  const auto is_target = [&](const std::string& v) {
+    return v == target || v == "getattr(" + t.object + ",\"" + t.name + "\")" || v == "getattr(" + t.object + ",'" + t.name + "')";
+  };
   std::set<std::string> saved, rebound;
   static const std::regex binding(R"(^([\w,().]+?)=([^=].*)$)");
+  static const std::regex other_binding(R"(^(\w+)(?:[-+*/%&|^@]|//|\*\*|>>|<<)=|\b(?:for|as)\s+(\w+)|(\w+)\s*:=|\bdel\s+(\w+))");
   for (int k = unit->line + 1; k <= last; ++k) {
     std::smatch sm;
     const std::string fl = strip_spaces(line_at(k));
+    for (std::sregex_iterator it(line_at(k).begin(), line_at(k).end(), other_binding), e; it != e; ++it)
+      for (int g = 1; g <= 4; ++g)
+        if ((*it)[g].matched) rebound.insert((*it)[g].str());
+    if (std::smatch om; std::regex_search(fl, om, other_binding) && om[1].matched) rebound.insert(om[1].str());
     if (!std::regex_match(fl, sm, binding)) continue;
-    const bool saves = k <= line && contains(sm[2].str(), target);
-    for (auto name : split_top(sm[1].str(), {","})) {
-      std::erase_if(name, [](char c) { return c == '(' || c == ')'; });
+    auto left = split_top(sm[1].str(), {","}), right = split_top(sm[2].str(), {","});
+    const auto bare = [](std::string x) {
+      std::erase_if(x, [](char c) { return c == '(' || c == ')'; });
+      return x;
+    };
+    for (std::size_t i = 0; i < left.size(); ++i) {
+      const std::string name = bare(left[i]);
       if (name.empty() || !std::all_of(name.begin(), name.end(), ident_char)) continue;
-      (saves ? saved : rebound).insert(name);
+      const bool exact = k <= line && (left.size() == 1 ? is_target(bare(sm[2].str())) : i < right.size() && is_target(bare(right[i])));
+      if (exact && !saved.count(name)) saved.insert(name);
+      else rebound.insert(name);
     }
   }
   for (const auto& r : rebound) saved.erase(r);
   if (saved.empty()) return false;
+  const auto restores = [&](const std::string& fl) {
+    for (const auto& v : saved) {
+      if (fl == target + "=" + v) return true;
+      for (const char* q : {"\"", "'"})
+        if (fl == "setattr(" + t.object + "," + q + t.name + q + "," + v + ")") return true;
+    }
+    return false;
+  };
   // Putting the saved original back is no stand-in.
-  if (std::any_of(saved.begin(), saved.end(), [&](const std::string& v) { return flat == target + "=" + v; })) return true;
+  if (restores(flat)) return true;
+  if (flat.compare(0, target.size(), target) != 0 || flat.find('=') == std::string::npos) return false;
   const auto cleanup = [&](const std::string& fl) {
     for (const auto& v : saved)
       for (const char* q : {"\"", "'"})
@@ -852,8 +1076,7 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
       else if (!in_try || !(starts_with(fl, "except") || fl == "else:")) return false;
       continue;
     }
-    if (in_finally && std::any_of(saved.begin(), saved.end(), [&](const std::string& v) { return fl == target + "=" + v; }))
-      return true;
+    if (in_finally && restores(fl)) return true;
   }
   return false;
 }
@@ -1005,7 +1228,7 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
       }
       for (const auto& t : ts) {
         std::string why;
-        if (lang == Lang::python && temp_location_value(l, t.name)) continue;
+        if (lang == Lang::python && (temp_location_value(l, t.name) || cache_reset(l, t.name))) continue;
         if (t.local_closure &&
             (!called_bare_before(f.before, t.name) || (!t.param && local_value_calls_real(*f.after, n, t.name, lang))))
           continue;
@@ -1024,12 +1247,12 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
           const bool bound = !t.module.empty() || imported.count(head);
           if (!bound) continue;
           // `from calc import add` then `def add`: the target is calc.add itself.
-          if (t.object == t.name && t.module.empty()) {
+          if (t.object == t.name && t.module.empty() && !t.mutation) {
             auto it = imported.find(t.name);
             if (lang == Lang::python && (it->second.size() <= t.name.size() ||
                                          it->second.compare(it->second.size() - t.name.size() - 1, std::string::npos, "." + t.name) != 0))
               continue;  // `import calc` then `calc = ...`: rebinding the module name is not this case
-            if (lang == Lang::python &&
+            if (lang == Lang::python && !t.mutation &&
                 python_local_binding_harmless(*f.after, n, t.name, it->second.substr(0, it->second.size() - t.name.size() - 1), imported))
               continue;
           }
@@ -1054,15 +1277,22 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
           const std::string p = js_project_module(f.path, module);
           project = !p.empty() && (prod->modules.count(p) || prod->modules.count(p + "/index") || options.project_files.empty());
         }
-        const std::string shown = (t.object.empty() ? module : t.object) + (t.name.empty() ? "" : (module.empty() && t.object.empty() ? "" : ".") + t.name);
+        const std::string shown = t.mutation ? t.name
+                                             : (t.object.empty() ? module : t.object) +
+                                                   (t.name.empty() ? "" : (module.empty() && t.object.empty() ? "" : ".") + t.name);
         // A module that is neither the project's nor a test's: a third-party or standard one.
         const bool external_module = !module.empty() && !project && !test_module && (lang == Lang::python || is_js(lang));
-        const std::string owner = t.object.substr(t.object.rfind('.') == std::string::npos ? 0 : t.object.rfind('.') + 1);
+        // The class the attribute is looked up on: `Calc`, `calc.Calc`, "calc.Calc.offset", an alias (`import Calc as C`).
+        const std::string& holder = t.object.empty() ? t.module : t.object;
+        std::string owner = holder.substr(holder.rfind('.') == std::string::npos ? 0 : holder.rfind('.') + 1);
+        if (std::smatch am; lang == Lang::python && !owner.empty() &&
+                            std::regex_search(*f.after, am, std::regex(R"(\b(\w+)\s+as\s+)" + owner + R"(\b)")))
+          owner = am[1].str();
         if (!t.name.empty() && prod->defined.count(t.name) && !external_looking(t.name) && !pacing_only(t.name) && !external_module &&
             !(prod->unread_constants.count(t.name) && !read_in_project(t.name))) {
           why = t.name + " is defined in the production code this change or the patch touches";
-        } else if (lang == Lang::python && !t.name.empty() && !owner.empty() && prod->class_attributes.count(owner + "." + t.name) &&
-                   !external_looking(t.name) && !external_module) {
+        } else if (lang == Lang::python && !t.name.empty() && !owner.empty() && !external_looking(t.name) && !external_module &&
+                   !dependency_looking(t.name) && prod->classes->read_attribute(owner, t.name)) {
           why = owner + "." + t.name + " is a class attribute the production code this change or the patch touches reads";
         } else if (project && t.name.empty()) {
           // A whole project module mocked: the test's own imports from it are replaced.
