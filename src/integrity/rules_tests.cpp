@@ -60,7 +60,7 @@ bool type_attribute(std::string_view operand) {
 /// into a few classes; comparing the class checks a range of values, not the value.
 bool folded(std::string_view operand) {
   while (starts_with(operand, "(") && ends_with(operand, ")")) operand = operand.substr(1, operand.size() - 2);
-  static const std::regex fold(R"((?:%|//|>>>?|&)\s*(?:-?[0-9][\w.]*|int\s*\(\s*-?[0-9]+\s*\))\s*$)");
+  static const std::regex fold(R"((?:%|//|>>>?|&)\s*~?\s*(?:-?[0-9][\w.]*|int\s*\(\s*-?[0-9]+\s*\))\s*$)");
   int depth = 0;
   for (char c : operand) depth += c == '(' || c == '[' ? 1 : c == ')' || c == ']' ? -1 : 0;
   return depth == 0 && std::regex_search(std::string(operand), fold);

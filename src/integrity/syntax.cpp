@@ -350,19 +350,26 @@ bool size_expression(const std::string& operand) {
 }
 
 /// A many-to-one view of a value: its sign, bit width or bit count, memory size, a rounding to tens
-/// or more (`round(x, -1)`), a truncating division by a literal (`int(x / 10)`, `Math.floor(x / 10)`,
-/// and in Go, C/C++, Java, Kotlin and Rust plain `got/10`, where `/` truncates integers). Comparing it
-/// checks a range of values, not the value (scored as a range check, like a size).
-bool coarse_expression(const std::string& operand, Lang lang) {
+/// or more (`round(x, -1)`), a clamp to a literal (`min(x, 4)`), a quotient (`divmod(x, 10)[0]`), a
+/// truncation of a scaled value (`int(x / 10)`, `round(x / 10)`, `int(x * 0.1)`, `Math.floor(x / 10)`,
+/// `(int) (x / 10.0)`, `parseInt(x / 10)`, `(x / 10) | 0`, `math.floor(math.log10(x))`), and in Go,
+/// C/C++, Java, Kotlin and Rust a plain `got/10` (or `got/10*10`), where `/` truncates integers unless
+/// the check compares with a decimal (`float_context`: `Sum(xs)/2 != 3.5`). Comparing it checks a
+/// range of values, not the value (scored as a range check, like a size).
+bool coarse_expression(const std::string& operand, Lang lang, bool float_context) {
   std::string o = strip_spaces(operand);
   while (wrapped_in_parens(o)) o = o.substr(1, o.size() - 2);
   if (o.empty()) return false;
+  // A sign of a difference is an exact comparison (`a.subtract(b).signum() == 0`, `Integer.signum(a - b)`).
+  const auto difference = [](std::string_view e) {
+    return contains(e, ".subtract(") || contains(e, ".minus(") || contains(e, ".compareTo(") || split_top(e, {"-"}).size() > 1;
+  };
   static constexpr std::string_view kMethods[] = {".bit_length()", ".bit_count()", ".__sizeof__()", ".signum()",
                                                   ".Sign()", ".BitLen()", ".bitLength()", ".bitCount()", ".count_ones()",
                                                   ".count_zeros()", ".leading_zeros()", ".trailing_zeros()", ".is_positive()",
                                                   ".is_negative()", ".countOneBits()", ".countLeadingZeroBits()"};
   for (auto m : kMethods)
-    if (ends_with(o, m)) return true;
+    if (ends_with(o, m)) return !((m == ".signum()" || m == ".Sign()") && difference(o.substr(0, o.size() - m.size())));
   static constexpr std::string_view kFunctions[] = {
       "sys.getsizeof(", "getsizeof(", "Integer.signum(", "Long.signum(", "Math.signum(", "Math.sign(", "np.sign(",
       "numpy.sign(", "math.copysign(1,", "math.copysign(1.0,", "Integer.bitCount(", "Long.bitCount(",
@@ -372,36 +379,70 @@ bool coarse_expression(const std::string& operand, Lang lang) {
       "bits.OnesCount32(", "bits.OnesCount64(", "bits.LeadingZeros(", "bits.LeadingZeros32(", "bits.LeadingZeros64(",
       "bits.TrailingZeros(", "bits.TrailingZeros32(", "bits.TrailingZeros64(", "math.Signbit(", "std::signbit(",
       "signbit(", "std::popcount(", "std::bit_width(", "std::countl_zero(", "std::countr_zero(", "__builtin_popcount(",
-      "__builtin_clz(", "__builtin_ctz(", "sizeof("};
+      "__builtin_clz(", "__builtin_ctz(", "sizeof(", "divmod("};
   for (auto f : kFunctions)
-    if (starts_with(o, f) && ends_with(o, ")")) return true;
+    if (starts_with(o, f) && (ends_with(o, ")") || ends_with(o, "]"))) {
+      const std::string_view inner = std::string_view(o).substr(f.size());
+      return !(contains(f, "sign") && difference(inner.substr(0, inner.rfind(')'))));
+    }
   // round(x, -1): to tens or coarser.
   static const std::regex to_tens(R"(^(?:round|builtins\.round)\(.*,(?:ndigits=)?-[1-9][0-9]*\)$)");
   if (std::regex_match(o, to_tens)) return true;
-  // A truncating division by a literal number (not by 1).
-  static const std::regex divided(R"(^(?:int|math\.floor|math\.trunc|math\.ceil|Math\.floor|Math\.trunc|Math\.ceil|Math\.round|Math\.floorDiv|floor|trunc)\((.*)\)$)");
-  static const std::regex by_literal(R"(/\s*\(?\s*([0-9][0-9_]*(?:\.[0-9]*)?)\s*\)?[uUlLfF]*$)");
+  // min(x, 4), Math.max(x, 0), std::clamp(x, 0, 9): a clamp to a literal bound.
+  static const std::regex clamp(R"(^(?:min|max|Math\.min|Math\.max|std::min|std::max|std::clamp|clamp|math\.Min|math\.Max|Integer\.min|Integer\.max)\((.*)\)$)");
   std::smatch m;
-  const auto by_number = [&](const std::string& e) {
-    std::smatch d;
-    if (!std::regex_search(e, d, by_literal)) return false;
-    std::string digits = d[1].str();
-    std::erase(digits, '_');
-    return digits.find_first_not_of("0.") != std::string::npos && digits != "1" && digits != "1." && digits != "1.0";
+  if (std::regex_match(o, m, clamp)) {
+    const auto args = split_top(m[1].str(), {","});
+    if (args.size() >= 2 && std::any_of(args.begin(), args.end(), [](const std::string& x) { return is_literal(x); })) return true;
+  }
+  // Depth-0 scan: a division by an integer literal (not 1), a product with a fraction (`* 0.1`), or a
+  // logarithm or root: what a truncation makes lossy.
+  const auto integer_division = [](std::string_view e, bool decimals_too) {
+    int depth = 0;
+    for (std::size_t i = 0; i < e.size(); ++i) {
+      const char c = e[i];
+      if (c == '(' || c == '[' || c == '{') ++depth;
+      else if (c == ')' || c == ']' || c == '}') --depth;
+      else if (c == '/' && depth == 0 && i + 1 < e.size() && e[i + 1] != '/' && e[i + 1] != '=') {
+        std::size_t j = i + 1;
+        while (j < e.size() && e[j] == '(') ++j;
+        std::size_t k = j;
+        while (k < e.size() && (std::isdigit(static_cast<unsigned char>(e[k])) || e[k] == '_')) ++k;
+        if (k == j) continue;
+        const bool decimal = k < e.size() && e[k] == '.';
+        std::string digits(e.substr(j, k - j));
+        std::erase(digits, '_');
+        if (digits.find_first_not_of('0') == std::string::npos || digits == "1") continue;
+        if (!decimal || decimals_too) return true;
+      }
+    }
+    return false;
   };
-  if (std::regex_match(o, m, divided)) {
+  const auto lossy = [&](std::string_view e) {
+    while (wrapped_in_parens(e)) e = e.substr(1, e.size() - 2);
+    static const std::regex fraction(R"(\*\(?0?\.[0-9]+|\*\(?[0-9]+[eE]-[0-9]+)");
+    static const std::regex root(R"(\b(?:math\.|Math\.|std::)?(?:log|log10|log2|log1p|sqrt|cbrt|Log|Log10|Log2|Sqrt|Cbrt)\()");
+    const std::string s(e);
+    return integer_division(e, true) || std::regex_search(s, fraction) || std::regex_search(s, root);
+  };
+  // A truncating wrapper: int(...), math.floor(...), round(x) without digits, parseInt, Go/Rust
+  // integer conversions, a C-style cast.
+  static const std::regex wrapper(
+      R"(^(?:int|round|math\.floor|math\.trunc|math\.ceil|Math\.floor|Math\.trunc|Math\.ceil|Math\.round|Math\.floorDiv|floor|trunc|ceil|std::floor|std::trunc|std::ceil|std::lround|std::round|parseInt|Number\.parseInt|int8|int16|int32|int64|uint|uint8|uint16|uint32|uint64|math\.Floor|math\.Trunc|math\.Ceil|math\.Round|static_cast<(?:int|long|short|unsigned|std::u?int\d+_t)[^>]*>)\((.*)\)$)");
+  if (std::regex_match(o, m, wrapper)) {
     const std::string inner = m[1].str();
-    if (contains(inner, "/") && split_top(inner, {","}).size() == 1 && by_number(inner)) return true;
+    if (split_top(inner, {","}).size() == 1 && lossy(inner)) return true;
     if (starts_with(o, "Math.floorDiv(")) return true;
   }
+  static const std::regex cast(R"(^\((?:int|long|short|byte|char|unsigned|int\d+_t|uint\d+_t|size_t|Int|Long)\)(.+)$)");
+  if (std::regex_match(o, m, cast) && (lossy(m[1].str()) || coarse_expression(m[1].str(), lang, true))) return true;
+  static const std::regex as_cast(R"(^(.+)as(?:i|u)(?:8|16|32|64|128|size)$)");
+  if (lang == Lang::rust && std::regex_match(o, m, as_cast) && lossy(m[1].str())) return true;
+  // JavaScript truncations: `(x / 10) | 0`, `~~(x / 10)`, `(x / 10) >> 0`.
+  static const std::regex js_trunc(R"(^(?:~~(.+)|(.+)(?:\|0|>>0|>>>0))$)");
+  if (is_js(lang) && std::regex_match(o, m, js_trunc) && lossy(m[1].matched ? m[1].str() : m[2].str())) return true;
   const bool truncating = lang == Lang::go || lang == Lang::cpp || lang == Lang::java || lang == Lang::kotlin || lang == Lang::rust;
-  if (truncating && split_top(o, {"+", "-", "*", "%", "&&", "||", "?", ":"}).size() == 1 && by_number(o)) {
-    // `got/10`, `Calc.add(2, 2) / 10`: the whole operand is one division (a float literal divides exactly).
-    std::smatch d;
-    std::regex_search(o, d, by_literal);
-    return d[1].str().find('.') == std::string::npos;
-  }
-  return false;
+  return truncating && !float_context && integer_division(o, false);
 }
 
 /// A literal that is always true (`1`, `"x"`, `True`, a non-empty literal tuple or list).
@@ -2147,7 +2188,20 @@ class Analyzer {
     a.inverted = a.inverted || inverted_depth_ > 0;
     // `len(got) == len(want)`, `expect(xs.length).toBe(3)`: only the sizes are compared.
     if (a.kind == Kind::eq && !a.operands.empty() &&
-        std::all_of(a.operands.begin(), a.operands.end(), [&](const std::string& o) { return size_expression(o) || coarse_expression(o, lang_); }))
+        std::all_of(a.operands.begin(), a.operands.end(), [&](const std::string& o) {
+          // A decimal in the check (`Sum(xs)/2 != 3.5`, `float64(`, `double`): its division is exact.
+          static const std::regex decimal(R"(\b[0-9]+\.[0-9]+|\bfloat(?:32|64)?\b|\bdouble\b|\bDouble\b|\bFloat\b)");
+          // The check's own text, and the condition of the `if` it sits in (Go: `if got/2 != 3.5 { t.Fatal(...) }`).
+          std::string context = s_.text(n).substr(0, 4096);
+          TSNode p = ts_node_parent(n);
+          for (int up = 0; up < 4 && !ts_node_is_null(p); ++up, p = ts_node_parent(p))
+            if (type(p) == "if_statement") {
+              TSNode cond = Syntax::field(p, "condition");
+              if (!ts_node_is_null(cond)) context += " " + s_.text(cond).substr(0, 4096);
+              break;
+            }
+          return size_expression(o) || coarse_expression(o, lang_, std::regex_search(context, decimal));
+        }))
       a.kind = Kind::range;
     if (ts_node_is_null(unit_node_)) return;
     swallowed_by(a, unit_swallow_);
