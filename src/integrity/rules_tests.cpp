@@ -373,12 +373,20 @@ namespace {
 /// `requireIntegration(t)` calling t.Skip), in the same file or in one the test file imports (its
 /// Go package's other test files), directly or through the file's other helpers: it is disabled
 /// like a skip written in its body, unless the old test reached the same helper.
-std::optional<IntegrityFinding> skip_through_helper(const RuleContext& c, const TestUnit& bt, const TestUnit& at, bool failing) {
-  // Other names a file binds to a helper: `nb = needs_backend`, `import needs_backend as nb`,
-  // Go `var online = requireBackend`, JS `const { withBackend: online } = require(...)`.
-  auto aliases = [](const std::optional<std::string>& text) {
+/// A file version read once for skip_through_helper: its lines and the other names it binds to
+/// helpers (`nb = needs_backend`, `import needs_backend as nb`, Go `var online = requireBackend`,
+/// JS `const { withBackend: online } = require(...)`).
+struct HelperNames {
+  std::vector<std::string> lines;
+  std::map<std::string, std::string> aliases;
+};
+
+HelperNames helper_names(const std::optional<std::string>& text) {
+  HelperNames h;
+  if (!text) return h;
+  for_each_capped_line(*text, [&](int, const std::string& l) { h.lines.push_back(l); });
+  h.aliases = [&] {
     std::map<std::string, std::string> out;
-    if (!text) return out;
     static const std::regex as(R"(\b(\w+)\s+as\s+(\w+))");
     static const std::regex assign(R"(^\s*(?:(?:const|let|var)\s+)?(\w+)\s*(?::=|=)\s*([A-Za-z_]\w*)\s*;?\s*$)");
     static const std::regex braces(R"(\{([^}]*)\}\s*=\s*(?:await\s+)?(?:require|import)\b|\bimport\s*\{([^}]*)\}\s*from)");
@@ -393,13 +401,23 @@ std::optional<IntegrityFinding> skip_through_helper(const RuleContext& c, const 
       }
     });
     return out;
-  };
+  }();
+  return h;
+}
+
+/// Can any helper of the file, or of the modules it reaches, skip? (Else no test can reach one.)
+bool any_skip_helper(const RuleContext& c) {
+  return (c.skip_helpers && !c.skip_helpers->empty()) ||
+         std::any_of(c.after.helpers.begin(), c.after.helpers.end(), [](const TestUnit& h) { return !h.markers.empty(); });
+}
+
+std::optional<IntegrityFinding> skip_through_helper(const RuleContext& c, const TestUnit& bt, const TestUnit& at, bool failing,
+                                                    const HelperNames& names_now, const HelperNames& names_then) {
   // Python: what a test reaches besides its calls: its fixtures (parameters, usefixtures) and decorators.
-  auto fixtures = [&](const TestUnit& t, const std::optional<std::string>& text) {
+  auto fixtures = [&](const TestUnit& t, const HelperNames& hn) {
     std::set<std::string> names;
-    if (!text || c.lang != Lang::python || t.line <= 0) return names;
-    std::vector<std::string> lines;
-    for_each_capped_line(*text, [&](int, const std::string& l) { lines.push_back(l); });
+    if (c.lang != Lang::python || t.line <= 0) return names;
+    const std::vector<std::string>& lines = hn.lines;
     static const std::regex def(R"(\bdef\s+\w+\s*\(([^)]*)\))");
     static const std::regex param(R"((?:^|,)\s*\*{0,2}(\w+))");
     static const std::regex deco(R"(^\s*@\s*([\w.]+))");
@@ -425,11 +443,11 @@ std::optional<IntegrityFinding> skip_through_helper(const RuleContext& c, const 
     }
     return names;
   };
-  auto reached = [&](const TestUnit& t, const FileModel& m, const std::optional<std::string>& text) {
-    const auto alias = aliases(text);
+  auto reached = [&](const TestUnit& t, const FileModel& m, const HelperNames& hn) {
+    const auto& alias = hn.aliases;
     std::set<std::string> names;
     std::vector<std::string> todo(t.calls.begin(), t.calls.end());
-    for (const auto& f : fixtures(t, text)) todo.push_back(f);
+    for (const auto& f : fixtures(t, hn)) todo.push_back(f);
     while (!todo.empty()) {
       const std::string n = todo.back();
       todo.pop_back();
@@ -440,8 +458,8 @@ std::optional<IntegrityFinding> skip_through_helper(const RuleContext& c, const 
     }
     return names;
   };
-  const auto now = reached(at, c.after, c.file.after);
-  const auto then = reached(bt, c.before, c.file.before);
+  const auto now = reached(at, c.after, names_now);
+  const auto then = reached(bt, c.before, names_then);
   // A name reached only through a receiver (`RATES.get(...)`) is not the helper `get`.
   // Through a module or package the file imports (`support.needs_backend()`, `testutil.Require(t)`)
   // it is.
@@ -504,6 +522,9 @@ void compare_tests(const RuleContext& c, Findings& out, std::vector<GoneTest>& g
     else if (!platform_condition(m) || holds_failing || !c.after.file_markers_conditional)
       out.push_back({"skip_added", path, 0, "tests disabled: " + m});
   }
+  // The file's lines and helper aliases, read once and only when some helper can skip.
+  bool skip_names_read = false;
+  std::optional<std::pair<HelperNames, HelperNames>> skip_names;
   for (const auto& [name, bt] : b) {
     auto it = a.find(name);
     if (it == a.end()) {
@@ -530,7 +551,12 @@ void compare_tests(const RuleContext& c, Findings& out, std::vector<GoneTest>& g
       else
         out.push_back({"skip_added", path, at.line, "test " + name + " was disabled (" + m + ")"});
     }
-    if (auto f = skip_through_helper(c, *bt, at, failing)) out.push_back(*f);
+    if (!skip_names_read) {
+      skip_names_read = true;
+      if (any_skip_helper(c)) skip_names.emplace(helper_names(c.file.after), helper_names(c.file.before));
+    }
+    if (skip_names)
+      if (auto f = skip_through_helper(c, *bt, at, failing, skip_names->first, skip_names->second)) out.push_back(*f);
     if (at.focus && !bt->focus) out.push_back({"focus_added", path, at.line, "test " + name + " was focused (.only): the others stop running"});
     if (auto f = compare_checks(*bt, at, path)) {
       bool moved_to_helper = false;
