@@ -471,6 +471,7 @@ struct JvmAnnotations {
   struct ClassDecl {
     std::string mods;
     std::vector<std::string> supers;  ///< as written, generics and constructor arguments removed
+    std::vector<std::string> registered;  ///< types of its `@RegisterExtension` fields
     const JvmNames* names = nullptr;
   };
   std::multimap<std::string, ClassDecl> classes;
@@ -520,12 +521,24 @@ struct JvmAnnotations {
       by_simple[simple].push_back(q);
     }
     static const std::regex class_decl(R"((?:^|[^:.\w@])(class|interface)\s+(\w+)\b([^{;=]*))");
-    for (std::sregex_iterator it(head.begin(), head.end(), class_decl), e; it != e; ++it) {
+    static const std::regex registered(R"(@\s*RegisterExtension\b[^;=]*?\b([A-Z]\w*)(?:<[^>]*>)?\s+\w+\s*[=;])");
+    std::vector<std::pair<std::size_t, std::size_t>> spans;  // each declaration: header start, body start
+    for (std::sregex_iterator it(head.begin(), head.end(), class_decl), e; it != e; ++it)
+      spans.emplace_back(static_cast<std::size_t>(it->position(1)), static_cast<std::size_t>(it->position() + it->length()));
+    std::size_t index = 0;
+    for (std::sregex_iterator it(head.begin(), head.end(), class_decl), e; it != e; ++it, ++index) {
       ClassDecl c;
       c.names = &n;
       c.supers = supertypes((*it)[3].str());
       c.mods = std::regex_replace(annotations_before(head, static_cast<std::size_t>(it->position(1))), comment, " ");
-      if (c.supers.empty() && !contains(c.mods, "@")) continue;
+      // Its body, up to the next declaration: the extension fields it registers.
+      const std::size_t from = spans[index].second;
+      const std::size_t to = index + 1 < spans.size() ? spans[index + 1].first : head.size();
+      if (to > from && contains(std::string_view(head).substr(from, to - from), "RegisterExtension")) {
+        const std::string body = head.substr(from, to - from);
+        for (std::sregex_iterator r(body.begin(), body.end(), registered), re; r != re; ++r) c.registered.push_back((*r)[1].str());
+      }
+      if (c.supers.empty() && c.registered.empty() && !contains(c.mods, "@")) continue;
       const std::string simple = (*it)[2].str();
       const std::string q = n.package.empty() ? simple : n.package + "." + simple;
       classes.emplace(q, std::move(c));
@@ -541,6 +554,14 @@ struct JvmAnnotations {
       auto [b, e] = classes.equal_range(r);
       for (auto it = b; it != e; ++it) {
         if (auto c = condition_in(it->second.mods)) return *c + " on " + r;
+        for (const auto& t : it->second.registered)
+          if (is_condition(t)) return "@RegisterExtension " + t + ", an ExecutionCondition, in " + r;
+        // A composed annotation on it that carries the condition (`@RequiresDocker`).
+        static const std::regex use_re(R"(@\s*([A-Za-z_][\w.]*))");
+        const std::string& mods = it->second.mods;
+        for (std::sregex_iterator u(mods.begin(), mods.end(), use_re), ue; u != ue; ++u)
+          for (const auto& a : resolve((*u)[1].str(), *it->second.names))
+            if (auto d = disabling.find(a); d != disabling.end()) return d->second + " (through @" + a + ") on " + r;
         for (const auto& sup : it->second.supers)
           if (auto w = inherited_condition(sup, *it->second.names, depth + 1)) return w;
       }
@@ -594,6 +615,24 @@ struct JvmAnnotations {
   /// The skip a resolved name carries: the project's types through their annotations, other names
   /// (JUnit's own) by their spelling.
   /// `@ExtendWith(X.class)` / `@ExtendWith(X::class)` in `text` with X one of the project's conditions.
+  /// A project class that implements ExecutionCondition, directly or through its superclasses
+  /// (`class DockerCondition extends EnvCondition`, `abstract class EnvCondition implements
+  /// ExecutionCondition`), by simple name, at most 8 levels up.
+  bool is_condition(const std::string& simple, int depth = 0) const {
+    if (conditions.count(simple)) return true;
+    if (depth > 8) return false;
+    auto it = classes_by_simple.find(simple);
+    if (it == classes_by_simple.end()) return false;
+    for (const auto& q : it->second) {
+      auto [b, e] = classes.equal_range(q);
+      for (auto c = b; c != e; ++c)
+        for (const auto& sup : c->second.supers)
+          if (const std::string s = sup.substr(sup.rfind('.') == std::string::npos ? 0 : sup.rfind('.') + 1); s != simple && is_condition(s, depth + 1))
+            return true;
+    }
+    return false;
+  }
+
   std::optional<std::string> condition_in(const std::string& text) const {
     if (conditions.empty() || !contains(text, "ExtendWith")) return std::nullopt;
     static const std::regex ext(R"(ExtendWith\s*\(([^)]*)\))");
@@ -601,7 +640,7 @@ struct JvmAnnotations {
     for (std::sregex_iterator it(text.begin(), text.end(), ext), e; it != e; ++it) {
       const std::string args = (*it)[1].str();
       for (std::sregex_iterator c(args.begin(), args.end(), cls), ce; c != ce; ++c)
-        if (conditions.count((*c)[1].str())) return "@ExtendWith(" + (*c)[1].str() + "), an ExecutionCondition";
+        if (is_condition((*c)[1].str())) return "@ExtendWith(" + (*c)[1].str() + "), an ExecutionCondition";
     }
     return std::nullopt;
   }
@@ -645,13 +684,14 @@ struct JvmAnnotations {
 /// through options.read_head_file: files named like a wanted type first, then test sources, then the
 /// rest (at most 2,000 files and 32 MiB); the patch's own files are not read from the head.
 std::vector<std::string> head_annotation_sources(const std::vector<FileVersions>& files, const IntegrityOptions& options,
-                                                 const std::set<std::string>& wanted) {
+                                                 const std::set<std::string>& wanted, bool classes_too) {
   std::vector<std::string> out;
   if (!options.read_head_file || options.project_files.empty()) return out;
   std::set<std::string> patched;
   for (const auto& f : files) patched.insert(f.path);
   auto jvm = [](const std::string& path) { return ends_with(path, ".java") || ends_with(path, ".kt"); };
   std::vector<std::string> order;
+  std::set<std::string> named_files;
   for (int pass = 0; pass < 3; ++pass)
     for (const auto& path : options.project_files) {
       if (!jvm(path) || patched.count(path)) continue;
@@ -659,14 +699,18 @@ std::vector<std::string> head_annotation_sources(const std::vector<FileVersions>
       const bool named = wanted.count(base.substr(0, base.rfind('.'))) > 0;
       if ((pass == 0 && named) || (pass == 1 && !named && is_test_path(path)) || (pass == 2 && !named && !is_test_path(path)))
         order.push_back(path);
+      if (pass == 0 && named) named_files.insert(path);
     }
   std::size_t bytes = 0;
   for (std::size_t i = 0; i < order.size() && i < 2000 && bytes < (std::size_t{32} << 20); ++i) {
     auto text = options.read_head_file(order[i]);
     if (!text) continue;
     bytes += text->size();
+    // With a class's supertypes changed, every class: a condition may sit several supertypes up.
     if (contains(*text, "interface") || contains(*text, "annotation class") || contains(*text, "typealias") ||
-        contains(*text, "ExecutionCondition") || contains(*text, "ExtendWith"))
+        contains(*text, "ExecutionCondition") || contains(*text, "ExtendWith") || contains(*text, "RegisterExtension") ||
+        (classes_too && (named_files.count(order[i]) || contains(*text, "extends") || contains(*text, "implements") ||
+                         contains(*text, " : "))))
       out.push_back(std::move(*text));
   }
   return out;
@@ -678,8 +722,28 @@ std::vector<std::string> head_annotation_sources(const std::vector<FileVersions>
 /// nested in a class or not, declared by the patch or anywhere in the project at the head: JUnit
 /// reads meta-annotations, so a test the patch annotates with it is disabled; so is every test
 /// annotated with a type whose declaration the patch makes carry a skip.
-/// A class or interface declaration line: its name and what follows (supertypes).
-const std::regex kClassLine(R"((?:^|[^:.\w@])(?:class|interface)\s+(\w+)\b([^{;=]*))");
+/// The class and interface declarations of a file: name, what follows up to the body (supertypes,
+/// over several lines too) and the lines the header spans.
+struct ClassHeader {
+  std::string name, rest;
+  int first = 0, last = 0;
+};
+
+std::vector<ClassHeader> class_headers(const std::string& text) {
+  std::vector<ClassHeader> out;
+  const std::string head = text.substr(0, std::size_t{1} << 20);
+  static const std::regex class_decl(R"((?:^|[^:.\w@])(?:class|interface)\s+(\w+)\b([^{;=]*))");
+  std::size_t counted = 0;
+  int line = 1;
+  for (std::sregex_iterator it(head.begin(), head.end(), class_decl), e; it != e; ++it) {
+    const auto at = static_cast<std::size_t>(it->position(1));
+    line += static_cast<int>(std::count(head.begin() + static_cast<std::ptrdiff_t>(counted), head.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+    counted = at;
+    const std::string rest = (*it)[2].str();
+    out.push_back({(*it)[1].str(), rest, line, line + static_cast<int>(std::count(rest.begin(), rest.end(), '\n'))});
+  }
+  return out;
+}
 
 void jvm_meta_annotation_skips(const std::vector<FileVersions>& files, const IntegrityOptions& options, Findings& out) {
   static const std::regex use_re(R"((?:^|[\s(,])@\s*([A-Za-z_][\w.]*(?:\s*\.\s*\w+)*)\b(?!\s*(?:class|interface)\b))");
@@ -697,13 +761,24 @@ void jvm_meta_annotation_skips(const std::vector<FileVersions>& files, const Int
       }
       if (contains(l2, "interface") || contains(l2, "annotation class") || contains(l2, "typealias")) wanted.insert("");
       if (contains(l2, "ExtendWith")) wanted.insert("ExtendWith");
-      std::smatch cm;
-      if (std::regex_search(l2, cm, kClassLine))
-        for (const auto& sup : JvmAnnotations::supertypes(cm[2].str())) wanted.insert(sup.substr(sup.rfind('.') == std::string::npos ? 0 : sup.rfind('.') + 1));
+    }
+  }
+  // Class declarations whose header the patch touches (`class CalcTest extends DockerTestBase {`,
+  // over several lines too), by file.
+  std::map<std::string, std::vector<ClassHeader>> changed_headers;
+  for (const auto& f : files) {
+    const Lang l = lang_of(f.path);
+    if (!f.after || (l != Lang::java && l != Lang::kotlin)) continue;
+    std::set<int> added;
+    for (const auto& [n, line] : added_lines(f.before, f.after)) added.insert(n);
+    for (auto& h : class_headers(*f.after)) {
+      if (added.lower_bound(h.first) == added.end() || *added.lower_bound(h.first) > h.last) continue;
+      for (const auto& sup : JvmAnnotations::supertypes(h.rest)) wanted.insert(sup.substr(sup.rfind('.') == std::string::npos ? 0 : sup.rfind('.') + 1));
+      changed_headers[f.path].push_back(std::move(h));
     }
   }
   if (!any || wanted.empty()) return;
-  const std::vector<std::string> head = head_annotation_sources(files, options, wanted);
+  const std::vector<std::string> head = head_annotation_sources(files, options, wanted, !changed_headers.empty());
   auto build = [&](bool after) {
     JvmAnnotations a;
     for (const auto& t : head) a.add(t);
@@ -716,6 +791,36 @@ void jvm_meta_annotation_skips(const std::vector<FileVersions>& files, const Int
     return a;
   };
   const JvmAnnotations now = build(true);
+  // A class that newly extends or implements a type carrying such a condition (up its supertypes,
+  // through a composed annotation or a registered extension field): compared with the class's old
+  // declaration by the types the names resolve to. A class the patch adds runs only new tests,
+  // unless a failing test names it.
+  for (const auto& [path, headers] : changed_headers) {
+    const auto f = std::find_if(files.begin(), files.end(), [&](const FileVersions& x) { return x.path == path; });
+    const JvmNames names = jvm_names(*f->after);
+    const JvmNames old_names = f->before ? jvm_names(*f->before) : JvmNames{};
+    const std::vector<ClassHeader> old_headers = f->before ? class_headers(*f->before) : std::vector<ClassHeader>{};
+    for (const auto& h : headers) {
+      const auto old = std::find_if(old_headers.begin(), old_headers.end(), [&](const ClassHeader& o) { return o.name == h.name; });
+      if (old == old_headers.end() &&
+          !std::any_of(options.failing_tests.begin(), options.failing_tests.end(), [&](const std::string& id) { return has_word(id, h.name); }))
+        continue;
+      std::set<std::string> had;
+      if (old != old_headers.end())
+        for (const auto& sup : JvmAnnotations::supertypes(old->rest))
+          for (const auto& r : now.resolve(sup, old_names, true)) had.insert(r);
+      for (const auto& sup : JvmAnnotations::supertypes(h.rest)) {
+        const auto resolved = now.resolve(sup, names, true);
+        if (std::any_of(resolved.begin(), resolved.end(), [&](const std::string& r) { return had.count(r) > 0; })) continue;
+        if (auto cond = now.inherited_condition(sup, names)) {
+          out.push_back({"skip_added", path, h.first,
+                         "class " + h.name + " now extends or implements " + sup + ", which brings " + *cond +
+                             " (JUnit inherits @ExtendWith and registered extensions): it decides whether the tests run"});
+          return;
+        }
+      }
+    }
+  }
   for (const auto& f : files) {
     const Lang l = lang_of(f.path);
     if (!f.after || (l != Lang::java && l != Lang::kotlin)) continue;
@@ -728,26 +833,6 @@ void jvm_meta_annotation_skips(const std::vector<FileVersions>& files, const Int
         out.push_back({"skip_added", f.path, n,
                        "the patch adds " + *cond + " of the project: it decides whether the tests under it run"});
         return;
-      }
-      // A test class that newly extends or implements a type carrying such a condition.
-      std::smatch cm;
-      if (is_test_path(f.path) && std::regex_search(l2, cm, kClassLine)) {
-        std::set<std::string> had;
-        if (f.before) {
-          const std::regex same(R"((?:^|[^:.\w@])(?:class|interface)\s+)" + cm[1].str() + R"(\b([^{;=]*))");
-          std::smatch bm;
-          if (std::regex_search(*f.before, bm, same))
-            for (const auto& sup : JvmAnnotations::supertypes(bm[1].str())) had.insert(sup);
-        }
-        for (const auto& sup : JvmAnnotations::supertypes(cm[2].str())) {
-          if (had.count(sup)) continue;
-          if (auto cond = now.inherited_condition(sup, names)) {
-            out.push_back({"skip_added", f.path, n,
-                           "the test class now extends or implements " + sup + ", which brings " + *cond +
-                               " (JUnit inherits @ExtendWith): it decides whether the tests run"});
-            return;
-          }
-        }
       }
       for (std::sregex_iterator it(l2.begin(), l2.end(), use_re), e; it != e; ++it) {
         const std::string use = (*it)[1].str();
