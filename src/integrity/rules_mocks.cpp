@@ -1224,6 +1224,16 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
         // A local redefinition may have replaced the import itself: the before version's imports count.
         if (f.before)
           for (auto& [k, v] : imports(*f.before, lang)) imported.emplace(k, v);
+        // Python: a module imported at run time (`mod = __import__(name)`, `importlib.import_module("calc")`):
+        // its attributes are a module's, whichever module the name turns out to be.
+        if (lang == Lang::python) {
+          static const std::regex dynamic(
+              R"(^\s*(\w+)\s*=\s*(?:__import__|(?:importlib\s*\.\s*)?import_module)\s*\(\s*(?:['"]([\w.]+)['"])?)");
+          for_each_capped_line(*f.after, [&](int, const std::string& dl) {
+            std::smatch dm;
+            if (std::regex_search(dl, dm, dynamic)) imported.emplace(dm[1].str(), dm[2].matched ? dm[2].str() : "");
+          });
+        }
         imports_read = true;
       }
       for (const auto& t : ts) {
