@@ -2184,6 +2184,30 @@ class Analyzer {
     a.swallow_why = why;
   }
 
+  /// `const outcomes = await Promise.allSettled([...])` whose outcomes the test then fails on: a
+  /// rejected one rethrown (`if (o.status === 'rejected') throw o.reason`) or each asserted
+  /// fulfilled (`expect(o.status).toBe('fulfilled')`, `assert.equal(o.status, 'fulfilled')`).
+  bool settled_outcomes_checked(TSNode call) const {
+    if (ts_node_is_null(unit_node_)) return false;
+    TSNode up = ts_node_parent(call);
+    while (!ts_node_is_null(up) && (type(up) == "await_expression" || type(up) == "parenthesized_expression")) up = ts_node_parent(up);
+    if (ts_node_is_null(up) || type(up) != "variable_declarator") return false;
+    const std::string var = text(field(up, "name"));
+    if (var.empty()) return false;
+    // What the unit does after the declaration, compacted.
+    const std::string all = text(unit_node_);
+    const auto from = static_cast<std::size_t>(ts_node_end_byte(up) - ts_node_start_byte(unit_node_));
+    const std::string rest = all.substr(std::min(from, all.size()));
+    if (!has_word(rest, var)) return false;
+    const std::string after = strip_spaces(rest);
+    static const std::regex rethrown(R"(throw[\w$.\[\]]*\.reason\b)");
+    static const std::regex asserted(
+        R"((?:expect\([^;]*\.status\)\.(?:toBe|toEqual|toStrictEqual)\(['"]fulfilled['"]\)|assert\w*(?:\.\w+)*\([^;]*\.status,['"]fulfilled['"]\)))");
+    // The rethrow must be taken for the rejected ones: under `status === 'rejected'` / `!== 'fulfilled'`.
+    static const std::regex on_rejected(R"(\.status(?:===?['"]rejected['"]|!==?['"]fulfilled['"]))");
+    return (std::regex_search(after, rethrown) && std::regex_search(after, on_rejected)) || std::regex_search(after, asserted);
+  }
+
   void annotate(TSNode n, Assertion& a) const {
     a.inverted = a.inverted || inverted_depth_ > 0;
     // `len(got) == len(want)`, `expect(xs.length).toBe(3)`: only the sizes are compared.
@@ -2282,7 +2306,7 @@ class Analyzer {
         // Promise.allSettled([...]) settles rejected promises as values: a failing check inside
         // one of them does not fail the test.
         TSNode fn = field(p, "function");
-        if (!ts_node_is_null(fn) && ends_with(strip_spaces(text(fn)), "Promise.allSettled")) a.swallowed = true;
+        if (!ts_node_is_null(fn) && ends_with(strip_spaces(text(fn)), "Promise.allSettled") && !settled_outcomes_checked(p)) a.swallowed = true;
       } else if ((pt == "function_definition" || pt == "function_declaration" || pt == "arrow_function" ||
                   pt == "function_expression" || pt == "function" || pt == "func_literal" || pt == "generator_function_declaration") &&
                  !ts_node_eq(p, unit_node_)) {
