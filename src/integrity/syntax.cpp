@@ -2346,6 +2346,37 @@ class Analyzer {
     for (const auto& c : u.calls)
       if (defs_.functions.count(c)) local.insert(c);
     u.call_args = call_arguments(body, local);
+    // A helper handed to a map over a literal table whose results the test consumes
+    // (`list(ex.map(check, [(2, 2, 4), (1, 5, 6)]))`, `for r in pool.imap(check, rows)`: a lazy map
+    // left unread never raises), or `[[2, 2, 4], [1, 5, 6]].forEach(check)`, runs once per row, with the row.
+    for (const auto& f : local) {
+      if (u.call_args.count(f)) continue;
+      const std::string flat = strip_spaces(body);
+      std::vector<std::string> rows;
+      const std::regex consumed(R"((?:\b(?:list|tuple|set|frozenset|sorted|sum|all|any|dict)\s*\(\s*|\bfor\s+[\w\s,()]+?\s+in\s+))"
+                                R"((?:[\w.]+\s*\.\s*)?(?:map|starmap|imap|imap_unordered)\s*\(\s*)" + f + R"(\s*,)");
+      for (std::sregex_iterator it(body.begin(), body.end(), consumed), e; it != e && rows.empty(); ++it) {
+        const std::size_t map_open = static_cast<std::size_t>(it->position()) + it->str().rfind('(');  // map's own '('
+        const std::size_t close = closing_paren(body, map_open);
+        if (close >= body.size()) continue;
+        const auto args = split_top(std::string_view(body).substr(map_open + 1, close - map_open - 1), {","});
+        if (args.size() == 2)
+          if (auto t = literal_table(strip_spaces(args[1]))) rows = *t;
+      }
+      for (const std::string& tail : {".forEach(" + f + ")", ".map(" + f + ")"})
+        if (auto at = flat.find(tail); at != std::string::npos && rows.empty() && at > 0 && flat[at - 1] == ']') {
+          // The array literal right before: back to its matching '['.
+          int depth = 0;
+          for (std::size_t i = at; i-- > 0;) {
+            if (flat[i] == ']') ++depth;
+            else if (flat[i] == '[' && --depth == 0) {
+              if (auto t = literal_table(flat.substr(i, at - i))) rows = *t;
+              break;
+            }
+          }
+        }
+      for (const auto& row : rows) u.call_args[f].push_back({row});
+    }
     for (const auto& called : local)
       if (std::string why = helper_handed_off(s_, lang_, n, called, defs_.functions.find(called)->second, defs_, try_swallows());
           !why.empty())
