@@ -43,7 +43,7 @@ std::vector<std::string> name_words(std::string_view name) {
       if (!w.empty()) out.push_back(std::exchange(w, {}));
       continue;
     }
-    if (std::isupper(static_cast<unsigned char>(c)) && !w.empty() && std::islower(static_cast<unsigned char>(w.back())))
+    if (std::isupper(static_cast<unsigned char>(c)) && !w.empty() && std::islower(static_cast<unsigned char>(name[i - 1])))
       out.push_back(std::exchange(w, {}));
     w += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   }
@@ -59,21 +59,18 @@ bool dependency_looking(std::string_view name) {
   static constexpr std::string_view kWords[] = {"log",     "logger",  "logging",    "backend", "client", "session", "transport",
                                                 "mailer",  "smtp",    "connection", "conn",    "db",     "database", "storage",
                                                 "notifier", "gateway", "emitter",   "publisher", "bus",   "queue",   "executor"};
+  // The last word names what it is (`mail_backend`, `httpClient`; not `client_fee`).
   const auto words = name_words(name);
-  return std::any_of(words.begin(), words.end(),
-                     [](const std::string& w) { return std::find(std::begin(kWords), std::end(kWords), w) != std::end(kWords); });
+  return !words.empty() && std::find(std::begin(kWords), std::end(kWords), words.back()) != std::end(kWords);
 }
 
-/// A cache emptied for the test (`patch.object(Registry, "_cache", {})`, `calc._CACHE.clear()`,
-/// `monkeypatch.setattr(calc, "_memo", {})`): what the code computes is unchanged, only computed again.
-bool cache_reset(const std::string& line, const std::string& name) {
-  const auto words = name_words(name);
-  if (!std::any_of(words.begin(), words.end(), [](const std::string& w) { return w == "cache" || w == "memo" || w == "cached"; }))
-    return false;
+/// The line empties a container: `calc._CACHE.clear()`, `patch.object(Registry, "_cache", {})`,
+/// `monkeypatch.setattr(calc, "_registry", {})`, `calc._seen = set()`.
+bool emptied(const std::string& line) {
   const std::string flat = strip_spaces(line);
-  static const std::regex emptied(
-      R"(\.clear\(\)$|(?:,|=)(?:\{\}|\[\]|dict\(\)|set\(\)|(?:collections\.)?OrderedDict\(\)|(?:weakref\.)?Weak(?:Value|Key)Dictionary\(\))\)*(?:as\w+)?:?$)");
-  return std::regex_search(flat, emptied);
+  static const std::regex empty(
+      R"(\.clear\(\)$|(?:,|=)(?:\{\}|\[\]|dict\(\)|set\(\)|list\(\)|(?:collections\.)?OrderedDict\(\)|(?:weakref\.)?Weak(?:Value|Key)Dictionary\(\))\)*(?:as\w+)?:?$)");
+  return std::regex_search(flat, empty);
 }
 
 /// A pacing call's argument that is the delay itself, scaled or bounded (`RETRY_DELAY`,
@@ -167,6 +164,9 @@ struct Production {
   /// patch reads beyond defining them, in files with no computed name lookups (`globals()`,
   /// `getattr`): replacing one in a test changes nothing the test exercises.
   std::set<std::string> unread_constants;
+  /// Python module-level variables of any case (`_cache = {"offset": 1}`, `settings = {...}`): a
+  /// container the test changes in place is production state.
+  std::set<std::string> module_vars;
   /// Python class attributes of any case (`class Calc: offset = 1`, or of its bases) that production
   /// code reads (`self.offset`, `Calc.offset`): state the code under test reads.
   std::shared_ptr<struct PyClasses> classes;
@@ -267,7 +267,11 @@ Production production(const std::vector<FileVersions>& files, const IntegrityOpt
     if (is_test_path(f.path) || lang_of(f.path) == Lang::none) return;
     p.modules.insert(without_ext(f.path));
     if (f.after) add_definitions(*f.after, p.defined);
-    if (f.after && lang_of(f.path) == Lang::python) p.classes->add(*f.after);
+    if (f.after && lang_of(f.path) == Lang::python) {
+      p.classes->add(*f.after);
+      static const std::regex module_var(R"((?:^|\n)([A-Za-z_]\w*)\s*(?::[^=\n]+)?=[^=])");
+      for (std::sregex_iterator it(f.after->begin(), f.after->end(), module_var), e; it != e; ++it) p.module_vars.insert((*it)[1].str());
+    }
   };
   for (const auto& f : files) take(f);
   for (const auto& f : o.change_files) take(f);
@@ -702,21 +706,28 @@ std::vector<Target> targets(const std::string& raw, Lang lang, bool gmock) {
     // `del calc.RULES[0]`, monkeypatch.setitem(calc.SETTINGS, ...), patch.dict(calc.SETTINGS, ...) or
     // patch.dict("calc.SETTINGS", ...); and `SETTINGS["offset"] = 0` on a name imported from the project.
     static const std::regex mutated(
-        R"(^\s*(?:del\s+)?([A-Za-z_][\w.]*)\.(\w+)\s*(?:\[[^\]]*\]\s*(?:[-+*/|&]?=[^=]|$)|\.\s*(?:update|setdefault|clear|pop|popitem|append|extend|insert|remove|add|discard|__setitem__|__delitem__)\s*\())");
-    static const std::regex item_api(R"(\b(?:setitem|delitem|patch\s*\.\s*dict)\s*\(\s*([A-Za-z_][\w.]*)\.(\w+)\s*,)");
+        R"(^\s*(?:del\s+)?([A-Za-z_][\w.]*)\.(\w+)\s*(?:(?:\[[^\]]*\]\s*)+(?:(?:[-+*/|&^%]|//|<<|>>|\*\*)?=[^=]|$)|(?:[-+*/|&^%]|//|<<|>>|\*\*)=|\.\s*(?:update|setdefault|clear|pop|popitem|append|extend|insert|remove|add|discard|__setitem__|__delitem__|__ior__)\s*\())");
+    static const std::regex item_api(
+        R"(\b(?:setitem|delitem|patch\s*\.\s*dict|(?:dict|list|set|OrderedDict|collections\s*\.\s*OrderedDict)\s*\.\s*(?:update|setdefault|clear|pop|popitem|append|extend|insert|remove|add|discard|__setitem__|__delitem__))\s*\(\s*([A-Za-z_][\w.]*)\.(\w+)\s*[,)])");
     static const std::regex item_dotted(R"(\bpatch\s*\.\s*dict\s*\(\s*['"]([\w.]+)\.(\w+)['"])");
     static const std::regex bare_mutated(
-        R"(^\s*(?:del\s+)?([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*(?:[-+*/|&]?=[^=]|$)|\.\s*(?:update|setdefault|clear|pop|popitem|append|extend|insert|remove|add|discard|__setitem__|__delitem__)\s*\())");
+        R"(^\s*(?:del\s+)?([A-Za-z_]\w*)\s*(?:(?:\[[^\]]*\]\s*)+(?:(?:[-+*/|&^%]|//|<<|>>|\*\*)?=[^=]|$)|\.\s*(?:update|setdefault|clear|pop|popitem|append|extend|insert|remove|add|discard|__setitem__|__delitem__)\s*\())");
     if (std::regex_search(line, m, item_dotted)) {
       out.push_back({m[1].str(), m[2].str(), ""});
       return out;
     }
+    // A write, not a read (`calc.SETTINGS["missing"]` alone under pytest.raises is a read).
+    static const std::regex writes(R"([^=!<>]=[^=]|^\s*del\s|\.\s*(?:update|setdefault|clear|pop|popitem|append|extend|insert|remove|add|discard|__setitem__|__delitem__|__ior__)\s*\()");
+    const bool write = std::regex_search(line, writes);
     if (std::regex_search(line, m, item_api) ||
-        (std::regex_search(line, m, mutated) && m[1].str() != "self" && m[1].str() != "cls" && !(m[1].str() == "sys" && m[2].str() == "modules"))) {
-      out.push_back({"", m[2].str(), m[1].str(), true});
+        (write && std::regex_search(line, m, mutated) && m[1].str() != "self" && m[1].str() != "cls" &&
+         !(m[1].str() == "sys" && m[2].str() == "modules"))) {
+      Target t{"", m[2].str(), m[1].str(), true};
+      t.mutation = true;
+      out.push_back(t);
       return out;
     }
-    if (std::regex_search(line, m, bare_mutated) && m[1].str() != "self" && m[1].str() != "cls") {
+    if (write && std::regex_search(line, m, bare_mutated) && m[1].str() != "self" && m[1].str() != "cls") {
       Target t{"", m[1].str(), m[1].str(), true};
       t.mutation = true;
       out.push_back(t);
@@ -878,15 +889,51 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
   if (line <= 0 || line >= static_cast<int>(lines.size())) return false;
   const auto line_at = [&](int k) -> const std::string& { return lines[static_cast<std::size_t>(k)]; };
   // Undoing that cannot be trusted: the fixtures redefined by the patch, memoized production code.
-  static const std::regex fixture_override(R"((?:^|\n)[ \t]*(?:async\s+)?def\s+(?:monkeypatch|mocker)\s*\(|(?:^|\n)(?:monkeypatch|mocker)\s*=)");
+  // The fixture redefined (`def monkeypatch(`, `@pytest.fixture(name="monkeypatch")`), unittest's
+  // cleanups overridden, code run from strings or modules reloaded anywhere in the test file.
+  static const std::regex fixture_override(
+      R"((?:^|\n)[ \t]*(?:async\s+)?def\s+(?:monkeypatch|mocker|addCleanup|doCleanups|_callCleanup)\s*\(|(?:^|\n)(?:monkeypatch|mocker)\s*=|\bname\s*=\s*['"](?:monkeypatch|mocker)['"])");
   static const std::regex memo(R"(\blru_cache\b|\bfunctools\s*\.\s*cache\b|@\s*cache\b|@\s*cached\b|\bmemoize|\bcachetools\b)");
+  static const std::regex persistent(R"(\breload\s*\(|\bsys\s*\.\s*modules\b|\bimportlib\b|\bexec\s*\(|\beval\s*\(|\bcompile\s*\()");
+  // Production memoizing by hand: a container bound at module or class level, written from a function
+  // that computes with the replaced name (`_results[(a, b)] = a + b + OFFSET`): a result computed
+  // under the stand-in outlives it. A name the function only tests in a condition (`if len(cache) >
+  // _MAX_SIZE:`, an eviction bound) computes no stored value.
+  const auto hand_memo = [&](const std::string& text) {
+    if (!has_word(text, t.name)) return false;
+    static const std::regex container(R"((?:^|\n)[ \t]*(\w+)\s*(?::[^=\n]+)?=\s*(?:\{\}|dict\(\)|\[\]|set\(\)|(?:collections\.)?OrderedDict\(\)|(?:collections\.)?defaultdict\())");
+    std::vector<std::string> ls;
+    for_each_capped_line(text, [&](int, const std::string& l) { ls.push_back(l); });
+    const auto ind = [](const std::string& l) { return l.find_first_not_of(" \t"); };
+    for (std::sregex_iterator it(text.begin(), text.end(), container), e; it != e; ++it) {
+      const std::regex written("\\b" + (*it)[1].str() + "\\s*(?:\\[[^\\]]*\\]\\s*=[^=]|\\.\\s*(?:setdefault|update|__setitem__)\\s*\\()");
+      for (std::size_t i = 0; i < ls.size(); ++i) {
+        if (ind(ls[i]) == 0 || ind(ls[i]) == std::string::npos || !std::regex_search(ls[i], written)) continue;
+        // The enclosing function: up to its def, down to the end of its body.
+        std::size_t d = i;
+        while (d > 0 && !(std::regex_search(ls[d], std::regex(R"(^\s*(?:async\s+)?def\s)")) && ind(ls[d]) < ind(ls[i]))) --d;
+        std::size_t end = d + 1;
+        while (end < ls.size() && (trim(ls[end]).empty() || ind(ls[end]) > ind(ls[d]))) ++end;
+        for (std::size_t k = d + 1; k < end; ++k) {
+          const std::string tl = trim(ls[k]);
+          if (!has_word(ls[k], t.name) || starts_with(tl, "if ") || starts_with(tl, "elif ") || starts_with(tl, "while ") ||
+              starts_with(tl, "assert "))
+            continue;
+          return true;
+        }
+      }
+    }
+    return false;
+  };
   for (const auto& g : files) {
     if (!g.after || lang_of(g.path) != Lang::python) continue;
     if (std::regex_search(*g.after, fixture_override)) return false;
-    if (!is_test_path(g.path) && std::regex_search(*g.after, memo)) return false;
+    if (g.path == f.path && std::regex_search(*g.after, persistent)) return false;
+    if (!is_test_path(g.path) && (std::regex_search(*g.after, memo) || hand_memo(*g.after))) return false;
   }
   for (const auto& g : o.change_files)
-    if (g.after && lang_of(g.path) == Lang::python && !is_test_path(g.path) && std::regex_search(*g.after, memo)) return false;
+    if (g.after && lang_of(g.path) == Lang::python && !is_test_path(g.path) && (std::regex_search(*g.after, memo) || hand_memo(*g.after)))
+      return false;
   const FileModel after = analyze(Lang::python, *f.after);
   const TestUnit* unit = nullptr;
   const std::string& text = lines[static_cast<std::size_t>(line)];
@@ -949,16 +996,32 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
   }
   if (!new_test(*unit)) return false;
   const int last = std::min(unit->end_line, static_cast<int>(lines.size()) - 1);
-  for (int k = unit->line; k <= last; ++k)
-    if (contains(line_at(k), "reload(") || contains(line_at(k), "sys.modules") || contains(line_at(k), "importlib")) return false;
   if (decorator) return std::regex_search(strip_spaces(text), std::regex(R"(^@(?:\w+\.)*patch(?:\.object|\.dict|\.multiple)?\()"));
   if (std::regex_search(text, std::regex(R"(^\s*(?:async\s+)?with\b.*\bpatch(?:\.object|\.dict|\.multiple)?\s*\()"))) return true;
+  // An item of a parenthesized `with (` over several lines (black's style): the patch is undone
+  // when the block ends.
+  if (std::regex_search(text, std::regex(R"(^\s*(?:\w+\.)*patch(?:\.object|\.dict|\.multiple)?\s*\()"))) {
+    for (int k = line - 1; k > unit->line; --k) {
+      const std::string fl = strip_spaces(lines[static_cast<std::size_t>(k)]);
+      if (fl.empty()) continue;
+      if (fl == "with(" || fl == "asyncwith(") return indent_of(lines[static_cast<std::size_t>(k)]) < indent_of(text);
+      if (fl.back() != ',' || indent_of(lines[static_cast<std::size_t>(k)]) != indent_of(text)) break;
+    }
+  }
   // `stack.enter_context(patch...(...))` on a `with ExitStack() as stack:` of the test.
   static const std::regex entered(R"(^\s*(\w+)\s*\.\s*enter_context\s*\(\s*(?:\w+\.)*patch(?:\.object|\.dict|\.multiple)?\s*\()");
   if (std::regex_search(text, fm, entered)) {
     const std::regex stack(R"(^\s*(?:async\s+)?with\b.*ExitStack\s*\(\s*\)\s+as\s+)" + fm[1].str() + R"(\b)");
     for (int k = unit->line; k < line; ++k)
       if (std::regex_search(line_at(k), stack) && indent_of(line_at(k)) < indent_of(text)) return true;
+    return false;
+  }
+  // `with pytest.MonkeyPatch.context() as mp:` undoes at the block's end.
+  static const std::regex mp_call(R"(^\s*(\w+)\s*\.\s*(?:setattr|setitem|delattr|delitem|setenv|delenv)\s*\()");
+  if (std::regex_search(text, fm, mp_call) && fm[1].str() != "monkeypatch" && fm[1].str() != "mocker") {
+    const std::regex context(R"(^\s*(?:async\s+)?with\b.*\bMonkeyPatch\s*\.\s*context\s*\(\s*\)\s+as\s+)" + fm[1].str() + R"(\s*:)");
+    for (int k = line - 1; k > unit->line; --k)
+      if (!trim(line_at(k)).empty() && indent_of(line_at(k)) < indent_of(text)) return std::regex_search(line_at(k), context);
     return false;
   }
   // The fixture undoes its changes at teardown; it must be a plain parameter of the test.
@@ -983,10 +1046,10 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
       if (!trim(line_at(k)).empty() && indent_of(line_at(k)) == body_indent) statements.push_back(k);
     for (std::size_t i = 0; i < statements.size(); ++i) {
       const std::string fl = strip_spaces(line_at(statements[i]));
-      if (fl != p + ".start()" && !starts_with(fl, "self.addCleanup(" + p + ".stop)")) continue;
-      // The start and the cleanup as neighbours (either order), or both on one line.
+      if (fl != p + ".start()" && fl != "self.addCleanup(" + p + ".stop)") continue;
+      // The start and the cleanup as neighbours (either order).
       const auto cleanup_at = [&](std::size_t j) {
-        return j < statements.size() && (starts_with(strip_spaces(line_at(statements[j])), "self.addCleanup(" + p + ".stop)") ||
+        return j < statements.size() && (strip_spaces(line_at(statements[j])) == "self.addCleanup(" + p + ".stop)" ||
                                          strip_spaces(line_at(statements[j])) == "self.addCleanup(patch.stopall)");
       };
       if (fl == p + ".start()") return cleanup_at(i + 1) || (i > 0 && cleanup_at(i - 1));
@@ -1030,7 +1093,6 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
     }
   }
   for (const auto& r : rebound) saved.erase(r);
-  if (saved.empty()) return false;
   const auto restores = [&](const std::string& fl) {
     for (const auto& v : saved) {
       if (fl == target + "=" + v) return true;
@@ -1039,6 +1101,20 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
     }
     return false;
   };
+  // The saved name appears nowhere but where it is saved and put back (`saved: int = 0`,
+  // `[saved] = [0]`, `saved.x = ...` would change what goes back).
+  for (auto v = saved.begin(); v != saved.end();) {
+    bool other = false;
+    for (int k = unit->line + 1; k <= last && !other; ++k) {
+      const std::string fl = strip_spaces(line_at(k));
+      if (!has_word(fl, *v) || restores(fl)) continue;
+      std::smatch sm;
+      const bool save = std::regex_match(fl, sm, binding) && contains(sm[2].str(), target) && k <= line;
+      other = !save;
+    }
+    v = other ? saved.erase(v) : std::next(v);
+  }
+  if (saved.empty()) return false;
   // Putting the saved original back is no stand-in.
   if (restores(flat)) return true;
   if (flat.compare(0, target.size(), target) != 0 || flat.find('=') == std::string::npos) return false;
@@ -1065,6 +1141,7 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
   }
   // The same `try` statement's `finally:` puts the saved original back.
   bool in_try = my_indent > body_indent, in_finally = false;
+  std::size_t finally_body = std::string::npos;  // the indentation of the finally block's own statements
   for (int k = line + 1; k <= last; ++k) {
     const std::string& l = line_at(k);
     if (trim(l).empty()) continue;
@@ -1076,7 +1153,9 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
       else if (!in_try || !(starts_with(fl, "except") || fl == "else:")) return false;
       continue;
     }
-    if (in_finally && restores(fl)) return true;
+    if (in_finally && finally_body == std::string::npos) finally_body = indent_of(l);
+    // Directly in the finally block: not under an `if`, a loop or a nested function there.
+    if (in_finally && indent_of(l) == finally_body && restores(fl)) return true;
   }
   return false;
 }
@@ -1150,6 +1229,31 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
     }
     return !other && reads > 0;
   };
+  // A cache the production code fills as it runs (`_cache[key] = ...` in a function): emptying it
+  // changes nothing the code computes. A "cache" production only reads is configuration.
+  auto filled_at_run_time = [&](const std::string& name) {
+    const std::regex filled("\\n[ \\t]+[^\\n]*\\b" + name +
+                            "\\s*(?:\\[[^\\]\\n]*\\]\\s*=[^=]|\\.\\s*(?:setdefault|update|__setitem__|append|add)\\s*\\()");
+    const auto scan = [&](const std::vector<FileVersions>& fs) {
+      return std::any_of(fs.begin(), fs.end(), [&](const FileVersions& g) {
+        return g.after && !is_test_path(g.path) && lang_of(g.path) != Lang::none && std::regex_search(*g.after, filled);
+      });
+    };
+    return scan(files) || scan(options.change_files);
+  };
+  // Emptying a container that production defines empty and fills as it runs (a cache, a registry:
+  // `_cache = {}` ... `_cache[key] = ...` in a function) puts it back to where the program starts:
+  // isolation, not a stand-in. One defined with contents (`_cache = {"offset": 1}`) is configuration.
+  auto reset_to_initial = [&](const std::string& name) {
+    const std::regex defined_empty("(?:^|\\n)[ \\t]*" + name +
+                                   R"(\s*(?::[^=\n]+)?=\s*(?:\{\}|\[\]|dict\(\)|set\(\)|list\(\)|(?:collections\.)?OrderedDict\(\)|(?:collections\.)?defaultdict\([^)\n]*\)|(?:weakref\.)?Weak(?:Value|Key)Dictionary\(\))\s*(?:#[^\n]*)?(?:\n|$))");
+    const auto scan = [&](const std::vector<FileVersions>& fs) {
+      return std::any_of(fs.begin(), fs.end(), [&](const FileVersions& g) {
+        return g.after && !is_test_path(g.path) && lang_of(g.path) == Lang::python && std::regex_search(*g.after, defined_empty);
+      });
+    };
+    return (scan(files) || scan(options.change_files)) && filled_at_run_time(name);
+  };
   for (const auto& f : files) {
     // Test code: test files, conftest.py, and helper modules the tests import (their stand-ins are
     // installed when the tests import them; what the tests call tells what they exercise).
@@ -1200,9 +1304,41 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
           subclass_constant[n] = base + "." + cm[2].str();
       });
     }
+    // Python: a local bound to a module attribute or a class (`s = calc.SETTINGS`, `C = Calc`):
+    // writes through it are writes to what it names.
+    std::map<std::string, std::string> attribute_aliases;
+    if (lang == Lang::python) {
+      static const std::regex alias(R"(^\s*(\w+)\s*=\s*([A-Za-z_]\w*(?:\s*\.\s*\w+)*)\s*$)");
+      for_each_capped_line(*f.after, [&](int, const std::string& l) {
+        std::smatch am;
+        if (std::regex_search(l, am, alias) && am[2].str() != "True" && am[2].str() != "False" && am[2].str() != "None" && am[1].str() != am[2].str())
+          attribute_aliases[am[1].str()] = strip_spaces(am[2].str());
+      });
+    }
     for (const auto& [n, full] : added) {
       std::string l = full.substr(0, kRegexLineChars);
       if (auto sc = subclass_constant.find(n); sc != subclass_constant.end()) l = sc->second;
+      if (!attribute_aliases.empty()) {
+        static const std::regex through(R"(^(\s*(?:del\s+)?)(\w+)(\s*(?:\[|\.|(?:[-+*/|&^%]|//|<<|>>|\*\*)=)))");
+        std::smatch am;
+        if (std::regex_search(l, am, through))
+          if (auto it = attribute_aliases.find(am[2].str()); it != attribute_aliases.end())
+            l = am[1].str() + it->second + am[3].str() + am.suffix().str();
+      }
+      if (!instance_of.empty()) {
+        // type(c) and c.__class__ of an instance made from a class: the class.
+        static const std::regex class_of(R"(\btype\s*\(\s*(\w+)\s*\)|\b(\w+)\s*\.\s*__class__\b)");
+        std::string rewritten;
+        std::size_t from = 0;
+        for (std::sregex_iterator it(l.begin(), l.end(), class_of), e; it != e; ++it) {
+          const std::string local = (*it)[1].matched ? (*it)[1].str() : (*it)[2].str();
+          auto c = instance_of.find(local);
+          if (c == instance_of.end()) continue;
+          rewritten += l.substr(from, static_cast<std::size_t>(it->position()) - from) + c->second;
+          from = static_cast<std::size_t>(it->position() + it->length());
+        }
+        if (from > 0) l = rewritten + l.substr(from);
+      }
       if (!instance_of.empty()) {
         static const std::regex on_instance(R"(^(\s*)(\w+)\s*\.\s*(_*[A-Z][A-Z0-9_]+\s*=[^=].*))");
         std::smatch im;
@@ -1228,7 +1364,7 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
         // its attributes are a module's, whichever module the name turns out to be.
         if (lang == Lang::python) {
           static const std::regex dynamic(
-              R"(^\s*(\w+)\s*=\s*(?:__import__|(?:importlib\s*\.\s*)?import_module)\s*\(\s*(?:['"]([\w.]+)['"])?)");
+              R"(^\s*(\w+)\s*=\s*(?:(?:__import__|(?:importlib\s*\.\s*)?import_module)\s*\(\s*|sys\s*\.\s*modules\s*(?:\[\s*|\.\s*get\s*\(\s*))(?:['"]([\w.]+)['"])?)");
           for_each_capped_line(*f.after, [&](int, const std::string& dl) {
             std::smatch dm;
             if (std::regex_search(dl, dm, dynamic)) imported.emplace(dm[1].str(), dm[2].matched ? dm[2].str() : "");
@@ -1238,7 +1374,36 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
       }
       for (const auto& t : ts) {
         std::string why;
-        if (lang == Lang::python && (temp_location_value(l, t.name) || cache_reset(l, t.name))) continue;
+        if (lang == Lang::python && (temp_location_value(l, t.name) || (emptied(l) && reset_to_initial(t.name)))) continue;
+        // A listener subscribed and unsubscribed again (`calc.LISTENERS.append(seen.append)` ...
+        // `finally: calc.LISTENERS.remove(seen.append)`): the code under test runs, observed.
+        if (lang == Lang::python) {
+          static const std::regex subscribed(R"(^\s*([\w.]+)\s*\.\s*(?:append|add)\s*\((.+)\)\s*$)");
+          static const std::regex unsubscribed(R"(^\s*([\w.]+)\s*\.\s*(?:remove|discard)\s*\((.+)\)\s*$)");
+          std::smatch sm;
+          if (std::regex_search(l, sm, unsubscribed)) {
+            // The undoing of a subscription made above.
+            const std::string did1 = strip_spaces(sm[1].str()) + ".append(" + strip_spaces(sm[2].str()) + ")";
+            const std::string did2 = strip_spaces(sm[1].str()) + ".add(" + strip_spaces(sm[2].str()) + ")";
+            bool done = false;
+            for_each_capped_line(*f.after, [&](int k, const std::string& al) {
+              if (k < n && (strip_spaces(al) == did1 || strip_spaces(al) == did2)) done = true;
+            });
+            if (done) continue;
+          }
+          if (std::regex_search(l, sm, subscribed)) {
+            const std::string undo1 = strip_spaces(sm[1].str()) + ".remove(" + strip_spaces(sm[2].str()) + ")";
+            const std::string undo2 = strip_spaces(sm[1].str()) + ".discard(" + strip_spaces(sm[2].str()) + ")";
+            bool in_finally = false, undone = false;
+            for_each_capped_line(*f.after, [&](int k, const std::string& al) {
+              if (k <= n || undone) return;
+              const std::string fl = strip_spaces(al);
+              if (fl == "finally:") in_finally = true;
+              if (in_finally && (fl == undo1 || fl == undo2)) undone = true;
+            });
+            if (undone) continue;
+          }
+        }
         if (t.local_closure &&
             (!called_bare_before(f.before, t.name) || (!t.param && local_value_calls_real(*f.after, n, t.name, lang))))
           continue;
@@ -1301,6 +1466,8 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
         if (!t.name.empty() && prod->defined.count(t.name) && !external_looking(t.name) && !pacing_only(t.name) && !external_module &&
             !(prod->unread_constants.count(t.name) && !read_in_project(t.name))) {
           why = t.name + " is defined in the production code this change or the patch touches";
+        } else if (lang == Lang::python && t.mutation && prod->module_vars.count(t.name) && !external_looking(t.name) && !external_module) {
+          why = t.name + " is a module-level value of the production code this change or the patch touches, changed in place";
         } else if (lang == Lang::python && !t.name.empty() && !owner.empty() && !external_looking(t.name) && !external_module &&
                    !dependency_looking(t.name) && prod->classes->read_attribute(owner, t.name)) {
           why = owner + "." + t.name + " is a class attribute the production code this change or the patch touches reads";
