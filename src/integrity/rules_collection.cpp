@@ -472,6 +472,7 @@ struct JvmAnnotations {
     std::string mods;
     std::vector<std::string> supers;  ///< as written, generics and constructor arguments removed
     std::vector<std::string> registered;  ///< types of its `@RegisterExtension` fields
+    bool assumes = false;                 ///< a lifecycle method of it makes an assumption (skips when false)
     const JvmNames* names = nullptr;
   };
   std::multimap<std::string, ClassDecl> classes;
@@ -505,7 +506,9 @@ struct JvmAnnotations {
   void add(const std::string& text) {
     const std::string head = text.substr(0, std::size_t{1} << 20);
     auto& n = *names.emplace_back(std::make_unique<JvmNames>(jvm_names(head)));
-    static const std::regex condition(R"(\b(?:class|object)\s+(\w+)[^{]*\bExecutionCondition\b)");
+    // Extensions that decide whether a test runs or that can turn its failure into something else.
+    static const std::regex condition(
+        R"(\b(?:class|object)\s+(\w+)[^{]*\b(?:ExecutionCondition|TestExecutionExceptionHandler|InvocationInterceptor|LifecycleMethodExecutionExceptionHandler)\b)");
     for (std::sregex_iterator it(head.begin(), head.end(), condition), e; it != e; ++it) conditions.insert((*it)[1].str());
     static const std::regex decl(R"(@\s*interface\s+(\w+)|\bannotation\s+class\s+(\w+)|\btypealias\s+(\w+)\s*=\s*([\w.]+))");
     static const std::regex comment(R"(/\*[\s\S]*?\*/|//[^\n]*)");
@@ -538,7 +541,13 @@ struct JvmAnnotations {
         const std::string body = head.substr(from, to - from);
         for (std::sregex_iterator r(body.begin(), body.end(), registered), re; r != re; ++r) c.registered.push_back((*r)[1].str());
       }
-      if (c.supers.empty() && c.registered.empty() && !contains(c.mods, "@")) continue;
+      // `@BeforeEach void docker() { assumeTrue(...); }`: every test of the class and its subclasses skips.
+      if (to > from) {
+        static const std::regex lifecycle(R"(@\s*(?:BeforeEach|BeforeAll|Before|BeforeClass)\b[^{]*\{[^}]*\b(?:assume(?:True|False|That|NotNull|NoException)|assumingThat|Assume\.)\b)");
+        const std::string body = head.substr(from, std::min(to - from, std::size_t{1} << 16));
+        c.assumes = (contains(body, "assum") || contains(body, "Assum")) && std::regex_search(body, lifecycle);
+      }
+      if (c.supers.empty() && c.registered.empty() && !c.assumes && !contains(c.mods, "@")) continue;
       const std::string simple = (*it)[2].str();
       const std::string q = n.package.empty() ? simple : n.package + "." + simple;
       classes.emplace(q, std::move(c));
@@ -556,6 +565,7 @@ struct JvmAnnotations {
         if (auto c = condition_in(it->second.mods)) return *c + " on " + r;
         for (const auto& t : it->second.registered)
           if (is_condition(t)) return "@RegisterExtension " + t + ", an ExecutionCondition, in " + r;
+        if (it->second.assumes) return "an assumption in a @BeforeEach/@BeforeAll method of " + r + " (a false one skips the tests)";
         // A composed annotation on it that carries the condition (`@RequiresDocker`).
         static const std::regex use_re(R"(@\s*([A-Za-z_][\w.]*))");
         const std::string& mods = it->second.mods;
@@ -619,7 +629,9 @@ struct JvmAnnotations {
   /// (`class DockerCondition extends EnvCondition`, `abstract class EnvCondition implements
   /// ExecutionCondition`), by simple name, at most 8 levels up.
   bool is_condition(const std::string& simple, int depth = 0) const {
-    if (conditions.count(simple)) return true;
+    static const std::set<std::string, std::less<>> kInterfaces = {"ExecutionCondition", "TestExecutionExceptionHandler",
+                                                                   "InvocationInterceptor", "LifecycleMethodExecutionExceptionHandler"};
+    if (conditions.count(simple) || kInterfaces.count(simple)) return true;
     if (depth > 8) return false;
     auto it = classes_by_simple.find(simple);
     if (it == classes_by_simple.end()) return false;

@@ -851,9 +851,24 @@ bool js_returns_promise(const Syntax& s, TSNode value, const LocalDefs& defs, in
   if (ts_node_is_null(value) || depth > 6) return false;
   if (starts_with(s.text(value), "async")) return true;
   // A returned expression: a call of a promise-returning function of the file, through .then/.catch/.finally.
-  const auto promise_value = [&](TSNode e) {
+  TSNode fn_body = Syntax::field(value, "body");
+  std::function<bool(TSNode, int)> promise_value = [&](TSNode e, int hops) -> bool {
     while (!ts_node_is_null(e) && Syntax::type(e) == "parenthesized_expression") e = ts_node_named_child(e, 0);
     if (ts_node_is_null(e)) return false;
+    // `const p = check(); return p;`: the local's value.
+    if (Syntax::type(e) == "identifier" && hops < 4 && !ts_node_is_null(fn_body)) {
+      const string name = s.text(e);
+      bool found = false;
+      walk(fn_body, [&](TSNode d) {
+        if (found) return false;
+        if (Syntax::type(d) == "variable_declarator" && s.text(Syntax::field(d, "name")) == name) {
+          found = promise_value(Syntax::field(d, "value"), hops + 1);
+          return false;
+        }
+        return true;
+      });
+      return found;
+    }
     if (Syntax::type(e) == "new_expression") return strip_spaces(s.text(Syntax::field(e, "constructor"))) == "Promise";
     for (int guard = 0; guard < 16 && Syntax::type(e) == "call_expression"; ++guard) {
       TSNode f = Syntax::field(e, "function");
@@ -874,15 +889,15 @@ bool js_returns_promise(const Syntax& s, TSNode value, const LocalDefs& defs, in
     }
     return false;
   };
-  TSNode body = Syntax::field(value, "body");
+  TSNode body = fn_body;
   if (ts_node_is_null(body)) return false;
-  if (Syntax::type(body) != "statement_block") return promise_value(body);  // a concise arrow body
+  if (Syntax::type(body) != "statement_block") return promise_value(body, 0);  // a concise arrow body
   bool found = false;
   walk(body, [&](TSNode n) {
     if (found) return false;
     const string_view t = Syntax::type(n);
     if (one_of(t, {"arrow_function", "function_expression", "function", "function_declaration", "method_definition"})) return false;
-    if (t == "return_statement" && ts_node_named_child_count(n) > 0 && promise_value(ts_node_named_child(n, 0))) found = true;
+    if (t == "return_statement" && ts_node_named_child_count(n) > 0 && promise_value(ts_node_named_child(n, 0), 0)) found = true;
     return !found;
   });
   return found;

@@ -356,13 +356,39 @@ bool size_expression(const std::string& operand) {
 /// C/C++, Java, Kotlin and Rust a plain `got/10` (or `got/10*10`), where `/` truncates integers unless
 /// the check compares with a decimal (`float_context`: `Sum(xs)/2 != 3.5`). Comparing it checks a
 /// range of values, not the value (scored as a range check, like a size).
-bool coarse_expression(const std::string& operand, Lang lang, bool float_context) {
+bool coarse_expression(const std::string& operand, Lang lang, const std::string& context) {
   std::string o = strip_spaces(operand);
   while (wrapped_in_parens(o)) o = o.substr(1, o.size() - 2);
   if (o.empty()) return false;
+  // The comparison the operand sits in (a condition's `||`/`&&` parts that mention it): a decimal
+  // there makes a division a float one (`Sum(xs)/2 != 3.5`), a zero makes a sign an equality.
+  std::string near;
+  for (const auto& part : split_top(strip_spaces(context), {"||", "&&", " and ", " or "}))
+    if (contains(part, o)) near += part + " ";
+  if (near.empty()) near = strip_spaces(context);
+  static const std::regex decimal_re(R"([0-9]\.[0-9]|\bfloat(?:32|64)?\b|\bdouble\b|\bDouble\b|\bFloat\b)");
+  std::string outside = near;  // the comparison without the operand itself
+  for (auto at = outside.find(o); at != std::string::npos; at = outside.find(o)) outside.erase(at, o.size());
+  const bool float_context = std::regex_search(outside, decimal_re);
+  static const std::regex zero(R"((?:^|[^\w.])-?0(?:\.0*)?(?:[^\w.]|$))");
+  const bool zero_context = std::regex_search(outside, zero);
+  // A ternary that clamps to a literal (`x if x < 4 else 4`, `x < 4 ? x : 4`).
+  static const std::regex py_clamp(R"((?:\belse\s+-?[0-9][\w.]*|(?:^|[\s(,=])-?[0-9][\w.]*\s+if\s).*|\sif\s.*\selse\s+-?[0-9][\w.]*)");
+  if (lang == Lang::python && contains(context, " if ") && contains(context, " else ") && std::regex_search(context, py_clamp)) return true;
+  if ((is_js(lang) || lang == Lang::java || lang == Lang::cpp || lang == Lang::kotlin) && !contains(o, "?.") && !contains(o, "??")) {
+    const auto q = split_top(o, {"?"});
+    if (q.size() == 2) {
+      const auto branches = split_top(q[1], {":"});
+      if (branches.size() == 2 && (is_literal(branches[0]) || is_literal(branches[1]))) return true;
+    }
+  }
+  // compareTo / compare: the order, not the value, unless compared with zero (equality).
+  static const std::regex compares(R"((?:\.compareTo\(|\bcompare\(|\.compare\(|\bcmp\.Compare\(|\bstrings\.Compare\().*\)$)");
+  if (std::regex_search(o, compares) && !zero_context) return true;
   // A sign of a difference is an exact comparison (`a.subtract(b).signum() == 0`, `Integer.signum(a - b)`).
-  const auto difference = [](std::string_view e) {
-    return contains(e, ".subtract(") || contains(e, ".minus(") || contains(e, ".compareTo(") || split_top(e, {"-"}).size() > 1;
+  const auto difference = [&](std::string_view e) {
+    return zero_context &&
+           (contains(e, ".subtract(") || contains(e, ".minus(") || contains(e, ".compareTo(") || split_top(e, {"-"}).size() > 1);
   };
   static constexpr std::string_view kMethods[] = {".bit_length()", ".bit_count()", ".__sizeof__()", ".signum()",
                                                   ".Sign()", ".BitLen()", ".bitLength()", ".bitCount()", ".count_ones()",
@@ -389,12 +415,13 @@ bool coarse_expression(const std::string& operand, Lang lang, bool float_context
   static const std::regex to_tens(R"(^(?:round|builtins\.round)\(.*,(?:ndigits=)?-[1-9][0-9]*\)$)");
   if (std::regex_match(o, to_tens)) return true;
   // min(x, 4), Math.max(x, 0), std::clamp(x, 0, 9): a clamp to a literal bound.
-  static const std::regex clamp(R"(^(?:min|max|Math\.min|Math\.max|std::min|std::max|std::clamp|clamp|math\.Min|math\.Max|Integer\.min|Integer\.max)\((.*)\)$)");
+  // A clamp, a bound given as a literal or a name (`min(x, 4)`, `min(x, LIMIT)`): with two or more
+  // arguments min/max keep a range of values apart from each other.
+  static const std::regex clamp(R"(^(?:min|max|Math\.min|Math\.max|std::min|std::max|std::clamp|clamp|math\.Min|math\.Max|Integer\.min|Integer\.max|Long\.min|Long\.max|coerceAtMost|coerceAtLeast)\((.*)\)$)");
   std::smatch m;
-  if (std::regex_match(o, m, clamp)) {
-    const auto args = split_top(m[1].str(), {","});
-    if (args.size() >= 2 && std::any_of(args.begin(), args.end(), [](const std::string& x) { return is_literal(x); })) return true;
-  }
+  if (std::regex_match(o, m, clamp) && split_top(m[1].str(), {","}).size() >= 2) return true;
+  static const std::regex coerced(R"(\.(?:coerceAtMost|coerceAtLeast|coerceIn|clamp)\([^()]*\)$)");
+  if (std::regex_search(o, coerced)) return true;
   // Depth-0 scan: a division by an integer literal (not 1), a product with a fraction (`* 0.1`), or a
   // logarithm or root: what a truncation makes lossy.
   const auto integer_division = [](std::string_view e, bool decimals_too) {
@@ -435,12 +462,23 @@ bool coarse_expression(const std::string& operand, Lang lang, bool float_context
     if (starts_with(o, "Math.floorDiv(")) return true;
   }
   static const std::regex cast(R"(^\((?:int|long|short|byte|char|unsigned|int\d+_t|uint\d+_t|size_t|Int|Long)\)(.+)$)");
-  if (std::regex_match(o, m, cast) && (lossy(m[1].str()) || coarse_expression(m[1].str(), lang, true))) return true;
+  if (std::regex_match(o, m, cast) && (lossy(m[1].str()) || coarse_expression(m[1].str(), lang, "0.5"))) return true;
   static const std::regex as_cast(R"(^(.+)as(?:i|u)(?:8|16|32|64|128|size)$)");
   if (lang == Lang::rust && std::regex_match(o, m, as_cast) && lossy(m[1].str())) return true;
   // JavaScript truncations: `(x / 10) | 0`, `~~(x / 10)`, `(x / 10) >> 0`.
   static const std::regex js_trunc(R"(^(?:~~(.+)|(.+)(?:\|0|>>0|>>>0))$)");
   if (is_js(lang) && std::regex_match(o, m, js_trunc) && lossy(m[1].matched ? m[1].str() : m[2].str())) return true;
+  // `(x / 100).toFixed(0)`: a rounding of a scaled value.
+  static const std::regex fixed(R"(^(.+)\.(?:toFixed|toPrecision)\([0-9]*\)$)");
+  if (is_js(lang) && std::regex_match(o, m, fixed) && lossy(m[1].str())) return true;
+  // A float conversion of an integer division: truncated before it is converted (`float64(x/10)`, `(double) (x / 10)`).
+  static const std::regex to_float(R"(^(?:float64|float32|float|double|Double\.valueOf|static_cast<(?:double|float)>)\((.*)\)$|^\((?:double|float)\)(.+)$)");
+  if (std::regex_match(o, m, to_float)) {
+    std::string inner = m[1].matched ? m[1].str() : m[2].str();
+    while (wrapped_in_parens(inner)) inner = inner.substr(1, inner.size() - 2);
+    const bool truncating_lang = lang == Lang::go || lang == Lang::cpp || lang == Lang::java || lang == Lang::kotlin || lang == Lang::rust;
+    if (truncating_lang && integer_division(inner, false) && !std::regex_search(inner, decimal_re)) return true;
+  }
   const bool truncating = lang == Lang::go || lang == Lang::cpp || lang == Lang::java || lang == Lang::kotlin || lang == Lang::rust;
   return truncating && !float_context && integer_division(o, false);
 }
@@ -2211,22 +2249,28 @@ class Analyzer {
   void annotate(TSNode n, Assertion& a) const {
     a.inverted = a.inverted || inverted_depth_ > 0;
     // `len(got) == len(want)`, `expect(xs.length).toBe(3)`: only the sizes are compared.
-    if (a.kind == Kind::eq && !a.operands.empty() &&
-        std::all_of(a.operands.begin(), a.operands.end(), [&](const std::string& o) {
-          // A decimal in the check (`Sum(xs)/2 != 3.5`, `float64(`, `double`): its division is exact.
-          static const std::regex decimal(R"(\b[0-9]+\.[0-9]+|\bfloat(?:32|64)?\b|\bdouble\b|\bDouble\b|\bFloat\b)");
-          // The check's own text, and the condition of the `if` it sits in (Go: `if got/2 != 3.5 { t.Fatal(...) }`).
-          std::string context = s_.text(n).substr(0, 4096);
-          TSNode p = ts_node_parent(n);
-          for (int up = 0; up < 4 && !ts_node_is_null(p); ++up, p = ts_node_parent(p))
-            if (type(p) == "if_statement") {
-              TSNode cond = Syntax::field(p, "condition");
-              if (!ts_node_is_null(cond)) context += " " + s_.text(cond).substr(0, 4096);
-              break;
-            }
-          return size_expression(o) || coarse_expression(o, lang_, std::regex_search(context, decimal));
-        }))
-      a.kind = Kind::range;
+    if (a.kind == Kind::eq && !a.operands.empty()) {
+      // The check's own text, and the condition of the `if` it sits in (Go: `if got/2 != 3.5 { t.Fatal(...) }`).
+      std::string context = s_.text(n).substr(0, 4096);
+      TSNode p = ts_node_parent(n);
+      for (int up = 0; up < 4 && !ts_node_is_null(p); ++up, p = ts_node_parent(p))
+        if (type(p) == "if_statement") {
+          TSNode cond = Syntax::field(p, "condition");
+          if (!ts_node_is_null(cond)) context += " " + s_.text(cond).substr(0, 4096);
+          break;
+        }
+      // Sizes only, or a lossy view compared with sizes, other lossy views or plain names (`LIMIT`).
+      bool coarse = false, others_fit = true;
+      for (const auto& o : a.operands) {
+        const bool size = size_expression(o);
+        const bool lossy_view = !size && coarse_expression(o, lang_, context);
+        coarse = coarse || lossy_view;
+        static const std::regex plain_name(R"(^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$)");
+        if (!size && !lossy_view && !std::regex_match(o, plain_name)) others_fit = false;
+      }
+      const bool all_sizes = std::all_of(a.operands.begin(), a.operands.end(), [](const std::string& o) { return size_expression(o); });
+      if (all_sizes || (coarse && others_fit)) a.kind = Kind::range;
+    }
     if (ts_node_is_null(unit_node_)) return;
     swallowed_by(a, unit_swallow_);
     if (type(n) != "assert_statement") swallowed_by(a, receiver_reassigned(s_, lang_, n, unit_node_));
