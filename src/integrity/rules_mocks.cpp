@@ -894,7 +894,8 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
   static const std::regex fixture_override(
       R"((?:^|\n)[ \t]*(?:async\s+)?def\s+(?:monkeypatch|mocker|addCleanup|doCleanups|_callCleanup)\s*\(|(?:^|\n)(?:monkeypatch|mocker)\s*=|\bname\s*=\s*['"](?:monkeypatch|mocker)['"])");
   static const std::regex memo(R"(\blru_cache\b|\bfunctools\s*\.\s*cache\b|@\s*cache\b|@\s*cached\b|\bmemoize|\bcachetools\b)");
-  static const std::regex persistent(R"(\breload\s*\(|\bsys\s*\.\s*modules\b|\bimportlib\b|\bexec\s*\(|\beval\s*\(|\bcompile\s*\()");
+  // (The builtins, not methods: `re.compile(`, `model.eval()` run no code from strings.)
+  static const std::regex persistent(R"(\breload\s*\(|\bsys\s*\.\s*modules\b|\bimportlib\b|(?:^|[^.\w])(?:exec|eval|compile)\s*\()");
   // Production memoizing by hand: a container bound at module or class level, written from a function
   // that computes with the replaced name (`_results[(a, b)] = a + b + OFFSET`): a result computed
   // under the stand-in outlives it. A name the function only tests in a condition (`if len(cache) >
