@@ -912,7 +912,8 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
         if (ind(ls[i]) == 0 || ind(ls[i]) == std::string::npos || !std::regex_search(ls[i], written)) continue;
         // The enclosing function: up to its def, down to the end of its body.
         std::size_t d = i;
-        while (d > 0 && !(std::regex_search(ls[d], std::regex(R"(^\s*(?:async\s+)?def\s)")) && ind(ls[d]) < ind(ls[i]))) --d;
+        static const std::regex def_line(R"(^\s*(?:async\s+)?def\s)");
+        while (d > 0 && !(std::regex_search(ls[d], def_line) && ind(ls[d]) < ind(ls[i]))) --d;
         std::size_t end = d + 1;
         while (end < ls.size() && (trim(ls[end]).empty() || ind(ls[end]) > ind(ls[d]))) ++end;
         for (std::size_t k = d + 1; k < end; ++k) {
@@ -997,11 +998,14 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
   }
   if (!new_test(*unit)) return false;
   const int last = std::min(unit->end_line, static_cast<int>(lines.size()) - 1);
-  if (decorator) return std::regex_search(strip_spaces(text), std::regex(R"(^@(?:\w+\.)*patch(?:\.object|\.dict|\.multiple)?\()"));
-  if (std::regex_search(text, std::regex(R"(^\s*(?:async\s+)?with\b.*\bpatch(?:\.object|\.dict|\.multiple)?\s*\()"))) return true;
+  static const std::regex patch_decorator(R"(^@(?:\w+\.)*patch(?:\.object|\.dict|\.multiple)?\()");
+  static const std::regex with_patch(R"(^\s*(?:async\s+)?with\b.*\bpatch(?:\.object|\.dict|\.multiple)?\s*\()");
+  static const std::regex patch_item(R"(^\s*(?:\w+\.)*patch(?:\.object|\.dict|\.multiple)?\s*\()");
+  if (decorator) return std::regex_search(strip_spaces(text), patch_decorator);
+  if (std::regex_search(text, with_patch)) return true;
   // An item of a parenthesized `with (` over several lines (black's style): the patch is undone
   // when the block ends.
-  if (std::regex_search(text, std::regex(R"(^\s*(?:\w+\.)*patch(?:\.object|\.dict|\.multiple)?\s*\()"))) {
+  if (std::regex_search(text, patch_item)) {
     for (int k = line - 1; k > unit->line; --k) {
       const std::string fl = strip_spaces(lines[static_cast<std::size_t>(k)]);
       if (fl.empty()) continue;
