@@ -65,6 +65,15 @@ std::vector<std::vector<std::string>> chains(std::string_view e) {
       if (sep == 0 || i + sep >= e.size() || !ident_start(e[i + sep])) break;
       i += sep;
     }
+    // Operands are compared without whitespace: `await add(2, 2)` reads `awaitadd(2,2)`. The chain
+    // without the keyword is a source too (`add`).
+    for (std::string_view kw : {"await", "yield"})
+      if (chain.front().size() > kw.size() && starts_with(chain.front(), kw) && ident_start(chain.front()[kw.size()])) {
+        auto bare = chain;
+        bare.front().erase(0, kw.size());
+        out.push_back(std::move(bare));
+        break;
+      }
     out.push_back(std::move(chain));
   }
   return out;

@@ -473,8 +473,13 @@ struct JvmAnnotations {
     std::vector<std::string> supers;  ///< as written, generics and constructor arguments removed
     std::vector<std::string> registered;  ///< types of its `@RegisterExtension` fields
     bool assumes = false;                 ///< a lifecycle method of it makes an assumption (skips when false)
+    bool aborts = false;                  ///< its body anywhere assumes or aborts (a constructor, a helper)
+    std::vector<std::string> calls;       ///< classes its body calls static methods on (`Env.require(...)`)
     const JvmNames* names = nullptr;
   };
+  /// Exception handlers whose every handling method rethrows what it was given (`throw throwable;`):
+  /// they log, they swallow nothing.
+  std::set<std::string> rethrowing;
   std::multimap<std::string, ClassDecl> classes;
   std::map<std::string, std::vector<std::string>> classes_by_simple;
 
@@ -508,7 +513,7 @@ struct JvmAnnotations {
     auto& n = *names.emplace_back(std::make_unique<JvmNames>(jvm_names(head)));
     // Extensions that decide whether a test runs or that can turn its failure into something else.
     static const std::regex condition(
-        R"(\b(?:class|object)\s+(\w+)[^{]*\b(?:ExecutionCondition|TestExecutionExceptionHandler|InvocationInterceptor|LifecycleMethodExecutionExceptionHandler)\b)");
+        R"(\b(?:class|object|interface)\s+(\w+)[^{]*\b(?:ExecutionCondition|TestExecutionExceptionHandler|InvocationInterceptor|LifecycleMethodExecutionExceptionHandler)\b)");
     for (std::sregex_iterator it(head.begin(), head.end(), condition), e; it != e; ++it) conditions.insert((*it)[1].str());
     static const std::regex decl(R"(@\s*interface\s+(\w+)|\bannotation\s+class\s+(\w+)|\btypealias\s+(\w+)\s*=\s*([\w.]+))");
     static const std::regex comment(R"(/\*[\s\S]*?\*/|//[^\n]*)");
@@ -524,7 +529,7 @@ struct JvmAnnotations {
       by_simple[simple].push_back(q);
     }
     static const std::regex class_decl(R"((?:^|[^:.\w@])(class|interface)\s+(\w+)\b([^{;=]*))");
-    static const std::regex registered(R"(@\s*RegisterExtension\b[^;=]*?\b([A-Z]\w*)(?:<[^>]*>)?\s+\w+\s*[=;])");
+    static const std::regex registered(R"(@\s*RegisterExtension\b[^;=]*?\b([A-Z]\w*)(?:<[^>]*>)?\s+\w+\s*([=;][^;]*))");
     std::vector<std::pair<std::size_t, std::size_t>> spans;  // each declaration: header start, body start
     for (std::sregex_iterator it(head.begin(), head.end(), class_decl), e; it != e; ++it)
       spans.emplace_back(static_cast<std::size_t>(it->position(1)), static_cast<std::size_t>(it->position() + it->length()));
@@ -539,15 +544,48 @@ struct JvmAnnotations {
       const std::size_t to = index + 1 < spans.size() ? spans[index + 1].first : head.size();
       if (to > from && contains(std::string_view(head).substr(from, to - from), "RegisterExtension")) {
         const std::string body = head.substr(from, to - from);
-        for (std::sregex_iterator r(body.begin(), body.end(), registered), re; r != re; ++r) c.registered.push_back((*r)[1].str());
+        static const std::regex type_word(R"(\b([A-Z]\w*)\b)");
+        for (std::sregex_iterator r(body.begin(), body.end(), registered), re; r != re; ++r) {
+          c.registered.push_back((*r)[1].str());
+          // The initializer's types too: `Extension x = (TestExecutionExceptionHandler) (ctx, t) -> {}`, `new Lenient()`.
+          const std::string init = (*r)[2].str().substr(0, 2048);
+          for (std::sregex_iterator w(init.begin(), init.end(), type_word), we; w != we; ++w) c.registered.push_back((*w)[1].str());
+        }
       }
       // `@BeforeEach void docker() { assumeTrue(...); }`: every test of the class and its subclasses skips.
       if (to > from) {
         static const std::regex lifecycle(R"(@\s*(?:BeforeEach|BeforeAll|Before|BeforeClass)\b[^{]*\{[^}]*\b(?:assume(?:True|False|That|NotNull|NoException)|assumingThat|Assume\.)\b)");
         const std::string body = head.substr(from, std::min(to - from, std::size_t{1} << 16));
         c.assumes = (contains(body, "assum") || contains(body, "Assum")) && std::regex_search(body, lifecycle);
+        // Anywhere in the body: a constructor, an initializer or a helper that assumes or aborts.
+        static const std::regex aborting(
+            R"(\b(?:assume(?:True|False|That|NotNull|NoException)|assumingThat|abort)\s*\(|\bTestAbortedException\b|\bAssumptionViolatedException\b|\bAssume\s*\.)");
+        c.aborts = std::regex_search(body, aborting);
+        static const std::regex static_call(R"(\b([A-Z]\w*)\s*\.\s*[a-z]\w*\s*\()");
+        std::set<std::string> called;
+        for (std::sregex_iterator sc(body.begin(), body.end(), static_call), se; sc != se && called.size() < 32; ++sc)
+          if (called.insert((*sc)[1].str()).second) c.calls.push_back((*sc)[1].str());
+        // Exception handlers that rethrow on every path.
+        static const std::regex handler(R"(\bhandle\w*Exception\s*\([^)]*\bThrowable\s+(\w+)\s*\)[^{;]*\{)");
+        std::smatch hm;
+        bool any_handler = false, all_rethrow = true;
+        for (auto hs = body.cbegin(); std::regex_search(hs, body.cend(), hm, handler);) {
+          any_handler = true;
+          const std::size_t open = static_cast<std::size_t>(hm[0].second - body.cbegin()) - 1;
+          std::size_t depth = 0, close = open;
+          for (; close < body.size(); ++close) {
+            if (body[close] == '{') ++depth;
+            else if (body[close] == '}' && --depth == 0) break;
+          }
+          const std::string m = strip_spaces(body.substr(open, close - open + 1));
+          const std::string last = "throw" + hm[1].str() + ";}";
+          if (!ends_with(m, last) || contains(m, "return") || contains(m, "catch") || contains(m, "System.exit")) all_rethrow = false;
+          hs = body.cbegin() + static_cast<std::ptrdiff_t>(std::min(close, body.size()));
+        }
+        if (any_handler && all_rethrow && !contains(body, "evaluateExecutionCondition") && !contains(body, "intercept"))
+          rethrowing.insert((*it)[2].str());
       }
-      if (c.supers.empty() && c.registered.empty() && !c.assumes && !contains(c.mods, "@")) continue;
+      if (c.supers.empty() && c.registered.empty() && !c.assumes && !c.aborts && c.calls.empty() && !contains(c.mods, "@")) continue;
       const std::string simple = (*it)[2].str();
       const std::string q = n.package.empty() ? simple : n.package + "." + simple;
       classes.emplace(q, std::move(c));
@@ -566,6 +604,14 @@ struct JvmAnnotations {
         for (const auto& t : it->second.registered)
           if (is_condition(t)) return "@RegisterExtension " + t + ", an ExecutionCondition, in " + r;
         if (it->second.assumes) return "an assumption in a @BeforeEach/@BeforeAll method of " + r + " (a false one skips the tests)";
+        if (it->second.aborts) return "an assumption or abort in " + r + " (its constructor or a method; it skips the tests)";
+        // A class its body calls that assumes or aborts (`@BeforeEach void env() { Env.require("X"); }`).
+        for (const auto& callee : it->second.calls)
+          for (const auto& q : resolve(callee, *it->second.names, true)) {
+            auto [cb, ce] = classes.equal_range(q);
+            for (auto k = cb; k != ce; ++k)
+              if (k->second.aborts || k->second.assumes) return "an assumption or abort in " + q + ", which " + r + " calls";
+          }
         // A composed annotation on it that carries the condition (`@RequiresDocker`).
         static const std::regex use_re(R"(@\s*([A-Za-z_][\w.]*))");
         const std::string& mods = it->second.mods;
@@ -631,6 +677,7 @@ struct JvmAnnotations {
   bool is_condition(const std::string& simple, int depth = 0) const {
     static const std::set<std::string, std::less<>> kInterfaces = {"ExecutionCondition", "TestExecutionExceptionHandler",
                                                                    "InvocationInterceptor", "LifecycleMethodExecutionExceptionHandler"};
+    if (rethrowing.count(simple)) return false;
     if (conditions.count(simple) || kInterfaces.count(simple)) return true;
     if (depth > 8) return false;
     auto it = classes_by_simple.find(simple);
@@ -646,7 +693,7 @@ struct JvmAnnotations {
   }
 
   std::optional<std::string> condition_in(const std::string& text) const {
-    if (conditions.empty() || !contains(text, "ExtendWith")) return std::nullopt;
+    if (!contains(text, "ExtendWith")) return std::nullopt;
     static const std::regex ext(R"(ExtendWith\s*\(([^)]*)\))");
     static const std::regex cls(R"((\w+)\s*(?:\.|::)\s*class\b)");
     for (std::sregex_iterator it(text.begin(), text.end(), ext), e; it != e; ++it) {
@@ -722,7 +769,7 @@ std::vector<std::string> head_annotation_sources(const std::vector<FileVersions>
     if (contains(*text, "interface") || contains(*text, "annotation class") || contains(*text, "typealias") ||
         contains(*text, "ExecutionCondition") || contains(*text, "ExtendWith") || contains(*text, "RegisterExtension") ||
         (classes_too && (named_files.count(order[i]) || contains(*text, "extends") || contains(*text, "implements") ||
-                         contains(*text, " : "))))
+                         contains(*text, " : ") || contains(*text, "ssum") || contains(*text, "bort"))))
       out.push_back(std::move(*text));
   }
   return out;

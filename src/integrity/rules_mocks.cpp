@@ -67,9 +67,26 @@ bool dependency_looking(std::string_view name) {
 /// The line empties a container: `calc._CACHE.clear()`, `patch.object(Registry, "_cache", {})`,
 /// `monkeypatch.setattr(calc, "_registry", {})`, `calc._seen = set()`.
 bool emptied(const std::string& line) {
-  const std::string flat = strip_spaces(line);
+  // The code, not a comment (`calc._cache[k] = 4  # then calc._cache.clear()`).
+  std::string code = line;
+  char quote_char = 0;
+  for (std::size_t i = 0; i < code.size(); ++i) {
+    const char c = code[i];
+    if (quote_char) {
+      if (c == '\\') ++i;
+      else if (c == quote_char) quote_char = 0;
+    } else if (c == '"' || c == '\'') {
+      quote_char = c;
+    } else if (c == '#') {
+      code.resize(i);
+      break;
+    }
+  }
+  // One statement: `calc._cache[k] = 4; calc._cache.clear()` seeds as well as empties.
+  if (code.find(';') != std::string::npos) return false;
+  const std::string flat = strip_spaces(code);
   static const std::regex empty(
-      R"(\.clear\(\)$|(?:,|=)(?:\{\}|\[\]|dict\(\)|set\(\)|list\(\)|(?:collections\.)?OrderedDict\(\)|(?:weakref\.)?Weak(?:Value|Key)Dictionary\(\))\)*(?:as\w+)?:?$)");
+      R"(\.clear\(\)$|(?:,|=)(?:\{\}|\[\]|dict\(\)|set\(\)|list\(\)|(?:collections\.)?OrderedDict\(\)|(?:weakref\.)?Weak(?:Value|Key)Dictionary\(\)|(?:collections\.)?(?:Counter|deque)\(\))\)*(?:as\w+)?:?$)");
   return std::regex_search(flat, empty);
 }
 
@@ -227,6 +244,14 @@ struct PyClasses {
     for (const auto& c : chain) owners += "|" + c;
     const std::regex read("\\b(?:" + owners + ")\\s*\\.\\s*" + attr + "\\b");
     return std::any_of(texts.begin(), texts.end(), [&](const std::string* t) { return std::regex_search(*t, read); });
+  }
+
+  /// Is `attr` a class attribute of any production class that production code reads? (For a write
+  /// whose owner expression cannot be resolved to a class: `type(c).__mro__[0].offset = 0`.)
+  bool read_attribute_any(const std::string& attr) const {
+    for (const auto& [cls, attrs] : attributes)
+      if (attrs.count(attr) && read_attribute(cls, attr)) return true;
+    return false;
   }
 };
 
@@ -646,6 +671,37 @@ bool called_bare_before(const std::optional<std::string>& before, const std::str
   return found;
 }
 
+/// Python: `getattr(X, "Y")` (two arguments, X a dotted name) read as `X.Y`.
+std::string python_getattr_as_attribute(const std::string& line) {
+  if (line.find("getattr") == std::string::npos) return line;
+  static const std::regex two(R"(\bgetattr\s*\(\s*([A-Za-z_][\w.]*)\s*,\s*['"](\w+)['"]\s*\))");
+  return std::regex_replace(line, two, "$1.$2");
+}
+
+/// Python: the name a write sets when its owner is no plain dotted name (`x.__globals__["OFFSET"] = 0`,
+/// `inspect.getmodule(f).OFFSET = 0`, `mods["c"].OFFSET = 0`, `type(c).__mro__[0].offset = 0`,
+/// `c.add.__self__.__class__.offset = 0`), or "".
+std::string opaque_write(const std::string& line) {
+  if (line.find('=') == std::string::npos && line.find("del ") == std::string::npos) return "";
+  static const std::regex write(
+      R"(^\s*(.+?)(?:\.\s*(\w+)|\[\s*['"](\w+)['"]\s*\])\s*(?:(?:[-+*/|&^%]|//|<<|>>|\*\*)?=[^=]))");
+  static const std::regex deleted(R"(^\s*del\s+(.+?)(?:\.\s*(\w+)|\[\s*['"](\w+)['"]\s*\])\s*$)");
+  std::smatch m;
+  if (!std::regex_search(line, m, deleted) && !std::regex_search(line, m, write)) return "";
+  const std::string owner = strip_spaces(m[1].str());
+  if (owner.find('=') != std::string::npos) return "";
+  static const std::regex plain(R"(^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$)");
+  static const std::regex dunder(R"(__\w+__)");
+  const bool resolvable = std::regex_match(owner, plain) && !std::regex_search(owner, dunder);
+  if (resolvable || starts_with(owner, "self.") || starts_with(owner, "self[") || owner == "self") return "";
+  // A subscript write needs an introspected owner (`x.__globals__["OFFSET"]`); `results["OFFSET"] = 1`
+  // on a local is the test's own data.
+  if (m[3].matched && !std::regex_search(owner, dunder) && owner.find("getmodule") == std::string::npos &&
+      owner.find("sys.modules") == std::string::npos && owner.find("globals()") == std::string::npos && owner.find("vars(") == std::string::npos)
+    return "";
+  return m[2].matched ? m[2].str() : m[3].str();
+}
+
 /// Mock targets on one added line, per language.
 std::vector<Target> targets(const std::string& raw, Lang lang, bool gmock) {
   std::vector<Target> out;
@@ -882,7 +938,7 @@ std::vector<std::string> python_parameters(const std::vector<std::string>& lines
 /// mocker fixture, when the test reloads modules, or when production code of the change or the patch
 /// memoizes results (a cache warmed under the stand-in outlives it).
 bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersions& f, int line, const Target& t,
-                        const IntegrityOptions& o) {
+                        const IntegrityOptions& o, const std::map<std::string, std::string>& helpers) {
   if (!f.after) return false;
   std::vector<std::string> lines{""};
   for_each_capped_line(*f.after, [&](int, const std::string& l) { lines.push_back(l); });
@@ -891,8 +947,17 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
   // Undoing that cannot be trusted: the fixtures redefined by the patch, memoized production code.
   // The fixture redefined (`def monkeypatch(`, `@pytest.fixture(name="monkeypatch")`), unittest's
   // cleanups overridden, code run from strings or modules reloaded anywhere in the test file.
+  // Also any write to the undoing machinery: `monkeypatch.undo = ...`, `p.stop = ...`, `MonkeyPatch.undo = ...`,
+  // `addCleanup = lambda ...` in a class body, setattr(self, "addCleanup", ...), and a fixture whose name is
+  // computed (`@pytest.fixture(**{"name": "monkeypatch"})`, `name=NAME`).
   static const std::regex fixture_override(
-      R"((?:^|\n)[ \t]*(?:async\s+)?def\s+(?:monkeypatch|mocker|addCleanup|doCleanups|_callCleanup)\s*\(|(?:^|\n)(?:monkeypatch|mocker)\s*=|\bname\s*=\s*['"](?:monkeypatch|mocker)['"])");
+      R"((?:^|\n)[ \t]*(?:async\s+)?def\s+(?:monkeypatch|mocker|addCleanup|doCleanups|_callCleanup|addClassCleanup|doClassCleanups)\s*\()"
+      R"(|(?:^|\n)(?:monkeypatch|mocker)\s*=|\bname\s*=\s*['"](?:monkeypatch|mocker)['"])"
+      R"(|(?:^|\n)[ \t]*(?:[\w.]+\s*\.\s*)?(?:addCleanup|doCleanups|_callCleanup|addClassCleanup|doClassCleanups)\s*=[^=])"
+      R"(|\.\s*(?:undo|stop|stopall|_stop_patcher|__exit__|_patches|_setattr|_setitem|_cleanup)\s*(?:=[^=]|\.\s*(?:clear|pop|remove)\s*\())"
+      R"(|\b(?:monkeypatch|mocker|MonkeyPatch)\s*\.\s*\w+\s*=[^=])"
+      R"(|\bsetattr\s*\(\s*(?:[\w.]*MonkeyPatch|monkeypatch|mocker|self|\w+)\s*,\s*['"](?:undo|stop|stopall|addCleanup|doCleanups|_callCleanup|__exit__)['"])"
+      R"(|\bfixture\s*\([^)]*(?:\*\*|\bname\s*=\s*[^'"\s]))");
   static const std::regex memo(R"(\blru_cache\b|\bfunctools\s*\.\s*cache\b|@\s*cache\b|@\s*cached\b|\bmemoize|\bcachetools\b)");
   // (The builtins, not methods: `re.compile(`, `model.eval()` run no code from strings.)
   static const std::regex persistent(R"(\breload\s*\(|\bsys\s*\.\s*modules\b|\bimportlib\b|(?:^|[^.\w])(?:exec|eval|compile)\s*\()");
@@ -902,37 +967,77 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
   // _MAX_SIZE:`, an eviction bound) computes no stored value.
   const auto hand_memo = [&](const std::string& text) {
     if (!has_word(text, t.name)) return false;
-    static const std::regex container(R"((?:^|\n)[ \t]*(\w+)\s*(?::[^=\n]+)?=\s*(?:\{\}|dict\(\)|\[\]|set\(\)|(?:collections\.)?OrderedDict\(\)|(?:collections\.)?defaultdict\())");
+    // Module and class state: names bound at module level (whatever the initializer: `{}`,
+    // `dict.fromkeys(())`, `None`) and containers bound in a class body.
+    static const std::regex top(R"(^([A-Za-z_]\w*)\s*(?::[^=]+)?=[^=])");
+    static const std::regex container(R"(^[ \t]*(\w+)\s*(?::[^=]+)?=\s*(?:\{\}|dict\(|\[\]|set\(|list\(|(?:collections\.)?(?:OrderedDict|defaultdict|Counter|deque)\())");
+    static const std::regex written(R"((?:^|[^.\w])(\w+)\s*(?:\[[^\]]*\]\s*(?:[-+*/|&^%]|//)?=[^=]|\.\s*(?:setdefault|update|__setitem__|append|add)\s*\())");
+    static const std::regex global_decl(R"(^\s*global\s+([\w\s,]+))");
+    static const std::regex def_line(R"(^\s*(?:async\s+)?def\s)");
     std::vector<std::string> ls;
-    for_each_capped_line(text, [&](int, const std::string& l) { ls.push_back(l); });
+    std::set<std::string> state;
+    for_each_capped_line(text, [&](int, const std::string& l) {
+      ls.push_back(l);
+      std::smatch m;
+      if (std::regex_search(l, m, top) || std::regex_search(l, m, container)) state.insert(m[1].str());
+    });
     const auto ind = [](const std::string& l) { return l.find_first_not_of(" \t"); };
-    for (std::sregex_iterator it(text.begin(), text.end(), container), e; it != e; ++it) {
-      const std::regex written("\\b" + (*it)[1].str() + "\\s*(?:\\[[^\\]]*\\]\\s*=[^=]|\\.\\s*(?:setdefault|update|__setitem__)\\s*\\()");
-      for (std::size_t i = 0; i < ls.size(); ++i) {
-        if (ind(ls[i]) == 0 || ind(ls[i]) == std::string::npos || !std::regex_search(ls[i], written)) continue;
-        // The enclosing function: up to its def, down to the end of its body.
-        std::size_t d = i;
-        static const std::regex def_line(R"(^\s*(?:async\s+)?def\s)");
-        while (d > 0 && !(std::regex_search(ls[d], def_line) && ind(ls[d]) < ind(ls[i]))) --d;
-        std::size_t end = d + 1;
-        while (end < ls.size() && (trim(ls[end]).empty() || ind(ls[end]) > ind(ls[d]))) ++end;
-        for (std::size_t k = d + 1; k < end; ++k) {
-          const std::string tl = trim(ls[k]);
-          if (!has_word(ls[k], t.name) || starts_with(tl, "if ") || starts_with(tl, "elif ") || starts_with(tl, "while ") ||
-              starts_with(tl, "assert "))
-            continue;
-          return true;
-        }
+    // The enclosing function of line i computes with the replaced name (outside conditions).
+    const auto computes = [&](std::size_t i) {
+      std::size_t d = i;
+      while (d > 0 && !(std::regex_search(ls[d], def_line) && ind(ls[d]) < ind(ls[i]))) --d;
+      std::size_t end = d + 1;
+      while (end < ls.size() && (trim(ls[end]).empty() || ind(ls[end]) > ind(ls[d]))) ++end;
+      for (std::size_t k = d + 1; k < end; ++k) {
+        const std::string tl = trim(ls[k]);
+        if (!has_word(ls[k], t.name) || starts_with(tl, "if ") || starts_with(tl, "elif ") || starts_with(tl, "while ") ||
+            starts_with(tl, "assert "))
+          continue;
+        return true;
       }
+      return false;
+    };
+    for (std::size_t i = 0; i < ls.size(); ++i) {
+      if (ind(ls[i]) == 0 || ind(ls[i]) == std::string::npos) continue;
+      std::smatch m;
+      // `global _effective` in a function that assigns it: state written at run time.
+      if (std::regex_search(ls[i], m, global_decl) && computes(i)) return true;
+      for (std::sregex_iterator it(ls[i].begin(), ls[i].end(), written), e; it != e; ++it)
+        if (state.count((*it)[1].str()) && computes(i)) return true;
+    }
+    return false;
+  };
+  // Persistent effects are looked for in the test file (outside its other tests, which this one does
+  // not run unless it calls them), the patch's other test-side files and the helper modules the tests
+  // import: a `reload` in tests/helpers.py called under the patch carries the stand-in over.
+  const auto persists = [&](const std::string& path, const std::string& text) {
+    if (!std::regex_search(text, persistent)) return false;
+    const FileModel model = analyze(Lang::python, text);
+    std::vector<std::string> ls{""};
+    for_each_capped_line(text, [&](int, const std::string& l) { ls.push_back(l); });
+    for (std::size_t k = 1; k < ls.size(); ++k) {
+      if (!std::regex_search(ls[k], persistent)) continue;
+      const TestUnit* other = nullptr;
+      for (const auto& u : model.tests)
+        if (static_cast<int>(k) >= u.line && static_cast<int>(k) <= u.end_line && !(path == f.path && line >= u.line && line <= u.end_line))
+          other = &u;
+      if (!other) return true;
+      // Another test: harmless unless something calls it.
+      const std::regex call("(?:^|[^\\w.])" + other->name + "\\s*\\(");
+      for (std::size_t j = 1; j < ls.size(); ++j)
+        if ((static_cast<int>(j) < other->line || static_cast<int>(j) > other->end_line) && std::regex_search(ls[j], call)) return true;
     }
     return false;
   };
   for (const auto& g : files) {
     if (!g.after || lang_of(g.path) != Lang::python) continue;
     if (std::regex_search(*g.after, fixture_override)) return false;
-    if (g.path == f.path && std::regex_search(*g.after, persistent)) return false;
+    if ((g.path == f.path || is_test_path(g.path) || basename(g.path) == "conftest.py" || helpers.count(g.path)) && persists(g.path, *g.after))
+      return false;
     if (!is_test_path(g.path) && (std::regex_search(*g.after, memo) || hand_memo(*g.after))) return false;
   }
+  for (const auto& [path, text] : helpers)
+    if (std::regex_search(text, fixture_override) || persists(path, text)) return false;
   for (const auto& g : o.change_files)
     if (g.after && lang_of(g.path) == Lang::python && !is_test_path(g.path) && (std::regex_search(*g.after, memo) || hand_memo(*g.after)))
       return false;
@@ -966,6 +1071,16 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
     }
   }
   const auto new_test = [&](const TestUnit& u) { return !old_tests.count(u.name) && !names_failing_test(o.failing_tests, u.name); };
+  // The undoing object (`mp` of a MonkeyPatch.context(), the monkeypatch parameter, a patcher) bound
+  // again anywhere in the test but where it is made (`mp = pytest.MonkeyPatch()` inside the block).
+  const auto rebound_in_unit = [&](const std::string& name, int made_at) {
+    if (!unit) return true;
+    const std::regex bind("(?:^|[^.\\w])" + name + R"(\s*(?:(?:[-+*/|&^%]|//|<<|>>|\*\*)?=[^=]|:=)|\b(?:as|for|del|global|nonlocal)\s+(?:\w+\s*,\s*)*)" + name + "\\b");
+    const int end = std::min(unit->end_line, static_cast<int>(lines.size()) - 1);
+    for (int k = unit->line + 1; k <= end; ++k)
+      if (k != made_at && std::regex_search(line_at(k), bind)) return true;
+    return false;
+  };
   static const std::regex fixture_call(R"(^\s*(monkeypatch|mocker)\s*\.\s*\w+)");
   std::smatch fm;
   if (!unit) {
@@ -1026,13 +1141,14 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
   if (std::regex_search(text, fm, mp_call) && fm[1].str() != "monkeypatch" && fm[1].str() != "mocker") {
     const std::regex context(R"(^\s*(?:async\s+)?with\b.*\bMonkeyPatch\s*\.\s*context\s*\(\s*\)\s+as\s+)" + fm[1].str() + R"(\s*:)");
     for (int k = line - 1; k > unit->line; --k)
-      if (!trim(line_at(k)).empty() && indent_of(line_at(k)) < indent_of(text)) return std::regex_search(line_at(k), context);
+      if (!trim(line_at(k)).empty() && indent_of(line_at(k)) < indent_of(text))
+        return std::regex_search(line_at(k), context) && !rebound_in_unit(fm[1].str(), k);
     return false;
   }
   // The fixture undoes its changes at teardown; it must be a plain parameter of the test.
   if (std::regex_search(text, fm, fixture_call)) {
     const auto params = python_parameters(lines, unit->line);
-    return std::find(params.begin(), params.end(), fm[1].str()) != params.end();
+    return std::find(params.begin(), params.end(), fm[1].str()) != params.end() && !rebound_in_unit(fm[1].str(), unit->line);
   }
   const std::size_t body_indent = [&] {
     for (int k = unit->line + 1; k <= last; ++k)
@@ -1046,6 +1162,7 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
   if (std::regex_search(text, fm, patcher)) {
     if (my_indent != body_indent) return false;
     const std::string p = fm[1].str();
+    if (rebound_in_unit(p, line)) return false;
     std::vector<int> statements;  // the test's own statements, in order
     for (int k = unit->line + 1; k <= last; ++k)
       if (!trim(line_at(k)).empty() && indent_of(line_at(k)) == body_indent) statements.push_back(k);
@@ -1071,7 +1188,10 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
   // The names the original is saved in (`saved = Calc.OFFSET`, `Calc.OFFSET, saved = 0, Calc.OFFSET`,
   // `saved = getattr(Calc, "OFFSET")`) at or before the line, and never bound to anything else in the test.
   const auto is_target = [&](const std::string& v) {
-    return v == target || v == "getattr(" + t.object + ",\"" + t.name + "\")" || v == "getattr(" + t.object + ",'" + t.name + "')";
+    // (Also with the brackets taken off, as `bare` below leaves it.)
+    for (const char* q : {"\"", "'"})
+      if (v == "getattr(" + t.object + "," + q + t.name + q + ")" || v == "getattr" + t.object + "," + q + t.name + q) return true;
+    return v == target;
   };
   std::set<std::string> saved, rebound;
   static const std::regex binding(R"(^([\w,().]+?)=([^=].*)$)");
@@ -1114,7 +1234,7 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
       const std::string fl = strip_spaces(line_at(k));
       if (!has_word(fl, *v) || restores(fl)) continue;
       std::smatch sm;
-      const bool save = std::regex_match(fl, sm, binding) && contains(sm[2].str(), target) && k <= line;
+      const bool save = std::regex_match(fl, sm, binding) && (contains(sm[2].str(), target) || is_target(sm[2].str())) && k <= line;
       other = !save;
     }
     v = other ? saved.erase(v) : std::next(v);
@@ -1122,7 +1242,9 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
   if (saved.empty()) return false;
   // Putting the saved original back is no stand-in.
   if (restores(flat)) return true;
-  if (flat.compare(0, target.size(), target) != 0 || flat.find('=') == std::string::npos) return false;
+  const bool set_form = starts_with(flat, "setattr(" + t.object + ",\"" + t.name + "\",") ||
+                        starts_with(flat, "setattr(" + t.object + ",'" + t.name + "',");
+  if (!set_form && (flat.compare(0, target.size(), target) != 0 || flat.find('=') == std::string::npos)) return false;
   const auto cleanup = [&](const std::string& fl) {
     for (const auto& v : saved)
       for (const char* q : {"\"", "'"})
@@ -1236,12 +1358,31 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
   };
   // A cache the production code fills as it runs (`_cache[key] = ...` in a function): emptying it
   // changes nothing the code computes. A "cache" production only reads is configuration.
+  // A fill inside a function that runs at import (`def _init(): _table["offset"] = 1` ... `_init()`)
+  // is the module's initial contents, not run time.
   auto filled_at_run_time = [&](const std::string& name) {
-    const std::regex filled("\\n[ \\t]+[^\\n]*\\b" + name +
-                            "\\s*(?:\\[[^\\]\\n]*\\]\\s*=[^=]|\\.\\s*(?:setdefault|update|__setitem__|append|add)\\s*\\()");
+    const std::regex filled("\\b" + name +
+                            "\\s*(?:\\[[^\\]]*\\]\\s*(?:[-+*/|&^%]|//)?=[^=]|\\.\\s*(?:setdefault|update|__setitem__|append|add|appendleft)\\s*\\()");
+    static const std::regex def_line(R"(^\s*(?:async\s+)?def\s+(\w+))");
+    const auto in_text = [&](const std::string& text) {
+      if (!has_word(text, name)) return false;
+      std::vector<std::string> ls;
+      for_each_capped_line(text, [&](int, const std::string& l) { ls.push_back(l); });
+      const auto ind = [](const std::string& l) { return l.find_first_not_of(" \t"); };
+      for (std::size_t i = 0; i < ls.size(); ++i) {
+        if (ind(ls[i]) == 0 || ind(ls[i]) == std::string::npos || !has_word(ls[i], name) || !std::regex_search(ls[i], filled)) continue;
+        std::size_t d = i;
+        std::smatch dm;
+        while (d > 0 && !(std::regex_search(ls[d], dm, def_line) && ind(ls[d]) < ind(ls[i]))) --d;
+        if (!std::regex_search(ls[d], dm, def_line) || ind(ls[d]) >= ind(ls[i])) continue;  // a class or module body
+        const std::regex called_at_import("^(?:\\w+\\s*=\\s*)?" + dm[1].str() + "\\s*\\(");
+        if (std::none_of(ls.begin(), ls.end(), [&](const std::string& l) { return std::regex_search(l, called_at_import); })) return true;
+      }
+      return false;
+    };
     const auto scan = [&](const std::vector<FileVersions>& fs) {
       return std::any_of(fs.begin(), fs.end(), [&](const FileVersions& g) {
-        return g.after && !is_test_path(g.path) && lang_of(g.path) != Lang::none && std::regex_search(*g.after, filled);
+        return g.after && !is_test_path(g.path) && lang_of(g.path) != Lang::none && in_text(*g.after);
       });
     };
     return scan(files) || scan(options.change_files);
@@ -1251,13 +1392,53 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
   // isolation, not a stand-in. One defined with contents (`_cache = {"offset": 1}`) is configuration.
   auto reset_to_initial = [&](const std::string& name) {
     const std::regex defined_empty("(?:^|\\n)[ \\t]*" + name +
-                                   R"(\s*(?::[^=\n]+)?=\s*(?:\{\}|\[\]|dict\(\)|set\(\)|list\(\)|(?:collections\.)?OrderedDict\(\)|(?:collections\.)?defaultdict\([^)\n]*\)|(?:weakref\.)?Weak(?:Value|Key)Dictionary\(\))\s*(?:#[^\n]*)?(?:\n|$))");
+                                   R"(\s*(?::[^=\n]+)?=\s*(?:\{\}|\[\]|dict\(\)|set\(\)|list\(\)|(?:collections\.)?OrderedDict\(\)|(?:collections\.)?defaultdict\([^)\n]*\)|(?:weakref\.)?Weak(?:Value|Key)Dictionary\(\)|(?:collections\.)?(?:Counter|deque)\([^)\n]*\))\s*(?:#[^\n]*)?(?:\n|$))");
     const auto scan = [&](const std::vector<FileVersions>& fs) {
       return std::any_of(fs.begin(), fs.end(), [&](const FileVersions& g) {
         return g.after && !is_test_path(g.path) && lang_of(g.path) == Lang::python && std::regex_search(*g.after, defined_empty);
       });
     };
     return (scan(files) || scan(options.change_files)) && filled_at_run_time(name);
+  };
+  // Does production only notify what a list holds (`for f in LISTENERS: f(event)`, the result unused),
+  // never feed a listener's result back (`r = f(r)`) or use the list any other way? Read through the
+  // patch's and the change's production files.
+  auto observers_only = [&](const std::string& dotted) {
+    const std::string name = dotted.substr(dotted.rfind('.') == std::string::npos ? 0 : dotted.rfind('.') + 1);
+    const std::regex definition("^\\s*" + name + "\\s*(?::[^=]+)?=[^=]");
+    const std::regex registration("\\b" + name + "\\s*\\.\\s*(?:append|remove|add|discard|insert|extend|clear|pop)\\s*\\(");
+    const std::regex loop("^(\\s*)(?:async\\s+)?for\\s+(\\w+)\\s+in\\s+(?:[\\w.]+\\.)?(?:list\\s*\\(\\s*)?" + name + "\\b");
+    bool ok = true;
+    const auto scan = [&](const std::string& text) {
+      std::vector<std::string> ls;
+      for_each_capped_line(text, [&](int, const std::string& x) { ls.push_back(x); });
+      for (std::size_t i = 0; i < ls.size() && ok; ++i) {
+        if (!has_word(ls[i], name)) continue;
+        std::smatch lm;
+        if (std::regex_search(ls[i], definition) || std::regex_search(ls[i], registration)) continue;
+        if (!std::regex_search(ls[i], lm, loop)) {
+          ok = false;
+          break;
+        }
+        const std::string var = lm[2].str();
+        const std::size_t indent = static_cast<std::size_t>(lm[1].length());
+        const std::regex bare_call("^\\s*(?:await\\s+)?" + var + "\\s*\\(");
+        for (std::size_t k = i + 1; k < ls.size(); ++k) {
+          const auto first = ls[k].find_first_not_of(" \t");
+          if (first == std::string::npos) continue;
+          if (first <= indent) break;
+          if (!has_word(ls[k], var)) continue;
+          // Only a bare call statement, whole on its line.
+          std::string stmt = ls[k];
+          while (!stmt.empty() && std::isspace(static_cast<unsigned char>(stmt.back()))) stmt.pop_back();
+          if (!std::regex_search(stmt, bare_call) || closing_paren(stmt, stmt.find('(')) + 1 != stmt.size()) ok = false;
+        }
+      }
+    };
+    for (const auto* fs : {&files, &options.change_files})
+      for (const auto& g : *fs)
+        if (g.after && !is_test_path(g.path) && lang_of(g.path) == Lang::python) scan(*g.after);
+    return ok;
   };
   for (const auto& f : files) {
     // Test code: test files, conftest.py, and helper modules the tests import (their stand-ins are
@@ -1312,51 +1493,131 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
     // Python: a local bound to a module attribute or a class (`s = calc.SETTINGS`, `C = Calc`):
     // writes through it are writes to what it names.
     std::map<std::string, std::string> attribute_aliases;
+    // Python test-file functions that change a parameter in place (`def _zero(d): d["offset"] = 0`):
+    // function -> the positions of those parameters. A call handing them a production value
+    // (`_zero(calc.SETTINGS)`) changes it.
+    std::map<std::string, std::set<std::size_t>> mutating_helpers;
     if (lang == Lang::python) {
+      // Every binding form: `s = calc.SETTINGS`, `(s := calc.SETTINGS)`, `s, _ = calc.SETTINGS, None`,
+      // `for s in [calc.SETTINGS]:`, `with calc.LOCK as s:`, and getattr(calc, "SETTINGS") for calc.SETTINGS.
       static const std::regex alias(R"(^\s*(\w+)\s*=\s*([A-Za-z_]\w*(?:\s*\.\s*\w+)*)\s*$)");
-      for_each_capped_line(*f.after, [&](int, const std::string& l) {
+      static const std::regex walrus(R"(\b(\w+)\s*:=\s*([A-Za-z_]\w*(?:\s*\.\s*\w+)*)\s*[),\]])");
+      static const std::regex tuple(R"(^\s*\(?\s*(\w+(?:\s*,\s*\*?\w+)+)\s*,?\s*\)?\s*=\s*(.+)$)");
+      static const std::regex loop(R"(^\s*(?:async\s+)?for\s+(\w+)\s+in\s+[\[(]\s*([A-Za-z_]\w*(?:\s*\.\s*\w+)+)\s*[,\])])");
+      static const std::regex with_as(R"(\b([A-Za-z_]\w*(?:\s*\.\s*\w+)+)\s+as\s+(\w+))");
+      const auto keep = [&](const std::string& local, std::string value) {
+        value = strip_spaces(value);
+        if (value == "True" || value == "False" || value == "None" || local == value || local == "_" || value.empty() ||
+            !std::all_of(value.begin(), value.end(), [](char c) { return ident_char(c) || c == '.'; }) || std::isdigit(static_cast<unsigned char>(value[0])))
+          return;
+        attribute_aliases[local] = value;
+      };
+      for_each_capped_line(*f.after, [&](int, const std::string& raw) {
+        const std::string l = python_getattr_as_attribute(raw);
         std::smatch am;
-        if (std::regex_search(l, am, alias) && am[2].str() != "True" && am[2].str() != "False" && am[2].str() != "None" && am[1].str() != am[2].str())
-          attribute_aliases[am[1].str()] = strip_spaces(am[2].str());
+        if (std::regex_search(l, am, alias)) keep(am[1].str(), am[2].str());
+        for (std::sregex_iterator it(l.begin(), l.end(), walrus), e; it != e; ++it) keep((*it)[1].str(), (*it)[2].str());
+        if (std::regex_search(l, am, tuple)) {
+          const auto left = split_top(am[1].str(), {","}), right = split_top(am[2].str(), {","});
+          for (std::size_t i = 0; i < left.size() && i < right.size() && left.size() == right.size(); ++i)
+            keep(strip_spaces(left[i]), right[i]);
+        }
+        if (std::regex_search(l, am, loop)) keep(am[1].str(), am[2].str());
+        for (std::sregex_iterator it(l.begin(), l.end(), with_as), e; it != e; ++it) keep((*it)[2].str(), (*it)[1].str());
       });
+      // Functions of the test file and the parameters they change in place.
+      static const std::regex def(R"(^(\s*)(?:async\s+)?def\s+(\w+)\s*\()");
+      std::vector<std::string> ls;
+      for_each_capped_line(*f.after, [&](int, const std::string& l) { ls.push_back(l); });
+      for (std::size_t i = 0; i < ls.size(); ++i) {
+        std::smatch dm;
+        if (!std::regex_search(ls[i], dm, def)) continue;
+        std::vector<std::string> ls1{""};
+        ls1.insert(ls1.end(), ls.begin() + static_cast<std::ptrdiff_t>(i), ls.begin() + static_cast<std::ptrdiff_t>(std::min(ls.size(), i + 30)));
+        const auto params = python_parameters(ls1, 1);
+        const std::size_t indent = dm[1].length();
+        for (std::size_t k = i + 1; k < ls.size(); ++k) {
+          const auto first = ls[k].find_first_not_of(" \t");
+          if (first == std::string::npos) continue;
+          if (first <= indent) break;
+          for (std::size_t pi = 0; pi < params.size(); ++pi) {
+            const std::string pn = params[pi].substr(0, params[pi].find_first_of("=*"));
+            if (pn.empty() || pn == "self" || pn == "cls") continue;
+            const std::regex changed("^\\s*(?:del\\s+)?" + pn +
+                                     R"(\s*(?:\[|\.\s*(?:update|setdefault|clear|pop|popitem|append|extend|insert|remove|add|discard|__setitem__|__delitem__|__ior__)\s*\(|\.\s*\w+\s*=[^=]|(?:[-+*/|&^%]|//|<<|>>|\*\*)=))");
+            if (std::regex_search(ls[k], changed)) mutating_helpers[dm[2].str()].insert(pi);
+          }
+        }
+      }
     }
     for (const auto& [n, full] : added) {
-      std::string l = full.substr(0, kRegexLineChars);
-      if (auto sc = subclass_constant.find(n); sc != subclass_constant.end()) l = sc->second;
+      std::string l0 = lang == Lang::python ? python_getattr_as_attribute(full.substr(0, kRegexLineChars)) : full.substr(0, kRegexLineChars);
+      if (auto sc = subclass_constant.find(n); sc != subclass_constant.end()) l0 = sc->second;
       if (!attribute_aliases.empty()) {
         static const std::regex through(R"(^(\s*(?:del\s+)?)(\w+)(\s*(?:\[|\.|(?:[-+*/|&^%]|//|<<|>>|\*\*)=)))");
         std::smatch am;
-        if (std::regex_search(l, am, through))
+        if (std::regex_search(l0, am, through))
           if (auto it = attribute_aliases.find(am[2].str()); it != attribute_aliases.end())
-            l = am[1].str() + it->second + am[3].str() + am.suffix().str();
+            l0 = am[1].str() + it->second + am[3].str() + am.suffix().str();
       }
       if (!instance_of.empty()) {
         // type(c) and c.__class__ of an instance made from a class: the class.
         static const std::regex class_of(R"(\btype\s*\(\s*(\w+)\s*\)|\b(\w+)\s*\.\s*__class__\b)");
         std::string rewritten;
         std::size_t from = 0;
-        for (std::sregex_iterator it(l.begin(), l.end(), class_of), e; it != e; ++it) {
+        for (std::sregex_iterator it(l0.begin(), l0.end(), class_of), e; it != e; ++it) {
           const std::string local = (*it)[1].matched ? (*it)[1].str() : (*it)[2].str();
           auto c = instance_of.find(local);
           if (c == instance_of.end()) continue;
-          rewritten += l.substr(from, static_cast<std::size_t>(it->position()) - from) + c->second;
+          rewritten += l0.substr(from, static_cast<std::size_t>(it->position()) - from) + c->second;
           from = static_cast<std::size_t>(it->position() + it->length());
         }
-        if (from > 0) l = rewritten + l.substr(from);
+        if (from > 0) l0 = rewritten + l0.substr(from);
       }
       if (!instance_of.empty()) {
         static const std::regex on_instance(R"(^(\s*)(\w+)\s*\.\s*(_*[A-Z][A-Z0-9_]+\s*=[^=].*))");
         std::smatch im;
-        if (std::regex_search(l, im, on_instance))
-          if (auto it = instance_of.find(im[2].str()); it != instance_of.end()) l = im[1].str() + it->second + "." + im[3].str();
+        if (std::regex_search(l0, im, on_instance))
+          if (auto it = instance_of.find(im[2].str()); it != instance_of.end()) l0 = im[1].str() + it->second + "." + im[3].str();
       }
       if (!namespace_aliases.empty()) {
         static const std::regex write(R"(^(\s*)(\w+)(\s*(?:\[|\.\s*(?:update|setdefault|__setitem__)\s*\()))");
         std::smatch wm;
-        if (std::regex_search(l, wm, write))
+        if (std::regex_search(l0, wm, write))
           if (auto it = namespace_aliases.find(wm[2].str()); it != namespace_aliases.end())
-            l = wm[1].str() + "vars(" + it->second + ")" + wm[3].str() + wm.suffix().str();
+            l0 = wm[1].str() + "vars(" + it->second + ")" + wm[3].str() + wm.suffix().str();
       }
+      // What the line may also change: the views of it read below.
+      std::vector<std::string> views{l0};
+      if (lang == Lang::python) {
+        const std::string indent = l0.substr(0, l0.find_first_not_of(" \t") == std::string::npos ? 0 : l0.find_first_not_of(" \t"));
+        // An attribute written on a chain rooted at a module-level value (`calc.config.offset = 0`,
+        // `calc.CONFIG.offset = 0`): that value changed in place.
+        static const std::regex chain(R"(^\s*(?:del\s+)?([A-Za-z_]\w*)\s*\.\s*(\w+)\s*\.\s*\w+(?:\s*\.\s*\w+)*\s*(?:(?:[-+*/|&^%]|//|<<|>>|\*\*)?=[^=]))");
+        std::smatch cm;
+        if (std::regex_search(l0, cm, chain) && cm[1].str() != "self" && cm[1].str() != "cls")
+          views.push_back(indent + cm[1].str() + "." + cm[2].str() + ".update()");
+        // A test-file function that changes its parameter in place, handed a production value.
+        for (const auto& [fn, positions] : mutating_helpers) {
+          const std::string call = fn + "(";
+          for (auto at = l0.find(call); at != std::string::npos; at = l0.find(call, at + 1)) {
+            if (at > 0 && (ident_char(l0[at - 1]) || l0[at - 1] == '.')) continue;
+            const std::size_t open = at + fn.size();
+            const std::size_t close = closing_paren(l0, open);
+            if (close >= l0.size()) continue;
+            const auto args = split_top(std::string_view(l0).substr(open + 1, close - open - 1), {","});
+            for (std::size_t pos : positions)
+              if (pos < args.size()) {
+                std::string a = strip_spaces(args[pos]);
+                if (auto al = attribute_aliases.find(a); al != attribute_aliases.end()) a = al->second;
+                if (a.find('.') != std::string::npos && std::all_of(a.begin(), a.end(), [](char c) { return ident_char(c) || c == '.'; }))
+                  views.push_back(indent + a + ".update()");
+              }
+          }
+        }
+      }
+      for (const std::string& view : views) {
+      const std::string& l = view;
       auto ts = targets(l, lang, gmock);
       if (ts.empty()) continue;
       if (!prod) prod = production(files, options);
@@ -1386,6 +1647,16 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
           static const std::regex subscribed(R"(^\s*([\w.]+)\s*\.\s*(?:append|add)\s*\((.+)\)\s*$)");
           static const std::regex unsubscribed(R"(^\s*([\w.]+)\s*\.\s*(?:remove|discard)\s*\((.+)\)\s*$)");
           std::smatch sm;
+          static const std::regex popped(R"(^\s*([\w.]+)\s*\.\s*pop\s*\(\s*\)\s*$|^\s*del\s+([\w.]+)\s*\[\s*-\s*1\s*\]\s*$)");
+          if (std::regex_search(l, sm, popped)) {
+            // The last subscription taken off again: undoing an append made above.
+            const std::string list = strip_spaces(sm[1].matched ? sm[1].str() : sm[2].str());
+            bool done = false;
+            for_each_capped_line(*f.after, [&](int k, const std::string& al) {
+              if (k < n && starts_with(strip_spaces(al), list + ".append(")) done = true;
+            });
+            if (done) continue;
+          }
           if (std::regex_search(l, sm, unsubscribed)) {
             // The undoing of a subscription made above.
             const std::string did1 = strip_spaces(sm[1].str()) + ".append(" + strip_spaces(sm[2].str()) + ")";
@@ -1396,16 +1667,36 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
             });
             if (done) continue;
           }
-          if (std::regex_search(l, sm, subscribed)) {
-            const std::string undo1 = strip_spaces(sm[1].str()) + ".remove(" + strip_spaces(sm[2].str()) + ")";
-            const std::string undo2 = strip_spaces(sm[1].str()) + ".discard(" + strip_spaces(sm[2].str()) + ")";
-            bool in_finally = false, undone = false;
+          if (std::regex_search(l, sm, subscribed) && observers_only(sm[1].str())) {
+            // Undone in the `finally:` of the try that directly follows the subscription, in the same block.
+            const std::string list = strip_spaces(sm[1].str()), item = strip_spaces(sm[2].str());
+            const std::set<std::string> undos{list + ".remove(" + item + ")", list + ".discard(" + item + ")", list + ".pop()",
+                                              "del" + list + "[-1]"};
+            std::vector<std::string> below;
             for_each_capped_line(*f.after, [&](int k, const std::string& al) {
-              if (k <= n || undone) return;
-              const std::string fl = strip_spaces(al);
-              if (fl == "finally:") in_finally = true;
-              if (in_finally && (fl == undo1 || fl == undo2)) undone = true;
+              if (k > n) below.push_back(al);
             });
+            const auto ind = [](const std::string& x) { return x.find_first_not_of(" \t"); };
+            const std::size_t mine = ind(l);
+            std::size_t i = 0;
+            while (i < below.size() && trim(below[i]).empty()) ++i;
+            bool undone = false;
+            if (i < below.size() && strip_spaces(below[i]) == "try:" && ind(below[i]) == mine) {
+              bool in_finally = false;
+              std::size_t body = std::string::npos;
+              for (++i; i < below.size() && !undone; ++i) {
+                if (trim(below[i]).empty()) continue;
+                const std::string fl = strip_spaces(below[i]);
+                if (ind(below[i]) < mine || (ind(below[i]) == mine && in_finally)) break;
+                if (ind(below[i]) == mine) {
+                  if (fl == "finally:") in_finally = true;
+                  else if (!(starts_with(fl, "except") || fl == "else:")) break;
+                  continue;
+                }
+                if (in_finally && body == std::string::npos) body = ind(below[i]);
+                if (in_finally && ind(below[i]) == body && undos.count(fl)) undone = true;
+              }
+            }
             if (undone) continue;
           }
         }
@@ -1487,10 +1778,29 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
           why = t.name + " comes from the project module " + module + " and the test exercises it";
         }
         if (why.empty()) continue;
-        if (lang == Lang::python && undone_in_new_test(files, f, n, t, options)) continue;
+        if (lang == Lang::python && undone_in_new_test(files, f, n, t, options, helpers)) continue;
         out.push_back({"mocked_code_under_test", f.path, n,
                        "test code replaces the code under test with a stand-in (" + shown + "): " + why + ": " + quote(l)});
         return;
+      }
+      }
+      // A write through an owner that no name resolves: introspection (`calc.add.__globals__["OFFSET"]`,
+      // `inspect.getmodule(calc.add).OFFSET`, `type(c).__mro__[0].offset`, `c.add.__self__.__class__.offset`)
+      // or a container or call (`mods["c"].OFFSET`), writing a name production defines or reads as a
+      // class attribute: production state changed through a door the rules cannot follow.
+      if (lang == Lang::python) {
+        std::string why;
+        const std::string name = opaque_write(l0);
+        if (!name.empty() && !external_looking(name) && !dependency_looking(name)) {
+          if (!prod) prod = production(files, options);
+          if (prod->defined.count(name) || prod->classes->read_attribute_any(name) ||
+              (prod->module_vars.count(name) && std::regex_search(l0, std::regex(R"(__\w+__|\bgetmodule\s*\(|\bsys\s*\.\s*modules\b|\b(?:globals|vars)\s*\()"))))
+            why = name + " is production state, written through an expression the guard cannot resolve";
+        }
+        if (!why.empty()) {
+          out.push_back({"mocked_code_under_test", f.path, n, "test code replaces the code under test with a stand-in (" + name + "): " + why + ": " + quote(l0)});
+          return;
+        }
       }
     }
   }

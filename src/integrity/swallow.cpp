@@ -859,17 +859,30 @@ bool js_returns_promise(const Syntax& s, TSNode value, const LocalDefs& defs, in
     if (Syntax::type(e) == "identifier" && hops < 4 && !ts_node_is_null(fn_body)) {
       const string name = s.text(e);
       bool found = false;
+      // Declared with it or assigned later (`let p; p = check(); return p;`): any value it is given.
       walk(fn_body, [&](TSNode d) {
         if (found) return false;
         if (Syntax::type(d) == "variable_declarator" && s.text(Syntax::field(d, "name")) == name) {
-          found = promise_value(Syntax::field(d, "value"), hops + 1);
-          return false;
+          if (promise_value(Syntax::field(d, "value"), hops + 1)) found = true;
+        } else if (Syntax::type(d) == "assignment_expression" && strip_spaces(s.text(Syntax::field(d, "left"))) == name) {
+          if (promise_value(Syntax::field(d, "right"), hops + 1)) found = true;
         }
-        return true;
+        return !found;
       });
       return found;
     }
     if (Syntax::type(e) == "new_expression") return strip_spaces(s.text(Syntax::field(e, "constructor"))) == "Promise";
+    // A promise inside the returned value (`[check()][0]`, `check() ?? null`, `ok ? check() : null`,
+    // `(log(), check())`): whatever part the expression yields may be it. Awaited parts are consumed.
+    if (one_of(Syntax::type(e), {"array", "subscript_expression", "binary_expression", "ternary_expression", "sequence_expression",
+                                 "object", "pair", "spread_element", "member_expression"}) && hops < 8) {
+      for (uint32_t i = 0; i < ts_node_named_child_count(e); ++i) {
+        TSNode c = ts_node_named_child(e, i);
+        if (one_of(Syntax::type(c), {"await_expression", "arrow_function", "function_expression", "function"})) continue;
+        if (promise_value(c, hops + 1)) return true;
+      }
+      return false;
+    }
     for (int guard = 0; guard < 16 && Syntax::type(e) == "call_expression"; ++guard) {
       TSNode f = Syntax::field(e, "function");
       if (ts_node_is_null(f)) return false;

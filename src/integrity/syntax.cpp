@@ -367,9 +367,11 @@ bool coarse_expression(const std::string& operand, Lang lang, const std::string&
     if (contains(part, o)) near += part + " ";
   if (near.empty()) near = strip_spaces(context);
   static const std::regex decimal_re(R"([0-9]\.[0-9]|\bfloat(?:32|64)?\b|\bdouble\b|\bDouble\b|\bFloat\b)");
+  // Only a decimal with a fraction tells a float division: `got/10 != 0.0` compares an int as well.
+  static const std::regex fraction_re(R"([0-9]\.[0-9]*[1-9]|\bfloat(?:32|64)?\b|\bdouble\b|\bDouble\b|\bFloat\b)");
   std::string outside = near;  // the comparison without the operand itself
   for (auto at = outside.find(o); at != std::string::npos; at = outside.find(o)) outside.erase(at, o.size());
-  const bool float_context = std::regex_search(outside, decimal_re);
+  const bool float_context = std::regex_search(outside, fraction_re);
   static const std::regex zero(R"((?:^|[^\w.])-?0(?:\.0*)?(?:[^\w.]|$))");
   const bool zero_context = std::regex_search(outside, zero);
   // A ternary that clamps to a literal (`x if x < 4 else 4`, `x < 4 ? x : 4`).
@@ -468,6 +470,54 @@ bool coarse_expression(const std::string& operand, Lang lang, const std::string&
   // JavaScript truncations: `(x / 10) | 0`, `~~(x / 10)`, `(x / 10) >> 0`.
   static const std::regex js_trunc(R"(^(?:~~(.+)|(.+)(?:\|0|>>0|>>>0))$)");
   if (is_js(lang) && std::regex_match(o, m, js_trunc) && lossy(m[1].matched ? m[1].str() : m[2].str())) return true;
+  // A value formatted to whole units (`"%d" % (x / 10)`, `format(x / 10, ".0f")`, `"{:.0f}".format(x / 10)`,
+  // `String.format("%.0f", x / 100.0)`, `fmt.Sprintf("%.0f", float64(x)/100)`, `strconv.FormatFloat(x/100, 'f', 0, 64)`)
+  // after scaling it: the text keeps a range of values apart, not the value.
+  {
+    static const std::regex whole_units(R"(%[-+ 0#]*[0-9]*[diu]|%[-+ 0#]*[0-9]*\.0[fFeEgG]|\{[^{}]*:[^{}]*(?:\.0[fFeEgG%]|[0-9]*d)\}|^['"][^'"]*\.0[fFeEgG%]['"]$|^['"][0-9]*d['"]$)");
+    std::vector<std::string> args;
+    std::smatch fm;
+    static const std::regex percent(R"(^([rbuRBU]?['"].*['"])%(.+)$)");
+    static const std::regex dot_format(R"(^([rbuRBU]?['"].*['"])\.(?:format|formatted)\((.+)\)$)");
+    static const std::regex call_format(R"(^(?:format|String\.format|fmt\.Sprintf|fmt\.Sprint|fmt\.Fprintf|std::format|String\.valueOf|strconv\.FormatFloat)\((.+)\)$)");
+    bool whole = false;
+    if (std::regex_match(o, fm, percent) && std::regex_search(fm[1].str(), whole_units)) {
+      whole = true;
+      std::string rest = fm[2].str();
+      while (wrapped_in_parens(rest)) rest = rest.substr(1, rest.size() - 2);
+      for (const auto& a : split_top(rest, {","})) args.emplace_back(a);
+    } else if (std::regex_match(o, fm, dot_format) && std::regex_search(fm[1].str(), whole_units)) {
+      whole = true;
+      for (const auto& a : split_top(fm[2].str(), {","})) args.emplace_back(a);
+    } else if (std::regex_match(o, fm, call_format)) {
+      const auto parts = split_top(fm[1].str(), {","});
+      for (const auto& a : parts) args.emplace_back(a);
+      if (starts_with(o, "strconv.FormatFloat(")) whole = parts.size() >= 3 && strip_spaces(std::string(parts[2])) == "0";
+      else if (starts_with(o, "format(")) whole = parts.size() >= 2 && std::regex_search(std::string(parts[1]), whole_units);
+      else whole = std::any_of(parts.begin(), parts.end(), [](std::string_view a) { return std::regex_search(std::string(a), whole_units); });
+    }
+    if (whole)
+      for (const auto& a : args) {
+        std::string e = strip_spaces(a);
+        if (!e.empty() && (e[0] == '"' || e[0] == '\'')) continue;
+        while (wrapped_in_parens(e)) e = e.substr(1, e.size() - 2);
+        int depth = 0;
+        bool scaled = false;
+        for (std::size_t i = 0; i < e.size(); ++i) {
+          if (e[i] == '(' || e[i] == '[') ++depth;
+          else if (e[i] == ')' || e[i] == ']') --depth;
+          else if (depth == 0 && e[i] == '/' && i + 1 < e.size() && e[i + 1] != '/' && e[i + 1] != '=') scaled = true;
+        }
+        static const std::regex fraction(R"(\*\(?0?\.[0-9]+|\*\(?[0-9]+[eE]-[0-9]+)");
+        if (scaled || std::regex_search(e, fraction) || coarse_expression(e, lang, "0.5")) return true;
+      }
+  }
+  // The first or last of a sorted list that mixes the value with a bound (`sorted([x, 4])[0]`): a clamp.
+  {
+    static const std::regex sorted_pick(R"(^(?:sorted\(|heapq\.nsmallest\(|heapq\.nlargest\()\s*[\[(](.*)[\])](?:,.*)?\)(?:\[-?[0-9]+\])?$)");
+    std::smatch sm;
+    if (std::regex_match(o, sm, sorted_pick) && split_top(sm[1].str(), {","}).size() >= 2) return true;
+  }
   // `(x / 100).toFixed(0)`: a rounding of a scaled value.
   static const std::regex fixed(R"(^(.+)\.(?:toFixed|toPrecision)\([0-9]*\)$)");
   if (is_js(lang) && std::regex_match(o, m, fixed) && lossy(m[1].str())) return true;
@@ -2246,6 +2296,20 @@ class Analyzer {
     return (std::regex_search(after, rethrown) && std::regex_search(after, on_rejected)) || std::regex_search(after, asserted);
   }
 
+  /// The value a plain local is bound to when the unit binds it exactly once (`got := Add(2, 2) / 10`,
+  /// `const got = f() / 10`, `int got = f() / 10;`, `got = f() / 10`), or "".
+  std::string single_binding(const std::string& name) const {
+    static const std::regex ident(R"(^[A-Za-z_$][\w$]*$)");
+    if (!std::regex_match(name, ident)) return {};
+    const std::string all = text(unit_node_).substr(0, 65536);
+    const std::regex bind("(?:^|[\\n;{(])[ \\t]*(?:(?:var|let|const|val|auto|final|int|long|short|double|float|int64|int32|uint|usize|i32|i64|u32|u64|mut)\\s+)*" + name +
+                          "(?:\\s*:\\s*[\\w<>\\[\\]]+)?\\s*(?::=|=(?!=))\\s*([^\\n;]+)");
+    std::string value;
+    int count = 0;
+    for (std::sregex_iterator it(all.begin(), all.end(), bind), e; it != e && count < 2; ++it, ++count) value = (*it)[1].str();
+    return count == 1 ? value : std::string{};
+  }
+
   void annotate(TSNode n, Assertion& a) const {
     a.inverted = a.inverted || inverted_depth_ > 0;
     // `len(got) == len(want)`, `expect(xs.length).toBe(3)`: only the sizes are compared.
@@ -2263,7 +2327,12 @@ class Analyzer {
       bool coarse = false, others_fit = true;
       for (const auto& o : a.operands) {
         const bool size = size_expression(o);
-        const bool lossy_view = !size && coarse_expression(o, lang_, context);
+        bool lossy_view = !size && coarse_expression(o, lang_, context);
+        // A local bound once in the test to a lossy view (`got := Add(2, 2) / 10` ... `if got != 0`).
+        if (!size && !lossy_view && !ts_node_is_null(unit_node_)) {
+          const std::string value = single_binding(o);
+          lossy_view = !value.empty() && value != o && coarse_expression(value, lang_, context);
+        }
         coarse = coarse || lossy_view;
         static const std::regex plain_name(R"(^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$)");
         if (!size && !lossy_view && !std::regex_match(o, plain_name)) others_fit = false;
