@@ -1082,7 +1082,45 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
     return false;
   };
   static const std::regex fixture_call(R"(^\s*(monkeypatch|mocker)\s*\.\s*\w+)");
+  static const std::regex patch_decorator(R"(^@(?:\w+\.)*patch(?:\.object|\.dict|\.multiple)?\()");
   std::smatch fm;
+  // The class a line belongs to (a decorator above it, or a line in its body): its tests, when it has
+  // some and every one of them is new. A class decorator patches each test method and undoes after
+  // it; setUp runs before each test and its cleanups after it.
+  const auto new_class_at = [&](int k, bool below) -> std::optional<std::pair<int, int>> {
+    static const std::regex class_line(R"(^(\s*)class\s+\w+)");
+    int c = k;
+    std::smatch cm;
+    if (below) {
+      while (c < static_cast<int>(lines.size()) && (trim(line_at(c)).empty() || trim(line_at(c))[0] == '@')) ++c;
+      if (c >= static_cast<int>(lines.size()) || !std::regex_search(line_at(c), cm, class_line) || indent_of(line_at(c)) != indent_of(line_at(k)))
+        return std::nullopt;
+    } else {
+      while (c > 0 && !(std::regex_search(line_at(c), cm, class_line) && indent_of(line_at(c)) < indent_of(line_at(k)))) --c;
+      if (c <= 0) return std::nullopt;
+    }
+    int end = c + 1;
+    while (end < static_cast<int>(lines.size()) && (trim(line_at(end)).empty() || indent_of(line_at(end)) > indent_of(line_at(c)))) ++end;
+    int count = 0;
+    for (const auto& u : after.tests)
+      if (u.line > c && u.line < end) {
+        if (!new_test(u)) return std::nullopt;
+        ++count;
+      }
+    if (count == 0) return std::nullopt;
+    return std::pair{c, end - 1};
+  };
+  bool class_scope = false;
+  if (!unit && decorator && std::regex_search(strip_spaces(text), patch_decorator) && new_class_at(line, true)) return true;
+  if (!unit) {
+    // setUp / setup_method of a class whose tests are all new: read as the test it prepares.
+    for (const auto& h : after.helpers)
+      if (line > h.line && line <= h.end_line && (h.name == "setUp" || h.name == "setup_method" || h.name == "asyncSetUp") &&
+          new_class_at(h.line, false)) {
+        unit = &h;
+        class_scope = true;
+      }
+  }
   if (!unit) {
     // A function-scoped fixture of this file that takes monkeypatch/mocker, used only by new tests.
     if (!std::regex_search(text, fm, fixture_call)) return false;
@@ -1111,9 +1149,8 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
     if (contains(*f.after, "usefixtures") || basename(f.path) == "conftest.py") return false;
     return used;
   }
-  if (!new_test(*unit)) return false;
+  if (!class_scope && !new_test(*unit)) return false;
   const int last = std::min(unit->end_line, static_cast<int>(lines.size()) - 1);
-  static const std::regex patch_decorator(R"(^@(?:\w+\.)*patch(?:\.object|\.dict|\.multiple)?\()");
   static const std::regex with_patch(R"(^\s*(?:async\s+)?with\b.*\bpatch(?:\.object|\.dict|\.multiple)?\s*\()");
   static const std::regex patch_item(R"(^\s*(?:\w+\.)*patch(?:\.object|\.dict|\.multiple)?\s*\()");
   if (decorator) return std::regex_search(strip_spaces(text), patch_decorator);
