@@ -38,16 +38,50 @@ bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) ||
 
 /// The dotted name chains of an expression outside string literals: `cmp.Diff(want, got)` ->
 /// {cmp.Diff, want, got}. Each chain as its segments.
-std::vector<std::vector<std::string>> chains(std::string_view e) {
+std::vector<std::vector<std::string>> chains(std::string_view e, int depth = 0) {
   std::vector<std::vector<std::string>> out;
   std::size_t i = 0;
+  bool formatted = false;  // the string starting here interpolates (`f"{...}"`, a JS template)
   while (i < e.size()) {
     const char c = e[i];
     if (c == '"' || c == '\'' || c == '`') {
+      const std::size_t start = i + 1;
       for (++i; i < e.size() && e[i] != c; ++i)
         if (e[i] == '\\') ++i;
+      // What an f-string or a template literal interpolates is read like code:
+      // `f"{calc.price(3):.2f}"` looks at calc.price.
+      if ((formatted || c == '`') && depth < 3) {
+        const std::string_view body = e.substr(start, std::min(i, e.size()) - start);
+        for (std::size_t at = 0; at < body.size(); ++at) {
+          if (body[at] != '{' || (at + 1 < body.size() && body[at + 1] == '{' && c != '`')) continue;
+          int level = 0;
+          std::size_t end = at, stop = std::string_view::npos;
+          for (; end < body.size(); ++end) {
+            if (body[end] == '{' || body[end] == '(' || body[end] == '[') ++level;
+            else if (body[end] == '}' || body[end] == ')' || body[end] == ']') {
+              if (--level == 0) break;
+            } else if (level == 1 && stop == std::string_view::npos && c != '`' && (body[end] == ':' || body[end] == '!')) {
+              stop = end;
+            }
+          }
+          const std::size_t to = stop == std::string_view::npos ? end : stop;
+          for (auto& inner : chains(body.substr(at + 1, to > at ? to - at - 1 : 0), depth + 1)) out.push_back(std::move(inner));
+          at = end;
+        }
+      }
+      formatted = false;
       ++i;
       continue;
+    }
+    // A string prefix (`f"`, `rf'`, `F"`): not a name.
+    if (ident_start(c) && (i == 0 || !(ident_char(e[i - 1]) || e[i - 1] == '.'))) {
+      std::size_t j = i;
+      while (j < e.size() && std::string_view("rRbBfFuU").find(e[j]) != std::string_view::npos) ++j;
+      if (j > i && j - i <= 2 && j < e.size() && (e[j] == '"' || e[j] == '\'')) {
+        formatted = e.substr(i, j - i).find_first_of("fF") != std::string_view::npos;
+        i = j;
+        continue;
+      }
     }
     if (!ident_start(c) || (i > 0 && (ident_char(e[i - 1]) || e[i - 1] == '.'))) {
       ++i;

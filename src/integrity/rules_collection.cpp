@@ -474,7 +474,8 @@ struct JvmAnnotations {
     std::vector<std::string> registered;  ///< types of its `@RegisterExtension` fields
     bool assumes = false;                 ///< a lifecycle method of it makes an assumption (skips when false)
     bool aborts = false;                  ///< its body anywhere assumes or aborts (a constructor, a helper)
-    std::vector<std::string> calls;       ///< classes its body calls static methods on (`Env.require(...)`)
+    std::vector<std::string> calls;       ///< static methods what runs for every test calls (`Env.require`)
+    std::set<std::string> aborting_methods;  ///< its methods that assume or abort
     const JvmNames* names = nullptr;
   };
   /// Exception handlers whose every handling method rethrows what it was given (`throw throwable;`):
@@ -557,14 +558,66 @@ struct JvmAnnotations {
         static const std::regex lifecycle(R"(@\s*(?:BeforeEach|BeforeAll|Before|BeforeClass)\b[^{]*\{[^}]*\b(?:assume(?:True|False|That|NotNull|NoException)|assumingThat|Assume\.)\b)");
         const std::string body = head.substr(from, std::min(to - from, std::size_t{1} << 16));
         c.assumes = (contains(body, "assum") || contains(body, "Assum")) && std::regex_search(body, lifecycle);
-        // Anywhere in the body: a constructor, an initializer or a helper that assumes or aborts.
+        // What runs for every test of the class: its constructors, initializer blocks, field initializers
+        // and @Before* methods, and the methods of the class they call (two levels). An assumption or
+        // abort there skips every test; one in a helper only some tests call does not.
         static const std::regex aborting(
             R"(\b(?:assume(?:True|False|That|NotNull|NoException)|assumingThat|abort)\s*\(|\bTestAbortedException\b|\bAssumptionViolatedException\b|\bAssume\s*\.)");
-        c.aborts = std::regex_search(body, aborting);
-        static const std::regex static_call(R"(\b([A-Z]\w*)\s*\.\s*[a-z]\w*\s*\()");
+        const std::string simple_name = (*it)[2].str();
+        std::map<std::string, std::string> methods;  // name -> its text
+        std::string entry;                          // what runs for every test
+        {
+          std::size_t open = body.find('{');
+          int depth = 0;
+          std::size_t last = open == std::string::npos ? body.size() : open + 1;
+          for (std::size_t k = open == std::string::npos ? body.size() : open; k < body.size(); ++k) {
+            const char ch = body[k];
+            if (ch == '"' || ch == '\'') {  // skip literals
+              for (++k; k < body.size() && body[k] != ch; ++k)
+                if (body[k] == '\\') ++k;
+              continue;
+            }
+            if (ch == '{') {
+              if (++depth == 2) {
+                const std::string header = trim(body.substr(last, k - last));
+                int d = 1;
+                std::size_t end = k + 1;
+                for (; end < body.size() && d > 0; ++end) {
+                  if (body[end] == '{') ++d;
+                  else if (body[end] == '}') --d;
+                }
+                const std::string block = header + body.substr(k, end - k);
+                static const std::regex method_name(R"((\w+)\s*\([^()]*\)\s*(?:throws\s+[\w.,\s]+)?$)");
+                std::smatch mm;
+                const bool is_method = std::regex_search(header, mm, method_name) && header.find('=') == std::string::npos;
+                if (is_method && mm[1].str() != simple_name && !std::regex_search(header, std::regex(R"(@\s*(?:BeforeEach|BeforeAll|Before|BeforeClass)\b)")))
+                  methods[mm[1].str()] = block;
+                else
+                  entry += block + "\n";  // a constructor, an initializer block, a field's initializer, a @Before* method
+                depth = 1;
+                k = end - 1;
+                last = end;
+              }
+            } else if (ch == '}') {
+              if (--depth <= 0) break;
+              last = k + 1;
+            } else if (ch == ';' && depth == 1) {
+              const std::string stmt = body.substr(last, k - last);
+              if (stmt.find('=') != std::string::npos) entry += stmt + ";\n";  // a field initializer
+              last = k + 1;
+            }
+          }
+        }
+        for (int level = 0; level < 2; ++level)
+          for (const auto& [mname, mtext] : methods)
+            if (std::regex_search(entry, std::regex("\\b" + mname + "\\s*\\(")) && !contains(entry, mtext)) entry += mtext + "\n";
+        c.aborts = std::regex_search(entry, aborting);
+        for (const auto& [mname, mtext] : methods)
+          if (std::regex_search(mtext, aborting)) c.aborting_methods.insert(mname);
+        static const std::regex static_call(R"(\b([A-Z]\w*)\s*\.\s*([a-z]\w*)\s*\()");
         std::set<std::string> called;
-        for (std::sregex_iterator sc(body.begin(), body.end(), static_call), se; sc != se && called.size() < 32; ++sc)
-          if (called.insert((*sc)[1].str()).second) c.calls.push_back((*sc)[1].str());
+        for (std::sregex_iterator sc(entry.begin(), entry.end(), static_call), se; sc != se && called.size() < 32; ++sc)
+          if (called.insert((*sc)[1].str() + "." + (*sc)[2].str()).second) c.calls.push_back((*sc)[1].str() + "." + (*sc)[2].str());
         // Exception handlers that rethrow on every path.
         static const std::regex handler(R"(\bhandle\w*Exception\s*\([^)]*\bThrowable\s+(\w+)\s*\)[^{;]*\{)");
         std::smatch hm;
@@ -579,13 +632,21 @@ struct JvmAnnotations {
           }
           const std::string m = strip_spaces(body.substr(open, close - open + 1));
           const std::string last = "throw" + hm[1].str() + ";}";
-          if (!ends_with(m, last) || contains(m, "return") || contains(m, "catch") || contains(m, "System.exit")) all_rethrow = false;
+          // Or wrapped in another failure (`throw new AssertionError(msg, throwable);`), not in an abort.
+          const std::regex wrapped("thrownew(\\w+)\\([^;]*\\b" + hm[1].str() + "\\b[^;]*\\);\\}$");
+          std::smatch wm;
+          const bool rethrows = ends_with(m, last) || (std::regex_search(m, wm, wrapped) && !contains(wm[1].str(), "Abort") &&
+                                                       !contains(wm[1].str(), "Assumption") && !contains(wm[1].str(), "Skipped") &&
+                                                       !contains(wm[1].str(), "Incomplete"));
+          if (!rethrows || contains(m, "return") || contains(m, "catch") || contains(m, "System.exit")) all_rethrow = false;
           hs = body.cbegin() + static_cast<std::ptrdiff_t>(std::min(close, body.size()));
         }
         if (any_handler && all_rethrow && !contains(body, "evaluateExecutionCondition") && !contains(body, "intercept"))
           rethrowing.insert((*it)[2].str());
       }
-      if (c.supers.empty() && c.registered.empty() && !c.assumes && !c.aborts && c.calls.empty() && !contains(c.mods, "@")) continue;
+      if (c.supers.empty() && c.registered.empty() && !c.assumes && !c.aborts && c.calls.empty() && c.aborting_methods.empty() &&
+          !contains(c.mods, "@"))
+        continue;
       const std::string simple = (*it)[2].str();
       const std::string q = n.package.empty() ? simple : n.package + "." + simple;
       classes.emplace(q, std::move(c));
@@ -606,12 +667,14 @@ struct JvmAnnotations {
         if (it->second.assumes) return "an assumption in a @BeforeEach/@BeforeAll method of " + r + " (a false one skips the tests)";
         if (it->second.aborts) return "an assumption or abort in " + r + " (its constructor or a method; it skips the tests)";
         // A class its body calls that assumes or aborts (`@BeforeEach void env() { Env.require("X"); }`).
-        for (const auto& callee : it->second.calls)
-          for (const auto& q : resolve(callee, *it->second.names, true)) {
+        for (const auto& callee : it->second.calls) {
+          const std::string cls = callee.substr(0, callee.find('.')), method = callee.substr(callee.find('.') + 1);
+          for (const auto& q : resolve(cls, *it->second.names, true)) {
             auto [cb, ce] = classes.equal_range(q);
             for (auto k = cb; k != ce; ++k)
-              if (k->second.aborts || k->second.assumes) return "an assumption or abort in " + q + ", which " + r + " calls";
+              if (k->second.aborting_methods.count(method)) return "an assumption or abort in " + q + "." + method + ", which " + r + " calls";
           }
+        }
         // A composed annotation on it that carries the condition (`@RequiresDocker`).
         static const std::regex use_re(R"(@\s*([A-Za-z_][\w.]*))");
         const std::string& mods = it->second.mods;

@@ -954,10 +954,18 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
       R"((?:^|\n)[ \t]*(?:async\s+)?def\s+(?:monkeypatch|mocker|addCleanup|doCleanups|_callCleanup|addClassCleanup|doClassCleanups)\s*\()"
       R"(|(?:^|\n)(?:monkeypatch|mocker)\s*=|\bname\s*=\s*['"](?:monkeypatch|mocker)['"])"
       R"(|(?:^|\n)[ \t]*(?:[\w.]+\s*\.\s*)?(?:addCleanup|doCleanups|_callCleanup|addClassCleanup|doClassCleanups)\s*=[^=])"
-      R"(|\.\s*(?:undo|stop|stopall|_stop_patcher|__exit__|_patches|_setattr|_setitem|_cleanup)\s*(?:=[^=]|\.\s*(?:clear|pop|remove)\s*\())"
-      R"(|\b(?:monkeypatch|mocker|MonkeyPatch)\s*\.\s*\w+\s*=[^=])"
-      R"(|\bsetattr\s*\(\s*(?:[\w.]*MonkeyPatch|monkeypatch|mocker|self|\w+)\s*,\s*['"](?:undo|stop|stopall|addCleanup|doCleanups|_callCleanup|__exit__)['"])"
-      R"(|\bfixture\s*\([^)]*(?:\*\*|\bname\s*=\s*[^'"\s]))");
+      R"(|\bsetattr\s*\(\s*(?:self|cls|\w*Case\w*)\s*,\s*['"](?:addCleanup|doCleanups|_callCleanup|addClassCleanup|doClassCleanups)['"])"
+      R"(|\b(?:patch|_patch)\s*\.\s*(?:stopall|stop|start|__exit__)\s*=[^=])"
+      R"(|\bfixture\s*\((?:\s*\*\*|[^)]*,\s*\*\*|[^)]*\bname\s*=\s*[^'"\s]))");
+  // The undoing objects themselves are used only through their public calls: `monkeypatch._setattr[:] = []`,
+  // `getattr(monkeypatch, "_setattr").clear()`, `vars(p)["stop"] = ...`, `mp.undo = ...`, `p.stop = ...`
+  // reach into what undoes the stand-in.
+  const auto tampered = [](const std::string& text, const std::string& name) {
+    if (!has_word(text, name)) return false;
+    const std::regex reach("\\b(?:vars|getattr|setattr|delattr|type)\\s*\\(\\s*" + name + "\\b|\\b" + name +
+                           R"(\s*(?:\.\s*(?:_\w*|__\w+__|undo|stop|start|stopall|setattr|setitem|delattr|delitem|setenv|delenv|context|patch|object)\s*(?:[-+*/|&^%]?=[^=]|\[|\.\s*(?:clear|pop|remove|append|extend|insert|__\w+__)\b)|\[))");
+    return std::regex_search(text, reach);
+  };
   static const std::regex memo(R"(\blru_cache\b|\bfunctools\s*\.\s*cache\b|@\s*cache\b|@\s*cached\b|\bmemoize|\bcachetools\b)");
   // (The builtins, not methods: `re.compile(`, `model.eval()` run no code from strings.)
   static const std::regex persistent(R"(\breload\s*\(|\bsys\s*\.\s*modules\b|\bimportlib\b|(?:^|[^.\w])(?:exec|eval|compile)\s*\()");
@@ -982,28 +990,51 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
       if (std::regex_search(l, m, top) || std::regex_search(l, m, container)) state.insert(m[1].str());
     });
     const auto ind = [](const std::string& l) { return l.find_first_not_of(" \t"); };
-    // The enclosing function of line i computes with the replaced name (outside conditions).
-    const auto computes = [&](std::size_t i) {
+    // Does the value stored on line i come from the replaced name: the name itself in it, or a local
+    // of the enclosing function computed from it (`r = a + b + OFFSET` ... `_results[k] = r`)? A
+    // counter (`_calls += 1`) or a value read elsewhere (`_sep = os.environ[...]`) stores no result.
+    const auto from_name = [&](std::size_t i, const std::string& value) {
+      if (has_word(value, t.name)) return true;
       std::size_t d = i;
       while (d > 0 && !(std::regex_search(ls[d], def_line) && ind(ls[d]) < ind(ls[i]))) --d;
       std::size_t end = d + 1;
       while (end < ls.size() && (trim(ls[end]).empty() || ind(ls[end]) > ind(ls[d]))) ++end;
-      for (std::size_t k = d + 1; k < end; ++k) {
-        const std::string tl = trim(ls[k]);
-        if (!has_word(ls[k], t.name) || starts_with(tl, "if ") || starts_with(tl, "elif ") || starts_with(tl, "while ") ||
-            starts_with(tl, "assert "))
-          continue;
-        return true;
-      }
-      return false;
+      static const std::regex local(R"(^\s*([A-Za-z_]\w*)\s*(?::[^=]+)?(?:[-+*/|&^%]|//)?=([^=].*)$)");
+      std::set<std::string> tainted{t.name};
+      for (int pass = 0; pass < 3; ++pass)
+        for (std::size_t k = d + 1; k < end; ++k) {
+          std::smatch lm;
+          if (!std::regex_search(ls[k], lm, local)) continue;
+          const std::string rhs = lm[2].str();
+          if (std::any_of(tainted.begin(), tainted.end(), [&](const std::string& w) { return has_word(rhs, w); })) tainted.insert(lm[1].str());
+        }
+      tainted.erase(t.name);
+      return std::any_of(tainted.begin(), tainted.end(), [&](const std::string& w) { return has_word(value, w); });
     };
+    // The value a write stores: right of `=`, or the arguments of setdefault/update/append/add.
+    const auto stored = [](const std::string& l, std::size_t from) {
+      const std::string rest = l.substr(from);
+      if (const auto eq = rest.find('='); eq != std::string::npos && (eq + 1 >= rest.size() || rest[eq + 1] != '=')) return rest.substr(eq + 1);
+      return rest;
+    };
+    static const std::regex attr_written(R"((?:^|[^.\w])(\w+)\s*\.\s*\w+\s*(?:[-+*/|&^%]|//)?=[^=])");
     for (std::size_t i = 0; i < ls.size(); ++i) {
       if (ind(ls[i]) == 0 || ind(ls[i]) == std::string::npos) continue;
       std::smatch m;
-      // `global _effective` in a function that assigns it: state written at run time.
-      if (std::regex_search(ls[i], m, global_decl) && computes(i)) return true;
-      for (std::sregex_iterator it(ls[i].begin(), ls[i].end(), written), e; it != e; ++it)
-        if (state.count((*it)[1].str()) && computes(i)) return true;
+      // `global _effective` in a function that assigns it a value from the replaced name.
+      if (std::regex_search(ls[i], m, global_decl)) {
+        std::size_t end = i + 1;
+        while (end < ls.size() && (trim(ls[end]).empty() || ind(ls[end]) >= ind(ls[i]))) ++end;
+        for (const auto& g : split_top(m[1].str(), {","})) {
+          const std::string gname = strip_spaces(g);
+          const std::regex assigned("(?:^|[^.\\w])" + gname + "\\s*(?:[-+*/|&^%]|//)?=[^=]");
+          for (std::size_t k = i + 1; k < end; ++k)
+            if (std::regex_search(ls[k], m, assigned) && from_name(k, stored(ls[k], static_cast<std::size_t>(m.position())))) return true;
+        }
+      }
+      for (const auto* re : {&written, &attr_written})
+        for (std::sregex_iterator it(ls[i].begin(), ls[i].end(), *re), e; it != e; ++it)
+          if (state.count((*it)[1].str()) && from_name(i, stored(ls[i], static_cast<std::size_t>(it->position())))) return true;
     }
     return false;
   };
@@ -1032,6 +1063,8 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
   for (const auto& g : files) {
     if (!g.after || lang_of(g.path) != Lang::python) continue;
     if (std::regex_search(*g.after, fixture_override)) return false;
+    for (const char* undoer : {"monkeypatch", "mocker", "MonkeyPatch"})
+      if (tampered(*g.after, undoer)) return false;
     if ((g.path == f.path || is_test_path(g.path) || basename(g.path) == "conftest.py" || helpers.count(g.path)) && persists(g.path, *g.after))
       return false;
     if (!is_test_path(g.path) && (std::regex_search(*g.after, memo) || hand_memo(*g.after))) return false;
@@ -1078,7 +1111,7 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
     const std::regex bind("(?:^|[^.\\w])" + name + R"(\s*(?:(?:[-+*/|&^%]|//|<<|>>|\*\*)?=[^=]|:=)|\b(?:as|for|del|global|nonlocal)\s+(?:\w+\s*,\s*)*)" + name + "\\b");
     const int end = std::min(unit->end_line, static_cast<int>(lines.size()) - 1);
     for (int k = unit->line + 1; k <= end; ++k)
-      if (k != made_at && std::regex_search(line_at(k), bind)) return true;
+      if ((k != made_at && std::regex_search(line_at(k), bind)) || tampered(line_at(k), name)) return true;
     return false;
   };
   static const std::regex fixture_call(R"(^\s*(monkeypatch|mocker)\s*\.\s*\w+)");
@@ -1437,46 +1470,6 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
     };
     return (scan(files) || scan(options.change_files)) && filled_at_run_time(name);
   };
-  // Does production only notify what a list holds (`for f in LISTENERS: f(event)`, the result unused),
-  // never feed a listener's result back (`r = f(r)`) or use the list any other way? Read through the
-  // patch's and the change's production files.
-  auto observers_only = [&](const std::string& dotted) {
-    const std::string name = dotted.substr(dotted.rfind('.') == std::string::npos ? 0 : dotted.rfind('.') + 1);
-    const std::regex definition("^\\s*" + name + "\\s*(?::[^=]+)?=[^=]");
-    const std::regex registration("\\b" + name + "\\s*\\.\\s*(?:append|remove|add|discard|insert|extend|clear|pop)\\s*\\(");
-    const std::regex loop("^(\\s*)(?:async\\s+)?for\\s+(\\w+)\\s+in\\s+(?:[\\w.]+\\.)?(?:list\\s*\\(\\s*)?" + name + "\\b");
-    bool ok = true;
-    const auto scan = [&](const std::string& text) {
-      std::vector<std::string> ls;
-      for_each_capped_line(text, [&](int, const std::string& x) { ls.push_back(x); });
-      for (std::size_t i = 0; i < ls.size() && ok; ++i) {
-        if (!has_word(ls[i], name)) continue;
-        std::smatch lm;
-        if (std::regex_search(ls[i], definition) || std::regex_search(ls[i], registration)) continue;
-        if (!std::regex_search(ls[i], lm, loop)) {
-          ok = false;
-          break;
-        }
-        const std::string var = lm[2].str();
-        const std::size_t indent = static_cast<std::size_t>(lm[1].length());
-        const std::regex bare_call("^\\s*(?:await\\s+)?" + var + "\\s*\\(");
-        for (std::size_t k = i + 1; k < ls.size(); ++k) {
-          const auto first = ls[k].find_first_not_of(" \t");
-          if (first == std::string::npos) continue;
-          if (first <= indent) break;
-          if (!has_word(ls[k], var)) continue;
-          // Only a bare call statement, whole on its line.
-          std::string stmt = ls[k];
-          while (!stmt.empty() && std::isspace(static_cast<unsigned char>(stmt.back()))) stmt.pop_back();
-          if (!std::regex_search(stmt, bare_call) || closing_paren(stmt, stmt.find('(')) + 1 != stmt.size()) ok = false;
-        }
-      }
-    };
-    for (const auto* fs : {&files, &options.change_files})
-      for (const auto& g : *fs)
-        if (g.after && !is_test_path(g.path) && lang_of(g.path) == Lang::python) scan(*g.after);
-    return ok;
-  };
   for (const auto& f : files) {
     // Test code: test files, conftest.py, and helper modules the tests import (their stand-ins are
     // installed when the tests import them; what the tests call tells what they exercise).
@@ -1539,11 +1532,14 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
       // `for s in [calc.SETTINGS]:`, `with calc.LOCK as s:`, and getattr(calc, "SETTINGS") for calc.SETTINGS.
       static const std::regex alias(R"(^\s*(\w+)\s*=\s*([A-Za-z_]\w*(?:\s*\.\s*\w+)*)\s*$)");
       static const std::regex walrus(R"(\b(\w+)\s*:=\s*([A-Za-z_]\w*(?:\s*\.\s*\w+)*)\s*[),\]])");
-      static const std::regex tuple(R"(^\s*\(?\s*(\w+(?:\s*,\s*\*?\w+)+)\s*,?\s*\)?\s*=\s*(.+)$)");
+      static const std::regex tuple(R"(^\s*[\[(]?\s*(\w+(?:\s*,\s*\*?\w+)*)\s*,?\s*[\])]?\s*=\s*(.+)$)");
       static const std::regex loop(R"(^\s*(?:async\s+)?for\s+(\w+)\s+in\s+[\[(]\s*([A-Za-z_]\w*(?:\s*\.\s*\w+)+)\s*[,\])])");
       static const std::regex with_as(R"(\b([A-Za-z_]\w*(?:\s*\.\s*\w+)+)\s+as\s+(\w+))");
       const auto keep = [&](const std::string& local, std::string value) {
         value = strip_spaces(value);
+        // `[calc.SETTINGS][0]`, `(calc.SETTINGS,)[-1]`: the one item.
+        static const std::regex picked(R"(^[\[(]([A-Za-z_][\w.]*),?[\])]\[-?[01]\]$)");
+        if (std::smatch pm; std::regex_match(value, pm, picked)) value = pm[1].str();
         if (value == "True" || value == "False" || value == "None" || local == value || local == "_" || value.empty() ||
             !std::all_of(value.begin(), value.end(), [](char c) { return ident_char(c) || c == '.'; }) || std::isdigit(static_cast<unsigned char>(value[0])))
           return;
@@ -1555,37 +1551,88 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
         if (std::regex_search(l, am, alias)) keep(am[1].str(), am[2].str());
         for (std::sregex_iterator it(l.begin(), l.end(), walrus), e; it != e; ++it) keep((*it)[1].str(), (*it)[2].str());
         if (std::regex_search(l, am, tuple)) {
-          const auto left = split_top(am[1].str(), {","}), right = split_top(am[2].str(), {","});
+          std::string rhs = strip_spaces(am[2].str());
+          const std::string lhs = strip_spaces(l.substr(0, l.find('=')));
+          // `[s] = [calc.SETTINGS]`, `(s,) = (calc.SETTINGS,)`: unpacked from a literal of the same shape.
+          if (!lhs.empty() && (lhs.front() == '[' || lhs.front() == '(') && rhs.size() >= 2 && (rhs.front() == '[' || rhs.front() == '(') &&
+              (rhs.back() == ']' || rhs.back() == ')'))
+            rhs = rhs.substr(1, rhs.size() - 2);
+          const auto left = split_top(am[1].str(), {","}), right = split_top(rhs, {","});
           for (std::size_t i = 0; i < left.size() && i < right.size() && left.size() == right.size(); ++i)
             keep(strip_spaces(left[i]), right[i]);
         }
         if (std::regex_search(l, am, loop)) keep(am[1].str(), am[2].str());
         for (std::sregex_iterator it(l.begin(), l.end(), with_as), e; it != e; ++it) keep((*it)[2].str(), (*it)[1].str());
       });
-      // Functions of the test file and the parameters they change in place.
+      // Functions of the test file and of the helper modules the tests import, and the parameters they
+      // change in place, directly or by handing them to another such function (`_zero(d)` -> `_set(d, k, v)`).
+      struct Fn {
+        std::vector<std::string> params;
+        std::vector<std::string> body;
+      };
+      std::map<std::string, Fn> fns;
       static const std::regex def(R"(^(\s*)(?:async\s+)?def\s+(\w+)\s*\()");
-      std::vector<std::string> ls;
-      for_each_capped_line(*f.after, [&](int, const std::string& l) { ls.push_back(l); });
-      for (std::size_t i = 0; i < ls.size(); ++i) {
-        std::smatch dm;
-        if (!std::regex_search(ls[i], dm, def)) continue;
-        std::vector<std::string> ls1{""};
-        ls1.insert(ls1.end(), ls.begin() + static_cast<std::ptrdiff_t>(i), ls.begin() + static_cast<std::ptrdiff_t>(std::min(ls.size(), i + 30)));
-        const auto params = python_parameters(ls1, 1);
-        const std::size_t indent = dm[1].length();
-        for (std::size_t k = i + 1; k < ls.size(); ++k) {
-          const auto first = ls[k].find_first_not_of(" \t");
-          if (first == std::string::npos) continue;
-          if (first <= indent) break;
-          for (std::size_t pi = 0; pi < params.size(); ++pi) {
-            const std::string pn = params[pi].substr(0, params[pi].find_first_of("=*"));
-            if (pn.empty() || pn == "self" || pn == "cls") continue;
+      const auto read_functions = [&](const std::string& text) {
+        std::vector<std::string> ls;
+        for_each_capped_line(text, [&](int, const std::string& l) { ls.push_back(l); });
+        for (std::size_t i = 0; i < ls.size(); ++i) {
+          std::smatch dm;
+          if (!std::regex_search(ls[i], dm, def)) continue;
+          std::vector<std::string> ls1{""};
+          ls1.insert(ls1.end(), ls.begin() + static_cast<std::ptrdiff_t>(i), ls.begin() + static_cast<std::ptrdiff_t>(std::min(ls.size(), i + 30)));
+          Fn fn;
+          for (const auto& prm : python_parameters(ls1, 1)) fn.params.push_back(prm.substr(0, prm.find_first_of("=*")));
+          const std::size_t indent = dm[1].length();
+          for (std::size_t k = i + 1; k < ls.size(); ++k) {
+            const auto first = ls[k].find_first_not_of(" \t");
+            if (first == std::string::npos) continue;
+            if (first <= indent) break;
+            fn.body.push_back(ls[k]);
+          }
+          fns.emplace(dm[2].str(), std::move(fn));
+        }
+      };
+      read_functions(*f.after);
+      // (The patch's versions first: a name keeps its first definition.)
+      for (const auto& g : files)
+        if (g.after && g.path != f.path && lang_of(g.path) == Lang::python && (is_test_path(g.path) || helpers.count(g.path)))
+          read_functions(*g.after);
+      for (const auto& [hp, htext] : helpers)
+        if (lang_of(hp) == Lang::python) read_functions(htext);
+      for (bool grew = true; grew;) {
+        grew = false;
+        for (const auto& [fname, fn] : fns)
+          for (std::size_t pi = 0; pi < fn.params.size(); ++pi) {
+            const std::string& pn = fn.params[pi];
+            if (pn.empty() || pn == "self" || pn == "cls" || mutating_helpers[fname].count(pi)) continue;
             const std::regex changed("^\\s*(?:del\\s+)?" + pn +
                                      R"(\s*(?:\[|\.\s*(?:update|setdefault|clear|pop|popitem|append|extend|insert|remove|add|discard|__setitem__|__delitem__|__ior__)\s*\(|\.\s*\w+\s*=[^=]|(?:[-+*/|&^%]|//|<<|>>|\*\*)=))");
-            if (std::regex_search(ls[k], changed)) mutating_helpers[dm[2].str()].insert(pi);
+            bool mutates = false;
+            for (const auto& bl : fn.body) {
+              if (std::regex_search(bl, changed)) mutates = true;
+              // Handed on to a function that changes that parameter.
+              for (const auto& [other, positions] : mutating_helpers) {
+                if (mutates) break;
+                const std::string call = other + "(";
+                for (auto at = bl.find(call); at != std::string::npos && !mutates; at = bl.find(call, at + 1)) {
+                  if (at > 0 && ident_char(bl[at - 1])) continue;
+                  const std::size_t open = at + other.size();
+                  const std::size_t close = closing_paren(bl, open);
+                  if (close >= bl.size()) continue;
+                  const auto args = split_top(std::string_view(bl).substr(open + 1, close - open - 1), {","});
+                  for (std::size_t q : positions)
+                    if (q < args.size() && strip_spaces(args[q]) == pn) mutates = true;
+                }
+              }
+              if (mutates) break;
+            }
+            if (mutates) {
+              mutating_helpers[fname].insert(pi);
+              grew = true;
+            }
           }
-        }
       }
+      std::erase_if(mutating_helpers, [](const auto& kv) { return kv.second.empty(); });
     }
     for (const auto& [n, full] : added) {
       std::string l0 = lang == Lang::python ? python_getattr_as_attribute(full.substr(0, kRegexLineChars)) : full.substr(0, kRegexLineChars);
@@ -1630,15 +1677,64 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
         const std::string indent = l0.substr(0, l0.find_first_not_of(" \t") == std::string::npos ? 0 : l0.find_first_not_of(" \t"));
         // An attribute written on a chain rooted at a module-level value (`calc.config.offset = 0`,
         // `calc.CONFIG.offset = 0`): that value changed in place.
-        static const std::regex chain(R"(^\s*(?:del\s+)?([A-Za-z_]\w*)\s*\.\s*(\w+)\s*\.\s*\w+(?:\s*\.\s*\w+)*\s*(?:(?:[-+*/|&^%]|//|<<|>>|\*\*)?=[^=]))");
+        // (Only an attribute production reads: `app.testing = True` on a framework object is configuration.)
+        const auto read_by_production = [&](const std::string& attr) {
+          if (!prod) prod = production(files, options);
+          const std::regex read("\\.\\s*" + attr + "\\b");
+          return std::any_of(prod->classes->texts.begin(), prod->classes->texts.end(),
+                             [&](const std::string* t) { return std::regex_search(*t, read); });
+        };
+        static const std::regex chain(R"(^\s*(?:del\s+)?([A-Za-z_]\w*)\s*\.\s*(\w+)\s*(?:\.\s*\w+\s*)*\.\s*(\w+)\s*(?:(?:[-+*/|&^%]|//|<<|>>|\*\*)?=[^=]))");
         std::smatch cm;
-        if (std::regex_search(l0, cm, chain) && cm[1].str() != "self" && cm[1].str() != "cls")
+        // (A value bound at module level: a class's attribute, `calc.Calc.OFFSET = 5`, is read as itself.)
+        const auto module_value = [&](const std::string& name) {
+          if (!prod) prod = production(files, options);
+          return prod->module_vars.count(name) > 0 && !prod->classes->attributes.count(name);
+        };
+        if (std::regex_search(l0, cm, chain) && cm[1].str() != "self" && cm[1].str() != "cls" && module_value(cm[2].str()) &&
+            read_by_production(cm[3].str()))
           views.push_back(indent + cm[1].str() + "." + cm[2].str() + ".update()");
+        // A lambda that changes its parameter, mapped over production values
+        // (`list(map(lambda d: d.update(offset=0), [calc.SETTINGS]))`).
+        static const std::regex lambda(R"(\blambda\s+(\w+)\s*:)");
+        for (std::sregex_iterator it(l0.begin(), l0.end(), lambda), e; it != e; ++it) {
+          const std::string pn = (*it)[1].str();
+          const std::regex changed("\\b" + pn + R"(\s*(?:\[[^\]]*\]\s*=|\.\s*(?:update|setdefault|clear|pop|popitem|append|extend|insert|remove|add|discard|__setitem__|__delitem__)\s*\())");
+          if (!std::regex_search(l0, changed)) continue;
+          static const std::regex dotted(R"(\b([A-Za-z_]\w*\.[A-Za-z_]\w*)\b)");
+          for (std::sregex_iterator d(l0.begin(), l0.end(), dotted), de; d != de; ++d)
+            if (!starts_with((*d)[1].str(), pn + ".")) views.push_back(indent + (*d)[1].str() + ".update()");
+        }
+        // setattr(alias, "offset", 0) read as `alias.offset = 0`, then through the alias.
+        if (l0.find("setattr") != std::string::npos) {
+          static const std::regex set_form(R"(\bsetattr\s*\(\s*([A-Za-z_][\w.]*)\s*,\s*['"](\w+)['"]\s*,(.*)\)\s*$)");
+          if (std::smatch sm; std::regex_search(l0, sm, set_form)) {
+            std::string owner = sm[1].str();
+            const std::string head = owner.substr(0, owner.find('.'));
+            if (auto al = attribute_aliases.find(head); al != attribute_aliases.end() && al->second != owner) {
+              owner = al->second + owner.substr(head.size());
+              views.push_back(indent + owner + "." + sm[2].str() + " =" + sm[3].str());
+            }
+            if (owner.find('.') != std::string::npos && module_value(owner.substr(owner.rfind('.') + 1)) && read_by_production(sm[2].str()))
+              views.push_back(indent + owner + ".update()");
+          }
+        }
+        // vars(calc.config).update(...), calc.config.__dict__[...] = ...: that value changed in place.
+        static const std::regex namespace_of(R"(\bvars\s*\(\s*([A-Za-z_]\w*\.[\w.]+)\s*\)|\b([A-Za-z_]\w*\.[\w.]+?)\s*\.\s*__dict__\b)");
+        if (std::smatch nm; std::regex_search(l0, nm, namespace_of)) {
+          const std::string owner = nm[1].matched ? nm[1].str() : nm[2].str();
+          if (module_value(owner.substr(owner.rfind('.') + 1))) views.push_back(indent + owner + ".update()");
+        }
+        // `from calc import config` ... `config.offset = 0`: a production value's attribute written.
+        static const std::regex own_attr(R"(^\s*([A-Za-z_]\w*)(?:\s*\.\s*\w+)*\s*\.\s*(\w+)\s*(?:(?:[-+*/|&^%]|//|<<|>>|\*\*)?=[^=]))");
+        if (std::smatch om; std::regex_search(l0, om, own_attr) && om[1].str() != "self" && om[1].str() != "cls" &&
+                            module_value(om[1].str()) && read_by_production(om[2].str()))
+          views.push_back(indent + om[1].str() + ".update()");
         // A test-file function that changes its parameter in place, handed a production value.
         for (const auto& [fn, positions] : mutating_helpers) {
           const std::string call = fn + "(";
           for (auto at = l0.find(call); at != std::string::npos; at = l0.find(call, at + 1)) {
-            if (at > 0 && (ident_char(l0[at - 1]) || l0[at - 1] == '.')) continue;
+            if (at > 0 && ident_char(l0[at - 1])) continue;
             const std::size_t open = at + fn.size();
             const std::size_t close = closing_paren(l0, open);
             if (close >= l0.size()) continue;
@@ -1704,14 +1800,27 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
             });
             if (done) continue;
           }
-          if (std::regex_search(l, sm, subscribed) && observers_only(sm[1].str())) {
-            // Undone in the `finally:` of the try that directly follows the subscription, in the same block.
+          if (std::regex_search(l, sm, subscribed)) {
+            // Only a callable that cannot change anything production computes: a bound append of a
+            // container the test made (`seen = []` ... `calc.LISTENERS.append(seen.append)`), whatever
+            // production does with its (None) result. A function of the test's may edit what it is handed.
             const std::string list = strip_spaces(sm[1].str()), item = strip_spaces(sm[2].str());
+            static const std::regex recorder(R"(^(\w+)\.(?:append|add|put|put_nowait|appendleft)$)");
+            std::smatch rm;
+            bool safe = false;
+            if (std::regex_match(item, rm, recorder)) {
+              const std::regex made("(?:^|\\n)[ \\t]*" + rm[1].str() +
+                                    R"(\s*(?::[^=\n]+)?=\s*(?:\[\]|\{\}|set\(\)|list\(\)|dict\(\)|(?:collections\.)?deque\(\)|(?:queue\.)?(?:Simple)?Queue\(\))\s*(?:\n|$))");
+              safe = std::regex_search(*f.after, made);
+            }
+            // Undone: in the `finally:` of the try right after it, after the `yield` of a fixture, or by
+            // self.addCleanup(LIST.remove, ITEM) in the same function.
             const std::set<std::string> undos{list + ".remove(" + item + ")", list + ".discard(" + item + ")", list + ".pop()",
                                               "del" + list + "[-1]"};
-            std::vector<std::string> below;
+            std::vector<std::string> below, around;
             for_each_capped_line(*f.after, [&](int k, const std::string& al) {
               if (k > n) below.push_back(al);
+              around.push_back(al);
             });
             const auto ind = [](const std::string& x) { return x.find_first_not_of(" \t"); };
             const std::size_t mine = ind(l);
@@ -1733,8 +1842,32 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
                 if (in_finally && body == std::string::npos) body = ind(below[i]);
                 if (in_finally && ind(below[i]) == body && undos.count(fl)) undone = true;
               }
+            } else {
+              // The statements of the same block after it: a `yield` then the removal (a fixture's teardown).
+              bool yielded = false;
+              for (; i < below.size() && !undone; ++i) {
+                if (trim(below[i]).empty()) continue;
+                if (ind(below[i]) < mine) break;
+                if (ind(below[i]) > mine) continue;
+                const std::string fl = strip_spaces(below[i]);
+                if (starts_with(fl, "yield")) yielded = true;
+                else if (yielded && undos.count(fl)) undone = true;
+              }
             }
-            if (undone) continue;
+            // self.addCleanup(calc.LISTENERS.remove, seen.append) at the same level, before or after.
+            const std::string cleanup = "self.addCleanup(" + list + ".remove," + item + ")";
+            for (int k = n - 1; k >= 1 && k > n - 40 && !undone; --k) {
+              const std::string& al = around[static_cast<std::size_t>(k - 1)];
+              if (trim(al).empty()) continue;
+              if (ind(al) < mine) break;
+              if (ind(al) == mine && strip_spaces(al) == cleanup) undone = true;
+            }
+            for (std::size_t k = static_cast<std::size_t>(n); k < around.size() && !undone; ++k) {
+              if (trim(around[k]).empty()) continue;
+              if (ind(around[k]) < mine) break;
+              if (ind(around[k]) == mine && strip_spaces(around[k]) == cleanup) undone = true;
+            }
+            if (safe && undone) continue;
           }
         }
         if (t.local_closure &&

@@ -86,6 +86,15 @@ bool is_literal(std::string s) {
       if (!word.empty() && !kStringPrefixes.count(word) && !std::isdigit(static_cast<unsigned char>(word[0])) &&
           !kKeywords.count(word))
         return false;
+      // An f-string or template literal that interpolates computes its text: `f"{price(3):.2f}"`.
+      if ((word.find_first_of("fF") != std::string::npos && kStringPrefixes.count(word)) || ch == '`') {
+        const std::size_t close = s.find(ch, i + 1);
+        const std::string_view body = std::string_view(s).substr(i + 1, close == std::string::npos ? std::string::npos : close - i - 1);
+        for (std::size_t k = 0; k < body.size(); ++k)
+          if (ch == '`' ? (body[k] == '$' && k + 1 < body.size() && body[k + 1] == '{') : (body[k] == '{' && (k + 1 >= body.size() || body[k + 1] != '{')))
+            return false;
+          else if (ch != '`' && body[k] == '{') ++k;  // `{{` is a brace
+      }
       word.clear();
       quote_ch = ch;
       continue;
@@ -474,7 +483,8 @@ bool coarse_expression(const std::string& operand, Lang lang, const std::string&
   // `String.format("%.0f", x / 100.0)`, `fmt.Sprintf("%.0f", float64(x)/100)`, `strconv.FormatFloat(x/100, 'f', 0, 64)`)
   // after scaling it: the text keeps a range of values apart, not the value.
   {
-    static const std::regex whole_units(R"(%[-+ 0#]*[0-9]*[diu]|%[-+ 0#]*[0-9]*\.0[fFeEgG]|\{[^{}]*:[^{}]*(?:\.0[fFeEgG%]|[0-9]*d)\}|^['"][^'"]*\.0[fFeEgG%]['"]$|^['"][0-9]*d['"]$)");
+    // (A precision of zero digits or none: `%.0f`, `%.f`, `{:.0f}`.)
+    static const std::regex whole_units(R"(%[-+ 0#]*[0-9]*[diu]|%[-+ 0#]*[0-9]*\.0*[fFeEgG]|\{[^{}]*:[^{}]*(?:\.0*[fFeEgG%]|[0-9]*d)\}|^['"][^'"]*\.0*[fFeEgG%]['"]$|^['"][0-9]*d['"]$)");
     std::vector<std::string> args;
     std::smatch fm;
     static const std::regex percent(R"(^([rbuRBU]?['"].*['"])%(.+)$)");
@@ -496,6 +506,32 @@ bool coarse_expression(const std::string& operand, Lang lang, const std::string&
       else if (starts_with(o, "format(")) whole = parts.size() >= 2 && std::regex_search(std::string(parts[1]), whole_units);
       else whole = std::any_of(parts.begin(), parts.end(), [](std::string_view a) { return std::regex_search(std::string(a), whole_units); });
     }
+    // f"{x / 10:.0f}", f"{x / 10:3.0F}": the interpolated value formatted to whole units.
+    static const std::regex fstring(R"(^[rR]?[fF][rR]?(['"])(.*)\1$)");
+    if (!whole && std::regex_match(o, fm, fstring)) {
+      const std::string body = fm[2].str();
+      for (std::size_t at = body.find('{'); at != std::string::npos; at = body.find('{', at + 1)) {
+        if (at + 1 < body.size() && body[at + 1] == '{') {
+          ++at;
+          continue;
+        }
+        int level = 0;
+        std::size_t end = at, colon = std::string::npos;
+        for (; end < body.size(); ++end) {
+          if (body[end] == '{' || body[end] == '(' || body[end] == '[') ++level;
+          else if (body[end] == '}' || body[end] == ')' || body[end] == ']') {
+            if (--level == 0) break;
+          } else if (level == 1 && body[end] == ':' && colon == std::string::npos) {
+            colon = end;
+          }
+        }
+        if (colon == std::string::npos || end >= body.size()) continue;
+        if (std::regex_search("{:" + body.substr(colon + 1, end - colon - 1) + "}", whole_units)) {
+          whole = true;
+          args.push_back(body.substr(at + 1, colon - at - 1));
+        }
+      }
+    }
     if (whole)
       for (const auto& a : args) {
         std::string e = strip_spaces(a);
@@ -514,9 +550,18 @@ bool coarse_expression(const std::string& operand, Lang lang, const std::string&
   }
   // The first or last of a sorted list that mixes the value with a bound (`sorted([x, 4])[0]`): a clamp.
   {
-    static const std::regex sorted_pick(R"(^(?:sorted\(|heapq\.nsmallest\(|heapq\.nlargest\()\s*[\[(](.*)[\])](?:,.*)?\)(?:\[-?[0-9]+\])?$)");
+    static const std::regex sorted_pick(
+        R"(^(?:sorted\(|heapq\.nsmallest\(|heapq\.nlargest\(|(?:statistics\.)?(?:median|median_low|median_high|median_grouped|mode|multimode|quantiles)\(|np\.median\(|numpy\.median\(|np\.percentile\(|np\.quantile\()\s*[\[(](.*)[\])](?:,.*)?\)(?:\[-?[0-9]+\])?$)");
     std::smatch sm;
     if (std::regex_match(o, sm, sorted_pick) && split_top(sm[1].str(), {","}).size() >= 2) return true;
+  }
+  // A prefix of a scaled value's text (`str(x / 10)[0]`, `str(x / 10)[:1]`, `String(x / 10)[0]`,
+  // `String.valueOf(x / 10).charAt(0)`): the leading digits, a range of values.
+  {
+    static const std::regex text_prefix(
+        R"(^(?:str|repr|String|String\.valueOf|Integer\.toString|Long\.toString|Double\.toString|strconv\.Itoa|fmt\.Sprint|std::to_string)\((.+)\)(?:\[[^\]]*\]|\.(?:charAt|substring|slice|substr|at)\([^()]*\))$)");
+    std::smatch pm;
+    if (std::regex_match(o, pm, text_prefix)) return true;
   }
   // `(x / 100).toFixed(0)`: a rounding of a scaled value.
   static const std::regex fixed(R"(^(.+)\.(?:toFixed|toPrecision)\([0-9]*\)$)");
@@ -2302,6 +2347,12 @@ class Analyzer {
     static const std::regex ident(R"(^[A-Za-z_$][\w$]*$)");
     if (!std::regex_match(name, ident)) return {};
     const std::string all = text(unit_node_).substr(0, 65536);
+    // Truncated in place (`v //= 2`, `v >>= 1`, `v %= 10`; `v /= 10` where `/` truncates integers):
+    // read as a division of what it held.
+    const bool truncating = lang_ == Lang::go || lang_ == Lang::cpp || lang_ == Lang::java || lang_ == Lang::kotlin || lang_ == Lang::rust;
+    const std::regex in_place("(?:^|[^\\w$.])" + name + (truncating ? R"(\s*(?://|>>|%|/)=\s*([0-9]+))" : R"(\s*(?://|>>|%)=\s*([0-9]+))"));
+    if (std::smatch im; std::regex_search(all, im, in_place) && im[1].str() != "1" && im[1].str() != "0")
+      return truncating ? name + "/" + im[1].str() : "int(" + name + "/" + im[1].str() + ")";
     const std::regex bind("(?:^|[\\n;{(])[ \\t]*(?:(?:var|let|const|val|auto|final|int|long|short|double|float|int64|int32|uint|usize|i32|i64|u32|u64|mut)\\s+)*" + name +
                           "(?:\\s*:\\s*[\\w<>\\[\\]]+)?\\s*(?::=|=(?!=))\\s*([^\\n;]+)");
     std::string value;
