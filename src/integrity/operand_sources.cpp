@@ -6,6 +6,8 @@
 // (reflect.DeepEqual -> cmp.Diff / slices.Equal, `if got != want` -> testify's assert.Equal) is not
 // mistaken for a removed check.
 #include <climits>
+#include <functional>
+#include <optional>
 #include <map>
 #include <regex>
 #include <set>
@@ -116,7 +118,12 @@ std::vector<std::vector<std::string>> chains(std::string_view e, int depth = 0) 
 /// The names a declaration or assignment's left side binds: `a, b`, `*p`, `[x, y]`, `(x, y)`.
 std::vector<std::string> bound_names(std::string_view left) {
   std::vector<std::string> out;
-  for (const auto& part : split_top(left, {","})) {
+  // A destructuring pattern (`[four, two]`, `(a, b)`, `{ sum }`): its names.
+  std::string whole = strip_spaces(std::string(left));
+  if (whole.size() >= 2 && ((whole.front() == '[' && whole.back() == ']') || (whole.front() == '(' && whole.back() == ')') ||
+                            (whole.front() == '{' && whole.back() == '}')))
+    whole = whole.substr(1, whole.size() - 2);
+  for (const auto& part : split_top(whole, {","})) {
     std::string n = strip_spaces(part);
     while (!n.empty() && std::string_view("*&([{").find(n.front()) != std::string_view::npos) n.erase(0, 1);
     while (!n.empty() && std::string_view(")]}").find(n.back()) != std::string_view::npos) n.pop_back();
@@ -188,8 +195,12 @@ bool constant(std::string_view e) {
 /// values are module names (`@pytest.mark.parametrize("backend", ["calc", "calc_c"])`): name -> modules.
 using ModuleValues = std::map<std::string, std::set<std::string>>;
 
+/// What a function of the file returns, as text (`function inputs() { return [add(2, 2)]; }` ->
+/// `[add(2, 2)]`), "" when the file defines no such function.
+using FileReturns = std::function<std::string(const std::string&)>;
+
 void leaves(std::string_view expr, const Definitions& defs, int line, std::set<std::string>& seen, std::set<std::string>& out,
-            bool& ambiguous, int depth, const ModuleValues* modules = nullptr) {
+            bool& ambiguous, int depth, const ModuleValues* modules = nullptr, const FileReturns* returns = nullptr) {
   for (auto chain : chains(expr)) {
     while (!chain.empty() && uninformative(chain.front())) chain.erase(chain.begin());
     if (chain.empty()) continue;
@@ -202,8 +213,15 @@ void leaves(std::string_view expr, const Definitions& defs, int line, std::set<s
       }
     if (depth < kMaxSourceDepth)
       if (const Definition* d = visible(defs, chain.front(), line, ambiguous)) {
-        if (seen.insert(chain.front()).second) leaves(d->value, defs, d->line, seen, out, ambiguous, depth + 1, modules);
+        if (seen.insert(chain.front()).second) leaves(d->value, defs, d->line, seen, out, ambiguous, depth + 1, modules, returns);
         continue;
+      }
+    // A helper function of the test file: what it returns is what the check looks at too
+    // (`await Promise.all(inputs())`, `await compute().sum`). Its own name stays a source.
+    if (returns && depth < kMaxSourceDepth && chain.size() <= 2 && seen.insert("()" + chain.front()).second)
+      if (const std::string r = (*returns)(chain.front()); !r.empty()) {
+        const Definitions none;
+        leaves(r, none, INT_MAX, seen, out, ambiguous, depth + 1, modules, returns);
       }
     std::string name = chain.front();
     for (std::size_t k = 1; k < chain.size(); ++k) name += "." + chain[k];
@@ -290,6 +308,56 @@ void resolve_operand_sources(const Syntax& s, TSNode unit, std::vector<Assertion
     else if (!defs.count(m[3].str()))
       if (auto values = parametrized_strings(s, unit, m[3].str()); !values.empty()) modules[name] = std::move(values);
   }
+  // The file's own functions, found on first use: name -> the expressions they return.
+  std::optional<std::map<std::string, std::string>> file_functions;
+  const FileReturns returns = [&](const std::string& name) -> std::string {
+    if (!file_functions) {
+      file_functions.emplace();
+      TSNode root = unit;
+      while (!ts_node_is_null(ts_node_parent(root))) root = ts_node_parent(root);
+      std::function<void(TSNode, int)> visit = [&](TSNode n, int d) {
+        if (d > kMaxSyntaxDepth || file_functions->size() > 512) return;
+        const std::string_view t = Syntax::type(n);
+        TSNode body{};
+        std::string fname;
+        // (Fields a grammar does not have come back null: C++'s function_definition has no "name".)
+        const auto named = [&](TSNode x) { return ts_node_is_null(x) ? std::string{} : s.text(x); };
+        if (t == "function_declaration" || t == "function_definition" || t == "generator_function_declaration") {
+          fname = named(Syntax::field(n, "name"));
+          body = Syntax::field(n, "body");
+        } else if (t == "variable_declarator") {
+          TSNode v = Syntax::field(n, "value");
+          if (!ts_node_is_null(v) && (Syntax::type(v) == "arrow_function" || Syntax::type(v) == "function_expression" ||
+                                      Syntax::type(v) == "function")) {
+            fname = named(Syntax::field(n, "name"));
+            body = Syntax::field(v, "body");
+          }
+        }
+        if (!fname.empty() && !ts_node_is_null(body) && !ts_node_eq(n, unit)) {
+          std::string returned;
+          if (Syntax::type(body) != "statement_block" && Syntax::type(body) != "block") {
+            returned = s.text(body);  // a concise arrow body
+          } else {
+            std::function<void(TSNode, int)> find = [&](TSNode b, int dd) {
+              if (dd > kMaxSyntaxDepth || returned.size() > 4096) return;
+              const std::string_view bt = Syntax::type(b);
+              if (bt == "function_declaration" || bt == "function_definition" || bt == "arrow_function" || bt == "function_expression" ||
+                  bt == "lambda")
+                return;
+              if (bt == "return_statement" && ts_node_named_child_count(b) > 0) returned += s.text(ts_node_named_child(b, 0)) + ";";
+              for (uint32_t i = 0; i < ts_node_named_child_count(b); ++i) find(ts_node_named_child(b, i), dd + 1);
+            };
+            find(body, 0);
+          }
+          if (!returned.empty()) file_functions->emplace(fname, returned);
+        }
+        for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) visit(ts_node_named_child(n, i), d + 1);
+      };
+      visit(root, 0);
+    }
+    auto it = file_functions->find(name);
+    return it == file_functions->end() ? std::string{} : it->second;
+  };
   for (auto& a : asserts) {
     bool ambiguous = false, all_constant = !a.operands.empty();
     for (const auto& o : a.operands) {
@@ -298,7 +366,7 @@ void resolve_operand_sources(const Syntax& s, TSNode unit, std::vector<Assertion
         continue;
       }
       std::set<std::string> seen;
-      leaves(o, defs, a.line, seen, a.sources, ambiguous, 0, &modules);
+      leaves(o, defs, a.line, seen, a.sources, ambiguous, 0, &modules, &returns);
       // `got := Add(2, 2)` ... `got = 4` ... `if got != 4`: the value computed was overwritten by a
       // constant before the check (in any branch).
       const auto names = chains(o);
