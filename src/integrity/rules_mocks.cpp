@@ -671,6 +671,23 @@ bool called_bare_before(const std::optional<std::string>& before, const std::str
   return found;
 }
 
+/// The arguments the calls of `fn` on `line` pass at `positions`, whitespace removed
+/// (`_zero(calc.SETTINGS)`, position 0 -> calc.SETTINGS); `helpers._zero(...)` counts, `x_zero(...)` not.
+std::vector<std::string> arguments_at(const std::string& line, const std::string& fn, const std::set<std::size_t>& positions) {
+  std::vector<std::string> out;
+  const std::string call = fn + "(";
+  for (auto at = line.find(call); at != std::string::npos; at = line.find(call, at + 1)) {
+    if (at > 0 && ident_char(line[at - 1])) continue;
+    const std::size_t open = at + fn.size();
+    const std::size_t close = closing_paren(line, open);
+    if (close >= line.size()) continue;
+    const auto args = split_top(std::string_view(line).substr(open + 1, close - open - 1), {","});
+    for (std::size_t pos : positions)
+      if (pos < args.size()) out.push_back(strip_spaces(args[pos]));
+  }
+  return out;
+}
+
 /// Python: `getattr(X, "Y")` (two arguments, X a dotted name) read as `X.Y`.
 std::string python_getattr_as_attribute(const std::string& line) {
   if (line.find("getattr") == std::string::npos) return line;
@@ -1613,16 +1630,8 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
               // Handed on to a function that changes that parameter.
               for (const auto& [other, positions] : mutating_helpers) {
                 if (mutates) break;
-                const std::string call = other + "(";
-                for (auto at = bl.find(call); at != std::string::npos && !mutates; at = bl.find(call, at + 1)) {
-                  if (at > 0 && ident_char(bl[at - 1])) continue;
-                  const std::size_t open = at + other.size();
-                  const std::size_t close = closing_paren(bl, open);
-                  if (close >= bl.size()) continue;
-                  const auto args = split_top(std::string_view(bl).substr(open + 1, close - open - 1), {","});
-                  for (std::size_t q : positions)
-                    if (q < args.size() && strip_spaces(args[q]) == pn) mutates = true;
-                }
+                for (const auto& a : arguments_at(bl, other, positions))
+                  if (a == pn) mutates = true;
               }
               if (mutates) break;
             }
@@ -1731,23 +1740,12 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
                             module_value(om[1].str()) && read_by_production(om[2].str()))
           views.push_back(indent + om[1].str() + ".update()");
         // A test-file function that changes its parameter in place, handed a production value.
-        for (const auto& [fn, positions] : mutating_helpers) {
-          const std::string call = fn + "(";
-          for (auto at = l0.find(call); at != std::string::npos; at = l0.find(call, at + 1)) {
-            if (at > 0 && ident_char(l0[at - 1])) continue;
-            const std::size_t open = at + fn.size();
-            const std::size_t close = closing_paren(l0, open);
-            if (close >= l0.size()) continue;
-            const auto args = split_top(std::string_view(l0).substr(open + 1, close - open - 1), {","});
-            for (std::size_t pos : positions)
-              if (pos < args.size()) {
-                std::string a = strip_spaces(args[pos]);
-                if (auto al = attribute_aliases.find(a); al != attribute_aliases.end()) a = al->second;
-                if (a.find('.') != std::string::npos && std::all_of(a.begin(), a.end(), [](char c) { return ident_char(c) || c == '.'; }))
-                  views.push_back(indent + a + ".update()");
-              }
+        for (const auto& [fn, positions] : mutating_helpers)
+          for (std::string a : arguments_at(l0, fn, positions)) {
+            if (auto al = attribute_aliases.find(a); al != attribute_aliases.end()) a = al->second;
+            if (a.find('.') != std::string::npos && std::all_of(a.begin(), a.end(), [](char c) { return ident_char(c) || c == '.'; }))
+              views.push_back(indent + a + ".update()");
           }
-        }
       }
       for (const std::string& view : views) {
       const std::string& l = view;
