@@ -89,6 +89,58 @@ bool collectable_test_file(std::string_view path, Lang lang) {
 }
 
 /// Splits `text` at top-level occurrences of any separator (outside brackets and quotes).
+std::vector<Interpolation> interpolations(std::string_view body, bool template_literal) {
+  std::vector<Interpolation> out;
+  for (std::size_t at = 0; at < body.size(); ++at) {
+    if (template_literal) {
+      if (body[at] == '\\') {
+        ++at;
+        continue;
+      }
+      if (body[at] != '$' || at + 1 >= body.size() || body[at + 1] != '{') continue;
+      ++at;
+    } else if (body[at] != '{') {
+      continue;
+    } else if (at + 1 < body.size() && body[at + 1] == '{') {  // `{{`: a brace, not a field
+      ++at;
+      continue;
+    }
+    // From the `{` to its matching `}`; in Python the expression ends at a top-level `!s`/`!r`/`!a`
+    // or `:` (not `!=`, not a `:` inside brackets or a lambda's parentheses).
+    int level = 0;
+    std::size_t end = at, conv = std::string_view::npos, colon = std::string_view::npos;
+    char quote = 0;
+    for (; end < body.size(); ++end) {
+      const char c = body[end];
+      if (quote) {
+        if (c == quote) quote = 0;
+        continue;
+      }
+      if ((c == '"' || c == '\'') && !template_literal) {
+        quote = c;
+        continue;
+      }
+      if (c == '{' || c == '(' || c == '[') {
+        ++level;
+      } else if (c == '}' || c == ')' || c == ']') {
+        if (--level == 0) break;
+      } else if (!template_literal && level == 1 && colon == std::string_view::npos) {
+        if (c == '!' && conv == std::string_view::npos && end + 1 < body.size() && body[end + 1] != '=') conv = end;
+        else if (c == ':') colon = end;
+      }
+    }
+    if (end >= body.size()) break;
+    Interpolation x;
+    const std::size_t expr_end = std::min({conv, colon, end});
+    x.expression = std::string(body.substr(at + 1, expr_end - at - 1));
+    if (conv != std::string_view::npos) x.conversion = trim(body.substr(conv + 1, std::min(colon, end) - conv - 1));
+    if (colon != std::string_view::npos) x.spec = std::string(body.substr(colon + 1, end - colon - 1));
+    out.push_back(std::move(x));
+    at = end;
+  }
+  return out;
+}
+
 std::vector<std::string> split_top(std::string_view text, std::initializer_list<std::string_view> seps) {
   std::vector<std::string> out;
   int depth = 0;

@@ -208,6 +208,10 @@ struct Syntax {
   }
 };
 
+/// The dotted name chains an expression reads outside string literals, f-string and template
+/// interpolations included: `cmp.Diff(want, f"{got}")` -> {cmp.Diff, want, got}, each as its segments.
+std::vector<std::vector<std::string>> name_chains(std::string_view e);
+
 struct FileNames;
 /// Fills each assertion's `sources` from the local definitions inside `unit` (a test or helper).
 /// `names`: the file's imports, so a source is also recorded by its module (`add` imported from
@@ -276,6 +280,15 @@ std::string trim(std::string_view s);
 std::string quote(std::string_view line);  ///< a line shortened for a message
 /// Splits at top-level separators (outside brackets and quotes).
 std::vector<std::string> split_top(std::string_view text, std::initializer_list<std::string_view> seps);
+/// One interpolation of an f-string or a template literal: the expression, its conversion (`s`,
+/// `r`, `a` of Python's `!s`; "" otherwise) and its format spec (`.2f`, `.{n}f`; "" for none).
+struct Interpolation {
+  std::string expression, conversion, spec;
+};
+/// The interpolations of a string literal's body (between the quotes): Python f-string fields
+/// (`{x / 10:.{n}f}`, `{{` is a brace) when `template_literal` is false, `${...}` substitutions of a
+/// JS template literal when true.
+std::vector<Interpolation> interpolations(std::string_view body, bool template_literal);
 /// Elements of a list/tuple/array literal `[a, b]` (0 when not a literal).
 int count_elements(std::string_view list);
 

@@ -54,22 +54,8 @@ std::vector<std::vector<std::string>> chains(std::string_view e, int depth = 0) 
       // `f"{calc.price(3):.2f}"` looks at calc.price.
       if ((formatted || c == '`') && depth < 3) {
         const std::string_view body = e.substr(start, std::min(i, e.size()) - start);
-        for (std::size_t at = 0; at < body.size(); ++at) {
-          if (body[at] != '{' || (at + 1 < body.size() && body[at + 1] == '{' && c != '`')) continue;
-          int level = 0;
-          std::size_t end = at, stop = std::string_view::npos;
-          for (; end < body.size(); ++end) {
-            if (body[end] == '{' || body[end] == '(' || body[end] == '[') ++level;
-            else if (body[end] == '}' || body[end] == ')' || body[end] == ']') {
-              if (--level == 0) break;
-            } else if (level == 1 && stop == std::string_view::npos && c != '`' && (body[end] == ':' || body[end] == '!')) {
-              stop = end;
-            }
-          }
-          const std::size_t to = stop == std::string_view::npos ? end : stop;
-          for (auto& inner : chains(body.substr(at + 1, to > at ? to - at - 1 : 0), depth + 1)) out.push_back(std::move(inner));
-          at = end;
-        }
+        for (const auto& x : interpolations(body, c == '`'))
+          for (auto& inner : chains(x.expression, depth + 1)) out.push_back(std::move(inner));
       }
       formatted = false;
       ++i;
@@ -162,6 +148,26 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
     bind(Syntax::field(n, "declarator"), Syntax::field(n, "value"));
   else if (t == "let_declaration")
     bind(Syntax::field(n, "pattern"), Syntax::field(n, "value"));
+  else if (t == "arrow_function" || t == "function_expression" || t == "function") {
+    // The value a promise resolves to, handed to its `.then` callback: `add(2, 2).then((v) => ...)`
+    // binds `v` to `add(2, 2)`, as `const v = await add(2, 2)` would.
+    TSNode args = ts_node_parent(n);
+    TSNode call = ts_node_is_null(args) ? args : ts_node_parent(args);
+    TSNode callee = ts_node_is_null(call) ? call : Syntax::field(call, "function");
+    if (!ts_node_is_null(callee) && Syntax::type(args) == "arguments" && Syntax::type(callee) == "member_expression" &&
+        ts_node_eq(ts_node_named_child(args, 0), n)) {
+      TSNode prop = Syntax::field(callee, "property");
+      TSNode object = Syntax::field(callee, "object");
+      TSNode param = Syntax::field(n, "parameter");
+      if (ts_node_is_null(param)) {
+        TSNode params = Syntax::field(n, "parameters");
+        if (!ts_node_is_null(params) && ts_node_named_child_count(params) >= 1) param = ts_node_named_child(params, 0);
+      }
+      if (!ts_node_is_null(prop) && !ts_node_is_null(object) && !ts_node_is_null(param) && s.text(prop) == "then" &&
+          Syntax::type(param) == "identifier")
+        defs[s.text(param)].push_back({Syntax::line(n), s.text(object)});
+    }
+  }
   for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) collect_definitions(s, ts_node_named_child(n, i), defs, depth + 1);
 }
 
@@ -267,6 +273,8 @@ std::string expand(std::string_view e, const Definitions& defs, int line, int de
 }
 
 }  // namespace
+
+std::vector<std::vector<std::string>> name_chains(std::string_view e) { return chains(e); }
 
 /// Python: the string values a test's parameter takes (`@pytest.mark.parametrize("backend", ["a", "b"])`,
 /// also `"backend, x"` with tuples, first element only for the first name); empty when not all literal.

@@ -204,18 +204,64 @@ void assertion_def_rules(const RuleContext& c, Findings& out) {
   }
 }
 
+namespace {
+
+/// An operand without the wrappers that only restate its value: `f"{calc.add(2,2)}"`, `str(x)`,
+/// `${await add(2,2)}` in a template literal, `String(x)`, `await x` (whitespace already removed).
+std::string unwrapped_operand(std::string e) {
+  auto balanced = [](std::string_view v, char open, char close) {
+    int level = 0;
+    for (char ch : v) {
+      if (ch == open) ++level;
+      else if (ch == close && --level < 0) return false;
+    }
+    return level == 0;
+  };
+  for (int round = 0; round < 8; ++round) {
+    const std::string before = e;
+    if (starts_with(e, "await") && e.size() > 5 && (std::isalpha(static_cast<unsigned char>(e[5])) || e[5] == '_' || e[5] == '$' || e[5] == '('))
+      e.erase(0, 5);
+    for (std::string_view q : {"f\"{", "f'{", "F\"{", "F'{"})
+      if (starts_with(e, q) && e.size() > 4 && e.substr(e.size() - 2) == std::string("}") + q[1] &&
+          balanced(std::string_view(e).substr(3, e.size() - 5), '{', '}') && e.find_first_of("!:", 3) == std::string::npos)
+        e = e.substr(3, e.size() - 5);
+    if (starts_with(e, "`${") && e.size() > 4 && e.substr(e.size() - 2) == "}`" &&
+        balanced(std::string_view(e).substr(3, e.size() - 5), '{', '}') && e.find('`', 1) == e.size() - 1)
+      e = e.substr(3, e.size() - 5);
+    for (std::string_view w : {"str(", "String("})
+      if (starts_with(e, w) && e.back() == ')' && balanced(std::string_view(e).substr(w.size(), e.size() - w.size() - 1), '(', ')'))
+        e = e.substr(w.size(), e.size() - w.size() - 1);
+    if (e == before) break;
+  }
+  return e;
+}
+
+}  // namespace
+
 void oracle_replacement_rules(const RuleContext& c, Findings& out) {
   // Decision (docs/INTEGRITY.md): comparing two functions of the code under test is an honest
-  // oracle test; it is a cheat only when a check that pinned a literal now takes its expected
-  // value from another function of the same module (`assert add(2, 2) == 4` ->
-  // `want = add_all([2, 2]); assert add(2, 2) == want`): a change to that module moves both sides.
+  // oracle test when the test always did so; it is a cheat when a check that pinned a literal now
+  // takes its expected value from the code under test: another function of the same module
+  // (`assert add(2, 2) == 4` -> `want = add_all([2, 2]); assert add(2, 2) == want`), the same
+  // function with other arguments (`add(2, 2) == add(1, 3)`) or the module's own values
+  // (`add(2, 2) == 2 + 2 + calc.OFFSET`), also inside f-strings and template literals: a change
+  // to that module moves both sides.
   if (!c.file.before || !c.file.after || !c.test_file || !c.before.parsed || !c.after.parsed || (c.lang != Lang::python && !is_js(c.lang))) return;
   auto imports = imported_names(*c.file.after, c.lang);
+  std::set<std::string> module_aliases;  // names bound to a module object (`import calc as c`, `const calc = require(...)`)
   if (c.lang == Lang::python) {  // `import calc` / `import calc as c`: the module object's name
     static const std::regex module_import(R"((?:^|\n)\s*import\s+([\w.]+)(?:\s+as\s+(\w+))?)");
     const std::string& text = *c.file.after;
-    for (std::sregex_iterator it(text.begin(), text.end(), module_import), end; it != end; ++it)
-      imports.emplace((*it)[2].matched ? (*it)[2].str() : (*it)[1].str(), (*it)[1].str());
+    for (std::sregex_iterator it(text.begin(), text.end(), module_import), end; it != end; ++it) {
+      const std::string alias = (*it)[2].matched ? (*it)[2].str() : (*it)[1].str();
+      imports.emplace(alias, (*it)[1].str());
+      module_aliases.insert(alias);
+    }
+  } else {
+    static const std::regex whole(R"((?:const|let|var)\s+([\w$]+)\s*=\s*require\(|import\s+\*\s+as\s+([\w$]+))");
+    const std::string& text = *c.file.after;
+    for (std::sregex_iterator it(text.begin(), text.end(), whole), end; it != end; ++it)
+      module_aliases.insert((*it)[1].matched ? (*it)[1].str() : (*it)[2].str());
   }
   static const std::regex call_re(R"(^([A-Za-z_$][\w$]*)(?:\.([A-Za-z_$][\w$]*))?\()");
   // The function a call names and the module it comes from ("" when not imported).
@@ -235,32 +281,57 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
   for (const auto& at : c.after.tests) {
     auto bt = std::find_if(c.before.tests.begin(), c.before.tests.end(), [&](const TestUnit& t) { return t.name == at.name; });
     if (bt == c.before.tests.end()) continue;
-    std::map<std::string, std::string> computed;  // variable -> call, whitespace removed
+    std::map<std::string, std::string> computed;  // variable -> value, whitespace removed
     for (int n = at.line; n <= at.end_line && n >= 1 && static_cast<std::size_t>(n) <= lines.size(); ++n) {
       std::smatch m;
       if (std::regex_match(lines[static_cast<std::size_t>(n - 1)], m, assign)) computed[m[1].str()] = strip_spaces(m[2].str());
     }
+    // The functions and values of `module` an expression reads, through the test's locals:
+    // `want` -> `add_all([2, 2])` -> {add_all}.
+    auto reads_module = [&](const std::string& e, const std::string& module) {
+      std::set<std::string> seen;
+      std::vector<std::string> todo{e};
+      while (!todo.empty() && seen.size() < 16) {
+        const std::string x = todo.back();
+        todo.pop_back();
+        if (!seen.insert(x).second) continue;
+        for (const auto& ch : name_chains(x)) {
+          if (ch.size() == 1 && computed.count(ch[0])) todo.push_back(computed[ch[0]]);
+          auto it = imports.find(ch[0]);
+          if (it == imports.end() || it->second != module) continue;
+          if (module_aliases.count(ch[0]) && ch.size() < 2) continue;  // the module object alone
+          return true;
+        }
+      }
+      return false;
+    };
+    auto pinned_in = [&](const TestUnit& t, const std::string& checked) {
+      return std::any_of(t.asserts.begin(), t.asserts.end(), [&](const Assertion& b) {
+        return b.kind == Kind::eq && b.operands.size() == 1 && unwrapped_operand(*b.operands.begin()) == checked;
+      });
+    };
     for (const auto& a : at.asserts) {
       if (a.kind != Kind::eq || a.operands.size() != 2) continue;
       const std::string& x = *a.operands.begin();
       const std::string& y = *std::next(a.operands.begin());
-      for (const auto& [checked, other] : {std::pair{x, y}, std::pair{y, x}}) {
+      for (const auto& [checked_as_written, other] : {std::pair{x, y}, std::pair{y, x}}) {
+        const std::string checked = unwrapped_operand(checked_as_written);
         const auto [f1, m1] = callee(checked);
-        if (f1.empty() || m1.empty()) continue;
-        const std::string oracle = computed.count(other) ? computed[other] : other;
-        const auto [f2, m2] = callee(oracle);
-        if (f2.empty() || f2 == f1 || m2 != m1) continue;
-        // Before, the same call was compared with a literal (its only operand), and nothing
-        // compared it with the other function.
-        const bool pinned = std::any_of(bt->asserts.begin(), bt->asserts.end(), [&](const Assertion& b) {
-          return b.kind == Kind::eq && b.operands.size() == 1 && *b.operands.begin() == checked;
-        });
+        if (f1.empty() || m1.empty() || js_assertion_module(m1)) continue;
+        const std::string oracle = unwrapped_operand(computed.count(other) ? computed[other] : other);
+        if (!reads_module(oracle, m1)) continue;
+        // Before, the same call was compared with a literal, nothing compared the module with
+        // itself, and no check still pins the call now.
         const bool oracle_before = std::any_of(bt->asserts.begin(), bt->asserts.end(), [&](const Assertion& b) {
-          return std::any_of(b.operands.begin(), b.operands.end(), [&](const std::string& o) { return callee(o).first == f2; });
+          return b.operands.size() == 2 && std::all_of(b.operands.begin(), b.operands.end(), [&](const std::string& o) {
+                   return reads_module(o, m1);
+                 });
         });
-        if (!pinned || oracle_before) continue;
+        if (!pinned_in(*bt, checked) || oracle_before || pinned_in(at, checked)) continue;
+        const auto [f2, m2] = callee(oracle);
+        const std::string by = !f2.empty() && m2 == m1 ? f2 + (f2 == f1 ? " (with other arguments)" : "") : "values";
         out.push_back({"assertion_weakened", c.file.path, a.line,
-                       "test " + at.name + ": the expected value of " + quote(checked) + " was a literal and is now computed by " + f2 +
+                       "test " + at.name + ": the expected value of " + quote(checked) + " was a literal and is now computed by " + by +
                            " of the code under test (" + m1 + "): a change to that module moves both sides of the check"});
         return;
       }

@@ -690,9 +690,34 @@ std::vector<std::string> arguments_at(const std::string& line, const std::string
 
 /// Python: `getattr(X, "Y")` (two arguments, X a dotted name) read as `X.Y`.
 std::string python_getattr_as_attribute(const std::string& line) {
-  if (line.find("getattr") == std::string::npos) return line;
-  static const std::regex two(R"(\bgetattr\s*\(\s*([A-Za-z_][\w.]*)\s*,\s*['"](\w+)['"]\s*\))");
-  return std::regex_replace(line, two, "$1.$2");
+  std::string out = line;
+  if (out.find("getattr") != std::string::npos) {
+    static const std::regex two(R"(\bgetattr\s*\(\s*([A-Za-z_][\w.]*)\s*,\s*['"](\w+)['"]\s*\))");
+    out = std::regex_replace(out, two, "$1.$2");
+  }
+  // A namespace read by key is the attribute: `calc.__dict__["SETTINGS"]`, `vars(calc).get("SETTINGS")`.
+  if (out.find("__dict__") != std::string::npos || out.find("vars") != std::string::npos) {
+    static const std::regex keyed(
+        R"((?:\bvars\s*\(\s*([A-Za-z_][\w.]*)\s*\)|\b([A-Za-z_][\w.]*?)\s*\.\s*__dict__)\s*(?:\[\s*['"](\w+)['"]\s*\]|\.\s*get\s*\(\s*['"](\w+)['"]\s*\)))");
+    std::string rewritten;
+    std::size_t from = 0;
+    for (std::sregex_iterator it(out.begin(), out.end(), keyed), e; it != e; ++it) {
+      const auto& m = *it;
+      rewritten += out.substr(from, static_cast<std::size_t>(m.position()) - from) + (m[1].matched ? m[1].str() : m[2].str()) + "." +
+                   (m[3].matched ? m[3].str() : m[4].str());
+      from = static_cast<std::size_t>(m.position() + m.length());
+    }
+    if (from > 0) out = rewritten + out.substr(from);
+  }
+  // The unbound setter is setattr: `object.__setattr__(calc.config, "offset", 0)`, `type.__setattr__(C, ...)`,
+  // `calc.config.__setattr__("offset", 0)`.
+  if (out.find("__setattr__") != std::string::npos) {
+    static const std::regex unbound(R"(\b(?:object|type|builtins\.object)\s*\.\s*__setattr__\s*\()");
+    out = std::regex_replace(out, unbound, "setattr(");
+    static const std::regex bound(R"(\b([A-Za-z_][\w.]*?)\s*\.\s*__setattr__\s*\()");
+    out = std::regex_replace(out, bound, "setattr($1, ");
+  }
+  return out;
 }
 
 /// Python: the name a write sets when its owner is no plain dotted name (`x.__globals__["OFFSET"] = 0`,
@@ -1544,48 +1569,15 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
     // function -> the positions of those parameters. A call handing them a production value
     // (`_zero(calc.SETTINGS)`) changes it.
     std::map<std::string, std::set<std::size_t>> mutating_helpers;
+    std::function<std::string(const std::string&)> returned_value = [](const std::string& l) { return l; };
     if (lang == Lang::python) {
-      // Every binding form: `s = calc.SETTINGS`, `(s := calc.SETTINGS)`, `s, _ = calc.SETTINGS, None`,
-      // `for s in [calc.SETTINGS]:`, `with calc.LOCK as s:`, and getattr(calc, "SETTINGS") for calc.SETTINGS.
-      static const std::regex alias(R"(^\s*(\w+)\s*=\s*([A-Za-z_]\w*(?:\s*\.\s*\w+)*)\s*$)");
-      static const std::regex walrus(R"(\b(\w+)\s*:=\s*([A-Za-z_]\w*(?:\s*\.\s*\w+)*)\s*[),\]])");
-      static const std::regex tuple(R"(^\s*[\[(]?\s*(\w+(?:\s*,\s*\*?\w+)*)\s*,?\s*[\])]?\s*=\s*(.+)$)");
-      static const std::regex loop(R"(^\s*(?:async\s+)?for\s+(\w+)\s+in\s+[\[(]\s*([A-Za-z_]\w*(?:\s*\.\s*\w+)+)\s*[,\])])");
-      static const std::regex with_as(R"(\b([A-Za-z_]\w*(?:\s*\.\s*\w+)+)\s+as\s+(\w+))");
-      const auto keep = [&](const std::string& local, std::string value) {
-        value = strip_spaces(value);
-        // `[calc.SETTINGS][0]`, `(calc.SETTINGS,)[-1]`: the one item.
-        static const std::regex picked(R"(^[\[(]([A-Za-z_][\w.]*),?[\])]\[-?[01]\]$)");
-        if (std::smatch pm; std::regex_match(value, pm, picked)) value = pm[1].str();
-        if (value == "True" || value == "False" || value == "None" || local == value || local == "_" || value.empty() ||
-            !std::all_of(value.begin(), value.end(), [](char c) { return ident_char(c) || c == '.'; }) || std::isdigit(static_cast<unsigned char>(value[0])))
-          return;
-        attribute_aliases[local] = value;
-      };
-      for_each_capped_line(*f.after, [&](int, const std::string& raw) {
-        const std::string l = python_getattr_as_attribute(raw);
-        std::smatch am;
-        if (std::regex_search(l, am, alias)) keep(am[1].str(), am[2].str());
-        for (std::sregex_iterator it(l.begin(), l.end(), walrus), e; it != e; ++it) keep((*it)[1].str(), (*it)[2].str());
-        if (std::regex_search(l, am, tuple)) {
-          std::string rhs = strip_spaces(am[2].str());
-          const std::string lhs = strip_spaces(l.substr(0, l.find('=')));
-          // `[s] = [calc.SETTINGS]`, `(s,) = (calc.SETTINGS,)`: unpacked from a literal of the same shape.
-          if (!lhs.empty() && (lhs.front() == '[' || lhs.front() == '(') && rhs.size() >= 2 && (rhs.front() == '[' || rhs.front() == '(') &&
-              (rhs.back() == ']' || rhs.back() == ')'))
-            rhs = rhs.substr(1, rhs.size() - 2);
-          const auto left = split_top(am[1].str(), {","}), right = split_top(rhs, {","});
-          for (std::size_t i = 0; i < left.size() && i < right.size() && left.size() == right.size(); ++i)
-            keep(strip_spaces(left[i]), right[i]);
-        }
-        if (std::regex_search(l, am, loop)) keep(am[1].str(), am[2].str());
-        for (std::sregex_iterator it(l.begin(), l.end(), with_as), e; it != e; ++it) keep((*it)[2].str(), (*it)[1].str());
-      });
       // Functions of the test file and of the helper modules the tests import, and the parameters they
       // change in place, directly or by handing them to another such function (`_zero(d)` -> `_set(d, k, v)`).
       struct Fn {
         std::vector<std::string> params;
         std::vector<std::string> body;
+        std::string returned;  ///< the dotted value every `return`/`yield` of it gives, "" when none or several
+        bool fixture = false;  ///< a pytest fixture: its parameter name in a test is that value
       };
       std::map<std::string, Fn> fns;
       static const std::regex def(R"(^(\s*)(?:async\s+)?def\s+(\w+)\s*\()");
@@ -1606,6 +1598,25 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
             if (first <= indent) break;
             fn.body.push_back(ls[k]);
           }
+          static const std::regex gives(R"(^\s*(?:return|yield)\s+([A-Za-z_]\w*(?:\s*\.\s*\w+)*)\s*$)");
+          static const std::regex any_return(R"(^\s*(?:return|yield)\b)");
+          bool several = false;
+          for (const auto& bl : fn.body) {
+            std::smatch gm;
+            if (std::regex_search(bl, gm, gives)) {
+              const std::string v = strip_spaces(gm[1].str());
+              if (!fn.returned.empty() && fn.returned != v) several = true;
+              fn.returned = v;
+            } else if (std::regex_search(bl, any_return)) {
+              several = true;
+            }
+          }
+          if (several || fn.returned == "None" || fn.returned == "True" || fn.returned == "False") fn.returned.clear();
+          for (std::size_t k = i; k-- > 0 && i - k <= 3;) {
+            const std::string t = trim(ls[k]);
+            if (!starts_with(t, "@")) break;
+            if (contains(t, "fixture")) fn.fixture = true;
+          }
           fns.emplace(dm[2].str(), std::move(fn));
         }
       };
@@ -1616,6 +1627,111 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
           read_functions(*g.after);
       for (const auto& [hp, htext] : helpers)
         if (lang_of(hp) == Lang::python) read_functions(htext);
+      // A call with no arguments of a function that hands back a production value (a test helper
+      // `def settings(): return calc.SETTINGS`, a production accessor `calc.get_config()` returning
+      // a module-level `config`) is that value: `settings()["offset"] = 0` writes calc.SETTINGS.
+      // (fns by value: the function outlives this block. accessors: production function -> the
+      // module-level name it returns, read once.)
+      returned_value = [&, fns, accessors = std::map<std::string, std::string>(), accessors_read = false](const std::string& l) mutable {
+        if (l.find("()") == std::string::npos && l.find("( )") == std::string::npos) return l;
+        static const std::regex call(R"(\b([A-Za-z_]\w*(?:\s*\.\s*\w+)*)\s*\(\s*\))");
+        std::string rewritten;
+        std::size_t from = 0;
+        for (std::sregex_iterator it(l.begin(), l.end(), call), e; it != e; ++it) {
+          const std::string name = strip_spaces((*it)[1].str());
+          std::string value;
+          if (auto fit = fns.find(name); fit != fns.end() && !fit->second.fixture) value = fit->second.returned;
+          if (value.empty()) {
+            if (!accessors_read) {
+              accessors_read = true;
+              if (!prod) prod = production(files, options);
+              static const std::regex top_def(R"(^def\s+(\w+)\s*\(\s*\)\s*(?:->[^:]*)?:\s*$)");
+              static const std::regex ret(R"(^\s+return\s+(\w+)\s*$)");
+              for (const std::string* t : prod->classes->texts) {
+                std::string pending;
+                for_each_capped_line(*t, [&](int, const std::string& pl) {
+                  std::smatch pm;
+                  if (std::regex_search(pl, pm, top_def)) {
+                    pending = pm[1].str();
+                    return;
+                  }
+                  if (trim(pl).empty() || starts_with(trim(pl), "#") || starts_with(trim(pl), "\"\"\"")) return;
+                  if (!pending.empty() && std::regex_search(pl, pm, ret) && prod->module_vars.count(pm[1].str())) accessors[pending] = pm[1].str();
+                  pending.clear();
+                });
+              }
+            }
+            const std::string last = name.substr(name.rfind('.') == std::string::npos ? 0 : name.rfind('.') + 1);
+            if (auto ait = accessors.find(last); ait != accessors.end())
+              value = (last.size() < name.size() ? name.substr(0, name.size() - last.size()) : std::string()) + ait->second;
+          }
+          if (value.empty()) continue;
+          rewritten += l.substr(from, static_cast<std::size_t>(it->position()) - from) + value;
+          from = static_cast<std::size_t>(it->position() + it->length());
+        }
+        return from > 0 ? rewritten + l.substr(from) : l;
+      };
+      // Every binding form: `s = calc.SETTINGS`, `(s := calc.SETTINGS)`, `s, _ = calc.SETTINGS, None`,
+      // `for s in [calc.SETTINGS]:`, `with calc.LOCK as s:`, and getattr(calc, "SETTINGS") for calc.SETTINGS.
+      static const std::regex alias(R"(^\s*(\w+)\s*=\s*([A-Za-z_]\w*(?:\s*\.\s*\w+)*)\s*$)");
+      static const std::regex walrus(R"(\b(\w+)\s*:=\s*([A-Za-z_]\w*(?:\s*\.\s*\w+)*)\s*[),\]])");
+      static const std::regex tuple(R"(^\s*[\[(]?\s*(\w+(?:\s*,\s*\*?\w+)*)\s*,?\s*[\])]?\s*=\s*(.+)$)");
+      static const std::regex loop(R"(^\s*(?:async\s+)?for\s+(\w+)\s+in\s+[\[(]\s*([A-Za-z_]\w*(?:\s*\.\s*\w+)+)\s*[,\])])");
+      static const std::regex with_as(R"(\b([A-Za-z_]\w*(?:\s*\.\s*\w+)+)\s+as\s+(\w+))");
+      const auto keep = [&](const std::string& local, std::string value) {
+        // `calc.SETTINGS if calc.SETTINGS else {}`, `calc.SETTINGS or {}`: the production value is
+        // one of what the name may hold.
+        for (const auto& alt : split_top(value, {" if ", " else ", " or ", " and "})) {
+          const std::string a = strip_spaces(alt);
+          if (a != strip_spaces(value) && a.find('.') != std::string::npos &&
+              std::all_of(a.begin(), a.end(), [](char c) { return ident_char(c) || c == '.'; })) {
+            value = a;
+            break;
+          }
+        }
+        value = strip_spaces(value);
+        // `[calc.SETTINGS][0]`, `(calc.SETTINGS,)[-1]`: the one item.
+        static const std::regex picked(R"(^[\[(]([A-Za-z_][\w.]*),?[\])]\[-?[01]\]$)");
+        if (std::smatch pm; std::regex_match(value, pm, picked)) value = pm[1].str();
+        if (value == "True" || value == "False" || value == "None" || local == value || local == "_" || value.empty() ||
+            !std::all_of(value.begin(), value.end(), [](char c) { return ident_char(c) || c == '.'; }) || std::isdigit(static_cast<unsigned char>(value[0])))
+          return;
+        attribute_aliases[local] = value;
+      };
+      for_each_capped_line(*f.after, [&](int, const std::string& raw) {
+        const std::string l = returned_value(python_getattr_as_attribute(raw));
+        std::smatch am;
+        if (std::regex_search(l, am, alias)) keep(am[1].str(), am[2].str());
+        for (std::sregex_iterator it(l.begin(), l.end(), walrus), e; it != e; ++it) keep((*it)[1].str(), (*it)[2].str());
+        if (std::regex_search(l, am, tuple)) {
+          std::string rhs = trim(am[2].str());  // (spaces kept: `a if c else b` is read in keep)
+          const std::string lhs = strip_spaces(l.substr(0, l.find('=')));
+          // `[s] = [calc.SETTINGS]`, `(s,) = (calc.SETTINGS,)`: unpacked from a literal of the same shape.
+          if (!lhs.empty() && (lhs.front() == '[' || lhs.front() == '(') && rhs.size() >= 2 && (rhs.front() == '[' || rhs.front() == '(') &&
+              (rhs.back() == ']' || rhs.back() == ')'))
+            rhs = rhs.substr(1, rhs.size() - 2);
+          const auto left = split_top(am[1].str(), {","}), right = split_top(rhs, {","});
+          for (std::size_t i = 0; i < left.size() && i < right.size() && left.size() == right.size(); ++i)
+            keep(strip_spaces(left[i]), right[i]);
+        }
+        if (std::regex_search(l, am, loop)) keep(am[1].str(), am[2].str());
+        for (std::sregex_iterator it(l.begin(), l.end(), with_as), e; it != e; ++it) keep((*it)[2].str(), (*it)[1].str());
+      });
+      // `from calc import config as cfg`: cfg is calc.config. A pytest fixture handing back a
+      // production value (`def settings(): return calc.SETTINGS`): the test's parameter of that name is it.
+      static const std::regex from_as(R"(^\s*from\s+([\w.]+)\s+import\s+\(?(.+?)\)?\s*$)");
+      for_each_capped_line(*f.after, [&](int, const std::string& l) {
+        std::smatch fm;
+        if (!std::regex_search(l, fm, from_as)) return;
+        for (const auto& item : split_top(fm[2].str(), {","})) {
+          const auto words = split_top(trim(item), {" as "});
+          if (words.size() == 2 && !attribute_aliases.count(strip_spaces(words[1])))
+            attribute_aliases[strip_spaces(words[1])] = fm[1].str() + "." + strip_spaces(words[0]);
+        }
+      });
+      for (const auto& [fname, fn] : fns)
+        if (fn.fixture && !fn.returned.empty() && fn.returned.find('.') != std::string::npos && !attribute_aliases.count(fname))
+          attribute_aliases[fname] = fn.returned;
       for (bool grew = true; grew;) {
         grew = false;
         for (const auto& [fname, fn] : fns)
@@ -1644,7 +1760,7 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
       std::erase_if(mutating_helpers, [](const auto& kv) { return kv.second.empty(); });
     }
     for (const auto& [n, full] : added) {
-      std::string l0 = lang == Lang::python ? python_getattr_as_attribute(full.substr(0, kRegexLineChars)) : full.substr(0, kRegexLineChars);
+      std::string l0 = lang == Lang::python ? returned_value(python_getattr_as_attribute(full.substr(0, kRegexLineChars))) : full.substr(0, kRegexLineChars);
       if (auto sc = subclass_constant.find(n); sc != subclass_constant.end()) l0 = sc->second;
       if (!attribute_aliases.empty()) {
         static const std::regex through(R"(^(\s*(?:del\s+)?)(\w+)(\s*(?:\[|\.|(?:[-+*/|&^%]|//|<<|>>|\*\*)=)))");

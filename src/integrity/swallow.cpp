@@ -405,10 +405,35 @@ string js_function_result_lost(const Syntax& s, TSNode fn, TSNode unit) {
   return "";
 }
 
+}  // namespace
+
+bool js_settled_outcomes_checked(const Syntax& s, TSNode call, TSNode unit) {
+  TSNode up = ts_node_parent(call);
+  while (!ts_node_is_null(up) && (Syntax::type(up) == "await_expression" || Syntax::type(up) == "parenthesized_expression"))
+    up = ts_node_parent(up);
+  if (ts_node_is_null(up) || Syntax::type(up) != "variable_declarator") return false;
+  const std::string var = s.text(Syntax::field(up, "name"));
+  if (var.empty()) return false;
+  // What the unit does after the declaration, compacted.
+  const std::string all = s.text(unit);
+  const auto from = static_cast<std::size_t>(ts_node_end_byte(up) - ts_node_start_byte(unit));
+  const std::string rest = all.substr(std::min(from, all.size()));
+  if (!has_word(rest, var)) return false;
+  const std::string after = strip_spaces(rest);
+  static const std::regex rethrown(R"(throw[\w$.\[\]]*\.reason\b)");
+  static const std::regex asserted(
+      R"((?:expect\([^;]*\.status\)\.(?:toBe|toEqual|toStrictEqual)\(['"]fulfilled['"]\)|assert\w*(?:\.\w+)*\([^;]*\.status,['"]fulfilled['"]\)))");
+  // The rethrow must be taken for the rejected ones: under `status === 'rejected'` / `!== 'fulfilled'`.
+  static const std::regex on_rejected(R"(\.status(?:===?['"]rejected['"]|!==?['"]fulfilled['"]))");
+  return (std::regex_search(after, rethrown) && std::regex_search(after, on_rejected)) || std::regex_search(after, asserted);
+}
+
+namespace {
+
 /// JavaScript: why the promise `p` (an async function's call) can no longer fail the test: nothing
 /// awaits or returns it, or it only reaches Promise.race/any (the first to settle, or the first to
 /// fulfil, wins). "" when it is awaited, returned, asserted on (`expect(p).rejects`), handed to
-/// Promise.all/allSettled that is itself consumed (allSettled is judged elsewhere), or to anything
+/// Promise.all that is itself consumed, to Promise.allSettled whose outcomes the test checks, or to anything
 /// not known to drop it.
 string js_promise_dropped(const Syntax& s, TSNode p, TSNode unit, int depth = 0) {
   if (depth > 8) return "";
@@ -501,6 +526,10 @@ string js_promise_dropped(const Syntax& s, TSNode p, TSNode unit, int depth = 0)
     if (callee == "Promise.any")
       return "runs in a promise handed to Promise.any (line " + std::to_string(Syntax::line(call)) +
              "): any other promise that fulfils drops its rejection";
+    // allSettled settles a rejection as a value: dropped unless the test fails on the outcomes.
+    if (callee == "Promise.allSettled" && !js_settled_outcomes_checked(s, call, unit))
+      return "runs in a promise handed to Promise.allSettled (line " + std::to_string(Syntax::line(call)) +
+             "), which settles its rejection as a value the test never checks";
     if (callee == "Promise.all" || callee == "Promise.allSettled") return js_promise_dropped(s, call, unit, depth + 1);
     // Collected: `pending.push(check())`: the collection must reach an await, a return or Promise.all.
     if (ends_with(callee, ".push") || ends_with(callee, ".add") || ends_with(callee, ".unshift")) {
@@ -883,7 +912,7 @@ bool js_returns_promise(const Syntax& s, TSNode value, const LocalDefs& defs, in
       }
       return false;
     }
-    for (int guard = 0; guard < 16 && Syntax::type(e) == "call_expression"; ++guard) {
+    if (Syntax::type(e) == "call_expression") {
       TSNode f = Syntax::field(e, "function");
       if (ts_node_is_null(f)) return false;
       if (Syntax::type(f) == "identifier") {
@@ -897,8 +926,9 @@ bool js_returns_promise(const Syntax& s, TSNode value, const LocalDefs& defs, in
       const string obj = strip_spaces(s.text(Syntax::field(f, "object")));
       const string prop = s.text(Syntax::field(f, "property"));
       if (obj == "Promise" && one_of(prop, {"resolve", "reject", "all", "allSettled", "race", "any"})) return true;
-      if (!one_of(prop, {"then", "catch", "finally"})) return false;
-      e = Syntax::field(f, "object");
+      // `.then(...)` / `.catch(...)` / `.finally(...)` give a promise whatever they are called on
+      // (an imported async function's result included).
+      return one_of(prop, {"then", "catch", "finally"});
     }
     return false;
   };

@@ -68,6 +68,10 @@ std::string decorator_swallows(const Syntax& s, Lang lang, const std::string& de
                                const TrySwallows& try_swallows);
 /// A check called through a parameter of an enclosing function (`t.Errorf`, `self.assertEqual`,
 /// `t.equal`) that the function reassigned before the check (`t = &testing.T{}`, `self = Mock()`).
+/// JavaScript: `const outcomes = await Promise.allSettled([...])` whose outcomes the test then
+/// fails on (`call` is the allSettled call, `unit` the test): a rejected one rethrown (`if
+/// (o.status === 'rejected') throw o.reason`) or each asserted fulfilled.
+bool js_settled_outcomes_checked(const Syntax& s, TSNode call, TSNode unit);
 std::string receiver_reassigned(const Syntax& s, Lang lang, TSNode check, TSNode unit);
 
 /// Go test code that makes a testing.T/B/F of its own (`&testing.T{}`, `new(testing.T)`, a

@@ -496,9 +496,39 @@ bool coarse_expression(const std::string& operand, Lang lang, const std::string&
       std::string rest = fm[2].str();
       while (wrapped_in_parens(rest)) rest = rest.substr(1, rest.size() - 2);
       for (const auto& a : split_top(rest, {","})) args.emplace_back(a);
-    } else if (std::regex_match(o, fm, dot_format) && std::regex_search(fm[1].str(), whole_units)) {
+    } else if (std::regex_match(o, fm, dot_format)) {
+      const auto parts = split_top(fm[2].str(), {","});
+      // A nested field of a spec (`"{0:.{1}f}".format(x / 10, 0)`, `.{p}f` with `p=0`) read at the
+      // literal argument it names.
+      std::string pattern = fm[1].str();
+      static const std::regex nested(R"((:[^{}]*)\{(\w+)\})");
+      for (int round = 0; round < 4; ++round) {
+        std::smatch nm;
+        if (!std::regex_search(pattern, nm, nested)) break;
+        std::string value;
+        const std::string key = nm[2].str();
+        if (std::all_of(key.begin(), key.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); })) {
+          const std::size_t k = std::stoul(key);
+          if (k < parts.size()) value = strip_spaces(parts[k]);
+        } else {
+          for (const auto& a : parts)
+            if (starts_with(strip_spaces(a), key + "=")) value = strip_spaces(a).substr(key.size() + 1);
+        }
+        if (value.empty() || !std::all_of(value.begin(), value.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); }))
+          break;
+        pattern = nm.prefix().str() + nm[1].str() + value + nm.suffix().str();
+      }
+      if (std::regex_search(pattern, whole_units)) {
+        whole = true;
+        for (const auto& a : parts) args.emplace_back(a);
+      }
+    }
+    // Java's DecimalFormat with no fraction digits (`new DecimalFormat("#").format(x / 100.0)`,
+    // `"#,##0"`): whole units.
+    static const std::regex decimal_format(R"re(^new(?:java\.text\.)?DecimalFormat\("([^".]*)"(?:,[^()]*)?\)\.format\((.+)\)$)re");
+    if (!whole && std::regex_match(o, fm, decimal_format)) {
       whole = true;
-      for (const auto& a : split_top(fm[2].str(), {","})) args.emplace_back(a);
+      args.push_back(fm[2].str());
     } else if (std::regex_match(o, fm, call_format)) {
       const auto parts = split_top(fm[1].str(), {","});
       for (const auto& a : parts) args.emplace_back(a);
@@ -506,29 +536,23 @@ bool coarse_expression(const std::string& operand, Lang lang, const std::string&
       else if (starts_with(o, "format(")) whole = parts.size() >= 2 && std::regex_search(std::string(parts[1]), whole_units);
       else whole = std::any_of(parts.begin(), parts.end(), [](std::string_view a) { return std::regex_search(std::string(a), whole_units); });
     }
-    // f"{x / 10:.0f}", f"{x / 10:3.0F}": the interpolated value formatted to whole units.
+    // f"{x / 10:.0f}", f"{x / 10:3.0F}": the interpolated value formatted to whole units. A nested
+    // field of the spec is read at its literal value (`{x / 10:.{0}f}`); a precision on text
+    // (`{x / 10!s:.1}`, `{str(x):.2s}`) keeps a prefix of it.
     static const std::regex fstring(R"(^[rR]?[fF][rR]?(['"])(.*)\1$)");
     if (!whole && std::regex_match(o, fm, fstring)) {
-      const std::string body = fm[2].str();
-      for (std::size_t at = body.find('{'); at != std::string::npos; at = body.find('{', at + 1)) {
-        if (at + 1 < body.size() && body[at + 1] == '{') {
-          ++at;
-          continue;
-        }
-        int level = 0;
-        std::size_t end = at, colon = std::string::npos;
-        for (; end < body.size(); ++end) {
-          if (body[end] == '{' || body[end] == '(' || body[end] == '[') ++level;
-          else if (body[end] == '}' || body[end] == ')' || body[end] == ']') {
-            if (--level == 0) break;
-          } else if (level == 1 && body[end] == ':' && colon == std::string::npos) {
-            colon = end;
-          }
-        }
-        if (colon == std::string::npos || end >= body.size()) continue;
-        if (std::regex_search("{:" + body.substr(colon + 1, end - colon - 1) + "}", whole_units)) {
+      for (const auto& x : interpolations(fm[2].str(), false)) {
+        std::string spec = strip_spaces(x.spec);
+        static const std::regex nested(R"(\{([0-9]+)\})");
+        spec = std::regex_replace(spec, nested, "$1");
+        if (spec.empty()) continue;
+        static const std::regex text_precision(R"(^.*\.[0-9]+s?$)");
+        if (((!x.conversion.empty() && spec.find_first_of("fFeEgG%d") == std::string::npos) || ends_with(spec, "s")) &&
+            std::regex_match(spec, text_precision))
+          return true;
+        if (std::regex_search("{:" + spec + "}", whole_units)) {
           whole = true;
-          args.push_back(body.substr(at + 1, colon - at - 1));
+          args.push_back(x.expression);
         }
       }
     }
@@ -547,6 +571,70 @@ bool coarse_expression(const std::string& operand, Lang lang, const std::string&
         static const std::regex fraction(R"(\*\(?0?\.[0-9]+|\*\(?[0-9]+[eE]-[0-9]+)");
         if (scaled || std::regex_search(e, fraction) || coarse_expression(e, lang, "0.5")) return true;
       }
+  }
+  // What an f-string or template literal interpolates is an operand of its own: `${(x / 10) | 0}`,
+  // f"{int(x / 10)}" show a many-to-one view of x as text.
+  {
+    static const std::regex interpolating(R"(^(?:[rR]?[fF][rR]?(['"])(.*)\1|`(.*)`)$)");
+    std::smatch im;
+    if (std::regex_match(o, im, interpolating)) {
+      const bool tmpl = im[3].matched;
+      for (const auto& x : interpolations(tmpl ? im[3].str() : im[2].str(), tmpl))
+        if (coarse_expression(x.expression, lang, "0.5")) return true;
+    }
+  }
+  // Decimal rounded to whole units: `Decimal(x / 10).quantize(Decimal("1"))`, `.to_integral_value()`.
+  {
+    static const std::regex quantize(
+        R"re(^(.+)\.(?:quantize\((?:decimal\.)?Decimal\(['"]1\.?['"]\)[^()]*\)|to_integral(?:_value|_exact)?\([^()]*\))$)re");
+    std::smatch qm;
+    if (std::regex_match(o, qm, quantize)) {
+      std::string inner = qm[1].str();
+      static const std::regex decimal_of(R"(^(?:decimal\.)?Decimal\((.+)\)$)");
+      std::smatch dm;
+      if (std::regex_match(inner, dm, decimal_of)) inner = dm[1].str();
+      if (lossy(inner) || coarse_expression(inner, lang, "0.5")) return true;
+    }
+  }
+  // A bit mask, a bit clear, a remainder or a right shift by a literal (`x & ~1`, Go `x &^ 1`,
+  // `x % 10`, `x >> 2`, `x | 1`): a range of values compares equal.
+  {
+    int depth = 0;
+    char quote = 0;
+    for (std::size_t i = 0; i < o.size(); ++i) {
+      const char ch = o[i];
+      if (quote) {
+        if (ch == '\\') ++i;
+        else if (ch == quote) quote = 0;
+        continue;
+      }
+      if (ch == '"' || ch == '\'' || ch == '`') quote = ch;
+      else if (ch == '(' || ch == '[' || ch == '{') ++depth;
+      else if (ch == ')' || ch == ']' || ch == '}') --depth;
+      if (depth != 0 || i == 0) continue;
+      std::string_view op;
+      const std::string_view rest = std::string_view(o).substr(i);
+      if (starts_with(rest, "&^")) op = "&^";
+      else if (starts_with(rest, ">>>") || starts_with(rest, "&&") || starts_with(rest, "||") || starts_with(rest, ">>=")) {
+        i += 1;
+        continue;
+      } else if (starts_with(rest, ">>")) op = ">>";
+      else if ((ch == '&' || ch == '%' || ch == '|') && (i + 1 >= o.size() || o[i + 1] != '=')) op = rest.substr(0, 1);
+      if (op.empty()) continue;
+      const std::string left = o.substr(0, i);
+      std::string right = o.substr(i + op.size());
+      while (wrapped_in_parens(right)) right = right.substr(1, right.size() - 2);
+      if (!right.empty() && right[0] == '~') right.erase(0, 1);
+      if (!left.empty() && (left[0] == '"' || left[0] == '\'' || ends_with(left, "\"") || ends_with(left, "'"))) break;  // "%d" % x
+      static const std::regex int_literal(R"(^-?(?:0[xX][0-9a-fA-F_]+|0[bB][01_]+|[0-9][0-9_]*)[uUlL]*$)");
+      if (!std::regex_match(right, int_literal)) break;
+      std::string digits = right;
+      std::erase(digits, '_');
+      const bool none = digits.find_first_not_of("0xXbB-") == std::string::npos;
+      if ((op == "|" || op == ">>" || op == "%") && none) break;  // `x | 0` in JS, `x >> 0`: handled above
+      if (op == "%" && digits == "1") break;                        // `x % 1` keeps the fraction
+      return true;
+    }
   }
   // The first or last of a sorted list that mixes the value with a bound (`sorted([x, 4])[0]`): a clamp.
   {
@@ -2321,24 +2409,7 @@ class Analyzer {
   /// rejected one rethrown (`if (o.status === 'rejected') throw o.reason`) or each asserted
   /// fulfilled (`expect(o.status).toBe('fulfilled')`, `assert.equal(o.status, 'fulfilled')`).
   bool settled_outcomes_checked(TSNode call) const {
-    if (ts_node_is_null(unit_node_)) return false;
-    TSNode up = ts_node_parent(call);
-    while (!ts_node_is_null(up) && (type(up) == "await_expression" || type(up) == "parenthesized_expression")) up = ts_node_parent(up);
-    if (ts_node_is_null(up) || type(up) != "variable_declarator") return false;
-    const std::string var = text(field(up, "name"));
-    if (var.empty()) return false;
-    // What the unit does after the declaration, compacted.
-    const std::string all = text(unit_node_);
-    const auto from = static_cast<std::size_t>(ts_node_end_byte(up) - ts_node_start_byte(unit_node_));
-    const std::string rest = all.substr(std::min(from, all.size()));
-    if (!has_word(rest, var)) return false;
-    const std::string after = strip_spaces(rest);
-    static const std::regex rethrown(R"(throw[\w$.\[\]]*\.reason\b)");
-    static const std::regex asserted(
-        R"((?:expect\([^;]*\.status\)\.(?:toBe|toEqual|toStrictEqual)\(['"]fulfilled['"]\)|assert\w*(?:\.\w+)*\([^;]*\.status,['"]fulfilled['"]\)))");
-    // The rethrow must be taken for the rejected ones: under `status === 'rejected'` / `!== 'fulfilled'`.
-    static const std::regex on_rejected(R"(\.status(?:===?['"]rejected['"]|!==?['"]fulfilled['"]))");
-    return (std::regex_search(after, rethrown) && std::regex_search(after, on_rejected)) || std::regex_search(after, asserted);
+    return !ts_node_is_null(unit_node_) && js_settled_outcomes_checked(s_, call, unit_node_);
   }
 
   /// The value a plain local is bound to when the unit binds it exactly once (`got := Add(2, 2) / 10`,
