@@ -555,14 +555,15 @@ struct JvmAnnotations {
       }
       // `@BeforeEach void docker() { assumeTrue(...); }`: every test of the class and its subclasses skips.
       if (to > from) {
-        static const std::regex lifecycle(R"(@\s*(?:BeforeEach|BeforeAll|Before|BeforeClass)\b[^{]*\{[^}]*\b(?:assume(?:True|False|That|NotNull|NoException)|assumingThat|Assume\.)\b)");
+        // (`assumingThat(c, body)` runs its body only when c holds and never aborts: not an assumption.)
+        static const std::regex lifecycle(R"(@\s*(?:BeforeEach|BeforeAll|Before|BeforeClass)\b[^{]*\{[^}]*\b(?:assume(?:True|False|That|NotNull|NoException)|Assume\.)\b)");
         const std::string body = head.substr(from, std::min(to - from, std::size_t{1} << 16));
         c.assumes = (contains(body, "assum") || contains(body, "Assum")) && std::regex_search(body, lifecycle);
         // What runs for every test of the class: its constructors, initializer blocks, field initializers
         // and @Before* methods, and the methods of the class they call (two levels). An assumption or
         // abort there skips every test; one in a helper only some tests call does not.
         static const std::regex aborting(
-            R"(\b(?:assume(?:True|False|That|NotNull|NoException)|assumingThat|abort)\s*\(|\bTestAbortedException\b|\bAssumptionViolatedException\b|\bAssume\s*\.)");
+            R"(\b(?:assume(?:True|False|That|NotNull|NoException)|abort)\s*\(|\bTestAbortedException\b|\bAssumptionViolatedException\b|\bAssume\s*\.)");
         const std::string simple_name = (*it)[2].str();
         std::map<std::string, std::string> methods;  // name -> its text
         std::string entry;                          // what runs for every test
@@ -618,6 +619,33 @@ struct JvmAnnotations {
         std::set<std::string> called;
         for (std::sregex_iterator sc(entry.begin(), entry.end(), static_call), se; sc != se && called.size() < 32; ++sc)
           if (called.insert((*sc)[1].str() + "." + (*sc)[2].str()).second) c.calls.push_back((*sc)[1].str() + "." + (*sc)[2].str());
+        // Other classes' constructors and instance methods run there too: `new Docker()` (its
+        // constructor and initializers: `Docker.<init>`), `new Env().require("X")`, and a method
+        // called on a field or local of a project type (`Env env = new Env();` ... `env.require("X")`).
+        {
+          static const std::regex constructed(R"(\bnew\s+([A-Z]\w*)\s*(?:<[^<>]*>)?\s*\()");
+          for (std::sregex_iterator k(entry.begin(), entry.end(), constructed), ke; k != ke && called.size() < 48; ++k) {
+            const std::string cls = (*k)[1].str();
+            if (called.insert(cls + ".<init>").second) c.calls.push_back(cls + ".<init>");
+            // `new Env(...).require(`: the method called on the new object.
+            const std::size_t open = static_cast<std::size_t>(k->position() + k->length()) - 1;
+            const std::size_t close = closing_paren(entry, open);
+            static const std::regex then_call(R"(^\s*\.\s*([a-z]\w*)\s*\()");
+            std::smatch tm;
+            const std::string after = close < entry.size() ? entry.substr(close + 1, 256) : std::string();
+            if (std::regex_search(after, tm, then_call) && called.insert(cls + "." + tm[1].str()).second)
+              c.calls.push_back(cls + "." + tm[1].str());
+          }
+          // Typed names of the class body and of what runs: `Env env`, `private final Docker docker`.
+          std::map<std::string, std::string> typed;
+          static const std::regex declared(R"(\b([A-Z]\w*)(?:<[^<>]*>)?\s+([a-z_]\w*)\s*[=;,)])");
+          for (const std::string* t : {&body, static_cast<const std::string*>(&entry)})
+            for (std::sregex_iterator k(t->begin(), t->end(), declared), ke; k != ke; ++k) typed.emplace((*k)[2].str(), (*k)[1].str());
+          static const std::regex on_name(R"(\b([a-z_]\w*)\s*\.\s*([a-z]\w*)\s*\()");
+          for (std::sregex_iterator k(entry.begin(), entry.end(), on_name), ke; k != ke && called.size() < 48; ++k)
+            if (auto ty = typed.find((*k)[1].str()); ty != typed.end() && called.insert(ty->second + "." + (*k)[2].str()).second)
+              c.calls.push_back(ty->second + "." + (*k)[2].str());
+        }
         // Exception handlers that rethrow on every path.
         static const std::regex handler(R"(\bhandle\w*Exception\s*\([^)]*\bThrowable\s+(\w+)\s*\)[^{;]*\{)");
         std::smatch hm;
@@ -672,7 +700,9 @@ struct JvmAnnotations {
           for (const auto& q : resolve(cls, *it->second.names, true)) {
             auto [cb, ce] = classes.equal_range(q);
             for (auto k = cb; k != ce; ++k)
-              if (k->second.aborting_methods.count(method)) return "an assumption or abort in " + q + "." + method + ", which " + r + " calls";
+              if (method == "<init>" ? k->second.aborts : k->second.aborting_methods.count(method) > 0)
+                return "an assumption or abort in " + q + (method == "<init>" ? " (its constructor or initializers)" : "." + method) + ", which " + r +
+                       (method == "<init>" ? " constructs" : " calls");
           }
         }
         // A composed annotation on it that carries the condition (`@RequiresDocker`).

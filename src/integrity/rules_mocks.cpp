@@ -1004,9 +1004,39 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
   // reach into what undoes the stand-in.
   const auto tampered = [](const std::string& text, const std::string& name) {
     if (!has_word(text, name)) return false;
-    const std::regex reach("\\b(?:vars|getattr|setattr|delattr|type)\\s*\\(\\s*" + name + "\\b|\\b" + name +
-                           R"(\s*(?:\.\s*(?:_\w*|__\w+__|undo|stop|start|stopall|setattr|setitem|delattr|delitem|setenv|delenv|context|patch|object)\s*(?:[-+*/|&^%]?=[^=]|\[|\.\s*(?:clear|pop|remove|append|extend|insert|__\w+__)\b)|\[))");
-    return std::regex_search(text, reach);
+    // The object and every name that may hold it: a plain alias (`mp = monkeypatch`, `(mp := p)`),
+    // a function that returns or yields it (a fixture wrapping monkeypatch: its parameter in a test is
+    // the same object), two levels.
+    std::set<std::string> holders{name};
+    for (int round = 0; round < 2; ++round) {
+      std::set<std::string> more;
+      std::string fn;
+      static const std::regex def(R"(^\s*(?:async\s+)?def\s+(\w+)\s*\()");
+      for_each_capped_line(text, [&](int, const std::string& l) {
+        std::smatch m;
+        if (std::regex_search(l, m, def)) fn = m[1].str();
+        for (const auto& h : holders) {
+          if (!has_word(l, h)) continue;
+          const std::regex alias("\\b(\\w+)\\s*(?::=|=)\\s*" + h + "\\s*(?:$|[),;#])");
+          if (std::regex_search(l, m, alias)) more.insert(m[1].str());
+          const std::regex handed("^\\s*(?:return|yield)\\s+" + h + "\\s*(?:#.*)?$");
+          if (!fn.empty() && std::regex_search(l, handed)) more.insert(fn);
+        }
+      });
+      const std::size_t was = holders.size();
+      holders.insert(more.begin(), more.end());
+      if (holders.size() == was) break;
+    }
+    // Only its public calls are allowed (`mp.setattr(...)`, `mp.undo()`). Reaching in is: its private
+    // or special attributes (`mp._setattr`, `mp.__class__`), introspection (`vars(mp)`, `type(mp)`),
+    // and any write or mutating call on a chain rooted at it (`mp.undo = ...`,
+    // `mp.__class__.undo = ...`, `p.stop = ...`, `mp[...]`).
+    for (const auto& h : holders) {
+      const std::regex reach("\\b(?:vars|getattr|setattr|delattr|type)\\s*\\(\\s*" + h + "\\b|(?:^|[^.\\w])" + h +
+                             R"(\s*(?:\.\s*_\w*|\[|(?:\.\s*\w+|\[[^\]]*\])+\s*(?:(?:[-+*/|&^%]|//|<<|>>|\*\*)?=[^=]|\.\s*(?:clear|pop|popitem|remove|append|extend|insert|update|setdefault|__\w+__)\s*\()))");
+      if (std::regex_search(text, reach)) return true;
+    }
+    return false;
   };
   static const std::regex memo(R"(\blru_cache\b|\bfunctools\s*\.\s*cache\b|@\s*cache\b|@\s*cached\b|\bmemoize|\bcachetools\b)");
   // (The builtins, not methods: `re.compile(`, `model.eval()` run no code from strings.)
@@ -1018,40 +1048,123 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
   const auto hand_memo = [&](const std::string& text) {
     if (!has_word(text, t.name)) return false;
     // Module and class state: names bound at module level (whatever the initializer: `{}`,
-    // `dict.fromkeys(())`, `None`) and containers bound in a class body.
-    static const std::regex top(R"(^([A-Za-z_]\w*)\s*(?::[^=]+)?=[^=])");
+    // `dict.fromkeys(())`, `None`), module-level functions and classes (their attributes hold
+    // values too: `_offset.v = OFFSET`, `_Memo.value = ...`) and containers bound in a class body.
+    static const std::regex top(R"(^([A-Za-z_]\w*)\s*(?::[^=]+)?=[^=]|^(?:async\s+)?def\s+(\w+)|^class\s+(\w+))");
     static const std::regex container(R"(^[ \t]*(\w+)\s*(?::[^=]+)?=\s*(?:\{\}|dict\(|\[\]|set\(|list\(|(?:collections\.)?(?:OrderedDict|defaultdict|Counter|deque)\())");
     static const std::regex written(R"((?:^|[^.\w])(\w+)\s*(?:\[[^\]]*\]\s*(?:[-+*/|&^%]|//)?=[^=]|\.\s*(?:setdefault|update|__setitem__|append|add)\s*\())");
     static const std::regex global_decl(R"(^\s*global\s+([\w\s,]+))");
-    static const std::regex def_line(R"(^\s*(?:async\s+)?def\s)");
+    static const std::regex def_line(R"(^\s*(?:async\s+)?def\s+(\w+))");
     std::vector<std::string> ls;
     std::set<std::string> state;
     for_each_capped_line(text, [&](int, const std::string& l) {
       ls.push_back(l);
       std::smatch m;
-      if (std::regex_search(l, m, top) || std::regex_search(l, m, container)) state.insert(m[1].str());
+      if (std::regex_search(l, m, top)) state.insert(m[1].matched ? m[1].str() : m[2].matched ? m[2].str() : m[3].str());
+      else if (std::regex_search(l, m, container)) state.insert(m[1].str());
     });
     const auto ind = [](const std::string& l) { return l.find_first_not_of(" \t"); };
-    // Does the value stored on line i come from the replaced name: the name itself in it, or a local
-    // of the enclosing function computed from it (`r = a + b + OFFSET` ... `_results[k] = r`)? A
-    // counter (`_calls += 1`) or a value read elsewhere (`_sep = os.environ[...]`) stores no result.
+    // The file's functions (methods too): name, first and last line of the body.
+    struct Fn {
+      std::string name;
+      std::size_t def = 0, end = 0;
+    };
+    std::vector<Fn> fns;
+    for (std::size_t d = 0; d < ls.size(); ++d) {
+      std::smatch m;
+      if (!std::regex_search(ls[d], m, def_line)) continue;
+      std::size_t e = d + 1;
+      while (e < ls.size() && (trim(ls[e]).empty() || ind(ls[e]) > ind(ls[d]))) ++e;
+      fns.push_back({m[1].str(), d, e});
+    }
+    const auto enclosing = [&](std::size_t i) -> const Fn* {
+      const Fn* best = nullptr;
+      for (const auto& fn : fns)
+        if (fn.def < i && i < fn.end && (!best || fn.def > best->def)) best = &fn;
+      return best;
+    };
+    const auto calls = [&](const Fn& caller, const std::string& name) {
+      const std::regex call("(?:^|[^\\w])" + name + "\\s*\\(");
+      for (std::size_t k = caller.def + 1; k < caller.end; ++k)
+        if (std::regex_search(ls[k], call)) return true;
+      return false;
+    };
+    // Functions whose result comes from the replaced name: a return that reads it or calls such a
+    // function (`def _read(): return OFFSET`, then `_cache["o"] = _read()`).
+    std::set<std::string> giving{t.name};
+    static const std::regex return_line(R"(^\s*return\b(.*)$)");
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (const auto& fn : fns) {
+        if (giving.count(fn.name)) continue;
+        for (std::size_t k = fn.def + 1; k < fn.end && !giving.count(fn.name); ++k) {
+          std::smatch rm;
+          if (!std::regex_search(ls[k], rm, return_line)) continue;
+          const std::string r = rm[1].str();
+          if (std::any_of(giving.begin(), giving.end(), [&](const std::string& w) { return has_word(r, w); })) {
+            giving.insert(fn.name);
+            grew = true;
+          }
+        }
+      }
+    }
+    // Does the value stored on line i come from the replaced name: the name itself in it, a call of a
+    // function returning it, or a local of the enclosing function computed from those (`r = a + b +
+    // OFFSET` ... `_results[k] = r`, `off, _ = OFFSET, None`)? A counter (`_calls += 1`) or a value
+    // read elsewhere (`_sep = os.environ[...]`) stores no result.
     const auto from_name = [&](std::size_t i, const std::string& value) {
-      if (has_word(value, t.name)) return true;
-      std::size_t d = i;
-      while (d > 0 && !(std::regex_search(ls[d], def_line) && ind(ls[d]) < ind(ls[i]))) --d;
-      std::size_t end = d + 1;
-      while (end < ls.size() && (trim(ls[end]).empty() || ind(ls[end]) > ind(ls[d]))) ++end;
-      static const std::regex local(R"(^\s*([A-Za-z_]\w*)\s*(?::[^=]+)?(?:[-+*/|&^%]|//)?=([^=].*)$)");
-      std::set<std::string> tainted{t.name};
+      const auto reads = [&](const std::string& v) {
+        return std::any_of(giving.begin(), giving.end(), [&](const std::string& w) { return has_word(v, w); });
+      };
+      if (reads(value)) return true;
+      const Fn* in = enclosing(i);
+      if (!in) return false;
+      static const std::regex local(R"(^\s*\(?\s*([A-Za-z_]\w*(?:\s*,\s*\*?[A-Za-z_]\w*)*)\s*,?\s*\)?\s*(?::[^=]+)?(?:[-+*/|&^%]|//)?=([^=].*)$)");
+      std::set<std::string> tainted;
       for (int pass = 0; pass < 3; ++pass)
-        for (std::size_t k = d + 1; k < end; ++k) {
+        for (std::size_t k = in->def + 1; k < in->end; ++k) {
           std::smatch lm;
           if (!std::regex_search(ls[k], lm, local)) continue;
           const std::string rhs = lm[2].str();
-          if (std::any_of(tainted.begin(), tainted.end(), [&](const std::string& w) { return has_word(rhs, w); })) tainted.insert(lm[1].str());
+          if (reads(rhs) || std::any_of(tainted.begin(), tainted.end(), [&](const std::string& w) { return has_word(rhs, w); }))
+            for (const auto& n : split_top(lm[1].str(), {","})) tainted.insert(strip_spaces(n).substr(strip_spaces(n).rfind('*') == std::string::npos ? 0 : 1));
         }
-      tainted.erase(t.name);
       return std::any_of(tainted.begin(), tainted.end(), [&](const std::string& w) { return has_word(value, w); });
+    };
+    // Is what line i stores in `name` read back by the code that runs with the write: a function
+    // connected to the writing one by calls (itself, what it calls, what calls it, transitively)
+    // mentions `name` anywhere but as the target of that write? A record production writes and never
+    // reads on that path (`_stats["last"] = r` read only by a separate `last()`, an audit message)
+    // keeps nothing a later result depends on.
+    const auto read_back = [&](std::size_t i, const std::string& name) {
+      const Fn* w = enclosing(i);
+      if (!w) return true;
+      std::set<const Fn*> group{w};
+      for (bool grew = true; grew && group.size() < 64;) {
+        grew = false;
+        for (const auto& fn : fns) {
+          if (group.count(&fn)) continue;
+          for (const Fn* g : group)
+            if (calls(*g, fn.name) || calls(fn, g->name)) {
+              group.insert(&fn);
+              grew = true;
+              break;
+            }
+        }
+      }
+      const std::regex word("(?:^|[^.\\w])" + name + "\\b");
+      for (const Fn* g : group)
+        for (std::size_t k = g->def + 1; k < g->end; ++k) {
+          const std::string& l = ls[k];
+          if (!has_word(l, name)) continue;
+          if (k != i) return true;
+          // The write's own line: setdefault hands back what it keeps (`return _cache.setdefault("o", x)`),
+          // and a second mention reads it (`_cache["o"] = _cache.get("o") or x`).
+          if (std::regex_search(l, std::regex("(?:^|[^.\\w])" + name + "\\s*\\.\\s*setdefault\\s*\\("))) return true;
+          const auto first = std::sregex_iterator(l.begin(), l.end(), word);
+          if (std::distance(first, std::sregex_iterator()) > 1) return true;
+        }
+      return false;
     };
     // The value a write stores: right of `=`, or the arguments of setdefault/update/append/add.
     const auto stored = [](const std::string& l, std::size_t from) {
@@ -1071,12 +1184,16 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
           const std::string gname = strip_spaces(g);
           const std::regex assigned("(?:^|[^.\\w])" + gname + "\\s*(?:[-+*/|&^%]|//)?=[^=]");
           for (std::size_t k = i + 1; k < end; ++k)
-            if (std::regex_search(ls[k], m, assigned) && from_name(k, stored(ls[k], static_cast<std::size_t>(m.position())))) return true;
+            if (std::regex_search(ls[k], m, assigned) && from_name(k, stored(ls[k], static_cast<std::size_t>(m.position()))) &&
+                read_back(k, gname))
+              return true;
         }
       }
       for (const auto* re : {&written, &attr_written})
         for (std::sregex_iterator it(ls[i].begin(), ls[i].end(), *re), e; it != e; ++it)
-          if (state.count((*it)[1].str()) && from_name(i, stored(ls[i], static_cast<std::size_t>(it->position())))) return true;
+          if (state.count((*it)[1].str()) && (*it)[1].str() != "self" && from_name(i, stored(ls[i], static_cast<std::size_t>(it->position()))) &&
+              read_back(i, (*it)[1].str()))
+            return true;
     }
     return false;
   };
@@ -1148,10 +1265,11 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
   const auto new_test = [&](const TestUnit& u) { return !old_tests.count(u.name) && !names_failing_test(o.failing_tests, u.name); };
   // The undoing object (`mp` of a MonkeyPatch.context(), the monkeypatch parameter, a patcher) bound
   // again anywhere in the test but where it is made (`mp = pytest.MonkeyPatch()` inside the block).
-  const auto rebound_in_unit = [&](const std::string& name, int made_at) {
+  // (`last`: the last line that can still affect the undoing, the end of a `with` block; the test's end when 0.)
+  const auto rebound_in_unit = [&](const std::string& name, int made_at, int last = 0) {
     if (!unit) return true;
     const std::regex bind("(?:^|[^.\\w])" + name + R"(\s*(?:(?:[-+*/|&^%]|//|<<|>>|\*\*)?=[^=]|:=)|\b(?:as|for|del|global|nonlocal)\s+(?:\w+\s*,\s*)*)" + name + "\\b");
-    const int end = std::min(unit->end_line, static_cast<int>(lines.size()) - 1);
+    const int end = std::min(last > 0 ? std::min(last, unit->end_line) : unit->end_line, static_cast<int>(lines.size()) - 1);
     for (int k = unit->line + 1; k <= end; ++k)
       if ((k != made_at && std::regex_search(line_at(k), bind)) || tampered(line_at(k), name)) return true;
     return false;
@@ -1251,10 +1369,18 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
   // `with pytest.MonkeyPatch.context() as mp:` undoes at the block's end.
   static const std::regex mp_call(R"(^\s*(\w+)\s*\.\s*(?:setattr|setitem|delattr|delitem|setenv|delenv)\s*\()");
   if (std::regex_search(text, fm, mp_call) && fm[1].str() != "monkeypatch" && fm[1].str() != "mocker") {
-    const std::regex context(R"(^\s*(?:async\s+)?with\b.*\bMonkeyPatch\s*\.\s*context\s*\(\s*\)\s+as\s+)" + fm[1].str() + R"(\s*:)");
+    const std::regex context(R"(^\s*(?:async\s+)?with\b.*\b(?:MonkeyPatch|monkeypatch)\s*\.\s*context\s*\(\s*\)\s+as\s+)" + fm[1].str() + R"(\s*:)");
     for (int k = line - 1; k > unit->line; --k)
-      if (!trim(line_at(k)).empty() && indent_of(line_at(k)) < indent_of(text))
-        return std::regex_search(line_at(k), context) && !rebound_in_unit(fm[1].str(), k);
+      if (!trim(line_at(k)).empty() && indent_of(line_at(k)) < indent_of(text)) {
+        if (!std::regex_search(line_at(k), context)) return false;
+        // The block ends at the first line back at the `with`'s indentation: what the name is bound
+        // to after it no longer touches the undoing.
+        int block_end = k + 1;
+        while (block_end <= unit->end_line && block_end < static_cast<int>(lines.size()) &&
+               (trim(line_at(block_end)).empty() || indent_of(line_at(block_end)) > indent_of(line_at(k))))
+          ++block_end;
+        return !rebound_in_unit(fm[1].str(), k, block_end - 1);
+      }
     return false;
   }
   // The fixture undoes its changes at teardown; it must be a plain parameter of the test.
@@ -1919,13 +2045,70 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
             // container the test made (`seen = []` ... `calc.LISTENERS.append(seen.append)`), whatever
             // production does with its (None) result. A function of the test's may edit what it is handed.
             const std::string list = strip_spaces(sm[1].str()), item = strip_spaces(sm[2].str());
+            // What `name` holds at line `at`: the nearest binding above it in the enclosing function (or
+            // at module level): the assigned expression, "def:" + the body of a local def, "" when unknown.
+            std::vector<std::string> file_lines{""};
+            for_each_capped_line(*f.after, [&](int, const std::string& al) { file_lines.push_back(al); });
+            const auto reaching = [&](const std::string& name, int at) -> std::string {
+              const auto indent = [](const std::string& x) { return x.find_first_not_of(" \t"); };
+              const std::regex bound(R"(^\s*)" + name + R"(\s*(?::[^=]+)?=([^=].*)$)");
+              const std::regex other("^\\s*(?:for\\s+.*\\b" + name + "\\b.*\\bin\\b|with\\b.*\\bas\\s+" + name + "\\b|(?:from\\s+\\S+\\s+)?import\\b.*\\b" +
+                                     name + "\\b|global\\s|nonlocal\\s|" + name + "\\s*(?:[-+*/|&^%]|//)=)|:=");
+              const std::regex def(R"(^(\s*)(?:async\s+)?(?:def|class)\s+)" + name + R"(\b)");
+              std::size_t limit = at >= 1 && static_cast<std::size_t>(at) < file_lines.size() ? indent(file_lines[static_cast<std::size_t>(at)]) : 0;
+              for (int k = at - 1; k >= 1; --k) {
+                const std::string& al = file_lines[static_cast<std::size_t>(k)];
+                if (trim(al).empty()) continue;
+                const std::size_t ai = indent(al);
+                std::smatch bm;
+                if (std::regex_search(al, bm, def) && ai <= limit) {
+                  std::string body;
+                  for (std::size_t j = static_cast<std::size_t>(k) + 1; j < file_lines.size(); ++j) {
+                    if (trim(file_lines[j]).empty()) continue;
+                    if (indent(file_lines[j]) <= ai) break;
+                    body += trim(file_lines[j]) + "\n";
+                  }
+                  return trim(al).rfind("class", 0) == 0 ? std::string() : "def:" + body;
+                }
+                if (ai <= limit && std::regex_search(al, bm, bound)) return trim(bm[1].str());
+                if (ai <= limit && has_word(al, name) && std::regex_search(al, other)) return "";
+                // Leaving the enclosing function: only module-level bindings are seen from here.
+                if (ai < limit && std::regex_search(al, std::regex(R"(^\s*(?:async\s+)?def\s)"))) limit = 0;
+                else if (ai < limit) limit = ai;
+              }
+              return "";
+            };
+            // A built-in container (`[]`, `list()`, `collections.deque(maxlen=4)`, `queue.Queue()`).
+            const auto fresh_container = [](const std::string& value) {
+              static const std::regex container(
+                  R"(^(?:\[\]|\{\}|set\(\)|list\(\)|dict\(\)|(?:collections\.)?deque\((?:maxlen\s*=\s*)?[0-9]*\)|(?:queue\.)?(?:Simple|Lifo|Priority)?Queue\((?:maxsize\s*=\s*)?[0-9]*\))$)");
+              return std::regex_match(strip_spaces(value), container);
+            };
             static const std::regex recorder(R"(^(\w+)\.(?:append|add|put|put_nowait|appendleft)$)");
+            static const std::regex forwarding(R"(^lambda(\w+):(\w+)\.(?:append|add|put|put_nowait|appendleft)\(\1\)$)");
             std::smatch rm;
             bool safe = false;
-            if (std::regex_match(item, rm, recorder)) {
-              const std::regex made("(?:^|\\n)[ \\t]*" + rm[1].str() +
-                                    R"(\s*(?::[^=\n]+)?=\s*(?:\[\]|\{\}|set\(\)|list\(\)|dict\(\)|(?:collections\.)?deque\(\)|(?:queue\.)?(?:Simple)?Queue\(\))\s*(?:\n|$))");
-              safe = std::regex_search(*f.after, made);
+            // A bound recorder method of a container the test made (by the binding the subscription sees),
+            // or a lambda or local def whose whole body hands its argument to one.
+            const auto records = [&](const std::string& callable) {
+              std::smatch cm;
+              if (std::regex_match(callable, cm, recorder)) return fresh_container(reaching(cm[1].str(), n));
+              if (std::regex_match(callable, cm, forwarding)) return fresh_container(reaching(cm[2].str(), n));
+              return false;
+            };
+            if (records(item)) {
+              safe = true;
+            } else if (std::regex_match(item, rm, std::regex(R"(^\w+$)"))) {
+              const std::string value = reaching(item, n);
+              if (starts_with(value, "def:")) {
+                static const std::regex one_line(R"(^def:(\w+)\.(?:append|add|put|put_nowait|appendleft)\((\w+)\)\n$)");
+                std::smatch dm;
+                // (`def hook(r): seen.append(r)`: its parameter handed on, nothing else.)
+                const std::string compact = "def:" + strip_spaces(value.substr(4, value.size() - 5)) + "\n";
+                safe = std::regex_match(compact, dm, one_line) && fresh_container(reaching(dm[1].str(), n));
+              } else {
+                safe = records(strip_spaces(value));
+              }
             }
             // Undone: in the `finally:` of the try right after it, after the `yield` of a fixture, or by
             // self.addCleanup(LIST.remove, ITEM) in the same function.
