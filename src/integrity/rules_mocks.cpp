@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <span>
 #include <regex>
 #include <set>
 #include <utility>
@@ -1530,6 +1531,8 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
 void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& options,
                 const std::map<std::string, std::string>& helpers, Findings& out) {
   std::optional<Production> prod;
+  // Attribute names production code reads (`.offset`, `. scale`), indexed once from its texts.
+  std::optional<std::set<std::string, std::less<>>> production_attribute_reads;
   // Does production code anywhere in the project (read through the head, at most 400 files and
   // 16 MiB: beyond that it counts as read) mention `name` outside its definition? Without the head
   // only the change's and the patch's files are known (IntegrityOptions).
@@ -1885,6 +1888,15 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
       }
       std::erase_if(mutating_helpers, [](const auto& kv) { return kv.second.empty(); });
     }
+    // The file's lines (1-based, [0] empty), read once for the listener checks below.
+    std::vector<std::string> file_lines;
+    const auto lines_of_file = [&]() -> const std::vector<std::string>& {
+      if (file_lines.empty()) {
+        file_lines.emplace_back();
+        for_each_capped_line(*f.after, [&](int, const std::string& al) { file_lines.push_back(al); });
+      }
+      return file_lines;
+    };
     for (const auto& [n, full] : added) {
       std::string l0 = lang == Lang::python ? returned_value(python_getattr_as_attribute(full.substr(0, kRegexLineChars))) : full.substr(0, kRegexLineChars);
       if (auto sc = subclass_constant.find(n); sc != subclass_constant.end()) l0 = sc->second;
@@ -1930,10 +1942,19 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
         // `calc.CONFIG.offset = 0`): that value changed in place.
         // (Only an attribute production reads: `app.testing = True` on a framework object is configuration.)
         const auto read_by_production = [&](const std::string& attr) {
-          if (!prod) prod = production(files, options);
-          const std::regex read("\\.\\s*" + attr + "\\b");
-          return std::any_of(prod->classes->texts.begin(), prod->classes->texts.end(),
-                             [&](const std::string* t) { return std::regex_search(*t, read); });
+          if (!production_attribute_reads) {
+            if (!prod) prod = production(files, options);
+            production_attribute_reads.emplace();
+            for (const std::string* t : prod->classes->texts)
+              for (std::size_t at = t->find('.'); at != std::string::npos; at = t->find('.', at + 1)) {
+                std::size_t b = at + 1;
+                while (b < t->size() && (*t)[b] == ' ') ++b;
+                std::size_t e = b;
+                while (e < t->size() && ident_char((*t)[e])) ++e;
+                if (e > b) production_attribute_reads->emplace(t->substr(b, e - b));
+              }
+          }
+          return production_attribute_reads->count(attr) > 0;
         };
         static const std::regex chain(R"(^\s*(?:del\s+)?([A-Za-z_]\w*)\s*\.\s*(\w+)\s*(?:\.\s*\w+\s*)*\.\s*(\w+)\s*(?:(?:[-+*/|&^%]|//|<<|>>|\*\*)?=[^=]))");
         std::smatch cm;
@@ -2047,8 +2068,7 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
             const std::string list = strip_spaces(sm[1].str()), item = strip_spaces(sm[2].str());
             // What `name` holds at line `at`: the nearest binding above it in the enclosing function (or
             // at module level): the assigned expression, "def:" + the body of a local def, "" when unknown.
-            std::vector<std::string> file_lines{""};
-            for_each_capped_line(*f.after, [&](int, const std::string& al) { file_lines.push_back(al); });
+            lines_of_file();
             const auto reaching = [&](const std::string& name, int at) -> std::string {
               const auto indent = [](const std::string& x) { return x.find_first_not_of(" \t"); };
               const std::regex bound(R"(^\s*)" + name + R"(\s*(?::[^=]+)?=([^=].*)$)");
@@ -2114,11 +2134,8 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
             // self.addCleanup(LIST.remove, ITEM) in the same function.
             const std::set<std::string> undos{list + ".remove(" + item + ")", list + ".discard(" + item + ")", list + ".pop()",
                                               "del" + list + "[-1]"};
-            std::vector<std::string> below, around;
-            for_each_capped_line(*f.after, [&](int k, const std::string& al) {
-              if (k > n) below.push_back(al);
-              around.push_back(al);
-            });
+            const std::span<const std::string> around(file_lines.begin() + 1, file_lines.end());
+            const std::span<const std::string> below = around.subspan(std::min(around.size(), static_cast<std::size_t>(n)));
             const auto ind = [](const std::string& x) { return x.find_first_not_of(" \t"); };
             const std::size_t mine = ind(l);
             std::size_t i = 0;
