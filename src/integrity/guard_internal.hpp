@@ -131,6 +131,7 @@ struct TestUnit {
   int end_line = 0;               ///< last line of its definition
   std::set<std::string> markers;  ///< skip/ignore/disable markers; "build: ..." for build conditions
   bool conditional = false;       ///< every marker is conditional on the platform
+  int skip_line = 0;              ///< the line of the skip call or raise in its body (0: none, -1: several)
   bool focus = false;             ///< .only / fit: other tests stop running
   bool collectable = true;        ///< the runner still collects it (Python: in a Test* class or a subclass)
   std::string hidden_by;          ///< when not collectable: the runner's rule that hides it
@@ -343,9 +344,24 @@ using Findings = std::vector<IntegrityFinding>;
 
 /// A helper that skips the tests calling it (a skip call in its body): the skip and where the
 /// helper is, and whether the skip is conditional on the platform.
+/// The branch a Python helper skips in, when it tests one of its parameters against a string
+/// literal (`if name.endswith(".yaml"): pytest.importorskip("yaml")`): a call whose argument at
+/// `param` is a string literal that fails the test never reaches the skip.
+struct ArgumentGuard {
+  int param = -1;           ///< position of the tested parameter, -1 when the skip is not under such a test
+  std::string op;           ///< "endswith", "startswith", "==", "!=", "in" (literal in param), "not in"
+  std::string literal;
+  /// Does an argument with this literal value take the skipping branch?
+  bool taken(const std::string& value) const;
+};
+/// The guard around the skip at `skip_line` (1-based) of the Python helper whose `def` is at
+/// `def_line` in `text`; param -1 when there is none.
+ArgumentGuard python_skip_guard(const std::string& text, int def_line, int skip_line);
+
 struct SkipHelper {
   std::string marker;
   bool conditional = false;
+  ArgumentGuard guard;  ///< a skip only some arguments reach (Python)
 };
 
 struct RuleContext {

@@ -458,6 +458,79 @@ std::map<std::string, std::string> test_imported_modules(const std::vector<FileV
   return out;
 }
 
+bool ArgumentGuard::taken(const std::string& value) const {
+  if (op == "endswith") return ends_with(value, literal);
+  if (op == "startswith") return starts_with(value, literal);
+  if (op == "==") return value == literal;
+  if (op == "!=") return value != literal;
+  if (op == "in") return contains(value, literal);
+  if (op == "not in") return !contains(value, literal);
+  return true;
+}
+
+ArgumentGuard python_skip_guard(const std::string& text, int def_line, int skip_line) {
+  std::vector<std::string> ls{""};
+  for_each_capped_line(text, [&](int, const std::string& l) { ls.push_back(l); });
+  if (def_line < 1 || skip_line <= def_line || static_cast<std::size_t>(skip_line) >= ls.size()) return {};
+  const auto indent = [](const std::string& l) { return l.find_first_not_of(" \t"); };
+  // The `if` right above the skip (the nearest less indented line), with nothing but a plain `if`.
+  const std::size_t mine = indent(ls[static_cast<std::size_t>(skip_line)]);
+  std::string cond;
+  for (int k = skip_line - 1; k > def_line; --k) {
+    const std::string& l = ls[static_cast<std::size_t>(k)];
+    if (trim(l).empty() || indent(l) >= mine) continue;
+    static const std::regex if_re(R"(^\s*if\s+(.+):\s*(?:#.*)?$)");
+    std::smatch m;
+    if (!std::regex_search(l, m, if_re)) return {};
+    cond = trim(m[1].str());
+    // Nested deeper than the function body's first level: other conditions may hold too.
+    if (indent(l) != indent(ls[static_cast<std::size_t>(def_line) + 1])) return {};
+    break;
+  }
+  if (cond.empty()) return {};
+  ArgumentGuard g;
+  std::string param;
+  std::smatch m;
+  static const std::regex method(R"re(^(\w+)\s*\.\s*(endswith|startswith)\s*\(\s*(['"])([^'"\\]*)\3\s*\)$)re");
+  static const std::regex compare(R"re(^(\w+)\s*(==|!=)\s*(['"])([^'"\\]*)\3$|^(['"])([^'"\\]*)\5\s*(==|!=)\s*(\w+)$)re");
+  static const std::regex member(R"re(^(['"])([^'"\\]*)\1\s+(not\s+in|in)\s+(\w+)$)re");
+  if (std::regex_match(cond, m, method)) {
+    param = m[1].str(), g.op = m[2].str(), g.literal = m[4].str();
+  } else if (std::regex_match(cond, m, compare)) {
+    if (m[1].matched) param = m[1].str(), g.op = m[2].str(), g.literal = m[4].str();
+    else param = m[8].str(), g.op = m[7].str(), g.literal = m[6].str();
+  } else if (std::regex_match(cond, m, member)) {
+    param = m[4].str(), g.op = contains(m[3].str(), "not") ? "not in" : "in", g.literal = m[2].str();
+  } else {
+    return {};
+  }
+  // The parameter's position, and no rebinding of it before the skip.
+  std::string sig;
+  for (int k = def_line; k < static_cast<int>(ls.size()) && k < def_line + 20; ++k) {
+    sig += ls[static_cast<std::size_t>(k)] + " ";
+    if (const auto open = sig.find('('); open != std::string::npos && closing_paren(sig, open) < sig.size()) break;
+  }
+  const auto open = sig.find('(');
+  if (open == std::string::npos) return {};
+  const auto params = split_top(std::string_view(sig).substr(open + 1, closing_paren(sig, open) - open - 1), {","});
+  int index = -1;
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    std::string n = strip_spaces(params[i]);
+    n = n.substr(0, n.find_first_of(":="));
+    if (n == "self" || n == "cls") continue;  // (methods: the call passes no receiver argument)
+    if (n.empty() || n[0] == '*') return {};
+    ++index;
+    if (n == param) break;
+    if (i + 1 == params.size()) index = -1;
+  }
+  if (index < 0) return {};
+  const std::regex rebound("(?:^|[^.\\w])" + param + "\\s*(?:[-+*/|&^%]|//)?=[^=]|\\bfor\\s+" + param + "\\b");
+  for (int k = def_line + 1; k < skip_line; ++k)
+    if (std::regex_search(ls[static_cast<std::size_t>(k)], rebound)) return {};
+  g.param = index;
+  return g;
+}
+
 std::map<std::string, std::map<std::string, SkipHelper>> external_skip_helpers(const std::vector<FileVersions>& files,
                                                                             const IntegrityOptions& o) {
   std::map<std::string, std::map<std::string, SkipHelper>> out;
@@ -501,12 +574,14 @@ std::map<std::string, std::map<std::string, SkipHelper>> external_skip_helpers(c
     std::map<std::string, SkipHelper> found;
     for (const auto& h : m.helpers) {
       if (!h.markers.empty()) {
-        found.emplace(h.name, SkipHelper{*h.markers.begin() + " in " + p, h.conditional});
+        SkipHelper sh{*h.markers.begin() + " in " + p, h.conditional, {}};
+        if (lang_of(p) == Lang::python) sh.guard = python_skip_guard(*text, h.line, h.skip_line);
+        found.emplace(h.name, std::move(sh));
         continue;
       }
       for (const auto& call : h.calls)
         if (auto d = deeper.find(call); d != deeper.end()) {
-          found.emplace(h.name, SkipHelper{d->second.marker + ", through " + h.name + " in " + p, d->second.conditional});
+          found.emplace(h.name, SkipHelper{d->second.marker + ", through " + h.name + " in " + p, d->second.conditional, {}});
           break;
         }
     }

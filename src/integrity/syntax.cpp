@@ -1618,7 +1618,7 @@ class Analyzer {
     return false;
   }
 
-  void add_marker(TestUnit* unit, const std::string& marker, bool conditional) {
+  void add_marker(TestUnit* unit, const std::string& marker, bool conditional, int at = 0) {
     if (!unit) {
       if (model_->file_markers.empty()) model_->file_markers_conditional = conditional;
       else model_->file_markers_conditional = model_->file_markers_conditional && conditional;
@@ -1628,6 +1628,7 @@ class Analyzer {
     if (unit->markers.empty()) unit->conditional = conditional;
     else unit->conditional = unit->conditional && conditional;
     unit->markers.insert(marker);
+    if (at > 0) unit->skip_line = unit->skip_line == 0 || unit->skip_line == at ? at : -1;
   }
 
   /// The part of a test that is its body (so a renamed test keeps its hash).
@@ -1933,7 +1934,7 @@ class Analyzer {
             cond = platform_condition(ts_node_is_null(c) ? text(p).substr(0, kConditionChars) : text(c));
             break;
           }
-        add_marker(unit, "raise SkipTest", cond);
+        add_marker(unit, "raise SkipTest", cond, line(n));
       }
     }
     if (t == "call" || t == "call_expression" || t == "method_invocation" || t == "macro_invocation") {
@@ -1954,7 +1955,7 @@ class Analyzer {
           if (pt == "function_definition" || pt == "function_declaration" || pt == "arrow_function" || pt == "function_item") break;
         }
         if (starts_with(name, "assum")) cond = cond || platform_condition(text(n));
-        add_marker(unit, "call " + name, cond);
+        add_marker(unit, "call " + name, cond, line(n));
       } else if (name == "EXPECT_NONFATAL_FAILURE" || name == "EXPECT_FATAL_FAILURE" ||
                  name == "EXPECT_NONFATAL_FAILURE_ON_ALL_THREADS" || name == "EXPECT_FATAL_FAILURE_ON_ALL_THREADS") {
         // gtest-spi: the wrapped statement's failures are expected (they make the check pass).
