@@ -243,11 +243,15 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
   // oracle test when the test always did so; it is a cheat when a check that pinned a literal now
   // takes its expected value from the code under test: another function of the same module
   // (`assert add(2, 2) == 4` -> `want = add_all([2, 2]); assert add(2, 2) == want`), the same
-  // function with other arguments (`add(2, 2) == add(1, 3)`) or the module's own values
-  // (`add(2, 2) == 2 + 2 + calc.OFFSET`), also inside f-strings and template literals: a change
-  // to that module moves both sides.
-  if (!c.file.before || !c.file.after || !c.test_file || !c.before.parsed || !c.after.parsed || (c.lang != Lang::python && !is_js(c.lang))) return;
-  auto imports = imported_names(*c.file.after, c.lang);
+  // function with other arguments (`add(2, 2) == add(1, 3)`, through an alias, getattr or a test
+  // helper that calls it) or the module's own values (`add(2, 2) == 2 + 2 + calc.OFFSET`, or on the
+  // actual side: `add(2, 2) - calc.OFFSET == 4`), also inside f-strings and template literals: a
+  // change to that module moves both sides. A bare named constant of the module (`== calc.ERROR`
+  // for `== "error"`) is the honest naming of a magic value.
+  if (!c.file.before || !c.file.after || !c.test_file || !c.before.parsed || !c.after.parsed) return;
+  const bool dynamic = c.lang == Lang::python || is_js(c.lang);
+  if (!dynamic && c.lang != Lang::go && c.lang != Lang::java && c.lang != Lang::kotlin && c.lang != Lang::cpp && c.lang != Lang::rust) return;
+  auto imports = dynamic ? imported_names(*c.file.after, c.lang) : std::map<std::string, std::string>{};
   std::set<std::string> module_aliases;  // names bound to a module object (`import calc as c`, `const calc = require(...)`)
   if (c.lang == Lang::python) {  // `import calc` / `import calc as c`: the module object's name
     static const std::regex module_import(R"((?:^|\n)\s*import\s+([\w.]+)(?:\s+as\s+(\w+))?)");
@@ -257,46 +261,100 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
       imports.emplace(alias, (*it)[1].str());
       module_aliases.insert(alias);
     }
-  } else {
+  } else if (is_js(c.lang)) {
     static const std::regex whole(R"((?:const|let|var)\s+([\w$]+)\s*=\s*require\(|import\s+\*\s+as\s+([\w$]+))");
     const std::string& text = *c.file.after;
     for (std::sregex_iterator it(text.begin(), text.end(), whole), end; it != end; ++it)
       module_aliases.insert((*it)[1].matched ? (*it)[1].str() : (*it)[2].str());
   }
-  static const std::regex call_re(R"(^([A-Za-z_$][\w$]*)(?:\.([A-Za-z_$][\w$]*))?\()");
-  // The function a call names and the module it comes from ("" when not imported).
-  auto callee = [&](const std::string& operand) -> std::pair<std::string, std::string> {
-    std::smatch m;
-    if (!std::regex_search(operand, m, call_re)) return {};
-    if (m[2].matched) {  // `calc.add(` : the module object's name (or what it was imported from)
-      auto it = imports.find(m[1].str());
-      return {m[2].str(), it != imports.end() ? it->second : m[1].str()};
-    }
-    auto it = imports.find(m[1].str());
-    return {m[1].str(), it != imports.end() ? it->second : std::string()};
-  };
   std::vector<std::string> lines;
   for_each_capped_line(*c.file.after, [&](int, const std::string& l) { lines.push_back(l); });
-  static const std::regex assign(R"(^\s*(?:(?:const|let|var)\s+)?([A-Za-z_$][\w$]*)\s*=\s*([^=].*?)\s*;?\s*$)");
+  // What a function of the test file returns (`def expected(a, b): return calc.add(a, b)`), by name.
+  std::map<std::string, std::string> file_returns;
+  if (c.lang == Lang::python) {
+    static const std::regex def(R"(^(\s*)def\s+(\w+)\s*\()");
+    static const std::regex ret(R"(^\s*return\s+(.+)$)");
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      std::smatch dm;
+      if (!std::regex_search(lines[i], dm, def)) continue;
+      const std::size_t indent = dm[1].length();
+      std::string returned;
+      for (std::size_t k = i + 1; k < lines.size(); ++k) {
+        const auto first = lines[k].find_first_not_of(" \t");
+        if (first == std::string::npos) continue;
+        if (first <= indent) break;
+        std::smatch rm;
+        if (std::regex_search(lines[k], rm, ret)) returned += strip_spaces(rm[1].str()) + ";";
+      }
+      if (!returned.empty()) file_returns.emplace(dm[2].str(), returned);
+    }
+  }
+  static const std::regex call_re(R"(^([A-Za-z_$][\w$]*)(?:(?:\.|::)([A-Za-z_$][\w$]*))?\()");
+  static const std::regex getattr_re(R"(getattr\(([A-Za-z_][\w.]*),['"](\w+)['"]\))");
+  static const std::regex assign(R"(^\s*(?:(?:const|let|var|final|auto)\s+)?(?:[\w<>\[\],.]+\s+)?([A-Za-z_$][\w$]*)\s*:?=\s*([^=].*?)\s*;?\s*$)");
+  static const std::regex walrus(R"(\(([A-Za-z_]\w*):=)");
   for (const auto& at : c.after.tests) {
     auto bt = std::find_if(c.before.tests.begin(), c.before.tests.end(), [&](const TestUnit& t) { return t.name == at.name; });
     if (bt == c.before.tests.end()) continue;
     std::map<std::string, std::string> computed;  // variable -> value, whitespace removed
     for (int n = at.line; n <= at.end_line && n >= 1 && static_cast<std::size_t>(n) <= lines.size(); ++n) {
+      const std::string& l = lines[static_cast<std::size_t>(n - 1)];
       std::smatch m;
-      if (std::regex_match(lines[static_cast<std::size_t>(n - 1)], m, assign)) computed[m[1].str()] = strip_spaces(m[2].str());
+      if (std::regex_match(l, m, assign)) computed[m[1].str()] = strip_spaces(m[2].str());
+      // `(r := calc.add(2, 2))`: r holds the call.
+      const std::string flat = strip_spaces(l);
+      for (std::sregex_iterator it(flat.begin(), flat.end(), walrus), e; it != e; ++it) {
+        const std::size_t open = static_cast<std::size_t>(it->position());
+        const std::size_t close = closing_paren(flat, open);
+        if (close < flat.size()) computed[(*it)[1].str()] = flat.substr(open + it->length(), close - open - static_cast<std::size_t>(it->length()));
+      }
     }
-    // The functions and values of `module` an expression reads, through the test's locals:
-    // `want` -> `add_all([2, 2])` -> {add_all}.
-    auto reads_module = [&](const std::string& e, const std::string& module) {
+    // An operand as the code it runs: getattr(calc, "add") read as calc.add, a local bound to a
+    // function (`f = calc.add`) read as it, wrappers that only restate the value removed.
+    auto spelled = [&](std::string e) {
+      e = std::regex_replace(unwrapped_operand(std::move(e)), getattr_re, "$1.$2");
+      if (e.size() > 2 && e.front() == '(' && e.back() == ')' && closing_paren(e, 0) == e.size() - 1) e = e.substr(1, e.size() - 2);
+      std::smatch wm;
+      static const std::regex walrus_head(R"(^([A-Za-z_]\w*):=(.+)$)");
+      if (std::regex_match(e, wm, walrus_head)) e = wm[2].str();
+      std::smatch lm;
+      static const std::regex local_call(R"(^([A-Za-z_$][\w$]*)\()");
+      if (std::regex_search(e, lm, local_call))
+        if (auto it = computed.find(lm[1].str()); it != computed.end()) {
+          static const std::regex dotted(R"(^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$)");
+          if (std::regex_match(it->second, dotted)) e = it->second + e.substr(lm[1].length());
+        }
+      return e;
+    };
+    // The function a call names and the module it comes from ("" when not imported). In Go, Java,
+    // Kotlin, C++ and Rust: the qualifier as written ("." for an unqualified call).
+    auto callee = [&](const std::string& operand) -> std::pair<std::string, std::string> {
+      std::smatch m;
+      if (!std::regex_search(operand, m, call_re)) return {};
+      if (!dynamic) return {m[2].matched ? m[2].str() : m[1].str(), m[2].matched ? m[1].str() : std::string(".")};
+      if (m[2].matched) {  // `calc.add(` : the module object's name (or what it was imported from)
+        auto it = imports.find(m[1].str());
+        return {m[2].str(), it != imports.end() ? it->second : m[1].str()};
+      }
+      auto it = imports.find(m[1].str());
+      return {m[1].str(), it != imports.end() ? it->second : std::string()};
+    };
+    // The functions and values of `module` an expression reads, through the test's locals and the
+    // test file's own functions: `want` -> `add_all([2, 2])` -> {add_all}; `expected(1, 3)` -> calc.add.
+    auto reads_module = [&](const std::string& e, const std::string& module, const std::string& fn) {
+      if (!dynamic) {  // the same function, with other arguments
+        const auto [f2, m2] = callee(spelled(e));
+        return f2 == fn && m2 == module;
+      }
       std::set<std::string> seen;
-      std::vector<std::string> todo{e};
+      std::vector<std::string> todo{std::regex_replace(e, getattr_re, "$1.$2")};
       while (!todo.empty() && seen.size() < 16) {
         const std::string x = todo.back();
         todo.pop_back();
         if (!seen.insert(x).second) continue;
         for (const auto& ch : name_chains(x)) {
           if (ch.size() == 1 && computed.count(ch[0])) todo.push_back(computed[ch[0]]);
+          if (ch.size() == 1 && file_returns.count(ch[0])) todo.push_back(std::regex_replace(file_returns[ch[0]], getattr_re, "$1.$2"));
           auto it = imports.find(ch[0]);
           if (it == imports.end() || it->second != module) continue;
           if (module_aliases.count(ch[0]) && ch.size() < 2) continue;  // the module object alone
@@ -305,34 +363,70 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
       }
       return false;
     };
+    // A bare named constant of the module (`calc.ERROR`, `ERROR` imported from it): a name for a value.
+    auto named_constant = [&](const std::string& e) {
+      static const std::regex constant(R"(^(?:([A-Za-z_$][\w$]*)\.)?[A-Z][A-Z0-9_]*$)");
+      std::smatch m;
+      return std::regex_match(e, m, constant);
+    };
     auto pinned_in = [&](const TestUnit& t, const std::string& checked) {
       return std::any_of(t.asserts.begin(), t.asserts.end(), [&](const Assertion& b) {
-        return b.kind == Kind::eq && b.operands.size() == 1 && unwrapped_operand(*b.operands.begin()) == checked;
+        return b.kind == Kind::eq && b.operands.size() == 1 && spelled(*b.operands.begin()) == checked;
       });
     };
+    auto flag = [&](const Assertion& a, const std::string& checked, const std::string& by, const std::string& module) {
+      out.push_back({"assertion_weakened", c.file.path, a.line,
+                     "test " + at.name + ": the expected value of " + quote(checked) + " was a literal and is now computed by " + by +
+                         " of the code under test" + (module == "." ? std::string() : " (" + module + ")") +
+                         ": a change to that code moves both sides of the check"});
+    };
     for (const auto& a : at.asserts) {
-      if (a.kind != Kind::eq || a.operands.size() != 2) continue;
+      if (a.kind != Kind::eq) continue;
+      if (a.operands.size() == 1 && dynamic) {
+        // The actual side adjusted by the module's own values (`calc.add(2, 2) - calc.OFFSET == 4`).
+        const std::string op = spelled(*a.operands.begin());
+        for (const auto& b : bt->asserts) {
+          if (b.kind != Kind::eq || b.operands.size() != 1) continue;
+          const std::string pinned = spelled(*b.operands.begin());
+          const auto [f1, m1] = callee(pinned);
+          const auto where = op.find(pinned);
+          if (f1.empty() || m1.empty() || js_assertion_module(m1) || op == pinned || where == std::string::npos) continue;
+          // (Values, not calls: `add(2, 2) - add(1, 1) == 2` relates two results of the function.)
+          const std::string rest = op.substr(0, where) + op.substr(where + pinned.size());
+          bool value_read = false;
+          for (const auto& ch : name_chains(rest)) {
+            auto it = imports.find(ch[0]);
+            if (it == imports.end() || it->second != m1 || (module_aliases.count(ch[0]) && ch.size() < 2)) continue;
+            std::string chain = ch[0];
+            for (std::size_t k = 1; k < ch.size(); ++k) chain += "." + ch[k];
+            const auto pos = rest.find(chain);
+            if (pos != std::string::npos && (pos + chain.size() >= rest.size() || rest[pos + chain.size()] != '(')) value_read = true;
+          }
+          if (!value_read || pinned_in(at, pinned)) continue;
+          flag(a, pinned, "values", m1);
+          return;
+        }
+        continue;
+      }
+      if (a.operands.size() != 2) continue;
       const std::string& x = *a.operands.begin();
       const std::string& y = *std::next(a.operands.begin());
       for (const auto& [checked_as_written, other] : {std::pair{x, y}, std::pair{y, x}}) {
-        const std::string checked = unwrapped_operand(checked_as_written);
+        const std::string checked = spelled(checked_as_written);
         const auto [f1, m1] = callee(checked);
-        if (f1.empty() || m1.empty() || js_assertion_module(m1)) continue;
-        const std::string oracle = unwrapped_operand(computed.count(other) ? computed[other] : other);
-        if (!reads_module(oracle, m1)) continue;
+        if (f1.empty() || m1.empty() || (dynamic && js_assertion_module(m1))) continue;
+        const std::string oracle = spelled(computed.count(other) ? computed[other] : other);
+        if (!reads_module(oracle, m1, f1) || named_constant(oracle)) continue;
         // Before, the same call was compared with a literal, nothing compared the module with
         // itself, and no check still pins the call now.
         const bool oracle_before = std::any_of(bt->asserts.begin(), bt->asserts.end(), [&](const Assertion& b) {
           return b.operands.size() == 2 && std::all_of(b.operands.begin(), b.operands.end(), [&](const std::string& o) {
-                   return reads_module(o, m1);
+                   return reads_module(o, m1, f1) || callee(spelled(o)) == std::pair{f1, m1};
                  });
         });
         if (!pinned_in(*bt, checked) || oracle_before || pinned_in(at, checked)) continue;
         const auto [f2, m2] = callee(oracle);
-        const std::string by = !f2.empty() && m2 == m1 ? f2 + (f2 == f1 ? " (with other arguments)" : "") : "values";
-        out.push_back({"assertion_weakened", c.file.path, a.line,
-                       "test " + at.name + ": the expected value of " + quote(checked) + " was a literal and is now computed by " + by +
-                           " of the code under test (" + m1 + "): a change to that module moves both sides of the check"});
+        flag(a, checked, !f2.empty() && m2 == m1 ? f2 + (f2 == f1 ? " (with other arguments)" : "") : "values", m1);
         return;
       }
     }

@@ -641,6 +641,10 @@ struct JvmAnnotations {
           static const std::regex declared(R"(\b([A-Z]\w*)(?:<[^<>]*>)?\s+([a-z_]\w*)\s*[=;,)])");
           for (const std::string* t : {&body, static_cast<const std::string*>(&entry)})
             for (std::sregex_iterator k(t->begin(), t->end(), declared), ke; k != ke; ++k) typed.emplace((*k)[2].str(), (*k)[1].str());
+          // A static factory's product (`Env.system().require("X")`): read as the factory class's method.
+          static const std::regex factory(R"(\b([A-Z]\w*)\s*\.\s*[a-z]\w*\s*\([^()]*\)\s*\.\s*([a-z]\w*)\s*\()");
+          for (std::sregex_iterator k(entry.begin(), entry.end(), factory), ke; k != ke && called.size() < 48; ++k)
+            if (called.insert((*k)[1].str() + "." + (*k)[2].str()).second) c.calls.push_back((*k)[1].str() + "." + (*k)[2].str());
           static const std::regex on_name(R"(\b([a-z_]\w*)\s*\.\s*([a-z]\w*)\s*\()");
           for (std::sregex_iterator k(entry.begin(), entry.end(), on_name), ke; k != ke && called.size() < 48; ++k)
             if (auto ty = typed.find((*k)[1].str()); ty != typed.end() && called.insert(ty->second + "." + (*k)[2].str()).second)

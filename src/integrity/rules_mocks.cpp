@@ -710,6 +710,30 @@ std::string python_getattr_as_attribute(const std::string& line) {
     }
     if (from > 0) out = rewritten + out.substr(from);
   }
+  // A module looked up by name, then read into, is the module (`sys.modules["calc"].SETTINGS`,
+  // `importlib.import_module("calc").OFFSET`; replacing the entry itself is judged elsewhere);
+  // a walrus in a target is what it binds (`(s := calc.SETTINGS)["offset"] = 0`); the class of a
+  // value, as a write's owner, is where the value's attributes come from (`type(calc.config).offset = ...`).
+  if (out.find("modules") != std::string::npos || out.find("import_module") != std::string::npos) {
+    static const std::regex by_name(
+        R"((?:\bsys\s*\.\s*modules\s*(?:\[\s*['"]([\w.]+)['"]\s*\]|\.\s*get\s*\(\s*['"]([\w.]+)['"]\s*\))|\b(?:importlib\s*\.\s*)?import_module\s*\(\s*['"]([\w.]+)['"]\s*\))(?=\s*\.))");
+    std::string rewritten;
+    std::size_t from = 0;
+    for (std::sregex_iterator it(out.begin(), out.end(), by_name), e; it != e; ++it) {
+      const auto& m = *it;
+      rewritten += out.substr(from, static_cast<std::size_t>(m.position()) - from) + (m[1].matched ? m[1].str() : m[2].matched ? m[2].str() : m[3].str());
+      from = static_cast<std::size_t>(m.position() + m.length());
+    }
+    if (from > 0) out = rewritten + out.substr(from);
+  }
+  if (out.find(":=") != std::string::npos) {
+    static const std::regex walrus_target(R"(^(\s*)\(\s*\w+\s*:=\s*([A-Za-z_][\w.]*)\s*\))");
+    out = std::regex_replace(out, walrus_target, "$1$2");
+  }
+  if (out.find("type") != std::string::npos) {
+    static const std::regex class_owner(R"(^(\s*)type\s*\(\s*([A-Za-z_][\w.]*\.[\w.]+)\s*\)(\s*\.\s*\w+\s*=[^=]))");
+    out = std::regex_replace(out, class_owner, "$1$2$3");
+  }
   // The unbound setter is setattr: `object.__setattr__(calc.config, "offset", 0)`, `type.__setattr__(C, ...)`,
   // `calc.config.__setattr__("offset", 0)`.
   if (out.find("__setattr__") != std::string::npos) {
@@ -1033,7 +1057,9 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
     // and any write or mutating call on a chain rooted at it (`mp.undo = ...`,
     // `mp.__class__.undo = ...`, `p.stop = ...`, `mp[...]`).
     for (const auto& h : holders) {
-      const std::regex reach("\\b(?:vars|getattr|setattr|delattr|type)\\s*\\(\\s*" + h + "\\b|(?:^|[^.\\w])" + h +
+      // (The class is reached through its module too: `_pytest.monkeypatch.MonkeyPatch.undo = ...`.)
+      const std::string before_name = h == "MonkeyPatch" ? "(?:^|[^\\w])" : "(?:^|[^.\\w])";
+      const std::regex reach("\\b(?:vars|getattr|setattr|delattr|type)\\s*\\(\\s*(?:[\\w.]*\\.)?" + h + "\\b|" + before_name + h +
                              R"(\s*(?:\.\s*_\w*|\[|(?:\.\s*\w+|\[[^\]]*\])+\s*(?:(?:[-+*/|&^%]|//|<<|>>|\*\*)?=[^=]|\.\s*(?:clear|pop|popitem|remove|append|extend|insert|update|setdefault|__\w+__)\s*\()))");
       if (std::regex_search(text, reach)) return true;
     }
@@ -1748,6 +1774,16 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
           }
           fns.emplace(dm[2].str(), std::move(fn));
         }
+        // `get = lambda: calc.SETTINGS`: a function returning that value.
+        static const std::regex lambda_def(R"(^\s*(\w+)\s*=\s*lambda\s*:\s*([A-Za-z_]\w*(?:\s*\.\s*\w+)+)\s*$)");
+        for (const auto& l : ls) {
+          std::smatch lm;
+          if (std::regex_search(l, lm, lambda_def)) {
+            Fn fn;
+            fn.returned = strip_spaces(lm[2].str());
+            fns.emplace(lm[1].str(), std::move(fn));
+          }
+        }
       };
       read_functions(*f.after);
       // (The patch's versions first: a name keeps its first definition.)
@@ -1802,7 +1838,8 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
       };
       // Every binding form: `s = calc.SETTINGS`, `(s := calc.SETTINGS)`, `s, _ = calc.SETTINGS, None`,
       // `for s in [calc.SETTINGS]:`, `with calc.LOCK as s:`, and getattr(calc, "SETTINGS") for calc.SETTINGS.
-      static const std::regex alias(R"(^\s*(\w+)\s*=\s*([A-Za-z_]\w*(?:\s*\.\s*\w+)*)\s*$)");
+      // (`self.s = calc.SETTINGS` in setUp: the test's `self.s[...] = 0` writes it.)
+      static const std::regex alias(R"(^\s*((?:self\s*\.\s*)?\w+)\s*=\s*([A-Za-z_]\w*(?:\s*\.\s*\w+)*)\s*$)");
       static const std::regex walrus(R"(\b(\w+)\s*:=\s*([A-Za-z_]\w*(?:\s*\.\s*\w+)*)\s*[),\]])");
       static const std::regex tuple(R"(^\s*[\[(]?\s*(\w+(?:\s*,\s*\*?\w+)*)\s*,?\s*[\])]?\s*=\s*(.+)$)");
       static const std::regex loop(R"(^\s*(?:async\s+)?for\s+(\w+)\s+in\s+[\[(]\s*([A-Za-z_]\w*(?:\s*\.\s*\w+)+)\s*[,\])])");
@@ -1830,7 +1867,7 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
       for_each_capped_line(*f.after, [&](int, const std::string& raw) {
         const std::string l = returned_value(python_getattr_as_attribute(raw));
         std::smatch am;
-        if (std::regex_search(l, am, alias)) keep(am[1].str(), am[2].str());
+        if (std::regex_search(l, am, alias)) keep(strip_spaces(am[1].str()), am[2].str());
         for (std::sregex_iterator it(l.begin(), l.end(), walrus), e; it != e; ++it) keep((*it)[1].str(), (*it)[2].str());
         if (std::regex_search(l, am, tuple)) {
           std::string rhs = trim(am[2].str());  // (spaces kept: `a if c else b` is read in keep)
@@ -1901,10 +1938,10 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
       std::string l0 = lang == Lang::python ? returned_value(python_getattr_as_attribute(full.substr(0, kRegexLineChars))) : full.substr(0, kRegexLineChars);
       if (auto sc = subclass_constant.find(n); sc != subclass_constant.end()) l0 = sc->second;
       if (!attribute_aliases.empty()) {
-        static const std::regex through(R"(^(\s*(?:del\s+)?)(\w+)(\s*(?:\[|\.|(?:[-+*/|&^%]|//|<<|>>|\*\*)=)))");
+        static const std::regex through(R"(^(\s*(?:del\s+)?)((?:self\s*\.\s*)?\w+)(\s*(?:\[|\.|(?:[-+*/|&^%]|//|<<|>>|\*\*)=)))");
         std::smatch am;
         if (std::regex_search(l0, am, through))
-          if (auto it = attribute_aliases.find(am[2].str()); it != attribute_aliases.end())
+          if (auto it = attribute_aliases.find(strip_spaces(am[2].str())); it != attribute_aliases.end())
             l0 = am[1].str() + it->second + am[3].str() + am.suffix().str();
       }
       if (!instance_of.empty()) {
@@ -2099,13 +2136,27 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
               return "";
             };
             // A built-in container (`[]`, `list()`, `collections.deque(maxlen=4)`, `queue.Queue()`).
-            const auto fresh_container = [](const std::string& value) {
+            // (A constructor name the test side redefines, `class list(list)`, `class deque(...)`, is not the built-in.)
+            const auto fresh_container = [&](const std::string& value) {
               static const std::regex container(
-                  R"(^(?:\[\]|\{\}|set\(\)|list\(\)|dict\(\)|(?:collections\.)?deque\((?:maxlen\s*=\s*)?[0-9]*\)|(?:queue\.)?(?:Simple|Lifo|Priority)?Queue\((?:maxsize\s*=\s*)?[0-9]*\))$)");
-              return std::regex_match(strip_spaces(value), container);
+                  R"(^(?:\[\]|\{\}|(set|list|dict)\(\)|(?:collections\.)?(deque)\((?:maxlen\s*=\s*)?[0-9]*\)|(?:queue\.)?((?:Simple|Lifo|Priority)?Queue)\((?:maxsize\s*=\s*)?[0-9]*\))$)");
+              std::smatch cm;
+              const std::string v = strip_spaces(value);
+              if (!std::regex_match(v, cm, container)) return false;
+              const std::string ctor = cm[1].matched ? cm[1].str() : cm[2].matched ? cm[2].str() : cm[3].matched ? cm[3].str() : std::string();
+              if (ctor.empty() || contains(v, ".")) return true;
+              const std::regex redefined("(?:^|\\n)\\s*(?:class|def)\\s+" + ctor + "\\b|(?:^|\\n)\\s*" + ctor +
+                                         "\\s*=[^=]|\\bimport\\b[^\\n]*\\bas\\s+" + ctor + "\\b");
+              for (const auto& g : files)
+                if (g.after && lang_of(g.path) == Lang::python && (is_test_path(g.path) || basename(g.path) == "conftest.py") &&
+                    std::regex_search(*g.after, redefined))
+                  return false;
+              return true;
             };
             static const std::regex recorder(R"(^(\w+)\.(?:append|add|put|put_nowait|appendleft)$)");
             static const std::regex forwarding(R"(^lambda(\w+):(\w+)\.(?:append|add|put|put_nowait|appendleft)\(\1\)$)");
+            // `functools.partial(events.insert, 0)`: a recorder with a fixed position.
+            static const std::regex partial_insert(R"(^(?:functools\.)?partial\((\w+)\.insert,-?[0-9]+\)$)");
             std::smatch rm;
             bool safe = false;
             // A bound recorder method of a container the test made (by the binding the subscription sees),
@@ -2114,6 +2165,7 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
               std::smatch cm;
               if (std::regex_match(callable, cm, recorder)) return fresh_container(reaching(cm[1].str(), n));
               if (std::regex_match(callable, cm, forwarding)) return fresh_container(reaching(cm[2].str(), n));
+              if (std::regex_match(callable, cm, partial_insert)) return fresh_container(reaching(cm[1].str(), n));
               return false;
             };
             if (records(item)) {

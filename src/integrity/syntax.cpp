@@ -596,6 +596,20 @@ bool coarse_expression(const std::string& operand, Lang lang, const std::string&
       if (lossy(inner) || coarse_expression(inner, lang, "0.5")) return true;
     }
   }
+  // A number formatted to a few significant digits (`f"{x:.0e}"`, `format(x, ".1g")`, `"%.1g" % x`,
+  // `fmt.Sprintf("%.0e", x)`, `x.toPrecision(1)`, `x.toExponential(0)`): the leading digits, a range.
+  {
+    static const std::regex significant(
+        R"re(^(?:[rR]?[fF][rR]?['"].*\{[^{}]*:[^{}]*\.[0-9]+[eEgG]\}.*['"]|['"][^'"]*%[-+ 0#]*[0-9]*\.[0-9]*[eEgG][^'"]*['"]%.+|(?:format|builtins\.format)\(.+,['"][^'"]*\.[0-9]+[eEgG]['"]\)|(?:fmt\.Sprintf|fmt\.Sprint|String\.format|std::format)\(['"][^'"]*%[-+ 0#]*[0-9]*\.[0-9]*[eEgG][^'"]*['"],.+\)|(?:strconv\.FormatFloat)\(.+,'[eEgG]',[0-9]+,.+\)|.+\.(?:toPrecision|toExponential)\([0-9]*\))$)re");
+    if (std::regex_match(o, significant)) return true;
+  }
+  // The operator module's and the special methods' spellings of a mask, a remainder, a floor
+  // division or a shift (`operator.and_(x, ~1)`, `x.__floordiv__(2)`).
+  {
+    static const std::regex op_call(R"(^operator\.(?:and_|mod|floordiv|rshift|iand|imod|ifloordiv|irshift)\(.+,.+\)$)");
+    static const std::regex dunder(R"(^.+\.__(?:and|mod|floordiv|rshift|rand|rmod|rfloordiv|divmod)__\(.+\)$)");
+    if (lang == Lang::python && (std::regex_match(o, op_call) || std::regex_match(o, dunder))) return true;
+  }
   // A bit mask, a bit clear, a remainder or a right shift by a literal (`x & ~1`, Go `x &^ 1`,
   // `x % 10`, `x >> 2`, `x | 1`): a range of values compares equal.
   {
@@ -615,6 +629,7 @@ bool coarse_expression(const std::string& operand, Lang lang, const std::string&
       std::string_view op;
       const std::string_view rest = std::string_view(o).substr(i);
       if (starts_with(rest, "&^")) op = "&^";
+      else if (lang == Lang::python && starts_with(rest, "//") && !starts_with(rest, "//=")) op = "//";
       else if (starts_with(rest, ">>>") || starts_with(rest, "&&") || starts_with(rest, "||") || starts_with(rest, ">>=")) {
         i += 1;
         continue;
@@ -627,6 +642,9 @@ bool coarse_expression(const std::string& operand, Lang lang, const std::string&
       if (!right.empty() && right[0] == '~') right.erase(0, 1);
       if (!left.empty() && (left[0] == '"' || left[0] == '\'' || ends_with(left, "\"") || ends_with(left, "'"))) break;  // "%d" % x
       static const std::regex int_literal(R"(^-?(?:0[xX][0-9a-fA-F_]+|0[bB][01_]+|[0-9][0-9_]*)[uUlL]*$)");
+      // A constant's name (`x & MASK`, `x % BUCKETS`) masks as a literal does.
+      static const std::regex constant_name(R"(^(?:[A-Za-z_]\w*\.)?[A-Z][A-Z0-9_]*$)");
+      if (std::regex_match(right, constant_name) && op != "|") return true;
       if (!std::regex_match(right, int_literal)) break;
       std::string digits = right;
       std::erase(digits, '_');
