@@ -1065,15 +1065,17 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
     }
     return false;
   };
-  static const std::regex memo(R"(\blru_cache\b|\bfunctools\s*\.\s*cache\b|@\s*cache\b|@\s*cached\b|\bmemoize|\bcachetools\b)");
+  static const std::regex memo(R"(\blru_cache\b|\bfunctools\s*\.\s*cache\b|@\s*cache\b|@\s*cached\b|\bmemoize|\bcachetools\b|\bcached_property\b)");
   // (The builtins, not methods: `re.compile(`, `model.eval()` run no code from strings.)
   static const std::regex persistent(R"(\breload\s*\(|\bsys\s*\.\s*modules\b|\bimportlib\b|(?:^|[^.\w])(?:exec|eval|compile)\s*\()");
   // Production memoizing by hand: a container bound at module or class level, written from a function
   // that computes with the replaced name (`_results[(a, b)] = a + b + OFFSET`): a result computed
   // under the stand-in outlives it. A name the function only tests in a condition (`if len(cache) >
   // _MAX_SIZE:`, an eviction bound) computes no stored value.
-  const auto hand_memo = [&](const std::string& text) {
-    if (!has_word(text, t.name)) return false;
+  // (The state names that memoize, empty when none.)
+  const auto hand_memo = [&](const std::string& text) -> std::set<std::string> {
+    std::set<std::string> memos;
+    if (!has_word(text, t.name)) return memos;
     // Module and class state: names bound at module level (whatever the initializer: `{}`,
     // `dict.fromkeys(())`, `None`), module-level functions and classes (their attributes hold
     // values too: `_offset.v = OFFSET`, `_Memo.value = ...`) and containers bound in a class body.
@@ -1089,6 +1091,10 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
       std::smatch m;
       if (std::regex_search(l, m, top)) state.insert(m[1].matched ? m[1].str() : m[2].matched ? m[2].str() : m[3].str());
       else if (std::regex_search(l, m, container)) state.insert(m[1].str());
+      // A mutable default argument lives as long as its function (`def _offset(_c={}):`).
+      static const std::regex mutable_default(R"((\w+)\s*(?::[^=,()]+)?=\s*(?:\{\}|\[\]|dict\(\)|list\(\)|set\(\)))");
+      if (l.find("def ") != std::string::npos)
+        for (std::sregex_iterator it(l.begin(), l.end(), mutable_default), e; it != e; ++it) state.insert((*it)[1].str());
     });
     const auto ind = [](const std::string& l) { return l.find_first_not_of(" \t"); };
     // The file's functions (methods too): name, first and last line of the body.
@@ -1184,6 +1190,9 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
         for (std::size_t k = g->def + 1; k < g->end; ++k) {
           const std::string& l = ls[k];
           if (!has_word(l, name)) continue;
+          // Printed or logged only: nothing a result depends on.
+          static const std::regex reporting(R"(^\s*(?:print|(?:\w+\.)*(?:debug|info|warning|warn|error|exception|critical|log))\s*\()");
+          if (k != i && std::regex_search(l, reporting)) continue;
           if (k != i) return true;
           // The write's own line: setdefault hands back what it keeps (`return _cache.setdefault("o", x)`),
           // and a second mention reads it (`_cache["o"] = _cache.get("o") or x`).
@@ -1213,16 +1222,21 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
           for (std::size_t k = i + 1; k < end; ++k)
             if (std::regex_search(ls[k], m, assigned) && from_name(k, stored(ls[k], static_cast<std::size_t>(m.position()))) &&
                 read_back(k, gname))
-              return true;
+              memos.insert(gname);
         }
       }
       for (const auto* re : {&written, &attr_written})
         for (std::sregex_iterator it(ls[i].begin(), ls[i].end(), *re), e; it != e; ++it)
           if (state.count((*it)[1].str()) && (*it)[1].str() != "self" && from_name(i, stored(ls[i], static_cast<std::size_t>(it->position()))) &&
               read_back(i, (*it)[1].str()))
-            return true;
+            memos.insert((*it)[1].str());
+      // The process environment keeps what production writes there for every later test
+      // (`os.environ.setdefault("CALC_OFFSET", str(OFFSET))`).
+      static const std::regex environ_write(R"(\bos\s*\.\s*environ\s*(?:\[[^\]]*\]\s*=[^=]|\.\s*(?:setdefault|update|__setitem__)\s*\())");
+      if (std::smatch em; std::regex_search(ls[i], em, environ_write) && from_name(i, stored(ls[i], static_cast<std::size_t>(em.position()))))
+        memos.insert("os.environ");
     }
-    return false;
+    return memos;
   };
   // Persistent effects are looked for in the test file (outside its other tests, which this one does
   // not run unless it calls them), the patch's other test-side files and the helper modules the tests
@@ -1246,6 +1260,7 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
     }
     return false;
   };
+  std::set<std::string> memo_states;  // production state that memoizes a value computed from the replaced name
   for (const auto& g : files) {
     if (!g.after || lang_of(g.path) != Lang::python) continue;
     if (std::regex_search(*g.after, fixture_override)) return false;
@@ -1253,13 +1268,17 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
       if (tampered(*g.after, undoer)) return false;
     if ((g.path == f.path || is_test_path(g.path) || basename(g.path) == "conftest.py" || helpers.count(g.path)) && persists(g.path, *g.after))
       return false;
-    if (!is_test_path(g.path) && (std::regex_search(*g.after, memo) || hand_memo(*g.after))) return false;
+    if (!is_test_path(g.path) && std::regex_search(*g.after, memo)) return false;
+    if (!is_test_path(g.path))
+      for (auto& m : hand_memo(*g.after)) memo_states.insert(std::move(m));
   }
   for (const auto& [path, text] : helpers)
     if (std::regex_search(text, fixture_override) || persists(path, text)) return false;
   for (const auto& g : o.change_files)
-    if (g.after && lang_of(g.path) == Lang::python && !is_test_path(g.path) && (std::regex_search(*g.after, memo) || hand_memo(*g.after)))
-      return false;
+    if (g.after && lang_of(g.path) == Lang::python && !is_test_path(g.path)) {
+      if (std::regex_search(*g.after, memo)) return false;
+      for (auto& m : hand_memo(*g.after)) memo_states.insert(std::move(m));
+    }
   const FileModel after = analyze(Lang::python, *f.after);
   const TestUnit* unit = nullptr;
   const std::string& text = lines[static_cast<std::size_t>(line)];
@@ -1290,6 +1309,26 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
     }
   }
   const auto new_test = [&](const TestUnit& u) { return !old_tests.count(u.name) && !names_failing_test(o.failing_tests, u.name); };
+  // A memo the test isolates for its own run is no leak: replaced with an undo
+  // (`monkeypatch.setattr(calc, "_cache", {})`), or emptied before the stand-in and again in a
+  // `finally:` (`calc._cache.clear()`). Any other memo keeps the stand-in's value for later tests.
+  if (!memo_states.empty()) {
+    if (!unit) return false;
+    std::vector<std::string> unit_lines;
+    for (int k = unit->line; k <= unit->end_line && k < static_cast<int>(lines.size()); ++k) unit_lines.push_back(line_at(k));
+    for (const auto& state : memo_states) {
+      if (state == "os.environ") return false;
+      const std::regex replaced(R"((?:monkeypatch|mp)\s*\.\s*setattr\s*\(\s*[\w.]+\s*,\s*['"])" + state + R"(['"]|\bpatch(?:\.object)?\s*\(\s*[\w.]+\s*,\s*['"])" + state + "['\"]");
+      const std::regex cleared("^\\s*[\\w.]*\\b" + state + "\\s*\\.\\s*clear\\s*\\(\\s*\\)\\s*$");
+      bool isolated = false, cleared_before = false, in_finally = false, cleared_finally = false;
+      for (const auto& ul : unit_lines) {
+        if (std::regex_search(ul, replaced)) isolated = true;
+        if (trim(ul) == "finally:") in_finally = true;
+        if (std::regex_search(ul, cleared)) (in_finally ? cleared_finally : cleared_before) = true;
+      }
+      if (!isolated && !(cleared_before && cleared_finally)) return false;
+    }
+  }
   // The undoing object (`mp` of a MonkeyPatch.context(), the monkeypatch parameter, a patcher) bound
   // again anywhere in the test but where it is made (`mp = pytest.MonkeyPatch()` inside the block).
   // (`last`: the last line that can still affect the undoing, the end of a `with` block; the test's end when 0.)
@@ -2179,7 +2218,10 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
                 const std::string compact = "def:" + strip_spaces(value.substr(4, value.size() - 5)) + "\n";
                 safe = std::regex_match(compact, dm, one_line) && fresh_container(reaching(dm[1].str(), n));
               } else {
-                safe = records(strip_spaces(value));
+                // A bare mock records its calls and returns a mock: `hook = mock.Mock()` ...
+                // `hook.assert_called_once_with(2)` (one made with side_effect or wraps runs code).
+                static const std::regex bare_mock(R"(^(?:unittest\.)?(?:mock\.)?(?:Magic|Async)?Mock\(\)$)");
+                safe = records(strip_spaces(value)) || std::regex_match(strip_spaces(value), bare_mock);
               }
             }
             // Undone: in the `finally:` of the try right after it, after the `yield` of a fixture, or by
