@@ -88,7 +88,6 @@ bool collectable_test_file(std::string_view path, Lang lang) {
   }
 }
 
-/// Splits `text` at top-level occurrences of any separator (outside brackets and quotes).
 std::vector<Interpolation> interpolations(std::string_view body, bool template_literal) {
   std::vector<Interpolation> out;
   for (std::size_t at = 0; at < body.size(); ++at) {
@@ -141,6 +140,7 @@ std::vector<Interpolation> interpolations(std::string_view body, bool template_l
   return out;
 }
 
+/// Splits `text` at top-level occurrences of any separator (outside brackets and quotes).
 std::vector<std::string> split_top(std::string_view text, std::initializer_list<std::string_view> seps) {
   std::vector<std::string> out;
   int depth = 0;

@@ -1116,11 +1116,29 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
         if (fn.def < i && i < fn.end && (!best || fn.def > best->def)) best = &fn;
       return best;
     };
+    // The names each function's body calls (`name(`), read once on first use.
+    std::vector<std::set<std::string, std::less<>>> callees;
     const auto calls = [&](const Fn& caller, const std::string& name) {
-      const std::regex call("(?:^|[^\\w])" + name + "\\s*\\(");
-      for (std::size_t k = caller.def + 1; k < caller.end; ++k)
-        if (std::regex_search(ls[k], call)) return true;
-      return false;
+      if (callees.empty()) {
+        callees.resize(fns.size());
+        for (std::size_t fi = 0; fi < fns.size(); ++fi)
+          for (std::size_t k = fns[fi].def + 1; k < fns[fi].end; ++k) {
+            const std::string& l = ls[k];
+            for (std::size_t b = 0; b < l.size();) {
+              if (!(std::isalnum(static_cast<unsigned char>(l[b])) || l[b] == '_')) {
+                ++b;
+                continue;
+              }
+              std::size_t e = b;
+              while (e < l.size() && (std::isalnum(static_cast<unsigned char>(l[e])) || l[e] == '_')) ++e;
+              std::size_t after = e;
+              while (after < l.size() && (l[after] == ' ' || l[after] == '\t')) ++after;
+              if (after < l.size() && l[after] == '(') callees[fi].insert(l.substr(b, e - b));
+              b = e;
+            }
+          }
+      }
+      return callees[static_cast<std::size_t>(&caller - fns.data())].count(name) > 0;
     };
     // Functions whose result comes from the replaced name: a return that reads it or calls such a
     // function (`def _read(): return OFFSET`, then `_cache["o"] = _read()`).

@@ -536,12 +536,16 @@ bool coarse_expression(const std::string& operand, Lang lang, const std::string&
       else if (starts_with(o, "format(")) whole = parts.size() >= 2 && std::regex_search(std::string(parts[1]), whole_units);
       else whole = std::any_of(parts.begin(), parts.end(), [](std::string_view a) { return std::regex_search(std::string(a), whole_units); });
     }
-    // f"{x / 10:.0f}", f"{x / 10:3.0F}": the interpolated value formatted to whole units. A nested
-    // field of the spec is read at its literal value (`{x / 10:.{0}f}`); a precision on text
-    // (`{x / 10!s:.1}`, `{str(x):.2s}`) keeps a prefix of it.
-    static const std::regex fstring(R"(^[rR]?[fF][rR]?(['"])(.*)\1$)");
-    if (!whole && std::regex_match(o, fm, fstring)) {
-      for (const auto& x : interpolations(fm[2].str(), false)) {
+    // Each field of an f-string or substitution of a template literal is an operand of its own
+    // (`${(x / 10) | 0}`, f"{int(x / 10)}": a many-to-one view of x as text). An f-string field's
+    // spec may format to whole units (f"{x / 10:.0f}", f"{x / 10:3.0F}"; a nested field read at its
+    // literal value, `{x / 10:.{0}f}`), and a precision on text (`{x / 10!s:.1}`, `{str(x):.2s}`)
+    // keeps a prefix of it.
+    static const std::regex interpolating(R"(^(?:[rR]?[fF][rR]?(['"])(.*)\1|`(.*)`)$)");
+    if (!whole && std::regex_match(o, fm, interpolating)) {
+      const bool tmpl = fm[3].matched;
+      for (const auto& x : interpolations(tmpl ? fm[3].str() : fm[2].str(), tmpl)) {
+        if (coarse_expression(x.expression, lang, "0.5")) return true;
         std::string spec = strip_spaces(x.spec);
         static const std::regex nested(R"(\{([0-9]+)\})");
         spec = std::regex_replace(spec, nested, "$1");
@@ -571,17 +575,6 @@ bool coarse_expression(const std::string& operand, Lang lang, const std::string&
         static const std::regex fraction(R"(\*\(?0?\.[0-9]+|\*\(?[0-9]+[eE]-[0-9]+)");
         if (scaled || std::regex_search(e, fraction) || coarse_expression(e, lang, "0.5")) return true;
       }
-  }
-  // What an f-string or template literal interpolates is an operand of its own: `${(x / 10) | 0}`,
-  // f"{int(x / 10)}" show a many-to-one view of x as text.
-  {
-    static const std::regex interpolating(R"(^(?:[rR]?[fF][rR]?(['"])(.*)\1|`(.*)`)$)");
-    std::smatch im;
-    if (std::regex_match(o, im, interpolating)) {
-      const bool tmpl = im[3].matched;
-      for (const auto& x : interpolations(tmpl ? im[3].str() : im[2].str(), tmpl))
-        if (coarse_expression(x.expression, lang, "0.5")) return true;
-    }
   }
   // Decimal rounded to whole units: `Decimal(x / 10).quantize(Decimal("1"))`, `.to_integral_value()`.
   {
