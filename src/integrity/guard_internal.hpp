@@ -123,6 +123,10 @@ struct Assertion {
   /// Rows of the literal tables it runs over (`for a, b in [(1, 2), (3, 4)]:`, `[[1, 2]].forEach(...)`,
   /// when it uses the loop's variables): a check in a three-row table loop checks three things.
   int rows = 1;
+  /// The lossy view that made an equality a range check (`p>>8`, `got%10`; whitespace removed,
+  /// through a local bound once), "" otherwise. With `kind == eq`: the view's complement is checked
+  /// exactly too (`p>>8` and `p&0xFF`), so together they pin the value.
+  std::string lossy;
 };
 
 struct TestUnit {
@@ -142,6 +146,8 @@ struct TestUnit {
   /// Its parameters, in order (a helper's: `def check(a, b, want)` -> a, b, want; `self`/`cls`
   /// left out): a helper's checks are read with each call's arguments in their place.
   std::vector<std::string> params;
+  /// Python: the values its parameters take from its parametrize decorators (parametrize_columns).
+  std::map<std::string, std::string> table_values;
   /// The argument lists (whitespace removed) of each call of a function of `calls` in the body,
   /// by name: `check(2, 2, 4)` -> {"check": [["2", "2", "4"]]}.
   std::map<std::string, std::vector<std::vector<std::string>>> call_args;
@@ -258,6 +264,11 @@ struct UnitInfo {
 };
 
 UnitInfo python_unit(const Syntax& s, TSNode n, const std::string& scope, bool scope_collectable);
+/// The values each parameter takes in a `@pytest.mark.parametrize(names, rows)` decorator, by
+/// parameter name: each row's cell for it, whitespace removed, each followed by ';'
+/// (`("a, exp", [(1, calc.add(1, 3))])` -> a: "1;", exp: "calc.add(1,3);"). Empty when the rows
+/// are not a literal list.
+std::map<std::string, std::string> parametrize_columns(std::string_view decorator);
 UnitInfo jvm_unit(const Syntax& s, TSNode n, const std::string& scope);
 UnitInfo cpp_unit(const Syntax& s, TSNode n);
 UnitInfo js_unit(const Syntax& s, TSNode n, const std::string& scope);

@@ -23,6 +23,51 @@ int parametrize_cases(std::string_view decorator) {
   return 0;
 }
 
+}  // namespace
+
+std::map<std::string, std::string> parametrize_columns(std::string_view decorator) {
+  std::map<std::string, std::string> columns;
+  const auto p = decorator.find("parametrize(");
+  if (p == std::string_view::npos) return columns;
+  const std::size_t open = p + 11, close = closing_paren(decorator, open);
+  if (close >= decorator.size()) return columns;
+  const auto parts = split_top(decorator.substr(open + 1, close - open - 1), {","});
+  if (parts.size() < 2) return columns;
+  // The names: "a, b, exp", ("a", "b", "exp") or ["a", "b", "exp"].
+  std::vector<std::string> names;
+  std::string first = trim(parts[0]);
+  if (starts_with(first, "argnames=")) first = trim(first.substr(9));
+  if (!first.empty() && (first.front() == '(' || first.front() == '[')) {
+    for (const auto& n : split_top(std::string_view(first).substr(1, first.size() - 2), {","}))
+      if (std::string t = trim(n); t.size() >= 2) names.push_back(trim(t.substr(1, t.size() - 2)));
+  } else if (first.size() >= 2 && (first.front() == '"' || first.front() == '\'')) {
+    for (const auto& n : split_top(std::string_view(first).substr(1, first.size() - 2), {","})) names.push_back(trim(n));
+  }
+  if (names.empty()) return columns;
+  std::string rows = trim(parts[1]);
+  if (starts_with(rows, "argvalues=")) rows = trim(rows.substr(10));
+  if (rows.size() < 2 || (rows.front() != '[' && rows.front() != '(')) return columns;
+  for (const auto& row_text : split_top(std::string_view(rows).substr(1, rows.size() - 2), {","})) {
+    std::string row = strip_spaces(row_text);
+    if (row.empty()) continue;
+    // pytest.param(2, 2, 4, id="...") holds a row and its options.
+    std::vector<std::string> cells;
+    if (starts_with(row, "pytest.param(") || starts_with(row, "param(")) {
+      const std::size_t o = row.find('(');
+      for (auto& cell : split_top(std::string_view(row).substr(o + 1, closing_paren(row, o) - o - 1), {","}))
+        if (cell.find('=') == std::string::npos || cell.find('=') > cell.find_first_of("([{\"'")) cells.push_back(cell);
+    } else if (names.size() == 1) {
+      cells.push_back(row);
+    } else if (row.front() == '(' || row.front() == '[') {
+      cells = split_top(std::string_view(row).substr(1, row.size() - 2), {","});
+    }
+    for (std::size_t i = 0; i < names.size() && i < cells.size(); ++i) columns[names[i]] += strip_spaces(cells[i]) + ";";
+  }
+  return columns;
+}
+
+namespace {
+
 bool is_pytest_config(std::string_view base) {
   return base == "pytest.ini" || base == ".pytest.ini" || base == "pytest.toml" || base == ".pytest.toml" ||
          base == "setup.cfg" || base == "tox.ini" || base == "pyproject.toml";

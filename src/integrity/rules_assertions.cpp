@@ -236,6 +236,68 @@ std::string unwrapped_operand(std::string e) {
   return e;
 }
 
+/// JavaScript: the values the callback's parameters take from the rows of a `test.each(rows)(name,
+/// (a, b, want) => ...)` table (`it.each`, `describe.each`; array rows by position, object rows by
+/// key with a destructured `({a, want}) =>`), whitespace removed, each followed by ';'. Empty for a
+/// tagged template table or anything not literal.
+std::map<std::string, std::string> js_each_columns(std::string_view unit) {
+  std::map<std::string, std::string> columns;
+  const auto each = unit.find(".each");
+  if (each == std::string_view::npos || unit.substr(0, each).find("=>") != std::string_view::npos) return columns;
+  auto skip = [&](std::size_t i) {
+    while (i < unit.size() && std::isspace(static_cast<unsigned char>(unit[i]))) ++i;
+    return i;
+  };
+  const std::size_t open = skip(each + 5);
+  if (open >= unit.size() || unit[open] != '(') return columns;
+  const std::size_t close = closing_paren(unit, open);
+  const std::size_t call = skip(close + 1);
+  if (close >= unit.size() || call >= unit.size() || unit[call] != '(') return columns;
+  const std::string rows = trim(unit.substr(open + 1, close - open - 1));
+  const auto args = split_top(unit.substr(call + 1, closing_paren(unit, call) - call - 1), {","});
+  if (rows.size() < 2 || rows.front() != '[' || args.size() < 2) return columns;
+  // The callback's parameters: `(a, b, want) =>`, `async ({a, want}) =>`, `function (a, want)`, `want =>`.
+  std::string cb = trim(args[1]);
+  if (starts_with(cb, "async")) cb = trim(cb.substr(5));
+  if (starts_with(cb, "function")) cb = cb.substr(std::min(cb.size(), cb.find('(')));
+  std::string params;
+  if (!cb.empty() && cb.front() == '(') params = cb.substr(1, closing_paren(cb, 0) - 1);
+  else if (const auto arrow = cb.find("=>"); arrow != std::string::npos) params = cb.substr(0, arrow);
+  params = trim(params);
+  std::vector<std::string> names;                    // positional
+  std::vector<std::pair<std::string, std::string>> keyed;  // key -> parameter name
+  if (!params.empty() && params.front() == '{') {
+    for (const auto& k : split_top(std::string_view(params).substr(1, params.size() - 2), {","})) {
+      const std::string t = strip_spaces(k);
+      const auto colon = t.find(':');
+      if (colon == std::string::npos) keyed.emplace_back(t.substr(0, t.find('=')), t.substr(0, t.find('=')));
+      else keyed.emplace_back(t.substr(0, colon), t.substr(colon + 1, t.find('=', colon) - colon - 1));
+    }
+  } else {
+    for (const auto& n : split_top(params, {","})) names.push_back(strip_spaces(n).substr(0, strip_spaces(n).find('=')));
+  }
+  for (const auto& row_text : split_top(std::string_view(rows).substr(1, rows.size() - 2), {","})) {
+    const std::string row = strip_spaces(row_text);
+    if (row.empty()) continue;
+    if (row.front() == '[' && !names.empty()) {
+      const auto cells = split_top(std::string_view(row).substr(1, row.size() - 2), {","});
+      for (std::size_t i = 0; i < names.size() && i < cells.size(); ++i) columns[names[i]] += strip_spaces(cells[i]) + ";";
+    } else if (row.front() == '{' && !keyed.empty()) {
+      for (const auto& cell : split_top(std::string_view(row).substr(1, row.size() - 2), {","})) {
+        const std::string t = strip_spaces(cell);
+        const auto colon = t.find(':');
+        std::string key = colon == std::string::npos ? t : t.substr(0, colon);
+        if (key.size() >= 2 && (key.front() == '"' || key.front() == '\'')) key = key.substr(1, key.size() - 2);
+        for (const auto& [k, name] : keyed)
+          if (k == key) columns[name] += (colon == std::string::npos ? t : t.substr(colon + 1)) + ";";
+      }
+    } else if (names.size() == 1) {
+      columns[names[0]] += row + ";";
+    }
+  }
+  return columns;
+}
+
 }  // namespace
 
 void oracle_replacement_rules(const RuleContext& c, Findings& out) {
@@ -296,7 +358,15 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
   for (const auto& at : c.after.tests) {
     auto bt = std::find_if(c.before.tests.begin(), c.before.tests.end(), [&](const TestUnit& t) { return t.name == at.name; });
     if (bt == c.before.tests.end()) continue;
-    std::map<std::string, std::string> computed;  // variable -> value, whitespace removed
+    // A parameter of a table-driven test -> its column's values (parametrize rows, `.each` tables).
+    std::map<std::string, std::string> table = at.table_values;
+    if (is_js(c.lang)) {
+      std::string unit;
+      for (int n = at.line; n <= at.end_line && n >= 1 && static_cast<std::size_t>(n) <= lines.size(); ++n)
+        unit += lines[static_cast<std::size_t>(n - 1)] + "\n";
+      for (auto& [param, values] : js_each_columns(unit)) table[param] += values;
+    }
+    std::map<std::string, std::string> computed = table;  // variable -> value, whitespace removed
     for (int n = at.line; n <= at.end_line && n >= 1 && static_cast<std::size_t>(n) <= lines.size(); ++n) {
       const std::string& l = lines[static_cast<std::size_t>(n - 1)];
       std::smatch m;
@@ -416,7 +486,12 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
         const auto [f1, m1] = callee(checked);
         if (f1.empty() || m1.empty() || (dynamic && js_assertion_module(m1))) continue;
         const std::string oracle = spelled(computed.count(other) ? computed[other] : other);
-        if (!reads_module(oracle, m1, f1) || named_constant(oracle)) continue;
+        if (!reads_module(oracle, m1, f1)) continue;
+        // Named constants only, in each value it may hold (rows of a table, a helper's returns).
+        bool only_constants = true;
+        for (const auto& part : split_top(oracle, {";"}))
+          if (!part.empty() && !named_constant(part) && reads_module(part, m1, f1)) only_constants = false;
+        if (only_constants) continue;
         // Before, the same call was compared with a literal, nothing compared the module with
         // itself, and no check still pins the call now.
         const bool oracle_before = std::any_of(bt->asserts.begin(), bt->asserts.end(), [&](const Assertion& b) {
@@ -424,7 +499,17 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
                    return reads_module(o, m1, f1) || callee(spelled(o)) == std::pair{f1, m1};
                  });
         });
-        if (!pinned_in(*bt, checked) || oracle_before || pinned_in(at, checked)) continue;
+        // A call of a table's parameters (`add(a, b)` with `a`, `b` from parametrize rows or an
+        // `.each` table) stands for the call the old test pinned with literal arguments.
+        bool table_call = false;
+        for (const auto& ch : name_chains(checked.substr(std::min(checked.size(), checked.find('(')))))
+          if (ch.size() == 1 && table.count(ch[0])) table_call = true;
+        const bool pinned_before = pinned_in(*bt, checked) ||
+                                   (table_call && std::any_of(bt->asserts.begin(), bt->asserts.end(), [&](const Assertion& b) {
+                                      return b.kind == Kind::eq && b.operands.size() == 1 &&
+                                             callee(spelled(*b.operands.begin())) == std::pair{f1, m1};
+                                    }));
+        if (!pinned_before || oracle_before || pinned_in(at, checked)) continue;
         const auto [f2, m2] = callee(oracle);
         flag(a, checked, !f2.empty() && m2 == m1 ? f2 + (f2 == f1 ? " (with other arguments)" : "") : "values", m1);
         return;

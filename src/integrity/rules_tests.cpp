@@ -67,7 +67,8 @@ bool folded(std::string_view operand) {
 }
 
 Kind kind_of(const Assertion& a) {
-  if (a.kind == Kind::eq && std::any_of(a.operands.begin(), a.operands.end(), [](const std::string& o) { return folded(o); }))
+  // (A lossy view still an equality is one whose complement is checked too: Assertion::lossy.)
+  if (a.kind == Kind::eq && a.lossy.empty() && std::any_of(a.operands.begin(), a.operands.end(), [](const std::string& o) { return folded(o); }))
     return Kind::range;
   if ((a.kind == Kind::eq || a.kind == Kind::approx || a.kind == Kind::range) &&
       std::any_of(a.operands.begin(), a.operands.end(), [](const std::string& o) { return type_attribute(o); }) &&

@@ -459,7 +459,15 @@ string js_promise_dropped(const Syntax& s, TSNode p, TSNode unit, int depth = 0)
     if (ut == "unary_expression" && !starts_with(strip_spaces(s.text(up)), "void")) return "";
     return "runs in a promise the test throws away (`" + quote(s.text(up).substr(0, 40)) + "`): its rejection never fails the test";
   }
-  if (ut == "member_expression") {
+  // `[check()].map(...)`: the array of promises is the receiver of a collection method.
+  if (ut == "array") {
+    TSNode mem = ts_node_parent(up);
+    if (!ts_node_is_null(mem) && Syntax::type(mem) == "member_expression" && ts_node_eq(Syntax::field(mem, "object"), up)) {
+      p = up;
+      up = mem;
+    }
+  }
+  if (Syntax::type(up) == "member_expression") {
     // A chain: `p.then(...)`, `p.catch(...)`, `p.finally(...)`: a rejection handler decides (one
     // that hands the error on, `done`, `reject`, or rethrows, reports it; one that drops it loses
     // it), else the chain's end.
@@ -468,6 +476,45 @@ string js_promise_dropped(const Syntax& s, TSNode p, TSNode unit, int depth = 0)
     TSNode prop = Syntax::field(up, "property");
     const string m = ts_node_is_null(prop) ? "" : s.text(prop);
     const auto args = argument_nodes(outer);
+    // A collection of promises mapped through a callback (`ps.map((p) => p.catch(() => {}))`):
+    // each member is what the callback does with its parameter; the mapped collection then goes
+    // where the call's value goes.
+    if (one_of(m, {"map", "flatMap"}) && !args.empty() &&
+        one_of(Syntax::type(args[0]), {"arrow_function", "function_expression", "function"})) {
+      TSNode fn = args[0];
+      TSNode param = Syntax::field(fn, "parameter");
+      if (ts_node_is_null(param)) {
+        TSNode params = Syntax::field(fn, "parameters");
+        if (!ts_node_is_null(params) && ts_node_named_child_count(params) > 0) {
+          param = ts_node_named_child(params, 0);
+          if (Syntax::type(param) == "required_parameter") param = Syntax::field(param, "pattern");
+        }
+      }
+      if (!ts_node_is_null(param) && Syntax::type(param) == "identifier") {
+        const string pn = s.text(param);
+        TSNode body = Syntax::field(fn, "body");
+        // As for a stored promise: one use that keeps the rejection (awaited, returned, handed
+        // on) is enough; otherwise the first use's reason.
+        string first;
+        bool used = false, kept = false;
+        if (!ts_node_is_null(body))
+          walk(body, [&](TSNode n) {
+            if (kept) return false;
+            if (Syntax::type(n) != "identifier" || s.text(n) != pn) return true;
+            used = true;
+            // The concise body `(p) => p` hands the member on to the mapped collection.
+            const string why = ts_node_eq(n, body) ? "" : js_promise_dropped(s, n, unit, depth + 1);
+            if (why.empty()) kept = true;
+            else if (first.empty()) first = why;
+            return true;
+          });
+        if (used && !kept) return first;
+        if (!used)
+          return "runs in a promise mapped through a callback (line " + std::to_string(Syntax::line(outer)) +
+                 ") that never uses it: its rejection never fails the test";
+      }
+      return js_promise_dropped(s, outer, unit, depth + 1);
+    }
     TSNode handler{};
     if (m == "catch" && !args.empty()) handler = args[0];
     if (m == "then" && args.size() >= 2) handler = args[1];

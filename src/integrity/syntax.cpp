@@ -911,6 +911,8 @@ class Analyzer {
           for (auto& a : t.asserts) swallowed_by(a, why);
     collect_helpers(ts_tree_root_node(tree));
     constant_helper_tautologies();
+    for (auto& t : m.tests) complementary_lossy_views(t);
+    for (auto& h : m.helpers) complementary_lossy_views(h);
     exported_definitions(m);
     ts_tree_delete(tree);
     m.parsed = true;
@@ -2092,6 +2094,8 @@ class Analyzer {
     TSNode parent = ts_node_parent(n);
     if (lang_ == Lang::python && !ts_node_is_null(parent) && type(parent) == "decorated_definition") u.line = line(parent);
     for (const auto& d : info.decorators) {
+      if (lang_ == Lang::python)
+        for (auto& [param, values] : parametrize_columns(d)) u.table_values[param] += values;
       if (starts_with(d, "build: ")) add_marker(&u, d, platform_condition(d));
       else if (auto m = skip_marker(d))
         add_marker(&u, *m, platform_condition(d) && (contains(d, "skipif") || contains(d, "skipIf") || contains(d, "OnOs") ||
@@ -2175,6 +2179,51 @@ class Analyzer {
       };
       if (same(x, y) || same(y, x)) a.tautology = true;
     }
+  }
+
+  /// A quotient and a remainder by the same divisor of one value, each checked exactly (`p >> 8 ==
+  /// 1` with `p & 0xFF == 2`, `n // 10` with `n % 10`): together they pin the value, so both are
+  /// exact checks again.
+  static void complementary_lossy_views(TestUnit& t) {
+    struct View {
+      std::string base;
+      bool quotient = false;
+      unsigned long long divisor = 0;
+    };
+    auto view = [](std::string e) -> std::optional<View> {
+      while (wrapped_in_parens(e)) e = e.substr(1, e.size() - 2);
+      // `Math.floor(p / 256)`, `Math.trunc(...)`, `int(p / 256)`: a quotient spelled as a rounded division.
+      static const std::regex rounded(R"(^(?:Math\.(?:floor|trunc)|int)\((.+)/([0-9]+)\)$)");
+      if (std::smatch rm; std::regex_match(e, rm, rounded)) e = "(" + rm[1].str() + ")//" + rm[2].str();
+      static const std::regex split(R"(^(.+?)(>>|//|/|%|&)(0[xX][0-9a-fA-F]+|[0-9]+)$)");
+      std::smatch m;
+      if (!std::regex_match(e, m, split)) return std::nullopt;
+      unsigned long long n = 0;
+      try {
+        n = std::stoull(m[3].str(), nullptr, 0);
+      } catch (...) {
+        return std::nullopt;
+      }
+      const std::string op = m[2].str();
+      std::string base = m[1].str();
+      while (wrapped_in_parens(base)) base = base.substr(1, base.size() - 2);
+      View v{base, op == ">>" || op == "//" || op == "/", n};
+      if (op == ">>") v.divisor = n < 63 ? 1ULL << n : 0;
+      if (op == "&") v.divisor = (n + 1) != 0 && ((n + 1) & n) == 0 ? n + 1 : 0;  // a mask of the low bits
+      if (v.divisor < 2) return std::nullopt;
+      return v;
+    };
+    std::vector<std::pair<Assertion*, View>> views;
+    for (auto& a : t.asserts)
+      if (a.kind == Kind::range && !a.lossy.empty())
+        if (auto v = view(a.lossy)) views.emplace_back(&a, *v);
+    for (std::size_t i = 0; i < views.size(); ++i)
+      for (std::size_t j = 0; j < views.size(); ++j) {
+        const auto& [qa, q] = views[i];
+        const auto& [ra, r] = views[j];
+        if (!q.quotient || r.quotient || q.base != r.base || q.divisor != r.divisor || qa->guards != ra->guards) continue;
+        qa->kind = ra->kind = Kind::eq;
+      }
   }
 
   /// Helpers that only return a constant truthy value, and the checks that assert one of them.
@@ -2444,8 +2493,44 @@ class Analyzer {
     return count == 1 ? value : std::string{};
   }
 
+  /// JavaScript: the names the unit binds to the outcomes of `Promise.allSettled` (`const [r] =
+  /// await Promise.allSettled(...)`, `const rs = ...`, and `for (const r of rs)`).
+  std::set<std::string> settled_outcome_names() const {
+    std::set<std::string> names;
+    if (ts_node_is_null(unit_node_)) return names;
+    const std::string all = text(unit_node_).substr(0, 65536);
+    if (!contains(all, "Promise.allSettled")) return names;
+    static const std::regex bind(R"((?:const|let|var)\s*(\[[^\]=]*\]|[A-Za-z_$][\w$]*)\s*=\s*(?:await\s*)?Promise\s*\.\s*allSettled\b)");
+    static const std::regex ident(R"([A-Za-z_$][\w$]*)");
+    for (std::sregex_iterator it(all.begin(), all.end(), bind), e; it != e; ++it) {
+      const std::string lhs = (*it)[1].str();
+      for (std::sregex_iterator w(lhs.begin(), lhs.end(), ident), we; w != we; ++w) names.insert(w->str());
+    }
+    for (const std::string& outer : std::set<std::string>(names)) {
+      if (contains(outer, "$")) continue;  // not a regular expression's literal text
+      const std::regex each(R"(for\s*\(\s*(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s+of\s+)" + outer + R"(\b)");
+      for (std::sregex_iterator it(all.begin(), all.end(), each), e; it != e; ++it) names.insert((*it)[1].str());
+    }
+    return names;
+  }
+
   void annotate(TSNode n, Assertion& a) const {
     a.inverted = a.inverted || inverted_depth_ > 0;
+    // `assert.strictEqual(r.status, 'fulfilled')` on an outcome of Promise.allSettled checks only
+    // that the promise settled one way, not what it produced: a check that it did (not) throw.
+    if (is_js(lang_) && a.kind == Kind::eq && !a.operands.empty()) {
+      static const std::regex status(R"(^([A-Za-z_$][\w$]*)(?:\[\d+\])?(?:\?)?\.status$)");
+      std::set<std::string> settled;
+      bool loaded = false;
+      for (const auto& o : a.operands)
+        if (std::smatch m; std::regex_match(o, m, status)) {
+          if (!loaded) settled = settled_outcome_names(), loaded = true;
+          if (settled.count(m[1].str())) {
+            a.kind = contains(s_.text(n), "rejected") ? Kind::throws_broad : Kind::other;
+            break;
+          }
+        }
+    }
     // `len(got) == len(want)`, `expect(xs.length).toBe(3)`: only the sizes are compared.
     if (a.kind == Kind::eq && !a.operands.empty()) {
       // The check's own text, and the condition of the `if` it sits in (Go: `if got/2 != 3.5 { t.Fatal(...) }`).
@@ -2459,13 +2544,16 @@ class Analyzer {
         }
       // Sizes only, or a lossy view compared with sizes, other lossy views or plain names (`LIMIT`).
       bool coarse = false, others_fit = true;
+      std::string lossy;
       for (const auto& o : a.operands) {
         const bool size = size_expression(o);
         bool lossy_view = !size && coarse_expression(o, lang_, context);
+        if (lossy_view && lossy.empty()) lossy = o;
         // A local bound once in the test to a lossy view (`got := Add(2, 2) / 10` ... `if got != 0`).
         if (!size && !lossy_view && !ts_node_is_null(unit_node_)) {
           const std::string value = single_binding(o);
           lossy_view = !value.empty() && value != o && coarse_expression(value, lang_, context);
+          if (lossy_view && lossy.empty()) lossy = strip_spaces(value);
         }
         coarse = coarse || lossy_view;
         static const std::regex plain_name(R"(^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$)");
@@ -2473,6 +2561,7 @@ class Analyzer {
       }
       const bool all_sizes = std::all_of(a.operands.begin(), a.operands.end(), [](const std::string& o) { return size_expression(o); });
       if (all_sizes || (coarse && others_fit)) a.kind = Kind::range;
+      if (!all_sizes && coarse && others_fit) a.lossy = lossy;
     }
     if (ts_node_is_null(unit_node_)) return;
     swallowed_by(a, unit_swallow_);
