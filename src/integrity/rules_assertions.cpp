@@ -298,6 +298,79 @@ std::map<std::string, std::string> js_each_columns(std::string_view unit) {
   return columns;
 }
 
+/// Go: the values the fields of a table test's rows take, by the loop variable's field
+/// (`tests := []struct{ a, b, want int }{{2, 2, Add(1, 3)}}` ... `for _, tt := range tests` ->
+/// "tt.want": "Add(1,3);"; keyed rows `{a: 2, want: ...}`, map tables `map[string]struct{...}{"x":
+/// {...}}` and `range []struct{...}{...}` directly), whitespace removed, each followed by ';'.
+std::map<std::string, std::string> go_table_columns(std::string_view unit) {
+  std::map<std::string, std::string> columns;
+  auto close_of = [&](std::size_t open) {  // the bracket closing the one at `open`, quotes skipped
+    int depth = 0;
+    char q = 0;
+    for (std::size_t i = open; i < unit.size(); ++i) {
+      const char ch = unit[i];
+      if (q) {
+        if (ch == '\\' && q != '`') ++i;
+        else if (ch == q) q = 0;
+        continue;
+      }
+      if (ch == '"' || ch == '\'' || ch == '`') q = ch;
+      else if (ch == '(' || ch == '[' || ch == '{') ++depth;
+      else if ((ch == ')' || ch == ']' || ch == '}') && --depth == 0) return i;
+    }
+    return unit.size();
+  };
+  static const std::regex table_re(R"((?:\[\]|map\[[^\]]*\])\s*struct\s*\{)");
+  static const std::regex field_re(R"(^([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s+\S)");
+  static const std::regex key_re(R"(^([A-Za-z_]\w*):(?!=)(.*)$)");
+  const std::string text(unit);
+  for (std::sregex_iterator it(text.begin(), text.end(), table_re), end; it != end; ++it) {
+    const std::size_t open = static_cast<std::size_t>(it->position() + it->length() - 1);
+    const std::size_t close = close_of(open);
+    if (close >= unit.size()) continue;
+    std::vector<std::string> fields;
+    for (const auto& part : split_top(unit.substr(open + 1, close - open - 1), {"\n", ";"})) {
+      std::smatch fm;
+      const std::string decl = trim(part);
+      if (std::regex_search(decl, fm, field_re))
+        for (const auto& n : split_top(fm[1].str(), {","})) fields.push_back(trim(n));
+    }
+    std::size_t rows_open = close + 1;
+    while (rows_open < unit.size() && std::isspace(static_cast<unsigned char>(unit[rows_open]))) ++rows_open;
+    if (fields.empty() || rows_open >= unit.size() || unit[rows_open] != '{') continue;
+    const std::size_t rows_close = close_of(rows_open);
+    if (rows_close >= unit.size()) continue;
+    // The loop variable: `for _, tt := range <the table's name>` or `range []struct{...}` itself.
+    std::string var;
+    const std::string before = text.substr(0, static_cast<std::size_t>(it->position()));
+    static const std::regex direct(R"(for\s+\w+\s*,\s*([A-Za-z_]\w*)\s*:=\s*range\s*$)");
+    static const std::regex named(R"(([A-Za-z_]\w*)\s*:?=\s*$)");
+    std::smatch vm;
+    if (std::regex_search(before, vm, direct)) {
+      var = vm[1].str();
+    } else if (std::regex_search(before, vm, named)) {
+      const std::regex loop(R"(for\s+\w+\s*,\s*([A-Za-z_]\w*)\s*:=\s*range\s+)" + vm[1].str() + R"(\b)");
+      if (std::smatch lm; std::regex_search(text, lm, loop)) var = lm[1].str();
+    }
+    if (var.empty()) continue;
+    for (const auto& row_text : split_top(unit.substr(rows_open + 1, rows_close - rows_open - 1), {","})) {
+      std::string row = trim(row_text);
+      if (const auto brace = row.find('{'); brace != std::string::npos && brace > 0 && (row.front() == '"' || row.front() == '`'))
+        row = row.substr(brace);  // a map table's `"name": {...}`
+      if (row.size() < 2 || row.front() != '{' || row.back() != '}') continue;
+      const auto cells = split_top(std::string_view(row).substr(1, row.size() - 2), {","});
+      for (std::size_t i = 0; i < cells.size(); ++i) {
+        const std::string cell = strip_spaces(cells[i]);
+        if (cell.empty()) continue;
+        std::smatch km;
+        if (std::regex_match(cell, km, key_re)) columns[var + "." + km[1].str()] += km[2].str() + ";";
+        else if (i < fields.size()) columns[var + "." + fields[i]] += cell + ";";
+      }
+    }
+  }
+  return columns;
+}
+
 }  // namespace
 
 void oracle_replacement_rules(const RuleContext& c, Findings& out) {
@@ -360,17 +433,20 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
     if (bt == c.before.tests.end()) continue;
     // A parameter of a table-driven test -> its column's values (parametrize rows, `.each` tables).
     std::map<std::string, std::string> table = at.table_values;
-    if (is_js(c.lang)) {
+    if (is_js(c.lang) || c.lang == Lang::go) {
       std::string unit;
       for (int n = at.line; n <= at.end_line && n >= 1 && static_cast<std::size_t>(n) <= lines.size(); ++n)
         unit += lines[static_cast<std::size_t>(n - 1)] + "\n";
-      for (auto& [param, values] : js_each_columns(unit)) table[param] += values;
+      for (auto& [param, values] : is_js(c.lang) ? js_each_columns(unit) : go_table_columns(unit)) table[param] += values;
     }
     std::map<std::string, std::string> computed = table;  // variable -> value, whitespace removed
     for (int n = at.line; n <= at.end_line && n >= 1 && static_cast<std::size_t>(n) <= lines.size(); ++n) {
       const std::string& l = lines[static_cast<std::size_t>(n - 1)];
       std::smatch m;
       if (std::regex_match(l, m, assign)) computed[m[1].str()] = strip_spaces(m[2].str());
+      // Go: `if got := Add(tt.a, tt.b); got != tt.want {`: got holds the call.
+      static const std::regex if_init(R"(^\s*if\s+([A-Za-z_]\w*)\s*:=\s*([^;]+);)");
+      if (c.lang == Lang::go && std::regex_search(l, m, if_init)) computed[m[1].str()] = strip_spaces(m[2].str());
       // `(r := calc.add(2, 2))`: r holds the call.
       const std::string flat = strip_spaces(l);
       for (std::sregex_iterator it(flat.begin(), flat.end(), walrus), e; it != e; ++it) {
@@ -412,9 +488,12 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
     // The functions and values of `module` an expression reads, through the test's locals and the
     // test file's own functions: `want` -> `add_all([2, 2])` -> {add_all}; `expected(1, 3)` -> calc.add.
     auto reads_module = [&](const std::string& e, const std::string& module, const std::string& fn) {
-      if (!dynamic) {  // the same function, with other arguments
-        const auto [f2, m2] = callee(spelled(e));
-        return f2 == fn && m2 == module;
+      if (!dynamic) {  // the same function, with other arguments (in any value it may hold)
+        for (const auto& part : split_top(e, {";"})) {
+          const auto [f2, m2] = callee(spelled(part));
+          if (f2 == fn && m2 == module) return true;
+        }
+        return false;
       }
       std::set<std::string> seen;
       std::vector<std::string> todo{std::regex_replace(e, getattr_re, "$1.$2")};
@@ -482,7 +561,9 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
       const std::string& x = *a.operands.begin();
       const std::string& y = *std::next(a.operands.begin());
       for (const auto& [checked_as_written, other] : {std::pair{x, y}, std::pair{y, x}}) {
-        const std::string checked = spelled(checked_as_written);
+        // (In Go, Java, Kotlin, C++ and Rust through a local bound once to the call: `got := Add(...)`.)
+        std::string checked = spelled(checked_as_written);
+        if (!dynamic && computed.count(checked) && !table.count(checked)) checked = spelled(computed[checked]);
         const auto [f1, m1] = callee(checked);
         if (f1.empty() || m1.empty() || (dynamic && js_assertion_module(m1))) continue;
         const std::string oracle = spelled(computed.count(other) ? computed[other] : other);
@@ -502,8 +583,11 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
         // A call of a table's parameters (`add(a, b)` with `a`, `b` from parametrize rows or an
         // `.each` table) stands for the call the old test pinned with literal arguments.
         bool table_call = false;
-        for (const auto& ch : name_chains(checked.substr(std::min(checked.size(), checked.find('(')))))
-          if (ch.size() == 1 && table.count(ch[0])) table_call = true;
+        for (const auto& ch : name_chains(checked.substr(std::min(checked.size(), checked.find('('))))) {
+          std::string chain = ch[0];
+          for (std::size_t k = 1; k < ch.size(); ++k) chain += "." + ch[k];
+          if (table.count(ch[0]) || table.count(chain)) table_call = true;
+        }
         const bool pinned_before = pinned_in(*bt, checked) ||
                                    (table_call && std::any_of(bt->asserts.begin(), bt->asserts.end(), [&](const Assertion& b) {
                                       return b.kind == Kind::eq && b.operands.size() == 1 &&
