@@ -166,6 +166,12 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
       if (!ts_node_is_null(prop) && !ts_node_is_null(object) && !ts_node_is_null(param) && s.text(prop) == "then" &&
           Syntax::type(param) == "identifier")
         defs[s.text(param)].push_back({Syntax::line(n), s.text(object)});
+      // An element of an array handed to its callback: `[add(2, 2)].map((p) => p.then(...))` binds
+      // `p` to what the array holds.
+      if (!ts_node_is_null(prop) && !ts_node_is_null(object) && !ts_node_is_null(param) && Syntax::type(object) == "array" &&
+          Syntax::type(param) == "identifier" &&
+          std::set<std::string>{"map", "forEach", "flatMap", "filter", "some", "every"}.count(s.text(prop)))
+        defs[s.text(param)].push_back({Syntax::line(n), s.text(object)});
     }
   }
   for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) collect_definitions(s, ts_node_named_child(n, i), defs, depth + 1);

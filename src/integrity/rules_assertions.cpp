@@ -428,6 +428,75 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
   static const std::regex getattr_re(R"(getattr\(([A-Za-z_][\w.]*),['"](\w+)['"]\))");
   static const std::regex assign(R"(^\s*(?:(?:const|let|var|final|auto)\s+)?(?:[\w<>\[\],.]+\s+)?([A-Za-z_$][\w$]*)\s*:?=\s*([^=].*?)\s*;?\s*$)");
   static const std::regex walrus(R"(\(([A-Za-z_]\w*):=)");
+  static const std::regex tuple_assign(
+      R"(^\s*(?:(?:const|let|var|val)\s+)?\(?([A-Za-z_$][\w$]*(?:\s*,\s*[A-Za-z_$][\w$]*)+)\)?\s*:?=\s*([^=].*?)\s*;?\s*$)");
+  // The test file's added lines (after less before, as a multiset of lines without whitespace):
+  // where a patch can put data computed by the code under test (table rows, fixtures, helpers).
+  std::vector<std::string> added;
+  {
+    std::map<std::string, int> old_lines;
+    for_each_capped_line(*c.file.before, [&](int, const std::string& l) { ++old_lines[strip_spaces(l)]; });
+    for (const auto& l : lines) {
+      const std::string t = strip_spaces(l);
+      if (auto it = old_lines.find(t); it != old_lines.end() && it->second > 0) --it->second;
+      else if (!t.empty()) added.push_back(trim(l));  // (words kept apart: `return Add(1, 3)`)
+    }
+  }
+  // What the file's checks look at, and what its locals are bound to (any test): a call that is
+  // one of them, or the value of a local that is one, is a checked value, not data.
+  std::set<std::string> checked_values;
+  {
+    std::map<std::string, std::set<std::string>> locals;
+    for (const auto& l : lines) {
+      std::smatch m;
+      if (std::regex_match(l, m, assign)) locals[m[1].str()].insert(strip_spaces(m[2].str()));
+      static const std::regex go_if_init(R"(^\s*if\s+([A-Za-z_]\w*)\s*:=\s*([^;]+);)");
+      if (std::regex_search(l, m, go_if_init)) locals[m[1].str()].insert(strip_spaces(m[2].str()));
+    }
+    for (const auto* units : {&c.after.tests, &c.after.helpers})
+      for (const auto& t : *units)
+        for (const auto& a : t.asserts)
+          for (const auto& o : a.operands) {
+            checked_values.insert(strip_spaces(o));
+            if (auto it = locals.find(o); it != locals.end()) checked_values.insert(it->second.begin(), it->second.end());
+          }
+  }
+  // Every value the expression may hold is a literal (`4`, `"x"`, a table column `4;0;`).
+  auto literal_values = [](const std::string& e) {
+    static const std::regex literal(R"(^(?:-?[0-9][\w.+-]*|"[^"]*"|'[^']*'|`[^`$]*`|true|false|True|False|None|null|nil|undefined)$)");
+    const auto parts = split_top(e, {";"});
+    return !parts.empty() && std::all_of(parts.begin(), parts.end(), [](const std::string& p) {
+      return p.empty() || std::regex_match(p, literal);
+    });
+  };
+  // A call of `fn` (of `module`) on an added line that no check looks at: its text, or "".
+  auto added_data_call = [&](const std::string& fn, const std::string& module, const std::string& checked) -> std::string {
+    std::vector<std::string> heads;
+    if (dynamic) {
+      for (const auto& [alias, from] : imports)
+        if (from == module) heads.push_back(module_aliases.count(alias) ? alias + "." + fn + "(" : alias == fn ? fn + "(" : "");
+    } else {
+      heads.push_back(module == "." ? fn + "(" : module + "." + fn + "(");
+      if (module != ".") heads.push_back(module + "::" + fn + "(");
+    }
+    for (const auto& l : added)
+      for (const auto& head : heads) {
+        if (head.empty()) continue;
+        for (auto at = l.find(head); at != std::string::npos; at = l.find(head, at + 1)) {
+          // A whole name: not `x.add(` for a bare `add(` (nor `xadd(`), not the definition.
+          if (at > 0 && (ident_char(l[at - 1]) || (head.find('.') == std::string::npos && head.find("::") == std::string::npos && l[at - 1] == '.')))
+            continue;
+          if (starts_with(l, "def ") || starts_with(l, "func ") || starts_with(l, "function ")) continue;
+          const std::size_t open = at + head.size() - 1;
+          const std::size_t close = closing_paren(l, open);
+          if (close >= l.size()) continue;
+          const std::string call = strip_spaces(l.substr(at, close - at + 1));
+          if (call == checked || checked_values.count(call)) continue;
+          return call;
+        }
+      }
+    return {};
+  };
   for (const auto& at : c.after.tests) {
     auto bt = std::find_if(c.before.tests.begin(), c.before.tests.end(), [&](const TestUnit& t) { return t.name == at.name; });
     if (bt == c.before.tests.end()) continue;
@@ -444,6 +513,13 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
       const std::string& l = lines[static_cast<std::size_t>(n - 1)];
       std::smatch m;
       if (std::regex_match(l, m, assign)) computed[m[1].str()] = strip_spaces(m[2].str());
+      // `got, want := Add(2, 2), Add(1, 3)` / `a, b = x, y`: by position.
+      if (std::regex_match(l, m, tuple_assign)) {
+        const auto names = split_top(m[1].str(), {","});
+        const auto values = split_top(m[2].str(), {","});
+        if (names.size() == values.size())
+          for (std::size_t k = 0; k < names.size(); ++k) computed[strip_spaces(names[k])] = strip_spaces(values[k]);
+      }
       // Go: `if got := Add(tt.a, tt.b); got != tt.want {`: got holds the call.
       static const std::regex if_init(R"(^\s*if\s+([A-Za-z_]\w*)\s*:=\s*([^;]+);)");
       if (c.lang == Lang::go && std::regex_search(l, m, if_init)) computed[m[1].str()] = strip_spaces(m[2].str());
@@ -562,17 +638,37 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
       const std::string& y = *std::next(a.operands.begin());
       for (const auto& [checked_as_written, other] : {std::pair{x, y}, std::pair{y, x}}) {
         // (In Go, Java, Kotlin, C++ and Rust through a local bound once to the call: `got := Add(...)`.)
+        // (Through locals bound to the call, copies included: `got := Add(2, 2); v := got`.)
         std::string checked = spelled(checked_as_written);
-        if (!dynamic && computed.count(checked) && !table.count(checked)) checked = spelled(computed[checked]);
+        for (int hop = 0; hop < 4 && computed.count(checked) && !table.count(checked); ++hop) {
+          const std::string next = spelled(computed[checked]);
+          if (next == checked) break;
+          checked = next;
+        }
         const auto [f1, m1] = callee(checked);
         if (f1.empty() || m1.empty() || (dynamic && js_assertion_module(m1))) continue;
-        const std::string oracle = spelled(computed.count(other) ? computed[other] : other);
-        if (!reads_module(oracle, m1, f1)) continue;
-        // Named constants only, in each value it may hold (rows of a table, a helper's returns).
-        bool only_constants = true;
-        for (const auto& part : split_top(oracle, {";"}))
-          if (!part.empty() && !named_constant(part) && reads_module(part, m1, f1)) only_constants = false;
-        if (only_constants) continue;
+        std::string oracle = spelled(computed.count(other) ? computed[other] : other);
+        for (int hop = 0; hop < 4 && computed.count(oracle) && !table.count(oracle); ++hop) {
+          const std::string next = spelled(computed[oracle]);
+          if (next == oracle) break;
+          oracle = next;
+        }
+        std::string data;  // a call of the function the patch added to the file as data, when that is the oracle's source
+        if (!reads_module(oracle, m1, f1)) {
+          // The expected value comes from somewhere the rule does not follow (a module-level
+          // table, a fixture, a helper, a loop's rows, a parameter source): it is the oracle
+          // when the patch added a call of the same function to the test file as data, that no
+          // check looks at. A literal or a table of literals is not.
+          if (literal_values(oracle)) continue;
+          data = added_data_call(f1, m1, checked);
+          if (data.empty()) continue;
+        } else {
+          // Named constants only, in each value it may hold (rows of a table, a helper's returns).
+          bool only_constants = true;
+          for (const auto& part : split_top(oracle, {";"}))
+            if (!part.empty() && !named_constant(part) && reads_module(part, m1, f1)) only_constants = false;
+          if (only_constants) continue;
+        }
         // Before, the same call was compared with a literal, nothing compared the module with
         // itself, and no check still pins the call now.
         const bool oracle_before = std::any_of(bt->asserts.begin(), bt->asserts.end(), [&](const Assertion& b) {
@@ -589,11 +685,18 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
           if (table.count(ch[0]) || table.count(chain)) table_call = true;
         }
         const bool pinned_before = pinned_in(*bt, checked) ||
-                                   (table_call && std::any_of(bt->asserts.begin(), bt->asserts.end(), [&](const Assertion& b) {
+                                   ((table_call || !data.empty()) && std::any_of(bt->asserts.begin(), bt->asserts.end(), [&](const Assertion& b) {
                                       return b.kind == Kind::eq && b.operands.size() == 1 &&
                                              callee(spelled(*b.operands.begin())) == std::pair{f1, m1};
                                     }));
         if (!pinned_before || oracle_before || pinned_in(at, checked)) continue;
+        if (!data.empty()) {
+          out.push_back({"assertion_weakened", c.file.path, a.line,
+                         "test " + at.name + ": the expected value of " + quote(checked) + " was a literal and is now `" +
+                             quote(other) + "`, data the patch builds with the code under test (`" + quote(data) +
+                             "`): a change to that code moves both sides of the check"});
+          return;
+        }
         const auto [f2, m2] = callee(oracle);
         flag(a, checked, !f2.empty() && m2 == m1 ? f2 + (f2 == f1 ? " (with other arguments)" : "") : "values", m1);
         return;

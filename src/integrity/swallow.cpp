@@ -430,12 +430,107 @@ bool js_settled_outcomes_checked(const Syntax& s, TSNode call, TSNode unit) {
 
 namespace {
 
+string js_promise_dropped(const Syntax& s, TSNode p, TSNode unit, int depth = 0);
+
+/// JavaScript: the function a callback argument names: itself when written inline, or the file's
+/// definition of the name (`function swallow(p) {...}`, `const swallow = (p) => ...`); null otherwise.
+TSNode js_function_named(const Syntax& s, TSNode callback) {
+  const string_view t = Syntax::type(callback);
+  if (one_of(t, {"arrow_function", "function_expression", "function"})) return callback;
+  if (t != "identifier") return TSNode{};
+  const string name = s.text(callback);
+  TSNode root = callback;
+  while (!ts_node_is_null(ts_node_parent(root))) root = ts_node_parent(root);
+  TSNode found{};
+  walk(root, [&](TSNode n) {
+    if (!ts_node_is_null(found)) return false;
+    const string_view nt = Syntax::type(n);
+    if (nt == "function_declaration" && s.text(Syntax::field(n, "name")) == name) found = n;
+    if (nt == "variable_declarator" && s.text(Syntax::field(n, "name")) == name) {
+      TSNode v = Syntax::field(n, "value");
+      if (!ts_node_is_null(v) && one_of(Syntax::type(v), {"arrow_function", "function_expression", "function"})) found = v;
+    }
+    return true;
+  });
+  return found;
+}
+
+/// JavaScript: why a callback that receives a promise as its parameter `index` (`ps.map((p) =>
+/// ...)`, a helper `settle(p)`) drops it: a use that drops its rejection (`p.catch(() => {})`, in
+/// any branch), or no use at all. "" when every use keeps it (returned, awaited, handed on).
+/// `at` is the call that hands the promise over (for the line in the message).
+string js_callback_drops(const Syntax& s, TSNode callback, uint32_t index, TSNode at, TSNode unit, int depth) {
+  if (depth > 8) return "";
+  TSNode fn = js_function_named(s, callback);
+  if (ts_node_is_null(fn)) return "";
+  // The names the parameter binds: `p`, or each name of a pattern (`({ p }) =>`, `([p]) =>`).
+  TSNode param{};
+  if (index == 0) param = Syntax::field(fn, "parameter");
+  if (ts_node_is_null(param)) {
+    TSNode params = Syntax::field(fn, "parameters");
+    if (ts_node_is_null(params) || ts_node_named_child_count(params) <= index) return "";
+    param = ts_node_named_child(params, index);
+    if (Syntax::type(param) == "required_parameter") param = Syntax::field(param, "pattern");
+  }
+  if (ts_node_is_null(param)) return "";
+  std::set<string> names;
+  if (Syntax::type(param) == "identifier") names.insert(s.text(param));
+  else
+    walk(param, [&](TSNode n) {
+      const string_view nt = Syntax::type(n);
+      if (nt == "shorthand_property_identifier_pattern" || nt == "identifier") names.insert(s.text(n));
+      if (nt == "pair_pattern") {  // `{ p: q }` binds q
+        TSNode v = Syntax::field(n, "value");
+        if (!ts_node_is_null(v) && Syntax::type(v) == "identifier") names.insert(s.text(v));
+        return false;
+      }
+      return true;
+    });
+  if (names.empty()) return "";
+  TSNode body = Syntax::field(fn, "body");
+  // Stricter than a stored promise: a use that drops it in any branch drops it (`c ? p.catch(()
+  // => {}) : p`).
+  string first;
+  bool used = false;
+  if (!ts_node_is_null(body))
+    walk(body, [&](TSNode n) {
+      if (!first.empty()) return false;
+      if (Syntax::type(n) != "identifier" || !names.count(s.text(n))) return true;
+      TSNode parent = ts_node_parent(n);
+      if (!ts_node_is_null(parent) && Syntax::type(parent) == "member_expression" && ts_node_eq(Syntax::field(parent, "property"), n))
+        return true;  // `x.p` is another value
+      used = true;
+      if (ts_node_eq(n, body)) return true;  // the concise body `(p) => p` hands it on
+      // Handed to a function of the file (`(p) => settle(p)`): judged by what that function does.
+      if (!ts_node_is_null(parent) && Syntax::type(parent) == "arguments") {
+        TSNode call = ts_node_parent(parent);
+        TSNode callee = ts_node_is_null(call) ? call : Syntax::field(call, "function");
+        if (!ts_node_is_null(callee) && Syntax::type(callee) == "identifier") {
+          uint32_t k = 0;
+          for (; k < ts_node_named_child_count(parent); ++k)
+            if (ts_node_eq(ts_node_named_child(parent, k), n)) break;
+          if (!ts_node_is_null(js_function_named(s, callee))) {
+            first = js_callback_drops(s, callee, k, call, unit, depth + 1);
+            return true;
+          }
+        }
+      }
+      first = js_promise_dropped(s, n, unit, depth + 1);
+      return true;
+    });
+  if (!first.empty()) return first;
+  if (!used)
+    return "runs in a promise handed to a callback (line " + std::to_string(Syntax::line(at)) +
+           ") that never uses it: its rejection never fails the test";
+  return "";
+}
+
 /// JavaScript: why the promise `p` (an async function's call) can no longer fail the test: nothing
 /// awaits or returns it, or it only reaches Promise.race/any (the first to settle, or the first to
 /// fulfil, wins). "" when it is awaited, returned, asserted on (`expect(p).rejects`), handed to
 /// Promise.all that is itself consumed, to Promise.allSettled whose outcomes the test checks, or to anything
 /// not known to drop it.
-string js_promise_dropped(const Syntax& s, TSNode p, TSNode unit, int depth = 0) {
+string js_promise_dropped(const Syntax& s, TSNode p, TSNode unit, int depth) {
   if (depth > 8) return "";
   TSNode up = ts_node_parent(p);
   while (!ts_node_is_null(up) && Syntax::type(up) == "parenthesized_expression") {
@@ -459,12 +554,15 @@ string js_promise_dropped(const Syntax& s, TSNode p, TSNode unit, int depth = 0)
     if (ut == "unary_expression" && !starts_with(strip_spaces(s.text(up)), "void")) return "";
     return "runs in a promise the test throws away (`" + quote(s.text(up).substr(0, 40)) + "`): its rejection never fails the test";
   }
-  // `[check()].map(...)`: the array of promises is the receiver of a collection method.
+  // `[check()].map(...)`: the array of promises is the receiver of a collection method, or is
+  // stored (`const ps = [check()]`) and judged by the uses of its name.
   if (ut == "array") {
     TSNode mem = ts_node_parent(up);
     if (!ts_node_is_null(mem) && Syntax::type(mem) == "member_expression" && ts_node_eq(Syntax::field(mem, "object"), up)) {
       p = up;
       up = mem;
+    } else if (!ts_node_is_null(mem) && one_of(Syntax::type(mem), {"variable_declarator", "assignment_expression"})) {
+      return js_promise_dropped(s, up, unit, depth + 1);
     }
   }
   if (Syntax::type(up) == "member_expression") {
@@ -479,47 +577,21 @@ string js_promise_dropped(const Syntax& s, TSNode p, TSNode unit, int depth = 0)
     // A collection of promises mapped through a callback (`ps.map((p) => p.catch(() => {}))`):
     // each member is what the callback does with its parameter; the mapped collection then goes
     // where the call's value goes.
-    if (one_of(m, {"map", "flatMap"}) && !args.empty() &&
-        one_of(Syntax::type(args[0]), {"arrow_function", "function_expression", "function"})) {
-      TSNode fn = args[0];
-      TSNode param = Syntax::field(fn, "parameter");
-      if (ts_node_is_null(param)) {
-        TSNode params = Syntax::field(fn, "parameters");
-        if (!ts_node_is_null(params) && ts_node_named_child_count(params) > 0) {
-          param = ts_node_named_child(params, 0);
-          if (Syntax::type(param) == "required_parameter") param = Syntax::field(param, "pattern");
-        }
-      }
-      if (!ts_node_is_null(param) && Syntax::type(param) == "identifier") {
-        const string pn = s.text(param);
-        TSNode body = Syntax::field(fn, "body");
-        // As for a stored promise: one use that keeps the rejection (awaited, returned, handed
-        // on) is enough; otherwise the first use's reason.
-        string first;
-        bool used = false, kept = false;
-        if (!ts_node_is_null(body))
-          walk(body, [&](TSNode n) {
-            if (kept) return false;
-            if (Syntax::type(n) != "identifier" || s.text(n) != pn) return true;
-            used = true;
-            // The concise body `(p) => p` hands the member on to the mapped collection.
-            const string why = ts_node_eq(n, body) ? "" : js_promise_dropped(s, n, unit, depth + 1);
-            if (why.empty()) kept = true;
-            else if (first.empty()) first = why;
-            return true;
-          });
-        if (used && !kept) return first;
-        if (!used)
-          return "runs in a promise mapped through a callback (line " + std::to_string(Syntax::line(outer)) +
-                 ") that never uses it: its rejection never fails the test";
-      }
+    if (one_of(m, {"map", "flatMap"}) && !args.empty()) {
+      if (const string why = js_callback_drops(s, args[0], 0, outer, unit, depth); !why.empty()) return why;
       return js_promise_dropped(s, outer, unit, depth + 1);
     }
     TSNode handler{};
     if (m == "catch" && !args.empty()) handler = args[0];
     if (m == "then" && args.size() >= 2) handler = args[1];
     if (!ts_node_is_null(handler)) {
-      if (Syntax::type(handler) == "identifier" || Syntax::type(handler) == "member_expression") return "";
+      // A handler by name reports the failure (`done`, `reject`, `t.fail`), unless it only logs it.
+      if (Syntax::type(handler) == "identifier" || Syntax::type(handler) == "member_expression") {
+        if (starts_with(strip_spaces(s.text(handler)), "console."))
+          return "runs in a promise whose rejection handler (`" + quote(s.text(handler)) + "`, line " +
+                 std::to_string(Syntax::line(outer)) + ") only logs its failure";
+        return "";
+      }
       static const LocalDefs kNone;
       if (!handler_rethrows(s, handler, kNone)) {
         // A handler that passes its error to a call (`err => done(err)`, `e => reject(e)`) reports it.
@@ -578,6 +650,14 @@ string js_promise_dropped(const Syntax& s, TSNode p, TSNode unit, int depth = 0)
       return "runs in a promise handed to Promise.allSettled (line " + std::to_string(Syntax::line(call)) +
              "), which settles its rejection as a value the test never checks";
     if (callee == "Promise.all" || callee == "Promise.allSettled") return js_promise_dropped(s, call, unit, depth + 1);
+    // `Promise.resolve(p)` is p; `Array.from([p], mapper)` maps like `.map`.
+    if (callee == "Promise.resolve" && ut != "array") return js_promise_dropped(s, call, unit, depth + 1);
+    if (callee == "Array.from") {
+      const auto from_args = argument_nodes(call);
+      if (from_args.size() >= 2)
+        if (const string why = js_callback_drops(s, from_args[1], 0, call, unit, depth); !why.empty()) return why;
+      return js_promise_dropped(s, call, unit, depth + 1);
+    }
     // Collected: `pending.push(check())`: the collection must reach an await, a return or Promise.all.
     if (ends_with(callee, ".push") || ends_with(callee, ".add") || ends_with(callee, ".unshift")) {
       const string owner = callee.substr(0, callee.rfind('.'));

@@ -2215,7 +2215,7 @@ class Analyzer {
     };
     std::vector<std::pair<Assertion*, View>> views;
     for (auto& a : t.asserts)
-      if (a.kind == Kind::range && !a.lossy.empty())
+      if (a.kind == Kind::range && !a.lossy.empty() && !a.tautology && !a.swallowed && !a.inverted && a.dead.empty())
         if (auto v = view(a.lossy)) views.emplace_back(&a, *v);
     for (std::size_t i = 0; i < views.size(); ++i)
       for (std::size_t j = 0; j < views.size(); ++j) {
@@ -2493,6 +2493,28 @@ class Analyzer {
     return count == 1 ? value : std::string{};
   }
 
+  /// The name a lossy view starts from: `p` of `(p >> 8)`, `Math.floor(n / 10)`, `int(n / 10)`.
+  static std::string lossy_root(const std::string& view) {
+    static const std::regex root(R"(^[(]*(?:Math\.(?:floor|trunc)\(|int\()?[(]*([A-Za-z_$][\w$]*))");
+    std::smatch m;
+    return std::regex_search(view, m, root) ? m[1].str() : std::string();
+  }
+
+  /// How often the unit binds `name`: declarations, assignments (compound ones too), tuple
+  /// targets, Go `:=` (an `if`/`for` initializer that shadows it included) and loop variables.
+  int binding_count(const std::string& name) const {
+    static const std::regex ident(R"(^[A-Za-z_][\w]*$)");
+    if (ts_node_is_null(unit_node_) || !std::regex_match(name, ident)) return 0;
+    const std::string all = text(unit_node_).substr(0, 65536);
+    const std::regex bind("(?:^|[^\\w$.=!<>])" + name +
+                          R"(\s*(?:,[^=\n;()]*)?(?::=|=(?!=)|[-+*/%&|^]=|<<=|>>=|//=))");
+    const std::regex loop(R"(\bfor\s*\(?\s*(?:const|let|var|final|auto|int|long)?\s*)" + name + R"(\s+(?:in|of)\b)");
+    int n = 0;
+    for (std::sregex_iterator it(all.begin(), all.end(), bind), e; it != e; ++it) ++n;
+    for (std::sregex_iterator it(all.begin(), all.end(), loop), e; it != e; ++it) ++n;
+    return n;
+  }
+
   /// JavaScript: the names the unit binds to the outcomes of `Promise.allSettled` (`const [r] =
   /// await Promise.allSettled(...)`, `const rs = ...`, and `for (const r of rs)`).
   std::set<std::string> settled_outcome_names() const {
@@ -2506,10 +2528,21 @@ class Analyzer {
       const std::string lhs = (*it)[1].str();
       for (std::sregex_iterator w(lhs.begin(), lhs.end(), ident), we; w != we; ++w) names.insert(w->str());
     }
-    for (const std::string& outer : std::set<std::string>(names)) {
-      if (contains(outer, "$")) continue;  // not a regular expression's literal text
-      const std::regex each(R"(for\s*\(\s*(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s+of\s+)" + outer + R"(\b)");
-      for (std::sregex_iterator it(all.begin(), all.end(), each), e; it != e; ++it) names.insert((*it)[1].str());
+    // Names derived from them without reading a value (`for (const r of rs)`, `const statuses =
+    // rs.map((r) => r.status)`, `const { status } = r`), a few rounds deep.
+    static const std::regex derived(R"((?:const|let|var)\s*(\[[^\]=]*\]|\{[^}=]*\}|[A-Za-z_$][\w$]*)\s*=\s*([^;\n]+))");
+    static const std::regex loop(R"(for\s*\(\s*(?:const|let|var)\s+(\[[^\]]*\]|\{[^}]*\}|[A-Za-z_$][\w$]*)\s+of\s+([^)]+)\))");
+    for (int round = 0; round < 3; ++round) {
+      const std::size_t before = names.size();
+      for (const auto* re : {&derived, &loop})
+        for (std::sregex_iterator it(all.begin(), all.end(), *re), e; it != e; ++it) {
+          const std::string value = (*it)[2].str();
+          if (contains(value, "value") || contains(value, "reason")) continue;
+          if (std::none_of(names.begin(), names.end(), [&](const std::string& n) { return has_word(value, n); })) continue;
+          const std::string lhs = (*it)[1].str();
+          for (std::sregex_iterator w(lhs.begin(), lhs.end(), ident), we; w != we; ++w) names.insert(w->str());
+        }
+      if (names.size() == before) break;
     }
     return names;
   }
@@ -2518,18 +2551,28 @@ class Analyzer {
     a.inverted = a.inverted || inverted_depth_ > 0;
     // `assert.strictEqual(r.status, 'fulfilled')` on an outcome of Promise.allSettled checks only
     // that the promise settled one way, not what it produced: a check that it did (not) throw.
+    // Any check of the outcomes that never reads a `value` or `reason` (their statuses, keys or
+    // count) says no more.
     if (is_js(lang_) && a.kind == Kind::eq && !a.operands.empty()) {
-      static const std::regex status(R"(^([A-Za-z_$][\w$]*)(?:\[\d+\])?(?:\?)?\.status$)");
-      std::set<std::string> settled;
-      bool loaded = false;
-      for (const auto& o : a.operands)
-        if (std::smatch m; std::regex_match(o, m, status)) {
-          if (!loaded) settled = settled_outcome_names(), loaded = true;
-          if (settled.count(m[1].str())) {
-            a.kind = contains(s_.text(n), "rejected") ? Kind::throws_broad : Kind::other;
+      const std::string check = s_.text(n).substr(0, 4096);
+      if (!contains(check, "value") && !contains(check, "reason")) {
+        const std::set<std::string> settled = settled_outcome_names();
+        for (const auto& o : a.operands)
+          if (std::any_of(settled.begin(), settled.end(), [&](const std::string& name) { return has_word(o, name); })) {
+            a.kind = contains(check, "rejected") ? Kind::throws_broad : Kind::other;
             break;
           }
+      }
+      // `await Promise.race([Promise.resolve(4), add(2, 2)])` / `Promise.any(...)`: a constant
+      // member may settle first, so the value need not be the call's.
+      static const std::regex raced(R"(Promise\.(?:race|any)\(\[(?:[^\]]*,)?\s*(?:Promise\.resolve\(|-?[0-9]|['"`]))");
+      for (const auto& o : a.operands) {
+        const std::string value = single_binding(o);
+        if (std::regex_search(o, raced) || (!value.empty() && std::regex_search(value, raced))) {
+          a.kind = Kind::other;
+          break;
         }
+      }
     }
     // `len(got) == len(want)`, `expect(xs.length).toBe(3)`: only the sizes are compared.
     if (a.kind == Kind::eq && !a.operands.empty()) {
@@ -2561,7 +2604,9 @@ class Analyzer {
       }
       const bool all_sizes = std::all_of(a.operands.begin(), a.operands.end(), [](const std::string& o) { return size_expression(o); });
       if (all_sizes || (coarse && others_fit)) a.kind = Kind::range;
-      if (!all_sizes && coarse && others_fit) a.lossy = lossy;
+      // (Only a value bound once can be paired with its complement: a name rebound, reassigned or
+      // shadowed between two views may hold two values.)
+      if (!all_sizes && coarse && others_fit && binding_count(lossy_root(lossy)) <= 1) a.lossy = lossy;
     }
     if (ts_node_is_null(unit_node_)) return;
     swallowed_by(a, unit_swallow_);

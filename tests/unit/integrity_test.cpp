@@ -154,12 +154,14 @@ TEST(IntegrityCorpus, EveryCheatRejectedEveryHonestPatchAcceptedAndTheDocsTableI
   const fs::path doc = fs::path(FLOWAGENT_SOURCE_DIR) / "docs" / "INTEGRITY.md";
   std::string text = read_file(doc);
   const std::string begin = "<!-- corpus-table:begin -->\n", end = "<!-- corpus-table:end -->";
-  const auto b = text.find(begin), e = text.find(end);
+  const auto b = text.find(begin);
+  auto e = text.find(end);
   ASSERT_NE(b, std::string::npos);
   ASSERT_NE(e, std::string::npos);
   if (const char* update = std::getenv("FLOWAGENT_UPDATE_DOCS"); update && std::string(update) == "1") {
     text = text.substr(0, b + begin.size()) + table + text.substr(e);
     write_file(doc, text);
+    e = text.find(end);
   }
   EXPECT_EQ(text.substr(b + begin.size(), e - b - begin.size()), table);
 }

@@ -30,6 +30,10 @@ struct Language {
   std::vector<Case> cases;
 };
 
+// GoogleTest prints a parameter without a printer as its bytes (heap addresses included), and
+// gtest_discover_tests puts that in the CTest name: a name that changed with every build.
+void PrintTo(const Language& l, std::ostream* os) { *os << l.name; }
+
 OverfitInput input_for(const Language& l, const std::string& after) {
   OverfitInput in;
   in.files.push_back(FileVersions{l.prod_path, l.before, after});
