@@ -590,10 +590,12 @@ void compare_tests(const RuleContext& c, Findings& out, std::vector<GoneTest>& g
     if (at.focus && !bt->focus) out.push_back({"focus_added", path, at.line, "test " + name + " was focused (.only): the others stop running"});
     if (auto f = compare_checks(*bt, at, path)) {
       bool moved_to_helper = false;
-      if (f->rule == "assertion_removed" && (!c.before.helpers.empty() || !c.after.helpers.empty())) {
+      if ((f->rule == "assertion_removed" || f->rule == "assertion_weakened") &&
+          (!c.before.helpers.empty() || !c.after.helpers.empty())) {
         // Checks moved into a helper the test calls (same file) are still its checks; moved into
         // one whose failures cannot reach the test (handed to a task never awaited), that is
-        // the finding.
+        // the finding. (Also when the test added a weaker check of its own beside the call:
+        // without the helper's checks, that looked like its checks replaced by a weaker one.)
         const TestUnit xb = with_helpers(*bt, c.before), xa = with_helpers(at, c.after);
         if (xa.asserts.size() != at.asserts.size()) {
           auto h = compare_checks(xb, xa, path);
