@@ -428,6 +428,8 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
   static const std::regex getattr_re(R"(getattr\(([A-Za-z_][\w.]*),['"](\w+)['"]\))");
   static const std::regex assign(R"(^\s*(?:(?:const|let|var|final|auto)\s+)?(?:[\w<>\[\],.]+\s+)?([A-Za-z_$][\w$]*)\s*:?=\s*([^=].*?)\s*;?\s*$)");
   static const std::regex walrus(R"(\(([A-Za-z_]\w*):=)");
+  // Go: `if got := Add(tt.a, tt.b); got != tt.want {`: got holds the call.
+  static const std::regex go_if_init(R"(^\s*if\s+([A-Za-z_]\w*)\s*:=\s*([^;]+);)");
   static const std::regex tuple_assign(
       R"(^\s*(?:(?:const|let|var|val)\s+)?\(?([A-Za-z_$][\w$]*(?:\s*,\s*[A-Za-z_$][\w$]*)+)\)?\s*:?=\s*([^=].*?)\s*;?\s*$)");
   // The test file's added lines (after less before, as a multiset of lines without whitespace):
@@ -450,7 +452,6 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
     for (const auto& l : lines) {
       std::smatch m;
       if (std::regex_match(l, m, assign)) locals[m[1].str()].insert(strip_spaces(m[2].str()));
-      static const std::regex go_if_init(R"(^\s*if\s+([A-Za-z_]\w*)\s*:=\s*([^;]+);)");
       if (std::regex_search(l, m, go_if_init)) locals[m[1].str()].insert(strip_spaces(m[2].str()));
     }
     for (const auto* units : {&c.after.tests, &c.after.helpers})
@@ -520,9 +521,7 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
         if (names.size() == values.size())
           for (std::size_t k = 0; k < names.size(); ++k) computed[strip_spaces(names[k])] = strip_spaces(values[k]);
       }
-      // Go: `if got := Add(tt.a, tt.b); got != tt.want {`: got holds the call.
-      static const std::regex if_init(R"(^\s*if\s+([A-Za-z_]\w*)\s*:=\s*([^;]+);)");
-      if (c.lang == Lang::go && std::regex_search(l, m, if_init)) computed[m[1].str()] = strip_spaces(m[2].str());
+      if (c.lang == Lang::go && std::regex_search(l, m, go_if_init)) computed[m[1].str()] = strip_spaces(m[2].str());
       // `(r := calc.add(2, 2))`: r holds the call.
       const std::string flat = strip_spaces(l);
       for (std::sregex_iterator it(flat.begin(), flat.end(), walrus), e; it != e; ++it) {
@@ -546,6 +545,16 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
           static const std::regex dotted(R"(^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$)");
           if (std::regex_match(it->second, dotted)) e = it->second + e.substr(lm[1].length());
         }
+      return e;
+    };
+    // What a name holds through the test's locals, copies included (`got := Add(2, 2); v := got`),
+    // a few hops deep; a table's parameter stays itself (its column is judged as the oracle).
+    auto through_locals = [&](std::string e) {
+      for (int hop = 0; hop < 4 && computed.count(e) && !table.count(e); ++hop) {
+        std::string next = spelled(computed[e]);
+        if (next == e) break;
+        e = std::move(next);
+      }
       return e;
     };
     // The function a call names and the module it comes from ("" when not imported). In Go, Java,
@@ -639,20 +648,10 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
       for (const auto& [checked_as_written, other] : {std::pair{x, y}, std::pair{y, x}}) {
         // (In Go, Java, Kotlin, C++ and Rust through a local bound once to the call: `got := Add(...)`.)
         // (Through locals bound to the call, copies included: `got := Add(2, 2); v := got`.)
-        std::string checked = spelled(checked_as_written);
-        for (int hop = 0; hop < 4 && computed.count(checked) && !table.count(checked); ++hop) {
-          const std::string next = spelled(computed[checked]);
-          if (next == checked) break;
-          checked = next;
-        }
+        const std::string checked = through_locals(spelled(checked_as_written));
         const auto [f1, m1] = callee(checked);
         if (f1.empty() || m1.empty() || (dynamic && js_assertion_module(m1))) continue;
-        std::string oracle = spelled(computed.count(other) ? computed[other] : other);
-        for (int hop = 0; hop < 4 && computed.count(oracle) && !table.count(oracle); ++hop) {
-          const std::string next = spelled(computed[oracle]);
-          if (next == oracle) break;
-          oracle = next;
-        }
+        const std::string oracle = through_locals(spelled(computed.count(other) ? computed[other] : other));
         std::string data;  // a call of the function the patch added to the file as data, when that is the oracle's source
         if (!reads_module(oracle, m1, f1)) {
           // The expected value comes from somewhere the rule does not follow (a module-level
