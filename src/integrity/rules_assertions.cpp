@@ -444,24 +444,63 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
       else if (!t.empty()) added.push_back(trim(l));  // (words kept apart: `return Add(1, 3)`)
     }
   }
-  // What the file's checks look at, and what its locals are bound to (any test): a call that is
-  // one of them, or the value of a local that is one, is a checked value, not data.
-  std::set<std::string> checked_values;
-  {
-    std::map<std::string, std::set<std::string>> locals;
-    for (const auto& l : lines) {
-      std::smatch m;
-      if (std::regex_match(l, m, assign)) locals[m[1].str()].insert(strip_spaces(m[2].str()));
-      if (std::regex_search(l, m, go_if_init)) locals[m[1].str()].insert(strip_spaces(m[2].str()));
+  // Occurrences of a call's text (whitespace removed) in a text, as a whole name: `add(a,b)` is not
+  // in `myadd(a,b)` nor `x.add(a,b)`, but is in `awaitadd(a,b)` (`await add(a, b)`).
+  auto occurrences = [](const std::string& text, const std::string& call) {
+    int n = 0;
+    for (auto at = text.find(call); at != std::string::npos; at = text.find(call, at + 1)) {
+      if (at > 0 && text[at - 1] == '.' && call.find_first_of(".:") == std::string::npos) continue;
+      if (at > 0 && ident_char(text[at - 1])) {
+        std::size_t w = at;
+        while (w > 0 && ident_char(text[w - 1])) --w;
+        const std::string before = text.substr(w, at - w);
+        if (!ends_with(before, "await") && !ends_with(before, "return") && !ends_with(before, "yield") && !ends_with(before, "new") &&
+            !ends_with(before, "go") && !ends_with(before, "defer"))
+          continue;
+      }
+      ++n;
     }
+    return n;
+  };
+  // The file's text, whitespace removed per line; what its checks look at and what its locals are
+  // bound to (any test): each occurrence of a call in a check's operand, or in the value of a local
+  // a check looks at, is a checked value; any further occurrence of it is data (`.map(([a, b]) =>
+  // [a, b, add(a, b)])` beside the check `expect(add(a, b))`).
+  std::vector<std::string> flat_lines;
+  std::vector<std::string> checked_texts;  // one entry per check operand or bound value
+  {
+    std::map<std::string, std::vector<std::string>> locals;
+    for (const auto& l : lines) {
+      flat_lines.push_back(strip_spaces(l));
+      std::smatch m;
+      if (std::regex_match(l, m, tuple_assign)) {
+        const auto names = split_top(m[1].str(), {","});
+        const auto values = split_top(m[2].str(), {","});
+        if (names.size() == values.size()) {
+          for (std::size_t k = 0; k < names.size(); ++k) locals[strip_spaces(names[k])].push_back(strip_spaces(values[k]));
+          continue;
+        }
+      }
+      if (std::regex_match(l, m, assign)) locals[m[1].str()].push_back(strip_spaces(m[2].str()));
+      if (std::regex_search(l, m, go_if_init)) locals[m[1].str()].push_back(strip_spaces(m[2].str()));
+    }
+    std::set<std::string> checked_locals;
     for (const auto* units : {&c.after.tests, &c.after.helpers})
       for (const auto& t : *units)
         for (const auto& a : t.asserts)
           for (const auto& o : a.operands) {
-            checked_values.insert(strip_spaces(o));
-            if (auto it = locals.find(o); it != locals.end()) checked_values.insert(it->second.begin(), it->second.end());
+            checked_texts.push_back(strip_spaces(o));
+            if (locals.count(o) && checked_locals.insert(o).second)
+              checked_texts.insert(checked_texts.end(), locals[o].begin(), locals[o].end());
           }
   }
+  // Does the file hold `call` more often than its checks and checked locals do?
+  auto beyond_checks = [&](const std::string& call) {
+    int in_file = 0, in_checks = 0;
+    for (const auto& l : flat_lines) in_file += occurrences(l, call);
+    for (const auto& t : checked_texts) in_checks += occurrences(t, call);
+    return in_file > in_checks;
+  };
   // Every value the expression may hold is a literal (`4`, `"x"`, a table column `4;0;`).
   auto literal_values = [](const std::string& e) {
     static const std::regex literal(R"(^(?:-?[0-9][\w.+-]*|"[^"]*"|'[^']*'|`[^`$]*`|true|false|True|False|None|null|nil|undefined)$)");
@@ -471,7 +510,7 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
     });
   };
   // A call of `fn` (of `module`) on an added line that no check looks at: its text, or "".
-  auto added_data_call = [&](const std::string& fn, const std::string& module, const std::string& checked) -> std::string {
+  auto added_data_call = [&](const std::string& fn, const std::string& module) -> std::string {
     std::vector<std::string> heads;
     if (dynamic) {
       for (const auto& [alias, from] : imports)
@@ -492,7 +531,7 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
           const std::size_t close = closing_paren(l, open);
           if (close >= l.size()) continue;
           const std::string call = strip_spaces(l.substr(at, close - at + 1));
-          if (call == checked || checked_values.count(call)) continue;
+          if (!beyond_checks(call)) continue;
           return call;
         }
       }
@@ -659,7 +698,7 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
           // when the patch added a call of the same function to the test file as data, that no
           // check looks at. A literal or a table of literals is not.
           if (literal_values(oracle)) continue;
-          data = added_data_call(f1, m1, checked);
+          data = added_data_call(f1, m1);
           if (data.empty()) continue;
         } else {
           // Named constants only, in each value it may hold (rows of a table, a helper's returns).

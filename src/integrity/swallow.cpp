@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <initializer_list>
+#include <optional>
 #include <regex>
 #include <string_view>
 #include <vector>
@@ -100,8 +101,110 @@ TSNode enclosing_function(TSNode n) {
   return TSNode{};
 }
 
+/// What a condition in a JavaScript error handler says of an assertion failure (node:assert's and
+/// chai's AssertionError, jest's matcher error): 1 true, 0 false, -1 not known. `e instanceof
+/// TypeError`, `e.name === 'RangeError'` and `e.code === 'ENOENT'` are false of it; `e instanceof
+/// AssertionError` and `e.code === 'ERR_ASSERTION'` true.
+int js_true_of_assertion_failure(const Syntax& s, TSNode cond) {
+  if (ts_node_is_null(cond)) return -1;
+  const string_view t = Syntax::type(cond);
+  if (t == "parenthesized_expression" && ts_node_named_child_count(cond) == 1)
+    return js_true_of_assertion_failure(s, ts_node_named_child(cond, 0));
+  if (t == "unary_expression") {
+    if (strip_spaces(s.text(Syntax::field(cond, "operator"))) != "!") return -1;
+    const int v = js_true_of_assertion_failure(s, Syntax::field(cond, "argument"));
+    return v < 0 ? -1 : 1 - v;
+  }
+  if (t != "binary_expression") return -1;
+  TSNode l = Syntax::field(cond, "left"), r = Syntax::field(cond, "right");
+  const string op = strip_spaces(s.text(Syntax::field(cond, "operator")));
+  if (op == "&&" || op == "||") {
+    const int a = js_true_of_assertion_failure(s, l), b = js_true_of_assertion_failure(s, r);
+    if (op == "&&") return a == 0 || b == 0 ? 0 : a == 1 && b == 1 ? 1 : -1;
+    return a == 1 || b == 1 ? 1 : a == 0 && b == 0 ? 0 : -1;
+  }
+  // Is an assertion failure of this type: its own class or a base class (1), or another (0)?
+  auto of_type = [&](TSNode ty) {
+    if (ts_node_is_null(ty) || (Syntax::type(ty) != "identifier" && Syntax::type(ty) != "member_expression")) return -1;
+    return one_of(last_segment(s.text(ty)), {"AssertionError", "Error", "Object", "JestAssertionError", "AssertionFailedError"}) ? 1 : 0;
+  };
+  if (op == "instanceof") return of_type(r);
+  if (op != "===" && op != "==" && op != "!==" && op != "!=") return -1;
+  // `e.name === 'TypeError'`, `e.code !== 'ENOENT'`, `e.constructor === TypeError` (either side).
+  if (Syntax::type(l) != "member_expression") std::swap(l, r);
+  if (Syntax::type(l) != "member_expression" || ts_node_is_null(r)) return -1;
+  const string prop = s.text(Syntax::field(l, "property"));
+  int eq = -1;
+  if (Syntax::type(r) == "string" || Syntax::type(r) == "template_string") {
+    string lit = s.text(r);
+    if (lit.size() < 2 || contains(lit, "${")) return -1;
+    lit = lit.substr(1, lit.size() - 2);
+    // (jest's matcher errors are named "Error": that name may or may not be one.)
+    if (prop == "name") eq = lit == "Error" ? -1 : one_of(lit, {"AssertionError", "JestAssertionError", "AssertionFailedError"}) ? 1 : 0;
+    if (prop == "code") eq = lit == "ERR_ASSERTION" ? 1 : 0;
+  } else if (prop == "constructor") {
+    eq = of_type(r);
+  }
+  if (eq < 0) return -1;
+  return op[0] == '!' ? 1 - eq : eq;
+}
+
+/// Does the statement exit its block (`return;`, or a block ending in a return)?
+bool js_exits(TSNode st) {
+  if (ts_node_is_null(st)) return false;
+  if (Syntax::type(st) == "return_statement") return true;
+  if (Syntax::type(st) != "statement_block") return false;
+  const uint32_t n = ts_node_named_child_count(st);
+  return n > 0 && Syntax::type(ts_node_named_child(st, n - 1)) == "return_statement";
+}
+
+/// Can an assertion failure handed to the handler `h` (a function or a catch body) reach `n`, a
+/// throw or a failing call inside it? Not under an `if`/`?:` branch whose condition is false of
+/// it (`if (e instanceof TypeError) throw e;`), nor after a plain `return` or an `if (c) return;`
+/// whose condition is true of it. Conditions the rule cannot read count as reached.
+bool reached_by_assertion_failure(const Syntax& s, TSNode n, TSNode h) {
+  for (TSNode x = n; !ts_node_eq(x, h);) {
+    TSNode p = ts_node_parent(x);
+    if (ts_node_is_null(p)) break;
+    const string_view pt = Syntax::type(p);
+    if (pt == "if_statement" || pt == "ternary_expression") {
+      const int v = js_true_of_assertion_failure(s, Syntax::field(p, "condition"));
+      if (ts_node_eq(x, Syntax::field(p, "consequence")) && v == 0) return false;
+      if (ts_node_eq(x, Syntax::field(p, "alternative")) && v == 1) return false;
+    }
+    if (pt == "statement_block")
+      for (uint32_t i = 0; i < ts_node_named_child_count(p); ++i) {
+        TSNode st = ts_node_named_child(p, i);
+        if (ts_node_eq(st, x)) break;
+        if (Syntax::type(st) == "return_statement") return false;
+        if (Syntax::type(st) == "if_statement" && ts_node_is_null(Syntax::field(st, "alternative")) &&
+            js_exits(Syntax::field(st, "consequence")) && js_true_of_assertion_failure(s, Syntax::field(st, "condition")) == 1)
+          return false;
+      }
+    x = p;
+  }
+  return true;
+}
+
+/// Does code that receives a failure (a handler function, a catch clause's body) fail on it: a
+/// throw/raise or a failing call (`done(err)`, `reject(e)`, `fail`) that an assertion failure
+/// reaches? Nested functions are not followed.
+bool fails_on_assertion_failure(const Syntax& s, TSNode h) {
+  bool fails = false;
+  walk(h, [&](TSNode n) {
+    const string_view nt = Syntax::type(n);
+    if ((one_of(nt, {"throw_statement", "throw_expression", "raise_statement"}) ||
+         (is_call(nt) && one_of(callee_name(s, n), {"fail", "reject", "done", "Fatal", "Fatalf", "FailNow", "panic"}))) &&
+        reached_by_assertion_failure(s, n, h))
+      fails = true;
+    return !fails && (ts_node_eq(n, h) || !is_function(nt));
+  });
+  return fails;
+}
+
 /// Does a rejection/exception handler (`.catch(h)`, `.then(_, h)`, `exceptionally(h)`) fail on
-/// the failure it receives: a throw/raise or a failing call (`done(err)`, `reject(e)`, `fail`)?
+/// the failure it receives: a throw/raise or a failing call (`done(err)`, `reject(e)`, `fail`)
+/// that an assertion failure reaches (a handler that rethrows only a TypeError drops it)?
 bool handler_rethrows(const Syntax& s, TSNode h, const LocalDefs& defs, int depth = 0) {
   const string_view t = Syntax::type(h);
   if (t == "identifier" || t == "member_expression") {
@@ -111,14 +214,20 @@ bool handler_rethrows(const Syntax& s, TSNode h, const LocalDefs& defs, int dept
     return d != defs.functions.end() && depth < 3 && handler_rethrows(s, d->second, defs, depth + 1);
   }
   if (!is_function(t)) return true;  // something computed: not known to drop the failure
-  bool fails = false;
-  walk(h, [&](TSNode n) {
-    const string_view nt = Syntax::type(n);
-    if (one_of(nt, {"throw_statement", "throw_expression", "raise_statement"})) fails = true;
-    if (is_call(nt) && one_of(callee_name(s, n), {"fail", "reject", "done", "Fatal", "Fatalf", "FailNow", "panic"})) fails = true;
-    return !fails && (ts_node_eq(n, h) || !is_function(nt));
-  });
-  return fails;
+  return fails_on_assertion_failure(s, h);
+}
+
+/// JavaScript: the try statement (within `n`'s function) whose block holds `n` and whose catch
+/// clause drops an assertion failure: no throw or failing call that one reaches. Null otherwise.
+TSNode js_try_dropping(const Syntax& s, TSNode n) {
+  for (TSNode x = n, p = ts_node_parent(n); !ts_node_is_null(p) && !is_function(Syntax::type(p)); x = p, p = ts_node_parent(p)) {
+    if (Syntax::type(p) != "try_statement" || !ts_node_eq(Syntax::field(p, "body"), x)) continue;
+    TSNode handler = Syntax::field(p, "handler");
+    if (ts_node_is_null(handler)) continue;  // try/finally: the failure goes on
+    TSNode body = Syntax::field(handler, "body");
+    if (!ts_node_is_null(body) && !fails_on_assertion_failure(s, body)) return p;
+  }
+  return TSNode{};
 }
 
 /// Does the body of a function the file defines (a wrapper, a decorator, a context manager)
@@ -431,6 +540,7 @@ bool js_settled_outcomes_checked(const Syntax& s, TSNode call, TSNode unit) {
 namespace {
 
 string js_promise_dropped(const Syntax& s, TSNode p, TSNode unit, int depth = 0);
+string js_field_dropped(const Syntax& s, TSNode obj, const string& field, TSNode unit, int depth);
 
 /// JavaScript: the function a callback argument names: itself when written inline, or the file's
 /// definition of the name (`function swallow(p) {...}`, `const swallow = (p) => ...`); null otherwise.
@@ -458,8 +568,10 @@ TSNode js_function_named(const Syntax& s, TSNode callback) {
 /// JavaScript: why a callback that receives a promise as its parameter `index` (`ps.map((p) =>
 /// ...)`, a helper `settle(p)`) drops it: a use that drops its rejection (`p.catch(() => {})`, in
 /// any branch), or no use at all. "" when every use keeps it (returned, awaited, handed on).
-/// `at` is the call that hands the promise over (for the line in the message).
-string js_callback_drops(const Syntax& s, TSNode callback, uint32_t index, TSNode at, TSNode unit, int depth) {
+/// `at` is the call that hands the promise over (for the line in the message). With `field`, the
+/// parameter is an object whose `field` holds the promise (`[{ p: check() }].map((o) => o.p...)`).
+string js_callback_drops(const Syntax& s, TSNode callback, uint32_t index, TSNode at, TSNode unit, int depth,
+                         const string& field = "") {
   if (depth > 8) return "";
   TSNode fn = js_function_named(s, callback);
   if (ts_node_is_null(fn)) return "";
@@ -475,7 +587,29 @@ string js_callback_drops(const Syntax& s, TSNode callback, uint32_t index, TSNod
   if (ts_node_is_null(param)) return "";
   std::set<string> names;
   if (Syntax::type(param) == "identifier") names.insert(s.text(param));
-  else
+  else if (!field.empty()) {
+    // Only the name the pattern binds to the field: `({ p }) =>`, `({ p: q }) =>`.
+    if (Syntax::type(param) != "object_pattern") return "";
+    walk(param, [&](TSNode n) {
+      const string_view nt = Syntax::type(n);
+      if (nt == "shorthand_property_identifier_pattern" && s.text(n) == field) names.insert(s.text(n));
+      if (nt == "object_assignment_pattern") {  // `({ p = x }) =>`
+        TSNode l = Syntax::field(n, "left");
+        if (!ts_node_is_null(l) && s.text(l) == field) names.insert(field);
+        return false;
+      }
+      if (nt == "pair_pattern") {
+        TSNode k = Syntax::field(n, "key"), v = Syntax::field(n, "value");
+        string kt = ts_node_is_null(k) ? "" : s.text(k);
+        if (kt.size() >= 2 && (kt.front() == '\'' || kt.front() == '"')) kt = kt.substr(1, kt.size() - 2);
+        if (kt == field && !ts_node_is_null(v) && Syntax::type(v) == "identifier") names.insert(s.text(v));
+        return false;
+      }
+      return ts_node_eq(n, param);
+    });
+    if (names.empty()) return "runs in a promise handed to a callback (line " + std::to_string(Syntax::line(at)) +
+                              ") that never uses it: its rejection never fails the test";
+  } else
     walk(param, [&](TSNode n) {
       const string_view nt = Syntax::type(n);
       if (nt == "shorthand_property_identifier_pattern" || nt == "identifier") names.insert(s.text(n));
@@ -499,6 +633,26 @@ string js_callback_drops(const Syntax& s, TSNode callback, uint32_t index, TSNod
       TSNode parent = ts_node_parent(n);
       if (!ts_node_is_null(parent) && Syntax::type(parent) == "member_expression" && ts_node_eq(Syntax::field(parent, "property"), n))
         return true;  // `x.p` is another value
+      if (!field.empty() && Syntax::type(param) == "identifier") {
+        // The object: its `field` (`o.p`, `o['p']`) is the promise, another field is not; the whole
+        // object handed on is not known to drop it.
+        string member;
+        if (!ts_node_is_null(parent) && Syntax::type(parent) == "member_expression" && ts_node_eq(Syntax::field(parent, "object"), n))
+          member = s.text(Syntax::field(parent, "property"));
+        else if (!ts_node_is_null(parent) && Syntax::type(parent) == "subscript_expression" && ts_node_eq(Syntax::field(parent, "object"), n)) {
+          member = strip_spaces(s.text(Syntax::field(parent, "index")));
+          if (member.size() >= 2 && (member.front() == '\'' || member.front() == '"')) member = member.substr(1, member.size() - 2);
+          else member = "\n";  // computed: not known
+        } else {
+          used = true;
+          return true;
+        }
+        if (member == "\n") used = true;
+        if (member != field) return true;
+        used = true;
+        first = js_promise_dropped(s, parent, unit, depth + 1);
+        return true;
+      }
       used = true;
       if (ts_node_eq(n, body)) return true;  // the concise body `(p) => p` hands it on
       // Handed to a function of the file (`(p) => settle(p)`): judged by what that function does.
@@ -525,6 +679,63 @@ string js_callback_drops(const Syntax& s, TSNode callback, uint32_t index, TSNod
   return "";
 }
 
+/// JavaScript: the uses of the local `var` in `unit` after its binding `decl`, each judged by
+/// `judge`: why that use drops the value, "" when it keeps it, nullopt when it is no use of it.
+/// One use that keeps the value keeps it. Nullopt when there is no use; else "" or the first reason.
+std::optional<string> js_uses_judged(const Syntax& s, const string& var, TSNode decl, TSNode unit,
+                                     const std::function<std::optional<string>(TSNode)>& judge) {
+  std::optional<string> first;
+  bool consumed = false;
+  walk(unit, [&](TSNode n) {
+    if (consumed) return false;
+    if (Syntax::type(n) != "identifier" || s.text(n) != var || ts_node_start_byte(n) < ts_node_end_byte(decl)) return true;
+    const auto why = judge(n);
+    if (!why) return true;
+    if (why->empty()) consumed = true;
+    else if (!first) first = why;
+    return true;
+  });
+  if (consumed) return string();
+  return first;
+}
+
+/// JavaScript: why a promise held in the field `field` of the object literal `obj` can no longer
+/// fail the test, by what is done with the object: a member of an array mapped through a
+/// callback, or stored and its field read. "" when the object goes anywhere else.
+string js_field_dropped(const Syntax& s, TSNode obj, const string& field, TSNode unit, int depth) {
+  if (depth > 8) return "";
+  TSNode up = ts_node_parent(obj);
+  while (!ts_node_is_null(up) && Syntax::type(up) == "parenthesized_expression") up = ts_node_parent(up);
+  if (ts_node_is_null(up)) return "";
+  if (Syntax::type(up) == "array") {
+    TSNode mem = ts_node_parent(up);
+    if (ts_node_is_null(mem) || Syntax::type(mem) != "member_expression" || !ts_node_eq(Syntax::field(mem, "object"), up)) return "";
+    TSNode outer = ts_node_parent(mem);
+    const string m = s.text(Syntax::field(mem, "property"));
+    if (ts_node_is_null(outer) || Syntax::type(outer) != "call_expression") return "";
+    const auto args = argument_nodes(outer);
+    if (one_of(m, {"map", "flatMap", "forEach"}) && !args.empty()) {
+      if (const string why = js_callback_drops(s, args[0], 0, outer, unit, depth, field); !why.empty()) return why;
+      return m == "forEach" ? "" : js_promise_dropped(s, outer, unit, depth + 1);
+    }
+    return "";
+  }
+  if (Syntax::type(up) != "variable_declarator") return "";
+  TSNode nm = Syntax::field(up, "name");
+  if (ts_node_is_null(nm) || Syntax::type(nm) != "identifier") return "";
+  const string var = s.text(nm);
+  // As for a stored promise: one use that keeps it (or hands the whole object on) keeps it.
+  const auto why = js_uses_judged(s, var, up, unit, [&](TSNode n) -> std::optional<string> {
+    TSNode parent = ts_node_parent(n);
+    if (ts_node_is_null(parent) || Syntax::type(parent) != "member_expression" || !ts_node_eq(Syntax::field(parent, "object"), n))
+      return string();  // the whole object handed on: not known to drop it
+    if (s.text(Syntax::field(parent, "property")) != field) return std::nullopt;
+    return js_promise_dropped(s, parent, unit, depth + 1);
+  });
+  if (!why) return "runs in a promise in the field `" + field + "` of `" + var + "`, which the test never reads: its rejection never fails the test";
+  return *why;
+}
+
 /// JavaScript: why the promise `p` (an async function's call) can no longer fail the test: nothing
 /// awaits or returns it, or it only reaches Promise.race/any (the first to settle, or the first to
 /// fulfil, wins). "" when it is awaited, returned, asserted on (`expect(p).rejects`), handed to
@@ -539,7 +750,13 @@ string js_promise_dropped(const Syntax& s, TSNode p, TSNode unit, int depth) {
   }
   if (ts_node_is_null(up)) return "";
   const string_view ut = Syntax::type(up);
-  if (ut == "await_expression" || ut == "yield_expression") return "";
+  if (ut == "await_expression" || ut == "yield_expression") {
+    // Awaited inside a try whose catch drops the failure (`try { await p } catch {}`).
+    if (TSNode t = js_try_dropping(s, up); !ts_node_is_null(t))
+      return "runs in a promise awaited inside a try whose catch (line " + std::to_string(Syntax::line(Syntax::field(t, "handler"))) +
+             ") drops its failure";
+    return "";
+  }
   if (ut == "arrow_function") return js_function_result_lost(s, up, unit);  // the concise body: returned
   if (ut == "return_statement") {
     for (TSNode f = ts_node_parent(up); !ts_node_is_null(f); f = ts_node_parent(f))
@@ -553,6 +770,14 @@ string js_promise_dropped(const Syntax& s, TSNode p, TSNode unit, int depth) {
     // `void check()`, `(check(), 0)`: the value is thrown away.
     if (ut == "unary_expression" && !starts_with(strip_spaces(s.text(up)), "void")) return "";
     return "runs in a promise the test throws away (`" + quote(s.text(up).substr(0, 40)) + "`): its rejection never fails the test";
+  }
+  // A field of an object (`{ p: check() }`): judged by what is done with that field of the object.
+  if (ut == "pair" && ts_node_eq(Syntax::field(up, "value"), p)) {
+    TSNode key = Syntax::field(up, "key");
+    string k = ts_node_is_null(key) ? "" : s.text(key);
+    if (k.size() >= 2 && (k.front() == '\'' || k.front() == '"')) k = k.substr(1, k.size() - 2);
+    TSNode obj = ts_node_parent(up);
+    return k.empty() || ts_node_is_null(obj) ? "" : js_field_dropped(s, obj, k, unit, depth + 1);
   }
   // `[check()].map(...)`: the array of promises is the receiver of a collection method, or is
   // stored (`const ps = [check()]`) and judged by the uses of its name.
@@ -594,14 +819,23 @@ string js_promise_dropped(const Syntax& s, TSNode p, TSNode unit, int depth) {
       }
       static const LocalDefs kNone;
       if (!handler_rethrows(s, handler, kNone)) {
-        // A handler that passes its error to a call (`err => done(err)`, `e => reject(e)`) reports it.
+        // A handler that passes its error to a call (`err => done(err)`, `e => reject(e)`) on a
+        // path an assertion failure takes reports it; a console call only logs it.
         TSNode params = Syntax::field(handler, "parameters");
         TSNode param = Syntax::field(handler, "parameter");
         string e = !ts_node_is_null(param) ? s.text(param) : ts_node_is_null(params) ? "" : strip_spaces(s.text(params));
         if (!e.empty() && e.front() == '(') e = e.substr(1, e.find_first_of(",)") - 1);
-        TSNode body = Syntax::field(handler, "body");
-        const string b = ts_node_is_null(body) ? "" : strip_spaces(s.text(body));
-        if (e.empty() || (!contains(b, "(" + e + ")") && !contains(b, "(" + e + ",") && !contains(b, "," + e + ")")))
+        bool reported = false;
+        if (!e.empty())
+          walk(handler, [&](TSNode n) {
+            if (reported) return false;
+            if (Syntax::type(n) == "call_expression" && !starts_with(strip_spaces(callee_text(s, n)), "console.") &&
+                reached_by_assertion_failure(s, n, handler))
+              for (TSNode a : argument_nodes(n))
+                if (Syntax::type(a) == "identifier" && s.text(a) == e) reported = true;
+            return ts_node_eq(n, handler) || !is_function(Syntax::type(n));
+          });
+        if (!reported)
           return "runs in a promise whose rejection handler (line " + std::to_string(Syntax::line(outer)) +
                  ") drops its failure";
         return "";
@@ -666,6 +900,14 @@ string js_promise_dropped(const Syntax& s, TSNode p, TSNode unit, int depth) {
         if (contains(rest, use)) return "";
       return "runs in a promise collected in `" + owner + "` that the test never awaits: its rejection never fails the test";
     }
+    // Handed to a function of the file (`settle(check())`): judged by what it does with its parameter.
+    TSNode fn = Syntax::field(call, "function");
+    if (ut != "array" && !ts_node_is_null(fn) && Syntax::type(fn) == "identifier" && !ts_node_is_null(js_function_named(s, fn))) {
+      uint32_t k = 0;
+      for (; k < ts_node_named_child_count(holder); ++k)
+        if (ts_node_eq(ts_node_named_child(holder, k), p)) break;
+      return js_callback_drops(s, fn, k, call, unit, depth + 1);
+    }
     return "";  // expect(p).rejects, t.rejects(p), assert.rejects(p), a helper: not known to drop it
   }
   // Stored: `const p = check();` then what the test does with `p`.
@@ -678,24 +920,15 @@ string js_promise_dropped(const Syntax& s, TSNode p, TSNode unit, int depth) {
     if (!ts_node_is_null(left) && Syntax::type(left) == "identifier") var = s.text(left);
   }
   if (var.empty()) return "";
-  string first;
-  bool used = false, consumed = false;
-  walk(unit, [&](TSNode n) {
-    if (consumed) return false;
-    if (Syntax::type(n) != "identifier" || s.text(n) != var || ts_node_start_byte(n) < ts_node_end_byte(up)) return true;
+  const auto why = js_uses_judged(s, var, up, unit, [&](TSNode n) -> std::optional<string> {
     TSNode parent = ts_node_parent(n);
     // Another assignment to the name is not a use of this promise.
     if (!ts_node_is_null(parent) && Syntax::type(parent) == "assignment_expression" && ts_node_eq(Syntax::field(parent, "left"), n))
-      return true;
-    used = true;
-    const string why = js_promise_dropped(s, n, unit, depth + 1);
-    if (why.empty()) consumed = true;
-    else if (first.empty()) first = why;
-    return true;
+      return std::nullopt;
+    return js_promise_dropped(s, n, unit, depth + 1);
   });
-  if (consumed) return "";
-  if (!used) return "runs in a promise `" + var + "` the test never awaits: its rejection never fails the test";
-  return first;
+  if (!why) return "runs in a promise `" + var + "` the test never awaits: its rejection never fails the test";
+  return *why;
 }
 
 string rust_handoff(const Syntax& s, TSNode call, TSNode unit, const string& name) {

@@ -2515,6 +2515,26 @@ class Analyzer {
     return n;
   }
 
+  /// JavaScript source without its string literals, which say nothing of what is read
+  /// (`Object.keys(r)` against `['status', 'value']`), except those used as a key (`r['value']`).
+  static std::string without_string_literals(const std::string& t) {
+    std::string out;
+    for (std::size_t i = 0; i < t.size();) {
+      const char q = t[i];
+      if (q != '\'' && q != '"' && q != '`') {
+        out += t[i++];
+        continue;
+      }
+      std::size_t j = i + 1;
+      while (j < t.size() && t[j] != q) j += t[j] == '\\' ? 2 : 1;
+      const std::size_t last = out.find_last_not_of(" \t\n");
+      if (last != std::string::npos && out[last] == '[') out += t.substr(i, std::min(j + 1, t.size()) - i);
+      else out += "''";
+      i = j + 1;
+    }
+    return out;
+  }
+
   /// JavaScript: the names the unit binds to the outcomes of `Promise.allSettled` (`const [r] =
   /// await Promise.allSettled(...)`, `const rs = ...`, and `for (const r of rs)`).
   std::set<std::string> settled_outcome_names() const {
@@ -2536,7 +2556,7 @@ class Analyzer {
       const std::size_t before = names.size();
       for (const auto* re : {&derived, &loop})
         for (std::sregex_iterator it(all.begin(), all.end(), *re), e; it != e; ++it) {
-          const std::string value = (*it)[2].str();
+          const std::string value = without_string_literals((*it)[2].str());
           if (contains(value, "value") || contains(value, "reason")) continue;
           if (std::none_of(names.begin(), names.end(), [&](const std::string& n) { return has_word(value, n); })) continue;
           const std::string lhs = (*it)[1].str();
@@ -2554,12 +2574,13 @@ class Analyzer {
     // Any check of the outcomes that never reads a `value` or `reason` (their statuses, keys or
     // count) says no more.
     if (is_js(lang_) && a.kind == Kind::eq && !a.operands.empty()) {
-      const std::string check = s_.text(n).substr(0, 4096);
+      const std::string raw = s_.text(n).substr(0, 4096);
+      const std::string check = without_string_literals(raw);
       if (!contains(check, "value") && !contains(check, "reason")) {
         const std::set<std::string> settled = settled_outcome_names();
         for (const auto& o : a.operands)
           if (std::any_of(settled.begin(), settled.end(), [&](const std::string& name) { return has_word(o, name); })) {
-            a.kind = contains(check, "rejected") ? Kind::throws_broad : Kind::other;
+            a.kind = contains(raw, "rejected") ? Kind::throws_broad : Kind::other;
             break;
           }
       }
