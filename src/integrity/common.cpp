@@ -183,24 +183,6 @@ int count_elements(std::string_view list) {
 
 namespace {
 
-/// Index of the bracket closing the one at `open` (quotes skipped), npos when unbalanced.
-std::size_t matching_close(std::string_view t, std::size_t open) {
-  int depth = 0;
-  char quote_ch = 0;
-  for (std::size_t i = open; i < t.size(); ++i) {
-    const char ch = t[i];
-    if (quote_ch) {
-      if (ch == '\\') ++i;
-      else if (ch == quote_ch) quote_ch = 0;
-      continue;
-    }
-    if (ch == '"' || ch == '\'' || ch == '`') quote_ch = ch;
-    else if (ch == '(' || ch == '[' || ch == '{') ++depth;
-    else if ((ch == ')' || ch == ']' || ch == '}') && --depth == 0) return i;
-  }
-  return std::string_view::npos;
-}
-
 /// Does `text` use any name bound in `names` (`a, (b, c)`, `[a, b]`, `(n)`) as a whole word?
 bool uses_any_word(std::string_view names, std::string_view text) {
   static const std::regex word(R"([A-Za-z_$][\w$]*)");
@@ -392,6 +374,23 @@ bool has_word(std::string_view text, std::string_view name) {
     if (left && right) return true;
   }
   return false;
+}
+
+std::size_t matching_close(std::string_view t, std::size_t open, bool raw_backticks) {
+  int depth = 0;
+  char quote_ch = 0;
+  for (std::size_t i = open; i < t.size(); ++i) {
+    const char ch = t[i];
+    if (quote_ch) {
+      if (ch == '\\' && !(raw_backticks && quote_ch == '`')) ++i;
+      else if (ch == quote_ch) quote_ch = 0;
+      continue;
+    }
+    if (ch == '"' || ch == '\'' || ch == '`') quote_ch = ch;
+    else if (ch == '(' || ch == '[' || ch == '{') ++depth;
+    else if ((ch == ')' || ch == ']' || ch == '}') && --depth == 0) return i;
+  }
+  return std::string_view::npos;
 }
 
 std::size_t closing_paren(std::string_view s, std::size_t open) {

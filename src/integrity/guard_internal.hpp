@@ -286,6 +286,10 @@ std::string strip_spaces(std::string s);
 bool ident_char(char c);
 /// `name` as a whole identifier in `text`.
 bool has_word(std::string_view text, std::string_view name);
+/// The index of the bracket (any of `([{`) closing the one at `open` in `t`, quotes skipped (a
+/// backslash escapes inside them, except in backticks when `raw_backticks`: Go's raw strings);
+/// npos when unbalanced.
+std::size_t matching_close(std::string_view t, std::size_t open, bool raw_backticks = false);
 /// The index of the `)` that closes the `(` at `open` in `s`, or s.size() when it is not closed.
 std::size_t closing_paren(std::string_view s, std::size_t open);
 std::string trim(std::string_view s);

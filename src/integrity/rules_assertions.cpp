@@ -304,21 +304,8 @@ std::map<std::string, std::string> js_each_columns(std::string_view unit) {
 /// {...}}` and `range []struct{...}{...}` directly), whitespace removed, each followed by ';'.
 std::map<std::string, std::string> go_table_columns(std::string_view unit) {
   std::map<std::string, std::string> columns;
-  auto close_of = [&](std::size_t open) {  // the bracket closing the one at `open`, quotes skipped
-    int depth = 0;
-    char q = 0;
-    for (std::size_t i = open; i < unit.size(); ++i) {
-      const char ch = unit[i];
-      if (q) {
-        if (ch == '\\' && q != '`') ++i;
-        else if (ch == q) q = 0;
-        continue;
-      }
-      if (ch == '"' || ch == '\'' || ch == '`') q = ch;
-      else if (ch == '(' || ch == '[' || ch == '{') ++depth;
-      else if ((ch == ')' || ch == ']' || ch == '}') && --depth == 0) return i;
-    }
-    return unit.size();
+  auto close_of = [&](std::size_t open) {  // the bracket closing the one at `open` (Go: raw backtick strings)
+    return std::min(matching_close(unit, open, true), unit.size());
   };
   static const std::regex table_re(R"((?:\[\]|map\[[^\]]*\])\s*struct\s*\{)");
   static const std::regex field_re(R"(^([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s+\S)");
