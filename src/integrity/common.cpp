@@ -376,6 +376,11 @@ bool has_word(std::string_view text, std::string_view name) {
   return false;
 }
 
+bool literal_text(const std::string& e) {
+  static const std::regex literal(R"(^(?:-?[0-9][\w.+-]*|"[^"]*"|'[^']*'|`[^`$]*`|true|false|True|False|None|null|nil|undefined)$)");
+  return std::regex_match(e, literal);
+}
+
 std::size_t matching_close(std::string_view t, std::size_t open, bool raw_backticks) {
   int depth = 0;
   char quote_ch = 0;

@@ -286,6 +286,10 @@ std::string strip_spaces(std::string s);
 bool ident_char(char c);
 /// `name` as a whole identifier in `text`.
 bool has_word(std::string_view text, std::string_view name);
+/// Is `e` (whitespace removed) one literal: a number (`4`, `-1.5e-3`, `0xFF`), a string without
+/// interpolation (`"x"`, `'x'`, a template literal without `${`), a boolean or a null of any of
+/// the languages (`True`, `None`, `nil`, `null`, `undefined`)?
+bool literal_text(const std::string& e);
 /// The index of the bracket (any of `([{`) closing the one at `open` in `t`, quotes skipped (a
 /// backslash escapes inside them, except in backticks when `raw_backticks`: Go's raw strings);
 /// npos when unbalanced.

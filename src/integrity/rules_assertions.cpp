@@ -490,11 +490,8 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
   };
   // Every value the expression may hold is a literal (`4`, `"x"`, a table column `4;0;`).
   auto literal_values = [](const std::string& e) {
-    static const std::regex literal(R"(^(?:-?[0-9][\w.+-]*|"[^"]*"|'[^']*'|`[^`$]*`|true|false|True|False|None|null|nil|undefined)$)");
     const auto parts = split_top(e, {";"});
-    return !parts.empty() && std::all_of(parts.begin(), parts.end(), [](const std::string& p) {
-      return p.empty() || std::regex_match(p, literal);
-    });
+    return !parts.empty() && std::all_of(parts.begin(), parts.end(), [](const std::string& p) { return p.empty() || literal_text(p); });
   };
   // A call of `fn` (of `module`) on an added line that no check looks at: its text, or "".
   auto added_data_call = [&](const std::string& fn, const std::string& module) -> std::string {

@@ -218,21 +218,20 @@ TestUnit with_helpers(const TestUnit& t, const FileModel& m) {
         if (!b.empty()) {
           // Operands stay the non-literal ones; a source that was a parameter becomes the names
           // the argument is computed from (`Add(2,2)` -> Add).
-          static const std::regex literal(R"(^(?:-?[0-9][\w.]*|"[^"]*"|'[^']*'|`[^`]*`|true|false|True|False|None|nil|null)$)");
           static const std::regex chain(R"([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)");
           std::set<std::string> operands, sources;
           for (const auto& o : a.operands)
-            if (std::string r = with_renames(o, b); !std::regex_match(r, literal)) operands.insert(std::move(r));
+            if (std::string r = with_renames(o, b); !literal_text(r)) operands.insert(std::move(r));
           for (const auto& src : a.sources) {
             auto arg = b.find(src);
             if (arg == b.end()) {
               sources.insert(with_renames(src, b));
               continue;
             }
-            if (std::regex_match(arg->second, literal)) continue;
+            if (literal_text(arg->second)) continue;
             const std::string& e = arg->second;
             for (std::sregex_iterator c(e.begin(), e.end(), chain), end; c != end; ++c)
-              if (!std::regex_match(c->str(), literal)) sources.insert(c->str());
+              if (!literal_text(c->str())) sources.insert(c->str());
           }
           a.operands = std::move(operands);
           a.sources = std::move(sources);
