@@ -68,6 +68,19 @@ std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersion
       into->modules.insert(base.substr(0, base.find('.')));
     }
   }
+  // The lines the patch adds to test files and test-support modules (oracle_replacement_rules).
+  std::map<std::string, std::vector<std::string>> support_added;
+  for (const auto& f : files) {
+    if (!f.after || (!is_test_path(f.path) && !helpers.count(f.path))) continue;
+    std::map<std::string, int> old_lines;
+    if (f.before) for_each_capped_line(*f.before, [&](int, const std::string& l) { ++old_lines[strip_spaces(l)]; });
+    auto& lines = support_added[f.path];
+    for_each_capped_line(*f.after, [&](int, const std::string& l) {
+      const std::string t = strip_spaces(l);
+      if (auto it = old_lines.find(t); it != old_lines.end() && it->second > 0) --it->second;
+      else if (!t.empty()) lines.push_back(trim(l));
+    });
+  }
   for (const auto& f : files) {
     const Lang lang = lang_of(f.path);
     auto& before = *before_models.emplace_back(std::make_unique<FileModel>());
@@ -81,7 +94,7 @@ std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersion
     const bool support = helpers.count(f.path) > 0 && f.after && test_support_module(f.path, *f.after);
     const auto skips = skip_helpers.find(f.path);
     const RuleContext c{f, lang, is_test_path(f.path), before, after, options, support, helpers.count(f.path) > 0,
-                        skips == skip_helpers.end() ? nullptr : &skips->second};
+                        skips == skip_helpers.end() ? nullptr : &skips->second, &support_added};
 
     const std::size_t found = out.size();
     file_rules(c, out);

@@ -398,6 +398,10 @@ struct RuleContext {
   bool reached_by_tests = false;
   /// Helpers defined outside this test file that skip (external_skip_helpers), by name; null: none.
   const std::map<std::string, SkipHelper>* skip_helpers = nullptr;
+  /// Lines the patch adds to test files and test-support modules, by path (after less before, as
+  /// a multiset of lines): where a patch can put an oracle beside the test (a conftest fixture, a
+  /// helper module); null: none.
+  const std::map<std::string, std::vector<std::string>>* support_added = nullptr;
 };
 
 /// Test-by-test comparison of one file (skip, focus, deletion, strength, swallowing).

@@ -11,6 +11,7 @@
 //           the static import);
 //   Go      `assert :=` / `require :=` redeclared, a func value named like testify's packages.
 // A test file's own helper with a new name (`def assert_valid(x)`, `assertValidUser`) is honest.
+#include <functional>
 #include <regex>
 
 #include "integrity/guard_internal.hpp"
@@ -454,9 +455,10 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
   // a check looks at, is a checked value; any further occurrence of it is data (`.map(([a, b]) =>
   // [a, b, add(a, b)])` beside the check `expect(add(a, b))`).
   std::vector<std::string> flat_lines;
-  std::vector<std::string> checked_texts;  // one entry per check operand or bound value
+  // One entry per check operand or bound value: (the operand as written, its text or a value it is bound to).
+  std::vector<std::pair<std::string, std::string>> checked_texts;
+  std::map<std::string, std::vector<std::string>> locals;  // any name the file assigns -> its values
   {
-    std::map<std::string, std::vector<std::string>> locals;
     for (const auto& l : lines) {
       flat_lines.push_back(strip_spaces(l));
       std::smatch m;
@@ -476,16 +478,19 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
       for (const auto& t : *units)
         for (const auto& a : t.asserts)
           for (const auto& o : a.operands) {
-            checked_texts.push_back(strip_spaces(o));
+            const std::string op = strip_spaces(o);
+            checked_texts.emplace_back(op, op);
             if (locals.count(o) && checked_locals.insert(o).second)
-              checked_texts.insert(checked_texts.end(), locals[o].begin(), locals[o].end());
+              for (const auto& v : locals[o]) checked_texts.emplace_back(op, v);
           }
   }
-  // Does the file hold `call` more often than its checks and checked locals do?
-  auto beyond_checks = [&](const std::string& call) {
+  // Does the file hold `call` more often than its checks and checked locals do? The expected side
+  // of the check being judged (`oracle`, as written) and what it is bound to are not checks of it.
+  auto beyond_checks = [&](const std::string& call, const std::string& oracle) {
     int in_file = 0, in_checks = 0;
     for (const auto& l : flat_lines) in_file += occurrences(l, call);
-    for (const auto& t : checked_texts) in_checks += occurrences(t, call);
+    for (const auto& [op, t] : checked_texts)
+      if (op != oracle) in_checks += occurrences(t, call);
     return in_file > in_checks;
   };
   // Every value the expression may hold is a literal (`4`, `"x"`, a table column `4;0;`).
@@ -494,14 +499,29 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
     return !parts.empty() && std::all_of(parts.begin(), parts.end(), [](const std::string& p) { return p.empty() || literal_text(p); });
   };
   // A call of `fn` (of `module`) on an added line that no check looks at: its text, or "".
-  auto added_data_call = [&](const std::string& fn, const std::string& module) -> std::string {
+  auto added_data_call = [&](const std::string& fn, const std::string& module, const std::string& oracle) -> std::string {
     std::vector<std::string> heads;
+    const std::string& text = *c.file.after;
     if (dynamic) {
       for (const auto& [alias, from] : imports)
-        if (from == module) heads.push_back(module_aliases.count(alias) ? alias + "." + fn + "(" : alias == fn ? fn + "(" : "");
+        if (from == module) {
+          heads.push_back(module_aliases.count(alias) ? alias + "." + fn + "(" : alias == fn ? fn + "(" : "");
+          if (module_aliases.count(alias)) {  // `calc['add'](1, 3)`
+            heads.push_back(alias + "['" + fn + "'](");
+            heads.push_back(alias + "[\"" + fn + "\"](");
+          }
+        }
+      // The function imported under another name: `from calc import add as plus`, `import { add
+      // as plus }`, `const { add: plus } = require(...)`.
+      const std::regex renamed("(?:^|[^\\w$])" + fn + R"((?:\s+as\s+|\s*:\s*)([A-Za-z_$][\w$]*))");
+      for (std::sregex_iterator it(text.begin(), text.end(), renamed), end; it != end; ++it)
+        if (auto imp = imports.find((*it)[1].str()); imp != imports.end() && imp->second == module) heads.push_back((*it)[1].str() + "(");
     } else {
       heads.push_back(module == "." ? fn + "(" : module + "." + fn + "(");
       if (module != ".") heads.push_back(module + "::" + fn + "(");
+      // Java/Kotlin: `import static calc.Calc.add;` (or `.*`): the function by its bare name.
+      const std::regex static_import(R"(import\s+static\s+[\w.]*\b)" + module + R"(\.(?:\*|)" + fn + R"()\s*;?)");
+      if (module != "." && std::regex_search(text, static_import)) heads.push_back(fn + "(");
     }
     for (const auto& l : added)
       for (const auto& head : heads) {
@@ -510,16 +530,156 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
           // A whole name: not `x.add(` for a bare `add(` (nor `xadd(`), not the definition.
           if (at > 0 && (ident_char(l[at - 1]) || (head.find('.') == std::string::npos && head.find("::") == std::string::npos && l[at - 1] == '.')))
             continue;
-          if (starts_with(l, "def ") || starts_with(l, "func ") || starts_with(l, "function ")) continue;
+          static const std::regex def_head(R"((?:def|func|function)\s+$)");
+          if (std::regex_search(l.substr(0, at), def_head)) continue;  // the definition itself
           const std::size_t open = at + head.size() - 1;
           const std::size_t close = closing_paren(l, open);
           if (close >= l.size()) continue;
           const std::string call = strip_spaces(l.substr(at, close - at + 1));
-          if (!beyond_checks(call)) continue;
+          if (!beyond_checks(call, oracle)) continue;
           return call;
         }
       }
+    static const std::regex import_line(R"(^\s*(?:import\b|from\s+\S+\s+import\b|package\b|#include\b|using\b|use\b)|\brequire\s*\()");
+    // A call in another test file or test-support module the patch adds to (a conftest fixture,
+    // a helper module), on a line that is not itself a check.
+    static const std::regex check_line(R"(^\s*(?:assert|expect\b|self\.assert|t\.(?:Error|Fatal|Fail)|require\.|Assert|EXPECT_|ASSERT_))");
+    if (c.support_added)
+      for (const auto& [path, other_lines] : *c.support_added) {
+        if (path == c.file.path || lang_of(path) != c.lang) continue;
+        for (const auto& l : other_lines) {
+          if (std::regex_search(l, check_line)) continue;
+          for (const auto& h : heads) {
+            // In another file the module's function may be reached by its bare name too.
+            const std::string bare = h.substr(h.find_last_of(".:") == std::string::npos ? 0 : h.find_last_of(".:") + 1);
+            for (const std::string& head : {h, bare}) {
+              if (head.size() < 2) continue;
+              for (auto at = l.find(head); at != std::string::npos; at = l.find(head, at + 1)) {
+                if (at > 0 && (ident_char(l[at - 1]) || (head != h && l[at - 1] == '.'))) continue;
+                static const std::regex def_head(R"((?:def|func|function)\s+$)");
+                if (std::regex_search(l.substr(0, at), def_head)) continue;  // the definition itself
+                const std::size_t close = closing_paren(l, at + head.size() - 1);
+                if (close < l.size()) return strip_spaces(l.substr(at, close - at + 1)) + " (" + path + ")";
+              }
+            }
+          }
+        }
+      }
+    // The module object itself as a value (`getattr(calc, name)`, `vars(calc)["add"]`): its
+    // functions reached by a name the rule cannot read.
+    if (dynamic)
+      for (const auto& [alias, from] : imports) {
+        if (from != module || !module_aliases.count(alias)) continue;
+        for (const auto& l : added) {
+          if (std::regex_search(l, import_line)) continue;
+          for (auto at = l.find(alias); at != std::string::npos; at = l.find(alias, at + 1)) {
+            const std::size_t end = at + alias.size();
+            if ((at > 0 && (ident_char(l[at - 1]) || l[at - 1] == '.' || l[at - 1] == '\'' || l[at - 1] == '"')) ||
+                (end < l.size() && (ident_char(l[end]) || l[end] == '.' || l[end] == '(' || l[end] == '\'' || l[end] == '"')))
+              continue;
+            // An argument of a call (`getattr(calc, n)`, `vars(calc)`) or subscripted (`calc[name]`).
+            if ((end < l.size() && l[end] == '[') || (at > 0 && l.rfind('(', at) != std::string::npos)) return l;
+          }
+        }
+      }
+    // The function as a value (`f = calc.add`, `partial(calc.add, 1)`, `map(add, xs)`,
+    // `add.call(null, 1, 3)`, `Calc::add`): a call of it the rule cannot see the text of.
+    for (const auto& l : added) {
+      if (std::regex_search(l, import_line) || starts_with(l, "def ") || starts_with(l, "func ") || starts_with(l, "function ")) continue;
+      for (const auto& head : heads) {
+        if (head.size() < 2) continue;
+        std::string name = head.substr(0, head.size() - 1);
+        std::vector<std::string> spellings{name};
+        if (const auto dot = name.rfind('.'); dot != std::string::npos) spellings.push_back(name.substr(0, dot) + "::" + name.substr(dot + 1));
+        for (const auto& ref : spellings)
+          for (auto at = l.find(ref); at != std::string::npos; at = l.find(ref, at + 1)) {
+            const std::size_t end = at + ref.size();
+            if (at > 0 && (ident_char(l[at - 1]) || l[at - 1] == '\'' || l[at - 1] == '"' ||
+                           (ref.find_first_of(".:") == std::string::npos && l[at - 1] == '.')))
+              continue;
+            std::size_t next = end;
+            while (next < l.size() && (l[next] == ' ' || l[next] == '\t')) ++next;
+            if (end < l.size() && ident_char(l[end])) continue;
+            if (next < l.size() && (l[next] == '(' || l[next] == '=' || l[next] == ':' || l[next] == '\'' || l[next] == '"')) continue;
+            return ref;
+          }
+      }
+    }
     return {};
+  };
+  // A value written out (whitespace removed) that no code of the file computes: a literal, a
+  // qualified constant of another package (`time.Second`, `Color.RED`), or a constructor or
+  // conversion of such values (`Decimal('0.3')`, `new Date(2020, 0, 1)`, `BigInt(3)`,
+  // `Fraction(1, 3)`, `new Map([['a', 1]])`, `3*time.Second`), not of a name the file assigns.
+  // A name the file assigns (a module-level constant, `const four = 4`) stands for its values.
+  std::function<bool(const std::string&, const std::string&, const std::string&, int)> value_expression =
+      [&](const std::string& e, const std::string& module, const std::string& fn, int depth) -> bool {
+    if (depth > 6 || e.empty()) return false;
+    if (literal_text(e)) return true;
+    static const std::regex name(R"(^[A-Za-z_$][\w$]*$)");
+    static const std::regex dotted(R"(^([A-Za-z_$][\w$]*)(?:\.[A-Za-z_$][\w$]*)+$)");
+    static const std::regex scaled(R"(^-?[0-9][\w.]*\*(.+)$)");
+    static const std::regex construct(R"(^(?:new)?([A-Za-z_$][\w$]*)(?:\.[A-Za-z_$][\w$]*)*(?:<[^()]*>)?\((.*)\)$)");
+    std::smatch m;
+    if (std::regex_match(e, name)) {
+      auto it = locals.find(e);
+      if (it == locals.end()) return false;
+      return std::all_of(it->second.begin(), it->second.end(), [&](const std::string& v) { return value_expression(v, module, fn, depth + 1); });
+    }
+    // A name from outside the file and the code under test: a module the file imports (not one
+    // the patch writes), a builtin constructor, a Go package or conversion, a Java/Kotlin/C++ class.
+    auto foreign_root = [&](const std::string& root) {
+      if (root == module || locals.count(root) || file_returns.count(root) || module_aliases.count(root)) return false;
+      if (dynamic) {
+        static const std::set<std::string> kBuiltins = {
+            "BigInt", "Date", "Map", "Set", "Number", "String", "Boolean", "Array", "Object", "Symbol", "RegExp", "URL", "Buffer",
+            "Uint8Array", "Int32Array", "Float64Array", "Math", "JSON", "dict", "list", "tuple", "set", "frozenset", "int",
+            "float", "str", "bytes", "complex", "bool", "range"};
+        if (kBuiltins.count(root)) return true;
+        auto it = imports.find(root);
+        if (it == imports.end() || it->second == module) return false;
+        std::string from = it->second;
+        from = from.substr(from.find_last_of("./") == std::string::npos ? 0 : from.find_last_of("./") + 1);
+        if (c.support_added)
+          for (const auto& [path, unused] : *c.support_added) {
+            const std::string base(basename(path));
+            if (!from.empty() && base.substr(0, base.find('.')) == from) return false;
+          }
+        return true;
+      }
+      if (c.lang == Lang::go) {
+        static const std::set<std::string> kConversions = {"int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16",
+                                                           "uint32", "uint64", "float32", "float64", "string", "byte", "rune"};
+        return kConversions.count(root) > 0 || std::regex_search(*c.file.after, std::regex("\"(?:[\\w.-]+/)*" + root + "\""));
+      }
+      return !root.empty() && std::isupper(static_cast<unsigned char>(root[0]));  // a class: `BigInteger.valueOf`, `Color.RED`
+    };
+    if (std::regex_match(e, m, dotted)) {
+      // `self.EXPECTED`, `this.expected`: the attribute's values as the file assigns them.
+      if (m[1].str() == "self" || m[1].str() == "this" || m[1].str() == "cls")
+        return value_expression(e.substr(e.rfind('.') + 1), module, fn, depth + 1);
+      // A named constant of the code under test (`Calc.Level.HIGH`, `calc.ERROR`): a name for a value.
+      static const std::regex constant_tail(R"(\.[A-Z][A-Z0-9_]*$)");
+      if (m[1].str() == module && std::regex_search(e, constant_tail)) return true;
+      return foreign_root(m[1].str());
+    }
+    if (std::regex_match(e, m, scaled)) return value_expression(m[1].str(), module, fn, depth + 1);
+    auto all_values = [&](const std::string& inner) {
+      for (const auto& part : split_top(inner, {","}))
+        if (!part.empty() && !value_expression(strip_spaces(part), module, fn, depth + 1)) return false;
+      return true;
+    };
+    if ((e.front() == '[' || e.front() == '{') && matching_close(e, 0) == e.size() - 1) return all_values(e.substr(1, e.size() - 2));
+    if (std::regex_match(e, m, construct) && closing_paren(e, e.find('(')) == e.size() - 1) {
+      const std::string head = e.substr(0, e.find('('));
+      const std::string last = head.substr(head.find_last_of(".:") == std::string::npos ? 0 : head.find_last_of(".:") + 1);
+      if (last == fn) return false;
+      // `new X(...)` in Java/Kotlin/C#-like code: any class but the code under test's.
+      const bool made = !dynamic && starts_with(e, "new") && m[1].str() != module;
+      if (!made && !foreign_root(m[1].str())) return false;
+      return all_values(m[2].str());
+    }
+    return false;
   };
   for (const auto& at : c.after.tests) {
     auto bt = std::find_if(c.before.tests.begin(), c.before.tests.end(), [&](const TestUnit& t) { return t.name == at.name; });
@@ -596,10 +756,15 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
     // The functions and values of `module` an expression reads, through the test's locals and the
     // test file's own functions: `want` -> `add_all([2, 2])` -> {add_all}; `expected(1, 3)` -> calc.add.
     auto reads_module = [&](const std::string& e, const std::string& module, const std::string& fn) {
-      if (!dynamic) {  // the same function, with other arguments (in any value it may hold)
+      if (!dynamic) {  // the same function, with other arguments (in any value it may hold, anywhere in it)
         for (const auto& part : split_top(e, {";"})) {
           const auto [f2, m2] = callee(spelled(part));
           if (f2 == fn && m2 == module) return true;
+          const std::string flat = spelled(part);
+          for (const std::string& head : module == "." ? std::vector<std::string>{fn + "("}
+                                                       : std::vector<std::string>{module + "." + fn + "(", module + "::" + fn + "("})
+            for (auto pos = flat.find(head); pos != std::string::npos; pos = flat.find(head, pos + 1))
+              if (pos == 0 || (!ident_char(flat[pos - 1]) && (module != "." || flat[pos - 1] != '.'))) return true;
         }
         return false;
       }
@@ -681,8 +846,8 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
           // table, a fixture, a helper, a loop's rows, a parameter source): it is the oracle
           // when the patch added a call of the same function to the test file as data, that no
           // check looks at. A literal or a table of literals is not.
-          if (literal_values(oracle)) continue;
-          data = added_data_call(f1, m1);
+          if (literal_values(oracle) || value_expression(oracle, m1, f1, 0)) continue;
+          data = added_data_call(f1, m1, strip_spaces(other));
           if (data.empty()) continue;
         } else {
           // Named constants only, in each value it may hold (rows of a table, a helper's returns).
