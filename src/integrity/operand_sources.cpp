@@ -106,14 +106,18 @@ std::vector<std::string> bound_names(std::string_view left) {
   std::vector<std::string> out;
   // A destructuring pattern (`[four, two]`, `(a, b)`, `{ sum }`): its names.
   std::string whole = strip_spaces(std::string(left));
+  const bool object_pattern = !whole.empty() && whole.front() == '{';
   if (whole.size() >= 2 && ((whole.front() == '[' && whole.back() == ']') || (whole.front() == '(' && whole.back() == ')') ||
                             (whole.front() == '{' && whole.back() == '}')))
     whole = whole.substr(1, whole.size() - 2);
   for (const auto& part : split_top(whole, {","})) {
     std::string n = strip_spaces(part);
+    const bool in_object = object_pattern || (!n.empty() && n.front() == '{');
     while (!n.empty() && std::string_view("*&([{").find(n.front()) != std::string_view::npos) n.erase(0, 1);
     while (!n.empty() && std::string_view(")]}").find(n.back()) != std::string_view::npos) n.pop_back();
-    if (auto colon = n.find(':'); colon != std::string::npos) n.resize(colon);  // `x: int` (Python, TS, Rust)
+    // `x: int` (Python, TS, Rust) binds x; a JavaScript object pattern's `{ value: sum }` binds sum.
+    if (auto colon = n.find(':'); colon != std::string::npos) n = in_object ? n.substr(colon + 1) : n.substr(0, colon);
+    if (auto eq = n.find('='); in_object && eq != std::string::npos) n.resize(eq);  // `{ value: sum = 0 }`
     if (!n.empty() && ident_start(n[0]) &&
         std::all_of(n.begin(), n.end(), [](char ch) { return ident_char(ch); }))
       out.push_back(n);

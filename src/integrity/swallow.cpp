@@ -115,6 +115,7 @@ int js_true_of_assertion_failure(const Syntax& s, TSNode cond) {
     const int v = js_true_of_assertion_failure(s, Syntax::field(cond, "argument"));
     return v < 0 ? -1 : 1 - v;
   }
+  if (t == "identifier") return 1;  // `if (e)`: an error is an object, so true (a flag the rule cannot read is not known)
   if (t != "binary_expression") return -1;
   TSNode l = Syntax::field(cond, "left"), r = Syntax::field(cond, "right");
   const string op = strip_spaces(s.text(Syntax::field(cond, "operator")));
@@ -130,10 +131,22 @@ int js_true_of_assertion_failure(const Syntax& s, TSNode cond) {
   };
   if (op == "instanceof") return of_type(r);
   if (op != "===" && op != "==" && op != "!==" && op != "!=") return -1;
-  // `e.name === 'TypeError'`, `e.code !== 'ENOENT'`, `e.constructor === TypeError` (either side).
-  if (Syntax::type(l) != "member_expression") std::swap(l, r);
-  if (Syntax::type(l) != "member_expression" || ts_node_is_null(r)) return -1;
-  const string prop = s.text(Syntax::field(l, "property"));
+  // `e.name === 'TypeError'`, `e['code'] !== 'ENOENT'`, a destructured `code === 'ENOENT'`,
+  // `e.constructor === TypeError` (either side).
+  auto property_of = [&](TSNode n) -> string {
+    if (ts_node_is_null(n)) return "";
+    const string_view nt = Syntax::type(n);
+    if (nt == "member_expression") return s.text(Syntax::field(n, "property"));
+    if (nt == "subscript_expression") {
+      string i = strip_spaces(s.text(Syntax::field(n, "index")));
+      return i.size() >= 2 && (i.front() == '\'' || i.front() == '"') ? i.substr(1, i.size() - 2) : "";
+    }
+    if (nt == "identifier" && one_of(s.text(n), {"name", "code", "constructor"})) return s.text(n);
+    return "";
+  };
+  if (property_of(l).empty()) std::swap(l, r);
+  const string prop = property_of(l);
+  if (prop.empty() || ts_node_is_null(r)) return -1;
   int eq = -1;
   if (Syntax::type(r) == "string" || Syntax::type(r) == "template_string") {
     string lit = s.text(r);
@@ -167,18 +180,26 @@ bool reached_by_assertion_failure(const Syntax& s, TSNode n, TSNode h) {
     TSNode p = ts_node_parent(x);
     if (ts_node_is_null(p)) break;
     const string_view pt = Syntax::type(p);
+    // Strict, as for a catch clause: a branch counts only when its condition is known to hold
+    // for an assertion failure.
     if (pt == "if_statement" || pt == "ternary_expression") {
       const int v = js_true_of_assertion_failure(s, Syntax::field(p, "condition"));
-      if (ts_node_eq(x, Syntax::field(p, "consequence")) && v == 0) return false;
-      if (ts_node_eq(x, Syntax::field(p, "alternative")) && v == 1) return false;
+      if (ts_node_eq(x, Syntax::field(p, "consequence")) && v != 1) return false;
+      if (ts_node_eq(x, Syntax::field(p, "alternative")) && v != 0) return false;
     }
-    if (pt == "statement_block")
+    if (pt == "switch_case") return false;  // `case 'ENOENT': throw e;`
+    if (pt == "binary_expression" && ts_node_eq(x, Syntax::field(p, "right"))) {  // `c && fail(e)`, `c || fail(e)`
+      const string op = strip_spaces(s.text(Syntax::field(p, "operator")));
+      const int v = js_true_of_assertion_failure(s, Syntax::field(p, "left"));
+      if ((op == "&&" && v != 1) || (op == "||" && v != 0)) return false;
+    }
+    if (pt == "statement_block" || pt == "switch_default")
       for (uint32_t i = 0; i < ts_node_named_child_count(p); ++i) {
         TSNode st = ts_node_named_child(p, i);
         if (ts_node_eq(st, x)) break;
         if (Syntax::type(st) == "return_statement") return false;
         if (Syntax::type(st) == "if_statement" && ts_node_is_null(Syntax::field(st, "alternative")) &&
-            js_exits(Syntax::field(st, "consequence")) && js_true_of_assertion_failure(s, Syntax::field(st, "condition")) == 1)
+            js_exits(Syntax::field(st, "consequence")) && js_true_of_assertion_failure(s, Syntax::field(st, "condition")) != 0)
           return false;
       }
     x = p;
@@ -222,6 +243,14 @@ bool handler_rethrows(const Syntax& s, TSNode h, const LocalDefs& defs, int dept
 TSNode js_try_dropping(const Syntax& s, TSNode n) {
   for (TSNode x = n, p = ts_node_parent(n); !ts_node_is_null(p) && !is_function(Syntax::type(p)); x = p, p = ts_node_parent(p)) {
     if (Syntax::type(p) != "try_statement" || !ts_node_eq(Syntax::field(p, "body"), x)) continue;
+    // A `return` (or `break`/`continue`) in `finally` discards the failure whatever the catch does.
+    bool finally_exits = false;
+    if (TSNode fin = Syntax::field(p, "finalizer"); !ts_node_is_null(fin))
+      walk(fin, [&](TSNode f) {
+        if (one_of(Syntax::type(f), {"return_statement", "break_statement", "continue_statement"})) finally_exits = true;
+        return !finally_exits && !is_function(Syntax::type(f));
+      });
+    if (finally_exits) return p;
     TSNode handler = Syntax::field(p, "handler");
     if (ts_node_is_null(handler)) continue;  // try/finally: the failure goes on
     TSNode body = Syntax::field(handler, "body");
@@ -541,6 +570,7 @@ namespace {
 
 string js_promise_dropped(const Syntax& s, TSNode p, TSNode unit, int depth = 0);
 string js_field_dropped(const Syntax& s, TSNode obj, const string& field, TSNode unit, int depth);
+std::optional<string> js_handler_drops(const Syntax& s, TSNode handler, TSNode at);
 
 /// JavaScript: the function a callback argument names: itself when written inline, or the file's
 /// definition of the name (`function swallow(p) {...}`, `const swallow = (p) => ...`); null otherwise.
@@ -736,6 +766,41 @@ string js_field_dropped(const Syntax& s, TSNode obj, const string& field, TSNode
   return *why;
 }
 
+/// JavaScript: what a rejection handler (`.catch(h)`, `.then(_, h)`) does with an assertion
+/// failure: why it drops it, "" when it hands it on (`done(err)`, `reject(e)`, `t.fail`, any
+/// call given the error on a path the failure takes, so the chain's end no longer matters), or
+/// nullopt when it rethrows it (the chain's end then decides). A handler by name is judged by the
+/// file's definition of it; a console call only logs the failure. `at` is the chained call.
+std::optional<string> js_handler_drops(const Syntax& s, TSNode handler, TSNode at) {
+  const string line = std::to_string(Syntax::line(at));
+  if (Syntax::type(handler) == "identifier" || Syntax::type(handler) == "member_expression") {
+    if (starts_with(strip_spaces(s.text(handler)), "console."))
+      return "runs in a promise whose rejection handler (`" + quote(s.text(handler)) + "`, line " + line + ") only logs its failure";
+    TSNode def = Syntax::type(handler) == "identifier" ? js_function_named(s, handler) : TSNode{};
+    if (ts_node_is_null(def)) return string();  // `done`, `reject`, `t.fail`, a parameter: reports it
+    handler = def;
+  }
+  if (!is_function(Syntax::type(handler))) return string();  // computed: not known to drop it
+  TSNode params = Syntax::field(handler, "parameters");
+  TSNode param = Syntax::field(handler, "parameter");
+  string e = !ts_node_is_null(param) ? s.text(param) : ts_node_is_null(params) ? "" : strip_spaces(s.text(params));
+  if (!e.empty() && e.front() == '(') e = e.substr(1, e.find_first_of(",)") - 1);
+  bool reported = false;
+  walk(handler, [&](TSNode n) {
+    if (reported) return false;
+    if (Syntax::type(n) == "call_expression" && !starts_with(strip_spaces(callee_text(s, n)), "console.") &&
+        reached_by_assertion_failure(s, n, handler)) {
+      if (one_of(callee_name(s, n), {"reject", "done", "fail"})) reported = true;
+      for (TSNode a : argument_nodes(n))
+        if (!e.empty() && Syntax::type(a) == "identifier" && s.text(a) == e) reported = true;
+    }
+    return ts_node_eq(n, handler) || !is_function(Syntax::type(n));
+  });
+  if (reported) return string();
+  if (fails_on_assertion_failure(s, handler)) return std::nullopt;
+  return "runs in a promise whose rejection handler (line " + line + ") drops its failure";
+}
+
 /// JavaScript: why the promise `p` (an async function's call) can no longer fail the test: nothing
 /// awaits or returns it, or it only reaches Promise.race/any (the first to settle, or the first to
 /// fulfil, wins). "" when it is awaited, returned, asserted on (`expect(p).rejects`), handed to
@@ -790,14 +855,16 @@ string js_promise_dropped(const Syntax& s, TSNode p, TSNode unit, int depth) {
       return js_promise_dropped(s, up, unit, depth + 1);
     }
   }
-  if (Syntax::type(up) == "member_expression") {
-    // A chain: `p.then(...)`, `p.catch(...)`, `p.finally(...)`: a rejection handler decides (one
-    // that hands the error on, `done`, `reject`, or rethrows, reports it; one that drops it loses
-    // it), else the chain's end.
+  const bool subscripted = Syntax::type(up) == "subscript_expression" && ts_node_eq(Syntax::field(up, "object"), p);
+  if (Syntax::type(up) == "member_expression" || subscripted) {
+    // A chain: `p.then(...)`, `p.catch(...)`, `p['catch'](...)`, `p.finally(...)`: a rejection
+    // handler decides (one that hands the error on, `done`, `reject`, or rethrows, reports it; one
+    // that drops it loses it), else the chain's end.
     TSNode outer = ts_node_parent(up);
     if (ts_node_is_null(outer) || Syntax::type(outer) != "call_expression") return "";
-    TSNode prop = Syntax::field(up, "property");
-    const string m = ts_node_is_null(prop) ? "" : s.text(prop);
+    TSNode prop = Syntax::field(up, subscripted ? "index" : "property");
+    string m = ts_node_is_null(prop) ? "" : s.text(prop);
+    if (subscripted && m.size() >= 2 && (m.front() == '\'' || m.front() == '"' || m.front() == '`')) m = m.substr(1, m.size() - 2);
     const auto args = argument_nodes(outer);
     // A collection of promises mapped through a callback (`ps.map((p) => p.catch(() => {}))`):
     // each member is what the callback does with its parameter; the mapped collection then goes
@@ -810,36 +877,7 @@ string js_promise_dropped(const Syntax& s, TSNode p, TSNode unit, int depth) {
     if (m == "catch" && !args.empty()) handler = args[0];
     if (m == "then" && args.size() >= 2) handler = args[1];
     if (!ts_node_is_null(handler)) {
-      // A handler by name reports the failure (`done`, `reject`, `t.fail`), unless it only logs it.
-      if (Syntax::type(handler) == "identifier" || Syntax::type(handler) == "member_expression") {
-        if (starts_with(strip_spaces(s.text(handler)), "console."))
-          return "runs in a promise whose rejection handler (`" + quote(s.text(handler)) + "`, line " +
-                 std::to_string(Syntax::line(outer)) + ") only logs its failure";
-        return "";
-      }
-      static const LocalDefs kNone;
-      if (!handler_rethrows(s, handler, kNone)) {
-        // A handler that passes its error to a call (`err => done(err)`, `e => reject(e)`) on a
-        // path an assertion failure takes reports it; a console call only logs it.
-        TSNode params = Syntax::field(handler, "parameters");
-        TSNode param = Syntax::field(handler, "parameter");
-        string e = !ts_node_is_null(param) ? s.text(param) : ts_node_is_null(params) ? "" : strip_spaces(s.text(params));
-        if (!e.empty() && e.front() == '(') e = e.substr(1, e.find_first_of(",)") - 1);
-        bool reported = false;
-        if (!e.empty())
-          walk(handler, [&](TSNode n) {
-            if (reported) return false;
-            if (Syntax::type(n) == "call_expression" && !starts_with(strip_spaces(callee_text(s, n)), "console.") &&
-                reached_by_assertion_failure(s, n, handler))
-              for (TSNode a : argument_nodes(n))
-                if (Syntax::type(a) == "identifier" && s.text(a) == e) reported = true;
-            return ts_node_eq(n, handler) || !is_function(Syntax::type(n));
-          });
-        if (!reported)
-          return "runs in a promise whose rejection handler (line " + std::to_string(Syntax::line(outer)) +
-                 ") drops its failure";
-        return "";
-      }
+      if (const auto why = js_handler_drops(s, handler, outer)) return *why;
     }
     return js_promise_dropped(s, outer, unit, depth + 1);
   }
@@ -884,6 +922,18 @@ string js_promise_dropped(const Syntax& s, TSNode p, TSNode unit, int depth) {
       return "runs in a promise handed to Promise.allSettled (line " + std::to_string(Syntax::line(call)) +
              "), which settles its rejection as a value the test never checks";
     if (callee == "Promise.all" || callee == "Promise.allSettled") return js_promise_dropped(s, call, unit, depth + 1);
+    // `Promise.prototype.catch.call(p, h)`, `.then.call(p, ok, h)`, `.apply(p, [...])`: a chain on p.
+    if (ut != "array" && (ends_with(callee, ".catch.call") || ends_with(callee, ".then.call")) && ts_node_eq(ts_node_named_child(holder, 0), p)) {
+      const auto call_args = argument_nodes(call);
+      const std::size_t h = ends_with(callee, ".catch.call") ? 1 : 2;
+      if (call_args.size() > h)
+        if (const auto why = js_handler_drops(s, call_args[h], call)) return *why;
+      return js_promise_dropped(s, call, unit, depth + 1);
+    }
+    // Logged: `console.log(p)` neither awaits it nor hands its failure on.
+    if (starts_with(callee, "console."))
+      return "runs in a promise only handed to `" + quote(callee) + "` (line " + std::to_string(Syntax::line(call)) +
+             "), which never awaits it: its rejection never fails the test";
     // `Promise.resolve(p)` is p; `Array.from([p], mapper)` maps like `.map`.
     if (callee == "Promise.resolve" && ut != "array") return js_promise_dropped(s, call, unit, depth + 1);
     if (callee == "Array.from") {

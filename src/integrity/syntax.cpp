@@ -2535,6 +2535,22 @@ class Analyzer {
     return out;
   }
 
+  /// JavaScript: does code read the `value` or `reason` of a settled outcome: `.value`,
+  /// `['value']`, a `value:` key of an expected object, a destructured `{ value }`, or the whole
+  /// outcome through `Object.values`/`entries` (not its first, the status) or `JSON.stringify`?
+  /// Comments, string literals and names that merely contain the word (`values`) are no read.
+  static bool reads_outcome_value(const std::string& code) {
+    static const std::regex comments(R"(/\*[\s\S]*?\*/|//[^\n]*)");
+    const std::string t = without_string_literals(std::regex_replace(code, comments, " "));
+    static const std::regex read(
+        R"((?:\.\s*(?:value|reason)\b|\[\s*['"`](?:value|reason)['"`]\s*\]|(?:^|[^\w$.])(?:value|reason)\s*[:,}]|\{\s*(?:value|reason)\b|JSON\.stringify\s*\(|inspect\s*\())");
+    if (std::regex_search(t, read)) return true;
+    static const std::regex whole(R"(Object\.(?:values|entries)\s*\(([^()]*)\)(\s*\[\s*0\s*\])?)");
+    for (std::sregex_iterator it(t.begin(), t.end(), whole), e; it != e; ++it)
+      if (!(*it)[2].matched) return true;
+    return false;
+  }
+
   /// JavaScript: the names the unit binds to the outcomes of `Promise.allSettled` (`const [r] =
   /// await Promise.allSettled(...)`, `const rs = ...`, and `for (const r of rs)`).
   std::set<std::string> settled_outcome_names() const {
@@ -2544,8 +2560,10 @@ class Analyzer {
     if (!contains(all, "Promise.allSettled")) return names;
     static const std::regex bind(R"((?:const|let|var)\s*(\[[^\]=]*\]|[A-Za-z_$][\w$]*)\s*=\s*(?:await\s*)?Promise\s*\.\s*allSettled\b)");
     static const std::regex ident(R"([A-Za-z_$][\w$]*)");
+    // Names bound to a value or reason (`[{ value: sum }]`, `{ value }`) are values, not outcomes.
+    static const std::regex value_binding(R"(\b(?:value|reason)\b(?:\s*:\s*[A-Za-z_$][\w$]*)?)");
     for (std::sregex_iterator it(all.begin(), all.end(), bind), e; it != e; ++it) {
-      const std::string lhs = (*it)[1].str();
+      const std::string lhs = std::regex_replace((*it)[1].str(), value_binding, " ");
       for (std::sregex_iterator w(lhs.begin(), lhs.end(), ident), we; w != we; ++w) names.insert(w->str());
     }
     // Names derived from them without reading a value (`for (const r of rs)`, `const statuses =
@@ -2556,10 +2574,10 @@ class Analyzer {
       const std::size_t before = names.size();
       for (const auto* re : {&derived, &loop})
         for (std::sregex_iterator it(all.begin(), all.end(), *re), e; it != e; ++it) {
-          const std::string value = without_string_literals((*it)[2].str());
-          if (contains(value, "value") || contains(value, "reason")) continue;
+          const std::string value = (*it)[2].str();
+          if (reads_outcome_value(value)) continue;
           if (std::none_of(names.begin(), names.end(), [&](const std::string& n) { return has_word(value, n); })) continue;
-          const std::string lhs = (*it)[1].str();
+          const std::string lhs = std::regex_replace((*it)[1].str(), value_binding, " ");
           for (std::sregex_iterator w(lhs.begin(), lhs.end(), ident), we; w != we; ++w) names.insert(w->str());
         }
       if (names.size() == before) break;
@@ -2575,11 +2593,11 @@ class Analyzer {
     // count) says no more.
     if (is_js(lang_) && a.kind == Kind::eq && !a.operands.empty()) {
       const std::string raw = s_.text(n).substr(0, 4096);
-      const std::string check = without_string_literals(raw);
-      if (!contains(check, "value") && !contains(check, "reason")) {
+      if (!reads_outcome_value(raw)) {
         const std::set<std::string> settled = settled_outcome_names();
         for (const auto& o : a.operands)
-          if (std::any_of(settled.begin(), settled.end(), [&](const std::string& name) { return has_word(o, name); })) {
+          if (contains(o, "Promise.allSettled") ||
+              std::any_of(settled.begin(), settled.end(), [&](const std::string& name) { return has_word(o, name); })) {
             a.kind = contains(raw, "rejected") ? Kind::throws_broad : Kind::other;
             break;
           }
