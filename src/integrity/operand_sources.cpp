@@ -152,6 +152,23 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
     bind(Syntax::field(n, "declarator"), Syntax::field(n, "value"));
   else if (t == "let_declaration")
     bind(Syntax::field(n, "pattern"), Syntax::field(n, "value"));
+  else if (t == "catch_clause") {
+    // JavaScript `try { await div(1, 0) } catch (e) { expect(e.message)... }` in a test that makes
+    // jest count its checks (`expect.assertions(1)`, so the handler must run): the error comes
+    // from what the try block runs. (Without the count the handler's check is optional.)
+    TSNode param = Syntax::field(n, "parameter");
+    TSNode owner = ts_node_parent(n);
+    TSNode block = ts_node_is_null(owner) ? owner : Syntax::field(owner, "body");
+    bool counted = false;
+    for (TSNode f = owner; !ts_node_is_null(f) && !counted; f = ts_node_parent(f)) {
+      const std::string_view ft = Syntax::type(f);
+      if (ft != "arrow_function" && ft != "function_expression" && ft != "function" && ft != "function_declaration") continue;
+      const std::string body = strip_spaces(s.text(f).substr(0, 65536));
+      counted = body.find("expect.assertions(") != std::string::npos || body.find("expect.hasAssertions()") != std::string::npos;
+    }
+    if (counted && !ts_node_is_null(param) && Syntax::type(param) == "identifier" && !ts_node_is_null(block))
+      defs[s.text(param)].push_back({Syntax::line(n), s.text(block).substr(0, 4096)});
+  }
   else if (t == "arrow_function" || t == "function_expression" || t == "function") {
     // The value a promise resolves to, handed to its `.then` callback: `add(2, 2).then((v) => ...)`
     // binds `v` to `add(2, 2)`, as `const v = await add(2, 2)` would.

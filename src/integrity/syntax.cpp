@@ -2695,7 +2695,11 @@ class Analyzer {
         else if (!ts_node_is_null(right) && !ts_node_eq(right, cur))
           table_rows(a, n, text(right), field(p, "left"), field(p, "body"));
       } else if (pt == "except_clause" || pt == "catch_clause" || pt == "except_group_clause") {
-        a.optional = true;
+        // A handler's check may honestly not run, unless the test makes jest count its checks
+        // (`expect.assertions(n)`, `expect.hasAssertions()`): then the handler must run.
+        const std::string unit_text = ts_node_is_null(unit_node_) ? std::string() : strip_spaces(text(unit_node_).substr(0, 65536));
+        if (!(is_js(lang_) && (contains(unit_text, "expect.assertions(") || contains(unit_text, "expect.hasAssertions()"))))
+          a.optional = true;
       } else if (pt == "with_statement" && lang_ == Lang::python) {
         // with pytest.raises(AssertionError) / self.assertRaises(AssertionError) / raises(Exception):
         // the body's checks pass when they fail.
