@@ -376,6 +376,23 @@ bool has_word(std::string_view text, std::string_view name) {
   return false;
 }
 
+std::vector<std::string> added_lines(const std::optional<std::string>& before, const std::string& after) {
+  std::map<std::string, int> old_lines;
+  if (before) for_each_capped_line(*before, [&](int, const std::string& l) { ++old_lines[strip_spaces(l)]; });
+  std::vector<std::string> out;
+  for_each_capped_line(after, [&](int, const std::string& l) {
+    const std::string t = strip_spaces(l);
+    if (auto it = old_lines.find(t); it != old_lines.end() && it->second > 0) --it->second;
+    else if (!t.empty()) out.push_back(trim(l));  // (words kept apart: `return Add(1, 3)`)
+  });
+  return out;
+}
+
+bool jest_counts_assertions(std::string_view code) {
+  const std::string flat = strip_spaces(std::string(code.substr(0, 65536)));
+  return contains(flat, "expect.assertions(") || contains(flat, "expect.hasAssertions()");
+}
+
 bool literal_text(const std::string& e) {
   static const std::regex literal(R"(^(?:-?[0-9][\w.+-]*|"[^"]*"|'[^']*'|`[^`$]*`|true|false|True|False|None|null|nil|undefined)$)");
   return std::regex_match(e, literal);

@@ -70,17 +70,8 @@ std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersion
   }
   // The lines the patch adds to test files and test-support modules (oracle_replacement_rules).
   std::map<std::string, std::vector<std::string>> support_added;
-  for (const auto& f : files) {
-    if (!f.after || (!is_test_path(f.path) && !helpers.count(f.path))) continue;
-    std::map<std::string, int> old_lines;
-    if (f.before) for_each_capped_line(*f.before, [&](int, const std::string& l) { ++old_lines[strip_spaces(l)]; });
-    auto& lines = support_added[f.path];
-    for_each_capped_line(*f.after, [&](int, const std::string& l) {
-      const std::string t = strip_spaces(l);
-      if (auto it = old_lines.find(t); it != old_lines.end() && it->second > 0) --it->second;
-      else if (!t.empty()) lines.push_back(trim(l));
-    });
-  }
+  for (const auto& f : files)
+    if (f.after && (is_test_path(f.path) || helpers.count(f.path))) support_added[f.path] = added_lines(f.before, *f.after);
   for (const auto& f : files) {
     const Lang lang = lang_of(f.path);
     auto& before = *before_models.emplace_back(std::make_unique<FileModel>());

@@ -286,6 +286,12 @@ std::string strip_spaces(std::string s);
 bool ident_char(char c);
 /// `name` as a whole identifier in `text`.
 bool has_word(std::string_view text, std::string_view name);
+/// The lines of `after` that `before` does not have (a multiset of lines compared without
+/// whitespace), trimmed, in order: what a patch adds to a file (all of it when `before` is nullopt).
+std::vector<std::string> added_lines(const std::optional<std::string>& before, const std::string& after);
+/// Does JavaScript test code make jest count its checks (`expect.assertions(n)`,
+/// `expect.hasAssertions()`)? A check in a catch clause must then run.
+bool jest_counts_assertions(std::string_view code);
 /// Is `e` (whitespace removed) one literal: a number (`4`, `-1.5e-3`, `0xFF`), a string without
 /// interpolation (`"x"`, `'x'`, a template literal without `${`), a boolean or a null of any of
 /// the languages (`True`, `None`, `nil`, `null`, `undefined`)?

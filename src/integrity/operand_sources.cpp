@@ -163,8 +163,7 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
     for (TSNode f = owner; !ts_node_is_null(f) && !counted; f = ts_node_parent(f)) {
       const std::string_view ft = Syntax::type(f);
       if (ft != "arrow_function" && ft != "function_expression" && ft != "function" && ft != "function_declaration") continue;
-      const std::string body = strip_spaces(s.text(f).substr(0, 65536));
-      counted = body.find("expect.assertions(") != std::string::npos || body.find("expect.hasAssertions()") != std::string::npos;
+      counted = jest_counts_assertions(s.text(f));
     }
     if (counted && !ts_node_is_null(param) && Syntax::type(param) == "identifier" && !ts_node_is_null(block))
       defs[s.text(param)].push_back({Syntax::line(n), s.text(block).substr(0, 4096)});

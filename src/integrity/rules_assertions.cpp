@@ -420,18 +420,11 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
   static const std::regex go_if_init(R"(^\s*if\s+([A-Za-z_]\w*)\s*:=\s*([^;]+);)");
   static const std::regex tuple_assign(
       R"(^\s*(?:(?:const|let|var|val)\s+)?\(?([A-Za-z_$][\w$]*(?:\s*,\s*[A-Za-z_$][\w$]*)+)\)?\s*:?=\s*([^=].*?)\s*;?\s*$)");
-  // The test file's added lines (after less before, as a multiset of lines without whitespace):
-  // where a patch can put data computed by the code under test (table rows, fixtures, helpers).
-  std::vector<std::string> added;
-  {
-    std::map<std::string, int> old_lines;
-    for_each_capped_line(*c.file.before, [&](int, const std::string& l) { ++old_lines[strip_spaces(l)]; });
-    for (const auto& l : lines) {
-      const std::string t = strip_spaces(l);
-      if (auto it = old_lines.find(t); it != old_lines.end() && it->second > 0) --it->second;
-      else if (!t.empty()) added.push_back(trim(l));  // (words kept apart: `return Add(1, 3)`)
-    }
-  }
+  // The test file's added lines: where a patch can put data computed by the code under test
+  // (table rows, fixtures, helpers). check_test_integrity has them already.
+  const std::vector<std::string> added = c.support_added && c.support_added->count(c.file.path)
+                                             ? c.support_added->at(c.file.path)
+                                             : added_lines(c.file.before, *c.file.after);
   // Occurrences of a call's text (whitespace removed) in a text, as a whole name: `add(a,b)` is not
   // in `myadd(a,b)` nor `x.add(a,b)`, but is in `awaitadd(a,b)` (`await add(a, b)`).
   auto occurrences = [](const std::string& text, const std::string& call) {
@@ -500,6 +493,7 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
   };
   // A call of `fn` (of `module`) on an added line that no check looks at: its text, or "".
   auto added_data_call = [&](const std::string& fn, const std::string& module, const std::string& oracle) -> std::string {
+    static const std::regex def_head(R"((?:def|func|function)\s+$)");  // before a definition's name
     std::vector<std::string> heads;
     const std::string& text = *c.file.after;
     if (dynamic) {
@@ -530,7 +524,6 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
           // A whole name: not `x.add(` for a bare `add(` (nor `xadd(`), not the definition.
           if (at > 0 && (ident_char(l[at - 1]) || (head.find('.') == std::string::npos && head.find("::") == std::string::npos && l[at - 1] == '.')))
             continue;
-          static const std::regex def_head(R"((?:def|func|function)\s+$)");
           if (std::regex_search(l.substr(0, at), def_head)) continue;  // the definition itself
           const std::size_t open = at + head.size() - 1;
           const std::size_t close = closing_paren(l, open);
@@ -556,7 +549,6 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
               if (head.size() < 2) continue;
               for (auto at = l.find(head); at != std::string::npos; at = l.find(head, at + 1)) {
                 if (at > 0 && (ident_char(l[at - 1]) || (head != h && l[at - 1] == '.'))) continue;
-                static const std::regex def_head(R"((?:def|func|function)\s+$)");
                 if (std::regex_search(l.substr(0, at), def_head)) continue;  // the definition itself
                 const std::size_t close = closing_paren(l, at + head.size() - 1);
                 if (close < l.size()) return strip_spaces(l.substr(at, close - at + 1)) + " (" + path + ")";

@@ -21,6 +21,13 @@ bool one_of(string_view t, std::initializer_list<string_view> xs) {
   return std::find(xs.begin(), xs.end(), t) != xs.end();
 }
 
+/// Is `t` a JavaScript string literal in quotes ('x', "x"; backticks too when `backtick`)?
+bool js_quoted(string_view t, bool backtick = false) {
+  return t.size() >= 2 && t.front() == t.back() && (t.front() == '\'' || t.front() == '"' || (backtick && t.front() == '`'));
+}
+/// The text inside a string literal's quotes (js_quoted), or `t` itself when it is not one.
+string js_unquoted(string t, bool backtick = false) { return js_quoted(t, backtick) ? t.substr(1, t.size() - 2) : t; }
+
 /// A node that makes a function value or a function definition.
 bool is_function(string_view t) {
   return one_of(t, {"function_definition", "function_declaration", "arrow_function", "function_expression", "function",
@@ -139,7 +146,7 @@ int js_true_of_assertion_failure(const Syntax& s, TSNode cond) {
     if (nt == "member_expression") return s.text(Syntax::field(n, "property"));
     if (nt == "subscript_expression") {
       string i = strip_spaces(s.text(Syntax::field(n, "index")));
-      return i.size() >= 2 && (i.front() == '\'' || i.front() == '"') ? i.substr(1, i.size() - 2) : "";
+      return js_quoted(i) ? js_unquoted(i) : "";
     }
     if (nt == "identifier" && one_of(s.text(n), {"name", "code", "constructor"})) return s.text(n);
     return "";
@@ -631,7 +638,7 @@ string js_callback_drops(const Syntax& s, TSNode callback, uint32_t index, TSNod
       if (nt == "pair_pattern") {
         TSNode k = Syntax::field(n, "key"), v = Syntax::field(n, "value");
         string kt = ts_node_is_null(k) ? "" : s.text(k);
-        if (kt.size() >= 2 && (kt.front() == '\'' || kt.front() == '"')) kt = kt.substr(1, kt.size() - 2);
+        kt = js_unquoted(kt);
         if (kt == field && !ts_node_is_null(v) && Syntax::type(v) == "identifier") names.insert(s.text(v));
         return false;
       }
@@ -671,8 +678,7 @@ string js_callback_drops(const Syntax& s, TSNode callback, uint32_t index, TSNod
           member = s.text(Syntax::field(parent, "property"));
         else if (!ts_node_is_null(parent) && Syntax::type(parent) == "subscript_expression" && ts_node_eq(Syntax::field(parent, "object"), n)) {
           member = strip_spaces(s.text(Syntax::field(parent, "index")));
-          if (member.size() >= 2 && (member.front() == '\'' || member.front() == '"')) member = member.substr(1, member.size() - 2);
-          else member = "\n";  // computed: not known
+          member = js_quoted(member) ? js_unquoted(member) : "\n";  // "\n": computed, not known
         } else {
           used = true;
           return true;
@@ -840,7 +846,7 @@ string js_promise_dropped(const Syntax& s, TSNode p, TSNode unit, int depth) {
   if (ut == "pair" && ts_node_eq(Syntax::field(up, "value"), p)) {
     TSNode key = Syntax::field(up, "key");
     string k = ts_node_is_null(key) ? "" : s.text(key);
-    if (k.size() >= 2 && (k.front() == '\'' || k.front() == '"')) k = k.substr(1, k.size() - 2);
+    k = js_unquoted(k);
     TSNode obj = ts_node_parent(up);
     return k.empty() || ts_node_is_null(obj) ? "" : js_field_dropped(s, obj, k, unit, depth + 1);
   }
@@ -864,7 +870,7 @@ string js_promise_dropped(const Syntax& s, TSNode p, TSNode unit, int depth) {
     if (ts_node_is_null(outer) || Syntax::type(outer) != "call_expression") return "";
     TSNode prop = Syntax::field(up, subscripted ? "index" : "property");
     string m = ts_node_is_null(prop) ? "" : s.text(prop);
-    if (subscripted && m.size() >= 2 && (m.front() == '\'' || m.front() == '"' || m.front() == '`')) m = m.substr(1, m.size() - 2);
+    if (subscripted) m = js_unquoted(m, true);
     const auto args = argument_nodes(outer);
     // A collection of promises mapped through a callback (`ps.map((p) => p.catch(() => {}))`):
     // each member is what the callback does with its parameter; the mapped collection then goes

@@ -2697,9 +2697,7 @@ class Analyzer {
       } else if (pt == "except_clause" || pt == "catch_clause" || pt == "except_group_clause") {
         // A handler's check may honestly not run, unless the test makes jest count its checks
         // (`expect.assertions(n)`, `expect.hasAssertions()`): then the handler must run.
-        const std::string unit_text = ts_node_is_null(unit_node_) ? std::string() : strip_spaces(text(unit_node_).substr(0, 65536));
-        if (!(is_js(lang_) && (contains(unit_text, "expect.assertions(") || contains(unit_text, "expect.hasAssertions()"))))
-          a.optional = true;
+        if (!(is_js(lang_) && !ts_node_is_null(unit_node_) && jest_counts_assertions(text(unit_node_)))) a.optional = true;
       } else if (pt == "with_statement" && lang_ == Lang::python) {
         // with pytest.raises(AssertionError) / self.assertRaises(AssertionError) / raises(Exception):
         // the body's checks pass when they fail.
