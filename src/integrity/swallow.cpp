@@ -108,6 +108,109 @@ TSNode enclosing_function(TSNode n) {
   return TSNode{};
 }
 
+TSNode js_function_named(const Syntax& s, TSNode callback);
+
+/// The name an error handler (a handler function or a catch clause's body) binds the failure to:
+/// the catch clause's parameter or the function's first parameter; "" when none or a pattern.
+string js_error_name(const Syntax& s, TSNode h) {
+  if (ts_node_is_null(h)) return "";
+  TSNode p = ts_node_parent(h);
+  if (!is_function(Syntax::type(h)) && !ts_node_is_null(p) && Syntax::type(p) == "catch_clause") {
+    TSNode prm = Syntax::field(p, "parameter");
+    return !ts_node_is_null(prm) && Syntax::type(prm) == "identifier" ? s.text(prm) : "";
+  }
+  if (!is_function(Syntax::type(h))) return "";
+  TSNode param = Syntax::field(h, "parameter");
+  if (!ts_node_is_null(param)) return Syntax::type(param) == "identifier" ? s.text(param) : "";
+  TSNode params = Syntax::field(h, "parameters");
+  if (ts_node_is_null(params) || ts_node_named_child_count(params) == 0) return "";
+  TSNode first = ts_node_named_child(params, 0);
+  if (Syntax::type(first) == "required_parameter") first = Syntax::field(first, "pattern");
+  return !ts_node_is_null(first) && Syntax::type(first) == "identifier" ? s.text(first) : "";
+}
+
+/// The error handler enclosing `n`: the nearest catch clause's body or function.
+TSNode js_handler_of(TSNode n) {
+  for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
+    if (is_function(Syntax::type(p))) return p;
+    TSNode up = ts_node_parent(p);
+    if (!ts_node_is_null(up) && Syntax::type(up) == "catch_clause" && ts_node_eq(Syntax::field(up, "body"), p)) return p;
+  }
+  return TSNode{};
+}
+
+/// Is the name `name` assigned in `scope` before the byte `before` (`e = null; if (e) throw e`)?
+bool js_assigned_before(const Syntax& s, TSNode scope, const string& name, uint32_t before) {
+  bool found = false;
+  walk(scope, [&](TSNode n) {
+    if (found || ts_node_start_byte(n) >= before) return false;
+    if (one_of(Syntax::type(n), {"assignment_expression", "augmented_assignment_expression"})) {
+      TSNode l = Syntax::field(n, "left");
+      if (!ts_node_is_null(l) && s.text(l) == name) found = true;
+    }
+    return !found;
+  });
+  return found;
+}
+
+/// Predicates every error satisfies (`isError(e)`, `_.isObject(e)`): true of an assertion failure.
+bool js_predicate_true_of_any_error(const string& name) {
+  return one_of(name, {"isError", "isNativeError", "isObject", "isObjectLike", "isDefined", "isTruthy", "isErrorLike", "is",
+                       "isAssertionError", "isAssertion", "exists", "Boolean", "isNotNull", "isNotNil", "isPresent",
+                       "isExisty", "isSet", "defined", "truthy", "isInstanceOf", "isInstance", "isAnyError"});
+}
+
+/// Properties an assertion failure has (node:assert's AssertionError, chai's, jest's matcher
+/// error): a condition on another property of the error compares `undefined`.
+bool js_assertion_failure_property(const string& p) {
+  return one_of(p, {"name", "code", "message", "actual", "expected", "operator", "generatedMessage", "matcherResult",
+                    "constructor", "stack", "cause", "showDiff", "toString", "errors"});
+}
+
+/// JavaScript: the first property read from the error `err` in `n` (`e.status`, `e?.response.status`
+/// -> `status`/`response`), "" when `n` is no property of `err`.
+string js_error_property(const Syntax& s, TSNode n, const string& err) {
+  if (err.empty() || ts_node_is_null(n)) return "";
+  string prop;
+  while (Syntax::type(n) == "member_expression" || Syntax::type(n) == "subscript_expression") {
+    TSNode obj = Syntax::field(n, "object");
+    if (Syntax::type(n) == "member_expression") prop = s.text(Syntax::field(n, "property"));
+    else {
+      string i = strip_spaces(s.text(Syntax::field(n, "index")));
+      if (!js_quoted(i)) return "";
+      prop = js_unquoted(i);
+    }
+    n = obj;
+    if (ts_node_is_null(n)) return "";
+  }
+  return Syntax::type(n) == "identifier" && s.text(n) == err ? prop : "";
+}
+
+/// A retry loop's last attempt: is `cond` (`i === tries - 1`, `attempt >= max`) true exactly on
+/// the last pass of the `for` loop around `cond` whose condition is `i < N` or `i <= N`?
+bool js_last_attempt(const Syntax& s, TSNode cond) {
+  if (Syntax::type(cond) != "binary_expression") return false;
+  const string op = strip_spaces(s.text(Syntax::field(cond, "operator")));
+  if (!one_of(op, {"===", "==", ">=", ">"})) return false;
+  const string l = strip_spaces(s.text(Syntax::field(cond, "left"))), r = strip_spaces(s.text(Syntax::field(cond, "right")));
+  for (TSNode p = ts_node_parent(cond); !ts_node_is_null(p); p = ts_node_parent(p)) {
+    if (is_function(Syntax::type(p))) return false;
+    if (Syntax::type(p) != "for_statement") continue;
+    TSNode c = Syntax::field(p, "condition");
+    if (!ts_node_is_null(c) && Syntax::type(c) == "expression_statement" && ts_node_named_child_count(c) == 1) c = ts_node_named_child(c, 0);
+    if (ts_node_is_null(c) || Syntax::type(c) != "binary_expression") return false;
+    const string lop = strip_spaces(s.text(Syntax::field(c, "operator")));
+    const string i = strip_spaces(s.text(Syntax::field(c, "left"))), n = strip_spaces(s.text(Syntax::field(c, "right")));
+    std::set<std::pair<string, string>> last;  // (left, right) of an equality true on the last pass
+    if (lop == "<") last = {{i, n + "-1"}, {i + "+1", n}, {n + "-1", i}, {n, i + "+1"}};
+    else if (lop == "<=") last = {{i, n}, {n, i}};
+    else return false;
+    if (op == "===" || op == "==" || op == ">=") return last.count({l, r}) || (op != ">=" && last.count({r, l}));
+    return lop == "<" && l == i + "+1" && r == n + "-1";
+  }
+  return false;
+}
+
 /// What a condition in a JavaScript error handler says of an assertion failure (node:assert's and
 /// chai's AssertionError, jest's matcher error): 1 true, 0 false, -1 not known. `e instanceof
 /// TypeError`, `e.name === 'RangeError'` and `e.code === 'ENOENT'` are false of it; `e instanceof
@@ -122,8 +225,54 @@ int js_true_of_assertion_failure(const Syntax& s, TSNode cond) {
     const int v = js_true_of_assertion_failure(s, Syntax::field(cond, "argument"));
     return v < 0 ? -1 : 1 - v;
   }
-  if (t == "identifier") return 1;  // `if (e)`: an error is an object, so true (a flag the rule cannot read is not known)
+  TSNode h = js_handler_of(cond);
+  const string err = js_error_name(s, h);
+  if (t == "identifier")  // `if (e)`: an error is an object, so true, unless reassigned (`e = null`); a flag is not known
+    return s.text(cond) == err && !js_assigned_before(s, h, err, ts_node_start_byte(cond)) ? 1 : -1;
+  if (t == "call_expression") {
+    const string callee = strip_spaces(callee_text(s, cond));
+    const auto args = argument_nodes(cond);
+    // `['ENOENT', 'EEXIST'].includes(e.code)`: a comparison with each member.
+    TSNode f = Syntax::field(cond, "function");
+    if (last_segment(callee) == "includes" && args.size() == 1 && !ts_node_is_null(f) && Syntax::type(f) == "member_expression" &&
+        Syntax::type(Syntax::field(f, "object")) == "array") {
+      TSNode arr = Syntax::field(f, "object");
+      int any = 0;
+      for (uint32_t i = 0; i < ts_node_named_child_count(arr); ++i) {
+        TSNode m = ts_node_named_child(arr, i);
+        if (Syntax::type(m) != "string") return -1;
+        const string p = js_error_property(s, args[0], err);
+        const string lit = js_unquoted(s.text(m));
+        if (p == "code") any = std::max(any, lit == "ERR_ASSERTION" ? 1 : 0);
+        else if (p == "name") any = std::max(any, one_of(lit, {"AssertionError", "JestAssertionError", "AssertionFailedError", "Error"}) ? 1 : 0);
+        else if (!p.empty() && !js_assertion_failure_property(p)) any = std::max(any, 0);
+        else return -1;
+      }
+      return any;
+    }
+    // A predicate the file defines (`const isNotFound = (e) => e.code === 'ENOENT'`): its returned condition.
+    if (!ts_node_is_null(f) && Syntax::type(f) == "identifier") {
+      TSNode def = js_function_named(s, f);
+      if (!ts_node_is_null(def)) {
+        TSNode body = Syntax::field(def, "body");
+        if (!ts_node_is_null(body) && Syntax::type(body) == "statement_block" && ts_node_named_child_count(body) == 1 &&
+            Syntax::type(ts_node_named_child(body, 0)) == "return_statement" && ts_node_named_child_count(ts_node_named_child(body, 0)) == 1)
+          body = ts_node_named_child(ts_node_named_child(body, 0), 0);
+        return ts_node_is_null(body) || Syntax::type(body) == "statement_block" ? -1 : js_true_of_assertion_failure(s, body);
+      }
+    }
+    // A predicate of the error from a library (`axios.isCancel(e)`, `isNotFound(e)`): false of an
+    // assertion failure unless every error satisfies it (`isError(e)`).
+    const string name = last_segment(callee);
+    bool given = false;
+    for (TSNode a : args) given = given || (Syntax::type(a) == "identifier" && s.text(a) == err);
+    if (!given) return -1;
+    if (js_predicate_true_of_any_error(name)) return 1;
+    static const std::regex predicate(R"(^(is|has)[A-Z]\w*$)");
+    return std::regex_match(name, predicate) ? 0 : -1;
+  }
   if (t != "binary_expression") return -1;
+  if (js_last_attempt(s, cond)) return 1;
   TSNode l = Syntax::field(cond, "left"), r = Syntax::field(cond, "right");
   const string op = strip_spaces(s.text(Syntax::field(cond, "operator")));
   if (op == "&&" || op == "||") {
@@ -154,6 +303,13 @@ int js_true_of_assertion_failure(const Syntax& s, TSNode cond) {
   if (property_of(l).empty()) std::swap(l, r);
   const string prop = property_of(l);
   if (prop.empty() || ts_node_is_null(r)) return -1;
+  // Another property of the error than an assertion failure has (`e.status === 404`,
+  // `e.response.status`), or its message, against a written-out value: not equal.
+  const string eprop = js_error_property(s, l, err);
+  const string_view rt = Syntax::type(r);
+  const bool written = rt == "number" || rt == "true" || ((rt == "string" || rt == "template_string") && !contains(s.text(r), "${"));
+  if (written && !eprop.empty() && (eprop == "message" || !js_assertion_failure_property(eprop)))
+    return op[0] == '!' ? 1 : 0;
   int eq = -1;
   if (Syntax::type(r) == "string" || Syntax::type(r) == "template_string") {
     string lit = s.text(r);
@@ -169,13 +325,14 @@ int js_true_of_assertion_failure(const Syntax& s, TSNode cond) {
   return op[0] == '!' ? 1 - eq : eq;
 }
 
-/// Does the statement exit its block (`return;`, or a block ending in a return)?
+/// Does the statement leave its block without failing (`return;`, `break;`, `continue;`, or a
+/// block ending in one)?
 bool js_exits(TSNode st) {
   if (ts_node_is_null(st)) return false;
-  if (Syntax::type(st) == "return_statement") return true;
+  if (one_of(Syntax::type(st), {"return_statement", "break_statement", "continue_statement"})) return true;
   if (Syntax::type(st) != "statement_block") return false;
   const uint32_t n = ts_node_named_child_count(st);
-  return n > 0 && Syntax::type(ts_node_named_child(st, n - 1)) == "return_statement";
+  return n > 0 && js_exits(ts_node_named_child(st, n - 1));
 }
 
 /// Can an assertion failure handed to the handler `h` (a function or a catch body) reach `n`, a
@@ -183,10 +340,15 @@ bool js_exits(TSNode st) {
 /// it (`if (e instanceof TypeError) throw e;`), nor after a plain `return` or an `if (c) return;`
 /// whose condition is true of it. Conditions the rule cannot read count as reached.
 bool reached_by_assertion_failure(const Syntax& s, TSNode n, TSNode h) {
+  const bool throws = one_of(Syntax::type(n), {"throw_statement", "throw_expression", "raise_statement"});
   for (TSNode x = n; !ts_node_eq(x, h);) {
     TSNode p = ts_node_parent(x);
     if (ts_node_is_null(p)) break;
     const string_view pt = Syntax::type(p);
+    // A throw inside a try of the handler's own is caught there (`try { throw e } catch {}`):
+    // that catch clause decides.
+    if (throws && pt == "try_statement" && ts_node_eq(Syntax::field(p, "body"), x) && !ts_node_is_null(Syntax::field(p, "handler")))
+      return false;
     // Strict, as for a catch clause: a branch counts only when its condition is known to hold
     // for an assertion failure.
     if (pt == "if_statement" || pt == "ternary_expression") {
@@ -204,7 +366,7 @@ bool reached_by_assertion_failure(const Syntax& s, TSNode n, TSNode h) {
       for (uint32_t i = 0; i < ts_node_named_child_count(p); ++i) {
         TSNode st = ts_node_named_child(p, i);
         if (ts_node_eq(st, x)) break;
-        if (Syntax::type(st) == "return_statement") return false;
+        if (js_exits(st)) return false;
         if (Syntax::type(st) == "if_statement" && ts_node_is_null(Syntax::field(st, "alternative")) &&
             js_exits(Syntax::field(st, "consequence")) && js_true_of_assertion_failure(s, Syntax::field(st, "condition")) != 0)
           return false;
@@ -217,12 +379,85 @@ bool reached_by_assertion_failure(const Syntax& s, TSNode n, TSNode h) {
 /// Does code that receives a failure (a handler function, a catch clause's body) fail on it: a
 /// throw/raise or a failing call (`done(err)`, `reject(e)`, `fail`) that an assertion failure
 /// reaches? Nested functions are not followed.
-bool fails_on_assertion_failure(const Syntax& s, TSNode h) {
+bool fails_on_assertion_failure(const Syntax& s, TSNode h, int depth = 0);
+
+/// The function a method call's receiver, an object the file builds, gives the method (`const
+/// logger = { warn() {} }` for `logger.warn(e)`); `built` says whether the receiver is such a
+/// local object at all (an array, a `new` object, a literal without the method: nothing reports).
+TSNode js_local_method(const Syntax& s, TSNode member, bool& built) {
+  built = false;
+  if (ts_node_is_null(member) || Syntax::type(member) != "member_expression") return TSNode{};
+  TSNode obj = Syntax::field(member, "object");
+  if (ts_node_is_null(obj) || Syntax::type(obj) != "identifier") return TSNode{};
+  const string name = s.text(obj), method = s.text(Syntax::field(member, "property"));
+  TSNode root = member;
+  while (!ts_node_is_null(ts_node_parent(root))) root = ts_node_parent(root);
+  TSNode value{};
+  walk(root, [&](TSNode n) {
+    if (!ts_node_is_null(value)) return false;
+    if (Syntax::type(n) == "variable_declarator" && s.text(Syntax::field(n, "name")) == name) value = Syntax::field(n, "value");
+    return true;
+  });
+  if (ts_node_is_null(value) || !one_of(Syntax::type(value), {"object", "array", "new_expression"})) return TSNode{};
+  built = true;
+  if (Syntax::type(value) != "object") return TSNode{};
+  for (uint32_t i = 0; i < ts_node_named_child_count(value); ++i) {
+    TSNode m = ts_node_named_child(value, i);
+    if (Syntax::type(m) == "method_definition" && s.text(Syntax::field(m, "name")) == method) return m;
+    if (Syntax::type(m) == "pair" && js_unquoted(s.text(Syntax::field(m, "key"))) == method) {
+      TSNode v = Syntax::field(m, "value");
+      if (!ts_node_is_null(v) && is_function(Syntax::type(v))) return v;
+    }
+  }
+  return TSNode{};
+}
+
+/// Does the call `n` in an error handler hand the failure on (fail the test with it)? Known
+/// reporters: `fail`, `reject`, `t.fail`, `t.error`, `t.threw`, `assert.ifError`, `Promise.reject`,
+/// Go's `Fatal`/`panic`; `done`, `cb`, `callback`, `next` and `end` only when given something (without
+/// an argument they report success). A function the file defines, or a method of an object it
+/// builds (`const logger = { warn() {} }`), is judged by its definition; calls that only convert,
+/// log or store a value (`String(e)`, `Promise.resolve(e)`, `errors.push(e)`, `console.error(e)`)
+/// do not report. With `given`, any other call handed the error `err` counts (a reporter the rule
+/// cannot read).
+bool call_reports(const Syntax& s, TSNode n, const string& err, bool given, int depth) {
+  const string callee = strip_spaces(callee_text(s, n));
+  const string name = last_segment(callee);
+  if (starts_with(callee, "console.") || starts_with(callee, "process.stdout.") || starts_with(callee, "process.stderr.")) return false;
+  TSNode f = Syntax::field(n, "function");
+  if (!ts_node_is_null(f) && Syntax::type(f) == "identifier") {
+    if (TSNode def = js_function_named(s, f); !ts_node_is_null(def)) return depth < 4 && fails_on_assertion_failure(s, def, depth + 1);
+  }
+  bool built = false;
+  if (TSNode m = js_local_method(s, f, built); !ts_node_is_null(m)) return depth < 4 && fails_on_assertion_failure(s, m, depth + 1);
+  if (built) return false;
+  const auto args = argument_nodes(n);
+  if (one_of(name, {"fail", "reject", "ifError", "threw", "Fatal", "Fatalf", "FailNow", "panic", "Error", "Errorf", "Fail"})) return true;
+  if (one_of(name, {"done", "cb", "callback", "next", "end"}))
+    return !args.empty() && !one_of(strip_spaces(s.text(args[0])), {"null", "undefined", "false", "None", "nil"});
+  string object = callee.substr(0, callee.size() - std::min(callee.size(), name.size()));
+  if (!object.empty()) object.pop_back();
+  if (name == "error") return !object.empty() && !one_of(last_segment(object), {"console", "logger", "log", "logging", "winston", "debug", "pino", "log4js"});
+  if (!given || err.empty()) return false;
+  // Calls that convert, log or store what they are given.
+  if (one_of(callee, {"String", "Number", "Boolean", "Symbol", "BigInt", "Promise.resolve", "Promise.allSettled", "util.inspect",
+                      "util.format", "setTimeout", "setImmediate", "queueMicrotask"}) ||
+      one_of(object, {"Object", "Array", "JSON", "Math", "Reflect", "util", "console", "logger", "log", "winston", "pino", "debug"}) ||
+      one_of(name, {"push", "unshift", "add", "set", "concat", "log", "info", "warn", "debug", "trace", "toString", "includes",
+                    "indexOf", "assign", "append", "write", "map", "forEach", "filter", "resolve"}))
+    return false;
+  for (TSNode a : args)
+    if (Syntax::type(a) == "identifier" && s.text(a) == err) return true;
+  return false;
+}
+
+bool fails_on_assertion_failure(const Syntax& s, TSNode h, int depth) {
+  const string err = js_error_name(s, h);
   bool fails = false;
   walk(h, [&](TSNode n) {
     const string_view nt = Syntax::type(n);
     if ((one_of(nt, {"throw_statement", "throw_expression", "raise_statement"}) ||
-         (is_call(nt) && one_of(callee_name(s, n), {"fail", "reject", "done", "Fatal", "Fatalf", "FailNow", "panic"}))) &&
+         (is_call(nt) && nt != "new_expression" && call_reports(s, n, err, false, depth))) &&
         reached_by_assertion_failure(s, n, h))
       fails = true;
     return !fails && (ts_node_eq(n, h) || !is_function(nt));
@@ -237,9 +472,14 @@ bool handler_rethrows(const Syntax& s, TSNode h, const LocalDefs& defs, int dept
   const string_view t = Syntax::type(h);
   if (t == "identifier" || t == "member_expression") {
     const string name = last_segment(s.text(h));
+    // The file's own function by that name decides (a local no-op `reject` reports nothing).
+    if (auto d = defs.functions.find(name); d != defs.functions.end() && Syntax::type(h) == "identifier")
+      return depth < 3 && handler_rethrows(s, d->second, defs, depth + 1);
+    bool built = false;
+    if (TSNode m = js_local_method(s, h, built); !ts_node_is_null(m)) return fails_on_assertion_failure(s, m);
+    if (built) return false;
     if (one_of(name, {"done", "reject", "fail", "end", "cb", "callback", "next"})) return true;
-    auto d = defs.functions.find(name);
-    return d != defs.functions.end() && depth < 3 && handler_rethrows(s, d->second, defs, depth + 1);
+    return false;
   }
   if (!is_function(t)) return true;  // something computed: not known to drop the failure
   return fails_on_assertion_failure(s, h);
@@ -552,6 +792,8 @@ string js_function_result_lost(const Syntax& s, TSNode fn, TSNode unit) {
 
 }  // namespace
 
+bool js_catch_fails(const Syntax& s, TSNode catch_body) { return fails_on_assertion_failure(s, catch_body); }
+
 bool js_settled_outcomes_checked(const Syntax& s, TSNode call, TSNode unit) {
   TSNode up = ts_node_parent(call);
   while (!ts_node_is_null(up) && (Syntax::type(up) == "await_expression" || Syntax::type(up) == "parenthesized_expression"))
@@ -782,7 +1024,10 @@ std::optional<string> js_handler_drops(const Syntax& s, TSNode handler, TSNode a
   if (Syntax::type(handler) == "identifier" || Syntax::type(handler) == "member_expression") {
     if (starts_with(strip_spaces(s.text(handler)), "console."))
       return "runs in a promise whose rejection handler (`" + quote(s.text(handler)) + "`, line " + line + ") only logs its failure";
-    TSNode def = Syntax::type(handler) == "identifier" ? js_function_named(s, handler) : TSNode{};
+    bool built = false;
+    TSNode def = Syntax::type(handler) == "identifier" ? js_function_named(s, handler) : js_local_method(s, handler, built);
+    if (built && ts_node_is_null(def))
+      return "runs in a promise whose rejection handler (`" + quote(s.text(handler)) + "`, line " + line + ") drops its failure";
     if (ts_node_is_null(def)) return string();  // `done`, `reject`, `t.fail`, a parameter: reports it
     handler = def;
   }
@@ -794,12 +1039,8 @@ std::optional<string> js_handler_drops(const Syntax& s, TSNode handler, TSNode a
   bool reported = false;
   walk(handler, [&](TSNode n) {
     if (reported) return false;
-    if (Syntax::type(n) == "call_expression" && !starts_with(strip_spaces(callee_text(s, n)), "console.") &&
-        reached_by_assertion_failure(s, n, handler)) {
-      if (one_of(callee_name(s, n), {"reject", "done", "fail"})) reported = true;
-      for (TSNode a : argument_nodes(n))
-        if (!e.empty() && Syntax::type(a) == "identifier" && s.text(a) == e) reported = true;
-    }
+    if (Syntax::type(n) == "call_expression" && call_reports(s, n, e, true, 0) && reached_by_assertion_failure(s, n, handler))
+      reported = true;
     return ts_node_eq(n, handler) || !is_function(Syntax::type(n));
   });
   if (reported) return string();

@@ -42,6 +42,10 @@ using TrySwallows = std::function<bool(TSNode)>;
 /// a try whose handler swallows, a promise rejection handler that does not fail,
 /// `contextlib.suppress(AssertionError | Exception)`? The line of the dropping code, 0 when none.
 int drops_failures(const Syntax& s, TSNode def, const LocalDefs& defs, const TrySwallows& try_swallows);
+/// JavaScript: does a catch clause's body fail on an assertion failure it catches: a throw or a
+/// reporting call (`reject(e)`, `done(e)`, `t.fail`) that the failure reaches, reading the
+/// conditions it passes (`if (e.code !== 'ENOENT') throw e`, a retry loop's last attempt)?
+bool js_catch_fails(const Syntax& s, TSNode catch_body);
 /// Python: what a class's `__exit__`/`__aexit__` returns when that is a true value ("" otherwise).
 std::string exit_returns_true(const Syntax& s, TSNode cls);
 

@@ -1570,8 +1570,13 @@ class Analyzer {
       std::string_view ct = type(c);
       if (ct != "except_clause" && ct != "except_group_clause" && ct != "catch_clause" && ct != "catch_block") continue;
       const std::string h = text(c);
+      if (is_js(lang_)) {
+        // Read like a promise's rejection handler: the conditions it passes, the calls it makes.
+        TSNode body = field(c, "body");
+        if (ts_node_is_null(body) || !js_catch_fails(s_, body)) return true;
+        continue;
+      }
       if (reraises(c)) continue;  // re-raised on every path: nothing is swallowed
-      if (is_js(lang_)) return true;
       // The handler's header: up to ':' in Python, up to '{' elsewhere.
       const std::string head = h.substr(0, h.find(lang_ == Lang::python ? ':' : '{'));
       if (lang_ == Lang::python && head.find_first_not_of(" \t", 6) == std::string::npos) return true;  // bare except
