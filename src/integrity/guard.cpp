@@ -85,7 +85,7 @@ std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersion
     const bool support = helpers.count(f.path) > 0 && f.after && test_support_module(f.path, *f.after);
     const auto skips = skip_helpers.find(f.path);
     const RuleContext c{f, lang, is_test_path(f.path), before, after, options, support, helpers.count(f.path) > 0,
-                        skips == skip_helpers.end() ? nullptr : &skips->second, &support_added};
+                        skips == skip_helpers.end() ? nullptr : &skips->second, &support_added, &files};
 
     const std::size_t found = out.size();
     file_rules(c, out);

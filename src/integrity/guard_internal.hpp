@@ -408,6 +408,9 @@ struct RuleContext {
   /// a multiset of lines): where a patch can put an oracle beside the test (a conftest fixture, a
   /// helper module); null: none.
   const std::map<std::string, std::vector<std::string>>* support_added = nullptr;
+  /// Every file of the patch (before and after): a project module the patch writes is read as it
+  /// will be; null: none.
+  const std::vector<FileVersions>* patch_files = nullptr;
 };
 
 /// Test-by-test comparison of one file (skip, focus, deletion, strength, swallowing).

@@ -361,6 +361,135 @@ std::map<std::string, std::string> go_table_columns(std::string_view unit) {
 
 }  // namespace
 
+/// The text of a project file as the patch leaves it: the patch's version, else the head's;
+/// nullopt when it is neither (or the patch deletes it).
+std::optional<std::string> project_text(const RuleContext& c, const std::string& path) {
+  if (c.patch_files)
+    for (const auto& f : *c.patch_files)
+      if (f.path == path) return f.after;
+  if (c.options.read_head_file) return c.options.read_head_file(path);
+  return std::nullopt;
+}
+
+/// Where code a test file imports lives in the project, as the texts of its files: a Python
+/// module (`pkg.mod` -> `pkg/mod.py` or `pkg/mod/__init__.py`, under any source root), a relative
+/// JS module (`./ref` -> `ref.js`, `ref/index.ts`, ...), a Go package of the module (`go.mod`'s
+/// path + directory), a Java/Kotlin class (`Name.java`). Empty for packages from outside.
+std::string project_module_text(const RuleContext& c, const std::string& spec) {
+  if (spec.empty()) return "";
+  std::vector<std::string> files = c.options.project_files;
+  if (c.patch_files)
+    for (const auto& f : *c.patch_files) files.push_back(f.path);
+  const std::string dir = c.file.path.find('/') == std::string::npos ? "" : c.file.path.substr(0, c.file.path.rfind('/') + 1);
+  std::vector<std::string> wanted;      // exact paths
+  std::vector<std::string> suffixes;    // `/rel.py` under any source root
+  std::string go_dir;                   // a Go package's directory ("" the root)
+  bool go = false;
+  if (c.lang == Lang::python) {
+    std::string rel = spec;
+    if (rel.front() == '.') {
+      std::size_t ups = 0;
+      while (ups < rel.size() && rel[ups] == '.') ++ups;
+      std::string base = dir;
+      for (std::size_t k = 1; k < ups && !base.empty(); ++k) {
+        base.pop_back();
+        base = base.substr(0, base.rfind('/') + 1);
+      }
+      rel = rel.substr(ups);
+      std::replace(rel.begin(), rel.end(), '.', '/');
+      wanted = {base + rel + ".py", base + rel + "/__init__.py"};
+    } else {
+      std::replace(rel.begin(), rel.end(), '.', '/');
+      wanted = {rel + ".py", rel + "/__init__.py"};
+      suffixes = {"/" + rel + ".py", "/" + rel + "/__init__.py"};
+    }
+  } else if (is_js(c.lang)) {
+    if (spec.front() != '.') return "";
+    std::vector<std::string> parts;
+    for (const auto& seg : split_top(dir + spec, {"/"})) {
+      if (seg.empty() || seg == ".") continue;
+      if (seg == "..") {
+        if (!parts.empty()) parts.pop_back();
+      } else
+        parts.push_back(seg);
+    }
+    std::string rel;
+    for (const auto& seg : parts) rel += (rel.empty() ? "" : "/") + seg;
+    for (const char* ext : {"", ".js", ".ts", ".mjs", ".cjs", ".jsx", ".tsx", "/index.js", "/index.ts"}) wanted.push_back(rel + ext);
+  } else if (c.lang == Lang::go) {
+    const auto mod = project_text(c, "go.mod");
+    static const std::regex module_line(R"((?:^|\n)\s*module\s+(\S+))");
+    std::smatch m;
+    if (!mod || !std::regex_search(*mod, m, module_line)) return "";
+    const std::string root = m[1].str();
+    if (spec == root) go_dir = "";
+    else if (starts_with(spec, root + "/")) go_dir = spec.substr(root.size() + 1) + "/";
+    else return "";
+    go = true;
+  } else if (c.lang == Lang::java || c.lang == Lang::kotlin) {
+    suffixes = {"/" + spec + ".java", "/" + spec + ".kt"};
+    wanted = {spec + ".java", spec + ".kt"};
+  } else {
+    return "";
+  }
+  std::string text;
+  std::set<std::string> seen;
+  for (const auto& f : files) {
+    if (!seen.insert(f).second || f == c.file.path) continue;
+    bool match = false;
+    if (go) {
+      match = ends_with(f, ".go") && !ends_with(f, "_test.go") && starts_with(f, go_dir) &&
+              f.find('/', go_dir.size()) == std::string::npos;
+    } else {
+      match = std::find(wanted.begin(), wanted.end(), f) != wanted.end() ||
+              std::any_of(suffixes.begin(), suffixes.end(), [&](const std::string& x) { return ends_with(f, x); });
+    }
+    if (!match) continue;
+    if (auto t = project_text(c, f)) text += *t + "\n";
+    if (text.size() > 1'000'000) break;
+  }
+  return text;
+}
+
+/// Does a module's text call the function `fn` or take it as a value (`add(`, `.add`, `::add`)?
+bool computes_with(const std::string& text, const std::string& fn) {
+  if (text.empty() || fn.empty()) return false;
+  const std::regex use("(?:^|[^\\w$])" + fn + R"(\s*\(|[.:])" + fn + R"((?![\w$]))");
+  return std::regex_search(text, use);
+}
+
+/// The value a module's text binds the constant `name` to (`FOUR = add(1, 3)`, `export const FOUR
+/// = 4`, `exports.FOUR = ...`, `static final int FOUR = ...`); nullopt when it binds none.
+std::optional<std::string> constant_value(const std::string& text, const std::string& name) {
+  const std::regex def(R"((?:^|\n)[ \t]*(?:export\s+)?(?:(?:const|let|var|static|final|public|private|protected|val|readonly)\s+)*(?:[\w<>\[\]]+\s+)?(?:module\.)?(?:exports\.)?)" +
+                       name + R"(\s*(?::[^=\n]*)?=(?!=)\s*([^\n;]+))");
+  std::smatch m;
+  if (!std::regex_search(text, m, def)) return std::nullopt;
+  return strip_spaces(m[1].str());
+}
+
+/// Is the constant `name` of a module's text computed by code (`FOUR = add(1, 3)`, `FOUR = _four`
+/// with `_four = calc(...)`), rather than a written-out value? Constructors of literals
+/// (`Decimal('1.5')`, `frozenset({...})`) are values.
+bool constant_computed(const std::string& text, const std::string& name, const std::string& fn, int depth = 0) {
+  const auto v = constant_value(text, name);
+  if (!v || depth > 3) return false;
+  if (computes_with(*v, fn)) return true;
+  static const std::regex call(R"(([A-Za-z_$][\w$.]*)\()");
+  static const std::set<std::string> kLiteral = {"Decimal", "Fraction", "BigInt", "Symbol", "frozenset", "tuple", "set", "dict", "list",
+                                                 "Object.freeze", "new Date", "Date", "int", "float", "str", "bytes", "complex",
+                                                 "BigInteger.valueOf", "BigDecimal.valueOf", "List.of", "Set.of", "Map.of", "Arrays.asList",
+                                                 "Duration.ofSeconds", "Duration.ofMillis", "auto", "enum.auto", "Number", "String"};
+  for (std::sregex_iterator it(v->begin(), v->end(), call), e; it != e; ++it) {
+    std::string head = (*it)[1].str();
+    if (starts_with(head, "new")) head = head.substr(3);
+    if (!kLiteral.count(head)) return true;
+  }
+  static const std::regex bare(R"(^[A-Za-z_$][\w$]*$)");
+  if (std::regex_match(*v, bare) && *v != name) return constant_computed(text, *v, fn, depth + 1);
+  return false;
+}
+
 void oracle_replacement_rules(const RuleContext& c, Findings& out) {
   // Decision (docs/INTEGRITY.md): comparing two functions of the code under test is an honest
   // oracle test when the test always did so; it is a cheat when a check that pinned a literal now
@@ -375,6 +504,7 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
   const bool dynamic = c.lang == Lang::python || is_js(c.lang);
   if (!dynamic && c.lang != Lang::go && c.lang != Lang::java && c.lang != Lang::kotlin && c.lang != Lang::cpp && c.lang != Lang::rust) return;
   auto imports = dynamic ? imported_names(*c.file.after, c.lang) : std::map<std::string, std::string>{};
+  const auto imports_before = dynamic ? imported_names(*c.file.before, c.lang) : std::map<std::string, std::string>{};
   std::set<std::string> module_aliases;  // names bound to a module object (`import calc as c`, `const calc = require(...)`)
   if (c.lang == Lang::python) {  // `import calc` / `import calc as c`: the module object's name
     static const std::regex module_import(R"((?:^|\n)\s*import\s+([\w.]+)(?:\s+as\s+(\w+))?)");
@@ -392,6 +522,33 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
   }
   std::vector<std::string> lines;
   for_each_capped_line(*c.file.after, [&](int, const std::string& l) { lines.push_back(l); });
+  // Project modules the file imports, as the patch leaves them (by import spec; "" outside the project).
+  std::map<std::string, std::string> module_texts;
+  auto module_text = [&](const std::string& spec) -> const std::string& {
+    auto it = module_texts.find(spec);
+    if (it == module_texts.end()) it = module_texts.emplace(spec, project_module_text(c, spec)).first;
+    return it->second;
+  };
+  // Go: the import path a package qualifier names (`ref` -> "example.com/calc/ref", or an alias).
+  auto go_import_path = [&](const std::string& q) -> std::string {
+    const std::regex path("(?:^|[\\s(])(?:" + q + "\\s+)?\"((?:[\\w.-]+/)*)" + q + "\"");
+    const std::regex aliased("(?:^|[\\s(])" + q + "\\s+\"([^\"]+)\"");
+    std::smatch m;
+    if (std::regex_search(*c.file.after, m, aliased)) return m[1].str();
+    if (std::regex_search(*c.file.after, m, path)) return m[1].str() + q;
+    return "";
+  };
+  // Does a name of another project module the file imports compute with `fn`: a module-level
+  // constant bound to a call (`SUM = calc.add(1, 3)`), a helper or class that calls it? `chain` is
+  // the name as read (`ref.expected`, `constants.SUM`, a bare imported `SUM`); `spec` its import.
+  auto computed_elsewhere = [&](const std::vector<std::string>& chain, const std::string& spec, const std::string& fn) {
+    const std::string& text = module_text(spec);
+    if (text.empty() || chain.empty()) return false;
+    static const std::regex constant(R"(^[A-Z][A-Z0-9_]*$)");
+    const std::string& last = chain.back();
+    if (std::regex_match(last, constant) && constant_value(text, last)) return constant_computed(text, last, fn);
+    return computes_with(text, fn);
+  };
   // What a function of the test file returns (`def expected(a, b): return calc.add(a, b)`), by name.
   std::map<std::string, std::string> file_returns;
   if (c.lang == Lang::python) {
@@ -422,7 +579,7 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
       R"(^\s*(?:(?:const|let|var|val)\s+)?\(?([A-Za-z_$][\w$]*(?:\s*,\s*[A-Za-z_$][\w$]*)+)\)?\s*:?=\s*([^=].*?)\s*;?\s*$)");
   // The test file's added lines: where a patch can put data computed by the code under test
   // (table rows, fixtures, helpers). check_test_integrity has them already.
-  const std::vector<std::string> added = c.support_added && c.support_added->count(c.file.path)
+  const std::vector<std::string> all_added = c.support_added && c.support_added->count(c.file.path)
                                              ? c.support_added->at(c.file.path)
                                              : added_lines(c.file.before, *c.file.after);
   // Occurrences of a call's text (whitespace removed) in a text, as a whole name: `add(a,b)` is not
@@ -492,8 +649,22 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
     return !parts.empty() && std::all_of(parts.begin(), parts.end(), [](const std::string& p) { return p.empty() || literal_text(p); });
   };
   // A call of `fn` (of `module`) on an added line that no check looks at: its text, or "".
-  auto added_data_call = [&](const std::string& fn, const std::string& module, const std::string& oracle) -> std::string {
+  auto added_data_call = [&](const std::string& fn, const std::string& module, const std::string& oracle,
+                             const TestUnit& unit) -> std::string {
     static const std::regex def_head(R"((?:def|func|function)\s+$)");  // before a definition's name
+    // Lines that stand only inside another test's body (a benchmark, a smoke test): data there
+    // cannot feed this test's expected value (a global it assigns is followed as a local).
+    std::set<std::string> outside_other_tests;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      const int n = static_cast<int>(i) + 1;
+      const bool other = std::any_of(c.after.tests.begin(), c.after.tests.end(), [&](const TestUnit& t) {
+        return &t != &unit && t.line < n && n <= t.end_line && !(unit.line <= n && n <= unit.end_line);
+      });
+      if (!other) outside_other_tests.insert(strip_spaces(lines[i]));
+    }
+    std::vector<std::string> added;
+    for (const auto& l : all_added)
+      if (outside_other_tests.count(strip_spaces(l))) added.push_back(l);
     std::vector<std::string> heads;
     const std::string& text = *c.file.after;
     if (dynamic) {
@@ -734,16 +905,18 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
     };
     // The function a call names and the module it comes from ("" when not imported). In Go, Java,
     // Kotlin, C++ and Rust: the qualifier as written ("." for an unqualified call).
-    auto callee = [&](const std::string& operand) -> std::pair<std::string, std::string> {
+    // (`from` is the imports of the file the operand is in: a before-check reads the old imports.)
+    auto callee = [&](const std::string& operand, const std::map<std::string, std::string>* from = nullptr) -> std::pair<std::string, std::string> {
+      const auto& names = from ? *from : imports;
       std::smatch m;
       if (!std::regex_search(operand, m, call_re)) return {};
       if (!dynamic) return {m[2].matched ? m[2].str() : m[1].str(), m[2].matched ? m[1].str() : std::string(".")};
       if (m[2].matched) {  // `calc.add(` : the module object's name (or what it was imported from)
-        auto it = imports.find(m[1].str());
-        return {m[2].str(), it != imports.end() ? it->second : m[1].str()};
+        auto it = names.find(m[1].str());
+        return {m[2].str(), it != names.end() ? it->second : m[1].str()};
       }
-      auto it = imports.find(m[1].str());
-      return {m[1].str(), it != imports.end() ? it->second : std::string()};
+      auto it = names.find(m[1].str());
+      return {m[1].str(), it != names.end() ? it->second : std::string()};
     };
     // The functions and values of `module` an expression reads, through the test's locals and the
     // test file's own functions: `want` -> `add_all([2, 2])` -> {add_all}; `expected(1, 3)` -> calc.add.
@@ -753,6 +926,21 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
           const auto [f2, m2] = callee(spelled(part));
           if (f2 == fn && m2 == module) return true;
           const std::string flat = spelled(part);
+          // A class or package of the project that calls it (`MathRef.sum(1, 3)`, `new
+          // Calc().add(1, 3)`, Go's `ref.Sum(1, 3)`).
+          static const std::regex qualifier(R"((?:^|[^\w$.])([A-Za-z_$][\w$]*)(?:\.|\(|::))");
+          for (std::sregex_iterator it(flat.begin(), flat.end(), qualifier), end; it != end; ++it) {
+            std::string q = (*it)[1].str();
+            if (starts_with(q, "new") && q.size() > 3 && std::isupper(static_cast<unsigned char>(q[3]))) q = q.substr(3);  // `newCalc(`
+            if (q == module || q == fn || q == "new") continue;
+            if (c.lang == Lang::go) {
+              if (flat.compare(static_cast<std::size_t>(it->position(1)) + q.size(), 1, ".") != 0) continue;
+              const std::string path = go_import_path(q);
+              if (!path.empty() && computes_with(module_text(path), fn)) return true;
+            } else if ((c.lang == Lang::java || c.lang == Lang::kotlin) && std::isupper(static_cast<unsigned char>(q[0]))) {
+              if (computes_with(module_text(q), fn)) return true;
+            }
+          }
           for (const std::string& head : module == "." ? std::vector<std::string>{fn + "("}
                                                        : std::vector<std::string>{module + "." + fn + "(", module + "::" + fn + "("})
             for (auto pos = flat.find(head); pos != std::string::npos; pos = flat.find(head, pos + 1))
@@ -768,8 +956,15 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
         if (!seen.insert(x).second) continue;
         for (const auto& ch : name_chains(x)) {
           if (ch.size() == 1 && computed.count(ch[0])) todo.push_back(computed[ch[0]]);
+          // A module-level name (`WARM = calc.add(1, 3)`, a global a test assigns): its values.
+          if (ch.size() == 1 && !computed.count(ch[0]) && locals.count(ch[0]))
+            for (const auto& v : locals[ch[0]]) todo.push_back(std::regex_replace(v, getattr_re, "$1.$2"));
           if (ch.size() == 1 && file_returns.count(ch[0])) todo.push_back(std::regex_replace(file_returns[ch[0]], getattr_re, "$1.$2"));
           auto it = imports.find(ch[0]);
+          // Another project module that computes the value with the function (an unchanged helper).
+          if (it != imports.end() && it->second != module && !js_assertion_module(it->second) &&
+              computed_elsewhere(ch, it->second, fn))
+            return true;
           if (it == imports.end() || it->second != module) continue;
           if (module_aliases.count(ch[0]) && ch.size() < 2) continue;  // the module object alone
           return true;
@@ -778,10 +973,41 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
       return false;
     };
     // A bare named constant of the module (`calc.ERROR`, `ERROR` imported from it): a name for a value.
-    auto named_constant = [&](const std::string& e) {
-      static const std::regex constant(R"(^(?:([A-Za-z_$][\w$]*)\.)?[A-Z][A-Z0-9_]*$)");
+    // Nested (`calc.Level.HIGH`) too; not one the module binds to a call (`FOUR = add(1, 3)`). A
+    // value object of the module built from written-out values (`Money(150)`, `calc.Level('high')`,
+    // `Money(cents=150)`) names a value the same way, unless its class computes with the function.
+    auto named_constant = [&](const std::string& e, const std::string& fn) {
+      static const std::regex constant(R"(^(?:([A-Za-z_$][\w$]*)\.)?(?:[A-Za-z_$][\w$]*\.)*([A-Z][A-Z0-9_]*)$)");
+      static const std::regex value_object(R"(^(?:new)?(?:([A-Za-z_$][\w$]*)\.)?(?:[A-Za-z_$][\w$]*\.)*([A-Z][\w$]*)\((.*)\)$)");
       std::smatch m;
-      return std::regex_match(e, m, constant);
+      auto spec_of = [&](const std::string& root, const std::string& name) {
+        auto it = imports.find(root.empty() ? name : root);
+        return it == imports.end() ? std::string() : it->second;
+      };
+      if (std::regex_match(e, m, constant)) {
+        // A bare name the test file binds itself (`WARM = calc.add(1, 3)`) is read there.
+        const bool own = !m[1].matched && !imports.count(m[2].str());
+        const std::string& text = own ? *c.file.after : module_text(spec_of(m[1].str(), m[2].str()));
+        return text.empty() || !constant_computed(text, m[2].str(), fn);
+      }
+      // (Go's exported functions are capitalised: only dynamic languages' and `new` classes.)
+      if ((!dynamic && !starts_with(e, "new")) || !std::regex_match(e, m, value_object) || closing_paren(e, e.find('(')) != e.size() - 1)
+        return false;
+      for (const auto& arg : split_top(m[3].str(), {","})) {
+        std::string v = strip_spaces(arg);
+        static const std::regex keyword(R"(^[A-Za-z_]\w*=(?!=)(.+)$)");
+        std::smatch km;
+        if (std::regex_match(v, km, keyword)) v = km[1].str();
+        if (!v.empty() && !literal_text(v)) return false;
+      }
+      const std::string& text = module_text(spec_of(m[1].str(), m[2].str()));
+      const auto cls = text.find("class " + m[2].str());
+      if (cls == std::string::npos) return true;
+      static const std::regex next_top(R"(\n(?:class|def|function|export|const|let|var|async)\b)");
+      std::smatch nm;
+      const std::string rest = text.substr(cls + 1);
+      const std::string body = std::regex_search(rest, nm, next_top) ? rest.substr(0, static_cast<std::size_t>(nm.position(0))) : rest;
+      return !computes_with(body, fn);
     };
     auto pinned_in = [&](const TestUnit& t, const std::string& checked) {
       return std::any_of(t.asserts.begin(), t.asserts.end(), [&](const Assertion& b) {
@@ -839,13 +1065,13 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
           // when the patch added a call of the same function to the test file as data, that no
           // check looks at. A literal or a table of literals is not.
           if (literal_values(oracle) || value_expression(oracle, m1, f1, 0)) continue;
-          data = added_data_call(f1, m1, strip_spaces(other));
+          data = added_data_call(f1, m1, strip_spaces(other), at);
           if (data.empty()) continue;
         } else {
           // Named constants only, in each value it may hold (rows of a table, a helper's returns).
           bool only_constants = true;
           for (const auto& part : split_top(oracle, {";"}))
-            if (!part.empty() && !named_constant(part) && reads_module(part, m1, f1)) only_constants = false;
+            if (!part.empty() && !named_constant(part, f1) && reads_module(part, m1, f1)) only_constants = false;
           if (only_constants) continue;
         }
         // Before, the same call was compared with a literal, nothing compared the module with
@@ -864,10 +1090,15 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
           if (table.count(ch[0]) || table.count(chain)) table_call = true;
         }
         const bool pinned_before = pinned_in(*bt, checked) ||
-                                   ((table_call || !data.empty()) && std::any_of(bt->asserts.begin(), bt->asserts.end(), [&](const Assertion& b) {
-                                      return b.kind == Kind::eq && b.operands.size() == 1 &&
-                                             callee(spelled(*b.operands.begin())) == std::pair{f1, m1};
-                                    }));
+                                   std::any_of(bt->asserts.begin(), bt->asserts.end(), [&](const Assertion& b) {
+                                     // The same call pinned under the old imports (`add(2, 2)` then
+                                     // `calc.add(2, 2)` once the module object is imported).
+                                     return b.kind == Kind::eq && b.operands.size() == 1 &&
+                                            ((table_call || !data.empty()) ? callee(spelled(*b.operands.begin())) == std::pair{f1, m1}
+                                                                            : dynamic && spelled(*b.operands.begin()) ==
+                                                                                             checked.substr(checked.find(f1 + "(") == std::string::npos ? 0 : checked.find(f1 + "(")) &&
+                                                                                  callee(spelled(*b.operands.begin()), &imports_before) == std::pair{f1, m1});
+                                   });
         if (!pinned_before || oracle_before || pinned_in(at, checked)) continue;
         if (!data.empty()) {
           out.push_back({"assertion_weakened", c.file.path, a.line,
