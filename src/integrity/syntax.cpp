@@ -2546,13 +2546,41 @@ class Analyzer {
   /// Comments, string literals and names that merely contain the word (`values`) are no read.
   static bool reads_outcome_value(const std::string& code) {
     static const std::regex comments(R"(/\*[\s\S]*?\*/|//[^\n]*)");
-    const std::string t = without_string_literals(std::regex_replace(code, comments, " "));
+    const std::string uncommented = std::regex_replace(code, comments, " ");
+    // The field named as a call's argument (`_.map(rs, 'value')`, `pluck('value')`).
+    static const std::regex named_field(R"([(,]\s*['"`](?:value|reason)['"`]\s*[,)])");
+    if (std::regex_search(uncommented, named_field)) return true;
+    const std::string t = without_string_literals(uncommented);
     static const std::regex read(
         R"((?:\.\s*(?:value|reason)\b|\[\s*['"`](?:value|reason)['"`]\s*\]|(?:^|[^\w$.])(?:value|reason)\s*[:,}]|\{\s*(?:value|reason)\b|JSON\.stringify\s*\(|inspect\s*\())");
     if (std::regex_search(t, read)) return true;
     static const std::regex whole(R"(Object\.(?:values|entries)\s*\(([^()]*)\)(\s*\[\s*0\s*\])?)");
     for (std::sregex_iterator it(t.begin(), t.end(), whole), e; it != e; ++it)
       if (!(*it)[2].matched) return true;
+    return false;
+  }
+
+  /// JavaScript: does code hand the outcomes to a function of the file that reads their value
+  /// (`rs.map(unwrap)`, `rs.filter(isFulfilled).map(getValue)` with `getValue = (r) => r.value`)?
+  bool helper_reads_outcome_value(const std::string& code) const {
+    static const std::regex passed(R"([(,]\s*([A-Za-z_$][\w$]*)\s*[,)])");
+    for (std::sregex_iterator it(code.begin(), code.end(), passed), e; it != e; ++it) {
+      const std::string name = (*it)[1].str();
+      const std::regex head("(?:function\\s+" + name + "\\s*\\(|(?:const|let|var)\\s+" + name + "\\s*=)");
+      std::smatch m;
+      const std::string src = s_.src.substr(0, 262144);
+      if (!std::regex_search(src, m, head)) continue;
+      const std::size_t at = static_cast<std::size_t>(m.position(0));
+      std::size_t end = src.find("\n}", at);
+      const std::size_t eol = src.find('\n', at);
+      // An arrow or function on one line ends there; a block ends at its closing brace.
+      if (eol != std::string::npos) {
+        const std::string line = src.substr(at, eol - at);
+        const std::size_t open = line.find('{'), close = line.rfind('}');
+        if (end == std::string::npos || open == std::string::npos || (close != std::string::npos && close > open)) end = eol;
+      }
+      if (reads_outcome_value(src.substr(at, std::min(end, at + 2000) - at))) return true;
+    }
     return false;
   }
 
@@ -2580,7 +2608,7 @@ class Analyzer {
       for (const auto* re : {&derived, &loop})
         for (std::sregex_iterator it(all.begin(), all.end(), *re), e; it != e; ++it) {
           const std::string value = (*it)[2].str();
-          if (reads_outcome_value(value)) continue;
+          if (reads_outcome_value(value) || helper_reads_outcome_value(value)) continue;
           if (std::none_of(names.begin(), names.end(), [&](const std::string& n) { return has_word(value, n); })) continue;
           const std::string lhs = std::regex_replace((*it)[1].str(), value_binding, " ");
           for (std::sregex_iterator w(lhs.begin(), lhs.end(), ident), we; w != we; ++w) names.insert(w->str());
@@ -2598,7 +2626,21 @@ class Analyzer {
     // count) says no more.
     if (is_js(lang_) && a.kind == Kind::eq && !a.operands.empty()) {
       const std::string raw = s_.text(n).substr(0, 4096);
-      if (!reads_outcome_value(raw)) {
+      // What is compared, not a message argument (`'failed: ' + r.reason`, `JSON.stringify(rs)`):
+      // the operands and the values they are bound to (`expected = [{ status, value: 4 }]`).
+      std::string compared;
+      std::vector<std::string> sides(a.operands.begin(), a.operands.end());
+      if (type(n) == "call_expression") {
+        static const std::set<std::string, std::less<>> kWithMessage = {
+            "strictEqual", "deepStrictEqual", "equal", "deepEqual", "notStrictEqual", "notDeepStrictEqual", "notEqual",
+            "notDeepEqual", "same", "notSame", "eq", "is", "equals", "deepEquals", "strictSame", "isEqual"};
+        TSNode f = field(n, "function");
+        TSNode prop = ts_node_is_null(f) || type(f) != "member_expression" ? f : field(f, "property");
+        if (const auto args = call_args(n); args.size() >= 3 && !ts_node_is_null(prop) && kWithMessage.count(text(prop)))
+          sides = {args[0], args[1]};
+      }
+      for (const auto& o : sides) compared += o + "\n" + single_binding(strip_spaces(o)) + "\n";
+      if (!reads_outcome_value(compared) && !helper_reads_outcome_value(compared)) {
         const std::set<std::string> settled = settled_outcome_names();
         for (const auto& o : a.operands)
           if (contains(o, "Promise.allSettled") ||
