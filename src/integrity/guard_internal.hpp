@@ -205,6 +205,9 @@ FileModel analyze(Lang lang, const std::string& src, const ImportedDefs* importe
 
 struct Syntax {
   const std::string& src;
+  /// JavaScript: functions of the helper modules the file imports that drop failures
+  /// (ImportedDefs::droppers), by name: why; null when none. A promise handed to one is dropped.
+  const std::map<std::string, std::string, std::less<>>* imported_droppers = nullptr;
   std::string text(TSNode n) const {
     return src.substr(ts_node_start_byte(n), ts_node_end_byte(n) - ts_node_start_byte(n));
   }

@@ -904,6 +904,7 @@ class Analyzer {
     if (imported_)
       for (const auto& [name, why] : imported_->droppers)
         if (!defs_.functions.count(name) && !defs_.classes.count(name)) defs_.imported_droppers.emplace(name, why);
+    s_.imported_droppers = &defs_.imported_droppers;
     visit(ts_tree_root_node(tree), "", true, nullptr, 0, false);
     if (lang_ == Lang::python && !m.tests.empty())
       if (const std::string why = module_level_dropper(ts_tree_root_node(tree)); !why.empty())
