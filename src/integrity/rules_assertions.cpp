@@ -452,19 +452,112 @@ std::string project_module_text(const RuleContext& c, const std::string& spec) {
 }
 
 /// Does a module's text call the function `fn` or take it as a value (`add(`, `.add`, `::add`)?
-bool computes_with(const std::string& text, const std::string& fn) {
+bool computes_with(const std::string& text, const std::string& fn, int depth = 0) {
   if (text.empty() || fn.empty()) return false;
   const std::regex use("(?:^|[^\\w$])" + fn + R"(\s*\(|[.:])" + fn + R"((?![\w$]))");
-  return std::regex_search(text, use);
+  if (std::regex_search(text, use)) return true;
+  // The function under another name (`from calc import add as _impl`, `{ add: plus } = require(...)`).
+  const std::regex alias("(?:^|[^\\w$.])" + fn + R"(\s*(?:\bas\b|:)\s*([A-Za-z_$][\w$]*))");
+  if (depth == 0)
+    for (std::sregex_iterator it(text.begin(), text.end(), alias), e; it != e; ++it)
+      if ((*it)[1].str() != fn && computes_with(text, (*it)[1].str(), 1)) return true;
+  return false;
+}
+
+/// The definition of `name` in a module's text: a Python `def`/`class` block by indentation, or from
+/// the binding (`NAME =`, `NAME :=`, `NAME: value` in an object, `function name(`, `func Name(`, a
+/// Java method or field) to the end of its balanced brackets; nullopt when the text defines no such
+/// name.
+std::optional<std::string> definition_text(const std::string& text, const std::string& name) {
+  if (name.empty()) return std::nullopt;
+  const std::regex py_def("(?:^|\\n)([ \\t]*)(?:async\\s+)?(?:def|class)\\s+" + name + "\\b");
+  std::smatch m;
+  if (std::regex_search(text, m, py_def) && text.find(':', static_cast<std::size_t>(m.position(0))) != std::string::npos &&
+      std::regex_search(text.substr(static_cast<std::size_t>(m.position(0)), 400), std::regex("^\\n?[ \\t]*(?:async\\s+)?(?:def|class)\\s+" + name + "\\b[^\\n]*:[ \\t]*(?:#[^\\n]*)?\\n"))) {
+    const std::size_t start = static_cast<std::size_t>(m.position(0)) + (text[static_cast<std::size_t>(m.position(0))] == '\n' ? 1 : 0);
+    const std::size_t indent = m[1].length();
+    std::size_t end = text.find('\n', start);
+    while (end != std::string::npos) {
+      const std::size_t next = text.find('\n', end + 1);
+      const std::string line = text.substr(end + 1, (next == std::string::npos ? text.size() : next) - end - 1);
+      const auto first = line.find_first_not_of(" \t");
+      if (first != std::string::npos && first <= indent) break;
+      end = next;
+    }
+    return text.substr(start, (end == std::string::npos ? text.size() : end) - start);
+  }
+  const std::regex head("(?:^|[^\\w$.])(?:(?:function\\*?|func|def|const|let|var|val|final|static|public|private|protected)\\s+)?"
+                        "(?:module\\.)?(?:exports\\.)?(?:\\([^)]*\\)\\s*)?" + name +
+                        "\\s*(?:\\([^)]*\\)\\s*[\\w<>\\[\\],. ]*\\{|(?::[^=\\n]*)?:?=(?![=>])|:(?!:))");
+  if (!std::regex_search(text, m, head)) return std::nullopt;
+  std::size_t i = static_cast<std::size_t>(m.position(0) + m.length(0));
+  const std::size_t start = static_cast<std::size_t>(m.position(0));
+  int depth = text[i - 1] == '{' ? 1 : 0;
+  bool braced = depth > 0;
+  for (; i < text.size() && i - start < 20000; ++i) {
+    const char ch = text[i];
+    if (ch == '"' || ch == '\'' || ch == '`') {  // skip a string
+      const char q = ch;
+      for (++i; i < text.size() && text[i] != q && text[i] != '\n'; ++i)
+        if (text[i] == '\\') ++i;
+      continue;
+    }
+    if (ch == '(' || ch == '[' || ch == '{') ++depth;
+    if (ch == ')' || ch == ']' || ch == '}') {
+      if (--depth < 0) break;  // the end of an object literal holding `NAME: value`
+      if (depth == 0 && braced) {
+        ++i;
+        break;
+      }
+    }
+    if (depth == 0 && (ch == ';' || ch == ',')) break;
+    if (depth == 0 && ch == '\n') {
+      std::string so_far = text.substr(start, i - start);
+      const auto last = so_far.find_last_not_of(" \t\r");
+      if (last != std::string::npos && (ends_with(so_far.substr(0, last + 1), "=>") || so_far[last] == '=' || so_far[last] == '(' ||
+                                        so_far[last] == ',' || so_far[last] == '+' || so_far[last] == '\\'))
+        continue;
+      break;
+    }
+  }
+  return text.substr(start, std::min(i, text.size()) - start);
+}
+
+/// Does the definition of `name` in a module's text compute with `fn`: call it or take it as a
+/// value, directly or through other functions and names the same text defines (a few hops)?
+/// Without a definition of `name` (a re-export, `import *`), the whole text is judged.
+bool name_computes(const std::string& text, const std::string& name, const std::string& fn, int depth = 0) {
+  if (text.empty()) return false;
+  const auto def = definition_text(text, name);
+  if (!def) return depth == 0 && computes_with(text, fn);
+  if (computes_with(*def, fn)) return true;
+  // The function under the module's own alias for it (`from calc import add as _impl`).
+  const std::regex alias("(?:^|[^\\w$.])" + fn + R"(\s*(?:\bas\b|:)\s*([A-Za-z_$][\w$]*))");
+  for (std::sregex_iterator it(text.begin(), text.end(), alias), e; it != e; ++it)
+    if ((*it)[1].str() != fn && (*it)[1].str() != name && computes_with(*def, (*it)[1].str(), 1)) return true;
+  if (depth >= 3) return false;
+  // Names the definition uses (outside its strings) that the module defines.
+  static const std::regex strings(R"('[^'\n]*'|"[^"\n]*"|`[^`]*`)");
+  const std::string code = std::regex_replace(*def, strings, "''");
+  static const std::regex used(R"([A-Za-z_$][\w$]*)");
+  std::set<std::string> seen{name, fn};
+  for (std::sregex_iterator it(code.begin(), code.end(), used), e; it != e; ++it) {
+    const std::string w = it->str();
+    if (!seen.insert(w).second || w.size() < 2) continue;
+    if (definition_text(text, w) && name_computes(text, w, fn, depth + 1)) return true;
+  }
+  return false;
 }
 
 /// The value a module's text binds the constant `name` to (`FOUR = add(1, 3)`, `export const FOUR
 /// = 4`, `exports.FOUR = ...`, `static final int FOUR = ...`); nullopt when it binds none.
 std::optional<std::string> constant_value(const std::string& text, const std::string& name) {
-  const std::regex def(R"((?:^|\n)[ \t]*(?:export\s+)?(?:(?:const|let|var|static|final|public|private|protected|val|readonly)\s+)*(?:[\w<>\[\]]+\s+)?(?:module\.)?(?:exports\.)?)" +
-                       name + R"(\s*(?::[^=\n]*)?=(?!=)\s*([^\n;]+))");
+  const auto def = definition_text(text, name);
+  if (!def) return std::nullopt;
+  // What follows the binding: `= value`, `: value`, `:= value`.
+  static const std::regex bound(R"(^[\s\S]*?(?::?=(?![=>])|:(?!:))\s*([\s\S]*)$)");
   std::smatch m;
-  if (!std::regex_search(text, m, def)) return std::nullopt;
+  if (!std::regex_match(*def, m, bound)) return std::nullopt;
   return strip_spaces(m[1].str());
 }
 
@@ -474,7 +567,8 @@ std::optional<std::string> constant_value(const std::string& text, const std::st
 bool constant_computed(const std::string& text, const std::string& name, const std::string& fn, int depth = 0) {
   const auto v = constant_value(text, name);
   if (!v || depth > 3) return false;
-  if (computes_with(*v, fn)) return true;
+  // Through names the module binds (`SUM = _raw + 0` with `_raw = calc.add(1, 3)`).
+  if (computes_with(*v, fn) || name_computes(text, name, fn)) return true;
   static const std::regex call(R"(([A-Za-z_$][\w$.]*)\()");
   static const std::set<std::string> kLiteral = {"Decimal", "Fraction", "BigInt", "Symbol", "frozenset", "tuple", "set", "dict", "list",
                                                  "Object.freeze", "new Date", "Date", "int", "float", "str", "bytes", "complex",
@@ -541,13 +635,24 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
   // Does a name of another project module the file imports compute with `fn`: a module-level
   // constant bound to a call (`SUM = calc.add(1, 3)`), a helper or class that calls it? `chain` is
   // the name as read (`ref.expected`, `constants.SUM`, a bare imported `SUM`); `spec` its import.
-  auto computed_elsewhere = [&](const std::vector<std::string>& chain, const std::string& spec, const std::string& fn) {
+  auto computed_elsewhere = [&](std::vector<std::string> chain, const std::string& spec, const std::string& fn) {
+    if (chain.empty()) return false;
+    // Python `from tests import helpers`, `from . import oracle`: the name may be a submodule.
+    if (c.lang == Lang::python && !module_aliases.count(chain[0])) {
+      const std::string sub = spec.back() == '.' ? spec + chain[0] : spec + "." + chain[0];
+      if (const std::string& t = module_text(sub); !t.empty() && chain.size() >= 2) {
+        chain.erase(chain.begin());
+        if (chain.size() == 1) return name_computes(t, chain[0], fn);
+        return name_computes(t, chain[0], fn);
+      }
+    }
     const std::string& text = module_text(spec);
-    if (text.empty() || chain.empty()) return false;
+    if (text.empty()) return false;
     static const std::regex constant(R"(^[A-Z][A-Z0-9_]*$)");
     const std::string& last = chain.back();
     if (std::regex_match(last, constant) && constant_value(text, last)) return constant_computed(text, last, fn);
-    return computes_with(text, fn);
+    // The name read of the module (`ref.expected`, `golden.SUMS`, a bare imported `expected`), by its definition.
+    return name_computes(text, chain.size() >= 2 ? chain[1] : chain[0], fn);
   };
   // What a function of the test file returns (`def expected(a, b): return calc.add(a, b)`), by name.
   std::map<std::string, std::string> file_returns;
@@ -933,12 +1038,23 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
             std::string q = (*it)[1].str();
             if (starts_with(q, "new") && q.size() > 3 && std::isupper(static_cast<unsigned char>(q[3]))) q = q.substr(3);  // `newCalc(`
             if (q == module || q == fn || q == "new") continue;
+            // A helper the test file defines (`expected(1, 3)` in the test class) that calls it.
+            if (flat.compare(static_cast<std::size_t>(it->position(1)) + (*it)[1].length(), 1, "(") == 0 &&
+                !std::isupper(static_cast<unsigned char>(q[0])) && name_computes(*c.file.after, q, fn, 1))
+              return true;
+            // The member read after the qualifier (`ref.Sum`, `MathRef.sum`; after `new Calc()` the method).
+            std::size_t after = static_cast<std::size_t>(it->position(1)) + (*it)[1].length();
+            if (after < flat.size() && flat[after] == '(') after = closing_paren(flat, after) + 1;
+            std::string member;
+            if (after < flat.size() && flat[after] == '.')
+              for (std::size_t k = after + 1; k < flat.size() && ident_char(flat[k]); ++k) member += flat[k];
             if (c.lang == Lang::go) {
-              if (flat.compare(static_cast<std::size_t>(it->position(1)) + q.size(), 1, ".") != 0) continue;
+              if (flat.compare(static_cast<std::size_t>(it->position(1)) + (*it)[1].length(), 1, ".") != 0) continue;
               const std::string path = go_import_path(q);
-              if (!path.empty() && computes_with(module_text(path), fn)) return true;
+              if (!path.empty() && name_computes(module_text(path), member, fn)) return true;
             } else if ((c.lang == Lang::java || c.lang == Lang::kotlin) && std::isupper(static_cast<unsigned char>(q[0]))) {
-              if (computes_with(module_text(q), fn)) return true;
+              if (member == fn && computes_with(module_text(q), fn)) return true;
+              if (name_computes(module_text(q), member, fn)) return true;
             }
           }
           for (const std::string& head : module == "." ? std::vector<std::string>{fn + "("}
@@ -976,14 +1092,21 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
     // Nested (`calc.Level.HIGH`) too; not one the module binds to a call (`FOUR = add(1, 3)`). A
     // value object of the module built from written-out values (`Money(150)`, `calc.Level('high')`,
     // `Money(cents=150)`) names a value the same way, unless its class computes with the function.
-    auto named_constant = [&](const std::string& e, const std::string& fn) {
+    std::function<bool(const std::string&, const std::string&)> named_constant = [&](const std::string& e, const std::string& fn) -> bool {
       static const std::regex constant(R"(^(?:([A-Za-z_$][\w$]*)\.)?(?:[A-Za-z_$][\w$]*\.)*([A-Z][A-Z0-9_]*)$)");
       static const std::regex value_object(R"(^(?:new)?(?:([A-Za-z_$][\w$]*)\.)?(?:[A-Za-z_$][\w$]*\.)*([A-Z][\w$]*)\((.*)\)$)");
       std::smatch m;
       auto spec_of = [&](const std::string& root, const std::string& name) {
+        if (!dynamic) return root;  // Java/Kotlin: the class (`Expected.FOUR`)
         auto it = imports.find(root.empty() ? name : root);
         return it == imports.end() ? std::string() : it->second;
       };
+      // A constant's own value or name (`calc.Level.HIGH.value`), one entry of a constant table
+      // (`calc.DEFAULTS['total']`): the constant itself.
+      static const std::regex accessor(R"((?:\.(?:value|name)|\[(?:'[^']*'|"[^"]*"|[0-9]+)\])$)");
+      std::string bare = e;
+      for (std::smatch am; bare.size() < 400 && std::regex_search(bare, am, accessor);) bare = bare.substr(0, static_cast<std::size_t>(am.position(0)));
+      if (bare != e) return named_constant(bare, fn);
       if (std::regex_match(e, m, constant)) {
         // A bare name the test file binds itself (`WARM = calc.add(1, 3)`) is read there.
         const bool own = !m[1].matched && !imports.count(m[2].str());
@@ -998,7 +1121,7 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
         static const std::regex keyword(R"(^[A-Za-z_]\w*=(?!=)(.+)$)");
         std::smatch km;
         if (std::regex_match(v, km, keyword)) v = km[1].str();
-        if (!v.empty() && !literal_text(v)) return false;
+        if (!v.empty() && !literal_text(v) && !named_constant(v, fn) && !value_expression(v, "", fn, 0)) return false;
       }
       const std::string& text = module_text(spec_of(m[1].str(), m[2].str()));
       const auto cls = text.find("class " + m[2].str());
