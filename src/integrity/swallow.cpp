@@ -169,8 +169,31 @@ bool js_assertion_failure_property(const string& p) {
 
 /// JavaScript: the first property read from the error `err` in `n` (`e.status`, `e?.response.status`
 /// -> `status`/`response`), "" when `n` is no property of `err`.
-string js_error_property(const Syntax& s, TSNode n, const string& err) {
+string js_error_property(const Syntax& s, TSNode n, const string& err, int depth = 0) {
   if (err.empty() || ts_node_is_null(n)) return "";
+  // A name the handler binds from the error (`const { response } = err`, `const status =
+  // err.response?.status`): the error's property it came from.
+  if (Syntax::type(n) == "identifier" && s.text(n) != err && depth < 2) {
+    const string name = s.text(n);
+    TSNode h = js_handler_of(n);
+    string found;
+    if (!ts_node_is_null(h))
+      walk(h, [&](TSNode d) {
+        if (!found.empty() || ts_node_start_byte(d) >= ts_node_start_byte(n)) return false;
+        if (Syntax::type(d) != "variable_declarator") return true;
+        TSNode nm = Syntax::field(d, "name"), v = Syntax::field(d, "value");
+        if (ts_node_is_null(nm) || ts_node_is_null(v)) return true;
+        if (Syntax::type(nm) == "identifier" && s.text(nm) == name) found = js_error_property(s, v, err, depth + 1);
+        if (Syntax::type(nm) == "object_pattern" && Syntax::type(v) == "identifier" && s.text(v) == err)
+          for (uint32_t i = 0; i < ts_node_named_child_count(nm); ++i) {
+            TSNode pp = ts_node_named_child(nm, i);
+            if (Syntax::type(pp) == "shorthand_property_identifier_pattern" && s.text(pp) == name) found = name;
+            if (Syntax::type(pp) == "pair_pattern" && s.text(Syntax::field(pp, "value")) == name) found = js_unquoted(s.text(Syntax::field(pp, "key")));
+          }
+        return true;
+      });
+    return found;
+  }
   string prop;
   while (Syntax::type(n) == "member_expression" || Syntax::type(n) == "subscript_expression") {
     TSNode obj = Syntax::field(n, "object");
@@ -183,7 +206,57 @@ string js_error_property(const Syntax& s, TSNode n, const string& err) {
     n = obj;
     if (ts_node_is_null(n)) return "";
   }
-  return Syntax::type(n) == "identifier" && s.text(n) == err ? prop : "";
+  if (Syntax::type(n) != "identifier") return "";
+  if (s.text(n) == err) return prop;
+  // Read off a name bound from the error (`response?.status` after `const { response } = err`).
+  return depth < 2 ? js_error_property(s, n, err, depth + 1) : "";
+}
+
+/// Could an assertion failure's message hold (or equal) the literal `lit`? Yes when the file writes
+/// it elsewhere too (the test's own assertion message), when it holds a word of the messages
+/// node:assert, chai and jest write, or when it is too short to tell; else no (`'ECONNRESET'`,
+/// `'timed out'`, `'aborted'`).
+bool js_message_may_hold(const Syntax& s, string lit) {
+  if (lit.size() < 3) return true;
+  std::size_t count = 0;
+  for (auto at = s.src.find(lit); at != string::npos && count < 2; at = s.src.find(lit, at + 1)) ++count;
+  if (count >= 2) return true;
+  std::transform(lit.begin(), lit.end(), lit.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  for (const char* w : {"expect", "equal", "assert", "receiv", "should", "actual", "falsy", "truthy", "deep", "strict", "identical",
+                        "match", "not ", "to be", "to have", "values", "===", "!==", "object.is", "evaluat", "missing", "unwanted",
+                        "throw", "reject", "error"})
+    if (contains(lit, w)) return true;
+  return false;
+}
+
+/// The string members of an array or Set the condition names: written there (`['A', 'B']`,
+/// `new Set(['A'])`) or bound to a `const` of the file; nullopt when not all are string literals.
+std::optional<std::vector<string>> js_string_members(const Syntax& s, TSNode n, int depth = 0) {
+  if (ts_node_is_null(n) || depth > 2) return std::nullopt;
+  const string_view t = Syntax::type(n);
+  if (t == "new_expression") {
+    const auto args = argument_nodes(n);
+    return args.size() == 1 ? js_string_members(s, args[0], depth + 1) : std::nullopt;
+  }
+  if (t == "identifier") {
+    TSNode root = n, value{};
+    while (!ts_node_is_null(ts_node_parent(root))) root = ts_node_parent(root);
+    const string name = s.text(n);
+    walk(root, [&](TSNode d) {
+      if (!ts_node_is_null(value)) return false;
+      if (Syntax::type(d) == "variable_declarator" && s.text(Syntax::field(d, "name")) == name) value = Syntax::field(d, "value");
+      return true;
+    });
+    return js_string_members(s, value, depth + 1);
+  }
+  if (t != "array") return std::nullopt;
+  std::vector<string> out;
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) {
+    TSNode m = ts_node_named_child(n, i);
+    if (Syntax::type(m) != "string") return std::nullopt;
+    out.push_back(js_unquoted(s.text(m)));
+  }
+  return out;
 }
 
 /// A retry loop's last attempt: is `cond` (`i === tries - 1`, `attempt >= max`) true exactly on
@@ -232,24 +305,35 @@ int js_true_of_assertion_failure(const Syntax& s, TSNode cond) {
   if (t == "call_expression") {
     const string callee = strip_spaces(callee_text(s, cond));
     const auto args = argument_nodes(cond);
-    // `['ENOENT', 'EEXIST'].includes(e.code)`: a comparison with each member.
+    // `['ENOENT', 'EEXIST'].includes(e.code)`, `TRANSIENT.includes(e.code)`, `IGNORED.has(e.code)`:
+    // a comparison with each member.
     TSNode f = Syntax::field(cond, "function");
-    if (last_segment(callee) == "includes" && args.size() == 1 && !ts_node_is_null(f) && Syntax::type(f) == "member_expression" &&
-        Syntax::type(Syntax::field(f, "object")) == "array") {
-      TSNode arr = Syntax::field(f, "object");
+    TSNode object = !ts_node_is_null(f) && Syntax::type(f) == "member_expression" ? Syntax::field(f, "object") : TSNode{};
+    const string method = last_segment(callee);
+    // The message tested for a literal (`e.message.includes('ECONNRESET')`, `/timed out/i.test(e.message)`).
+    if (one_of(method, {"includes", "startsWith", "endsWith", "test", "match"}) && args.size() == 1 && !ts_node_is_null(object)) {
+      TSNode subject = method == "test" ? args[0] : object;
+      TSNode pattern = method == "test" ? object : args[0];
+      if (js_error_property(s, subject, err) == "message") {
+        string lit = s.text(pattern);
+        if (Syntax::type(pattern) == "regex") lit = s.text(Syntax::field(pattern, "pattern"));
+        else if (Syntax::type(pattern) == "string") lit = js_unquoted(lit);
+        else return -1;
+        return js_message_may_hold(s, lit) ? -1 : 0;
+      }
+    }
+    if (one_of(method, {"includes", "has"}) && args.size() == 1 && !ts_node_is_null(object))
+      if (const auto members = js_string_members(s, object)) {
       int any = 0;
-      for (uint32_t i = 0; i < ts_node_named_child_count(arr); ++i) {
-        TSNode m = ts_node_named_child(arr, i);
-        if (Syntax::type(m) != "string") return -1;
+      for (const string& lit : *members) {
         const string p = js_error_property(s, args[0], err);
-        const string lit = js_unquoted(s.text(m));
         if (p == "code") any = std::max(any, lit == "ERR_ASSERTION" ? 1 : 0);
         else if (p == "name") any = std::max(any, one_of(lit, {"AssertionError", "JestAssertionError", "AssertionFailedError", "Error"}) ? 1 : 0);
         else if (!p.empty() && !js_assertion_failure_property(p)) any = std::max(any, 0);
         else return -1;
       }
       return any;
-    }
+      }
     // A predicate the file defines (`const isNotFound = (e) => e.code === 'ENOENT'`): its returned condition.
     if (!ts_node_is_null(f) && Syntax::type(f) == "identifier") {
       TSNode def = js_function_named(s, f);
@@ -268,6 +352,13 @@ int js_true_of_assertion_failure(const Syntax& s, TSNode cond) {
     for (TSNode a : args) given = given || (Syntax::type(a) == "identifier" && s.text(a) == err);
     if (!given) return -1;
     if (js_predicate_true_of_any_error(name)) return 1;
+    // `_.isMatch(e, { code: 'ERR_ASSERTION' })`, `Object.hasOwn(e, 'actual')`: about what an
+    // assertion failure has.
+    for (TSNode a : args) {
+      const string at = s.text(a);
+      if (contains(at, "ERR_ASSERTION") || contains(at, "Assertion")) return -1;
+      if (Syntax::type(a) == "string" && js_assertion_failure_property(js_unquoted(at))) return -1;
+    }
     static const std::regex predicate(R"(^(is|has)[A-Z]\w*$)");
     return std::regex_match(name, predicate) ? 0 : -1;
   }
@@ -283,10 +374,36 @@ int js_true_of_assertion_failure(const Syntax& s, TSNode cond) {
   // Is an assertion failure of this type: its own class or a base class (1), or another (0)?
   auto of_type = [&](TSNode ty) {
     if (ts_node_is_null(ty) || (Syntax::type(ty) != "identifier" && Syntax::type(ty) != "member_expression")) return -1;
-    return one_of(last_segment(s.text(ty)), {"AssertionError", "Error", "Object", "JestAssertionError", "AssertionFailedError"}) ? 1 : 0;
+    const string tt = strip_spaces(s.text(ty));
+    if (!err.empty() && starts_with(tt, err + ".")) return -1;  // `e instanceof e.constructor`
+    if (one_of(last_segment(tt), {"AssertionError", "Error", "Object", "JestAssertionError", "AssertionFailedError"})) return 1;
+    // A name the file binds to one (`const { AssertionError: AE } = require('assert')`, `const AE = assert.AssertionError`).
+    if (Syntax::type(ty) == "identifier") {
+      const std::regex alias("(?:AssertionError\\s*:\\s*" + tt + "\\b|\\b" + tt + "\\s*=\\s*[\\w$.]*(?:AssertionError|\\bError)\\b)");
+      if (std::regex_search(s.src.substr(0, 262144), alias)) return 1;
+    }
+    return 0;
   };
   if (op == "instanceof") return of_type(r);
+  // `e.statusCode >= 400`, `status < 500`: a property an assertion failure lacks is undefined, and
+  // undefined compares false with a number.
+  if (one_of(op, {"<", ">", "<=", ">="})) {
+    for (auto [x, y] : {std::pair{l, r}, std::pair{r, l}}) {
+      const string p = js_error_property(s, x, err);
+      if (!p.empty() && !js_assertion_failure_property(p) && Syntax::type(y) == "number") return 0;
+    }
+    return -1;
+  }
   if (op != "===" && op != "==" && op != "!==" && op != "!=") return -1;
+  // `typeof e.status === 'number'`: such a property is 'undefined'.
+  for (auto [x, y] : {std::pair{l, r}, std::pair{r, l}}) {
+    if (Syntax::type(x) != "unary_expression" || strip_spaces(s.text(Syntax::field(x, "operator"))) != "typeof" || Syntax::type(y) != "string")
+      continue;
+    const string p = js_error_property(s, Syntax::field(x, "argument"), err);
+    if (p.empty() || js_assertion_failure_property(p)) return -1;
+    const int eq = js_unquoted(s.text(y)) == "undefined" ? 1 : 0;
+    return op[0] == '!' ? 1 - eq : eq;
+  }
   // `e.name === 'TypeError'`, `e['code'] !== 'ENOENT'`, a destructured `code === 'ENOENT'`,
   // `e.constructor === TypeError` (either side).
   auto property_of = [&](TSNode n) -> string {
@@ -298,6 +415,7 @@ int js_true_of_assertion_failure(const Syntax& s, TSNode cond) {
       return js_quoted(i) ? js_unquoted(i) : "";
     }
     if (nt == "identifier" && one_of(s.text(n), {"name", "code", "constructor"})) return s.text(n);
+    if (nt == "identifier" && s.text(n) != err && !js_error_property(s, n, err).empty()) return s.text(n);
     return "";
   };
   if (property_of(l).empty()) std::swap(l, r);
@@ -308,6 +426,7 @@ int js_true_of_assertion_failure(const Syntax& s, TSNode cond) {
   const string eprop = js_error_property(s, l, err);
   const string_view rt = Syntax::type(r);
   const bool written = rt == "number" || rt == "true" || ((rt == "string" || rt == "template_string") && !contains(s.text(r), "${"));
+  if (written && !eprop.empty() && eprop == "message" && js_message_may_hold(s, js_unquoted(s.text(r), true))) return -1;
   if (written && !eprop.empty() && (eprop == "message" || !js_assertion_failure_property(eprop)))
     return op[0] == '!' ? 1 : 0;
   int eq = -1;
@@ -340,7 +459,11 @@ bool js_exits(TSNode st) {
 /// it (`if (e instanceof TypeError) throw e;`), nor after a plain `return` or an `if (c) return;`
 /// whose condition is true of it. Conditions the rule cannot read count as reached.
 bool reached_by_assertion_failure(const Syntax& s, TSNode n, TSNode h) {
-  const bool throws = one_of(Syntax::type(n), {"throw_statement", "throw_expression", "raise_statement"});
+  // Failing by throwing: a throw, or a call that fails by throwing (`assert.ifError(e)`, `fail(e)`),
+  // not one that reports without throwing (`reject(e)`, `done(e)`, `t.error(e)`).
+  const bool throws = one_of(Syntax::type(n), {"throw_statement", "throw_expression", "raise_statement"}) ||
+                      (is_call(Syntax::type(n)) &&
+                       !one_of(callee_name(s, n), {"reject", "done", "cb", "callback", "next", "end", "error", "threw", "Error", "Errorf", "Fail"}));
   for (TSNode x = n; !ts_node_eq(x, h);) {
     TSNode p = ts_node_parent(x);
     if (ts_node_is_null(p)) break;
@@ -367,9 +490,13 @@ bool reached_by_assertion_failure(const Syntax& s, TSNode n, TSNode h) {
         TSNode st = ts_node_named_child(p, i);
         if (ts_node_eq(st, x)) break;
         if (js_exits(st)) return false;
-        if (Syntax::type(st) == "if_statement" && ts_node_is_null(Syntax::field(st, "alternative")) &&
-            js_exits(Syntax::field(st, "consequence")) && js_true_of_assertion_failure(s, Syntax::field(st, "condition")) != 0)
-          return false;
+        if (Syntax::type(st) == "if_statement") {  // `if (c) return;`, `if (c) {...} else { return; }`
+          const int v = js_true_of_assertion_failure(s, Syntax::field(st, "condition"));
+          if (js_exits(Syntax::field(st, "consequence")) && v != 0) return false;
+          TSNode alt = Syntax::field(st, "alternative");
+          if (!ts_node_is_null(alt) && Syntax::type(alt) == "else_clause" && ts_node_named_child_count(alt) > 0) alt = ts_node_named_child(alt, 0);
+          if (!ts_node_is_null(alt) && js_exits(alt) && v != 1) return false;
+        }
       }
     x = p;
   }
@@ -399,6 +526,28 @@ TSNode js_local_method(const Syntax& s, TSNode member, bool& built) {
     return true;
   });
   if (ts_node_is_null(value) || !one_of(Syntax::type(value), {"object", "array", "new_expression"})) return TSNode{};
+  // The method assigned later (`deferred.reject = reject` in a promise executor): not known.
+  if (contains(strip_spaces(s.src.substr(0, 262144)), name + "." + method + "=")) return TSNode{};
+  if (Syntax::type(value) == "new_expression") {
+    // An instance of a class the file defines: its method; of another class: not known.
+    const string cls = last_segment(callee_text(s, value));
+    TSNode found{};
+    walk(root, [&](TSNode d) {
+      if (!ts_node_is_null(found)) return false;
+      if (one_of(Syntax::type(d), {"class_declaration", "class"}) && s.text(Syntax::field(d, "name")) == cls) {
+        TSNode body = Syntax::field(d, "body");
+        for (uint32_t i = 0; !ts_node_is_null(body) && i < ts_node_named_child_count(body); ++i) {
+          TSNode m = ts_node_named_child(body, i);
+          if (Syntax::type(m) == "method_definition" && s.text(Syntax::field(m, "name")) == method) found = m;
+        }
+        if (ts_node_is_null(found)) found = d;  // the class, without that method
+      }
+      return true;
+    });
+    if (ts_node_is_null(found)) return TSNode{};
+    built = true;
+    return Syntax::type(found) == "method_definition" ? found : TSNode{};
+  }
   built = true;
   if (Syntax::type(value) != "object") return TSNode{};
   for (uint32_t i = 0; i < ts_node_named_child_count(value); ++i) {
@@ -433,11 +582,28 @@ bool call_reports(const Syntax& s, TSNode n, const string& err, bool given, int 
   if (built) return false;
   const auto args = argument_nodes(n);
   if (one_of(name, {"fail", "reject", "ifError", "threw", "Fatal", "Fatalf", "FailNow", "panic", "Error", "Errorf", "Fail"})) return true;
-  if (one_of(name, {"done", "cb", "callback", "next", "end"}))
-    return !args.empty() && !one_of(strip_spaces(s.text(args[0])), {"null", "undefined", "false", "None", "nil"});
+  if (one_of(name, {"done", "cb", "callback", "next", "end"})) {
+    const string a = args.empty() ? "" : strip_spaces(s.text(args[0]));
+    return !a.empty() && a[0] != '!' && !one_of(a, {"null", "undefined", "false", "None", "nil", "void0"});
+  }
   string object = callee.substr(0, callee.size() - std::min(callee.size(), name.size()));
   if (!object.empty()) object.pop_back();
-  if (name == "error") return !object.empty() && !one_of(last_segment(object), {"console", "logger", "log", "logging", "winston", "debug", "pino", "log4js"});
+  // The test's context (`t.error(e)` in tape, `t.fail`): only its failing methods report.
+  const bool context = one_of(object, {"t", "st", "tt", "tap", "test", "assert", "ctx", "context"});
+  if (name == "error") return context;
+  // A check of the error that every error passes (`assert.ok(e)`, `expect(e).toBeDefined()`):
+  // it reports nothing. (`expect(e)` alone is the matcher's subject.)
+  const bool on_error = !args.empty() && Syntax::type(args[0]) == "identifier" && s.text(args[0]) == err;
+  if (callee == "expect" || callee == "assert") return callee == "assert" && !args.empty() && strip_spaces(s.text(args[0])) == "false";
+  if (starts_with(callee, "expect(")) {
+    const string subject = callee.substr(7, closing_paren(callee, 6) - 7);
+    if (subject != err) return true;  // a check of what the error says (`expect(e.message).toBe(...)`)
+    const bool negated = contains(callee, ").not.");
+    const bool fails = one_of(name, {"toBeUndefined", "toBeNull", "toBeFalsy", "toBe", "toEqual", "toStrictEqual", "toMatchObject"});
+    return negated ? !fails : fails;
+  }
+  if (context) return on_error && one_of(name, {"notOk", "isNotOk", "isUndefined", "isNull", "isFalse", "equal", "strictEqual", "deepEqual",
+                                                 "deepStrictEqual", "same", "is", "equals"});
   if (!given || err.empty()) return false;
   // Calls that convert, log or store what they are given.
   if (one_of(callee, {"String", "Number", "Boolean", "Symbol", "BigInt", "Promise.resolve", "Promise.allSettled", "util.inspect",
@@ -1028,6 +1194,10 @@ std::optional<string> js_handler_drops(const Syntax& s, TSNode handler, TSNode a
     TSNode def = Syntax::type(handler) == "identifier" ? js_function_named(s, handler) : js_local_method(s, handler, built);
     if (built && ts_node_is_null(def))
       return "runs in a promise whose rejection handler (`" + quote(s.text(handler)) + "`, line " + line + ") drops its failure";
+    // A library's no-op (`_.noop`, `noop` from lodash, `identity`): drops it.
+    if (ts_node_is_null(def) && one_of(last_segment(s.text(handler)), {"noop", "identity", "ignore", "stubTrue", "stubFalse",
+                                                                         "stubUndefined", "constant", "swallow", "nothing", "F", "T"}))
+      return "runs in a promise whose rejection handler (`" + quote(s.text(handler)) + "`, line " + line + ") does nothing with its failure";
     if (ts_node_is_null(def)) return string();  // `done`, `reject`, `t.fail`, a parameter: reports it
     handler = def;
   }

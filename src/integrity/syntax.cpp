@@ -2549,9 +2549,12 @@ class Analyzer {
     static const std::regex comments(R"(/\*[\s\S]*?\*/|//[^\n]*)");
     const std::string uncommented = std::regex_replace(code, comments, " ");
     // The field named as a call's argument (`_.map(rs, 'value')`, `pluck('value')`).
-    static const std::regex named_field(R"([(,]\s*['"`](?:value|reason)['"`]\s*[,)])");
+    static const std::regex named_field(R"([(,\[]\s*['"`](?:value|reason)['"`]\s*[,)\]])");
     if (std::regex_search(uncommented, named_field)) return true;
-    const std::string t = without_string_literals(uncommented);
+    // A status read first decides `r.status ?? r.value` and `r.status || r.value` (a status is never
+    // empty): what follows is never read.
+    static const std::regex after_status(R"(\.\s*status\s*(?:\?\?|\|\|)\s*[^,;)\n]*)");
+    const std::string t = without_string_literals(std::regex_replace(uncommented, after_status, ".status"));
     static const std::regex read(
         R"((?:\.\s*(?:value|reason)\b|\[\s*['"`](?:value|reason)['"`]\s*\]|(?:^|[^\w$.])(?:value|reason)\s*[:,}]|\{\s*(?:value|reason)\b|JSON\.stringify\s*\(|inspect\s*\())");
     if (std::regex_search(t, read)) return true;
@@ -2567,7 +2570,9 @@ class Analyzer {
     static const std::regex passed(R"([(,]\s*([A-Za-z_$][\w$]*)\s*[,)])");
     for (std::sregex_iterator it(code.begin(), code.end(), passed), e; it != e; ++it) {
       const std::string name = (*it)[1].str();
-      const std::regex head("(?:function\\s+" + name + "\\s*\\(|(?:const|let|var)\\s+" + name + "\\s*=)");
+      // A function only (`function unwrap(`, `const unwrap = (r) =>`), not another test's `const rs = ...`.
+      const std::regex head("(?:function\\s+" + name + "\\s*\\(|(?:const|let|var)\\s+" + name +
+                            "\\s*=\\s*(?:async\\s*)?(?:function\\b|\\([^)]*\\)\\s*=>|[A-Za-z_$][\\w$]*\\s*=>))");
       std::smatch m;
       const std::string src = s_.src.substr(0, 262144);
       if (!std::regex_search(src, m, head)) continue;
@@ -2578,7 +2583,14 @@ class Analyzer {
       if (eol != std::string::npos) {
         const std::string line = src.substr(at, eol - at);
         const std::size_t open = line.find('{'), close = line.rfind('}');
-        if (end == std::string::npos || open == std::string::npos || (close != std::string::npos && close > open)) end = eol;
+        const std::size_t last = line.find_last_not_of(" \t\r");
+        const bool continues = last != std::string::npos && last >= 1 && line.compare(last - 1, 2, "=>") == 0;  // prettier: body on the next line
+        if (continues) {
+          const std::size_t next = src.find('\n', eol + 1);
+          end = next == std::string::npos ? src.size() : next;
+        } else if (end == std::string::npos || open == std::string::npos || (close != std::string::npos && close > open)) {
+          end = eol;
+        }
       }
       if (reads_outcome_value(src.substr(at, std::min(end, at + 2000) - at))) return true;
     }
