@@ -259,27 +259,65 @@ std::optional<std::vector<string>> js_string_members(const Syntax& s, TSNode n, 
   return out;
 }
 
-/// A retry loop's last attempt: is `cond` (`i === tries - 1`, `attempt >= max`) true exactly on
-/// the last pass of the `for` loop around `cond` whose condition is `i < N` or `i <= N`?
-bool js_last_attempt(const Syntax& s, TSNode cond) {
-  if (Syntax::type(cond) != "binary_expression") return false;
+/// A retry loop's last attempt: what `cond` (`i === tries - 1`, `i < tries - 1`, `attempt >= max`)
+/// says on the last pass of the `for` loop around it whose condition is `i < N` or `i <= N`: 1
+/// true, 0 false, -1 not known (read by offsets from N: on the last pass `i` is N - 1 or N).
+int js_on_last_attempt(const Syntax& s, TSNode cond) {
+  if (Syntax::type(cond) != "binary_expression") return -1;
   const string op = strip_spaces(s.text(Syntax::field(cond, "operator")));
-  if (!one_of(op, {"===", "==", ">=", ">"})) return false;
+  if (!one_of(op, {"===", "==", "!==", "!=", ">=", ">", "<=", "<"})) return -1;
   const string l = strip_spaces(s.text(Syntax::field(cond, "left"))), r = strip_spaces(s.text(Syntax::field(cond, "right")));
   for (TSNode p = ts_node_parent(cond); !ts_node_is_null(p); p = ts_node_parent(p)) {
-    if (is_function(Syntax::type(p))) return false;
+    if (is_function(Syntax::type(p))) return -1;
     if (Syntax::type(p) != "for_statement") continue;
     TSNode c = Syntax::field(p, "condition");
     if (!ts_node_is_null(c) && Syntax::type(c) == "expression_statement" && ts_node_named_child_count(c) == 1) c = ts_node_named_child(c, 0);
-    if (ts_node_is_null(c) || Syntax::type(c) != "binary_expression") return false;
+    if (ts_node_is_null(c) || Syntax::type(c) != "binary_expression") return -1;
     const string lop = strip_spaces(s.text(Syntax::field(c, "operator")));
     const string i = strip_spaces(s.text(Syntax::field(c, "left"))), n = strip_spaces(s.text(Syntax::field(c, "right")));
-    std::set<std::pair<string, string>> last;  // (left, right) of an equality true on the last pass
-    if (lop == "<") last = {{i, n + "-1"}, {i + "+1", n}, {n + "-1", i}, {n, i + "+1"}};
-    else if (lop == "<=") last = {{i, n}, {n, i}};
-    else return false;
-    if (op == "===" || op == "==" || op == ">=") return last.count({l, r}) || (op != ">=" && last.count({r, l}));
-    return lop == "<" && l == i + "+1" && r == n + "-1";
+    if (lop != "<" && lop != "<=") return -1;
+    const long last = lop == "<" ? -1 : 0;  // i on the last pass, as an offset from N
+    // A side as an offset from N: `i`, `i + 1`, `N - 1`, `N`; nullopt when it is neither.
+    auto offset = [&](const string& x) -> std::optional<long> {
+      static const std::regex form(R"(^([A-Za-z_$][\w$.]*)(?:([+-])([0-9]+))?$)");
+      std::smatch m;
+      if (!std::regex_match(x, m, form)) return std::nullopt;
+      const long k = m[2].matched ? (m[2].str() == "+" ? 1 : -1) * std::stol(m[3].str()) : 0;
+      if (m[1].str() == i) return last + k;
+      if (m[1].str() == n) return k;
+      return std::nullopt;
+    };
+    const auto a = offset(l), b = offset(r);
+    if (!a || !b || (l.rfind(i, 0) != 0 && r.rfind(i, 0) != 0)) return -1;
+    const bool v = op == "===" || op == "==" ? *a == *b : op == "!==" || op == "!=" ? *a != *b : op == ">=" ? *a >= *b
+                 : op == ">" ? *a > *b : op == "<=" ? *a <= *b : *a < *b;
+    return v ? 1 : 0;
+  }
+  return -1;
+}
+
+/// Is the catch clause whose body is `h` a retry inside a loop that only ends by returning or
+/// throwing (`while (true)`, `for (;;)`), with no `break` or `return` of its own? There a rethrow
+/// under any condition is reached in the end: a failure that persists either meets it or loops
+/// until the test times out.
+bool js_in_endless_retry(const Syntax& s, TSNode h) {
+  TSNode clause = ts_node_parent(h);
+  if (ts_node_is_null(clause) || Syntax::type(clause) != "catch_clause") return false;
+  bool leaves = false;
+  walk(h, [&](TSNode n) {
+    if (one_of(Syntax::type(n), {"break_statement", "return_statement"})) leaves = true;
+    return !leaves && !is_function(Syntax::type(n));
+  });
+  if (leaves) return false;
+  for (TSNode p = ts_node_parent(clause); !ts_node_is_null(p); p = ts_node_parent(p)) {
+    const string_view pt = Syntax::type(p);
+    if (is_function(pt)) return false;
+    if (pt == "for_statement") {
+      TSNode c = Syntax::field(p, "condition");
+      const string ct = ts_node_is_null(c) ? "" : strip_spaces(s.text(c));
+      return ct.empty() || ct == ";" || ct == "true;";
+    }
+    if (pt == "while_statement" || pt == "do_statement") return strip_spaces(s.text(Syntax::field(p, "condition"))) == "(true)";
   }
   return false;
 }
@@ -363,7 +401,7 @@ int js_true_of_assertion_failure(const Syntax& s, TSNode cond) {
     return std::regex_match(name, predicate) ? 0 : -1;
   }
   if (t != "binary_expression") return -1;
-  if (js_last_attempt(s, cond)) return 1;
+  if (const int last = js_on_last_attempt(s, cond); last >= 0) return last;
   TSNode l = Syntax::field(cond, "left"), r = Syntax::field(cond, "right");
   const string op = strip_spaces(s.text(Syntax::field(cond, "operator")));
   if (op == "&&" || op == "||") {
@@ -475,7 +513,8 @@ bool reached_by_assertion_failure(const Syntax& s, TSNode n, TSNode h) {
     // Strict, as for a catch clause: a branch counts only when its condition is known to hold
     // for an assertion failure.
     if (pt == "if_statement" || pt == "ternary_expression") {
-      const int v = js_true_of_assertion_failure(s, Syntax::field(p, "condition"));
+      int v = js_true_of_assertion_failure(s, Syntax::field(p, "condition"));
+      if (v < 0 && js_in_endless_retry(s, h)) v = 1;  // `while (true) { ... if (++attempt >= max) throw e; }`
       if (ts_node_eq(x, Syntax::field(p, "consequence")) && v != 1) return false;
       if (ts_node_eq(x, Syntax::field(p, "alternative")) && v != 0) return false;
     }
@@ -617,6 +656,52 @@ bool call_reports(const Syntax& s, TSNode n, const string& err, bool given, int 
   return false;
 }
 
+/// A catch clause's body `h` that stores the error (`lastErr = e`, `failed = e`) rethrown after the
+/// try (`throw lastErr` after a retry loop, `if (failed) throw failed` after a `finally`).
+bool js_stored_and_rethrown(const Syntax& s, TSNode h, const string& err) {
+  TSNode clause = ts_node_parent(h);
+  if (err.empty() || ts_node_is_null(clause) || Syntax::type(clause) != "catch_clause") return false;
+  std::set<string> stored;
+  walk(h, [&](TSNode n) {
+    if (Syntax::type(n) == "assignment_expression") {
+      TSNode l = Syntax::field(n, "left"), r = Syntax::field(n, "right");
+      if (!ts_node_is_null(l) && !ts_node_is_null(r) && Syntax::type(l) == "identifier" && Syntax::type(r) == "identifier" &&
+          s.text(r) == err && reached_by_assertion_failure(s, n, h))
+        stored.insert(s.text(l));
+    }
+    return !is_function(Syntax::type(n));
+  });
+  if (stored.empty()) return false;
+  TSNode tries = ts_node_parent(clause);
+  TSNode fn = enclosing_function(tries);
+  if (ts_node_is_null(fn)) {
+    fn = tries;
+    while (!ts_node_is_null(ts_node_parent(fn))) fn = ts_node_parent(fn);
+  }
+  bool rethrown = false;
+  walk(fn, [&](TSNode n) {
+    if (rethrown) return false;
+    if (!ts_node_eq(n, fn) && is_function(Syntax::type(n))) return false;
+    if (Syntax::type(n) != "throw_statement" || ts_node_start_byte(n) < ts_node_end_byte(tries)) return true;
+    TSNode arg = ts_node_named_child_count(n) > 0 ? ts_node_named_child(n, 0) : TSNode{};
+    if (ts_node_is_null(arg) || Syntax::type(arg) != "identifier" || !stored.count(s.text(arg))) return true;
+    const string v = s.text(arg);
+    // Unconditional, or under `if (v)` / `if (v !== undefined)` only.
+    bool plain = true;
+    for (TSNode x = n, p = ts_node_parent(n); plain && !ts_node_is_null(p) && !ts_node_eq(x, fn); x = p, p = ts_node_parent(p)) {
+      if (Syntax::type(p) == "if_statement") {
+        const string c = strip_spaces(s.text(Syntax::field(p, "condition")));
+        plain = ts_node_eq(x, Syntax::field(p, "consequence")) &&
+                one_of(c, {"(" + v + ")", "(" + v + "!==undefined)", "(" + v + "!=null)", "(" + v + "!==null)", "(" + v + "!=undefined)"});
+      }
+      if (one_of(Syntax::type(p), {"ternary_expression", "switch_case", "catch_clause"})) plain = false;
+    }
+    rethrown = plain;
+    return true;
+  });
+  return rethrown;
+}
+
 bool fails_on_assertion_failure(const Syntax& s, TSNode h, int depth) {
   const string err = js_error_name(s, h);
   bool fails = false;
@@ -628,7 +713,7 @@ bool fails_on_assertion_failure(const Syntax& s, TSNode h, int depth) {
       fails = true;
     return !fails && (ts_node_eq(n, h) || !is_function(nt));
   });
-  return fails;
+  return fails || js_stored_and_rethrown(s, h, err);
 }
 
 /// Does a rejection/exception handler (`.catch(h)`, `.then(_, h)`, `exceptionally(h)`) fail on
