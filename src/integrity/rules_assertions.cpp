@@ -451,17 +451,29 @@ std::string project_module_text(const RuleContext& c, const std::string& spec) {
   return text;
 }
 
-/// Does a module's text call the function `fn` or take it as a value (`add(`, `.add`, `::add`)?
-bool computes_with(const std::string& text, const std::string& fn, int depth = 0) {
-  if (text.empty() || fn.empty()) return false;
-  const std::regex use("(?:^|[^\\w$])" + fn + R"(\s*\(|[.:])" + fn + R"((?![\w$]))");
-  if (std::regex_search(text, use)) return true;
-  // The function under another name (`from calc import add as _impl`, `{ add: plus } = require(...)`).
+/// The names a module's text gives the function `fn` besides its own (`from calc import add as
+/// _impl`, `const { add: plus } = require(...)`).
+std::set<std::string> fn_aliases(const std::string& text, const std::string& fn) {
+  std::set<std::string> out;
   const std::regex alias("(?:^|[^\\w$.])" + fn + R"(\s*(?:\bas\b|:)\s*([A-Za-z_$][\w$]*))");
-  if (depth == 0)
-    for (std::sregex_iterator it(text.begin(), text.end(), alias), e; it != e; ++it)
-      if ((*it)[1].str() != fn && computes_with(text, (*it)[1].str(), 1)) return true;
-  return false;
+  for (std::sregex_iterator it(text.begin(), text.end(), alias), e; it != e; ++it)
+    if ((*it)[1].str() != fn) out.insert((*it)[1].str());
+  return out;
+}
+
+/// Does `code` call `fn` or take it as a value (`add(`, `.add`, `::add`), by that name only?
+bool uses_name(const std::string& code, const std::string& fn) {
+  const std::regex use("(?:^|[^\\w$])" + fn + R"(\s*\(|[.:])" + fn + R"((?![\w$]))");
+  return std::regex_search(code, use);
+}
+
+/// Does a module's text call the function `fn` or take it as a value, by its name or an alias the
+/// text gives it?
+bool computes_with(const std::string& text, const std::string& fn) {
+  if (text.empty() || fn.empty()) return false;
+  if (uses_name(text, fn)) return true;
+  const auto aliases = fn_aliases(text, fn);
+  return std::any_of(aliases.begin(), aliases.end(), [&](const std::string& a) { return uses_name(text, a); });
 }
 
 /// The definition of `name` in a module's text: a Python `def`/`class` block by indentation, or from
@@ -532,9 +544,8 @@ bool name_computes(const std::string& text, const std::string& name, const std::
   if (!def) return depth == 0 && computes_with(text, fn);
   if (computes_with(*def, fn)) return true;
   // The function under the module's own alias for it (`from calc import add as _impl`).
-  const std::regex alias("(?:^|[^\\w$.])" + fn + R"(\s*(?:\bas\b|:)\s*([A-Za-z_$][\w$]*))");
-  for (std::sregex_iterator it(text.begin(), text.end(), alias), e; it != e; ++it)
-    if ((*it)[1].str() != fn && (*it)[1].str() != name && computes_with(*def, (*it)[1].str(), 1)) return true;
+  for (const auto& a : fn_aliases(text, fn))
+    if (a != name && uses_name(*def, a)) return true;
   if (depth >= 3) return false;
   // Names the definition uses (outside its strings) that the module defines.
   static const std::regex strings(R"('[^'\n]*'|"[^"\n]*"|`[^`]*`)");

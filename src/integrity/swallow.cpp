@@ -229,6 +229,24 @@ bool js_message_may_hold(const Syntax& s, string lit) {
   return false;
 }
 
+/// The root of the tree that holds `n`.
+TSNode tree_root(TSNode n) {
+  while (!ts_node_is_null(ts_node_parent(n))) n = ts_node_parent(n);
+  return n;
+}
+
+/// JavaScript: the value of the file's first declaration of `name` (`const name = value`); null
+/// when there is none.
+TSNode js_declared_value(const Syntax& s, TSNode in, const string& name) {
+  TSNode value{};
+  walk(tree_root(in), [&](TSNode d) {
+    if (!ts_node_is_null(value)) return false;
+    if (Syntax::type(d) == "variable_declarator" && s.text(Syntax::field(d, "name")) == name) value = Syntax::field(d, "value");
+    return true;
+  });
+  return value;
+}
+
 /// The string members of an array or Set the condition names: written there (`['A', 'B']`,
 /// `new Set(['A'])`) or bound to a `const` of the file; nullopt when not all are string literals.
 std::optional<std::vector<string>> js_string_members(const Syntax& s, TSNode n, int depth = 0) {
@@ -238,17 +256,7 @@ std::optional<std::vector<string>> js_string_members(const Syntax& s, TSNode n, 
     const auto args = argument_nodes(n);
     return args.size() == 1 ? js_string_members(s, args[0], depth + 1) : std::nullopt;
   }
-  if (t == "identifier") {
-    TSNode root = n, value{};
-    while (!ts_node_is_null(ts_node_parent(root))) root = ts_node_parent(root);
-    const string name = s.text(n);
-    walk(root, [&](TSNode d) {
-      if (!ts_node_is_null(value)) return false;
-      if (Syntax::type(d) == "variable_declarator" && s.text(Syntax::field(d, "name")) == name) value = Syntax::field(d, "value");
-      return true;
-    });
-    return js_string_members(s, value, depth + 1);
-  }
+  if (t == "identifier") return js_string_members(s, js_declared_value(s, n, s.text(n)), depth + 1);
   if (t != "array") return std::nullopt;
   std::vector<string> out;
   for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) {
@@ -556,14 +564,8 @@ TSNode js_local_method(const Syntax& s, TSNode member, bool& built) {
   TSNode obj = Syntax::field(member, "object");
   if (ts_node_is_null(obj) || Syntax::type(obj) != "identifier") return TSNode{};
   const string name = s.text(obj), method = s.text(Syntax::field(member, "property"));
-  TSNode root = member;
-  while (!ts_node_is_null(ts_node_parent(root))) root = ts_node_parent(root);
-  TSNode value{};
-  walk(root, [&](TSNode n) {
-    if (!ts_node_is_null(value)) return false;
-    if (Syntax::type(n) == "variable_declarator" && s.text(Syntax::field(n, "name")) == name) value = Syntax::field(n, "value");
-    return true;
-  });
+  const TSNode root = tree_root(member);
+  const TSNode value = js_declared_value(s, member, name);
   if (ts_node_is_null(value) || !one_of(Syntax::type(value), {"object", "array", "new_expression"})) return TSNode{};
   // The method assigned later (`deferred.reject = reject` in a promise executor): not known.
   if (contains(strip_spaces(s.src.substr(0, 262144)), name + "." + method + "=")) return TSNode{};
@@ -1079,8 +1081,7 @@ TSNode js_function_named(const Syntax& s, TSNode callback) {
   if (one_of(t, {"arrow_function", "function_expression", "function"})) return callback;
   if (t != "identifier") return TSNode{};
   const string name = s.text(callback);
-  TSNode root = callback;
-  while (!ts_node_is_null(ts_node_parent(root))) root = ts_node_parent(root);
+  const TSNode root = tree_root(callback);
   TSNode found{};
   walk(root, [&](TSNode n) {
     if (!ts_node_is_null(found)) return false;

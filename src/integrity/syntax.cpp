@@ -2568,13 +2568,13 @@ class Analyzer {
   /// (`rs.map(unwrap)`, `rs.filter(isFulfilled).map(getValue)` with `getValue = (r) => r.value`)?
   bool helper_reads_outcome_value(const std::string& code) const {
     static const std::regex passed(R"([(,]\s*([A-Za-z_$][\w$]*)\s*[,)])");
+    const std::string src = s_.src.substr(0, 262144);
     for (std::sregex_iterator it(code.begin(), code.end(), passed), e; it != e; ++it) {
       const std::string name = (*it)[1].str();
       // A function only (`function unwrap(`, `const unwrap = (r) =>`), not another test's `const rs = ...`.
       const std::regex head("(?:function\\s+" + name + "\\s*\\(|(?:const|let|var)\\s+" + name +
                             "\\s*=\\s*(?:async\\s*)?(?:function\\b|\\([^)]*\\)\\s*=>|[A-Za-z_$][\\w$]*\\s*=>))");
       std::smatch m;
-      const std::string src = s_.src.substr(0, 262144);
       if (!std::regex_search(src, m, head)) continue;
       const std::size_t at = static_cast<std::size_t>(m.position(0));
       std::size_t end = src.find("\n}", at);
