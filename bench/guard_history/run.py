@@ -34,6 +34,7 @@ DEFAULT_REPOS = {
     "python-semver/python-semver": "python",
     "jmespath/jmespath.py": "python",
     "pallets/itsdangerous": "python",
+    "pallets/flask": "python",
     "minimistjs/minimist": "javascript",
     "juliangruber/balanced-match": "javascript",
     "sindresorhus/ky": "javascript",

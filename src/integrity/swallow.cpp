@@ -267,6 +267,33 @@ std::optional<std::vector<string>> js_string_members(const Syntax& s, TSNode n, 
   return out;
 }
 
+/// Are the file's assertion failures named "Error": 1 when it asserts only with jest's `expect`
+/// (its JestAssertionError sets no name), 0 when it asserts only with node:assert, chai or
+/// vitest (AssertionError), -1 when it mixes them or the rule cannot tell.
+int js_failures_named_error(const Syntax& s) {
+  const string src = s.src.substr(0, 262144);
+  static const std::regex expect_call(R"(\bexpect\s*\()");
+  // An `expect` that is not jest's: chai's, vitest's (also in globals mode, seen by `vi.`), ...
+  static const std::regex other_expect(
+      R"((?:from\s*|require\s*\(\s*)['"](?:chai|vitest|expect\.js|unexpected|should)(?:/[\w/]*)?['"]|\bvi\.\w+\s*\()");
+  static const std::regex assert_call(R"(\bassert(?:\.\w+)?\s*\()");
+  const bool expects = std::regex_search(src, expect_call), others = std::regex_search(src, other_expect),
+             asserts = std::regex_search(src, assert_call);
+  if (asserts) return expects && !others ? -1 : 0;
+  if (expects) return others ? 0 : 1;
+  return -1;
+}
+
+/// Does an assertion failure's `name` or `code` equal `lit`: 1 yes (`AssertionError`,
+/// `ERR_ASSERTION`), 0 no (`TypeError`, `ENOENT`), -1 not known. `Error` depends on the file:
+/// jest's matcher errors are named so, node's and chai's are not (js_failures_named_error). The one reading for
+/// `e.name === lit` and `[lits].includes(e.name)`.
+int js_assertion_failure_has(const Syntax& s, const string& prop, const string& lit) {
+  if (prop == "code") return lit == "ERR_ASSERTION" ? 1 : 0;
+  if (lit == "Error") return js_failures_named_error(s);
+  return one_of(lit, {"AssertionError", "JestAssertionError", "AssertionFailedError"}) ? 1 : 0;
+}
+
 /// A retry loop's last attempt: what `cond` (`i === tries - 1`, `i < tries - 1`, `attempt >= max`)
 /// says on the last pass of the `for` loop around it whose condition is `i < N` or `i <= N`: 1
 /// true, 0 false, -1 not known (read by offsets from N: on the last pass `i` is N - 1 or N).
@@ -370,13 +397,14 @@ int js_true_of_assertion_failure(const Syntax& s, TSNode cond) {
     }
     if (one_of(method, {"includes", "has"}) && args.size() == 1 && !ts_node_is_null(object))
       if (const auto members = js_string_members(s, object)) {
+      // Any member equal: 1 when one is, 0 when none can be, else not known.
+      const string p = js_error_property(s, args[0], err);
       int any = 0;
       for (const string& lit : *members) {
-        const string p = js_error_property(s, args[0], err);
-        if (p == "code") any = std::max(any, lit == "ERR_ASSERTION" ? 1 : 0);
-        else if (p == "name") any = std::max(any, one_of(lit, {"AssertionError", "JestAssertionError", "AssertionFailedError", "Error"}) ? 1 : 0);
-        else if (!p.empty() && !js_assertion_failure_property(p)) any = std::max(any, 0);
-        else return -1;
+        const int eq = p == "code" || p == "name" ? js_assertion_failure_has(s, p, lit)
+                       : !p.empty() && !js_assertion_failure_property(p) ? 0 : -1;
+        if (eq == 1) return 1;
+        if (eq < 0) any = -1;
       }
       return any;
       }
@@ -480,9 +508,7 @@ int js_true_of_assertion_failure(const Syntax& s, TSNode cond) {
     string lit = s.text(r);
     if (lit.size() < 2 || contains(lit, "${")) return -1;
     lit = lit.substr(1, lit.size() - 2);
-    // (jest's matcher errors are named "Error": that name may or may not be one.)
-    if (prop == "name") eq = lit == "Error" ? -1 : one_of(lit, {"AssertionError", "JestAssertionError", "AssertionFailedError"}) ? 1 : 0;
-    if (prop == "code") eq = lit == "ERR_ASSERTION" ? 1 : 0;
+    if (prop == "name" || prop == "code") eq = js_assertion_failure_has(s, prop, lit);
   } else if (prop == "constructor") {
     eq = of_type(r);
   }
