@@ -52,7 +52,8 @@ std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersion
   std::vector<std::unique_ptr<FileModel>> before_models, after_models;
   std::vector<const FileModel*> after_ptrs;
   std::vector<std::string> after_paths;
-  const auto helpers = test_imported_modules(files, options);
+  std::map<std::string, std::string> unchanged_helpers;
+  const auto helpers = test_imported_modules(files, options, &unchanged_helpers);
   const auto skip_helpers = external_skip_helpers(files, options);
   // What the patch's helper modules define (check helpers, wrappers, decorators, managers), before
   // and after: the tests that import them are read through it (swallow.hpp).
@@ -64,8 +65,19 @@ std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersion
       FileModel m = analyze(lang_of(f.path), **text);
       into->droppers.insert(m.droppers.begin(), m.droppers.end());
       into->non_checks.insert(m.non_checks.begin(), m.non_checks.end());
+      into->predicates.insert(m.predicates.begin(), m.predicates.end());
       const std::string base(basename(f.path));
       into->modules.insert(base.substr(0, base.find('.')));
+    }
+  }
+  // The helper modules the patch leaves alone, the same before and after: their wrappers that drop
+  // failures and their predicates of an error (`isTransient(e)`) read the tests that use them.
+  for (const auto& [path, text] : unchanged_helpers) {
+    if (!is_js(lang_of(path))) continue;
+    const FileModel m = analyze(lang_of(path), text);
+    for (ImportedDefs* into : {&imported_before, &imported_after}) {
+      into->droppers.insert(m.droppers.begin(), m.droppers.end());
+      into->predicates.insert(m.predicates.begin(), m.predicates.end());
     }
   }
   // The lines the patch adds to test files and test-support modules (oracle_replacement_rules).

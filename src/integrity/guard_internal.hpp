@@ -187,12 +187,16 @@ struct FileModel {
   /// importing this module relies on (swallow.hpp).
   std::map<std::string, std::string> droppers;
   std::set<std::string> non_checks;
+  /// JavaScript functions of one parameter or more read as predicates of an error: what each
+  /// says of an assertion failure (1 true, 0 false, -1 not known; js_predicate_of_assertion_failure).
+  std::map<std::string, int, std::less<>> predicates;
 };
 
-/// What the test-side modules a file imports define (merged FileModel::droppers/non_checks).
+/// What the test-side modules a file imports define (merged FileModel::droppers/non_checks/predicates).
 struct ImportedDefs {
   std::map<std::string, std::string> droppers;
   std::set<std::string> non_checks;
+  std::map<std::string, int, std::less<>> predicates;
   std::set<std::string> modules;  ///< the modules' names (file names without extension): `helpers.check(...)`
 };
 
@@ -208,6 +212,9 @@ struct Syntax {
   /// JavaScript: functions of the helper modules the file imports that drop failures
   /// (ImportedDefs::droppers), by name: why; null when none. A promise handed to one is dropped.
   const std::map<std::string, std::string, std::less<>>* imported_droppers = nullptr;
+  /// JavaScript: what the helper modules' predicates of an error say of an assertion failure
+  /// (ImportedDefs::predicates); null when none.
+  const std::map<std::string, int, std::less<>>* imported_predicates = nullptr;
   std::string text(TSNode n) const {
     return src.substr(ts_node_start_byte(n), ts_node_end_byte(n) - ts_node_start_byte(n));
   }
@@ -484,7 +491,10 @@ void assertion_def_rules(const RuleContext& c, Findings& out);
 /// that import them (what the tests use of a helper). Project modules only, at any depth (within
 /// kImportFilesBudget/kImportBytesBudget) from the patch's test files and the failing tests' files (read with IntegrityOptions::read_head_file);
 /// test files, conftest.py and the developer's change (the code under test) are not helpers.
-std::map<std::string, std::string> test_imported_modules(const std::vector<FileVersions>& files, const IntegrityOptions& o);
+/// `unchanged` (optional): the helper modules the tests import that the patch leaves as they are,
+/// path -> text (the head's), read within the same budget.
+std::map<std::string, std::string> test_imported_modules(const std::vector<FileVersions>& files, const IntegrityOptions& o,
+                                                         std::map<std::string, std::string>* unchanged = nullptr);
 /// Per test file of the patch: the helpers it can call that are defined in other project files
 /// (the modules it imports; for Go, its package's other test files), read through the patch or the
 /// head (within a budget of 64 files and 8 MiB), whose body skips (TestUnit::markers): name -> skip.

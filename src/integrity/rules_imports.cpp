@@ -393,7 +393,8 @@ bool test_by_name(std::string_view path) {
 
 }  // namespace
 
-std::map<std::string, std::string> test_imported_modules(const std::vector<FileVersions>& files, const IntegrityOptions& o) {
+std::map<std::string, std::string> test_imported_modules(const std::vector<FileVersions>& files, const IntegrityOptions& o,
+                                                         std::map<std::string, std::string>* unchanged) {
   std::map<std::string, std::string> out;
   std::map<std::string, const FileVersions*> patched;
   std::set<std::string> known(o.project_files.begin(), o.project_files.end());
@@ -403,12 +404,13 @@ std::map<std::string, std::string> test_imported_modules(const std::vector<FileV
   }
   std::set<std::string> code_under_test;  // the developer's change: code under test, not helpers
   for (const auto& f : o.change_files) code_under_test.insert(f.path);
-  // Nothing to find when the patch touches no module that could be a helper.
-  if (std::none_of(files.begin(), files.end(), [&](const FileVersions& f) {
-        return f.after && lang_of(f.path) != Lang::none && !test_by_name(f.path) && basename(f.path) != "conftest.py" &&
-               !code_under_test.count(f.path);
-      }))
-    return out;
+  // Nothing to find when the patch touches no module that could be a helper (unless the unchanged
+  // ones are asked for).
+  const bool no_patched_helper = std::none_of(files.begin(), files.end(), [&](const FileVersions& f) {
+    return f.after && lang_of(f.path) != Lang::none && !test_by_name(f.path) && basename(f.path) != "conftest.py" &&
+           !code_under_test.count(f.path);
+  });
+  if (no_patched_helper && !unchanged) return out;
   // What may be read: a budget of files and bytes (stated in docs/INTEGRITY.md), so any depth is
   // followed while a large project cannot make the guard slow.
   std::size_t files_read = 0, bytes_read = 0;
@@ -450,11 +452,15 @@ std::map<std::string, std::string> test_imported_modules(const std::vector<FileV
         if (test_by_name(imp) || basename(imp) == "conftest.py" || code_under_test.count(imp)) continue;
         if (patched.count(imp)) out[imp] += text + "\n";  // what the importers use of it
         if (!seen.insert(imp).second) continue;
-        if (auto t = text_of(imp)) next.emplace_back(imp, std::move(*t));
+        if (auto t = text_of(imp)) {
+          if (unchanged && !patched.count(imp)) (*unchanged)[imp] = *t;
+          next.emplace_back(imp, std::move(*t));
+        }
       }
     }
     level = std::move(next);
   }
+  if (no_patched_helper) out.clear();
   return out;
 }
 

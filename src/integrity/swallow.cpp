@@ -194,9 +194,19 @@ string js_error_property(const Syntax& s, TSNode n, const string& err, int depth
       });
     return found;
   }
+  // `e && e.code`: the property, as a guard of the error itself is true.
+  if (Syntax::type(n) == "binary_expression" && strip_spaces(s.text(Syntax::field(n, "operator"))) == "&&" &&
+      strip_spaces(s.text(Syntax::field(n, "left"))) == err)
+    return js_error_property(s, Syntax::field(n, "right"), err, depth);
   string prop;
   while (Syntax::type(n) == "member_expression" || Syntax::type(n) == "subscript_expression") {
     TSNode obj = Syntax::field(n, "object");
+    // `(e || {}).code`: the error's own property.
+    if (Syntax::type(obj) == "parenthesized_expression" && ts_node_named_child_count(obj) == 1) {
+      TSNode in = ts_node_named_child(obj, 0);
+      if (Syntax::type(in) == "binary_expression" && one_of(strip_spaces(s.text(Syntax::field(in, "operator"))), {"||", "??"}))
+        obj = Syntax::field(in, "left");
+    }
     if (Syntax::type(n) == "member_expression") prop = s.text(Syntax::field(n, "property"));
     else {
       string i = strip_spaces(s.text(Syntax::field(n, "index")));
@@ -357,6 +367,25 @@ bool js_in_endless_retry(const Syntax& s, TSNode h) {
   return false;
 }
 
+int js_true_of_assertion_failure(const Syntax& s, TSNode cond);
+
+/// What a predicate function `def` of the error says of an assertion failure (1 true, 0 false, -1
+/// not known): its returned condition, after declarations only (`const code = e && e.code; return
+/// code === 'X'`: the names are read as the error's properties).
+int js_predicate_verdict(const Syntax& s, TSNode def) {
+  TSNode body = Syntax::field(def, "body");
+  if (!ts_node_is_null(body) && Syntax::type(body) == "statement_block" && ts_node_named_child_count(body) >= 1) {
+    const uint32_t k = ts_node_named_child_count(body);
+    TSNode last = ts_node_named_child(body, k - 1);
+    bool declarations = true;
+    for (uint32_t i = 0; i + 1 < k; ++i)
+      declarations = declarations && one_of(Syntax::type(ts_node_named_child(body, i)), {"lexical_declaration", "variable_declaration", "comment"});
+    if (declarations && Syntax::type(last) == "return_statement" && ts_node_named_child_count(last) == 1)
+      body = ts_node_named_child(last, 0);
+  }
+  return ts_node_is_null(body) || Syntax::type(body) == "statement_block" ? -1 : js_true_of_assertion_failure(s, body);
+}
+
 /// What a condition in a JavaScript error handler says of an assertion failure (node:assert's and
 /// chai's AssertionError, jest's matcher error): 1 true, 0 false, -1 not known. `e instanceof
 /// TypeError`, `e.name === 'RangeError'` and `e.code === 'ENOENT'` are false of it; `e instanceof
@@ -411,14 +440,12 @@ int js_true_of_assertion_failure(const Syntax& s, TSNode cond) {
     // A predicate the file defines (`const isNotFound = (e) => e.code === 'ENOENT'`): its returned condition.
     if (!ts_node_is_null(f) && Syntax::type(f) == "identifier") {
       TSNode def = js_function_named(s, f);
-      if (!ts_node_is_null(def)) {
-        TSNode body = Syntax::field(def, "body");
-        if (!ts_node_is_null(body) && Syntax::type(body) == "statement_block" && ts_node_named_child_count(body) == 1 &&
-            Syntax::type(ts_node_named_child(body, 0)) == "return_statement" && ts_node_named_child_count(ts_node_named_child(body, 0)) == 1)
-          body = ts_node_named_child(ts_node_named_child(body, 0), 0);
-        return ts_node_is_null(body) || Syntax::type(body) == "statement_block" ? -1 : js_true_of_assertion_failure(s, body);
-      }
+      if (!ts_node_is_null(def)) return js_predicate_verdict(s, def);
     }
+    // One a helper module of the project defines (`isErrorWithMessage(e)`, `errors.isTransient(e)`),
+    // read there the same way.
+    if (s.imported_predicates && !ts_node_is_null(f) && one_of(Syntax::type(f), {"identifier", "member_expression"}))
+      if (auto d = s.imported_predicates->find(last_segment(callee)); d != s.imported_predicates->end()) return d->second;
     // A predicate of the error from a library (`axios.isCancel(e)`, `isNotFound(e)`): false of an
     // assertion failure unless every error satisfies it (`isError(e)`).
     const string name = last_segment(callee);
@@ -473,11 +500,24 @@ int js_true_of_assertion_failure(const Syntax& s, TSNode cond) {
   for (auto [x, y] : {std::pair{l, r}, std::pair{r, l}}) {
     if (Syntax::type(x) != "unary_expression" || strip_spaces(s.text(Syntax::field(x, "operator"))) != "typeof" || Syntax::type(y) != "string")
       continue;
-    const string p = js_error_property(s, Syntax::field(x, "argument"), err);
-    if (p.empty() || js_assertion_failure_property(p)) return -1;
-    const int eq = js_unquoted(s.text(y)) == "undefined" ? 1 : 0;
+    TSNode arg = Syntax::field(x, "argument");
+    const string want = js_unquoted(s.text(y));
+    int eq = -1;
+    if (!err.empty() && strip_spaces(s.text(arg)) == err) {
+      eq = want == "object" ? 1 : 0;  // `typeof e === 'object'`: every error is an object
+    } else {
+      const string p = js_error_property(s, arg, err);
+      if (p.empty()) return -1;
+      if (!js_assertion_failure_property(p)) eq = want == "undefined" ? 1 : 0;
+      else if (one_of(p, {"message", "stack", "name"})) eq = want == "string" ? 1 : 0;  // every failure has them
+      else return -1;
+    }
     return op[0] == '!' ? 1 - eq : eq;
   }
+  // `e !== null`, `e != undefined`: an error is neither.
+  for (auto [x, y] : {std::pair{l, r}, std::pair{r, l}})
+    if (!err.empty() && strip_spaces(s.text(x)) == err && one_of(Syntax::type(y), {"null", "undefined"}))
+      return op[0] == '!' ? 1 : 0;
   // `e.name === 'TypeError'`, `e['code'] !== 'ENOENT'`, a destructured `code === 'ENOENT'`,
   // `e.constructor === TypeError` (either side).
   auto property_of = [&](TSNode n) -> string {
@@ -1072,6 +1112,13 @@ string js_function_result_lost(const Syntax& s, TSNode fn, TSNode unit) {
 }  // namespace
 
 bool js_catch_fails(const Syntax& s, TSNode catch_body) { return fails_on_assertion_failure(s, catch_body); }
+
+int js_predicate_of_assertion_failure(const Syntax& s, TSNode def) {
+  TSNode params = Syntax::field(def, "parameters");
+  if (ts_node_is_null(params)) params = Syntax::field(def, "parameter");
+  if (ts_node_is_null(params)) return -1;
+  return js_predicate_verdict(s, def);
+}
 
 bool js_settled_outcomes_checked(const Syntax& s, TSNode call, TSNode unit) {
   TSNode up = ts_node_parent(call);

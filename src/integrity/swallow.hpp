@@ -46,6 +46,10 @@ int drops_failures(const Syntax& s, TSNode def, const LocalDefs& defs, const Try
 /// reporting call (`reject(e)`, `done(e)`, `t.fail`) that the failure reaches, reading the
 /// conditions it passes (`if (e.code !== 'ENOENT') throw e`, a retry loop's last attempt)?
 bool js_catch_fails(const Syntax& s, TSNode catch_body);
+/// JavaScript: what the function `def`, read as a predicate of an error (`isTransient(e)`), says
+/// of an assertion failure by its returned condition: 1 true, 0 false, -1 not known. Helper
+/// modules' predicates are read so (FileModel::predicates) for the tests that import them.
+int js_predicate_of_assertion_failure(const Syntax& s, TSNode def);
 /// Python: what a class's `__exit__`/`__aexit__` returns when that is a true value ("" otherwise).
 std::string exit_returns_true(const Syntax& s, TSNode cls);
 
