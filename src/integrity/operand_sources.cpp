@@ -152,6 +152,14 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
     bind(Syntax::field(n, "declarator"), Syntax::field(n, "value"));
   else if (t == "let_declaration")
     bind(Syntax::field(n, "pattern"), Syntax::field(n, "value"));
+  else if (t == "as_pattern" && !ts_node_is_null(ts_node_parent(n)) && Syntax::type(ts_node_parent(n)) == "with_item" &&
+           ts_node_named_child_count(n) >= 1)
+    // Python `with client.get() as rv:`: rv is what the manager's `__enter__` gives, read as the
+    // expression itself (a response, a file, a connection used as its own manager).
+    bind(Syntax::field(n, "alias"), ts_node_named_child(n, 0));
+  else if (t == "resource")
+    // Java `try (var in = open(path))`.
+    bind(Syntax::field(n, "name"), Syntax::field(n, "value"));
   else if (t == "catch_clause") {
     // JavaScript `try { await div(1, 0) } catch (e) { expect(e.message)... }` in a test that makes
     // jest count its checks (`expect.assertions(1)`, so the handler must run): the error comes

@@ -188,6 +188,9 @@ struct Production {
   /// Python class attributes of any case (`class Calc: offset = 1`, or of its bases) that production
   /// code reads (`self.offset`, `Calc.offset`): state the code under test reads.
   std::shared_ptr<struct PyClasses> classes;
+  /// Properties with a setter (Python `@name.setter`, JavaScript `set name(`): assigning one on an
+  /// object runs the production code's own setter, which is using the API, not replacing it.
+  std::set<std::string> setters;
 };
 
 /// Python classes of the production files of the change and the patch: the attributes their bodies
@@ -293,6 +296,11 @@ Production production(const std::vector<FileVersions>& files, const IntegrityOpt
     if (is_test_path(f.path) || lang_of(f.path) == Lang::none) return;
     p.modules.insert(without_ext(f.path));
     if (f.after) add_definitions(*f.after, p.defined);
+    if (f.after) {
+      static const std::regex setter(R"((?:^|\n)[ \t]*(?:@(\w+)\.setter\b|(?:static\s+)?set\s+(\w+)\s*\())");
+      for (std::sregex_iterator it(f.after->begin(), f.after->end(), setter), e; it != e; ++it)
+        p.setters.insert((*it)[1].matched ? (*it)[1].str() : (*it)[2].str());
+    }
     if (f.after && lang_of(f.path) == Lang::python) {
       p.classes->add(*f.after);
       static const std::regex module_var(R"((?:^|\n)([A-Za-z_]\w*)\s*(?::[^=\n]+)?=[^=])");
@@ -2355,8 +2363,12 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
         if (std::smatch am; lang == Lang::python && !owner.empty() &&
                             std::regex_search(*f.after, am, std::regex(R"(\b(\w+)\s+as\s+)" + owner + R"(\b)")))
           owner = am[1].str();
+        // A property set through its setter on an object (`flask.session.permanent = True`), not on
+        // a class (`Calc.offset = ...` replaces the property itself).
+        const bool through_setter = t.plain && !t.mutation && !t.object.empty() && prod->setters.count(t.name) && !owner.empty() &&
+                                    !std::isupper(static_cast<unsigned char>(owner[0]));
         if (!t.name.empty() && prod->defined.count(t.name) && !external_looking(t.name) && !pacing_only(t.name) && !external_module &&
-            !(prod->unread_constants.count(t.name) && !read_in_project(t.name))) {
+            !through_setter && !(prod->unread_constants.count(t.name) && !read_in_project(t.name))) {
           why = t.name + " is defined in the production code this change or the patch touches";
         } else if (lang == Lang::python && t.mutation && prod->module_vars.count(t.name) && !external_looking(t.name) && !external_module) {
           why = t.name + " is a module-level value of the production code this change or the patch touches, changed in place";
