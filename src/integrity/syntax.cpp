@@ -2556,7 +2556,30 @@ class Analyzer {
     // A status read first decides `r.status ?? r.value` and `r.status || r.value` (a status is never
     // empty): what follows is never read.
     static const std::regex after_status(R"(\.\s*status\s*(?:\?\?|\|\|)\s*[^,;)\n]*)");
-    const std::string t = without_string_literals(std::regex_replace(uncommented, after_status, ".status"));
+    std::string t = without_string_literals(std::regex_replace(uncommented, after_status, ".status"));
+    // A callback's destructured `value`/`reason` (`({ status, value }) => status`) is read only
+    // when the code after it uses the name it binds.
+    static const std::regex destructured(R"(\(\s*\{([^{}()]*)\}\s*\)\s*=>)");
+    static const std::regex bound_field(R"(\b(value|reason)\b(?:\s*:\s*([A-Za-z_$][\w$]*))?)");
+    for (std::size_t from = 0;;) {
+      std::smatch m;
+      const std::string rest = t.substr(from);
+      if (!std::regex_search(rest, m, destructured)) break;
+      std::string pattern = m[1].str();
+      const std::string after = rest.substr(static_cast<std::size_t>(m.position(0) + m.length(0)));
+      std::string kept;
+      std::size_t last = 0;
+      for (std::sregex_iterator it(pattern.begin(), pattern.end(), bound_field), e; it != e; ++it) {
+        const std::string name = (*it)[2].matched ? (*it)[2].str() : (*it)[1].str();
+        kept += pattern.substr(last, static_cast<std::size_t>(it->position(0)) - last);
+        kept += has_word(after, name) ? it->str() : std::string("_");
+        last = static_cast<std::size_t>(it->position(0) + it->length(0));
+      }
+      kept += pattern.substr(last);
+      const std::size_t at = from + static_cast<std::size_t>(m.position(1));
+      t.replace(at, pattern.size(), kept);
+      from = at + kept.size() + 1;
+    }
     static const std::regex read(
         R"((?:\.\s*(?:value|reason)\b|\[\s*['"`](?:value|reason)['"`]\s*\]|(?:^|[^\w$.])(?:value|reason)\s*[:,}]|\{\s*(?:value|reason)\b|JSON\.stringify\s*\(|inspect\s*\())");
     if (std::regex_search(t, read)) return true;
@@ -2653,6 +2676,26 @@ class Analyzer {
         TSNode prop = ts_node_is_null(f) || type(f) != "member_expression" ? f : field(f, "property");
         if (const auto args = call_args(n); args.size() >= 3 && !ts_node_is_null(prop) && kWithMessage.count(text(prop)))
           sides = {args[0], args[1]};
+        // chai's `expect(x, message).to.equal(y)`: the message is no operand.
+        for (TSNode c = f; !ts_node_is_null(c);) {
+          const std::string_view ct = type(c);
+          if (ct == "call_expression") {
+            TSNode cf = field(c, "function");
+            if (!ts_node_is_null(cf) && type(cf) == "identifier" && text(cf) == "expect") {
+              if (const auto eargs = call_args(c); eargs.size() == 2) {
+                const std::string message = strip_spaces(eargs[1]);
+                sides.erase(std::remove_if(sides.begin(), sides.end(), [&](const std::string& x) { return strip_spaces(x) == message; }),
+                            sides.end());
+              }
+              break;
+            }
+            c = cf;
+          } else if (ct == "member_expression") {
+            c = field(c, "object");
+          } else {
+            break;
+          }
+        }
       }
       for (const auto& o : sides) compared += o + "\n" + single_binding(strip_spaces(o)) + "\n";
       if (!reads_outcome_value(compared) && !helper_reads_outcome_value(compared)) {
