@@ -66,6 +66,7 @@ std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersion
       into->droppers.insert(m.droppers.begin(), m.droppers.end());
       into->non_checks.insert(m.non_checks.begin(), m.non_checks.end());
       into->predicates.insert(m.predicates.begin(), m.predicates.end());
+      into->reporters.insert(m.reporters.begin(), m.reporters.end());
       const std::string base(basename(f.path));
       into->modules.insert(base.substr(0, base.find('.')));
     }
@@ -78,6 +79,7 @@ std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersion
     for (ImportedDefs* into : {&imported_before, &imported_after}) {
       into->droppers.insert(m.droppers.begin(), m.droppers.end());
       into->predicates.insert(m.predicates.begin(), m.predicates.end());
+      into->reporters.insert(m.reporters.begin(), m.reporters.end());
     }
   }
   // The lines the patch adds to test files and test-support modules (oracle_replacement_rules).

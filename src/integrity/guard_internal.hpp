@@ -190,13 +190,18 @@ struct FileModel {
   /// JavaScript functions of one parameter or more read as predicates of an error: what each
   /// says of an assertion failure (1 true, 0 false, -1 not known; js_predicate_of_assertion_failure).
   std::map<std::string, int, std::less<>> predicates;
+  /// JavaScript functions read as error handlers (`catch (e) { fail(e) }`, `.catch(handleError)`):
+  /// does one, handed an assertion failure, fail the test with it (throw it, or call something that
+  /// reports it)? A helper module's `fail` that only logs is read by its body, not by its name.
+  std::map<std::string, bool, std::less<>> reporters;
 };
 
-/// What the test-side modules a file imports define (merged FileModel::droppers/non_checks/predicates).
+/// What the test-side modules a file imports define (merged FileModel::droppers/non_checks/predicates/reporters).
 struct ImportedDefs {
   std::map<std::string, std::string> droppers;
   std::set<std::string> non_checks;
   std::map<std::string, int, std::less<>> predicates;
+  std::map<std::string, bool, std::less<>> reporters;
   std::set<std::string> modules;  ///< the modules' names (file names without extension): `helpers.check(...)`
 };
 
@@ -215,6 +220,9 @@ struct Syntax {
   /// JavaScript: what the helper modules' predicates of an error say of an assertion failure
   /// (ImportedDefs::predicates); null when none.
   const std::map<std::string, int, std::less<>>* imported_predicates = nullptr;
+  /// JavaScript: whether the helper modules' functions, handed an assertion failure, fail the test
+  /// (ImportedDefs::reporters); null when none.
+  const std::map<std::string, bool, std::less<>>* imported_reporters = nullptr;
   std::string text(TSNode n) const {
     return src.substr(ts_node_start_byte(n), ts_node_end_byte(n) - ts_node_start_byte(n));
   }

@@ -621,6 +621,83 @@ bool reached_by_assertion_failure(const Syntax& s, TSNode n, TSNode h) {
 /// reaches? Nested functions are not followed.
 bool fails_on_assertion_failure(const Syntax& s, TSNode h, int depth = 0);
 
+/// What a helper module the file imports says of the function `callee` (`fail`, `handleError`,
+/// `support.fail`) when handed an assertion failure: fails the test with it (true), drops it
+/// (false), or not a helper module's function (nullopt). Methods of the test's context or of an
+/// assertion library (`t.fail`, `assert.fail`) are theirs, not a helper's of the same name.
+std::optional<bool> imported_reporter(const Syntax& s, TSNode callee) {
+  if (!s.imported_reporters || ts_node_is_null(callee)) return std::nullopt;
+  const string_view t = Syntax::type(callee);
+  if (t == "member_expression") {
+    TSNode obj = Syntax::field(callee, "object");
+    if (ts_node_is_null(obj) || Syntax::type(obj) != "identifier" ||
+        one_of(s.text(obj), {"t", "st", "tt", "tap", "test", "assert", "expect", "chai", "should", "ctx", "context", "done",
+                             "sinon", "jest", "vi", "node", "Promise", "console", "process"}))
+      return std::nullopt;
+  } else if (t != "identifier") {
+    return std::nullopt;
+  }
+  const auto r = s.imported_reporters->find(last_segment(s.text(callee)));
+  if (r == s.imported_reporters->end()) return std::nullopt;
+  return r->second;
+}
+
+/// JavaScript: `callee` is a parameter of a named function the file defines (`function
+/// guarded(fn, fail) { ... catch (e) { fail(e) } }`): what the file's calls of that function hand
+/// it decides, not its name. False when some call hands a function that drops the failure
+/// (`guarded(verify, () => {})`); true when every call hands one that fails, a name not known to
+/// drop (`done`, `t.fail`) or nothing (calling `undefined` throws); nullopt when `callee` is no
+/// such parameter or the file never calls the function (a promise executor's `reject`).
+std::optional<bool> js_parameter_reporter(const Syntax& s, TSNode callee, int depth) {
+  if (ts_node_is_null(callee) || Syntax::type(callee) != "identifier" || depth >= 4) return std::nullopt;
+  const string name = s.text(callee);
+  TSNode fn{};
+  std::size_t index = 0;
+  for (TSNode p = ts_node_parent(callee); !ts_node_is_null(p) && ts_node_is_null(fn); p = ts_node_parent(p)) {
+    if (!is_function(Syntax::type(p))) continue;
+    TSNode params = Syntax::field(p, "parameters");
+    if (TSNode one = Syntax::field(p, "parameter"); !ts_node_is_null(one)) {
+      if (s.text(one) == name) fn = p;
+      continue;
+    }
+    for (uint32_t i = 0; !ts_node_is_null(params) && i < ts_node_named_child_count(params); ++i) {
+      TSNode prm = ts_node_named_child(params, i);
+      if (one_of(Syntax::type(prm), {"required_parameter", "optional_parameter"})) prm = Syntax::field(prm, "pattern");
+      if (!ts_node_is_null(prm) && Syntax::type(prm) == "assignment_pattern") prm = Syntax::field(prm, "left");
+      if (!ts_node_is_null(prm) && Syntax::type(prm) == "identifier" && s.text(prm) == name) {
+        fn = p;
+        index = i;
+        break;
+      }
+    }
+  }
+  if (ts_node_is_null(fn)) return std::nullopt;
+  TSNode fname = Syntax::field(fn, "name");
+  if (TSNode up = ts_node_parent(fn); ts_node_is_null(fname) && !ts_node_is_null(up) && Syntax::type(up) == "variable_declarator")
+    fname = Syntax::field(up, "name");
+  if (ts_node_is_null(fname) || Syntax::type(fname) != "identifier") return std::nullopt;
+  const string wrapper = s.text(fname);
+  std::optional<bool> verdict;
+  walk(tree_root(fn), [&](TSNode n) {
+    if (verdict == false) return false;
+    if (Syntax::type(n) != "call_expression") return true;
+    TSNode f = Syntax::field(n, "function");
+    if (ts_node_is_null(f) || Syntax::type(f) != "identifier" || s.text(f) != wrapper) return true;
+    const auto args = argument_nodes(n);
+    bool fails = true;  // nothing handed: calling `undefined` throws
+    if (index < args.size()) {
+      TSNode a = args[index];
+      if (TSNode def = js_function_named(s, a); !ts_node_is_null(def))
+        fails = ts_node_eq(def, fn) || fails_on_assertion_failure(s, def, depth + 1);
+      else if (Syntax::type(a) == "identifier")
+        fails = imported_reporter(s, a).value_or(js_parameter_reporter(s, a, depth + 1).value_or(true));
+    }
+    verdict = fails;
+    return true;
+  });
+  return verdict;
+}
+
 /// The function a method call's receiver, an object the file builds, gives the method (`const
 /// logger = { warn() {} }` for `logger.warn(e)`); `built` says whether the receiver is such a
 /// local object at all (an array, a `new` object, a literal without the method: nothing reports).
@@ -687,6 +764,8 @@ bool call_reports(const Syntax& s, TSNode n, const string& err, bool given, int 
   bool built = false;
   if (TSNode m = js_local_method(s, f, built); !ts_node_is_null(m)) return depth < 4 && fails_on_assertion_failure(s, m, depth + 1);
   if (built) return false;
+  if (const auto r = imported_reporter(s, f)) return *r;
+  if (const auto r = js_parameter_reporter(s, f, depth)) return *r;
   const auto args = argument_nodes(n);
   if (one_of(name, {"fail", "reject", "ifError", "threw", "Fatal", "Fatalf", "FailNow", "panic", "Error", "Errorf", "Fail"})) return true;
   if (one_of(name, {"done", "cb", "callback", "next", "end"})) {
@@ -797,6 +876,8 @@ bool handler_rethrows(const Syntax& s, TSNode h, const LocalDefs& defs, int dept
     bool built = false;
     if (TSNode m = js_local_method(s, h, built); !ts_node_is_null(m)) return fails_on_assertion_failure(s, m);
     if (built) return false;
+    if (const auto r = imported_reporter(s, h)) return *r;
+    if (const auto r = js_parameter_reporter(s, h, depth)) return *r;
     if (one_of(name, {"done", "reject", "fail", "end", "cb", "callback", "next"})) return true;
     return false;
   }
@@ -1113,6 +1194,8 @@ string js_function_result_lost(const Syntax& s, TSNode fn, TSNode unit) {
 
 bool js_catch_fails(const Syntax& s, TSNode catch_body) { return fails_on_assertion_failure(s, catch_body); }
 
+bool js_handler_fails(const Syntax& s, TSNode def) { return fails_on_assertion_failure(s, def); }
+
 int js_predicate_of_assertion_failure(const Syntax& s, TSNode def) {
   TSNode params = Syntax::field(def, "parameters");
   if (ts_node_is_null(params)) params = Syntax::field(def, "parameter");
@@ -1353,6 +1436,18 @@ std::optional<string> js_handler_drops(const Syntax& s, TSNode handler, TSNode a
     TSNode def = Syntax::type(handler) == "identifier" ? js_function_named(s, handler) : js_local_method(s, handler, built);
     if (built && ts_node_is_null(def))
       return "runs in a promise whose rejection handler (`" + quote(s.text(handler)) + "`, line " + line + ") drops its failure";
+    // A helper module's function is judged by its body there (a `handleError` that only logs); a
+    // parameter of a wrapper by what the file's calls of the wrapper hand it.
+    if (ts_node_is_null(def)) {
+      if (const auto r = imported_reporter(s, handler)) {
+        if (*r) return std::nullopt;
+        return "runs in a promise whose rejection handler (`" + quote(s.text(handler)) + "`, a helper module's function, line " + line +
+               ") drops its failure";
+      }
+      if (const auto r = js_parameter_reporter(s, handler, 0); r == false)
+        return "runs in a promise whose rejection handler (`" + quote(s.text(handler)) + "`, line " + line +
+               ") is a parameter some call hands a function that drops its failure";
+    }
     // A library's no-op (`_.noop`, `noop` from lodash, `identity`): drops it.
     if (ts_node_is_null(def) && one_of(last_segment(s.text(handler)), {"noop", "identity", "ignore", "stubTrue", "stubFalse",
                                                                          "stubUndefined", "constant", "swallow", "nothing", "F", "T"}))

@@ -50,6 +50,11 @@ bool js_catch_fails(const Syntax& s, TSNode catch_body);
 /// of an assertion failure by its returned condition: 1 true, 0 false, -1 not known. Helper
 /// modules' predicates are read so (FileModel::predicates) for the tests that import them.
 int js_predicate_of_assertion_failure(const Syntax& s, TSNode def);
+/// JavaScript: does the function `def`, handed an assertion failure as its first argument (an
+/// error handler: `catch (e) { fail(e) }`, `.catch(handleError)`), fail the test with it: throw
+/// it, or call something that reports it? Helper modules' functions are read so
+/// (FileModel::reporters) for the tests that import them.
+bool js_handler_fails(const Syntax& s, TSNode def);
 /// Python: what a class's `__exit__`/`__aexit__` returns when that is a true value ("" otherwise).
 std::string exit_returns_true(const Syntax& s, TSNode cls);
 

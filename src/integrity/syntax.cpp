@@ -906,6 +906,7 @@ class Analyzer {
         if (!defs_.functions.count(name) && !defs_.classes.count(name)) defs_.imported_droppers.emplace(name, why);
     s_.imported_droppers = &defs_.imported_droppers;
     if (imported_ && !imported_->predicates.empty()) s_.imported_predicates = &imported_->predicates;
+    if (imported_ && !imported_->reporters.empty()) s_.imported_reporters = &imported_->reporters;
     visit(ts_tree_root_node(tree), "", true, nullptr, 0, false);
     if (lang_ == Lang::python && !m.tests.empty())
       if (const std::string why = module_level_dropper(ts_tree_root_node(tree)); !why.empty())
@@ -1306,7 +1307,10 @@ class Analyzer {
         if (std::string why = applies_dropper(def); !why.empty())
           m.droppers.emplace(name, "`" + name + "` (a helper module's function), which " + why);
       if (!helper_fails(name, def)) m.non_checks.insert(name);
-      if (is_js(lang_)) m.predicates.emplace(name, js_predicate_of_assertion_failure(s_, def));
+      if (is_js(lang_)) {
+        m.predicates.emplace(name, js_predicate_of_assertion_failure(s_, def));
+        m.reporters.emplace(name, js_handler_fails(s_, def));
+      }
     }
     for (const auto& [name, cls] : defs_.classes)
       if (const int at = drops_failures(s_, cls, defs_, try_swallows()))
