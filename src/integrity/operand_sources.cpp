@@ -132,6 +132,36 @@ struct Definition {
 };
 using Definitions = std::map<std::string, std::vector<Definition>>;
 
+/// A collection written empty (`[]`, `()`, `{}`, `set()`, `new Set()`), or a name the unit
+/// last bound to one: a loop over it never runs.
+bool empty_collection(const Syntax& s, TSNode e, const Definitions& defs) {
+  if (ts_node_is_null(e)) return false;
+  static const std::set<std::string, std::less<>> kEmpty = {"[]", "()", "{}", "set()", "list()", "tuple()", "dict()",
+                                                             "newSet()", "newMap()", "newArray()", "Array()", "range(0)", "\"\"", "''"};
+  std::string text = strip_spaces(s.text(e));
+  if (auto d = defs.find(text); d != defs.end() && !d->second.empty()) text = strip_spaces(d->second.back().value);
+  return kEmpty.count(text) > 0;
+}
+
+/// Does `n` sit in a loop (within its function) over an empty collection?
+bool in_loop_over_nothing(const Syntax& s, TSNode n, const Definitions& defs) {
+  for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
+    const std::string_view t = Syntax::type(p);
+    static const std::set<std::string_view> kFunctions = {"function_definition", "function_declaration", "arrow_function",
+                                                          "function_expression", "method_definition", "func_literal",
+                                                          "method_declaration", "lambda"};
+    if (kFunctions.count(t)) return false;
+    if (t == "for_in_statement" || t == "for_statement" || t == "enhanced_for_statement") {
+      TSNode over = Syntax::field(p, t == "enhanced_for_statement" ? "value" : "right");
+      if (t == "for_statement" && ts_node_is_null(over))  // Go: `for _, x := range xs`
+        for (uint32_t i = 0; i < ts_node_named_child_count(p); ++i)
+          if (Syntax::type(ts_node_named_child(p, i)) == "range_clause") over = Syntax::field(ts_node_named_child(p, i), "right");
+      if (empty_collection(s, over, defs)) return true;
+    }
+  }
+  return false;
+}
+
 /// Local definitions of the unit: variable -> the expressions assigned to it.
 void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth) {
   if (depth > kMaxSyntaxDepth) return;
@@ -146,6 +176,28 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
   };
   if (t == "short_var_declaration" || t == "assignment_statement" || t == "assignment" || t == "assignment_expression")
     bind(Syntax::field(n, "left"), Syntax::field(n, "right"));
+  else if (t == "augmented_assignment_expression" || t == "augmented_assignment") {
+    // `total += r.value` accumulates: the variable is computed from what it held and what is
+    // added, so the addend joins its latest definition instead of replacing it (and a total built
+    // in a loop is not "reassigned, value unknown").
+    TSNode left = Syntax::field(n, "left"), right = Syntax::field(n, "right");
+    if (!ts_node_is_null(left) && !ts_node_is_null(right) && !in_loop_over_nothing(s, n, defs)) {
+      const std::string name = strip_spaces(s.text(left));
+      auto& list = defs[name];
+      if (list.empty()) list.push_back({Syntax::line(n), s.text(right)});
+      else {
+        // The accumulated value is read from here on (what it is computed from is defined by now).
+        list.back().value += " + (" + s.text(right) + ")";
+        list.back().line = std::max(list.back().line, Syntax::line(n));
+      }
+    }
+  } else if ((t == "for_in_statement" || t == "for_statement" || t == "range_clause") &&
+             !empty_collection(s, Syntax::field(n, "right"), defs))
+    // `for (const r of rs)`, Python `for r in rs:`, Go `for _, r := range rs`: each r is an
+    // element of rs (a loop over nothing binds nothing).
+    bind(Syntax::field(n, "left"), Syntax::field(n, "right"));
+  else if (t == "enhanced_for_statement")
+    bind(Syntax::field(n, "name"), Syntax::field(n, "value"));
   else if (t == "variable_declarator" || t == "var_spec")
     bind(Syntax::field(n, "name"), Syntax::field(n, "value"));
   else if (t == "init_declarator")

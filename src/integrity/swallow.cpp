@@ -790,6 +790,19 @@ bool call_reports(const Syntax& s, TSNode n, const string& err, bool given, int 
   }
   if (context) return on_error && one_of(name, {"notOk", "isNotOk", "isUndefined", "isNull", "isFalse", "equal", "strictEqual", "deepEqual",
                                                  "deepStrictEqual", "same", "is", "equals"});
+  // Rethrown on a later tick (`process.nextTick(() => { throw e })`, `setTimeout(() => { throw e })`):
+  // an uncaught exception while the test runs, which the runner reports as the test's failure.
+  if (one_of(name, {"nextTick", "setTimeout", "setImmediate", "queueMicrotask"}) && !args.empty() && is_function(Syntax::type(args[0])) &&
+      !err.empty() && (name != "setTimeout" || args.size() == 1 || strip_spaces(s.text(args[1])) == "0")) {
+    bool rethrows = false;
+    walk(args[0], [&](TSNode x) {
+      if (Syntax::type(x) == "throw_statement" && ts_node_named_child_count(x) > 0 && s.text(ts_node_named_child(x, 0)) == err &&
+          reached_by_assertion_failure(s, x, args[0]))
+        rethrows = true;
+      return !rethrows && (ts_node_eq(x, args[0]) || !is_function(Syntax::type(x)));
+    });
+    if (rethrows) return true;
+  }
   if (!given || err.empty()) return false;
   // Calls that convert, log or store what they are given.
   if (one_of(callee, {"String", "Number", "Boolean", "Symbol", "BigInt", "Promise.resolve", "Promise.allSettled", "util.inspect",
