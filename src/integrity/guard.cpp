@@ -67,6 +67,7 @@ std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersion
       into->non_checks.insert(m.non_checks.begin(), m.non_checks.end());
       into->predicates.insert(m.predicates.begin(), m.predicates.end());
       into->reporters.insert(m.reporters.begin(), m.reporters.end());
+      into->outcome_readers.insert(m.outcome_readers.begin(), m.outcome_readers.end());
       const std::string base(basename(f.path));
       into->modules.insert(base.substr(0, base.find('.')));
     }
@@ -80,6 +81,7 @@ std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersion
       into->droppers.insert(m.droppers.begin(), m.droppers.end());
       into->predicates.insert(m.predicates.begin(), m.predicates.end());
       into->reporters.insert(m.reporters.begin(), m.reporters.end());
+      into->outcome_readers.insert(m.outcome_readers.begin(), m.outcome_readers.end());
     }
   }
   // The lines the patch adds to test files and test-support modules (oracle_replacement_rules).

@@ -194,6 +194,9 @@ struct FileModel {
   /// does one, handed an assertion failure, fail the test with it (throw it, or call something that
   /// reports it)? A helper module's `fail` that only logs is read by its body, not by its name.
   std::map<std::string, bool, std::less<>> reporters;
+  /// JavaScript functions whose body reads a settled outcome's `value` or `reason` (`unwrap(r)`):
+  /// outcomes handed to one are read for what they produced, not only for their status.
+  std::set<std::string> outcome_readers;
 };
 
 /// What the test-side modules a file imports define (merged FileModel::droppers/non_checks/predicates/reporters).
@@ -202,6 +205,7 @@ struct ImportedDefs {
   std::set<std::string> non_checks;
   std::map<std::string, int, std::less<>> predicates;
   std::map<std::string, bool, std::less<>> reporters;
+  std::set<std::string> outcome_readers;
   std::set<std::string> modules;  ///< the modules' names (file names without extension): `helpers.check(...)`
 };
 

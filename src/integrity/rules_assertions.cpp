@@ -563,6 +563,18 @@ bool name_computes(const std::string& text, const std::string& name, const std::
 /// The value a module's text binds the constant `name` to (`FOUR = add(1, 3)`, `export const FOUR
 /// = 4`, `exports.FOUR = ...`, `static final int FOUR = ...`); nullopt when it binds none.
 std::optional<std::string> constant_value(const std::string& text, const std::string& name) {
+  // Python/Go tuple binding at the top level: `SUM_1_3, ZERO = calc.add(1, 3), 0` binds each
+  // name its value by position (all of the right side when the counts differ).
+  if (!name.empty() && std::all_of(name.begin(), name.end(), [](char ch) { return ident_char(ch); })) {
+    const std::regex tuple("(?:^|\\n)((?:[A-Za-z_]\\w*[ \\t]*,[ \\t]*)*" + name + "(?:[ \\t]*,[ \\t]*[A-Za-z_]\\w*)*)[ \\t]*(?::=|=(?!=))[ \\t]*([^\\n]+)");
+    std::smatch t;
+    if (std::regex_search(text, t, tuple) && t[1].str().find(',') != std::string::npos) {
+      const auto names = split_top(t[1].str(), {","});
+      const auto values = split_top(t[2].str(), {","});
+      for (std::size_t k = 0; k < names.size(); ++k)
+        if (strip_spaces(names[k]) == name) return strip_spaces(values.size() == names.size() ? values[k] : t[2].str());
+    }
+  }
   const auto def = definition_text(text, name);
   if (!def) return std::nullopt;
   // What follows the binding: `= value`, `: value`, `:= value`.
@@ -572,12 +584,48 @@ std::optional<std::string> constant_value(const std::string& text, const std::st
   return strip_spaces(m[1].str());
 }
 
+/// Is the name `name` of the file `text` bound more than once or changed in place: `CASES = {...}`
+/// again (in a hook, a function), an item or attribute set (`CASES[k] = ...`, `GOLDEN.x = ...`),
+/// a mutating call (`.update(`, `.push(`, `Object.assign(CASES, ...)`), `global CASES`? Such a name
+/// holds whatever the last of them left, not the value of its first binding.
+bool name_changed(const std::string& text, const std::string& name, bool js) {
+  std::string re;  // the name as a regex (`$` is a name's letter in JavaScript)
+  for (char ch : name) re += ch == '$' ? std::string("\\$") : std::string(1, ch);
+  const std::regex assigned(R"((?:^|[^\w$.]))" + re +
+                            R"(\b(?:\s*(?:\[[^\]\n]*\]|\.\s*[A-Za-z_$][\w$]*))*(?:\s*:\s*[A-Za-z_][\w.\[\], ]*)?\s*(?:[-+*/|&]|\?\?|\|\|)?=(?!=))");
+  const std::regex mutated(R"((?:^|[^\w$.]))" + re +
+                           R"(\s*\.\s*(?:push|set|update|append|extend|setdefault|insert|add|splice|unshift|pop|clear|__setitem__)\s*\(|assign\s*\(\s*)" +
+                           re + R"(\b|global\s+)" + re + R"(\b)");
+  if (std::regex_search(text, mutated)) return true;
+  // Bindings that reach the file's name: an item or attribute set; one at the top level (a
+  // declaration or a plain assignment); in JavaScript a plain assignment anywhere (`CASES = ...` in
+  // a hook). Not a Python function's local of the same name, nor a declaration inside a function.
+  int bindings = 0;
+  static const std::regex declaration(R"(^(?:export\s+)?(?:const|let|var)\s+$)");
+  for (std::sregex_iterator it(text.begin(), text.end(), assigned), e; it != e; ++it) {
+    const std::string m = it->str();
+    const std::size_t eq = m.find('=');
+    const std::size_t name_at = m.find(name);
+    const bool item = name_at != std::string::npos && m.find_first_of("[.", name_at + name.size()) < eq;
+    const std::size_t at = static_cast<std::size_t>(it->position(0)) + (name_at == std::string::npos ? 0 : name_at);
+    const std::size_t nl = at == 0 ? std::string::npos : text.rfind('\n', at - 1);
+    const std::size_t line_start = nl == std::string::npos ? 0 : nl + 1;
+    const std::string prefix = text.substr(line_start, at - line_start);
+    const bool indented = !prefix.empty() && (prefix[0] == ' ' || prefix[0] == '\t');
+    const bool blank = prefix.find_first_not_of(" \t") == std::string::npos;
+    if (item || (!indented && (blank || std::regex_match(prefix, declaration))) || (js && blank)) ++bindings;
+  }
+  return bindings > 1;
+}
+
 /// Is the constant `name` of a module's text computed by code (`FOUR = add(1, 3)`, `FOUR = _four`
-/// with `_four = calc(...)`), rather than a written-out value? Constructors of literals
-/// (`Decimal('1.5')`, `frozenset({...})`) are values.
+/// with `_four = calc(...)`), rather than a written-out value, or rebound/changed after
+/// (name_changed)? Constructors of literals (`Decimal('1.5')`, `frozenset({...})`) are values.
 bool constant_computed(const std::string& text, const std::string& name, const std::string& fn, int depth = 0) {
   const auto v = constant_value(text, name);
   if (!v || depth > 3) return false;
+  static const std::regex js_marks(R"((?:^|\n)\s*(?:const|let|var|export|import\s*\{)\s|require\s*\()");
+  if (name_changed(text, name, std::regex_search(text, js_marks))) return true;
   // Through names the module binds (`SUM = _raw + 0` with `_raw = calc.add(1, 3)`).
   if (computes_with(*v, fn) || name_computes(text, name, fn)) return true;
   static const std::regex call(R"(([A-Za-z_$][\w$.]*)\()");
@@ -763,6 +811,40 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
   auto literal_values = [](const std::string& e) {
     const auto parts = split_top(e, {";"});
     return !parts.empty() && std::all_of(parts.begin(), parts.end(), [](const std::string& p) { return p.empty() || literal_text(p); });
+  };
+  // `CASES['2+2']`, `GOLDEN[(2, 2)]`, `EXPECTED.sum`: an entry of a table the file binds once, at
+  // the top level, to literals only (`const CASES = { '2+2': 5 }`, `GOLDEN = {(2, 2): 5}`) and
+  // never changes afterwards (no `CASES[k] = ...`, `.update(...)`, `Object.assign(CASES, ...)`):
+  // a table of literals, whatever else the patch computes elsewhere in the file.
+  auto literal_table = [&](const std::string& expr) {
+    static const std::regex root_name(R"(^([A-Za-z_$][\w$]*)\s*(?:[\[.]|$))");
+    std::smatch rm;
+    if (!c.file.after || !std::regex_search(expr, rm, root_name)) return false;
+    std::string name;  // as a regex (`$` is a name's letter in JavaScript)
+    for (char ch : rm[1].str()) name += ch == '$' ? std::string("\\$") : std::string(1, ch);
+    const std::string& text = *c.file.after;
+    const std::regex binding(R"((?:^|\n)(?:export\s+)?(?:(?:const|let|var|final|static|private|public)\s+)*)" + name +
+                             R"(\s*(?::[^=\n]*)?=\s*([\[{(]))");
+    std::smatch bm;
+    if (!std::regex_search(text, bm, binding)) return false;
+    const std::size_t open = static_cast<std::size_t>(bm.position(1));
+    const std::size_t close = matching_close(text, open, false);
+    if (close == std::string_view::npos) return false;
+    // Literals only: strings, numbers, the language's constants, JavaScript's bare keys.
+    static const std::regex strings(R"("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`[^`$]*`)");
+    static const std::regex numbers(R"((?:^|[^\w$.])-?[0-9][\w.]*)");
+    std::string body = std::regex_replace(text.substr(open, close - open + 1), strings, " 0 ");
+    body = std::regex_replace(body, numbers, " ");
+    static const std::regex word(R"([A-Za-z_$][\w$]*(\s*:)?)");
+    for (std::sregex_iterator it(body.begin(), body.end(), word), e; it != e; ++it) {
+      const std::string w = it->str().substr(0, it->str().find_first_of(" \t\n:"));
+      static const std::set<std::string, std::less<>> kConstants = {"true", "false", "True", "False", "None", "null", "undefined", "nil"};
+      if (kConstants.count(w)) continue;
+      if ((*it)[1].matched && is_js(c.lang)) continue;  // `{ sum: 5 }`
+      return false;
+    }
+    // Bound once and never changed: no other assignment, item assignment or mutating call.
+    return !name_changed(text, rm[1].str(), is_js(c.lang));
   };
   // A call of `fn` (of `module`) on an added line that no check looks at: its text, or "".
   auto added_data_call = [&](const std::string& fn, const std::string& module, const std::string& oracle,
@@ -1198,7 +1280,8 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
           // table, a fixture, a helper, a loop's rows, a parameter source): it is the oracle
           // when the patch added a call of the same function to the test file as data, that no
           // check looks at. A literal or a table of literals is not.
-          if (literal_values(oracle) || value_expression(oracle, m1, f1, 0)) continue;
+          if (literal_values(oracle) || value_expression(oracle, m1, f1, 0) || literal_table(oracle) || literal_table(strip_spaces(other)))
+            continue;
           data = added_data_call(f1, m1, strip_spaces(other), at);
           if (data.empty()) continue;
         } else {

@@ -1310,6 +1310,7 @@ class Analyzer {
       if (is_js(lang_)) {
         m.predicates.emplace(name, js_predicate_of_assertion_failure(s_, def));
         m.reporters.emplace(name, js_handler_fails(s_, def));
+        if (reads_outcome_value(text(def).substr(0, 4096))) m.outcome_readers.insert(name);
       }
     }
     for (const auto& [name, cls] : defs_.classes)
@@ -2622,6 +2623,17 @@ class Analyzer {
         }
       }
       if (reads_outcome_value(src.substr(at, std::min(end, at + 2000) - at))) return true;
+    }
+    // A function or method the code calls (`rs.map((r) => settled.unwrap(r))`, `unwrapAll(rs)`):
+    // the file's definition, or a helper module's the file imports, reads the value there.
+    static const std::regex called(R"(([A-Za-z_$][\w$]*)\s*\()");
+    for (std::sregex_iterator it(code.begin(), code.end(), called), e; it != e; ++it) {
+      const std::string name = (*it)[1].str();
+      if (auto d = defs_.functions.find(name); d != defs_.functions.end()) {
+        if (reads_outcome_value(text(d->second).substr(0, 4096))) return true;
+      } else if (imported_ && imported_->outcome_readers.count(name)) {
+        return true;
+      }
     }
     return false;
   }
