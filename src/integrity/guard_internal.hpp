@@ -209,6 +209,14 @@ struct ImportedDefs {
   std::set<std::string> modules;  ///< the modules' names (file names without extension): `helpers.check(...)`
 };
 
+/// Is the name `name` of the file `text` bound more than once or changed in place (`CASES = ...`
+/// again, `CASES[k] = ...`, `.update(`, `.push(`, `Object.assign(CASES, ...)`, `global CASES`)?
+/// `js`: a plain assignment anywhere counts (JavaScript scoping), not only at the top level.
+bool name_changed(const std::string& text, const std::string& name, bool js);
+/// Does `expr` iterate over nothing: an empty literal (`[]`, `{}`, `set()`), a view of one
+/// (`Object.entries({})`, `{}.items()`), or a name the file binds once to one and never changes?
+bool empty_collection_in(const std::string& text, const std::string& expr);
+
 /// Parses `src` and builds its model; parsed=false when the language has no grammar. `imported`:
 /// the definitions of the helper modules the file's tests import (check helpers and wrappers are
 /// resolved through them too).

@@ -140,7 +140,7 @@ bool empty_collection(const Syntax& s, TSNode e, const Definitions& defs) {
                                                              "newSet()", "newMap()", "newArray()", "Array()", "range(0)", "\"\"", "''"};
   std::string text = strip_spaces(s.text(e));
   if (auto d = defs.find(text); d != defs.end() && !d->second.empty()) text = strip_spaces(d->second.back().value);
-  return kEmpty.count(text) > 0;
+  return kEmpty.count(text) > 0 || empty_collection_in(s.src, text);
 }
 
 /// Does `n` sit in a loop (within its function) over an empty collection?
@@ -192,11 +192,17 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
       }
     }
   } else if ((t == "for_in_statement" || t == "for_statement" || t == "range_clause") &&
-             !empty_collection(s, Syntax::field(n, "right"), defs))
+             !empty_collection(s, Syntax::field(n, "right"), defs)) {
     // `for (const r of rs)`, Python `for r in rs:`, Go `for _, r := range rs`: each r is an
-    // element of rs (a loop over nothing binds nothing).
-    bind(Syntax::field(n, "left"), Syntax::field(n, "right"));
-  else if (t == "enhanced_for_statement")
+    // element of rs (a loop over nothing binds nothing). Several names (`for i, got in
+    // enumerate(xs)`, `for k, v := range m`) are each a different part of the element, not the
+    // same value: `got == i` compares two things.
+    if (TSNode left = Syntax::field(n, "left"), right = Syntax::field(n, "right"); !ts_node_is_null(left) && !ts_node_is_null(right)) {
+      const auto names = bound_names(s.text(left));
+      for (std::size_t k = 0; k < names.size(); ++k)
+        defs[names[k]].push_back({Syntax::line(n), names.size() == 1 ? s.text(right) : s.text(right) + "[" + std::to_string(k) + "]"});
+    }
+  } else if (t == "enhanced_for_statement")
     bind(Syntax::field(n, "name"), Syntax::field(n, "value"));
   else if (t == "variable_declarator" || t == "var_spec")
     bind(Syntax::field(n, "name"), Syntax::field(n, "value"));

@@ -13,6 +13,7 @@
 // A test file's own helper with a new name (`def assert_valid(x)`, `assertValidUser`) is honest.
 #include <functional>
 #include <regex>
+#include <sstream>
 
 #include "integrity/guard_internal.hpp"
 
@@ -566,13 +567,18 @@ std::optional<std::string> constant_value(const std::string& text, const std::st
   // Python/Go tuple binding at the top level: `SUM_1_3, ZERO = calc.add(1, 3), 0` binds each
   // name its value by position (all of the right side when the counts differ).
   if (!name.empty() && std::all_of(name.begin(), name.end(), [](char ch) { return ident_char(ch); })) {
-    const std::regex tuple("(?:^|\\n)((?:[A-Za-z_]\\w*[ \\t]*,[ \\t]*)*" + name + "(?:[ \\t]*,[ \\t]*[A-Za-z_]\\w*)*)[ \\t]*(?::=|=(?!=))[ \\t]*([^\\n]+)");
+    // (Starred or nested targets, `A, *_ = ...`, `(A, B), C = ...`: all of the right side.)
+    const std::regex tuple("(?:^|\\n)([ \\t(\\[]*(?:\\*?[A-Za-z_]\\w*[ \\t)\\]]*,[ \\t(\\[]*)*" + name +
+                           "(?:[ \\t)\\]]*,[ \\t(\\[]*\\*?[A-Za-z_]\\w*)*[ \\t)\\]]*)(?::=|=(?!=))[ \\t]*([^\\n]+)");
     std::smatch t;
     if (std::regex_search(text, t, tuple) && t[1].str().find(',') != std::string::npos) {
-      const auto names = split_top(t[1].str(), {","});
+      const std::string lhs = t[1].str();
+      const bool plain = lhs.find_first_of("*()[]") == std::string::npos;
+      const auto names = split_top(lhs, {","});
       const auto values = split_top(t[2].str(), {","});
+      if (!plain || values.size() != names.size()) return strip_spaces(t[2].str());
       for (std::size_t k = 0; k < names.size(); ++k)
-        if (strip_spaces(names[k]) == name) return strip_spaces(values.size() == names.size() ? values[k] : t[2].str());
+        if (strip_spaces(names[k]) == name) return strip_spaces(values[k]);
     }
   }
   const auto def = definition_text(text, name);
@@ -616,6 +622,26 @@ bool name_changed(const std::string& text, const std::string& name, bool js) {
     if (item || (!indented && (blank || std::regex_match(prefix, declaration))) || (js && blank)) ++bindings;
   }
   return bindings > 1;
+}
+
+bool empty_collection_in(const std::string& text, const std::string& expr) {
+  std::string e = strip_spaces(expr);
+  // What iterating a view or copy of a collection goes over: the collection's entries.
+  static const std::regex view(
+      R"(^(?:Object\.(?:entries|keys|values)|enumerate|sorted|list|tuple|iter|reversed|Array\.from)\((.*)\)$|^(.*)\.(?:items|keys|values|entries)\(\)$)");
+  for (std::smatch m; e.size() < 4096 && std::regex_match(e, m, view);) e = m[1].matched ? m[1].str() : m[2].str();
+  static const std::set<std::string, std::less<>> kEmpty = {"[]", "()", "{}", "''", "\"\"", "set()", "list()", "tuple()", "dict()",
+                                                             "range(0)", "range(0,0)", "newSet()", "newMap()", "newArray()", "Array()",
+                                                             "newSet([])", "newMap([])", "iter([])", "frozenset()"};
+  if (kEmpty.count(e)) return true;
+  static const std::regex ident(R"(^[A-Za-z_][\w]*$)");
+  if (!std::regex_match(e, ident)) return false;
+  const std::regex bound("(?:^|\\n)[ \\t]*(?:(?:export\\s+)?(?:const|let|var)\\s+)?" + e +
+                         "[ \\t]*(?::[^=\\n]*)?=[ \\t]*([^\\n;]*?)[ \\t]*;?[ \\t]*(?:(?:#|//)[^\\n]*)?(?=\\n|$)");
+  std::smatch m;
+  if (!std::regex_search(text, m, bound) || !kEmpty.count(strip_spaces(m[1].str()))) return false;
+  static const std::regex js_marks(R"((?:^|\n)\s*(?:const|let|var|export|import\s*\{)\s|require\s*\()");
+  return !name_changed(text, e, std::regex_search(text, js_marks));
 }
 
 /// Is the constant `name` of a module's text computed by code (`FOUR = add(1, 3)`, `FOUR = _four`
@@ -816,10 +842,29 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
   // the top level, to literals only (`const CASES = { '2+2': 5 }`, `GOLDEN = {(2, 2): 5}`) and
   // never changes afterwards (no `CASES[k] = ...`, `.update(...)`, `Object.assign(CASES, ...)`):
   // a table of literals, whatever else the patch computes elsewhere in the file.
-  auto literal_table = [&](const std::string& expr) {
+  std::function<bool(const std::string&, int)> literal_table = [&](const std::string& expr, int depth) -> bool {
     static const std::regex root_name(R"(^([A-Za-z_$][\w$]*)\s*(?:[\[.]|$))");
     std::smatch rm;
-    if (!c.file.after || !std::regex_search(expr, rm, root_name)) return false;
+    if (!c.file.after || depth > 2 || !std::regex_search(expr, rm, root_name)) return false;
+    // A loop variable over such a table (`for (const { a, b, want } of CASES)`, `for (const [k,
+    // want] of Object.entries(CASES))`, `for a, b, want in CASES:`): the table decides.
+    {
+      static const std::regex js_loop(R"(for\s*\(\s*(?:const|let|var)\s+([^;]*?)\s+of\s+([^)\n]+?)\s*\))");
+      static const std::regex py_loop(R"((?:^|\n)[ \t]*for\s+([^\n]+?)\s+in\s+([^\n]+?)\s*:)");
+      static const std::regex view(R"(^(?:Object\.(?:entries|values)|enumerate|sorted|list|tuple)\((.*)\)$|^(.*)\.(?:items|values)\(\)$)");
+      const std::regex word("(?:^|[^\\w$])" + rm[1].str() + "(?![\\w$])");
+      const std::regex assigned("(?:^|[^\\w$.])" + rm[1].str() + "\\s*=(?!=)");
+      const std::string& text = *c.file.after;
+      // (Only a name no statement of the file assigns: loops are not scoped to the test here.)
+      if (rm[1].str().find('$') == std::string::npos && !std::regex_search(text, assigned))
+      for (const auto* loop : {&js_loop, &py_loop})
+        for (std::sregex_iterator it(text.begin(), text.end(), *loop), e; it != e; ++it) {
+          if (!std::regex_search((*it)[1].str(), word)) continue;
+          std::string over = strip_spaces((*it)[2].str());
+          for (std::smatch vm; over.size() < 2048 && std::regex_match(over, vm, view);) over = vm[1].matched ? vm[1].str() : vm[2].str();
+          if (over != rm[1].str() && literal_table(over, depth + 1)) return true;
+        }
+    }
     std::string name;  // as a regex (`$` is a name's letter in JavaScript)
     for (char ch : rm[1].str()) name += ch == '$' ? std::string("\\$") : std::string(1, ch);
     const std::string& text = *c.file.after;
@@ -843,8 +888,55 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
       if ((*it)[1].matched && is_js(c.lang)) continue;  // `{ sum: 5 }`
       return false;
     }
-    // Bound once and never changed: no other assignment, item assignment or mutating call.
-    return !name_changed(text, rm[1].str(), is_js(c.lang));
+    // Bound once and never changed: no other assignment anywhere (a function's local of the same
+    // name shadows it where the check is), no item assignment or mutating call, no write through
+    // a loop over its rows (`for (const row of CASES) row.want = ...`), and no access by a string
+    // of its name (`globals()['GOLDEN'] = ...`, `setattr(module, 'GOLDEN', ...)`).
+    const std::string bare = rm[1].str();
+    if (name_changed(text, bare, true)) return false;
+    if (text.find("'" + bare + "'") != std::string::npos || text.find("\"" + bare + "\"") != std::string::npos) return false;
+    static const std::regex js_rows(R"(for\s*\(\s*(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s+of\s+([^)\n]+?)\s*\))");
+    static const std::regex py_rows(R"((?:^|\n)[ \t]*for\s+([A-Za-z_]\w*)\s+in\s+([^\n]+?)\s*:)");
+    for (const auto* loop : {&js_rows, &py_rows})
+      for (std::sregex_iterator it(text.begin(), text.end(), *loop), e; it != e; ++it) {
+        const std::string over = strip_spaces((*it)[2].str());
+        if (over != bare && over.find(bare + ".") != 0 && over.find("(" + bare + ")") == std::string::npos) continue;
+        const std::string row = (*it)[1].str();
+        if (row.find('$') != std::string::npos) return false;
+        const std::regex written("(?:^|[^\\w$.])" + row + R"((?:\s*(?:\.\s*[A-Za-z_$][\w$]*|\[[^\]\n]*\]))+\s*(?:[-+*/|&]|\?\?|\|\|)?=(?!=)|)" +
+                                 "(?:^|[^\\w$.])" + row + R"(\s*\.\s*(?:push|set|update|append|extend|setdefault|insert|add|splice|unshift|pop|clear)\s*\(|assign\s*\(\s*)" +
+                                 row + "\\b");
+        if (std::regex_search(text, written)) return false;  // `row.want = ...`, `row.update(...)`
+      }
+    return true;
+  };
+  // Is the value of the call starting at `at` in the added line `l` thrown away: a statement of
+  // its own (`add(0, 0)`, `await add(0, 0);`), a hook's concise body (`before(() => add(0, 0))`:
+  // hooks ignore what they are given back), or stored in a name nothing else reads (`warm =
+  // add(0, 0)` with `warm` never used)? A warm-up call is no data for an expected value.
+  auto result_unused = [&](const std::string& l, std::size_t at) {
+    const std::string prefix = strip_spaces(l.substr(0, at));
+    if (prefix.empty() || prefix == "await" || prefix == "void") return true;
+    static const std::regex hook(
+        R"(^(?:before|beforeEach|beforeAll|after|afterEach|afterAll|setup|teardown|suiteSetup|suiteTeardown)\((?:async)?(?:\(\)|_)=>(?:await)?$)");
+    if (std::regex_match(prefix, hook)) return true;
+    static const std::regex stored(R"(^(?:(?:const|let|var|final|auto)\s+)?([A-Za-z_$][\w$]*)\s*(?::[^=]*)?=\s*(?:await\s+)?$)");
+    std::smatch m;
+    const std::string raw = l.substr(0, at);
+    const std::size_t lead = raw.find_first_not_of(" \t");
+    const std::string assignment = lead == std::string::npos ? std::string() : raw.substr(lead);
+    if (assignment.empty() || !std::regex_match(assignment, m, stored) || !c.file.after) return false;
+    const std::string name = m[1].str();
+    if (name.find('$') != std::string::npos) return false;
+    // Every other use of the name is a declaration without a value or another store.
+    // (Read as an attribute too: `EXPECTED = plus(1, 3)` in a class body, read as `self.EXPECTED`.)
+    const std::regex use("(?:^|[^\\w$])" + name + "(?![\\w$])");
+    const std::regex only_store("^\\s*(?:(?:let|var)\\s+" + name + "\\s*;?|(?:(?:const|let|var)\\s+)?" + name +
+                                "\\s*(?::[^=]*)?=(?!=).*|global\\s+" + name + "|nonlocal\\s+" + name + ")\\s*$");
+    std::istringstream in(*c.file.after);
+    for (std::string line; std::getline(in, line);)
+      if (std::regex_search(line, use) && !std::regex_match(line, only_store)) return false;
+    return true;
   };
   // A call of `fn` (of `module`) on an added line that no check looks at: its text, or "".
   auto added_data_call = [&](const std::string& fn, const std::string& module, const std::string& oracle,
@@ -898,7 +990,7 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
           const std::size_t close = closing_paren(l, open);
           if (close >= l.size()) continue;
           const std::string call = strip_spaces(l.substr(at, close - at + 1));
-          if (!beyond_checks(call, oracle)) continue;
+          if (!beyond_checks(call, oracle) || result_unused(l, at)) continue;
           return call;
         }
       }
@@ -1264,10 +1356,18 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
         }
         continue;
       }
-      if (a.operands.size() != 2) continue;
-      const std::string& x = *a.operands.begin();
-      const std::string& y = *std::next(a.operands.begin());
-      for (const auto& [checked_as_written, other] : {std::pair{x, y}, std::pair{y, x}}) {
+      // Two compared values; with a third, one is a message (`assert.strictEqual(got, want, expr)`,
+      // `assertEqual(a, b, msg)`): every ordered pair is tried (a message is no call of the code).
+      if (a.operands.size() != 2 && a.operands.size() != 3) continue;
+      const std::vector<std::string> ops(a.operands.begin(), a.operands.end());
+      std::vector<std::pair<std::string, std::string>> pairs;
+      auto message_like = [](const std::string& o) {  // a string or template: what a message is
+        return !o.empty() && (o[0] == '"' || o[0] == '\'' || o[0] == '`' || ((o[0] == 'f' || o[0] == 'F') && o.size() > 1 && (o[1] == '"' || o[1] == '\'')));
+      };
+      for (std::size_t i = 0; i < ops.size(); ++i)
+        for (std::size_t j = 0; j < ops.size(); ++j)
+          if (i != j && (ops.size() == 2 || !message_like(ops[j]))) pairs.emplace_back(ops[i], ops[j]);
+      for (const auto& [checked_as_written, other] : pairs) {
         // (In Go, Java, Kotlin, C++ and Rust through a local bound once to the call: `got := Add(...)`.)
         // (Through locals bound to the call, copies included: `got := Add(2, 2); v := got`.)
         const std::string checked = through_locals(spelled(checked_as_written));
@@ -1280,7 +1380,11 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
           // table, a fixture, a helper, a loop's rows, a parameter source): it is the oracle
           // when the patch added a call of the same function to the test file as data, that no
           // check looks at. A literal or a table of literals is not.
-          if (literal_values(oracle) || value_expression(oracle, m1, f1, 0) || literal_table(oracle) || literal_table(strip_spaces(other)))
+          // (A named constant imported from a module that binds it to a written-out value:
+          // `SUM_2_2 = 4` beside a `BASELINE = calc.add(0, 0)` in the same constants module.)
+          if (literal_values(oracle) || value_expression(oracle, m1, f1, 0) || literal_table(oracle, 0) || literal_table(strip_spaces(other), 0) ||
+              (std::regex_match(oracle, std::regex(R"(^[A-Z][A-Z0-9_]*$)")) && imports.count(oracle) &&
+               !module_text(imports.at(oracle)).empty() && named_constant(oracle, f1)))
             continue;
           data = added_data_call(f1, m1, strip_spaces(other), at);
           if (data.empty()) continue;

@@ -691,7 +691,9 @@ void settle_gone_tests(const std::vector<GoneTest>& gone, const std::vector<NewT
         const auto bc = checks(bt), ac = checks(at);
         const bool same_checks = !bc.empty() && !compare_checks(bt, at, n.path) &&
                                  std::any_of(bc.begin(), bc.end(), [&](const Assertion* x) {
-                                   return std::any_of(ac.begin(), ac.end(), [&](const Assertion* y) { return overlaps(*x, *y); });
+                                   // The same operand, or one computed from the same call
+                                   // (`await add(2, 2)` -> `const sum = await add(2, 2)` ... `sum`).
+                                   return std::any_of(ac.begin(), ac.end(), [&](const Assertion* y) { return overlaps(*x, *y) || same_source(*x, *y); });
                                  });
         if (!same_body && !same_checks) continue;
         if (!at.collectable || !collectable_test_file(n.path, n.lang) || (!at.markers.empty() && !at.conditional)) {

@@ -651,7 +651,7 @@ std::optional<bool> imported_reporter(const Syntax& s, TSNode callee) {
 std::optional<bool> js_parameter_reporter(const Syntax& s, TSNode callee, int depth) {
   if (ts_node_is_null(callee) || Syntax::type(callee) != "identifier" || depth >= 4) return std::nullopt;
   const string name = s.text(callee);
-  TSNode fn{};
+  TSNode fn{}, fallback{};  // the function, and the parameter's default value (`fail = () => {}`)
   std::size_t index = 0;
   for (TSNode p = ts_node_parent(callee); !ts_node_is_null(p) && ts_node_is_null(fn); p = ts_node_parent(p)) {
     if (!is_function(Syntax::type(p))) continue;
@@ -663,10 +663,15 @@ std::optional<bool> js_parameter_reporter(const Syntax& s, TSNode callee, int de
     for (uint32_t i = 0; !ts_node_is_null(params) && i < ts_node_named_child_count(params); ++i) {
       TSNode prm = ts_node_named_child(params, i);
       if (one_of(Syntax::type(prm), {"required_parameter", "optional_parameter"})) prm = Syntax::field(prm, "pattern");
-      if (!ts_node_is_null(prm) && Syntax::type(prm) == "assignment_pattern") prm = Syntax::field(prm, "left");
+      TSNode dflt{};
+      if (!ts_node_is_null(prm) && Syntax::type(prm) == "assignment_pattern") {
+        dflt = Syntax::field(prm, "right");
+        prm = Syntax::field(prm, "left");
+      }
       if (!ts_node_is_null(prm) && Syntax::type(prm) == "identifier" && s.text(prm) == name) {
         fn = p;
         index = i;
+        fallback = dflt;
         break;
       }
     }
@@ -684,13 +689,17 @@ std::optional<bool> js_parameter_reporter(const Syntax& s, TSNode callee, int de
     TSNode f = Syntax::field(n, "function");
     if (ts_node_is_null(f) || Syntax::type(f) != "identifier" || s.text(f) != wrapper) return true;
     const auto args = argument_nodes(n);
-    bool fails = true;  // nothing handed: calling `undefined` throws
-    if (index < args.size()) {
-      TSNode a = args[index];
+    // What is handed (or the default when nothing is): nothing at all throws when called.
+    TSNode a = index < args.size() ? args[index] : fallback;
+    bool fails = true;
+    if (!ts_node_is_null(a)) {
+      const string text = strip_spaces(s.text(a));
       if (TSNode def = js_function_named(s, a); !ts_node_is_null(def))
         fails = ts_node_eq(def, fn) || fails_on_assertion_failure(s, def, depth + 1);
       else if (Syntax::type(a) == "identifier")
         fails = imported_reporter(s, a).value_or(js_parameter_reporter(s, a, depth + 1).value_or(true));
+      else if (starts_with(text, "console.") || starts_with(text, "process.stdout.") || starts_with(text, "process.stderr."))
+        fails = false;  // `guarded(verify, console.error)`, `console.log.bind(console)`: only logs
     }
     verdict = fails;
     return true;
@@ -793,7 +802,9 @@ bool call_reports(const Syntax& s, TSNode n, const string& err, bool given, int 
   // Rethrown on a later tick (`process.nextTick(() => { throw e })`, `setTimeout(() => { throw e })`):
   // an uncaught exception while the test runs, which the runner reports as the test's failure.
   if (one_of(name, {"nextTick", "setTimeout", "setImmediate", "queueMicrotask"}) && !args.empty() && is_function(Syntax::type(args[0])) &&
-      !err.empty() && (name != "setTimeout" || args.size() == 1 || strip_spaces(s.text(args[1])) == "0")) {
+      !err.empty() && (name != "setTimeout" || args.size() == 1 || strip_spaces(s.text(args[1])) == "0") &&
+      // (A file that cancels timers may cancel this one: `clearTimeout(t)` before it fires.)
+      s.src.find("clearTimeout") == string::npos && s.src.find("clearImmediate") == string::npos) {
     bool rethrows = false;
     walk(args[0], [&](TSNode x) {
       if (Syntax::type(x) == "throw_statement" && ts_node_named_child_count(x) > 0 && s.text(ts_node_named_child(x, 0)) == err &&
@@ -1880,20 +1891,26 @@ LocalDefs collect_local_defs(const Syntax& s, Lang lang, TSNode root) {
           add(Syntax::field(n, "name"), v);
       }
       // CommonJS exports: `exports.quietly = (p) => ...`, `module.exports.quietly = function ...`,
-      // `module.exports = { quietly: (p) => ... }`.
+      // `module.exports = { quietly: (p) => ..., fail: quiet }`. What a module exports under a
+      // name is what its importers call by that name: the export wins over a local function of
+      // the same name (`function fail() { throw ... }` exported as `{ fail: quiet }`).
       if (t == "assignment_expression") {
         TSNode l = Syntax::field(n, "left"), v = Syntax::field(n, "right");
         const string lt = ts_node_is_null(l) ? "" : strip_spaces(s.text(l));
+        auto exported = [&](TSNode name, TSNode value) {
+          if (ts_node_is_null(name) || ts_node_is_null(value)) return;
+          if (one_of(Syntax::type(value), {"arrow_function", "function_expression", "function"}))
+            d.functions.insert_or_assign(s.text(name), value);
+          else if (Syntax::type(value) == "identifier")
+            if (auto f = d.functions.find(s.text(value)); f != d.functions.end()) d.functions.insert_or_assign(s.text(name), f->second);
+        };
         if (!ts_node_is_null(v) && Syntax::type(l) == "member_expression" &&
-            (starts_with(lt, "exports.") || starts_with(lt, "module.exports.")) &&
-            one_of(Syntax::type(v), {"arrow_function", "function_expression", "function"}))
-          add(Syntax::field(l, "property"), v);
+            (starts_with(lt, "exports.") || starts_with(lt, "module.exports.")))
+          exported(Syntax::field(l, "property"), v);
         if (!ts_node_is_null(v) && lt == "module.exports" && Syntax::type(v) == "object")
           for (uint32_t i = 0; i < ts_node_named_child_count(v); ++i) {
             TSNode pair = ts_node_named_child(v, i);
-            TSNode pv = Syntax::type(pair) == "pair" ? Syntax::field(pair, "value") : TSNode{};
-            if (!ts_node_is_null(pv) && one_of(Syntax::type(pv), {"arrow_function", "function_expression", "function"}))
-              add(Syntax::field(pair, "key"), pv);
+            if (Syntax::type(pair) == "pair") exported(Syntax::field(pair, "key"), Syntax::field(pair, "value"));
           }
       }
     } else if (lang == Lang::go) {

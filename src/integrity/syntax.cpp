@@ -2626,9 +2626,10 @@ class Analyzer {
     }
     // A function or method the code calls (`rs.map((r) => settled.unwrap(r))`, `unwrapAll(rs)`):
     // the file's definition, or a helper module's the file imports, reads the value there.
-    static const std::regex called(R"(([A-Za-z_$][\w$]*)\s*\()");
+    // A method handed by reference counts the same way (`rs.map(Settled.unwrap)`).
+    static const std::regex called(R"(([A-Za-z_$][\w$]*)\s*(?=\()|[(,]\s*(?:[A-Za-z_$][\w$]*\s*\.\s*)+([A-Za-z_$][\w$]*)\s*[,)])");
     for (std::sregex_iterator it(code.begin(), code.end(), called), e; it != e; ++it) {
-      const std::string name = (*it)[1].str();
+      const std::string name = (*it)[1].matched ? (*it)[1].str() : (*it)[2].str();
       if (auto d = defs_.functions.find(name); d != defs_.functions.end()) {
         if (reads_outcome_value(text(d->second).substr(0, 4096))) return true;
       } else if (imported_ && imported_->outcome_readers.count(name)) {
@@ -2811,7 +2812,7 @@ class Analyzer {
       } else if (pt == "for_statement" || pt == "for_in_statement" || pt == "enhanced_for_statement" || pt == "for_expression") {
         TSNode right = field(p, "right");
         if (ts_node_is_null(right)) right = field(p, "value");
-        if (!ts_node_is_null(right) && !ts_node_eq(right, cur) && empty_iterable(text(right)))
+        if (!ts_node_is_null(right) && !ts_node_eq(right, cur) && (empty_iterable(text(right)) || empty_collection_in(s_.src, text(right))))
           mark_dead("in a loop over nothing (`" + quote(text(right)) + "`, line " + std::to_string(line(p)) + ")");
         else if (!ts_node_is_null(right) && !ts_node_eq(right, cur))
           table_rows(a, n, text(right), field(p, "left"), field(p, "body"));
