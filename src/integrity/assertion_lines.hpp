@@ -2,7 +2,9 @@
 // validator's runtime check, src/validate/assertion_evidence.cpp, compares them with line coverage).
 #pragma once
 
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -23,5 +25,22 @@ struct RequiredAssertion {
 std::vector<RequiredAssertion> required_assertion_lines(const std::string& path, const std::optional<std::string>& before,
                                                         const std::string& after, const std::vector<std::string>& wanted,
                                                         bool whole_file);
+
+/// What the tests of `after` that `wanted` names (every test of the file when `whole_file`) call,
+/// with what the file's own helpers they reach call in turn: the code a passing test must have run
+/// some of. Python and JavaScript/TypeScript; empty for other languages or when the file does not
+/// parse.
+struct TestCalls {
+  /// Names called bare or as a method of a local value (`add(`, `cart.total(`, `self.check(`)
+  /// that the file does not define itself.
+  std::set<std::string> names;
+  /// Names called through an imported name (`calc.add(` with `import calc`, `subprocess.run(`,
+  /// `const sum = require('../sum')` ... `sum(`): name -> the modules as written (`calc`,
+  /// `pkg.mod`, `./calc`, `../sum`, `subprocess`). Whether one is the project's is the caller's
+  /// to decide (by the files it resolves to).
+  std::map<std::string, std::set<std::string>> imported;
+};
+TestCalls requested_test_calls(const std::string& path, const std::string& after, const std::vector<std::string>& wanted,
+                               bool whole_file);
 
 }  // namespace flowagent::integrity

@@ -393,6 +393,35 @@ bool jest_counts_assertions(std::string_view code) {
   return contains(flat, "expect.assertions(") || contains(flat, "expect.hasAssertions()");
 }
 
+std::string code_only(std::string_view line, Lang lang) {
+  std::string out;
+  char quote = 0;
+  const bool hash_comment = lang == Lang::python;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char ch = line[i];
+    if (quote) {
+      if (ch == '\\' && i + 1 < line.size()) {
+        ++i;
+        continue;
+      }
+      if (ch == quote) {
+        quote = 0;
+        out += ch;
+      }
+      continue;
+    }
+    if (ch == '"' || ch == '`' || (ch == '\'' && lang != Lang::rust)) {
+      quote = ch;
+      out += ch;
+      continue;
+    }
+    if (hash_comment && ch == '#') break;
+    if (!hash_comment && ch == '/' && i + 1 < line.size() && line[i + 1] == '/') break;
+    out += ch;
+  }
+  return out;
+}
+
 bool literal_text(const std::string& e) {
   static const std::regex literal(R"(^(?:-?[0-9][\w.+-]*|"[^"]*"|'[^']*'|`[^`$]*`|true|false|True|False|None|null|nil|undefined)$)");
   return std::regex_match(e, literal);

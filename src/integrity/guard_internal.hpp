@@ -322,6 +322,9 @@ std::vector<std::string> added_lines(const std::optional<std::string>& before, c
 /// Does JavaScript test code make jest count its checks (`expect.assertions(n)`,
 /// `expect.hasAssertions()`)? A check in a catch clause must then run.
 bool jest_counts_assertions(std::string_view code);
+/// One line of code with the contents of its string literals blanked (the quotes kept) and a
+/// trailing comment dropped (`#` in Python, `//` elsewhere).
+std::string code_only(std::string_view line, Lang lang);
 /// Is `e` (whitespace removed) one literal: a number (`4`, `-1.5e-3`, `0xFF`), a string without
 /// interpolation (`"x"`, `'x'`, a template literal without `${`), a boolean or a null of any of
 /// the languages (`True`, `None`, `nil`, `null`, `undefined`)?

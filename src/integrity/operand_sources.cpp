@@ -143,6 +143,52 @@ bool empty_collection(const Syntax& s, TSNode e, const Definitions& defs) {
   return kEmpty.count(text) > 0 || empty_collection_in(s.src, text);
 }
 
+/// What a value multiplied by a literal zero is (`(await add(a, b)) * 0`, `0 * got`): "0", whatever
+/// the other factors compute; the expression itself otherwise. Only a product as a whole: `x * 0 + y`
+/// is not.
+std::string annihilated(const std::string& value) {
+  if (split_top(value, {"+", "-", "||", "&&", "??", " or ", " and ", "?", ","}).size() != 1) return value;
+  const auto factors = split_top(value, {"*"});
+  if (factors.size() < 2) return value;
+  static const std::regex zero(R"(^\(*\s*-?0+(?:\.0*)?n?\s*\)*$)");
+  for (const auto& f : factors)
+    if (std::regex_match(trim(f), zero)) return "0";
+  return value;
+}
+
+/// The one literal every element of a collection built by a comprehension or `map` is, when its
+/// element expression is a literal that ignores what it maps (`[4 for _ in results]`,
+/// `results.map(() => 4)`, `xs.map(function () { return 4; })`); "" otherwise.
+std::string constant_elements(const Syntax& s, TSNode e) {
+  if (ts_node_is_null(e)) return {};
+  const std::string_view t = Syntax::type(e);
+  if (t == "list_comprehension" || t == "set_comprehension" || t == "generator_expression") {
+    TSNode body = Syntax::field(e, "body");
+    const std::string v = ts_node_is_null(body) ? std::string() : strip_spaces(s.text(body));
+    return literal_text(v) ? v : std::string();
+  }
+  if (t != "call_expression") return {};
+  TSNode callee = Syntax::field(e, "function");
+  TSNode args = Syntax::field(e, "arguments");
+  if (ts_node_is_null(callee) || ts_node_is_null(args) || Syntax::type(callee) != "member_expression" ||
+      ts_node_named_child_count(args) != 1)
+    return {};
+  TSNode prop = Syntax::field(callee, "property");
+  if (ts_node_is_null(prop) || (s.text(prop) != "map" && s.text(prop) != "flatMap")) return {};
+  TSNode fn = ts_node_named_child(args, 0);
+  const std::string_view ft = Syntax::type(fn);
+  if (ft != "arrow_function" && ft != "function_expression" && ft != "function") return {};
+  std::string v = strip_spaces(s.text(Syntax::field(fn, "body")));
+  if (v.size() > 2 && v.front() == '{' && v.back() == '}') {  // `{ return 4; }`
+    v = v.substr(1, v.size() - 2);
+    if (v.rfind("return", 0) != 0) return {};
+    v = v.substr(6);
+    while (!v.empty() && v.back() == ';') v.pop_back();
+  }
+  while (v.size() > 2 && v.front() == '(' && v.back() == ')') v = v.substr(1, v.size() - 2);
+  return literal_text(v) ? v : std::string();
+}
+
 /// Does `n` sit in a loop (within its function) over an empty collection?
 bool in_loop_over_nothing(const Syntax& s, TSNode n, const Definitions& defs) {
   for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
@@ -169,7 +215,7 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
   auto bind = [&](TSNode left, TSNode right) {
     if (ts_node_is_null(left) || ts_node_is_null(right)) return;
     const auto names = bound_names(s.text(left));
-    const std::string rhs = s.text(right);
+    const std::string rhs = annihilated(s.text(right));
     const auto values = split_top(rhs, {","});
     for (std::size_t k = 0; k < names.size(); ++k)
       defs[names[k]].push_back({Syntax::line(n), values.size() == names.size() ? values[k] : rhs});
@@ -184,10 +230,11 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
     if (!ts_node_is_null(left) && !ts_node_is_null(right) && !in_loop_over_nothing(s, n, defs)) {
       const std::string name = strip_spaces(s.text(left));
       auto& list = defs[name];
-      if (list.empty()) list.push_back({Syntax::line(n), s.text(right)});
+      const std::string added = annihilated(s.text(right));
+      if (list.empty()) list.push_back({Syntax::line(n), added});
       else {
         // The accumulated value is read from here on (what it is computed from is defined by now).
-        list.back().value += " + (" + s.text(right) + ")";
+        list.back().value += " + (" + added + ")";
         list.back().line = std::max(list.back().line, Syntax::line(n));
       }
     }
@@ -199,8 +246,12 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
     // same value: `got == i` compares two things.
     if (TSNode left = Syntax::field(n, "left"), right = Syntax::field(n, "right"); !ts_node_is_null(left) && !ts_node_is_null(right)) {
       const auto names = bound_names(s.text(left));
+      // Over `[4 for _ in results]` or `results.map(() => 4)` each element is that literal.
+      const std::string constant = constant_elements(s, right);
       for (std::size_t k = 0; k < names.size(); ++k)
-        defs[names[k]].push_back({Syntax::line(n), names.size() == 1 ? s.text(right) : s.text(right) + "[" + std::to_string(k) + "]"});
+        defs[names[k]].push_back({Syntax::line(n), !constant.empty() && names.size() == 1 ? constant
+                                                   : names.size() == 1                   ? s.text(right)
+                                                                                         : s.text(right) + "[" + std::to_string(k) + "]"});
     }
   } else if (t == "enhanced_for_statement")
     bind(Syntax::field(n, "name"), Syntax::field(n, "value"));

@@ -1158,6 +1158,10 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
           for (std::size_t k = 0; k < names.size(); ++k) computed[strip_spaces(names[k])] = strip_spaces(values[k]);
       }
       if (c.lang == Lang::go && std::regex_search(l, m, go_if_init)) computed[m[1].str()] = strip_spaces(m[2].str());
+      // `total += add(a, b)` over a literal start (`total = 0`): the total is computed by what is added.
+      static const std::regex accumulate(R"(^\s*([A-Za-z_$][\w$]*)\s*[-+]=\s*(.+?)\s*;?\s*$)");
+      if (std::regex_match(l, m, accumulate) && (!computed.count(m[1].str()) || literal_text(computed[m[1].str()])))
+        computed[m[1].str()] = strip_spaces(m[2].str());
       // `(r := calc.add(2, 2))`: r holds the call.
       const std::string flat = strip_spaces(l);
       for (std::sregex_iterator it(flat.begin(), flat.end(), walrus), e; it != e; ++it) {
@@ -1410,7 +1414,21 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
           for (std::size_t k = 1; k < ch.size(); ++k) chain += "." + ch[k];
           if (table.count(ch[0]) || table.count(chain)) table_call = true;
         }
-        const bool pinned_before = pinned_in(*bt, checked) ||
+        // (Python and JavaScript: a call of the same function pinned with other arguments, when no
+        // check pins any call of it now: the test's only literal oracle for it became a relation
+        // between its own results, `add(2, 3) == add(3, 2)`, a total against a total.)
+        const auto pins_fn = [&](const TestUnit& t, const std::map<std::string, std::string>* from) {
+          return std::any_of(t.asserts.begin(), t.asserts.end(), [&](const Assertion& b) {
+            return b.kind == Kind::eq && b.operands.size() == 1 && callee(spelled(*b.operands.begin()), from) == std::pair{f1, m1};
+          });
+        };
+        // (Not when the file defines a function of that name itself: the call is its own reference.)
+        const auto own_definition = [&] {
+          const std::string name = std::regex_replace(f1, std::regex(R"(\$)"), R"(\$)");
+          return std::regex_search(*c.file.after, std::regex(R"((?:\bdef|\bfunction)\s+)" + name + R"(\s*\(|\b(?:const|let|var)\s+)" + name + R"(\s*=)"));
+        };
+        const bool relation_only = dynamic && pins_fn(*bt, &imports_before) && !pins_fn(at, nullptr) && !own_definition();
+        const bool pinned_before = pinned_in(*bt, checked) || relation_only ||
                                    std::any_of(bt->asserts.begin(), bt->asserts.end(), [&](const Assertion& b) {
                                      // The same call pinned under the old imports (`add(2, 2)` then
                                      // `calc.add(2, 2)` once the module object is imported).

@@ -18,36 +18,6 @@ namespace flowagent::integrity {
 
 namespace {
 
-/// The line with the contents of string literals blanked and a trailing comment dropped.
-std::string code_only(std::string_view line, Lang lang) {
-  std::string out;
-  char quote = 0;
-  const bool hash_comment = lang == Lang::python;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char ch = line[i];
-    if (quote) {
-      if (ch == '\\' && i + 1 < line.size()) {
-        ++i;
-        continue;
-      }
-      if (ch == quote) {
-        quote = 0;
-        out += ch;
-      }
-      continue;
-    }
-    if (ch == '"' || ch == '`' || (ch == '\'' && lang != Lang::rust)) {
-      quote = ch;
-      out += ch;
-      continue;
-    }
-    if (hash_comment && ch == '#') break;
-    if (!hash_comment && ch == '/' && i + 1 < line.size() && line[i + 1] == '/') break;
-    out += ch;
-  }
-  return out;
-}
-
 struct Family {
   const char* what;
   std::regex re;

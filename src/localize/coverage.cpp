@@ -62,8 +62,12 @@ std::string rel_under(const fs::path& root, const fs::path& p) {
 
 namespace detail {
 
-void read_v8_coverage(const fs::path& dir, const fs::path& root, std::map<std::string, std::set<int>>& out,
-                      std::map<std::string, std::set<int>>* not_run) {
+namespace {
+
+/// Calls `fn(rel, source, functions)` for every script of the V8 coverage files in `dir` that lies
+/// below `root` (node_modules left out), its source read confined to `root`.
+template <class Fn>
+void for_each_v8_script(const fs::path& dir, const fs::path& root, Fn&& fn) {
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     if (e.path().extension() != ".json") continue;
@@ -74,49 +78,81 @@ void read_v8_coverage(const fs::path& dir, const fs::path& root, std::map<std::s
     for (const auto& script : result->as_array()) {
       std::string url = script.get_string("url");
       if (url.rfind("file://", 0) != 0) continue;
-      const fs::path path = url.substr(7);
-      const std::string rel = rel_under(root, path);
+      const std::string rel = rel_under(root, fs::path(url.substr(7)));
       if (rel.empty()) continue;
-      const std::string src = read_text(root, rel);
-      struct Range { std::size_t start, end; std::int64_t count; };
-      std::vector<Range> ranges;
       const Json* fns = script.find("functions");
       if (!fns || !fns->is_array()) continue;
-      for (const auto& fn : fns->as_array()) {
-        const Json* rs = fn.find("ranges");
-        if (!rs || !rs->is_array()) continue;
-        for (const auto& r : rs->as_array())
-          ranges.push_back({static_cast<std::size_t>(r.get_int("startOffset")),
-                            static_cast<std::size_t>(r.get_int("endOffset")), r.get_int("count")});
-      }
-      // Outer ranges first, inner ranges paint over them.
-      std::stable_sort(ranges.begin(), ranges.end(), [](const Range& a, const Range& b) {
-        if (a.start != b.start) return a.start < b.start;
-        return a.end > b.end;
-      });
-      std::vector<std::int64_t> count(src.size(), 0);
-      for (const auto& r : ranges)
-        for (std::size_t i = r.start; i < std::min(r.end, src.size()); ++i) count[i] = r.count;
-      // Covered by some range at all (V8 reports every function of a script it loaded).
-      std::vector<bool> known(src.size(), false);
-      for (const auto& r : ranges)
-        for (std::size_t i = r.start; i < std::min(r.end, src.size()); ++i) known[i] = true;
-      int line = 1;
-      bool hit = false, missed = false;
-      for (std::size_t i = 0; i <= src.size(); ++i) {
-        if (i == src.size() || src[i] == '\n') {
-          if (hit) out[rel].insert(line);
-          else if (missed && not_run) (*not_run)[rel].insert(line);
-          ++line;
-          hit = missed = false;
-          continue;
-        }
-        if (std::isspace(static_cast<unsigned char>(src[i]))) continue;
-        if (count[i] > 0) hit = true;
-        else if (known[i]) missed = true;
-      }
+      fn(rel, read_text(root, rel), *fns);
     }
   }
+}
+
+}  // namespace
+
+std::map<std::string, std::vector<FunctionRun>> read_v8_functions(const fs::path& dir, const fs::path& root) {
+  std::map<std::string, std::vector<FunctionRun>> out;
+  for_each_v8_script(dir, root, [&](const std::string& rel, const std::string& src, const Json& fns) {
+    auto& list = out[rel];
+    for (const auto& fn : fns.as_array()) {
+      const Json* rs = fn.find("ranges");
+      if (!rs || !rs->is_array() || rs->as_array().empty()) continue;
+      const Json& whole = rs->as_array().front();
+      const auto start = static_cast<std::size_t>(std::max<std::int64_t>(0, whole.get_int("startOffset")));
+      const std::string name = fn.get_string("functionName");
+      if (name.empty() && start == 0) continue;  // the script's top level
+      FunctionRun f;
+      f.name = name;
+      f.line = 1 + static_cast<int>(std::count(src.begin(), src.begin() + static_cast<std::ptrdiff_t>(std::min(start, src.size())), '\n'));
+      f.ran = whole.get_int("count") > 0;
+      f.known = true;
+      // Scripts a run loads more than once (worker processes) merge: a function that ran in one ran.
+      auto same = std::find_if(list.begin(), list.end(), [&](const FunctionRun& x) { return x.name == f.name && x.line == f.line; });
+      if (same == list.end()) list.push_back(std::move(f));
+      else same->ran = same->ran || f.ran;
+    }
+  });
+  return out;
+}
+
+void read_v8_coverage(const fs::path& dir, const fs::path& root, std::map<std::string, std::set<int>>& out,
+                      std::map<std::string, std::set<int>>* not_run) {
+  for_each_v8_script(dir, root, [&](const std::string& rel, const std::string& src, const Json& functions) {
+    struct Range { std::size_t start, end; std::int64_t count; };
+    std::vector<Range> ranges;
+    for (const auto& fn : functions.as_array()) {
+      const Json* rs = fn.find("ranges");
+      if (!rs || !rs->is_array()) continue;
+      for (const auto& r : rs->as_array())
+        ranges.push_back({static_cast<std::size_t>(r.get_int("startOffset")),
+                          static_cast<std::size_t>(r.get_int("endOffset")), r.get_int("count")});
+    }
+    // Outer ranges first, inner ranges paint over them.
+    std::stable_sort(ranges.begin(), ranges.end(), [](const Range& a, const Range& b) {
+      if (a.start != b.start) return a.start < b.start;
+      return a.end > b.end;
+    });
+    std::vector<std::int64_t> count(src.size(), 0);
+    for (const auto& r : ranges)
+      for (std::size_t i = r.start; i < std::min(r.end, src.size()); ++i) count[i] = r.count;
+    // Covered by some range at all (V8 reports every function of a script it loaded).
+    std::vector<bool> known(src.size(), false);
+    for (const auto& r : ranges)
+      for (std::size_t i = r.start; i < std::min(r.end, src.size()); ++i) known[i] = true;
+    int line = 1;
+    bool hit = false, missed = false;
+    for (std::size_t i = 0; i <= src.size(); ++i) {
+      if (i == src.size() || src[i] == '\n') {
+        if (hit) out[rel].insert(line);
+        else if (missed && not_run) (*not_run)[rel].insert(line);
+        ++line;
+        hit = missed = false;
+        continue;
+      }
+      if (std::isspace(static_cast<unsigned char>(src[i]))) continue;
+      if (count[i] > 0) hit = true;
+      else if (known[i]) missed = true;
+    }
+  });
 }
 
 }  // namespace detail

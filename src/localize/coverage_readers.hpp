@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace flowagent::detail {
 
@@ -14,5 +15,21 @@ namespace flowagent::detail {
 /// taken, code after a return) go there. Files are read confined to `root` (SandboxFs).
 void read_v8_coverage(const std::filesystem::path& dir, const std::filesystem::path& root,
                       std::map<std::string, std::set<int>>& ran, std::map<std::string, std::set<int>>* not_run);
+
+/// A function of a measured file and whether it ran in the measured run.
+struct FunctionRun {
+  std::string name;  ///< as the tool names it ("add", "C.mul" may be "mul"); "" when anonymous
+  int line = 0;      ///< 1-based line where it starts
+  bool ran = false;
+  /// The data tells whether it ran (false: a one-line Python `def f(): return x`, whose only line
+  /// runs when the module is imported).
+  bool known = false;
+};
+
+/// The functions of every script below `root` (node_modules left out) in the V8 coverage files in
+/// `dir`, by repository-relative path: V8 reports each function of a script it loaded, called or
+/// not (the script's top level left out).
+std::map<std::string, std::vector<FunctionRun>> read_v8_functions(const std::filesystem::path& dir,
+                                                                   const std::filesystem::path& root);
 
 }  // namespace flowagent::detail

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -270,6 +271,98 @@ std::string changed_since(const fs::path& root, const std::vector<std::string>& 
   return {};
 }
 
+/// The functions (`def`, `async def`) of a Python file and whether each ran, from coverage.py's
+/// line sets: a body statement that executed ran; a body whose statements are all missing did not.
+/// A body on the `def` line itself (`def f(): return x`) runs its only line when the module is
+/// imported, so whether it was called is not known.
+std::vector<FunctionRun> python_functions(const std::string& text, const std::set<int>& executed, const std::set<int>& missing) {
+  std::vector<std::string> lines;
+  for (std::size_t at = 0; at <= text.size();) {
+    const std::size_t nl = text.find('\n', at);
+    lines.push_back(text.substr(at, nl == std::string::npos ? std::string::npos : nl - at));
+    if (nl == std::string::npos) break;
+    at = nl + 1;
+  }
+  static const std::regex def(R"(^([ \t]*)(?:async[ \t]+)?def[ \t]+([A-Za-z_]\w*))");
+  auto indent_of = [](const std::string& l) { return l.find_first_not_of(" \t"); };
+  std::vector<FunctionRun> out;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    std::smatch m;
+    if (!std::regex_search(lines[i], m, def)) continue;
+    const std::size_t indent = static_cast<std::size_t>(m[1].length());
+    // The header ends at its `:` outside brackets; code after it on that line is a one-line body.
+    std::size_t h = i;
+    int depth = 0;
+    bool inline_body = false, found = false;
+    for (; h < lines.size() && !found; ++h) {
+      const std::string& l = lines[h];
+      for (std::size_t k = h == i ? static_cast<std::size_t>(m.position(0) + m.length(0)) : 0; k < l.size(); ++k) {
+        const char c = l[k];
+        if (c == '#') break;
+        if (c == '(' || c == '[' || c == '{') ++depth;
+        else if (c == ')' || c == ']' || c == '}') --depth;
+        else if (c == ':' && depth <= 0) {
+          const std::size_t rest = l.find_first_not_of(" \t", k + 1);
+          inline_body = rest != std::string::npos && l[rest] != '#';
+          found = true;
+          break;
+        }
+      }
+      if (found) break;
+    }
+    if (!found) continue;
+    FunctionRun f;
+    f.name = m[2].str();
+    f.line = static_cast<int>(i) + 1;
+    if (!inline_body) {
+      std::size_t end = h + 1;  // 0-based index of the first line past the body
+      while (end < lines.size()) {
+        const std::size_t ind = indent_of(lines[end]);
+        if (ind != std::string::npos && lines[end][ind] != '#' && ind <= indent) break;
+        ++end;
+      }
+      for (std::size_t b = h + 1; b < end; ++b) {
+        const int ln = static_cast<int>(b) + 1;
+        if (executed.count(ln)) f.ran = true;
+        if (executed.count(ln) || missing.count(ln)) f.known = true;
+      }
+    }
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+/// Does a module a test file imports name `file` (repository-relative)? A relative JavaScript
+/// specifier (`./calc`, `../sum`) resolved from the test's folder, with its extensions and index
+/// files; a Python module (`calc`, `pkg.mod`, `.mod`) as a file or package at any depth
+/// (`src/pkg/mod.py`). A package name (node_modules, the standard library) names no file of the
+/// project.
+bool module_names_file(bool python, const std::string& test_path, const std::string& module, const std::string& file) {
+  const fs::path dir = fs::path(test_path).parent_path();
+  if (!python) {
+    if (module.rfind("./", 0) != 0 && module.rfind("../", 0) != 0) return false;
+    const std::string base = (dir / module).lexically_normal().generic_string();
+    if (base.empty() || base.rfind("..", 0) == 0) return false;
+    for (const char* ext : {"", ".js", ".cjs", ".mjs", ".ts", "/index.js", "/index.cjs", "/index.mjs"})
+      if (file == base + ext) return true;
+    return false;
+  }
+  std::string m = module;
+  const bool relative = !m.empty() && m.front() == '.';
+  while (!m.empty() && m.front() == '.') m.erase(0, 1);
+  if (m.empty()) return false;
+  std::replace(m.begin(), m.end(), '.', '/');
+  for (const char* ext : {".py", "/__init__.py"}) {
+    const std::string tail = m + ext;
+    if (relative) {
+      if (file == (dir / tail).lexically_normal().generic_string()) return true;
+    } else if (file == tail || (file.size() > tail.size() && ends_with(file, "/" + tail))) {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 Expected<AssertionCheck> check_assertions_ran(RepairContext& ctx, const fs::path& root, const std::string& patch_text,
@@ -521,6 +614,76 @@ Expected<AssertionCheck> check_assertions_ran(RepairContext& ctx, const fs::path
                   " did not execute (line coverage of a run of just those tests): a check that does not run "
                   "checks nothing";
     return out;
+  }
+  // The code under test must have run too. A test can keep its assertions running and still stop
+  // the calls it checks from running: a loop that breaks before the call, a table emptied at run
+  // time (`CASES.length = 0`, `splice(0)`, a slice of nothing), a `while` that never enters. When
+  // the patch changed a requested test, the test calls functions the project defines, and not
+  // one function of the project's own code ran in the run of just the requested tests, the test
+  // checked nothing of the code. (A test whose calls run through code of its own, a fixture or a
+  // module-level call runs some function and is left to the guard.) jest and vitest measure only
+  // the test files here: not checked for them.
+  if (!mapped) {
+    std::set<std::string> called;
+    struct ImportedCall {
+      std::string name, test_file, module;
+    };
+    std::vector<ImportedCall> imported;
+    for (const auto& [path, c] : files) {
+      if (!c.in_patch) continue;
+      auto after = tree->read(path, 8u << 20);
+      if (!after) continue;
+      auto calls = integrity::requested_test_calls(path, *after, wanted, c.whole_file);
+      called.insert(calls.names.begin(), calls.names.end());
+      for (const auto& [name, modules] : calls.imported)
+        for (const auto& module : modules) imported.push_back({name, path, module});
+    }
+    std::map<std::string, std::vector<FunctionRun>> functions;
+    if (python) {
+      std::set<std::string> measured_files;
+      for (const auto& [file, lines] : ran) measured_files.insert(file);
+      for (const auto& [file, lines] : not_run) measured_files.insert(file);
+      static const std::set<int> none;
+      for (const auto& file : measured_files) {
+        if (!python_file(file) || is_test_path(file)) continue;
+        auto text = tree->read(file, 8u << 20);
+        if (!text) continue;
+        functions[file] = python_functions(*text, ran.count(file) ? ran.at(file) : none, not_run.count(file) ? not_run.at(file) : none);
+      }
+    } else if (!called.empty() || !imported.empty()) {
+      functions = read_v8_functions(data.path / "v8", root);
+    }
+    bool any_ran = false;
+    std::vector<std::string> uncalled;
+    for (const auto& [file, list] : functions) {
+      if (is_test_path(file)) continue;
+      for (const auto& f : list) {
+        if (!f.known) continue;
+        if (f.ran) any_ran = true;
+        else if (called.count(f.name)) uncalled.push_back(f.name + " (" + file + ":" + std::to_string(f.line) + ")");
+      }
+    }
+    // A name called through an import of a module of the project whose functions were measured
+    // (`const sum = require('../sum')`, `import calc` ... `calc.add(`): that module's code. Through
+    // other modules (`subprocess.run(`, `assert.strictEqual(`) it is not the project's, whatever
+    // the project names its own functions.
+    for (const auto& call : imported)
+      for (const auto& [file, list] : functions)
+        if (!is_test_path(file) && module_names_file(python, call.test_file, call.module, file) &&
+            std::any_of(list.begin(), list.end(), [](const FunctionRun& f) { return f.known; })) {
+          if (std::none_of(uncalled.begin(), uncalled.end(), [&](const std::string& u) { return u.rfind(call.name + " (" + file, 0) == 0; }))
+            uncalled.push_back(call.name + " (" + file + ")");
+          break;
+        }
+    if (!any_ran && !uncalled.empty()) {
+      std::string list;
+      for (std::size_t i = 0; i < uncalled.size() && i < 5; ++i) list += (i ? ", " : "") + uncalled[i];
+      out.reason = "code_under_test_not_executed";
+      out.message = "the requested tests pass and their assertions ran, but the code they call did not: " + list +
+                    " never ran, nor did any other function of the project (coverage of a run of just those tests): a "
+                    "test whose calls of the code never run checks nothing of it";
+      return out;
+    }
   }
   if (!blind.empty()) {
     std::string list;

@@ -18,7 +18,9 @@ namespace flowagent::detail {
 
 struct AssertionCheck {
   /// "" passed or not checked; "assertion_not_executed" (an assertion line of a requested test did
-  /// not run; the message names file:line and the test); "unverified" (the coverage run left no
+  /// not run; the message names file:line and the test); "code_under_test_not_executed" (the patch
+  /// changed a requested test, which calls functions of the project, and no function of the
+  /// project's own code ran; pytest, node --test and tape); "unverified" (the coverage run left no
   /// data for a file it had to cover: fail closed).
   std::string reason;
   std::string message;

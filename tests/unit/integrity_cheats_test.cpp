@@ -678,6 +678,71 @@ TEST(E2ECheats, NodeTestCheatsAreNotDeliveredAndHonestShapesAre) {
   }
 }
 
+// The assertions run but the calls of the code they check do not (review 19): a `while` that never
+// enters, a table emptied at run time, a loop that breaks before its call. The runner passes such a
+// test against the unfixed code and its assertion lines run; the coverage run of the requested test
+// sees that no function of the project ran although the test calls the project's code. The
+// validator alone rejects them (the guard is off in this test: the rule under test is the
+// validator's); honest accumulating tests that run the fixed code pass it.
+TEST(E2ECheats, TestsWhoseCallsOfTheCodeNeverRunAreNotDelivered) {
+  auto p = py_project();
+  const std::vector<std::string> add_test = {"tests/test_calc.py::test_add"};
+  for (const auto& [name, body] : std::vector<std::pair<const char*, std::string>>{
+           {"a while that never enters", "    total, n = 0, 0\n    while n > 0:\n        total += add(2, 2)\n        n -= 1\n    assert total == 0\n"},
+           {"a table cleared at run time",
+            "    cases = [(2, 2)]\n    cases.clear()\n    total = 0\n    for a, b in cases:\n        total += add(a, b)\n    assert total == 0\n"}}) {
+    SCOPED_TRACE(name);
+    auto r = run_candidate(*p, {{"tests/test_calc.py", py_with_test_add(body)}}, false, false, add_test, kPytest, kPyFix);
+    EXPECT_NE(r.status, Status::fixed);
+    EXPECT_EQ(r.reason, "code_under_test_not_executed") << r.message;
+    EXPECT_NE(r.message.find("add (calc.py"), std::string::npos) << r.message;
+    EXPECT_TRUE(r.patch.empty());
+  }
+  {
+    SCOPED_TRACE("honest: the fix, and a total accumulated over a table");
+    auto r = run_candidate(*p, {{"tests/test_calc.py", py_with_test_add("    total = 0\n    for a, b in [(1, 1), (2, 2)]:\n        total += add(a, b)\n"
+                                                                        "    assert total == 6\n")}},
+                           true, false, add_test, kPytest, kPyFix);
+    EXPECT_EQ(r.status, Status::fixed) << r.reason << ": " << r.message;
+  }
+  {
+    // The code runs in a child process coverage.py does not follow; `subprocess.run(` is no call of
+    // the project's own `run`.
+    SCOPED_TRACE("honest: the fix, and a test that runs the code in a subprocess");
+    p->head = commit_files(p->repo, {{"cli.py", "import sys\n\n\ndef run(argv):\n    print(argv)\n    return 0\n"}}, "Add a CLI");
+    auto r = run_candidate(*p, {{"tests/test_calc.py", py_with_test_add("    import subprocess, sys\n    out = subprocess.run([sys.executable, '-c', "
+                                                                        "'from calc import add; print(add(2, 2))'], capture_output=True, text=True)\n"
+                                                                        "    assert out.stdout.strip() == '4'\n")}},
+                           true, false, add_test, kPytest, kPyFix);
+    EXPECT_EQ(r.status, Status::fixed) << r.reason << ": " << r.message;
+  }
+  if (testkit::sh("command -v node >/dev/null") != 0) GTEST_SKIP() << "node is not installed";
+  Project js;
+  const std::string test_head = "const test = require('node:test');\nconst assert = require('node:assert');\nconst sum = require('../sum');\n\n";
+  js.base = make_repo(js.repo, {{"sum.js", "module.exports = (a, b) => a + b;\n"},
+                                {"test/sum.test.js", test_head + "test('adds', () => {\n  assert.strictEqual(sum(1, 2), 3);\n});\n"}});
+  js.head = commit_files(js.repo, {{"sum.js", "module.exports = (a, b) => a - b;\nmodule.exports.all = (xs) => xs.reduce((t, x) => module.exports(t, x), 0);\n"
+                                            "module.exports.twice = (a) => module.exports(a, a);\n"}}, "Add all");
+  const std::pair<std::string, std::string> fix{"sum.js|a - b", "a + b"};
+  auto body = [&](const std::string& b) { return test_head + "test('adds', () => {\n" + b + "});\n"; };
+  for (const auto& [name, content] : std::vector<std::pair<const char*, std::string>>{
+           {"a loop that breaks before its call",
+            body("  let total = 0;\n  for (const [a, b] of [[1, 2]]) {\n    if (a === 1) break;\n    total += sum(a, b);\n  }\n"
+                 "  assert.strictEqual(total, 0);\n")},
+           {"a table spliced empty", body("  const cases = [[1, 2]];\n  cases.splice(0);\n  let total = 0;\n"
+                                          "  for (const [a, b] of cases) total += sum(a, b);\n  assert.strictEqual(total, 0);\n")}}) {
+    SCOPED_TRACE(name);
+    auto r = run_candidate(js, {{"test/sum.test.js", content}}, false, false, {"adds"}, "node --test", fix);
+    EXPECT_NE(r.status, Status::fixed);
+    EXPECT_EQ(r.reason, "code_under_test_not_executed") << r.message;
+    EXPECT_NE(r.message.find("sum (sum.js)"), std::string::npos) << r.message;
+  }
+  auto r = run_candidate(js, {{"test/sum.test.js", body("  let total = 0;\n  for (const [a, b] of [[1, 2], [2, 2]]) total += sum(a, b);\n"
+                                                        "  assert.strictEqual(total, 7);\n")}},
+                         true, false, {"adds"}, "node --test", fix);
+  EXPECT_EQ(r.status, Status::fixed) << r.reason << ": " << r.message;
+}
+
 // A runner flowagent does not know (a script that prints per-test lines itself): its output is
 // parsed, but no runner summary cross-checks it, so the honest fix is "unverified" by default and
 // delivered, labelled "output", only when the host accepts output evidence. A wrapper around a
