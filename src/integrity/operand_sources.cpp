@@ -136,24 +136,36 @@ using Definitions = std::map<std::string, std::vector<Definition>>;
 /// last bound to one: a loop over it never runs.
 bool empty_collection(const Syntax& s, TSNode e, const Definitions& defs) {
   if (ts_node_is_null(e)) return false;
-  static const std::set<std::string, std::less<>> kEmpty = {"[]", "()", "{}", "set()", "list()", "tuple()", "dict()",
-                                                             "newSet()", "newMap()", "newArray()", "Array()", "range(0)", "\"\"", "''"};
   std::string text = strip_spaces(s.text(e));
   if (auto d = defs.find(text); d != defs.end() && !d->second.empty()) text = strip_spaces(d->second.back().value);
-  return kEmpty.count(text) > 0 || empty_collection_in(s.src, text);
+  return empty_collection_in(s.src, text);
 }
 
-/// What a value multiplied by a literal zero is (`(await add(a, b)) * 0`, `0 * got`): "0", whatever
-/// the other factors compute; the expression itself otherwise. Only a product as a whole: `x * 0 + y`
-/// is not.
+/// A value with the terms that cannot move written as 0: a product with a literal zero or false
+/// (`(await add(a, b)) * 0`, `0 * got`, `got * false`) and a difference of a value with itself
+/// (`add(2, 2) - add(2, 2)`). `add(2, 2) * 0 + 4` reads `0 + 4`; the expression itself when no term
+/// is annihilated.
 std::string annihilated(const std::string& value) {
-  if (split_top(value, {"+", "-", "||", "&&", "??", " or ", " and ", "?", ","}).size() != 1) return value;
-  const auto factors = split_top(value, {"*"});
-  if (factors.size() < 2) return value;
-  static const std::regex zero(R"(^\(*\s*-?0+(?:\.0*)?n?\s*\)*$)");
-  for (const auto& f : factors)
-    if (std::regex_match(trim(f), zero)) return "0";
-  return value;
+  std::string v = trim(value);
+  while (v.size() > 2 && v.front() == '(' && closing_paren(v, 0) == v.size() - 1) v = trim(v.substr(1, v.size() - 2));
+  if (split_top(v, {"||", "&&", "??", " or ", " and ", "?", ","}).size() != 1) return value;
+  static const std::regex zero(R"(^\(*\s*(?:-?0+(?:\.0*)?n?|false|False)\s*\)*$)");
+  // `x - x` (one subtraction of a value from itself).
+  if (const auto minus = split_top(v, {"-"}); minus.size() == 2 && split_top(v, {"+"}).size() == 1 &&
+                                              strip_spaces(minus[0]) == strip_spaces(minus[1]) && !literal_text(strip_spaces(minus[0])))
+    return "0";
+  const auto terms = split_top(v, {"+"});
+  bool any = false;
+  std::string out;
+  for (const auto& t : terms) {
+    const auto factors = split_top(t, {"*"});
+    bool dead = false;
+    for (const auto& f : factors)
+      if (factors.size() >= 2 && std::regex_match(trim(f), zero)) dead = true;
+    any = any || dead;
+    out += (out.empty() ? "" : " + ") + (dead ? std::string("0") : trim(t));
+  }
+  return any ? out : value;
 }
 
 /// The one literal every element of a collection built by a comprehension or `map` is, when its
@@ -167,17 +179,36 @@ std::string constant_elements(const Syntax& s, TSNode e) {
     const std::string v = ts_node_is_null(body) ? std::string() : strip_spaces(s.text(body));
     return literal_text(v) ? v : std::string();
   }
-  if (t != "call_expression") return {};
+  if (t == "binary_operator") {  // Python `[4] * len(results)`: the one literal element, repeated
+    TSNode left = Syntax::field(e, "left"), right = Syntax::field(e, "right");
+    for (TSNode side : {left, right}) {
+      if (ts_node_is_null(side) || Syntax::type(side) != "list" || ts_node_named_child_count(side) != 1) continue;
+      const std::string v = strip_spaces(s.text(ts_node_named_child(side, 0)));
+      if (s.text(e).find('*') != std::string::npos && literal_text(v)) return v;
+    }
+    return {};
+  }
+  if (t != "call_expression" && t != "call") return {};
   TSNode callee = Syntax::field(e, "function");
   TSNode args = Syntax::field(e, "arguments");
-  if (ts_node_is_null(callee) || ts_node_is_null(args) || Syntax::type(callee) != "member_expression" ||
-      ts_node_named_child_count(args) != 1)
-    return {};
-  TSNode prop = Syntax::field(callee, "property");
-  if (ts_node_is_null(prop) || (s.text(prop) != "map" && s.text(prop) != "flatMap")) return {};
-  TSNode fn = ts_node_named_child(args, 0);
+  if (ts_node_is_null(callee) || ts_node_is_null(args)) return {};
+  // The mapping function: `xs.map(fn)`, `xs.flatMap(fn)`, `Array.from(xs, fn)`, Python `map(fn, xs)`.
+  TSNode fn{};
+  const std::string head = strip_spaces(s.text(callee));
+  const uint32_t n_args = ts_node_named_child_count(args);
+  if (t == "call") {
+    if (head != "map" || n_args != 2) return {};
+    fn = ts_node_named_child(args, 0);
+  } else if (head == "Array.from" && n_args == 2) {
+    fn = ts_node_named_child(args, 1);
+  } else {
+    if (Syntax::type(callee) != "member_expression" || n_args != 1) return {};
+    TSNode prop = Syntax::field(callee, "property");
+    if (ts_node_is_null(prop) || (s.text(prop) != "map" && s.text(prop) != "flatMap")) return {};
+    fn = ts_node_named_child(args, 0);
+  }
   const std::string_view ft = Syntax::type(fn);
-  if (ft != "arrow_function" && ft != "function_expression" && ft != "function") return {};
+  if (ft != "arrow_function" && ft != "function_expression" && ft != "function" && ft != "lambda") return {};
   std::string v = strip_spaces(s.text(Syntax::field(fn, "body")));
   if (v.size() > 2 && v.front() == '{' && v.back() == '}') {  // `{ return 4; }`
     v = v.substr(1, v.size() - 2);

@@ -2309,12 +2309,6 @@ class Analyzer {
     static const std::set<std::string, std::less<>> k = {"True", "1", "true", "notFalse", "!false", "!0", "1==1", "notNone"};
     return k.count(e) || starts_with(e, "Trueor") || starts_with(e, "true||") || starts_with(e, "1or") || starts_with(e, "1||");
   }
-  static bool empty_iterable(const std::string& c) {
-    const std::string e = compact_condition(c);
-    return e == "[]" || e == "()" || e == "{}" || e == "''" || e == "\"\"" || e == "range(0)" || e == "set()" ||
-           e == "list()" || e == "tuple()" || e == "dict()" || e == "range(0,0)" || e == "iter([])";
-  }
-
   /// A statement after which the rest of its block does not run. `passing`: only exits that end
   /// the test without failing it (return, continue, a skip, exiting the process), not raise/fail.
   bool exit_stmt(TSNode s, bool passing = false) const {
@@ -2812,7 +2806,7 @@ class Analyzer {
       } else if (pt == "for_statement" || pt == "for_in_statement" || pt == "enhanced_for_statement" || pt == "for_expression") {
         TSNode right = field(p, "right");
         if (ts_node_is_null(right)) right = field(p, "value");
-        if (!ts_node_is_null(right) && !ts_node_eq(right, cur) && (empty_iterable(text(right)) || empty_collection_in(s_.src, text(right))))
+        if (!ts_node_is_null(right) && !ts_node_eq(right, cur) && (empty_collection_in(s_.src, text(right)) || empty_collection_in(s_.src, compact_condition(text(right)))))
           mark_dead("in a loop over nothing (`" + quote(text(right)) + "`, line " + std::to_string(line(p)) + ")");
         else if (!ts_node_is_null(right) && !ts_node_eq(right, cur))
           table_rows(a, n, text(right), field(p, "left"), field(p, "body"));

@@ -104,9 +104,11 @@ PytestSpan find_pytest(const std::string& tmpl) {
   return s;
 }
 
-/// coverage.py JSON: file -> (executed lines, missing lines), paths relative to `root`.
+/// coverage.py JSON: file -> (executed lines, missing lines), paths relative to `root`. With
+/// `in_tests`, the lines that ran while a test function ran (coverage.py's `test_function` dynamic
+/// context, `--show-contexts`: a line run on import or in a fixture has only the empty context).
 using LineSets = std::map<std::string, std::pair<std::set<int>, std::set<int>>>;
-LineSets read_coverage_json(const std::string& text, const fs::path& root) {
+LineSets read_coverage_json(const std::string& text, const fs::path& root, std::map<std::string, std::set<int>>* in_tests = nullptr) {
   LineSets out;
   auto doc = parse_json(text);
   if (!doc) return out;
@@ -122,6 +124,15 @@ LineSets read_coverage_json(const std::string& text, const fs::path& root) {
       if (!lines || !lines->is_array()) continue;
       for (const auto& l : lines->as_array())
         if (l.is_int()) dst->insert(static_cast<int>(l.as_int()));
+    }
+    const Json* contexts = in_tests ? f.find("contexts") : nullptr;
+    if (!contexts || !contexts->is_object()) continue;
+    for (const auto& [line, names] : contexts->as_object()) {
+      if (!names.is_array()) continue;
+      const bool in_test = std::any_of(names.as_array().begin(), names.as_array().end(),
+                                       [](const Json& n) { return n.is_string() && !n.as_string().empty(); });
+      if (in_test && !line.empty() && line.size() < 10 && std::all_of(line.begin(), line.end(), [](char ch) { return ch >= '0' && ch <= '9'; }))
+        (*in_tests)[rel].insert(std::stoi(line));
     }
   }
   return out;
@@ -272,10 +283,11 @@ std::string changed_since(const fs::path& root, const std::vector<std::string>& 
 }
 
 /// The functions (`def`, `async def`) of a Python file and whether each ran, from coverage.py's
-/// line sets: a body statement that executed ran; a body whose statements are all missing did not.
-/// A body on the `def` line itself (`def f(): return x`) runs its only line when the module is
-/// imported, so whether it was called is not known.
-std::vector<FunctionRun> python_functions(const std::string& text, const std::set<int>& executed, const std::set<int>& missing) {
+/// line sets: `executed`, the lines that ran (in the measured part of the run); `statements`, every
+/// statement line coverage.py saw. A body statement that executed ran; a body with statements none
+/// of which executed did not. A body on the `def` line itself (`def f(): return x`) runs its only
+/// line when the module is imported, so whether it was called is not known.
+std::vector<FunctionRun> python_functions(const std::string& text, const std::set<int>& executed, const std::set<int>& statements) {
   std::vector<std::string> lines;
   for (std::size_t at = 0; at <= text.size();) {
     const std::size_t nl = text.find('\n', at);
@@ -324,7 +336,7 @@ std::vector<FunctionRun> python_functions(const std::string& text, const std::se
       for (std::size_t b = h + 1; b < end; ++b) {
         const int ln = static_cast<int>(b) + 1;
         if (executed.count(ln)) f.ran = true;
-        if (executed.count(ln) || missing.count(ln)) f.known = true;
+        if (statements.count(ln)) f.known = true;
       }
     }
     out.push_back(std::move(f));
@@ -503,6 +515,7 @@ Expected<AssertionCheck> check_assertions_ran(RepairContext& ctx, const fs::path
     return r;
   };
   std::map<std::string, std::set<int>> ran, not_run;
+  std::map<std::string, std::set<int>> ran_in_tests;  // Python: lines run while a test function ran
   std::string command;
   ProcessResult result;
   if (python) {
@@ -535,19 +548,20 @@ Expected<AssertionCheck> check_assertions_ran(RepairContext& ctx, const fs::path
     const fs::path rc = data.path / "rc";
     {
       std::ofstream f(rc);
+      // (test_function: each line records the test functions it ran under; `code_under_test` below.)
       f << "[run]\ndata_file = " << (data.path / "data").string() << "\nsource = " << root.string() << "\nomit = "
-        << data.path.string() << "/*\n";
+        << data.path.string() << "/*\ndynamic_context = test_function\n";
     }
     const fs::path json = data.path / "cov.json";
     std::string cmd = *tmpl;
     cmd.replace(span.at, span.len, shell_quote(py) + " -m coverage run --rcfile=" + shell_quote(rc.string()) + " -m pytest");
     command = "( " + expand_tests(cmd, ids) + " ); flowagent_rc=$?; " + shell_quote(py) + " -m coverage json --rcfile=" +
-              shell_quote(rc.string()) + " -o " + shell_quote(json.string()) + " >/dev/null 2>&1; exit $flowagent_rc";
+              shell_quote(rc.string()) + " --show-contexts -o " + shell_quote(json.string()) + " >/dev/null 2>&1; exit $flowagent_rc";
     auto r = run(command);
     if (!r) return unexpected(r.error());
     result = *r;
     auto text = tree->read(json.lexically_relative(root).generic_string(), 64u << 20);
-    for (auto& [file, sets] : read_coverage_json(text ? *text : std::string(), root)) {
+    for (auto& [file, sets] : read_coverage_json(text ? *text : std::string(), root, &ran_in_tests)) {
       ran[file] = std::move(sets.first);
       not_run[file] = std::move(sets.second);
     }
@@ -644,11 +658,18 @@ Expected<AssertionCheck> check_assertions_ran(RepairContext& ctx, const fs::path
       for (const auto& [file, lines] : ran) measured_files.insert(file);
       for (const auto& [file, lines] : not_run) measured_files.insert(file);
       static const std::set<int> none;
+      // A function "ran" when its body ran during a test function: code run on import (a
+      // module-level `PRECISION = _load()`) does not count. Without any test context (a runner
+      // configured to collect functions not named test*), every executed line counts.
+      const bool contexts = !ran_in_tests.empty();
       for (const auto& file : measured_files) {
         if (!python_file(file) || is_test_path(file)) continue;
         auto text = tree->read(file, 8u << 20);
         if (!text) continue;
-        functions[file] = python_functions(*text, ran.count(file) ? ran.at(file) : none, not_run.count(file) ? not_run.at(file) : none);
+        const auto& executed = contexts ? (ran_in_tests.count(file) ? ran_in_tests.at(file) : none) : (ran.count(file) ? ran.at(file) : none);
+        std::set<int> seen = not_run.count(file) ? not_run.at(file) : none;  // statements coverage.py saw
+        if (ran.count(file)) seen.insert(ran.at(file).begin(), ran.at(file).end());
+        functions[file] = python_functions(*text, executed, seen);
       }
     } else if (!called.empty() || !imported.empty()) {
       functions = read_v8_functions(data.path / "v8", root);
@@ -666,11 +687,13 @@ Expected<AssertionCheck> check_assertions_ran(RepairContext& ctx, const fs::path
     // A name called through an import of a module of the project whose functions were measured
     // (`const sum = require('../sum')`, `import calc` ... `calc.add(`): that module's code. Through
     // other modules (`subprocess.run(`, `assert.strictEqual(`) it is not the project's, whatever
-    // the project names its own functions.
+    // the project names its own functions. Python counts only a `def` of that name: code with no
+    // body of its own (`add = lambda ...`, a dataclass's or an enum's generated methods,
+    // `staticmethod(lambda ...)`) is not seen to run or not.
     for (const auto& call : imported)
       for (const auto& [file, list] : functions)
         if (!is_test_path(file) && module_names_file(python, call.test_file, call.module, file) &&
-            std::any_of(list.begin(), list.end(), [](const FunctionRun& f) { return f.known; })) {
+            std::any_of(list.begin(), list.end(), [&](const FunctionRun& f) { return f.known && (!python || f.name == call.name); })) {
           if (std::none_of(uncalled.begin(), uncalled.end(), [&](const std::string& u) { return u.rfind(call.name + " (" + file, 0) == 0; }))
             uncalled.push_back(call.name + " (" + file + ")");
           break;

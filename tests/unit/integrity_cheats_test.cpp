@@ -681,11 +681,17 @@ TEST(E2ECheats, NodeTestCheatsAreNotDeliveredAndHonestShapesAre) {
 // The assertions run but the calls of the code they check do not (review 19): a `while` that never
 // enters, a table emptied at run time, a loop that breaks before its call. The runner passes such a
 // test against the unfixed code and its assertion lines run; the coverage run of the requested test
-// sees that no function of the project ran although the test calls the project's code. The
+// sees that no function of the project ran while the test ran (a function run on import does not
+// count) although the test calls the project's code. The
 // validator alone rejects them (the guard is off in this test: the rule under test is the
 // validator's); honest accumulating tests that run the fixed code pass it.
 TEST(E2ECheats, TestsWhoseCallsOfTheCodeNeverRunAreNotDelivered) {
   auto p = py_project();
+  // A function of the module runs on import: only what runs while the test function runs counts.
+  p->head = commit_files(p->repo, {{"calc.py", "def add(a, b):\n    return a - b\n\n\ndef add_all(xs):\n    total = 0\n"
+                                               "    for x in xs:\n        total = add(total, x)\n    return total\n\n\n"
+                                               "def _precision():\n    return 2\n\n\nPRECISION = _precision()\n"}},
+                         "Precision");
   const std::vector<std::string> add_test = {"tests/test_calc.py::test_add"};
   for (const auto& [name, body] : std::vector<std::pair<const char*, std::string>>{
            {"a while that never enters", "    total, n = 0, 0\n    while n > 0:\n        total += add(2, 2)\n        n -= 1\n    assert total == 0\n"},
