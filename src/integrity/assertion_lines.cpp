@@ -9,6 +9,50 @@
 
 namespace flowagent::integrity {
 
+namespace {
+
+/// The names called in the statement that starts on `line` (1-based) of `text`: its lines up to
+/// where its brackets close, code only (strings and comments left out). A Python `assert`'s
+/// message, evaluated only when the check fails, is left out.
+std::set<std::string> statement_calls(const std::string& text, int line, Lang lang, bool* iterates) {
+  std::string code;
+  int depth = 0;
+  bool started = false, done = false;
+  for_each_capped_line(text, [&](int n, const std::string& raw) {
+    if (done || n < line) return;
+    if (n > line + 200) {
+      done = true;
+      return;
+    }
+    const std::string c = code_only(raw, lang);
+    for (char ch : c) {
+      if (ch == '(' || ch == '[' || ch == '{') ++depth;
+      else if (ch == ')' || ch == ']' || ch == '}') --depth;
+    }
+    code += c + "\n";
+    started = true;
+    const bool continued = !c.empty() && c.find_last_not_of(" \t") != std::string::npos && c[c.find_last_not_of(" \t")] == '\\';
+    if (depth <= 0 && !continued) done = true;
+  });
+  *iterates = false;
+  if (!started) return {};
+  if (lang == Lang::python) {
+    const auto at = code.find_first_not_of(" \t");
+    if (at != std::string::npos && code.compare(at, 7, "assert ") == 0) code = split_top(code.substr(at + 7), {","}).front();
+  }
+  // A comprehension or generator, or an array method that calls back per element: the calls
+  // inside run once per element, so none when the collection is empty at run time.
+  static const std::regex py_loop(R"([\[({][^\n]*?\sfor\s[^\n]*?\sin\s)");
+  static const std::regex js_loop(R"(\.\s*(?:map|filter|every|some|forEach|reduce|reduceRight|flatMap|find|findIndex|findLast)\s*\(|\bArray\s*\.\s*from\s*\()");
+  *iterates = std::regex_search(code, lang == Lang::python ? py_loop : js_loop);
+  std::set<std::string> out;
+  static const std::regex call(R"(([A-Za-z_$][\w$]*)\s*\()");
+  for (std::sregex_iterator it(code.begin(), code.end(), call), e; it != e; ++it) out.insert((*it)[1].str());
+  return out;
+}
+
+}  // namespace
+
 std::vector<RequiredAssertion> required_assertion_lines(const std::string& path, const std::optional<std::string>& before,
                                                         const std::string& after, const std::vector<std::string>& wanted,
                                                         bool whole_file) {
@@ -31,7 +75,16 @@ std::vector<RequiredAssertion> required_assertion_lines(const std::string& path,
       if (x.trivial || x.optional || x.inverted) continue;
       const bool old_condition = std::any_of(x.guards.begin(), x.guards.end(), [&](const std::string& g) { return old_guards.count(g) > 0; });
       if (old_condition) continue;
-      if (lines.insert(x.line).second) out.push_back({t.name, x.line});
+      bool iterates = false;
+      std::set<std::string> calls = statement_calls(after, x.line, lang, &iterates);
+      if (!iterates) calls.clear();  // (see RequiredAssertion::calls)
+      // (Several checks on one line: the line's record holds all of their calls.)
+      if (lines.insert(x.line).second) {
+        out.push_back({t.name, x.line, std::move(calls)});
+      } else {
+        for (auto& r : out)
+          if (r.test == t.name && r.line == x.line) r.calls.insert(calls.begin(), calls.end());
+      }
     }
   }
   return out;
@@ -91,6 +144,63 @@ TestCalls requested_test_calls(const std::string& path, const std::string& after
       }
     }
   });
+  return out;
+}
+
+std::string exported_name(const std::string& path, const std::string& text, const std::string& local) {
+  const Lang lang = lang_of(path);
+  const std::string n = std::regex_replace(local, std::regex(R"(\$)"), R"(\$)");
+  const std::regex alias(lang == Lang::python ? R"(\b([A-Za-z_]\w*)\s+as\s+)" + n + R"(\b)"
+                                              : R"((?:^|[{,\s])([A-Za-z_$][\w$]*)\s*:\s*)" + n + R"((?![\w$]))");
+  std::smatch m;
+  const std::string head = text.substr(0, 1u << 20);
+  return std::regex_search(head, m, alias) ? m[1].str() : local;
+}
+
+std::vector<PinnedCall> pinned_calls(const std::string& path, const std::string& before, const std::string& after,
+                                     const std::vector<std::string>& wanted, bool whole_file) {
+  std::vector<PinnedCall> out;
+  const Lang lang = lang_of(path);
+  if (lang != Lang::python && !is_js(lang)) return out;
+  const FileModel b = analyze(lang, before);
+  if (!b.parsed) return out;
+  const FileNames names = file_names(lang, before);
+  const TestCalls still = requested_test_calls(path, after, wanted, whole_file);
+  static const std::regex single_call(R"(^([A-Za-z_$][\w$]*)(?:\.([A-Za-z_$][\w$]*))?\()");
+  for (const auto& t : b.tests) {
+    if (!whole_file && !names_failing_test(wanted, t.name)) continue;
+    for (const auto& x : t.asserts) {
+      if (x.kind != Kind::eq || x.operands.size() != 1 || x.trivial || x.optional || x.inverted) continue;
+      std::string op = *x.operands.begin();  // (whitespace removed: `await add(2, 2)` is `awaitadd(2,2)`)
+      auto call_of = [&](const std::string& e) -> std::optional<PinnedCall> {
+        std::smatch m;
+        const auto open = e.find('(');
+        if (!std::regex_search(e, m, single_call) || open == std::string::npos || closing_paren(e, open) != e.size() - 1)
+          return std::nullopt;
+        const std::string head = m[1].str();
+        const std::string name = m[2].matched ? m[2].str() : head;
+        auto im = names.imported.find(head);
+        if (im == names.imported.end()) return std::nullopt;
+        return PinnedCall{m[2].matched ? name : exported_name(path, before, name), im->second};
+      };
+      auto pinned = call_of(op);
+      if (!pinned && op.rfind("await", 0) == 0) pinned = call_of(op.substr(5));
+      if (!pinned) continue;
+      // Still called through the same import, under its own name or an alias (`from calc import
+      // add as plus`, `const { add: plus } = require('./calc')`).
+      std::set<std::string> local = {pinned->name};
+      const std::string n = std::regex_replace(pinned->name, std::regex(R"(\$)"), R"(\$)");
+      const std::regex alias(lang == Lang::python ? R"(\b)" + n + R"(\s+as\s+([A-Za-z_]\w*))" : R"((?:^|[{,\s]))" + n + R"(\s*:\s*([A-Za-z_$][\w$]*))");
+      for (std::sregex_iterator it(after.begin(), after.end(), alias), e; it != e; ++it) local.insert((*it)[1].str());
+      const bool called = std::any_of(local.begin(), local.end(), [&](const std::string& l) {
+        auto now = still.imported.find(l);
+        return now != still.imported.end() && now->second.count(pinned->module) > 0;
+      });
+      if (!called) continue;
+      if (std::none_of(out.begin(), out.end(), [&](const PinnedCall& p) { return p.name == pinned->name && p.module == pinned->module; }))
+        out.push_back(std::move(*pinned));
+    }
+  }
   return out;
 }
 

@@ -13,6 +13,12 @@ namespace flowagent::integrity {
 struct RequiredAssertion {
   std::string test;  ///< the test's name in the guard's model ("TestA.test_b", "suite adds")
   int line = 0;      ///< 1-based line of the assertion in the after version
+  /// The names its statement calls inside a comprehension, generator or per-element callback
+  /// (`add` of `all(add(a, b) == w for ...)`, of `rows.map(([a, b]) => add(a, b))`): calls that run
+  /// once per element, so not at all over a collection emptied or filtered to nothing at run time.
+  /// Empty when the statement iterates over nothing (a plain call runs whenever the check does;
+  /// a short-circuit or a conditional branch may honestly skip one). A message is left out.
+  std::set<std::string> calls;
 };
 
 /// The assertion lines of the tests of `after` (the file at `path` after the patch) that `wanted`
@@ -42,5 +48,24 @@ struct TestCalls {
 };
 TestCalls requested_test_calls(const std::string& path, const std::string& after, const std::vector<std::string>& wanted,
                                bool whole_file);
+
+/// The name a module exports under which the test file at `path` (text `text`) imports `local`:
+/// `add` for `plus` with `from calc import add as plus` or `const { add: plus } = require(...)`;
+/// `local` itself when it is not an alias.
+std::string exported_name(const std::string& path, const std::string& text, const std::string& local);
+
+/// A function of another module whose call a requested test pinned with a literal before the patch
+/// (`assert add(2, 2) == 4`, `assert.strictEqual(await calc.add(2, 2), 4)`) and that the test still
+/// calls after it: the code whose value the test must still depend on (the validator's
+/// value-sensitivity run moves its results and requires the test to fail).
+struct PinnedCall {
+  std::string name;    ///< the function's name in its module (`add`)
+  std::string module;  ///< the module as the test file writes it (`calc`, `pkg.mod`, `./calc`, `../sum`)
+};
+/// The pinned calls of the tests of `before` that `wanted` names (every test of the file when
+/// `whole_file`) that the same tests of `after` still call through the same import. Python and
+/// JavaScript/TypeScript; empty for other languages or when a version does not parse.
+std::vector<PinnedCall> pinned_calls(const std::string& path, const std::string& before, const std::string& after,
+                                     const std::vector<std::string>& wanted, bool whole_file);
 
 }  // namespace flowagent::integrity

@@ -316,8 +316,21 @@ bool platform_condition(std::string_view text) {
                                                 "__linux__", "IS_WINDOWS", "win32", "darwin", "windows", "linux",
                                                 "unix", "freebsd", "GOARCH", "target_arch", "amd64", "arm64",
                                                 "IS_OSX", "IS_MAC", "cfg(windows)", "cfg(unix)", "WIN", "MACOS", "LINUX",
-                                                "WINDOWS", "is_windows", "is_win", "ON_WINDOWS"};
-  return std::any_of(std::begin(kWords), std::end(kWords), [&](auto w) { return contains(text, w); });
+                                                "WINDOWS", "is_windows", "is_win", "ON_WINDOWS", "WIN32"};
+  // Whole words (`_` and punctuation bound them): `WINDOW`, `unixtime` and `darwinism` are not
+  // platforms; `IS_WINDOWS`, `linux_only` and `'win32'` are.
+  static constexpr std::string_view kWhole[] = {"WIN", "unix", "linux", "darwin", "windows", "freebsd", "MACOS", "LINUX", "WINDOWS", "is_win"};
+  auto word = [&](std::string_view w) {
+    if (std::find(std::begin(kWhole), std::end(kWhole), w) == std::end(kWhole)) return contains(text, w);
+    for (auto at = text.find(w); at != std::string_view::npos; at = text.find(w, at + 1)) {
+      const bool left = at == 0 || !std::isalnum(static_cast<unsigned char>(text[at - 1])) || !std::isalnum(static_cast<unsigned char>(w.front()));
+      const std::size_t end = at + w.size();
+      const bool right = end >= text.size() || !std::isalnum(static_cast<unsigned char>(text[end])) || !std::isalnum(static_cast<unsigned char>(w.back()));
+      if (left && right) return true;
+    }
+    return false;
+  };
+  return std::any_of(std::begin(kWords), std::end(kWords), word);
 }
 
 std::optional<std::string> skip_marker(std::string_view text) {

@@ -1339,11 +1339,96 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
                          " of the code under test" + (module == "." ? std::string() : " (" + module + ")") +
                          ": a change to that code moves both sides of the check"});
     };
+    // Results of one function combined by arithmetic, with literals at most (`add(2, 2) - add(1, 3)`,
+    // `add(2, 3) / add(3, 2)`): the function, when there are two calls of it or more; none otherwise.
+    std::function<std::pair<std::string, std::string>(const std::string&, const std::map<std::string, std::string>*)> relation_of =
+        [&](const std::string& op, const std::map<std::string, std::string>* from) -> std::pair<std::string, std::string> {
+      std::pair<std::string, std::string> fn;
+      int calls = 0;
+      // (An absolute value of it relates the same results: `abs(add(2, 2) - add(1, 3))`.)
+      static const std::regex absolute(R"(^(?:Math\.abs|abs|math\.fabs|fabs)\((.*)\)$)");
+      std::smatch am;
+      if (std::regex_match(op, am, absolute) && closing_paren(op, op.find('(')) == op.size() - 1) return relation_of(am[1].str(), from);
+      for (const auto& written : split_top(op, {"-", "+", "*", "/", "%"})) {
+        // (A unary minus and `//` leave empty terms: `-add(1, 3) + add(2, 2)`, `a // b`. The new
+        // test's terms are read through its locals: `x = add(2, 2)` ... `x - y`.)
+        const std::string term = from ? written : through_locals(written);
+        if (term.empty() || literal_text(term)) continue;
+        const auto open = term.find('(');
+        if (open == std::string::npos || open == 0 || closing_paren(term, open) != term.size() - 1) return {};
+        const auto f = callee(term, from);
+        if (f.first.empty() || f.second.empty() || (!fn.first.empty() && f != fn)) return {};
+        fn = f;
+        ++calls;
+      }
+      return calls >= 2 ? fn : std::pair<std::string, std::string>{};
+    };
+    // A check that pins a call of `fn`: an equality one of whose sides calls it (`add(2, 2) == 5`,
+    // `[add(a, b) for ...] == [5, 1]`, `add(a, b) == want` over a table, through a local bound to
+    // the call: `got = add(2, 2)` ... `got == 5`) and whose other side does not, and that is no
+    // relation of its results (`add(2, 2) - add(1, 3) == 0`). The file's helpers it calls count
+    // (`check(a, b, want)` asserting `add(a, b) == want`).
+    const auto reads_fn = [&](const std::string& op, const std::pair<std::string, std::string>& fn, const std::map<std::string, std::string>* from) {
+      for (std::size_t pos = op.find(fn.first + "("); pos != std::string::npos; pos = op.find(fn.first + "(", pos + 1)) {
+        std::size_t start = pos;
+        while (start > 0 && (std::isalnum(static_cast<unsigned char>(op[start - 1])) || op[start - 1] == '_' || op[start - 1] == '$' || op[start - 1] == '.'))
+          --start;
+        if (callee(op.substr(start), from) == fn) return true;
+        // (Whitespace is removed: `await add(2, 2)` reads `awaitadd(2,2)`.)
+        for (const std::string_view kw : {"await", "not", "new", "typeof", "yield"})
+          if (op.compare(start, kw.size(), kw) == 0 && callee(op.substr(start + kw.size()), from) == fn) return true;
+      }
+      return false;
+    };
+    const auto pins_call = [&](const TestUnit& t, const std::pair<std::string, std::string>& fn, const std::map<std::string, std::string>* from) {
+      if (&t == &*bt)  // the old test: a check whose one operand is the call
+        return std::any_of(t.asserts.begin(), t.asserts.end(), [&](const Assertion& b) {
+          if (b.kind != Kind::eq || b.operands.size() != 1) return false;
+          const std::string op = spelled(*b.operands.begin());
+          return callee(op, from) == fn && relation_of(op, from).first.empty();
+        });
+      std::vector<const TestUnit*> units = {&t};
+      for (const auto& h : c.after.helpers)
+        if (t.calls.count(h.name)) units.push_back(&h);
+      for (const TestUnit* u : units)
+        for (const Assertion& b : u->asserts) {
+          // (A check that may not run here, under a platform condition, pins nothing here.)
+          if ((b.kind != Kind::eq && b.kind != Kind::approx) || b.optional || !b.dead.empty()) continue;
+          std::vector<std::string> ops;
+          for (const auto& o : b.operands)
+            if (!o.empty() && o[0] != '"' && o[0] != '\'' && o[0] != '`') ops.push_back(o);
+          if (ops.size() == 1) {
+            const std::string op = through_locals(spelled(ops[0]));
+            if (reads_fn(op, fn, from) && relation_of(op, from).first.empty()) return true;
+          } else if (ops.size() == 2) {
+            const bool r0 = reads_fn(through_locals(spelled(ops[0])), fn, from), r1 = reads_fn(through_locals(spelled(ops[1])), fn, from);
+            if (r0 == r1) continue;
+            const std::string& other = r0 ? ops[1] : ops[0];
+            if (!reads_module(through_locals(spelled(computed.count(other) ? computed[other] : other)), fn.second, fn.first)) return true;
+          }
+        }
+      return false;
+    };
+    // (Not when the file defines a function of that name itself: the call is its own reference.)
+    const auto own_definition = [&](const std::string& fn) {
+      const std::string name = std::regex_replace(fn, std::regex(R"(\$)"), R"(\$)");
+      return std::regex_search(*c.file.after, std::regex(R"((?:\bdef|\bfunction)\s+)" + name + R"(\s*\(|\b(?:const|let|var)\s+)" + name + R"(\s*=)"));
+    };
     for (const auto& a : at.asserts) {
       if (a.kind != Kind::eq) continue;
       if (a.operands.size() == 1 && dynamic) {
         // The actual side adjusted by the module's own values (`calc.add(2, 2) - calc.OFFSET == 4`).
         const std::string op = spelled(*a.operands.begin());
+        // A relation written as a pin (`add(2, 2) - add(1, 3) == 0`, `add(2, 3) / add(3, 2) == 1`):
+        // results of one function combined and compared with a literal. When the old test pinned a
+        // call of it with a literal and no check pins one now, its only oracle became a relation
+        // between the function's own results: a change to the function moves every term alike.
+        if (const auto fn = relation_of(op, nullptr); !fn.first.empty() && !js_assertion_module(fn.second) &&
+                                                      pins_call(*bt, fn, &imports_before) && !pins_call(at, fn, nullptr) &&
+                                                      !own_definition(fn.first)) {
+          flag(a, op, fn.first + " (its own results combined, compared with a literal)", fn.second);
+          return;
+        }
         for (const auto& b : bt->asserts) {
           if (b.kind != Kind::eq || b.operands.size() != 1) continue;
           const std::string pinned = spelled(*b.operands.begin());
@@ -1427,17 +1512,7 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
         // (Python and JavaScript: a call of the same function pinned with other arguments, when no
         // check pins any call of it now: the test's only literal oracle for it became a relation
         // between its own results, `add(2, 3) == add(3, 2)`, a total against a total.)
-        const auto pins_fn = [&](const TestUnit& t, const std::map<std::string, std::string>* from) {
-          return std::any_of(t.asserts.begin(), t.asserts.end(), [&](const Assertion& b) {
-            return b.kind == Kind::eq && b.operands.size() == 1 && callee(spelled(*b.operands.begin()), from) == std::pair{f1, m1};
-          });
-        };
-        // (Not when the file defines a function of that name itself: the call is its own reference.)
-        const auto own_definition = [&] {
-          const std::string name = std::regex_replace(f1, std::regex(R"(\$)"), R"(\$)");
-          return std::regex_search(*c.file.after, std::regex(R"((?:\bdef|\bfunction)\s+)" + name + R"(\s*\(|\b(?:const|let|var)\s+)" + name + R"(\s*=)"));
-        };
-        const bool relation_only = dynamic && pins_fn(*bt, &imports_before) && !pins_fn(at, nullptr) && !own_definition();
+        const bool relation_only = dynamic && pins_call(*bt, {f1, m1}, &imports_before) && !pins_call(at, {f1, m1}, nullptr) && !own_definition(f1);
         const bool pinned_before = pinned_in(*bt, checked) || relation_only ||
                                    std::any_of(bt->asserts.begin(), bt->asserts.end(), [&](const Assertion& b) {
                                      // The same call pinned under the old imports (`add(2, 2)` then

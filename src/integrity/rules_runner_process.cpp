@@ -98,7 +98,7 @@ bool honest_termination(std::string_view code, Lang l, const std::string& after)
 const std::vector<Family>& strong_report_names() {
   static const std::vector<Family> v = {
       {"the runner's report or flowagent's evidence directory",
-       std::regex(R"(flowagent-evidence|flowagent-cov|junitxml|junit_xml|junit-xml|GTEST_OUTPUT|XML_OUTPUT_FILE|JEST_JUNIT_OUTPUT|test-reporter-destination|surefire-reports|PYTEST_ADDOPTS)")},
+       std::regex(R"(flowagent-evidence|flowagent-cov|FLOWAGENT_PERTURB|flowagent_value_probe|junitxml|junit_xml|junit-xml|GTEST_OUTPUT|XML_OUTPUT_FILE|JEST_JUNIT_OUTPUT|test-reporter-destination|surefire-reports|PYTEST_ADDOPTS)")},
   };
   return v;
 }
@@ -124,8 +124,8 @@ const std::vector<Family>& test_report_names(Lang l) {
 const std::vector<Family>& test_report_names_common() {
   static const std::vector<Family> v = {
       {"the runner's report location", std::regex(R"(\bxmlpath\b|\bLogXML\b|\bgtest_output\b|GTEST_FLAG\w*\s*\(\s*output|\boutputFile\b)")},
-      {"the coverage data flowagent's assertion check reads",
-       std::regex(R"(\bNODE_V8_COVERAGE\b|\bCOVERAGE_FILE\b|\bCOVERAGE_PROCESS_START\b|\bcoverage\s*\.\s*(Coverage|process_startup)\b)")},
+      {"the coverage data flowagent's assertion check reads, or the plugins its value-sensitivity run loads",
+       std::regex(R"(\bPYTEST_PLUGINS\b|\bNODE_V8_COVERAGE\b|\bCOVERAGE_FILE\b|\bCOVERAGE_PROCESS_START\b|\bcoverage\s*\.\s*(Coverage|process_startup)\b)")},
       {"the runner's command line",
        std::regex(R"(/proc/[^'"\s]*/?(cmdline|environ)|\bcmdline\s*\(|\borig_argv\b|getInputArguments|sun\.java\.command|ProcessHandle\s*\.\s*current\s*\(\s*\)\s*\.\s*info)")},
   };

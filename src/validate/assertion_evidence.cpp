@@ -31,6 +31,13 @@ namespace {
 
 bool ends_with(std::string_view s, std::string_view x) { return s.size() >= x.size() && s.substr(s.size() - x.size()) == x; }
 
+/// The first five of `items`, joined by `sep`: what a message names.
+std::string first_few(const std::vector<std::string>& items, std::string_view sep) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size() && i < 5; ++i) out += (i ? std::string(sep) : std::string()) + items[i];
+  return out;
+}
+
 bool python_file(std::string_view p) { return ends_with(p, ".py"); }
 bool js_file(std::string_view p) {
   // Plain JavaScript only: transpiled sources (TypeScript, JSX through a loader) have V8 offsets
@@ -643,6 +650,7 @@ Expected<AssertionCheck> check_assertions_ran(RepairContext& ctx, const fs::path
       std::string name, test_file, module;
     };
     std::vector<ImportedCall> imported;
+    std::map<std::string, integrity::TestCalls> calls_of;  // by test file
     for (const auto& [path, c] : files) {
       if (!c.in_patch) continue;
       auto after = tree->read(path, 8u << 20);
@@ -651,6 +659,7 @@ Expected<AssertionCheck> check_assertions_ran(RepairContext& ctx, const fs::path
       called.insert(calls.names.begin(), calls.names.end());
       for (const auto& [name, modules] : calls.imported)
         for (const auto& module : modules) imported.push_back({name, path, module});
+      calls_of[path] = std::move(calls);
     }
     std::map<std::string, std::vector<FunctionRun>> functions;
     if (python) {
@@ -670,6 +679,19 @@ Expected<AssertionCheck> check_assertions_ran(RepairContext& ctx, const fs::path
         std::set<int> seen = not_run.count(file) ? not_run.at(file) : none;  // statements coverage.py saw
         if (ran.count(file)) seen.insert(ran.at(file).begin(), ran.at(file).end());
         functions[file] = python_functions(*text, executed, seen);
+        // A memoised function (`@cache`, `@lru_cache(...)`, `@cached_property`) warmed on import
+        // answers the test from its cache: its body need not run again. Not judged.
+        std::vector<std::string> lines;
+        for (std::size_t at = 0; at <= text->size();) {
+          const auto nl = text->find('\n', at);
+          lines.push_back(text->substr(at, nl == std::string::npos ? std::string::npos : nl - at));
+          if (nl == std::string::npos) break;
+          at = nl + 1;
+        }
+        static const std::regex memo(R"(^\s*@[\w.]*(?:cache|memo)[\w.]*\b)", std::regex::icase);
+        for (auto& f : functions[file])
+          for (int l = f.line - 1; l >= 1 && l <= static_cast<int>(lines.size()) && lines[static_cast<std::size_t>(l - 1)].find('@') != std::string::npos; --l)
+            if (std::regex_search(lines[static_cast<std::size_t>(l - 1)], memo)) f.known = false;
       }
     } else if (!called.empty() || !imported.empty()) {
       functions = read_v8_functions(data.path / "v8", root);
@@ -698,11 +720,56 @@ Expected<AssertionCheck> check_assertions_ran(RepairContext& ctx, const fs::path
             uncalled.push_back(call.name + " (" + file + ")");
           break;
         }
-    if (!any_ran && !uncalled.empty()) {
-      std::string list;
-      for (std::size_t i = 0; i < uncalled.size() && i < 5; ++i) list += (i ? ", " : "") + uncalled[i];
+    // Each check of a changed test file that ran must have run the code it iterates over: a
+    // function of a project module its statement calls by name once per element (`add` of
+    // `all(add(a, b) == w for a, b, w in CASES if sub(a, b) > 5)`, of `picked.map(([a, b]) =>
+    // add(a, b))` over a table filtered to nothing, also when the table is emptied on another line)
+    // that never ran while the check did means the check compared nothing of it, whatever else of
+    // the project ran. A function the module does not define by that name is not judged; a plain
+    // call, a short-circuit or a conditional branch is not (RequiredAssertion::calls).
+    std::vector<std::string> unchecked;
+    for (const auto& [path, r] : required) {
+      if (!calls_of.count(path) || !ran.count(path) || !ran.at(path).count(r.line)) continue;
+      const auto& tc = calls_of.at(path);
+      auto test_text = tree->read(path, 8u << 20);
+      for (const auto& local : r.calls) {
+        auto im = tc.imported.find(local);
+        if (im == tc.imported.end()) continue;
+        // (An import alias names the module's function by its own name: `{ add: plus }`.)
+        const std::string name = test_text ? integrity::exported_name(path, *test_text, local) : local;
+        bool defined = false, executed = false;
+        std::string where;
+        for (const auto& [file, list] : functions) {
+          if (is_test_path(file)) continue;
+          if (std::none_of(im->second.begin(), im->second.end(), [&](const std::string& m) { return module_names_file(python, path, m, file); }))
+            continue;
+          // V8 names a function by where it is bound (`module.exports.all`, `exports.add`); a
+          // module that is itself the function (`const sum = require('./sum')` of `module.exports
+          // = (a, b) => ...`) is `module.exports` or `default`, matched when no function has the name.
+          auto named = [&](const FunctionRun& f) { return f.name == name || (!python && f.name.ends_with("." + name)); };
+          const bool any_named = std::any_of(list.begin(), list.end(), named);
+          for (const auto& f : list) {
+            const bool whole_module = !python && !any_named && (f.name == "module.exports" || f.name == "default" || f.name == "exports.default");
+            if (!f.known || (!named(f) && !whole_module)) continue;
+            defined = true;
+            executed = executed || f.ran;
+            if (where.empty()) where = file + ":" + std::to_string(f.line);
+          }
+        }
+        if (defined && !executed)
+          unchecked.push_back(name + " (" + where + "), called by the check at " + path + ":" + std::to_string(r.line) + " (test " + r.test + ")");
+      }
+    }
+    if (!unchecked.empty()) {
       out.reason = "code_under_test_not_executed";
-      out.message = "the requested tests pass and their assertions ran, but the code they call did not: " + list +
+      out.message = "the requested tests pass and their checks ran, but the code a check compares did not: " + first_few(unchecked, "; ") +
+                    " never ran (coverage of a run of just those tests): a check whose call of the code never runs checks "
+                    "nothing of it";
+      return out;
+    }
+    if (!any_ran && !uncalled.empty()) {
+      out.reason = "code_under_test_not_executed";
+      out.message = "the requested tests pass and their assertions ran, but the code they call did not: " + first_few(uncalled, ", ") +
                     " never ran, nor did any other function of the project (coverage of a run of just those tests): a "
                     "test whose calls of the code never run checks nothing of it";
       return out;
@@ -714,6 +781,311 @@ Expected<AssertionCheck> check_assertions_ran(RepairContext& ctx, const fs::path
     out.reason = "unverified";
     out.message = "the coverage run of the requested tests recorded nothing for " + list +
                   ": their assertions were not seen to run";
+  }
+  return out;
+}
+
+}  // namespace flowagent::detail
+
+namespace flowagent::detail {
+
+namespace {
+
+// The value-sensitivity run's helpers, written into the run's private directory. Each wraps the
+// named functions of the named modules so that a number they return (or resolve to) is one more
+// and a boolean is negated, and appends a line to the log each time it moved a result.
+constexpr const char* kPythonPerturb = R"PY(# flowagent: moves the results of the code under test (the value-sensitivity run).
+import functools, importlib.abc, inspect, json, os, sys
+
+_targets = {}
+for _m, _n in json.loads(os.environ.get('FLOWAGENT_PERTURB', '[]')):
+    _targets.setdefault(_m, set()).add(_n)
+_log = os.environ.get('FLOWAGENT_PERTURB_LOG', '')
+_NO = object()
+
+
+def _moved(v):
+    if isinstance(v, bool):
+        return not v
+    if isinstance(v, (int, float)):
+        return v + 1
+    return _NO
+
+
+def _note(what='moved'):
+    with open(_log, 'a') as f:
+        f.write(what + '\n')
+
+
+def _wrap(f):
+    if inspect.iscoroutinefunction(f):
+        async def w(*a, **k):
+            _note('called')
+            r = await f(*a, **k)
+            m = _moved(r)
+            if m is _NO:
+                return r
+            _note()
+            return m
+    else:
+        def w(*a, **k):
+            _note('called')
+            r = f(*a, **k)
+            m = _moved(r)
+            if m is _NO:
+                return r
+            _note()
+            return m
+    functools.update_wrapper(w, f)
+    w.__dict__.pop('__wrapped__', None)
+    return w
+
+
+def _patch(mod):
+    for n in _targets.get(mod.__name__, ()):
+        f = mod.__dict__.get(n)
+        if inspect.isfunction(f):
+            setattr(mod, n, _wrap(f))
+            _note('wrapped')
+
+
+class _Loader:
+    def __init__(self, loader):
+        self._loader = loader
+
+    def __getattr__(self, a):
+        return getattr(self._loader, a)
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module):
+        self._loader.exec_module(module)
+        _patch(module)
+
+
+class _Finder(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name not in _targets:
+            return None
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, 'find_spec'):
+                continue
+            spec = finder.find_spec(name, path, target)
+            if spec is None:
+                continue
+            if spec.loader is not None and hasattr(spec.loader, 'exec_module'):
+                spec.loader = _Loader(spec.loader)
+            return spec
+        return None
+
+
+for _name in list(_targets):
+    if _name in sys.modules:
+        _patch(sys.modules[_name])
+sys.meta_path.insert(0, _Finder())
+)PY";
+
+constexpr const char* kNodePerturb = R"JS('use strict';
+// flowagent: moves the results of the code under test (the value-sensitivity run).
+const Module = require('module');
+const fs = require('fs');
+const targets = new Map();
+for (const [file, name] of JSON.parse(process.env.FLOWAGENT_PERTURB || '[]')) {
+  if (!targets.has(file)) targets.set(file, new Set());
+  targets.get(file).add(name);
+}
+const log = process.env.FLOWAGENT_PERTURB_LOG || '';
+const NO = Symbol('unmoved');
+function moved(v) {
+  if (typeof v === 'boolean') return !v;
+  if (typeof v === 'number') return v + 1;
+  if (typeof v === 'bigint') return v + 1n;
+  return NO;
+}
+function note(what = 'moved') {
+  fs.appendFileSync(log, what + '\n');
+}
+function result(r) {
+  if (r && typeof r.then === 'function') {
+    return r.then((v) => {
+      const m = moved(v);
+      if (m === NO) return v;
+      note();
+      return m;
+    });
+  }
+  const m = moved(r);
+  if (m === NO) return r;
+  note();
+  return m;
+}
+function wrap(f) {
+  note('wrapped');
+  const w = function (...args) {
+    note('called');
+    return result(new.target ? Reflect.construct(f, args, new.target) : f.apply(this, args));
+  };
+  Object.defineProperty(w, 'name', { value: f.name });
+  Object.defineProperty(w, 'length', { value: f.length });
+  Object.defineProperty(w, 'toString', { value: () => Function.prototype.toString.call(f) });
+  Object.assign(w, f);
+  w.prototype = f.prototype;
+  return w;
+}
+const done = new Set();
+const load = Module._load;
+Module._load = function (request, parent, isMain) {
+  const exp = load.apply(this, arguments);
+  let file;
+  try {
+    file = Module._resolveFilename(request, parent, isMain);
+  } catch (e) {
+    return exp;
+  }
+  const names = targets.get(file);
+  if (!names || done.has(file)) return exp;
+  done.add(file);
+  let out = exp;
+  for (const n of names) {
+    if (exp && typeof exp[n] === 'function') {
+      exp[n] = wrap(exp[n]);
+    } else if (typeof exp === 'function' && out === exp) {
+      out = wrap(exp);  // the module is the function (`const sum = require('./sum')`)
+      if (Module._cache[file]) Module._cache[file].exports = out;
+    }
+  }
+  return out;
+};
+)JS";
+
+}  // namespace
+
+Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::path& root, const std::string& patch_text) {
+  AssertionCheck out;
+  const auto& req = ctx.request;
+  const auto& wanted = req.failure.failing_tests;
+  const reports::Runner runner = plan_runner(req.commands.test, root / ".flowagent-none", root).runner;
+  const bool python = runner == reports::Runner::pytest;
+  const bool js = runner == reports::Runner::node_test || runner == reports::Runner::tape;
+  if (!python && !js) {
+    out.note = "not available: results are moved only under pytest, node --test and tape";
+    return out;
+  }
+  auto tree = SandboxFs::open(root);
+  if (!tree) return unexpected(tree.error());
+  auto patch = parse_patch(patch_text);
+  if (!patch) return unexpected(patch.error());
+  const auto repo = workspace_repo(ctx.workspace);
+  // [module as the runtime names it, function]: a dotted Python module, an absolute script path.
+  std::vector<std::pair<std::string, std::string>> targets;
+  std::vector<std::string> described;
+  for (const auto& f : patch->files) {
+    if (f.status != PatchStatus::modified || !is_test_path(f.new_path) || !(python ? python_file(f.new_path) : js_file(f.new_path)))
+      continue;
+    bool whole_file = false, named = false;
+    for (const auto& w : wanted) {
+      const auto sep = w.find("::");
+      if (w.substr(0, sep) == f.new_path) {
+        named = true;
+        whole_file = whole_file || sep == std::string::npos;
+      }
+    }
+    if (!named && !js) continue;  // (node --test and tape name tests by title: a changed test file may hold them)
+    auto after = tree->read(f.new_path, 8u << 20);
+    if (!after) continue;
+    auto before = !f.old_blob.empty() && f.old_blob.find_first_not_of('0') != std::string::npos
+                      ? read_blob(repo, f.old_blob, ctx.cancel)
+                      : read_file_at(repo, ctx.workspace.head_commit(), f.old_path, ctx.cancel);
+    if (!before) return unexpected(before.error());
+    for (const auto& p : integrity::pinned_calls(f.new_path, *before, *after, wanted, whole_file)) {
+      std::string module;
+      if (python) {
+        if (p.module.empty() || p.module.front() == '.') continue;  // (relative imports: not resolved here)
+        module = p.module;
+      } else {
+        if (p.module.rfind("./", 0) != 0 && p.module.rfind("../", 0) != 0) continue;
+        const std::string base = (fs::path(f.new_path).parent_path() / p.module).lexically_normal().generic_string();
+        for (const char* ext : {"", ".js", ".cjs", "/index.js", "/index.cjs"}) {
+          auto st = tree->stat(base + ext);
+          if (st && S_ISREG(st->st_mode)) {
+            module = (root / (base + ext)).lexically_normal().string();
+            break;
+          }
+        }
+        if (module.empty()) continue;
+      }
+      if (std::find(targets.begin(), targets.end(), std::pair{module, p.name}) != targets.end()) continue;
+      targets.emplace_back(module, p.name);
+      described.push_back(p.name + " (" + p.module + ")");
+    }
+  }
+  if (targets.empty()) {
+    out.note = "not applicable: no requested test changed by the patch pinned a call of the project's code";
+    return out;
+  }
+  DataDir data(root);
+  if (data.path.empty()) return fail(Errc::io, "cannot create the value-sensitivity directory in " + root.string());
+  const fs::path log = data.path / "moved.log";
+  const fs::path helper = data.path / (python ? "flowagent_value_probe.py" : "flowagent_value_probe.js");
+  {
+    std::ofstream h(helper);
+    h << (python ? kPythonPerturb : kNodePerturb);
+    if (!h) return fail(Errc::io, "cannot write " + helper.string());
+  }
+  Json::Array list;
+  for (const auto& [module, name] : targets) list.push_back(Json(Json::Array{Json(module), Json(name)}));
+  std::string env = "export FLOWAGENT_PERTURB=" + shell_quote(dump_json_lossy(Json(std::move(list)))) + " FLOWAGENT_PERTURB_LOG=" + shell_quote(log.string()) + "; ";
+  if (python)
+    env += "export PYTHONPATH=" + shell_quote(data.path.string()) + "${PYTHONPATH:+:$PYTHONPATH} PYTEST_PLUGINS=flowagent_value_probe${PYTEST_PLUGINS:+,$PYTEST_PLUGINS}; ";
+  else
+    env += "export NODE_OPTIONS=" + shell_quote("--require " + helper.string()) + "\"${NODE_OPTIONS:+ $NODE_OPTIONS}\"; ";
+  std::vector<std::string> ids;
+  for (const auto& x : wanted)
+    if (std::find(ids.begin(), ids.end(), x) == ids.end()) ids.push_back(x);
+  auto tmpl = checked_test_template(req, ids, "sensitivity");
+  if (!tmpl) return unexpected(tmpl.error());
+  const std::string command = env + expand_tests(*tmpl, ids);
+  auto r = run_command(root, command, req, ctx.cancel, ctx.sandbox);
+  if (!r) return unexpected(r.error());
+  if (r->cancelled) return fail(Errc::cancelled, "validation cancelled");
+  out.checked = true;
+  out.run.command = command;
+  out.run.exit_code = r->exit_code;
+  out.run.timed_out = r->timed_out;
+  out.run.duration_ms = r->duration_ms;
+  out.run.purpose = "sensitivity";
+  auto text = tree->read(log.lexically_relative(root).generic_string(), 16u << 20);
+  std::size_t wrapped = 0, called = 0, times = 0;
+  for (std::string_view rest = text ? std::string_view(*text) : std::string_view(); !rest.empty();) {
+    const auto nl = rest.find('\n');
+    const std::string_view line = rest.substr(0, nl);
+    rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
+    if (line == "wrapped") ++wrapped;
+    else if (line == "called") ++called;
+    else if (line == "moved") ++times;
+  }
+  const std::string names = first_few(described, ", ");
+  const bool passed = !r->timed_out && r->exit_code == 0;
+  // The function was wrapped (a plain function of the module, loaded by the run) and the tests
+  // passed without calling it once: they no longer run the code they pinned.
+  if (passed && wrapped > 0 && called == 0) {
+    out.reason = "code_under_test_not_executed";
+    out.message = "the requested tests pass without calling " + names +
+                  " once, although before the patch they compared a call of it with a literal and they still call it: a "
+                  "check whose call of the code never runs checks nothing of it";
+    return out;
+  }
+  if (times == 0) {
+    out.checked = false;
+    out.note = "not applicable: no result of " + described.front() + " was a number or a boolean to move";
+    return out;
+  }
+  if (passed) {
+    out.reason = "code_value_not_checked";
+    out.message = "the requested tests still pass when the results of " + names + " are moved (" + std::to_string(times) +
+                  " result(s) changed by one or negated), although before the patch the tests compared a call of it "
+                  "with a literal: their verdict no longer depends on what the code computes";
   }
   return out;
 }

@@ -20,7 +20,9 @@ struct AssertionCheck {
   /// "" passed or not checked; "assertion_not_executed" (an assertion line of a requested test did
   /// not run; the message names file:line and the test); "code_under_test_not_executed" (the patch
   /// changed a requested test, which calls functions of the project, and no function of the
-  /// project's own code ran; pytest, node --test and tape); "unverified" (the coverage run left no
+  /// project's own code ran; pytest, node --test and tape; or a check the patch wrote calls a
+  /// function of the project that never ran); "code_value_not_checked" (check_value_sensitivity);
+  /// "unverified" (the coverage run left no
   /// data for a file it had to cover: fail closed).
   std::string reason;
   std::string message;
@@ -39,5 +41,18 @@ struct AssertionCheck {
 Expected<AssertionCheck> check_assertions_ran(RepairContext& ctx, const std::filesystem::path& root,
                                               const std::string& patch_text,
                                               std::chrono::system_clock::time_point tests_started = {});
+
+/// Value sensitivity: a requested test must still depend on the value of the code it pinned. When
+/// the patch changed a requested test file, and the test before the patch compared a call of a
+/// function of another module of the project with a literal (integrity::pinned_calls) that the test
+/// still calls, the requested tests run once more with each such function's results moved (numbers
+/// by one, booleans negated, awaited results too; pytest through a plugin that wraps the module's
+/// functions when it is imported, node --test and tape through a `--require` preload that wraps
+/// the CommonJS exports). A run that passes although results were moved is "code_value_not_checked":
+/// the test's verdict no longer depends on what the code computes (a relation between its results,
+/// a settled status, a product with zero). Not applicable (note set, not checked) for other
+/// runners, ES modules, functions whose results are not numbers or booleans, and when no result
+/// was moved. Errors: cancellation, an unavailable sandbox, a bad test id.
+Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const std::filesystem::path& root, const std::string& patch_text);
 
 }  // namespace flowagent::detail

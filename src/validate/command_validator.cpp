@@ -229,6 +229,12 @@ class CommandValidator final : public Validator {
       if (ran->checked) ev.runs.push_back(ran->run);
       ev.assertion_check = ran->checked ? "runtime" : ran->note;
       if (!ran->reason.empty()) return failed(rep, ran->reason, ran->message);
+      // A test that pinned a call of the code must still depend on its value (a relation between
+      // its results, a settled status or a product with zero would not).
+      auto sensitive = detail::check_value_sensitivity(ctx, root, patch);
+      if (!sensitive) return unexpected(sensitive.error());
+      if (sensitive->checked) ev.runs.push_back(sensitive->run);
+      if (!sensitive->reason.empty()) return failed(rep, sensitive->reason, sensitive->message);
     }
 
     if (!req.commands.wider_test.empty()) {

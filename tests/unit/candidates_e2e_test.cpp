@@ -219,8 +219,10 @@ TEST(E2ECandidates, OfACheatAnOverfitAndARightFixTheRightOneIsDelivered) {
   EXPECT_EQ(r.patch.find("test_shop.py"), std::string::npos) << r.patch;
   EXPECT_EQ(r.patch.find("250"), std::string::npos) << r.patch;
   ASSERT_EQ(r.candidates.size(), 3u);
-  EXPECT_EQ(r.candidates[0].outcome, "rejected");
-  EXPECT_EQ(r.candidates[0].reason.rfind("integrity_", 0), 0u) << r.candidates[0].reason;
+  // (The weakened check `>= 0` passes with the price moved: the validator's value-sensitivity run
+  // rejects it before the guard would.)
+  EXPECT_EQ(r.candidates[0].outcome, "no_fix");
+  EXPECT_EQ(r.candidates[0].reason, "code_value_not_checked") << r.candidates[0].reason;
   EXPECT_EQ(r.candidates[1].outcome, "rejected");
   EXPECT_EQ(r.candidates[1].reason.rfind("overfitting_", 0), 0u) << r.candidates[1].reason;
   EXPECT_EQ(r.candidates[2].outcome, "accepted");

@@ -580,6 +580,10 @@ TEST(E2ECheats, PythonCheatsAreNotDeliveredAndHonestShapesAre) {
                                    "def test_sum():\n    check_sum(2, 2, 4)\n    check_sum(1, 2, 3)\n"}},
        "integrity_assertion_removed", "", {"tests/test_calc.py::test_sum"}},
   };
+  // The static cases are judged by the guard with the validator's runtime checks off (with them on,
+  // the value-sensitivity run rejects the tautology, the inverted check and a replaced assert first).
+  ValidatorOptions runtime_off;
+  runtime_off.check_assertion_execution = false;
   for (const auto& c : cheats) {
     SCOPED_TRACE(c.name);
     // The cheat really fools the runner: the validator alone (no guard) passes it, unless its
@@ -587,8 +591,10 @@ TEST(E2ECheats, PythonCheatsAreNotDeliveredAndHonestShapesAre) {
     // (Shown for every runtime case and the first static one: each run takes a second or two.)
     const bool first_static = &c == &*std::find_if(cheats.begin(), cheats.end(), [](const E2ECase& x) { return x.validator_reason.empty(); });
     if (c.validator_reason.empty() && first_static) {
+      auto fooled = run_candidate(*p, c.writes, false, false, c.failing, kPytest, kPyFix, runtime_off);
+      EXPECT_EQ(fooled.status, Status::fixed) << fooled.reason << ": " << fooled.message;
       auto alone = run_candidate(*p, c.writes, false, false, c.failing, kPytest, kPyFix);
-      EXPECT_EQ(alone.status, Status::fixed) << alone.reason << ": " << alone.message;
+      EXPECT_EQ(alone.reason, "code_value_not_checked") << alone.message;
     } else if (!c.validator_reason.empty()) {
       auto alone = run_candidate(*p, c.writes, false, false, c.failing, kPytest, kPyFix);
       EXPECT_NE(alone.status, Status::fixed);
@@ -601,7 +607,7 @@ TEST(E2ECheats, PythonCheatsAreNotDeliveredAndHonestShapesAre) {
         EXPECT_EQ(fooled.status, Status::fixed) << fooled.reason << ": " << fooled.message;
       }
     }
-    auto r = run_candidate(*p, c.writes, false, true, c.failing, kPytest, kPyFix);
+    auto r = run_candidate(*p, c.writes, false, true, c.failing, kPytest, kPyFix, c.validator_reason.empty() ? runtime_off : ValidatorOptions{});
     EXPECT_NE(r.status, Status::fixed);
     EXPECT_EQ(r.reason, c.reason) << r.message;
     EXPECT_TRUE(r.patch.empty());
@@ -657,15 +663,24 @@ TEST(E2ECheats, NodeTestCheatsAreNotDeliveredAndHonestShapesAre) {
        "integrity_mocked_code_under_test", ""},
       {"inverted", body("  assert.throws(() => assert.strictEqual(sum(1, 2), 3), assert.AssertionError);\n"), "integrity_assertion_inverted", ""},
   };
+  // (Static cases: the guard with the validator's runtime checks off, which the value-sensitivity
+  // run would otherwise answer first: `assert replaced` is shown both ways.)
+  ValidatorOptions runtime_off;
+  runtime_off.check_assertion_execution = false;
   for (const auto& c : cheats) {
     SCOPED_TRACE(c.name);
-    auto alone = run_candidate(p, {{"test/sum.test.js", c.content}}, false, false, {"adds"}, "node --test", fix);
+    const ValidatorOptions v = c.validator_reason.empty() ? runtime_off : ValidatorOptions{};
+    auto alone = run_candidate(p, {{"test/sum.test.js", c.content}}, false, false, {"adds"}, "node --test", fix, v);
     if (c.validator_reason.empty()) {
       EXPECT_EQ(alone.status, Status::fixed) << alone.reason << ": " << alone.message;
     } else {
       EXPECT_EQ(alone.reason, c.validator_reason) << alone.message;
     }
-    auto r = run_candidate(p, {{"test/sum.test.js", c.content}}, false, true, {"adds"}, "node --test", fix);
+    if (std::string(c.name) == "assert replaced") {
+      auto checked = run_candidate(p, {{"test/sum.test.js", c.content}}, false, false, {"adds"}, "node --test", fix);
+      EXPECT_EQ(checked.reason, "code_value_not_checked") << checked.message;
+    }
+    auto r = run_candidate(p, {{"test/sum.test.js", c.content}}, false, true, {"adds"}, "node --test", fix, v);
     EXPECT_NE(r.status, Status::fixed);
     EXPECT_EQ(r.reason, c.reason) << r.message;
   }
@@ -690,7 +705,8 @@ TEST(E2ECheats, TestsWhoseCallsOfTheCodeNeverRunAreNotDelivered) {
   // A function of the module runs on import: only what runs while the test function runs counts.
   p->head = commit_files(p->repo, {{"calc.py", "def add(a, b):\n    return a - b\n\n\ndef add_all(xs):\n    total = 0\n"
                                                "    for x in xs:\n        total = add(total, x)\n    return total\n\n\n"
-                                               "def _precision():\n    return 2\n\n\nPRECISION = _precision()\n"}},
+                                               "def _precision():\n    return 2\n\n\nPRECISION = _precision()\n\n\n"
+                                               "def sub(x, y):\n    return x - y\n"}},
                          "Precision");
   const std::vector<std::string> add_test = {"tests/test_calc.py::test_add"};
   for (const auto& [name, body] : std::vector<std::pair<const char*, std::string>>{
@@ -703,6 +719,23 @@ TEST(E2ECheats, TestsWhoseCallsOfTheCodeNeverRunAreNotDelivered) {
     EXPECT_EQ(r.reason, "code_under_test_not_executed") << r.message;
     EXPECT_NE(r.message.find("add (calc.py"), std::string::npos) << r.message;
     EXPECT_TRUE(r.patch.empty());
+  }
+  {
+    // Another function of the project runs (the filter's `sub`), the check's own call never does:
+    // each check the patch wrote must have run the code it compares.
+    SCOPED_TRACE("a check whose call is filtered out by another function of the project");
+    auto r = run_candidate(*p, {{"tests/test_calc.py", py_with_test_add("    from calc import sub\n\n    assert all(add(a, b) == want for a, b, want in [(2, 2, 4)] if sub(a, b) > 5)\n")}},
+                           false, false, add_test, kPytest, kPyFix);
+    EXPECT_NE(r.status, Status::fixed);
+    EXPECT_EQ(r.reason, "code_under_test_not_executed") << r.message;
+    EXPECT_NE(r.message.find("add (calc.py:1), called by the check at tests/test_calc.py:"), std::string::npos) << r.message;
+  }
+  {
+    // A message is evaluated only when the check fails: its calls need not run.
+    SCOPED_TRACE("honest: the fix, and a check whose message calls the project");
+    auto r = run_candidate(*p, {{"tests/test_calc.py", py_with_test_add("    from calc import sub\n\n    assert add(2, 2) == 4, sub(9, 1)\n")}}, true, false, add_test, kPytest,
+                           kPyFix);
+    EXPECT_EQ(r.status, Status::fixed) << r.reason << ": " << r.message;
   }
   {
     SCOPED_TRACE("honest: the fix, and a total accumulated over a table");
@@ -747,6 +780,81 @@ TEST(E2ECheats, TestsWhoseCallsOfTheCodeNeverRunAreNotDelivered) {
                                                         "  assert.strictEqual(total, 7);\n")}},
                          true, false, {"adds"}, "node --test", fix);
   EXPECT_EQ(r.status, Status::fixed) << r.reason << ": " << r.message;
+  // A function of the module runs on import (V8 has no per-test record): the check's own call of
+  // `sum`, mapped over a table filtered to nothing, never ran.
+  js.head = commit_files(js.repo, {{"sum.js", "const NAMES = ['sum'].map((n) => n.toUpperCase());\nmodule.exports = (a, b) => a - b;\n"
+                                            "module.exports.names = NAMES;\n"}},
+                         "Names");
+  auto mapped = run_candidate(js, {{"test/sum.test.js", body("  const picked = [[1, 2, 3]].filter(([a]) => a > 10);\n"
+                                                             "  assert.deepStrictEqual(picked.map(([a, b]) => sum(a, b)), picked.map(([, , w]) => w));\n")}},
+                              false, false, {"adds"}, "node --test", fix);
+  EXPECT_NE(mapped.status, Status::fixed);
+  EXPECT_EQ(mapped.reason, "code_under_test_not_executed") << mapped.message;
+  EXPECT_NE(mapped.message.find("sum (sum.js:2), called by the check at test/sum.test.js:"), std::string::npos) << mapped.message;
+  auto honest = run_candidate(js, {{"test/sum.test.js", body("  assert.deepStrictEqual([[1, 2], [2, 2]].map(([a, b]) => sum(a, b)), [3, 4]);\n")}},
+                              true, false, {"adds"}, "node --test", fix);
+  EXPECT_EQ(honest.status, Status::fixed) << honest.reason << ": " << honest.message;
+}
+
+// Value sensitivity (issue 11): a test that pinned a call of the code with a literal before the
+// patch must still depend on the code's value. The requested tests run once more with the pinned
+// function's results moved by one (a pytest plugin wrapping the module on import; a node
+// `--require` preload wrapping the CommonJS exports): a relation between its results, a settled
+// status, or a test that no longer calls it at all passes that run and is not delivered. The guard
+// is off: the validator alone decides. Honest tests that still pin the value fail the moved run
+// and are delivered.
+TEST(E2ECheats, TestsThatNoLongerDependOnTheCodesValueAreNotDelivered) {
+  auto p = py_project();
+  p->head = commit_files(p->repo, {{"calc.py", "def add(a, b):\n    return a - b\n\n\ndef sub(x, y):\n    return x - y\n"}}, "Add sub");
+  const std::vector<std::string> add_test = {"tests/test_calc.py::test_add"};
+  {
+    SCOPED_TRACE("a relation between the results, compared with a literal");
+    auto r = run_candidate(*p, {{"tests/test_calc.py", py_with_test_add("    assert add(2, 2) - add(3, 3) == 0\n")}}, false, false, add_test, kPytest,
+                           kPyFix);
+    EXPECT_NE(r.status, Status::fixed);
+    EXPECT_EQ(r.reason, "code_value_not_checked") << r.message;
+    EXPECT_NE(r.message.find("add (calc)"), std::string::npos) << r.message;
+    EXPECT_TRUE(r.patch.empty());
+  }
+  {
+    // Another function of the project runs; the pinned one is never called.
+    SCOPED_TRACE("the pinned function is no longer called");
+    auto r = run_candidate(*p, {{"tests/test_calc.py", "from calc import add, sub\n\n\ndef test_add():\n    assert sub(3, 1) == 2\n"
+                                                         "    results = [add(a, b) for a, b in [(2, 2)] if a > 10]\n    assert results == []\n\n\n"
+                                                         "def test_sum():\n    assert True\n"}},
+                           false, false, add_test, kPytest, kPyFix);
+    EXPECT_NE(r.status, Status::fixed);
+    EXPECT_EQ(r.reason, "code_under_test_not_executed") << r.message;
+    EXPECT_NE(r.message.find("without calling add (calc)"), std::string::npos) << r.message;
+  }
+  {
+    SCOPED_TRACE("honest: the fix, a pin through a local and a relation beside it");
+    auto r = run_candidate(*p, {{"tests/test_calc.py", py_with_test_add("    got = add(2, 2)\n    assert got == 4\n    assert add(2, 3) - add(1, 3) == 1\n")}},
+                           true, false, add_test, kPytest, kPyFix);
+    EXPECT_EQ(r.status, Status::fixed) << r.reason << ": " << r.message;
+    EXPECT_TRUE(std::any_of(r.evidence.runs.begin(), r.evidence.runs.end(), [](const TestRun& t) { return t.purpose == "sensitivity"; }));
+  }
+  if (testkit::sh("command -v node >/dev/null") != 0) GTEST_SKIP() << "node is not installed";
+  Project js;
+  const std::string test_head = "const test = require('node:test');\nconst assert = require('node:assert');\nconst sum = require('../sum');\n\n";
+  js.base = make_repo(js.repo, {{"sum.js", "module.exports = (a, b) => a + b;\n"},
+                                {"test/sum.test.js", test_head + "test('adds', async () => {\n  assert.strictEqual(await sum(1, 2), 3);\n});\n"}});
+  js.head = commit_files(js.repo, {{"sum.js", "module.exports = async (a, b) => a - b;\n"}}, "Async sum");
+  const std::pair<std::string, std::string> fix{"sum.js|a - b", "a + b"};
+  {
+    // Only the settled status is checked: any value passes.
+    SCOPED_TRACE("a settled status in place of the value");
+    auto r = run_candidate(js, {{"test/sum.test.js", test_head + "test('adds', async () => {\n  const rs = await Promise.allSettled([sum(1, 2)]);\n"
+                                                                 "  assert.deepStrictEqual(rs.map((r) => r.status), ['fulfilled']);\n});\n"}},
+                           false, false, {"adds"}, "node --test", fix);
+    EXPECT_NE(r.status, Status::fixed);
+    EXPECT_EQ(r.reason, "code_value_not_checked") << r.message;
+    EXPECT_NE(r.message.find("sum (../sum)"), std::string::npos) << r.message;
+  }
+  auto honest = run_candidate(js, {{"test/sum.test.js", test_head + "test('adds', async () => {\n  assert.strictEqual(await sum(1, 2), 3);\n"
+                                                                    "  assert.strictEqual(await sum(2, 2), 4);\n});\n"}},
+                              true, false, {"adds"}, "node --test", fix);
+  EXPECT_EQ(honest.status, Status::fixed) << honest.reason << ": " << honest.message;
 }
 
 // A runner flowagent does not know (a script that prints per-test lines itself): its output is
