@@ -11,31 +11,25 @@ namespace flowagent::integrity {
 
 namespace {
 
-/// The names called in the statement that starts on `line` (1-based) of `text`: its lines up to
-/// where its brackets close, code only (strings and comments left out). A Python `assert`'s
-/// message, evaluated only when the check fails, is left out.
-std::set<std::string> statement_calls(const std::string& text, int line, Lang lang, bool* iterates) {
+/// The names called in the statement that starts on `line` (1-based) of a file whose lines are
+/// `lines` (as for_each_capped_line gives them): its lines up to where its brackets close, code
+/// only (strings and comments left out). A Python `assert`'s message, evaluated only when the
+/// check fails, is left out.
+std::set<std::string> statement_calls(const std::vector<std::string>& lines, int line, Lang lang, bool* iterates) {
+  *iterates = false;
+  if (line < 1 || static_cast<std::size_t>(line) > lines.size()) return {};
   std::string code;
   int depth = 0;
-  bool started = false, done = false;
-  for_each_capped_line(text, [&](int n, const std::string& raw) {
-    if (done || n < line) return;
-    if (n > line + 200) {
-      done = true;
-      return;
-    }
-    const std::string c = code_only(raw, lang);
+  for (std::size_t i = static_cast<std::size_t>(line - 1); i < lines.size() && i < static_cast<std::size_t>(line) + 200; ++i) {
+    const std::string c = code_only(lines[i], lang);
     for (char ch : c) {
       if (ch == '(' || ch == '[' || ch == '{') ++depth;
       else if (ch == ')' || ch == ']' || ch == '}') --depth;
     }
     code += c + "\n";
-    started = true;
     const bool continued = !c.empty() && c.find_last_not_of(" \t") != std::string::npos && c[c.find_last_not_of(" \t")] == '\\';
-    if (depth <= 0 && !continued) done = true;
-  });
-  *iterates = false;
-  if (!started) return {};
+    if (depth <= 0 && !continued) break;
+  }
   if (lang == Lang::python) {
     const auto at = code.find_first_not_of(" \t");
     if (at != std::string::npos && code.compare(at, 7, "assert ") == 0) code = split_top(code.substr(at + 7), {","}).front();
@@ -63,6 +57,8 @@ std::vector<RequiredAssertion> required_assertion_lines(const std::string& path,
   if (!a.parsed) return out;
   FileModel b;
   if (before) b = analyze(lang, *before);
+  std::vector<std::string> file_lines;  // (split once: each assertion's statement is read from them)
+  for_each_capped_line(after, [&](int, const std::string& l) { file_lines.push_back(l); });
   for (const auto& t : a.tests) {
     if (!whole_file && !names_failing_test(wanted, t.name)) continue;
     // The developer's own conditions: those the same test had before the patch.
@@ -76,7 +72,7 @@ std::vector<RequiredAssertion> required_assertion_lines(const std::string& path,
       const bool old_condition = std::any_of(x.guards.begin(), x.guards.end(), [&](const std::string& g) { return old_guards.count(g) > 0; });
       if (old_condition) continue;
       bool iterates = false;
-      std::set<std::string> calls = statement_calls(after, x.line, lang, &iterates);
+      std::set<std::string> calls = statement_calls(file_lines, x.line, lang, &iterates);
       if (!iterates) calls.clear();  // (see RequiredAssertion::calls)
       // (Several checks on one line: the line's record holds all of their calls.)
       if (lines.insert(x.line).second) {

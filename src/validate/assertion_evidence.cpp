@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "absl/strings/str_split.h"
 #include "flowagent/integrity.hpp"
 #include "flowagent/json.hpp"
 #include "flowagent/process.hpp"
@@ -39,6 +40,23 @@ std::string first_few(const std::vector<std::string>& items, std::string_view se
 }
 
 bool python_file(std::string_view p) { return ends_with(p, ".py"); }
+
+/// How the runtime checks read a runner: pytest (coverage.py, an import hook), node --test and
+/// tape (V8 coverage, a `--require` preload), jest and vitest (their own coverage, mapped back).
+struct MeasuredBy {
+  bool python = false, js = false, mapped = false;
+};
+MeasuredBy measured_by(reports::Runner r) {
+  return {r == reports::Runner::pytest, r == reports::Runner::node_test || r == reports::Runner::tape,
+          r == reports::Runner::jest || r == reports::Runner::vitest};
+}
+
+/// A changed file's text before the patch: its old blob, or the file at the head commit.
+Expected<std::string> text_before(RepairContext& ctx, const GitRepo& repo, const PatchFile& f) {
+  return !f.old_blob.empty() && f.old_blob.find_first_not_of('0') != std::string::npos
+             ? read_blob(repo, f.old_blob, ctx.cancel)
+             : read_file_at(repo, ctx.workspace.head_commit(), f.old_path, ctx.cancel);
+}
 bool js_file(std::string_view p) {
   // Plain JavaScript only: transpiled sources (TypeScript, JSX through a loader) have V8 offsets
   // that are not the file's.
@@ -390,9 +408,8 @@ Expected<AssertionCheck> check_assertions_ran(RepairContext& ctx, const fs::path
   const auto& req = ctx.request;
   const auto& wanted = req.failure.failing_tests;
   const reports::Runner runner = plan_runner(req.commands.test, root / ".flowagent-none", root).runner;
-  const bool python = runner == reports::Runner::pytest;
-  const bool js = runner == reports::Runner::node_test || runner == reports::Runner::tape;
-  const bool mapped = runner == reports::Runner::jest || runner == reports::Runner::vitest;
+  const MeasuredBy by = measured_by(runner);
+  const bool python = by.python, js = by.js, mapped = by.mapped;
   if (!python && !js && !mapped) {
     out.note = "not available: no line coverage for this runner (pytest, node --test, tape, jest and vitest are checked)";
     return out;
@@ -431,9 +448,7 @@ Expected<AssertionCheck> check_assertions_ran(RepairContext& ctx, const fs::path
     if (!pf) {
       c.before = *after;  // untouched: every condition in it is the developer's
     } else if (pf->status != PatchStatus::added) {
-      auto b = !pf->old_blob.empty() && pf->old_blob.find_first_not_of('0') != std::string::npos
-                   ? read_blob(repo, pf->old_blob, ctx.cancel)
-                   : read_file_at(repo, ctx.workspace.head_commit(), pf->old_path, ctx.cancel);
+      auto b = text_before(ctx, repo, *pf);
       if (!b) return unexpected(b.error());
       c.before = std::move(*b);
     }
@@ -651,6 +666,7 @@ Expected<AssertionCheck> check_assertions_ran(RepairContext& ctx, const fs::path
     };
     std::vector<ImportedCall> imported;
     std::map<std::string, integrity::TestCalls> calls_of;  // by test file
+    std::map<std::string, std::string> text_of;            // by test file
     for (const auto& [path, c] : files) {
       if (!c.in_patch) continue;
       auto after = tree->read(path, 8u << 20);
@@ -660,6 +676,7 @@ Expected<AssertionCheck> check_assertions_ran(RepairContext& ctx, const fs::path
       for (const auto& [name, modules] : calls.imported)
         for (const auto& module : modules) imported.push_back({name, path, module});
       calls_of[path] = std::move(calls);
+      text_of[path] = std::move(*after);
     }
     std::map<std::string, std::vector<FunctionRun>> functions;
     if (python) {
@@ -681,13 +698,7 @@ Expected<AssertionCheck> check_assertions_ran(RepairContext& ctx, const fs::path
         functions[file] = python_functions(*text, executed, seen);
         // A memoised function (`@cache`, `@lru_cache(...)`, `@cached_property`) warmed on import
         // answers the test from its cache: its body need not run again. Not judged.
-        std::vector<std::string> lines;
-        for (std::size_t at = 0; at <= text->size();) {
-          const auto nl = text->find('\n', at);
-          lines.push_back(text->substr(at, nl == std::string::npos ? std::string::npos : nl - at));
-          if (nl == std::string::npos) break;
-          at = nl + 1;
-        }
+        const std::vector<std::string> lines = absl::StrSplit(*text, '\n');
         static const std::regex memo(R"(^\s*@[\w.]*(?:cache|memo)[\w.]*\b)", std::regex::icase);
         for (auto& f : functions[file])
           for (int l = f.line - 1; l >= 1 && l <= static_cast<int>(lines.size()) && lines[static_cast<std::size_t>(l - 1)].find('@') != std::string::npos; --l)
@@ -731,12 +742,11 @@ Expected<AssertionCheck> check_assertions_ran(RepairContext& ctx, const fs::path
     for (const auto& [path, r] : required) {
       if (!calls_of.count(path) || !ran.count(path) || !ran.at(path).count(r.line)) continue;
       const auto& tc = calls_of.at(path);
-      auto test_text = tree->read(path, 8u << 20);
       for (const auto& local : r.calls) {
         auto im = tc.imported.find(local);
         if (im == tc.imported.end()) continue;
         // (An import alias names the module's function by its own name: `{ add: plus }`.)
-        const std::string name = test_text ? integrity::exported_name(path, *test_text, local) : local;
+        const std::string name = integrity::exported_name(path, text_of.at(path), local);
         bool defined = false, executed = false;
         std::string where;
         for (const auto& [file, list] : functions) {
@@ -965,9 +975,8 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
   AssertionCheck out;
   const auto& req = ctx.request;
   const auto& wanted = req.failure.failing_tests;
-  const reports::Runner runner = plan_runner(req.commands.test, root / ".flowagent-none", root).runner;
-  const bool python = runner == reports::Runner::pytest;
-  const bool js = runner == reports::Runner::node_test || runner == reports::Runner::tape;
+  const MeasuredBy by = measured_by(plan_runner(req.commands.test, root / ".flowagent-none", root).runner);
+  const bool python = by.python, js = by.js;
   if (!python && !js) {
     out.note = "not available: results are moved only under pytest, node --test and tape";
     return out;
@@ -994,9 +1003,7 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
     if (!named && !js) continue;  // (node --test and tape name tests by title: a changed test file may hold them)
     auto after = tree->read(f.new_path, 8u << 20);
     if (!after) continue;
-    auto before = !f.old_blob.empty() && f.old_blob.find_first_not_of('0') != std::string::npos
-                      ? read_blob(repo, f.old_blob, ctx.cancel)
-                      : read_file_at(repo, ctx.workspace.head_commit(), f.old_path, ctx.cancel);
+    auto before = text_before(ctx, repo, f);
     if (!before) return unexpected(before.error());
     for (const auto& p : integrity::pinned_calls(f.new_path, *before, *after, wanted, whole_file)) {
       std::string module;
