@@ -2,8 +2,12 @@
 #include "integrity/assertion_lines.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <map>
+#include <optional>
 #include <regex>
 #include <set>
+#include <utility>
 
 #include "integrity/guard_internal.hpp"
 
@@ -143,14 +147,44 @@ TestCalls requested_test_calls(const std::string& path, const std::string& after
   return out;
 }
 
-std::string exported_name(const std::string& path, const std::string& text, const std::string& local) {
-  const Lang lang = lang_of(path);
-  const std::string n = std::regex_replace(local, std::regex(R"(\$)"), R"(\$)");
-  const std::regex alias(lang == Lang::python ? R"(\b([A-Za-z_]\w*)\s+as\s+)" + n + R"(\b)"
-                                              : R"((?:^|[{,\s])([A-Za-z_$][\w$]*)\s*:\s*)" + n + R"((?![\w$]))");
-  std::smatch m;
+namespace {
+
+/// The import aliases of a test file, each as (name the module exports, local name): `from calc
+/// import add as plus`, `import numpy as np`, `const { add: plus } = require(...)` (also any
+/// `key: value` pair of an object literal: the callers look up only names imported from a module).
+std::vector<std::pair<std::string, std::string>> import_aliases(Lang lang, const std::string& text) {
+  static const std::regex py(R"(\b([A-Za-z_]\w*)\s+as\s+([A-Za-z_]\w*)\b)");
+  static const std::regex js(R"((?:^|[{,\s])([A-Za-z_$][\w$]*)\s*:\s*([A-Za-z_$][\w$]*)(?![\w$]))");
+  std::vector<std::pair<std::string, std::string>> out;
   const std::string head = text.substr(0, 1u << 20);
-  return std::regex_search(head, m, alias) ? m[1].str() : local;
+  for (std::sregex_iterator it(head.begin(), head.end(), lang == Lang::python ? py : js), e; it != e; ++it)
+    out.emplace_back((*it)[1].str(), (*it)[2].str());
+  return out;
+}
+
+std::string exported_of(const std::vector<std::pair<std::string, std::string>>& aliases, const std::string& local) {
+  for (const auto& [exported, l] : aliases)
+    if (l == local) return exported;
+  return local;
+}
+
+/// The position of the `(` whose `)` ends `e` (npos when `e` does not end with a call's `)`).
+std::size_t final_call_open(const std::string& e) {
+  if (e.empty() || e.back() != ')') return std::string::npos;
+  int depth = 0;
+  for (std::size_t i = e.size(); i-- > 0;) {
+    if (e[i] == ')' || e[i] == ']' || e[i] == '}') ++depth;
+    else if (e[i] == '(' || e[i] == '[' || e[i] == '{') {
+      if (--depth == 0) return e[i] == '(' ? i : std::string::npos;
+    }
+  }
+  return std::string::npos;
+}
+
+}  // namespace
+
+std::string exported_name(const std::string& path, const std::string& text, const std::string& local) {
+  return exported_of(import_aliases(lang_of(path), text), local);
 }
 
 std::vector<PinnedCall> pinned_calls(const std::string& path, const std::string& before, const std::string& after,
@@ -161,39 +195,103 @@ std::vector<PinnedCall> pinned_calls(const std::string& path, const std::string&
   const FileModel b = analyze(lang, before);
   if (!b.parsed) return out;
   const FileNames names = file_names(lang, before);
+  const auto aliases_before = import_aliases(lang, before);
+  static const std::regex ident(R"(^[A-Za-z_$][\w$]*$)");
+  // A class of another module as the test names it (`Calc`, `calc.Calc`, with JS's `new` in front,
+  // whitespace removed): {class as its module exports it, the module as written}.
+  auto class_of = [&](std::string ctor) -> std::optional<std::pair<std::string, std::string>> {
+    for (int pass = 0; pass < 2; ++pass) {
+      const auto dot = ctor.find('.');
+      const std::string head = ctor.substr(0, dot);
+      const std::string tail = dot == std::string::npos ? "" : ctor.substr(dot + 1);
+      if (std::regex_match(head, ident) && (tail.empty() || std::regex_match(tail, ident))) {
+        if (auto im = names.imported.find(head); im != names.imported.end())
+          return std::pair{tail.empty() ? exported_of(aliases_before, head) : tail, im->second};
+      }
+      if (pass == 0 && is_js(lang) && ctor.rfind("new", 0) == 0) ctor = ctor.substr(3);  // (`new Calc` without its space)
+      else break;
+    }
+    return std::nullopt;
+  };
+  // Instances of those classes the file keeps in a name: `c = Calc()`, `self.calc = calc.Calc()`,
+  // `const c = new Calc(...)`, a pytest fixture or helper that returns one (`return Calc()`).
+  std::map<std::string, std::pair<std::string, std::string>> instances;
+  {
+    static const std::regex assigned(R"((?:^|[^\w$.])((?:self\.|this\.)?[A-Za-z_$][\w$]*)\s*=\s*(new\s+)?([A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*)?)\s*\()");
+    static const std::regex returned(R"(^\s*(?:return|yield)\s+(new\s+)?([A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*)?)\s*\()");
+    auto strip = [](std::string s) {
+      s.erase(std::remove_if(s.begin(), s.end(), [](unsigned char c) { return std::isspace(c); }), s.end());
+      return s;
+    };
+    for_each_capped_line(before, [&](int line_no, const std::string& text) {
+      const std::string line = code_only(text, lang);
+      for (std::sregex_iterator it(line.begin(), line.end(), assigned), e; it != e; ++it)
+        if (auto c = class_of(strip((*it)[3].str())); c && !instances.count((*it)[1].str())) instances.emplace((*it)[1].str(), *c);
+      std::smatch m;
+      if (!std::regex_search(line, m, returned)) return;
+      for (const auto& h : b.helpers)
+        if (line_no > h.line && line_no <= h.end_line)
+          if (auto c = class_of(strip(m[2].str())); c && !instances.count(h.name)) instances.emplace(h.name, *c);
+    });
+  }
+  // The call an operand pins: a function of an imported module (`add(2,2)`, `calc.add(2,2)`) or a
+  // method of an instance of an imported class (`Calc().add(2,2)`, `c.add(2,2)`, `self.calc.add(`).
+  auto call_of = [&](const std::string& e) -> std::optional<PinnedCall> {
+    const auto open = final_call_open(e);
+    if (open == std::string::npos || open == 0) return std::nullopt;
+    const std::string callee = e.substr(0, open);
+    const auto dot = callee.rfind('.');
+    const std::string name = dot == std::string::npos ? callee : callee.substr(dot + 1);
+    if (!std::regex_match(name, ident)) return std::nullopt;
+    if (dot == std::string::npos) {
+      auto im = names.imported.find(name);
+      if (im == names.imported.end()) return std::nullopt;
+      return PinnedCall{exported_of(aliases_before, name), im->second, ""};
+    }
+    const std::string receiver = callee.substr(0, dot);
+    if (auto im = names.imported.find(receiver); im != names.imported.end()) return PinnedCall{name, im->second, ""};  // `calc.add(`
+    if (auto in = instances.find(receiver); in != instances.end()) return PinnedCall{name, in->second.second, in->second.first};
+    const auto ctor_open = final_call_open(receiver);  // `Calc(...).add(`, `new Calc(...).add(`
+    if (ctor_open == std::string::npos || ctor_open == 0) return std::nullopt;
+    if (auto c = class_of(receiver.substr(0, ctor_open))) return PinnedCall{name, c->second, c->first};
+    return std::nullopt;
+  };
   const TestCalls still = requested_test_calls(path, after, wanted, whole_file);
-  static const std::regex single_call(R"(^([A-Za-z_$][\w$]*)(?:\.([A-Za-z_$][\w$]*))?\()");
+  const FileNames names_after = file_names(lang, after);
+  const auto aliases_after = import_aliases(lang, after);
+  // Still reached through the same import, under its own name or an alias (`from calc import
+  // add as plus`, `const { add: plus } = require('./calc')`).
+  auto locals_of = [&](const std::string& exported) {
+    std::set<std::string> local = {exported};
+    for (const auto& [x, l] : aliases_after)
+      if (x == exported) local.insert(l);
+    return local;
+  };
   for (const auto& t : b.tests) {
     if (!whole_file && !names_failing_test(wanted, t.name)) continue;
     for (const auto& x : t.asserts) {
       if (x.kind != Kind::eq || x.operands.size() != 1 || x.trivial || x.optional || x.inverted) continue;
       std::string op = *x.operands.begin();  // (whitespace removed: `await add(2, 2)` is `awaitadd(2,2)`)
-      auto call_of = [&](const std::string& e) -> std::optional<PinnedCall> {
-        std::smatch m;
-        const auto open = e.find('(');
-        if (!std::regex_search(e, m, single_call) || open == std::string::npos || closing_paren(e, open) != e.size() - 1)
-          return std::nullopt;
-        const std::string head = m[1].str();
-        const std::string name = m[2].matched ? m[2].str() : head;
-        auto im = names.imported.find(head);
-        if (im == names.imported.end()) return std::nullopt;
-        return PinnedCall{m[2].matched ? name : exported_name(path, before, name), im->second};
-      };
       auto pinned = call_of(op);
       if (!pinned && op.rfind("await", 0) == 0) pinned = call_of(op.substr(5));
       if (!pinned) continue;
-      // Still called through the same import, under its own name or an alias (`from calc import
-      // add as plus`, `const { add: plus } = require('./calc')`).
-      std::set<std::string> local = {pinned->name};
-      const std::string n = std::regex_replace(pinned->name, std::regex(R"(\$)"), R"(\$)");
-      const std::regex alias(lang == Lang::python ? R"(\b)" + n + R"(\s+as\s+([A-Za-z_]\w*))" : R"((?:^|[{,\s]))" + n + R"(\s*:\s*([A-Za-z_$][\w$]*))");
-      for (std::sregex_iterator it(after.begin(), after.end(), alias), e; it != e; ++it) local.insert((*it)[1].str());
-      const bool called = std::any_of(local.begin(), local.end(), [&](const std::string& l) {
-        auto now = still.imported.find(l);
-        return now != still.imported.end() && now->second.count(pinned->module) > 0;
-      });
+      bool called = false;
+      if (pinned->cls.empty()) {
+        for (const auto& l : locals_of(pinned->name))
+          if (auto now = still.imported.find(l); now != still.imported.end() && now->second.count(pinned->module)) called = true;
+      } else {
+        // A method: the tests still call it by name, and the file still imports its class from
+        // the same module (the instance may be made in a fixture or setUp the tests do not call).
+        const bool method_called = still.names.count(pinned->name) > 0 || still.imported.count(pinned->name) > 0;
+        bool class_imported = false;
+        for (const auto& l : locals_of(pinned->cls))
+          if (auto im = names_after.imported.find(l); im != names_after.imported.end() && im->second == pinned->module) class_imported = true;
+        for (const auto& [local, module] : names_after.imported)  // (`import calc` ... `calc.Calc(`)
+          if (module == pinned->module && after.find(local + "." + pinned->cls) != std::string::npos) class_imported = true;
+        called = method_called && class_imported;
+      }
       if (!called) continue;
-      if (std::none_of(out.begin(), out.end(), [&](const PinnedCall& p) { return p.name == pinned->name && p.module == pinned->module; }))
+      if (std::none_of(out.begin(), out.end(), [&](const PinnedCall& p) { return p.name == pinned->name && p.module == pinned->module && p.cls == pinned->cls; }))
         out.push_back(std::move(*pinned));
     }
   }

@@ -55,12 +55,16 @@ TestCalls requested_test_calls(const std::string& path, const std::string& after
 std::string exported_name(const std::string& path, const std::string& text, const std::string& local);
 
 /// A function of another module whose call a requested test pinned with a literal before the patch
-/// (`assert add(2, 2) == 4`, `assert.strictEqual(await calc.add(2, 2), 4)`) and that the test still
+/// (`assert add(2, 2) == 4`, `assert.strictEqual(await calc.add(2, 2), 4)`, a method of an instance
+/// of an imported class: `Calc().add(2, 2)`, `self.calc.add(2, 2)`) and that the test still
 /// calls after it: the code whose value the test must still depend on (the validator's
 /// value-sensitivity run moves its results and requires the test to fail).
 struct PinnedCall {
   std::string name;    ///< the function's name in its module (`add`)
   std::string module;  ///< the module as the test file writes it (`calc`, `pkg.mod`, `./calc`, `../sum`)
+  /// A method's class as its module exports it (`Calc` for `Calc().add(2, 2)` or `c.add(2, 2)` with
+  /// `c = Calc()`); empty for a function of the module.
+  std::string cls;
 };
 /// The pinned calls of the tests of `before` that `wanted` names (every test of the file when
 /// `whole_file`) that the same tests of `after` still call through the same import. Python and

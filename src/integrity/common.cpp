@@ -311,26 +311,31 @@ std::string trim(std::string_view s) {
 std::string quote(std::string_view line) { return trim(line.substr(0, kQuoteChars)); }
 
 bool platform_condition(std::string_view text) {
-  static constexpr std::string_view kWords[] = {"sys.platform", "os.name", "platform.system", "runtime.GOOS",
-                                                "target_os", "OnOs", "process.platform", "_WIN32", "__APPLE__",
-                                                "__linux__", "IS_WINDOWS", "win32", "darwin", "windows", "linux",
-                                                "unix", "freebsd", "GOARCH", "target_arch", "amd64", "arm64",
-                                                "IS_OSX", "IS_MAC", "cfg(windows)", "cfg(unix)", "WIN", "MACOS", "LINUX",
-                                                "WINDOWS", "is_windows", "is_win", "ON_WINDOWS", "WIN32"};
-  // Whole words (`_` and punctuation bound them): `WINDOW`, `unixtime` and `darwinism` are not
-  // platforms; `IS_WINDOWS`, `linux_only` and `'win32'` are.
-  static constexpr std::string_view kWhole[] = {"WIN", "unix", "linux", "darwin", "windows", "freebsd", "MACOS", "LINUX", "WINDOWS", "is_win"};
-  auto word = [&](std::string_view w) {
-    if (std::find(std::begin(kWhole), std::end(kWhole), w) == std::end(kWhole)) return contains(text, w);
-    for (auto at = text.find(w); at != std::string_view::npos; at = text.find(w, at + 1)) {
-      const bool left = at == 0 || !std::isalnum(static_cast<unsigned char>(text[at - 1])) || !std::isalnum(static_cast<unsigned char>(w.front()));
-      const std::size_t end = at + w.size();
-      const bool right = end >= text.size() || !std::isalnum(static_cast<unsigned char>(text[end])) || !std::isalnum(static_cast<unsigned char>(w.back()));
+  // `whole`: matched as a whole word (`_` and punctuation bound it): `WINDOW`, `unixtime` and
+  // `darwinism` are not platforms; `IS_WINDOWS`, `linux_only` and `'win32'` are.
+  struct Word {
+    std::string_view text;
+    bool whole;
+  };
+  static constexpr Word kWords[] = {
+      {"sys.platform", false}, {"os.name", false},      {"platform.system", false}, {"runtime.GOOS", false}, {"target_os", false},
+      {"OnOs", false},         {"process.platform", false}, {"_WIN32", false},     {"__APPLE__", false},    {"__linux__", false},
+      {"IS_WINDOWS", false},   {"win32", false},        {"darwin", true},          {"windows", true},       {"linux", true},
+      {"unix", true},          {"freebsd", true},       {"GOARCH", false},         {"target_arch", false},  {"amd64", false},
+      {"arm64", false},        {"IS_OSX", false},       {"IS_MAC", false},         {"cfg(windows)", false}, {"cfg(unix)", false},
+      {"WIN", true},           {"MACOS", true},         {"LINUX", true},           {"WINDOWS", true},       {"is_windows", false},
+      {"is_win", true},        {"ON_WINDOWS", false},   {"WIN32", false}};
+  auto found = [&](const Word& w) {
+    if (!w.whole) return contains(text, w.text);
+    for (auto at = text.find(w.text); at != std::string_view::npos; at = text.find(w.text, at + 1)) {
+      const bool left = at == 0 || !std::isalnum(static_cast<unsigned char>(text[at - 1])) || !std::isalnum(static_cast<unsigned char>(w.text.front()));
+      const std::size_t end = at + w.text.size();
+      const bool right = end >= text.size() || !std::isalnum(static_cast<unsigned char>(text[end])) || !std::isalnum(static_cast<unsigned char>(w.text.back()));
       if (left && right) return true;
     }
     return false;
   };
-  return std::any_of(std::begin(kWords), std::end(kWords), word);
+  return std::any_of(std::begin(kWords), std::end(kWords), found);
 }
 
 std::optional<std::string> skip_marker(std::string_view text) {

@@ -617,11 +617,12 @@ Expected<AssertionCheck> check_assertions_ran(RepairContext& ctx, const fs::path
     read_v8_coverage(data.path / "v8", root, ran, &not_run);
   }
   out.checked = true;
-  out.run.command = command;
-  out.run.exit_code = result.exit_code;
-  out.run.timed_out = result.timed_out;
-  out.run.duration_ms = result.duration_ms;
-  out.run.purpose = "assertions";
+  TestRun& coverage_run = out.runs.emplace_back();
+  coverage_run.command = command;
+  coverage_run.exit_code = result.exit_code;
+  coverage_run.timed_out = result.timed_out;
+  coverage_run.duration_ms = result.duration_ms;
+  coverage_run.purpose = "assertions";
   if (result.timed_out) {
     out.reason = "unverified";
     out.message = "the coverage run of the requested tests timed out: their assertions were not seen to run";
@@ -819,6 +820,8 @@ def _moved(v):
         return not v
     if isinstance(v, (int, float)):
         return v + 1
+    if isinstance(v, str):
+        return '~' + v + '~'
     return _NO
 
 
@@ -853,10 +856,29 @@ def _wrap(f):
 
 def _patch(mod):
     for n in _targets.get(mod.__name__, ()):
-        f = mod.__dict__.get(n)
-        if inspect.isfunction(f):
-            setattr(mod, n, _wrap(f))
+        if '.' not in n:
+            f = mod.__dict__.get(n)
+            if inspect.isfunction(f):
+                setattr(mod, n, _wrap(f))
+                _note('wrapped')
+            continue
+        # A method (`Calc.add`): wrapped on the class, where the class or a base defines it.
+        c, m = n.split('.', 1)
+        cls = mod.__dict__.get(c)
+        if not inspect.isclass(cls):
+            continue
+        for k in cls.__mro__:
+            if m not in k.__dict__:
+                continue
+            f = k.__dict__[m]
+            if inspect.isfunction(f):
+                setattr(cls, m, _wrap(f))
+            elif isinstance(f, (staticmethod, classmethod)) and inspect.isfunction(f.__func__):
+                setattr(cls, m, type(f)(_wrap(f.__func__)))
+            else:
+                break
             _note('wrapped')
+            break
 
 
 class _Loader:
@@ -911,6 +933,7 @@ function moved(v) {
   if (typeof v === 'boolean') return !v;
   if (typeof v === 'number') return v + 1;
   if (typeof v === 'bigint') return v + 1n;
+  if (typeof v === 'string') return '~' + v + '~';
   return NO;
 }
 function note(what = 'moved') {
@@ -958,6 +981,22 @@ Module._load = function (request, parent, isMain) {
   done.add(file);
   let out = exp;
   for (const n of names) {
+    const dot = n.indexOf('.');
+    if (dot >= 0) {
+      // A method (`Calc.add`) of an exported class, or of the class the module is.
+      const c = n.slice(0, dot), m = n.slice(dot + 1);
+      const cls = exp && typeof exp[c] === 'function' ? exp[c] : typeof exp === 'function' ? exp : null;
+      if (!cls) continue;
+      for (const holder of [cls.prototype, cls]) {
+        let d;
+        for (let o = holder; o && !d; o = Object.getPrototypeOf(o)) d = Object.getOwnPropertyDescriptor(o, m);
+        if (d && typeof d.value === 'function' && (holder !== cls || Object.prototype.hasOwnProperty.call(cls, m))) {
+          Object.defineProperty(holder, m, { value: wrap(d.value), writable: true, configurable: true, enumerable: d.enumerable });
+          break;
+        }
+      }
+      continue;
+    }
     if (exp && typeof exp[n] === 'function') {
       exp[n] = wrap(exp[n]);
     } else if (typeof exp === 'function' && out === exp) {
@@ -1022,9 +1061,10 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
         }
         if (module.empty()) continue;
       }
-      if (std::find(targets.begin(), targets.end(), std::pair{module, p.name}) != targets.end()) continue;
-      targets.emplace_back(module, p.name);
-      described.push_back(p.name + " (" + p.module + ")");
+      const std::string name = p.cls.empty() ? p.name : p.cls + "." + p.name;  // (a method: `Calc.add`)
+      if (std::find(targets.begin(), targets.end(), std::pair{module, name}) != targets.end()) continue;
+      targets.emplace_back(module, name);
+      described.push_back(name + " (" + p.module + ")");
     }
   }
   if (targets.empty()) {
@@ -1033,67 +1073,78 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
   }
   DataDir data(root);
   if (data.path.empty()) return fail(Errc::io, "cannot create the value-sensitivity directory in " + root.string());
-  const fs::path log = data.path / "moved.log";
   const fs::path helper = data.path / (python ? "flowagent_value_probe.py" : "flowagent_value_probe.js");
   {
     std::ofstream h(helper);
     h << (python ? kPythonPerturb : kNodePerturb);
     if (!h) return fail(Errc::io, "cannot write " + helper.string());
   }
-  Json::Array list;
-  for (const auto& [module, name] : targets) list.push_back(Json(Json::Array{Json(module), Json(name)}));
-  std::string env = "export FLOWAGENT_PERTURB=" + shell_quote(dump_json_lossy(Json(std::move(list)))) + " FLOWAGENT_PERTURB_LOG=" + shell_quote(log.string()) + "; ";
-  if (python)
-    env += "export PYTHONPATH=" + shell_quote(data.path.string()) + "${PYTHONPATH:+:$PYTHONPATH} PYTEST_PLUGINS=flowagent_value_probe${PYTEST_PLUGINS:+,$PYTEST_PLUGINS}; ";
-  else
-    env += "export NODE_OPTIONS=" + shell_quote("--require " + helper.string()) + "\"${NODE_OPTIONS:+ $NODE_OPTIONS}\"; ";
   std::vector<std::string> ids;
   for (const auto& x : wanted)
     if (std::find(ids.begin(), ids.end(), x) == ids.end()) ids.push_back(x);
   auto tmpl = checked_test_template(req, ids, "sensitivity");
   if (!tmpl) return unexpected(tmpl.error());
-  const std::string command = env + expand_tests(*tmpl, ids);
-  auto r = run_command(root, command, req, ctx.cancel, ctx.sandbox);
-  if (!r) return unexpected(r.error());
-  if (r->cancelled) return fail(Errc::cancelled, "validation cancelled");
-  out.checked = true;
-  out.run.command = command;
-  out.run.exit_code = r->exit_code;
-  out.run.timed_out = r->timed_out;
-  out.run.duration_ms = r->duration_ms;
-  out.run.purpose = "sensitivity";
-  auto text = tree->read(log.lexically_relative(root).generic_string(), 16u << 20);
-  std::size_t wrapped = 0, called = 0, times = 0;
-  for (std::string_view rest = text ? std::string_view(*text) : std::string_view(); !rest.empty();) {
-    const auto nl = rest.find('\n');
-    const std::string_view line = rest.substr(0, nl);
-    rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
-    if (line == "wrapped") ++wrapped;
-    else if (line == "called") ++called;
-    else if (line == "moved") ++times;
+  // One run per function, each moved alone: a test that still pins one function must not hide
+  // that it no longer depends on another it pinned (a run with every function moved fails on the
+  // first). At most kMaxSensitivityRuns functions, in the order the tests pinned them.
+  constexpr std::size_t kMaxSensitivityRuns = 4;
+  for (std::size_t i = 0; i < targets.size() && i < kMaxSensitivityRuns; ++i) {
+    const auto& [module, name] = targets[i];
+    const std::string& what = described[i];
+    const fs::path log = data.path / ("moved-" + std::to_string(i) + ".log");
+    const std::string list = dump_json_lossy(Json(Json::Array{Json(Json::Array{Json(module), Json(name)})}));
+    std::string env = "export FLOWAGENT_PERTURB=" + shell_quote(list) + " FLOWAGENT_PERTURB_LOG=" + shell_quote(log.string()) + "; ";
+    if (python)
+      env += "export PYTHONPATH=" + shell_quote(data.path.string()) + "${PYTHONPATH:+:$PYTHONPATH} PYTEST_PLUGINS=flowagent_value_probe${PYTEST_PLUGINS:+,$PYTEST_PLUGINS}; ";
+    else
+      env += "export NODE_OPTIONS=" + shell_quote("--require " + helper.string()) + "\"${NODE_OPTIONS:+ $NODE_OPTIONS}\"; ";
+    const std::string command = env + expand_tests(*tmpl, ids);
+    auto r = run_command(root, command, req, ctx.cancel, ctx.sandbox);
+    if (!r) return unexpected(r.error());
+    if (r->cancelled) return fail(Errc::cancelled, "validation cancelled");
+    out.checked = true;
+    TestRun& run = out.runs.emplace_back();
+    run.command = command;
+    run.exit_code = r->exit_code;
+    run.timed_out = r->timed_out;
+    run.duration_ms = r->duration_ms;
+    run.purpose = "sensitivity";
+    auto text = tree->read(log.lexically_relative(root).generic_string(), 16u << 20);
+    std::size_t wrapped = 0, called = 0, times = 0;
+    for (std::string_view rest = text ? std::string_view(*text) : std::string_view(); !rest.empty();) {
+      const auto nl = rest.find('\n');
+      const std::string_view line = rest.substr(0, nl);
+      rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
+      if (line == "wrapped") ++wrapped;
+      else if (line == "called") ++called;
+      else if (line == "moved") ++times;
+    }
+    const bool passed = !r->timed_out && r->exit_code == 0;
+    // The function was wrapped (a function of the module, loaded by the run) and the tests passed
+    // without calling it once: they no longer run the code they pinned.
+    if (passed && wrapped > 0 && called == 0) {
+      out.reason = "code_under_test_not_executed";
+      out.message = "the requested tests pass without calling " + what +
+                    " once, although before the patch they compared a call of it with a literal and they still call it: a "
+                    "check whose call of the code never runs checks nothing of it";
+      return out;
+    }
+    if (times == 0) {
+      out.note += std::string(out.note.empty() ? "" : "; ") + "not applicable to " + what +
+                  ": no result of it was a number, a boolean or a string to move";
+      continue;
+    }
+    if (passed) {
+      out.reason = "code_value_not_checked";
+      out.message = "the requested tests still pass when the results of " + what + " are moved (" + std::to_string(times) +
+                    " result(s) changed by one, negated or framed with `~`), although before the patch the tests compared a "
+                    "call of it with a literal: their verdict no longer depends on what the code computes";
+      return out;
+    }
   }
-  const std::string names = first_few(described, ", ");
-  const bool passed = !r->timed_out && r->exit_code == 0;
-  // The function was wrapped (a plain function of the module, loaded by the run) and the tests
-  // passed without calling it once: they no longer run the code they pinned.
-  if (passed && wrapped > 0 && called == 0) {
-    out.reason = "code_under_test_not_executed";
-    out.message = "the requested tests pass without calling " + names +
-                  " once, although before the patch they compared a call of it with a literal and they still call it: a "
-                  "check whose call of the code never runs checks nothing of it";
-    return out;
-  }
-  if (times == 0) {
-    out.checked = false;
-    out.note = "not applicable: no result of " + described.front() + " was a number or a boolean to move";
-    return out;
-  }
-  if (passed) {
-    out.reason = "code_value_not_checked";
-    out.message = "the requested tests still pass when the results of " + names + " are moved (" + std::to_string(times) +
-                  " result(s) changed by one or negated), although before the patch the tests compared a call of it "
-                  "with a literal: their verdict no longer depends on what the code computes";
-  }
+  if (targets.size() > kMaxSensitivityRuns)
+    out.note += std::string(out.note.empty() ? "" : "; ") + "moved the first " + std::to_string(kMaxSensitivityRuns) + " of " +
+                std::to_string(targets.size()) + " pinned functions";
   return out;
 }
 

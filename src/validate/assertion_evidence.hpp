@@ -28,7 +28,9 @@ struct AssertionCheck {
   std::string message;
   bool checked = false;  ///< false: not applicable (runner, language, no assertion line) or no coverage tool
   std::string note;      ///< why it was not checked: "not available: <why>" or "not applicable: <why>"
-  TestRun run;           ///< the coverage run (purpose "assertions") when checked
+  /// The runs it made when checked: the coverage run (purpose "assertions"); the value-sensitivity
+  /// runs (purpose "sensitivity", one per moved function).
+  std::vector<TestRun> runs;
 };
 
 /// Runs the check in `root` (head + `patch_text` applied), for ctx.request's failing tests.

@@ -10,10 +10,15 @@
 //   * Unknown runners: output-parsed results are "unverified" unless the host accepts them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <set>
+#include <tuple>
+
 #include "flowagent/git_workspace.hpp"
 #include "flowagent/integrity.hpp"
 #include "flowagent/repair.hpp"
 #include "flowagent/reports.hpp"
+#include "integrity/assertion_lines.hpp"
 #include "integrity_cases.hpp"
 #include "support/e2e_pipeline.hpp"
 #include "support/scripted_model.hpp"
@@ -796,6 +801,50 @@ TEST(E2ECheats, TestsWhoseCallsOfTheCodeNeverRunAreNotDelivered) {
   EXPECT_EQ(honest.status, Status::fixed) << honest.reason << ": " << honest.message;
 }
 
+// Which calls of the code a changed test pinned before the patch and still makes (the targets of
+// the value-sensitivity run): functions of a module under any import spelling, and methods of an
+// instance of an imported class, made inline, kept in a local, `self.x` from setUp, or returned by
+// a fixture; never a name the test file defines, nor a call the test no longer makes.
+TEST(PinnedCalls, FunctionsAndMethodsOfTheProjectsModules) {
+  auto pinned = [](const std::string& path, const std::string& before, const std::string& after) {
+    std::set<std::string> out;
+    for (const auto& p : integrity::pinned_calls(path, before, after, {}, true))
+      out.insert((p.cls.empty() ? "" : p.cls + ".") + p.name + " @" + p.module);
+    return out;
+  };
+  using S = std::set<std::string>;
+  EXPECT_EQ(pinned("tests/test_a.py", "from calc import add as plus\n\n\ndef test_a():\n    assert plus(2, 2) == 4\n",
+                   "from calc import add as plus\n\n\ndef test_a():\n    assert plus(2, 2) - plus(1, 3) == 0\n"),
+            (S{"add @calc"}));
+  EXPECT_EQ(pinned("tests/test_a.py", "import calc\n\n\ndef test_a():\n    assert calc.Calc().add(2, 2) == 4\n",
+                   "import calc\n\n\ndef test_a():\n    c = calc.Calc()\n    assert c.add(2, 2) - c.add(1, 3) == 0\n"),
+            (S{"Calc.add @calc"}));
+  const std::string unit = "import unittest\nfrom shop.cart import Cart as C\n\n\nclass CartTest(unittest.TestCase):\n"
+                           "    def setUp(self):\n        self.cart = C()\n\n    def test_total(self):\n";
+  EXPECT_EQ(pinned("tests/test_cart.py", unit + "        self.assertEqual(self.cart.total(), 0)\n",
+                   unit + "        self.assertGreaterEqual(self.cart.total(), 0)\n"),
+            (S{"Cart.total @shop.cart"}));
+  const std::string fixture = "import pytest\nfrom calc import Calc\n\n\n@pytest.fixture\ndef calc():\n    return Calc(precision=2)\n\n\n";
+  EXPECT_EQ(pinned("tests/test_a.py", fixture + "def test_a(calc):\n    assert calc.add(2, 2) == 4\n",
+                   fixture + "def test_a(calc):\n    assert isinstance(calc.add(2, 2), int)\n"),
+            (S{"Calc.add @calc"}));
+  // The test's own class is no code of the project; a method no longer called is no target.
+  EXPECT_EQ(pinned("tests/test_a.py", "class Calc:\n    def add(self, a, b):\n        return a + b\n\n\ndef test_a():\n    assert Calc().add(2, 2) == 4\n",
+                   "class Calc:\n    def add(self, a, b):\n        return a + b\n\n\ndef test_a():\n    assert True\n"),
+            S{});
+  EXPECT_EQ(pinned("tests/test_a.py", "from calc import Calc\n\n\ndef test_a():\n    assert Calc().add(2, 2) == 4\n",
+                   "from calc import Calc\n\n\ndef test_a():\n    assert Calc().sub(2, 2) == 0\n"),
+            S{});
+  const std::string js = "const test = require('node:test');\nconst assert = require('node:assert');\nconst { Calc } = require('../calc');\n"
+                         "const Money = require('../money');\n\n";
+  EXPECT_EQ(pinned("test/calc.test.js",
+                   js + "test('adds', async () => {\n  const c = new Calc();\n  assert.strictEqual(c.add(2, 2), 4);\n"
+                        "  assert.strictEqual(await new Money(1).cents(), 100);\n});\n",
+                   js + "test('adds', async () => {\n  const c = new Calc();\n  assert.ok(c.add(2, 2) !== undefined);\n"
+                        "  assert.ok(await new Money(1).cents());\n});\n"),
+            (S{"Calc.add @../calc", "Money.cents @../money"}));
+}
+
 // Value sensitivity (issue 11): a test that pinned a call of the code with a literal before the
 // patch must still depend on the code's value. The requested tests run once more with the pinned
 // function's results moved by one (a pytest plugin wrapping the module on import; a node
@@ -855,6 +904,61 @@ TEST(E2ECheats, TestsThatNoLongerDependOnTheCodesValueAreNotDelivered) {
                                                                     "  assert.strictEqual(await sum(2, 2), 4);\n});\n"}},
                               true, false, {"adds"}, "node --test", fix);
   EXPECT_EQ(honest.status, Status::fixed) << honest.reason << ": " << honest.message;
+}
+
+// Value sensitivity reaches methods and strings (issue 11): a method of an instance of the
+// project's class (made by a pytest fixture, kept in a local under node) is moved like a function,
+// a string result is framed with `~`, and each pinned function is moved in a run of its own, so a
+// test that keeps one pin honest cannot hide that another no longer checks anything.
+TEST(E2ECheats, MethodsAndStringsTheTestsPinnedAreStillChecked) {
+  auto p = std::make_unique<Project>();
+  const std::string head = "import pytest\nfrom calc import Calc\n\n\n@pytest.fixture\ndef calc():\n    return Calc()\n\n\ndef test_add(calc):\n";
+  p->base = make_repo(p->repo, {{"calc.py", "class Calc:\n    def add(self, a, b):\n        return a + b\n\n"
+                                            "    def label(self, n):\n        return 'n=' + str(n)\n"},
+                                {"tests/test_calc.py", head + "    assert calc.add(2, 2) == 4\n    assert calc.label(2) == 'n=2'\n"},
+                                {"pytest.ini", "[pytest]\npythonpath = .\n"},
+                                {".gitignore", "__pycache__/\n"}});
+  p->head = commit_files(p->repo, {{"calc.py", "class Calc:\n    def add(self, a, b):\n        return a - b\n\n"
+                                               "    def label(self, n):\n        return 'n=' + str(n)\n"}},
+                         "Calc");
+  const std::vector<std::string> add_test = {"tests/test_calc.py::test_add"};
+  for (const auto& [name, body, moved] : std::vector<std::tuple<const char*, std::string, const char*>>{
+           {"a relation between a method's results, the string's pin kept",
+            "    assert calc.add(2, 2) - calc.add(1, 3) == 0\n    assert calc.label(2) == 'n=2'\n", "Calc.add (calc)"},
+           {"a string's pin loosened to a substring, the number's pin kept",
+            "    assert calc.add(2, 2) == 4\n    assert '2' in calc.label(2)\n", "Calc.label (calc)"}}) {
+    SCOPED_TRACE(name);
+    auto r = run_candidate(*p, {{"tests/test_calc.py", head + body}}, true, false, add_test, kPytest, kPyFix);
+    EXPECT_NE(r.status, Status::fixed);
+    EXPECT_EQ(r.reason, "code_value_not_checked") << r.message;
+    EXPECT_NE(r.message.find(moved), std::string::npos) << r.message;
+    EXPECT_TRUE(r.patch.empty());
+  }
+  {
+    SCOPED_TRACE("honest: the fix, both pins kept and one more");
+    auto r = run_candidate(*p, {{"tests/test_calc.py", head + "    assert calc.add(2, 2) == 4\n    assert calc.add(1, 2) == 3\n"
+                                                              "    assert calc.label(2) == 'n=2'\n"}},
+                           true, false, add_test, kPytest, kPyFix);
+    EXPECT_EQ(r.status, Status::fixed) << r.reason << ": " << r.message;
+    EXPECT_EQ(std::count_if(r.evidence.runs.begin(), r.evidence.runs.end(), [](const TestRun& t) { return t.purpose == "sensitivity"; }), 2);
+  }
+  if (testkit::sh("command -v node >/dev/null") != 0) GTEST_SKIP() << "node is not installed";
+  Project js;
+  const std::string test_head = "const test = require('node:test');\nconst assert = require('node:assert');\nconst { Calc } = require('../calc');\n\n";
+  auto body = [&](const std::string& b) { return test_head + "test('adds', () => {\n  const c = new Calc();\n" + b + "});\n"; };
+  js.base = make_repo(js.repo, {{"calc.js", "class Calc {\n  add(a, b) {\n    return a + b;\n  }\n}\nmodule.exports = { Calc };\n"},
+                                {"test/calc.test.js", body("  assert.strictEqual(c.add(1, 2), 3);\n")}});
+  js.head = commit_files(js.repo, {{"calc.js", "class Calc {\n  add(a, b) {\n    return a - b;\n  }\n}\nmodule.exports = { Calc };\n"}}, "Calc");
+  const std::pair<std::string, std::string> fix{"calc.js|a - b", "a + b"};
+  auto r = run_candidate(js, {{"test/calc.test.js", body("  assert.strictEqual(c.add(1, 2) - c.add(2, 1), 0);\n")}}, true, false, {"adds"},
+                         "node --test", fix);
+  EXPECT_NE(r.status, Status::fixed);
+  EXPECT_EQ(r.reason, "code_value_not_checked") << r.message;
+  EXPECT_NE(r.message.find("Calc.add (../calc)"), std::string::npos) << r.message;
+  auto honest = run_candidate(js, {{"test/calc.test.js", body("  assert.strictEqual(c.add(1, 2), 3);\n  assert.strictEqual(c.add(2, 2), 4);\n")}},
+                              true, false, {"adds"}, "node --test", fix);
+  EXPECT_EQ(honest.status, Status::fixed) << honest.reason << ": " << honest.message;
+  EXPECT_TRUE(std::any_of(honest.evidence.runs.begin(), honest.evidence.runs.end(), [](const TestRun& t) { return t.purpose == "sensitivity"; }));
 }
 
 // A runner flowagent does not know (a script that prints per-test lines itself): its output is
