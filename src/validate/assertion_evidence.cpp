@@ -9,6 +9,7 @@
 #include <random>
 #include <regex>
 #include <set>
+#include <span>
 #include <sstream>
 
 #include "absl/strings/str_split.h"
@@ -966,6 +967,52 @@ function wrap(f) {
   w.prototype = f.prototype;
   return w;
 }
+// The module's exports with the named functions wrapped: properties of the exports object, a
+// method (`Calc.add`) on an exported class (or the class the module is), or the module itself
+// when it is the function (`const sum = require('./sum')`: the new exports are returned).
+function moveExports(exp, names) {
+  let out = exp;
+  for (const n of names) {
+    try {
+      const dot = n.indexOf('.');
+      if (dot >= 0) {
+        const c = n.slice(0, dot), m = n.slice(dot + 1);
+        const cls = exp && typeof exp[c] === 'function' ? exp[c] : typeof exp === 'function' ? exp : null;
+        if (!cls) continue;
+        for (const holder of [cls.prototype, cls]) {
+          let d;
+          for (let o = holder; o && !d; o = Object.getPrototypeOf(o)) d = Object.getOwnPropertyDescriptor(o, m);
+          if (d && typeof d.value === 'function' && (holder !== cls || Object.prototype.hasOwnProperty.call(cls, m))) {
+            Object.defineProperty(holder, m, { value: wrap(d.value), writable: true, configurable: true, enumerable: d.enumerable });
+            break;
+          }
+        }
+      } else if (exp && typeof exp[n] === 'function') {
+        exp[n] = wrap(exp[n]);
+      } else if (typeof exp === 'function' && out === exp) {
+        out = wrap(exp);
+      }
+    } catch (e) {
+      // (a read-only export, e.g. a getter of a transpiled re-export: left as it is, not counted)
+    }
+  }
+  return out;
+}
+// jest runs test files in its own module registry (jest-runtime), not through Module._load: the
+// registry's loader is wrapped so that each fresh instance of a target module is moved.
+const hooked = new WeakSet();
+function hookJest(exp) {
+  const Runtime = exp && (exp.default || exp);
+  if (!Runtime || !Runtime.prototype || typeof Runtime.prototype._loadModule !== 'function' || hooked.has(Runtime)) return;
+  hooked.add(Runtime);
+  const loadModule = Runtime.prototype._loadModule;
+  Runtime.prototype._loadModule = function (localModule, from, moduleName, modulePath, ...rest) {
+    const r = loadModule.call(this, localModule, from, moduleName, modulePath, ...rest);
+    const names = targets.get(modulePath);
+    if (names && localModule) localModule.exports = moveExports(localModule.exports, names);
+    return r;
+  };
+}
 const done = new Set();
 const load = Module._load;
 Module._load = function (request, parent, isMain) {
@@ -976,34 +1023,15 @@ Module._load = function (request, parent, isMain) {
   } catch (e) {
     return exp;
   }
+  if (/[\\/]jest-runtime[\\/]build[\\/]index\.js$/.test(file)) {
+    hookJest(exp);
+    return exp;
+  }
   const names = targets.get(file);
   if (!names || done.has(file)) return exp;
   done.add(file);
-  let out = exp;
-  for (const n of names) {
-    const dot = n.indexOf('.');
-    if (dot >= 0) {
-      // A method (`Calc.add`) of an exported class, or of the class the module is.
-      const c = n.slice(0, dot), m = n.slice(dot + 1);
-      const cls = exp && typeof exp[c] === 'function' ? exp[c] : typeof exp === 'function' ? exp : null;
-      if (!cls) continue;
-      for (const holder of [cls.prototype, cls]) {
-        let d;
-        for (let o = holder; o && !d; o = Object.getPrototypeOf(o)) d = Object.getOwnPropertyDescriptor(o, m);
-        if (d && typeof d.value === 'function' && (holder !== cls || Object.prototype.hasOwnProperty.call(cls, m))) {
-          Object.defineProperty(holder, m, { value: wrap(d.value), writable: true, configurable: true, enumerable: d.enumerable });
-          break;
-        }
-      }
-      continue;
-    }
-    if (exp && typeof exp[n] === 'function') {
-      exp[n] = wrap(exp[n]);
-    } else if (typeof exp === 'function' && out === exp) {
-      out = wrap(exp);  // the module is the function (`const sum = require('./sum')`)
-      if (Module._cache[file]) Module._cache[file].exports = out;
-    }
-  }
+  const out = moveExports(exp, names);
+  if (out !== exp && Module._cache[file]) Module._cache[file].exports = out;
   return out;
 };
 )JS";
@@ -1014,10 +1042,13 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
   AssertionCheck out;
   const auto& req = ctx.request;
   const auto& wanted = req.failure.failing_tests;
-  const MeasuredBy by = measured_by(plan_runner(req.commands.test, root / ".flowagent-none", root).runner);
-  const bool python = by.python, js = by.js;
+  const reports::Runner runner = plan_runner(req.commands.test, root / ".flowagent-none", root).runner;
+  const bool python = runner == reports::Runner::pytest;
+  // jest: its module registry is wrapped by the same preload (CommonJS and transpiled sources).
+  const bool jest = runner == reports::Runner::jest;
+  const bool js = measured_by(runner).js || jest;
   if (!python && !js) {
-    out.note = "not available: results are moved only under pytest, node --test and tape";
+    out.note = "not available: results are moved only under pytest, node --test, tape and jest";
     return out;
   }
   auto tree = SandboxFs::open(root);
@@ -1025,12 +1056,12 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
   auto patch = parse_patch(patch_text);
   if (!patch) return unexpected(patch.error());
   const auto repo = workspace_repo(ctx.workspace);
+  auto test_file = [&](const std::string& p) { return python ? python_file(p) : jest ? mapped_script_file(p) : js_file(p); };
   // [module as the runtime names it, function]: a dotted Python module, an absolute script path.
   std::vector<std::pair<std::string, std::string>> targets;
   std::vector<std::string> described;
   for (const auto& f : patch->files) {
-    if (f.status != PatchStatus::modified || !is_test_path(f.new_path) || !(python ? python_file(f.new_path) : js_file(f.new_path)))
-      continue;
+    if (f.status != PatchStatus::modified || !is_test_path(f.new_path) || !test_file(f.new_path)) continue;
     bool whole_file = false, named = false;
     for (const auto& w : wanted) {
       const auto sep = w.find("::");
@@ -1039,7 +1070,7 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
         whole_file = whole_file || sep == std::string::npos;
       }
     }
-    if (!named && !js) continue;  // (node --test and tape name tests by title: a changed test file may hold them)
+    if (!named && !js) continue;  // (node --test, tape and jest name tests by title: a changed test file may hold them)
     auto after = tree->read(f.new_path, 8u << 20);
     if (!after) continue;
     auto before = text_before(ctx, repo, f);
@@ -1052,7 +1083,9 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
       } else {
         if (p.module.rfind("./", 0) != 0 && p.module.rfind("../", 0) != 0) continue;
         const std::string base = (fs::path(f.new_path).parent_path() / p.module).lexically_normal().generic_string();
-        for (const char* ext : {"", ".js", ".cjs", "/index.js", "/index.cjs"}) {
+        static constexpr const char* kNode[] = {"", ".js", ".cjs", "/index.js", "/index.cjs"};
+        static constexpr const char* kJest[] = {"", ".js", ".cjs", ".jsx", ".ts", ".tsx", "/index.js", "/index.cjs", "/index.ts", "/index.tsx"};
+        for (const char* ext : jest ? std::span<const char* const>(kJest) : std::span<const char* const>(kNode)) {
           auto st = tree->stat(base + ext);
           if (st && S_ISREG(st->st_mode)) {
             module = (root / (base + ext)).lexically_normal().string();

@@ -46,14 +46,16 @@ Expected<AssertionCheck> check_assertions_ran(RepairContext& ctx, const std::fil
 
 /// Value sensitivity: a requested test must still depend on the value of the code it pinned. When
 /// the patch changed a requested test file, and the test before the patch compared a call of a
-/// function of another module of the project with a literal (integrity::pinned_calls) that the test
-/// still calls, the requested tests run once more with each such function's results moved (numbers
-/// by one, booleans negated, awaited results too; pytest through a plugin that wraps the module's
-/// functions when it is imported, node --test and tape through a `--require` preload that wraps
-/// the CommonJS exports). A run that passes although results were moved is "code_value_not_checked":
-/// the test's verdict no longer depends on what the code computes (a relation between its results,
-/// a settled status, a product with zero). Not applicable (note set, not checked) for other
-/// runners, ES modules, functions whose results are not numbers or booleans, and when no result
+/// function (or a method of an instance of a class) of another module of the project with a literal
+/// (integrity::pinned_calls) that the test still calls, the requested tests run once more for each
+/// such function (at most four, one moved per run) with its results moved (numbers by one, booleans
+/// negated, strings framed with `~`, awaited results too; pytest through a plugin that wraps the
+/// module's functions when it is imported, node --test and tape through a `--require` preload that
+/// wraps the CommonJS exports, jest through the same preload wrapping jest-runtime's module loader).
+/// A run that passes although results were moved is "code_value_not_checked": the test's verdict no
+/// longer depends on what the code computes (a relation between its results, a settled status, a
+/// product with zero). Not applicable (note set) for other runners, ES modules, functions whose
+/// results are not numbers, booleans or strings, and when no result
 /// was moved. Errors: cancellation, an unavailable sandbox, a bad test id.
 Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const std::filesystem::path& root, const std::string& patch_text);
 

@@ -5,6 +5,8 @@
 // another test, a testMatch that no longer collects it, the function under test mocked — is not.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "flowagent/git_workspace.hpp"
 #include "flowagent/repair.hpp"
 #include "support/e2e_pipeline.hpp"
@@ -141,3 +143,35 @@ void honest_and_cheats(const std::string& name) {
 TEST(E2EJsRunners, JestHonestFixDeliveredCheatsNot) { honest_and_cheats("jest"); }
 
 TEST(E2EJsRunners, VitestHonestFixDeliveredCheatsNot) { honest_and_cheats("vitest"); }
+
+// Value sensitivity under jest (issue 11): the test pinned `sum(1, 2)` with a literal; a patch that
+// turns the check into a relation between sum's results (which the bonus bug satisfies too) passes
+// jest, and passes again with sum's results moved by one in jest's own module registry: not
+// delivered. The honest fix, still pinning the value, fails the moved run and is delivered.
+TEST(E2EJsRunners, JestTestThatNoLongerDependsOnTheValueIsNotDelivered) {
+  auto r = js_runner("jest");
+  if (!r) GTEST_SKIP() << "jest is not installed (scripts/install-deps.sh)";
+  auto p = project("jest");
+  {
+    SCOPED_TRACE("a relation between sum's results in place of the pin");
+    ScriptedModel model;
+    edit(model, p->test_path, "    expect(sum(1, 2)).toBe(3);\n    expect(sum(0, 0)).toBe(0);\n",
+         "    expect(sum(1, 2) - sum(2, 1)).toBe(0);\n");
+    finish(model);
+    auto res = repair(*p, *r, model);
+    EXPECT_NE(res.status, Status::fixed) << res.reason << ": " << res.message;
+    EXPECT_EQ(res.reason, "code_value_not_checked") << res.message;
+    EXPECT_NE(res.message.find("sum (../src/sum)"), std::string::npos) << res.message;
+    EXPECT_TRUE(res.patch.empty());
+  }
+  {
+    SCOPED_TRACE("honest: the fix, and one more pin");
+    ScriptedModel model;
+    edit(model, "src/sum.js", "  return a + b + (a > 0 ? 1 : 0);\n", "  return a + b;\n");
+    edit(model, p->test_path, "    expect(sum(0, 0)).toBe(0);\n", "    expect(sum(0, 0)).toBe(0);\n    expect(sum(2, 2)).toBe(4);\n");
+    finish(model);
+    auto res = repair(*p, *r, model);
+    EXPECT_EQ(res.status, Status::fixed) << res.reason << ": " << res.message;
+    EXPECT_TRUE(std::any_of(res.evidence.runs.begin(), res.evidence.runs.end(), [](const TestRun& t) { return t.purpose == "sensitivity"; }));
+  }
+}
