@@ -246,14 +246,14 @@ std::vector<PinnedCall> pinned_calls(const std::string& path, const std::string&
     if (dot == std::string::npos) {
       auto im = names.imported.find(name);
       if (im == names.imported.end()) return std::nullopt;
-      return PinnedCall{exported_of(aliases_before, name), im->second, ""};
+      return PinnedCall{exported_of(aliases_before, name), im->second, "", {}};
     }
     const std::string receiver = callee.substr(0, dot);
-    if (auto im = names.imported.find(receiver); im != names.imported.end()) return PinnedCall{name, im->second, ""};  // `calc.add(`
-    if (auto in = instances.find(receiver); in != instances.end()) return PinnedCall{name, in->second.second, in->second.first};
+    if (auto im = names.imported.find(receiver); im != names.imported.end()) return PinnedCall{name, im->second, "", {}};  // `calc.add(`
+    if (auto in = instances.find(receiver); in != instances.end()) return PinnedCall{name, in->second.second, in->second.first, {}};
     const auto ctor_open = final_call_open(receiver);  // `Calc(...).add(`, `new Calc(...).add(`
     if (ctor_open == std::string::npos || ctor_open == 0) return std::nullopt;
-    if (auto c = class_of(receiver.substr(0, ctor_open))) return PinnedCall{name, c->second, c->first};
+    if (auto c = class_of(receiver.substr(0, ctor_open))) return PinnedCall{name, c->second, c->first, {}};
     return std::nullopt;
   };
   const TestCalls still = requested_test_calls(path, after, wanted, whole_file);
@@ -291,8 +291,13 @@ std::vector<PinnedCall> pinned_calls(const std::string& path, const std::string&
         called = method_called && class_imported;
       }
       if (!called) continue;
-      if (std::none_of(out.begin(), out.end(), [&](const PinnedCall& p) { return p.name == pinned->name && p.module == pinned->module && p.cls == pinned->cls; }))
+      auto same = std::find_if(out.begin(), out.end(), [&](const PinnedCall& p) { return p.name == pinned->name && p.module == pinned->module && p.cls == pinned->cls; });
+      if (same == out.end()) {
+        pinned->tests.push_back(t.name);
         out.push_back(std::move(*pinned));
+      } else if (std::find(same->tests.begin(), same->tests.end(), t.name) == same->tests.end()) {
+        same->tests.push_back(t.name);
+      }
     }
   }
   return out;

@@ -65,6 +65,8 @@ struct PinnedCall {
   /// A method's class as its module exports it (`Calc` for `Calc().add(2, 2)` or `c.add(2, 2)` with
   /// `c = Calc()`); empty for a function of the module.
   std::string cls;
+  /// The tests of the old file that pinned it (as the file names them: `test_add`, `adds`).
+  std::vector<std::string> tests;
 };
 /// The pinned calls of the tests of `before` that `wanted` names (every test of the file when
 /// `whole_file`) that the same tests of `after` still call through the same import. Python and

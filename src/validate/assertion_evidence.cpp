@@ -1057,9 +1057,14 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
   if (!patch) return unexpected(patch.error());
   const auto repo = workspace_repo(ctx.workspace);
   auto test_file = [&](const std::string& p) { return python ? python_file(p) : jest ? mapped_script_file(p) : js_file(p); };
-  // [module as the runtime names it, function]: a dotted Python module, an absolute script path.
-  std::vector<std::pair<std::string, std::string>> targets;
-  std::vector<std::string> described;
+  // A function to move: the module as the runtime names it (a dotted Python module, an absolute
+  // script path), the function (`add`, a method `Calc.add`), and the requested ids of the tests
+  // that pinned it.
+  struct Target {
+    std::string module, name, described;
+    std::vector<std::string> ids;
+  };
+  std::vector<Target> targets;
   for (const auto& f : patch->files) {
     if (f.status != PatchStatus::modified || !is_test_path(f.new_path) || !test_file(f.new_path)) continue;
     bool whole_file = false, named = false;
@@ -1095,9 +1100,23 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
         if (module.empty()) continue;
       }
       const std::string name = p.cls.empty() ? p.name : p.cls + "." + p.name;  // (a method: `Calc.add`)
-      if (std::find(targets.begin(), targets.end(), std::pair{module, name}) != targets.end()) continue;
-      targets.emplace_back(module, name);
-      described.push_back(name + " (" + p.module + ")");
+      // The requested ids naming a test that pinned it (an id of another file is not one of them);
+      // the file's own id when the whole file was requested.
+      std::vector<std::string> ids;
+      for (const auto& w : wanted) {
+        const auto sep = w.find("::");
+        const bool this_file = sep != std::string::npos ? w.substr(0, sep) == f.new_path : !python || w == f.new_path;
+        const bool pinned_here = (python && w == f.new_path) ||
+                                 std::any_of(p.tests.begin(), p.tests.end(), [&](const std::string& t) { return reports::contains_test({w}, t); });
+        if (this_file && pinned_here && std::find(ids.begin(), ids.end(), w) == ids.end()) ids.push_back(w);
+      }
+      auto same = std::find_if(targets.begin(), targets.end(), [&](const Target& t) { return t.module == module && t.name == name; });
+      if (same == targets.end()) {
+        targets.push_back({module, name, name + " (" + p.module + ")", std::move(ids)});
+      } else {
+        for (auto& id : ids)
+          if (std::find(same->ids.begin(), same->ids.end(), id) == same->ids.end()) same->ids.push_back(std::move(id));
+      }
     }
   }
   if (targets.empty()) {
@@ -1112,20 +1131,40 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
     h << (python ? kPythonPerturb : kNodePerturb);
     if (!h) return fail(Errc::io, "cannot write " + helper.string());
   }
-  std::vector<std::string> ids;
-  for (const auto& x : wanted)
-    if (std::find(ids.begin(), ids.end(), x) == ids.end()) ids.push_back(x);
-  auto tmpl = checked_test_template(req, ids, "sensitivity");
-  if (!tmpl) return unexpected(tmpl.error());
-  // One run per function, each moved alone: a test that still pins one function must not hide
-  // that it no longer depends on another it pinned (a run with every function moved fails on the
-  // first). At most kMaxSensitivityRuns functions, in the order the tests pinned them.
-  constexpr std::size_t kMaxSensitivityRuns = 4;
-  for (std::size_t i = 0; i < targets.size() && i < kMaxSensitivityRuns; ++i) {
-    const auto& [module, name] = targets[i];
-    const std::string& what = described[i];
+  // One run per function and requested test that pinned it, each with that one function moved: a
+  // test that still pins one function cannot hide that another no longer checks anything, and a
+  // sensitive test run beside an insensitive one cannot hide it either. At most kMaxSensitivityRuns
+  // runs, in the order the tests pinned the functions.
+  constexpr std::size_t kMaxSensitivityRuns = 6;
+  struct Planned {
+    const Target* target;
+    std::vector<std::string> ids;
+  };
+  std::vector<Planned> plan;
+  std::size_t wanted_runs = 0;
+  for (const auto& t : targets) {
+    std::vector<std::vector<std::string>> groups;
+    if (t.ids.empty()) {
+      std::vector<std::string> all;  // (no id could be tied to the pinning tests: all of them)
+      for (const auto& x : wanted)
+        if (std::find(all.begin(), all.end(), x) == all.end()) all.push_back(x);
+      groups.push_back(std::move(all));
+    } else {
+      for (const auto& id : t.ids) groups.push_back({id});
+    }
+    for (auto& g : groups) {
+      ++wanted_runs;
+      if (plan.size() < kMaxSensitivityRuns) plan.push_back({&t, std::move(g)});
+    }
+  }
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    const Target& target = *plan[i].target;
+    const std::vector<std::string>& ids = plan[i].ids;
+    const std::string what = target.described + (ids.size() == 1 && wanted.size() > 1 ? " in " + ids.front() : "");
+    auto tmpl = checked_test_template(req, ids, "sensitivity");
+    if (!tmpl) return unexpected(tmpl.error());
     const fs::path log = data.path / ("moved-" + std::to_string(i) + ".log");
-    const std::string list = dump_json_lossy(Json(Json::Array{Json(Json::Array{Json(module), Json(name)})}));
+    const std::string list = dump_json_lossy(Json(Json::Array{Json(Json::Array{Json(target.module), Json(target.name)})}));
     std::string env = "export FLOWAGENT_PERTURB=" + shell_quote(list) + " FLOWAGENT_PERTURB_LOG=" + shell_quote(log.string()) + "; ";
     if (python)
       env += "export PYTHONPATH=" + shell_quote(data.path.string()) + "${PYTHONPATH:+:$PYTHONPATH} PYTEST_PLUGINS=flowagent_value_probe${PYTEST_PLUGINS:+,$PYTEST_PLUGINS}; ";
@@ -1175,9 +1214,9 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
       return out;
     }
   }
-  if (targets.size() > kMaxSensitivityRuns)
-    out.note += std::string(out.note.empty() ? "" : "; ") + "moved the first " + std::to_string(kMaxSensitivityRuns) + " of " +
-                std::to_string(targets.size()) + " pinned functions";
+  if (wanted_runs > plan.size())
+    out.note += std::string(out.note.empty() ? "" : "; ") + "made the first " + std::to_string(plan.size()) + " of " +
+                std::to_string(wanted_runs) + " moved runs (one per pinned function and test)";
   return out;
 }
 

@@ -908,14 +908,16 @@ TEST(E2ECheats, TestsThatNoLongerDependOnTheCodesValueAreNotDelivered) {
 
 // Value sensitivity reaches methods and strings (issue 11): a method of an instance of the
 // project's class (made by a pytest fixture, kept in a local under node) is moved like a function,
-// a string result is framed with `~`, and each pinned function is moved in a run of its own, so a
-// test that keeps one pin honest cannot hide that another no longer checks anything.
+// a string result is framed with `~`, and each pinned function is moved in a run of its own, for
+// each requested test that pinned it, so a test that keeps one pin honest cannot hide that another
+// no longer checks anything, nor can an honest test run beside a weakened one.
 TEST(E2ECheats, MethodsAndStringsTheTestsPinnedAreStillChecked) {
   auto p = std::make_unique<Project>();
   const std::string head = "import pytest\nfrom calc import Calc\n\n\n@pytest.fixture\ndef calc():\n    return Calc()\n\n\ndef test_add(calc):\n";
+  const std::string more = "\n\ndef test_add_more(calc):\n    assert calc.add(1, 2) == 3\n";
   p->base = make_repo(p->repo, {{"calc.py", "class Calc:\n    def add(self, a, b):\n        return a + b\n\n"
                                             "    def label(self, n):\n        return 'n=' + str(n)\n"},
-                                {"tests/test_calc.py", head + "    assert calc.add(2, 2) == 4\n    assert calc.label(2) == 'n=2'\n"},
+                                {"tests/test_calc.py", head + "    assert calc.add(2, 2) == 4\n    assert calc.label(2) == 'n=2'\n" + more},
                                 {"pytest.ini", "[pytest]\npythonpath = .\n"},
                                 {".gitignore", "__pycache__/\n"}});
   p->head = commit_files(p->repo, {{"calc.py", "class Calc:\n    def add(self, a, b):\n        return a - b\n\n"
@@ -928,16 +930,26 @@ TEST(E2ECheats, MethodsAndStringsTheTestsPinnedAreStillChecked) {
            {"a string's pin loosened to a substring, the number's pin kept",
             "    assert calc.add(2, 2) == 4\n    assert '2' in calc.label(2)\n", "Calc.label (calc)"}}) {
     SCOPED_TRACE(name);
-    auto r = run_candidate(*p, {{"tests/test_calc.py", head + body}}, true, false, add_test, kPytest, kPyFix);
+    auto r = run_candidate(*p, {{"tests/test_calc.py", head + body + more}}, true, false, add_test, kPytest, kPyFix);
     EXPECT_NE(r.status, Status::fixed);
     EXPECT_EQ(r.reason, "code_value_not_checked") << r.message;
     EXPECT_NE(r.message.find(moved), std::string::npos) << r.message;
     EXPECT_TRUE(r.patch.empty());
   }
   {
+    // Both tests requested, run together the honest one would fail the moved run for both: each
+    // test that pinned the function is run alone.
+    SCOPED_TRACE("a relation in one requested test beside an honest pin in another");
+    auto r = run_candidate(*p, {{"tests/test_calc.py", head + "    assert calc.add(2, 2) - calc.add(1, 3) == 0\n    assert calc.label(2) == 'n=2'\n" + more}},
+                           true, false, {"tests/test_calc.py::test_add", "tests/test_calc.py::test_add_more"}, kPytest, kPyFix);
+    EXPECT_NE(r.status, Status::fixed);
+    EXPECT_EQ(r.reason, "code_value_not_checked") << r.message;
+    EXPECT_NE(r.message.find("Calc.add (calc) in tests/test_calc.py::test_add"), std::string::npos) << r.message;
+  }
+  {
     SCOPED_TRACE("honest: the fix, both pins kept and one more");
     auto r = run_candidate(*p, {{"tests/test_calc.py", head + "    assert calc.add(2, 2) == 4\n    assert calc.add(1, 2) == 3\n"
-                                                              "    assert calc.label(2) == 'n=2'\n"}},
+                                                              "    assert calc.label(2) == 'n=2'\n" + more}},
                            true, false, add_test, kPytest, kPyFix);
     EXPECT_EQ(r.status, Status::fixed) << r.reason << ": " << r.message;
     EXPECT_EQ(std::count_if(r.evidence.runs.begin(), r.evidence.runs.end(), [](const TestRun& t) { return t.purpose == "sensitivity"; }), 2);
