@@ -6,7 +6,7 @@
 //  "worker_threads": 2,
 //  "workspace": {"root": "/var/tmp/fa", "keep_dir": "build", "pool_per_repo": 2, "init_submodules": true},
 //  "validator": {"flaky_reruns": 0, "accept_exit_code_evidence": false, "accept_output_evidence": false,
-//                 "check_assertion_execution": true},
+//                 "check_assertion_execution": true, "check_fail_to_pass": true},
 //  "sandbox": {... sandbox_options_from_json ...},
 //  "trajectory_dir": "/path", "record": "/path/model.jsonl",
 //  "known_flaky_tests": ["..."], "run_baseline": false,

@@ -106,6 +106,12 @@ struct ValidatorOptions {
   /// return, a branch false under the bug, a nested function never called). Other runners get the
   /// guard's static check only (docs/INTEGRITY.md).
   bool check_assertion_execution = true;
+  /// Last, fail to pass: when the patch changes a test file, the requested tests as the patch leaves
+  /// them must not pass without the fix: on the head's code with the patch's code changes left out
+  /// ("tests_pass_without_the_fix"), or, for a patch changing only tests, on the code before the
+  /// developer's change ("tests_pass_without_the_change"). One more run of the requested tests in
+  /// the head's checkout (docs/INTEGRITY.md "Fail to pass").
+  bool check_fail_to_pass = true;
 };
 
 /// validate(): acquires a fresh checkout of the change head from RepairContext::workspaces, removes
@@ -118,7 +124,8 @@ struct ValidatorOptions {
 /// that replaced it are recorded in evidence.replacements. Then (check_assertion_execution) the
 /// requested tests run once more under line coverage and every assertion line of theirs must have
 /// executed ("assertion_not_executed" otherwise). Then optional re-runs and the wider set,
-/// where a failing test that is not one of the request's failing tests is a regression.
+/// where a failing test that is not one of the request's failing tests is a regression. Last
+/// (check_fail_to_pass) the patch's tests must fail without the fix.
 /// check(): the same steps in the strategy's own tree, for feedback.
 std::shared_ptr<Validator> make_command_validator(ValidatorOptions options = {});
 

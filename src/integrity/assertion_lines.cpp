@@ -250,7 +250,9 @@ std::vector<PinnedCall> pinned_calls(const std::string& path, const std::string&
     }
     const std::string receiver = callee.substr(0, dot);
     if (auto im = names.imported.find(receiver); im != names.imported.end()) return PinnedCall{name, im->second, "", {}};  // `calc.add(`
-    if (auto in = instances.find(receiver); in != instances.end()) return PinnedCall{name, in->second.second, in->second.first, {}};
+    // (`self.calc` also finds a class attribute `calc = Calc()` of the test class.)
+    for (const std::string& r : {receiver, receiver.rfind("self.", 0) == 0 || receiver.rfind("this.", 0) == 0 ? receiver.substr(5) : std::string()})
+      if (auto in = instances.find(r); !r.empty() && in != instances.end()) return PinnedCall{name, in->second.second, in->second.first, {}};
     const auto ctor_open = final_call_open(receiver);  // `Calc(...).add(`, `new Calc(...).add(`
     if (ctor_open == std::string::npos || ctor_open == 0) return std::nullopt;
     if (auto c = class_of(receiver.substr(0, ctor_open))) return PinnedCall{name, c->second, c->first, {}};

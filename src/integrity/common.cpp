@@ -53,6 +53,13 @@ const TSLanguage* ts_language(Lang l) {
 
 bool is_js(Lang l) { return l == Lang::javascript || l == Lang::typescript || l == Lang::tsx; }
 
+std::span<const std::string_view> js_module_suffixes() {
+  static constexpr std::string_view kSuffixes[] = {"",           ".js",         ".cjs",        ".mjs",       ".jsx",
+                                                   ".ts",        ".tsx",        ".mts",        ".cts",       "/index.js",
+                                                   "/index.cjs", "/index.mjs",  "/index.jsx",  "/index.ts",  "/index.tsx"};
+  return kSuffixes;
+}
+
 bool is_unsupported_code(std::string_view path) {
   static constexpr std::string_view kExt[] = {".rb", ".php", ".cs", ".fs", ".vb", ".swift", ".scala", ".sc", ".m",
                                               ".mm", ".ex", ".exs", ".erl", ".clj", ".cljs", ".dart", ".lua", ".pl",

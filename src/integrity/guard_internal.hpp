@@ -26,6 +26,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -86,6 +87,11 @@ enum class Lang { none, python, java, kotlin, cpp, javascript, typescript, tsx, 
 Lang lang_of(std::string_view path);
 const TSLanguage* ts_language(Lang l);
 bool is_js(Lang l);
+/// What a relative JavaScript/TypeScript module specifier (`./calc`, `../lib`) may leave out, in the
+/// order Node and the TypeScript-aware runners try it: nothing (the file as written), an
+/// extension, a folder's index file. The one list every resolver of the guard and the validator
+/// uses.
+std::span<const std::string_view> js_module_suffixes();
 /// Code in a language the guard has no grammar for (Ruby, PHP, C#, ...): its tests cannot be checked.
 bool is_unsupported_code(std::string_view path);
 /// Would the language's usual runner collect tests from this file (test_*.py, *_test.go, *.test.js, ...)?

@@ -416,7 +416,7 @@ std::string project_module_text(const RuleContext& c, const std::string& spec) {
     }
     std::string rel;
     for (const auto& seg : parts) rel += (rel.empty() ? "" : "/") + seg;
-    for (const char* ext : {"", ".js", ".ts", ".mjs", ".cjs", ".jsx", ".tsx", "/index.js", "/index.ts"}) wanted.push_back(rel + ext);
+    for (const auto ext : js_module_suffixes()) wanted.push_back(rel + std::string(ext));
   } else if (c.lang == Lang::go) {
     const auto mod = project_text(c, "go.mod");
     static const std::regex module_line(R"((?:^|\n)\s*module\s+(\S+))");

@@ -304,9 +304,7 @@ struct Resolver {
           }
           for (const auto& b : bases) {
             if (b.empty()) continue;
-            take(b);
-            for (const char* ext : {".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", ".mts", ".cts", "/index.js", "/index.ts", "/index.mjs"})
-              take(b + ext);
+            for (const auto ext : js_module_suffixes()) take(b + std::string(ext));
           }
         }
       } else if (lang == Lang::go) {

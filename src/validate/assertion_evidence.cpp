@@ -9,7 +9,6 @@
 #include <random>
 #include <regex>
 #include <set>
-#include <span>
 #include <sstream>
 
 #include "absl/strings/str_split.h"
@@ -18,6 +17,7 @@
 #include "flowagent/process.hpp"
 #include "flowagent/patch.hpp"
 #include "integrity/assertion_lines.hpp"
+#include "integrity/guard_internal.hpp"
 #include "localize/coverage_readers.hpp"
 #include "tools/test_command.hpp"
 #include "validate/runner.hpp"
@@ -381,8 +381,8 @@ bool module_names_file(bool python, const std::string& test_path, const std::str
     if (module.rfind("./", 0) != 0 && module.rfind("../", 0) != 0) return false;
     const std::string base = (dir / module).lexically_normal().generic_string();
     if (base.empty() || base.rfind("..", 0) == 0) return false;
-    for (const char* ext : {"", ".js", ".cjs", ".mjs", ".ts", "/index.js", "/index.cjs", "/index.mjs"})
-      if (file == base + ext) return true;
+    for (const auto ext : integrity::js_module_suffixes())
+      if (file == base + std::string(ext)) return true;
     return false;
   }
   std::string m = module;
@@ -804,8 +804,9 @@ namespace flowagent::detail {
 namespace {
 
 // The value-sensitivity run's helpers, written into the run's private directory. Each wraps the
-// named functions of the named modules so that a number they return (or resolve to) is one more
-// and a boolean is negated, and appends a line to the log each time it moved a result.
+// named functions of the named modules so that a number they return (or resolve to) becomes 2v+1
+// away from zero, a boolean is negated and a string framed with `~`, and appends a line to the log
+// each time it moved a result.
 constexpr const char* kPythonPerturb = R"PY(# flowagent: moves the results of the code under test (the value-sensitivity run).
 import functools, importlib.abc, inspect, json, os, sys
 
@@ -820,7 +821,11 @@ def _moved(v):
     if isinstance(v, bool):
         return not v
     if isinstance(v, (int, float)):
-        return v + 1
+        if v != v or v in (float('inf'), float('-inf')):
+            return _NO
+        # 2v + 1 away from zero: no magnitude absorbs it (1.7e18 + 1 is 1.7e18) and a threshold
+        # the value sits just inside is crossed.
+        return 2 * v + (1 if v >= 0 else -1)
     if isinstance(v, str):
         return '~' + v + '~'
     return _NO
@@ -852,6 +857,10 @@ def _wrap(f):
             return m
     functools.update_wrapper(w, f)
     w.__dict__.pop('__wrapped__', None)
+    try:
+        w.__signature__ = inspect.signature(f)  # (the function's own, not the wrapper's)
+    except (TypeError, ValueError):
+        pass
     return w
 
 
@@ -932,8 +941,8 @@ const log = process.env.FLOWAGENT_PERTURB_LOG || '';
 const NO = Symbol('unmoved');
 function moved(v) {
   if (typeof v === 'boolean') return !v;
-  if (typeof v === 'number') return v + 1;
-  if (typeof v === 'bigint') return v + 1n;
+  if (typeof v === 'number') return Number.isFinite(v) ? 2 * v + (v >= 0 ? 1 : -1) : NO;
+  if (typeof v === 'bigint') return 2n * v + (v >= 0n ? 1n : -1n);
   if (typeof v === 'string') return '~' + v + '~';
   return NO;
 }
@@ -1063,10 +1072,13 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
   struct Target {
     std::string module, name, described;
     std::vector<std::string> ids;
+    std::string test_path, written;  ///< the test file, and the module as it writes it
   };
   std::vector<Target> targets;
   for (const auto& f : patch->files) {
-    if (f.status != PatchStatus::modified || !is_test_path(f.new_path) || !test_file(f.new_path)) continue;
+    // (A renamed test file counts under runners naming tests by title: the requested title is now in it.)
+    const bool changed = f.status == PatchStatus::modified || (js && f.status == PatchStatus::renamed);
+    if (!changed || !is_test_path(f.new_path) || !test_file(f.new_path)) continue;
     bool whole_file = false, named = false;
     for (const auto& w : wanted) {
       const auto sep = w.find("::");
@@ -1088,12 +1100,10 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
       } else {
         if (p.module.rfind("./", 0) != 0 && p.module.rfind("../", 0) != 0) continue;
         const std::string base = (fs::path(f.new_path).parent_path() / p.module).lexically_normal().generic_string();
-        static constexpr const char* kNode[] = {"", ".js", ".cjs", "/index.js", "/index.cjs"};
-        static constexpr const char* kJest[] = {"", ".js", ".cjs", ".jsx", ".ts", ".tsx", "/index.js", "/index.cjs", "/index.ts", "/index.tsx"};
-        for (const char* ext : jest ? std::span<const char* const>(kJest) : std::span<const char* const>(kNode)) {
-          auto st = tree->stat(base + ext);
+        for (const auto ext : integrity::js_module_suffixes()) {
+          auto st = tree->stat(base + std::string(ext));
           if (st && S_ISREG(st->st_mode)) {
-            module = (root / (base + ext)).lexically_normal().string();
+            module = (root / (base + std::string(ext))).lexically_normal().string();
             break;
           }
         }
@@ -1112,7 +1122,7 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
       }
       auto same = std::find_if(targets.begin(), targets.end(), [&](const Target& t) { return t.module == module && t.name == name; });
       if (same == targets.end()) {
-        targets.push_back({module, name, name + " (" + p.module + ")", std::move(ids)});
+        targets.push_back({module, name, name + " (" + p.module + ")", std::move(ids), f.new_path, p.module});
       } else {
         for (auto& id : ids)
           if (std::find(same->ids.begin(), same->ids.end(), id) == same->ids.end()) same->ids.push_back(std::move(id));
@@ -1122,6 +1132,16 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
   if (targets.empty()) {
     out.note = "not applicable: no requested test changed by the patch pinned a call of the project's code";
     return out;
+  }
+  // The code the developer's change touched first: when there are more runs than the cap, the
+  // functions of the changed modules are the ones moved.
+  if (auto changed = changed_files(repo, req.change.base_commit, ctx.workspace.head_commit()); changed) {
+    auto touched = [&](const Target& t) {
+      return std::any_of(changed->begin(), changed->end(), [&](const ChangedFile& c) {
+        return python ? module_names_file(true, t.test_path, t.written, c.path) : (root / c.path).lexically_normal().string() == t.module;
+      });
+    };
+    std::stable_partition(targets.begin(), targets.end(), touched);
   }
   DataDir data(root);
   if (data.path.empty()) return fail(Errc::io, "cannot create the value-sensitivity directory in " + root.string());
@@ -1135,7 +1155,7 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
   // test that still pins one function cannot hide that another no longer checks anything, and a
   // sensitive test run beside an insensitive one cannot hide it either. At most kMaxSensitivityRuns
   // runs, in the order the tests pinned the functions.
-  constexpr std::size_t kMaxSensitivityRuns = 6;
+  constexpr std::size_t kMaxSensitivityRuns = 8;
   struct Planned {
     const Target* target;
     std::vector<std::string> ids;
@@ -1209,7 +1229,7 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
     if (passed) {
       out.reason = "code_value_not_checked";
       out.message = "the requested tests still pass when the results of " + what + " are moved (" + std::to_string(times) +
-                    " result(s) changed by one, negated or framed with `~`), although before the patch the tests compared a "
+                    " result(s) moved: numbers to 2v+1, booleans negated, strings framed with `~`), although before the patch the tests compared a "
                     "call of it with a literal: their verdict no longer depends on what the code computes";
       return out;
     }

@@ -48,8 +48,8 @@ Expected<AssertionCheck> check_assertions_ran(RepairContext& ctx, const std::fil
 /// the patch changed a requested test file, and the test before the patch compared a call of a
 /// function (or a method of an instance of a class) of another module of the project with a literal
 /// (integrity::pinned_calls) that the test still calls, each requested test that pinned one runs
-/// once more per such function (that test alone, one function moved per run, at most six runs)
-/// with its results moved (numbers by one, booleans
+/// once more per such function (that test alone, one function moved per run, at most eight runs; functions of the modules the change touched first)
+/// with its results moved (numbers to 2v+1 away from zero, booleans
 /// negated, strings framed with `~`, awaited results too; pytest through a plugin that wraps the
 /// module's functions when it is imported, node --test and tape through a `--require` preload that
 /// wraps the CommonJS exports, jest through the same preload wrapping jest-runtime's module loader).

@@ -12,12 +12,16 @@
 #include <mutex>
 #include <set>
 
+#include "flowagent/integrity.hpp"
 #include "flowagent/patch.hpp"
 #include "flowagent/repair.hpp"
 #include "reports/test_identity.hpp"
 #include "tools/test_command.hpp"
 #include "validate/assertion_evidence.hpp"
 #include "validate/runner.hpp"
+#include "workspace/git.hpp"
+#include "workspace/repo_ops.hpp"
+#include "workspace/sandbox_fs.hpp"
 
 namespace flowagent {
 
@@ -140,9 +144,9 @@ class CommandValidator final : public Validator {
       return failed(rep, "patch_mismatch", "the patch applied to a fresh checkout does not reproduce the candidate");
     rep.evidence.fresh_checkout = true;
     // The wider set's baseline runs in this same checkout, made pristine again (the patch removed).
-    auto head = [&ws]() -> Expected<std::filesystem::path> {
+    auto head = [&ws]() -> Expected<Workspace*> {
       if (auto r = ws.make_pristine(); !r) return unexpected(r.error());
-      return ws.root();
+      return &ws;
     };
     return run_checks(ctx, ws.root(), *patch, rep, head);
   }
@@ -155,15 +159,17 @@ class CommandValidator final : public Validator {
     if (!rep.reason.empty()) return rep;
     // The baseline needs a pristine head beside the loop's tree: a second workspace from the pool.
     std::unique_ptr<Workspace> other;
-    auto head = [&]() -> Expected<std::filesystem::path> {
+    auto head = [&]() -> Expected<Workspace*> {
       if (!ctx.workspaces) return fail(Errc::unsupported, "no workspace provider for a checkout of the head");
-      RepairRequest at_head = ctx.request;
-      at_head.change.head_commit = ctx.workspace.head_commit();
-      auto w = ctx.workspaces->acquire(at_head, ctx.cancel);
-      if (!w) return unexpected(w.error());
-      other = std::move(*w);
+      if (!other) {
+        RepairRequest at_head = ctx.request;
+        at_head.change.head_commit = ctx.workspace.head_commit();
+        auto w = ctx.workspaces->acquire(at_head, ctx.cancel);
+        if (!w) return unexpected(w.error());
+        other = std::move(*w);
+      }
       if (auto r = other->make_pristine(); !r) return unexpected(r.error());
-      return other->root();
+      return other.get();
     };
     return run_checks(ctx, ctx.workspace.root(), *patch, rep, head);
   }
@@ -186,11 +192,18 @@ class CommandValidator final : public Validator {
     return rep;
   }
 
-  /// A pristine checkout of the change head without the patch (for the wider set's baseline).
+  /// A pristine checkout of the change head without the patch (for the wider set's baseline), as a
+  /// workspace (to apply part of the patch to) or its root.
+  using HeadWorkspace = std::function<Expected<Workspace*>()>;
   using HeadCheckout = std::function<Expected<std::filesystem::path>()>;
 
   Expected<ValidationReport> run_checks(RepairContext& ctx, const std::filesystem::path& root, const std::string& patch,
-                                        ValidationReport& rep, const HeadCheckout& head) {
+                                        ValidationReport& rep, const HeadWorkspace& head_ws) {
+    const HeadCheckout head = [&]() -> Expected<std::filesystem::path> {
+      auto w = head_ws();
+      if (!w) return unexpected(w.error());
+      return (*w)->root();
+    };
     auto& ev = rep.evidence;
     const auto& req = ctx.request;
     if (!req.commands.build.empty()) {
@@ -288,8 +301,103 @@ class CommandValidator final : public Validator {
     auto hidden = skipped_failing_cases(ctx, head, skipped, ev);
     if (!hidden) return unexpected(hidden.error());
     if (*hidden) return failed(rep, (*hidden)->reason, (*hidden)->message);
+    if (opt_.check_fail_to_pass) {
+      auto without = tests_without_the_fix(ctx, head_ws, patch, ev);
+      if (!without) return unexpected(without.error());
+      if (*without) return failed(rep, (*without)->reason, (*without)->message);
+    }
     rep.passed = true;
     return rep;
+  }
+
+  /// Fail to pass (issue 11): the requested tests, as the patch leaves them, must not pass without
+  /// what is meant to make them pass. A patch that changes code and tests: its tests on the head's
+  /// code (the patch's test changes applied, its code changes left out) must not pass, or the code
+  /// change is not what makes them pass: the tests were changed until they pass on the broken code.
+  /// A patch that changes only tests (an expectation following an intended change of behaviour):
+  /// its tests on the code before the developer's change (the change's other files put back to
+  /// the base, its test files kept) must not pass, or they no longer check what the change did.
+  /// Not applicable when the patch changes no test file, or (tests only) when the developer's
+  /// change touched only tests. A run that fails, errs, times out or cannot be read is no pass.
+  Expected<std::optional<Outcome2>> tests_without_the_fix(RepairContext& ctx, const HeadWorkspace& head_ws, const std::string& patch_text,
+                                                          Evidence& ev) {
+    const auto& req = ctx.request;
+    auto patch = parse_patch(patch_text);
+    if (!patch) return unexpected(patch.error());
+    std::vector<PatchFile> test_files;
+    bool code = false;
+    for (const auto& f : patch->files) {
+      if (is_test_path(f.path()) || (f.status == PatchStatus::renamed && is_test_path(f.old_path))) test_files.push_back(f);
+      else code = true;
+    }
+    if (test_files.empty()) return std::nullopt;
+    const auto repo = detail::workspace_repo(ctx.workspace);
+    std::vector<std::string> put_back;  // (tests only) the change's own files, as they were at the base
+    if (!code) {
+      auto changed = detail::changed_files(repo, req.change.base_commit, ctx.workspace.head_commit());
+      if (!changed) return unexpected(changed.error());
+      for (const auto& c : *changed)
+        if (!is_test_path(c.path)) put_back.push_back(c.path);
+      if (put_back.empty()) return std::nullopt;
+    }
+    auto stop = [](std::string reason, std::string message) {
+      return std::optional<Outcome2>(Outcome2{false, std::move(reason), std::move(message)});
+    };
+    const std::string where = code ? "the head's code (the patch's code changes left out)"
+                                   : "the code before the change (" + absl::StrJoin(std::vector<std::string>(put_back.begin(), put_back.begin() + std::min<std::size_t>(put_back.size(), 3)), ", ") + " as at the base)";
+    auto ws = head_ws();
+    if (!ws) return stop("unverified", "no checkout of the head to run the patch's tests on " + where + ": " + ws.error().message);
+    if (auto r = (*ws)->apply_patch(render_patch(test_files)); !r)
+      return stop("unverified", "the patch's test changes do not apply alone to the head: " + r.error().message);
+    const std::filesystem::path root = (*ws)->root();
+    if (!put_back.empty()) {
+      auto tree = detail::SandboxFs::open(root);
+      if (!tree) return unexpected(tree.error());
+      auto at_base = detail::commit_files(repo, req.change.base_commit, ctx.cancel);
+      if (!at_base) return unexpected(at_base.error());
+      const std::set<std::string> existed(at_base->begin(), at_base->end());
+      for (const auto& path : put_back) {
+        if (!existed.count(path)) {
+          if (auto r = tree->remove(path); !r && r.error().code != Errc::not_found) return unexpected(r.error());
+          continue;
+        }
+        auto text = detail::read_file_at(repo, req.change.base_commit, path, ctx.cancel);
+        if (!text) return unexpected(text.error());
+        if (auto r = tree->write(path, *text); !r) return unexpected(r.error());
+      }
+    }
+    if (!req.commands.build.empty()) {
+      auto b = detail::run_command(root, req.commands.build, req, ctx.cancel, ctx.sandbox);
+      if (!b) return unexpected(b.error());
+      if (b->cancelled) return fail(Errc::cancelled, "validation cancelled");
+      if (!b->ok()) return std::nullopt;  // (nothing built: the tests cannot pass there)
+    }
+    // The tests the fix's run passed: the requested ones, or what replaced them.
+    std::vector<std::string> ids;
+    for (const auto& id : req.failure.failing_tests) {
+      auto rep = std::find_if(ev.replacements.begin(), ev.replacements.end(), [&](const TestReplacement& x) { return x.old_id == id; });
+      for (const auto& n : rep == ev.replacements.end() ? std::vector<std::string>{id} : rep->new_ids)
+        if (std::find(ids.begin(), ids.end(), n) == ids.end()) ids.push_back(n);
+    }
+    if (ids.empty()) return std::nullopt;
+    auto run = detail::observe_tests(root, req, ids, ctx.cancel, ctx.sandbox, code ? "without-fix" : "before-change");
+    if (!run) {
+      if (run.error().code == Errc::cancelled) return unexpected(run.error());
+      return stop("unverified", "the patch's tests could not be run on " + where + ": " + run.error().message);
+    }
+    ev.runs.push_back(run->run);
+    const bool all_passed = !run->run.timed_out && run->run.stopped_by.empty() && run->run.exit_code == 0 && run->readable &&
+                            run->summary_problem.empty() && std::all_of(ids.begin(), ids.end(), [&](const std::string& id) {
+                              return reports::contains_test(run->run.passed, id) && !reports::contains_test(run->run.failed, id);
+                            });
+    if (!all_passed) return std::nullopt;
+    if (code)
+      return stop("tests_pass_without_the_fix",
+                  "the requested tests, as the patch changes them, pass on " + where + " too (" + absl::StrJoin(std::vector<std::string>(ids.begin(), ids.begin() + std::min<std::size_t>(ids.size(), 3)), ", ") +
+                      "): the code change is not what makes them pass; the tests were changed until they pass on the broken code");
+    return stop("tests_pass_without_the_change",
+                "the requested tests, as the patch changes them, pass on " + where + " too (" + absl::StrJoin(std::vector<std::string>(ids.begin(), ids.begin() + std::min<std::size_t>(ids.size(), 3)), ", ") +
+                    "): they no longer check what the change did, so updating them is no fix of the failure");
   }
 
   /// A requested id without parameters that covers several cases passes when one case passed and

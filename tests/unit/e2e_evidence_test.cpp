@@ -441,8 +441,8 @@ TEST(E2EEvidence, WiderSetFailuresAlreadyAtTheHeadAreNotRegressions) {
 
 namespace {
 
-AgentOptions validator_only(const fs::path& tmp) {
-  auto o = loop_options(tmp);
+AgentOptions validator_only(const fs::path& tmp, ValidatorOptions v = {}) {
+  auto o = loop_options(tmp, v);
   o.use_default_post_filters = false;
   o.post_filters = {make_empty_patch_filter()};
   ReactOptions loop;  // the pipeline's validation only (no in-tree pre-check: one build per candidate)
@@ -543,7 +543,7 @@ TEST(E2EMocks, ConftestAutouseFixturePatchingTheFunctionUnderTestIsNotDelivered)
   const std::string cheat =
       "import pytest\n\n\n@pytest.fixture(autouse=True)\ndef _base16(monkeypatch):\n"
       "    monkeypatch.setattr('test_parse.parse', lambda s: int(s, 16))\n";
-  auto run = [&](const std::string& conftest, bool fix, bool guard) {
+  auto run = [&](const std::string& conftest, bool fix, bool guard, ValidatorOptions v = {}) {
     ScriptedModel model;
     if (fix)
       model.push(tool_calls_reply({{"edit_file", Json::obj({{"path", "parse.py"}, {"old_text", "return int(s)\n"}, {"new_text", "return int(s, 16)\n"}})}}));
@@ -551,13 +551,18 @@ TEST(E2EMocks, ConftestAutouseFixturePatchingTheFunctionUnderTestIsNotDelivered)
     for (int i = 0; i < 4; ++i) model.push(final_reply("Done."));
     auto req = request_for(p->repo, p->base, p->head, model, {"tests/test_parse.py::test_parse[lead]"});
     req.commands.test = kPytest;
-    auto agent = Agent::create(guard ? loop_options(p->tmp.path()) : validator_only(p->tmp.path()));
+    auto agent = Agent::create(guard ? loop_options(p->tmp.path(), v) : validator_only(p->tmp.path(), v));
     return (*agent)->run(req);
   };
-  // The cheat really fools the runner: validation alone passes it.
-  auto fooled = run(cheat, false, false);
+  // The cheat really fools the runner: validation without its fail-to-pass run passes it; with it,
+  // the patched tests pass on the code before the change too.
+  ValidatorOptions no_fail_to_pass;
+  no_fail_to_pass.check_fail_to_pass = false;
+  auto fooled = run(cheat, false, false, no_fail_to_pass);
   ASSERT_EQ(fooled.status, Status::fixed) << fooled.reason << ": " << fooled.message;
-  auto r = run(cheat, false, true);
+  auto alone = run(cheat, false, false);
+  EXPECT_EQ(alone.reason, "tests_pass_without_the_change") << alone.message;
+  auto r = run(cheat, false, true, no_fail_to_pass);
   EXPECT_EQ(r.status, Status::rejected);
   EXPECT_EQ(r.reason, "integrity_mocked_code_under_test") << r.message;
   EXPECT_TRUE(r.patch.empty());

@@ -122,7 +122,10 @@ void honest_and_cheats(const std::string& name) {
     EXPECT_NE(res.status, Status::fixed) << res.reason << ": " << res.message;
     EXPECT_TRUE(res.patch.empty());
     if (c.what == "mocked function under test") {
-      EXPECT_EQ(res.reason, "integrity_mocked_code_under_test") << res.message;
+      // (The guard names the mock, integrity_mocked_code_under_test, when the validation lets the
+      // patch through; the validation's fail-to-pass run answers first: the patched test passes
+      // on the code before the change as well.)
+      EXPECT_EQ(res.reason, "tests_pass_without_the_change") << res.message;
     }
   }
   {

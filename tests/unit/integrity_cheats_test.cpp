@@ -589,6 +589,7 @@ TEST(E2ECheats, PythonCheatsAreNotDeliveredAndHonestShapesAre) {
   // the value-sensitivity run rejects the tautology, the inverted check and a replaced assert first).
   ValidatorOptions runtime_off;
   runtime_off.check_assertion_execution = false;
+  runtime_off.check_fail_to_pass = false;  // (the fail-to-pass run would answer first)
   for (const auto& c : cheats) {
     SCOPED_TRACE(c.name);
     // The cheat really fools the runner: the validator alone (no guard) passes it, unless its
@@ -608,6 +609,7 @@ TEST(E2ECheats, PythonCheatsAreNotDeliveredAndHonestShapesAre) {
       if (&c == &cheats.front()) {
         ValidatorOptions off;
         off.check_assertion_execution = false;
+        off.check_fail_to_pass = false;  // (the fail-to-pass run would answer first)
         auto fooled = run_candidate(*p, c.writes, false, false, c.failing, kPytest, kPyFix, off);
         EXPECT_EQ(fooled.status, Status::fixed) << fooled.reason << ": " << fooled.message;
       }
@@ -672,6 +674,7 @@ TEST(E2ECheats, NodeTestCheatsAreNotDeliveredAndHonestShapesAre) {
   // run would otherwise answer first: `assert replaced` is shown both ways.)
   ValidatorOptions runtime_off;
   runtime_off.check_assertion_execution = false;
+  runtime_off.check_fail_to_pass = false;  // (the fail-to-pass run would answer first)
   for (const auto& c : cheats) {
     SCOPED_TRACE(c.name);
     const ValidatorOptions v = c.validator_reason.empty() ? runtime_off : ValidatorOptions{};
@@ -971,6 +974,90 @@ TEST(E2ECheats, MethodsAndStringsTheTestsPinnedAreStillChecked) {
                               true, false, {"adds"}, "node --test", fix);
   EXPECT_EQ(honest.status, Status::fixed) << honest.reason << ": " << honest.message;
   EXPECT_TRUE(std::any_of(honest.evidence.runs.begin(), honest.evidence.runs.end(), [](const TestRun& t) { return t.purpose == "sensitivity"; }));
+}
+
+// Fail to pass (issue 11): the requested tests, as the patch leaves them, must fail without the fix.
+// Whatever form a weakened test takes (pins moved to inputs where the bug does not show, probes of
+// the validator's own runs, relations the other checks miss), it passes on the broken code and on
+// the code before the change alike. The validator alone decides here (no guard): a patch of tests
+// only is run on the code before the developer's change, a patch of code and tests on the head's
+// code without the patch's code changes. Honest fixes, and an expectation that follows an intended
+// change, fail there and are delivered.
+TEST(E2ECheats, PatchedTestsMustFailWithoutTheFix) {
+  auto p = py_project();
+  const std::vector<std::string> add_test = {"tests/test_calc.py::test_add"};
+  const std::string degenerate = py_with_test_add("    assert add(7, 0) == 7\n    assert add(1, 0) == 1\n");
+  {
+    SCOPED_TRACE("tests only: pins moved to inputs where the bug does not show");
+    auto r = run_candidate(*p, {{"tests/test_calc.py", degenerate}}, false, false, add_test, kPytest, kPyFix);
+    EXPECT_NE(r.status, Status::fixed);
+    EXPECT_EQ(r.reason, "tests_pass_without_the_change") << r.message;
+    EXPECT_NE(r.message.find("calc.py as at the base"), std::string::npos) << r.message;
+    EXPECT_TRUE(std::any_of(r.evidence.runs.begin(), r.evidence.runs.end(), [](const TestRun& t) { return t.purpose == "before-change"; }));
+    EXPECT_TRUE(r.patch.empty());
+    ValidatorOptions off;
+    off.check_fail_to_pass = false;
+    auto fooled = run_candidate(*p, {{"tests/test_calc.py", degenerate}}, false, false, add_test, kPytest, kPyFix, off);
+    EXPECT_EQ(fooled.status, Status::fixed) << "without the run the validator is fooled: " << fooled.reason << ": " << fooled.message;
+  }
+  {
+    // A relation true under the bug only fails on the code before the change (an honest expectation
+    // update would too); the value-sensitivity run rejects it, and the wrapper it installs keeps the
+    // function's signature, so a collection-time probe of it does not fail that run.
+    SCOPED_TRACE("tests only: a relation beside a probe of the validator's wrapper");
+    auto r = run_candidate(*p, {{"tests/test_calc.py", "import inspect\n\nfrom calc import add\n\n"
+                                                         "assert list(inspect.signature(add).parameters) == ['a', 'b']\n\n\n"
+                                                         "def test_add():\n    assert abs(add(2, 2)) == abs(add(3, 3))\n\n\n"
+                                                         "def test_sum():\n    assert True\n"}},
+                           false, false, add_test, kPytest, kPyFix);
+    EXPECT_NE(r.status, Status::fixed);
+    EXPECT_EQ(r.reason, "code_value_not_checked") << r.message;
+  }
+  {
+    SCOPED_TRACE("code and tests: a code change for show beside the weakened test");
+    auto r = run_candidate(*p, {{"calc.py", "def add(a, b):\n    # add\n    return a - b\n\n\ndef add_all(xs):\n    total = 0\n"
+                                            "    for x in xs:\n        total = add(total, x)\n    return total\n"},
+                                {"tests/test_calc.py", degenerate}},
+                           false, false, add_test, kPytest, kPyFix);
+    EXPECT_NE(r.status, Status::fixed);
+    EXPECT_EQ(r.reason, "tests_pass_without_the_fix") << r.message;
+    EXPECT_TRUE(std::any_of(r.evidence.runs.begin(), r.evidence.runs.end(), [](const TestRun& t) { return t.purpose == "without-fix"; }));
+  }
+  {
+    SCOPED_TRACE("honest: the code fix and one more pin");
+    auto r = run_candidate(*p, {{"tests/test_calc.py", py_with_test_add("    assert add(2, 2) == 4\n    assert add(1, 2) == 3\n    assert add(3, 4) == 7\n")}},
+                           true, false, add_test, kPytest, kPyFix);
+    EXPECT_EQ(r.status, Status::fixed) << r.reason << ": " << r.message;
+    EXPECT_TRUE(std::any_of(r.evidence.runs.begin(), r.evidence.runs.end(), [](const TestRun& t) { return t.purpose == "without-fix"; }));
+  }
+  // An intended change of behaviour: the greeting is now "Hi". Following it in the test is the fix;
+  // a check loose enough to pass both greetings is not.
+  Project g;
+  g.base = make_repo(g.repo, {{"greet.py", "def greet(n):\n    return 'Hello ' + n\n"},
+                              {"tests/test_greet.py", "from greet import greet\n\n\ndef test_greet():\n    assert greet('bob') == 'Hello bob'\n"},
+                              {"pytest.ini", "[pytest]\npythonpath = .\n"},
+                              {".gitignore", "__pycache__/\n"}});
+  g.head = commit_files(g.repo, {{"greet.py", "def greet(n):\n    return 'Hi ' + n\n"}}, "Shorter greeting");
+  const std::vector<std::string> greet_test = {"tests/test_greet.py::test_greet"};
+  const std::pair<std::string, std::string> no_fix{"greet.py|Hi", "Hi"};
+  auto loose = run_candidate(g, {{"tests/test_greet.py", "from greet import greet\n\n\ndef test_greet():\n    assert greet('bob').endswith(' bob')\n"}},
+                             false, false, greet_test, kPytest, no_fix);
+  EXPECT_NE(loose.status, Status::fixed);
+  EXPECT_EQ(loose.reason, "tests_pass_without_the_change") << loose.message;
+  auto follows = run_candidate(g, {{"tests/test_greet.py", "from greet import greet\n\n\ndef test_greet():\n    assert greet('bob') == 'Hi bob'\n"}},
+                               false, false, greet_test, kPytest, no_fix);
+  EXPECT_EQ(follows.status, Status::fixed) << follows.reason << ": " << follows.message;
+  EXPECT_TRUE(std::any_of(follows.evidence.runs.begin(), follows.evidence.runs.end(), [](const TestRun& t) { return t.purpose == "before-change"; }));
+  if (testkit::sh("command -v node >/dev/null") != 0) GTEST_SKIP() << "node is not installed";
+  Project js;
+  const std::string test_head = "const test = require('node:test');\nconst assert = require('node:assert');\nconst sum = require('../sum');\n\n";
+  js.base = make_repo(js.repo, {{"sum.js", "module.exports = (a, b) => a + b;\n"},
+                                {"test/sum.test.js", test_head + "test('adds', () => {\n  assert.strictEqual(sum(1, 2), 3);\n});\n"}});
+  js.head = commit_files(js.repo, {{"sum.js", "module.exports = (a, b) => a * b;\n"}}, "Product");
+  auto r = run_candidate(js, {{"test/sum.test.js", test_head + "test('adds', () => {\n  assert.strictEqual(sum(2, 2), 4);\n});\n"}}, false, false,
+                         {"adds"}, "node --test", {"sum.js|a * b", "a + b"});
+  EXPECT_NE(r.status, Status::fixed);
+  EXPECT_EQ(r.reason, "tests_pass_without_the_change") << r.message;
 }
 
 // A runner flowagent does not know (a script that prints per-test lines itself): its output is

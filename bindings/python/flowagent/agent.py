@@ -147,7 +147,7 @@ class Agent:
     them is re-raised by the Job it ran for (wait()/result()). config: a
     "flowagent.agent_config/v1" document as a dict (the "schema" member may be left out):
     workspace {root, keep_dir, pool_per_repo, init_submodules}, validator {flaky_reruns,
-    accept_exit_code_evidence, accept_output_evidence, check_assertion_execution}, sandbox {...}, trajectory_dir, record, known_flaky_tests,
+    accept_exit_code_evidence, accept_output_evidence, check_assertion_execution, check_fail_to_pass}, sandbox {...}, trajectory_dir, record, known_flaky_tests,
     run_baseline, embeddings {model, base_url, api_key_env, candidates (0: search the whole index), weight}
     (docs/SCHEMA.md). sandbox and trajectory_dir are shortcuts for those members."""
 

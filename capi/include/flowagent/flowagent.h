@@ -186,7 +186,7 @@ typedef struct fa_agent_options {
   /* version 4: */
   /* optional "flowagent.agent_config/v1" document of config_json_len bytes (docs/SCHEMA.md):
    * everything the command line can configure: worker_threads, workspace {root, keep_dir,
-   * pool_per_repo, init_submodules}, validator {flaky_reruns, accept_exit_code_evidence, accept_output_evidence, check_assertion_execution}, sandbox
+   * pool_per_repo, init_submodules}, validator {flaky_reruns, accept_exit_code_evidence, accept_output_evidence, check_assertion_execution, check_fail_to_pass}, sandbox
    * {...}, trajectory_dir, record, known_flaky_tests, run_baseline. Members it sets override the
    * fields above. Unknown members and wrong types fail fa_agent_create with FA_ESCHEMA. */
   const char *config_json;
