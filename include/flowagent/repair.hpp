@@ -107,10 +107,10 @@ struct ValidatorOptions {
   /// guard's static check only (docs/INTEGRITY.md).
   bool check_assertion_execution = true;
   /// Last, fail to pass: when the patch changes a test file, the requested tests as the patch leaves
-  /// them must not pass without the fix: on the head's code with the patch's code changes left out
-  /// ("tests_pass_without_the_fix"), or, for a patch changing only tests, on the code before the
-  /// developer's change ("tests_pass_without_the_change"). One more run of the requested tests in
-  /// the head's checkout (docs/INTEGRITY.md "Fail to pass").
+  /// them must not pass both on the head's code without the patch's code changes and on the code
+  /// before the developer's change ("tests_pass_without_the_fix"; for a patch changing only tests,
+  /// "tests_pass_without_the_change"). One or two more runs of the requested tests in the head's
+  /// checkout (docs/INTEGRITY.md "Fail to pass").
   bool check_fail_to_pass = true;
 };
 

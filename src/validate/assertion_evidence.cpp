@@ -808,7 +808,7 @@ namespace {
 // away from zero, a boolean is negated and a string framed with `~`, and appends a line to the log
 // each time it moved a result.
 constexpr const char* kPythonPerturb = R"PY(# flowagent: moves the results of the code under test (the value-sensitivity run).
-import functools, importlib.abc, inspect, json, os, sys
+import atexit, functools, importlib.abc, inspect, json, os, sys
 
 _targets = {}
 for _m, _n in json.loads(os.environ.get('FLOWAGENT_PERTURB', '[]')):
@@ -831,9 +831,27 @@ def _moved(v):
     return _NO
 
 
+_counts = {}
+
+
 def _note(what='moved'):
+    # The first of each kind is written at once, the rest counted and written at exit: a call costs
+    # the wrapped function a dictionary update, not a write.
+    n = _counts.get(what, 0)
+    _counts[what] = n + 1
+    if n == 0 or what == 'wrapped':
+        with open(_log, 'a') as f:
+            f.write(what + '\n')
+
+
+def _flush():
     with open(_log, 'a') as f:
-        f.write(what + '\n')
+        for what, n in _counts.items():
+            if what != 'wrapped' and n > 1:
+                f.write((what + '\n') * (n - 1))
+
+
+atexit.register(_flush)
 
 
 def _wrap(f):
@@ -869,7 +887,10 @@ def _patch(mod):
         if '.' not in n:
             f = mod.__dict__.get(n)
             if inspect.isfunction(f):
-                setattr(mod, n, _wrap(f))
+                try:
+                    setattr(mod, n, _wrap(f))
+                except (AttributeError, TypeError):
+                    continue
                 _note('wrapped')
             continue
         # A method (`Calc.add`): wrapped on the class, where the class or a base defines it.
@@ -881,11 +902,14 @@ def _patch(mod):
             if m not in k.__dict__:
                 continue
             f = k.__dict__[m]
-            if inspect.isfunction(f):
-                setattr(cls, m, _wrap(f))
-            elif isinstance(f, (staticmethod, classmethod)) and inspect.isfunction(f.__func__):
-                setattr(cls, m, type(f)(_wrap(f.__func__)))
-            else:
+            try:
+                if inspect.isfunction(f):
+                    setattr(cls, m, _wrap(f))
+                elif isinstance(f, (staticmethod, classmethod)) and inspect.isfunction(f.__func__):
+                    setattr(cls, m, type(f)(_wrap(f.__func__)))
+                else:
+                    break
+            except (AttributeError, TypeError):
                 break
             _note('wrapped')
             break
@@ -946,9 +970,17 @@ function moved(v) {
   if (typeof v === 'string') return '~' + v + '~';
   return NO;
 }
+// The first of each kind is written at once, the rest counted and written at exit: a call costs
+// the wrapped function a counter, not a write.
+const counts = new Map();
 function note(what = 'moved') {
-  fs.appendFileSync(log, what + '\n');
+  const n = counts.get(what) || 0;
+  counts.set(what, n + 1);
+  if (n === 0 || what === 'wrapped') fs.appendFileSync(log, what + '\n');
 }
+process.on('exit', () => {
+  for (const [what, n] of counts) if (what !== 'wrapped' && n > 1) fs.appendFileSync(log, (what + '\n').repeat(n - 1));
+});
 function result(r) {
   if (r && typeof r.then === 'function') {
     return r.then((v) => {
@@ -964,7 +996,6 @@ function result(r) {
   return m;
 }
 function wrap(f) {
-  note('wrapped');
   const w = function (...args) {
     note('called');
     return result(new.target ? Reflect.construct(f, args, new.target) : f.apply(this, args));
@@ -993,13 +1024,17 @@ function moveExports(exp, names) {
           for (let o = holder; o && !d; o = Object.getPrototypeOf(o)) d = Object.getOwnPropertyDescriptor(o, m);
           if (d && typeof d.value === 'function' && (holder !== cls || Object.prototype.hasOwnProperty.call(cls, m))) {
             Object.defineProperty(holder, m, { value: wrap(d.value), writable: true, configurable: true, enumerable: d.enumerable });
+            note('wrapped');
             break;
           }
         }
       } else if (exp && typeof exp[n] === 'function') {
-        exp[n] = wrap(exp[n]);
+        const w = wrap(exp[n]);
+        exp[n] = w;  // (a frozen or read-only export throws here, or stays as it was)
+        if (exp[n] === w) note('wrapped');
       } else if (typeof exp === 'function' && out === exp) {
         out = wrap(exp);
+        note('wrapped');
       }
     } catch (e) {
       // (a read-only export, e.g. a getter of a transpiled re-export: left as it is, not counted)

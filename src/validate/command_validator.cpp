@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <variant>
 
 #include "flowagent/integrity.hpp"
 #include "flowagent/patch.hpp"
@@ -310,15 +311,17 @@ class CommandValidator final : public Validator {
     return rep;
   }
 
-  /// Fail to pass (issue 11): the requested tests, as the patch leaves them, must not pass without
-  /// what is meant to make them pass. A patch that changes code and tests: its tests on the head's
-  /// code (the patch's test changes applied, its code changes left out) must not pass, or the code
-  /// change is not what makes them pass: the tests were changed until they pass on the broken code.
-  /// A patch that changes only tests (an expectation following an intended change of behaviour):
-  /// its tests on the code before the developer's change (the change's other files put back to
-  /// the base, its test files kept) must not pass, or they no longer check what the change did.
-  /// Not applicable when the patch changes no test file, or (tests only) when the developer's
-  /// change touched only tests. A run that fails, errs, times out or cannot be read is no pass.
+  /// Fail to pass (issue 11): the requested tests, as the patch leaves them, must not pass on every
+  /// version of the code. With the patch's test changes alone applied to the head, they run on the
+  /// head's code (a patch that also changes code: without its code changes) and on the code before
+  /// the developer's change (the change's files outside tests put back as at the base). Passing on
+  /// both, they do not tell the fix apart: "tests_pass_without_the_fix" (the patch changes code: its
+  /// code change is not what makes them pass) or "tests_pass_without_the_change" (tests only: they
+  /// no longer check what the change did). Failing on either is the honest case: a code fix whose
+  /// tests fail on the broken code, an expectation that follows an intended change (it fails on the
+  /// code before it), a test fix shipped with unrelated code edits. A patch of tests only passes on
+  /// the head's code by definition, so only the second run is made for it. Not applicable when the
+  /// patch changes no test file. A run that fails, errs, times out or cannot be read is no pass.
   Expected<std::optional<Outcome2>> tests_without_the_fix(RepairContext& ctx, const HeadWorkspace& head_ws, const std::string& patch_text,
                                                           Evidence& ev) {
     const auto& req = ctx.request;
@@ -332,46 +335,12 @@ class CommandValidator final : public Validator {
     }
     if (test_files.empty()) return std::nullopt;
     const auto repo = detail::workspace_repo(ctx.workspace);
-    std::vector<std::string> put_back;  // (tests only) the change's own files, as they were at the base
-    if (!code) {
-      auto changed = detail::changed_files(repo, req.change.base_commit, ctx.workspace.head_commit());
-      if (!changed) return unexpected(changed.error());
-      for (const auto& c : *changed)
-        if (!is_test_path(c.path)) put_back.push_back(c.path);
-      if (put_back.empty()) return std::nullopt;
-    }
-    auto stop = [](std::string reason, std::string message) {
-      return std::optional<Outcome2>(Outcome2{false, std::move(reason), std::move(message)});
-    };
-    const std::string where = code ? "the head's code (the patch's code changes left out)"
-                                   : "the code before the change (" + absl::StrJoin(std::vector<std::string>(put_back.begin(), put_back.begin() + std::min<std::size_t>(put_back.size(), 3)), ", ") + " as at the base)";
-    auto ws = head_ws();
-    if (!ws) return stop("unverified", "no checkout of the head to run the patch's tests on " + where + ": " + ws.error().message);
-    if (auto r = (*ws)->apply_patch(render_patch(test_files)); !r)
-      return stop("unverified", "the patch's test changes do not apply alone to the head: " + r.error().message);
-    const std::filesystem::path root = (*ws)->root();
-    if (!put_back.empty()) {
-      auto tree = detail::SandboxFs::open(root);
-      if (!tree) return unexpected(tree.error());
-      auto at_base = detail::commit_files(repo, req.change.base_commit, ctx.cancel);
-      if (!at_base) return unexpected(at_base.error());
-      const std::set<std::string> existed(at_base->begin(), at_base->end());
-      for (const auto& path : put_back) {
-        if (!existed.count(path)) {
-          if (auto r = tree->remove(path); !r && r.error().code != Errc::not_found) return unexpected(r.error());
-          continue;
-        }
-        auto text = detail::read_file_at(repo, req.change.base_commit, path, ctx.cancel);
-        if (!text) return unexpected(text.error());
-        if (auto r = tree->write(path, *text); !r) return unexpected(r.error());
-      }
-    }
-    if (!req.commands.build.empty()) {
-      auto b = detail::run_command(root, req.commands.build, req, ctx.cancel, ctx.sandbox);
-      if (!b) return unexpected(b.error());
-      if (b->cancelled) return fail(Errc::cancelled, "validation cancelled");
-      if (!b->ok()) return std::nullopt;  // (nothing built: the tests cannot pass there)
-    }
+    auto changed = detail::changed_files(repo, req.change.base_commit, ctx.workspace.head_commit());
+    if (!changed) return unexpected(changed.error());
+    std::vector<std::string> put_back;  // the change's own files outside tests, as they were at the base
+    for (const auto& c : *changed)
+      if (!is_test_path(c.path)) put_back.push_back(c.path);
+    if (!code && put_back.empty()) return std::nullopt;  // (tests only, and the change touched only tests)
     // The tests the fix's run passed: the requested ones, or what replaced them.
     std::vector<std::string> ids;
     for (const auto& id : req.failure.failing_tests) {
@@ -380,24 +349,76 @@ class CommandValidator final : public Validator {
         if (std::find(ids.begin(), ids.end(), n) == ids.end()) ids.push_back(n);
     }
     if (ids.empty()) return std::nullopt;
-    auto run = detail::observe_tests(root, req, ids, ctx.cancel, ctx.sandbox, code ? "without-fix" : "before-change");
-    if (!run) {
-      if (run.error().code == Errc::cancelled) return unexpected(run.error());
-      return stop("unverified", "the patch's tests could not be run on " + where + ": " + run.error().message);
+    auto stop = [](std::string reason, std::string message) {
+      return std::optional<Outcome2>(Outcome2{false, std::move(reason), std::move(message)});
+    };
+    auto few = [](const std::vector<std::string>& v) {
+      return absl::StrJoin(std::vector<std::string>(v.begin(), v.begin() + std::min<std::size_t>(v.size(), 3)), ", ") +
+             (v.size() > 3 ? ", ..." : "");
+    };
+    const std::string at_head = "the head's code without the patch's code changes";
+    const std::string at_base = "the code before the change (" + few(put_back) + " as at the base)";
+    // One run of the patch's tests on the head's checkout; `base`: with the change's files put back.
+    // Whether every one of them passed, or the outcome that ends the validation (unverified).
+    auto passes_on = [&](bool base) -> Expected<std::variant<bool, Outcome2>> {
+      const std::string& where = base ? at_base : at_head;
+      auto ws = head_ws();
+      if (!ws) return *stop("unverified", "no checkout of the head to run the patch's tests on " + where + ": " + ws.error().message);
+      if (auto r = (*ws)->apply_patch(render_patch(test_files)); !r)
+        return *stop("unverified", "the patch's test changes do not apply alone to the head: " + r.error().message);
+      const std::filesystem::path root = (*ws)->root();
+      if (base) {
+        auto tree = detail::SandboxFs::open(root);
+        if (!tree) return unexpected(tree.error());
+        auto files = detail::commit_files(repo, req.change.base_commit, ctx.cancel);
+        if (!files) return unexpected(files.error());
+        const std::set<std::string> existed(files->begin(), files->end());
+        for (const auto& path : put_back) {
+          if (!existed.count(path)) {
+            if (auto r = tree->remove(path); !r && r.error().code != Errc::not_found) return unexpected(r.error());
+            continue;
+          }
+          auto text = detail::read_file_at(repo, req.change.base_commit, path, ctx.cancel);
+          if (!text) return unexpected(text.error());
+          if (auto r = tree->write(path, *text); !r) return unexpected(r.error());
+        }
+      }
+      if (!req.commands.build.empty()) {
+        auto b = detail::run_command(root, req.commands.build, req, ctx.cancel, ctx.sandbox);
+        if (!b) return unexpected(b.error());
+        if (b->cancelled) return fail(Errc::cancelled, "validation cancelled");
+        if (!b->ok()) return false;  // (nothing built: the tests cannot pass there)
+      }
+      auto run = detail::observe_tests(root, req, ids, ctx.cancel, ctx.sandbox, base ? "before-change" : "without-fix");
+      if (!run) {
+        if (run.error().code == Errc::cancelled) return unexpected(run.error());
+        return *stop("unverified", "the patch's tests could not be run on " + where + ": " + run.error().message);
+      }
+      ev.runs.push_back(run->run);
+      return !run->run.timed_out && run->run.stopped_by.empty() && run->run.exit_code == 0 && run->readable &&
+             run->summary_problem.empty() && std::all_of(ids.begin(), ids.end(), [&](const std::string& id) {
+               return reports::contains_test(run->run.passed, id) && !reports::contains_test(run->run.failed, id);
+             });
+    };
+    if (code) {
+      auto without = passes_on(false);
+      if (!without) return unexpected(without.error());
+      if (auto* o = std::get_if<Outcome2>(&*without)) return std::optional<Outcome2>(*o);
+      if (!std::get<bool>(*without)) return std::nullopt;
     }
-    ev.runs.push_back(run->run);
-    const bool all_passed = !run->run.timed_out && run->run.stopped_by.empty() && run->run.exit_code == 0 && run->readable &&
-                            run->summary_problem.empty() && std::all_of(ids.begin(), ids.end(), [&](const std::string& id) {
-                              return reports::contains_test(run->run.passed, id) && !reports::contains_test(run->run.failed, id);
-                            });
-    if (!all_passed) return std::nullopt;
+    std::string where = at_head;
+    if (!put_back.empty()) {
+      auto before = passes_on(true);
+      if (!before) return unexpected(before.error());
+      if (auto* o = std::get_if<Outcome2>(&*before)) return std::optional<Outcome2>(*o);
+      if (!std::get<bool>(*before)) return std::nullopt;
+      where = code ? at_head + " and on " + at_base : at_base;
+    }
     if (code)
-      return stop("tests_pass_without_the_fix",
-                  "the requested tests, as the patch changes them, pass on " + where + " too (" + absl::StrJoin(std::vector<std::string>(ids.begin(), ids.begin() + std::min<std::size_t>(ids.size(), 3)), ", ") +
-                      "): the code change is not what makes them pass; the tests were changed until they pass on the broken code");
-    return stop("tests_pass_without_the_change",
-                "the requested tests, as the patch changes them, pass on " + where + " too (" + absl::StrJoin(std::vector<std::string>(ids.begin(), ids.begin() + std::min<std::size_t>(ids.size(), 3)), ", ") +
-                    "): they no longer check what the change did, so updating them is no fix of the failure");
+      return stop("tests_pass_without_the_fix", "the requested tests, as the patch changes them, pass on " + where + " too (" + few(ids) +
+                                                    "): the code change is not what makes them pass, and they do not tell the change apart");
+    return stop("tests_pass_without_the_change", "the requested tests, as the patch changes them, pass on " + where + " too (" + few(ids) +
+                                                     "): they no longer check what the change did, so updating them is no fix of the failure");
   }
 
   /// A requested id without parameters that covers several cases passes when one case passed and

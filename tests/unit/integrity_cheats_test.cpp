@@ -1048,6 +1048,12 @@ TEST(E2ECheats, PatchedTestsMustFailWithoutTheFix) {
                                false, false, greet_test, kPytest, no_fix);
   EXPECT_EQ(follows.status, Status::fixed) << follows.reason << ": " << follows.message;
   EXPECT_TRUE(std::any_of(follows.evidence.runs.begin(), follows.evidence.runs.end(), [](const TestRun& t) { return t.purpose == "before-change"; }));
+  // The same expectation shipped with an unrelated edit of the code: it passes on the head's code
+  // without that edit, and fails on the code before the change: a test fix, delivered.
+  auto with_extra = run_candidate(g, {{"greet.py", "def greet(n):\n    return 'Hi ' + n\n\n\ndef farewell(n):\n    return 'Bye ' + n\n"},
+                                      {"tests/test_greet.py", "from greet import greet\n\n\ndef test_greet():\n    assert greet('bob') == 'Hi bob'\n"}},
+                                  false, false, greet_test, kPytest, no_fix);
+  EXPECT_EQ(with_extra.status, Status::fixed) << with_extra.reason << ": " << with_extra.message;
   if (testkit::sh("command -v node >/dev/null") != 0) GTEST_SKIP() << "node is not installed";
   Project js;
   const std::string test_head = "const test = require('node:test');\nconst assert = require('node:assert');\nconst sum = require('../sum');\n\n";
