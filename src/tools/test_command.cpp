@@ -68,6 +68,17 @@ bool wants_end_of_options(std::string_view before, std::string_view after) {
 
 }  // namespace
 
+TestRun test_run_of(std::string command, const ProcessResult& r, std::string purpose) {
+  TestRun run;
+  run.command = std::move(command);
+  run.exit_code = r.exit_code;
+  run.timed_out = r.timed_out;
+  run.stopped_by = r.killed_by;
+  run.duration_ms = r.duration_ms;
+  run.purpose = std::move(purpose);
+  return run;
+}
+
 std::string expand_tests(const std::string& command, const std::vector<std::string>& tests) {
   // {tests}: each id shell-quoted, space-separated. {tests|SEP}: the ids joined with SEP as one
   // shell-quoted word (e.g. --gtest_filter={tests|:} or -k {tests| or }).
@@ -174,12 +185,7 @@ Expected<TestRunOutcome> run_tests(const fs::path& root, const RepairRequest& re
   if (!r) return unexpected(r.error());
   if (r->cancelled) return fail(Errc::cancelled, "test run cancelled");
   TestRunOutcome out;
-  out.run.command = command;
-  out.run.exit_code = r->exit_code;
-  out.run.timed_out = r->timed_out;
-  out.run.stopped_by = r->killed_by;
-  out.run.duration_ms = r->duration_ms;
-  out.run.purpose = std::move(purpose);
+  out.run = test_run_of(command, *r, std::move(purpose));
   out.log = r->output;
   std::vector<reports::Report> reps;
   for (const auto& p : reports_written_since(root, request.commands.report_globs, since))

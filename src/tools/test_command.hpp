@@ -25,6 +25,10 @@ Expected<ProcessResult> run_command(const std::filesystem::path& root, const std
                                     const RepairRequest& request, const CancelToken& cancel,
                                     const SandboxOptions* sandbox, std::chrono::milliseconds timeout = {});
 
+/// The record of one finished run of `command` (as the caller shows it) for `purpose`: exit code,
+/// timeout, the sandbox bound that stopped it, duration; its passed/failed lists are empty.
+TestRun test_run_of(std::string command, const ProcessResult& r, std::string purpose);
+
 /// Expands `{tests}` with the shell-quoted test ids, space-separated (after `--` for runners that
 /// read it as the end of options, pytest, when the placeholder ends its command). `{tests|SEP}`:
 /// the ids joined with SEP as one shell-quoted word. Without the placeholder the command runs as is.

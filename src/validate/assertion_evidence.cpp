@@ -618,12 +618,7 @@ Expected<AssertionCheck> check_assertions_ran(RepairContext& ctx, const fs::path
     read_v8_coverage(data.path / "v8", root, ran, &not_run);
   }
   out.checked = true;
-  TestRun& coverage_run = out.runs.emplace_back();
-  coverage_run.command = command;
-  coverage_run.exit_code = result.exit_code;
-  coverage_run.timed_out = result.timed_out;
-  coverage_run.duration_ms = result.duration_ms;
-  coverage_run.purpose = "assertions";
+  out.runs.push_back(test_run_of(command, result, "assertions"));
   if (result.timed_out) {
     out.reason = "unverified";
     out.message = "the coverage run of the requested tests timed out: their assertions were not seen to run";
@@ -1105,9 +1100,10 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
   // script path), the function (`add`, a method `Calc.add`), and the requested ids of the tests
   // that pinned it.
   struct Target {
-    std::string module, name, described;
+    std::string module, name;
     std::vector<std::string> ids;
     std::string test_path, written;  ///< the test file, and the module as it writes it
+    std::string described() const { return name + " (" + written + ")"; }
   };
   std::vector<Target> targets;
   for (const auto& f : patch->files) {
@@ -1157,7 +1153,7 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
       }
       auto same = std::find_if(targets.begin(), targets.end(), [&](const Target& t) { return t.module == module && t.name == name; });
       if (same == targets.end()) {
-        targets.push_back({module, name, name + " (" + p.module + ")", std::move(ids), f.new_path, p.module});
+        targets.push_back({module, name, std::move(ids), f.new_path, p.module});
       } else {
         for (auto& id : ids)
           if (std::find(same->ids.begin(), same->ids.end(), id) == same->ids.end()) same->ids.push_back(std::move(id));
@@ -1215,7 +1211,7 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
   for (std::size_t i = 0; i < plan.size(); ++i) {
     const Target& target = *plan[i].target;
     const std::vector<std::string>& ids = plan[i].ids;
-    const std::string what = target.described + (ids.size() == 1 && wanted.size() > 1 ? " in " + ids.front() : "");
+    const std::string what = target.described() + (ids.size() == 1 && wanted.size() > 1 ? " in " + ids.front() : "");
     auto tmpl = checked_test_template(req, ids, "sensitivity");
     if (!tmpl) return unexpected(tmpl.error());
     const fs::path log = data.path / ("moved-" + std::to_string(i) + ".log");
@@ -1230,12 +1226,7 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
     if (!r) return unexpected(r.error());
     if (r->cancelled) return fail(Errc::cancelled, "validation cancelled");
     out.checked = true;
-    TestRun& run = out.runs.emplace_back();
-    run.command = command;
-    run.exit_code = r->exit_code;
-    run.timed_out = r->timed_out;
-    run.duration_ms = r->duration_ms;
-    run.purpose = "sensitivity";
+    out.runs.push_back(test_run_of(command, *r, "sensitivity"));
     auto text = tree->read(log.lexically_relative(root).generic_string(), 16u << 20);
     std::size_t wrapped = 0, called = 0, times = 0;
     for (std::string_view rest = text ? std::string_view(*text) : std::string_view(); !rest.empty();) {

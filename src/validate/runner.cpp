@@ -209,12 +209,7 @@ Expected<Observed> observe_tests(const fs::path& root, const RepairRequest& requ
   Observed out;
   out.runner = plan.runner;
   out.log = r->output;
-  out.run.command = expand_tests(tmpl, selectors);  // as the host wrote it, without our report flags
-  out.run.exit_code = r->exit_code;
-  out.run.timed_out = r->timed_out;
-  out.run.stopped_by = r->killed_by;
-  out.run.duration_ms = r->duration_ms;
-  out.run.purpose = std::move(purpose);
+  out.run = test_run_of(expand_tests(tmpl, selectors), *r, std::move(purpose));  // (as the host wrote it, without our report flags)
 
   // (source, report): "report" for files the runner wrote, "output" for what it printed.
   std::vector<std::pair<std::string, reports::Report>> reps;
