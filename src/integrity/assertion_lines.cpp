@@ -249,7 +249,12 @@ std::vector<PinnedCall> pinned_calls(const std::string& path, const std::string&
       return PinnedCall{exported_of(aliases_before, name), im->second, "", {}};
     }
     const std::string receiver = callee.substr(0, dot);
-    if (auto im = names.imported.find(receiver); im != names.imported.end()) return PinnedCall{name, im->second, "", {}};  // `calc.add(`
+    if (auto im = names.imported.find(receiver); im != names.imported.end()) {
+      if (names.module_bindings.count(receiver)) return PinnedCall{name, im->second, "", {}};  // `calc.add(` (`import calc`)
+      // A member of its module (`from pkg import calc` or `const { Calc } = require(...)`, then
+      // `calc.add(` / `Calc.add(`): a submodule, a class's static method, an object's method.
+      return PinnedCall{name, im->second, exported_of(aliases_before, receiver), {}};
+    }
     // (`self.calc` also finds a class attribute `calc = Calc()` of the test class.)
     for (const std::string& r : {receiver, receiver.rfind("self.", 0) == 0 || receiver.rfind("this.", 0) == 0 ? receiver.substr(5) : std::string()})
       if (auto in = instances.find(r); !r.empty() && in != instances.end()) return PinnedCall{name, in->second.second, in->second.first, {}};
@@ -269,11 +274,51 @@ std::vector<PinnedCall> pinned_calls(const std::string& path, const std::string&
       if (x == exported) local.insert(l);
     return local;
   };
+  // Names the new file binds to a module it requires by a path computed at run time
+  // (`const sum = require(path.join(__dirname, '..', 'sum'))`): they may be the same module.
+  std::set<std::string> dynamic;
+  if (is_js(lang)) {
+    static const std::regex bound(R"((?:const|let|var)\s+([A-Za-z_$][\w$]*|\{[^}]*\})\s*=\s*(?:await\s+)?(?:require|import)\s*\(\s*(?!['"`][^'"`]*['"`]\s*\)))");
+    static const std::regex name(R"([A-Za-z_$][\w$]*)");
+    const std::string code = after.substr(0, 1u << 20);
+    for (std::sregex_iterator it(code.begin(), code.end(), bound), e; it != e; ++it) {
+      const std::string names_bound = (*it)[1].str();
+      for (std::sregex_iterator n(names_bound.begin(), names_bound.end(), name); n != e; ++n) dynamic.insert((*n)[0].str());
+    }
+  }
+  // The pinned function still called through such a name that the old file bound to its module
+  // (`sum(` for the module that is the function, `calc.add(`, a destructured `add(`).
+  auto dynamically_called = [&](const PinnedCall& p) {
+    auto escaped = [](std::string n) { return std::regex_replace(n, std::regex(R"(\$)"), R"(\$)"); };
+    for (const auto& [local, module] : names.imported) {
+      if (module != p.module || !dynamic.count(local)) continue;
+      const bool binding = names.module_bindings.count(local) > 0;
+      const bool itself = exported_of(aliases_before, local) == p.name;
+      if (!binding && !itself) continue;
+      const std::string form = itself ? escaped(local) : escaped(local) + R"(\s*\.\s*)" + escaped(p.name);
+      if (std::regex_search(after, std::regex(R"((?:^|[^\w$.]))" + form + R"(\s*\()"))) return true;
+    }
+    return false;
+  };
   for (const auto& t : b.tests) {
     if (!whole_file && !names_failing_test(wanted, t.name)) continue;
     for (const auto& x : t.asserts) {
-      if (x.kind != Kind::eq || x.operands.size() != 1 || x.trivial || x.optional || x.inverted) continue;
-      std::string op = *x.operands.begin();  // (whitespace removed: `await add(2, 2)` is `awaitadd(2,2)`)
+      if (x.kind != Kind::eq || x.trivial || x.optional || x.inverted) continue;
+      // A call compared with a literal, or with a column of the test's literal table (`add(a, b) ==
+      // want` under `parametrize('a,b,want', ...)` or in a loop over rows of literals).
+      std::string op;  // (whitespace removed: `await add(2, 2)` is `awaitadd(2,2)`)
+      if (x.operands.size() == 1) {
+        op = *x.operands.begin();
+      } else if (x.operands.size() == 2) {
+        auto column = [&](const std::string& n) { return std::regex_match(n, ident) && (t.table_values.count(n) > 0 || x.rows > 1); };
+        const std::string& o1 = *x.operands.begin();
+        const std::string& o2 = *std::next(x.operands.begin());
+        if (column(o2) && !column(o1)) op = o1;
+        else if (column(o1) && !column(o2)) op = o2;
+        else continue;
+      } else {
+        continue;
+      }
       auto pinned = call_of(op);
       if (!pinned && op.rfind("await", 0) == 0) pinned = call_of(op.substr(5));
       if (!pinned) continue;
@@ -281,6 +326,7 @@ std::vector<PinnedCall> pinned_calls(const std::string& path, const std::string&
       if (pinned->cls.empty()) {
         for (const auto& l : locals_of(pinned->name))
           if (auto now = still.imported.find(l); now != still.imported.end() && now->second.count(pinned->module)) called = true;
+        if (!called) called = dynamically_called(*pinned);  // (required now by a computed path)
       } else {
         // A method: the tests still call it by name, and the file still imports its class from
         // the same module (the instance may be made in a fixture or setUp the tests do not call).

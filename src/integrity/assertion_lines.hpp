@@ -63,13 +63,18 @@ struct PinnedCall {
   std::string name;    ///< the function's name in its module (`add`)
   std::string module;  ///< the module as the test file writes it (`calc`, `pkg.mod`, `./calc`, `../sum`)
   /// A method's class as its module exports it (`Calc` for `Calc().add(2, 2)` or `c.add(2, 2)` with
-  /// `c = Calc()`); empty for a function of the module.
+  /// `c = Calc()`; the factory function for `make_calc().add(2, 2)`); for a call through a member
+  /// of the module (`from pkg import calc` ... `calc.add(`, `Calc.add(`), that member: a submodule,
+  /// a class or an object (the caller tells them apart); empty for a function of the module.
   std::string cls;
   /// The tests of the old file that pinned it (as the file names them: `test_add`, `adds`).
   std::vector<std::string> tests;
 };
 /// The pinned calls of the tests of `before` that `wanted` names (every test of the file when
-/// `whole_file`) that the same tests of `after` still call through the same import. Python and
+/// `whole_file`) that the same tests of `after` still call through the same import (or, in
+/// JavaScript, through a name `after` binds by requiring a computed path). A pin compares the call
+/// with a literal or with a column of the test's literal table (a parametrize argument, a variable
+/// of a loop over literal rows). Python and
 /// JavaScript/TypeScript; empty for other languages or when a version does not parse.
 std::vector<PinnedCall> pinned_calls(const std::string& path, const std::string& before, const std::string& after,
                                      const std::vector<std::string>& wanted, bool whole_file);

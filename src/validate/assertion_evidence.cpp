@@ -375,6 +375,40 @@ std::vector<FunctionRun> python_functions(const std::string& text, const std::se
 /// files; a Python module (`calc`, `pkg.mod`, `.mod`) as a file or package at any depth
 /// (`src/pkg/mod.py`). A package name (node_modules, the standard library) names no file of the
 /// project.
+/// The module a Python test file's import names, as the runtime names it: `pkg.calc` for `calc`
+/// imported absolutely, and for `..calc` in `pkg/tests/test_calc.py` (a relative import, resolved
+/// through the package the file is in: its directories that hold an `__init__.py`, as pytest names
+/// it). "" when a relative import leaves the file's package.
+std::string python_module_name(const SandboxFs& tree, const std::string& test_path, const std::string& written) {
+  if (written.empty()) return {};
+  if (written.front() != '.') return written;
+  std::vector<std::string> package;  // the file's package, innermost last
+  for (fs::path dir = fs::path(test_path).parent_path(); !dir.empty(); dir = dir.parent_path()) {
+    auto st = tree.stat((dir / "__init__.py").generic_string());
+    if (!st || !S_ISREG(st->st_mode)) break;
+    package.insert(package.begin(), dir.filename().string());
+  }
+  const std::size_t dots = written.find_first_not_of('.') == std::string::npos ? written.size() : written.find_first_not_of('.');
+  if (package.empty() || dots - 1 >= package.size()) return {};
+  package.resize(package.size() - (dots - 1));
+  std::string out;
+  for (const auto& part : package) out += (out.empty() ? "" : ".") + part;
+  return dots < written.size() ? out + "." + written.substr(dots) : out;
+}
+
+/// Whether Python module `module`'s package holds a submodule `name` (a file of the tree, at its
+/// root or under `src/`).
+bool python_submodule(const SandboxFs& tree, const std::string& module, const std::string& name) {
+  std::string dir = module;
+  std::replace(dir.begin(), dir.end(), '.', '/');
+  for (const char* prefix : {"", "src/"})
+    for (const char* ext : {".py", "/__init__.py"}) {
+      auto st = tree.stat(prefix + dir + "/" + name + ext);
+      if (st && S_ISREG(st->st_mode)) return true;
+    }
+  return false;
+}
+
 bool module_names_file(bool python, const std::string& test_path, const std::string& module, const std::string& file) {
   const fs::path dir = fs::path(test_path).parent_path();
   if (!python) {
@@ -798,12 +832,13 @@ namespace flowagent::detail {
 
 namespace {
 
-// The value-sensitivity run's helpers, written into the run's private directory. Each wraps the
-// named functions of the named modules so that a number they return (or resolve to) becomes 2v+1
-// away from zero, a boolean is negated and a string framed with `~`, and appends a line to the log
-// each time it moved a result.
+// The value-sensitivity run's helpers, written into the run's private directory. Each moves the
+// results of the named functions of the named modules (Python: the function changed in place;
+// node: a wrapper of the function's shape) so that a number they return (or resolve to) becomes
+// 2v+1 away from zero, a boolean is negated and a string framed with `~`, and logs each time it was
+// installed, called and moved a result.
 constexpr const char* kPythonPerturb = R"PY(# flowagent: moves the results of the code under test (the value-sensitivity run).
-import atexit, functools, importlib.abc, inspect, json, os, sys
+import atexit, functools, importlib.abc, inspect, json, os, sys, types
 
 _targets = {}
 for _m, _n in json.loads(os.environ.get('FLOWAGENT_PERTURB', '[]')):
@@ -849,25 +884,33 @@ def _flush():
 atexit.register(_flush)
 
 
+def _call(f, a, k):
+    _note('called')
+    r = f(*a, **k)
+    m = _moved(r)
+    if m is _NO:
+        return r
+    _note()
+    return m
+
+
+async def _acall(f, a, k):
+    _note('called')
+    r = await f(*a, **k)
+    m = _moved(r)
+    if m is _NO:
+        return r
+    _note()
+    return m
+
+
 def _wrap(f):
     if inspect.iscoroutinefunction(f):
         async def w(*a, **k):
-            _note('called')
-            r = await f(*a, **k)
-            m = _moved(r)
-            if m is _NO:
-                return r
-            _note()
-            return m
+            return await _acall(f, a, k)
     else:
         def w(*a, **k):
-            _note('called')
-            r = f(*a, **k)
-            m = _moved(r)
-            if m is _NO:
-                return r
-            _note()
-            return m
+            return _call(f, a, k)
     functools.update_wrapper(w, f)
     w.__dict__.pop('__wrapped__', None)
     try:
@@ -877,37 +920,128 @@ def _wrap(f):
     return w
 
 
+_CODE = {}
+_SWAPPED = set()
+
+
+def _swap(f, call):
+    # The function object itself is changed: its code becomes `call` on a copy of the function as it
+    # was. Whatever holds the function (an alias, a cache or decorator wrapping it, a bound method
+    # of an instance however made, a partial) calls the moved code; its name, source file and line,
+    # defaults and signature read as before. Not for closures and generators (False: not changed).
+    if not inspect.isfunction(f) or f.__closure__ or inspect.isgeneratorfunction(f) or inspect.isasyncgenfunction(f):
+        return False
+    if f in _SWAPPED:
+        return True
+    is_async = inspect.iscoroutinefunction(f)
+    if is_async not in _CODE:
+        src = ('async def _f(*_a, _fa=None, **_k):\n    return await _fa(_a, _k)\n' if is_async else
+               'def _f(*_a, _fa=None, **_k):\n    return _fa(_a, _k)\n')
+        ns = {}
+        exec(compile(src, '<flowagent>', 'exec'), ns)
+        _CODE[is_async] = ns['_f'].__code__
+    try:
+        sig = inspect.signature(f)
+    except (TypeError, ValueError):
+        sig = None
+    orig = types.FunctionType(f.__code__, f.__globals__, f.__name__, f.__defaults__, None)
+    orig.__kwdefaults__ = f.__kwdefaults__
+    c = f.__code__
+    fields = {'co_name': c.co_name, 'co_filename': c.co_filename, 'co_firstlineno': c.co_firstlineno}
+    if hasattr(c, 'co_qualname'):
+        fields['co_qualname'] = c.co_qualname
+    try:
+        f.__code__ = _CODE[is_async].replace(**fields)
+        f.__kwdefaults__ = {'_fa': functools.partial(call, orig)}
+        if sig is not None:
+            f.__signature__ = sig
+    except (AttributeError, TypeError, ValueError):
+        return False
+    _SWAPPED.add(f)
+    return True
+
+
+def _move(f):
+    # A function (or the function under decorators that keep `__wrapped__`, such as functools'
+    # caches): changed in place when it can be; None then, else a wrapper to put in its place.
+    inner = f
+    for _ in range(16):
+        nxt = getattr(inner, 'func', None) if isinstance(inner, functools.partial) else getattr(inner, '__wrapped__', None)
+        if inspect.isfunction(inner) or nxt is None:
+            break
+        inner = nxt
+    if inspect.isfunction(inner) and _swap(inner, _acall if inspect.iscoroutinefunction(inner) else _call):
+        return None
+    if inspect.isfunction(f):
+        return _wrap(f)
+    return False
+
+
+def _method(cls, m):
+    # A method on the class, where the class or a base defines it.
+    for k in cls.__mro__:
+        if m not in k.__dict__:
+            continue
+        f = k.__dict__[m]
+        try:
+            target = f.__func__ if isinstance(f, (staticmethod, classmethod)) else f
+            w = _move(target)
+            if w is False:
+                return False
+            if w is not None:
+                setattr(k, m, type(f)(w) if target is not f else w)
+        except (AttributeError, TypeError):
+            return False
+        _note('wrapped')
+        return True
+    return False
+
+
+_MADE = set()
+
+
+def _factory_call(m, f, a, k):
+    # A function that makes the instance (`make_calc()`): the method on the class of what it returns.
+    r = f(*a, **k)
+    t = type(r)
+    if (t, m) not in _MADE and not inspect.isclass(r) and not inspect.ismodule(r):
+        _MADE.add((t, m))
+        _method(t, m)
+    return r
+
+
+def _patch_one(mod, n):
+    f = mod.__dict__.get(n)
+    if not callable(f) or inspect.isclass(f):
+        return
+    w = _move(f)
+    if w is False:
+        return
+    if w is not None:
+        try:
+            setattr(mod, n, w)
+        except (AttributeError, TypeError):
+            return
+    _note('wrapped')
+
+
 def _patch(mod):
     for n in _targets.get(mod.__name__, ()):
         if '.' not in n:
-            f = mod.__dict__.get(n)
-            if inspect.isfunction(f):
-                try:
-                    setattr(mod, n, _wrap(f))
-                except (AttributeError, TypeError):
-                    continue
-                _note('wrapped')
+            _patch_one(mod, n)
             continue
-        # A method (`Calc.add`): wrapped on the class, where the class or a base defines it.
+        # A method (`Calc.add`): wrapped on the class; the class may be a function that makes the
+        # instance (`make_calc().add`): then on the class of each instance it returns.
         c, m = n.split('.', 1)
         cls = mod.__dict__.get(c)
-        if not inspect.isclass(cls):
-            continue
-        for k in cls.__mro__:
-            if m not in k.__dict__:
-                continue
-            f = k.__dict__[m]
-            try:
-                if inspect.isfunction(f):
-                    setattr(cls, m, _wrap(f))
-                elif isinstance(f, (staticmethod, classmethod)) and inspect.isfunction(f.__func__):
-                    setattr(cls, m, type(f)(_wrap(f.__func__)))
-                else:
-                    break
-            except (AttributeError, TypeError):
-                break
-            _note('wrapped')
-            break
+        if inspect.isclass(cls):
+            _method(cls, m)
+        elif inspect.isfunction(cls) and not inspect.iscoroutinefunction(cls):
+            _swap(cls, functools.partial(_factory_call, m))
+        elif inspect.ismodule(cls):
+            _patch_one(cls, m)
+        elif cls is not None and not callable(cls):
+            _method(type(cls), m)  # (an instance the module keeps: `calc.default.add(`)
 
 
 class _Loader:
@@ -951,12 +1085,55 @@ constexpr const char* kNodePerturb = R"JS('use strict';
 // flowagent: moves the results of the code under test (the value-sensitivity run).
 const Module = require('module');
 const fs = require('fs');
+const util = require('util');
 const targets = new Map();
 for (const [file, name] of JSON.parse(process.env.FLOWAGENT_PERTURB || '[]')) {
   if (!targets.has(file)) targets.set(file, new Set());
   targets.get(file).add(name);
 }
 const log = process.env.FLOWAGENT_PERTURB_LOG || '';
+// The run's own settings are taken out of the environment the tests see (it reads as it would
+// without this run) and handed to each child process the run starts (node --test runs each file in
+// one, jest in workers; a test's own child processes too).
+const childProcess = require('child_process');
+const preload = '--require ' + __filename;
+const ours = {};
+for (const k of ['FLOWAGENT_PERTURB', 'FLOWAGENT_PERTURB_LOG']) {
+  if (process.env[k] !== undefined) ours[k] = process.env[k];
+  delete process.env[k];
+}
+if ((process.env.NODE_OPTIONS || '').startsWith(preload)) {
+  const rest = process.env.NODE_OPTIONS.slice(preload.length).trim();
+  if (rest) process.env.NODE_OPTIONS = rest;
+  else delete process.env.NODE_OPTIONS;
+}
+function withOurs(env) {
+  const out = Object.assign({}, env, ours);
+  out.NODE_OPTIONS = (out.NODE_OPTIONS || '').includes(preload) ? out.NODE_OPTIONS : (preload + ' ' + (out.NODE_OPTIONS || '')).trim();
+  return out;
+}
+const spawnChild = childProcess.ChildProcess.prototype.spawn;
+childProcess.ChildProcess.prototype.spawn = function (options) {
+  if (options && Array.isArray(options.envPairs)) {
+    const env = {};
+    for (const pair of options.envPairs) {
+      const eq = pair.indexOf('=');
+      if (eq > 0) env[pair.slice(0, eq)] = pair.slice(eq + 1);
+    }
+    options.envPairs = Object.entries(withOurs(env)).map(([k, v]) => k + '=' + v);
+  }
+  return Reflect.apply(spawnChild, this, arguments);
+};
+for (const name of ['spawnSync', 'execSync', 'execFileSync']) {
+  const run = childProcess[name];
+  childProcess[name] = function (...args) {
+    if (args.length > 1 && args[args.length - 1] == null) args.pop();
+    const last = args[args.length - 1];
+    if (args.length > 1 && last && typeof last === 'object' && !Array.isArray(last)) args[args.length - 1] = Object.assign({}, last, { env: withOurs(last.env || process.env) });
+    else args.push({ env: withOurs(process.env) });
+    return Reflect.apply(run, this, args);
+  };
+}
 const NO = Symbol('unmoved');
 function moved(v) {
   if (typeof v === 'boolean') return !v;
@@ -990,16 +1167,46 @@ function result(r) {
   note();
   return m;
 }
+function call(f, self, args, newTarget) {
+  note('called');
+  return result(newTarget ? Reflect.construct(f, args, newTarget) : Reflect.apply(f, self, args));
+}
+async function callAsync(f, self, args) {
+  note('called');
+  return result(await Reflect.apply(f, self, args));
+}
+// The wrapper has the function's shape: async when it is, its own properties (a sloppy function's
+// `arguments` and `caller`, a `prototype` only when it has one), its name and length, and its
+// source for Function.prototype.toString.
+const sources = new WeakMap();
+const fnToString = Function.prototype.toString;
+function toString() {
+  return Reflect.apply(fnToString, sources.has(this) ? sources.get(this) : this, []);
+}
+sources.set(toString, fnToString);
+Object.defineProperty(Function.prototype, 'toString', { value: toString, writable: true, configurable: true, enumerable: false });
+const own = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
 function wrap(f) {
-  const w = function (...args) {
-    note('called');
-    return result(new.target ? Reflect.construct(f, args, new.target) : f.apply(this, args));
-  };
-  Object.defineProperty(w, 'name', { value: f.name });
-  Object.defineProperty(w, 'length', { value: f.length });
-  Object.defineProperty(w, 'toString', { value: () => Function.prototype.toString.call(f) });
+  let w;
+  if (util.types.isAsyncFunction(f)) {
+    w = { async f(...args) { return callAsync(f, this, args); } }.f;
+  } else if (!own(f, 'prototype')) {
+    w = { f(...args) { return call(f, this, args, undefined); } }.f;  // (an arrow or a method: not a constructor)
+  } else if (own(f, 'caller')) {
+    try {
+      w = new Function('call', 'f', 'return function (...args) { return call(f, this, args, new.target); };')(call, f);
+    } catch (e) {
+      w = function (...args) { return call(f, this, args, new.target); };  // (code from strings refused)
+    }
+  } else {
+    w = function (...args) { return call(f, this, args, new.target); };
+  }
+  Object.defineProperty(w, 'name', { value: f.name, configurable: true });
+  Object.defineProperty(w, 'length', { value: f.length, configurable: true });
+  sources.set(w, f);
   Object.assign(w, f);
-  w.prototype = f.prototype;
+  if (own(f, 'prototype')) w.prototype = f.prototype;
+  Object.setPrototypeOf(w, Object.getPrototypeOf(f));
   return w;
 }
 // The module's exports with the named functions wrapped: properties of the exports object, a
@@ -1012,6 +1219,13 @@ function moveExports(exp, names) {
       const dot = n.indexOf('.');
       if (dot >= 0) {
         const c = n.slice(0, dot), m = n.slice(dot + 1);
+        const obj = exp && exp[c];
+        if (obj && typeof obj === 'object' && typeof obj[m] === 'function') {  // (an object the module exports)
+          const w = wrap(obj[m]);
+          obj[m] = w;
+          if (obj[m] === w) note('wrapped');
+          continue;
+        }
         const cls = exp && typeof exp[c] === 'function' ? exp[c] : typeof exp === 'function' ? exp : null;
         if (!cls) continue;
         for (const holder of [cls.prototype, cls]) {
@@ -1106,9 +1320,16 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
     std::string described() const { return name + " (" + written + ")"; }
   };
   std::vector<Target> targets;
+  // A test file the patch deletes, under runners naming tests by title: an added test file holding
+  // the requested title is its replacement (a rename git did not pair, the content changed too much).
+  std::vector<const PatchFile*> deleted_tests;
+  if (js)
+    for (const auto& f : patch->files)
+      if (f.status == PatchStatus::deleted && is_test_path(f.old_path) && test_file(f.old_path)) deleted_tests.push_back(&f);
   for (const auto& f : patch->files) {
     // (A renamed test file counts under runners naming tests by title: the requested title is now in it.)
-    const bool changed = f.status == PatchStatus::modified || (js && f.status == PatchStatus::renamed);
+    const bool replaced = !deleted_tests.empty() && f.status == PatchStatus::added;
+    const bool changed = f.status == PatchStatus::modified || (js && f.status == PatchStatus::renamed) || replaced;
     if (!changed || !is_test_path(f.new_path) || !test_file(f.new_path)) continue;
     bool whole_file = false, named = false;
     for (const auto& w : wanted) {
@@ -1121,13 +1342,24 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
     if (!named && !js) continue;  // (node --test, tape and jest name tests by title: a changed test file may hold them)
     auto after = tree->read(f.new_path, 8u << 20);
     if (!after) continue;
-    auto before = text_before(ctx, repo, f);
-    if (!before) return unexpected(before.error());
-    for (const auto& p : integrity::pinned_calls(f.new_path, *before, *after, wanted, whole_file)) {
+    std::vector<integrity::PinnedCall> pins;
+    for (const PatchFile* old : replaced ? deleted_tests : std::vector<const PatchFile*>{&f}) {
+      auto before = text_before(ctx, repo, *old);
+      if (!before) return unexpected(before.error());
+      auto found = integrity::pinned_calls(f.new_path, *before, *after, wanted, whole_file);
+      pins.insert(pins.end(), std::make_move_iterator(found.begin()), std::make_move_iterator(found.end()));
+    }
+    for (const auto& p : pins) {
       std::string module;
+      std::string cls = p.cls;
       if (python) {
-        if (p.module.empty() || p.module.front() == '.') continue;  // (relative imports: not resolved here)
-        module = p.module;
+        module = python_module_name(*tree, f.new_path, p.module);
+        if (module.empty()) continue;
+        // (`from pkg import calc` ... `calc.add(`: `calc` is a submodule when the tree has its file.)
+        if (!cls.empty() && python_submodule(*tree, module, cls)) {
+          module += "." + cls;
+          cls.clear();
+        }
       } else {
         if (p.module.rfind("./", 0) != 0 && p.module.rfind("../", 0) != 0) continue;
         const std::string base = (fs::path(f.new_path).parent_path() / p.module).lexically_normal().generic_string();
@@ -1140,7 +1372,7 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
         }
         if (module.empty()) continue;
       }
-      const std::string name = p.cls.empty() ? p.name : p.cls + "." + p.name;  // (a method: `Calc.add`)
+      const std::string name = cls.empty() ? p.name : cls + "." + p.name;  // (a method: `Calc.add`)
       // The requested ids naming a test that pinned it (an id of another file is not one of them);
       // the file's own id when the whole file was requested.
       std::vector<std::string> ids;
@@ -1169,7 +1401,7 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
   if (auto changed = changed_files(repo, req.change.base_commit, ctx.workspace.head_commit()); changed) {
     auto touched = [&](const Target& t) {
       return std::any_of(changed->begin(), changed->end(), [&](const ChangedFile& c) {
-        return python ? module_names_file(true, t.test_path, t.written, c.path) : (root / c.path).lexically_normal().string() == t.module;
+        return python ? module_names_file(true, t.test_path, t.module, c.path) : (root / c.path).lexically_normal().string() == t.module;
       });
     };
     std::stable_partition(targets.begin(), targets.end(), touched);

@@ -50,9 +50,12 @@ Expected<AssertionCheck> check_assertions_ran(RepairContext& ctx, const std::fil
 /// (integrity::pinned_calls) that the test still calls, each requested test that pinned one runs
 /// once more per such function (that test alone, one function moved per run, at most eight runs; functions of the modules the change touched first)
 /// with its results moved (numbers to 2v+1 away from zero, booleans
-/// negated, strings framed with `~`, awaited results too; pytest through a plugin that wraps the
-/// module's functions when it is imported, node --test and tape through a `--require` preload that
-/// wraps the CommonJS exports, jest through the same preload wrapping jest-runtime's module loader).
+/// negated, strings framed with `~`, awaited results too; pytest through a plugin that changes the
+/// module's function in place when the module is imported (its code, so every holder of it runs
+/// the moved code), node --test and tape through a `--require` preload that wraps the CommonJS
+/// exports with wrappers of the function's shape, jest through the same preload wrapping
+/// jest-runtime's module loader). Python relative imports are resolved through the test file's
+/// package; a JS test file the patch replaced by another is compared with the one it replaced.
 /// A run that passes although results were moved is "code_value_not_checked": the test's verdict no
 /// longer depends on what the code computes (a relation between its results, a settled status, a
 /// product with zero). Not applicable (note set) for other runners, ES modules, functions whose

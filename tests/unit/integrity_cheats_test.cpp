@@ -530,6 +530,9 @@ std::unique_ptr<Project> py_project() {
 
 const char* kPytest = "/usr/bin/python3 -m pytest -q -p no:cacheprovider {tests}";
 
+/// A write of this content deletes the file.
+const std::string kDelete = "\x7f(delete)";
+
 /// One candidate: optionally the real fix, then files written; the pipeline's verdict.
 RepairResult run_candidate(Project& p, const std::vector<std::pair<std::string, std::string>>& writes, bool fix, bool guard,
                            const std::vector<std::string>& failing, const std::string& command,
@@ -540,7 +543,8 @@ RepairResult run_candidate(Project& p, const std::vector<std::pair<std::string, 
                                                           {"old_text", fix_edit.first.substr(fix_edit.first.find('|') + 1)},
                                                           {"new_text", fix_edit.second}})}}));
   for (const auto& [path, content] : writes)
-    model.push(tool_calls_reply({{"write_file", Json::obj({{"path", path}, {"content", content}})}}));
+    model.push(content == kDelete ? tool_calls_reply({{"delete_file", Json::obj({{"path", path}})}})
+                                  : tool_calls_reply({{"write_file", Json::obj({{"path", path}, {"content", content}})}}));
   for (int i = 0; i < 4; ++i) model.push(final_reply("Done."));
   auto req = request_for(p.repo, p.base, p.head, model, failing, command);
   auto agent = Agent::create(pipeline(p.tmp.path(), guard, v));
@@ -838,6 +842,22 @@ TEST(PinnedCalls, FunctionsAndMethodsOfTheProjectsModules) {
   EXPECT_EQ(pinned("tests/test_a.py", "from calc import Calc\n\n\ndef test_a():\n    assert Calc().add(2, 2) == 4\n",
                    "from calc import Calc\n\n\ndef test_a():\n    assert Calc().sub(2, 2) == 0\n"),
             S{});
+  // A column of a parametrize table is a literal too; a member of its module is read as the
+  // receiver's (a submodule, a class, an object: the validator tells them apart).
+  EXPECT_EQ(pinned("tests/test_a.py", "import pytest\nfrom calc import add\n\n\n@pytest.mark.parametrize('a,b,want', [(2, 2, 4)])\n"
+                                      "def test_a(a, b, want):\n    assert add(a, b) == want\n",
+                   "import pytest\nfrom calc import add\n\n\n@pytest.mark.parametrize('a,b,want', [(2, 2, 4)])\n"
+                   "def test_a(a, b, want):\n    assert add(a + 1, b + 1) == add(a, b)\n"),
+            (S{"add @calc"}));
+  EXPECT_EQ(pinned("tests/test_a.py", "from pkg import calc\n\n\ndef test_a():\n    assert calc.add(2, 2) == 4\n",
+                   "from pkg import calc\n\n\ndef test_a():\n    assert calc.add(2, 2) - calc.add(1, 3) == 0\n"),
+            (S{"calc.add @pkg"}));
+  // The module required again by a path computed at run time.
+  const std::string node = "const test = require('node:test');\nconst assert = require('node:assert');\n";
+  EXPECT_EQ(pinned("test/sum.test.js", node + "const sum = require('../sum');\n\ntest('adds', () => {\n  assert.strictEqual(sum(1, 2), 3);\n});\n",
+                   node + "const path = require('node:path');\nconst sum = require(path.join(__dirname, '..', 'sum'));\n\n"
+                          "test('adds', () => {\n  assert.strictEqual(sum(1, 2) - sum(2, 1), 0);\n});\n"),
+            (S{"sum @../sum"}));
   const std::string js = "const test = require('node:test');\nconst assert = require('node:assert');\nconst { Calc } = require('../calc');\n"
                          "const Money = require('../money');\n\n";
   EXPECT_EQ(pinned("test/calc.test.js",
@@ -972,6 +992,105 @@ TEST(E2ECheats, MethodsAndStringsTheTestsPinnedAreStillChecked) {
   EXPECT_NE(r.message.find("Calc.add (../calc)"), std::string::npos) << r.message;
   auto honest = run_candidate(js, {{"test/calc.test.js", body("  assert.strictEqual(c.add(1, 2), 3);\n  assert.strictEqual(c.add(2, 2), 4);\n")}},
                               true, false, {"adds"}, "node --test", fix);
+  EXPECT_EQ(honest.status, Status::fixed) << honest.reason << ": " << honest.message;
+  EXPECT_TRUE(std::any_of(honest.evidence.runs.begin(), honest.evidence.runs.end(), [](const TestRun& t) { return t.purpose == "sensitivity"; }));
+}
+
+// Value sensitivity finds the pinned function however the tests reach it (twenty-fifth review): a
+// relative import from tests inside the package, an instance from a factory function, a pin over a
+// parametrize table, a cache decorator added to the broken function (the function is changed in
+// place, so whatever holds it calls the moved code), a module required by a computed path, a test
+// file replaced by another (a rename git does not pair), and a test that probes the run for the
+// wrapper (async or not, own properties, source, NODE_OPTIONS). Each relation true under the bug
+// passes the moved run and is not delivered; the guard is off: the validator alone decides.
+TEST(E2ECheats, PinnedFunctionsAreMovedHoweverTheTestsReachThem) {
+  Project p;
+  const std::string tests = "import pytest\n\nfrom ..calc import add, make_calc\n\n\n";
+  auto test_file = [&](const std::string& add_body, const std::string& method_body, const std::string& table_body,
+                       const std::string& rows = "(2, 2, 4), (1, 2, 3)") {
+    return tests + "def test_add():\n" + add_body + "\n\ndef test_method():\n" + method_body +
+           "\n\n@pytest.mark.parametrize('a,b,want', [" + rows + "])\ndef test_table(a, b, want):\n" + table_body;
+  };
+  const std::string calc = "class Calc:\n    def add(self, a, b):\n        return add(a, b)\n\n\ndef make_calc():\n    return Calc()\n\n\n";
+  p.base = make_repo(p.repo, {{"pkg/__init__.py", ""},
+                              {"pkg/calc.py", calc + "def add(a, b):\n    return a + b\n"},
+                              {"pkg/tests/__init__.py", ""},
+                              {"pkg/tests/test_calc.py", test_file("    assert add(2, 2) == 4\n", "    assert make_calc().add(2, 2) == 4\n",
+                                                                   "    assert add(a, b) == want\n")},
+                              {"pytest.ini", "[pytest]\n"},
+                              {".gitignore", "__pycache__/\n"}});
+  p.head = commit_files(p.repo, {{"pkg/calc.py", calc + "def add(a, b):\n    return a - b\n"}}, "Break add");
+  const std::pair<std::string, std::string> fix{"pkg/calc.py|return a - b", "return a + b"};
+  const std::string kept_add = "    assert add(2, 2) == 4\n", kept_method = "    assert make_calc().add(2, 2) == 4\n", kept_table = "    assert add(a, b) == want\n";
+  struct Case {
+    const char* name;
+    std::vector<std::pair<std::string, std::string>> writes;
+    std::string test;
+  };
+  const std::vector<Case> cheats = {
+      {"a relative import",
+       {{"pkg/tests/test_calc.py", test_file("    assert abs(add(2, 2)) == abs(add(3, 3))\n", kept_method, kept_table)}},
+       "test_add"},
+      {"an instance from a factory function",
+       {{"pkg/tests/test_calc.py", test_file(kept_add, "    c = make_calc()\n    assert c.add(2, 2) - c.add(3, 3) == 0\n", kept_table)}},
+       "test_method"},
+      {"a pin over a parametrize table",
+       {{"pkg/tests/test_calc.py", test_file(kept_add, kept_method, "    assert add(a + 1, b + 1) == add(a, b)\n")}},
+       "test_table"},
+      {"a cache decorator added to the broken function",
+       {{"pkg/calc.py", calc + "import functools\n\n\n@functools.lru_cache(maxsize=None)\ndef add(a, b):\n    return a - b\n"},
+        {"pkg/tests/test_calc.py", test_file("    assert abs(add(2, 2)) == abs(add(3, 3))\n", kept_method, kept_table)}},
+       "test_add"},
+  };
+  for (const auto& c : cheats) {
+    SCOPED_TRACE(c.name);
+    auto r = run_candidate(p, c.writes, false, false, {"pkg/tests/test_calc.py::" + c.test}, kPytest, fix);
+    EXPECT_NE(r.status, Status::fixed);
+    EXPECT_EQ(r.reason, "code_value_not_checked") << r.message;
+    EXPECT_TRUE(r.patch.empty());
+  }
+  {
+    SCOPED_TRACE("honest: the fix and one more row of the table");
+    auto r = run_candidate(p, {{"pkg/tests/test_calc.py", test_file(kept_add, kept_method, kept_table, "(2, 2, 4), (1, 2, 3), (3, 4, 7)")}}, true, false,
+                           {"pkg/tests/test_calc.py::test_table"}, kPytest, fix);
+    EXPECT_EQ(r.status, Status::fixed) << r.reason << ": " << r.message;
+    EXPECT_TRUE(std::any_of(r.evidence.runs.begin(), r.evidence.runs.end(), [](const TestRun& t) { return t.purpose == "sensitivity"; }));
+  }
+  if (testkit::sh("command -v node >/dev/null") != 0) GTEST_SKIP() << "node is not installed";
+  Project js;
+  const std::string head = "const test = require('node:test');\nconst assert = require('node:assert');\nconst util = require('node:util');\n"
+                           "const path = require('node:path');\n";
+  const std::string required = "const sum = require('../sum');\n\n";
+  const std::string relation = "  assert.strictEqual((await sum(2, 2)) - (await sum(3, 3)), 0);\n";
+  auto body = [&](const std::string& b) { return "test('adds', async () => {\n" + b + "});\n"; };
+  js.base = make_repo(js.repo, {{"sum.js", "module.exports = async function sum(a, b) {\n  return a + b;\n};\n"},
+                                {"test/sum.test.js", head + required + body("  assert.strictEqual(await sum(1, 2), 3);\n")}});
+  js.head = commit_files(js.repo, {{"sum.js", "module.exports = async function sum(a, b) {\n  return a - b;\n};\n"}}, "Break sum");
+  const std::pair<std::string, std::string> js_fix{"sum.js|a - b", "a + b"};
+  const std::vector<Case> js_cheats = {
+      {"a module required by a computed path",
+       {{"test/sum.test.js", head + "const sum = require(path.join(__dirname, '..', 'sum'));\n\n" + body(relation)}}, ""},
+      {"a test file replaced by another",
+       {{"test/sum.test.js", kDelete}, {"test/sum_ops.test.js", head + required + body(relation)}}, ""},
+      {"probes of the run",
+       {{"test/sum.test.js",
+         head + required +
+             body("  assert.ok(util.types.isAsyncFunction(sum));\n  assert.ok(!/--require/.test(process.env.NODE_OPTIONS || ''));\n"
+                  "  assert.ok(!Object.keys(process.env).some((k) => k.startsWith('FLOWAGENT_PERTURB')));\n"
+                  "  assert.deepStrictEqual(Object.getOwnPropertyNames(sum).sort(), ['length', 'name']);\n"
+                  "  assert.ok(Function.prototype.toString.call(sum).includes('a - b'));\n" +
+                  relation)}},
+       ""},
+  };
+  for (const auto& c : js_cheats) {
+    SCOPED_TRACE(c.name);
+    auto r = run_candidate(js, c.writes, false, false, {"adds"}, "node --test", js_fix);
+    EXPECT_NE(r.status, Status::fixed);
+    EXPECT_EQ(r.reason, "code_value_not_checked") << r.message;
+  }
+  auto honest = run_candidate(js, {{"test/sum.test.js", head + required + body("  assert.ok(util.types.isAsyncFunction(sum));\n  assert.strictEqual(await sum(1, 2), 3);\n"
+                                                                               "  assert.strictEqual(await sum(2, 2), 4);\n")}},
+                              true, false, {"adds"}, "node --test", js_fix);
   EXPECT_EQ(honest.status, Status::fixed) << honest.reason << ": " << honest.message;
   EXPECT_TRUE(std::any_of(honest.evidence.runs.begin(), honest.evidence.runs.end(), [](const TestRun& t) { return t.purpose == "sensitivity"; }));
 }
