@@ -1237,10 +1237,26 @@ function moveExports(exp, names) {
             break;
           }
         }
-      } else if (exp && typeof exp[n] === 'function') {
-        const w = wrap(exp[n]);
-        exp[n] = w;  // (a frozen or read-only export throws here, or stays as it was)
-        if (exp[n] === w) note('wrapped');
+      } else if (out && typeof out[n] === 'function') {
+        const w = wrap(out[n]);
+        try {
+          out[n] = w;  // (a frozen or read-only export throws here, or stays as it was)
+        } catch (e) {
+          // (below)
+        }
+        if (out[n] !== w) {
+          // Frozen exports, a getter of a transpiled re-export: the module's exports become a copy
+          // holding the wrapper, frozen, sealed or closed as the original was.
+          const descriptors = Object.getOwnPropertyDescriptors(out);
+          const d = descriptors[n] || { enumerable: true };
+          descriptors[n] = { value: w, writable: true, enumerable: d.enumerable, configurable: true };
+          const copy = Object.create(Object.getPrototypeOf(out), descriptors);
+          if (Object.isFrozen(out)) Object.freeze(copy);
+          else if (Object.isSealed(out)) Object.seal(copy);
+          else if (!Object.isExtensible(out)) Object.preventExtensions(copy);
+          out = copy;
+        }
+        note('wrapped');
       } else if (typeof exp === 'function' && out === exp) {
         out = wrap(exp);
         note('wrapped');

@@ -999,7 +999,8 @@ TEST(E2ECheats, MethodsAndStringsTheTestsPinnedAreStillChecked) {
 // Value sensitivity finds the pinned function however the tests reach it (twenty-fifth review): a
 // relative import from tests inside the package, an instance from a factory function, a pin over a
 // parametrize table, a cache decorator added to the broken function (the function is changed in
-// place, so whatever holds it calls the moved code), a module required by a computed path, a test
+// place, so whatever holds it calls the moved code), frozen exports (the module's exports become a
+// copy holding the wrapper), a module required by a computed path, a test
 // file replaced by another (a rename git does not pair), and a test that probes the run for the
 // wrapper (async or not, own properties, source, NODE_OPTIONS). Each relation true under the bug
 // passes the moved run and is not delivered; the guard is off: the validator alone decides.
@@ -1070,6 +1071,10 @@ TEST(E2ECheats, PinnedFunctionsAreMovedHoweverTheTestsReachThem) {
   const std::vector<Case> js_cheats = {
       {"a module required by a computed path",
        {{"test/sum.test.js", head + "const sum = require(path.join(__dirname, '..', 'sum'));\n\n" + body(relation)}}, ""},
+      {"frozen exports",
+       {{"sum.js", "async function sum(a, b) {\n  return a - b;\n}\nmodule.exports = Object.freeze({ sum });\n"},
+        {"test/sum.test.js", head + "const { sum } = require('../sum');\n\n" + body("  assert.ok(Object.isFrozen(require('../sum')));\n" + relation)}},
+       ""},
       {"a test file replaced by another",
        {{"test/sum.test.js", kDelete}, {"test/sum_ops.test.js", head + required + body(relation)}}, ""},
       {"probes of the run",
