@@ -622,14 +622,17 @@ std::vector<std::string> definition_params(const std::string& def_text, const st
   return out;
 }
 
-std::map<std::string, std::vector<std::vector<std::string>>> call_arguments(const std::string& body, const std::set<std::string>& names) {
+std::map<std::string, std::vector<std::vector<std::string>>> call_arguments(const std::string& body, const std::set<std::string>& names,
+                                                                            const std::set<std::string>& modules) {
   std::map<std::string, std::vector<std::vector<std::string>>> out;
   for (const auto& name : names) {
     for (std::size_t at = body.find(name); at != std::string::npos; at = body.find(name, at + 1)) {
       if (at > 0 && ident_char(body[at - 1])) continue;
       if (at > 0 && body[at - 1] == '.') {
-        const std::string before = body.substr(at >= 5 ? at - 5 : 0, at >= 5 ? 5 : at);
-        if (before != "self." && before != "this.") continue;
+        std::size_t start = at - 1;
+        while (start > 0 && ident_char(body[start - 1]) && body[start - 1] != '.') --start;
+        const std::string qualifier = body.substr(start, at - 1 - start);
+        if (qualifier != "self" && qualifier != "this" && !modules.count(qualifier)) continue;
       }
       std::size_t open = at + name.size();
       while (open < body.size() && (body[open] == ' ' || body[open] == '\t')) ++open;

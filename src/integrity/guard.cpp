@@ -1,5 +1,6 @@
 // The test-integrity guard's entry point: models every touched file before and after the patch,
 // then runs the rule families (guard_internal.hpp lists the parts).
+#include <tuple>
 #include <memory>
 
 #include "integrity/guard_internal.hpp"
@@ -70,11 +71,20 @@ std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersion
       into->outcome_readers.insert(m.outcome_readers.begin(), m.outcome_readers.end());
       const std::string base(basename(f.path));
       into->modules.insert(base.substr(0, base.find('.')));
+      for (const auto& h : m.helpers)
+        if (!h.asserts.empty()) into->helpers.emplace_back(base.substr(0, base.find('.')), h);
     }
   }
   // The helper modules the patch leaves alone, the same before and after: their wrappers that drop
   // failures and their predicates of an error (`isTransient(e)`) read the tests that use them.
   for (const auto& [path, text] : unchanged_helpers) {
+    if (lang_of(path) == Lang::python) {  // (its checking functions only)
+      const FileModel m = analyze(Lang::python, text);
+      const std::string base(basename(path));
+      for (const auto& h : m.helpers)
+        if (!h.asserts.empty())
+          for (ImportedDefs* into : {&imported_before, &imported_after}) into->helpers.emplace_back(base.substr(0, base.find('.')), h);
+    }
     if (!is_js(lang_of(path))) continue;
     const FileModel m = analyze(lang_of(path), text);
     for (ImportedDefs* into : {&imported_before, &imported_after}) {
@@ -96,6 +106,20 @@ std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersion
     if (f.before) before = analyze(lang, options.renamed.empty() || !is_test_path(f.path) ? *f.before : with_renames(*f.before, options.renamed),
                                    &imported_before);
     if (f.after) after = analyze(lang, *f.after, &imported_after);
+    // The checking functions of the helper modules each version imports (with_helpers reads them).
+    for (auto [model, text, pool] : {std::tuple{&before, &f.before, &imported_before}, std::tuple{&after, &f.after, &imported_after}}) {
+      if (!*text || pool->helpers.empty() || (lang != Lang::python && !is_js(lang))) continue;
+      const FileNames names = file_names(lang, **text);
+      for (const auto& [module, h] : pool->helpers) {
+        const auto im = names.imported.find(h.name);
+        bool reached = im != names.imported.end() && !names.module_bindings.count(h.name);
+        for (const auto& [local, from] : names.imported)
+          if (names.module_bindings.count(local) && (from == module || ends_with(from, "." + module) || ends_with(from, "/" + module)))
+            reached = true;
+        if (reached && std::none_of(model->imported_helpers.begin(), model->imported_helpers.end(), [&](const TestUnit& x) { return x.name == h.name; }))
+          model->imported_helpers.push_back(h);
+      }
+    }
     after_ptrs.push_back(&after);
     after_paths.push_back(f.path);
     const bool support = helpers.count(f.path) > 0 && f.after && test_support_module(f.path, *f.after);

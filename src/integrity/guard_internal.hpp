@@ -182,6 +182,11 @@ struct FileModel {
   /// Functions of the file that are not tests (and hold none), with their assertions: helpers the
   /// tests call. Gutting one weakens every test that calls it.
   std::vector<TestUnit> helpers;
+  /// Checking functions of the helper modules the file imports (by name, or through the module:
+  /// `from tests.helpers import check_add`, `import helpers` ... `helpers.check_add(`), read like
+  /// the file's own helpers when a test calls one (with_helpers); the file's own helper of the
+  /// same name comes first. Filled by the guard, not by analyze().
+  std::vector<TestUnit> imported_helpers;
   std::set<std::string> file_markers;  ///< "focus ...", "build: ...", or skip markers for every test
   bool file_markers_conditional = false;
   std::string comments;
@@ -213,6 +218,9 @@ struct ImportedDefs {
   std::map<std::string, bool, std::less<>> reporters;
   std::set<std::string> outcome_readers;
   std::set<std::string> modules;  ///< the modules' names (file names without extension): `helpers.check(...)`
+  /// The modules' functions that check (their assertions), each with its module's name: a test
+  /// that calls one makes its checks (`check_add(2, 2, 4)` from `tests/helpers.py`).
+  std::vector<std::pair<std::string, TestUnit>> helpers;
 };
 
 /// Is the name `name` of the file `text` bound more than once or changed in place (`CASES = ...`
@@ -477,9 +485,10 @@ std::optional<IntegrityFinding> compare_checks(const TestUnit& before, const Tes
 /// The parameter names of the definition of `name` in `def_text` (the first parenthesized list
 /// after the name); `self`, `cls` and `this` left out.
 std::vector<std::string> definition_params(const std::string& def_text, const std::string& name, Lang lang);
-/// The argument lists of the calls of each of `names` in `body` (by plain name, `self.`/`this.`),
-/// whitespace removed (at most 64 calls per name).
-std::map<std::string, std::vector<std::vector<std::string>>> call_arguments(const std::string& body, const std::set<std::string>& names);
+/// The argument lists of the calls of each of `names` in `body` (by plain name, `self.`/`this.`,
+/// or through one of `modules`: `helpers.check(`), whitespace removed (at most 64 calls per name).
+std::map<std::string, std::vector<std::vector<std::string>>> call_arguments(const std::string& body, const std::set<std::string>& names,
+                                                                            const std::set<std::string>& modules = {});
 
 /// `text` with each whole-word occurrence of an old name of `renamed` (old -> new) spelled the new
 /// way: the old version of a test file as it reads after the developer's rename.

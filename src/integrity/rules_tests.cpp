@@ -197,7 +197,10 @@ TestUnit with_helpers(const TestUnit& t, const FileModel& m) {
     todo.pop_back();
     if (!seen.insert(d.name).second || d.name == t.name) continue;
     auto it = std::find_if(m.helpers.begin(), m.helpers.end(), [&](const TestUnit& h) { return h.name == d.name; });
-    if (it == m.helpers.end()) continue;
+    if (it == m.helpers.end()) {  // (a checking function of a helper module the file imports)
+      it = std::find_if(m.imported_helpers.begin(), m.imported_helpers.end(), [&](const TestUnit& h) { return h.name == d.name; });
+      if (it == m.imported_helpers.end()) continue;
+    }
     // A helper with parameters checks what each call passes: `check(2, 2, 4)` with `def check(a, b,
     // want): assert add(a, b) == want` checks `add(2,2) == 4`, once per call.
     std::vector<std::map<std::string, std::string>> bindings;
@@ -590,7 +593,7 @@ void compare_tests(const RuleContext& c, Findings& out, std::vector<GoneTest>& g
     if (auto f = compare_checks(*bt, at, path)) {
       bool moved_to_helper = false;
       if ((f->rule == "assertion_removed" || f->rule == "assertion_weakened") &&
-          (!c.before.helpers.empty() || !c.after.helpers.empty())) {
+          (!c.before.helpers.empty() || !c.after.helpers.empty() || !c.before.imported_helpers.empty() || !c.after.imported_helpers.empty())) {
         // Checks moved into a helper the test calls (same file) are still its checks; moved into
         // one whose failures cannot reach the test (handed to a task never awaited), that is
         // the finding. (Also when the test added a weaker check of its own beside the call:
@@ -611,8 +614,8 @@ void compare_tests(const RuleContext& c, Findings& out, std::vector<GoneTest>& g
       } else {
         out.push_back(std::move(*f));
       }
-    } else if (!c.before.helpers.empty() || !c.after.helpers.empty()) {
-      // The same with the checks of the helpers the test calls (same file): a gutted helper
+    } else if (!c.before.helpers.empty() || !c.after.helpers.empty() || !c.before.imported_helpers.empty() || !c.after.imported_helpers.empty()) {
+      // The same with the checks of the helpers the test calls (same file or an imported helper module): a gutted helper
       // weakens every test that relies on it.
       const TestUnit xb = with_helpers(*bt, c.before), xa = with_helpers(at, c.after);
       if (xb.asserts.size() != bt->asserts.size() || xa.asserts.size() != at.asserts.size())

@@ -2883,7 +2883,15 @@ class Analyzer {
     std::set<std::string> local;
     for (const auto& c : u.calls)
       if (defs_.functions.count(c)) local.insert(c);
-    u.call_args = call_arguments(body, local);
+    // (The checking functions of the helper modules the file imports too, also through the module.)
+    std::set<std::string> reached = local, modules;
+    if (imported_)
+      for (const auto& [module, h] : imported_->helpers)
+        if (u.calls.count(h.name)) {
+          reached.insert(h.name);
+          modules.insert(module);
+        }
+    u.call_args = call_arguments(body, reached, modules);
     // A helper handed to a map over a literal table whose results the test consumes
     // (`list(ex.map(check, [(2, 2, 4), (1, 5, 6)]))`, `for r in pool.imap(check, rows)`: a lazy map
     // left unread never raises), or `[[2, 2, 4], [1, 5, 6]].forEach(check)`, runs once per row, with the row.
