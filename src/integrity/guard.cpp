@@ -78,15 +78,13 @@ std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersion
   // The helper modules the patch leaves alone, the same before and after: their wrappers that drop
   // failures and their predicates of an error (`isTransient(e)`) read the tests that use them.
   for (const auto& [path, text] : unchanged_helpers) {
-    if (lang_of(path) == Lang::python) {  // (its checking functions only)
-      const FileModel m = analyze(Lang::python, text);
-      const std::string base(basename(path));
-      for (const auto& h : m.helpers)
-        if (!h.asserts.empty())
-          for (ImportedDefs* into : {&imported_before, &imported_after}) into->helpers.emplace_back(base.substr(0, base.find('.')), h);
-    }
-    if (!is_js(lang_of(path))) continue;
+    if (lang_of(path) != Lang::python && !is_js(lang_of(path))) continue;
     const FileModel m = analyze(lang_of(path), text);
+    const std::string base(basename(path));
+    for (const auto& h : m.helpers)  // (its checking functions)
+      if (!h.asserts.empty())
+        for (ImportedDefs* into : {&imported_before, &imported_after}) into->helpers.emplace_back(base.substr(0, base.find('.')), h);
+    if (!is_js(lang_of(path))) continue;
     for (ImportedDefs* into : {&imported_before, &imported_after}) {
       into->droppers.insert(m.droppers.begin(), m.droppers.end());
       into->predicates.insert(m.predicates.begin(), m.predicates.end());
