@@ -1495,8 +1495,56 @@ class Analyzer {
         const bool has_not = starts_with(e, "!") || starts_with(trim(t), "not ");
         return negated == has_not ? Kind::eq : Kind::range;
       }
+    if (!negated && lang_ == Lang::python && anchored_pattern_pin(t)) return Kind::eq;
     if (contains(t, "<") || contains(t, ">")) return Kind::range;
     return Kind::type;
+  }
+
+  /// `re.fullmatch(r'\d{4}-\d\d-\d\dT... ERROR disk full', line)` (also `re.match` anchored with
+  /// `$`/`\Z`, `re.search` anchored at both ends): the whole value matched against a pattern with
+  /// literal text and no unbounded wildcard (`.*`, `.+`) is an equality modulo its variable parts
+  /// (a timestamp), as `assertRegex`/`toMatch` are. Not negated (`not re.match(...)`).
+  static bool anchored_pattern_pin(std::string_view t) {
+    static const std::regex call(R"(^\s*(?:re|regex)\s*\.\s*(fullmatch|match|search)\s*\(\s*[rRuU]{0,2}(['"])((?:\\.|(?!\2)[^\\])*)\2)");
+    std::match_results<std::string_view::const_iterator> m;
+    if (!std::regex_search(t.begin(), t.end(), m, call)) return false;
+    const std::string how = m[1].str(), p = m[3].str();
+    if (p.empty()) return false;
+    auto ends_anchored = [&] {
+      if (ends_with(p, "\\Z")) return true;
+      if (p.back() != '$') return false;
+      std::size_t slashes = 0;
+      for (std::size_t i = p.size() - 1; i-- > 0 && p[i] == '\\';) ++slashes;
+      return slashes % 2 == 0;
+    };
+    const bool anchored = how == "fullmatch" || (how == "match" && ends_anchored()) ||
+                          (how == "search" && (starts_with(p, "^") || starts_with(p, "\\A")) && ends_anchored());
+    if (!anchored) return false;
+    int literal = 0;
+    bool in_class = false;
+    for (std::size_t i = 0; i < p.size(); ++i) {
+      const char ch = p[i];
+      if (ch == '\\') {
+        ++i;  // (an escape: `\d` is a class, `\.` a literal dot)
+        continue;
+      }
+      if (in_class) {
+        in_class = ch != ']';
+        continue;
+      }
+      if (ch == '[') {
+        in_class = true;
+      } else if (ch == '{') {
+        while (i < p.size() && p[i] != '}') ++i;
+      } else if (ch == '.' && i + 1 < p.size() && (p[i + 1] == '*' || p[i + 1] == '+' || (p[i + 1] == '{' && p.find(",}", i) != std::string::npos))) {
+        return false;  // an unbounded wildcard matches anything there
+      } else if (ch == '|') {
+        return false;  // alternatives: one of several values
+      } else if (std::isalnum(static_cast<unsigned char>(ch))) {
+        ++literal;
+      }
+    }
+    return literal >= 3;
   }
 
   /// Does this try/catch swallow failures? A handler that does not re-raise and catches assertion
