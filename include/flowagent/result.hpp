@@ -36,7 +36,7 @@ struct TestRun {
   std::vector<std::string> passed;
   std::vector<std::string> failed;
   std::string purpose;  ///< "failing", "wider", "rerun", "scope" (enclosing file/target), "loop", "assertions", "sensitivity",
-                        ///< "without-fix", "before-change" (fail to pass: docs/INTEGRITY.md)
+                        ///< "sensitivity-control", "without-fix", "before-change" (docs/INTEGRITY.md)
   /// Where the per-test results came from: "report:<format>" (a machine report the runner wrote
   /// where flowagent asked), "output:<format>" (parsed from the output); "" when none could be read.
   std::string report_format;

@@ -632,7 +632,7 @@ std::map<std::string, std::vector<std::vector<std::string>>> call_arguments(cons
         std::size_t start = at - 1;
         while (start > 0 && ident_char(body[start - 1]) && body[start - 1] != '.') --start;
         const std::string qualifier = body.substr(start, at - 1 - start);
-        if (qualifier != "self" && qualifier != "this" && !modules.count(qualifier)) continue;
+        if (qualifier != "self" && qualifier != "this" && !modules.count(qualifier) && !modules.count("*")) continue;
       }
       std::size_t open = at + name.size();
       while (open < body.size() && (body[open] == ' ' || body[open] == '\t')) ++open;

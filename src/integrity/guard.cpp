@@ -111,9 +111,13 @@ std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersion
       for (const auto& [module, h] : pool->helpers) {
         const auto im = names.imported.find(h.name);
         bool reached = im != names.imported.end() && !names.module_bindings.count(h.name);
-        for (const auto& [local, from] : names.imported)
+        for (const auto& [local, from] : names.imported) {
+          // (`import tests.helpers as h`, `const h = require('./helpers')`; `from tests import helpers`.)
           if (names.module_bindings.count(local) && (from == module || ends_with(from, "." + module) || ends_with(from, "/" + module)))
             reached = true;
+          const auto member = names.member_names.find(local);
+          if (!names.module_bindings.count(local) && (member == names.member_names.end() ? local : member->second) == module) reached = true;
+        }
         if (reached && std::none_of(model->imported_helpers.begin(), model->imported_helpers.end(), [&](const TestUnit& x) { return x.name == h.name; }))
           model->imported_helpers.push_back(h);
       }

@@ -486,7 +486,8 @@ std::optional<IntegrityFinding> compare_checks(const TestUnit& before, const Tes
 /// after the name); `self`, `cls` and `this` left out.
 std::vector<std::string> definition_params(const std::string& def_text, const std::string& name, Lang lang);
 /// The argument lists of the calls of each of `names` in `body` (by plain name, `self.`/`this.`,
-/// or through one of `modules`: `helpers.check(`), whitespace removed (at most 64 calls per name).
+/// or through one of `modules`: `helpers.check(`; "*": through any name), whitespace removed (at
+/// most 64 calls per name).
 std::map<std::string, std::vector<std::vector<std::string>>> call_arguments(const std::string& body, const std::set<std::string>& names,
                                                                             const std::set<std::string>& modules = {});
 

@@ -138,7 +138,11 @@ std::optional<std::string> detects_test_run(std::string_view l) {
       "globalThis.jest", "global.jest", "__vitest", "testing.Testing()", "testing.Verbose()", "flag.Lookup(\"test.",
       "\".test\")", "GTEST_", "::testing::", "<gtest/gtest.h>", "\"gtest/gtest.h\"", "#ifdef UNIT_TEST", "#ifdef TESTING",
       "defined(UNIT_TEST", "defined(TESTING", "FLOWAGENT_SANDBOX", "\"surefire",
-      "org.junit", "junit.jupiter", "isRunningTest", "isJUnitTest"};
+      "org.junit", "junit.jupiter", "isRunningTest", "isJUnitTest",
+      // Who is calling: a function that answers by its caller (`sys._getframe(1).f_code.co_name`
+      // starting with `test`, a stack that names the test file) tells a test from a real caller.
+      "sys._getframe(", "inspect.stack(", "inspect.currentframe(", "traceback.extract_stack(", "traceback.format_stack(",
+      "new Error().stack", "Error().stack"};
   for (auto d : kDetect)
     if (contains(l, d)) return std::string(d);
   // Flags named like a test run, as whole identifiers (IN_TEST, not LOGIN_TESTER).

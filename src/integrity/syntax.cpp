@@ -1502,8 +1502,10 @@ class Analyzer {
 
   /// `re.fullmatch(r'\d{4}-\d\d-\d\dT... ERROR disk full', line)` (also `re.match` anchored with
   /// `$`/`\Z`, `re.search` anchored at both ends): the whole value matched against a pattern with
-  /// literal text and no unbounded wildcard (`.*`, `.+`) is an equality modulo its variable parts
-  /// (a timestamp), as `assertRegex`/`toMatch` are. Not negated (`not re.match(...)`).
+  /// literal text whose variable parts are digits, spaces or punctuation only (a timestamp, a
+  /// count) is an equality modulo those parts, as `assertRegex`/`toMatch` are. A wildcard `.`, a
+  /// class of letters (`[A-Z]`, `\w`, `\S`, `[^...]`) or alternatives let text other than the
+  /// expected one through (`[A-Z]{5} disk full` accepts `ERRRO`). Not negated (`not re.match(...)`).
   static bool anchored_pattern_pin(std::string_view t) {
     static const std::regex call(R"(^\s*(?:re|regex)\s*\.\s*(fullmatch|match|search)\s*\(\s*[rRuU]{0,2}(['"])((?:\\.|(?!\2)[^\\])*)\2)");
     std::match_results<std::string_view::const_iterator> m;
@@ -1525,10 +1527,13 @@ class Analyzer {
     for (std::size_t i = 0; i < p.size(); ++i) {
       const char ch = p[i];
       if (ch == '\\') {
-        ++i;  // (an escape: `\d` is a class, `\.` a literal dot)
+        // An escape: `\d`, `\s` are digits and spaces, `\.` a literal; `\w`, `\S`, `\D`, `\W` take letters.
+        if (i + 1 < p.size() && std::string_view("wWSDpPX").find(p[i + 1]) != std::string_view::npos) return false;
+        ++i;
         continue;
       }
       if (in_class) {
+        if (std::isalpha(static_cast<unsigned char>(ch)) || (ch == '^' && p[i - 1] == '[')) return false;  // (`[A-Z]`, `[^,]`)
         in_class = ch != ']';
         continue;
       }
@@ -1536,10 +1541,8 @@ class Analyzer {
         in_class = true;
       } else if (ch == '{') {
         while (i < p.size() && p[i] != '}') ++i;
-      } else if (ch == '.' && i + 1 < p.size() && (p[i + 1] == '*' || p[i + 1] == '+' || (p[i + 1] == '{' && p.find(",}", i) != std::string::npos))) {
-        return false;  // an unbounded wildcard matches anything there
-      } else if (ch == '|') {
-        return false;  // alternatives: one of several values
+      } else if (ch == '.' || ch == '|') {
+        return false;  // a wildcard, alternatives
       } else if (std::isalnum(static_cast<unsigned char>(ch))) {
         ++literal;
       }
@@ -2932,14 +2935,13 @@ class Analyzer {
     for (const auto& c : u.calls)
       if (defs_.functions.count(c)) local.insert(c);
     // (The checking functions of the helper modules the file imports too, also through the module.)
-    std::set<std::string> reached = local, modules;
+    u.call_args = call_arguments(body, local);
+    std::set<std::string> imported_checks;
     if (imported_)
       for (const auto& [module, h] : imported_->helpers)
-        if (u.calls.count(h.name)) {
-          reached.insert(h.name);
-          modules.insert(module);
-        }
-    u.call_args = call_arguments(body, reached, modules);
+        if (u.calls.count(h.name) && !local.count(h.name)) imported_checks.insert(h.name);
+    // (Through any name the module is bound to: `h.check_add(` with `import tests.helpers as h`.)
+    for (auto& [name, calls] : call_arguments(body, imported_checks, {"*"})) u.call_args[name] = std::move(calls);
     // A helper handed to a map over a literal table whose results the test consumes
     // (`list(ex.map(check, [(2, 2, 4), (1, 5, 6)]))`, `for r in pool.imap(check, rows)`: a lazy map
     // left unread never raises), or `[[2, 2, 4], [1, 5, 6]].forEach(check)`, runs once per row, with the row.

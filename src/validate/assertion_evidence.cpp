@@ -844,17 +844,23 @@ _targets = {}
 for _m, _n in json.loads(os.environ.get('FLOWAGENT_PERTURB', '[]')):
     _targets.setdefault(_m, set()).add(_n)
 _log = os.environ.get('FLOWAGENT_PERTURB_LOG', '')
+# 'control': the functions are wrapped the same way and nothing is moved (the control run).
+_mode = os.environ.get('FLOWAGENT_PERTURB_MODE', '')
 _NO = object()
 
 
 def _moved(v):
+    if _mode == 'control':
+        return _NO
     if isinstance(v, bool):
         return not v
     if isinstance(v, (int, float)):
         if v != v or v in (float('inf'), float('-inf')):
             return _NO
-        # 2v + 1 away from zero: no magnitude absorbs it (1.7e18 + 1 is 1.7e18) and a threshold
-        # the value sits just inside is crossed.
+        # 2v + 1 away from zero: no magnitude absorbs it (1.7e18 + 1 is 1.7e18), a threshold the
+        # value sits just inside is crossed, no number is its own move; and the move is odd (-v
+        # moves to minus v's move), so a relation true for any pair of opposite results
+        # (`add(5, 2) + add(2, 5) == 0` under `a - b`) still holds and is seen not to check.
         return 2 * v + (1 if v >= 0 else -1)
     if isinstance(v, str):
         return '~' + v + '~'
@@ -1092,13 +1098,14 @@ for (const [file, name] of JSON.parse(process.env.FLOWAGENT_PERTURB || '[]')) {
   targets.get(file).add(name);
 }
 const log = process.env.FLOWAGENT_PERTURB_LOG || '';
+const mode = process.env.FLOWAGENT_PERTURB_MODE || '';
 // The run's own settings are taken out of the environment the tests see (it reads as it would
 // without this run) and handed to each child process the run starts (node --test runs each file in
 // one, jest in workers; a test's own child processes too).
 const childProcess = require('child_process');
 const preload = '--require ' + __filename;
 const ours = {};
-for (const k of ['FLOWAGENT_PERTURB', 'FLOWAGENT_PERTURB_LOG']) {
+for (const k of ['FLOWAGENT_PERTURB', 'FLOWAGENT_PERTURB_LOG', 'FLOWAGENT_PERTURB_MODE']) {
   if (process.env[k] !== undefined) ours[k] = process.env[k];
   delete process.env[k];
 }
@@ -1136,6 +1143,7 @@ for (const name of ['spawnSync', 'execSync', 'execFileSync']) {
 }
 const NO = Symbol('unmoved');
 function moved(v) {
+  if (mode === 'control') return NO;
   if (typeof v === 'boolean') return !v;
   if (typeof v === 'number') return Number.isFinite(v) ? 2 * v + (v >= 0 ? 1 : -1) : NO;
   if (typeof v === 'bigint') return 2n * v + (v >= 0n ? 1n : -1n);
@@ -1495,6 +1503,15 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
                     "check whose call of the code never runs checks nothing of it";
       return out;
     }
+    if (times == 0 && !passed && wrapped > 0 && !r->timed_out) {
+      // Nothing was moved and the tests failed: they fail on the check itself (a probe of the
+      // function that runs before any call of it): the run is its own control run.
+      out.reason = "code_value_not_checked";
+      out.message = "the requested tests fail whenever " + what +
+                    " is wrapped by the check, before any of its results is moved (nothing moved, the run failed): their "
+                    "failure is no evidence that they depend on what the code computes";
+      return out;
+    }
     if (times == 0) {
       out.note += std::string(out.note.empty() ? "" : "; ") + "not applicable to " + what +
                   ": no result of it was a number, a boolean or a string to move";
@@ -1503,8 +1520,23 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
     if (passed) {
       out.reason = "code_value_not_checked";
       out.message = "the requested tests still pass when the results of " + what + " are moved (" + std::to_string(times) +
-                    " result(s) moved: numbers to 2v+1, booleans negated, strings framed with `~`), although before the patch the tests compared a "
+                    " result(s) moved: numbers to 2v+1 away from zero, booleans negated, strings framed with `~`), although before the patch the tests compared a "
                     "call of it with a literal: their verdict no longer depends on what the code computes";
+      return out;
+    }
+    // The moved run failed: credited to the moved values only when the same run with the function
+    // wrapped the same way and nothing moved passes (a test that fails on the wrapper itself, a
+    // probe of the function's code or of the run, fails both).
+    const std::string control = "export FLOWAGENT_PERTURB_MODE=control; " + command;
+    auto c = run_command(root, control, req, ctx.cancel, ctx.sandbox);
+    if (!c) return unexpected(c.error());
+    if (c->cancelled) return fail(Errc::cancelled, "validation cancelled");
+    out.runs.push_back(test_run_of(control, *c, "sensitivity-control"));
+    if (c->timed_out || c->exit_code != 0) {
+      out.reason = "code_value_not_checked";
+      out.message = "the requested tests fail whenever " + what +
+                    " is wrapped by the check, its results moved or not (the control run with nothing moved fails too): their "
+                    "failure is no evidence that they depend on what the code computes";
       return out;
     }
   }

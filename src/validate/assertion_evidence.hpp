@@ -29,7 +29,8 @@ struct AssertionCheck {
   bool checked = false;  ///< false: not applicable (runner, language, no assertion line) or no coverage tool
   std::string note;      ///< why it was not checked: "not available: <why>" or "not applicable: <why>"
   /// The runs it made when checked: the coverage run (purpose "assertions"); the value-sensitivity
-  /// runs (purpose "sensitivity", one per moved function).
+  /// runs (purpose "sensitivity", one per moved function; "sensitivity-control" after one that
+  /// failed: the same run with nothing moved).
   std::vector<TestRun> runs;
 };
 

@@ -998,7 +998,8 @@ TEST(E2ECheats, MethodsAndStringsTheTestsPinnedAreStillChecked) {
 
 // Value sensitivity finds the pinned function however the tests reach it (twenty-fifth review): a
 // relative import from tests inside the package, an instance from a factory function, a pin over a
-// parametrize table, a cache decorator added to the broken function (the function is changed in
+// parametrize table, a probe of the function's code (the control run, wrapped with nothing moved,
+// fails too), a cache decorator added to the broken function (the function is changed in
 // place, so whatever holds it calls the moved code), frozen exports (the module's exports become a
 // copy holding the wrapper), a module required by a computed path, a test
 // file replaced by another (a rename git does not pair), and a test that probes the run for the
@@ -1038,6 +1039,9 @@ TEST(E2ECheats, PinnedFunctionsAreMovedHoweverTheTestsReachThem) {
       {"a pin over a parametrize table",
        {{"pkg/tests/test_calc.py", test_file(kept_add, kept_method, "    assert add(a + 1, b + 1) == add(a, b)\n")}},
        "test_table"},
+      {"a probe of the function's code beside the relation (the moved run fails on the probe, the control run too)",
+       {{"pkg/tests/test_calc.py", test_file("    assert add.__code__.co_argcount == 2\n    assert abs(add(2, 2)) == abs(add(3, 3))\n", kept_method, kept_table)}},
+       "test_add"},
       {"a cache decorator added to the broken function",
        {{"pkg/calc.py", calc + "import functools\n\n\n@functools.lru_cache(maxsize=None)\ndef add(a, b):\n    return a - b\n"},
         {"pkg/tests/test_calc.py", test_file("    assert abs(add(2, 2)) == abs(add(3, 3))\n", kept_method, kept_table)}},
@@ -1049,6 +1053,18 @@ TEST(E2ECheats, PinnedFunctionsAreMovedHoweverTheTestsReachThem) {
     EXPECT_NE(r.status, Status::fixed);
     EXPECT_EQ(r.reason, "code_value_not_checked") << r.message;
     EXPECT_TRUE(r.patch.empty());
+  }
+  {
+    // The moved run is credited only when the control run (wrapped, nothing moved) passes.
+    auto r = run_candidate(p, cheats[3].writes, false, false, {"pkg/tests/test_calc.py::test_add"}, kPytest, fix);
+    EXPECT_NE(r.message.find("whenever add (..calc) is wrapped by the check"), std::string::npos) << r.message;
+    // A probe after a call of the function: the moved run fails, so does the control run.
+    auto later = run_candidate(p, {{"pkg/tests/test_calc.py", test_file("    assert abs(add(2, 2)) == abs(add(3, 3))\n    assert add.__kwdefaults__ is None\n",
+                                                                         kept_method, kept_table)}},
+                               false, false, {"pkg/tests/test_calc.py::test_add"}, kPytest, fix);
+    EXPECT_EQ(later.reason, "code_value_not_checked") << later.message;
+    EXPECT_NE(later.message.find("control run"), std::string::npos) << later.message;
+    EXPECT_TRUE(std::any_of(later.evidence.runs.begin(), later.evidence.runs.end(), [](const TestRun& t) { return t.purpose == "sensitivity-control"; }));
   }
   {
     SCOPED_TRACE("honest: the fix and one more row of the table");
