@@ -341,12 +341,22 @@ class CommandValidator final : public Validator {
     for (const auto& c : *changed)
       if (!is_test_path(c.path)) put_back.push_back(c.path);
     if (!code && put_back.empty()) return std::nullopt;  // (tests only, and the change touched only tests)
-    // The tests the fix's run passed: the requested ones, or what replaced them.
-    std::vector<std::string> ids;
+    // The tests the fix's run passed: the requested ones, or what replaced them. A replacement is
+    // named as the runner's report names it (`tests.test_calc.test_add_identity`), which the test
+    // command may not take: its enclosing scope (the file or target the fix was validated at) runs.
+    std::vector<std::string> ids, run_ids;
+    auto add = [](std::vector<std::string>& v, const std::string& x) {
+      if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
+    };
     for (const auto& id : req.failure.failing_tests) {
       auto rep = std::find_if(ev.replacements.begin(), ev.replacements.end(), [&](const TestReplacement& x) { return x.old_id == id; });
-      for (const auto& n : rep == ev.replacements.end() ? std::vector<std::string>{id} : rep->new_ids)
-        if (std::find(ids.begin(), ids.end(), n) == ids.end()) ids.push_back(n);
+      if (rep == ev.replacements.end()) {
+        add(ids, id);
+        add(run_ids, id);
+        continue;
+      }
+      for (const auto& n : rep->new_ids) add(ids, n);
+      add(run_ids, rep->scope);
     }
     if (ids.empty()) return std::nullopt;
     auto stop = [](std::string reason, std::string message) {
@@ -389,13 +399,15 @@ class CommandValidator final : public Validator {
         if (b->cancelled) return fail(Errc::cancelled, "validation cancelled");
         if (!b->ok()) return false;  // (nothing built: the tests cannot pass there)
       }
-      auto run = detail::observe_tests(root, req, ids, ctx.cancel, ctx.sandbox, base ? "before-change" : "without-fix");
+      auto run = detail::observe_tests(root, req, run_ids, ctx.cancel, ctx.sandbox, base ? "before-change" : "without-fix");
       if (!run) {
         if (run.error().code == Errc::cancelled) return unexpected(run.error());
         return *stop("unverified", "the patch's tests could not be run on " + where + ": " + run.error().message);
       }
       ev.runs.push_back(run->run);
-      return !run->run.timed_out && run->run.stopped_by.empty() && run->run.exit_code == 0 && run->readable &&
+      // (A scope run passes when the replacements pass in it: its other tests are not the question.)
+      const bool scoped = run_ids != ids;
+      return !run->run.timed_out && run->run.stopped_by.empty() && (scoped || run->run.exit_code == 0) && run->readable &&
              run->summary_problem.empty() && std::all_of(ids.begin(), ids.end(), [&](const std::string& id) {
                return reports::contains_test(run->run.passed, id) && !reports::contains_test(run->run.failed, id);
              });

@@ -213,9 +213,12 @@ TEST(E2EHonestValidation, TestSplitInTwoIsDeliveredAndATestReplacedByAnEmptyOneI
   ASSERT_EQ(r.evidence.replacements.size(), 1u);
   EXPECT_EQ(r.evidence.replacements[0].new_ids.size(), 2u);
   // The same test replaced by an empty one, and a split that drops half of the checks.
+  // (The empty replacement passes on every version of the code: fail to pass, run at its file,
+  // answers before the guard's integrity_test_deleted.)
   auto empty = run("from parse import parse\n\n\ndef test_parse_letters():\n    pass\n");
-  EXPECT_EQ(empty.status, Status::rejected) << empty.reason << ": " << empty.message;
-  EXPECT_EQ(empty.reason, "integrity_test_deleted") << empty.message;
+  EXPECT_NE(empty.status, Status::fixed) << empty.reason << ": " << empty.message;
+  EXPECT_EQ(empty.reason, "tests_pass_without_the_fix") << empty.message;
+  EXPECT_TRUE(empty.patch.empty());
   auto half = run("from parse import parse\n\n\ndef test_parse_letters():\n"
                   "    assert parse('ff') == 255\n\n\ndef test_parse_digits():\n    assert parse('0') == 0\n");
   EXPECT_EQ(half.status, Status::rejected) << half.reason << ": " << half.message;

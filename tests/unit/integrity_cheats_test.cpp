@@ -1141,6 +1141,17 @@ TEST(E2ECheats, PatchedTestsMustFailWithoutTheFix) {
     EXPECT_EQ(fooled.status, Status::fixed) << "without the run the validator is fooled: " << fooled.reason << ": " << fooled.message;
   }
   {
+    // The test renamed too: the replacement is named as the report names it
+    // (`tests.test_calc.test_add_small`), which pytest does not take; its file runs instead.
+    SCOPED_TRACE("tests only: the test renamed, its pins moved to inputs where the bug does not show");
+    const std::string renamed = "from calc import add\n\n\ndef test_add_small():\n    assert add(7, 0) == 7\n    assert add(1, 0) == 1\n\n\n"
+                                "def test_sum():\n    assert True\n";
+    auto r = run_candidate(*p, {{"tests/test_calc.py", renamed}}, false, false, add_test, kPytest, kPyFix);
+    EXPECT_NE(r.status, Status::fixed);
+    EXPECT_EQ(r.reason, "tests_pass_without_the_change") << r.message;
+    EXPECT_NE(r.message.find("test_add_small"), std::string::npos) << r.message;
+  }
+  {
     // A relation true under the bug only fails on the code before the change (an honest expectation
     // update would too); the value-sensitivity run rejects it, and the wrapper it installs keeps the
     // function's signature, so a collection-time probe of it does not fail that run.
