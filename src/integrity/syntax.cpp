@@ -1504,7 +1504,7 @@ class Analyzer {
   /// `$`/`\Z`, `re.search` anchored at both ends): the whole value matched against a pattern with
   /// literal text whose variable parts are digits, spaces or punctuation only (a timestamp, a
   /// count) is an equality modulo those parts, as `assertRegex`/`toMatch` are. A wildcard `.`, a
-  /// class of letters (`[A-Z]`, `\w`, `\S`, `[^...]`) or alternatives let text other than the
+  /// range of letters (`[A-Z]`, `\w`, `\S`, `[^...]`; `[0-9:T-]` is fine) or alternatives let text other than the
   /// expected one through (`[A-Z]{5} disk full` accepts `ERRRO`). Not negated (`not re.match(...)`).
   static bool anchored_pattern_pin(std::string_view t) {
     static const std::regex call(R"(^\s*(?:re|regex)\s*\.\s*(fullmatch|match|search)\s*\(\s*[rRuU]{0,2}(['"])((?:\\.|(?!\2)[^\\])*)\2)");
@@ -1533,7 +1533,11 @@ class Analyzer {
         continue;
       }
       if (in_class) {
-        if (std::isalpha(static_cast<unsigned char>(ch)) || (ch == '^' && p[i - 1] == '[')) return false;  // (`[A-Z]`, `[^,]`)
+        // A range of letters or a negated class lets other text through (`[A-Z]`, `[^,]`); single
+        // letters are literals (`[0-9:T-]`).
+        const bool letter_range = ch == '-' && i > 0 && i + 1 < p.size() && p[i + 1] != ']' &&
+                                  (std::isalpha(static_cast<unsigned char>(p[i - 1])) || std::isalpha(static_cast<unsigned char>(p[i + 1])));
+        if (letter_range || (ch == '^' && p[i - 1] == '[')) return false;
         in_class = ch != ']';
         continue;
       }
