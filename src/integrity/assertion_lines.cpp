@@ -188,7 +188,8 @@ std::string exported_name(const std::string& path, const std::string& text, cons
 }
 
 std::vector<PinnedCall> pinned_calls(const std::string& path, const std::string& before, const std::string& after,
-                                     const std::vector<std::string>& wanted, bool whole_file) {
+                                     const std::vector<std::string>& wanted, bool whole_file,
+                                     const std::vector<std::string>* wanted_after) {
   std::vector<PinnedCall> out;
   const Lang lang = lang_of(path);
   if (lang != Lang::python && !is_js(lang)) return out;
@@ -263,7 +264,7 @@ std::vector<PinnedCall> pinned_calls(const std::string& path, const std::string&
     if (auto c = class_of(receiver.substr(0, ctor_open))) return PinnedCall{name, c->second, c->first, {}};
     return std::nullopt;
   };
-  const TestCalls still = requested_test_calls(path, after, wanted, whole_file);
+  const TestCalls still = requested_test_calls(path, after, wanted_after ? *wanted_after : wanted, whole_file);
   const FileNames names_after = file_names(lang, after);
   const auto aliases_after = import_aliases(lang, after);
   // Still reached through the same import, under its own name or an alias (`from calc import

@@ -76,7 +76,10 @@ struct PinnedCall {
 /// with a literal or with a column of the test's literal table (a parametrize argument, a variable
 /// of a loop over literal rows). Python and
 /// JavaScript/TypeScript; empty for other languages or when a version does not parse.
+/// `wanted_after`, when given, names the tests of `after` in their place (a renamed test: its
+/// replacement's name).
 std::vector<PinnedCall> pinned_calls(const std::string& path, const std::string& before, const std::string& after,
-                                     const std::vector<std::string>& wanted, bool whole_file);
+                                     const std::vector<std::string>& wanted, bool whole_file,
+                                     const std::vector<std::string>* wanted_after = nullptr);
 
 }  // namespace flowagent::integrity

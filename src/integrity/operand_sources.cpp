@@ -384,6 +384,12 @@ void leaves(std::string_view expr, const Definitions& defs, int line, std::set<s
   for (auto chain : chains(expr)) {
     while (!chain.empty() && uninformative(chain.front())) chain.erase(chain.begin());
     if (chain.empty()) continue;
+    // An operand is kept without whitespace: `new Store().total(xs)` reads `newStore`. A name the
+    // test does not define that is `new` and a capitalized name is the class it constructs, as
+    // `const s = new Store()` ... `s.total(xs)` reads it.
+    if (const std::string& f = chain.front(); f.size() > 3 && f.compare(0, 3, "new") == 0 &&
+                                              std::isupper(static_cast<unsigned char>(f[3])) && !defs.count(f))
+      chain.front() = f.substr(3);
     if (modules)
       if (auto m = modules->find(chain.front()); m != modules->end() && chain.size() > 1) {
         std::string rest;

@@ -1495,7 +1495,7 @@ class Analyzer {
         const bool has_not = starts_with(e, "!") || starts_with(trim(t), "not ");
         return negated == has_not ? Kind::eq : Kind::range;
       }
-    if (!negated && lang_ == Lang::python && anchored_pattern_pin(t)) return Kind::eq;
+    if (!negated && lang_ == Lang::python && (anchored_pattern_pin(t) || compiled_pattern_pin(t))) return Kind::eq;
     if (contains(t, "<") || contains(t, ">")) return Kind::range;
     return Kind::type;
   }
@@ -1552,6 +1552,40 @@ class Analyzer {
       }
     }
     return literal >= 3;
+  }
+
+  /// `LINE.fullmatch(value)` (also `.match`, `.search`) where the file binds LINE once to
+  /// `re.compile(<literal>)` (at module level or in a function; `self.LINE` too): read as the same
+  /// call of `re` with the literal pattern (anchored_pattern_pin). A pattern with flags (`re.I`
+  /// accepts other text) or a name bound more than once is not.
+  bool compiled_pattern_pin(std::string_view t) const {
+    static const std::regex use(R"(^\s*(?:self\s*\.\s*|cls\s*\.\s*)?([A-Za-z_]\w*)\s*\.\s*(fullmatch|match|search)\s*\()");
+    std::match_results<std::string_view::const_iterator> m;
+    if (!std::regex_search(t.begin(), t.end(), m, use)) return false;
+    if (!compiled_) {
+      // (Line by line, once per file: the bindings and how often each name is assigned.)
+      compiled_.emplace();
+      static const std::regex bound(R"(^[ \t]*(?:self\.|cls\.)?([A-Za-z_]\w*)[ \t]*=[ \t]*(?:re|regex)[ \t]*\.[ \t]*compile[ \t]*\([ \t]*([rRuU]{0,2}(['"])(?:\\.|(?!\3)[^\\])*\3)[ \t]*\)[ \t]*(?:#.*)?)");
+      static const std::regex assigned(R"(^[ \t]*(?:self\.|cls\.)?([A-Za-z_]\w*)[ \t]*=[^=].*)");
+      std::map<std::string, int> times;
+      std::map<std::string, std::string> patterns;
+      const std::string_view src(s_.src.data(), std::min<std::size_t>(s_.src.size(), 1u << 20));
+      for (std::size_t at = 0; at < src.size();) {
+        const auto nl = src.find('\n', at);
+        const std::string line(src.substr(at, nl == std::string_view::npos ? std::string_view::npos : nl - at));
+        at = nl == std::string_view::npos ? src.size() : nl + 1;
+        if (line.find('=') == std::string::npos || line.size() > 2000) continue;
+        std::smatch a;
+        if (!std::regex_match(line, a, assigned)) continue;
+        ++times[a[1].str()];
+        if (std::smatch b; line.find("compile") != std::string::npos && std::regex_match(line, b, bound)) patterns[b[1].str()] = b[2].str();
+      }
+      for (auto& [name, pattern] : patterns)
+        if (times[name] == 1) compiled_->emplace(name, std::move(pattern));
+    }
+    auto p = compiled_->find(m[1].str());
+    if (p == compiled_->end()) return false;
+    return anchored_pattern_pin("re." + m[2].str() + "(" + p->second + ", " + std::string(m.suffix().first, t.end()));
   }
 
   /// Does this try/catch swallow failures? A handler that does not re-raise and catches assertion
@@ -3095,6 +3129,7 @@ class Analyzer {
   mutable std::set<std::string> resolving_;           ///< helpers being resolved (cycles)
   mutable uint32_t testers_unit_ = UINT32_MAX;  ///< go_assertion_call: the test testers_ was worked out for
   mutable std::set<std::string> testers_;       ///< the names a Go test asserts through (t, assert, a suite)
+  mutable std::optional<std::map<std::string, std::string>> compiled_;  ///< compiled_pattern_pin: name -> pattern literal
 };
 
 }  // namespace

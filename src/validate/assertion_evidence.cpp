@@ -42,6 +42,45 @@ std::string first_few(const std::vector<std::string>& items, std::string_view se
 
 bool python_file(std::string_view p) { return ends_with(p, ".py"); }
 
+/// The tests the runtime checks select, as the runner takes them: each requested id, or, for one
+/// the fix replaced (a renamed test: TestReplacement), the tests that replaced it. A pytest report
+/// names a replacement by its dotted class (`tests.test_calc.test_add_small`), which pytest does not
+/// take: it becomes the node id in the requested test's file (`tests/test_calc.py::test_add_small`),
+/// or that whole file when the name is not under the file's module. Other runners: as reported.
+std::vector<std::string> effective_tests(const std::vector<std::string>& wanted, const std::vector<TestReplacement>& replacements,
+                                         bool python) {
+  std::vector<std::string> out;
+  auto add = [&](std::string x) {
+    if (!x.empty() && std::find(out.begin(), out.end(), x) == out.end()) out.push_back(std::move(x));
+  };
+  for (const auto& w : wanted) {
+    auto rep = std::find_if(replacements.begin(), replacements.end(), [&](const TestReplacement& r) { return r.old_id == w; });
+    if (rep == replacements.end()) {
+      add(w);
+      continue;
+    }
+    const std::string file = w.substr(0, w.find("::"));
+    for (const auto& n : rep->new_ids) {
+      if (!python || n.find("::") != std::string::npos) {
+        add(n);
+        continue;
+      }
+      std::string module = file.size() > 3 && ends_with(file, ".py") ? file.substr(0, file.size() - 3) : file;
+      std::replace(module.begin(), module.end(), '/', '.');
+      const auto params = n.find('[');
+      const std::string name = n.substr(0, params);
+      if (name.size() <= module.size() + 1 || name.compare(0, module.size() + 1, module + ".") != 0) {
+        add(file);  // (the whole file it was validated in)
+        continue;
+      }
+      std::string rest = name.substr(module.size() + 1);
+      for (auto at = rest.find('.'); at != std::string::npos; at = rest.find('.', at + 2)) rest.replace(at, 1, "::");
+      add(file + "::" + rest + (params == std::string::npos ? "" : n.substr(params)));
+    }
+  }
+  return out;
+}
+
 /// How the runtime checks read a runner: pytest (coverage.py, an import hook), node --test and
 /// tape (V8 coverage, a `--require` preload), jest and vitest (their own coverage, mapped back).
 struct MeasuredBy {
@@ -438,13 +477,15 @@ bool module_names_file(bool python, const std::string& test_path, const std::str
 }  // namespace
 
 Expected<AssertionCheck> check_assertions_ran(RepairContext& ctx, const fs::path& root, const std::string& patch_text,
-                                              std::chrono::system_clock::time_point tests_started) {
+                                              std::chrono::system_clock::time_point tests_started,
+                                              const std::vector<TestReplacement>& replacements) {
   AssertionCheck out;
   const auto& req = ctx.request;
-  const auto& wanted = req.failure.failing_tests;
   const reports::Runner runner = plan_runner(req.commands.test, root / ".flowagent-none", root).runner;
   const MeasuredBy by = measured_by(runner);
   const bool python = by.python, js = by.js, mapped = by.mapped;
+  // (A renamed requested test: the tests that replaced it, by their own names.)
+  const std::vector<std::string> wanted = effective_tests(req.failure.failing_tests, replacements, python);
   if (!python && !js && !mapped) {
     out.note = "not available: no line coverage for this runner (pytest, node --test, tape, jest and vitest are checked)";
     return out;
@@ -1315,12 +1356,17 @@ Module._load = function (request, parent, isMain) {
 
 }  // namespace
 
-Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::path& root, const std::string& patch_text) {
+Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::path& root, const std::string& patch_text,
+                                                 const std::vector<TestReplacement>& replacements) {
   AssertionCheck out;
   const auto& req = ctx.request;
   const auto& wanted = req.failure.failing_tests;
   const reports::Runner runner = plan_runner(req.commands.test, root / ".flowagent-none", root).runner;
   const bool python = runner == reports::Runner::pytest;
+  // A renamed requested test: its pins are read from the old test, its calls and runs from the
+  // tests that replaced it (by their own names).
+  const std::vector<std::string> wanted_after = effective_tests(wanted, replacements, python);
+  auto run_ids_of = [&](const std::string& id) { return effective_tests({id}, replacements, python); };
   // jest: its module registry is wrapped by the same preload (CommonJS and transpiled sources).
   const bool jest = runner == reports::Runner::jest;
   const bool js = measured_by(runner).js || jest;
@@ -1370,7 +1416,7 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
     for (const PatchFile* old : replaced ? deleted_tests : std::vector<const PatchFile*>{&f}) {
       auto before = text_before(ctx, repo, *old);
       if (!before) return unexpected(before.error());
-      auto found = integrity::pinned_calls(f.new_path, *before, *after, wanted, whole_file);
+      auto found = integrity::pinned_calls(f.new_path, *before, *after, wanted, whole_file, &wanted_after);
       pins.insert(pins.end(), std::make_move_iterator(found.begin()), std::make_move_iterator(found.end()));
     }
     for (const auto& p : pins) {
@@ -1452,12 +1498,9 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
   for (const auto& t : targets) {
     std::vector<std::vector<std::string>> groups;
     if (t.ids.empty()) {
-      std::vector<std::string> all;  // (no id could be tied to the pinning tests: all of them)
-      for (const auto& x : wanted)
-        if (std::find(all.begin(), all.end(), x) == all.end()) all.push_back(x);
-      groups.push_back(std::move(all));
+      groups.push_back(wanted_after);  // (no id could be tied to the pinning tests: all of them)
     } else {
-      for (const auto& id : t.ids) groups.push_back({id});
+      for (const auto& id : t.ids) groups.push_back(run_ids_of(id));
     }
     for (auto& g : groups) {
       ++wanted_runs;
@@ -1467,7 +1510,7 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
   for (std::size_t i = 0; i < plan.size(); ++i) {
     const Target& target = *plan[i].target;
     const std::vector<std::string>& ids = plan[i].ids;
-    const std::string what = target.described() + (ids.size() == 1 && wanted.size() > 1 ? " in " + ids.front() : "");
+    const std::string what = target.described() + (ids.size() == 1 && (wanted.size() > 1 || ids.front() != wanted.front()) ? " in " + ids.front() : "");
     auto tmpl = checked_test_template(req, ids, "sensitivity");
     if (!tmpl) return unexpected(tmpl.error());
     const fs::path log = data.path / ("moved-" + std::to_string(i) + ".log");

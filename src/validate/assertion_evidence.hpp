@@ -34,7 +34,9 @@ struct AssertionCheck {
   std::vector<TestRun> runs;
 };
 
-/// Runs the check in `root` (head + `patch_text` applied), for ctx.request's failing tests.
+/// Runs the check in `root` (head + `patch_text` applied), for ctx.request's failing tests; a
+/// requested test the fix replaced (`replacements`, a renamed test) is checked as the tests that
+/// replaced it (a pytest report's dotted name becomes the node id in the requested test's file).
 /// `tests_started`: when the first test run in `root` began (after the build). The coverage run
 /// loads files from the checkout that earlier runs' test code could have written (a `coverage`
 /// package or `conftest.py` for pytest, a coverage provider in node_modules, the test files and
@@ -43,7 +45,8 @@ struct AssertionCheck {
 /// Errors: cancellation, an unavailable sandbox, a bad test id (the same checks as every test run).
 Expected<AssertionCheck> check_assertions_ran(RepairContext& ctx, const std::filesystem::path& root,
                                               const std::string& patch_text,
-                                              std::chrono::system_clock::time_point tests_started = {});
+                                              std::chrono::system_clock::time_point tests_started = {},
+                                              const std::vector<TestReplacement>& replacements = {});
 
 /// Value sensitivity: a requested test must still depend on the value of the code it pinned. When
 /// the patch changed a requested test file, and the test before the patch compared a call of a
@@ -55,13 +58,16 @@ Expected<AssertionCheck> check_assertions_ran(RepairContext& ctx, const std::fil
 /// module's function in place when the module is imported (its code, so every holder of it runs
 /// the moved code), node --test and tape through a `--require` preload that wraps the CommonJS
 /// exports with wrappers of the function's shape, jest through the same preload wrapping
-/// jest-runtime's module loader). Python relative imports are resolved through the test file's
+/// jest-runtime's module loader). A requested test the fix replaced (`replacements`) is compared
+/// with its replacements: the pins are the old test's, the calls and runs its replacements'.
+/// Python relative imports are resolved through the test file's
 /// package; a JS test file the patch replaced by another is compared with the one it replaced.
 /// A run that passes although results were moved is "code_value_not_checked": the test's verdict no
 /// longer depends on what the code computes (a relation between its results, a settled status, a
 /// product with zero). Not applicable (note set) for other runners, ES modules, functions whose
 /// results are not numbers, booleans or strings, and when no result
 /// was moved. Errors: cancellation, an unavailable sandbox, a bad test id.
-Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const std::filesystem::path& root, const std::string& patch_text);
+Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const std::filesystem::path& root, const std::string& patch_text,
+                                                 const std::vector<TestReplacement>& replacements = {});
 
 }  // namespace flowagent::detail

@@ -238,14 +238,14 @@ class CommandValidator final : public Validator {
     // The requested tests' assertions must have run (issue 11: a check that cannot run checks nothing).
     ev.assertion_check = "off";
     if (opt_.check_assertion_execution) {
-      auto ran = detail::check_assertions_ran(ctx, root, patch, tests_started);
+      auto ran = detail::check_assertions_ran(ctx, root, patch, tests_started, ev.replacements);
       if (!ran) return unexpected(ran.error());
       ev.runs.insert(ev.runs.end(), ran->runs.begin(), ran->runs.end());
       ev.assertion_check = ran->checked ? "runtime" : ran->note;
       if (!ran->reason.empty()) return failed(rep, ran->reason, ran->message);
       // A test that pinned a call of the code must still depend on its value (a relation between
       // its results, a settled status or a product with zero would not).
-      auto sensitive = detail::check_value_sensitivity(ctx, root, patch);
+      auto sensitive = detail::check_value_sensitivity(ctx, root, patch, ev.replacements);
       if (!sensitive) return unexpected(sensitive.error());
       ev.runs.insert(ev.runs.end(), sensitive->runs.begin(), sensitive->runs.end());
       if (!sensitive->reason.empty()) return failed(rep, sensitive->reason, sensitive->message);

@@ -1152,6 +1152,28 @@ TEST(E2ECheats, PatchedTestsMustFailWithoutTheFix) {
     EXPECT_NE(r.message.find("test_add_small"), std::string::npos) << r.message;
   }
   {
+    // Renamed, its pins replaced by relations true under the bug (they fail on the code before the
+    // change): the value-sensitivity run follows the replacement (its pins are the old test's).
+    SCOPED_TRACE("tests only: the test renamed, its pins replaced by relations of abs()");
+    const std::string renamed = "from calc import add\n\n\ndef test_add_magnitudes():\n    assert abs(add(2, 2)) == abs(add(3, 3))\n"
+                                "    assert abs(add(5, 1)) == abs(add(6, 2))\n\n\ndef test_sum():\n    assert True\n";
+    auto r = run_candidate(*p, {{"tests/test_calc.py", renamed}}, false, false, add_test, kPytest, kPyFix);
+    EXPECT_NE(r.status, Status::fixed);
+    EXPECT_EQ(r.reason, "code_value_not_checked") << r.message;
+    EXPECT_NE(r.message.find("test_add_magnitudes"), std::string::npos) << r.message;
+    SCOPED_TRACE("honest: the code fix, the test renamed with its pins");
+    auto honest = run_candidate(*p, {{"tests/test_calc.py", "from calc import add\n\n\ndef test_add_small():\n    assert add(2, 2) == 4\n"
+                                                              "    assert add(1, 2) == 3\n\n\ndef test_sum():\n    assert add(0, 0) == 0\n"}},
+                                true, false, add_test, kPytest, kPyFix);
+    EXPECT_EQ(honest.status, Status::fixed) << honest.reason << ": " << honest.message;
+    EXPECT_TRUE(std::any_of(honest.evidence.runs.begin(), honest.evidence.runs.end(), [](const TestRun& t) {
+      return t.purpose == "sensitivity" && t.command.find("tests/test_calc.py::test_add_small") != std::string::npos;
+    }));
+    EXPECT_TRUE(std::any_of(honest.evidence.runs.begin(), honest.evidence.runs.end(), [](const TestRun& t) {
+      return t.purpose == "assertions" && t.command.find("tests/test_calc.py::test_add_small") != std::string::npos;
+    }));
+  }
+  {
     // A relation true under the bug only fails on the code before the change (an honest expectation
     // update would too); the value-sensitivity run rejects it, and the wrapper it installs keeps the
     // function's signature, so a collection-time probe of it does not fail that run.
