@@ -301,17 +301,43 @@ std::vector<PinnedCall> pinned_calls(const std::string& path, const std::string&
     }
     return false;
   };
+  // Names the old file binds once, at its top level, to a literal (`FOUR = 4`, `const WANT = 'x';`):
+  // a call compared with one is pinned as with the literal.
+  std::set<std::string> constants;
+  {
+    static const std::regex py_const(R"(^([A-Za-z_]\w*)[ \t]*(?::[ \t]*\w+[ \t]*)?=[ \t]*(-?\d[\d_.eE+-]*|[rRbBuU]?(['"])[^'"\\]*\3|True|False)[ \t]*(?:#.*)?$)");
+    static const std::regex js_const(R"(^(?:const|let|var)[ \t]+([A-Za-z_$][\w$]*)[ \t]*=[ \t]*(-?\d[\d_.eE+-]*|(['"`])[^'"`\\$]*\3|true|false)[ \t]*;?[ \t]*(?://.*)?$)");
+    static const std::regex bound_py(R"(^[ \t]*([A-Za-z_]\w*)[ \t]*(?::[^=]*)?=[^=])");
+    static const std::regex bound_js(R"((?:^|[^\w$.])([A-Za-z_$][\w$]*)[ \t]*=[^=>])");
+    std::map<std::string, int> times;
+    std::set<std::string> literal_bound;
+    for_each_capped_line(before, [&](int, const std::string& line) {
+      std::smatch m;
+      if (lang == Lang::python) {
+        if (std::regex_search(line, m, bound_py)) ++times[m[1].str()];
+        if (std::regex_match(line, m, py_const)) literal_bound.insert(m[1].str());
+      } else {
+        for (std::sregex_iterator it(line.begin(), line.end(), bound_js), e; it != e; ++it) ++times[(*it)[1].str()];
+        if (std::regex_match(line, m, js_const)) literal_bound.insert(m[1].str());
+      }
+    });
+    for (const auto& n : literal_bound)
+      if (times[n] == 1) constants.insert(n);
+  }
   for (const auto& t : b.tests) {
     if (!whole_file && !names_failing_test(wanted, t.name)) continue;
     for (const auto& x : t.asserts) {
       if (x.kind != Kind::eq || x.trivial || x.optional || x.inverted) continue;
       // A call compared with a literal, or with a column of the test's literal table (`add(a, b) ==
-      // want` under `parametrize('a,b,want', ...)` or in a loop over rows of literals).
+      // want` under `parametrize('a,b,want', ...)` or in a loop over rows of literals), or with a
+      // constant of the file bound to a literal.
       std::string op;  // (whitespace removed: `await add(2, 2)` is `awaitadd(2,2)`)
       if (x.operands.size() == 1) {
         op = *x.operands.begin();
       } else if (x.operands.size() == 2) {
-        auto column = [&](const std::string& n) { return std::regex_match(n, ident) && (t.table_values.count(n) > 0 || x.rows > 1); };
+        auto column = [&](const std::string& n) {
+          return std::regex_match(n, ident) && (t.table_values.count(n) > 0 || x.rows > 1 || constants.count(n) > 0);
+        };
         const std::string& o1 = *x.operands.begin();
         const std::string& o2 = *std::next(x.operands.begin());
         if (column(o2) && !column(o1)) op = o1;

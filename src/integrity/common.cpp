@@ -595,22 +595,33 @@ std::vector<std::string> identifiers(std::string_view t) {
 }
 }  // namespace
 
-std::vector<std::string> definition_params(const std::string& def_text, const std::string& name, Lang lang) {
-  std::vector<std::string> out;
+namespace {
+
+/// The parameter list of the definition of `name` in `def_text` (between its parentheses).
+std::optional<std::string_view> parameter_list(const std::string& def_text, const std::string& name) {
   std::size_t at = 0;
   for (;;) {
     at = def_text.find(name, at);
-    if (at == std::string::npos) return out;
+    if (at == std::string::npos) return std::nullopt;
     if ((at == 0 || !ident_char(def_text[at - 1])) && (at + name.size() >= def_text.size() || !ident_char(def_text[at + name.size()])))
       break;
     at += name.size();
   }
   const auto open = def_text.find('(', at + name.size());
-  if (open == std::string::npos || open > at + name.size() + 64) return out;
+  if (open == std::string::npos || open > at + name.size() + 64) return std::nullopt;
   const auto close = closing_paren(def_text, open);
-  if (close >= def_text.size()) return out;
+  if (close >= def_text.size()) return std::nullopt;
+  return std::string_view(def_text).substr(open + 1, close - open - 1);
+}
+
+}  // namespace
+
+std::vector<std::string> definition_params(const std::string& def_text, const std::string& name, Lang lang) {
+  std::vector<std::string> out;
+  const auto list = parameter_list(def_text, name);
+  if (!list) return out;
   const bool type_first = lang == Lang::cpp || lang == Lang::java;
-  for (const auto& part : split_top(std::string_view(def_text).substr(open + 1, close - open - 1), {","})) {
+  for (const auto& part : split_top(*list, {","})) {
     std::string p = part.substr(0, part.find('='));
     const auto ids = identifiers(p);
     if (ids.empty()) continue;
@@ -618,6 +629,22 @@ std::vector<std::string> definition_params(const std::string& def_text, const st
     if (!type_first && (id == "mut" || id == "ref") && ids.size() > 1) id = ids[1];
     if (id == "self" || id == "cls" || id == "this") continue;
     out.push_back(id);
+  }
+  return out;
+}
+
+std::map<std::string, std::string> definition_param_defaults(const std::string& def_text, const std::string& name, Lang lang) {
+  std::map<std::string, std::string> out;
+  const auto list = parameter_list(def_text, name);
+  if (lang == Lang::cpp || lang == Lang::java || !list) return out;
+  for (const auto& part : split_top(*list, {","})) {
+    const auto eq = part.find('=');
+    if (eq == std::string::npos || part.compare(eq, 2, "==") == 0) continue;
+    std::string p = part.substr(0, eq);
+    if (auto colon = p.find(':'); colon != std::string::npos) p = p.substr(0, colon);  // (an annotation)
+    const auto ids = identifiers(p);
+    if (ids.size() != 1) continue;
+    out[ids.front()] = strip_spaces(part.substr(eq + 1));
   }
   return out;
 }

@@ -155,6 +155,14 @@ FileNames file_names(Lang lang, const std::string& src) {
             for (const auto& n : split_top(x[1].str(), {","})) add_import(out, n, x[2].str());
           });
         for (const auto* re : {&js_default, &js_require}) all(line, *re, [&](const std::smatch& x) { add_import(out, x[1].str(), x[2].str(), true); });
+        // `const { add } = calc;` with `calc` a module the file required: add is that module's.
+        {
+          static const std::regex js_destructured(R"(\b(?:const|let|var)\s*\{([^}]*)\}\s*=\s*([A-Za-z_$][\w$]*)\s*;?\s*$)");
+          if (std::regex_search(line, m, js_destructured) && out.module_bindings.count(m[2].str())) {
+            const std::string module = out.imported[m[2].str()];
+            for (const auto& n : split_top(m[1].str(), {","})) add_import(out, n, module);
+          }
+        }
         break;
       case Lang::go:
         if (std::regex_search(line, m, go_def)) define(m);

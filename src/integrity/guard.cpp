@@ -59,6 +59,15 @@ std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersion
   // What the patch's helper modules define (check helpers, wrappers, decorators, managers), before
   // and after: the tests that import them are read through it (swallow.hpp).
   ImportedDefs imported_before, imported_after;
+  // A helper module's short name (`tests/helpers.py` -> helpers) and its checking functions.
+  auto short_name = [](const std::string& path) {
+    const std::string b(basename(path));
+    return b.substr(0, b.find('.'));
+  };
+  auto add_checking_functions = [](ImportedDefs& into, const std::string& module, const FileModel& m) {
+    for (const auto& h : m.helpers)
+      if (!h.asserts.empty()) into.helpers.emplace_back(module, h);
+  };
   for (const auto& f : files) {
     if (!helpers.count(f.path)) continue;
     for (auto [text, into] : {std::pair{&f.before, &imported_before}, std::pair{&f.after, &imported_after}}) {
@@ -69,10 +78,8 @@ std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersion
       into->predicates.insert(m.predicates.begin(), m.predicates.end());
       into->reporters.insert(m.reporters.begin(), m.reporters.end());
       into->outcome_readers.insert(m.outcome_readers.begin(), m.outcome_readers.end());
-      const std::string base(basename(f.path));
-      into->modules.insert(base.substr(0, base.find('.')));
-      for (const auto& h : m.helpers)
-        if (!h.asserts.empty()) into->helpers.emplace_back(base.substr(0, base.find('.')), h);
+      into->modules.insert(short_name(f.path));
+      add_checking_functions(*into, short_name(f.path), m);
     }
   }
   // The helper modules the patch leaves alone, the same before and after: their wrappers that drop
@@ -80,10 +87,7 @@ std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersion
   for (const auto& [path, text] : unchanged_helpers) {
     if (lang_of(path) != Lang::python && !is_js(lang_of(path))) continue;
     const FileModel m = analyze(lang_of(path), text);
-    const std::string base(basename(path));
-    for (const auto& h : m.helpers)  // (its checking functions)
-      if (!h.asserts.empty())
-        for (ImportedDefs* into : {&imported_before, &imported_after}) into->helpers.emplace_back(base.substr(0, base.find('.')), h);
+    for (ImportedDefs* into : {&imported_before, &imported_after}) add_checking_functions(*into, short_name(path), m);
     if (!is_js(lang_of(path))) continue;
     for (ImportedDefs* into : {&imported_before, &imported_after}) {
       into->droppers.insert(m.droppers.begin(), m.droppers.end());

@@ -152,6 +152,8 @@ struct TestUnit {
   /// Its parameters, in order (a helper's: `def check(a, b, want)` -> a, b, want; `self`/`cls`
   /// left out): a helper's checks are read with each call's arguments in their place.
   std::vector<std::string> params;
+  /// A helper's parameters with a default, as written (`strict=False` -> strict: "False").
+  std::map<std::string, std::string> param_defaults;
   /// Python: the values its parameters take from its parametrize decorators (parametrize_columns).
   std::map<std::string, std::string> table_values;
   /// The argument lists (whitespace removed) of each call of a function of `calls` in the body,
@@ -485,6 +487,9 @@ std::optional<IntegrityFinding> compare_checks(const TestUnit& before, const Tes
 /// The parameter names of the definition of `name` in `def_text` (the first parenthesized list
 /// after the name); `self`, `cls` and `this` left out.
 std::vector<std::string> definition_params(const std::string& def_text, const std::string& name, Lang lang);
+/// The defaults of those parameters that have one (whitespace removed): `def check(a, strict=False)`
+/// -> {strict: "False"}; JS `function check(a, strict = false)` likewise.
+std::map<std::string, std::string> definition_param_defaults(const std::string& def_text, const std::string& name, Lang lang);
 /// The argument lists of the calls of each of `names` in `body` (by plain name, `self.`/`this.`,
 /// or through one of `modules`: `helpers.check(`; "*": through any name), whitespace removed (at
 /// most 64 calls per name).

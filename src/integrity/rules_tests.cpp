@@ -175,6 +175,47 @@ std::optional<IntegrityFinding> reachability(const TestUnit& bt, const TestUnit&
 
 bool counts(const Assertion& a) { return !a.trivial && a.dead.empty() && !a.inverted; }
 
+namespace {
+
+/// Why a check under `guards` never runs when the helper's parameters hold `values` (literals as
+/// written): a guard that is a parameter (`if strict`, `if not strict`, `else strict`) whose value
+/// is a literal of the other truth. "" when it may run; then the guards such a value always meets
+/// are taken out of `guards` (`if strict` with `strict=True` passed is no condition).
+std::string never_runs_with(std::vector<std::string>& guards, const std::vector<std::string>& params,
+                            const std::map<std::string, std::string>& values) {
+  static const std::set<std::string, std::less<>> falsy = {"False", "false", "None", "null", "undefined", "0", "0.0", "''", "\"\"", "[]", "()", "{}"};
+  static const std::set<std::string, std::less<>> truthy = {"True", "true", "1"};
+  std::vector<std::string> kept;
+  for (const auto& g : guards) {
+    kept.push_back(g);
+    bool need = true;  // the guard must hold
+    std::string e;
+    if (starts_with(g, "if ")) e = g.substr(3);
+    else if (starts_with(g, "else ")) {
+      e = g.substr(5);
+      need = false;
+    } else continue;
+    if (starts_with(e, "not")) {
+      e = e.substr(3);
+      need = !need;
+    } else if (starts_with(e, "!")) {
+      e = e.substr(1);
+      need = !need;
+    }
+    if (std::find(params.begin(), params.end(), e) == params.end()) continue;
+    auto v = values.find(e);
+    if (v == values.end()) continue;
+    const bool is_false = falsy.count(v->second) > 0, is_true = truthy.count(v->second) > 0;
+    if ((need && is_false) || (!need && is_true))
+      return "runs only when `" + e + "` is " + (need ? "true" : "false") + ", and the call leaves it " + v->second;
+    if ((need && is_true) || (!need && is_false)) kept.pop_back();
+  }
+  guards = std::move(kept);
+  return {};
+}
+
+}  // namespace
+
 TestUnit with_helpers(const TestUnit& t, const FileModel& m) {
   TestUnit x = t;
   std::set<std::string> seen;
@@ -204,20 +245,38 @@ TestUnit with_helpers(const TestUnit& t, const FileModel& m) {
     // A helper with parameters checks what each call passes: `check(2, 2, 4)` with `def check(a, b,
     // want): assert add(a, b) == want` checks `add(2,2) == 4`, once per call.
     std::vector<std::map<std::string, std::string>> bindings;
+    // What each call leaves each parameter it guards a check with (`if strict:`): passed by
+    // position or keyword, else its default.
+    std::vector<std::map<std::string, std::string>> values;
     if (auto calls = d.caller->call_args.find(d.name); !it->params.empty() && calls != d.caller->call_args.end())
       for (const auto& args : calls->second) {
-        std::map<std::string, std::string> b;
-        for (std::size_t i = 0; i < args.size() && i < it->params.size(); ++i)
-          if (args[i].find('=') == std::string::npos || args[i].find("==") != std::string::npos) b[it->params[i]] = args[i];
+        std::map<std::string, std::string> b, v = it->param_defaults;
+        for (std::size_t i = 0; i < args.size(); ++i) {
+          const auto eq = args[i].find('=');
+          if (eq == std::string::npos || args[i].find("==") != std::string::npos) {
+            if (i < it->params.size()) b[it->params[i]] = v[it->params[i]] = args[i];
+          } else {
+            v[args[i].substr(0, eq)] = args[i].substr(eq + 1);
+          }
+        }
         bindings.push_back(std::move(b));
+        values.push_back(std::move(v));
       }
-    if (bindings.empty()) bindings.emplace_back();
-    for (const auto& b : bindings)
+    if (bindings.empty()) {
+      bindings.emplace_back();
+      values.push_back(it->param_defaults);
+    }
+    for (std::size_t k = 0; k < bindings.size(); ++k)
       for (Assertion a : it->asserts) {
+        const auto& b = bindings[k];
         if (!d.why.empty() && !a.swallowed) {
           a.swallowed = true;
           a.swallow_why = "(in `" + d.name + "`) " + d.why;
         }
+        // A check under a parameter this call leaves false (`if strict:` with `strict=False` not
+        // passed) never runs for it.
+        if (a.dead.empty())
+          if (std::string why = never_runs_with(a.guards, it->params, values[k]); !why.empty()) a.dead = "(in `" + d.name + "`) " + why;
         if (!b.empty()) {
           // Operands stay the non-literal ones; a source that was a parameter becomes the names
           // the argument is computed from (`Add(2,2)` -> Add).

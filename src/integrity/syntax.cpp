@@ -3104,6 +3104,7 @@ class Analyzer {
         for (uint32_t i = 0; i < ts_node_child_count(n); ++i) visit(ts_node_child(n, i), "", true, &model_->helpers[index], 0, false);
         resolve_operand_sources(s_, n, model_->helpers[index].asserts, &names_);
         model_->helpers[index].params = definition_params(text(n), name, lang_);
+        model_->helpers[index].param_defaults = definition_param_defaults(text(n), name, lang_);
         link_helpers(model_->helpers[index], n, text(n));
         unit_node_ = TSNode{};
         model_->comments = saved_comments;

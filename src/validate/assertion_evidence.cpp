@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <random>
 #include <regex>
 #include <set>
 #include <sstream>
 
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "flowagent/integrity.hpp"
 #include "flowagent/json.hpp"
@@ -879,19 +881,117 @@ namespace {
 // 2v+1 away from zero, a boolean is negated and a string framed with `~`, and logs each time it was
 // installed, called and moved a result.
 constexpr const char* kPythonPerturb = R"PY(# flowagent: moves the results of the code under test (the value-sensitivity run).
-import atexit, functools, importlib.abc, inspect, json, os, sys, types
+import atexit, functools, importlib.abc, inspect, json, os, sys, types, weakref
 
 _targets = {}
 for _m, _n in json.loads(os.environ.get('FLOWAGENT_PERTURB', '[]')):
     _targets.setdefault(_m, set()).add(_n)
 _log = os.environ.get('FLOWAGENT_PERTURB_LOG', '')
 # 'control': the functions are wrapped the same way and nothing is moved (the control run).
+# 'record': nothing is moved; each call whose arguments are plain data is written to
+# FLOWAGENT_PERTURB_CALLS as [module, name, args, kwargs] (a method's instance left out).
+# 'drive': nothing is wrapped; once the tests are collected (the project importable as they import
+# it), each call listed in FLOWAGENT_PERTURB_CALLS is made and its result written to the log as
+# canonical JSON ('raise:<type>' for an exception, '?' when it cannot be made or read); no test runs.
+# 'only': the results of the calls FLOWAGENT_PERTURB_CALLS lists (as 'record' wrote them) are
+# moved, no other.
 _mode = os.environ.get('FLOWAGENT_PERTURB_MODE', '')
+_calls_path = os.environ.get('FLOWAGENT_PERTURB_CALLS', '')
+_ONLY = set()
+if _mode == 'only':
+    try:
+        with open(_calls_path) as _f:
+            _ONLY = {x.rstrip('\n') for x in _f if x.strip()}
+    except OSError:
+        pass
 _NO = object()
+_KEYS = weakref.WeakKeyDictionary()  # the function called -> (module, name) of its target
+_key_now = None
+_recorded = set()
+
+
+def _plain(v, depth=0):
+    if v is None or isinstance(v, (bool, str)):
+        return True
+    if isinstance(v, (int, float)):
+        return v == v and v not in (float('inf'), float('-inf'))
+    if depth < 4 and isinstance(v, (list, tuple)):
+        return len(v) <= 64 and all(_plain(x, depth + 1) for x in v)
+    if depth < 4 and isinstance(v, dict):
+        return len(v) <= 64 and all(isinstance(k, str) and _plain(x, depth + 1) for k, x in v.items())
+    return False
+
+
+def _call_line(f, a, k):
+    key = _KEYS.get(f)
+    if key is None:
+        return None
+    args = list(a)
+    if '.' in key[1] and args and not _plain(args[0]):
+        args = args[1:]  # (the instance of a method)
+    if not _plain(args) or not _plain(k):
+        return None
+    return json.dumps([key[0], key[1], args, k], sort_keys=True)
+
+
+def _record(f, a, k):
+    if len(_recorded) >= 500:
+        return
+    line = _call_line(f, a, k)
+    if line is not None and line not in _recorded:
+        _recorded.add(line)
+        with open(_calls_path, 'a') as out:
+            out.write(line + '\n')
+
+
+def _canonical(r):
+    return json.dumps(r, sort_keys=True) if _plain(r) else '?'
+
+
+def _drive_one(m, n, args, kw):
+    import asyncio
+    try:
+        mod = importlib.import_module(m)
+        if '.' in n:
+            c, meth = n.split('.', 1)
+            obj = getattr(mod, c)
+            if inspect.isclass(obj):
+                fn = getattr(obj, meth) if isinstance(inspect.getattr_static(obj, meth, None), staticmethod) else getattr(obj(), meth)
+            elif inspect.isfunction(obj):
+                fn = getattr(obj(), meth)  # (a factory of the instance)
+            else:
+                fn = getattr(obj, meth)
+        else:
+            fn = getattr(mod, n)
+    except Exception:
+        return '?'
+    try:
+        r = fn(*args, **kw)
+        if inspect.iscoroutine(r):
+            r = asyncio.run(r)
+    except Exception as e:
+        return 'raise:' + type(e).__name__
+    return _canonical(r)
+
+
+def pytest_collection_modifyitems(session, config, items):
+    if _mode != 'drive':
+        return
+    out = []
+    try:
+        with open(_calls_path) as f:
+            calls = [json.loads(x) for x in f if x.strip()]
+    except (OSError, ValueError):
+        calls = []
+    for m, n, args, kw in calls[:1000]:
+        out.append(_drive_one(m, n, args, kw))
+    with open(_log, 'w') as f:
+        json.dump(out, f)
+    items[:] = []
 
 
 def _moved(v):
-    if _mode == 'control':
+    if _mode in ('control', 'record'):
         return _NO
     if isinstance(v, bool):
         return not v
@@ -933,7 +1033,12 @@ atexit.register(_flush)
 
 def _call(f, a, k):
     _note('called')
+    if _mode == 'record':
+        _record(f, a, k)
+    line = _call_line(f, a, k) if _mode == 'only' else None
     r = f(*a, **k)
+    if _mode == 'only' and line not in _ONLY:
+        return r
     m = _moved(r)
     if m is _NO:
         return r
@@ -943,7 +1048,12 @@ def _call(f, a, k):
 
 async def _acall(f, a, k):
     _note('called')
+    if _mode == 'record':
+        _record(f, a, k)
+    line = _call_line(f, a, k) if _mode == 'only' else None
     r = await f(*a, **k)
+    if _mode == 'only' and line not in _ONLY:
+        return r
     m = _moved(r)
     if m is _NO:
         return r
@@ -960,6 +1070,8 @@ def _wrap(f):
             return _call(f, a, k)
     functools.update_wrapper(w, f)
     w.__dict__.pop('__wrapped__', None)
+    if _key_now is not None:
+        _KEYS.setdefault(f, _key_now)
     try:
         w.__signature__ = inspect.signature(f)  # (the function's own, not the wrapper's)
     except (TypeError, ValueError):
@@ -1005,6 +1117,8 @@ def _swap(f, call):
     except (AttributeError, TypeError, ValueError):
         return False
     _SWAPPED.add(f)
+    if _key_now is not None:
+        _KEYS[orig] = _key_now
     return True
 
 
@@ -1047,12 +1161,14 @@ def _method(cls, m):
 _MADE = set()
 
 
-def _factory_call(m, f, a, k):
+def _factory_call(m, key, f, a, k):
     # A function that makes the instance (`make_calc()`): the method on the class of what it returns.
+    global _key_now
     r = f(*a, **k)
     t = type(r)
     if (t, m) not in _MADE and not inspect.isclass(r) and not inspect.ismodule(r):
         _MADE.add((t, m))
+        _key_now = key
         _method(t, m)
     return r
 
@@ -1073,7 +1189,9 @@ def _patch_one(mod, n):
 
 
 def _patch(mod):
+    global _key_now
     for n in _targets.get(mod.__name__, ()):
+        _key_now = (mod.__name__, n)
         if '.' not in n:
             _patch_one(mod, n)
             continue
@@ -1084,7 +1202,7 @@ def _patch(mod):
         if inspect.isclass(cls):
             _method(cls, m)
         elif inspect.isfunction(cls) and not inspect.iscoroutinefunction(cls):
-            _swap(cls, functools.partial(_factory_call, m))
+            _swap(cls, functools.partial(_factory_call, m, _key_now))
         elif inspect.ismodule(cls):
             _patch_one(cls, m)
         elif cls is not None and not callable(cls):
@@ -1128,8 +1246,22 @@ for _name in list(_targets):
 sys.meta_path.insert(0, _Finder())
 )PY";
 
-constexpr const char* kNodePerturb = R"JS('use strict';
-// flowagent: moves the results of the code under test (the value-sensitivity run).
+// Plain data, as the node helpers record and compare it (node_script puts it in front of each).
+constexpr const char* kJsPlain = R"JS(function plain(v, depth = 0) {
+  if (v === null || typeof v === 'boolean' || typeof v === 'string') return true;
+  if (typeof v === 'number') return Number.isFinite(v);
+  if (depth >= 4 || typeof v !== 'object') return false;
+  if (Array.isArray(v)) return v.length <= 64 && v.every((x) => plain(x, depth + 1));
+  const proto = Object.getPrototypeOf(v);
+  if (proto !== Object.prototype && proto !== null) return false;
+  const entries = Object.entries(v);
+  return entries.length <= 64 && entries.every(([, x]) => plain(x, depth + 1));
+}
+)JS";
+
+std::string node_script(const char* body) { return std::string("'use strict';\n") + kJsPlain + body; }
+
+constexpr const char* kNodePerturb = R"JS(// flowagent: moves the results of the code under test (the value-sensitivity run).
 const Module = require('module');
 const fs = require('fs');
 const util = require('util');
@@ -1139,14 +1271,27 @@ for (const [file, name] of JSON.parse(process.env.FLOWAGENT_PERTURB || '[]')) {
   targets.get(file).add(name);
 }
 const log = process.env.FLOWAGENT_PERTURB_LOG || '';
+// 'control': wrapped, nothing moved; 'record': nothing moved, each call whose arguments are plain
+// data written to FLOWAGENT_PERTURB_CALLS as [file, name, args, {}].
 const mode = process.env.FLOWAGENT_PERTURB_MODE || '';
+const callsPath = process.env.FLOWAGENT_PERTURB_CALLS || '';
+// 'only': the results of the calls listed in FLOWAGENT_PERTURB_CALLS (as 'record' wrote them) are
+// moved, no other.
+const only = new Set();
+if (mode === 'only') {
+  try {
+    for (const l of fs.readFileSync(callsPath, 'utf8').split('\n')) if (l.trim()) only.add(l);
+  } catch (e) {
+    // (nothing listed: nothing moved)
+  }
+}
 // The run's own settings are taken out of the environment the tests see (it reads as it would
 // without this run) and handed to each child process the run starts (node --test runs each file in
 // one, jest in workers; a test's own child processes too).
 const childProcess = require('child_process');
 const preload = '--require ' + __filename;
 const ours = {};
-for (const k of ['FLOWAGENT_PERTURB', 'FLOWAGENT_PERTURB_LOG', 'FLOWAGENT_PERTURB_MODE']) {
+for (const k of ['FLOWAGENT_PERTURB', 'FLOWAGENT_PERTURB_LOG', 'FLOWAGENT_PERTURB_MODE', 'FLOWAGENT_PERTURB_CALLS']) {
   if (process.env[k] !== undefined) ours[k] = process.env[k];
   delete process.env[k];
 }
@@ -1184,7 +1329,7 @@ for (const name of ['spawnSync', 'execSync', 'execFileSync']) {
 }
 const NO = Symbol('unmoved');
 function moved(v) {
-  if (mode === 'control') return NO;
+  if (mode === 'control' || mode === 'record') return NO;
   if (typeof v === 'boolean') return !v;
   if (typeof v === 'number') return Number.isFinite(v) ? 2 * v + (v >= 0 ? 1 : -1) : NO;
   if (typeof v === 'bigint') return 2n * v + (v >= 0n ? 1n : -1n);
@@ -1216,13 +1361,34 @@ function result(r) {
   note();
   return m;
 }
+const keys = new WeakMap();  // the function called -> [file, name] of its target
+const recorded = new Set();
+function callLine(f, args) {
+  const key = keys.get(f);
+  return key && plain(args) ? JSON.stringify([key[0], key[1], args, {}]) : null;
+}
+function record(f, args) {
+  if (recorded.size >= 500) return;
+  const line = callLine(f, args);
+  if (line === null || recorded.has(line)) return;
+  recorded.add(line);
+  fs.appendFileSync(callsPath, line + '\n');
+}
 function call(f, self, args, newTarget) {
   note('called');
-  return result(newTarget ? Reflect.construct(f, args, newTarget) : Reflect.apply(f, self, args));
+  if (mode === 'record' && !newTarget) record(f, args);
+  const line = mode === 'only' && !newTarget ? callLine(f, args) : null;
+  const r = newTarget ? Reflect.construct(f, args, newTarget) : Reflect.apply(f, self, args);
+  if (mode === 'only' && !only.has(line)) return r;
+  return result(r);
 }
 async function callAsync(f, self, args) {
   note('called');
-  return result(await Reflect.apply(f, self, args));
+  if (mode === 'record') record(f, args);
+  const line = mode === 'only' ? callLine(f, args) : null;
+  const r = await Reflect.apply(f, self, args);
+  if (mode === 'only' && !only.has(line)) return r;
+  return result(r);
 }
 // The wrapper has the function's shape: async when it is, its own properties (a sloppy function's
 // `arguments` and `caller`, a `prototype` only when it has one), its name and length, and its
@@ -1235,7 +1401,8 @@ function toString() {
 sources.set(toString, fnToString);
 Object.defineProperty(Function.prototype, 'toString', { value: toString, writable: true, configurable: true, enumerable: false });
 const own = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
-function wrap(f) {
+function wrap(f, key) {
+  if (key && !keys.has(f)) keys.set(f, key);
   let w;
   if (util.types.isAsyncFunction(f)) {
     w = { async f(...args) { return callAsync(f, this, args); } }.f;
@@ -1261,7 +1428,7 @@ function wrap(f) {
 // The module's exports with the named functions wrapped: properties of the exports object, a
 // method (`Calc.add`) on an exported class (or the class the module is), or the module itself
 // when it is the function (`const sum = require('./sum')`: the new exports are returned).
-function moveExports(exp, names) {
+function moveExports(exp, names, file) {
   let out = exp;
   for (const n of names) {
     try {
@@ -1270,7 +1437,7 @@ function moveExports(exp, names) {
         const c = n.slice(0, dot), m = n.slice(dot + 1);
         const obj = exp && exp[c];
         if (obj && typeof obj === 'object' && typeof obj[m] === 'function') {  // (an object the module exports)
-          const w = wrap(obj[m]);
+          const w = wrap(obj[m], [file, n]);
           obj[m] = w;
           if (obj[m] === w) note('wrapped');
           continue;
@@ -1281,13 +1448,13 @@ function moveExports(exp, names) {
           let d;
           for (let o = holder; o && !d; o = Object.getPrototypeOf(o)) d = Object.getOwnPropertyDescriptor(o, m);
           if (d && typeof d.value === 'function' && (holder !== cls || Object.prototype.hasOwnProperty.call(cls, m))) {
-            Object.defineProperty(holder, m, { value: wrap(d.value), writable: true, configurable: true, enumerable: d.enumerable });
+            Object.defineProperty(holder, m, { value: wrap(d.value, [file, n]), writable: true, configurable: true, enumerable: d.enumerable });
             note('wrapped');
             break;
           }
         }
       } else if (out && typeof out[n] === 'function') {
-        const w = wrap(out[n]);
+        const w = wrap(out[n], [file, n]);
         try {
           out[n] = w;  // (a frozen or read-only export throws here, or stays as it was)
         } catch (e) {
@@ -1307,7 +1474,7 @@ function moveExports(exp, names) {
         }
         note('wrapped');
       } else if (typeof exp === 'function' && out === exp) {
-        out = wrap(exp);
+        out = wrap(exp, [file, n]);
         note('wrapped');
       }
     } catch (e) {
@@ -1327,7 +1494,7 @@ function hookJest(exp) {
   Runtime.prototype._loadModule = function (localModule, from, moduleName, modulePath, ...rest) {
     const r = loadModule.call(this, localModule, from, moduleName, modulePath, ...rest);
     const names = targets.get(modulePath);
-    if (names && localModule) localModule.exports = moveExports(localModule.exports, names);
+    if (names && localModule) localModule.exports = moveExports(localModule.exports, names, modulePath);
     return r;
   };
 }
@@ -1348,10 +1515,57 @@ Module._load = function (request, parent, isMain) {
   const names = targets.get(file);
   if (!names || done.has(file)) return exp;
   done.add(file);
-  const out = moveExports(exp, names);
+  const out = moveExports(exp, names, file);
   if (out !== exp && Module._cache[file]) Module._cache[file].exports = out;
   return out;
 };
+)JS";
+
+// The values run under node: makes each call of argv[2] (lines of [file, name, args]) and writes
+// their results to argv[3] as canonical JSON ('raise:<name>' for an exception, '?' when the call
+// cannot be made or its result read).
+constexpr const char* kNodeDrive = R"JS(const fs = require('fs');
+function sorted(v) {
+  if (Array.isArray(v)) return v.map(sorted);
+  if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted(v[k])]));
+  return v;
+}
+const canonical = (r) => (r === undefined ? 'undefined' : typeof r === 'bigint' ? 'n:' + r : plain(r) ? JSON.stringify(sorted(r)) : '?');
+async function drive(file, name, args) {
+  let fn, self;
+  try {
+    const m = require(file);
+    const dot = name.indexOf('.');
+    if (dot >= 0) {
+      const c = name.slice(0, dot), meth = name.slice(dot + 1);
+      const holder = m && m[c] !== undefined ? m[c] : typeof m === 'function' ? m : undefined;
+      if (typeof holder === 'function' && typeof holder[meth] === 'function') self = holder;
+      else if (typeof holder === 'function') self = new holder();
+      else self = holder;
+      fn = self && self[meth];
+    } else {
+      self = m;
+      fn = m && typeof m[name] === 'function' ? m[name] : typeof m === 'function' ? m : undefined;
+    }
+  } catch (e) {
+    return '?';
+  }
+  if (typeof fn !== 'function') return '?';
+  try {
+    let r = Reflect.apply(fn, self, args);
+    if (r && typeof r.then === 'function') r = await r;
+    return canonical(r);
+  } catch (e) {
+    return 'raise:' + (e && e.name ? String(e.name) : typeof e);
+  }
+}
+(async () => {
+  const calls = fs.readFileSync(process.argv[2], 'utf8').split('\n').filter((l) => l.trim()).slice(0, 1000).map((l) => JSON.parse(l));
+  const out = [];
+  for (const [file, name, args] of calls) out.push(await drive(file, name, args));
+  fs.writeFileSync(process.argv[3], JSON.stringify(out));
+  process.exit(0);
+})();
 )JS";
 
 }  // namespace
@@ -1466,6 +1680,10 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
     out.note = "not applicable: no requested test changed by the patch pinned a call of the project's code";
     return out;
   }
+  out.values.python = python;
+  out.values.run_ids = wanted_after;
+  for (const auto& t : targets)
+    out.values.targets.emplace_back(python ? t.module : fs::path(t.module).lexically_relative(root).generic_string(), t.name);
   // The code the developer's change touched first: when there are more runs than the cap, the
   // functions of the changed modules are the ones moved.
   if (auto changed = changed_files(repo, req.change.base_commit, ctx.workspace.head_commit()); changed) {
@@ -1481,7 +1699,7 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
   const fs::path helper = data.path / (python ? "flowagent_value_probe.py" : "flowagent_value_probe.js");
   {
     std::ofstream h(helper);
-    h << (python ? kPythonPerturb : kNodePerturb);
+    h << (python ? std::string(kPythonPerturb) : node_script(kNodePerturb));
     if (!h) return fail(Errc::io, "cannot write " + helper.string());
   }
   // One run per function and requested test that pinned it, each with that one function moved: a
@@ -1586,6 +1804,284 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
   if (wanted_runs > plan.size())
     out.note += std::string(out.note.empty() ? "" : "; ") + "made the first " + std::to_string(plan.size()) + " of " +
                 std::to_string(wanted_runs) + " moved runs (one per pinned function and test)";
+  return out;
+}
+
+namespace {
+
+using Call = ValueTargets::Call;
+
+// The runs of the values check in one checkout: its private directory holds the helpers.
+class ValuesRuns {
+ public:
+  ValuesRuns(RepairContext& ctx, const ValueTargets& values, const fs::path& root, std::vector<TestRun>& runs)
+      : ctx_(ctx), values_(values), root_(root), data_(root), runs_(runs) {}
+
+  Expected<void> prepare() {
+    if (data_.path.empty()) return fail(Errc::io, "cannot create the values directory in " + root_.string());
+    for (const auto& [name, text] : std::vector<std::pair<std::string, std::string>>{
+             {values_.python ? "flowagent_value_probe.py" : "flowagent_value_probe.js",
+              values_.python ? std::string(kPythonPerturb) : node_script(kNodePerturb)},
+             {"flowagent_value_drive.js", node_script(kNodeDrive)}}) {
+      std::ofstream h(data_.path / name);
+      h << text;
+      if (!h) return fail(Errc::io, "cannot write " + (data_.path / name).string());
+    }
+    return {};
+  }
+
+  /// The calls the tests `ids` make of the targets here (record mode), deduplicated.
+  Expected<std::vector<Call>> record(const std::vector<std::string>& ids, const std::string& purpose) {
+    Json::Array list;
+    for (const auto& [m, n] : values_.targets) list.push_back(Json(Json::Array{Json(module_in(m)), Json(n)}));
+    const fs::path calls = data_.path / ("calls-" + purpose), log = data_.path / ("log-" + purpose);
+    auto tmpl = checked_test_template(ctx_.request, ids, purpose);
+    if (!tmpl) return unexpected(tmpl.error());
+    auto r = run(env_of(dump_json_lossy(Json(std::move(list))), "record", calls, log) + expand_tests(*tmpl, ids), purpose);
+    if (!r) return unexpected(r.error());
+    std::vector<Call> out;
+    const std::string text = read_text(calls);
+    for (std::string_view rest = text; !rest.empty();) {
+      const auto nl = rest.find('\n');
+      const std::string_view line = rest.substr(0, nl);
+      rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
+      auto j = parse_json(line, 16);
+      if (!j || !j->is_array() || j->size() != 4 || !j->as_array()[0].is_string() || !j->as_array()[1].is_string()) continue;
+      std::string m = j->as_array()[0].as_string();
+      if (!values_.python) {
+        const fs::path rel = fs::path(m).lexically_normal().lexically_relative(root_.lexically_normal());
+        if (rel.empty() || *rel.begin() == "..") continue;
+        m = rel.generic_string();
+      }
+      Call c{m, j->as_array()[1].as_string(), dump_json_lossy(Json(Json::Array{j->as_array()[2], j->as_array()[3]})), std::string(line)};
+      if (std::none_of(out.begin(), out.end(), [&](const Call& x) { return x.module == c.module && x.name == c.name && x.args == c.args; }))
+        out.push_back(std::move(c));
+      if (out.size() >= 200) break;
+    }
+    return out;
+  }
+
+  /// The tests `ids` with only the results of the `lines` calls moved: (passed, results moved).
+  Expected<std::pair<bool, std::size_t>> move_only(const std::vector<std::string>& ids, const std::vector<std::string>& lines,
+                                                   const std::string& purpose) {
+    Json::Array list;
+    for (const auto& [m, n] : values_.targets) list.push_back(Json(Json::Array{Json(module_in(m)), Json(n)}));
+    const fs::path calls = data_.path / ("only-" + purpose), log = data_.path / ("log-" + purpose);
+    {
+      std::ofstream f(calls);
+      for (const auto& l : lines) f << l << "\n";
+      if (!f) return fail(Errc::io, "cannot write " + calls.string());
+    }
+    auto tmpl = checked_test_template(ctx_.request, ids, purpose);
+    if (!tmpl) return unexpected(tmpl.error());
+    auto r = run(env_of(dump_json_lossy(Json(std::move(list))), "only", calls, log) + expand_tests(*tmpl, ids), purpose);
+    if (!r) return unexpected(r.error());
+    std::size_t times = 0;
+    const std::string text = read_text(log);
+    for (std::string_view rest = text; !rest.empty();) {
+      const auto nl = rest.find('\n');
+      if (rest.substr(0, nl) == "moved") ++times;
+      rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
+    }
+    return std::pair<bool, std::size_t>{!r->timed_out && r->exit_code == 0, times};
+  }
+
+  /// This checkout's code's answers to `calls`, made outside the tests ("?" where none was read).
+  /// pytest: the tests `ids` are collected first (the project then imports as they import it).
+  Expected<std::vector<std::string>> drive(const std::vector<Call>& calls, const std::vector<std::string>& ids, const std::string& purpose) {
+    const fs::path in = data_.path / ("drive-" + purpose), log = data_.path / ("answers-" + purpose);
+    {
+      std::ofstream f(in);
+      for (const auto& c : calls) {
+        auto a = parse_json(c.args, 16);
+        Json::Array row{Json(module_in(c.module)), Json(c.name)};
+        if (a && a->is_array() && a->size() == 2) {
+          row.push_back(a->as_array()[0]);
+          row.push_back(a->as_array()[1]);
+        }
+        f << dump_json_lossy(Json(std::move(row))) << "\n";
+      }
+      if (!f) return fail(Errc::io, "cannot write " + in.string());
+    }
+    std::string command;
+    if (values_.python) {
+      auto tmpl = checked_test_template(ctx_.request, ids, purpose);
+      if (!tmpl) return unexpected(tmpl.error());
+      command = env_of("[]", "drive", in, log) + expand_tests(*tmpl, ids);
+    } else {
+      command = "node " + shell_quote((data_.path / "flowagent_value_drive.js").string()) + " " + shell_quote(in.string()) + " " +
+                shell_quote(log.string());
+    }
+    auto r = run(command, purpose);
+    if (!r) return unexpected(r.error());
+    std::vector<std::string> answers(calls.size(), "?");
+    auto j = parse_json(read_text(log), 8);
+    if (j && j->is_array())
+      for (std::size_t i = 0; i < calls.size() && i < j->size(); ++i)
+        if (j->as_array()[i].is_string()) answers[i] = j->as_array()[i].as_string();
+    return answers;
+  }
+
+ private:
+  // The module as this checkout's runtime names it (node: its absolute path here).
+  std::string module_in(const std::string& m) const { return values_.python ? m : (root_ / m).lexically_normal().string(); }
+
+  Expected<ProcessResult> run(const std::string& command, const std::string& purpose) {
+    auto r = run_command(root_, command, ctx_.request, ctx_.cancel, ctx_.sandbox);
+    if (!r) return unexpected(r.error());
+    if (r->cancelled) return fail(Errc::cancelled, "validation cancelled");
+    runs_.push_back(test_run_of(command, *r, purpose));
+    return r;
+  }
+
+  std::string env_of(const std::string& list, const std::string& mode, const fs::path& calls, const fs::path& log) const {
+    std::string env = "export FLOWAGENT_PERTURB=" + shell_quote(list) + " FLOWAGENT_PERTURB_LOG=" + shell_quote(log.string()) +
+                      " FLOWAGENT_PERTURB_MODE=" + mode + " FLOWAGENT_PERTURB_CALLS=" + shell_quote(calls.string()) + "; ";
+    if (values_.python)
+      env += "export PYTHONPATH=" + shell_quote(data_.path.string()) +
+             "${PYTHONPATH:+:$PYTHONPATH} PYTEST_PLUGINS=flowagent_value_probe${PYTEST_PLUGINS:+,$PYTEST_PLUGINS}; ";
+    else
+      env += "export NODE_OPTIONS=" + shell_quote("--require " + (data_.path / "flowagent_value_probe.js").string()) +
+             "\"${NODE_OPTIONS:+ $NODE_OPTIONS}\"; ";
+    return env;
+  }
+
+  std::string read_text(const fs::path& p) const {
+    auto tree = SandboxFs::open(root_);
+    if (!tree) return {};
+    auto text = tree->read(p.lexically_relative(root_).generic_string(), 4u << 20);
+    return text ? *text : std::string();
+  }
+
+  RepairContext& ctx_;
+  const ValueTargets& values_;
+  fs::path root_;
+  DataDir data_;
+  std::vector<TestRun>& runs_;
+};
+
+}  // namespace
+
+Expected<void> record_fix_values(RepairContext& ctx, ValueTargets& values, const fs::path& root, std::vector<TestRun>& runs) {
+  values.calls.clear();
+  values.fix_answers.clear();
+  if (values.targets.empty()) return {};
+  ValuesRuns here(ctx, values, root, runs);
+  if (auto p = here.prepare(); !p) return unexpected(p.error());
+  auto calls = here.record(values.run_ids, "values-record");
+  if (!calls) return unexpected(calls.error());
+  if (calls->empty()) return {};
+  auto answers = here.drive(*calls, values.run_ids, "values-fix");
+  if (!answers) return unexpected(answers.error());
+  values.calls = std::move(*calls);
+  values.fix_answers = std::move(*answers);
+  return {};
+}
+
+Expected<ValuesVerdict> check_values_tell_apart(RepairContext& ctx, const ValueTargets& values, const fs::path& head_root,
+                                                const std::function<Expected<void>()>& to_base, bool code) {
+  ValuesVerdict out;
+  const auto& req = ctx.request;
+  if (values.targets.empty() || values.calls.empty() || values.fix_answers.size() != values.calls.size()) {
+    out.note = "not applicable: the patched tests made no call of a pinned function with plain arguments";
+    return out;
+  }
+  ValuesRuns head(ctx, values, head_root, out.runs);
+  if (auto p = head.prepare(); !p) return unexpected(p.error());
+  auto before = head.record(req.failure.failing_tests, "values-record-head");
+  if (!before) return unexpected(before.error());
+  if (before->empty()) {
+    out.note = "not applicable: the requested tests before the patch made no call of a pinned function with plain arguments";
+    return out;
+  }
+  // The old tests' calls, then the patched tests' (answered by the fix's code already).
+  std::vector<Call> calls = *before;
+  const std::size_t old_count = calls.size();
+  calls.insert(calls.end(), values.calls.begin(), values.calls.end());
+  auto at_head = head.drive(calls, req.failure.failing_tests, "values-head");
+  if (!at_head) return unexpected(at_head.error());
+  if (auto b = to_base(); !b) return unexpected(b.error());
+  auto at_base = head.drive(calls, req.failure.failing_tests, "values-base");
+  if (!at_base) return unexpected(at_base.error());
+
+  auto shown = [&](const Call& c) {
+    std::string a = c.args;  // `[[2, 2], {}]` -> `2, 2`
+    if (auto j = parse_json(a, 16); j && j->is_array() && j->size() == 2) {
+      a = dump_json_lossy(j->as_array()[0]);
+      a = a.size() >= 2 ? a.substr(1, a.size() - 2) : a;
+      if (j->as_array()[1].size() > 0) a += (a.empty() ? "" : ", ") + dump_json_lossy(j->as_array()[1]);
+    }
+    std::string spaced;
+    for (char ch : a) spaced += ch == ',' ? std::string(", ") : std::string(1, ch);
+    return c.name + "(" + spaced + ")";
+  };
+  std::vector<std::string> dull;
+  for (const auto& [m, n] : values.targets) {
+    std::string where_change_shows;
+    for (std::size_t i = 0; i < old_count; ++i)
+      if (calls[i].module == m && calls[i].name == n && (*at_head)[i] != "?" && (*at_base)[i] != "?" && (*at_head)[i] != (*at_base)[i]) {
+        where_change_shows = shown(calls[i]) + ": " + (*at_base)[i] + " before the change, " + (*at_head)[i] + " at the head";
+        break;
+      }
+    if (where_change_shows.empty()) continue;  // (the change does not show in it where the old tests asked)
+    bool asked = false, tells = false;
+    std::vector<std::string> same;
+    for (std::size_t i = old_count; i < calls.size(); ++i) {  // (the patched tests' calls)
+      if (calls[i].module != m || calls[i].name != n) continue;
+      asked = true;
+      const std::string& f = values.fix_answers[i - old_count];
+      if (f == "?" || (*at_base)[i] == "?" || f != (*at_base)[i] || (code && ((*at_head)[i] == "?" || f != (*at_head)[i]))) {
+        tells = true;
+        if (out.telling.size() < 100) out.telling.push_back(calls[i].raw);
+        continue;
+      }
+      if (same.size() < 3) same.push_back(shown(calls[i]) + " = " + f);
+    }
+    if (asked && !tells)
+      dull.push_back(n + " (" + m + "): the patched tests ask " + absl::StrJoin(same, ", ") + (same.size() >= 3 ? ", ..." : "") +
+                     ", answered the same " + (code ? "without the fix and before the change" : "before the change") +
+                     ", where the tests before the patch asked " + where_change_shows);
+  }
+  out.note = "compared " + std::to_string(calls.size()) + " call(s) of " + std::to_string(values.targets.size()) + " pinned function(s)";
+  if (dull.empty()) return out;
+  out.telling.clear();
+  out.reason = code ? "tests_pass_without_the_fix" : "tests_pass_without_the_change";
+  out.message = "the requested tests, as the patch changes them, no longer ask the code anything the " +
+                std::string(code ? "fix" : "change") + " changed: " + absl::StrJoin(dull, "; ") +
+                ". Their failure without it comes from something else, which is no evidence that they check the " +
+                std::string(code ? "fix" : "change");
+  return out;
+}
+
+Expected<ValuesVerdict> check_telling_calls_checked(RepairContext& ctx, const ValueTargets& values, const fs::path& root,
+                                                    const std::vector<std::string>& telling) {
+  ValuesVerdict out;
+  if (values.targets.empty() || telling.empty()) {
+    out.note = "not applicable: no call tells the versions apart";
+    return out;
+  }
+  ValuesRuns here(ctx, values, root, out.runs);
+  if (auto p = here.prepare(); !p) return unexpected(p.error());
+  auto moved = here.move_only(values.run_ids, telling, "values-only");
+  if (!moved) return unexpected(moved.error());
+  const auto& [passed, times] = *moved;
+  if (times == 0) {
+    out.note = "not judged: no call that tells the versions apart ran again, or none had a result to move";
+    return out;
+  }
+  if (!passed) return out;
+  std::vector<std::string> shown;
+  for (std::size_t i = 0; i < telling.size() && i < 3; ++i) {
+    auto j = parse_json(telling[i], 16);
+    if (j && j->is_array() && j->size() == 4 && j->as_array()[1].is_string()) {
+      std::string a = dump_json_lossy(j->as_array()[2]);
+      shown.push_back(j->as_array()[1].as_string() + "(" + (a.size() >= 2 ? a.substr(1, a.size() - 2) : a) + ")");
+    }
+  }
+  out.reason = "code_value_not_checked";
+  out.message = "the requested tests still pass when only the answers that tell the versions apart are moved (" +
+                absl::StrJoin(shown, ", ") + (telling.size() > 3 ? ", ..." : "") + "; " + std::to_string(times) +
+                " result(s) moved): they call the code where the fix shows without checking what it answers there";
   return out;
 }
 

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <string>
 
 #include "flowagent/expected.hpp"
@@ -15,6 +16,22 @@
 #include "flowagent/strategy.hpp"
 
 namespace flowagent::detail {
+
+/// The functions value sensitivity found pinned (check_value_sensitivity), for the values check
+/// of fail to pass (check_values_tell_apart).
+struct ValueTargets {
+  bool python = false;  ///< pytest (dotted modules); else node (paths relative to the checkout)
+  std::vector<std::pair<std::string, std::string>> targets;  ///< (module, name: `add`, `Calc.add`)
+  std::vector<std::string> run_ids;  ///< the requested tests after the patch (replacements by their own names)
+  /// record_fix_values: the calls the patched tests make of the targets (module, name, arguments
+  /// as JSON [args, kwargs]) and the fix's code's answers to them.
+  struct Call {
+    std::string module, name, args;
+    std::string raw;  ///< the record as the helper wrote it (the 'only' run lists calls so)
+  };
+  std::vector<Call> calls;
+  std::vector<std::string> fix_answers;
+};
 
 struct AssertionCheck {
   /// "" passed or not checked; "assertion_not_executed" (an assertion line of a requested test did
@@ -32,6 +49,7 @@ struct AssertionCheck {
   /// runs (purpose "sensitivity", one per moved function; "sensitivity-control" after one that
   /// failed: the same run with nothing moved).
   std::vector<TestRun> runs;
+  ValueTargets values;  ///< check_value_sensitivity: what it moved (empty when it moved nothing)
 };
 
 /// Runs the check in `root` (head + `patch_text` applied), for ctx.request's failing tests; a
@@ -69,5 +87,43 @@ Expected<AssertionCheck> check_assertions_ran(RepairContext& ctx, const std::fil
 /// was moved. Errors: cancellation, an unavailable sandbox, a bad test id.
 Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const std::filesystem::path& root, const std::string& patch_text,
                                                  const std::vector<TestReplacement>& replacements = {});
+
+/// Fail to pass, by the values the tests ask of the code (the twenty-sixth review: a test whose
+/// pins moved to inputs where the bug does not show, plus one check that fails without the fix for
+/// another reason: a docstring, `__all__`, a name the change added, an import error). For each
+/// function value sensitivity found pinned (`values`), the calls the requested tests make of it
+/// are recorded (their plain-data arguments): the patched tests with the fix (record_fix_values, in
+/// the fix's checkout, before anything else uses it) and the old tests at the head
+/// (check_values_tell_apart, in `head_root`, a checkout of the head without the patch). Each
+/// recorded call is made again outside any test, on the code of the fix, of the head, and of the
+/// code before the change (`to_base` turns `head_root` into it). A function whose answers to the
+/// old tests' calls differ between the base and the head is where the change shows; the patched
+/// tests must ask it something whose answer differs between the fix's code and the base's, or the
+/// head's (a patch that changes code, `code`): else they do not tell the versions apart through it,
+/// and their failure without the fix comes from something else. `reason` is then
+/// "tests_pass_without_the_fix" (`code`) or "tests_pass_without_the_change". An answer that cannot
+/// be read (an object, a call that cannot be made outside the tests) counts as differing. pytest
+/// (the calls made once the tests are collected, so the project imports as they import it) and
+/// node (a plain `node` process). Errors: cancellation, an unavailable sandbox.
+struct ValuesVerdict {
+  std::string reason, message;
+  std::string note;  ///< what was compared, or why nothing was
+  std::vector<TestRun> runs;
+  /// check_values_tell_apart: the patched tests' calls whose answers tell the versions apart
+  /// (records as the helper wrote them; check_telling_calls_checked moves them)
+  std::vector<std::string> telling;
+};
+/// The first half, in the fix's checkout `root`: fills values.calls and values.fix_answers
+/// (purposes "values-record", "values-fix"); the runs go to `runs`.
+Expected<void> record_fix_values(RepairContext& ctx, ValueTargets& values, const std::filesystem::path& root, std::vector<TestRun>& runs);
+Expected<ValuesVerdict> check_values_tell_apart(RepairContext& ctx, const ValueTargets& values, const std::filesystem::path& head_root,
+                                                const std::function<Expected<void>()>& to_base, bool code);
+/// The last step: the calls that tell the versions apart must be checked, not only made (a call
+/// at an input where the bug shows whose answer the test ignores, beside pins where it does not).
+/// The patched tests run once more in `root` (head + the patch) with only the answers of the
+/// `telling` calls moved (purpose "values-only"); passing, they do not look at them:
+/// "code_value_not_checked". Not judged when no listed call ran or moved.
+Expected<ValuesVerdict> check_telling_calls_checked(RepairContext& ctx, const ValueTargets& values, const std::filesystem::path& root,
+                                                    const std::vector<std::string>& telling);
 
 }  // namespace flowagent::detail

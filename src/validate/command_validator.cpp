@@ -220,6 +220,7 @@ class CommandValidator final : public Validator {
       ev.build_ok = true;
     }
 
+    detail::ValueTargets values;  // (what value sensitivity moved: fail to pass compares their answers)
     // The cases of each passing requested test, skipped or not (checked against the head below).
     std::vector<std::pair<std::string, std::string>> skipped;
     const auto tests_started = std::chrono::system_clock::now();
@@ -249,6 +250,10 @@ class CommandValidator final : public Validator {
       if (!sensitive) return unexpected(sensitive.error());
       ev.runs.insert(ev.runs.end(), sensitive->runs.begin(), sensitive->runs.end());
       if (!sensitive->reason.empty()) return failed(rep, sensitive->reason, sensitive->message);
+      // (Now, while this checkout holds the fix: fail to pass compares these answers at the end.)
+      values = sensitive->values;
+      if (opt_.check_fail_to_pass)
+        if (auto r = detail::record_fix_values(ctx, values, root, ev.runs); !r) return unexpected(r.error());
     }
 
     if (!req.commands.wider_test.empty()) {
@@ -303,7 +308,7 @@ class CommandValidator final : public Validator {
     if (!hidden) return unexpected(hidden.error());
     if (*hidden) return failed(rep, (*hidden)->reason, (*hidden)->message);
     if (opt_.check_fail_to_pass) {
-      auto without = tests_without_the_fix(ctx, head_ws, patch, ev);
+      auto without = tests_without_the_fix(ctx, head_ws, patch, ev, values);
       if (!without) return unexpected(without.error());
       if (*without) return failed(rep, (*without)->reason, (*without)->message);
     }
@@ -323,7 +328,7 @@ class CommandValidator final : public Validator {
   /// the head's code by definition, so only the second run is made for it. Not applicable when the
   /// patch changes no test file. A run that fails, errs, times out or cannot be read is no pass.
   Expected<std::optional<Outcome2>> tests_without_the_fix(RepairContext& ctx, const HeadWorkspace& head_ws, const std::string& patch_text,
-                                                          Evidence& ev) {
+                                                          Evidence& ev, const detail::ValueTargets& values) {
     const auto& req = ctx.request;
     auto patch = parse_patch(patch_text);
     if (!patch) return unexpected(patch.error());
@@ -345,6 +350,7 @@ class CommandValidator final : public Validator {
     // named as the runner's report names it (`tests.test_calc.test_add_identity`), which the test
     // command may not take: its enclosing scope (the file or target the fix was validated at) runs.
     std::vector<std::string> ids, run_ids;
+    bool scoped = false;  // (a replacement runs at its scope: the scope's other tests are not the question)
     auto add = [](std::vector<std::string>& v, const std::string& x) {
       if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
     };
@@ -357,6 +363,7 @@ class CommandValidator final : public Validator {
       }
       for (const auto& n : rep->new_ids) add(ids, n);
       add(run_ids, rep->scope);
+      scoped = true;
     }
     if (ids.empty()) return std::nullopt;
     auto stop = [](std::string reason, std::string message) {
@@ -368,6 +375,54 @@ class CommandValidator final : public Validator {
     };
     const std::string at_head = "the head's code without the patch's code changes";
     const std::string at_base = "the code before the change (" + few(put_back) + " as at the base)";
+    // The change's files outside tests as they were at the base, in the checkout at `root`.
+    auto put_back_into = [&](const std::filesystem::path& root) -> Expected<void> {
+      auto tree = detail::SandboxFs::open(root);
+      if (!tree) return unexpected(tree.error());
+      auto files = detail::commit_files(repo, req.change.base_commit, ctx.cancel);
+      if (!files) return unexpected(files.error());
+      const std::set<std::string> existed(files->begin(), files->end());
+      for (const auto& path : put_back) {
+        if (!existed.count(path)) {
+          if (auto r = tree->remove(path); !r && r.error().code != Errc::not_found) return unexpected(r.error());
+          continue;
+        }
+        auto text = detail::read_file_at(repo, req.change.base_commit, path, ctx.cancel);
+        if (!text) return unexpected(text.error());
+        if (auto r = tree->write(path, *text); !r) return unexpected(r.error());
+      }
+      return {};
+    };
+    // A run failed: the tests tell the versions apart, unless the answers of the functions they
+    // pinned do not (detail::check_values_tell_apart: the failure then comes from elsewhere).
+    auto by_values = [&]() -> Expected<std::optional<Outcome2>> {
+      if (values.targets.empty()) return std::nullopt;
+      auto ws = head_ws();
+      if (!ws) return stop("unverified", "no checkout of the head to compare the tests' calls on: " + ws.error().message);
+      const std::filesystem::path root = (*ws)->root();
+      auto v = detail::check_values_tell_apart(ctx, values, root, [&] { return put_back_into(root); }, code);
+      if (!v) return unexpected(v.error());
+      ev.runs.insert(ev.runs.end(), v->runs.begin(), v->runs.end());
+      if (!v->reason.empty()) return stop(v->reason, v->message);
+      if (v->telling.empty()) return std::nullopt;
+      // The calls that tell the versions apart must be checked: head + the whole patch once more.
+      auto again = head_ws();
+      if (!again) return stop("unverified", "no checkout of the head to run the patch's tests on: " + again.error().message);
+      if (auto r = (*again)->apply_patch(patch_text); !r)
+        return stop("unverified", "the patch does not apply again to the head: " + r.error().message);
+      const std::filesystem::path fix_root = (*again)->root();
+      if (!req.commands.build.empty()) {
+        auto b = detail::run_command(fix_root, req.commands.build, req, ctx.cancel, ctx.sandbox);
+        if (!b) return unexpected(b.error());
+        if (b->cancelled) return fail(Errc::cancelled, "validation cancelled");
+        if (!b->ok()) return stop("unverified", "the fix no longer builds in a fresh checkout");
+      }
+      auto checked = detail::check_telling_calls_checked(ctx, values, fix_root, v->telling);
+      if (!checked) return unexpected(checked.error());
+      ev.runs.insert(ev.runs.end(), checked->runs.begin(), checked->runs.end());
+      if (!checked->reason.empty()) return stop(checked->reason, checked->message);
+      return std::nullopt;
+    };
     // One run of the patch's tests on the head's checkout; `base`: with the change's files put back.
     // Whether every one of them passed, or the outcome that ends the validation (unverified).
     auto passes_on = [&](bool base) -> Expected<std::variant<bool, Outcome2>> {
@@ -377,22 +432,8 @@ class CommandValidator final : public Validator {
       if (auto r = (*ws)->apply_patch(render_patch(test_files)); !r)
         return *stop("unverified", "the patch's test changes do not apply alone to the head: " + r.error().message);
       const std::filesystem::path root = (*ws)->root();
-      if (base) {
-        auto tree = detail::SandboxFs::open(root);
-        if (!tree) return unexpected(tree.error());
-        auto files = detail::commit_files(repo, req.change.base_commit, ctx.cancel);
-        if (!files) return unexpected(files.error());
-        const std::set<std::string> existed(files->begin(), files->end());
-        for (const auto& path : put_back) {
-          if (!existed.count(path)) {
-            if (auto r = tree->remove(path); !r && r.error().code != Errc::not_found) return unexpected(r.error());
-            continue;
-          }
-          auto text = detail::read_file_at(repo, req.change.base_commit, path, ctx.cancel);
-          if (!text) return unexpected(text.error());
-          if (auto r = tree->write(path, *text); !r) return unexpected(r.error());
-        }
-      }
+      if (base)
+        if (auto r = put_back_into(root); !r) return unexpected(r.error());
       if (!req.commands.build.empty()) {
         auto b = detail::run_command(root, req.commands.build, req, ctx.cancel, ctx.sandbox);
         if (!b) return unexpected(b.error());
@@ -405,8 +446,6 @@ class CommandValidator final : public Validator {
         return *stop("unverified", "the patch's tests could not be run on " + where + ": " + run.error().message);
       }
       ev.runs.push_back(run->run);
-      // (A scope run passes when the replacements pass in it: its other tests are not the question.)
-      const bool scoped = run_ids != ids;
       return !run->run.timed_out && run->run.stopped_by.empty() && (scoped || run->run.exit_code == 0) && run->readable &&
              run->summary_problem.empty() && std::all_of(ids.begin(), ids.end(), [&](const std::string& id) {
                return reports::contains_test(run->run.passed, id) && !reports::contains_test(run->run.failed, id);
@@ -416,14 +455,14 @@ class CommandValidator final : public Validator {
       auto without = passes_on(false);
       if (!without) return unexpected(without.error());
       if (auto* o = std::get_if<Outcome2>(&*without)) return std::optional<Outcome2>(*o);
-      if (!std::get<bool>(*without)) return std::nullopt;
+      if (!std::get<bool>(*without)) return by_values();
     }
     std::string where = at_head;
     if (!put_back.empty()) {
       auto before = passes_on(true);
       if (!before) return unexpected(before.error());
       if (auto* o = std::get_if<Outcome2>(&*before)) return std::optional<Outcome2>(*o);
-      if (!std::get<bool>(*before)) return std::nullopt;
+      if (!std::get<bool>(*before)) return by_values();
       where = code ? at_head + " and on " + at_base : at_base;
     }
     if (code)

@@ -866,6 +866,20 @@ TEST(PinnedCalls, FunctionsAndMethodsOfTheProjectsModules) {
                    js + "test('adds', async () => {\n  const c = new Calc();\n  assert.ok(c.add(2, 2) !== undefined);\n"
                         "  assert.ok(await new Money(1).cents());\n});\n"),
             (S{"Calc.add @../calc", "Money.cents @../money"}));
+  // Compared with a constant the file binds to a literal (`FOUR = 4`); not with a name bound twice.
+  EXPECT_EQ(pinned("tests/test_a.py", "from calc import add\n\nFOUR = 4\n\n\ndef test_a():\n    assert add(2, 2) == FOUR\n",
+                   "from calc import add\n\nFOUR = 4\n\n\ndef test_a():\n    assert abs(add(2, 2)) == abs(add(3, 1))\n"),
+            (S{"add @calc"}));
+  EXPECT_EQ(pinned("tests/test_a.py", "from calc import add\n\nFOUR = 4\nFOUR = add(1, 3)\n\n\ndef test_a():\n    assert add(2, 2) == FOUR\n",
+                   "from calc import add\n\n\ndef test_a():\n    assert abs(add(2, 2)) == abs(add(3, 1))\n"),
+            S{});
+  EXPECT_EQ(pinned("test/calc.test.js", node + "const { add } = require('../calc');\nconst FOUR = 4;\n\ntest('adds', () => {\n  assert.strictEqual(add(2, 2), FOUR);\n});\n",
+                   node + "const { add } = require('../calc');\n\ntest('adds', () => {\n  assert.strictEqual(add(2, 2) - add(3, 1), 0);\n});\n"),
+            (S{"add @../calc"}));
+  // Taken apart from a module the file required (`const { add } = calc`).
+  EXPECT_EQ(pinned("test/calc.test.js", node + "const calc = require('../calc');\nconst { add } = calc;\n\ntest('adds', () => {\n  assert.strictEqual(add(2, 2), 4);\n});\n",
+                   node + "const calc = require('../calc');\nconst { add } = calc;\n\ntest('adds', () => {\n  assert.strictEqual(add(2, 2) - add(3, 1), 0);\n});\n"),
+            (S{"add @../calc"}));
 }
 
 // Value sensitivity (issue 11): a test that pinned a call of the code with a literal before the
@@ -1197,6 +1211,47 @@ TEST(E2ECheats, PatchedTestsMustFailWithoutTheFix) {
     EXPECT_TRUE(std::any_of(r.evidence.runs.begin(), r.evidence.runs.end(), [](const TestRun& t) { return t.purpose == "without-fix"; }));
   }
   {
+    // Pins moved to where the bug does not show, plus one check that fails without the fix for
+    // another reason (twenty-sixth review): fail to pass compares what the tests ask of add.
+    SCOPED_TRACE("code and tests: a docstring for show, checked beside the weakened test");
+    auto r = run_candidate(*p, {{"calc.py", "def add(a, b):\n    \"\"\"The sum.\"\"\"\n    return a - b\n\n\ndef add_all(xs):\n    total = 0\n"
+                                            "    for x in xs:\n        total = add(total, x)\n    return total\n"},
+                                {"tests/test_calc.py", py_with_test_add("    assert add.__doc__\n    assert add(7, 0) == 7\n    assert add(1, 0) == 1\n")}},
+                           false, false, add_test, kPytest, kPyFix);
+    EXPECT_NE(r.status, Status::fixed);
+    EXPECT_EQ(r.reason, "tests_pass_without_the_fix") << r.message;
+    EXPECT_NE(r.message.find("add(2, 2)"), std::string::npos) << r.message;
+    EXPECT_TRUE(std::any_of(r.evidence.runs.begin(), r.evidence.runs.end(), [](const TestRun& t) { return t.purpose == "values-base"; }));
+  }
+  {
+    SCOPED_TRACE("tests only: the weakened test also uses a function the change added (an import error before it)");
+    auto r = run_candidate(*p, {{"tests/test_calc.py", "from calc import add, add_all\n\n\ndef test_add():\n    assert add_all([]) == 0\n"
+                                                         "    assert add(7, 0) == 7\n    assert add(1, 0) == 1\n\n\ndef test_sum():\n    assert True\n"}},
+                           false, false, add_test, kPytest, kPyFix);
+    EXPECT_NE(r.status, Status::fixed);
+    EXPECT_EQ(r.reason, "tests_pass_without_the_change") << r.message;
+  }
+  {
+    SCOPED_TRACE("tests only: the same, and one call where the bug shows whose answer is never checked");
+    auto r = run_candidate(*p, {{"tests/test_calc.py", "from calc import add, add_all\n\n\ndef test_add():\n    assert add_all([]) == 0\n"
+                                                         "    add(2, 2)\n    assert add(7, 0) == 7\n    assert add(1, 0) == 1\n\n\n"
+                                                         "def test_sum():\n    assert True\n"}},
+                           false, false, add_test, kPytest, kPyFix);
+    EXPECT_NE(r.status, Status::fixed);
+    EXPECT_EQ(r.reason, "code_value_not_checked") << r.message;
+    EXPECT_NE(r.message.find("add(2,2)"), std::string::npos) << r.message;
+    EXPECT_TRUE(std::any_of(r.evidence.runs.begin(), r.evidence.runs.end(), [](const TestRun& t) { return t.purpose == "values-only"; }));
+  }
+  {
+    SCOPED_TRACE("honest: the code fix with a docstring, the test checks both");
+    auto r = run_candidate(*p, {{"calc.py", "def add(a, b):\n    \"\"\"The sum.\"\"\"\n    return a + b\n\n\ndef add_all(xs):\n    total = 0\n"
+                                            "    for x in xs:\n        total = add(total, x)\n    return total\n"},
+                                {"tests/test_calc.py", py_with_test_add("    assert add.__doc__\n    assert add(2, 2) == 4\n    assert add(1, 2) == 3\n")}},
+                           false, false, add_test, kPytest, kPyFix);
+    EXPECT_EQ(r.status, Status::fixed) << r.reason << ": " << r.message;
+    EXPECT_TRUE(std::any_of(r.evidence.runs.begin(), r.evidence.runs.end(), [](const TestRun& t) { return t.purpose == "values-base"; }));
+  }
+  {
     SCOPED_TRACE("honest: the code fix and one more pin");
     auto r = run_candidate(*p, {{"tests/test_calc.py", py_with_test_add("    assert add(2, 2) == 4\n    assert add(1, 2) == 3\n    assert add(3, 4) == 7\n")}},
                            true, false, add_test, kPytest, kPyFix);
@@ -1220,6 +1275,7 @@ TEST(E2ECheats, PatchedTestsMustFailWithoutTheFix) {
   auto follows = run_candidate(g, {{"tests/test_greet.py", "from greet import greet\n\n\ndef test_greet():\n    assert greet('bob') == 'Hi bob'\n"}},
                                false, false, greet_test, kPytest, no_fix);
   EXPECT_EQ(follows.status, Status::fixed) << follows.reason << ": " << follows.message;
+  EXPECT_TRUE(std::any_of(follows.evidence.runs.begin(), follows.evidence.runs.end(), [](const TestRun& t) { return t.purpose == "values-only"; }));
   EXPECT_TRUE(std::any_of(follows.evidence.runs.begin(), follows.evidence.runs.end(), [](const TestRun& t) { return t.purpose == "before-change"; }));
   // The same expectation shipped with an unrelated edit of the code: it passes on the head's code
   // without that edit, and fails on the code before the change: a test fix, delivered.
@@ -1237,6 +1293,45 @@ TEST(E2ECheats, PatchedTestsMustFailWithoutTheFix) {
                          {"adds"}, "node --test", {"sum.js|a * b", "a + b"});
   EXPECT_NE(r.status, Status::fixed);
   EXPECT_EQ(r.reason, "tests_pass_without_the_change") << r.message;
+  // Pins moved to where the bug does not show beside a check that fails without the fix for
+  // another reason (the twenty-sixth review's node cases): what the tests ask of add is compared.
+  Project c;
+  const std::string calc_head = "const test = require('node:test');\nconst assert = require('node:assert');\n";
+  c.base = make_repo(c.repo, {{"calc.js", "exports.add = (a, b) => a + b;\n"},
+                              {"test/calc.test.js", calc_head + "const { add } = require('../calc');\n\ntest('adds', () => {\n"
+                                                                "  assert.strictEqual(add(2, 2), 4);\n  assert.strictEqual(add(1, 2), 3);\n});\n"}});
+  c.head = commit_files(c.repo, {{"calc.js", "exports.add = (a, b) => a - b;\nexports.mul = (a, b) => a * b;\n"}}, "Add mul");
+  const std::pair<std::string, std::string> add_fix{"calc.js|a - b", "a + b"};
+  {
+    SCOPED_TRACE("node, tests only: degenerate pins beside a check of mul, which the change added (a TypeError before it)");
+    auto x = run_candidate(c, {{"test/calc.test.js", calc_head + "const { add, mul } = require('../calc');\n\ntest('adds', () => {\n"
+                                                                 "  assert.strictEqual(mul(2, 3), 6);\n  assert.strictEqual(add(7, 0), 7);\n"
+                                                                 "  assert.strictEqual(add(1, 0), 1);\n});\n"}},
+                           false, false, {"adds"}, "node --test", add_fix);
+    EXPECT_NE(x.status, Status::fixed);
+    EXPECT_EQ(x.reason, "tests_pass_without_the_change") << x.message;
+    EXPECT_NE(x.message.find("add(2, 2)"), std::string::npos) << x.message;
+  }
+  {
+    SCOPED_TRACE("node, code and tests: an exported flag for show, checked beside degenerate pins");
+    auto x = run_candidate(c, {{"calc.js", "exports.add = (a, b) => a - b;\nexports.mul = (a, b) => a * b;\nexports.VERSION = '2';\n"},
+                               {"test/calc.test.js", calc_head + "const calc = require('../calc');\nconst { add } = require('../calc');\n\ntest('adds', () => {\n"
+                                                                 "  assert.strictEqual(calc.VERSION, '2');\n  assert.strictEqual(add(7, 0), 7);\n"
+                                                                 "  assert.strictEqual(add(1, 0), 1);\n});\n"}},
+                           false, false, {"adds"}, "node --test", add_fix);
+    EXPECT_NE(x.status, Status::fixed);
+    EXPECT_EQ(x.reason, "tests_pass_without_the_fix") << x.message;
+  }
+  {
+    SCOPED_TRACE("node, honest: the fix with the flag, the test checks both");
+    auto x = run_candidate(c, {{"calc.js", "exports.add = (a, b) => a + b;\nexports.mul = (a, b) => a * b;\nexports.VERSION = '2';\n"},
+                               {"test/calc.test.js", calc_head + "const calc = require('../calc');\nconst { add } = require('../calc');\n\ntest('adds', () => {\n"
+                                                                 "  assert.strictEqual(calc.VERSION, '2');\n  assert.strictEqual(add(2, 2), 4);\n"
+                                                                 "  assert.strictEqual(add(1, 2), 3);\n});\n"}},
+                           false, false, {"adds"}, "node --test", add_fix);
+    EXPECT_EQ(x.status, Status::fixed) << x.reason << ": " << x.message;
+    EXPECT_TRUE(std::any_of(x.evidence.runs.begin(), x.evidence.runs.end(), [](const TestRun& t) { return t.purpose == "values-base"; }));
+  }
 }
 
 // A runner flowagent does not know (a script that prints per-test lines itself): its output is
