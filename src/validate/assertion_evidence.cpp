@@ -893,16 +893,20 @@ _log = os.environ.get('FLOWAGENT_PERTURB_LOG', '')
 # 'drive': nothing is wrapped; once the tests are collected (the project importable as they import
 # it), each call listed in FLOWAGENT_PERTURB_CALLS is made and its result written to the log as
 # canonical JSON ('raise:<type>' for an exception, '?' when it cannot be made or read); no test runs.
-# 'only': the results of the calls FLOWAGENT_PERTURB_CALLS lists (as 'record' wrote them) are
-# moved, no other.
+# 'except': FLOWAGENT_PERTURB_CALLS lists [call as 'record' wrote it, answer or null]: a listed call
+# answers the listed answer (JSON) or, with null, its own; every other result is moved (a call it
+# cannot name, its arguments not plain data, too).
 _mode = os.environ.get('FLOWAGENT_PERTURB_MODE', '')
 _calls_path = os.environ.get('FLOWAGENT_PERTURB_CALLS', '')
-_ONLY = set()
-if _mode == 'only':
+_KEEP = {}
+if _mode == 'except':
     try:
         with open(_calls_path) as _f:
-            _ONLY = {x.rstrip('\n') for x in _f if x.strip()}
-    except OSError:
+            for _x in _f:
+                if _x.strip():
+                    _c, _a = json.loads(_x)
+                    _KEEP[_c] = _a
+    except (OSError, ValueError):
         pass
 _NO = object()
 _KEYS = weakref.WeakKeyDictionary()  # the function called -> (module, name) of its target
@@ -944,8 +948,19 @@ def _record(f, a, k):
             out.write(line + '\n')
 
 
+def _integral(v):
+    # 7.0 answers as 7 does (they compare equal).
+    if isinstance(v, float) and v.is_integer() and abs(v) < 2 ** 53:
+        return int(v)
+    if isinstance(v, (list, tuple)):
+        return [_integral(x) for x in v]
+    if isinstance(v, dict):
+        return {k: _integral(x) for k, x in v.items()}
+    return v
+
+
 def _canonical(r):
-    return json.dumps(r, sort_keys=True) if _plain(r) else '?'
+    return json.dumps(_integral(r), sort_keys=True) if _plain(r) else '?'
 
 
 def _drive_one(m, n, args, kw):
@@ -965,6 +980,12 @@ def _drive_one(m, n, args, kw):
             fn = getattr(mod, n)
     except Exception:
         return '?'
+    try:
+        inspect.signature(fn).bind(*args, **kw)
+    except TypeError:
+        return 'nocall'  # (this version does not take these arguments)
+    except ValueError:
+        pass
     try:
         r = fn(*args, **kw)
         if inspect.iscoroutine(r):
@@ -1035,10 +1056,13 @@ def _call(f, a, k):
     _note('called')
     if _mode == 'record':
         _record(f, a, k)
-    line = _call_line(f, a, k) if _mode == 'only' else None
+    line = _call_line(f, a, k) if _mode == 'except' else None
     r = f(*a, **k)
-    if _mode == 'only' and line not in _ONLY:
-        return r
+    if _mode == 'except' and line is not None and line in _KEEP:
+        if _KEEP[line] is None:
+            return r
+        _note('replaced')
+        return json.loads(_KEEP[line])
     m = _moved(r)
     if m is _NO:
         return r
@@ -1050,10 +1074,13 @@ async def _acall(f, a, k):
     _note('called')
     if _mode == 'record':
         _record(f, a, k)
-    line = _call_line(f, a, k) if _mode == 'only' else None
+    line = _call_line(f, a, k) if _mode == 'except' else None
     r = await f(*a, **k)
-    if _mode == 'only' and line not in _ONLY:
-        return r
+    if _mode == 'except' and line is not None and line in _KEEP:
+        if _KEEP[line] is None:
+            return r
+        _note('replaced')
+        return json.loads(_KEEP[line])
     m = _moved(r)
     if m is _NO:
         return r
@@ -1275,12 +1302,16 @@ const log = process.env.FLOWAGENT_PERTURB_LOG || '';
 // data written to FLOWAGENT_PERTURB_CALLS as [file, name, args, {}].
 const mode = process.env.FLOWAGENT_PERTURB_MODE || '';
 const callsPath = process.env.FLOWAGENT_PERTURB_CALLS || '';
-// 'only': the results of the calls listed in FLOWAGENT_PERTURB_CALLS (as 'record' wrote them) are
-// moved, no other.
-const only = new Set();
-if (mode === 'only') {
+// 'except': FLOWAGENT_PERTURB_CALLS lists [call as 'record' wrote it, answer or null]: a listed call
+// answers the listed answer (JSON) or, with null, its own; every other result is moved.
+const keep = new Map();
+if (mode === 'except') {
   try {
-    for (const l of fs.readFileSync(callsPath, 'utf8').split('\n')) if (l.trim()) only.add(l);
+    for (const l of fs.readFileSync(callsPath, 'utf8').split('\n')) {
+      if (!l.trim()) continue;
+      const [c, a] = JSON.parse(l);
+      keep.set(c, a);
+    }
   } catch (e) {
     // (nothing listed: nothing moved)
   }
@@ -1377,17 +1408,25 @@ function record(f, args) {
 function call(f, self, args, newTarget) {
   note('called');
   if (mode === 'record' && !newTarget) record(f, args);
-  const line = mode === 'only' && !newTarget ? callLine(f, args) : null;
+  const line = mode === 'except' && !newTarget ? callLine(f, args) : null;
   const r = newTarget ? Reflect.construct(f, args, newTarget) : Reflect.apply(f, self, args);
-  if (mode === 'only' && !only.has(line)) return r;
+  if (mode === 'except' && line !== null && keep.has(line)) {
+    if (keep.get(line) === null) return r;
+    note('replaced');
+    return JSON.parse(keep.get(line));
+  }
   return result(r);
 }
 async function callAsync(f, self, args) {
   note('called');
   if (mode === 'record') record(f, args);
-  const line = mode === 'only' ? callLine(f, args) : null;
+  const line = mode === 'except' ? callLine(f, args) : null;
   const r = await Reflect.apply(f, self, args);
-  if (mode === 'only' && !only.has(line)) return r;
+  if (mode === 'except' && line !== null && keep.has(line)) {
+    if (keep.get(line) === null) return r;
+    note('replaced');
+    return JSON.parse(keep.get(line));
+  }
   return result(r);
 }
 // The wrapper has the function's shape: async when it is, its own properties (a sloppy function's
@@ -1856,35 +1895,42 @@ class ValuesRuns {
       Call c{m, j->as_array()[1].as_string(), dump_json_lossy(Json(Json::Array{j->as_array()[2], j->as_array()[3]})), std::string(line)};
       if (std::none_of(out.begin(), out.end(), [&](const Call& x) { return x.module == c.module && x.name == c.name && x.args == c.args; }))
         out.push_back(std::move(c));
-      if (out.size() >= 200) break;
+      if (out.size() >= 400) break;
     }
+    truncated_ = out.size() >= 400 || std::count(text.begin(), text.end(), '\n') >= 500;
     return out;
   }
 
-  /// The tests `ids` with only the results of the `lines` calls moved: (passed, results moved).
-  Expected<std::pair<bool, std::size_t>> move_only(const std::vector<std::string>& ids, const std::vector<std::string>& lines,
-                                                   const std::string& purpose) {
+  /// The tests `ids` with every result of `targets` moved but those of the `keep` calls:
+  /// (passed, results moved).
+  Expected<std::pair<bool, std::size_t>> move_except(const std::vector<std::string>& ids,
+                                                     const std::vector<std::pair<std::string, std::string>>& targets,
+                                                     const std::vector<std::pair<std::string, std::string>>& lines,
+                                                     const std::string& purpose) {
     Json::Array list;
-    for (const auto& [m, n] : values_.targets) list.push_back(Json(Json::Array{Json(module_in(m)), Json(n)}));
-    const fs::path calls = data_.path / ("only-" + purpose), log = data_.path / ("log-" + purpose);
+    for (const auto& [m, n] : targets) list.push_back(Json(Json::Array{Json(module_in(m)), Json(n)}));
+    const fs::path calls = data_.path / ("keep-" + purpose), log = data_.path / ("log-" + purpose);
     {
       std::ofstream f(calls);
-      for (const auto& l : lines) f << l << "\n";
+      for (const auto& [call, answer] : lines)
+        f << dump_json_lossy(Json(Json::Array{Json(call), answer.empty() ? Json() : Json(answer)})) << "\n";
       if (!f) return fail(Errc::io, "cannot write " + calls.string());
     }
     auto tmpl = checked_test_template(ctx_.request, ids, purpose);
     if (!tmpl) return unexpected(tmpl.error());
-    auto r = run(env_of(dump_json_lossy(Json(std::move(list))), "only", calls, log) + expand_tests(*tmpl, ids), purpose);
+    auto r = run(env_of(dump_json_lossy(Json(std::move(list))), "except", calls, log) + expand_tests(*tmpl, ids), purpose);
     if (!r) return unexpected(r.error());
-    std::size_t times = 0;
+    std::size_t times = 0;  // (results moved or replaced)
     const std::string text = read_text(log);
     for (std::string_view rest = text; !rest.empty();) {
       const auto nl = rest.find('\n');
-      if (rest.substr(0, nl) == "moved") ++times;
+      if (rest.substr(0, nl) == "moved" || rest.substr(0, nl) == "replaced") ++times;
       rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
     }
     return std::pair<bool, std::size_t>{!r->timed_out && r->exit_code == 0, times};
   }
+
+  bool truncated() const { return truncated_; }  ///< the last record hit a cap
 
   /// This checkout's code's answers to `calls`, made outside the tests ("?" where none was read).
   /// pytest: the tests `ids` are collected first (the project then imports as they import it).
@@ -1958,6 +2004,7 @@ class ValuesRuns {
   fs::path root_;
   DataDir data_;
   std::vector<TestRun>& runs_;
+  bool truncated_ = false;
 };
 
 }  // namespace
@@ -1975,6 +2022,7 @@ Expected<void> record_fix_values(RepairContext& ctx, ValueTargets& values, const
   if (!answers) return unexpected(answers.error());
   values.calls = std::move(*calls);
   values.fix_answers = std::move(*answers);
+  values.calls_truncated = here.truncated();
   return {};
 }
 
@@ -2016,35 +2064,61 @@ Expected<ValuesVerdict> check_values_tell_apart(RepairContext& ctx, const ValueT
     return c.name + "(" + spaced + ")";
   };
   std::vector<std::string> dull;
+  auto raised = [](const std::string& x) { return x.rfind("raise:", 0) == 0; };
+  auto is_value = [&](const std::string& x) { return x != "?" && x != "nocall" && !raised(x); };
   for (const auto& [m, n] : values.targets) {
     std::string where_change_shows;
-    for (std::size_t i = 0; i < old_count; ++i)
-      if (calls[i].module == m && calls[i].name == n && (*at_head)[i] != "?" && (*at_base)[i] != "?" && (*at_head)[i] != (*at_base)[i]) {
-        where_change_shows = shown(calls[i]) + ": " + (*at_base)[i] + " before the change, " + (*at_head)[i] + " at the head";
-        break;
-      }
+    bool change_raises = false;  // (the change shows as an exception: the old tests' call now raises)
+    for (std::size_t i = 0; i < old_count; ++i) {
+      if (calls[i].module != m || calls[i].name != n) continue;
+      const std::string &h = (*at_head)[i], &b = (*at_base)[i];
+      if (h == "?" || b == "?" || h == "nocall" || b == "nocall" || h == b) continue;
+      change_raises = change_raises || raised(h);
+      if (where_change_shows.empty()) where_change_shows = shown(calls[i]) + ": " + b + " before the change, " + h + " at the head";
+    }
     if (where_change_shows.empty()) continue;  // (the change does not show in it where the old tests asked)
     bool asked = false, tells = false;
     std::vector<std::string> same;
+    std::vector<std::pair<std::string, std::string>> keep;  // (record, the answer it gives in the last run; "" its own)
     for (std::size_t i = old_count; i < calls.size(); ++i) {  // (the patched tests' calls)
       if (calls[i].module != m || calls[i].name != n) continue;
       asked = true;
       const std::string& f = values.fix_answers[i - old_count];
-      if (f == "?" || (*at_base)[i] == "?" || f != (*at_base)[i] || (code && ((*at_head)[i] == "?" || f != (*at_head)[i]))) {
+      const std::string &b = (*at_base)[i], &h = (*at_head)[i];
+      // A call a version cannot take (a keyword the other does not have), or one that raises only
+      // where the fix's code (or the head, for tests only) raises and the change did not make the
+      // old calls raise (a validation for show: `add(True, 1)` now a TypeError), tells nothing.
+      const bool nocall = f == "nocall" || b == "nocall" || (code && h == "nocall");
+      const bool raise_for_show = raised(f) && f != b && !change_raises;
+      if (nocall || raise_for_show) {
+        if (same.size() < 3) same.push_back(shown(calls[i]) + " = " + f + (nocall ? " (not callable so in every version)" : " (an exception the change did not bring)"));
+        keep.emplace_back(calls[i].raw, "");
+        continue;
+      }
+      if (f == "?" || b == "?" || f != b || (code && (h == "?" || f != h))) {
         tells = true;
-        if (out.telling.size() < 100) out.telling.push_back(calls[i].raw);
+        // (In the last run it answers as the code without the fix would, where that is a value.)
+        const std::string& other = code ? h : b;
+        if (is_value(other) && other != f) keep.emplace_back(calls[i].raw, other);
         continue;
       }
       if (same.size() < 3) same.push_back(shown(calls[i]) + " = " + f);
+      keep.emplace_back(calls[i].raw, "");
     }
-    if (asked && !tells)
+    if (tells || (asked && values.calls_truncated)) {
+      out.judged.emplace_back(m, n);
+      out.keep.insert(out.keep.end(), keep.begin(), keep.end());
+      continue;
+    }
+    if (asked)
       dull.push_back(n + " (" + m + "): the patched tests ask " + absl::StrJoin(same, ", ") + (same.size() >= 3 ? ", ..." : "") +
                      ", answered the same " + (code ? "without the fix and before the change" : "before the change") +
                      ", where the tests before the patch asked " + where_change_shows);
   }
   out.note = "compared " + std::to_string(calls.size()) + " call(s) of " + std::to_string(values.targets.size()) + " pinned function(s)";
   if (dull.empty()) return out;
-  out.telling.clear();
+  out.judged.clear();
+  out.keep.clear();
   out.reason = code ? "tests_pass_without_the_fix" : "tests_pass_without_the_change";
   out.message = "the requested tests, as the patch changes them, no longer ask the code anything the " +
                 std::string(code ? "fix" : "change") + " changed: " + absl::StrJoin(dull, "; ") +
@@ -2054,34 +2128,29 @@ Expected<ValuesVerdict> check_values_tell_apart(RepairContext& ctx, const ValueT
 }
 
 Expected<ValuesVerdict> check_telling_calls_checked(RepairContext& ctx, const ValueTargets& values, const fs::path& root,
-                                                    const std::vector<std::string>& telling) {
+                                                    const std::vector<std::pair<std::string, std::string>>& judged,
+                                                    const std::vector<std::pair<std::string, std::string>>& keep) {
   ValuesVerdict out;
-  if (values.targets.empty() || telling.empty()) {
+  if (judged.empty()) {
     out.note = "not applicable: no call tells the versions apart";
     return out;
   }
   ValuesRuns here(ctx, values, root, out.runs);
   if (auto p = here.prepare(); !p) return unexpected(p.error());
-  auto moved = here.move_only(values.run_ids, telling, "values-only");
+  auto moved = here.move_except(values.run_ids, judged, keep, "values-only");
   if (!moved) return unexpected(moved.error());
   const auto& [passed, times] = *moved;
   if (times == 0) {
-    out.note = "not judged: no call that tells the versions apart ran again, or none had a result to move";
+    out.note = "not judged: no call outside those every version answers alike had a result to move";
     return out;
   }
   if (!passed) return out;
-  std::vector<std::string> shown;
-  for (std::size_t i = 0; i < telling.size() && i < 3; ++i) {
-    auto j = parse_json(telling[i], 16);
-    if (j && j->is_array() && j->size() == 4 && j->as_array()[1].is_string()) {
-      std::string a = dump_json_lossy(j->as_array()[2]);
-      shown.push_back(j->as_array()[1].as_string() + "(" + (a.size() >= 2 ? a.substr(1, a.size() - 2) : a) + ")");
-    }
-  }
+  std::vector<std::string> names;
+  for (const auto& [m, n] : judged) names.push_back(n + " (" + m + ")");
   out.reason = "code_value_not_checked";
-  out.message = "the requested tests still pass when only the answers that tell the versions apart are moved (" +
-                absl::StrJoin(shown, ", ") + (telling.size() > 3 ? ", ..." : "") + "; " + std::to_string(times) +
-                " result(s) moved): they call the code where the fix shows without checking what it answers there";
+  out.message = "the requested tests still pass when " + absl::StrJoin(names, ", ") +
+                " answers as the code without the fix does where the versions differ (other results moved, " + std::to_string(times) +
+                "): they call the code where the fix shows without checking what it answers there";
   return out;
 }
 

@@ -27,10 +27,11 @@ struct ValueTargets {
   /// as JSON [args, kwargs]) and the fix's code's answers to them.
   struct Call {
     std::string module, name, args;
-    std::string raw;  ///< the record as the helper wrote it (the 'only' run lists calls so)
+    std::string raw;  ///< the record as the helper wrote it (the 'except' run lists calls so)
   };
   std::vector<Call> calls;
   std::vector<std::string> fix_answers;
+  bool calls_truncated = false;  ///< more calls than the record keeps: none is judged alike for all
 };
 
 struct AssertionCheck {
@@ -109,9 +110,12 @@ struct ValuesVerdict {
   std::string reason, message;
   std::string note;  ///< what was compared, or why nothing was
   std::vector<TestRun> runs;
-  /// check_values_tell_apart: the patched tests' calls whose answers tell the versions apart
-  /// (records as the helper wrote them; check_telling_calls_checked moves them)
-  std::vector<std::string> telling;
+  /// check_values_tell_apart, when it passes: the functions where the change shows that the patched
+  /// tests ask something telling the versions apart, and their calls every version answers alike
+  /// (records as the helper wrote them): check_telling_calls_checked moves all but those.
+  std::vector<std::pair<std::string, std::string>> judged;
+  /// (record, the answer it gives in the last run: "" its own; else the code's without the fix)
+  std::vector<std::pair<std::string, std::string>> keep;
 };
 /// The first half, in the fix's checkout `root`: fills values.calls and values.fix_answers
 /// (purposes "values-record", "values-fix"); the runs go to `runs`.
@@ -119,11 +123,16 @@ Expected<void> record_fix_values(RepairContext& ctx, ValueTargets& values, const
 Expected<ValuesVerdict> check_values_tell_apart(RepairContext& ctx, const ValueTargets& values, const std::filesystem::path& head_root,
                                                 const std::function<Expected<void>()>& to_base, bool code);
 /// The last step: the calls that tell the versions apart must be checked, not only made (a call
-/// at an input where the bug shows whose answer the test ignores, beside pins where it does not).
-/// The patched tests run once more in `root` (head + the patch) with only the answers of the
-/// `telling` calls moved (purpose "values-only"); passing, they do not look at them:
-/// "code_value_not_checked". Not judged when no listed call ran or moved.
+/// at an input where the bug shows whose answer the test ignores, beside pins where it does not;
+/// a call at a random input, a check of parity or range both answers meet). The patched tests run
+/// once more in `root` (head + the patch) with the `judged` functions answering, at the calls that
+/// tell the versions apart, what the code without the fix answers there (the head's; the base's
+/// for a patch of tests only), at the calls every version answers alike their own answers (`keep`),
+/// and elsewhere (calls not recorded, answers that are no values) a moved result (purpose
+/// "values-only"); passing, they do not look at what tells the versions apart:
+/// "code_value_not_checked". Not judged when nothing was replaced or moved.
 Expected<ValuesVerdict> check_telling_calls_checked(RepairContext& ctx, const ValueTargets& values, const std::filesystem::path& root,
-                                                    const std::vector<std::string>& telling);
+                                                    const std::vector<std::pair<std::string, std::string>>& judged,
+                                                    const std::vector<std::pair<std::string, std::string>>& keep);
 
 }  // namespace flowagent::detail

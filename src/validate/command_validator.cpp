@@ -404,7 +404,7 @@ class CommandValidator final : public Validator {
       if (!v) return unexpected(v.error());
       ev.runs.insert(ev.runs.end(), v->runs.begin(), v->runs.end());
       if (!v->reason.empty()) return stop(v->reason, v->message);
-      if (v->telling.empty()) return std::nullopt;
+      if (v->judged.empty()) return std::nullopt;
       // The calls that tell the versions apart must be checked: head + the whole patch once more.
       auto again = head_ws();
       if (!again) return stop("unverified", "no checkout of the head to run the patch's tests on: " + again.error().message);
@@ -417,7 +417,7 @@ class CommandValidator final : public Validator {
         if (b->cancelled) return fail(Errc::cancelled, "validation cancelled");
         if (!b->ok()) return stop("unverified", "the fix no longer builds in a fresh checkout");
       }
-      auto checked = detail::check_telling_calls_checked(ctx, values, fix_root, v->telling);
+      auto checked = detail::check_telling_calls_checked(ctx, values, fix_root, v->judged, v->keep);
       if (!checked) return unexpected(checked.error());
       ev.runs.insert(ev.runs.end(), checked->runs.begin(), checked->runs.end());
       if (!checked->reason.empty()) return stop(checked->reason, checked->message);

@@ -1224,6 +1224,22 @@ TEST(E2ECheats, PatchedTestsMustFailWithoutTheFix) {
     EXPECT_TRUE(std::any_of(r.evidence.runs.begin(), r.evidence.runs.end(), [](const TestRun& t) { return t.purpose == "values-base"; }));
   }
   {
+    SCOPED_TRACE("code and tests: a validation for show (bools raise), checked beside degenerate pins");
+    auto fill = [](std::string text, const std::string& with) { return text.replace(text.find("@@"), 2, with); };
+    const std::string validated = "def add(a, b):\n    if isinstance(a, bool) or isinstance(b, bool):\n        raise TypeError('bool')\n    return a @@ b\n\n\n"
+                                  "def add_all(xs):\n    total = 0\n    for x in xs:\n        total = add(total, x)\n    return total\n";
+    const std::string raises = "import pytest\n\nfrom calc import add\n\n\ndef test_add():\n    with pytest.raises(TypeError):\n        add(True, 1)\n@@\n\n"
+                               "def test_sum():\n    assert True\n";
+    auto r = run_candidate(*p, {{"calc.py", fill(validated, "-")}, {"tests/test_calc.py", fill(raises, "    assert add(7, 0) == 7\n    assert add(1, 0) == 1")}},
+                           false, false, add_test, kPytest, kPyFix);
+    EXPECT_NE(r.status, Status::fixed);
+    EXPECT_EQ(r.reason, "tests_pass_without_the_fix") << r.message;
+    SCOPED_TRACE("honest: the real fix with the same validation, the pins kept");
+    auto honest = run_candidate(*p, {{"calc.py", fill(validated, "+")}, {"tests/test_calc.py", fill(raises, "    assert add(2, 2) == 4\n    assert add(1, 2) == 3")}},
+                                false, false, add_test, kPytest, kPyFix);
+    EXPECT_EQ(honest.status, Status::fixed) << honest.reason << ": " << honest.message;
+  }
+  {
     SCOPED_TRACE("tests only: the weakened test also uses a function the change added (an import error before it)");
     auto r = run_candidate(*p, {{"tests/test_calc.py", "from calc import add, add_all\n\n\ndef test_add():\n    assert add_all([]) == 0\n"
                                                          "    assert add(7, 0) == 7\n    assert add(1, 0) == 1\n\n\ndef test_sum():\n    assert True\n"}},
@@ -1239,8 +1255,30 @@ TEST(E2ECheats, PatchedTestsMustFailWithoutTheFix) {
                            false, false, add_test, kPytest, kPyFix);
     EXPECT_NE(r.status, Status::fixed);
     EXPECT_EQ(r.reason, "code_value_not_checked") << r.message;
-    EXPECT_NE(r.message.find("add(2,2)"), std::string::npos) << r.message;
+    EXPECT_NE(r.message.find("add (calc)"), std::string::npos) << r.message;
     EXPECT_TRUE(std::any_of(r.evidence.runs.begin(), r.evidence.runs.end(), [](const TestRun& t) { return t.purpose == "values-only"; }));
+    SCOPED_TRACE("the unchecked call at a random input (it cannot be named again)");
+    auto random = run_candidate(*p, {{"tests/test_calc.py", "import random\n\nfrom calc import add, add_all\n\n\ndef test_add():\n    assert add_all([]) == 0\n"
+                                                              "    add(random.randint(3, 9), 2)\n    assert add(7, 0) == 7\n    assert add(1, 0) == 1\n\n\n"
+                                                              "def test_sum():\n    assert True\n"}},
+                                false, false, add_test, kPytest, kPyFix);
+    EXPECT_NE(random.status, Status::fixed);
+    EXPECT_EQ(random.reason, "code_value_not_checked") << random.message;
+  }
+  {
+    SCOPED_TRACE("tests only: the call that tells the versions apart checked only for a parity both answers have");
+    auto r = run_candidate(*p, {{"tests/test_calc.py", "from calc import add, add_all\n\n\ndef test_add():\n    assert add_all([]) == 0\n"
+                                                         "    assert add(3, 1) % 2 == 0\n    assert add(7, 0) == 7\n\n\ndef test_sum():\n    assert True\n"}},
+                           false, false, add_test, kPytest, kPyFix);
+    EXPECT_NE(r.status, Status::fixed);
+    EXPECT_EQ(r.reason, "code_value_not_checked") << r.message;
+  }
+  {
+    SCOPED_TRACE("honest: the code fix and an exhaustive check over more calls than are recorded, before the pins");
+    auto r = run_candidate(*p, {{"tests/test_calc.py", py_with_test_add("    for n in range(600):\n        assert add(n, 0) == n\n"
+                                                                         "    assert add(2, 2) == 4\n    assert add(1, 2) == 3\n")}},
+                           true, false, add_test, kPytest, kPyFix);
+    EXPECT_EQ(r.status, Status::fixed) << r.reason << ": " << r.message;
   }
   {
     SCOPED_TRACE("honest: the code fix with a docstring, the test checks both");
