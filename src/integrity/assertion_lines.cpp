@@ -115,16 +115,18 @@ TestCalls requested_test_calls(const std::string& path, const std::string& after
   for (const auto& h : a.helpers)
     if (reached.count(h.name)) spans.emplace_back(h.line, h.end_line);
   // A name the file defines itself is its own code, not the project's (a local stand-in for the
-  // code under test is the guard's to judge).
+  // code under test is the guard's to judge). A Python test is a function the file defines; a JS
+  // test's name is a title, no binding: `test('add', () => add(2, 2))` calls the project's add.
   const FileNames names = file_names(lang, after);
   auto own = [&](const std::string& n) {
     return names.defined.count(n) > 0 || std::any_of(a.helpers.begin(), a.helpers.end(), [&](const TestUnit& h) { return h.name == n; }) ||
-           std::any_of(a.tests.begin(), a.tests.end(), [&](const TestUnit& t) { return t.name == n; });
+           (lang == Lang::python && std::any_of(a.tests.begin(), a.tests.end(), [&](const TestUnit& t) { return t.name == n; }));
   };
   // Each call in those spans, by how it is reached: `add(`, `cart.total(`, `calc.add(`,
   // `subprocess.run(`, `os.path.join(` (the chain's first name decides).
   static const std::regex call(R"(((?:[A-Za-z_$][\w$]*\s*\.\s*)*)([A-Za-z_$][\w$]*)\s*\()");
   static const std::regex first_name(R"(^([A-Za-z_$][\w$]*))");
+  static const std::regex word(R"((?:^|[^\w$.])([A-Za-z_$][\w$]*)(?![\w$]))");
   for_each_capped_line(after, [&](int line_no, const std::string& text) {
     if (std::none_of(spans.begin(), spans.end(), [&](const auto& sp) { return line_no >= sp.first && line_no <= sp.second; })) return;
     const std::string line = code_only(text, lang);  // code in a string is not called here
@@ -142,6 +144,13 @@ TestCalls requested_test_calls(const std::string& path, const std::string& after
       } else {
         out.names.insert(name);  // a method of a local value, `self`, `this`
       }
+    }
+    // Imported names used as a value (not followed by `(`, not a member `x.add`).
+    for (std::sregex_iterator it(line.begin(), line.end(), word), e; it != e; ++it) {
+      const std::string name = (*it)[1].str();
+      const std::size_t next = line.find_first_not_of(" \t", static_cast<std::size_t>(it->position(1) + it->length(1)));
+      if (next != std::string::npos && line[next] == '(') continue;
+      if (names.imported.count(name) && !own(name)) out.referenced.insert(name);
     }
   });
   return out;
@@ -189,7 +198,8 @@ std::string exported_name(const std::string& path, const std::string& text, cons
 
 std::vector<PinnedCall> pinned_calls(const std::string& path, const std::string& before, const std::string& after,
                                      const std::vector<std::string>& wanted, bool whole_file,
-                                     const std::vector<std::string>* wanted_after) {
+                                     const std::vector<std::string>* wanted_after,
+                                     const std::function<bool(const std::string& via, const PinnedCall& pin)>& reached_through) {
   std::vector<PinnedCall> out;
   const Lang lang = lang_of(path);
   if (lang != Lang::python && !is_js(lang)) return out;
@@ -354,6 +364,13 @@ std::vector<PinnedCall> pinned_calls(const std::string& path, const std::string&
         for (const auto& l : locals_of(pinned->name))
           if (auto now = still.imported.find(l); now != still.imported.end() && now->second.count(pinned->module)) called = true;
         if (!called) called = dynamically_called(*pinned);  // (required now by a computed path)
+        for (const auto& l : locals_of(pinned->name))  // (passed on as a value: `map(add, xs, ys)`)
+          if (auto im = names_after.imported.find(l); !called && still.referenced.count(l) && im != names_after.imported.end() && im->second == pinned->module)
+            called = true;
+        if (!called && reached_through)  // (through a helper of another module: `check_add(2, 2, 4)`)
+          for (const auto& [n, modules] : still.imported)
+            for (const auto& m : modules)
+              if (!called && m != pinned->module && reached_through(m, *pinned)) called = true;
       } else {
         // A method: the tests still call it by name, and the file still imports its class from
         // the same module (the instance may be made in a fixture or setUp the tests do not call).

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -45,6 +46,9 @@ struct TestCalls {
   /// `pkg.mod`, `./calc`, `../sum`, `subprocess`). Whether one is the project's is the caller's
   /// to decide (by the files it resolves to).
   std::map<std::string, std::set<std::string>> imported;
+  /// Imported names the tests use as a value, not called there (`map(add, xs, ys)`,
+  /// `partial(add, 1)`, `fn = add`): the code still runs when the test passes it on.
+  std::set<std::string> referenced;
 };
 TestCalls requested_test_calls(const std::string& path, const std::string& after, const std::vector<std::string>& wanted,
                                bool whole_file);
@@ -77,9 +81,13 @@ struct PinnedCall {
 /// of a loop over literal rows). Python and
 /// JavaScript/TypeScript; empty for other languages or when a version does not parse.
 /// `wanted_after`, when given, names the tests of `after` in their place (a renamed test: its
-/// replacement's name).
+/// replacement's name). A function the tests no longer call themselves is still called when they
+/// pass it on as a value (`map(add, ...)`), or when they call a function of another module `via`
+/// (as the file writes it) for which `reached_through(via, pin)` says that module calls the pinned
+/// function (a test-side helper module: the caller reads the tree).
 std::vector<PinnedCall> pinned_calls(const std::string& path, const std::string& before, const std::string& after,
                                      const std::vector<std::string>& wanted, bool whole_file,
-                                     const std::vector<std::string>* wanted_after = nullptr);
+                                     const std::vector<std::string>* wanted_after = nullptr,
+                                     const std::function<bool(const std::string& via, const PinnedCall& pin)>& reached_through = {});
 
 }  // namespace flowagent::integrity

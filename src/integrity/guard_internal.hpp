@@ -120,6 +120,10 @@ struct Assertion {
   /// The calls and names its operands are computed from, through the test's local variables
   /// (`got := Split("ab")`: `got` -> Split): how a rewritten check is matched with the old one.
   std::set<std::string> sources;
+  /// The operands with each local name replaced by its one visible definition (`got` with `got =
+  /// add(2, 2)` reads `add(2,2)`; `s.total(xs)` with `s = new Store()` in a hook reads
+  /// `newStore().total(xs)`): the same value however the test names it, matched like `operands`.
+  std::set<std::string> expanded;
   /// An operand's variable is set to a constant after it was computed, before the check (`got =
   /// add(2, 2)` ... `got = 4`): the check no longer looks at what was computed.
   bool overwritten = false;

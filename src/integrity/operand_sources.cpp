@@ -485,6 +485,47 @@ std::set<std::string> parametrized_strings(const Syntax& s, TSNode unit, const s
 void resolve_operand_sources(const Syntax& s, TSNode unit, std::vector<Assertion>& asserts, const FileNames* file_names) {
   Definitions defs;
   collect_definitions(s, unit, defs, 0);
+  // A name the file declares at its top level and assigns once in all of it, outside this unit
+  // too (`let s;` ... `beforeEach(() => { s = new Store(); })`, a module-level `calc = Calc()`):
+  // the unit sees that value wherever it does not bind the name itself.
+  {
+    TSNode root = unit;
+    while (!ts_node_is_null(ts_node_parent(root))) root = ts_node_parent(root);
+    std::set<std::string> top;
+    for (uint32_t i = 0; i < ts_node_named_child_count(root); ++i) {
+      TSNode st = ts_node_named_child(root, i);
+      const std::string_view t = Syntax::type(st);
+      if (t == "lexical_declaration" || t == "variable_declaration") {
+        for (uint32_t k = 0; k < ts_node_named_child_count(st); ++k)
+          if (TSNode d = ts_node_named_child(st, k); Syntax::type(d) == "variable_declarator")
+            if (TSNode nm = Syntax::field(d, "name"); !ts_node_is_null(nm) && Syntax::type(nm) == "identifier") top.insert(s.text(nm));
+      } else if (t == "expression_statement" && ts_node_named_child_count(st) == 1) {
+        TSNode a = ts_node_named_child(st, 0);
+        if (Syntax::type(a) == "assignment")
+          if (TSNode l = Syntax::field(a, "left"); !ts_node_is_null(l) && Syntax::type(l) == "identifier") top.insert(s.text(l));
+      }
+    }
+    // (Only names the checks look at: the file is walked again for a unit that needs one.)
+    std::erase_if(top, [&](const std::string& name) {
+      if (defs.count(name)) return true;
+      for (const auto& x : asserts)
+        for (const auto& o : x.operands)
+          for (const auto& chain : chains(o))
+            if (!chain.empty() && chain.front() == name) return false;
+      return true;
+    });
+    if (!top.empty()) {
+      Definitions file_defs;
+      collect_definitions(s, root, file_defs, 0);
+      // (A module the file binds is its imports' business: `const calc = require('./calc')`.)
+      static const std::regex module_value(R"(^\s*(?:await\s+)?(?:require|import|(?:importlib\s*\.\s*)?import_module|__import__)\s*\()");
+      for (const auto& name : top)
+        if (auto it = file_defs.find(name); it != file_defs.end() && it->second.size() == 1 &&
+                                            !(file_names && file_names->imported.count(name)) &&
+                                            !std::regex_search(it->second.front().value, module_value))
+          defs[name].push_back({0, it->second.front().value});
+    }
+  }
   ModuleValues modules;
   for (const auto& [name, ds] : defs) {
     if (ds.size() != 1) continue;
@@ -585,11 +626,10 @@ void resolve_operand_sources(const Syntax& s, TSNode unit, std::vector<Assertion
     // Every operand a constant, or two operands computed the same way (`got = add(2, 2); want =
     // add(2, 2); assert got == want`): the check cannot fail.
     if (all_constant && a.kind != Kind::throws_specific && a.kind != Kind::throws_broad) a.tautology = true;
-    if (a.operands.size() >= 2 && (a.kind == Kind::eq || a.kind == Kind::approx)) {
-      std::set<std::string> expanded;
-      for (const auto& o : a.operands)
-        if (!expanded.insert(expand(o, defs, a.line, 0)).second) a.tautology = true;
-    }
+    a.expanded.clear();
+    for (const auto& o : a.operands)
+      if (!a.expanded.insert(expand(o, defs, a.line, 0)).second && a.operands.size() >= 2 && (a.kind == Kind::eq || a.kind == Kind::approx))
+        a.tautology = true;
   }
 }
 

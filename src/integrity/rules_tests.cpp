@@ -347,7 +347,8 @@ std::optional<IntegrityFinding> compare_checks(const TestUnit& bt, const TestUni
         if (used[j]) continue;
         // A check whose operand was overwritten with a constant matches no honest check.
         if (after[j]->overwritten && !before[i]->overwritten) continue;
-        const bool fits = pass == 0   ? after[j]->operands == before[i]->operands
+        const bool fits = pass == 0   ? after[j]->operands == before[i]->operands ||
+                                            (!after[j]->expanded.empty() && after[j]->expanded == before[i]->expanded)
                           : pass == 1 ? overlaps(*after[j], *before[i])
                           : pass == 2 ? same_root(*after[j], *before[i])
                                       // Matched through sources only to credit a rewritten check

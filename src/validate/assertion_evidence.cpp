@@ -450,6 +450,65 @@ bool python_submodule(const SandboxFs& tree, const std::string& module, const st
   return false;
 }
 
+/// The file of the tree a module names as the file at `from` imports it (`tests.helpers`,
+/// `.helpers`, `helpers` beside it, `./helpers`): "" when the tree has none.
+std::string module_file(const SandboxFs& tree, bool python, const std::string& from, const std::string& module) {
+  auto regular = [&](const std::string& p) {
+    auto st = tree.stat(p);
+    return st && S_ISREG(st->st_mode);
+  };
+  const fs::path dir = fs::path(from).parent_path();
+  if (!python) {
+    if (module.rfind("./", 0) != 0 && module.rfind("../", 0) != 0) return {};
+    const std::string base = (dir / module).lexically_normal().generic_string();
+    if (base.empty() || base.rfind("..", 0) == 0) return {};
+    for (const auto ext : integrity::js_module_suffixes())
+      if (regular(base + std::string(ext))) return base + std::string(ext);
+    return {};
+  }
+  std::string m = python_module_name(tree, from, module);
+  if (m.empty()) return {};
+  std::replace(m.begin(), m.end(), '.', '/');
+  for (const std::string& prefix : {std::string(), std::string("src/"), dir.empty() ? std::string("-") : dir.generic_string() + "/"})
+    for (const char* ext : {".py", "/__init__.py"})
+      if (prefix != "-" && regular(prefix + m + ext)) return prefix + m + ext;
+  return {};
+}
+
+/// Whether the test-side module `via` that the test file `test_path` imports (a helper module of
+/// the tests) calls the function `pin` names, imported from the same module as the test file's
+/// (`from calc import add` ... `add(`, `import calc` ... `calc.add(`). A module of the project's
+/// own code is not a helper: what it calls is the project's business.
+bool helper_calls(const SandboxFs& tree, bool python, const std::string& test_path, const std::string& via, const integrity::PinnedCall& pin) {
+  if (!pin.cls.empty()) return false;
+  const std::string file = module_file(tree, python, test_path, via);
+  if (file.empty() || file == test_path || !is_test_path(file)) return false;
+  auto text = tree.read(file, 2u << 20);
+  if (!text) return false;
+  auto same_module = [&](const std::string& m) {
+    if (python) {
+      const std::string a = python_module_name(tree, file, m);
+      return !a.empty() && a == python_module_name(tree, test_path, pin.module);
+    }
+    if (m.rfind(".", 0) != 0 || pin.module.rfind(".", 0) != 0) return m == pin.module;
+    return (fs::path(file).parent_path() / m).lexically_normal() == (fs::path(test_path).parent_path() / pin.module).lexically_normal();
+  };
+  const integrity::FileNames names = integrity::file_names(integrity::lang_of(file), *text);
+  // `add` / `calc.add` called or passed on (not `x.add`), beyond the import that names it.
+  auto used = [&](const std::string& form, std::ptrdiff_t beyond_import) {
+    std::string escaped;
+    for (char c : form) escaped += (c == '.' || c == '$' ? "\\" : "") + std::string(1, c);
+    const std::regex re(R"((?:^|[^\w$.]))" + escaped + R"((?![\w$]))");
+    return std::distance(std::sregex_iterator(text->begin(), text->end(), re), std::sregex_iterator()) > beyond_import;
+  };
+  for (const auto& [local, m] : names.imported) {
+    if (!same_module(m)) continue;
+    if (names.module_bindings.count(local) ? used(local + "." + pin.name, 0) : integrity::exported_name(file, *text, local) == pin.name && used(local, 1))
+      return true;
+  }
+  return false;
+}
+
 bool module_names_file(bool python, const std::string& test_path, const std::string& module, const std::string& file) {
   const fs::path dir = fs::path(test_path).parent_path();
   if (!python) {
@@ -1288,6 +1347,36 @@ constexpr const char* kJsPlain = R"JS(function plain(v, depth = 0) {
 
 std::string node_script(const char* body) { return std::string("'use strict';\n") + kJsPlain + body; }
 
+/// The shell prefix that loads the probe into a test run (pytest: a plugin on PYTHONPATH; node: a
+/// `--require` preload), with the functions to wrap (`list`, JSON [[module, name], ...]), the log it
+/// writes, and for the values check its mode and calls file. The probe is `data_dir`'s
+/// flowagent_value_probe.py / .js.
+std::string perturb_env(bool python, const fs::path& data_dir, const std::string& list, const fs::path& log,
+                        const std::string& mode = "", const fs::path& calls = {}) {
+  std::string env = "export FLOWAGENT_PERTURB=" + shell_quote(list) + " FLOWAGENT_PERTURB_LOG=" + shell_quote(log.string());
+  if (!mode.empty()) env += " FLOWAGENT_PERTURB_MODE=" + mode + " FLOWAGENT_PERTURB_CALLS=" + shell_quote(calls.string());
+  env += "; ";
+  if (python)
+    env += "export PYTHONPATH=" + shell_quote(data_dir.string()) +
+           "${PYTHONPATH:+:$PYTHONPATH} PYTEST_PLUGINS=flowagent_value_probe${PYTEST_PLUGINS:+,$PYTEST_PLUGINS}; ";
+  else
+    env += "export NODE_OPTIONS=" + shell_quote("--require " + (data_dir / "flowagent_value_probe.js").string()) +
+           "\"${NODE_OPTIONS:+ $NODE_OPTIONS}\"; ";
+  return env;
+}
+
+/// How many lines of the probe's log read as one of `words` ("moved", "wrapped", ...).
+std::size_t log_lines(std::string_view text, std::initializer_list<std::string_view> words) {
+  std::size_t n = 0;
+  for (std::string_view rest = text; !rest.empty();) {
+    const auto nl = rest.find('\n');
+    const std::string_view line = rest.substr(0, nl);
+    rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
+    if (std::find(words.begin(), words.end(), line) != words.end()) ++n;
+  }
+  return n;
+}
+
 constexpr const char* kNodePerturb = R"JS(// flowagent: moves the results of the code under test (the value-sensitivity run).
 const Module = require('module');
 const fs = require('fs');
@@ -1666,10 +1755,11 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
     auto after = tree->read(f.new_path, 8u << 20);
     if (!after) continue;
     std::vector<integrity::PinnedCall> pins;
+    auto reached = [&](const std::string& via, const integrity::PinnedCall& p) { return helper_calls(*tree, python, f.new_path, via, p); };
     for (const PatchFile* old : replaced ? deleted_tests : std::vector<const PatchFile*>{&f}) {
       auto before = text_before(ctx, repo, *old);
       if (!before) return unexpected(before.error());
-      auto found = integrity::pinned_calls(f.new_path, *before, *after, wanted, whole_file, &wanted_after);
+      auto found = integrity::pinned_calls(f.new_path, *before, *after, wanted, whole_file, &wanted_after, reached);
       pins.insert(pins.end(), std::make_move_iterator(found.begin()), std::make_move_iterator(found.end()));
     }
     for (const auto& p : pins) {
@@ -1772,27 +1862,15 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
     if (!tmpl) return unexpected(tmpl.error());
     const fs::path log = data.path / ("moved-" + std::to_string(i) + ".log");
     const std::string list = dump_json_lossy(Json(Json::Array{Json(Json::Array{Json(target.module), Json(target.name)})}));
-    std::string env = "export FLOWAGENT_PERTURB=" + shell_quote(list) + " FLOWAGENT_PERTURB_LOG=" + shell_quote(log.string()) + "; ";
-    if (python)
-      env += "export PYTHONPATH=" + shell_quote(data.path.string()) + "${PYTHONPATH:+:$PYTHONPATH} PYTEST_PLUGINS=flowagent_value_probe${PYTEST_PLUGINS:+,$PYTEST_PLUGINS}; ";
-    else
-      env += "export NODE_OPTIONS=" + shell_quote("--require " + helper.string()) + "\"${NODE_OPTIONS:+ $NODE_OPTIONS}\"; ";
-    const std::string command = env + expand_tests(*tmpl, ids);
+    const std::string command = perturb_env(python, data.path, list, log) + expand_tests(*tmpl, ids);
     auto r = run_command(root, command, req, ctx.cancel, ctx.sandbox);
     if (!r) return unexpected(r.error());
     if (r->cancelled) return fail(Errc::cancelled, "validation cancelled");
     out.checked = true;
     out.runs.push_back(test_run_of(command, *r, "sensitivity"));
     auto text = tree->read(log.lexically_relative(root).generic_string(), 16u << 20);
-    std::size_t wrapped = 0, called = 0, times = 0;
-    for (std::string_view rest = text ? std::string_view(*text) : std::string_view(); !rest.empty();) {
-      const auto nl = rest.find('\n');
-      const std::string_view line = rest.substr(0, nl);
-      rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
-      if (line == "wrapped") ++wrapped;
-      else if (line == "called") ++called;
-      else if (line == "moved") ++times;
-    }
+    const std::string_view logged = text ? std::string_view(*text) : std::string_view();
+    const std::size_t wrapped = log_lines(logged, {"wrapped"}), called = log_lines(logged, {"called"}), times = log_lines(logged, {"moved"});
     const bool passed = !r->timed_out && r->exit_code == 0;
     // The function was wrapped (a function of the module, loaded by the run) and the tests passed
     // without calling it once: they no longer run the code they pinned.
@@ -1871,12 +1949,10 @@ class ValuesRuns {
 
   /// The calls the tests `ids` make of the targets here (record mode), deduplicated.
   Expected<std::vector<Call>> record(const std::vector<std::string>& ids, const std::string& purpose) {
-    Json::Array list;
-    for (const auto& [m, n] : values_.targets) list.push_back(Json(Json::Array{Json(module_in(m)), Json(n)}));
     const fs::path calls = data_.path / ("calls-" + purpose), log = data_.path / ("log-" + purpose);
     auto tmpl = checked_test_template(ctx_.request, ids, purpose);
     if (!tmpl) return unexpected(tmpl.error());
-    auto r = run(env_of(dump_json_lossy(Json(std::move(list))), "record", calls, log) + expand_tests(*tmpl, ids), purpose);
+    auto r = run(env_of(targets_list(values_.targets), "record", calls, log) + expand_tests(*tmpl, ids), purpose);
     if (!r) return unexpected(r.error());
     std::vector<Call> out;
     const std::string text = read_text(calls);
@@ -1907,8 +1983,6 @@ class ValuesRuns {
                                                      const std::vector<std::pair<std::string, std::string>>& targets,
                                                      const std::vector<std::pair<std::string, std::string>>& lines,
                                                      const std::string& purpose) {
-    Json::Array list;
-    for (const auto& [m, n] : targets) list.push_back(Json(Json::Array{Json(module_in(m)), Json(n)}));
     const fs::path calls = data_.path / ("keep-" + purpose), log = data_.path / ("log-" + purpose);
     {
       std::ofstream f(calls);
@@ -1918,15 +1992,9 @@ class ValuesRuns {
     }
     auto tmpl = checked_test_template(ctx_.request, ids, purpose);
     if (!tmpl) return unexpected(tmpl.error());
-    auto r = run(env_of(dump_json_lossy(Json(std::move(list))), "except", calls, log) + expand_tests(*tmpl, ids), purpose);
+    auto r = run(env_of(targets_list(targets), "except", calls, log) + expand_tests(*tmpl, ids), purpose);
     if (!r) return unexpected(r.error());
-    std::size_t times = 0;  // (results moved or replaced)
-    const std::string text = read_text(log);
-    for (std::string_view rest = text; !rest.empty();) {
-      const auto nl = rest.find('\n');
-      if (rest.substr(0, nl) == "moved" || rest.substr(0, nl) == "replaced") ++times;
-      rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
-    }
+    const std::size_t times = log_lines(read_text(log), {"moved", "replaced"});  // (results moved or replaced)
     return std::pair<bool, std::size_t>{!r->timed_out && r->exit_code == 0, times};
   }
 
@@ -1981,15 +2049,14 @@ class ValuesRuns {
   }
 
   std::string env_of(const std::string& list, const std::string& mode, const fs::path& calls, const fs::path& log) const {
-    std::string env = "export FLOWAGENT_PERTURB=" + shell_quote(list) + " FLOWAGENT_PERTURB_LOG=" + shell_quote(log.string()) +
-                      " FLOWAGENT_PERTURB_MODE=" + mode + " FLOWAGENT_PERTURB_CALLS=" + shell_quote(calls.string()) + "; ";
-    if (values_.python)
-      env += "export PYTHONPATH=" + shell_quote(data_.path.string()) +
-             "${PYTHONPATH:+:$PYTHONPATH} PYTEST_PLUGINS=flowagent_value_probe${PYTEST_PLUGINS:+,$PYTEST_PLUGINS}; ";
-    else
-      env += "export NODE_OPTIONS=" + shell_quote("--require " + (data_.path / "flowagent_value_probe.js").string()) +
-             "\"${NODE_OPTIONS:+ $NODE_OPTIONS}\"; ";
-    return env;
+    return perturb_env(values_.python, data_.path, list, log, mode, calls);
+  }
+
+  /// The targets as the probe reads them: [[module as this checkout names it, name], ...].
+  std::string targets_list(const std::vector<std::pair<std::string, std::string>>& targets) const {
+    Json::Array list;
+    for (const auto& [m, n] : targets) list.push_back(Json(Json::Array{Json(module_in(m)), Json(n)}));
+    return dump_json_lossy(Json(std::move(list)));
   }
 
   std::string read_text(const fs::path& p) const {
@@ -2144,9 +2211,26 @@ Expected<ValuesVerdict> check_telling_calls_checked(RepairContext& ctx, const Va
     out.note = "not judged: no call outside those every version answers alike had a result to move";
     return out;
   }
-  if (!passed) return out;
   std::vector<std::string> names;
   for (const auto& [m, n] : judged) names.push_back(n + " (" + m + ")");
+  if (!passed) {
+    // Failing on the old answers is what an honest test does, and what a relation true only under
+    // the bug does too (`add(5, 2) + add(2, 5) == 0` for `a - b`): the same run with the telling
+    // answers moved (2v+1 away from zero: odd, so such a relation still holds) must fail as well.
+    std::vector<std::pair<std::string, std::string>> own;
+    for (const auto& k : keep)
+      if (k.second.empty()) own.push_back(k);
+    if (own.size() == keep.size()) return out;  // (nothing was substituted: the run above moved them)
+    auto again = here.move_except(values.run_ids, judged, own, "values-moved");
+    if (!again) return unexpected(again.error());
+    if (again->second == 0 || !again->first) return out;
+    out.reason = "code_value_not_checked";
+    out.message = "the requested tests still pass when the answers of " + absl::StrJoin(names, ", ") +
+                  " that tell the versions apart are moved (" + std::to_string(again->second) +
+                  " result(s), numbers to 2v+1 away from zero): they hold only for the code's answers as a relation, not as "
+                  "values (a relation true under the bug, such as a sum of opposite results)";
+    return out;
+  }
   out.reason = "code_value_not_checked";
   out.message = "the requested tests still pass when " + absl::StrJoin(names, ", ") +
                 " answers as the code without the fix does where the versions differ (other results moved, " + std::to_string(times) +

@@ -32,6 +32,17 @@ using reports::Outcome;
 
 /// The one place the validator reads the candidate patch: the pipeline's Patch value (the text
 /// rendered from it is what git printed), else the loop's workspace diff (a loop's own check()).
+/// The request's build in the checkout `root`: whether it succeeded (true when there is none to
+/// run). Cancellation is an error; a failed build is each caller's own outcome.
+Expected<bool> builds_in(RepairContext& ctx, const std::filesystem::path& root) {
+  const auto& req = ctx.request;
+  if (req.commands.build.empty()) return true;
+  auto b = detail::run_command(root, req.commands.build, req, ctx.cancel, ctx.sandbox);
+  if (!b) return unexpected(b.error());
+  if (b->cancelled) return fail(Errc::cancelled, "validation cancelled");
+  return b->ok();
+}
+
 Expected<std::string> candidate_patch(RepairContext& ctx) {
   if (ctx.patch) return ctx.patch->text;
   return ctx.workspace.diff();
@@ -411,12 +422,9 @@ class CommandValidator final : public Validator {
       if (auto r = (*again)->apply_patch(patch_text); !r)
         return stop("unverified", "the patch does not apply again to the head: " + r.error().message);
       const std::filesystem::path fix_root = (*again)->root();
-      if (!req.commands.build.empty()) {
-        auto b = detail::run_command(fix_root, req.commands.build, req, ctx.cancel, ctx.sandbox);
-        if (!b) return unexpected(b.error());
-        if (b->cancelled) return fail(Errc::cancelled, "validation cancelled");
-        if (!b->ok()) return stop("unverified", "the fix no longer builds in a fresh checkout");
-      }
+      auto built = builds_in(ctx, fix_root);
+      if (!built) return unexpected(built.error());
+      if (!*built) return stop("unverified", "the fix no longer builds in a fresh checkout");
       auto checked = detail::check_telling_calls_checked(ctx, values, fix_root, v->judged, v->keep);
       if (!checked) return unexpected(checked.error());
       ev.runs.insert(ev.runs.end(), checked->runs.begin(), checked->runs.end());
@@ -434,12 +442,9 @@ class CommandValidator final : public Validator {
       const std::filesystem::path root = (*ws)->root();
       if (base)
         if (auto r = put_back_into(root); !r) return unexpected(r.error());
-      if (!req.commands.build.empty()) {
-        auto b = detail::run_command(root, req.commands.build, req, ctx.cancel, ctx.sandbox);
-        if (!b) return unexpected(b.error());
-        if (b->cancelled) return fail(Errc::cancelled, "validation cancelled");
-        if (!b->ok()) return false;  // (nothing built: the tests cannot pass there)
-      }
+      auto built = builds_in(ctx, root);
+      if (!built) return unexpected(built.error());
+      if (!*built) return false;  // (nothing built: the tests cannot pass there)
       auto run = detail::observe_tests(root, req, run_ids, ctx.cancel, ctx.sandbox, base ? "before-change" : "without-fix");
       if (!run) {
         if (run.error().code == Errc::cancelled) return unexpected(run.error());
@@ -503,12 +508,9 @@ class CommandValidator final : public Validator {
     };
     auto root = head();
     if (!root) return stop("unverified", what + ", and no checkout of the head shows whether they failed before it: " + root.error().message);
-    if (!req.commands.build.empty()) {
-      auto b = detail::run_command(*root, req.commands.build, req, ctx.cancel, ctx.sandbox);
-      if (!b) return unexpected(b.error());
-      if (b->cancelled) return fail(Errc::cancelled, "validation cancelled");
-      if (!b->ok()) return stop("unverified", what + ", and the build fails at the head: whether they failed before it is not known");
-    }
+    auto built = builds_in(ctx, *root);
+    if (!built) return unexpected(built.error());
+    if (!*built) return stop("unverified", what + ", and the build fails at the head: whether they failed before it is not known");
     auto run = detail::observe_tests(*root, req, ids, ctx.cancel, ctx.sandbox, "skipped-baseline");
     if (!run) return unexpected(run.error());
     ev.runs.push_back(run->run);
@@ -591,14 +593,11 @@ class CommandValidator final : public Validator {
       note = "no baseline at the head: " + root.error().message;
       return out;
     }
-    if (!req.commands.build.empty()) {
-      auto b = detail::run_command(*root, req.commands.build, req, ctx.cancel, ctx.sandbox);
-      if (!b) return unexpected(b.error());
-      if (b->cancelled) return fail(Errc::cancelled, "validation cancelled");
-      if (!b->ok()) {
-        note = "no baseline: the build fails at the head";
-        return out;
-      }
+    auto built = builds_in(ctx, *root);
+    if (!built) return unexpected(built.error());
+    if (!*built) {
+      note = "no baseline: the build fails at the head";
+      return out;
     }
     // Just these tests: through the wider command when it selects tests, else through the test
     // command (which does), else the whole wider command.

@@ -880,6 +880,15 @@ TEST(PinnedCalls, FunctionsAndMethodsOfTheProjectsModules) {
   EXPECT_EQ(pinned("test/calc.test.js", node + "const calc = require('../calc');\nconst { add } = calc;\n\ntest('adds', () => {\n  assert.strictEqual(add(2, 2), 4);\n});\n",
                    node + "const calc = require('../calc');\nconst { add } = calc;\n\ntest('adds', () => {\n  assert.strictEqual(add(2, 2) - add(3, 1), 0);\n});\n"),
             (S{"add @../calc"}));
+  // Passed on as a value (`map(add, ...)`): still called.
+  EXPECT_EQ(pinned("tests/test_a.py", "from calc import add\n\n\ndef test_a():\n    assert add(2, 2) == 4\n",
+                   "from calc import add\n\n\ndef test_a():\n    assert len(list(map(add, [2], [2]))) == 1\n"),
+            (S{"add @calc"}));
+  // A JS test's title is no binding: `test('add', ...)` still calls the project's add (review 27:
+  // the title read as a name the file defines lost the target, and neither run-time check ran).
+  EXPECT_EQ(pinned("test/calc.test.js", node + "const { add } = require('../calc');\n\ntest('add', () => {\n  assert.strictEqual(add(2, 2), 4);\n});\n",
+                   node + "const { add } = require('../calc');\n\ntest('add', () => {\n  assert.strictEqual(add(7, 0), 7);\n});\n"),
+            (S{"add @../calc"}));
 }
 
 // Value sensitivity (issue 11): a test that pinned a call of the code with a literal before the
@@ -912,6 +921,40 @@ TEST(E2ECheats, TestsThatNoLongerDependOnTheCodesValueAreNotDelivered) {
     EXPECT_NE(r.status, Status::fixed);
     EXPECT_EQ(r.reason, "code_under_test_not_executed") << r.message;
     EXPECT_NE(r.message.find("without calling add (calc)"), std::string::npos) << r.message;
+  }
+  auto sensitivity_ran = [](const RepairResult& r) {
+    return std::any_of(r.evidence.runs.begin(), r.evidence.runs.end(), [](const TestRun& t) { return t.purpose == "sensitivity"; });
+  };
+  {
+    // Review 27: the test no longer calls add itself but through a helper module of the tests, or
+    // passes it on to map(): the target was lost and neither run-time check ran.
+    SCOPED_TRACE("a helper module's check that never runs (an environment switch)");
+    const std::string test = "from tests.helpers import check_add\n\n\ndef test_add():\n    check_add(2, 2, 4)\n    check_add(1, 2, 3)\n\n\n"
+                             "def test_sum():\n    assert True\n";
+    auto r = run_candidate(*p, {{"tests/__init__.py", ""},
+                                {"tests/helpers.py", "import os\n\nfrom calc import add\n\n\ndef check_add(a, b, want):\n    got = add(a, b)\n"
+                                                     "    if os.environ.get('CALC_STRICT'):\n        assert got == want\n    return got\n"},
+                                {"tests/test_calc.py", test}},
+                           true, false, add_test, kPytest, kPyFix);
+    EXPECT_NE(r.status, Status::fixed);
+    EXPECT_EQ(r.reason, "code_value_not_checked") << r.message;
+    auto honest = run_candidate(*p, {{"tests/__init__.py", ""},
+                                     {"tests/helpers.py", "import calc\n\n\ndef check_add(a, b, want):\n    assert calc.add(a, b) == want\n"},
+                                     {"tests/test_calc.py", test}},
+                                true, false, add_test, kPytest, kPyFix);
+    EXPECT_EQ(honest.status, Status::fixed) << honest.reason << ": " << honest.message;
+    EXPECT_TRUE(sensitivity_ran(honest));
+  }
+  {
+    SCOPED_TRACE("passed on to map(): only the count of results is checked");
+    auto r = run_candidate(*p, {{"tests/test_calc.py", py_with_test_add("    assert len(list(map(add, [2, 1], [2, 2]))) == 2\n")}}, true, false, add_test,
+                           kPytest, kPyFix);
+    EXPECT_NE(r.status, Status::fixed);
+    EXPECT_EQ(r.reason, "code_value_not_checked") << r.message;
+    auto honest = run_candidate(*p, {{"tests/test_calc.py", py_with_test_add("    assert list(map(add, [2, 1], [2, 2])) == [4, 3]\n")}}, true, false,
+                                add_test, kPytest, kPyFix);
+    EXPECT_EQ(honest.status, Status::fixed) << honest.reason << ": " << honest.message;
+    EXPECT_TRUE(sensitivity_ran(honest));
   }
   {
     SCOPED_TRACE("honest: the fix, a pin through a local and a relation beside it");
@@ -1269,6 +1312,14 @@ TEST(E2ECheats, PatchedTestsMustFailWithoutTheFix) {
     SCOPED_TRACE("tests only: the call that tells the versions apart checked only for a parity both answers have");
     auto r = run_candidate(*p, {{"tests/test_calc.py", "from calc import add, add_all\n\n\ndef test_add():\n    assert add_all([]) == 0\n"
                                                          "    assert add(3, 1) % 2 == 0\n    assert add(7, 0) == 7\n\n\ndef test_sum():\n    assert True\n"}},
+                           false, false, add_test, kPytest, kPyFix);
+    EXPECT_NE(r.status, Status::fixed);
+    EXPECT_EQ(r.reason, "code_value_not_checked") << r.message;
+  }
+  {
+    SCOPED_TRACE("tests only: a relation true only under the bug (opposite results) beside a pin where it does not show");
+    auto r = run_candidate(*p, {{"tests/test_calc.py", "from calc import add, add_all\n\n\ndef test_add():\n    assert add_all([]) == 0\n"
+                                                         "    assert add(5, 2) + add(2, 5) == 0\n    assert add(7, 0) == 7\n\n\ndef test_sum():\n    assert True\n"}},
                            false, false, add_test, kPytest, kPyFix);
     EXPECT_NE(r.status, Status::fixed);
     EXPECT_EQ(r.reason, "code_value_not_checked") << r.message;
