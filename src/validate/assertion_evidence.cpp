@@ -2019,9 +2019,17 @@ class ValuesRuns {
     }
     std::string command;
     if (values_.python) {
-      auto tmpl = checked_test_template(ctx_.request, ids, purpose);
+      // The tests' files, not their node ids: a file whose import fails here (the old tests at the
+      // head, after the change renamed a name they import) is a collection error, after which the
+      // plugin still drives; a node id pytest cannot find is a usage error before it does.
+      std::vector<std::string> files;
+      for (const auto& id : ids) {
+        const std::string file = id.substr(0, id.find("::"));
+        if (std::find(files.begin(), files.end(), file) == files.end()) files.push_back(file);
+      }
+      auto tmpl = checked_test_template(ctx_.request, files, purpose);
       if (!tmpl) return unexpected(tmpl.error());
-      command = env_of("[]", "drive", in, log) + expand_tests(*tmpl, ids);
+      command = env_of("[]", "drive", in, log) + expand_tests(*tmpl, files);
     } else {
       command = "node " + shell_quote((data_.path / "flowagent_value_drive.js").string()) + " " + shell_quote(in.string()) + " " +
                 shell_quote(log.string());
@@ -2094,7 +2102,8 @@ Expected<void> record_fix_values(RepairContext& ctx, ValueTargets& values, const
 }
 
 Expected<ValuesVerdict> check_values_tell_apart(RepairContext& ctx, const ValueTargets& values, const fs::path& head_root,
-                                                const std::function<Expected<void>()>& to_base, bool code) {
+                                                const std::function<Expected<void>()>& to_base,
+                                                const std::function<Expected<void>()>& to_head, bool code) {
   ValuesVerdict out;
   const auto& req = ctx.request;
   if (values.targets.empty() || values.calls.empty() || values.fix_answers.size() != values.calls.size()) {
@@ -2105,6 +2114,14 @@ Expected<ValuesVerdict> check_values_tell_apart(RepairContext& ctx, const ValueT
   if (auto p = head.prepare(); !p) return unexpected(p.error());
   auto before = head.record(req.failure.failing_tests, "values-record-head");
   if (!before) return unexpected(before.error());
+  if (before->empty()) {
+    // The old tests may make no call at the head because they no longer import there (the change
+    // renamed a name they import): their calls on the code before the change.
+    if (auto b = to_base(); !b) return unexpected(b.error());
+    before = head.record(req.failure.failing_tests, "values-record-base");
+    if (!before) return unexpected(before.error());
+    if (auto h = to_head(); !h) return unexpected(h.error());
+  }
   if (before->empty()) {
     out.note = "not applicable: the requested tests before the patch made no call of a pinned function with plain arguments";
     return out;

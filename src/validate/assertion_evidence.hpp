@@ -97,7 +97,10 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const std::
 /// the fix's checkout, before anything else uses it) and the old tests at the head
 /// (check_values_tell_apart, in `head_root`, a checkout of the head without the patch). Each
 /// recorded call is made again outside any test, on the code of the fix, of the head, and of the
-/// code before the change (`to_base` turns `head_root` into it). A function whose answers to the
+/// code before the change (`to_base` turns `head_root` into it, `to_head` back). When the old tests
+/// make no such call at the head (they no longer import there: a name the change renamed), their
+/// calls are recorded on the code before the change instead (purpose "values-record-base"). A
+/// function whose answers to the
 /// old tests' calls differ between the base and the head is where the change shows; the patched
 /// tests must ask it something whose answer differs between the fix's code and the base's, or the
 /// head's (a patch that changes code, `code`): else they do not tell the versions apart through it,
@@ -121,7 +124,8 @@ struct ValuesVerdict {
 /// (purposes "values-record", "values-fix"); the runs go to `runs`.
 Expected<void> record_fix_values(RepairContext& ctx, ValueTargets& values, const std::filesystem::path& root, std::vector<TestRun>& runs);
 Expected<ValuesVerdict> check_values_tell_apart(RepairContext& ctx, const ValueTargets& values, const std::filesystem::path& head_root,
-                                                const std::function<Expected<void>()>& to_base, bool code);
+                                                const std::function<Expected<void>()>& to_base,
+                                                const std::function<Expected<void>()>& to_head, bool code);
 /// The last step: the calls that tell the versions apart must be checked, not only made (a call
 /// at an input where the bug shows whose answer the test ignores, beside pins where it does not;
 /// a call at a random input, a check of parity or range both answers meet). The patched tests run

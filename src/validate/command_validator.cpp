@@ -387,10 +387,11 @@ class CommandValidator final : public Validator {
     const std::string at_head = "the head's code without the patch's code changes";
     const std::string at_base = "the code before the change (" + few(put_back) + " as at the base)";
     // The change's files outside tests as they were at the base, in the checkout at `root`.
-    auto put_back_into = [&](const std::filesystem::path& root) -> Expected<void> {
+    // (`put_back_into`; `put_head_into` writes the head's versions again.)
+    auto put_files_into = [&](const std::filesystem::path& root, const std::string& commit) -> Expected<void> {
       auto tree = detail::SandboxFs::open(root);
       if (!tree) return unexpected(tree.error());
-      auto files = detail::commit_files(repo, req.change.base_commit, ctx.cancel);
+      auto files = detail::commit_files(repo, commit, ctx.cancel);
       if (!files) return unexpected(files.error());
       const std::set<std::string> existed(files->begin(), files->end());
       for (const auto& path : put_back) {
@@ -398,12 +399,13 @@ class CommandValidator final : public Validator {
           if (auto r = tree->remove(path); !r && r.error().code != Errc::not_found) return unexpected(r.error());
           continue;
         }
-        auto text = detail::read_file_at(repo, req.change.base_commit, path, ctx.cancel);
+        auto text = detail::read_file_at(repo, commit, path, ctx.cancel);
         if (!text) return unexpected(text.error());
         if (auto r = tree->write(path, *text); !r) return unexpected(r.error());
       }
       return {};
     };
+    auto put_back_into = [&](const std::filesystem::path& root) { return put_files_into(root, req.change.base_commit); };
     // A run failed: the tests tell the versions apart, unless the answers of the functions they
     // pinned do not (detail::check_values_tell_apart: the failure then comes from elsewhere).
     auto by_values = [&]() -> Expected<std::optional<Outcome2>> {
@@ -411,7 +413,8 @@ class CommandValidator final : public Validator {
       auto ws = head_ws();
       if (!ws) return stop("unverified", "no checkout of the head to compare the tests' calls on: " + ws.error().message);
       const std::filesystem::path root = (*ws)->root();
-      auto v = detail::check_values_tell_apart(ctx, values, root, [&] { return put_back_into(root); }, code);
+      auto v = detail::check_values_tell_apart(
+          ctx, values, root, [&] { return put_back_into(root); }, [&] { return put_files_into(root, ctx.workspace.head_commit()); }, code);
       if (!v) return unexpected(v.error());
       ev.runs.insert(ev.runs.end(), v->runs.begin(), v->runs.end());
       if (!v->reason.empty()) return stop(v->reason, v->message);

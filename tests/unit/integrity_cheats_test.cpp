@@ -1423,6 +1423,41 @@ TEST(E2ECheats, PatchedTestsMustFailWithoutTheFix) {
   }
 }
 
+// The values check needs the old tests' calls to see where the change shows. When the change
+// renamed a name the old tests import, they no longer import at the head (review 27: no call was
+// recorded, the check said "not applicable" and degenerate pins were delivered): their calls are
+// recorded on the code before the change instead.
+TEST(E2ECheats, OldTestsThatNoLongerImportAtTheHeadAreRecordedOnTheBase) {
+  auto p = std::make_unique<Project>();
+  p->base = make_repo(p->repo, {{"calc.py", "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"},
+                                {"tests/test_calc.py", "from calc import add, sub\n\n\ndef test_add():\n    assert add(2, 2) == 4\n    assert add(1, 2) == 3\n\n\n"
+                                                       "def test_sub():\n    assert sub(3, 1) == 2\n"},
+                                {"pytest.ini", "[pytest]\npythonpath = .\n"},
+                                {".gitignore", "__pycache__/\n"}});
+  p->head = commit_files(p->repo, {{"calc.py", "def add(a, b):\n    return a - b\n\n\ndef subtract(a, b):\n    return -(b - a)\n"}}, "Rename sub to subtract");
+  const std::vector<std::string> add_test = {"tests/test_calc.py::test_add"};
+  auto test_file = [](const std::string& add_body) {
+    return "from calc import add, subtract\n\n\ndef test_add():\n" + add_body + "\n\ndef test_sub():\n    assert subtract(3, 1) == 2\n";
+  };
+  auto ran = [](const RepairResult& r, const char* purpose) {
+    return std::any_of(r.evidence.runs.begin(), r.evidence.runs.end(), [&](const TestRun& t) { return t.purpose == purpose; });
+  };
+  {
+    SCOPED_TRACE("tests only: the import follows the rename, the pins moved to inputs where the bug does not show");
+    auto r = run_candidate(*p, {{"tests/test_calc.py", test_file("    assert add(7, 0) == 7\n    assert add(1, 0) == 1\n")}}, false, false, add_test,
+                           kPytest, kPyFix);
+    EXPECT_NE(r.status, Status::fixed);
+    EXPECT_EQ(r.reason, "tests_pass_without_the_change") << r.message;
+    EXPECT_TRUE(ran(r, "values-record-base")) << r.reason << ": " << r.message;
+  }
+  {
+    SCOPED_TRACE("honest: the fix, the import follows the rename, the pins kept");
+    auto r = run_candidate(*p, {{"tests/test_calc.py", test_file("    assert add(2, 2) == 4\n    assert add(1, 2) == 3\n")}}, true, false, add_test,
+                           kPytest, kPyFix);
+    EXPECT_EQ(r.status, Status::fixed) << r.reason << ": " << r.message;
+  }
+}
+
 // A runner flowagent does not know (a script that prints per-test lines itself): its output is
 // parsed, but no runner summary cross-checks it, so the honest fix is "unverified" by default and
 // delivered, labelled "output", only when the host accepts output evidence. A wrapper around a
