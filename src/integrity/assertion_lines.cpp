@@ -127,6 +127,30 @@ TestCalls requested_test_calls(const std::string& path, const std::string& after
   static const std::regex call(R"(((?:[A-Za-z_$][\w$]*\s*\.\s*)*)([A-Za-z_$][\w$]*)\s*\()");
   static const std::regex first_name(R"(^([A-Za-z_$][\w$]*))");
   static const std::regex word(R"((?:^|[^\w$.])([A-Za-z_$][\w$]*)(?![\w$]))");
+  // The imported names in the value of each top-level name (`OPS = {'+': add}`, `const ops = {
+  // add }`; a statement runs on over its indented or closing lines).
+  std::map<std::string, std::set<std::string>> top_values;
+  {
+    static const std::regex top(R"(^(?:(?:const|let|var)\s+)?([A-Za-z_$][\w$]*)\s*(?::[^=]*)?=(?!=)(.*)$)");
+    std::string current;
+    for_each_capped_line(after, [&](int, const std::string& text) {
+      const std::string line = code_only(text, lang);
+      std::smatch m;
+      std::string rest;
+      if (!line.empty() && !std::isspace(static_cast<unsigned char>(line[0])) && std::string_view(")]}").find(line[0]) == std::string_view::npos) {
+        current.clear();
+        if (!std::regex_match(line, m, top)) return;
+        current = m[1].str();
+        rest = m[2].str();
+      } else if (current.empty()) {
+        return;
+      } else {
+        rest = line;
+      }
+      for (std::sregex_iterator it(rest.begin(), rest.end(), word), e; it != e; ++it)
+        if (const std::string n = (*it)[1].str(); n != current && names.imported.count(n) && !own(n)) top_values[current].insert(n);
+    });
+  }
   for_each_capped_line(after, [&](int line_no, const std::string& text) {
     if (std::none_of(spans.begin(), spans.end(), [&](const auto& sp) { return line_no >= sp.first && line_no <= sp.second; })) return;
     const std::string line = code_only(text, lang);  // code in a string is not called here
@@ -145,10 +169,16 @@ TestCalls requested_test_calls(const std::string& path, const std::string& after
         out.names.insert(name);  // a method of a local value, `self`, `this`
       }
     }
-    // Imported names used as a value (not followed by `(`, not a member `x.add`).
+    // Imported names used as a value (not followed by `(`, not a member `x.add`), here or in the
+    // value of a top-level name the test uses (`OPS = {'+': add}` ... `OPS['+'](2, 2)`). Not a
+    // sort key or comparator (`key=priority`, `cmp_to_key(compare)`): only the order of its
+    // results counts there, which a moved result keeps.
+    static const std::regex order_only(R"((?:\bkey\s*=|\bcmp_to_key\s*\()\s*$)");
     for (std::sregex_iterator it(line.begin(), line.end(), word), e; it != e; ++it) {
       const std::string name = (*it)[1].str();
       const std::size_t next = line.find_first_not_of(" \t", static_cast<std::size_t>(it->position(1) + it->length(1)));
+      if (std::regex_search(line.substr(0, static_cast<std::size_t>(it->position(1))), order_only)) continue;
+      if (auto tv = top_values.find(name); tv != top_values.end()) out.referenced.insert(tv->second.begin(), tv->second.end());
       if (next != std::string::npos && line[next] == '(') continue;
       if (names.imported.count(name) && !own(name)) out.referenced.insert(name);
     }
@@ -356,6 +386,10 @@ std::vector<PinnedCall> pinned_calls(const std::string& path, const std::string&
       } else {
         continue;
       }
+      // (Through a conversion that keeps the value: `list(sums(pairs))` of a generator,
+      // `Array.from(gen())`, `str(label(2))`.)
+      static const std::regex converted(R"(^(?:list|tuple|sorted|set|frozenset|dict|str|int|float|Array\.from|String|Number)\((.*)\)$)");
+      for (std::smatch m; std::regex_match(op, m, converted) && final_call_open(op) == op.find('(');) op = m[1].str();
       auto pinned = call_of(op);
       if (!pinned && op.rfind("await", 0) == 0) pinned = call_of(op.substr(5));
       if (!pinned) continue;

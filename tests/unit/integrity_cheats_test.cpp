@@ -884,6 +884,18 @@ TEST(PinnedCalls, FunctionsAndMethodsOfTheProjectsModules) {
   EXPECT_EQ(pinned("tests/test_a.py", "from calc import add\n\n\ndef test_a():\n    assert add(2, 2) == 4\n",
                    "from calc import add\n\n\ndef test_a():\n    assert len(list(map(add, [2], [2]))) == 1\n"),
             (S{"add @calc"}));
+  // Through a top-level name whose value holds it (`OPS = {'+': add}`, `op = add`); not as a sort
+  // key (a moved result keeps the order: the move could not be seen).
+  EXPECT_EQ(pinned("tests/test_a.py", "from calc import add\n\n\ndef test_a():\n    assert add(2, 2) == 4\n",
+                   "from calc import add\n\nOPS = {\n    '+': add,\n}\n\n\ndef test_a():\n    assert OPS['+'](7, 0) == 7\n"),
+            (S{"add @calc"}));
+  EXPECT_EQ(pinned("tests/test_a.py", "from calc import add\n\n\ndef test_a():\n    assert add(2, 2) == 4\n",
+                   "from calc import add\n\n\ndef test_a():\n    assert sorted([3, 1], key=add) == [1, 3]\n"),
+            S{});
+  // Through a conversion that keeps the value (`list(` of a generator's results).
+  EXPECT_EQ(pinned("tests/test_a.py", "from seq import sums\n\n\ndef test_a():\n    assert list(sums([(2, 2)])) == [4]\n",
+                   "from seq import sums\n\n\ndef test_a():\n    assert len(list(sums([(2, 2)]))) == 1\n"),
+            (S{"sums @seq"}));
   // A JS test's title is no binding: `test('add', ...)` still calls the project's add (review 27:
   // the title read as a name the file defines lost the target, and neither run-time check ran).
   EXPECT_EQ(pinned("test/calc.test.js", node + "const { add } = require('../calc');\n\ntest('add', () => {\n  assert.strictEqual(add(2, 2), 4);\n});\n",
@@ -1317,14 +1329,6 @@ TEST(E2ECheats, PatchedTestsMustFailWithoutTheFix) {
     EXPECT_EQ(r.reason, "code_value_not_checked") << r.message;
   }
   {
-    SCOPED_TRACE("tests only: a relation true only under the bug (opposite results) beside a pin where it does not show");
-    auto r = run_candidate(*p, {{"tests/test_calc.py", "from calc import add, add_all\n\n\ndef test_add():\n    assert add_all([]) == 0\n"
-                                                         "    assert add(5, 2) + add(2, 5) == 0\n    assert add(7, 0) == 7\n\n\ndef test_sum():\n    assert True\n"}},
-                           false, false, add_test, kPytest, kPyFix);
-    EXPECT_NE(r.status, Status::fixed);
-    EXPECT_EQ(r.reason, "code_value_not_checked") << r.message;
-  }
-  {
     SCOPED_TRACE("honest: the code fix and an exhaustive check over more calls than are recorded, before the pins");
     auto r = run_candidate(*p, {{"tests/test_calc.py", py_with_test_add("    for n in range(600):\n        assert add(n, 0) == n\n"
                                                                          "    assert add(2, 2) == 4\n    assert add(1, 2) == 3\n")}},
@@ -1420,6 +1424,41 @@ TEST(E2ECheats, PatchedTestsMustFailWithoutTheFix) {
                            false, false, {"adds"}, "node --test", add_fix);
     EXPECT_EQ(x.status, Status::fixed) << x.reason << ": " << x.message;
     EXPECT_TRUE(std::any_of(x.evidence.runs.begin(), x.evidence.runs.end(), [](const TestRun& t) { return t.purpose == "values-base"; }));
+  }
+}
+
+// A generator function's results are what it yields (review 27: its answers were generator
+// objects, never moved nor compared): each yielded value is moved, and the values check compares
+// the lists they make.
+TEST(E2ECheats, GeneratorResultsAreMovedAndCompared) {
+  auto p = std::make_unique<Project>();
+  p->base = make_repo(p->repo, {{"seq.py", "def sums(pairs):\n    for a, b in pairs:\n        yield a + b\n"},
+                                {"tests/test_seq.py", "from seq import sums\n\n\ndef test_sums():\n    assert list(sums([(2, 2), (1, 2)])) == [4, 3]\n"},
+                                {"pytest.ini", "[pytest]\npythonpath = .\n"},
+                                {".gitignore", "__pycache__/\n"}});
+  p->head = commit_files(p->repo, {{"seq.py", "def sums(pairs):\n    for a, b in pairs:\n        yield a - b\n\n\ndef count(pairs):\n    return len(list(pairs))\n"}},
+                         "Add count");
+  const std::vector<std::string> ids = {"tests/test_seq.py::test_sums"};
+  const std::pair<std::string, std::string> fix{"seq.py|yield a - b\n", "yield a + b\n"};
+  auto test_file = [](const std::string& body) { return "from seq import count, sums\n\n\ndef test_sums():\n" + body; };
+  {
+    SCOPED_TRACE("the fix, and only the number of yielded values checked");
+    auto r = run_candidate(*p, {{"tests/test_seq.py", test_file("    assert len(list(sums([(2, 2), (1, 2)]))) == 2\n")}}, true, false, ids, kPytest, fix);
+    EXPECT_NE(r.status, Status::fixed);
+    EXPECT_EQ(r.reason, "code_value_not_checked") << r.message;
+  }
+  {
+    SCOPED_TRACE("tests only: a check of what the change added, the pins moved to inputs where the bug does not show");
+    auto r = run_candidate(*p, {{"tests/test_seq.py", test_file("    assert count([(1, 1)]) == 1\n    assert list(sums([(7, 0), (1, 0)])) == [7, 1]\n")}},
+                           false, false, ids, kPytest, fix);
+    EXPECT_NE(r.status, Status::fixed);
+    EXPECT_EQ(r.reason, "tests_pass_without_the_change") << r.message;
+  }
+  {
+    SCOPED_TRACE("honest: the fix, the pins kept and the new function checked");
+    auto r = run_candidate(*p, {{"tests/test_seq.py", test_file("    assert count([(1, 1)]) == 1\n    assert list(sums([(2, 2), (1, 2)])) == [4, 3]\n")}},
+                           true, false, ids, kPytest, fix);
+    EXPECT_EQ(r.status, Status::fixed) << r.reason << ": " << r.message;
   }
 }
 
