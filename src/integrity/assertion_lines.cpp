@@ -165,6 +165,9 @@ TestCalls requested_test_calls(const std::string& path, const std::string& after
         else out.names.insert(name);
       } else if (auto im = names.imported.find(head); im != names.imported.end() && !own(head)) {
         out.imported[name].insert(im->second);
+        // (`from tests import helpers` ... `helpers.check_add(`: a member that may be a submodule.)
+        if (!names.module_bindings.count(head) && lang == Lang::python && chain.find('.') == chain.rfind('.'))
+          out.submodules[name].insert(im->second + "." + head);
       } else {
         out.names.insert(name);  // a method of a local value, `self`, `this`
       }
@@ -402,9 +405,10 @@ std::vector<PinnedCall> pinned_calls(const std::string& path, const std::string&
           if (auto im = names_after.imported.find(l); !called && still.referenced.count(l) && im != names_after.imported.end() && im->second == pinned->module)
             called = true;
         if (!called && reached_through)  // (through a helper of another module: `check_add(2, 2, 4)`)
-          for (const auto& [n, modules] : still.imported)
-            for (const auto& m : modules)
-              if (!called && m != pinned->module && reached_through(m, *pinned)) called = true;
+          for (const auto* via : {&still.imported, &still.submodules})
+            for (const auto& [n, modules] : *via)
+              for (const auto& m : modules)
+                if (!called && m != pinned->module && reached_through(m, *pinned)) called = true;
       } else {
         // A method: the tests still call it by name, and the file still imports its class from
         // the same module (the instance may be made in a fixture or setUp the tests do not call).

@@ -49,6 +49,9 @@ struct TestCalls {
   /// Imported names the tests use as a value, not called there (`map(add, xs, ys)`,
   /// `partial(add, 1)`, `fn = add`): the code still runs when the test passes it on.
   std::set<std::string> referenced;
+  /// Python: names called as a member of a name imported from a package (`from tests import
+  /// helpers` ... `helpers.check_add(`): name -> `tests.helpers`, the member read as a submodule.
+  std::map<std::string, std::set<std::string>> submodules;
 };
 TestCalls requested_test_calls(const std::string& path, const std::string& after, const std::vector<std::string>& wanted,
                                bool whole_file);

@@ -478,11 +478,13 @@ std::string module_file(const SandboxFs& tree, bool python, const std::string& f
 /// Whether the test-side module `via` that the test file `test_path` imports (a helper module of
 /// the tests) calls the function `pin` names, imported from the same module as the test file's
 /// (`from calc import add` ... `add(`, `import calc` ... `calc.add(`). A module of the project's
-/// own code is not a helper: what it calls is the project's business.
-bool helper_calls(const SandboxFs& tree, bool python, const std::string& test_path, const std::string& via, const integrity::PinnedCall& pin) {
+/// own code is not a helper (what it calls is the project's business) unless the patch added or
+/// changed it (`patched`: a helper the patch put outside the test folders).
+bool helper_calls(const SandboxFs& tree, bool python, const std::string& test_path, const std::string& via, const integrity::PinnedCall& pin,
+                  const std::set<std::string>& patched) {
   if (!pin.cls.empty()) return false;
   const std::string file = module_file(tree, python, test_path, via);
-  if (file.empty() || file == test_path || !is_test_path(file)) return false;
+  if (file.empty() || file == test_path || (!is_test_path(file) && !patched.count(file))) return false;
   auto text = tree.read(file, 2u << 20);
   if (!text) return false;
   auto same_module = [&](const std::string& m) {
@@ -1757,6 +1759,9 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
   if (js)
     for (const auto& f : patch->files)
       if (f.status == PatchStatus::deleted && is_test_path(f.old_path) && test_file(f.old_path)) deleted_tests.push_back(&f);
+  std::set<std::string> patched;  // (files the patch added or changed: a helper it wrote may live anywhere)
+  for (const auto& f : patch->files)
+    if (f.status != PatchStatus::deleted) patched.insert(f.new_path);
   for (const auto& f : patch->files) {
     // (A renamed test file counts under runners naming tests by title: the requested title is now in it.)
     const bool replaced = !deleted_tests.empty() && f.status == PatchStatus::added;
@@ -1774,7 +1779,7 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
     auto after = tree->read(f.new_path, 8u << 20);
     if (!after) continue;
     std::vector<integrity::PinnedCall> pins;
-    auto reached = [&](const std::string& via, const integrity::PinnedCall& p) { return helper_calls(*tree, python, f.new_path, via, p); };
+    auto reached = [&](const std::string& via, const integrity::PinnedCall& p) { return helper_calls(*tree, python, f.new_path, via, p, patched); };
     for (const PatchFile* old : replaced ? deleted_tests : std::vector<const PatchFile*>{&f}) {
       auto before = text_before(ctx, repo, *old);
       if (!before) return unexpected(before.error());

@@ -958,6 +958,24 @@ TEST(E2ECheats, TestsThatNoLongerDependOnTheCodesValueAreNotDelivered) {
     EXPECT_TRUE(sensitivity_ran(honest));
   }
   {
+    // Review 28: the helper reached as a member of its package, and a helper the patch put outside
+    // the test folders.
+    const std::string helper = "import os\n\nfrom calc import add\n\n\ndef check_add(a, b, want):\n    got = add(a, b)\n"
+                               "    if os.environ.get('CALC_STRICT'):\n        assert got == want\n    return got\n";
+    SCOPED_TRACE("the helper module reached as a member of its package");
+    auto r = run_candidate(*p, {{"tests/__init__.py", ""}, {"tests/helpers.py", helper},
+                                {"tests/test_calc.py", "from tests import helpers\n\n\ndef test_add():\n    helpers.check_add(2, 2, 4)\n\n\ndef test_sum():\n    assert True\n"}},
+                           true, false, add_test, kPytest, kPyFix);
+    EXPECT_NE(r.status, Status::fixed);
+    EXPECT_EQ(r.reason, "code_value_not_checked") << r.message;
+    SCOPED_TRACE("a helper module the patch wrote outside the test folders");
+    auto outside = run_candidate(*p, {{"calc_checks.py", helper},
+                                      {"tests/test_calc.py", "from calc_checks import check_add\n\n\ndef test_add():\n    check_add(2, 2, 4)\n\n\ndef test_sum():\n    assert True\n"}},
+                                 true, false, add_test, kPytest, kPyFix);
+    EXPECT_NE(outside.status, Status::fixed);
+    EXPECT_EQ(outside.reason, "code_value_not_checked") << outside.message;
+  }
+  {
     SCOPED_TRACE("passed on to map(): only the count of results is checked");
     auto r = run_candidate(*p, {{"tests/test_calc.py", py_with_test_add("    assert len(list(map(add, [2, 1], [2, 2]))) == 2\n")}}, true, false, add_test,
                            kPytest, kPyFix);
