@@ -36,7 +36,7 @@ struct TestRun {
   std::vector<std::string> passed;
   std::vector<std::string> failed;
   std::string purpose;  ///< "failing", "wider", "rerun", "scope" (enclosing file/target), "loop", "assertions", "sensitivity",
-                        ///< "sensitivity-control", "values-record", "values-record-head",
+                        ///< "sensitivity-control", "sensitivity-reversed", "values-record", "values-record-head",
                         ///< "values-record-base", "values-fix", "values-head",
                         ///< "values-base", "values-only", "without-fix", "before-change" (docs/INTEGRITY.md)
   /// Where the per-test results came from: "report:<format>" (a machine report the runner wrote

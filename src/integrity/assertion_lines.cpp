@@ -174,9 +174,9 @@ TestCalls requested_test_calls(const std::string& path, const std::string& after
     }
     // Imported names used as a value (not followed by `(`, not a member `x.add`), here or in the
     // value of a top-level name the test uses (`OPS = {'+': add}` ... `OPS['+'](2, 2)`). Not a
-    // sort key or comparator (`key=priority`, `cmp_to_key(compare)`): only the order of its
+    // sort key or comparator (`key=priority`, `cmp_to_key(compare)`, `xs.sort(compare)`): only the order of its
     // results counts there, which a moved result keeps.
-    static const std::regex order_only(R"((?:\bkey\s*=|\bcmp_to_key\s*\()\s*$)");
+    static const std::regex order_only(R"((?:\bkey\s*=|\bcmp_to_key\s*\(|\.(?:sort|toSorted)\s*\()\s*$)");
     for (std::sregex_iterator it(line.begin(), line.end(), word), e; it != e; ++it) {
       const std::string name = (*it)[1].str();
       const std::size_t next = line.find_first_not_of(" \t", static_cast<std::size_t>(it->position(1) + it->length(1)));
@@ -232,7 +232,8 @@ std::string exported_name(const std::string& path, const std::string& text, cons
 std::vector<PinnedCall> pinned_calls(const std::string& path, const std::string& before, const std::string& after,
                                      const std::vector<std::string>& wanted, bool whole_file,
                                      const std::vector<std::string>* wanted_after,
-                                     const std::function<bool(const std::string& via, const PinnedCall& pin)>& reached_through) {
+                                     const std::function<bool(const std::string& via, const PinnedCall& pin)>& reached_through,
+                                     bool unseen_too) {
   std::vector<PinnedCall> out;
   const Lang lang = lang_of(path);
   if (lang != Lang::python && !is_js(lang)) return out;
@@ -420,8 +421,11 @@ std::vector<PinnedCall> pinned_calls(const std::string& path, const std::string&
           if (module == pinned->module && after.find(local + "." + pinned->cls) != std::string::npos) class_imported = true;
         called = method_called && class_imported;
       }
-      if (!called) continue;
-      auto same = std::find_if(out.begin(), out.end(), [&](const PinnedCall& p) { return p.name == pinned->name && p.module == pinned->module && p.cls == pinned->cls; });
+      if (!called && !unseen_too) continue;
+      pinned->seen_called = called;  // (a pin seen called in one test and not in another: two entries)
+      auto same = std::find_if(out.begin(), out.end(), [&](const PinnedCall& p) {
+        return p.name == pinned->name && p.module == pinned->module && p.cls == pinned->cls && p.seen_called == called;
+      });
       if (same == out.end()) {
         pinned->tests.push_back(t.name);
         out.push_back(std::move(*pinned));

@@ -76,6 +76,11 @@ struct PinnedCall {
   std::string cls;
   /// The tests of the old file that pinned it (as the file names them: `test_add`, `adds`).
   std::vector<std::string> tests;
+  /// Whether the reading of the new file saw the tests still call it (always, unless
+  /// `pinned_calls` was asked for the unseen ones too): a call it did not see may still be made
+  /// through a path no textual reading follows (a helper package's re-export, `from calc import *`
+  /// in a helper, a helper method, a computed path); only a run can tell.
+  bool seen_called = true;
 };
 /// The pinned calls of the tests of `before` that `wanted` names (every test of the file when
 /// `whole_file`) that the same tests of `after` still call through the same import (or, in
@@ -87,10 +92,12 @@ struct PinnedCall {
 /// replacement's name). A function the tests no longer call themselves is still called when they
 /// pass it on as a value (`map(add, ...)`), or when they call a function of another module `via`
 /// (as the file writes it) for which `reached_through(via, pin)` says that module calls the pinned
-/// function (a test-side helper module: the caller reads the tree).
+/// function (a test-side helper module: the caller reads the tree). With `unseen_too`, the pins the
+/// reading did not see called are returned as well, marked `seen_called = false`.
 std::vector<PinnedCall> pinned_calls(const std::string& path, const std::string& before, const std::string& after,
                                      const std::vector<std::string>& wanted, bool whole_file,
                                      const std::vector<std::string>* wanted_after = nullptr,
-                                     const std::function<bool(const std::string& via, const PinnedCall& pin)>& reached_through = {});
+                                     const std::function<bool(const std::string& via, const PinnedCall& pin)>& reached_through = {},
+                                     bool unseen_too = false);
 
 }  // namespace flowagent::integrity

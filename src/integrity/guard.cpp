@@ -68,6 +68,14 @@ std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersion
     for (const auto& h : m.helpers)
       if (!h.asserts.empty()) into.helpers.emplace_back(module, h);
   };
+  // Each helper module's text, with the pool it goes to and the model read from it.
+  struct HelperText {
+    std::string path;
+    const std::string* text;
+    std::vector<ImportedDefs*> into;
+    FileModel model;
+  };
+  std::vector<HelperText> helper_texts;
   for (const auto& f : files) {
     if (!helpers.count(f.path)) continue;
     for (auto [text, into] : {std::pair{&f.before, &imported_before}, std::pair{&f.after, &imported_after}}) {
@@ -79,22 +87,51 @@ std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersion
       into->reporters.insert(m.reporters.begin(), m.reporters.end());
       into->outcome_readers.insert(m.outcome_readers.begin(), m.outcome_readers.end());
       into->modules.insert(short_name(f.path));
-      add_checking_functions(*into, short_name(f.path), m);
+      for (const auto& [name, sources] : m.returns) into->returns[name].insert(sources.begin(), sources.end());
+      helper_texts.push_back({f.path, &**text, {into}, std::move(m)});
     }
   }
   // The helper modules the patch leaves alone, the same before and after: their wrappers that drop
   // failures and their predicates of an error (`isTransient(e)`) read the tests that use them.
   for (const auto& [path, text] : unchanged_helpers) {
     if (lang_of(path) != Lang::python && !is_js(lang_of(path))) continue;
-    const FileModel m = analyze(lang_of(path), text);
-    for (ImportedDefs* into : {&imported_before, &imported_after}) add_checking_functions(*into, short_name(path), m);
-    if (!is_js(lang_of(path))) continue;
-    for (ImportedDefs* into : {&imported_before, &imported_after}) {
-      into->droppers.insert(m.droppers.begin(), m.droppers.end());
-      into->predicates.insert(m.predicates.begin(), m.predicates.end());
-      into->reporters.insert(m.reporters.begin(), m.reporters.end());
-      into->outcome_readers.insert(m.outcome_readers.begin(), m.outcome_readers.end());
+    FileModel m = analyze(lang_of(path), text);
+    for (ImportedDefs* into : {&imported_before, &imported_after})
+      for (const auto& [name, sources] : m.returns) into->returns[name].insert(sources.begin(), sources.end());
+    if (is_js(lang_of(path)))
+      for (ImportedDefs* into : {&imported_before, &imported_after}) {
+        into->droppers.insert(m.droppers.begin(), m.droppers.end());
+        into->predicates.insert(m.predicates.begin(), m.predicates.end());
+        into->reporters.insert(m.reporters.begin(), m.reporters.end());
+        into->outcome_readers.insert(m.outcome_readers.begin(), m.outcome_readers.end());
+      }
+    helper_texts.push_back({path, &text, {&imported_before, &imported_after}, std::move(m)});
+  }
+  // The pytest fixtures of the conftest.py files the patch holds: what each returns.
+  for (const auto& f : files) {
+    if (basename(f.path) != "conftest.py") continue;
+    for (auto [text, into] : {std::pair{&f.before, &imported_before}, std::pair{&f.after, &imported_after}})
+      if (*text)
+        for (const auto& [name, sources] : analyze(Lang::python, **text).returns) into->fixtures[name].insert(sources.begin(), sources.end());
+  }
+  // What a helper function returns, followed through the helpers it returns in turn (`check_add`
+  // -> `compute` of tests/core.py -> `add`), a few levels.
+  for (ImportedDefs* pool : {&imported_before, &imported_after})
+    for (int level = 0; level < 4; ++level) {
+      bool grew = false;
+      for (auto& [name, sources] : pool->returns)
+        for (const auto& src : std::set<std::string>(sources))
+          if (auto r = pool->returns.find(src); r != pool->returns.end() && r->first != name)
+            for (const auto& x : r->second) grew = sources.insert(x).second || grew;
+      if (!grew) break;
     }
+  // Their checking functions, read with what the other helper modules' functions return (a check
+  // of `compute(a, b)` in tests/helpers.py looks at the add that tests/core.py's compute returns).
+  for (auto& h : helper_texts) {
+    ImportedDefs returns_only;
+    returns_only.returns = h.into.front()->returns;
+    if (!returns_only.returns.empty()) h.model = analyze(lang_of(h.path), *h.text, &returns_only);
+    for (ImportedDefs* into : h.into) add_checking_functions(*into, short_name(h.path), h.model);
   }
   // The lines the patch adds to test files and test-support modules (oracle_replacement_rules).
   std::map<std::string, std::vector<std::string>> support_added;

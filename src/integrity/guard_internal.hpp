@@ -214,6 +214,9 @@ struct FileModel {
   /// JavaScript functions whose body reads a settled outcome's `value` or `reason` (`unwrap(r)`):
   /// outcomes handed to one are read for what they produced, not only for their status.
   std::set<std::string> outcome_readers;
+  /// The sources of what the file's top-level functions return (returned_sources): a test file
+  /// importing one reads a check of its value as a check of those.
+  std::map<std::string, std::set<std::string>> returns;
 };
 
 /// What the test-side modules a file imports define (merged FileModel::droppers/non_checks/predicates/reporters).
@@ -227,6 +230,12 @@ struct ImportedDefs {
   /// The modules' functions that check (their assertions), each with its module's name: a test
   /// that calls one makes its checks (`check_add(2, 2, 4)` from `tests/helpers.py`).
   std::vector<std::pair<std::string, TestUnit>> helpers;
+  /// The sources of what the modules' functions return, by function name (FileModel::returns,
+  /// followed from one module to another): `compute` -> {add, @calc.add}.
+  std::map<std::string, std::set<std::string>> returns;
+  /// The same for the functions of the conftest.py files the patch holds (pytest fixtures a test
+  /// takes as a parameter: `def adder(): return add` -> {add, @calc.add}).
+  std::map<std::string, std::set<std::string>> fixtures;
 };
 
 /// Is the name `name` of the file `text` bound more than once or changed in place (`CASES = ...`
@@ -273,7 +282,15 @@ struct FileNames;
 /// Fills each assertion's `sources` from the local definitions inside `unit` (a test or helper).
 /// `names`: the file's imports, so a source is also recorded by its module (`add` imported from
 /// calc and `calc.add` are the same function). Optional.
-void resolve_operand_sources(const Syntax& s, TSNode unit, std::vector<Assertion>& asserts, const FileNames* names = nullptr);
+/// `imported`: what the functions of the test-side modules the file imports return
+/// (ImportedDefs::returns), and the pytest fixtures of the conftest.py files (`fixtures`): a check
+/// of a value one computes, or of a fixture parameter, also looks at that.
+void resolve_operand_sources(const Syntax& s, TSNode unit, std::vector<Assertion>& asserts, const FileNames* names = nullptr,
+                             const ImportedDefs* imported = nullptr);
+/// The sources of what each top-level function of the file holding `root` returns, read with its
+/// locals and recorded by module through `names` (`def compute(a, b): return add(a, b)` ->
+/// {add, @calc.add}); functions that return nothing named are left out.
+std::map<std::string, std::set<std::string>> returned_sources(const Syntax& s, TSNode root, const FileNames* names);
 
 /// What a file's names refer to (file_names.cpp): the functions, matchers and macros it defines and
 /// where its imported names come from.

@@ -458,6 +458,57 @@ std::vector<std::vector<std::string>> name_chains(std::string_view e) { return c
 
 /// Python: the string values a test's parameter takes (`@pytest.mark.parametrize("backend", ["a", "b"])`,
 /// also `"backend, x"` with tuples, first element only for the first name); empty when not all literal.
+/// The names a column of the unit's pytest parametrize table holds (`@pytest.mark.parametrize('fn,
+/// a, b, want', [(add, 2, 2, 4), (sub, 3, 1, 2)])` -> {add, sub} for `fn`): the parameter is each of
+/// them in turn. Every name chain of each cell (a lambda's calls too); empty when the parameter is
+/// no column of a table the decorator writes out, or goes to a fixture (`indirect`).
+std::set<std::string> parametrized_names(const Syntax& s, TSNode unit, const std::string& param) {
+  TSNode outer = ts_node_parent(unit);
+  if (ts_node_is_null(outer) || Syntax::type(outer) != "decorated_definition") return {};
+  static const std::regex head(R"(parametrize\(\s*['"]([\w\s,]+)['"]\s*,\s*\[)");
+  for (uint32_t i = 0; i < ts_node_named_child_count(outer); ++i) {
+    TSNode d = ts_node_named_child(outer, i);
+    if (Syntax::type(d) != "decorator") continue;
+    const std::string text = s.text(d);
+    std::smatch m;
+    if (!std::regex_search(text, m, head) || contains(text, "indirect")) continue;
+    std::vector<std::string> params;
+    for (const auto& p : split_top(m[1].str(), {","})) params.push_back(strip_spaces(p));
+    const auto column = std::find(params.begin(), params.end(), param);
+    if (column == params.end()) continue;
+    const std::size_t at = static_cast<std::size_t>(column - params.begin());
+    // The list: from its `[` to the matching `]`.
+    const std::size_t open = static_cast<std::size_t>(m.position(0) + m.length(0)) - 1;
+    int depth = 0;
+    std::size_t close = std::string::npos;
+    for (std::size_t k = open; k < text.size(); ++k) {
+      if (text[k] == '[' || text[k] == '(' || text[k] == '{') ++depth;
+      else if ((text[k] == ']' || text[k] == ')' || text[k] == '}') && --depth == 0) {
+        close = k;
+        break;
+      }
+    }
+    if (close == std::string::npos) return {};
+    std::set<std::string> names;
+    for (std::string row : split_top(text.substr(open + 1, close - open - 1), {","})) {
+      row = trim(row);
+      if (row.empty()) continue;
+      if (row.rfind("pytest.param(", 0) == 0) row = row.substr(12);
+      if ((row.front() == '(' || row.front() == '[') && row.size() >= 2) row = row.substr(1, row.size() - 2);
+      const auto cells = split_top(row, {","});
+      if (params.size() > 1 && at >= cells.size()) return {};
+      const std::string cell = params.size() > 1 ? cells[at] : row;
+      for (const auto& chain : chains(cell)) {
+        std::string name;
+        for (const auto& part : chain) name += (name.empty() ? "" : ".") + part;
+        if (!chain.empty() && !uninformative(chain.front())) names.insert(name);
+      }
+    }
+    return names;
+  }
+  return {};
+}
+
 std::set<std::string> parametrized_strings(const Syntax& s, TSNode unit, const std::string& param) {
   TSNode outer = ts_node_parent(unit);
   if (ts_node_is_null(outer) || Syntax::type(outer) != "decorated_definition") return {};
@@ -482,7 +533,142 @@ std::set<std::string> parametrized_strings(const Syntax& s, TSNode unit, const s
   return {};
 }
 
-void resolve_operand_sources(const Syntax& s, TSNode unit, std::vector<Assertion>& asserts, const FileNames* file_names) {
+/// What each function of the file holding `any` returns, as text (`function inputs() { return
+/// [add(2, 2)]; }` -> `[add(2, 2)];`): its return statements' expressions, a concise arrow's body.
+/// `skip`: a function left out (the unit being read).
+std::map<std::string, std::string> function_returns(const Syntax& s, TSNode any, TSNode skip = TSNode{}) {
+  std::map<std::string, std::string> out;
+  TSNode root = any;
+  while (!ts_node_is_null(ts_node_parent(root))) root = ts_node_parent(root);
+  std::function<void(TSNode, int)> visit = [&](TSNode n, int d) {
+    if (d > kMaxSyntaxDepth || out.size() > 512) return;
+    const std::string_view t = Syntax::type(n);
+    TSNode body{};
+    std::string fname;
+    // (Fields a grammar does not have come back null: C++'s function_definition has no "name".)
+    const auto named = [&](TSNode x) { return ts_node_is_null(x) ? std::string{} : s.text(x); };
+    if (t == "function_declaration" || t == "function_definition" || t == "generator_function_declaration") {
+      fname = named(Syntax::field(n, "name"));
+      body = Syntax::field(n, "body");
+    } else if (t == "variable_declarator") {
+      TSNode v = Syntax::field(n, "value");
+      if (!ts_node_is_null(v) && (Syntax::type(v) == "arrow_function" || Syntax::type(v) == "function_expression" ||
+                                  Syntax::type(v) == "function")) {
+        fname = named(Syntax::field(n, "name"));
+        body = Syntax::field(v, "body");
+      }
+    }
+    if (!fname.empty() && !ts_node_is_null(body) && (ts_node_is_null(skip) || !ts_node_eq(n, skip))) {
+      std::string returned;
+      if (Syntax::type(body) != "statement_block" && Syntax::type(body) != "block") {
+        returned = s.text(body);  // a concise arrow body
+      } else {
+        std::function<void(TSNode, int)> find = [&](TSNode b, int dd) {
+          if (dd > kMaxSyntaxDepth || returned.size() > 4096) return;
+          const std::string_view bt = Syntax::type(b);
+          if (bt == "function_declaration" || bt == "function_definition" || bt == "arrow_function" || bt == "function_expression" ||
+              bt == "lambda")
+            return;
+          if (bt == "return_statement" && ts_node_named_child_count(b) > 0) returned += s.text(ts_node_named_child(b, 0)) + ";";
+          for (uint32_t i = 0; i < ts_node_named_child_count(b); ++i) find(ts_node_named_child(b, i), dd + 1);
+        };
+        find(body, 0);
+      }
+      if (!returned.empty()) out.emplace(fname, returned);
+    }
+    for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) visit(ts_node_named_child(n, i), d + 1);
+  };
+  visit(root, 0);
+  return out;
+}
+
+std::map<std::string, std::set<std::string>> returned_sources(const Syntax& s, TSNode root, const FileNames* names) {
+  std::map<std::string, std::set<std::string>> out;
+  // The file's top-level functions (`def f`, `function f`, `const f = (...) =>`, exported or
+  // decorated), each read with its own locals.
+  auto read = [&](const std::string& name, TSNode fn, TSNode body) {
+    if (name.empty() || ts_node_is_null(body) || out.size() >= 512) return;
+    std::vector<std::string> returned;
+    if (Syntax::type(body) != "statement_block" && Syntax::type(body) != "block") {
+      returned.push_back(s.text(body));  // a concise arrow body
+    } else {
+      std::function<void(TSNode, int)> find = [&](TSNode b, int d) {
+        if (d > kMaxSyntaxDepth || returned.size() > 32) return;
+        const std::string_view bt = Syntax::type(b);
+        if (bt == "function_declaration" || bt == "function_definition" || bt == "arrow_function" || bt == "function_expression" || bt == "lambda")
+          return;
+        if (bt == "return_statement" && ts_node_named_child_count(b) > 0) returned.push_back(s.text(ts_node_named_child(b, 0)));
+        for (uint32_t i = 0; i < ts_node_named_child_count(b); ++i) find(ts_node_named_child(b, i), d + 1);
+      };
+      find(body, 0);
+    }
+    if (returned.empty()) return;
+    Definitions defs;
+    collect_definitions(s, body, defs, 0);
+    std::set<std::string> sources, seen;
+    bool ambiguous = false;
+    for (const auto& r : returned) leaves(r, defs, INT_MAX, seen, sources, ambiguous, 0);
+    // Only what names something outside the function, by the module it comes from (`add` and
+    // `@calc.add`): its parameters and locals (`a`, `total`) are no source a test could share.
+    std::set<std::string> kept;
+    if (names)
+      for (const auto& src : sources)
+        if (std::string c = names->canonical(src); !c.empty()) {
+          kept.insert(src);
+          kept.insert("@" + c);
+        }
+    kept.erase(name);
+    (void)fn;
+    if (!kept.empty()) out[name] = std::move(kept);
+  };
+  for (uint32_t i = 0; i < ts_node_named_child_count(root); ++i) {
+    TSNode st = ts_node_named_child(root, i);
+    for (int unwrap = 0; unwrap < 2; ++unwrap) {  // (`export ...`, `@decorator def ...`)
+      const std::string_view t = Syntax::type(st);
+      if (t != "export_statement" && t != "decorated_definition") break;
+      TSNode inner = Syntax::field(st, t == "export_statement" ? "declaration" : "definition");
+      if (ts_node_is_null(inner)) break;
+      st = inner;
+    }
+    const std::string_view t = Syntax::type(st);
+    if (t == "function_definition" || t == "function_declaration") {
+      TSNode n = Syntax::field(st, "name");
+      read(ts_node_is_null(n) ? std::string() : s.text(n), st, Syntax::field(st, "body"));
+    } else if (t == "lexical_declaration" || t == "variable_declaration") {
+      for (uint32_t k = 0; k < ts_node_named_child_count(st); ++k) {
+        TSNode d = ts_node_named_child(st, k);
+        if (Syntax::type(d) != "variable_declarator") continue;
+        TSNode v = Syntax::field(d, "value"), n = Syntax::field(d, "name");
+        if (ts_node_is_null(v) || ts_node_is_null(n) || Syntax::type(n) != "identifier") continue;
+        if (Syntax::type(v) == "arrow_function" || Syntax::type(v) == "function_expression" || Syntax::type(v) == "function")
+          read(s.text(n), v, Syntax::field(v, "body"));
+      }
+    } else if (t == "expression_statement" && ts_node_named_child_count(st) == 1) {
+      // `exports.compute = (a, b) => ...`, `module.exports.compute = function (...) { ... }`
+      TSNode e = ts_node_named_child(st, 0);
+      if (Syntax::type(e) != "assignment_expression") continue;
+      TSNode l = Syntax::field(e, "left"), v = Syntax::field(e, "right");
+      if (ts_node_is_null(l) || ts_node_is_null(v) || Syntax::type(l) != "member_expression") continue;
+      const std::string target = s.text(l);
+      static const std::regex exported(R"(^(?:module\.)?exports\.([A-Za-z_$][\w$]*)$)");
+      std::smatch m;
+      if (std::regex_match(target, m, exported) &&
+          (Syntax::type(v) == "arrow_function" || Syntax::type(v) == "function_expression" || Syntax::type(v) == "function"))
+        read(m[1].str(), v, Syntax::field(v, "body"));
+    }
+  }
+  return out;
+}
+
+void resolve_operand_sources(const Syntax& s, TSNode unit, std::vector<Assertion>& asserts, const FileNames* file_names,
+                             const ImportedDefs* imported) {
+  const auto* imported_returns = imported && !imported->returns.empty() ? &imported->returns : nullptr;
+  // The unit's parameters (a pytest test's fixtures), when conftest.py fixtures are known.
+  std::set<std::string> params;
+  if (imported && !imported->fixtures.empty())
+    if (TSNode ps = Syntax::field(unit, "parameters"); !ts_node_is_null(ps))
+      for (uint32_t i = 0; i < ts_node_named_child_count(ps); ++i)
+        if (TSNode p = ts_node_named_child(ps, i); Syntax::type(p) == "identifier") params.insert(s.text(p));
   Definitions defs;
   collect_definitions(s, unit, defs, 0);
   // A name the file declares at its top level and assigns once in all of it, outside this unit
@@ -540,50 +726,7 @@ void resolve_operand_sources(const Syntax& s, TSNode unit, std::vector<Assertion
   // The file's own functions, found on first use: name -> the expressions they return.
   std::optional<std::map<std::string, std::string>> file_functions;
   const FileReturns returns = [&](const std::string& name) -> std::string {
-    if (!file_functions) {
-      file_functions.emplace();
-      TSNode root = unit;
-      while (!ts_node_is_null(ts_node_parent(root))) root = ts_node_parent(root);
-      std::function<void(TSNode, int)> visit = [&](TSNode n, int d) {
-        if (d > kMaxSyntaxDepth || file_functions->size() > 512) return;
-        const std::string_view t = Syntax::type(n);
-        TSNode body{};
-        std::string fname;
-        // (Fields a grammar does not have come back null: C++'s function_definition has no "name".)
-        const auto named = [&](TSNode x) { return ts_node_is_null(x) ? std::string{} : s.text(x); };
-        if (t == "function_declaration" || t == "function_definition" || t == "generator_function_declaration") {
-          fname = named(Syntax::field(n, "name"));
-          body = Syntax::field(n, "body");
-        } else if (t == "variable_declarator") {
-          TSNode v = Syntax::field(n, "value");
-          if (!ts_node_is_null(v) && (Syntax::type(v) == "arrow_function" || Syntax::type(v) == "function_expression" ||
-                                      Syntax::type(v) == "function")) {
-            fname = named(Syntax::field(n, "name"));
-            body = Syntax::field(v, "body");
-          }
-        }
-        if (!fname.empty() && !ts_node_is_null(body) && !ts_node_eq(n, unit)) {
-          std::string returned;
-          if (Syntax::type(body) != "statement_block" && Syntax::type(body) != "block") {
-            returned = s.text(body);  // a concise arrow body
-          } else {
-            std::function<void(TSNode, int)> find = [&](TSNode b, int dd) {
-              if (dd > kMaxSyntaxDepth || returned.size() > 4096) return;
-              const std::string_view bt = Syntax::type(b);
-              if (bt == "function_declaration" || bt == "function_definition" || bt == "arrow_function" || bt == "function_expression" ||
-                  bt == "lambda")
-                return;
-              if (bt == "return_statement" && ts_node_named_child_count(b) > 0) returned += s.text(ts_node_named_child(b, 0)) + ";";
-              for (uint32_t i = 0; i < ts_node_named_child_count(b); ++i) find(ts_node_named_child(b, i), dd + 1);
-            };
-            find(body, 0);
-          }
-          if (!returned.empty()) file_functions->emplace(fname, returned);
-        }
-        for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) visit(ts_node_named_child(n, i), d + 1);
-      };
-      visit(root, 0);
-    }
+    if (!file_functions) file_functions = function_returns(s, unit, unit);
     auto it = file_functions->find(name);
     return it == file_functions->end() ? std::string{} : it->second;
   };
@@ -618,11 +761,34 @@ void resolve_operand_sources(const Syntax& s, TSNode unit, std::vector<Assertion
     // A value reassigned or assigned in branches before the check: what it holds is not known, so
     // the check is not credited through it.
     if (ambiguous) a.sources.clear();
+    // A parameter of a parametrize table's column of functions (`fn(a, b) == want` with `fn` taking
+    // `add`, then `sub`): each of them is looked at.
+    for (const auto& src : std::set<std::string>(a.sources))
+      if (src.find('.') == std::string::npos && !defs.count(src))
+        for (auto& n : parametrized_names(s, unit, src)) a.sources.insert(std::move(n));
     // Also by module: `add(2, 2)` with `from calc import add` and `calc.add(2, 2)` with `import calc`
     // look at the same function.
     if (file_names)
       for (const auto& src : std::set<std::string>(a.sources))
         if (std::string c = file_names->canonical(src); !c.empty()) a.sources.insert("@" + c);
+    // A function of a test-side module the file imports: what it returns is what the check looks
+    // at too, as that module names it (`from tests.core import compute` ... `compute(a, b)` with
+    // `def compute(a, b): return add(a, b)` there), as a function of this file's is.
+    if (imported_returns && file_names)
+      for (const auto& src : std::set<std::string>(a.sources)) {
+        const auto dot = src.find('.');
+        const std::string head = src.substr(0, dot);
+        const bool through_module = dot != std::string::npos && src.find('.', dot + 1) == std::string::npos && file_names->module_bindings.count(head);
+        if (!file_names->imported.count(head) || (dot != std::string::npos && !through_module) || (!through_module && file_names->module_bindings.count(head)))
+          continue;
+        if (auto r = imported_returns->find(through_module ? src.substr(dot + 1) : src); r != imported_returns->end())
+          a.sources.insert(r->second.begin(), r->second.end());
+      }
+    // A fixture of a conftest.py the test takes as a parameter (`def test_add(adder)` ...
+    // `adder(2, 2)` with `def adder(): return add`): what it returns.
+    for (const auto& src : std::set<std::string>(a.sources))
+      if (params.count(src) && !defs.count(src))
+        if (auto r = imported->fixtures.find(src); r != imported->fixtures.end()) a.sources.insert(r->second.begin(), r->second.end());
     // Every operand a constant, or two operands computed the same way (`got = add(2, 2); want =
     // add(2, 2); assert got == want`): the check cannot fail.
     if (all_constant && a.kind != Kind::throws_specific && a.kind != Kind::throws_broad) a.tautology = true;

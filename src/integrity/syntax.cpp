@@ -917,6 +917,7 @@ class Analyzer {
     for (auto& t : m.tests) complementary_lossy_views(t);
     for (auto& h : m.helpers) complementary_lossy_views(h);
     exported_definitions(m);
+    if (lang_ == Lang::python || is_js(lang_)) m.returns = returned_sources(s_, ts_tree_root_node(tree), &names_);
     ts_tree_delete(tree);
     m.parsed = true;
     return m;
@@ -2246,7 +2247,7 @@ class Analyzer {
     unit_swallow_.clear();
     self_computed_expectations(text(body_of(n)), model_->tests[index]);
     link_helpers(model_->tests[index], n, text(body_of(n)));
-    resolve_operand_sources(s_, n, model_->tests[index].asserts, &names_);
+    resolve_operand_sources(s_, n, model_->tests[index].asserts, &names_, imported_);
   }
 
   // ---- tautologies the text does not show ------------------------------------------------------------
@@ -3102,7 +3103,7 @@ class Analyzer {
         unit_node_ = n;
         const std::size_t index = model_->helpers.size() - 1;
         for (uint32_t i = 0; i < ts_node_child_count(n); ++i) visit(ts_node_child(n, i), "", true, &model_->helpers[index], 0, false);
-        resolve_operand_sources(s_, n, model_->helpers[index].asserts, &names_);
+        resolve_operand_sources(s_, n, model_->helpers[index].asserts, &names_, imported_);
         model_->helpers[index].params = definition_params(text(n), name, lang_);
         model_->helpers[index].param_defaults = definition_param_defaults(text(n), name, lang_);
         link_helpers(model_->helpers[index], n, text(n));

@@ -411,11 +411,6 @@ std::vector<FunctionRun> python_functions(const std::string& text, const std::se
   return out;
 }
 
-/// Does a module a test file imports name `file` (repository-relative)? A relative JavaScript
-/// specifier (`./calc`, `../sum`) resolved from the test's folder, with its extensions and index
-/// files; a Python module (`calc`, `pkg.mod`, `.mod`) as a file or package at any depth
-/// (`src/pkg/mod.py`). A package name (node_modules, the standard library) names no file of the
-/// project.
 /// The module a Python test file's import names, as the runtime names it: `pkg.calc` for `calc`
 /// imported absolutely, and for `..calc` in `pkg/tests/test_calc.py` (a relative import, resolved
 /// through the package the file is in: its directories that hold an `__init__.py`, as pytest names
@@ -450,8 +445,36 @@ bool python_submodule(const SandboxFs& tree, const std::string& module, const st
   return false;
 }
 
+/// The folders pytest's `pythonpath` setting adds to the import path (pytest.ini, pyproject.toml,
+/// setup.cfg, tox.ini at the root: `pythonpath = . lib`, `pythonpath = ["src", "lib"]`), each with
+/// a trailing `/` ("" for the root).
+std::vector<std::string> pytest_pythonpath(const SandboxFs& tree) {
+  std::vector<std::string> out;
+  static const std::regex setting(R"(^\s*pythonpath\s*=\s*(.*)$)");
+  static const std::regex entry(R"([A-Za-z0-9_.\-/]+)");
+  for (const char* config : {"pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"}) {
+    auto text = tree.read(config, 1u << 20);
+    if (!text) continue;
+    std::istringstream in(*text);
+    for (std::string line; std::getline(in, line);) {
+      std::smatch m;
+      if (!std::regex_match(line, m, setting)) continue;
+      const std::string value = m[1].str();
+      for (std::sregex_iterator it(value.begin(), value.end(), entry), e; it != e; ++it) {
+        std::string dir = fs::path(it->str()).lexically_normal().generic_string();
+        if (dir == "." || dir == "./") dir.clear();
+        if (dir.rfind("..", 0) == 0 || (!dir.empty() && dir.front() == '/')) continue;
+        if (!dir.empty() && dir.back() != '/') dir += '/';
+        if (std::find(out.begin(), out.end(), dir) == out.end()) out.push_back(dir);
+      }
+    }
+  }
+  return out;
+}
+
 /// The file of the tree a module names as the file at `from` imports it (`tests.helpers`,
-/// `.helpers`, `helpers` beside it, `./helpers`): "" when the tree has none.
+/// `.helpers`, `helpers` beside it, `./helpers`; a folder of pytest's `pythonpath`: `lib/calc.py`):
+/// "" when the tree has none.
 std::string module_file(const SandboxFs& tree, bool python, const std::string& from, const std::string& module) {
   auto regular = [&](const std::string& p) {
     auto st = tree.stat(p);
@@ -469,22 +492,27 @@ std::string module_file(const SandboxFs& tree, bool python, const std::string& f
   std::string m = python_module_name(tree, from, module);
   if (m.empty()) return {};
   std::replace(m.begin(), m.end(), '.', '/');
-  for (const std::string& prefix : {std::string(), std::string("src/"), dir.empty() ? std::string("-") : dir.generic_string() + "/"})
+  std::vector<std::string> prefixes = {"", "src/"};  // (the root, `src/`, beside the file, pytest's pythonpath)
+  if (!dir.empty()) prefixes.push_back(dir.generic_string() + "/");
+  for (auto& p : pytest_pythonpath(tree))
+    if (std::find(prefixes.begin(), prefixes.end(), p) == prefixes.end()) prefixes.push_back(std::move(p));
+  for (const auto& prefix : prefixes)
     for (const char* ext : {".py", "/__init__.py"})
-      if (prefix != "-" && regular(prefix + m + ext)) return prefix + m + ext;
+      if (regular(prefix + m + ext)) return prefix + m + ext;
   return {};
 }
 
 /// Whether the test-side module `via` that the test file `test_path` imports (a helper module of
 /// the tests) calls the function `pin` names, imported from the same module as the test file's
 /// (`from calc import add` ... `add(`, `import calc` ... `calc.add(`). A module of the project's
-/// own code is not a helper (what it calls is the project's business) unless the patch added or
-/// changed it (`patched`: a helper the patch put outside the test folders).
+/// own code is not a helper (what it calls is the project's business) unless the patch added it
+/// (`added`: a helper the patch put outside the test folders; a module it changed, the fix's own
+/// file among them, stays the project's: review 29).
 bool helper_calls(const SandboxFs& tree, bool python, const std::string& test_path, const std::string& via, const integrity::PinnedCall& pin,
-                  const std::set<std::string>& patched) {
+                  const std::set<std::string>& added) {
   if (!pin.cls.empty()) return false;
   const std::string file = module_file(tree, python, test_path, via);
-  if (file.empty() || file == test_path || (!is_test_path(file) && !patched.count(file))) return false;
+  if (file.empty() || file == test_path || (!is_test_path(file) && !added.count(file))) return false;
   auto text = tree.read(file, 2u << 20);
   if (!text) return false;
   auto same_module = [&](const std::string& m) {
@@ -511,6 +539,11 @@ bool helper_calls(const SandboxFs& tree, bool python, const std::string& test_pa
   return false;
 }
 
+/// Does a module a test file imports name `file` (repository-relative)? A relative JavaScript
+/// specifier (`./calc`, `../sum`) resolved from the test's folder, with its extensions and index
+/// files; a Python module (`calc`, `pkg.mod`, `.mod`) as a file or package at any depth
+/// (`src/pkg/mod.py`). A package name (node_modules, the standard library) names no file of the
+/// project.
 bool module_names_file(bool python, const std::string& test_path, const std::string& module, const std::string& file) {
   const fs::path dir = fs::path(test_path).parent_path();
   if (!python) {
@@ -988,15 +1021,23 @@ def _plain(v, depth=0):
 
 
 def _call_line(f, a, k):
+    # [module, name, args, kwargs], and for a method of an instance whose attributes are plain
+    # data, those attributes (the drive makes the instance from them: its constructor's
+    # arguments are not known).
     key = _KEYS.get(f)
     if key is None:
         return None
     args = list(a)
+    state = None
     if '.' in key[1] and args and not _plain(args[0]):
+        inst = args[0]
         args = args[1:]  # (the instance of a method)
+        attrs = getattr(inst, '__dict__', None)
+        if not isinstance(inst, type) and isinstance(attrs, dict) and attrs and _plain(attrs):
+            state = dict(attrs)
     if not _plain(args) or not _plain(k):
         return None
-    return json.dumps([key[0], key[1], args, k], sort_keys=True)
+    return json.dumps([key[0], key[1], args, k] + ([state] if state is not None else []), sort_keys=True)
 
 
 def _record(f, a, k):
@@ -1030,7 +1071,20 @@ def _canonical(r):
     return json.dumps(_integral(r), sort_keys=True) if _plain(r) else '?'
 
 
-def _drive_one(m, n, args, kw):
+def _instance(cls, state):
+    # An instance with the recorded attributes (not made by the constructor, whose arguments are
+    # not known); without them, the constructor with none.
+    if isinstance(state, dict):
+        try:
+            inst = cls.__new__(cls)
+            inst.__dict__.update(state)
+            return inst
+        except Exception:
+            pass
+    return cls()
+
+
+def _drive_one(m, n, args, kw, state=None):
     import asyncio
     try:
         mod = importlib.import_module(m)
@@ -1038,7 +1092,7 @@ def _drive_one(m, n, args, kw):
             c, meth = n.split('.', 1)
             obj = getattr(mod, c)
             if inspect.isclass(obj):
-                fn = getattr(obj, meth) if isinstance(inspect.getattr_static(obj, meth, None), staticmethod) else getattr(obj(), meth)
+                fn = getattr(obj, meth) if isinstance(inspect.getattr_static(obj, meth, None), staticmethod) else getattr(_instance(obj, state), meth)
             elif inspect.isfunction(obj):
                 fn = getattr(obj(), meth)  # (a factory of the instance)
             else:
@@ -1071,8 +1125,8 @@ def pytest_collection_modifyitems(session, config, items):
             calls = [json.loads(x) for x in f if x.strip()]
     except (OSError, ValueError):
         calls = []
-    for m, n, args, kw in calls[:1000]:
-        out.append(_drive_one(m, n, args, kw))
+    for c in calls[:1000]:
+        out.append(_drive_one(*c[:4], state=c[4] if len(c) > 4 else None) if isinstance(c, list) and len(c) >= 4 else '?')
     with open(_log, 'w') as f:
         json.dump(out, f)
     items[:] = []
@@ -1083,6 +1137,12 @@ def _moved(v):
         return _NO
     if isinstance(v, bool):
         return not v
+    if _mode == 'reverse':
+        # The order reversed (-v - 1): a test that only sorts or ranks by the results, which the
+        # move below keeps, sees the order turned around. Strings have no such move.
+        if isinstance(v, (int, float)) and v == v and v not in (float('inf'), float('-inf')):
+            return -v - 1
+        return _NO
     if isinstance(v, (int, float)):
         if v != v or v in (float('inf'), float('-inf')):
             return _NO
@@ -1119,53 +1179,78 @@ def _flush():
 atexit.register(_flush)
 
 
+def _moved_one(v):
+    # v moved (and the move noted), or v itself when it has no move.
+    m = _moved(v)
+    if m is _NO:
+        return v
+    _note()
+    return m
+
+
 def _moved_items(it):
     # A generator's results are what it yields: each is moved as it comes.
     for x in it:
-        y = _moved(x)
-        if y is _NO:
-            yield x
-        else:
-            _note()
-            yield y
+        yield _moved_one(x)
+
+
+async def _moved_aitems(it):
+    async for x in it:
+        yield _moved_one(x)
+
+
+def _answer(line, r):
+    # What a wrapped call answers: a call the 'except' list keeps, its listed answer (or its own);
+    # a generator, its values moved as they come; any other result, moved.
+    if line is not None and line in _KEEP:
+        if _KEEP[line] is None:
+            return r
+        _note('replaced')
+        return json.loads(_KEEP[line])
+    if _mode in ('control', 'record'):
+        return r
+    if inspect.isgenerator(r):
+        return _moved_items(r)
+    if inspect.isasyncgen(r):
+        return _moved_aitems(r)
+    return _moved_one(r)
+
+
+_CALLERS = set()
+_OWN_CODE = set()  # the code objects this probe gave the functions it changed in place
+
+
+def _caller():
+    # The file of the code that made the call (beyond this probe and the changed function itself).
+    fr = sys._getframe(2)
+    while fr is not None and (fr.f_code.co_filename == __file__ or fr.f_code in _OWN_CODE):
+        fr = fr.f_back
+    return fr.f_code.co_filename if fr is not None else ''
+
+
+def _enter(f, a, k):
+    # A call of a wrapped function: counted, its caller's file written once (up to 64 files),
+    # recorded in 'record' mode; its line in 'except' mode.
+    _note('called')
+    if len(_CALLERS) < 64:
+        c = _caller()
+        if c not in _CALLERS:
+            _CALLERS.add(c)
+            with open(_log, 'a') as out:
+                out.write('caller:' + c + '\n')
+    if _mode == 'record':
+        _record(f, a, k)
+    return _call_line(f, a, k) if _mode == 'except' else None
 
 
 def _call(f, a, k):
-    _note('called')
-    if _mode == 'record':
-        _record(f, a, k)
-    line = _call_line(f, a, k) if _mode == 'except' else None
-    r = f(*a, **k)
-    if _mode == 'except' and line is not None and line in _KEEP:
-        if _KEEP[line] is None:
-            return r
-        _note('replaced')
-        return json.loads(_KEEP[line])
-    if inspect.isgenerator(r) and _mode not in ('control', 'record'):
-        return _moved_items(r)
-    m = _moved(r)
-    if m is _NO:
-        return r
-    _note()
-    return m
+    line = _enter(f, a, k)
+    return _answer(line, f(*a, **k))
 
 
 async def _acall(f, a, k):
-    _note('called')
-    if _mode == 'record':
-        _record(f, a, k)
-    line = _call_line(f, a, k) if _mode == 'except' else None
-    r = await f(*a, **k)
-    if _mode == 'except' and line is not None and line in _KEEP:
-        if _KEEP[line] is None:
-            return r
-        _note('replaced')
-        return json.loads(_KEEP[line])
-    m = _moved(r)
-    if m is _NO:
-        return r
-    _note()
-    return m
+    line = _enter(f, a, k)
+    return _answer(line, await f(*a, **k))
 
 
 def _wrap(f):
@@ -1218,6 +1303,7 @@ def _swap(f, call):
         fields['co_qualname'] = c.co_qualname
     try:
         f.__code__ = _CODE[is_async].replace(**fields)
+        _OWN_CODE.add(f.__code__)
         f.__kwdefaults__ = {'_fa': functools.partial(call, orig)}
         if sig is not None:
             f.__signature__ = sig
@@ -1398,6 +1484,18 @@ std::size_t log_lines(std::string_view text, std::initializer_list<std::string_v
   return n;
 }
 
+/// The values of the log's lines that begin with `prefix` (`caller:/repo/tests/helpers.py`).
+std::vector<std::string> log_values(std::string_view text, std::string_view prefix) {
+  std::vector<std::string> out;
+  for (std::string_view rest = text; !rest.empty();) {
+    const auto nl = rest.find('\n');
+    const std::string_view line = rest.substr(0, nl);
+    rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
+    if (line.substr(0, prefix.size()) == prefix) out.emplace_back(line.substr(prefix.size()));
+  }
+  return out;
+}
+
 constexpr const char* kNodePerturb = R"JS(// flowagent: moves the results of the code under test (the value-sensitivity run).
 const Module = require('module');
 const fs = require('fs');
@@ -1472,6 +1570,13 @@ const NO = Symbol('unmoved');
 function moved(v) {
   if (mode === 'control' || mode === 'record') return NO;
   if (typeof v === 'boolean') return !v;
+  if (mode === 'reverse') {
+    // The order reversed (-v - 1): a test that only sorts or ranks by the results sees it turned
+    // around. Strings have no such move.
+    if (typeof v === 'number') return Number.isFinite(v) ? -v - 1 : NO;
+    if (typeof v === 'bigint') return -v - 1n;
+    return NO;
+  }
   if (typeof v === 'number') return Number.isFinite(v) ? 2 * v + (v >= 0 ? 1 : -1) : NO;
   if (typeof v === 'bigint') return 2n * v + (v >= 0n ? 1n : -1n);
   if (typeof v === 'string') return '~' + v + '~';
@@ -1488,56 +1593,104 @@ function note(what = 'moved') {
 process.on('exit', () => {
   for (const [what, n] of counts) if (what !== 'wrapped' && n > 1) fs.appendFileSync(log, (what + '\n').repeat(n - 1));
 });
-function result(r) {
-  if (r && typeof r.then === 'function') {
-    return r.then((v) => {
-      const m = moved(v);
-      if (m === NO) return v;
-      note();
-      return m;
-    });
-  }
-  const m = moved(r);
-  if (m === NO) return r;
+// v moved (and the move noted), or v itself when it has no move.
+function movedOne(v) {
+  const m = moved(v);
+  if (m === NO) return v;
   note();
   return m;
 }
+// A generator's results are what it yields: each is moved as it comes.
+function* movedItems(it) {
+  for (const x of it) yield movedOne(x);
+}
+async function* movedAsyncItems(it) {
+  for await (const x of it) yield movedOne(x);
+}
+function result(r) {
+  if (r && typeof r.then === 'function') return r.then(movedOne);
+  if (r && typeof r === 'object' && mode !== 'control' && mode !== 'record') {
+    const tag = Object.prototype.toString.call(r);
+    if (tag === '[object Generator]') return movedItems(r);
+    if (tag === '[object AsyncGenerator]') return movedAsyncItems(r);
+  }
+  return movedOne(r);
+}
 const keys = new WeakMap();  // the function called -> [file, name] of its target
 const recorded = new Set();
-function callLine(f, args) {
+// [file, name, args, {}], and for a method of an instance whose own properties are plain data,
+// those properties (the drive makes the instance from them: its constructor's arguments are not
+// known).
+function callLine(f, args, self) {
   const key = keys.get(f);
-  return key && plain(args) ? JSON.stringify([key[0], key[1], args, {}]) : null;
+  if (!key || !plain(args)) return null;
+  const row = [key[0], key[1], args, {}];
+  if (key[1].includes('.') && self && typeof self === 'object' && !Array.isArray(self) && Object.getPrototypeOf(self) !== Object.prototype) {
+    const state = Object.assign({}, self);
+    if (Object.keys(state).length > 0 && plain(state)) row.push(state);
+  }
+  return JSON.stringify(row);
 }
-function record(f, args) {
+function record(f, args, self) {
   if (recorded.size >= 500) return;
-  const line = callLine(f, args);
+  const line = callLine(f, args, self);
   if (line === null || recorded.has(line)) return;
   recorded.add(line);
   fs.appendFileSync(callsPath, line + '\n');
 }
-function call(f, self, args, newTarget) {
+// A call of a wrapped function: counted, recorded in 'record' mode; its line in 'except' mode.
+// The file of the code that made the call (beyond this probe, native code and node's own), once
+// per file (up to 64 files, the first 20000 calls).
+const callers = new Set();
+let callsSeen = 0;
+function callerFile() {
+  const prepare = Error.prepareStackTrace, limit = Error.stackTraceLimit;
+  let frames = [];
+  try {
+    Error.stackTraceLimit = 16;
+    Error.prepareStackTrace = (_, stack) => stack;
+    frames = new Error().stack || [];
+  } catch (e) {
+    frames = [];
+  } finally {
+    Error.prepareStackTrace = prepare;
+    Error.stackTraceLimit = limit;
+  }
+  for (const fr of Array.isArray(frames) ? frames : []) {
+    const name = fr && typeof fr.getFileName === 'function' ? fr.getFileName() : undefined;
+    if (name && name !== __filename && !name.startsWith('node:')) return name.startsWith('file://') ? require('url').fileURLToPath(name) : name;
+  }
+  return '';
+}
+function enter(f, self, args, newTarget) {
   note('called');
-  if (mode === 'record' && !newTarget) record(f, args);
-  const line = mode === 'except' && !newTarget ? callLine(f, args) : null;
-  const r = newTarget ? Reflect.construct(f, args, newTarget) : Reflect.apply(f, self, args);
-  if (mode === 'except' && line !== null && keep.has(line)) {
+  if (callers.size < 64 && callsSeen++ < 20000) {
+    const c = callerFile();
+    if (!callers.has(c)) {
+      callers.add(c);
+      fs.appendFileSync(log, 'caller:' + c + '\n');
+    }
+  }
+  if (mode === 'record' && !newTarget) record(f, args, self);
+  return mode === 'except' && !newTarget ? callLine(f, args, self) : null;
+}
+// What it answers: a call the 'except' list keeps, its listed answer (or its own); any other
+// result moved.
+function answer(line, r) {
+  if (line !== null && keep.has(line)) {
     if (keep.get(line) === null) return r;
     note('replaced');
     return JSON.parse(keep.get(line));
   }
   return result(r);
 }
+function call(f, self, args, newTarget) {
+  const line = enter(f, self, args, newTarget);
+  return answer(line, newTarget ? Reflect.construct(f, args, newTarget) : Reflect.apply(f, self, args));
+}
 async function callAsync(f, self, args) {
-  note('called');
-  if (mode === 'record') record(f, args);
-  const line = mode === 'except' ? callLine(f, args) : null;
-  const r = await Reflect.apply(f, self, args);
-  if (mode === 'except' && line !== null && keep.has(line)) {
-    if (keep.get(line) === null) return r;
-    note('replaced');
-    return JSON.parse(keep.get(line));
-  }
-  return result(r);
+  const line = enter(f, self, args, undefined);
+  return answer(line, await Reflect.apply(f, self, args));
 }
 // The wrapper has the function's shape: async when it is, its own properties (a sloppy function's
 // `arguments` and `caller`, a `prototype` only when it has one), its name and length, and its
@@ -1679,8 +1832,21 @@ function sorted(v) {
   if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted(v[k])]));
   return v;
 }
-const canonical = (r) => (r === undefined ? 'undefined' : typeof r === 'bigint' ? 'n:' + r : plain(r) ? JSON.stringify(sorted(r)) : '?');
-async function drive(file, name, args) {
+function canonical(r) {
+  if (r === undefined) return 'undefined';
+  if (typeof r === 'bigint') return 'n:' + r;
+  // A generator's answer is what it yields, when that is a short list of plain data.
+  if (r && typeof r === 'object' && Object.prototype.toString.call(r) === '[object Generator]') {
+    const items = [];
+    for (const x of r) {
+      items.push(x);
+      if (items.length > 64) break;
+    }
+    r = items;
+  }
+  return plain(r) ? JSON.stringify(sorted(r)) : '?';
+}
+async function drive(file, name, args, state) {
   let fn, self;
   try {
     const m = require(file);
@@ -1689,6 +1855,9 @@ async function drive(file, name, args) {
       const c = name.slice(0, dot), meth = name.slice(dot + 1);
       const holder = m && m[c] !== undefined ? m[c] : typeof m === 'function' ? m : undefined;
       if (typeof holder === 'function' && typeof holder[meth] === 'function') self = holder;
+      // (An instance with the recorded properties, not made by the constructor, whose arguments
+      // are not known; without them, the constructor with none.)
+      else if (typeof holder === 'function' && state && typeof state === 'object' && holder.prototype) self = Object.assign(Object.create(holder.prototype), state);
       else if (typeof holder === 'function') self = new holder();
       else self = holder;
       fn = self && self[meth];
@@ -1711,7 +1880,7 @@ async function drive(file, name, args) {
 (async () => {
   const calls = fs.readFileSync(process.argv[2], 'utf8').split('\n').filter((l) => l.trim()).slice(0, 1000).map((l) => JSON.parse(l));
   const out = [];
-  for (const [file, name, args] of calls) out.push(await drive(file, name, args));
+  for (const [file, name, args, , state] of calls) out.push(await drive(file, name, args, state));
   fs.writeFileSync(process.argv[3], JSON.stringify(out));
   process.exit(0);
 })();
@@ -1750,6 +1919,10 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
     std::string module, name;
     std::vector<std::string> ids;
     std::string test_path, written;  ///< the test file, and the module as it writes it
+    /// Whether the reading of the tests saw them still call it; a target it did not see is moved
+    /// all the same (the run counts the calls: a helper may reach it by a path no reading follows),
+    /// and is no target when the run makes no call of it.
+    bool seen = true;
     std::string described() const { return name + " (" + written + ")"; }
   };
   std::vector<Target> targets;
@@ -1759,9 +1932,9 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
   if (js)
     for (const auto& f : patch->files)
       if (f.status == PatchStatus::deleted && is_test_path(f.old_path) && test_file(f.old_path)) deleted_tests.push_back(&f);
-  std::set<std::string> patched;  // (files the patch added or changed: a helper it wrote may live anywhere)
+  std::set<std::string> added;  // (files the patch added: a helper it wrote may live anywhere)
   for (const auto& f : patch->files)
-    if (f.status != PatchStatus::deleted) patched.insert(f.new_path);
+    if (f.status == PatchStatus::added) added.insert(f.new_path);
   for (const auto& f : patch->files) {
     // (A renamed test file counts under runners naming tests by title: the requested title is now in it.)
     const bool replaced = !deleted_tests.empty() && f.status == PatchStatus::added;
@@ -1779,14 +1952,19 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
     auto after = tree->read(f.new_path, 8u << 20);
     if (!after) continue;
     std::vector<integrity::PinnedCall> pins;
-    auto reached = [&](const std::string& via, const integrity::PinnedCall& p) { return helper_calls(*tree, python, f.new_path, via, p, patched); };
+    auto reached = [&](const std::string& via, const integrity::PinnedCall& p) { return helper_calls(*tree, python, f.new_path, via, p, added); };
     for (const PatchFile* old : replaced ? deleted_tests : std::vector<const PatchFile*>{&f}) {
       auto before = text_before(ctx, repo, *old);
       if (!before) return unexpected(before.error());
-      auto found = integrity::pinned_calls(f.new_path, *before, *after, wanted, whole_file, &wanted_after, reached);
+      auto found = integrity::pinned_calls(f.new_path, *before, *after, wanted, whole_file, &wanted_after, reached, true);
       pins.insert(pins.end(), std::make_move_iterator(found.begin()), std::make_move_iterator(found.end()));
     }
     for (const auto& p : pins) {
+      // (A pin no reading saw called: only a function of the project's own code, a file of the tree.)
+      if (!p.seen_called) {
+        const std::string file = module_file(*tree, python, f.new_path, p.module);
+        if (file.empty() || is_test_path(file)) continue;
+      }
       std::string module;
       std::string cls = p.cls;
       if (python) {
@@ -1798,16 +1976,9 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
           cls.clear();
         }
       } else {
-        if (p.module.rfind("./", 0) != 0 && p.module.rfind("../", 0) != 0) continue;
-        const std::string base = (fs::path(f.new_path).parent_path() / p.module).lexically_normal().generic_string();
-        for (const auto ext : integrity::js_module_suffixes()) {
-          auto st = tree->stat(base + std::string(ext));
-          if (st && S_ISREG(st->st_mode)) {
-            module = (root / (base + std::string(ext))).lexically_normal().string();
-            break;
-          }
-        }
-        if (module.empty()) continue;
+        const std::string file = module_file(*tree, false, f.new_path, p.module);
+        if (file.empty()) continue;
+        module = (root / file).lexically_normal().string();
       }
       const std::string name = cls.empty() ? p.name : cls + "." + p.name;  // (a method: `Calc.add`)
       // The requested ids naming a test that pinned it (an id of another file is not one of them);
@@ -1820,9 +1991,9 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
                                  std::any_of(p.tests.begin(), p.tests.end(), [&](const std::string& t) { return reports::contains_test({w}, t); });
         if (this_file && pinned_here && std::find(ids.begin(), ids.end(), w) == ids.end()) ids.push_back(w);
       }
-      auto same = std::find_if(targets.begin(), targets.end(), [&](const Target& t) { return t.module == module && t.name == name; });
+      auto same = std::find_if(targets.begin(), targets.end(), [&](const Target& t) { return t.module == module && t.name == name && t.seen == p.seen_called; });
       if (same == targets.end()) {
-        targets.push_back({module, name, std::move(ids), f.new_path, p.module});
+        targets.push_back({module, name, std::move(ids), f.new_path, p.module, p.seen_called});
       } else {
         for (auto& id : ids)
           if (std::find(same->ids.begin(), same->ids.end(), id) == same->ids.end()) same->ids.push_back(std::move(id));
@@ -1835,8 +2006,14 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
   }
   out.values.python = python;
   out.values.run_ids = wanted_after;
+  auto values_key = [&](const Target& t) {
+    return std::pair<std::string, std::string>(python ? t.module : fs::path(t.module).lexically_relative(root).generic_string(), t.name);
+  };
+  // The values check compares the functions the tests were seen to call, and those not seen that a
+  // moved run found called from the tests' side (added below).
   for (const auto& t : targets)
-    out.values.targets.emplace_back(python ? t.module : fs::path(t.module).lexically_relative(root).generic_string(), t.name);
+    if (auto v = values_key(t); t.seen && std::find(out.values.targets.begin(), out.values.targets.end(), v) == out.values.targets.end())
+      out.values.targets.push_back(std::move(v));
   // The code the developer's change touched first: when there are more runs than the cap, the
   // functions of the changed modules are the ones moved.
   if (auto changed = changed_files(repo, req.change.base_commit, ctx.workspace.head_commit()); changed) {
@@ -1847,6 +2024,8 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
     };
     std::stable_partition(targets.begin(), targets.end(), touched);
   }
+  // The targets the tests were seen to call first: the unseen ones take the runs left over.
+  std::stable_partition(targets.begin(), targets.end(), [](const Target& t) { return t.seen; });
   DataDir data(root);
   if (data.path.empty()) return fail(Errc::io, "cannot create the value-sensitivity directory in " + root.string());
   const fs::path helper = data.path / (python ? "flowagent_value_probe.py" : "flowagent_value_probe.js");
@@ -1896,6 +2075,27 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
     const std::string_view logged = text ? std::string_view(*text) : std::string_view();
     const std::size_t wrapped = log_lines(logged, {"wrapped"}), called = log_lines(logged, {"called"}), times = log_lines(logged, {"moved"});
     const bool passed = !r->timed_out && r->exit_code == 0;
+    // A target no reading saw called: it counts only where the tests' side calls it (a test file, a
+    // helper of the tests, a file the patch added), not the project's own code (`top()` sorting by
+    // it, `Store.put` making an id with it: what the project's code does with it is that code's
+    // business, checked through what the tests compare). Not called so: the tests no longer reach
+    // it (what they check instead is the guard's to judge).
+    if (!target.seen) {
+      bool tests_call = false;
+      for (const auto& file : log_values(logged, "caller:")) {
+        const fs::path abs = fs::path(file).lexically_normal();
+        const std::string rel = abs.is_absolute() ? abs.lexically_relative(root.lexically_normal()).generic_string() : abs.generic_string();
+        const bool inside = !rel.empty() && rel.rfind("..", 0) != 0;
+        tests_call = tests_call || file.empty() || (inside && (is_test_path(rel) || added.count(rel) > 0));
+      }
+      if (called == 0 || !tests_call) {
+        out.note += std::string(out.note.empty() ? "" : "; ") + "not applicable to " + what +
+                    (called == 0 ? ": the tests no longer call it" : ": only the project's own code calls it");
+        continue;
+      }
+      if (auto v = values_key(target); std::find(out.values.targets.begin(), out.values.targets.end(), v) == out.values.targets.end())
+        out.values.targets.push_back(std::move(v));
+    }
     // The function was wrapped (a function of the module, loaded by the run) and the tests passed
     // without calling it once: they no longer run the code they pinned.
     if (passed && wrapped > 0 && called == 0) {
@@ -1919,11 +2119,26 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
                   ": no result of it was a number, a boolean or a string to move";
       continue;
     }
-    if (passed) {
+    bool order_checked = false;  // (the tests fail when the order of its results is reversed)
+    if (passed && !target.seen) {
+      // Unseen, its results may matter only by their order (a sort key, a comparator, a rank the
+      // tests sort by), which the move keeps: one more run with the order reversed (-v - 1).
+      const fs::path rlog = data.path / ("reversed-" + std::to_string(i) + ".log");
+      const std::string reversed = "export FLOWAGENT_PERTURB_MODE=reverse; " + perturb_env(python, data.path, list, rlog) + expand_tests(*tmpl, ids);
+      auto rv = run_command(root, reversed, req, ctx.cancel, ctx.sandbox);
+      if (!rv) return unexpected(rv.error());
+      if (rv->cancelled) return fail(Errc::cancelled, "validation cancelled");
+      out.runs.push_back(test_run_of(reversed, *rv, "sensitivity-reversed"));
+      auto rtext = tree->read(rlog.lexically_relative(root).generic_string(), 16u << 20);
+      const std::size_t rtimes = rtext ? log_lines(*rtext, {"moved"}) : 0;
+      order_checked = !rv->timed_out && rv->exit_code != 0 && rtimes > 0;
+    }
+    if (passed && !order_checked) {
       out.reason = "code_value_not_checked";
       out.message = "the requested tests still pass when the results of " + what + " are moved (" + std::to_string(times) +
-                    " result(s) moved: numbers to 2v+1 away from zero, booleans negated, strings framed with `~`), although before the patch the tests compared a "
-                    "call of it with a literal: their verdict no longer depends on what the code computes";
+                    " result(s) moved: numbers to 2v+1 away from zero, booleans negated, strings framed with `~`" +
+                    (target.seen ? "" : "; and with their order reversed") +
+                    "), although before the patch the tests compared a call of it with a literal: their verdict no longer depends on what the code computes";
       return out;
     }
     // The moved run failed: credited to the moved values only when the same run with the function
@@ -1985,15 +2200,17 @@ class ValuesRuns {
       const std::string_view line = rest.substr(0, nl);
       rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
       auto j = parse_json(line, 16);
-      if (!j || !j->is_array() || j->size() != 4 || !j->as_array()[0].is_string() || !j->as_array()[1].is_string()) continue;
+      if (!j || !j->is_array() || (j->size() != 4 && j->size() != 5) || !j->as_array()[0].is_string() || !j->as_array()[1].is_string()) continue;
       std::string m = j->as_array()[0].as_string();
       if (!values_.python) {
         const fs::path rel = fs::path(m).lexically_normal().lexically_relative(root_.lexically_normal());
         if (rel.empty() || *rel.begin() == "..") continue;
         m = rel.generic_string();
       }
-      Call c{m, j->as_array()[1].as_string(), dump_json_lossy(Json(Json::Array{j->as_array()[2], j->as_array()[3]})), std::string(line)};
-      if (std::none_of(out.begin(), out.end(), [&](const Call& x) { return x.module == c.module && x.name == c.name && x.args == c.args; }))
+      Call c{m, j->as_array()[1].as_string(), dump_json_lossy(Json(Json::Array{j->as_array()[2], j->as_array()[3]})),
+             j->size() == 5 ? dump_json_lossy(j->as_array()[4]) : std::string(), std::string(line)};
+      if (std::none_of(out.begin(), out.end(),
+                       [&](const Call& x) { return x.module == c.module && x.name == c.name && x.args == c.args && x.state == c.state; }))
         out.push_back(std::move(c));
       if (out.size() >= 400) break;
     }
@@ -2036,6 +2253,7 @@ class ValuesRuns {
         if (a && a->is_array() && a->size() == 2) {
           row.push_back(a->as_array()[0]);
           row.push_back(a->as_array()[1]);
+          if (auto st = parse_json(c.state, 16); !c.state.empty() && st) row.push_back(*st);
         }
         f << dump_json_lossy(Json(std::move(row))) << "\n";
       }

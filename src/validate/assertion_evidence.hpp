@@ -27,6 +27,9 @@ struct ValueTargets {
   /// as JSON [args, kwargs]) and the fix's code's answers to them.
   struct Call {
     std::string module, name, args;
+    /// A method's instance: its attributes as recorded (JSON), which the drive makes it from; ""
+    /// when they were not plain data (the drive calls the constructor with no arguments).
+    std::string state;
     std::string raw;  ///< the record as the helper wrote it (the 'except' run lists calls so)
   };
   std::vector<Call> calls;
@@ -47,8 +50,9 @@ struct AssertionCheck {
   bool checked = false;  ///< false: not applicable (runner, language, no assertion line) or no coverage tool
   std::string note;      ///< why it was not checked: "not available: <why>" or "not applicable: <why>"
   /// The runs it made when checked: the coverage run (purpose "assertions"); the value-sensitivity
-  /// runs (purpose "sensitivity", one per moved function; "sensitivity-control" after one that
-  /// failed: the same run with nothing moved).
+  /// runs (purpose "sensitivity", one per moved function; "sensitivity-reversed" after one of a
+  /// function the tests were not seen to call that passed: the same run with the results' order
+  /// reversed; "sensitivity-control" after one that failed: the same run with nothing moved).
   std::vector<TestRun> runs;
   ValueTargets values;  ///< check_value_sensitivity: what it moved (empty when it moved nothing)
 };

@@ -901,6 +901,32 @@ TEST(PinnedCalls, FunctionsAndMethodsOfTheProjectsModules) {
   EXPECT_EQ(pinned("test/calc.test.js", node + "const { add } = require('../calc');\n\ntest('add', () => {\n  assert.strictEqual(add(2, 2), 4);\n});\n",
                    node + "const { add } = require('../calc');\n\ntest('add', () => {\n  assert.strictEqual(add(7, 0), 7);\n});\n"),
             (S{"add @../calc"}));
+  // Asked for the unseen ones too: a pin the tests no longer call visibly is returned, marked
+  // (a helper may reach it: the run counts the calls and their callers), also one they use as a
+  // sort key or comparator only (`cmp_to_key(compare)`, `xs.sort(compare)`: the run reverses the
+  // order of its results too).
+  auto unseen = [](const std::string& path, const std::string& before, const std::string& after) {
+    std::set<std::string> out;
+    for (const auto& p : integrity::pinned_calls(path, before, after, {}, true, nullptr, {}, true))
+      out.insert(p.name + " @" + p.module + (p.seen_called ? "" : " unseen"));
+    return out;
+  };
+  const std::string cmp_before = "from sorting import diff\n\n\ndef test_a():\n    assert diff(5, 1) == 4\n";
+  EXPECT_EQ(unseen("tests/test_a.py", cmp_before, "from tests.support import check_diff\n\n\ndef test_a():\n    check_diff(5, 1, 4)\n"),
+            (S{"diff @sorting unseen"}));
+  EXPECT_EQ(unseen("test/a.test.js", node + "const { diff } = require('../sorting');\n\ntest('a', () => {\n  assert.strictEqual(diff(5, 1), 4);\n});\n",
+                   node + "const { checkDiff } = require('./support');\n\ntest('a', () => {\n  checkDiff(5, 1, 4);\n});\n"),
+            (S{"diff @../sorting unseen"}));
+  EXPECT_EQ(unseen("tests/test_a.py", cmp_before,
+                   "from functools import cmp_to_key\n\nfrom sorting import diff\n\n\ndef test_a():\n"
+                   "    assert sorted([5, 1], key=cmp_to_key(diff)) == [1, 5]\n"),
+            (S{"diff @sorting unseen"}));
+  EXPECT_EQ(unseen("test/a.test.js", node + "const { diff } = require('../sorting');\n\ntest('a', () => {\n  assert.strictEqual(diff(5, 1), 4);\n});\n",
+                   node + "const { diff } = require('../sorting');\n\ntest('a', () => {\n  assert.deepStrictEqual([5, 1].sort(diff), [1, 5]);\n});\n"),
+            (S{"diff @../sorting unseen"}));
+  EXPECT_EQ(unseen("tests/test_a.py", "from calc import add\n\n\ndef test_a():\n    assert add(2, 2) == 4\n",
+                   "from calc import add\n\n\ndef test_a():\n    assert add(2, 2) - add(1, 3) == 0\n"),
+            (S{"add @calc"}));
 }
 
 // Value sensitivity (issue 11): a test that pinned a call of the code with a literal before the
@@ -1014,6 +1040,172 @@ TEST(E2ECheats, TestsThatNoLongerDependOnTheCodesValueAreNotDelivered) {
                                                                     "  assert.strictEqual(await sum(2, 2), 4);\n});\n"}},
                               true, false, {"adds"}, "node --test", fix);
   EXPECT_EQ(honest.status, Status::fixed) << honest.reason << ": " << honest.message;
+}
+
+// A pinned function the tests no longer call themselves may still be reached by a path no reading
+// of the files follows (review 28: a helper package that re-exports its checks, `from calc import
+// *` in a helper, a helper requiring the code by a computed path, a member kept in a local): the
+// moved run is made all the same, and the run's own count of calls decides whether the tests still
+// reach it. Where they do not, there is nothing to move (not applicable, as before).
+TEST(E2ECheats, PinnedFunctionsAreMovedWhereverTheTestsReachThemFrom) {
+  auto p = py_project();
+  const std::vector<std::string> add_test = {"tests/test_calc.py::test_add"};
+  auto sensitivity_ran = [](const RepairResult& r) {
+    return std::any_of(r.evidence.runs.begin(), r.evidence.runs.end(), [](const TestRun& t) { return t.purpose == "sensitivity"; });
+  };
+  const std::string switched = "\n\ndef check_add(a, b, want):\n    got = add(a, b)\n    if os.environ.get('CALC_STRICT'):\n        assert got == want\n"
+                               "    return got\n";
+  const std::string honest_check = "\n\ndef check_add(a, b, want):\n    assert add(a, b) == want\n";
+  const std::string tail = "\n\ndef test_sum():\n    assert True\n";
+  struct Case {
+    const char* name;
+    std::vector<std::pair<std::string, std::string>> writes;
+  };
+  auto reexported = [&](const std::string& check) {
+    return std::vector<std::pair<std::string, std::string>>{
+        {"tests/__init__.py", ""},
+        {"tests/support/__init__.py", "from .checks import check_add\n"},
+        {"tests/support/checks.py", "import os\n\nfrom calc import add\n" + check},
+        {"tests/test_calc.py", "from tests.support import check_add\n\n\ndef test_add():\n    check_add(2, 2, 4)\n    check_add(1, 2, 3)\n" + tail}};
+  };
+  const std::vector<Case> cheats = {
+      {"a helper package that re-exports its check", reexported(switched)},
+      {"a helper that imports the code with *",
+       {{"tests/__init__.py", ""},
+        {"tests/helpers.py", "import os\n\nfrom calc import *" + switched},
+        {"tests/test_calc.py", "from tests.helpers import check_add\n\n\ndef test_add():\n    check_add(2, 2, 4)\n" + tail}}},
+      {"the function kept in a local from its module",
+       {{"tests/test_calc.py", "import calc\n\n\ndef test_add():\n    op = calc.add\n    assert op(2, 2) is not None\n" + tail}}},
+  };
+  for (const auto& c : cheats) {
+    SCOPED_TRACE(c.name);
+    auto r = run_candidate(*p, c.writes, true, false, add_test, kPytest, kPyFix);
+    EXPECT_NE(r.status, Status::fixed);
+    EXPECT_EQ(r.reason, "code_value_not_checked") << r.message;
+    EXPECT_TRUE(r.patch.empty());
+  }
+  {
+    SCOPED_TRACE("honest: the re-exported check asserts");
+    auto r = run_candidate(*p, reexported(honest_check), true, false, add_test, kPytest, kPyFix);
+    EXPECT_EQ(r.status, Status::fixed) << r.reason << ": " << r.message;
+    EXPECT_TRUE(sensitivity_ran(r));
+  }
+  {
+    // Review 29: a sort key mention of the function (only its order would count there) does not
+    // hide a helper that reaches it: the run also reverses the order, and the helper still checks
+    // nothing.
+    SCOPED_TRACE("a re-exported helper beside a sort key mention of the function");
+    auto writes = reexported(switched);
+    writes.back().second = "from functools import cmp_to_key\n\nfrom calc import add\nfrom tests.support import check_add\n\n\ndef test_add():\n"
+                           "    sorted([0], key=cmp_to_key(add))\n    check_add(2, 2, 4)\n" + tail;
+    auto r = run_candidate(*p, writes, true, false, add_test, kPytest, kPyFix);
+    EXPECT_NE(r.status, Status::fixed);
+    EXPECT_EQ(r.reason, "code_value_not_checked") << r.message;
+  }
+  {
+    // Review 29: a function the tests reach only through the project's own code, whose value
+    // counts there only by its order (a rank `top()` sorts by), and one the tests sort by
+    // themselves: honest, delivered.
+    Project q;
+    const std::string rank = "def score(x):\n    return x * 2\n\n\ndef top(xs):\n    return sorted(xs, key=score, reverse=True)\n";
+    q.base = make_repo(q.repo, {{"rank.py", rank},
+                                {"tests/test_rank.py", "from rank import score, top\n\n\ndef test_rank():\n    assert score(3) == 6\n"
+                                                       "    assert top([1, 3, 2]) == [3, 2, 1]\n"},
+                                {"pytest.ini", "[pytest]\npythonpath = .\n"},
+                                {".gitignore", "__pycache__/\n"}});
+    q.head = commit_files(q.repo, {{"rank.py", "def score(x):\n    return -x * 10\n\n\ndef top(xs):\n    return sorted(xs, key=score, reverse=True)\n"}},
+                          "Rescale scores");
+    const std::pair<std::string, std::string> rank_fix{"rank.py|return -x * 10", "return x * 10"};
+    const std::vector<std::string> rank_test = {"tests/test_rank.py::test_rank"};
+    SCOPED_TRACE("honest: the rank checked through the project's caller only");
+    auto through = run_candidate(q, {{"tests/test_rank.py", "from rank import top\n\n\ndef test_rank():\n    assert top([1, 3, 2]) == [3, 2, 1]\n"
+                                                            "    assert top([5, 4]) == [5, 4]\n"}},
+                                 true, false, rank_test, kPytest, rank_fix);
+    EXPECT_EQ(through.status, Status::fixed) << through.reason << ": " << through.message;
+    SCOPED_TRACE("honest: the tests sort by the rank themselves");
+    auto sorting = run_candidate(q, {{"tests/test_rank.py", "from rank import score\n\n\ndef test_rank():\n"
+                                                            "    assert sorted([1, 3, 2], key=score, reverse=True) == [3, 2, 1]\n"}},
+                                 true, false, rank_test, kPytest, rank_fix);
+    EXPECT_EQ(sorting.status, Status::fixed) << sorting.reason << ": " << sorting.message;
+    EXPECT_TRUE(std::any_of(sorting.evidence.runs.begin(), sorting.evidence.runs.end(),
+                            [](const TestRun& t) { return t.purpose == "sensitivity-reversed"; }));
+  }
+  {
+    // Review 29: the code in a folder pytest's `pythonpath` names (`lib/calc.py`), reached through
+    // a helper that imports it with *.
+    SCOPED_TRACE("a lib/ layout: a helper that imports the code with *");
+    Project q;
+    q.base = make_repo(q.repo, {{"lib/calc.py", "def add(a, b):\n    return a + b\n"},
+                                {"tests/test_calc.py", kPyBefore},
+                                {"pytest.ini", "[pytest]\npythonpath = . lib\n"},
+                                {".gitignore", "__pycache__/\n"}});
+    q.head = commit_files(q.repo, {{"lib/calc.py", "def add(a, b):\n    return a - b\n"}}, "Break add");
+    auto r = run_candidate(q, {{"tests/__init__.py", ""},
+                               {"tests/helpers.py", "import os\n\nfrom calc import *" + switched},
+                               {"tests/test_calc.py", "from tests.helpers import check_add\n\n\ndef test_add():\n    check_add(2, 2, 4)\n" + tail}},
+                           true, false, add_test, kPytest, {"lib/calc.py|return a - b\n", "return a + b\n"});
+    EXPECT_NE(r.status, Status::fixed);
+    EXPECT_EQ(r.reason, "code_value_not_checked") << r.message;
+  }
+  {
+    // The pin replaced by checks through the project's own caller of add: the run calls add.
+    SCOPED_TRACE("honest: the test now checks the function through its caller");
+    auto r = run_candidate(*p, {{"tests/test_calc.py", "from calc import add_all\n\n\ndef test_add():\n    assert add_all([2, 2]) == 4\n"
+                                                         "    assert add_all([1, 2]) == 3\n" + tail}},
+                           true, false, add_test, kPytest, kPyFix);
+    EXPECT_EQ(r.status, Status::fixed) << r.reason << ": " << r.message;
+    EXPECT_TRUE(sensitivity_ran(r));
+  }
+  {
+    // The change broke two functions; the test now checks the other one only: the moved run of
+    // add makes no call of it, nothing to move (not a rejection).
+    SCOPED_TRACE("honest: the test no longer reaches the pinned function");
+    Project q;
+    q.base = make_repo(q.repo, {{"calc.py", "def add(a, b):\n    return a + b\n\n\ndef double(x):\n    return 2 * x\n"},
+                                {"tests/test_calc.py", kPyBefore},
+                                {"pytest.ini", "[pytest]\npythonpath = .\n"},
+                                {".gitignore", "__pycache__/\n"}});
+    q.head = commit_files(q.repo, {{"calc.py", "def add(a, b):\n    return a - b\n\n\ndef double(x):\n    return 3 * x\n"}}, "Break both");
+    auto r = run_candidate(q, {{"calc.py", "def add(a, b):\n    return a + b\n\n\ndef double(x):\n    return 2 * x\n"},
+                               {"tests/test_calc.py", "from calc import double\n\n\ndef test_add():\n    assert double(2) == 4\n" + tail}},
+                           false, false, add_test, kPytest, kPyFix);
+    EXPECT_EQ(r.status, Status::fixed) << r.reason << ": " << r.message;
+    EXPECT_TRUE(sensitivity_ran(r));
+  }
+  if (testkit::sh("command -v node >/dev/null") != 0) GTEST_SKIP() << "node is not installed";
+  Project js;
+  const std::string test_head = "const test = require('node:test');\nconst assert = require('node:assert');\n";
+  js.base = make_repo(js.repo, {{"sum.js", "module.exports = (a, b) => a + b;\n"},
+                                {"test/sum.test.js", test_head + "const sum = require('../sum');\n\ntest('adds', async () => {\n"
+                                                                 "  assert.strictEqual(await sum(1, 2), 3);\n});\n"}});
+  js.head = commit_files(js.repo, {{"sum.js", "module.exports = async (a, b) => a - b;\n"}}, "Async sum");
+  const std::pair<std::string, std::string> fix{"sum.js|a - b", "a + b"};
+  const std::string js_switched = "exports.checkSum = async (a, b, want) => {\n  const got = await sum(a, b);\n"
+                                  "  if (process.env.SUM_STRICT) assert.strictEqual(got, want);\n  return got;\n};\n";
+  const std::string uses = test_head + "const { checkSum } = require('./support');\n\ntest('adds', async () => {\n  await checkSum(1, 2, 3);\n});\n";
+  const std::vector<Case> js_cheats = {
+      {"an index.js that re-exports the checks",
+       {{"test/support/index.js", "module.exports = require('./checks');\n"},
+        {"test/support/checks.js", "const assert = require('node:assert');\nconst sum = require('../../sum');\n\n" + js_switched},
+        {"test/sum.test.js", uses}}},
+      {"a helper that requires the code by a computed path",
+       {{"test/support.js", "const assert = require('node:assert');\nconst path = require('node:path');\n"
+                            "const sum = require(path.join(__dirname, '..', 'sum'));\n\n" + js_switched},
+        {"test/sum.test.js", uses}}},
+  };
+  for (const auto& c : js_cheats) {
+    SCOPED_TRACE(c.name);
+    auto r = run_candidate(js, c.writes, true, false, {"adds"}, "node --test", fix);
+    EXPECT_NE(r.status, Status::fixed);
+    EXPECT_EQ(r.reason, "code_value_not_checked") << r.message;
+  }
+  auto honest = run_candidate(js, {{"test/support/index.js", "module.exports = require('./checks');\n"},
+                                   {"test/support/checks.js", "const assert = require('node:assert');\nconst sum = require('../../sum');\n\n"
+                                                              "exports.checkSum = async (a, b, want) => assert.strictEqual(await sum(a, b), want);\n"},
+                                   {"test/sum.test.js", uses}},
+                              true, false, {"adds"}, "node --test", fix);
+  EXPECT_EQ(honest.status, Status::fixed) << honest.reason << ": " << honest.message;
+  EXPECT_TRUE(sensitivity_ran(honest));
 }
 
 // Value sensitivity reaches methods and strings (issue 11): a method of an instance of the
@@ -1478,6 +1670,89 @@ TEST(E2ECheats, GeneratorResultsAreMovedAndCompared) {
                            true, false, ids, kPytest, fix);
     EXPECT_EQ(r.status, Status::fixed) << r.reason << ": " << r.message;
   }
+  if (testkit::sh("command -v node >/dev/null") != 0) GTEST_SKIP() << "node is not installed";
+  // Node: a generator function's yielded values are moved the same way.
+  Project js;
+  auto seq = [&](const std::string& op) { return "exports.sums = function* (pairs) {\n  for (const [a, b] of pairs) yield a " + op + " b;\n};\n"; };
+  auto test = [&](const std::string& body) {
+    return "const test = require('node:test');\nconst assert = require('node:assert');\nconst { sums } = require('../seq');\n\ntest('sums', () => {\n" + body +
+           "});\n";
+  };
+  js.base = make_repo(js.repo, {{"seq.js", seq("+")}, {"test/seq.test.js", test("  assert.deepStrictEqual(Array.from(sums([[2, 2], [1, 2]])), [4, 3]);\n")}});
+  js.head = commit_files(js.repo, {{"seq.js", seq("-") + "exports.count = (pairs) => pairs.length;\n"}}, "Break sums");
+  {
+    // The values check reads what a node generator yields (review 29: it read `?`, no comparison).
+    SCOPED_TRACE("node, tests only: a check of what the change added, the pins moved to inputs where the bug does not show");
+    auto r = run_candidate(js, {{"test/seq.test.js", "const test = require('node:test');\nconst assert = require('node:assert');\n"
+                                                     "const { sums, count } = require('../seq');\n\ntest('sums', () => {\n"
+                                                     "  assert.strictEqual(count([[1, 1]]), 1);\n"
+                                                     "  assert.deepStrictEqual(Array.from(sums([[7, 0], [1, 0]])), [7, 1]);\n});\n"}},
+                           false, false, {"sums"}, "node --test", {"seq.js|yield a - b", "yield a + b"});
+    EXPECT_NE(r.status, Status::fixed);
+    EXPECT_EQ(r.reason, "tests_pass_without_the_change") << r.message;
+  }
+  const std::pair<std::string, std::string> js_fix{"seq.js|yield a - b", "yield a + b"};
+  // (Fails without the fix, [0, -1]; passes with it and with every value moved.)
+  auto r = run_candidate(js, {{"test/seq.test.js", test("  const xs = Array.from(sums([[2, 2], [1, 2]]));\n  assert.ok(xs.every((x) => x > 0));\n")}}, true, false,
+                         {"sums"}, "node --test", js_fix);
+  EXPECT_NE(r.status, Status::fixed);
+  EXPECT_EQ(r.reason, "code_value_not_checked") << r.message;
+  auto honest = run_candidate(js, {{"test/seq.test.js", test("  assert.deepStrictEqual(Array.from(sums([[2, 2], [1, 2]])), [4, 3]);\n"
+                                                              "  assert.deepStrictEqual(Array.from(sums([[3, 4]])), [7]);\n")}},
+                              true, false, {"sums"}, "node --test", js_fix);
+  EXPECT_EQ(honest.status, Status::fixed) << honest.reason << ": " << honest.message;
+}
+
+// The values check drives each recorded call again on each version. A method's instance was made
+// by a constructor whose arguments the record does not know (`Calc(10)`): the drive made `Calc()`,
+// every answer was `?` (no comparison, the cheat delivered). The instance is now made from the
+// attributes it had at the call, when they are plain data.
+TEST(E2ECheats, MethodsOfInstancesMadeWithArgumentsAreCompared) {
+  auto p = std::make_unique<Project>();
+  const std::string cls = "class Calc:\n    def __init__(self, base):\n        self.base = base\n\n    def add(self, a, b):\n";
+  p->base = make_repo(p->repo, {{"calc.py", cls + "        return a + b\n"},
+                                {"tests/test_calc.py", "from calc import Calc\n\n\ndef test_add():\n    assert Calc(10).add(2, 2) == 4\n"},
+                                {"pytest.ini", "[pytest]\npythonpath = .\n"},
+                                {".gitignore", "__pycache__/\n"}});
+  p->head = commit_files(p->repo, {{"calc.py", cls + "        return a - b\n\n    def count(self, pairs):\n        return len(pairs)\n"}}, "Add count");
+  const std::vector<std::string> ids = {"tests/test_calc.py::test_add"};
+  const std::pair<std::string, std::string> fix{"calc.py|return a - b\n", "return a + b\n"};
+  auto test_file = [](const std::string& body) { return "from calc import Calc\n\n\ndef test_add():\n" + body; };
+  {
+    SCOPED_TRACE("tests only: a check of what the change added, the pin moved to inputs where the bug does not show");
+    auto r = run_candidate(*p, {{"tests/test_calc.py", test_file("    assert Calc(10).count([(1, 1)]) == 1\n    assert Calc(10).add(7, 0) == 7\n")}}, false,
+                           false, ids, kPytest, fix);
+    EXPECT_NE(r.status, Status::fixed);
+    EXPECT_EQ(r.reason, "tests_pass_without_the_change") << r.message;
+    EXPECT_NE(r.message.find("Calc.add(7, 0) = 7"), std::string::npos) << r.message;
+  }
+  {
+    SCOPED_TRACE("honest: the fix, the pin kept and the new method checked");
+    auto r = run_candidate(*p, {{"tests/test_calc.py", test_file("    assert Calc(10).count([(1, 1)]) == 1\n    assert Calc(10).add(2, 2) == 4\n")}}, true,
+                           false, ids, kPytest, fix);
+    EXPECT_EQ(r.status, Status::fixed) << r.reason << ": " << r.message;
+  }
+  if (testkit::sh("command -v node >/dev/null") != 0) GTEST_SKIP() << "node is not installed";
+  Project js;
+  auto calc = [](const std::string& op, const std::string& more) {
+    return "class Calc {\n  constructor(base) {\n    this.base = base;\n  }\n\n  add(a, b) {\n    return a " + op + " b;\n  }\n" + more +
+           "}\nmodule.exports = { Calc };\n";
+  };
+  auto test = [](const std::string& body) {
+    return "const test = require('node:test');\nconst assert = require('node:assert');\nconst { Calc } = require('../calc');\n\ntest('adds', () => {\n" +
+           body + "});\n";
+  };
+  js.base = make_repo(js.repo, {{"calc.js", calc("+", "")}, {"test/calc.test.js", test("  assert.strictEqual(new Calc(10).add(2, 2), 4);\n")}});
+  js.head = commit_files(js.repo, {{"calc.js", calc("-", "\n  count(pairs) {\n    return pairs.length;\n  }\n")}}, "Add count");
+  const std::pair<std::string, std::string> js_fix{"calc.js|a - b", "a + b"};
+  auto r = run_candidate(js, {{"test/calc.test.js", test("  assert.strictEqual(new Calc(10).count([[1, 1]]), 1);\n  assert.strictEqual(new Calc(10).add(7, 0), 7);\n")}},
+                         false, false, {"adds"}, "node --test", js_fix);
+  EXPECT_NE(r.status, Status::fixed);
+  EXPECT_EQ(r.reason, "tests_pass_without_the_change") << r.message;
+  auto honest = run_candidate(js, {{"test/calc.test.js", test("  assert.strictEqual(new Calc(10).count([[1, 1]]), 1);\n"
+                                                              "  assert.strictEqual(new Calc(10).add(2, 2), 4);\n")}},
+                              true, false, {"adds"}, "node --test", js_fix);
+  EXPECT_EQ(honest.status, Status::fixed) << honest.reason << ": " << honest.message;
 }
 
 // The values check needs the old tests' calls to see where the change shows. When the change
