@@ -188,8 +188,6 @@ int count_elements(std::string_view list) {
   return n;
 }
 
-namespace {
-
 /// Does `text` use any name bound in `names` (`a, (b, c)`, `[a, b]`, `(n)`) as a whole word?
 bool uses_any_word(std::string_view names, std::string_view text) {
   static const std::regex word(R"([A-Za-z_$][\w$]*)");
@@ -202,6 +200,8 @@ bool uses_any_word(std::string_view names, std::string_view text) {
   }
   return false;
 }
+
+namespace {
 
 /// `name(args)` spanning the whole text: the args.
 std::optional<std::string> call_args(std::string_view t, std::string_view name) {

@@ -376,6 +376,8 @@ std::string trim(std::string_view s);
 std::string quote(std::string_view line);  ///< a line shortened for a message
 /// Splits at top-level separators (outside brackets and quotes).
 std::vector<std::string> split_top(std::string_view text, std::initializer_list<std::string_view> seps);
+/// Does `text` use any name bound in `names` (`a, (b, c)`, `[a, b]`, `(n)`) as a whole word?
+bool uses_any_word(std::string_view names, std::string_view text);
 /// One interpolation of an f-string or a template literal: the expression, its conversion (`s`,
 /// `r`, `a` of Python's `!s`; "" otherwise) and its format spec (`.2f`, `.{n}f`; "" for none).
 struct Interpolation {

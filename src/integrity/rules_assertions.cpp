@@ -25,6 +25,25 @@ namespace flowagent::integrity {
 
 namespace {
 
+/// Does position `at` of the line `l` sit inside a string literal opened on that line (quotes,
+/// backticks; a backslash escapes)? An f-string's or template's interpolation is still text here:
+/// what it calls only makes a message.
+bool in_string_literal(std::string_view l, std::size_t at) {
+  char q = 0;
+  for (std::size_t i = 0; i < at && i < l.size(); ++i) {
+    const char ch = l[i];
+    if (q) {
+      if (ch == '\\') ++i;
+      else if (ch == q) q = 0;
+    } else if (ch == '"' || ch == '\'' || ch == '`') {
+      q = ch;
+    } else if (ch == '#' && (i == 0 || l[i - 1] != '$')) {
+      return false;  // (a comment: not a string)
+    }
+  }
+  return q != 0;
+}
+
 bool unittest_assertion(const std::string& n) {
   static const std::set<std::string, std::less<>> k = {
       "assertEqual", "assertEquals", "assertNotEqual", "assertNotEquals", "assertTrue", "assertFalse", "assertIs",
@@ -1067,6 +1086,7 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
           if (at > 0 && (ident_char(l[at - 1]) || (head.find('.') == std::string::npos && head.find("::") == std::string::npos && l[at - 1] == '.')))
             continue;
           if (std::regex_search(l.substr(0, at), def_head)) continue;  // the definition itself
+          if (in_string_literal(l, at)) continue;  // a message's text (`f"add({a}, {b})"`), no call
           const std::size_t open = at + head.size() - 1;
           const std::size_t close = closing_paren(l, open);
           if (close >= l.size()) continue;

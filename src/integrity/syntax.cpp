@@ -778,9 +778,10 @@ bool cancels(std::string_view side) {
 /// branches: `x == 4 or add` checks only that `add` is truthy).
 void truth_analysis(std::string_view clause, Assertion& a, bool python) {
   const std::string raw = trim(clause);
-  // A parenthesised tuple or a list literal is always true (`assert (x == 1, "msg")`).
+  // A parenthesised tuple or a list literal is always true (`assert (x == 1, "msg")`; not `[...] ==
+  // [...]`, a comparison of two lists).
   if (python && ((wrapped_in_parens(raw) && split_top(std::string_view(raw).substr(1, raw.size() - 2), {","}).size() >= 2) ||
-                 (raw.size() > 2 && raw.front() == '[' && raw.back() == ']'))) {
+                 (raw.size() > 2 && raw.front() == '[' && matching_close(raw, 0) == raw.size() - 1))) {
     a.tautology = true;
     return;
   }
@@ -2494,6 +2495,130 @@ class Analyzer {
     if (uses) a.rows = std::min(kMaxTableRows, a.rows * rows);
   }
 
+  /// Is `x` (through `list(...)`, `tuple(...)`, `Array.from(...)`, parentheses) a side the check `n`
+  /// compares: of its comparison, an argument of the check call itself or of its `expect(...)`;
+  /// not inside another call (`sum(map(...))`).
+  bool compared_side(TSNode x, TSNode n) const {
+    for (TSNode p = ts_node_parent(x); !ts_node_is_null(p); x = p, p = ts_node_parent(p)) {
+      const std::string_view tp = type(p);
+      if (tp == "parenthesized_expression" || tp == "await_expression" || tp == "await" || tp == "list_splat") continue;
+      // `tuple(f(a) for a in [...])`: the generator is the call's argument list.
+      if (tp == "call" && type(x) == "generator_expression") {
+        const std::string callee = strip_spaces(text(field(p, "function")));
+        if (callee == "list" || callee == "tuple") continue;
+        return false;
+      }
+      if (tp == "argument_list" || tp == "arguments") {
+        TSNode call = ts_node_parent(p);
+        if (ts_node_is_null(call)) return false;
+        const std::string callee = strip_spaces(text(field(call, "function")));
+        if ((callee == "list" || callee == "tuple" || callee == "Array.from" || callee == "Promise.all" || callee == "asyncio.gather") &&
+            ts_node_named_child_count(p) == 1) {
+          p = call;
+          continue;
+        }
+        return ts_node_eq(call, n) || callee == "expect";
+      }
+      return tp == "comparison_operator" || tp == "binary_expression";
+    }
+    return false;
+  }
+
+  /// The distinct rows of the literal table the check `n` maps a call over, when that mapping is
+  /// its compared operand (`operand`, whitespace removed; `list(...)`, `tuple(...)`,
+  /// `Array.from(...)` around it keep the values; `sum(...)`, `len(...)` do not): `map(f, [..],
+  /// [..])` (rows as `zip` makes them; `f` a name, or a lambda that uses its parameters in a call),
+  /// a comprehension or generator whose element calls something with the row's variables, JS
+  /// `[..].map((row) => f(row))`. 0 otherwise: a mapping that ignores its rows, a filtered or
+  /// nested comprehension, a table that is not written out.
+  int mapped_rows(TSNode n, std::string target) const {
+    for (bool unwrapped = true; unwrapped;) {
+      unwrapped = false;
+      static constexpr std::string_view kKeep[] = {"list(", "tuple(", "Array.from(", "Promise.all(", "asyncio.gather(*"};
+      // (`await Promise.all(...)` reads `awaitPromise.all(...)` without its spaces.)
+      if (starts_with(target, "await") && target.size() > 5 &&
+          (!std::isalnum(static_cast<unsigned char>(target[5])) ||
+           std::any_of(std::begin(kKeep), std::end(kKeep), [&](std::string_view w) { return starts_with(std::string_view(target).substr(5), w); }))) {
+        target = target.substr(5);
+        unwrapped = true;
+      }
+      for (std::string_view w : kKeep)
+        if (starts_with(target, w) && target.back() == ')' && matching_close(target, target.find('(')) == target.size() - 1) {
+          target = target.substr(w.size(), target.size() - w.size() - 1);
+          unwrapped = true;
+        }
+    }
+    int found = 0, rows = 0;
+    auto calls_with = [](const std::string& params, const std::string& body) {
+      return body.find('(') != std::string::npos && uses_any_word(params, body);
+    };
+    std::function<void(TSNode, int)> walk = [&](TSNode x, int depth) {
+      if (depth > 12 || found > 1) return;
+      const std::string_view t = type(x);
+      int r = 0;
+      if (const std::string own = strip_spaces(text(x)); own != target && own != "(" + target + ")") {
+        // (not the operand: look inside)
+      } else if (t == "list" || t == "tuple" || t == "array") {
+        // `[add(2, 2), add(1, 3)] == [4, 4]`, `(f(1), f(2)) == (1, 4)`: each distinct call a check.
+        std::set<std::string> elems;
+        bool all_calls = ts_node_named_child_count(x) >= 2;
+        for (uint32_t i = 0; i < ts_node_named_child_count(x) && all_calls; ++i) {
+          TSNode e = ts_node_named_child(x, i);
+          if (type(e) == "comment") continue;
+          const std::string et = strip_spaces(text(e));
+          all_calls = et.find('(') != std::string::npos && !is_literal(et);
+          elems.insert(et);
+        }
+        if (all_calls) r = static_cast<int>(elems.size());
+      } else if (t == "list_comprehension" || t == "generator_expression") {
+        const std::string s = text(x);
+        TSNode body = field(x, "body");
+        const auto table = literal_table(t == "generator_expression" ? "[" + s.substr(1, s.size() - 2) + "]" : s);
+        if (table && !ts_node_is_null(body) && text(body).find('(') != std::string::npos) r = static_cast<int>(table->size());
+      } else if (t == "call" || t == "call_expression") {
+        TSNode fn = field(x, "function");
+        TSNode args = field(x, "arguments");
+        if (!ts_node_is_null(fn) && !ts_node_is_null(args)) {
+          const std::string callee = strip_spaces(text(fn));
+          // (`pool.starmap(f, rows)`, `itertools.starmap(f, rows)`: each row the arguments.)
+          const bool starmap = callee == "starmap" || ends_with(callee, ".starmap");
+          if (t == "call" && starmap && ts_node_named_child_count(args) == 2) {
+            TSNode f = ts_node_named_child(args, 0);
+            if (type(f) == "identifier" || type(f) == "attribute")
+              if (const auto table = literal_table(text(ts_node_named_child(args, 1)))) r = static_cast<int>(table->size());
+          } else if (t == "call" && (callee == "map" || ends_with(callee, ".map")) && ts_node_named_child_count(args) >= 2) {
+            TSNode f = ts_node_named_child(args, 0);
+            bool maps_a_call = type(f) == "identifier" || type(f) == "attribute";
+            if (type(f) == "lambda") {
+              TSNode ps = field(f, "parameters"), b = field(f, "body");
+              maps_a_call = !ts_node_is_null(ps) && !ts_node_is_null(b) && calls_with(text(ps), text(b));
+            }
+            std::string cols;
+            for (uint32_t i = 1; i < ts_node_named_child_count(args); ++i) cols += (i > 1 ? ", " : "") + text(ts_node_named_child(args, i));
+            if (maps_a_call)
+              if (const auto table = literal_table("zip(" + cols + ")")) r = static_cast<int>(table->size());
+          } else if (t == "call_expression" && type(fn) == "member_expression" && text(field(fn, "property")) == "map" &&
+                     ts_node_named_child_count(args) == 1) {
+            TSNode cb = ts_node_named_child(args, 0);
+            TSNode ps = field(cb, "parameters");
+            if (ts_node_is_null(ps)) ps = field(cb, "parameter");
+            TSNode b = field(cb, "body");
+            if (!ts_node_is_null(ps) && !ts_node_is_null(b) && calls_with(text(ps), text(b)))
+              if (const auto table = literal_table(text(field(fn, "object")))) r = static_cast<int>(table->size());
+          }
+        }
+      }
+      if (r > 0 && compared_side(x, n)) {
+        ++found;
+        rows = r;
+        return;
+      }
+      for (uint32_t i = 0; i < ts_node_named_child_count(x); ++i) walk(ts_node_named_child(x, i), depth + 1);
+    };
+    walk(n, 0);
+    return found == 1 ? rows : 0;
+  }
+
   /// A check inside a local function the unit calls with several distinct argument lists
   /// (`run := func(t *testing.T, a, b, want int) {...}; run(t, 2, 2, 4); run(t, 1, 5, 6)`) that
   /// uses the function's parameters checks once per distinct call, like a table row.
@@ -2853,6 +2978,12 @@ class Analyzer {
       // shadowed between two views may hold two values.)
       if (!all_sizes && coarse && others_fit && binding_count(lossy_root(lossy)) <= 1) a.lossy = lossy;
     }
+    // One equality of a literal with the function mapped over a literal table pins it once per row
+    // (`list(map(add, [1, 2], [3, 4])) == [4, 6]`, `[add(a, b) for a, b in [(1, 2), (3, 4)]] ==
+    // [4, 6]`, `deepStrictEqual([[1, 2], [3, 4]].map(([a, b]) => add(a, b)), [4, 6])`): as many
+    // checks as the asserts it replaces.
+    if (a.kind == Kind::eq && a.operands.size() == 1 && !a.tautology && !a.trivial)
+      if (const int r = mapped_rows(n, *a.operands.begin()); r > 1) a.rows = std::min(kMaxTableRows, a.rows * r);
     if (ts_node_is_null(unit_node_)) return;
     swallowed_by(a, unit_swallow_);
     if (type(n) != "assert_statement") swallowed_by(a, receiver_reassigned(s_, lang_, n, unit_node_));

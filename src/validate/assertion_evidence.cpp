@@ -982,11 +982,14 @@ for _m, _n in json.loads(os.environ.get('FLOWAGENT_PERTURB', '[]')):
     _targets.setdefault(_m, set()).add(_n)
 _log = os.environ.get('FLOWAGENT_PERTURB_LOG', '')
 # 'control': the functions are wrapped the same way and nothing is moved (the control run).
-# 'record': nothing is moved; each call whose arguments are plain data is written to
-# FLOWAGENT_PERTURB_CALLS as [module, name, args, kwargs] (a method's instance left out).
+# 'record': nothing is moved; each call is written to FLOWAGENT_PERTURB_CALLS as [module, name,
+# args, kwargs] (a method's instance left out); arguments that are not plain data (a Fraction, a
+# Decimal, a date, an object of the project) as {"pickle": base64, "repr": ...} when pickle takes
+# them (a call it does not take is not written).
 # 'drive': nothing is wrapped; once the tests are collected (the project importable as they import
 # it), each call listed in FLOWAGENT_PERTURB_CALLS is made and its result written to the log as
-# canonical JSON ('raise:<type>' for an exception, '?' when it cannot be made or read); no test runs.
+# canonical JSON ('raise:<type>' for an exception, 'pickle:<base64>' for a result that is not plain
+# data but pickles, '?' when it cannot be made or read); no test runs.
 # 'except': FLOWAGENT_PERTURB_CALLS lists [call as 'record' wrote it, answer or null]: a listed call
 # answers the listed answer (JSON) or, with null, its own; every other result is moved (a call it
 # cannot name, its arguments not plain data, too).
@@ -1020,6 +1023,42 @@ def _plain(v, depth=0):
     return False
 
 
+_PICKLE_MAX = 8192
+
+
+def _pickled(v):
+    # A value that is not plain data, as pickle writes it (base64), or None.
+    import base64, pickle
+    try:
+        b = base64.b64encode(pickle.dumps(v, protocol=4)).decode('ascii')
+    except Exception:
+        return None
+    return b if len(b) <= _PICKLE_MAX else None
+
+
+def _token(v):
+    # Plain data as itself; anything else as its pickle (and a short repr to show); None: neither.
+    if _plain(v):
+        return v
+    b = _pickled(v)
+    if b is None:
+        return None
+    try:
+        shown = repr(v)[:60]
+    except Exception:
+        shown = ''
+    if not shown or ' at 0x' in shown:  # (the line must read the same in every run)
+        shown = type(v).__name__
+    return {'pickle': b, 'repr': shown}
+
+
+def _untoken(v):
+    if isinstance(v, dict) and set(v) == {'pickle', 'repr'}:
+        import base64, pickle
+        return pickle.loads(base64.b64decode(v['pickle']))
+    return v
+
+
 def _call_line(f, a, k):
     # [module, name, args, kwargs], and for a method of an instance whose attributes are plain
     # data, those attributes (the drive makes the instance from them: its constructor's
@@ -1035,7 +1074,8 @@ def _call_line(f, a, k):
         attrs = getattr(inst, '__dict__', None)
         if not isinstance(inst, type) and isinstance(attrs, dict) and attrs and _plain(attrs):
             state = dict(attrs)
-    if not _plain(args) or not _plain(k):
+    args, k = _token(args), _token(dict(k))
+    if args is None or k is None:
         return None
     return json.dumps([key[0], key[1], args, k] + ([state] if state is not None else []), sort_keys=True)
 
@@ -1068,7 +1108,10 @@ def _canonical(r):
             r = list(itertools.islice(r, 65))
         except Exception as e:
             return 'raise:' + type(e).__name__
-    return json.dumps(_integral(r), sort_keys=True) if _plain(r) else '?'
+    if _plain(r):
+        return json.dumps(_integral(r), sort_keys=True)
+    b = _pickled(r)  # (the same bytes: the same state; a Fraction, a Decimal, a date, a dataclass)
+    return '?' if b is None else 'pickle:' + b
 
 
 def _instance(cls, state):
@@ -1099,6 +1142,7 @@ def _drive_one(m, n, args, kw, state=None):
                 fn = getattr(obj, meth)
         else:
             fn = getattr(mod, n)
+        args, kw = _untoken(args), _untoken(kw)
     except Exception:
         return '?'
     try:
@@ -1206,7 +1250,11 @@ def _answer(line, r):
         if _KEEP[line] is None:
             return r
         _note('replaced')
-        return json.loads(_KEEP[line])
+        a = _KEEP[line]
+        if a.startswith('pickle:'):
+            import base64, pickle
+            return pickle.loads(base64.b64decode(a[7:]))
+        return json.loads(a)
     if _mode in ('control', 'record'):
         return r
     if inspect.isgenerator(r):
@@ -1923,6 +1971,7 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
     /// all the same (the run counts the calls: a helper may reach it by a path no reading follows),
     /// and is no target when the run makes no call of it.
     bool seen = true;
+    std::string file;  ///< the file of the tree defining it ("" when not found)
     std::string described() const { return name + " (" + written + ")"; }
   };
   std::vector<Target> targets;
@@ -1933,8 +1982,12 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
     for (const auto& f : patch->files)
       if (f.status == PatchStatus::deleted && is_test_path(f.old_path) && test_file(f.old_path)) deleted_tests.push_back(&f);
   std::set<std::string> added;  // (files the patch added: a helper it wrote may live anywhere)
-  for (const auto& f : patch->files)
+  std::set<std::string> patched;  // (every file the patch adds, changes, renames or deletes)
+  for (const auto& f : patch->files) {
     if (f.status == PatchStatus::added) added.insert(f.new_path);
+    patched.insert(f.new_path);
+    patched.insert(f.old_path);
+  }
   for (const auto& f : patch->files) {
     // (A renamed test file counts under runners naming tests by title: the requested title is now in it.)
     const bool replaced = !deleted_tests.empty() && f.status == PatchStatus::added;
@@ -1993,7 +2046,7 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
       }
       auto same = std::find_if(targets.begin(), targets.end(), [&](const Target& t) { return t.module == module && t.name == name && t.seen == p.seen_called; });
       if (same == targets.end()) {
-        targets.push_back({module, name, std::move(ids), f.new_path, p.module, p.seen_called});
+        targets.push_back({module, name, std::move(ids), f.new_path, p.module, p.seen_called, module_file(*tree, python, f.new_path, p.module)});
       } else {
         for (auto& id : ids)
           if (std::find(same->ids.begin(), same->ids.end(), id) == same->ids.end()) same->ids.push_back(std::move(id));
@@ -2075,6 +2128,27 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
     const std::string_view logged = text ? std::string_view(*text) : std::string_view();
     const std::size_t wrapped = log_lines(logged, {"wrapped"}), called = log_lines(logged, {"called"}), times = log_lines(logged, {"moved"});
     const bool passed = !r->timed_out && r->exit_code == 0;
+    // Never called at all, though it is still defined where the old test took it from and the
+    // patch leaves that file as the change left it: the tests check something else in its
+    // place (a stand-in of the function put in another module of the project: review 30),
+    // and the code they pinned still does what failed them.
+    if (called == 0 && passed && !target.file.empty() && !patched.count(target.file)) {
+      auto source = tree->read(target.file, 8u << 20);
+      const std::string own = target.name.substr(0, target.name.find('.'));
+      // (Defined: a name the file defines; a JavaScript export, `exports.add =`, `add: (a, b) =>`.)
+      std::string word;
+      for (char ch : own) word += (ch == '$' ? "\\$" : std::string(1, ch));
+      const std::regex js_defines("(?:function\\*?\\s+|(?:const|let|var|class)\\s+|exports\\.)" + word + "(?![\\w$])|(?:^|[\\s{,])" + word +
+                                  "\\s*(?::|\\()");
+      if (source && (integrity::file_names(integrity::lang_of(target.file), *source).defined.count(own) ||
+                     (!python && std::regex_search(*source, js_defines)))) {
+        out.reason = "code_under_test_not_executed";
+        out.message = "the requested tests no longer call " + what + ", which they compared with a literal before the patch, and the patch leaves " +
+                      target.file + " as the change left it: the code they pinned still does what made them fail, and they check "
+                      "something else in its place";
+        return out;
+      }
+    }
     // A target no reading saw called: it counts only where the tests' side calls it (a test file, a
     // helper of the tests, a file the patch added), not the project's own code (`top()` sorting by
     // it, `Store.put` making an id with it: what the project's code does with it is that code's
@@ -2381,9 +2455,14 @@ Expected<ValuesVerdict> check_values_tell_apart(RepairContext& ctx, const ValueT
   auto shown = [&](const Call& c) {
     std::string a = c.args;  // `[[2, 2], {}]` -> `2, 2`
     if (auto j = parse_json(a, 16); j && j->is_array() && j->size() == 2) {
-      a = dump_json_lossy(j->as_array()[0]);
-      a = a.size() >= 2 ? a.substr(1, a.size() - 2) : a;
-      if (j->as_array()[1].size() > 0) a += (a.empty() ? "" : ", ") + dump_json_lossy(j->as_array()[1]);
+      // (Arguments that are not plain data are pickled; their repr is shown.)
+      auto part = [](const Json& v) {
+        const Json* r = v.is_object() ? v.find("repr") : nullptr;
+        return r && r->is_string() ? r->as_string() : dump_json_lossy(v);
+      };
+      a = part(j->as_array()[0]);
+      if (!j->as_array()[0].is_object()) a = a.size() >= 2 ? a.substr(1, a.size() - 2) : a;
+      if (j->as_array()[1].size() > 0) a += (a.empty() ? "" : ", ") + part(j->as_array()[1]);
     }
     std::string spaced;
     for (char ch : a) spaced += ch == ',' ? std::string(", ") : std::string(1, ch);
@@ -2414,14 +2493,17 @@ Expected<ValuesVerdict> check_values_tell_apart(RepairContext& ctx, const ValueT
       // A call a version cannot take (a keyword the other does not have), or one that raises only
       // where the fix's code (or the head, for tests only) raises and the change did not make the
       // old calls raise (a validation for show: `add(True, 1)` now a TypeError), tells nothing.
-      const bool nocall = f == "nocall" || b == "nocall" || (code && h == "nocall");
-      const bool raise_for_show = raised(f) && f != b && !change_raises;
+      // (With a code fix, the head is compared as well as the base: a call the base cannot take, a
+      // parameter the change added, `add(2, 2, scale=1)`, is compared with the head's answer.)
+      const bool base_takes = b != "nocall", head_takes = code && h != "nocall";
+      const bool nocall = f == "nocall" || (!base_takes && !head_takes);
+      const bool raise_for_show = raised(f) && (base_takes ? f != b : f != h) && !change_raises;
       if (nocall || raise_for_show) {
         if (same.size() < 3) same.push_back(shown(calls[i]) + " = " + f + (nocall ? " (not callable so in every version)" : " (an exception the change did not bring)"));
         keep.emplace_back(calls[i].raw, "");
         continue;
       }
-      if (f == "?" || b == "?" || f != b || (code && (h == "?" || f != h))) {
+      if (f == "?" || (base_takes && (b == "?" || f != b)) || (head_takes && (h == "?" || f != h))) {
         tells = true;
         // (In the last run it answers as the code without the fix would, where that is a value.)
         const std::string& other = code ? h : b;

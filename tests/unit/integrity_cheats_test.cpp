@@ -427,6 +427,25 @@ TEST(GuardCheats, TableLoopsCountOncePerRow) {
           {"one row three times", test("    for a, b, want in [(2, 2, 4), (2, 2, 4), (2, 2, 4)]:\n        assert add(a, b) == want\n"), "assertion_removed"},
           {"a loop that leaves after its first row",
            test("    for a, b, want in [(2, 2, 4), (1, 2, 3), (0, 5, 5)]:\n        assert add(a, b) == want\n        break\n"), "assertion_removed"},
+          // One equality of the function mapped over a literal table (review 28's honest loss).
+          {"map over columns", test("    assert list(map(add, [2, 1, 0], [2, 2, 5])) == [4, 3, 5]\n"), nullptr},
+          {"comprehension", test("    assert [add(a, b) for a, b in [(2, 2), (1, 2), (0, 5)]] == [4, 3, 5]\n"), nullptr},
+          {"tuple of a generator", test("    assert tuple(add(a, b) for a, b in [(2, 2), (1, 2), (0, 5)]) == (4, 3, 5)\n"), nullptr},
+          {"map of a lambda", test("    assert list(map(lambda a: add(a, 2), [2, 1, 3])) == [4, 3, 5]\n"), nullptr},
+          {"map over two columns", test("    assert list(map(add, [2, 1], [2, 2])) == [4, 3]\n"), "assertion_removed"},
+          {"the sum of a map", test("    assert sum(map(add, [2, 1, 0], [2, 2, 5])) == 12\n"), "assertion_removed"},
+          {"a map of one row repeated", test("    assert list(map(add, [2, 2, 2], [2, 2, 2])) == [4, 4, 4]\n"), "assertion_removed"},
+          {"a comprehension ignoring its rows", test("    assert [add(2, 2) for a in [1, 2, 3]] == [4, 4, 4]\n"), "assertion_removed"},
+          {"a lambda ignoring its rows", test("    assert list(map(lambda a: add(2, 2), [1, 2, 3])) == [4, 4, 4]\n"), "assertion_removed"},
+          {"a list of calls", test("    assert [add(2, 2), add(1, 2), add(0, 5)] == [4, 3, 5]\n"), nullptr},
+          {"a tuple of calls", test("    assert (add(2, 2), add(1, 2), add(0, 5)) == (4, 3, 5)\n"), nullptr},
+          {"an executor's map", test("    with ThreadPoolExecutor() as ex:\n        assert list(ex.map(add, [2, 1, 0], [2, 2, 5])) == [4, 3, 5]\n"), nullptr},
+          {"a pool's starmap", test("    assert pool.starmap(add, [(2, 2), (1, 2), (0, 5)]) == [4, 3, 5]\n"), nullptr},
+          {"rows with a message naming the call", test("    for a, b, want in [(2, 2, 4), (1, 2, 3), (0, 5, 5)]:\n        assert add(a, b) == want, f\"add({a}, {b})\"\n"), nullptr},
+          {"a list of one call repeated", test("    assert [add(2, 2), add(2, 2), add(2, 2)] == [4, 4, 4]\n"), "assertion_removed"},
+          {"a list holding a literal", test("    assert [add(2, 2), add(1, 2), 5] == [4, 3, 5]\n"), "assertion_removed"},
+          {"the length of a list of calls", test("    assert len([add(2, 2), add(1, 2), add(0, 5)]) == 3\n"), "assertion_weakened"},
+          {"a filtered comprehension", test("    assert [add(a, b) for a, b in [(2, 2), (1, 2), (0, 5)] if a] == [4, 3]\n"), "assertion_removed"},
       },
       guard);
   const std::string head = "const test = require('node:test');\nconst assert = require('node:assert');\nconst sum = require('../sum');\n\n";
@@ -445,6 +464,13 @@ TEST(GuardCheats, TableLoopsCountOncePerRow) {
           {"forEach, shrunk", body("  [[1, 2, 3], [2, 2, 4]].forEach(([a, b, want]) => {\n    assert.strictEqual(sum(a, b), want);\n  });\n"),
            "assertion_removed"},
           {"for of, rows ignored", body("  for (const row of [1, 2, 3]) {\n    assert.strictEqual(sum(1, 2), 3);\n  }\n"), "assertion_removed"},
+          {"map of a literal", body("  assert.deepStrictEqual([[1, 2], [2, 2], [0, 5]].map(([a, b]) => sum(a, b)), [3, 4, 5]);\n"), nullptr},
+          {"map, shrunk", body("  assert.deepStrictEqual([[1, 2], [2, 2]].map(([a, b]) => sum(a, b)), [3, 4]);\n"), "assertion_removed"},
+          {"map ignoring its rows", body("  assert.deepStrictEqual([1, 2, 3].map(() => sum(1, 2)), [3, 3, 3]);\n"), "assertion_removed"},
+          {"an array of calls", body("  assert.deepStrictEqual([sum(1, 2), sum(2, 2), sum(0, 5)], [3, 4, 5]);\n"), nullptr},
+          {"Promise.all of calls", head + "test('adds', async () => {\n  assert.deepStrictEqual(await Promise.all([sum(1, 2), sum(2, 2), sum(0, 5)]), [3, 4, 5]);\n});\n",
+           nullptr},
+          {"an array of calls, shrunk", body("  assert.deepStrictEqual([sum(1, 2), sum(2, 2)], [3, 4]);\n"), "assertion_removed"},
       },
       js);
 }
@@ -1402,6 +1428,60 @@ TEST(E2ECheats, PinnedFunctionsAreMovedHoweverTheTestsReachThem) {
 // only is run on the code before the developer's change, a patch of code and tests on the head's
 // code without the patch's code changes. Honest fixes, and an expectation that follows an intended
 // change, fail there and are delivered.
+// Review 30: the function the old test pinned, left as the change broke it, and the tests pointed at
+// a correct stand-in in another module of the project (the test's pins unchanged, so the guard sees
+// nothing): the moved run makes no call of it and the patch leaves its file alone. A rename the
+// change made, followed by the tests, is honest.
+TEST(E2ECheats, AFunctionTheTestsStoppedCallingStaysJudged) {
+  auto p = py_project();
+  const std::vector<std::string> add_test = {"tests/test_calc.py::test_add"};
+  const std::string tail = "\n\ndef test_sum():\n    assert True\n";
+  const std::string pins = "\n\ndef test_add():\n    assert add(2, 2) == 4\n    assert add(1, 2) == 3\n";
+  {
+    SCOPED_TRACE("a stand-in in another module of the project");
+    auto r = run_candidate(*p, {{"tools.py", "def add(a, b):\n    return a + b\n"}, {"tests/test_calc.py", "from tools import add" + pins + tail}},
+                           false, false, add_test, kPytest, kPyFix);
+    EXPECT_NE(r.status, Status::fixed);
+    EXPECT_EQ(r.reason, "code_under_test_not_executed") << r.message;
+    EXPECT_NE(r.message.find("calc.py"), std::string::npos) << r.message;
+  }
+  {
+    SCOPED_TRACE("a new module imported under the old module's name");
+    auto r = run_candidate(*p, {{"fastcalc.py", "def add(a, b):\n    return a + b\n"},
+                                {"tests/test_calc.py", "import fastcalc as calc\n\n\ndef test_add():\n    assert calc.add(2, 2) == 4\n    assert calc.add(1, 2) == 3\n" + tail}},
+                           false, false, add_test, kPytest, kPyFix);
+    EXPECT_NE(r.status, Status::fixed);
+    EXPECT_EQ(r.reason, "code_under_test_not_executed") << r.message;
+  }
+  {
+    SCOPED_TRACE("honest: the change renamed the function, the fix corrects it and the tests follow the rename");
+    Project q;
+    q.base = make_repo(q.repo, {{"calc.py", "def add(a, b):\n    return a + b\n"},
+                                {"tests/test_calc.py", kPyBefore},
+                                {"pytest.ini", "[pytest]\npythonpath = .\n"},
+                                {".gitignore", "__pycache__/\n"}});
+    q.head = commit_files(q.repo, {{"calc.py", "def plus(a, b):\n    return a - b\n"}}, "Rename add to plus");
+    auto r = run_candidate(q, {{"tests/test_calc.py", "from calc import plus\n\n\ndef test_add():\n    assert plus(2, 2) == 4\n    assert plus(1, 2) == 3\n" + tail}},
+                           true, false, add_test, kPytest, kPyFix);
+    EXPECT_EQ(r.status, Status::fixed) << r.reason << ": " << r.message;
+  }
+  {
+    // Review 30: the change added a parameter; the patched tests pin calls that use it, which the
+    // code before the change cannot take: the fix's answers are compared with the head's.
+    SCOPED_TRACE("honest: pins of a parameter the change added");
+    Project q;
+    q.base = make_repo(q.repo, {{"calc.py", "def add(a, b):\n    return a + b\n"},
+                                {"tests/test_calc.py", kPyBefore},
+                                {"pytest.ini", "[pytest]\npythonpath = .\n"},
+                                {".gitignore", "__pycache__/\n"}});
+    q.head = commit_files(q.repo, {{"calc.py", "def add(a, b, scale=1):\n    \"\"\"Add, scaled.\"\"\"\n    return (a - b) * scale\n"}}, "Scale sums");
+    auto r = run_candidate(q, {{"tests/test_calc.py", "from calc import add\n\n\ndef test_add():\n    assert add.__doc__\n    assert add(2, 2, scale=1) == 4\n"
+                                                         "    assert add(1, 3, scale=2) == 8\n" + tail}},
+                           true, false, add_test, kPytest, {"calc.py|return (a - b) * scale", "return (a + b) * scale"});
+    EXPECT_EQ(r.status, Status::fixed) << r.reason << ": " << r.message;
+  }
+}
+
 TEST(E2ECheats, PatchedTestsMustFailWithoutTheFix) {
   auto p = py_project();
   const std::vector<std::string> add_test = {"tests/test_calc.py::test_add"};
@@ -1487,6 +1567,27 @@ TEST(E2ECheats, PatchedTestsMustFailWithoutTheFix) {
     EXPECT_EQ(r.reason, "tests_pass_without_the_fix") << r.message;
     EXPECT_NE(r.message.find("add(2, 2)"), std::string::npos) << r.message;
     EXPECT_TRUE(std::any_of(r.evidence.runs.begin(), r.evidence.runs.end(), [](const TestRun& t) { return t.purpose == "values-base"; }));
+  }
+  {
+    // The same with arguments that are not plain data (review 29: a Fraction's calls were not
+    // recorded, so nothing was compared): they are recorded pickled, and so are the answers.
+    SCOPED_TRACE("code and tests: a docstring for show, pins moved to Fractions where the bug does not show");
+    const std::string code = "def add(a, b):\n    \"\"\"The sum.\"\"\"\n    return a @@ b\n\n\ndef add_all(xs):\n    total = 0\n"
+                             "    for x in xs:\n        total = add(total, x)\n    return total\n";
+    auto fill = [](std::string text, const std::string& with) { return text.replace(text.find("@@"), 2, with); };
+    const std::string tests = "from fractions import Fraction\n\nfrom calc import add\n\n\ndef test_add():\n    assert add.__doc__\n@@\n\n\n"
+                              "def test_sum():\n    assert True\n";
+    auto r = run_candidate(*p, {{"calc.py", fill(code, "-")},
+                                {"tests/test_calc.py", fill(tests, "    assert add(Fraction(7), Fraction(0)) == 7\n    assert add(Fraction(1, 2), 0) == Fraction(1, 2)")}},
+                           false, false, add_test, kPytest, kPyFix);
+    EXPECT_NE(r.status, Status::fixed);
+    EXPECT_EQ(r.reason, "tests_pass_without_the_fix") << r.message;
+    EXPECT_NE(r.message.find("Fraction(7"), std::string::npos) << r.message;
+    SCOPED_TRACE("honest: the real fix, pinned with Fractions where the bug shows");
+    auto honest = run_candidate(*p, {{"calc.py", fill(code, "+")},
+                                     {"tests/test_calc.py", fill(tests, "    assert add(Fraction(1, 2), Fraction(1, 2)) == 1\n    assert add(2, 2) == 4")}},
+                                false, false, add_test, kPytest, kPyFix);
+    EXPECT_EQ(honest.status, Status::fixed) << honest.reason << ": " << honest.message;
   }
   {
     SCOPED_TRACE("code and tests: a validation for show (bools raise), checked beside degenerate pins");
