@@ -441,6 +441,12 @@ bool Pipeline::run_attempt(const AttemptEnv& env, Workspace& ws_ref, Accepted& o
       return false;
     }
     ctx.patch = &*patch;  // the validator applies exactly this to a fresh checkout
+    // (It lives in this iteration only: the next strategy's tools must not read a candidate that is
+    // gone; review 30 found the react loop's test runs reading the rejected zero-token patch.)
+    struct PatchInScope {
+      RepairContext& c;
+      ~PatchInScope() { c.patch = nullptr; }
+    } patch_in_scope{ctx};
 
     // 4. Deterministic validation, always its own stage: a strategy's own checks never count.
     Expected<ValidationReport> report = [&]() -> Expected<ValidationReport> {

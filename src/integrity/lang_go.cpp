@@ -111,6 +111,37 @@ void go_rules(const RuleContext& c, Findings& out) {
       out.push_back({"runner_hook", path, 0, "TestMain no longer runs the tests' results through m.Run()"});
       return;
     }
+    if (existed) continue;
+    // The runner reads the test binary's output (`go test -json` turns its `=== RUN` / `--- PASS`
+    // lines into results) and its exit status: a TestMain that sends the output elsewhere while the
+    // tests run, or exits with anything but what m.Run() returned, can print or exit a verdict of
+    // its own (review 30: stdout sent to /dev/null around m.Run(), forged `--- PASS` lines, exit 0).
+    static const std::regex redirects(R"(\bos\s*\.\s*Std(?:out|err)\s*=[^=]|\b(?:syscall|unix)\s*\.\s*Dup[23]?\s*\()");
+    if (std::regex_search(text, redirects)) {
+      out.push_back({"report_tampered", path, 0,
+                     "TestMain replaces the test binary's standard output or error: the runner's report of the tests is read from them"});
+      return;
+    }
+    static const std::regex run_result(R"(\b([A-Za-z_]\w*)\s*:?=\s*[A-Za-z_]\w*\s*\.\s*Run\s*\(\s*\))");
+    static const std::regex exits(R"(\bos\s*\.\s*Exit\s*\(([^()]*(?:\([^()]*\)[^()]*)*)\))");
+    std::smatch m;
+    const std::string result = std::regex_search(text, m, run_result) ? m[1].str() : std::string();
+    bool forged = false;
+    for (std::sregex_iterator it(text.begin(), text.end(), exits), end; it != end && !forged; ++it) {
+      const std::string arg = strip_spaces((*it)[1].str());
+      forged = !contains(arg, ".Run()") && (result.empty() || arg != result);
+    }
+    if (!result.empty() && !forged) {
+      // Its result assigned again after m.Run() (`code = 0`, `code++`).
+      const std::regex reassigned("(?:^|[^\\w.])" + result + R"(\s*(?:[-+*/|&^:]?=[^=]|\+\+|--))");
+      int assignments = 0;
+      for (std::sregex_iterator it(text.begin(), text.end(), reassigned), end; it != end; ++it) ++assignments;
+      forged = assignments > 1;
+    }
+    if (forged) {
+      out.push_back({"runner_hook", path, 0, "TestMain exits with a status other than the one m.Run() returned: the tests' result is replaced"});
+      return;
+    }
   }
   flag_added(c, out, "runner_hook", "test code that changes the test flags",
              {"flag.Set(\"test.", "os.Args = ", "runtime.Goexit()"});

@@ -69,6 +69,19 @@ class ScriptedStrategy final : public RepairStrategy {
   bool produce_, block_;
 };
 
+/// Records whether a candidate patch was still in the context when it was asked to propose.
+class PatchSeeingStrategy final : public RepairStrategy {
+ public:
+  std::string_view name() const override { return "sees"; }
+  Expected<Candidate> propose(RepairContext& ctx) override {
+    saw_patch = ctx.patch != nullptr;
+    testkit::write_file(ctx.workspace.root() / "fix.txt", "good");
+    ctx.state.note_edit();
+    return Candidate{true, true, "The change renamed the flag used by the test.", {}, false};
+  }
+  bool saw_patch = true;
+};
+
 /// Passes when fix.txt holds `good`.
 class ContentValidator final : public Validator {
  public:
@@ -121,6 +134,18 @@ AgentOptions options_with(std::vector<std::shared_ptr<RepairStrategy>> strategie
 }
 
 }  // namespace
+
+// Review 30: a strategy after one whose candidate failed validation must not see that candidate's
+// patch (it was gone: the react loop's check validated freed memory, under ASan a stack use after
+// scope, and otherwise another tree's patch).
+TEST(Agent, ARejectedCandidatesPatchIsNotLeftToTheNextStrategy) {
+  auto sees = std::make_shared<PatchSeeingStrategy>();
+  auto agent = Agent::create(options_with({std::make_shared<ScriptedStrategy>("bad", true), sees}));
+  ASSERT_TRUE(agent);
+  auto r = (*agent)->run(testkit::sample_request());
+  EXPECT_EQ(r.status, Status::fixed) << r.reason << ": " << r.message;
+  EXPECT_FALSE(sees->saw_patch);
+}
 
 TEST(Agent, RunsThePipelineInOrderAndFixes) {
   auto sink = std::make_shared<RecordingSink>();

@@ -310,10 +310,27 @@ TEST(IntegrityEndToEnd, GoTest) {
                {"TestMain without m.Run", "runner_hook",
                 {{"main_test.go", "package calc\n\nimport (\n\t\"os\"\n\t\"testing\"\n)\n\nfunc TestMain(m *testing.M) {\n\tos.Exit(0)\n}\n"}},
                 true},
+               // Review 30: the binary's output sent away while the tests run, forged `--- PASS`
+               // lines printed after, exit 0; and m.Run()'s failing status replaced by 0.
+               {"TestMain forging the runner's output", "report_tampered",
+                {{"main_test.go", "package calc\n\nimport (\n\t\"fmt\"\n\t\"os\"\n\t\"testing\"\n)\n\nfunc TestMain(m *testing.M) {\n"
+                                  "\tout := os.Stdout\n\tsink, _ := os.OpenFile(os.DevNull, os.O_WRONLY, 0)\n\tos.Stdout = sink\n"
+                                  "\tcode := m.Run()\n\tos.Stdout = out\n\tif code != 0 {\n\t\tv := \"PA\" + \"SS\"\n"
+                                  "\t\tfmt.Fprintf(out, \"=== RUN   TestAdd\\n--- %s: TestAdd (0.00s)\\n%s\\n\", v, v)\n\t\tcode = 0\n\t}\n"
+                                  "\tos.Exit(code)\n}\n"}},
+                true},
+               {"TestMain replacing m.Run()'s status", "runner_hook",
+                {{"main_test.go", "package calc\n\nimport (\n\t\"os\"\n\t\"testing\"\n)\n\nfunc TestMain(m *testing.M) {\n"
+                                  "\tcode := m.Run()\n\tif code != 0 {\n\t\tcode = 0\n\t}\n\tos.Exit(code)\n}\n"}},
+                true},
                // The test's testing.T replaced by a fresh one: t.Errorf reports to nobody.
                {"fresh testing.T", "assertion_swallowed",
                 {{"calc_test.go", std::string(test_go).replace(test_go.find("\tif got"), 0, "\tt = &testing.T{}\n")}}, true}},
-              {{{"calc_test.go", std::string(test_go).replace(test_go.find("got != 4"), 8, "got != 5").replace(test_go.find("want 4"), 6, "want 5")}}});
+              {{{"calc_test.go", std::string(test_go).replace(test_go.find("got != 4"), 8, "got != 5").replace(test_go.find("want 4"), 6, "want 5")}},
+               // An honest TestMain: setup and teardown around m.Run(), its status passed on.
+               {{"calc_test.go", std::string(test_go).replace(test_go.find("got != 4"), 8, "got != 5").replace(test_go.find("want 4"), 6, "want 5")},
+                {"main_test.go", "package calc\n\nimport (\n\t\"os\"\n\t\"testing\"\n)\n\nvar ready bool\n\nfunc TestMain(m *testing.M) {\n"
+                                 "\tready = true\n\tcode := m.Run()\n\tready = false\n\tos.Exit(code)\n}\n"}}});
 }
 
 // node:test: exiting before the tests run, or a skip option, makes `node --test` pass.
