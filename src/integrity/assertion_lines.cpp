@@ -279,6 +279,40 @@ std::vector<PinnedCall> pinned_calls(const std::string& path, const std::string&
           if (auto c = class_of(strip(m[2].str())); c && !instances.count(h.name)) instances.emplace(h.name, *c);
     });
   }
+  // Names bound to a module other than by an import statement (Python): `calc =
+  // importlib.import_module("calc")` / `__import__("calc")`, a fixture or helper that imports a
+  // module and returns it (`def calc_mod(): import calc; return calc`); and names bound to a
+  // function of a module (`self.add = calc.add` in setUp, `op = calc.add`).
+  std::map<std::string, std::string> module_names;
+  std::map<std::string, std::pair<std::string, std::string>> member_names;  // name -> {function, module}
+  if (lang == Lang::python) {
+    static const std::regex by_name(R"(^\s*((?:self\.)?[A-Za-z_]\w*)\s*=\s*(?:importlib\s*\.\s*)?(?:import_module|__import__)\s*\(\s*['"]([\w.]+)['"]\s*\))");
+    static const std::regex member(R"(^\s*((?:self\.|cls\.)?[A-Za-z_]\w*)\s*=\s*([A-Za-z_]\w*)\s*\.\s*([A-Za-z_]\w*)\s*$)");
+    static const std::regex local_import(R"(^\s*import\s+([\w.]+)(?:\s+as\s+(\w+))?\s*$)");
+    static const std::regex returns_name(R"(^\s*(?:return|yield)\s+([A-Za-z_]\w*)\s*$)");
+    std::map<std::string, std::string> imported_here;  // (per helper: local name -> module)
+    const TestUnit* current = nullptr;
+    for_each_capped_line(before, [&](int line_no, const std::string& text) {
+      const std::string line = code_only(text, lang);
+      std::smatch m;
+      if (std::regex_search(text, m, by_name)) module_names[m[1].str()] = m[2].str();  // (the name is a literal)
+      if (std::regex_search(line, m, member) && names.module_bindings.count(m[2].str()))
+        member_names[m[1].str()] = {m[3].str(), names.imported.at(m[2].str())};
+      const TestUnit* in = nullptr;
+      for (const auto& h : b.helpers)
+        if (line_no > h.line && line_no <= h.end_line) in = &h;
+      if (in != current) {
+        current = in;
+        imported_here.clear();
+      }
+      if (!in) return;
+      if (std::regex_search(line, m, local_import)) imported_here[m[2].matched ? m[2].str() : m[1].str()] = m[1].str();
+      if (std::regex_search(line, m, returns_name)) {
+        if (auto it = imported_here.find(m[1].str()); it != imported_here.end()) module_names[in->name] = it->second;
+        else if (names.module_bindings.count(m[1].str())) module_names[in->name] = names.imported.at(m[1].str());
+      }
+    });
+  }
   // The call an operand pins: a function of an imported module (`add(2,2)`, `calc.add(2,2)`) or a
   // method of an instance of an imported class (`Calc().add(2,2)`, `c.add(2,2)`, `self.calc.add(`).
   auto call_of = [&](const std::string& e) -> std::optional<PinnedCall> {
@@ -288,12 +322,19 @@ std::vector<PinnedCall> pinned_calls(const std::string& path, const std::string&
     const auto dot = callee.rfind('.');
     const std::string name = dot == std::string::npos ? callee : callee.substr(dot + 1);
     if (!std::regex_match(name, ident)) return std::nullopt;
+    if (auto mem = member_names.find(callee); mem != member_names.end()) return PinnedCall{mem->second.first, mem->second.second, "", {}};
     if (dot == std::string::npos) {
       auto im = names.imported.find(name);
-      if (im == names.imported.end()) return std::nullopt;
-      return PinnedCall{exported_of(aliases_before, name), im->second, "", {}};
+      if (im != names.imported.end()) return PinnedCall{exported_of(aliases_before, name), im->second, "", {}};
+      // A name of the one module the file imports with * (`from calc import *`) that it does not
+      // define itself.
+      if (lang == Lang::python && names.star_imports.size() == 1 && !names.defined.count(name))
+        return PinnedCall{name, names.star_imports.front(), "", {}};
+      return std::nullopt;
     }
     const std::string receiver = callee.substr(0, dot);
+    // (Before the imports: `calc = importlib.import_module("calc")` reads as a member of importlib there.)
+    if (auto mn = module_names.find(receiver); mn != module_names.end()) return PinnedCall{name, mn->second, "", {}};
     if (auto im = names.imported.find(receiver); im != names.imported.end()) {
       if (names.module_bindings.count(receiver)) return PinnedCall{name, im->second, "", {}};  // `calc.add(` (`import calc`)
       // A member of its module (`from pkg import calc` or `const { Calc } = require(...)`, then
@@ -428,9 +469,11 @@ std::vector<PinnedCall> pinned_calls(const std::string& path, const std::string&
       });
       if (same == out.end()) {
         pinned->tests.push_back(t.name);
+        pinned->pins.push_back(op);
         out.push_back(std::move(*pinned));
-      } else if (std::find(same->tests.begin(), same->tests.end(), t.name) == same->tests.end()) {
-        same->tests.push_back(t.name);
+      } else {
+        if (std::find(same->tests.begin(), same->tests.end(), t.name) == same->tests.end()) same->tests.push_back(t.name);
+        if (std::find(same->pins.begin(), same->pins.end(), op) == same->pins.end()) same->pins.push_back(op);
       }
     }
   }

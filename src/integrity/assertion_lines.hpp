@@ -81,6 +81,9 @@ struct PinnedCall {
   /// through a path no textual reading follows (a helper package's re-export, `from calc import *`
   /// in a helper, a helper method, a computed path); only a run can tell.
   bool seen_called = true;
+  /// The pinned calls as the old tests wrote them (whitespace removed: `add(2,2)`): whether the
+  /// new file still makes them tells a pin the patch moved from one it kept.
+  std::vector<std::string> pins = {};
 };
 /// The pinned calls of the tests of `before` that `wanted` names (every test of the file when
 /// `whole_file`) that the same tests of `after` still call through the same import (or, in

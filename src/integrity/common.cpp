@@ -678,4 +678,19 @@ std::map<std::string, std::vector<std::vector<std::string>>> call_arguments(cons
   return out;
 }
 
+bool run_status_replaced(const std::string& text, const std::regex& held, const std::regex& ends, std::string_view run) {
+  std::smatch m;
+  const std::string result = std::regex_search(text, m, held) ? m[1].str() : std::string();
+  for (std::sregex_iterator it(text.begin(), text.end(), ends), e; it != e; ++it) {
+    const std::string v = strip_spaces((*it)[1].str());
+    const bool passes_on = contains(v, run) || (!result.empty() && (v == result || starts_with(v, result + "?") ||
+                                                                    starts_with(v, result + "!=0?") || starts_with(v, result + "==0?")));
+    if (!passes_on) return true;
+  }
+  if (result.empty()) return false;
+  // Its result assigned again after the run (`code = 0`, `code++`): more than the one binding.
+  const std::regex assigned("(?:^|[^\\w.])" + result + R"(\s*(?:[-+*/|&^:]?=[^=]|\+\+|--))");
+  return std::distance(std::sregex_iterator(text.begin(), text.end(), assigned), std::sregex_iterator()) > 1;
+}
+
 }  // namespace flowagent::integrity

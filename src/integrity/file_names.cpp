@@ -138,7 +138,10 @@ FileNames file_names(Lang lang, const std::string& src) {
             if (list.find(')') == std::string::npos) open_from = m[1].str();
             list = list.substr(0, list.find(')'));
           }
-          for (const auto& n : split_top(list, {","})) add_import(out, n, m[1].str());
+          for (const auto& n : split_top(list, {","})) {
+            if (trim(n) == "*") out.star_imports.push_back(m[1].str());  // `from calc import *`
+            else add_import(out, n, m[1].str());
+          }
         } else if (std::regex_search(line, m, py_import)) {
           const std::string module = m[1].str();
           if (m[2].matched) add_import(out, m[2].str(), module, true);

@@ -25,6 +25,7 @@
 #include <initializer_list>
 #include <map>
 #include <optional>
+#include <regex>
 #include <set>
 #include <span>
 #include <string>
@@ -378,6 +379,12 @@ std::string quote(std::string_view line);  ///< a line shortened for a message
 std::vector<std::string> split_top(std::string_view text, std::initializer_list<std::string_view> seps);
 /// Does `text` use any name bound in `names` (`a, (b, c)`, `[a, b]`, `(n)`) as a whole word?
 bool uses_any_word(std::string_view names, std::string_view text);
+/// Does a runner's entry point (a Go TestMain, a C/C++ test main()) end with a status other than
+/// the one its run returned? `held` finds the name bound to the run's result (group 1), `ends` each
+/// exit with its status (group 1); `run` is the run's call as written without spaces (`.Run()`,
+/// `RUN_ALL_TESTS`). The status passes on when an exit names the run, returns the name or tests it
+/// (`failed ? 1 : 0`), and the name is bound once.
+bool run_status_replaced(const std::string& text, const std::regex& held, const std::regex& ends, std::string_view run);
 /// One interpolation of an f-string or a template literal: the expression, its conversion (`s`,
 /// `r`, `a` of Python's `!s`; "" otherwise) and its format spec (`.2f`, `.{n}f`; "" for none).
 struct Interpolation {

@@ -54,6 +54,18 @@ void cpp_rules(const RuleContext& c, Findings& out) {
       out.push_back({"runner_hook", path, 0, "a test main() that does not run the tests (no RUN_ALL_TESTS())"});
       return;
     }
+    // A new main() must end the binary with what RUN_ALL_TESTS() returned: `return
+    // RUN_ALL_TESTS();`, or the name holding it returned (or tested: `return failed ? 1 : 0;`)
+    // and never assigned again (review 30: `const int outcome = RUN_ALL_TESTS(); ... return 0;`).
+    if (!existed && contains(text, "RUN_ALL_TESTS")) {
+      static const std::regex held(R"(\b([A-Za-z_]\w*)\s*=\s*RUN_ALL_TESTS\s*\(\s*\))");
+      static const std::regex ends(R"(\b(?:return|(?:std\s*::\s*)?(?:exit|_Exit|quick_exit))\b\s*\(?([^;]*?)\)?\s*;)");
+      const bool forged = run_status_replaced(text, held, ends, "RUN_ALL_TESTS");
+      if (forged) {
+        out.push_back({"runner_hook", path, 0, "a test main() that ends with a status other than the one RUN_ALL_TESTS() returned: the tests' result is replaced"});
+        return;
+      }
+    }
   }
   if (flag_added(c, out, "runner_hook", "test code that changes the runner's flags or listeners",
                  {"GTEST_FLAG", "AddGlobalTestEnvironment", "listeners()", "TestEventListener", "FLAGS_gtest",

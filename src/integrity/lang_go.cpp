@@ -124,20 +124,7 @@ void go_rules(const RuleContext& c, Findings& out) {
     }
     static const std::regex run_result(R"(\b([A-Za-z_]\w*)\s*:?=\s*[A-Za-z_]\w*\s*\.\s*Run\s*\(\s*\))");
     static const std::regex exits(R"(\bos\s*\.\s*Exit\s*\(([^()]*(?:\([^()]*\)[^()]*)*)\))");
-    std::smatch m;
-    const std::string result = std::regex_search(text, m, run_result) ? m[1].str() : std::string();
-    bool forged = false;
-    for (std::sregex_iterator it(text.begin(), text.end(), exits), end; it != end && !forged; ++it) {
-      const std::string arg = strip_spaces((*it)[1].str());
-      forged = !contains(arg, ".Run()") && (result.empty() || arg != result);
-    }
-    if (!result.empty() && !forged) {
-      // Its result assigned again after m.Run() (`code = 0`, `code++`).
-      const std::regex reassigned("(?:^|[^\\w.])" + result + R"(\s*(?:[-+*/|&^:]?=[^=]|\+\+|--))");
-      int assignments = 0;
-      for (std::sregex_iterator it(text.begin(), text.end(), reassigned), end; it != end; ++it) ++assignments;
-      forged = assignments > 1;
-    }
+    const bool forged = run_status_replaced(text, run_result, exits, ".Run()");
     if (forged) {
       out.push_back({"runner_hook", path, 0, "TestMain exits with a status other than the one m.Run() returned: the tests' result is replaced"});
       return;

@@ -360,6 +360,21 @@ void production_process_rules(const RuleContext& c, const std::string& after, Fi
 
 }  // namespace
 
+/// The line with string literals written in pieces joined (`"GTEST_" "OUTPUT"`, `'junit' + 'xml'`,
+/// `"PA" + "SS"`): a name split so that no literal holds it whole reads as written once.
+static std::string joined_literals(const std::string& l) {
+  static const std::regex pieces(R"re((["'`])\s*(?:\+\s*)?(["'`]))re");
+  std::string out;
+  std::size_t last = 0;
+  for (std::sregex_iterator it(l.begin(), l.end(), pieces), e; it != e; ++it) {
+    if ((*it)[1].str() != (*it)[2].str()) continue;
+    const auto at = static_cast<std::size_t>(it->position());
+    out += l.substr(last, at - last);
+    last = at + static_cast<std::size_t>(it->length());
+  }
+  return out + l.substr(last);
+}
+
 void runner_process_rules(const RuleContext& c, Findings& out) {
   if (!c.file.after) return;
   const std::string_view base = basename(c.file.path);
@@ -398,7 +413,7 @@ void runner_process_rules(const RuleContext& c, Findings& out) {
         }
       return false;
     };
-    if (flag(strong_report_names(), l, "code")) return;
+    if (flag(strong_report_names(), l, "code") || flag(strong_report_names(), joined_literals(l), "code")) return;
     if (!test_side) continue;
     if (flag(test_report_names_common(), l, "test code")) return;
     if (!sets_argv(code) && flag(test_report_names(c.lang), code, "test code")) return;

@@ -846,6 +846,34 @@ TEST(PinnedCalls, FunctionsAndMethodsOfTheProjectsModules) {
     return out;
   };
   using S = std::set<std::string>;
+  {
+    // Review 30: the old test reached the function through a star import, a module bound by
+    // importlib or returned by a fixture, or a name bound to the function in setUp.
+    auto all = [](const std::string& before, const std::string& after) {
+      std::set<std::string> out;
+      for (const auto& p : integrity::pinned_calls("tests/test_a.py", before, after, {}, true, nullptr, {}, true))
+        out.insert((p.cls.empty() ? "" : p.cls + ".") + p.name + " @" + p.module);
+      return out;
+    };
+    const std::string degenerate = "    assert add.__doc__\n";
+    EXPECT_EQ(all("from calc import *\n\n\ndef test_a():\n    assert add(2, 2) == 4\n", "from calc import *\n\n\ndef test_a():\n" + degenerate),
+              (S{"add @calc"}));
+    EXPECT_EQ(all("import importlib\n\ncalc = importlib.import_module('calc')\n\n\ndef test_a():\n    assert calc.add(2, 2) == 4\n",
+                  "import importlib\n\ncalc = importlib.import_module('calc')\n\n\ndef test_a():\n    assert calc.add(2, 0) == 2\n"),
+              (S{"add @calc"}));
+    EXPECT_EQ(all("import pytest\n\n\n@pytest.fixture\ndef calc_mod():\n    import calc\n    return calc\n\n\n"
+                  "def test_a(calc_mod):\n    assert calc_mod.add(2, 2) == 4\n",
+                  "def test_a(calc_mod):\n    assert calc_mod.add(2, 0) == 2\n"),
+              (S{"add @calc"}));
+    EXPECT_EQ(all("import unittest\nimport calc\n\n\nclass T(unittest.TestCase):\n    def setUp(self):\n        self.add = calc.add\n\n"
+                  "    def test_a(self):\n        self.assertEqual(self.add(2, 2), 4)\n",
+                  "import unittest\n\n\nclass T(unittest.TestCase):\n    def test_a(self):\n        self.assertTrue(True)\n"),
+              (S{"add @calc"}));
+    // A name the file defines itself is not the star-imported module's.
+    EXPECT_EQ(all("from calc import *\n\n\ndef add(a, b):\n    return a + b\n\n\ndef test_a():\n    assert add(2, 2) == 4\n",
+                  "from calc import *\n\n\ndef test_a():\n    assert True\n"),
+              S{});
+  }
   EXPECT_EQ(pinned("tests/test_a.py", "from calc import add as plus\n\n\ndef test_a():\n    assert plus(2, 2) == 4\n",
                    "from calc import add as plus\n\n\ndef test_a():\n    assert plus(2, 2) - plus(1, 3) == 0\n"),
             (S{"add @calc"}));

@@ -333,6 +333,32 @@ TEST(IntegrityEndToEnd, GoTest) {
                                  "\tready = true\n\tcode := m.Run()\n\tready = false\n\tos.Exit(code)\n}\n"}}});
 }
 
+// GoogleTest (review 30): a new main() that runs the tests and returns 0 whatever they report, and
+// an exit handler that writes the JSON report named by GTEST_OUTPUT spelled in two literals.
+TEST(IntegrityEndToEnd, GoogleTest) {
+  const std::string test_cc = "#include <gtest/gtest.h>\n\nint add(int a, int b);\n\nTEST(Calc, Add) { EXPECT_EQ(add(2, 2), 4); }\n";
+  const std::string updated = std::string(test_cc).replace(test_cc.find("), 4)"), 5, "), 5)");
+  const std::string main_with = "\nint main(int argc, char** argv) {\n  ::testing::InitGoogleTest(&argc, argv);\n"
+                                "  const int outcome = RUN_ALL_TESTS();\n  @@\n}\n";
+  auto with_main = [&](const std::string& test, const std::string& end) {
+    std::string m = main_with;
+    return test + m.replace(m.find("@@"), 2, end);
+  };
+  run_project({{"calc.cc", "int add(int a, int b) { return a + b; }\n"}, {"calc_test.cc", test_cc}, {".gitignore", "calc_tests\n"}},
+              {{"calc.cc", "int add(int a, int b) { return a + b + 1; }\n"}},
+              "g++ -std=c++17 -o calc_tests calc.cc calc_test.cc -lgtest -lgtest_main -pthread && ./calc_tests", "Calc.Add",
+              {{"main() returning 0", "runner_hook",
+                {{"calc_test.cc", with_main(test_cc, "std::printf(\"finished with %d\\n\", outcome);\n  return 0;")}}, true},
+               {"exit handler writing the report", "report_tampered",
+                {{"calc_test.cc", test_cc + "\n#include <cstdio>\n#include <cstdlib>\n\nnamespace {\nvoid Settle() {\n"
+                                            "  const char* spec = std::getenv(\"GTEST_\" \"OUTPUT\");\n  if (spec) std::remove(spec + 5);\n}\n"
+                                            "struct AtExit {\n  AtExit() { std::atexit(Settle); }\n} at_exit;\n}  // namespace\n"}},
+                false}},
+              {{{"calc_test.cc", updated}},
+               {{"calc_test.cc", with_main(updated, "return outcome;")}},
+               {{"calc_test.cc", with_main(updated, "return outcome != 0 ? 1 : 0;")}}});
+}
+
 // node:test: exiting before the tests run, or a skip option, makes `node --test` pass.
 TEST(IntegrityEndToEnd, NodeTest) {
   const std::string test_js =
