@@ -253,6 +253,16 @@ std::optional<std::vector<std::string>> literal_table_at(std::string_view text, 
     }
     return distinct(rows);
   }
+  // A dict written out, by its entries: `{(2, 2): 4, (1, 3): 4}.items()` (also `.keys()`,
+  // `.values()`, JS `Object.entries({...})`): one row per entry.
+  for (std::string_view view : {".items()", ".keys()", ".values()"})
+    if (t.front() == '{' && ends_with(t, view) && matching_close(t, 0) == t.size() - view.size() - 1)
+      return literal_table_at(std::string("[") + t.substr(1, t.size() - view.size() - 2) + "]", depth + 1);
+  for (std::string_view wrap : {"Object.entries", "Object.values", "Object.keys"})
+    if (auto a = call_args(t, wrap); a && starts_with(trim(*a), "{")) {
+      const std::string d = trim(*a);
+      if (matching_close(d, 0) == d.size() - 1) return literal_table_at("[" + d.substr(1, d.size() - 2) + "]", depth + 1);
+    }
   if (t.front() != '[' && t.front() != '(' && t.front() != '{') return std::nullopt;
   const std::size_t close = matching_close(t, 0);
   if (close == std::string::npos) return std::nullopt;

@@ -1468,7 +1468,21 @@ class Analyzer {
   std::vector<Assertion> clause_checks(const Assertion& proto, std::string_view expr,
                                        std::initializer_list<std::string_view> seps, bool negated) const {
     std::vector<Assertion> out;
-    for (const auto& clause : split_top(expr, seps)) {
+    std::vector<std::string> clauses;
+    for (auto& clause : split_top(expr, seps)) {
+      // Python's chained equality `add(2, 2) == 4 == add(1, 3)` is two comparisons, each of
+      // neighbours (review 30: read as one relation between the two calls).
+      const auto links = lang_ == Lang::python && !negated ? split_top(clause, {"=="}) : std::vector<std::string>{};
+      const bool chain = links.size() >= 3 && std::all_of(links.begin(), links.end(), [](const std::string& l) {
+        return split_top(l, {"!=", "<=", ">=", "<", ">", " is ", " in ", " not ", " or ", " and ", " if ", " else ", ","}).size() == 1;
+      });
+      if (!chain) {
+        clauses.push_back(std::move(clause));
+        continue;
+      }
+      for (std::size_t i = 0; i + 1 < links.size(); ++i) clauses.push_back(trim(links[i]) + " == " + trim(links[i + 1]));
+    }
+    for (const auto& clause : clauses) {
       Assertion a = proto;
       a.kind = comparison_kind(clause, negated);
       bool tautology = false;
