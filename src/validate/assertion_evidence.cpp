@@ -1024,11 +1024,27 @@ def _plain(v, depth=0):
 
 
 _PICKLE_MAX = 8192
+_pickles = [0]  # (attempts so far: a test making many calls with large objects pays for 2000 at most)
+
+
+def _small(v, depth=0):
+    # No builtin container in it holds more than 64 items (checked before pickling anything).
+    if isinstance(v, (list, tuple, set, frozenset, dict)):
+        if len(v) > 64 or depth > 4:
+            return False
+        items = v.items() if isinstance(v, dict) else v
+        return all(_small(x, depth + 1) for x in items)
+    if isinstance(v, (str, bytes, bytearray)):
+        return len(v) <= 4096
+    return True
 
 
 def _pickled(v):
     # A value that is not plain data, as pickle writes it (base64), or None.
     import base64, pickle
+    if _pickles[0] >= 2000 or not _small(v):
+        return None
+    _pickles[0] += 1
     try:
         b = base64.b64encode(pickle.dumps(v, protocol=4)).decode('ascii')
     except Exception:
