@@ -2520,7 +2520,7 @@ class Analyzer {
       if (tp == "call" && type(x) == "generator_expression") {
         const std::string callee = strip_spaces(text(field(p, "function")));
         if (callee == "list" || callee == "tuple") continue;
-        return false;
+        return callee == "all" && ts_node_eq(ts_node_parent(p), n);  // (`assert all(...)`)
       }
       if (tp == "argument_list" || tp == "arguments") {
         TSNode call = ts_node_parent(p);
@@ -2548,7 +2548,8 @@ class Analyzer {
   int mapped_rows(TSNode n, std::string target) const {
     for (bool unwrapped = true; unwrapped;) {
       unwrapped = false;
-      static constexpr std::string_view kKeep[] = {"list(", "tuple(", "Array.from(", "Promise.all(", "asyncio.gather(*"};
+      // (`all(f(a) == w for a, w in [...])`: each element is a check of its own.)
+      static constexpr std::string_view kKeep[] = {"list(", "tuple(", "Array.from(", "Promise.all(", "asyncio.gather(*", "all("};
       // (`await Promise.all(...)` reads `awaitPromise.all(...)` without its spaces.)
       if (starts_with(target, "await") && target.size() > 5 &&
           (!std::isalnum(static_cast<unsigned char>(target[5])) ||

@@ -445,6 +445,8 @@ TEST(GuardCheats, TableLoopsCountOncePerRow) {
           {"a list of one call repeated", test("    assert [add(2, 2), add(2, 2), add(2, 2)] == [4, 4, 4]\n"), "assertion_removed"},
           {"a list holding a literal", test("    assert [add(2, 2), add(1, 2), 5] == [4, 3, 5]\n"), "assertion_removed"},
           {"the length of a list of calls", test("    assert len([add(2, 2), add(1, 2), add(0, 5)]) == 3\n"), "assertion_weakened"},
+          {"all() of a generator of checks", test("    assert all(add(a, b) == want for a, b, want in [(2, 2, 4), (1, 2, 3), (0, 5, 5)])\n"), nullptr},
+          {"all() of a generator, shrunk", test("    assert all(add(a, b) == want for a, b, want in [(2, 2, 4), (1, 2, 3)])\n"), "assertion_removed"},
           {"a dict's items", test("    for (a, b), want in {(2, 2): 4, (1, 2): 3, (0, 5): 5}.items():\n        assert add(a, b) == want\n"), nullptr},
           {"a dict's items, shrunk", test("    for (a, b), want in {(2, 2): 4, (1, 2): 3}.items():\n        assert add(a, b) == want\n"), "assertion_removed"},
           {"a chained equality", test("    assert add(2, 2) == 4 == add(2, 2)\n    assert add(1, 2) == 3 == add(2, 1)\n    assert add(0, 5) == 5\n"), nullptr},
