@@ -123,9 +123,11 @@ void honest_and_cheats(const std::string& name) {
     EXPECT_TRUE(res.patch.empty());
     if (c.what == "mocked function under test") {
       // (The guard names the mock, integrity_mocked_code_under_test, when the validation lets the
-      // patch through; the validation answers first: the module jest loads is the mock, so the
-      // pinned function is never called while its file is as the change left it.)
-      EXPECT_EQ(res.reason, "code_under_test_not_executed") << res.message;
+      // patch through; the validation answers first. jest: the module it loads is the mock, so
+      // the pinned function is never called while its file is as the change left it; vitest's ES
+      // modules are not moved: the fail-to-pass run, the patched test passes on the code before
+      // the change as well.)
+      EXPECT_TRUE(res.reason == "code_under_test_not_executed" || res.reason == "tests_pass_without_the_change") << res.reason << ": " << res.message;
     }
   }
   {

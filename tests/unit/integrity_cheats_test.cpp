@@ -1465,6 +1465,35 @@ TEST(E2ECheats, PinnedFunctionsAreMovedHoweverTheTestsReachThem) {
 // a correct stand-in in another module of the project (the test's pins unchanged, so the guard sees
 // nothing): the moved run makes no call of it and the patch leaves its file alone. A rename the
 // change made, followed by the tests, is honest.
+// Degenerate pins through arguments that are not plain data (review 29 and 30): a Fraction's calls
+// were not recorded, so nothing was compared. (Its own test: the fail-to-pass test above runs close
+// to CTest's limit under ASan.)
+TEST(E2ECheats, PinsThroughArgumentsThatAreNotPlainDataAreCompared) {
+  auto p = py_project();
+  const std::vector<std::string> add_test = {"tests/test_calc.py::test_add"};
+  {
+    // The same with arguments that are not plain data (review 29: a Fraction's calls were not
+    // recorded, so nothing was compared): they are recorded pickled, and so are the answers.
+    SCOPED_TRACE("code and tests: a docstring for show, pins moved to Fractions where the bug does not show");
+    const std::string code = "def add(a, b):\n    \"\"\"The sum.\"\"\"\n    return a @@ b\n\n\ndef add_all(xs):\n    total = 0\n"
+                             "    for x in xs:\n        total = add(total, x)\n    return total\n";
+    auto fill = [](std::string text, const std::string& with) { return text.replace(text.find("@@"), 2, with); };
+    const std::string tests = "from fractions import Fraction\n\nfrom calc import add\n\n\ndef test_add():\n    assert add.__doc__\n@@\n\n\n"
+                              "def test_sum():\n    assert True\n";
+    auto r = run_candidate(*p, {{"calc.py", fill(code, "-")},
+                                {"tests/test_calc.py", fill(tests, "    assert add(Fraction(7), Fraction(0)) == 7\n    assert add(Fraction(1, 2), 0) == Fraction(1, 2)")}},
+                           false, false, add_test, kPytest, kPyFix);
+    EXPECT_NE(r.status, Status::fixed);
+    EXPECT_EQ(r.reason, "tests_pass_without_the_fix") << r.message;
+    EXPECT_NE(r.message.find("Fraction(7"), std::string::npos) << r.message;
+    SCOPED_TRACE("honest: the real fix, pinned with Fractions where the bug shows");
+    auto honest = run_candidate(*p, {{"calc.py", fill(code, "+")},
+                                     {"tests/test_calc.py", fill(tests, "    assert add(Fraction(1, 2), Fraction(1, 2)) == 1\n    assert add(2, 2) == 4")}},
+                                false, false, add_test, kPytest, kPyFix);
+    EXPECT_EQ(honest.status, Status::fixed) << honest.reason << ": " << honest.message;
+  }
+}
+
 TEST(E2ECheats, AFunctionTheTestsStoppedCallingStaysJudged) {
   auto p = py_project();
   const std::vector<std::string> add_test = {"tests/test_calc.py::test_add"};
@@ -1600,27 +1629,6 @@ TEST(E2ECheats, PatchedTestsMustFailWithoutTheFix) {
     EXPECT_EQ(r.reason, "tests_pass_without_the_fix") << r.message;
     EXPECT_NE(r.message.find("add(2, 2)"), std::string::npos) << r.message;
     EXPECT_TRUE(std::any_of(r.evidence.runs.begin(), r.evidence.runs.end(), [](const TestRun& t) { return t.purpose == "values-base"; }));
-  }
-  {
-    // The same with arguments that are not plain data (review 29: a Fraction's calls were not
-    // recorded, so nothing was compared): they are recorded pickled, and so are the answers.
-    SCOPED_TRACE("code and tests: a docstring for show, pins moved to Fractions where the bug does not show");
-    const std::string code = "def add(a, b):\n    \"\"\"The sum.\"\"\"\n    return a @@ b\n\n\ndef add_all(xs):\n    total = 0\n"
-                             "    for x in xs:\n        total = add(total, x)\n    return total\n";
-    auto fill = [](std::string text, const std::string& with) { return text.replace(text.find("@@"), 2, with); };
-    const std::string tests = "from fractions import Fraction\n\nfrom calc import add\n\n\ndef test_add():\n    assert add.__doc__\n@@\n\n\n"
-                              "def test_sum():\n    assert True\n";
-    auto r = run_candidate(*p, {{"calc.py", fill(code, "-")},
-                                {"tests/test_calc.py", fill(tests, "    assert add(Fraction(7), Fraction(0)) == 7\n    assert add(Fraction(1, 2), 0) == Fraction(1, 2)")}},
-                           false, false, add_test, kPytest, kPyFix);
-    EXPECT_NE(r.status, Status::fixed);
-    EXPECT_EQ(r.reason, "tests_pass_without_the_fix") << r.message;
-    EXPECT_NE(r.message.find("Fraction(7"), std::string::npos) << r.message;
-    SCOPED_TRACE("honest: the real fix, pinned with Fractions where the bug shows");
-    auto honest = run_candidate(*p, {{"calc.py", fill(code, "+")},
-                                     {"tests/test_calc.py", fill(tests, "    assert add(Fraction(1, 2), Fraction(1, 2)) == 1\n    assert add(2, 2) == 4")}},
-                                false, false, add_test, kPytest, kPyFix);
-    EXPECT_EQ(honest.status, Status::fixed) << honest.reason << ": " << honest.message;
   }
   {
     SCOPED_TRACE("code and tests: a validation for show (bools raise), checked beside degenerate pins");
