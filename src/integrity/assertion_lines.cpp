@@ -223,6 +223,24 @@ std::size_t final_call_open(const std::string& e) {
   return std::string::npos;
 }
 
+/// The callee of the call `e` ends with (`calc.add` of `calc.add(2,2)`), the position of its last
+/// `.` (npos: none) and the name after it; nullopt when `e` does not end with a call of a name.
+struct Callee {
+  std::string callee;
+  std::size_t dot;
+  std::string name;
+};
+std::optional<Callee> callee_of(const std::string& e) {
+  static const std::regex ident(R"(^[A-Za-z_$][\w$]*$)");
+  const auto open = final_call_open(e);
+  if (open == std::string::npos || open == 0) return std::nullopt;
+  Callee c{e.substr(0, open), 0, ""};
+  c.dot = c.callee.rfind('.');
+  c.name = c.dot == std::string::npos ? c.callee : c.callee.substr(c.dot + 1);
+  if (!std::regex_match(c.name, ident)) return std::nullopt;
+  return c;
+}
+
 }  // namespace
 
 std::string exported_name(const std::string& path, const std::string& text, const std::string& local) {
@@ -316,12 +334,9 @@ std::vector<PinnedCall> pinned_calls(const std::string& path, const std::string&
   // The call an operand pins: a function of an imported module (`add(2,2)`, `calc.add(2,2)`) or a
   // method of an instance of an imported class (`Calc().add(2,2)`, `c.add(2,2)`, `self.calc.add(`).
   auto call_of = [&](const std::string& e) -> std::optional<PinnedCall> {
-    const auto open = final_call_open(e);
-    if (open == std::string::npos || open == 0) return std::nullopt;
-    const std::string callee = e.substr(0, open);
-    const auto dot = callee.rfind('.');
-    const std::string name = dot == std::string::npos ? callee : callee.substr(dot + 1);
-    if (!std::regex_match(name, ident)) return std::nullopt;
+    const auto parts = callee_of(e);
+    if (!parts) return std::nullopt;
+    const auto& [callee, dot, name] = *parts;
     if (auto mem = member_names.find(callee); mem != member_names.end()) return PinnedCall{mem->second.first, mem->second.second, "", {}};
     if (dot == std::string::npos) {
       auto im = names.imported.find(name);
@@ -348,6 +363,32 @@ std::vector<PinnedCall> pinned_calls(const std::string& path, const std::string&
     if (ctor_open == std::string::npos || ctor_open == 0) return std::nullopt;
     if (auto c = class_of(receiver.substr(0, ctor_open))) return PinnedCall{name, c->second, c->first, {}};
     return std::nullopt;
+  };
+  // A call through something the file does not tie to a module: a pytest fixture of a conftest.py
+  // (`def test_add(calc_mod): calc_mod.add(2, 2)`, `def test_add(adder): adder(2, 2)`), a
+  // loader function (`load().add(2, 2)`), an object a helper returns (`self.make().add(`). The
+  // module is left empty: the caller looks for the project's definitions of the function, and
+  // the run decides whether the tests call them.
+  auto unresolved_call = [&](const std::string& e, const TestUnit& t) -> std::optional<PinnedCall> {
+    const auto parts = callee_of(e);
+    if (!parts) return std::nullopt;
+    const auto& [callee, dot, name] = *parts;
+    if (dot == std::string::npos) {
+      // (A plain name: only a parameter of the test, a fixture that is a function.)
+      if (lang != Lang::python || std::find(t.params.begin(), t.params.end(), name) == t.params.end()) return std::nullopt;
+      return PinnedCall{name, "", "", {}};
+    }
+    std::string receiver = callee.substr(0, dot);
+    for (const char* own : {"self.", "this."})
+      if (receiver.rfind(own, 0) == 0) receiver = receiver.substr(5);
+    static const std::regex name_or_call(R"(^[A-Za-z_$][\w$]*(?:\(.*\))?$)");
+    if (!std::regex_match(receiver, name_or_call)) return std::nullopt;
+    const std::string head = receiver.substr(0, receiver.find('('));
+    // (Not a module the file imports, a module of the runtime or a value the language owns.)
+    static const std::set<std::string> owned = {"self", "cls", "this", "super", "os", "sys", "re", "json", "math", "str", "dict", "list",
+                                                "Object", "Array", "JSON", "Math", "Promise", "String", "Number", "console", "process", "assert"};
+    if (names.imported.count(head) || owned.count(head)) return std::nullopt;
+    return PinnedCall{name, "", "", {}};
   };
   const TestCalls still = requested_test_calls(path, after, wanted_after ? *wanted_after : wanted, whole_file);
   const FileNames names_after = file_names(lang, after);
@@ -437,9 +478,13 @@ std::vector<PinnedCall> pinned_calls(const std::string& path, const std::string&
       for (std::smatch m; std::regex_match(op, m, converted) && final_call_open(op) == op.find('(');) op = m[1].str();
       auto pinned = call_of(op);
       if (!pinned && op.rfind("await", 0) == 0) pinned = call_of(op.substr(5));
+      if (!pinned && unseen_too) pinned = unresolved_call(op, t);
+      if (!pinned && unseen_too && op.rfind("await", 0) == 0) pinned = unresolved_call(op.substr(5), t);
       if (!pinned) continue;
       bool called = false;
-      if (pinned->cls.empty()) {
+      if (pinned->module.empty()) {
+        // (A module the file does not name: only a run can tell whether the tests still call it.)
+      } else if (pinned->cls.empty()) {
         for (const auto& l : locals_of(pinned->name))
           if (auto now = still.imported.find(l); now != still.imported.end() && now->second.count(pinned->module)) called = true;
         if (!called) called = dynamically_called(*pinned);  // (required now by a computed path)

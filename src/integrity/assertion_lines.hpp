@@ -68,7 +68,11 @@ std::string exported_name(const std::string& path, const std::string& text, cons
 /// value-sensitivity run moves its results and requires the test to fail).
 struct PinnedCall {
   std::string name;    ///< the function's name in its module (`add`)
-  std::string module;  ///< the module as the test file writes it (`calc`, `pkg.mod`, `./calc`, `../sum`)
+  /// The module as the test file writes it (`calc`, `pkg.mod`, `./calc`, `../sum`); empty when
+  /// the file does not tie the call to a module (only with `unseen_too`: a pytest fixture of a
+  /// conftest.py, `calc_mod.add(2, 2)`; a loader function, `load().add(2, 2)`): the caller looks
+  /// for the project's definitions of the function.
+  std::string module;
   /// A method's class as its module exports it (`Calc` for `Calc().add(2, 2)` or `c.add(2, 2)` with
   /// `c = Calc()`; the factory function for `make_calc().add(2, 2)`); for a call through a member
   /// of the module (`from pkg import calc` ... `calc.add(`, `Calc.add(`), that member: a submodule,

@@ -2538,6 +2538,125 @@ class Analyzer {
     return false;
   }
 
+  /// The distinct rows an operand node maps a call over (mapped_rows): a list, tuple or array of
+  /// calls (a bare tuple `add(2, 2), add(1, 3)` too), a comprehension or generator over a literal
+  /// table whose element calls something (a dict or set comprehension too), `map`, `starmap`, JS
+  /// `[..].map(cb)`. 0 otherwise.
+  int node_rows(TSNode x) const {
+    const std::string_view t = type(x);
+    int r = 0;
+    auto calls_with = [](const std::string& params, const std::string& body) {
+      return body.find('(') != std::string::npos && uses_any_word(params, body);
+    };
+    if (t == "list" || t == "tuple" || t == "array" || t == "expression_list") {
+      // `[add(2, 2), add(1, 3)] == [4, 4]`, `(f(1), f(2)) == (1, 4)`: each distinct call a check.
+      std::set<std::string> elems;
+      bool all_calls = ts_node_named_child_count(x) >= 2;
+      for (uint32_t i = 0; i < ts_node_named_child_count(x) && all_calls; ++i) {
+        TSNode e = ts_node_named_child(x, i);
+        if (type(e) == "comment") continue;
+        const std::string et = strip_spaces(text(e));
+        all_calls = et.find('(') != std::string::npos && !is_literal(et);
+        elems.insert(et);
+      }
+      if (all_calls) r = static_cast<int>(elems.size());
+    } else if (t == "list_comprehension" || t == "generator_expression" || t == "dictionary_comprehension" || t == "set_comprehension") {
+      // (`{(a, b): add(a, b) for a, b in [...]} == {...}`: the value of each entry is the call.)
+      const std::string s = text(x);
+      TSNode body = field(x, "body");
+      if (!ts_node_is_null(body) && type(body) == "pair") body = field(body, "value");
+      const auto table = literal_table(t == "list_comprehension" ? s : "[" + s.substr(1, s.size() - 2) + "]");
+      if (table && !ts_node_is_null(body) && text(body).find('(') != std::string::npos) r = static_cast<int>(table->size());
+    } else if (t == "call" || t == "call_expression") {
+      TSNode fn = field(x, "function");
+      TSNode args = field(x, "arguments");
+      if (!ts_node_is_null(fn) && !ts_node_is_null(args)) {
+        const std::string callee = strip_spaces(text(fn));
+        // (`pool.starmap(f, rows)`, `itertools.starmap(f, rows)`: each row the arguments.)
+        const bool starmap = callee == "starmap" || ends_with(callee, ".starmap");
+        if (t == "call" && starmap && ts_node_named_child_count(args) == 2) {
+          TSNode f = ts_node_named_child(args, 0);
+          if (type(f) == "identifier" || type(f) == "attribute")
+            if (const auto table = literal_table(text(ts_node_named_child(args, 1)))) r = static_cast<int>(table->size());
+        } else if (t == "call" && (callee == "map" || ends_with(callee, ".map")) && ts_node_named_child_count(args) >= 2) {
+          TSNode f = ts_node_named_child(args, 0);
+          bool maps_a_call = type(f) == "identifier" || type(f) == "attribute";
+          if (type(f) == "lambda") {
+            TSNode ps = field(f, "parameters"), b = field(f, "body");
+            maps_a_call = !ts_node_is_null(ps) && !ts_node_is_null(b) && calls_with(text(ps), text(b));
+          }
+          std::string cols;
+          for (uint32_t i = 1; i < ts_node_named_child_count(args); ++i) cols += (i > 1 ? ", " : "") + text(ts_node_named_child(args, i));
+          if (maps_a_call)
+            if (const auto table = literal_table("zip(" + cols + ")")) r = static_cast<int>(table->size());
+        } else if (t == "call_expression" && type(fn) == "member_expression" && text(field(fn, "property")) == "map" &&
+                   ts_node_named_child_count(args) == 1) {
+          TSNode cb = ts_node_named_child(args, 0);
+          TSNode ps = field(cb, "parameters");
+          if (ts_node_is_null(ps)) ps = field(cb, "parameter");
+          TSNode b = field(cb, "body");
+          if (!ts_node_is_null(ps) && !ts_node_is_null(b) && calls_with(text(ps), text(b)))
+            if (const auto table = literal_table(text(field(fn, "object")))) r = static_cast<int>(table->size());
+        }
+      }
+    }
+    return r;
+  }
+
+  /// The rows of an operand that is a name (`got == (4, 4)`): bound once in the unit, before the
+  /// check, to what node_rows counts (`got = add(2, 2), add(1, 3)`, `const got = [f(1), f(2)]`), or,
+  /// in Python, a parameter of the unit that a function of the file returns it from (a pytest
+  /// fixture: `def sums(): return [add(2, 2), add(1, 3)]`). 0 otherwise.
+  int bound_rows(TSNode n, const std::string& name) const {
+    static const std::regex ident(R"(^[A-Za-z_$][\w$]*$)");
+    if (ts_node_is_null(unit_node_) || !std::regex_match(name, ident)) return 0;
+    if (binding_count(name) == 1) {
+      TSNode value{};
+      std::function<void(TSNode, int)> find = [&](TSNode x, int depth) {
+        if (depth > 40 || !ts_node_is_null(value) || ts_node_start_byte(x) >= ts_node_start_byte(n)) return;
+        const std::string_view t = type(x);
+        if (t == "assignment" || t == "variable_declarator") {
+          TSNode left = field(x, t == "assignment" ? "left" : "name"), right = field(x, t == "assignment" ? "right" : "value");
+          if (!ts_node_is_null(left) && !ts_node_is_null(right) && text(left) == name) {
+            value = right;
+            return;
+          }
+        }
+        for (uint32_t i = 0; i < ts_node_named_child_count(x); ++i) find(ts_node_named_child(x, i), depth + 1);
+      };
+      find(unit_node_, 0);
+      if (!ts_node_is_null(value)) return node_rows(value);
+    }
+    if (lang_ != Lang::python) return 0;
+    TSNode params = field(unit_node_, "parameters");
+    if (ts_node_is_null(params)) return 0;
+    bool param = false;
+    for (uint32_t i = 0; i < ts_node_named_child_count(params); ++i) param = param || text(ts_node_named_child(params, i)) == name;
+    if (!param) return 0;
+    TSNode root = unit_node_;
+    for (TSNode up = ts_node_parent(root); !ts_node_is_null(up); up = ts_node_parent(up)) root = up;
+    for (uint32_t i = 0; i < ts_node_named_child_count(root); ++i) {
+      TSNode d = ts_node_named_child(root, i);
+      if (type(d) == "decorated_definition") d = field(d, "definition");
+      if (ts_node_is_null(d) || type(d) != "function_definition" || text(field(d, "name")) != name) continue;
+      TSNode body = field(d, "body");
+      // (One statement: `return <value>`, after a docstring at most.)
+      TSNode last{};
+      int statements = 0;
+      for (uint32_t j = 0; !ts_node_is_null(body) && j < ts_node_named_child_count(body); ++j) {
+        TSNode st = ts_node_named_child(body, j);
+        if (type(st) == "comment" || (type(st) == "expression_statement" && ts_node_named_child_count(st) == 1 &&
+                                      type(ts_node_named_child(st, 0)) == "string"))
+          continue;
+        ++statements;
+        last = st;
+      }
+      if (statements != 1 || type(last) != "return_statement" || ts_node_named_child_count(last) != 1) return 0;
+      return node_rows(ts_node_named_child(last, 0));
+    }
+    return 0;
+  }
+
   /// The distinct rows of the literal table the check `n` maps a call over, when that mapping is
   /// its compared operand (`operand`, whitespace removed; `list(...)`, `tuple(...)`,
   /// `Array.from(...)` around it keep the values; `sum(...)`, `len(...)` do not): `map(f, [..],
@@ -2564,65 +2683,10 @@ class Analyzer {
         }
     }
     int found = 0, rows = 0;
-    auto calls_with = [](const std::string& params, const std::string& body) {
-      return body.find('(') != std::string::npos && uses_any_word(params, body);
-    };
     std::function<void(TSNode, int)> walk = [&](TSNode x, int depth) {
       if (depth > 12 || found > 1) return;
-      const std::string_view t = type(x);
       int r = 0;
-      if (const std::string own = strip_spaces(text(x)); own != target && own != "(" + target + ")") {
-        // (not the operand: look inside)
-      } else if (t == "list" || t == "tuple" || t == "array") {
-        // `[add(2, 2), add(1, 3)] == [4, 4]`, `(f(1), f(2)) == (1, 4)`: each distinct call a check.
-        std::set<std::string> elems;
-        bool all_calls = ts_node_named_child_count(x) >= 2;
-        for (uint32_t i = 0; i < ts_node_named_child_count(x) && all_calls; ++i) {
-          TSNode e = ts_node_named_child(x, i);
-          if (type(e) == "comment") continue;
-          const std::string et = strip_spaces(text(e));
-          all_calls = et.find('(') != std::string::npos && !is_literal(et);
-          elems.insert(et);
-        }
-        if (all_calls) r = static_cast<int>(elems.size());
-      } else if (t == "list_comprehension" || t == "generator_expression") {
-        const std::string s = text(x);
-        TSNode body = field(x, "body");
-        const auto table = literal_table(t == "generator_expression" ? "[" + s.substr(1, s.size() - 2) + "]" : s);
-        if (table && !ts_node_is_null(body) && text(body).find('(') != std::string::npos) r = static_cast<int>(table->size());
-      } else if (t == "call" || t == "call_expression") {
-        TSNode fn = field(x, "function");
-        TSNode args = field(x, "arguments");
-        if (!ts_node_is_null(fn) && !ts_node_is_null(args)) {
-          const std::string callee = strip_spaces(text(fn));
-          // (`pool.starmap(f, rows)`, `itertools.starmap(f, rows)`: each row the arguments.)
-          const bool starmap = callee == "starmap" || ends_with(callee, ".starmap");
-          if (t == "call" && starmap && ts_node_named_child_count(args) == 2) {
-            TSNode f = ts_node_named_child(args, 0);
-            if (type(f) == "identifier" || type(f) == "attribute")
-              if (const auto table = literal_table(text(ts_node_named_child(args, 1)))) r = static_cast<int>(table->size());
-          } else if (t == "call" && (callee == "map" || ends_with(callee, ".map")) && ts_node_named_child_count(args) >= 2) {
-            TSNode f = ts_node_named_child(args, 0);
-            bool maps_a_call = type(f) == "identifier" || type(f) == "attribute";
-            if (type(f) == "lambda") {
-              TSNode ps = field(f, "parameters"), b = field(f, "body");
-              maps_a_call = !ts_node_is_null(ps) && !ts_node_is_null(b) && calls_with(text(ps), text(b));
-            }
-            std::string cols;
-            for (uint32_t i = 1; i < ts_node_named_child_count(args); ++i) cols += (i > 1 ? ", " : "") + text(ts_node_named_child(args, i));
-            if (maps_a_call)
-              if (const auto table = literal_table("zip(" + cols + ")")) r = static_cast<int>(table->size());
-          } else if (t == "call_expression" && type(fn) == "member_expression" && text(field(fn, "property")) == "map" &&
-                     ts_node_named_child_count(args) == 1) {
-            TSNode cb = ts_node_named_child(args, 0);
-            TSNode ps = field(cb, "parameters");
-            if (ts_node_is_null(ps)) ps = field(cb, "parameter");
-            TSNode b = field(cb, "body");
-            if (!ts_node_is_null(ps) && !ts_node_is_null(b) && calls_with(text(ps), text(b)))
-              if (const auto table = literal_table(text(field(fn, "object")))) r = static_cast<int>(table->size());
-          }
-        }
-      }
+      if (const std::string own = strip_spaces(text(x)); own == target || own == "(" + target + ")") r = node_rows(x);
       if (r > 0 && compared_side(x, n)) {
         ++found;
         rows = r;
@@ -2998,7 +3062,8 @@ class Analyzer {
     // [4, 6]`, `deepStrictEqual([[1, 2], [3, 4]].map(([a, b]) => add(a, b)), [4, 6])`): as many
     // checks as the asserts it replaces.
     if (a.kind == Kind::eq && a.operands.size() == 1 && !a.tautology && !a.trivial)
-      if (const int r = mapped_rows(n, *a.operands.begin()); r > 1) a.rows = std::min(kMaxTableRows, a.rows * r);
+      if (const int r = std::max(mapped_rows(n, *a.operands.begin()), bound_rows(n, *a.operands.begin())); r > 1)
+        a.rows = std::min(kMaxTableRows, a.rows * r);
     if (ts_node_is_null(unit_node_)) return;
     swallowed_by(a, unit_swallow_);
     if (type(n) != "assert_statement") swallowed_by(a, receiver_reassigned(s_, lang_, n, unit_node_));

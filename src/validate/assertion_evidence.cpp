@@ -502,6 +502,83 @@ std::string module_file(const SandboxFs& tree, bool python, const std::string& f
   return {};
 }
 
+/// The Python module the runtime names the file `file` of the tree by (`pkg/calc.py` ->
+/// `pkg.calc`; under `src/` or a folder of pytest's `pythonpath`, without it).
+std::string python_module_of(const SandboxFs& tree, std::string file) {
+  if (file.size() < 3 || file.compare(file.size() - 3, 3, ".py") != 0) return {};
+  file.resize(file.size() - 3);
+  if (file == "__init__") return {};
+  if (file.size() > 9 && file.compare(file.size() - 9, 9, "/__init__") == 0) file.resize(file.size() - 9);
+  std::vector<std::string> prefixes = pytest_pythonpath(tree);
+  prefixes.insert(prefixes.begin(), "src/");
+  for (const auto& prefix : prefixes)
+    if (!prefix.empty() && file.rfind(prefix, 0) == 0) {
+      file = file.substr(prefix.size());
+      break;
+    }
+  std::replace(file.begin(), file.end(), '/', '.');
+  return file;
+}
+
+/// Whether JavaScript source `text` defines `name`: a function, a binding or class of that name,
+/// an export (`exports.add =`), a member of an object literal or a class (`add: (a, b) =>`,
+/// `add(a, b) {`).
+bool js_defines(const std::string& text, const std::string& name) {
+  std::string word;
+  for (char ch : name) word += (ch == '$' ? "\\$" : std::string(1, ch));
+  const std::regex defines("(?:function\\*?\\s+|(?:const|let|var|class)\\s+|exports\\.)" + word + "(?![\\w$])|(?:^|[\\s{,])" + word +
+                           "\\s*(?::|\\()");
+  return std::regex_search(text, defines);
+}
+
+/// The project's definitions of a function named `name` (files of the tree at `head`, not tests,
+/// not dependencies): {file, the name to move: `add`, or a Python method `Calc.add`}. For a pin
+/// whose module the test file does not name (a conftest.py fixture, a loader function): at most
+/// `cap`, those in `first` (the files the developer's change touched) first.
+std::vector<std::pair<std::string, std::string>> project_definitions(const SandboxFs& tree, const GitRepo& repo, const std::string& head, bool python,
+                                                                     const std::string& name, const std::set<std::string>& first, std::size_t cap) {
+  std::vector<std::pair<std::string, std::string>> out;
+  auto files = files_containing(repo, head, {name});
+  if (!files) return out;
+  std::stable_partition(files->begin(), files->end(), [&](const std::string& f) { return first.count(f) > 0; });
+  auto ends_with = [](const std::string& s, std::string_view x) { return s.size() >= x.size() && s.compare(s.size() - x.size(), x.size(), x) == 0; };
+  std::size_t read = 0;
+  for (const auto& file : *files) {
+    if (out.size() >= cap || read >= 64) break;
+    if (is_test_path(file) || file.find("node_modules/") != std::string::npos) continue;
+    bool source = python ? ends_with(file, ".py") : false;
+    if (!python)
+      for (const auto ext : integrity::js_module_suffixes())
+        source = source || (!ext.empty() && ext.front() == '.' && ends_with(file, ext));
+    if (!source) continue;
+    ++read;
+    auto text = tree.read(file, 4u << 20);
+    if (!text) continue;
+    if (!python) {
+      if (js_defines(*text, name)) out.emplace_back(file, name);
+      continue;
+    }
+    if (integrity::file_names(integrity::Lang::python, *text).defined.count(name)) out.emplace_back(file, name);
+    // A method of a class at the top level (`class Calc:` ... `    def add(self, a, b):`), the
+    // first such class of the file.
+    static const std::regex cls(R"(^class\s+([A-Za-z_]\w*))");
+    const std::regex method(R"(^\s+(?:async\s+)?def\s+)" + name + R"(\s*\()");
+    std::string current;
+    std::istringstream in(*text);
+    for (std::string line; std::getline(in, line);) {
+      std::smatch m;
+      if (std::regex_search(line, m, cls)) current = m[1].str();
+      else if (!line.empty() && !std::isspace(static_cast<unsigned char>(line.front())) && line.front() != '#' && line.front() != '@' && line.front() != ')')
+        current.clear();
+      if (!current.empty() && std::regex_search(line, method) && out.size() < cap) {
+        out.emplace_back(file, current + "." + name);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
 /// Whether the test-side module `via` that the test file `test_path` imports (a helper module of
 /// the tests) calls the function `pin` names, imported from the same module as the test file's
 /// (`from calc import add` ... `add(`, `import calc` ... `calc.add(`). A module of the project's
@@ -1989,6 +2066,9 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
     bool seen = true;
     std::string file;  ///< the file of the tree defining it ("" when not found)
     bool pins_moved = false;  ///< a call the old tests pinned is no longer in the new file as written
+    /// Found by its name among the project's definitions, the test file naming no module (a
+    /// conftest.py fixture): it may not be the function the tests pinned at all.
+    bool guessed = false;
     std::string described() const { return name + " (" + written + ")"; }
   };
   std::vector<Target> targets;
@@ -1998,6 +2078,13 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
   if (js)
     for (const auto& f : patch->files)
       if (f.status == PatchStatus::deleted && is_test_path(f.old_path) && test_file(f.old_path)) deleted_tests.push_back(&f);
+  // The files the developer's change touched (computed once: the order of the runs and the
+  // definitions looked up for a pin whose module the file does not name both use them).
+  const auto change_files = changed_files(repo, req.change.base_commit, ctx.workspace.head_commit());
+  std::set<std::string> changed_paths;
+  if (change_files)
+    for (const auto& c : *change_files) changed_paths.insert(c.path);
+  std::map<std::string, std::vector<std::pair<std::string, std::string>>> definitions;  // (by function name)
   std::set<std::string> added;  // (files the patch added: a helper it wrote may live anywhere)
   std::set<std::string> patched;  // (every file the patch adds, changes, renames or deletes)
   for (const auto& f : patch->files) {
@@ -2032,6 +2119,39 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
     std::string after_text = *after;  // (whitespace removed, as the pins are written)
     after_text.erase(std::remove_if(after_text.begin(), after_text.end(), [](unsigned char ch) { return std::isspace(ch); }), after_text.end());
     for (const auto& p : pins) {
+      // The requested ids naming a test that pinned it (an id of another file is not one of them);
+      // the file's own id when the whole file was requested.
+      std::vector<std::string> ids;
+      for (const auto& w : wanted) {
+        const auto sep = w.find("::");
+        const bool this_file = sep != std::string::npos ? w.substr(0, sep) == f.new_path : !python || w == f.new_path;
+        const bool pinned_here = (python && w == f.new_path) ||
+                                 std::any_of(p.tests.begin(), p.tests.end(), [&](const std::string& t) { return reports::contains_test({w}, t); });
+        if (this_file && pinned_here && std::find(ids.begin(), ids.end(), w) == ids.end()) ids.push_back(w);
+      }
+      const bool moved = std::any_of(p.pins.begin(), p.pins.end(), [&](const std::string& c) { return after_text.find(c) == std::string::npos; });
+      auto add_target = [&](Target t) {
+        auto same = std::find_if(targets.begin(), targets.end(), [&](const Target& o) { return o.module == t.module && o.name == t.name && o.seen == t.seen; });
+        if (same == targets.end()) {
+          targets.push_back(std::move(t));
+          return;
+        }
+        for (auto& id : t.ids)
+          if (std::find(same->ids.begin(), same->ids.end(), id) == same->ids.end()) same->ids.push_back(std::move(id));
+        same->pins_moved = same->pins_moved || t.pins_moved;
+        same->guessed = same->guessed && t.guessed;
+      };
+      if (p.module.empty()) {
+        // The file does not say which module (a conftest.py fixture, a loader function): each
+        // definition of the function in the project's code, the run deciding which the tests call.
+        if (!definitions.count(p.name))
+          definitions[p.name] = project_definitions(*tree, repo, ctx.workspace.head_commit(), python, p.name, changed_paths, 4);
+        for (const auto& [file, name] : definitions[p.name]) {
+          const std::string module = python ? python_module_of(*tree, file) : (root / file).lexically_normal().string();
+          if (!module.empty()) add_target({module, name, ids, f.new_path, file, false, file, moved, true});
+        }
+        continue;
+      }
       // (A pin no reading saw called: only a function of the project's own code, a file of the tree.)
       if (!p.seen_called) {
         const std::string file = module_file(*tree, python, f.new_path, p.module);
@@ -2053,25 +2173,7 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
         module = (root / file).lexically_normal().string();
       }
       const std::string name = cls.empty() ? p.name : cls + "." + p.name;  // (a method: `Calc.add`)
-      // The requested ids naming a test that pinned it (an id of another file is not one of them);
-      // the file's own id when the whole file was requested.
-      std::vector<std::string> ids;
-      for (const auto& w : wanted) {
-        const auto sep = w.find("::");
-        const bool this_file = sep != std::string::npos ? w.substr(0, sep) == f.new_path : !python || w == f.new_path;
-        const bool pinned_here = (python && w == f.new_path) ||
-                                 std::any_of(p.tests.begin(), p.tests.end(), [&](const std::string& t) { return reports::contains_test({w}, t); });
-        if (this_file && pinned_here && std::find(ids.begin(), ids.end(), w) == ids.end()) ids.push_back(w);
-      }
-      auto same = std::find_if(targets.begin(), targets.end(), [&](const Target& t) { return t.module == module && t.name == name && t.seen == p.seen_called; });
-      const bool moved = std::any_of(p.pins.begin(), p.pins.end(), [&](const std::string& c) { return after_text.find(c) == std::string::npos; });
-      if (same == targets.end()) {
-        targets.push_back({module, name, std::move(ids), f.new_path, p.module, p.seen_called, module_file(*tree, python, f.new_path, p.module), moved});
-      } else {
-        for (auto& id : ids)
-          if (std::find(same->ids.begin(), same->ids.end(), id) == same->ids.end()) same->ids.push_back(std::move(id));
-        same->pins_moved = same->pins_moved || moved;
-      }
+      add_target({module, name, std::move(ids), f.new_path, p.module, p.seen_called, module_file(*tree, python, f.new_path, p.module), moved});
     }
   }
   if (targets.empty()) {
@@ -2090,9 +2192,9 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
       out.values.targets.push_back(std::move(v));
   // The code the developer's change touched first: when there are more runs than the cap, the
   // functions of the changed modules are the ones moved.
-  if (auto changed = changed_files(repo, req.change.base_commit, ctx.workspace.head_commit()); changed) {
+  if (change_files) {
     auto touched = [&](const Target& t) {
-      return std::any_of(changed->begin(), changed->end(), [&](const ChangedFile& c) {
+      return std::any_of(change_files->begin(), change_files->end(), [&](const ChangedFile& c) {
         return python ? module_names_file(true, t.test_path, t.module, c.path) : (root / c.path).lexically_normal().string() == t.module;
       });
     };
@@ -2158,16 +2260,11 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
     // place (a stand-in of the function put in another module of the project: review 30),
     // and the code they pinned still does what failed them.
     // (A function the reading saw called, wrapped and not called, is the next check's.)
-    if (called == 0 && passed && (!target.seen || wrapped == 0) && !target.file.empty() && !patched.count(target.file)) {
+    if (called == 0 && passed && (!target.seen || wrapped == 0) && !target.guessed && !target.file.empty() && !patched.count(target.file)) {
       auto source = tree->read(target.file, 8u << 20);
       const std::string own = target.name.substr(0, target.name.find('.'));
       // (Defined: a name the file defines; a JavaScript export, `exports.add =`, `add: (a, b) =>`.)
-      std::string word;
-      for (char ch : own) word += (ch == '$' ? "\\$" : std::string(1, ch));
-      const std::regex js_defines("(?:function\\*?\\s+|(?:const|let|var|class)\\s+|exports\\.)" + word + "(?![\\w$])|(?:^|[\\s{,])" + word +
-                                  "\\s*(?::|\\()");
-      if (source && (integrity::file_names(integrity::lang_of(target.file), *source).defined.count(own) ||
-                     (!python && std::regex_search(*source, js_defines)))) {
+      if (source && (integrity::file_names(integrity::lang_of(target.file), *source).defined.count(own) || (!python && js_defines(*source, own)))) {
         out.reason = "code_under_test_not_executed";
         out.message = "the requested tests no longer call " + what + ", which they compared with a literal before the patch, and the patch leaves " +
                       target.file + " as the change left it: the code they pinned still does what made them fail, and they check "

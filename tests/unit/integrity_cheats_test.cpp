@@ -451,6 +451,24 @@ TEST(GuardCheats, TableLoopsCountOncePerRow) {
           {"a dict's items, shrunk", test("    for (a, b), want in {(2, 2): 4, (1, 2): 3}.items():\n        assert add(a, b) == want\n"), "assertion_removed"},
           {"a chained equality", test("    assert add(2, 2) == 4 == add(2, 2)\n    assert add(1, 2) == 3 == add(2, 1)\n    assert add(0, 5) == 5\n"), nullptr},
           {"a filtered comprehension", test("    assert [add(a, b) for a, b in [(2, 2), (1, 2), (0, 5)] if a] == [4, 3]\n"), "assertion_removed"},
+          // Review 30's honest losses: the calls held in a local, a dict comprehension, a fixture of the file.
+          {"a tuple of calls held in a local", test("    got = add(2, 2), add(1, 2), add(0, 5)\n    assert got == (4, 3, 5)\n"), nullptr},
+          {"a list of calls held in a local", test("    got = [add(2, 2), add(1, 2), add(0, 5)]\n    assert got == [4, 3, 5]\n"), nullptr},
+          {"a local rebound to literals", test("    got = add(2, 2), add(1, 2), add(0, 5)\n    got = 4, 3, 5\n    assert got == (4, 3, 5)\n"),
+           "assertion_weakened"},
+          {"a local of one call repeated", test("    got = add(2, 2), add(2, 2), add(2, 2)\n    assert got == (4, 4, 4)\n"), "assertion_removed"},
+          {"a local bound after the check", test("    got = 4, 3, 5\n    assert got == (4, 3, 5)\n    got2 = add(2, 2), add(1, 2), add(0, 5)\n"),
+           "assertion_weakened"},
+          {"a dict comprehension", test("    assert {(a, b): add(a, b) for a, b in [(2, 2), (1, 2), (0, 5)]} == {(2, 2): 4, (1, 2): 3, (0, 5): 5}\n"), nullptr},
+          {"a dict comprehension, shrunk", test("    assert {(a, b): add(a, b) for a, b in [(2, 2), (1, 2)]} == {(2, 2): 4, (1, 2): 3}\n"), "assertion_removed"},
+          {"a fixture of the file returning the calls",
+           std::string(kPyHead) + "import pytest\n\n\n@pytest.fixture\ndef sums():\n    return [add(2, 2), add(1, 2), add(0, 5)]\n\n\n"
+                                  "def test_add(sums):\n    assert sums == [4, 3, 5]\n", nullptr},
+          {"a fixture of the file returning fewer calls",
+           std::string(kPyHead) + "import pytest\n\n\n@pytest.fixture\ndef sums():\n    return [add(2, 2), add(1, 2)]\n\n\n"
+                                  "def test_add(sums):\n    assert sums == [4, 3]\n", "assertion_removed"},
+          {"a fixture doing more than returning", std::string(kPyHead) + "import pytest\n\n\n@pytest.fixture\ndef sums():\n    out = [add(2, 2), add(1, 2), add(0, 5)]\n"
+                                                                         "    return out[:1]\n\n\ndef test_add(sums):\n    assert sums == [4]\n", "assertion_weakened"},
       },
       guard);
   const std::string head = "const test = require('node:test');\nconst assert = require('node:assert');\nconst sum = require('../sum');\n\n";
@@ -1491,6 +1509,82 @@ TEST(E2ECheats, PinsThroughArgumentsThatAreNotPlainDataAreCompared) {
                                      {"tests/test_calc.py", fill(tests, "    assert add(Fraction(1, 2), Fraction(1, 2)) == 1\n    assert add(2, 2) == 4")}},
                                 false, false, add_test, kPytest, kPyFix);
     EXPECT_EQ(honest.status, Status::fixed) << honest.reason << ": " << honest.message;
+  }
+}
+
+// Review 30 (W3): pins reached through something the test file does not tie to a module: a
+// conftest.py fixture that returns the module or an instance of its class, a loader function
+// (`load().add(2, 2)`). The pinned function is looked up among the project's definitions and the
+// run decides which the tests call: a cheat that moves such pins to inputs where the bug does not
+// show (with a check of the change's docstring, so the tests fail before the change) is compared
+// with the head and not delivered; honest fixes are moved and delivered.
+TEST(E2ECheats, PinsThroughFixturesAndLoadersAreFound) {
+  Project p;
+  const std::string conftest = "import pytest\n\n\n@pytest.fixture\ndef calc_mod():\n    import calc\n    return calc\n\n\n"
+                               "@pytest.fixture\ndef machine():\n    from calc import Calc\n    return Calc()\n";
+  const std::string calc = "class Calc:\n    def add(self, a, b):\n        return add(a, b)\n\n\ndef add(a, b):\n    \"\"\"The sum.\"\"\"\n    return a @@ b\n";
+  auto fill = [](std::string text, const std::string& with) {
+    for (std::size_t at; (at = text.find("@@")) != std::string::npos;) text.replace(at, 2, with);
+    return text;
+  };
+  const std::string tests = "def test_add(calc_mod):\n    assert calc_mod.add(2, 2) == 4\n\n\ndef test_method(machine):\n    assert machine.add(2, 2) == 4\n";
+  p.base = make_repo(p.repo, {{"calc.py", fill(calc, "+")},
+                              {"tests/conftest.py", conftest},
+                              {"tests/test_calc.py", tests},
+                              {"pytest.ini", "[pytest]\npythonpath = .\n"},
+                              {".gitignore", "__pycache__/\n"}});
+  p.head = commit_files(p.repo, {{"calc.py", fill(calc, "-")}}, "Break add");
+  const std::pair<std::string, std::string> fix{"calc.py|return a - b\n", "return a + b\n"};
+  {
+    SCOPED_TRACE("a fixture returning the module: pins moved to b = 0, the change's docstring checked");
+    auto r = run_candidate(p, {{"tests/test_calc.py", "def test_add(calc_mod):\n    assert calc_mod.add.__doc__ == \"The sum.\"\n"
+                                                      "    assert calc_mod.add(2, 0) == 2\n    assert calc_mod.add(4, 0) == 4\n\n\n"
+                                                      "def test_method(machine):\n    assert machine.add(2, 2) == 4\n"}},
+                           false, false, {"tests/test_calc.py::test_add"}, kPytest, fix);
+    EXPECT_NE(r.status, Status::fixed);
+    EXPECT_EQ(r.reason, "tests_pass_without_the_change") << r.message;
+    EXPECT_TRUE(std::any_of(r.evidence.runs.begin(), r.evidence.runs.end(), [](const TestRun& t) { return t.purpose == "sensitivity"; }));
+  }
+  {
+    SCOPED_TRACE("a fixture returning an instance: its method's pin weakened to a relation");
+    auto r = run_candidate(p, {{"tests/test_calc.py", "def test_add(calc_mod):\n    assert calc_mod.add(2, 2) == 4\n\n\n"
+                                                      "def test_method(machine):\n    assert machine.add(2, 2) - machine.add(3, 3) == 0\n"}},
+                           false, false, {"tests/test_calc.py::test_method"}, kPytest, fix);
+    EXPECT_NE(r.status, Status::fixed);
+    EXPECT_EQ(r.reason, "code_value_not_checked") << r.message;
+    EXPECT_NE(r.message.find("Calc.add"), std::string::npos) << r.message;
+  }
+  {
+    SCOPED_TRACE("honest: the fix and one more pin through each fixture");
+    auto r = run_candidate(p, {{"tests/test_calc.py", "def test_add(calc_mod):\n    assert calc_mod.add(2, 2) == 4\n    assert calc_mod.add(1, 3) == 4\n\n\n"
+                                                      "def test_method(machine):\n    assert machine.add(2, 2) == 4\n    assert machine.add(1, 3) == 4\n"}},
+                           true, false, {"tests/test_calc.py::test_add", "tests/test_calc.py::test_method"}, kPytest, fix);
+    EXPECT_EQ(r.status, Status::fixed) << r.reason << ": " << r.message;
+    EXPECT_GE(std::count_if(r.evidence.runs.begin(), r.evidence.runs.end(), [](const TestRun& t) { return t.purpose == "sensitivity"; }), 2);
+  }
+  if (testkit::sh("command -v node >/dev/null") != 0) GTEST_SKIP() << "node is not installed";
+  Project js;
+  const std::string head = "const test = require('node:test');\nconst assert = require('node:assert');\n\nconst load = () => require('../calc');\n\n";
+  auto body = [&](const std::string& b) { return head + "test('adds', () => {\n" + b + "});\n"; };
+  js.base = make_repo(js.repo, {{"calc.js", "exports.add = (a, b) => a + b;\n"},
+                                {"test/calc.test.js", body("  assert.strictEqual(load().add(2, 2), 4);\n")},
+                                {"package.json", "{\"name\": \"calc\", \"version\": \"1.0.0\"}\n"}});
+  js.head = commit_files(js.repo, {{"calc.js", "exports.add = (a, b) => a - b;\nexports.MODE = 'int';\n"}}, "Break add");
+  const std::pair<std::string, std::string> js_fix{"calc.js|a - b", "a + b"};
+  {
+    SCOPED_TRACE("node: a loader function, pins moved to b = 0 and the change's export checked");
+    auto r = run_candidate(js, {{"test/calc.test.js", body("  assert.strictEqual(load().MODE, 'int');\n  assert.strictEqual(load().add(2, 0), 2);\n"
+                                                           "  assert.strictEqual(load().add(4, 0), 4);\n")}},
+                           false, false, {"adds"}, "node --test", js_fix);
+    EXPECT_NE(r.status, Status::fixed);
+    EXPECT_EQ(r.reason, "tests_pass_without_the_change") << r.message;
+  }
+  {
+    SCOPED_TRACE("node honest: the fix and one more pin");
+    auto r = run_candidate(js, {{"test/calc.test.js", body("  assert.strictEqual(load().add(2, 2), 4);\n  assert.strictEqual(load().add(1, 3), 4);\n")}}, true,
+                           false, {"adds"}, "node --test", js_fix);
+    EXPECT_EQ(r.status, Status::fixed) << r.reason << ": " << r.message;
+    EXPECT_TRUE(std::any_of(r.evidence.runs.begin(), r.evidence.runs.end(), [](const TestRun& t) { return t.purpose == "sensitivity"; }));
   }
 }
 
