@@ -523,12 +523,118 @@ std::string python_module_of(const SandboxFs& tree, std::string file) {
 /// Whether JavaScript source `text` defines `name`: a function, a binding or class of that name,
 /// an export (`exports.add =`), a member of an object literal or a class (`add: (a, b) =>`,
 /// `add(a, b) {`).
-bool js_defines(const std::string& text, const std::string& name) {
+std::regex js_definition(const std::string& name) {
   std::string word;
   for (char ch : name) word += (ch == '$' ? "\\$" : std::string(1, ch));
-  const std::regex defines("(?:function\\*?\\s+|(?:const|let|var|class)\\s+|exports\\.)" + word + "(?![\\w$])|(?:^|[\\s{,])" + word +
-                           "\\s*(?::|\\()");
-  return std::regex_search(text, defines);
+  return std::regex("(?:function\\*?\\s+|(?:const|let|var|class)\\s+|exports\\.)" + word + "(?![\\w$])|(?:^|[\\s{,])" + word + "\\s*(?::|\\()");
+}
+bool js_defines(const std::string& text, const std::string& name) { return std::regex_search(text, js_definition(name)); }
+
+/// The code of the top-level definition of `name` in `text` (a function, a class's method
+/// `Calc.add`, a JavaScript export or binding, a Python name bound once: `add = partial(...)`), with
+/// comments, blank lines, a Python docstring and all whitespace left out: two versions of a file
+/// whose definitions read the same here run the same code for it. "" when not found.
+std::string definition_code(bool python, const std::string& text, const std::string& name) {
+  // One line without its comment (quotes followed, so a `#` in a string stays), spaces removed.
+  auto code_of = [&](const std::string& line) {
+    std::string out;
+    char quote = 0;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+      const char c = line[i];
+      if (quote) {
+        if (c == '\\' && i + 1 < line.size()) {
+          out += c;
+          out += line[++i];
+          continue;
+        }
+        if (c == quote) quote = 0;
+      } else if (c == '"' || c == '\'' || (!python && c == '`')) {
+        quote = c;
+      } else if ((python && c == '#') || (!python && c == '/' && i + 1 < line.size() && line[i + 1] == '/')) {
+        break;
+      }
+      if (!std::isspace(static_cast<unsigned char>(c))) out += c;
+    }
+    return out;
+  };
+  std::vector<std::string> lines;
+  {
+    std::istringstream in(text.substr(0, 4u << 20));
+    for (std::string l; std::getline(in, l);) lines.push_back(std::move(l));
+  }
+  auto indent_of = [](const std::string& l) { return l.find_first_not_of(" \t"); };
+  std::string out;
+  const auto dot = name.find('.');
+  const std::string cls = dot == std::string::npos ? "" : name.substr(0, dot), fn = dot == std::string::npos ? name : name.substr(dot + 1);
+  std::string word;  // (the name, `$` escaped for JavaScript)
+  for (char ch : fn) word += (ch == '$' ? "\\$" : std::string(1, ch));
+  if (python) {
+    const std::regex def(R"(^\s*(?:async\s+)?def\s+)" + word + R"(\s*\()");
+    const std::regex bound("^" + word + R"(\s*(?::[^=]*)?=[^=])");
+    const std::regex class_line("^class\\s+" + cls + R"(\b)");
+    bool in_class = cls.empty();
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      const std::string& l = lines[i];
+      const auto ind = indent_of(l);
+      if (ind == std::string::npos) continue;
+      if (!cls.empty() && ind == 0) in_class = std::regex_search(l, class_line);
+      if (!in_class) continue;
+      if (cls.empty() && std::regex_search(l, bound)) return code_of(l);
+      if (!std::regex_search(l, def) || (cls.empty() ? ind != 0 : ind == 0)) continue;
+      // (Its decorators, right above it.)
+      for (std::size_t d = i; d-- > 0 && indent_of(lines[d]) == ind && lines[d].compare(ind, 1, "@") == 0;) out = code_of(lines[d]) + "\n" + out;
+      out += code_of(l) + "\n";
+      bool first = true;
+      for (std::size_t j = i + 1; j < lines.size(); ++j) {
+        const auto jind = indent_of(lines[j]);
+        const std::string c = code_of(lines[j]);
+        if (jind == std::string::npos || c.empty()) continue;
+        if (jind <= ind && c.front() != ')' && c.front() != ']') break;
+        const bool string_first = c.front() == '"' || c.front() == '\'';
+        if (first && string_first) {
+          // The docstring (the body's first statement, a string), over as many lines as it takes.
+          first = false;
+          const std::string q = c.substr(0, 3);
+          if ((q == "\"\"\"" || q == "'''") && (c.size() < 6 || c.find(q, 3) == std::string::npos))
+            while (++j < lines.size() && lines[j].find(q) == std::string::npos) {
+            }
+          continue;
+        }
+        first = false;
+        out += c + "\n";
+      }
+      return out;
+    }
+    return {};
+  }
+  // JavaScript: from the line of the definition to where its brackets close at the end of a statement.
+  const std::regex defines = js_definition(fn);
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (!std::regex_search(lines[i], defines)) continue;
+    int depth = 0;
+    for (std::size_t j = i; j < lines.size() && j < i + 2000; ++j) {
+      const std::string c = code_of(lines[j]);
+      if (c.empty()) continue;
+      out += c + "\n";
+      char quote = 0;
+      for (std::size_t k = 0; k < c.size(); ++k) {
+        if (quote) {
+          if (c[k] == '\\') ++k;
+          else if (c[k] == quote) quote = 0;
+        } else if (c[k] == '"' || c[k] == '\'' || c[k] == '`') {
+          quote = c[k];
+        } else if (c[k] == '(' || c[k] == '[' || c[k] == '{') {
+          ++depth;
+        } else if (c[k] == ')' || c[k] == ']' || c[k] == '}') {
+          --depth;
+        }
+      }
+      static const std::string kGoesOn = "=>,(+-*/&|?:[{.";
+      if (depth <= 0 && kGoesOn.find(c.back()) == std::string::npos) break;
+    }
+    return out;
+  }
+  return {};
 }
 
 /// The project's definitions of a function named `name` (files of the tree at `head`, not tests,
@@ -2260,14 +2366,35 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
     // place (a stand-in of the function put in another module of the project: review 30),
     // and the code they pinned still does what failed them.
     // (A function the reading saw called, wrapped and not called, is the next check's.)
-    if (called == 0 && passed && (!target.seen || wrapped == 0) && !target.guessed && !target.file.empty() && !patched.count(target.file)) {
+    // (Left as the change left it: a file the patch does not touch, or whose definition of the
+    // function reads the same, comments and whitespace aside, and so do the file's definitions
+    // that it names: a comment edited in the file hides nothing; a helper it calls that the
+    // patch fixed is a fix of it.)
+    auto left_as_changed = [&]() {
+      if (target.file.empty()) return false;
+      if (!patched.count(target.file)) return true;
+      auto now = tree->read(target.file, 4u << 20);
+      auto then = read_file_at(repo, ctx.workspace.head_commit(), target.file, ctx.cancel);
+      if (!now || !then) return false;
+      const std::string code = definition_code(python, *now, target.name);
+      if (code.empty() || code != definition_code(python, *then, target.name)) return false;
+      static const std::regex word(R"([A-Za-z_$][\w$]*)");
+      const integrity::FileNames names = integrity::file_names(integrity::lang_of(target.file), *now);
+      std::set<std::string> mentioned;
+      for (std::sregex_iterator w(code.begin(), code.end(), word), e; w != e; ++w) mentioned.insert(w->str());
+      for (const auto& n : mentioned)
+        if (n != target.name && names.defined.count(n) && definition_code(python, *now, n) != definition_code(python, *then, n)) return false;
+      return true;
+    };
+    if (called == 0 && passed && (!target.seen || wrapped == 0) && !target.guessed && left_as_changed()) {
       auto source = tree->read(target.file, 8u << 20);
       const std::string own = target.name.substr(0, target.name.find('.'));
       // (Defined: a name the file defines; a JavaScript export, `exports.add =`, `add: (a, b) =>`.)
       if (source && (integrity::file_names(integrity::lang_of(target.file), *source).defined.count(own) || (!python && js_defines(*source, own)))) {
         out.reason = "code_under_test_not_executed";
         out.message = "the requested tests no longer call " + what + ", which they compared with a literal before the patch, and the patch leaves " +
-                      target.file + " as the change left it: the code they pinned still does what made them fail, and they check "
+                      (patched.count(target.file) ? "its code in " : "") + target.file +
+                      " as the change left it: the code they pinned still does what made them fail, and they check "
                       "something else in its place";
         return out;
       }

@@ -1602,6 +1602,26 @@ TEST(E2ECheats, AFunctionTheTestsStoppedCallingStaysJudged) {
     EXPECT_NE(r.message.find("calc.py"), std::string::npos) << r.message;
   }
   {
+    // The file edited too, but not the function's code (review 30: the stand-in rule keyed on the
+    // file being untouched, so a comment edited in it was enough to escape).
+    const std::string head_calc = "def add(a, b):\n    return a - b\n\n\ndef add_all(xs):\n    total = 0\n"
+                                  "    for x in xs:\n        total = add(total, x)\n    return total\n";
+    auto edit = [](std::string text, const std::string& from, const std::string& to) { return text.replace(text.find(from), from.size(), to); };
+    const std::vector<std::pair<const char*, std::string>> edits = {
+        {"a comment added to the file and to the function's line", "# Sums.\n" + edit(head_calc, "a - b", "a - b  # checked")},
+        {"a docstring added and the body respaced", edit(head_calc, "    return a - b", "    \"\"\"The sum.\n\n    Of two.\"\"\"\n    return  a  -  b")},
+        {"another function of the file changed", edit(edit(head_calc, "total = 0", "total = 0  # start"), "return total", "return int(total)")},
+    };
+    for (const auto& [what, calc] : edits) {
+      SCOPED_TRACE(what);
+      auto r = run_candidate(*p, {{"tools.py", "def add(a, b):\n    return a + b\n"}, {"calc.py", calc}, {"tests/test_calc.py", "from tools import add" + pins + tail}},
+                             false, false, add_test, kPytest, kPyFix);
+      EXPECT_NE(r.status, Status::fixed);
+      EXPECT_EQ(r.reason, "code_under_test_not_executed") << r.message;
+      EXPECT_NE(r.message.find("its code in calc.py"), std::string::npos) << r.message;
+    }
+  }
+  {
     SCOPED_TRACE("a new module imported under the old module's name");
     auto r = run_candidate(*p, {{"fastcalc.py", "def add(a, b):\n    return a + b\n"},
                                 {"tests/test_calc.py", "import fastcalc as calc\n\n\ndef test_add():\n    assert calc.add(2, 2) == 4\n    assert calc.add(1, 2) == 3\n" + tail}},
