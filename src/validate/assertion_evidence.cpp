@@ -1251,10 +1251,14 @@ def _token(v):
     return {'pickle': b, 'repr': shown}
 
 
+def _unpickled(b64):
+    import base64, pickle
+    return pickle.loads(base64.b64decode(b64))
+
+
 def _untoken(v):
     if isinstance(v, dict) and set(v) == {'pickle', 'repr'}:
-        import base64, pickle
-        return pickle.loads(base64.b64decode(v['pickle']))
+        return _unpickled(v['pickle'])
     return v
 
 
@@ -1451,8 +1455,7 @@ def _answer(line, r):
         _note('replaced')
         a = _KEEP[line]
         if a.startswith('pickle:'):
-            import base64, pickle
-            return pickle.loads(base64.b64decode(a[7:]))
+            return _unpickled(a[7:])
         return json.loads(a)
     if _mode in ('control', 'record'):
         return r
@@ -2813,6 +2816,211 @@ Expected<ValuesVerdict> check_telling_calls_checked(RepairContext& ctx, const Va
   out.message = "the requested tests still pass when " + absl::StrJoin(names, ", ") +
                 " answers as the code without the fix does where the versions differ (other results moved, " + std::to_string(times) +
                 "): they call the code where the fix shows without checking what it answers there";
+  return out;
+}
+
+namespace {
+
+/// The functions a production file defines, as the values probe names them: Python top-level
+/// functions and the methods of top-level classes (`Calc.add`); JavaScript functions, exports and
+/// bindings of functions at the top level.
+std::vector<std::string> defined_functions(bool python, const std::string& text) {
+  std::vector<std::string> out;
+  auto add = [&](std::string n) {
+    if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(std::move(n));
+  };
+  std::istringstream in(text.substr(0, 4u << 20));
+  if (python) {
+    static const std::regex top(R"(^(?:async\s+)?def\s+([A-Za-z_]\w*)\s*\()");
+    static const std::regex cls(R"(^class\s+([A-Za-z_]\w*))");
+    static const std::regex method(R"(^(\s+)(?:async\s+)?def\s+([A-Za-z_]\w*)\s*\()");
+    std::string current;
+    std::size_t method_indent = 0;
+    for (std::string line; std::getline(in, line);) {
+      std::smatch m;
+      if (std::regex_search(line, m, top)) {
+        add(m[1].str());
+        current.clear();
+      } else if (std::regex_search(line, m, cls)) {
+        current = m[1].str();
+        method_indent = 0;
+      } else if (!line.empty() && !std::isspace(static_cast<unsigned char>(line.front())) && line.front() != '#' && line.front() != '@' &&
+                 line.front() != ')') {
+        current.clear();
+      } else if (!current.empty() && std::regex_search(line, m, method)) {
+        if (method_indent == 0) method_indent = m[1].length();
+        if (static_cast<std::size_t>(m[1].length()) == method_indent) add(current + "." + m[2].str());
+      }
+    }
+    return out;
+  }
+  static const std::regex js(R"(^(?:export\s+)?(?:async\s+)?function\*?\s+([A-Za-z_$][\w$]*)|^(?:module\.)?exports\.([A-Za-z_$][\w$]*)\s*=)"
+                             R"(|^(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s+)?(?:function\b|\([^)]*\)\s*=>|[A-Za-z_$][\w$]*\s*=>))");
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (std::regex_search(line, m, js))
+      for (int g = 1; g <= 3; ++g)
+        if (m[g].matched) add(m[g].str());
+  }
+  return out;
+}
+
+}  // namespace
+
+Expected<NearCalls> record_near_calls(RepairContext& ctx, const fs::path& root, const std::string& patch_text,
+                                      const std::vector<TestReplacement>& replacements, std::vector<TestRun>& runs) {
+  NearCalls out;
+  const auto& req = ctx.request;
+  const reports::Runner runner = plan_runner(req.commands.test, root / ".flowagent-none", root).runner;
+  const bool python = runner == reports::Runner::pytest;
+  if (!python && !measured_by(runner).js && runner != reports::Runner::jest) return out;
+  auto tree = SandboxFs::open(root);
+  if (!tree) return unexpected(tree.error());
+  auto patch = parse_patch(patch_text);
+  if (!patch) return unexpected(patch.error());
+  const auto repo = workspace_repo(ctx.workspace);
+  out.values.python = python;
+  out.values.run_ids = effective_tests(req.failure.failing_tests, replacements, python);
+  // The functions whose definitions the patch's code changes (comments and whitespace aside).
+  for (const auto& f : patch->files) {
+    if (f.status != PatchStatus::modified || is_test_path(f.new_path)) continue;
+    if (python ? !ends_with(f.new_path, ".py") : !js_file(f.new_path)) continue;
+    auto now = tree->read(f.new_path, 4u << 20);
+    auto then = read_file_at(repo, ctx.workspace.head_commit(), f.old_path, ctx.cancel);
+    if (!now || !then) continue;
+    const std::string module = python ? python_module_of(*tree, f.new_path) : f.new_path;
+    if (module.empty()) continue;
+    for (const auto& name : defined_functions(python, *now)) {
+      const std::string code = definition_code(python, *now, name);
+      if (!code.empty() && code != definition_code(python, *then, name) && out.values.targets.size() < 8)
+        out.values.targets.emplace_back(module, name);
+    }
+  }
+  if (out.values.targets.empty()) return out;
+  ValuesRuns here(ctx, out.values, root, runs);
+  if (auto p = here.prepare(); !p) return unexpected(p.error());
+  auto calls = here.record(out.values.run_ids, "near-record");
+  if (!calls) return unexpected(calls.error());
+  // The recorded calls with an integer argument and nothing but plain values (at most 12), then
+  // their neighbours: each integer argument one lower and one higher (at most 48), none a call the
+  // tests made.
+  std::vector<Call> recorded;
+  std::vector<Json> positional;
+  for (const auto& c : *calls) {
+    auto j = parse_json(c.args, 16);
+    if (!j || !j->is_array() || j->size() != 2 || !j->as_array()[0].is_array() || !j->as_array()[1].is_object()) continue;
+    const auto& args = j->as_array()[0].as_array();
+    bool plain = true, integer = false;
+    for (const auto& a : args) {
+      plain = plain && (a.is_null() || a.is_bool() || a.is_number() || a.is_string());
+      integer = integer || a.is_int();
+    }
+    for (const auto& [k, v] : j->as_array()[1].as_object()) plain = plain && (v.is_null() || v.is_bool() || v.is_number() || v.is_string());
+    if (!plain || !integer) continue;
+    recorded.push_back(c);
+    positional.push_back(*j);
+    if (recorded.size() >= 12) break;
+  }
+  if (recorded.empty()) return out;
+  std::vector<Call> all = recorded;
+  for (std::size_t i = 0; i < recorded.size(); ++i) {
+    const auto& args = positional[i].as_array()[0].as_array();
+    for (std::size_t a = 0; a < args.size(); ++a) {
+      if (!args[a].is_int()) continue;
+      for (int side : {-1, 1}) {
+        const std::int64_t v = args[a].as_int();
+        if ((side < 0 && v == INT64_MIN) || (side > 0 && v == INT64_MAX) || out.near.size() >= 48) continue;
+        Json::Array moved = args;
+        moved[a] = Json(static_cast<long long>(v + side));
+        Call n = recorded[i];
+        n.args = dump_json_lossy(Json(Json::Array{Json(std::move(moved)), positional[i].as_array()[1]}));
+        n.raw.clear();
+        const bool tested = std::any_of(all.begin(), all.end(), [&](const Call& x) {
+          return x.module == n.module && x.name == n.name && x.args == n.args && x.state == n.state;
+        });
+        if (tested) continue;
+        out.near.push_back({i, a, side});
+        all.push_back(std::move(n));
+      }
+    }
+  }
+  if (out.near.empty()) return out;
+  auto answers = here.drive(all, out.values.run_ids, "near-fix");
+  if (!answers) return unexpected(answers.error());
+  out.recorded = recorded.size();
+  out.values.calls = std::move(all);
+  out.values.fix_answers = std::move(*answers);
+  return out;
+}
+
+Expected<ValuesVerdict> check_near_calls(RepairContext& ctx, const NearCalls& near, const fs::path& head_root,
+                                         const std::function<Expected<void>()>& to_base, const std::function<Expected<void>()>& to_head) {
+  ValuesVerdict out;
+  const auto& calls = near.values.calls;
+  if (near.near.empty() || calls.size() != near.values.fix_answers.size()) {
+    out.note = "not applicable: the requested tests call no function the fix changes with an integer argument";
+    return out;
+  }
+  ValuesRuns head(ctx, near.values, head_root, out.runs);
+  if (auto p = head.prepare(); !p) return unexpected(p.error());
+  auto at_head = head.drive(calls, ctx.request.failure.failing_tests, "near-head");
+  if (!at_head) return unexpected(at_head.error());
+  if (auto b = to_base(); !b) return unexpected(b.error());
+  auto at_base = head.drive(calls, ctx.request.failure.failing_tests, "near-base");
+  if (!at_base) return unexpected(at_base.error());
+  if (auto h = to_head(); !h) return unexpected(h.error());
+  const auto& fix = near.values.fix_answers;
+  auto known = [](const std::string& x) { return x != "?" && x != "nocall"; };
+  auto shown = [&](std::size_t i) {
+    std::string a = calls[i].args;  // `[[2,2],{}]` -> `2,2`
+    if (auto j = parse_json(a, 16); j && j->is_array() && j->size() == 2) {
+      a = dump_json_lossy(j->as_array()[0]);
+      a = a.size() >= 2 ? a.substr(1, a.size() - 2) : a;
+    }
+    std::string spaced;
+    for (char ch : a) spaced += ch == ',' ? std::string(", ") : std::string(1, ch);
+    return calls[i].name + "(" + spaced + ")";
+  };
+  for (const auto& [m, n] : near.values.targets) {
+    // Recorded calls the fix corrects: its answer the base's, not the head's.
+    std::vector<std::size_t> corrected;
+    for (std::size_t i = 0; i < near.recorded; ++i)
+      if (calls[i].module == m && calls[i].name == n && known(fix[i]) && known((*at_head)[i]) && known((*at_base)[i]) &&
+          fix[i] == (*at_base)[i] && fix[i] != (*at_head)[i])
+        corrected.push_back(i);
+    if (corrected.empty()) continue;
+    // Their neighbours where the change shows (the base and the head answer differently), and
+    // those of them where the fix still answers as the head: most of them, at least two, one
+    // lower and one higher, is special-casing (a box drawn around the tested inputs keeps some
+    // neighbours fixed; an intended change on one side of them does not reach the other).
+    std::size_t showing = 0, kept_bug = 0;
+    int sides = 0;  // (1: one lower, 2: one higher, where the fix keeps the bug)
+    std::vector<std::string> examples;
+    for (std::size_t k = 0; k < near.near.size(); ++k) {
+      const auto& nb = near.near[k];
+      const std::size_t i = near.recorded + k;
+      if (std::find(corrected.begin(), corrected.end(), nb.of) == corrected.end()) continue;
+      const std::string &f = fix[i], &h = (*at_head)[i], &b = (*at_base)[i];
+      if (!known(f) || !known(h) || !known(b) || h == b) continue;
+      ++showing;
+      if (f == h) {
+        ++kept_bug;
+        sides |= nb.side < 0 ? 1 : 2;
+        if (examples.size() < 3) examples.push_back(shown(i) + " = " + f + " (before the change " + b + ")");
+      }
+    }
+    if (kept_bug < 2 || kept_bug * 2 <= showing || sides != 3) continue;
+    std::vector<std::string> tested;
+    for (std::size_t i : corrected)
+      if (tested.size() < 3) tested.push_back(shown(i) + " = " + fix[i]);
+    out.reason = "overfitting_special_cased_test_value";
+    out.message = "the fix answers the tested calls of " + n + " (" + m + ") as the code before the change did (" + absl::StrJoin(tested, ", ") +
+                  "), but at " + std::to_string(kept_bug) + " of the " + std::to_string(showing) + " nearby inputs where the change shows it still answers as the broken head does (" +
+                  absl::StrJoin(examples, ", ") + (kept_bug > examples.size() ? ", ..." : "") +
+                  "): it special-cases the inputs the tests use instead of fixing the code";
+    return out;
+  }
+  out.note = "compared " + std::to_string(calls.size() - near.recorded) + " call(s) near " + std::to_string(near.recorded) + " tested one(s)";
   return out;
 }
 

@@ -143,4 +143,33 @@ Expected<ValuesVerdict> check_telling_calls_checked(RepairContext& ctx, const Va
                                                     const std::vector<std::pair<std::string, std::string>>& judged,
                                                     const std::vector<std::pair<std::string, std::string>>& keep);
 
+/// Behaviour near the tested inputs (review 30, W4): a code fix that answers the requested tests'
+/// inputs from a table or a condition true only there (`_SETTLED.get((a, b), a - b)`, `a + b if a
+/// == b else a - b`) while keeping the bug everywhere else passes every check of the tests, since
+/// the pinned calls do change. The functions the patch's code changes (their definitions, comments
+/// and whitespace aside) that the requested tests call with integer arguments are recorded in the
+/// fix's checkout (record_near_calls, purpose "near-record"), and each recorded call is made again
+/// with one integer argument one lower and one higher (purpose "near-fix"): the fix's answers.
+struct NearCalls {
+  ValueTargets values;  ///< the changed functions; `calls` the recorded calls then the neighbours
+  std::size_t recorded = 0;  ///< how many of `values.calls` were recorded (the rest are neighbours)
+  /// For each neighbour (index into values.calls): the recorded call it is near, the argument
+  /// moved, and -1 (one lower) or +1.
+  struct Near {
+    std::size_t of, arg;
+    int side;
+  };
+  std::vector<Near> near;
+};
+Expected<NearCalls> record_near_calls(RepairContext& ctx, const std::filesystem::path& root, const std::string& patch_text,
+                                      const std::vector<TestReplacement>& replacements, std::vector<TestRun>& runs);
+/// The second half, in `head_root` (a checkout of the head; `to_base` turns it into the code
+/// before the change, `to_head` back): the same calls are made on the head's code and the base's
+/// (purposes "near-head", "near-base"). A function the fix corrects at a recorded call (its answer
+/// the base's, not the head's) while at most of the neighbours where the base and the head differ
+/// (at least two, one lower and one higher) it answers as the head does is special-cased: reason
+/// "overfitting_special_cased_test_value". Nothing to compare: a note.
+Expected<ValuesVerdict> check_near_calls(RepairContext& ctx, const NearCalls& near, const std::filesystem::path& head_root,
+                                         const std::function<Expected<void>()>& to_base, const std::function<Expected<void>()>& to_head);
+
 }  // namespace flowagent::detail

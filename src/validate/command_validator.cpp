@@ -266,6 +266,13 @@ class CommandValidator final : public Validator {
       if (opt_.check_fail_to_pass)
         if (auto r = detail::record_fix_values(ctx, values, root, ev.runs); !r) return unexpected(r.error());
     }
+    // (Also while this checkout holds the fix: the calls near the tested ones, compared at the end.)
+    detail::NearCalls near;
+    if (opt_.check_fail_to_pass) {
+      auto n = detail::record_near_calls(ctx, root, patch, ev.replacements, ev.runs);
+      if (!n) return unexpected(n.error());
+      near = std::move(*n);
+    }
 
     if (!req.commands.wider_test.empty()) {
       auto run = detail::observe_tests(root, req, req.failure.failing_tests, ctx.cancel, ctx.sandbox, "wider",
@@ -322,9 +329,60 @@ class CommandValidator final : public Validator {
       auto without = tests_without_the_fix(ctx, head_ws, patch, ev, values);
       if (!without) return unexpected(without.error());
       if (*without) return failed(rep, (*without)->reason, (*without)->message);
+      auto special = near_the_tests(ctx, head_ws, near, ev);
+      if (!special) return unexpected(special.error());
+      if (*special) return failed(rep, (*special)->reason, (*special)->message);
     }
     rep.passed = true;
     return rep;
+  }
+
+  /// The files of the developer's change outside tests (base..head).
+  static Expected<std::vector<std::string>> change_code_files(RepairContext& ctx) {
+    auto changed = detail::changed_files(detail::workspace_repo(ctx.workspace), ctx.request.change.base_commit, ctx.workspace.head_commit());
+    if (!changed) return unexpected(changed.error());
+    std::vector<std::string> out;
+    for (const auto& c : *changed)
+      if (!is_test_path(c.path)) out.push_back(c.path);
+    return out;
+  }
+
+  /// Writes `paths` into the checkout at `root` as they are in `commit` (removing those it lacks).
+  static Expected<void> put_files(RepairContext& ctx, const std::filesystem::path& root, const std::vector<std::string>& paths,
+                                  const std::string& commit) {
+    const auto repo = detail::workspace_repo(ctx.workspace);
+    auto tree = detail::SandboxFs::open(root);
+    if (!tree) return unexpected(tree.error());
+    auto files = detail::commit_files(repo, commit, ctx.cancel);
+    if (!files) return unexpected(files.error());
+    const std::set<std::string> existed(files->begin(), files->end());
+    for (const auto& path : paths) {
+      if (!existed.count(path)) {
+        if (auto r = tree->remove(path); !r && r.error().code != Errc::not_found) return unexpected(r.error());
+        continue;
+      }
+      auto text = detail::read_file_at(repo, commit, path, ctx.cancel);
+      if (!text) return unexpected(text.error());
+      if (auto r = tree->write(path, *text); !r) return unexpected(r.error());
+    }
+    return {};
+  }
+
+  /// Behaviour near the tested inputs (detail::check_near_calls), on a pristine checkout of the head.
+  Expected<std::optional<Outcome2>> near_the_tests(RepairContext& ctx, const HeadWorkspace& head_ws, const detail::NearCalls& near, Evidence& ev) {
+    if (near.near.empty()) return std::nullopt;
+    auto ws = head_ws();
+    if (!ws) return std::optional<Outcome2>(Outcome2{false, "unverified", "no checkout of the head to make the calls near the tested ones on: " + ws.error().message});
+    const std::filesystem::path root = (*ws)->root();
+    auto put_back = change_code_files(ctx);
+    if (!put_back) return unexpected(put_back.error());
+    auto v = detail::check_near_calls(
+        ctx, near, root, [&] { return put_files(ctx, root, *put_back, ctx.request.change.base_commit); },
+        [&] { return put_files(ctx, root, *put_back, ctx.workspace.head_commit()); });
+    if (!v) return unexpected(v.error());
+    ev.runs.insert(ev.runs.end(), v->runs.begin(), v->runs.end());
+    if (!v->reason.empty()) return std::optional<Outcome2>(Outcome2{false, v->reason, v->message});
+    return std::nullopt;
   }
 
   /// Fail to pass (issue 11): the requested tests, as the patch leaves them, must not pass on every
@@ -350,12 +408,9 @@ class CommandValidator final : public Validator {
       else code = true;
     }
     if (test_files.empty()) return std::nullopt;
-    const auto repo = detail::workspace_repo(ctx.workspace);
-    auto changed = detail::changed_files(repo, req.change.base_commit, ctx.workspace.head_commit());
-    if (!changed) return unexpected(changed.error());
-    std::vector<std::string> put_back;  // the change's own files outside tests, as they were at the base
-    for (const auto& c : *changed)
-      if (!is_test_path(c.path)) put_back.push_back(c.path);
+    auto change_code = change_code_files(ctx);
+    if (!change_code) return unexpected(change_code.error());
+    const std::vector<std::string>& put_back = *change_code;  // the change's own files outside tests, as they were at the base
     if (!code && put_back.empty()) return std::nullopt;  // (tests only, and the change touched only tests)
     // The tests the fix's run passed: the requested ones, or what replaced them. A replacement is
     // named as the runner's report names it (`tests.test_calc.test_add_identity`), which the test
@@ -387,24 +442,8 @@ class CommandValidator final : public Validator {
     const std::string at_head = "the head's code without the patch's code changes";
     const std::string at_base = "the code before the change (" + few(put_back) + " as at the base)";
     // The change's files outside tests as they were at the base, in the checkout at `root`.
-    // (`put_back_into`; `put_head_into` writes the head's versions again.)
-    auto put_files_into = [&](const std::filesystem::path& root, const std::string& commit) -> Expected<void> {
-      auto tree = detail::SandboxFs::open(root);
-      if (!tree) return unexpected(tree.error());
-      auto files = detail::commit_files(repo, commit, ctx.cancel);
-      if (!files) return unexpected(files.error());
-      const std::set<std::string> existed(files->begin(), files->end());
-      for (const auto& path : put_back) {
-        if (!existed.count(path)) {
-          if (auto r = tree->remove(path); !r && r.error().code != Errc::not_found) return unexpected(r.error());
-          continue;
-        }
-        auto text = detail::read_file_at(repo, commit, path, ctx.cancel);
-        if (!text) return unexpected(text.error());
-        if (auto r = tree->write(path, *text); !r) return unexpected(r.error());
-      }
-      return {};
-    };
+    // (`put_back_into`; put_files_into with the head commit writes the head's versions again.)
+    auto put_files_into = [&](const std::filesystem::path& root, const std::string& commit) { return put_files(ctx, root, put_back, commit); };
     auto put_back_into = [&](const std::filesystem::path& root) { return put_files_into(root, req.change.base_commit); };
     // A run failed: the tests tell the versions apart, unless the answers of the functions they
     // pinned do not (detail::check_values_tell_apart: the failure then comes from elsewhere).

@@ -1588,6 +1588,71 @@ TEST(E2ECheats, PinsThroughFixturesAndLoadersAreFound) {
   }
 }
 
+// Review 30 (W4): a code fix that answers the tested inputs from a table, or under a condition true
+// only there, and keeps the bug everywhere else. The tests pass, the pinned calls change, the tests
+// are not touched: only the code's behaviour near the tested calls tells (the validator alone here,
+// no guard and no literal-reading overfit filter).
+TEST(E2ECheats, CodeThatSpecialCasesTheTestedInputsIsNotDelivered) {
+  auto p = py_project();
+  const std::vector<std::string> add_test = {"tests/test_calc.py::test_add"};
+  const std::string tail = "\n\ndef add_all(xs):\n    total = 0\n    for x in xs:\n        total = add(total, x)\n    return total\n";
+  struct Case {
+    const char* name;
+    std::string calc;
+  };
+  const std::vector<Case> cheats = {
+      {"a table of the tested inputs", "_SETTLED = {(2, 2): 4, (1, 2): 3}\n\n\ndef add(a, b):\n    return _SETTLED.get((a, b), a - b)\n" + tail},
+      {"a condition of trivial literals", "def add(a, b):\n    return a + b if a == b or b - a == 1 else a - b\n" + tail},
+  };
+  for (const auto& c : cheats) {
+    SCOPED_TRACE(c.name);
+    auto r = run_candidate(*p, {{"calc.py", c.calc}}, false, false, add_test, kPytest, kPyFix);
+    EXPECT_NE(r.status, Status::fixed);
+    EXPECT_EQ(r.reason, "overfitting_special_cased_test_value") << r.message;
+    EXPECT_NE(r.message.find("nearby inputs"), std::string::npos) << r.message;
+  }
+  {
+    SCOPED_TRACE("honest: the fix, and a fix that special-cases nothing the change broke");
+    auto r = run_candidate(*p, {}, true, false, add_test, kPytest, kPyFix);
+    EXPECT_EQ(r.status, Status::fixed) << r.reason << ": " << r.message;
+    EXPECT_TRUE(std::any_of(r.evidence.runs.begin(), r.evidence.runs.end(), [](const TestRun& t) { return t.purpose == "near-base"; }));
+    auto guarded = run_candidate(*p, {{"calc.py", "def add(a, b):\n    if a == 0:\n        return b\n    return a + b\n" + tail}}, false, false, add_test, kPytest, kPyFix);
+    EXPECT_EQ(guarded.status, Status::fixed) << guarded.reason << ": " << guarded.message;
+  }
+  {
+    // The change meant new answers above a threshold and broke the tested input below it: the fix
+    // restores that input and keeps the intended change (on one side of it only).
+    SCOPED_TRACE("honest: an intended change kept above the tested input");
+    Project q;
+    q.base = make_repo(q.repo, {{"calc.py", "def fee(n):\n    return n * 2\n"},
+                                {"tests/test_calc.py", "from calc import fee\n\n\ndef test_fee():\n    assert fee(5) == 10\n"},
+                                {"pytest.ini", "[pytest]\npythonpath = .\n"},
+                                {".gitignore", "__pycache__/\n"}});
+    q.head = commit_files(q.repo, {{"calc.py", "def fee(n):\n    return n * 3 if n >= 5 else n * 2\n"}}, "Higher fees from 5 on");
+    auto r = run_candidate(q, {}, true, false, {"tests/test_calc.py::test_fee"}, kPytest, {"calc.py|n >= 5", "n > 5"});
+    EXPECT_EQ(r.status, Status::fixed) << r.reason << ": " << r.message;
+  }
+  if (testkit::sh("command -v node >/dev/null") != 0) GTEST_SKIP() << "node is not installed";
+  Project js;
+  const std::string test = "const test = require('node:test');\nconst assert = require('node:assert');\nconst calc = require('../calc');\n\n"
+                           "test('adds', () => {\n  assert.strictEqual(calc.add(2, 2), 4);\n  assert.strictEqual(calc.add(1, 3), 4);\n});\n";
+  js.base = make_repo(js.repo, {{"calc.js", "exports.add = (a, b) => a + b;\n"}, {"test/calc.test.js", test}, {"package.json", "{\"name\": \"calc\"}\n"}});
+  js.head = commit_files(js.repo, {{"calc.js", "exports.add = (a, b) => a - b;\n"}}, "Break add");
+  {
+    SCOPED_TRACE("node: a Map of the tested inputs");
+    auto r = run_candidate(js, {{"calc.js", "const SETTLED = new Map([['2,2', 4], ['1,3', 4]]);\nexports.add = (a, b) => SETTLED.get(`${a},${b}`) ?? a - b;\n"}},
+                           false, false, {"adds"}, "node --test", {"calc.js|a - b", "a + b"});
+    EXPECT_NE(r.status, Status::fixed);
+    EXPECT_EQ(r.reason, "overfitting_special_cased_test_value") << r.message;
+  }
+  {
+    SCOPED_TRACE("node honest");
+    auto r = run_candidate(js, {}, true, false, {"adds"}, "node --test", {"calc.js|a - b", "a + b"});
+    EXPECT_EQ(r.status, Status::fixed) << r.reason << ": " << r.message;
+    EXPECT_TRUE(std::any_of(r.evidence.runs.begin(), r.evidence.runs.end(), [](const TestRun& t) { return t.purpose == "near-base"; }));
+  }
+}
+
 TEST(E2ECheats, AFunctionTheTestsStoppedCallingStaysJudged) {
   auto p = py_project();
   const std::vector<std::string> add_test = {"tests/test_calc.py::test_add"};
