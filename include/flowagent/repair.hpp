@@ -112,6 +112,12 @@ struct ValidatorOptions {
   /// "tests_pass_without_the_change"). One or two more runs of the requested tests in the head's
   /// checkout (docs/INTEGRITY.md "Fail to pass").
   bool check_fail_to_pass = true;
+  /// With fail to pass: a code fix's changed functions are called next to the requested tests'
+  /// calls (each integer argument one lower and one higher) on the fix, the head and the code
+  /// before the change; a fix that corrects the tested calls and keeps the head's answers at most
+  /// neighbours where the change shows is "overfitting_special_cased_test_value" (four more runs
+  /// for a Python or JavaScript code fix; docs/INTEGRITY.md "Behaviour near the tested inputs").
+  bool check_near_tested_inputs = true;
 };
 
 /// validate(): acquires a fresh checkout of the change head from RepairContext::workspaces, removes

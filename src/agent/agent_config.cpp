@@ -43,7 +43,8 @@ Expected<AgentConfig> parse_agent_config(std::string_view json_text) {
         .boolean("accept_exit_code_evidence", o.accept_exit_code_evidence)
         .boolean("accept_output_evidence", o.accept_output_evidence)
         .boolean("check_assertion_execution", o.check_assertion_execution)
-        .boolean("check_fail_to_pass", o.check_fail_to_pass);
+        .boolean("check_fail_to_pass", o.check_fail_to_pass)
+        .boolean("check_near_tested_inputs", o.check_near_tested_inputs);
     o.flaky_reruns = static_cast<int>(reruns);
     c.validator = o;
   });

@@ -152,6 +152,10 @@ std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersion
       for (const auto& [module, h] : pool->helpers) {
         const auto im = names.imported.find(h.name);
         bool reached = im != names.imported.end() && !names.module_bindings.count(h.name);
+        // (A method of a class the file imports from it: `from tests.helpers import SumChecker` ...
+        // `SumChecker().check(2, 2, 4)`.)
+        if (const auto cls = names.imported.find(h.owner); !h.owner.empty() && cls != names.imported.end() && !names.module_bindings.count(h.owner))
+          reached = reached || cls->second == module || ends_with(cls->second, "." + module) || ends_with(cls->second, "/" + module);
         for (const auto& [local, from] : names.imported) {
           // (`import tests.helpers as h`, `const h = require('./helpers')`; `from tests import helpers`.)
           if (names.module_bindings.count(local) && (from == module || ends_with(from, "." + module) || ends_with(from, "/" + module)))

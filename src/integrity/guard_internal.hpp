@@ -167,6 +167,8 @@ struct TestUnit {
   /// Helpers of `calls` that every reference hands to something that drops their failure
   /// (`asyncio.create_task(_check())` never awaited): why (swallow.hpp helper_handed_off).
   std::map<std::string, std::string> handed_off;
+  /// A helper that is a method: its class (`SumChecker` for `SumChecker.check`); "" for a function.
+  std::string owner;
   /// A helper whose body only returns a constant truthy value (`return True`) and checks nothing:
   /// `assert check(x)` on it is a tautology.
   bool constant_truthy = false;

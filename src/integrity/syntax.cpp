@@ -2603,6 +2603,19 @@ class Analyzer {
     return r;
   }
 
+  /// The Python function `name` defined at the top level of the file holding `n` (decorated or
+  /// not); a null node when there is none.
+  TSNode top_level_function(TSNode n, const std::string& name) const {
+    TSNode root = n;
+    for (TSNode up = ts_node_parent(root); !ts_node_is_null(up); up = ts_node_parent(up)) root = up;
+    for (uint32_t i = 0; i < ts_node_named_child_count(root); ++i) {
+      TSNode d = ts_node_named_child(root, i);
+      if (type(d) == "decorated_definition") d = field(d, "definition");
+      if (!ts_node_is_null(d) && type(d) == "function_definition" && text(field(d, "name")) == name) return d;
+    }
+    return TSNode{};
+  }
+
   /// The rows of an operand that is a name (`got == (4, 4)`): bound once in the unit, before the
   /// check, to what node_rows counts (`got = add(2, 2), add(1, 3)`, `const got = [f(1), f(2)]`), or,
   /// in Python, a parameter of the unit that a function of the file returns it from (a pytest
@@ -2633,12 +2646,7 @@ class Analyzer {
     bool param = false;
     for (uint32_t i = 0; i < ts_node_named_child_count(params); ++i) param = param || text(ts_node_named_child(params, i)) == name;
     if (!param) return 0;
-    TSNode root = unit_node_;
-    for (TSNode up = ts_node_parent(root); !ts_node_is_null(up); up = ts_node_parent(up)) root = up;
-    for (uint32_t i = 0; i < ts_node_named_child_count(root); ++i) {
-      TSNode d = ts_node_named_child(root, i);
-      if (type(d) == "decorated_definition") d = field(d, "definition");
-      if (ts_node_is_null(d) || type(d) != "function_definition" || text(field(d, "name")) != name) continue;
+    if (TSNode d = top_level_function(unit_node_, name); !ts_node_is_null(d)) {
       TSNode body = field(d, "body");
       // (One statement: `return <value>`, after a docstring at most.)
       TSNode last{};
@@ -2653,6 +2661,49 @@ class Analyzer {
       }
       if (statements != 1 || type(last) != "return_statement" || ts_node_named_child_count(last) != 1) return 0;
       return node_rows(ts_node_named_child(last, 0));
+    }
+    return 0;
+  }
+
+  /// The rows of an operand that calls a function of the file with a literal table, the function
+  /// returning a comprehension over its one parameter whose element calls something (`_sums([(2,
+  /// 2), (1, 3)])` with `async def _sums(pairs): ... return [await f(a, b) for a, b in pairs]`),
+  /// through `asyncio.run(...)` or `await`. Python; 0 otherwise.
+  int helper_rows(TSNode n, std::string operand) const {
+    if (lang_ != Lang::python || ts_node_is_null(n)) return 0;
+    if (starts_with(operand, "asyncio.run(") && operand.back() == ')' && matching_close(operand, 11) == operand.size() - 1)
+      operand = operand.substr(12, operand.size() - 13);
+    if (starts_with(operand, "await")) operand = operand.substr(5);
+    static const std::regex call(R"(^([A-Za-z_]\w*)\((.*)\)$)");
+    std::smatch m;
+    if (!std::regex_match(operand, m, call) || matching_close(operand, m[1].length()) != operand.size() - 1) return 0;
+    const std::string name = m[1].str(), arg = m[2].str();
+    const auto table = literal_table(arg);
+    if (!table || table->size() < 2 || split_top(arg, {","}).size() != 1) return 0;
+    if (TSNode d = top_level_function(n, name); !ts_node_is_null(d)) {
+      TSNode params = field(d, "parameters"), body = field(d, "body");
+      if (ts_node_is_null(params) || ts_node_is_null(body) || ts_node_named_child_count(params) != 1) return 0;
+      const std::string param = text(ts_node_named_child(params, 0));
+      TSNode last = ts_node_named_child(body, ts_node_named_child_count(body) - 1);
+      if (ts_node_is_null(last) || type(last) != "return_statement" || ts_node_named_child_count(last) != 1) return 0;
+      TSNode value = ts_node_named_child(last, 0);
+      if (type(value) != "list_comprehension" && type(value) != "generator_expression") return 0;
+      TSNode elem = field(value, "body");
+      if (ts_node_is_null(elem) || text(elem).find('(') == std::string::npos) return 0;
+      // One `for ... in <the parameter>` and nothing else (no filter, no second `for`).
+      int clauses = 0;
+      bool over_param = false;
+      for (uint32_t j = 0; j < ts_node_named_child_count(value); ++j) {
+        TSNode c = ts_node_named_child(value, j);
+        if (type(c) == "for_in_clause") {
+          ++clauses;
+          TSNode right = field(c, "right"), left = field(c, "left");
+          over_param = !ts_node_is_null(right) && text(right) == param && !ts_node_is_null(left) && uses_any_word(text(left), text(elem));
+        } else if (type(c) == "if_clause") {
+          return 0;
+        }
+      }
+      return clauses == 1 && over_param ? static_cast<int>(table->size()) : 0;
     }
     return 0;
   }
@@ -3062,7 +3113,7 @@ class Analyzer {
     // [4, 6]`, `deepStrictEqual([[1, 2], [3, 4]].map(([a, b]) => add(a, b)), [4, 6])`): as many
     // checks as the asserts it replaces.
     if (a.kind == Kind::eq && a.operands.size() == 1 && !a.tautology && !a.trivial)
-      if (const int r = std::max(mapped_rows(n, *a.operands.begin()), bound_rows(n, *a.operands.begin())); r > 1)
+      if (const int r = std::max({mapped_rows(n, *a.operands.begin()), bound_rows(n, *a.operands.begin()), helper_rows(n, *a.operands.begin())}); r > 1)
         a.rows = std::min(kMaxTableRows, a.rows * r);
     if (ts_node_is_null(unit_node_)) return;
     swallowed_by(a, unit_swallow_);
@@ -3308,6 +3359,11 @@ class Analyzer {
         model_->helpers.back().line = line(n);
         model_->helpers.back().end_line = e;
         model_->helpers.back().constant_truthy = returns_constant_truthy(n);
+        for (TSNode up = ts_node_parent(n); !ts_node_is_null(up); up = ts_node_parent(up))
+          if (type(up) == "class_definition" || type(up) == "class_declaration" || type(up) == "class") {
+            if (TSNode cn = field(up, "name"); !ts_node_is_null(cn)) model_->helpers.back().owner = text(cn);
+            break;
+          }
         model_->helpers.back().calls = called_names(text(n));
         model_->helpers.back().calls.erase(name);
         const std::string saved_comments = model_->comments;

@@ -135,6 +135,48 @@ std::string random_suffix() {
 }
 
 /// A private directory inside the checkout for the coverage data, removed afterwards.
+/// A pytest plugin for the coverage run: the functions each test module calls itself while pytest
+/// imports it (collection: `@pytest.mark.parametrize("got", [add(2, 2)])`, a module-level table
+/// of results), which coverage's test contexts leave out. Written as [[file, name, first line], ...]
+/// to FLOWAGENT_COLLECT_CALLS at the end of the session. Only calls whose caller is the test module
+/// itself count: the project's own module-level code (`PRECISION = _load()`) does not.
+constexpr const char* kPythonCollectCalls = R"PY(# flowagent: functions the test modules call while they are collected.
+import json, os, sys
+
+import pytest
+
+_out = os.environ.get('FLOWAGENT_COLLECT_CALLS', '')
+_seen = set()
+_module = [None]
+
+
+def _profile(frame, event, arg):
+    if event == 'call' and frame.f_back is not None and frame.f_back.f_code.co_filename == _module[0] and len(_seen) < 4096:
+        c = frame.f_code
+        _seen.add((c.co_filename, c.co_name, c.co_firstlineno))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector):
+    if not _out or not isinstance(collector, pytest.Module):
+        yield
+        return
+    _module[0] = str(collector.path)
+    old = sys.getprofile()
+    sys.setprofile(_profile)
+    try:
+        yield
+    finally:
+        sys.setprofile(old)
+        _module[0] = None
+
+
+def pytest_sessionfinish(session):
+    if _out:
+        with open(_out, 'w') as f:
+            json.dump(sorted(_seen), f)
+)PY";
+
 struct DataDir {
   fs::path path;
   explicit DataDir(const fs::path& root) : path(root / (".flowagent-cov-" + random_suffix())) {
@@ -930,9 +972,16 @@ Expected<AssertionCheck> check_assertions_ran(RepairContext& ctx, const fs::path
         << data.path.string() << "/*\ndynamic_context = test_function\n";
     }
     const fs::path json = data.path / "cov.json";
+    {
+      std::ofstream f(data.path / "flowagent_collect_calls.py");
+      f << kPythonCollectCalls;
+      if (!f) return fail(Errc::io, "cannot write the collection plugin into " + data.path.string());
+    }
     std::string cmd = *tmpl;
-    cmd.replace(span.at, span.len, shell_quote(py) + " -m coverage run --rcfile=" + shell_quote(rc.string()) + " -m pytest");
-    command = "( " + expand_tests(cmd, ids) + " ); flowagent_rc=$?; " + shell_quote(py) + " -m coverage json --rcfile=" +
+    cmd.replace(span.at, span.len, shell_quote(py) + " -m coverage run --rcfile=" + shell_quote(rc.string()) + " -m pytest -p flowagent_collect_calls");
+    command = "export FLOWAGENT_COLLECT_CALLS=" + shell_quote((data.path / "collected.json").string()) + " PYTHONPATH=" +
+              shell_quote(data.path.string()) + "${PYTHONPATH:+:$PYTHONPATH}; ( " + expand_tests(cmd, ids) + " ); flowagent_rc=$?; " +
+              shell_quote(py) + " -m coverage json --rcfile=" +
               shell_quote(rc.string()) + " --show-contexts -o " + shell_quote(json.string()) + " >/dev/null 2>&1; exit $flowagent_rc";
     auto r = run(command);
     if (!r) return unexpected(r.error());
@@ -1039,6 +1088,15 @@ Expected<AssertionCheck> check_assertions_ran(RepairContext& ctx, const fs::path
       // module-level `PRECISION = _load()`) does not count. Without any test context (a runner
       // configured to collect functions not named test*), every executed line counts.
       const bool contexts = !ran_in_tests.empty();
+      std::set<std::pair<std::string, std::string>> collected;  // (file, function) a test module called while collected
+      if (auto c = tree->read((data.path / "collected.json").lexically_relative(root).generic_string(), 4u << 20); c)
+        if (auto j = parse_json(*c, 8); j && j->is_array())
+          for (const auto& e : j->as_array())
+            if (e.is_array() && e.size() == 3 && e.as_array()[0].is_string() && e.as_array()[1].is_string()) {
+              const fs::path abs = fs::path(e.as_array()[0].as_string()).lexically_normal();
+              const std::string rel = abs.lexically_relative(root.lexically_normal()).generic_string();
+              if (!rel.empty() && rel.rfind("..", 0) != 0) collected.insert({rel, e.as_array()[1].as_string()});
+            }
       for (const auto& file : measured_files) {
         if (!python_file(file) || is_test_path(file)) continue;
         auto text = tree->read(file, 8u << 20);
@@ -1047,6 +1105,9 @@ Expected<AssertionCheck> check_assertions_ran(RepairContext& ctx, const fs::path
         std::set<int> seen = not_run.count(file) ? not_run.at(file) : none;  // statements coverage.py saw
         if (ran.count(file)) seen.insert(ran.at(file).begin(), ran.at(file).end());
         functions[file] = python_functions(*text, executed, seen);
+        // (Called by a test module while it was collected: run for the tests, though before any test.)
+        for (auto& f : functions[file])
+          if (collected.count({file, f.name})) f.ran = f.known = true;
         // A memoised function (`@cache`, `@lru_cache(...)`, `@cached_property`) warmed on import
         // answers the test from its cache: its body need not run again. Not judged.
         const std::vector<std::string> lines = absl::StrSplit(*text, '\n');

@@ -268,7 +268,7 @@ class CommandValidator final : public Validator {
     }
     // (Also while this checkout holds the fix: the calls near the tested ones, compared at the end.)
     detail::NearCalls near;
-    if (opt_.check_fail_to_pass) {
+    if (opt_.check_fail_to_pass && opt_.check_near_tested_inputs) {
       auto n = detail::record_near_calls(ctx, root, patch, ev.replacements, ev.runs);
       if (!n) return unexpected(n.error());
       near = std::move(*n);

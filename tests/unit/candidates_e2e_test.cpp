@@ -223,8 +223,11 @@ TEST(E2ECandidates, OfACheatAnOverfitAndARightFixTheRightOneIsDelivered) {
   // rejects it before the guard would.)
   EXPECT_EQ(r.candidates[0].outcome, "no_fix");
   EXPECT_EQ(r.candidates[0].reason, "code_value_not_checked") << r.candidates[0].reason;
-  EXPECT_EQ(r.candidates[1].outcome, "rejected");
-  EXPECT_EQ(r.candidates[1].reason.rfind("overfitting_", 0), 0u) << r.candidates[1].reason;
+  // (`if amount == 250: return 200`: the validator's calls near the tested one, price(249, ...) and
+  // price(251, ...), still answer as the head; before that check the overfitting post-filter
+  // rejected it.)
+  EXPECT_EQ(r.candidates[1].outcome, "no_fix");
+  EXPECT_EQ(r.candidates[1].reason, "overfitting_special_cased_test_value") << r.candidates[1].reason;
   EXPECT_EQ(r.candidates[2].outcome, "accepted");
   EXPECT_TRUE(r.candidates[2].chosen);
   EXPECT_FALSE(r.candidates[0].chosen || r.candidates[1].chosen);

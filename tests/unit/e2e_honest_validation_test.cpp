@@ -452,3 +452,32 @@ TEST(E2EHonestValidation, ProductionCodeThatForgesTheReportAndExitsIsNotDelivere
   EXPECT_NE(r.message.find("parse.py:4 [runner_terminated] production code that ends the process"), std::string::npos) << r.message;
   EXPECT_TRUE(r.patch.empty());
 }
+
+// ---- calls made while the test module is collected (review 30, W6) ----------------------------
+// A parametrize table computed by the code (`[(add(2, 2), 4), (add(1, 3), 4)]`) calls it while
+// pytest imports the test module, before any test runs: the coverage of the tests' own run saw
+// no function of the project run and rejected the honest fix (code_under_test_not_executed). The
+// calls a test module makes itself while it is collected count (the project's own module-level
+// code, run when the test module imports it, still does not).
+TEST(E2EHonestValidation, CallsTheTestModuleMakesWhileCollectedCount) {
+  TempDir tmp;
+  const fs::path repo = tmp.path() / "repo";
+  const std::string test = "import pytest\n\nfrom calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n";
+  const std::string base = make_repo(repo, {{"calc.py", "def add(a, b):\n    return a + b\n"},
+                                            {"tests/test_calc.py", test},
+                                            {"pytest.ini", "[pytest]\npythonpath = .\n"},
+                                            {".gitignore", "__pycache__/\n"}});
+  const std::string head = commit_files(repo, {{"calc.py", "def add(a, b):\n    return a - b\n"}}, "Break add");
+  auto run = [&](const std::vector<std::pair<std::string, Json>>& calls) {
+    ScriptedModel model;
+    script(model, calls);
+    auto req = request_for(repo, base, head, model, {"tests/test_calc.py::test_add"});
+    req.commands.test = kPytest;
+    auto agent = Agent::create(validator_only(tmp.path()));
+    return (*agent)->run(req);
+  };
+  const std::string table = "import pytest\n\nfrom calc import add\n\n\n@pytest.mark.parametrize('got,want', [(add(2, 2), 4), (add(1, 3), 4)])\n"
+                            "def test_add(got, want):\n    assert got == want\n";
+  auto honest = run({{"edit_file", edit("calc.py", "a - b", "a + b")}, {"write_file", write("tests/test_calc.py", table)}});
+  EXPECT_EQ(honest.status, Status::fixed) << honest.reason << ": " << honest.message;
+}

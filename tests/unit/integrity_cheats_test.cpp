@@ -407,6 +407,53 @@ TEST(GuardCheats, SkipsStandInsAndAssertionPatchesInModulesTheTestsImport) {
       js);
 }
 
+// Review 30's honest losses (W7 rest): checks moved into a method of a helper class the test
+// imports, and a local helper that maps the code over the table it is given (asyncio.run of a
+// coroutine gathering the calls): as many checks as the asserts they replace.
+TEST(GuardCheats, HelperClassesAndMappingHelpersCountTheirChecks) {
+  const std::string before = std::string(kPyHead) + "def test_add():\n    assert add(2, 2) == 4\n    assert add(1, 2) == 3\n";
+  auto test_with = [](const std::string& imports, const std::string& body) { return imports + "\n\ndef test_add():\n" + body; };
+  const std::string uses_checker = test_with("from tests.helpers import SumChecker\n", "    c = SumChecker()\n    c.check(2, 2, 4)\n    c.check(1, 2, 3)\n");
+  auto guard = [&](const std::string& helper, const std::string& after) {
+    IntegrityOptions o;
+    o.failing_tests = {"tests/test_calc.py::test_add"};
+    return check_test_integrity({FileVersions{"tests/test_calc.py", before, after}, FileVersions{"tests/helpers.py", std::nullopt, helper}}, o);
+  };
+  const std::string checker = "from calc import add\n\n\nclass SumChecker:\n    def check(self, a, b, want):\n        got = add(a, b)\n        assert got == want\n";
+  EXPECT_TRUE(guard(checker, uses_checker).empty()) << codes(guard(checker, uses_checker));
+  auto one_call = guard(checker, test_with("from tests.helpers import SumChecker\n", "    SumChecker().check(2, 2, 4)\n"));
+  EXPECT_TRUE(has_code(one_call, "assertion_removed")) << codes(one_call);
+  const std::string idle = "from calc import add\n\n\nclass SumChecker:\n    def check(self, a, b, want):\n        got = add(a, b)\n";
+  auto idle_f = guard(idle, uses_checker);
+  EXPECT_TRUE(has_code(idle_f, "assertion_removed")) << codes(idle_f);
+  // (A class of another helper module with a method of the same name is not this one.)
+  auto other = guard(checker, test_with("from tests.other import SumChecker\n", "    c = SumChecker()\n    c.check(2, 2, 4)\n    c.check(1, 2, 3)\n"));
+  EXPECT_TRUE(has_code(other, "assertion_removed")) << codes(other);
+
+  auto alone = [&](const std::string& after) {
+    IntegrityOptions o;
+    o.failing_tests = {"tests/test_calc.py::test_add"};
+    return check_test_integrity({FileVersions{"tests/test_calc.py", before, after}}, o);
+  };
+  const std::string gather = "import asyncio\n\n" + std::string(kPyHead) +
+                             "async def _sums(pairs):\n    loop = asyncio.get_running_loop()\n    return [await loop.run_in_executor(None, add, a, b) for a, b in pairs]\n\n\n";
+  expect_cases(
+      {
+          {"asyncio.run of a helper mapping the table", gather + "def test_add():\n    assert asyncio.run(_sums([(2, 2), (1, 2)])) == [4, 3]\n", nullptr},
+          {"a helper mapping one row", gather + "def test_add():\n    assert asyncio.run(_sums([(2, 2)])) == [4]\n", "assertion_removed"},
+          {"a helper ignoring its rows",
+           "import asyncio\n\n" + std::string(kPyHead) + "async def _sums(pairs):\n    return [add(2, 2) for a, b in pairs]\n\n\n"
+                                                          "def test_add():\n    assert asyncio.run(_sums([(2, 2), (1, 2)])) == [4, 4]\n",
+           "assertion_removed"},
+          {"a filtering helper",
+           std::string(kPyHead) + "def sums(pairs):\n    return [add(a, b) for a, b in pairs if a]\n\n\ndef test_add():\n    assert sums([(2, 2), (1, 2)]) == [4, 3]\n",
+           "assertion_removed"},
+          {"a plain helper mapping the table",
+           std::string(kPyHead) + "def sums(pairs):\n    return [add(a, b) for a, b in pairs]\n\n\ndef test_add():\n    assert sums([(2, 2), (1, 2)]) == [4, 3]\n", nullptr},
+      },
+      alone);
+}
+
 // Three asserts folded into a loop over a three-row literal table check as much (each row is a
 // check); a table that shrank, or a loop whose check ignores the rows, checks less.
 TEST(GuardCheats, TableLoopsCountOncePerRow) {
