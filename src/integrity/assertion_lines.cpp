@@ -370,6 +370,16 @@ std::vector<PinnedCall> pinned_calls(const std::string& path, const std::string&
   // module is left empty: the caller looks for the project's definitions of the function, and
   // the run decides whether the tests call them.
   auto unresolved_call = [&](const std::string& e, const TestUnit& t) -> std::optional<PinnedCall> {
+    // A function named by a string: a member of a dict of functions (`ops["add"](2, 2)`, a
+    // fixture returning `{"add": calc.add}`), `getattr(calc, "add")(2, 2)` (review 31).
+    static const std::regex by_string(R"(^(?:[A-Za-z_$][\w$.]*\[|getattr\([A-Za-z_$][\w$.]*,)['"]([A-Za-z_$][\w$]*)['"][\])]\()");
+    if (std::smatch m; std::regex_search(e, m, by_string) && final_call_open(e) == static_cast<std::size_t>(m.length(0)) - 1) {
+      const bool through_getattr = e.rfind("getattr(", 0) == 0;
+      const std::string receiver = through_getattr ? e.substr(8, e.find(',') - 8) : e.substr(0, e.find('['));
+      if (auto im = names.imported.find(receiver); im != names.imported.end() && names.module_bindings.count(receiver))
+        return PinnedCall{m[1].str(), im->second, "", {}};
+      return PinnedCall{m[1].str(), "", "", {}};
+    }
     const auto parts = callee_of(e);
     if (!parts) return std::nullopt;
     const auto& [callee, dot, name] = *parts;

@@ -143,8 +143,11 @@ std::optional<std::string> detects_test_run(std::string_view l) {
       // starting with `test`, a stack that names the test file) tells a test from a real caller.
       "sys._getframe(", "inspect.stack(", "inspect.currentframe(", "traceback.extract_stack(", "traceback.format_stack(",
       "new Error().stack", "Error().stack"};
+  // (Spacing does not hide a name: `sys._getframe (1)`, `'pytest' in sys . modules`; review 31.
+  // An entry whose trailing space ends a word, `typeof it `, is matched as written.)
+  const std::string flat = strip_spaces(std::string(l));
   for (auto d : kDetect)
-    if (contains(l, d)) return std::string(d);
+    if (contains(l, d) || (d.back() != ' ' && contains(flat, strip_spaces(std::string(d))))) return std::string(d);
   // Flags named like a test run, as whole identifiers (IN_TEST, not LOGIN_TESTER).
   for (std::string_view flag : {"RUNNING_TESTS", "UNDER_TEST", "IN_TEST", "IS_TEST", "TEST_MODE"})
     for (auto p = l.find(flag); p != std::string_view::npos; p = l.find(flag, p + 1)) {

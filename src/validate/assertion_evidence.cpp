@@ -621,7 +621,12 @@ std::string definition_code(bool python, const std::string& text, const std::str
       if (ind == std::string::npos) continue;
       if (!cls.empty() && ind == 0) in_class = std::regex_search(l, class_line);
       if (!in_class) continue;
-      if (cls.empty() && std::regex_search(l, bound)) return code_of(l);
+      // (Every top-level binding of the name is part of what it is: `add = lambda ...` below the
+      // `def` rebinds it; review 31.)
+      if (cls.empty() && std::regex_search(l, bound)) {
+        out += code_of(l) + "\n";
+        continue;
+      }
       if (!std::regex_search(l, def) || (cls.empty() ? ind != 0 : ind == 0)) continue;
       // (Its decorators, right above it.)
       for (std::size_t d = i; d-- > 0 && indent_of(lines[d]) == ind && lines[d].compare(ind, 1, "@") == 0;) out = code_of(lines[d]) + "\n" + out;
@@ -644,10 +649,11 @@ std::string definition_code(bool python, const std::string& text, const std::str
         }
         first = false;
         out += c + "\n";
+        i = j;
       }
-      return out;
+      if (!cls.empty()) return out;
     }
-    return {};
+    return out;
   }
   // JavaScript: from the line of the definition to where its brackets close at the end of a statement.
   const std::regex defines = js_definition(fn);
@@ -677,6 +683,39 @@ std::string definition_code(bool python, const std::string& text, const std::str
     return out;
   }
   return {};
+}
+
+/// Whether `after` (a definition as definition_code reads it) holds more of the constructs that
+/// single out inputs than `before`: a branch or conditional (`if`, `elif`, `else`, a ternary, `case`,
+/// `match`), a comparison for equality (`==`, `!=`, `===`), a membership test (`in(`, `in[`,
+/// `in{`, `.has(`), a lookup (`.get(`, `[` ... `]` of a literal), a collection written out (`{`,
+/// `Map(`, `Set(`). A fix that only changes an operator (`<=` to `<`), a constant or a value of
+/// an existing table adds none: it is not special-casing its inputs, whatever its neighbours say.
+bool adds_special_casing(const std::string& before, const std::string& after) {
+  static const std::vector<std::string> kTokens = {"elif", "if", "else", "?", "case", "match", "switch", "===", "!==", "==", "!=",
+                                                   "in(", "in[", "in{", ".has(", ".get(", ".includes(", "{", "Map(", "Set(", "??", "&&", "||"};
+  auto counts = [&](const std::string& code) {
+    std::vector<int> n(kTokens.size(), 0);
+    for (std::size_t i = 0; i < code.size();) {
+      std::size_t best = kTokens.size(), len = 0;
+      for (std::size_t t = 0; t < kTokens.size(); ++t)
+        if (kTokens[t].size() > len && code.compare(i, kTokens[t].size(), kTokens[t]) == 0) {
+          best = t;
+          len = kTokens[t].size();
+        }
+      if (best == kTokens.size()) {
+        ++i;
+        continue;
+      }
+      ++n[best];
+      i += len;
+    }
+    return n;
+  };
+  const auto b = counts(before), a = counts(after);
+  for (std::size_t t = 0; t < kTokens.size(); ++t)
+    if (a[t] > b[t]) return true;
+  return false;
 }
 
 /// The project's definitions of a function named `name` (files of the tree at `head`, not tests,
@@ -2952,9 +2991,18 @@ Expected<NearCalls> record_near_calls(RepairContext& ctx, const fs::path& root, 
     const std::string module = python ? python_module_of(*tree, f.new_path) : f.new_path;
     if (module.empty()) continue;
     for (const auto& name : defined_functions(python, *now)) {
-      const std::string code = definition_code(python, *now, name);
-      if (!code.empty() && code != definition_code(python, *then, name) && out.values.targets.size() < 8)
-        out.values.targets.emplace_back(module, name);
+      const std::string code = definition_code(python, *now, name), was = definition_code(python, *then, name);
+      if (code.empty() || code == was || out.values.targets.size() >= 8) continue;
+      out.values.targets.emplace_back(module, name);
+      // (Whether the patch adds code that singles out inputs in it, or in what of the file it
+      // names, a new decorator or table among them: else it is no special case.)
+      bool singling = adds_special_casing(was, code);
+      static const std::regex word(R"([A-Za-z_$][\w$]*)");
+      std::set<std::string> mentioned;
+      for (std::sregex_iterator w(code.begin(), code.end(), word), e; w != e && !singling; ++w)
+        if (const std::string n = w->str(); n != name && mentioned.insert(n).second && mentioned.size() < 64)
+          singling = adds_special_casing(definition_code(python, *then, n), definition_code(python, *now, n));
+      if (singling) out.singling.insert({module, name});
     }
   }
   if (out.values.targets.empty()) return out;
@@ -2976,7 +3024,10 @@ Expected<NearCalls> record_near_calls(RepairContext& ctx, const fs::path& root, 
       plain = plain && (a.is_null() || a.is_bool() || a.is_number() || a.is_string());
       integer = integer || a.is_int();
     }
-    for (const auto& [k, v] : j->as_array()[1].as_object()) plain = plain && (v.is_null() || v.is_bool() || v.is_number() || v.is_string());
+    for (const auto& [k, v] : j->as_array()[1].as_object()) {
+      plain = plain && (v.is_null() || v.is_bool() || v.is_number() || v.is_string());
+      integer = integer || v.is_int();
+    }
     if (!plain || !integer) continue;
     recorded.push_back(c);
     positional.push_back(*j);
@@ -2986,15 +3037,19 @@ Expected<NearCalls> record_near_calls(RepairContext& ctx, const fs::path& root, 
   std::vector<Call> all = recorded;
   for (std::size_t i = 0; i < recorded.size(); ++i) {
     const auto& args = positional[i].as_array()[0].as_array();
-    for (std::size_t a = 0; a < args.size(); ++a) {
-      if (!args[a].is_int()) continue;
+    const auto& kwargs = positional[i].as_array()[1].as_object();
+    // (Positional arguments first, then keyword arguments, by their order in the record.)
+    for (std::size_t a = 0; a < args.size() + kwargs.size(); ++a) {
+      const Json& value = a < args.size() ? args[a] : kwargs[a - args.size()].second;
+      if (!value.is_int()) continue;
       for (int side : {-1, 1}) {
-        const std::int64_t v = args[a].as_int();
+        const std::int64_t v = value.as_int();
         if ((side < 0 && v == INT64_MIN) || (side > 0 && v == INT64_MAX) || out.near.size() >= 48) continue;
         Json::Array moved = args;
-        moved[a] = Json(static_cast<long long>(v + side));
+        Json::Object moved_kw = kwargs;
+        (a < args.size() ? moved[a] : moved_kw[a - args.size()].second) = Json(static_cast<long long>(v + side));
         Call n = recorded[i];
-        n.args = dump_json_lossy(Json(Json::Array{Json(std::move(moved)), positional[i].as_array()[1]}));
+        n.args = dump_json_lossy(Json(Json::Array{Json(std::move(moved)), Json(std::move(moved_kw))}));
         n.raw.clear();
         const bool tested = std::any_of(all.begin(), all.end(), [&](const Call& x) {
           return x.module == n.module && x.name == n.name && x.args == n.args && x.state == n.state;
@@ -3043,6 +3098,7 @@ Expected<ValuesVerdict> check_near_calls(RepairContext& ctx, const NearCalls& ne
     return calls[i].name + "(" + spaced + ")";
   };
   for (const auto& [m, n] : near.values.targets) {
+    if (!near.singling.count({m, n})) continue;  // (no code that singles out inputs was added to it)
     // Recorded calls the fix corrects: its answer the base's, not the head's.
     std::vector<std::size_t> corrected;
     for (std::size_t i = 0; i < near.recorded; ++i)

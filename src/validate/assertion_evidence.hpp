@@ -9,6 +9,7 @@
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <set>
 #include <string>
 
 #include "flowagent/expected.hpp"
@@ -160,6 +161,11 @@ struct NearCalls {
     int side;
   };
   std::vector<Near> near;
+  /// The changed functions to which the patch adds code that singles out inputs (a branch, a
+  /// conditional, an equality or membership test, a lookup, a collection written out): only they
+  /// are judged. A fix that changes an operator, a constant or a table's value adds none (an
+  /// intended change on both sides of a corrected boundary is no special case: review 31).
+  std::set<std::pair<std::string, std::string>> singling;
 };
 Expected<NearCalls> record_near_calls(RepairContext& ctx, const std::filesystem::path& root, const std::string& patch_text,
                                       const std::vector<TestReplacement>& replacements, std::vector<TestRun>& runs);

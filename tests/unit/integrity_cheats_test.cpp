@@ -939,6 +939,16 @@ TEST(PinnedCalls, FunctionsAndMethodsOfTheProjectsModules) {
                   "    def test_a(self):\n        self.assertEqual(self.add(2, 2), 4)\n",
                   "import unittest\n\n\nclass T(unittest.TestCase):\n    def test_a(self):\n        self.assertTrue(True)\n"),
               (S{"add @calc"}));
+    // Review 30/31: through a conftest.py fixture (no module the file names: found by name among
+    // the project's definitions by the caller), a dict of functions, getattr.
+    EXPECT_EQ(all("def test_a(calc_mod):\n    assert calc_mod.add(2, 2) == 4\n", "def test_a(calc_mod):\n    assert calc_mod.add(2, 0) == 2\n"),
+              (S{"add @"}));
+    EXPECT_EQ(all("def test_a(ops):\n    assert ops['add'](2, 2) == 4\n", "def test_a(ops):\n    assert ops['add'](2, 0) == 2\n"), (S{"add @"}));
+    EXPECT_EQ(all("import calc\n\n\ndef test_a():\n    assert getattr(calc, 'add')(2, 2) == 4\n", "import calc\n\n\ndef test_a():\n    assert True\n"),
+              (S{"add @calc"}));
+    // (Not a value of the language or a module of its runtime: `s.upper()`, `json.dumps(x)`.)
+    EXPECT_EQ(all("import json\n\n\ndef test_a():\n    assert json.dumps(1) == '1'\n    assert str(1).strip() == '1'\n", "def test_a():\n    assert True\n"),
+              (S{"dumps @json"}));
     // A name the file defines itself is not the star-imported module's.
     EXPECT_EQ(all("from calc import *\n\n\ndef add(a, b):\n    return a + b\n\n\ndef test_a():\n    assert add(2, 2) == 4\n",
                   "from calc import *\n\n\ndef test_a():\n    assert True\n"),
@@ -1650,6 +1660,11 @@ TEST(E2ECheats, CodeThatSpecialCasesTheTestedInputsIsNotDelivered) {
   const std::vector<Case> cheats = {
       {"a table of the tested inputs", "_SETTLED = {(2, 2): 4, (1, 2): 3}\n\n\ndef add(a, b):\n    return _SETTLED.get((a, b), a - b)\n" + tail},
       {"a condition of trivial literals", "def add(a, b):\n    return a + b if a == b or b - a == 1 else a - b\n" + tail},
+      // Review 31: the function left as the head has it, special-cased by what the patch adds beside it.
+      {"a new decorator answering from a table",
+       "_SETTLED = {(2, 2): 4, (1, 2): 3}\n\n\ndef _settled(fn):\n    def inner(a, b):\n        if (a, b) in _SETTLED:\n"
+       "            return _SETTLED[(a, b)]\n        return fn(a, b)\n    return inner\n\n\n@_settled\ndef add(a, b):\n    return a - b\n" + tail},
+      {"a rebinding below the function", "def add(a, b):\n    return a - b\n\n\n_old = add\nadd = lambda a, b: {(2, 2): 4, (1, 2): 3}.get((a, b), _old(a, b))\n" + tail},
   };
   for (const auto& c : cheats) {
     SCOPED_TRACE(c.name);
@@ -1669,6 +1684,17 @@ TEST(E2ECheats, CodeThatSpecialCasesTheTestedInputsIsNotDelivered) {
   {
     // The change meant new answers above a threshold and broke the tested input below it: the fix
     // restores that input and keeps the intended change (on one side of it only).
+    SCOPED_TRACE("honest: an intended change kept on both sides of a corrected boundary (review 31)");
+    Project b;
+    b.base = make_repo(b.repo, {{"ship.py", "def shipping(w):\n    return 5\n"},
+                                {"tests/test_ship.py", "from ship import shipping\n\n\ndef test_ship():\n    assert shipping(10) == 5\n    assert shipping(w=10) == 5\n"},
+                                {"pytest.ini", "[pytest]\npythonpath = .\n"},
+                                {".gitignore", "__pycache__/\n"}});
+    b.head = commit_files(b.repo, {{"ship.py", "def shipping(w):\n    if w <= 10:\n        return 3\n    return w - 5\n"}}, "Light parcels are cheaper");
+    auto boundary = run_candidate(b, {}, true, false, {"tests/test_ship.py::test_ship"}, kPytest, {"ship.py|w <= 10", "w < 10"});
+    EXPECT_EQ(boundary.status, Status::fixed) << boundary.reason << ": " << boundary.message;
+  }
+  {
     SCOPED_TRACE("honest: an intended change kept above the tested input");
     Project q;
     q.base = make_repo(q.repo, {{"calc.py", "def fee(n):\n    return n * 2\n"},

@@ -211,6 +211,9 @@ TEST(GuardReview, TestRunDetectionByIntrospectionNotBySubstrings) {
   EXPECT_TRUE(has_code(prod("if '_pytest' in sys.modules: return 4"), "test_detection_in_code"));
   EXPECT_TRUE(has_code(prod("if any('py.test' in a or 'pytest' in a for a in sys.argv): return 4"), "test_detection_in_code"));
   EXPECT_TRUE(has_code(prod("if IN_TEST: return 4"), "test_detection_in_code"));
+  // (Spacing hides no name: review 31's caller-frame check written `sys._getframe (1)`.)
+  EXPECT_TRUE(has_code(prod("if sys._getframe (1).f_code.co_filename.startswith('test_'): return 4"), "test_detection_in_code"));
+  EXPECT_TRUE(has_code(prod("if 'pytest' in sys . modules: return 4"), "test_detection_in_code"));
   auto f = prod("if '--verbose' in sys.argv: print(a, b)");
   EXPECT_TRUE(f.empty()) << codes(f);
   f = prod("LOGIN_TESTER_ROLE = 'qa'");
