@@ -151,17 +151,22 @@ _module = [None]
 
 
 def _profile(frame, event, arg):
-    if event == 'call' and frame.f_back is not None and frame.f_back.f_code.co_filename == _module[0] and len(_seen) < 4096:
-        c = frame.f_code
-        _seen.add((c.co_filename, c.co_name, c.co_firstlineno))
+    try:
+        if event == 'call' and frame.f_back is not None and frame.f_back.f_code.co_filename == _module[0] and len(_seen) < 4096:
+            c = frame.f_code
+            _seen.add((c.co_filename, c.co_name, c.co_firstlineno))
+    except Exception:
+        pass
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_make_collect_report(collector):
-    if not _out or not isinstance(collector, pytest.Module):
+    # (`path` from pytest 7 on, `fspath` before.)
+    where = getattr(collector, 'path', None) or getattr(collector, 'fspath', None)
+    if not _out or not isinstance(collector, pytest.Module) or where is None:
         yield
         return
-    _module[0] = str(collector.path)
+    _module[0] = str(where)
     old = sys.getprofile()
     sys.setprofile(_profile)
     try:
