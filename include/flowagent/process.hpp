@@ -8,9 +8,14 @@
 // Every command the workspace or the model can influence (build, tests, probes) goes through
 // run_sandboxed (flowagent/sandbox.hpp), which runs bubblewrap through this runner.
 //
+// The child is started with clone(CLONE_VM | CLONE_VFORK) (as posix_spawn does) and only makes raw
+// system calls before execve: the host's signal handlers are reset to their defaults there, so a
+// handler the host installed never runs in the child; the calling thread is suspended until the
+// child has called execve, its other threads run on.
+//
 // [Threading] run_process is reentrant; many may run at once. Cancellation from any thread through
 // the CancelToken kills the group (SIGTERM, then SIGKILL after the grace period).
-// [Errors] Errc::process when the command cannot be started (fork/exec failure, missing cwd);
+// [Errors] Errc::process when the command cannot be started (the process cannot be created, execve fails, the cwd is missing, a cgroup or the new keyring cannot be joined);
 // a command that runs and fails is a ProcessResult with a non-zero exit code, not an Error.
 #pragma once
 

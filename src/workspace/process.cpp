@@ -1,4 +1,4 @@
-// Process runner: fork/exec in a new process group with a reduced environment, rlimits, an optional
+// Process runner: starts a command (clone with CLONE_VM|CLONE_VFORK, then execve) in a new process group with a reduced environment, rlimits, an optional
 // cgroup to join, a capped head+tail output buffer, timeout, cancellation and a watch callback.
 // It isolates nothing by itself: untrusted commands go through run_sandboxed (src/sandbox/).
 #include "flowagent/process.hpp"
@@ -7,6 +7,8 @@
 #include <linux/close_range.h>
 #include <poll.h>
 #include <signal.h>
+#include <sched.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -75,18 +77,22 @@ class HeadTail {
   std::uint64_t total_ = 0;
 };
 
-// Child-side helpers: only async-signal-safe calls.
-void write_all(int fd, const char* p, std::size_t n) {
-  while (n > 0) {
-    ssize_t w = ::write(fd, p, n);
-    if (w <= 0) {
-      if (w < 0 && errno == EINTR) continue;
-      return;
-    }
-    p += w;
-    n -= static_cast<std::size_t>(w);
-  }
-}
+// ---- Child side ----
+// The child is started with clone(CLONE_VM | CLONE_VFORK) where the build allows it (see
+// start_child): it shares the host's memory until execve, so it must not allocate, take a lock,
+// touch a sanitizer's state or return into the host's frames. Every step below is a raw system call
+// on data prepared by the parent, in functions the sanitizers leave uninstrumented. (fork() copied
+// the host's page tables for each command: in a large process, an IDE or an ASan build with its
+// shadow memory, that copy and its teardown at exec cost more than the command itself.)
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define FLOWAGENT_TSAN 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define FLOWAGENT_TSAN 1
+#endif
+#define FLOWAGENT_CHILD_CODE __attribute__((noinline, no_sanitize("address", "undefined", "thread")))
 
 struct ChildReport {
   int stage;  // 1: joining the cgroup failed, 2: chdir failed, 3: exec failed, 4: session keyring
@@ -94,13 +100,149 @@ struct ChildReport {
   int index;  // which cgroup (stage 1)
 };
 
+/// What the child needs, prepared by the parent before the child starts (no allocation after).
+struct ChildSpec {
+  const char* exe;
+  char* const* argv;
+  char* const* envp;
+  const char* cwd;  // nullptr: stay where the host is
+  int out_fd, report_fd;
+  const int* keep_fds;
+  std::size_t keep_count;
+  const char* const* cgroups;  // cgroup.procs files to join, in order
+  std::size_t cgroup_count;
+  bool new_session_keyring;
+  std::uint64_t max_file_size, max_address_space, max_cpu_seconds, max_processes;  // 0: unset
+};
+
+FLOWAGENT_CHILD_CODE long child_errno() { return errno; }
+
+FLOWAGENT_CHILD_CODE void child_write_all(int fd, const char* p, std::size_t n) {
+  while (n > 0) {
+    long w = ::syscall(SYS_write, fd, p, n);
+    if (w <= 0) {
+      if (w < 0 && child_errno() == EINTR) continue;
+      return;
+    }
+    p += w;
+    n -= static_cast<std::size_t>(w);
+  }
+}
+
+[[noreturn]] FLOWAGENT_CHILD_CODE void child_fail(const ChildSpec* s, int stage, long err, int index) {
+  ChildReport r{stage, static_cast<int>(err), index};
+  child_write_all(s->report_fd, reinterpret_cast<const char*>(&r), sizeof r);
+  ::syscall(SYS_exit_group, 127);
+  __builtin_unreachable();
+}
+
+/// dup2 that also works when old == new (then it only clears close-on-exec).
+FLOWAGENT_CHILD_CODE void child_dup_to(int from, int to) {
+  if (from == to) ::syscall(SYS_fcntl, to, F_SETFD, 0);
+  else ::syscall(SYS_dup3, from, to, 0);
+}
+
 /// Writes the calling process into a cgroup (cgroup v1 and v2 accept "0" for "myself").
-int join_cgroup_in_child(const char* procs_path) {
-  int fd = ::open(procs_path, O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return errno;
-  int err = ::write(fd, "0", 1) == 1 ? 0 : errno;
-  ::close(fd);
+FLOWAGENT_CHILD_CODE long child_join_cgroup(const char* procs_path) {
+  long fd = ::syscall(SYS_openat, AT_FDCWD, procs_path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return child_errno();
+  long err = ::syscall(SYS_write, fd, "0", 1) == 1 ? 0 : child_errno();
+  ::syscall(SYS_close, fd);
   return err;
+}
+
+FLOWAGENT_CHILD_CODE void child_limit(int resource, std::uint64_t value) {
+  if (value == 0) return;
+  struct rlimit rl;
+  rl.rlim_cur = rl.rlim_max = static_cast<rlim_t>(value);
+  ::syscall(SYS_prlimit64, 0, resource, &rl, nullptr);
+}
+
+/// The kernel's struct sigaction, large enough for every layout: only SIG_DFL with no flags is
+/// ever written, and only the handler (the first member everywhere) is read.
+struct KernelSigaction {
+  void* handler;
+  unsigned long flags;
+  void* restorer;
+  unsigned long mask[2];
+};
+
+FLOWAGENT_CHILD_CODE int child_main(void* arg) {
+  const auto* s = static_cast<const ChildSpec*>(arg);
+  ::syscall(SYS_setpgid, 0, 0);
+  // The host's signal handlers must not run here (they would run on the host's memory): every
+  // signal with a handler goes back to its default before signals are unblocked (the parent
+  // blocked them all before starting the child). Ignored signals stay ignored, as across a fork.
+  for (int sig = 1; sig < 65; ++sig) {
+    if (sig == SIGKILL || sig == SIGSTOP) continue;
+    KernelSigaction old{};
+    if (::syscall(SYS_rt_sigaction, sig, nullptr, &old, 8) != 0) continue;
+    const bool has_handler = old.handler != reinterpret_cast<void*>(SIG_DFL) &&
+                             old.handler != reinterpret_cast<void*>(SIG_IGN);
+    if (has_handler || sig == SIGPIPE) {
+      KernelSigaction dfl{};
+      dfl.handler = reinterpret_cast<void*>(SIG_DFL);
+      ::syscall(SYS_rt_sigaction, sig, &dfl, nullptr, 8);
+    }
+  }
+  unsigned long none = 0;
+  ::syscall(SYS_rt_sigprocmask, SIG_SETMASK, &none, nullptr, 8);
+  long devnull = ::syscall(SYS_openat, AT_FDCWD, "/dev/null", O_RDONLY);
+  if (devnull >= 0) child_dup_to(static_cast<int>(devnull), 0);
+  child_dup_to(s->out_fd, 1);
+  child_dup_to(s->out_fd, 2);
+  // Nothing the host process holds open leaks into the command: every descriptor above 2 is
+  // closed at exec except the ones asked for.
+  ::syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC);
+  for (std::size_t i = 0; i < s->keep_count; ++i) ::syscall(SYS_fcntl, s->keep_fds[i], F_SETFD, 0);
+  for (std::size_t i = 0; i < s->cgroup_count; ++i)
+    if (long err = child_join_cgroup(s->cgroups[i]); err != 0) child_fail(s, 1, err, static_cast<int>(i));
+  // A fresh anonymous session keyring: the command cannot reach the keys of the host's session
+  // keyring (KEYCTL_JOIN_SESSION_KEYRING with no name; ENOSYS: a kernel without keys).
+  if (s->new_session_keyring && ::syscall(SYS_keyctl, 1 /*KEYCTL_JOIN_SESSION_KEYRING*/, nullptr, 0, 0, 0) < 0) {
+    if (long err = child_errno(); err != ENOSYS) child_fail(s, 4, err, 0);
+  }
+  struct rlimit zero;
+  zero.rlim_cur = zero.rlim_max = 0;
+  ::syscall(SYS_prlimit64, 0, RLIMIT_CORE, &zero, nullptr);
+  child_limit(RLIMIT_FSIZE, s->max_file_size);
+  child_limit(RLIMIT_AS, s->max_address_space);
+  child_limit(RLIMIT_CPU, s->max_cpu_seconds);
+  child_limit(RLIMIT_NPROC, s->max_processes);
+  if (s->cwd && ::syscall(SYS_chdir, s->cwd) != 0) child_fail(s, 2, child_errno(), 0);
+  ::syscall(SYS_execve, s->exe, s->argv, s->envp);
+  child_fail(s, 3, child_errno(), 0);
+}
+
+/// Starts child_main(spec) in a new process; returns its pid, or -1 with errno set. The parent
+/// blocks every signal meanwhile (a signal must not reach the child before it resets the host's
+/// handlers). With CLONE_VFORK the calling thread waits until the child has called execve or
+/// exited, which is what makes sharing the memory safe. Under ThreadSanitizer it forks instead:
+/// TSan's clone interceptor resets its own state in the child, which CLONE_VM would share.
+pid_t start_child(ChildSpec& spec) {
+  sigset_t all, old;
+  sigfillset(&all);
+  ::pthread_sigmask(SIG_SETMASK, &all, &old);
+  pid_t pid = -1;
+  int err = 0;
+#if defined(FLOWAGENT_TSAN)
+  pid = ::fork();
+  if (pid == 0) child_main(&spec);
+  err = errno;
+#else
+  constexpr std::size_t kStack = 256 * 1024;
+  void* stack = ::mmap(nullptr, kStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  if (stack == MAP_FAILED) {
+    err = errno;
+  } else {
+    pid = ::clone(child_main, static_cast<char*>(stack) + kStack, CLONE_VM | CLONE_VFORK | SIGCHLD, &spec);
+    err = errno;
+    ::munmap(stack, kStack);
+  }
+#endif
+  ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  errno = err;
+  return pid;
 }
 
 }  // namespace
@@ -109,7 +251,7 @@ Expected<ProcessResult> run_process(const ProcessOptions& opt) {
   if (opt.argv.empty()) return fail(Errc::invalid_argument, "empty command");
   if (opt.cancel.cancelled()) return fail(Errc::cancelled, "cancelled before start");
 
-  // Environment and argv prepared before fork (no allocation in the child).
+  // Environment and argv prepared before the child starts (no allocation in the child).
   std::vector<std::string> env_storage;
   for (const auto& name : opt.env_allow) {
     if (opt.env_set.count(name)) continue;
@@ -157,71 +299,29 @@ Expected<ProcessResult> run_process(const ProcessOptions& opt) {
   }
   std::vector<std::string> cgroup_procs;
   for (const auto& p : opt.join_cgroup_procs) cgroup_procs.push_back(p.string());
+  std::vector<const char*> cgroup_paths;
+  for (const auto& p : cgroup_procs) cgroup_paths.push_back(p.c_str());
+  ChildSpec spec{exe.c_str(),
+                 argv.data(),
+                 envp.data(),
+                 cwd.empty() ? nullptr : cwd.c_str(),
+                 out_pipe[1],
+                 report_pipe[1],
+                 opt.keep_fds.data(),
+                 opt.keep_fds.size(),
+                 cgroup_paths.data(),
+                 cgroup_paths.size(),
+                 opt.new_session_keyring,
+                 opt.max_file_size,
+                 opt.max_address_space,
+                 opt.max_cpu_seconds,
+                 opt.max_processes};
   const auto t0 = Clock::now();
-  pid_t pid = ::fork();
+  pid_t pid = start_child(spec);
   if (pid < 0) {
     int e = errno;
     for (int fd : {out_pipe[0], out_pipe[1], report_pipe[0], report_pipe[1]}) ::close(fd);
-    return fail(Errc::process, std::string("fork: ") + std::strerror(e));
-  }
-  if (pid == 0) {
-    // ---- child ----
-    ::setpgid(0, 0);
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    ::signal(SIGPIPE, SIG_DFL);
-    int devnull = ::open("/dev/null", O_RDONLY);
-    if (devnull >= 0) ::dup2(devnull, 0);
-    ::dup2(out_pipe[1], 1);
-    ::dup2(out_pipe[1], 2);
-    // Nothing the host process holds open leaks into the command: every descriptor above 2 is
-    // closed at exec except the ones asked for.
-    ::syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC);
-    for (int fd : opt.keep_fds) ::fcntl(fd, F_SETFD, 0);
-    for (std::size_t i = 0; i < cgroup_procs.size(); ++i) {
-      if (int err = join_cgroup_in_child(cgroup_procs[i].c_str()); err != 0) {
-        ChildReport r{1, err, static_cast<int>(i)};
-        write_all(report_pipe[1], reinterpret_cast<const char*>(&r), sizeof r);
-        ::_exit(127);
-      }
-    }
-    // A fresh anonymous session keyring: the command cannot reach the keys of the host's session
-    // keyring (KEYCTL_JOIN_SESSION_KEYRING with no name; ENOSYS: a kernel without keys).
-    if (opt.new_session_keyring && ::syscall(SYS_keyctl, 1 /*KEYCTL_JOIN_SESSION_KEYRING*/, nullptr, 0, 0, 0) < 0 &&
-        errno != ENOSYS) {
-      ChildReport r{4, errno, 0};
-      write_all(report_pipe[1], reinterpret_cast<const char*>(&r), sizeof r);
-      ::_exit(127);
-    }
-    struct rlimit rl;
-    rl.rlim_cur = rl.rlim_max = 0;
-    ::setrlimit(RLIMIT_CORE, &rl);
-    if (opt.max_file_size) {
-      rl.rlim_cur = rl.rlim_max = opt.max_file_size;
-      ::setrlimit(RLIMIT_FSIZE, &rl);
-    }
-    if (opt.max_address_space) {
-      rl.rlim_cur = rl.rlim_max = opt.max_address_space;
-      ::setrlimit(RLIMIT_AS, &rl);
-    }
-    if (opt.max_cpu_seconds) {
-      rl.rlim_cur = rl.rlim_max = opt.max_cpu_seconds;
-      ::setrlimit(RLIMIT_CPU, &rl);
-    }
-    if (opt.max_processes) {
-      rl.rlim_cur = rl.rlim_max = opt.max_processes;
-      ::setrlimit(RLIMIT_NPROC, &rl);
-    }
-    if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) {
-      ChildReport r{2, errno, 0};
-      write_all(report_pipe[1], reinterpret_cast<const char*>(&r), sizeof r);
-      ::_exit(127);
-    }
-    ::execve(exe.c_str(), argv.data(), envp.data());
-    ChildReport r{3, errno, 0};
-    write_all(report_pipe[1], reinterpret_cast<const char*>(&r), sizeof r);
-    ::_exit(127);
+    return fail(Errc::process, std::string("cannot start a process: ") + std::strerror(e));
   }
   // ---- parent ----
   ::setpgid(pid, pid);  // also done in the child; whichever runs first wins

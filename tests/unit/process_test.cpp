@@ -1,10 +1,14 @@
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cstdlib>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "flowagent/process.hpp"
 #include "support/test_support.hpp"
@@ -149,4 +153,78 @@ TEST(Process, ShellQuote) {
   EXPECT_EQ(shell_quote("it's"), "'it'\\''s'");
   auto r = run("printf '%s' " + shell_quote("$(touch x) `y` 'z'"));
   EXPECT_EQ(r.output, "$(touch x) `y` 'z'");
+}
+
+namespace {
+volatile sig_atomic_t g_usr1_seen = 0;
+void on_usr1(int) { g_usr1_seen = 1; }
+unsigned long long status_mask(const std::string& status, const std::string& field) {
+  auto at = status.find("\n" + field + ":");
+  if (at == std::string::npos) return ~0ull;
+  return std::stoull(status.substr(at + field.size() + 2, 32), nullptr, 16);
+}
+}  // namespace
+
+// The child is started sharing the host's memory (clone with CLONE_VM|CLONE_VFORK): it must reset
+// the host's signal state in its own process only. The command starts with no signal blocked,
+// SIGPIPE at its default, host-ignored signals still ignored (as across fork and exec), and the
+// host keeps its handlers and its mask.
+TEST(Process, TheCommandStartsWithTheHostsSignalStateResetAndTheHostKeepsIt) {
+  struct sigaction usr1{}, ign{}, old_usr1{}, old_usr2{}, old_pipe{};
+  usr1.sa_handler = on_usr1;
+  ign.sa_handler = SIG_IGN;
+  ASSERT_EQ(::sigaction(SIGUSR1, &usr1, &old_usr1), 0);
+  ASSERT_EQ(::sigaction(SIGUSR2, &ign, &old_usr2), 0);
+  ASSERT_EQ(::sigaction(SIGPIPE, &ign, &old_pipe), 0);
+  sigset_t term, old_mask;
+  sigemptyset(&term);
+  sigaddset(&term, SIGTERM);
+  ASSERT_EQ(::pthread_sigmask(SIG_BLOCK, &term, &old_mask), 0);
+
+  ProcessOptions o;
+  o.argv = {"/bin/cat", "/proc/self/status"};
+  auto r = run_process(o);
+
+  sigset_t now;
+  ::pthread_sigmask(SIG_SETMASK, nullptr, &now);
+  struct sigaction after{};
+  ::sigaction(SIGUSR1, nullptr, &after);
+  const bool term_still_blocked = sigismember(&now, SIGTERM) == 1;
+  const bool usr1_unblocked = sigismember(&now, SIGUSR1) == 0;
+  const bool handler_kept = after.sa_handler == on_usr1;
+  ::raise(SIGUSR1);  // the host's handler still runs in the host
+  ::pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
+  ::sigaction(SIGUSR1, &old_usr1, nullptr);
+  ::sigaction(SIGUSR2, &old_usr2, nullptr);
+  ::sigaction(SIGPIPE, &old_pipe, nullptr);
+
+  ASSERT_TRUE(r) << r.error().message;
+  ASSERT_EQ(r->exit_code, 0) << r->output;
+  EXPECT_EQ(status_mask(r->output, "SigBlk"), 0ull) << r->output;
+  const auto ignored = status_mask(r->output, "SigIgn");
+  EXPECT_EQ(ignored & (1ull << (SIGPIPE - 1)), 0ull) << r->output;
+  EXPECT_NE(ignored & (1ull << (SIGUSR2 - 1)), 0ull) << r->output;
+  EXPECT_TRUE(term_still_blocked);
+  EXPECT_TRUE(usr1_unblocked);
+  EXPECT_TRUE(handler_kept);
+  EXPECT_EQ(g_usr1_seen, 1);
+}
+
+// Many commands started at once from many threads (each start suspends only its own thread).
+TEST(Process, CommandsStartedFromManyThreadsAtOnceEachGetTheirOwnOutput) {
+  constexpr int kThreads = 8, kEach = 6;
+  std::vector<std::thread> threads;
+  std::vector<int> wrong(kThreads, 0);
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([t, &wrong] {
+      for (int i = 0; i < kEach; ++i) {
+        ProcessOptions o;
+        const std::string word = "t" + std::to_string(t) + "i" + std::to_string(i);
+        o.argv = {"/bin/echo", word};
+        auto r = run_process(o);
+        if (!r || r->exit_code != 0 || r->output != word + "\n") ++wrong[static_cast<std::size_t>(t)];
+      }
+    });
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < kThreads; ++t) EXPECT_EQ(wrong[static_cast<std::size_t>(t)], 0) << "thread " << t;
 }
