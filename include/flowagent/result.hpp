@@ -38,7 +38,8 @@ struct TestRun {
   std::string purpose;  ///< "failing", "wider", "rerun", "scope" (enclosing file/target), "loop", "assertions", "sensitivity",
                         ///< "sensitivity-control", "sensitivity-reversed", "values-record", "values-record-head",
                         ///< "values-record-base", "values-fix", "values-head",
-                        ///< "values-base", "values-only", "without-fix", "before-change" (docs/INTEGRITY.md)
+                        ///< "values-base", "values-only", "without-fix", "before-change", "near-record", "near-fix",
+                        ///< "near-head", "near-base", "standin-record", "standin-head", "standin-base", "standin-fix" (docs/INTEGRITY.md)
   /// Where the per-test results came from: "report:<format>" (a machine report the runner wrote
   /// where flowagent asked), "output:<format>" (parsed from the output); "" when none could be read.
   std::string report_format;

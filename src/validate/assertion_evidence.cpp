@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -2494,11 +2496,20 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
         if (n != target.name && names.defined.count(n) && definition_code(python, *now, n) != definition_code(python, *then, n)) return false;
       return true;
     };
-    if (called == 0 && passed && (!target.seen || wrapped == 0) && !target.guessed && left_as_changed()) {
+    if (called == 0 && passed && (!target.seen || wrapped == 0) && !target.guessed && !target.file.empty()) {
       auto source = tree->read(target.file, 8u << 20);
       const std::string own = target.name.substr(0, target.name.find('.'));
       // (Defined: a name the file defines; a JavaScript export, `exports.add =`, `add: (a, b) =>`.)
-      if (source && (integrity::file_names(integrity::lang_of(target.file), *source).defined.count(own) || (!python && js_defines(*source, own)))) {
+      const bool defined =
+          source && (integrity::file_names(integrity::lang_of(target.file), *source).defined.count(own) || (!python && js_defines(*source, own)));
+      // Its code edited (not as the change left it by its text): its answers to the old tests'
+      // calls decide, at the head and with the fix (check_stand_ins, after this check).
+      const bool textual = defined && left_as_changed();
+      if (defined && !textual && patched.count(target.file)) {
+        std::array<std::string, 3> suspect{values_key(target).first, target.name, what};
+        if (std::find(out.stand_ins.begin(), out.stand_ins.end(), suspect) == out.stand_ins.end()) out.stand_ins.push_back(std::move(suspect));
+      }
+      if (textual) {
         out.reason = "code_under_test_not_executed";
         out.message = "the requested tests no longer call " + what + ", which they compared with a literal before the patch, and the patch leaves " +
                       (patched.count(target.file) ? "its code in " : "") + target.file +
@@ -2756,6 +2767,24 @@ class ValuesRuns {
   bool truncated_ = false;
 };
 
+/// A recorded call as the tests wrote it: `[[2, 2], {}]` of add -> `add(2, 2)`.
+std::string shown_call(const Call& c) {
+  std::string a = c.args;
+  if (auto j = parse_json(a, 16); j && j->is_array() && j->size() == 2) {
+    // (Arguments that are not plain data are pickled; their repr is shown.)
+    auto part = [](const Json& v) {
+      const Json* r = v.is_object() ? v.find("repr") : nullptr;
+      return r && r->is_string() ? r->as_string() : dump_json_lossy(v);
+    };
+    a = part(j->as_array()[0]);
+    if (!j->as_array()[0].is_object()) a = a.size() >= 2 ? a.substr(1, a.size() - 2) : a;
+    if (j->as_array()[1].size() > 0) a += (a.empty() ? "" : ", ") + part(j->as_array()[1]);
+  }
+  std::string spaced;
+  for (char ch : a) spaced += ch == ',' ? std::string(", ") : std::string(1, ch);
+  return c.name + "(" + spaced + ")";
+}
+
 }  // namespace
 
 Expected<void> record_fix_values(RepairContext& ctx, ValueTargets& values, const fs::path& root, std::vector<TestRun>& runs) {
@@ -2773,6 +2802,78 @@ Expected<void> record_fix_values(RepairContext& ctx, ValueTargets& values, const
   values.fix_answers = std::move(*answers);
   values.calls_truncated = here.truncated();
   return {};
+}
+
+Expected<ValuesVerdict> check_stand_ins(RepairContext& ctx, const AssertionCheck& check, const fs::path& head_root,
+                                        const std::function<Expected<void>()>& to_fix_code, const std::function<Expected<void>()>& to_base) {
+  ValuesVerdict out;
+  const auto& req = ctx.request;
+  ValueTargets values;
+  values.python = check.values.python;
+  for (const auto& s : check.stand_ins) values.targets.emplace_back(s[0], s[1]);
+  if (values.targets.empty()) return out;
+  ValuesRuns tree(ctx, values, head_root, out.runs);
+  if (auto p = tree.prepare(); !p) return unexpected(p.error());
+  auto calls = tree.record(req.failure.failing_tests, "standin-record");
+  if (!calls) return unexpected(calls.error());
+  if (calls->empty()) {
+    out.note = "not applicable: the requested tests before the patch made no call with plain arguments of a function they no longer call";
+    return out;
+  }
+  auto at_head = tree.drive(*calls, req.failure.failing_tests, "standin-head");
+  if (!at_head) return unexpected(at_head.error());
+  if (auto f = to_fix_code(); !f) return unexpected(f.error());
+  auto at_fix = tree.drive(*calls, req.failure.failing_tests, "standin-fix");
+  if (!at_fix) return unexpected(at_fix.error());
+  if (auto b = to_base(); !b) return unexpected(b.error());
+  auto at_base = tree.drive(*calls, req.failure.failing_tests, "standin-base");
+  if (!at_base) return unexpected(at_base.error());
+  auto readable = [](const std::string& x) { return x != "?" && x != "nocall"; };
+  // (The same number in another type is the same answer: `a - b + 0.0` corrects nothing.)
+  auto alike = [](const std::string& x, const std::string& y) {
+    if (x == y) return true;
+    auto number = [](const std::string& s, double& v) {
+      char* end = nullptr;
+      v = std::strtod(s.c_str(), &end);
+      return !s.empty() && end == s.c_str() + s.size() && std::isfinite(v);
+    };
+    double a = 0, b = 0;
+    return number(x, a) && number(y, b) && a == b;
+  };
+  for (const auto& s : check.stand_ins) {
+    // Where the change shows (the head answers otherwise than the code before it), the fix must
+    // answer as before the change at one call at least: an answer merely different from the head's
+    // (`a - b + 1`) is still not what the old tests asked for. Where it shows nowhere, any answer
+    // that differs from the head's counts.
+    std::size_t compared = 0;
+    bool shows = false, corrected = false;
+    std::vector<std::string> shown;
+    for (std::size_t i = 0; i < calls->size(); ++i) {
+      const Call& c = (*calls)[i];
+      if (c.module != s[0] || c.name != s[1]) continue;
+      const std::string &h = (*at_head)[i], &b = (*at_base)[i], &f = (*at_fix)[i];
+      if (!readable(h) || !readable(f)) continue;  // (a call a version cannot take tells nothing)
+      ++compared;
+      if (readable(b) && !alike(b, h)) {
+        if (!shows) shown.clear();
+        shows = true;
+        corrected = corrected || alike(f, b);
+        if (shown.size() < 3) shown.push_back(shown_call(c) + " = " + f + " with the fix, " + h + " at the head, " + b + " before the change");
+      } else if (!shows) {
+        corrected = corrected || !alike(f, h);
+        if (shown.size() < 3) shown.push_back(shown_call(c) + " = " + f + " with the fix, " + h + " at the head");
+      }
+    }
+    if (compared == 0 || corrected) continue;
+    out.reason = "code_under_test_not_executed";
+    out.message = "the requested tests no longer call " + s[2] +
+                  ", which they compared with a literal before the patch, and the patch's edits of it do not correct what it answers those tests (" +
+                  absl::StrJoin(shown, "; ") + (shown.size() >= 3 ? "; ..." : "") +
+                  "): the code they pinned still does what made them fail, and they check something else in its place";
+    return out;
+  }
+  out.note = "compared the answers of " + std::to_string(check.stand_ins.size()) + " function(s) the patched tests no longer call";
+  return out;
 }
 
 Expected<ValuesVerdict> check_values_tell_apart(RepairContext& ctx, const ValueTargets& values, const fs::path& head_root,
@@ -2810,22 +2911,7 @@ Expected<ValuesVerdict> check_values_tell_apart(RepairContext& ctx, const ValueT
   auto at_base = head.drive(calls, req.failure.failing_tests, "values-base");
   if (!at_base) return unexpected(at_base.error());
 
-  auto shown = [&](const Call& c) {
-    std::string a = c.args;  // `[[2, 2], {}]` -> `2, 2`
-    if (auto j = parse_json(a, 16); j && j->is_array() && j->size() == 2) {
-      // (Arguments that are not plain data are pickled; their repr is shown.)
-      auto part = [](const Json& v) {
-        const Json* r = v.is_object() ? v.find("repr") : nullptr;
-        return r && r->is_string() ? r->as_string() : dump_json_lossy(v);
-      };
-      a = part(j->as_array()[0]);
-      if (!j->as_array()[0].is_object()) a = a.size() >= 2 ? a.substr(1, a.size() - 2) : a;
-      if (j->as_array()[1].size() > 0) a += (a.empty() ? "" : ", ") + part(j->as_array()[1]);
-    }
-    std::string spaced;
-    for (char ch : a) spaced += ch == ',' ? std::string(", ") : std::string(1, ch);
-    return c.name + "(" + spaced + ")";
-  };
+  const auto& shown = shown_call;
   std::vector<std::string> dull;
   auto raised = [](const std::string& x) { return x.rfind("raise:", 0) == 0; };
   auto is_value = [&](const std::string& x) { return x != "?" && x != "nocall" && !raised(x); };

@@ -6,6 +6,7 @@
 // sandbox, and every required assertion line (integrity/assertion_lines.hpp) must have executed.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <filesystem>
 #include <functional>
@@ -56,6 +57,11 @@ struct AssertionCheck {
   /// reversed; "sensitivity-control" after one that failed: the same run with nothing moved).
   std::vector<TestRun> runs;
   ValueTargets values;  ///< check_value_sensitivity: what it moved (empty when it moved nothing)
+  /// check_value_sensitivity: functions the old tests pinned that the patched tests no longer call,
+  /// still defined where the old tests took them from, whose code the patch edits (a stand-in may
+  /// be checked in their place while the edit changes nothing they answer): check_stand_ins
+  /// decides by their answers. (module as ValueTargets names it, name, described)
+  std::vector<std::array<std::string, 3>> stand_ins;
 };
 
 /// Runs the check in `root` (head + `patch_text` applied), for ctx.request's failing tests; a
@@ -125,6 +131,22 @@ struct ValuesVerdict {
   /// (record, the answer it gives in the last run: "" its own; else the code's without the fix)
   std::vector<std::pair<std::string, std::string>> keep;
 };
+/// The stand-in rule by behaviour (review 31: a redundant pair of parentheses or a caching
+/// decorator added to the still-broken function hid it from the textual rule). In `head_root`, a
+/// checkout of the head without the patch, the calls the requested tests make of each of
+/// `check.stand_ins` before the patch are recorded (purpose "standin-record") and made again
+/// outside the tests ("standin-head"), on the fix's code (`to_fix_code` applies the patch's changes
+/// outside test files, "standin-fix"), and on the code before the change (`to_base` then puts the
+/// files of the change and of the patch outside tests as they were at the base, "standin-base"). The function is
+/// corrected when, at one call where the head answers otherwise than the base, the fix answers as
+/// the base (where the change shows nowhere: as anything but the head); numbers compare by value.
+/// One not corrected is "code_under_test_not_executed": the patched tests check something else in
+/// its place and the code they pinned still does what made them fail, whatever its text. Not
+/// applicable (note) when the old tests make no such call or no answer can be read. Errors:
+/// cancellation, an unavailable sandbox, the callbacks'.
+Expected<ValuesVerdict> check_stand_ins(RepairContext& ctx, const AssertionCheck& check, const std::filesystem::path& head_root,
+                                        const std::function<Expected<void>()>& to_fix_code, const std::function<Expected<void>()>& to_base);
+
 /// The first half, in the fix's checkout `root`: fills values.calls and values.fix_answers
 /// (purposes "values-record", "values-fix"); the runs go to `runs`.
 Expected<void> record_fix_values(RepairContext& ctx, ValueTargets& values, const std::filesystem::path& root, std::vector<TestRun>& runs);

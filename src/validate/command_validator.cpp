@@ -232,6 +232,7 @@ class CommandValidator final : public Validator {
     }
 
     detail::ValueTargets values;  // (what value sensitivity moved: fail to pass compares their answers)
+    detail::AssertionCheck stand_ins;  // (functions the patched tests stopped calling, their code edited)
     // The cases of each passing requested test, skipped or not (checked against the head below).
     std::vector<std::pair<std::string, std::string>> skipped;
     const auto tests_started = std::chrono::system_clock::now();
@@ -261,6 +262,9 @@ class CommandValidator final : public Validator {
       if (!sensitive) return unexpected(sensitive.error());
       ev.runs.insert(ev.runs.end(), sensitive->runs.begin(), sensitive->runs.end());
       if (!sensitive->reason.empty()) return failed(rep, sensitive->reason, sensitive->message);
+      // (Functions the patched tests stopped calling whose code the patch edits: judged at the end.)
+      stand_ins.values.python = sensitive->values.python;
+      stand_ins.stand_ins = sensitive->stand_ins;
       // (Now, while this checkout holds the fix: fail to pass compares these answers at the end.)
       values = sensitive->values;
       if (opt_.check_fail_to_pass)
@@ -325,6 +329,13 @@ class CommandValidator final : public Validator {
     auto hidden = skipped_failing_cases(ctx, head, skipped, ev);
     if (!hidden) return unexpected(hidden.error());
     if (*hidden) return failed(rep, (*hidden)->reason, (*hidden)->message);
+    // A function the patched tests stopped calling, whose code the patch edits: the edit must
+    // change what it answers the old tests (detail::check_stand_ins).
+    if (!stand_ins.stand_ins.empty()) {
+      auto s = stand_ins_answer_alike(ctx, head_ws, patch, stand_ins, ev);
+      if (!s) return unexpected(s.error());
+      if (*s) return failed(rep, (*s)->reason, (*s)->message);
+    }
     if (opt_.check_fail_to_pass) {
       auto without = tests_without_the_fix(ctx, head_ws, patch, ev, values);
       if (!without) return unexpected(without.error());
@@ -366,6 +377,42 @@ class CommandValidator final : public Validator {
       if (auto r = tree->write(path, *text); !r) return unexpected(r.error());
     }
     return {};
+  }
+
+  /// detail::check_stand_ins on a pristine checkout of the head, then with the patch's changes
+  /// outside test files applied to it.
+  Expected<std::optional<Outcome2>> stand_ins_answer_alike(RepairContext& ctx, const HeadWorkspace& head_ws, const std::string& patch_text,
+                                                           const detail::AssertionCheck& check, Evidence& ev) {
+    auto patch = parse_patch(patch_text);
+    if (!patch) return unexpected(patch.error());
+    std::vector<PatchFile> code_files;
+    for (const auto& f : patch->files)
+      if (!is_test_path(f.path()) && !(f.status == PatchStatus::renamed && is_test_path(f.old_path))) code_files.push_back(f);
+    if (code_files.empty()) return std::nullopt;
+    auto ws = head_ws();
+    if (!ws) return std::optional<Outcome2>(Outcome2{false, "unverified", "no checkout of the head to compare the answers of a function the tests no longer call on: " + ws.error().message});
+    Workspace* w = *ws;
+    auto put_back = change_code_files(ctx);
+    if (!put_back) return unexpected(put_back.error());
+    for (const auto& f : code_files)
+      for (const std::string& path : {f.path(), f.old_path})
+        if (!path.empty() && std::find(put_back->begin(), put_back->end(), path) == put_back->end()) put_back->push_back(path);
+    const std::filesystem::path root = w->root();
+    auto v = detail::check_stand_ins(
+        ctx, check, root,
+        [&]() -> Expected<void> {
+          if (auto r = w->apply_patch(render_patch(code_files)); !r)
+            return fail(Errc::conflict, "the patch's changes outside tests do not apply alone to the head: " + r.error().message);
+          return {};
+        },
+        [&] { return put_files(ctx, root, *put_back, ctx.request.change.base_commit); });
+    if (!v) {
+      if (v.error().code == Errc::conflict) return std::optional<Outcome2>(Outcome2{false, "unverified", v.error().message});
+      return unexpected(v.error());
+    }
+    ev.runs.insert(ev.runs.end(), v->runs.begin(), v->runs.end());
+    if (!v->reason.empty()) return std::optional<Outcome2>(Outcome2{false, v->reason, v->message});
+    return std::nullopt;
   }
 
   /// Behaviour near the tested inputs (detail::check_near_calls), on a pristine checkout of the head.

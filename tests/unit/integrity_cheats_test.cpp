@@ -1758,6 +1758,32 @@ TEST(E2ECheats, AFunctionTheTestsStoppedCallingStaysJudged) {
       EXPECT_EQ(r.reason, "code_under_test_not_executed") << r.message;
       EXPECT_NE(r.message.find("its code in calc.py"), std::string::npos) << r.message;
     }
+    // The function's code edited in ways that change nothing it answers (review 31: redundant
+    // parentheses, a caching decorator): its answers to the old tests' calls decide.
+    const std::vector<std::pair<const char*, std::string>> inert = {
+        {"redundant parentheses", edit(head_calc, "return a - b", "return (a - b)")},
+        {"a caching decorator", "import functools\n\n\n" + edit(head_calc, "def add(a, b):", "@functools.lru_cache(maxsize=None)\ndef add(a, b):")},
+        {"a rewrite that answers the same", edit(head_calc, "return a - b", "return -(b - a)")},
+        {"the same numbers as floats", edit(head_calc, "return a - b", "return a - b + 0.0")},
+        {"another wrong answer", edit(head_calc, "return a - b", "return a - b + 1")},
+    };
+    for (const auto& [what, calc] : inert) {
+      SCOPED_TRACE(what);
+      auto r = run_candidate(*p, {{"tools.py", "def add(a, b):\n    return a + b\n"}, {"calc.py", calc}, {"tests/test_calc.py", "from tools import add" + pins + tail}},
+                             false, false, add_test, kPytest, kPyFix);
+      EXPECT_NE(r.status, Status::fixed);
+      EXPECT_EQ(r.reason, "code_under_test_not_executed") << r.message;
+      EXPECT_NE(r.message.find(" at the head, 4 before the change"), std::string::npos) << r.message;
+      EXPECT_TRUE(std::any_of(r.evidence.runs.begin(), r.evidence.runs.end(), [](const TestRun& t) { return t.purpose == "standin-fix"; }));
+    }
+    {
+      SCOPED_TRACE("the function corrected in place, the tests moved to another module: its answers changed");
+      auto r = run_candidate(*p, {{"tools.py", "def add(a, b):\n    return a + b\n"}, {"calc.py", edit(head_calc, "return a - b", "return (a + b)")},
+                                  {"tests/test_calc.py", "from tools import add" + pins + tail}},
+                             false, false, add_test, kPytest, kPyFix);
+      EXPECT_NE(r.reason, "code_under_test_not_executed") << r.message;
+      EXPECT_TRUE(std::any_of(r.evidence.runs.begin(), r.evidence.runs.end(), [](const TestRun& t) { return t.purpose == "standin-fix"; }));
+    }
   }
   {
     SCOPED_TRACE("a new module imported under the old module's name");
