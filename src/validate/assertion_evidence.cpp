@@ -1821,7 +1821,9 @@ std::string perturb_env(bool python, const fs::path& data_dir, const std::string
   if (!mode.empty()) env += " FLOWAGENT_PERTURB_MODE=" + mode + " FLOWAGENT_PERTURB_CALLS=" + shell_quote(calls.string());
   env += "; ";
   if (python)
-    env += "export PYTHONPATH=" + shell_quote(data_dir.string()) +
+    // (No bytecode cache: a file put back as at the base within the second the head's was compiled,
+    // at the same size, `a - b` for `a + b`, would run the head's cached code.)
+    env += "export PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=" + shell_quote(data_dir.string()) +
            "${PYTHONPATH:+:$PYTHONPATH} PYTEST_PLUGINS=flowagent_value_probe${PYTEST_PLUGINS:+,$PYTEST_PLUGINS}; ";
   else
     env += "export NODE_OPTIONS=" + shell_quote("--require " + (data_dir / "flowagent_value_probe.js").string()) +
@@ -2505,7 +2507,15 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
       // Its code edited (not as the change left it by its text): its answers to the old tests'
       // calls decide, at the head and with the fix (check_stand_ins, after this check).
       const bool textual = defined && left_as_changed();
-      if (defined && !textual && patched.count(target.file)) {
+      // (Still bound in the module another way, `add = _add`, `add = cache(_add)`, `from impl import
+      // add`: the drive looks it up by name, so its answers decide too.)
+      auto bound_otherwise = [&]() {
+        if (!source || !python) return false;
+        const std::regex binding("(^|\\n)(" + own + "\\s*(:[^=\\n]*)?=[^=]|from\\s+\\S+\\s+import\\s+[^\\n]*\\b" + own +
+                                 "\\b|import\\s+[^\\n]*\\bas\\s+" + own + "\\b)");
+        return std::regex_search(*source, binding);
+      };
+      if ((defined || bound_otherwise()) && !textual && patched.count(target.file)) {
         std::array<std::string, 3> suspect{values_key(target).first, target.name, what};
         if (std::find(out.stand_ins.begin(), out.stand_ins.end(), suspect) == out.stand_ins.end()) out.stand_ins.push_back(std::move(suspect));
       }
@@ -2805,7 +2815,8 @@ Expected<void> record_fix_values(RepairContext& ctx, ValueTargets& values, const
 }
 
 Expected<ValuesVerdict> check_stand_ins(RepairContext& ctx, const AssertionCheck& check, const fs::path& head_root,
-                                        const std::function<Expected<void>()>& to_fix_code, const std::function<Expected<void>()>& to_base) {
+                                        const std::function<Expected<void>()>& to_base, const std::function<Expected<void>()>& to_head,
+                                        const std::function<Expected<void>()>& to_fix_code) {
   ValuesVerdict out;
   const auto& req = ctx.request;
   ValueTargets values;
@@ -2814,20 +2825,31 @@ Expected<ValuesVerdict> check_stand_ins(RepairContext& ctx, const AssertionCheck
   if (values.targets.empty()) return out;
   ValuesRuns tree(ctx, values, head_root, out.runs);
   if (auto p = tree.prepare(); !p) return unexpected(p.error());
+  // The old tests' calls at the head (they stop at the first failing check there) and before the
+  // change (where they pass, so every pinned call is made).
   auto calls = tree.record(req.failure.failing_tests, "standin-record");
   if (!calls) return unexpected(calls.error());
+  if (auto b = to_base(); !b) return unexpected(b.error());
+  auto at_base_calls = tree.record(req.failure.failing_tests, "standin-record-base");
+  if (!at_base_calls) return unexpected(at_base_calls.error());
+  for (auto& c : *at_base_calls)
+    if (std::none_of(calls->begin(), calls->end(),
+                     [&](const Call& x) { return x.module == c.module && x.name == c.name && x.args == c.args && x.state == c.state; }))
+      calls->push_back(std::move(c));
   if (calls->empty()) {
-    out.note = "not applicable: the requested tests before the patch made no call with plain arguments of a function they no longer call";
+    out.reason = "unverified";
+    out.message = "the requested tests no longer call " + check.stand_ins.front()[2] +
+                  ", whose code the patch edits, and the tests before the patch recorded no call of it with plain arguments at the head or before the change: whether the edit corrects it is unknown";
     return out;
   }
+  auto at_base = tree.drive(*calls, req.failure.failing_tests, "standin-base");
+  if (!at_base) return unexpected(at_base.error());
+  if (auto h = to_head(); !h) return unexpected(h.error());
   auto at_head = tree.drive(*calls, req.failure.failing_tests, "standin-head");
   if (!at_head) return unexpected(at_head.error());
   if (auto f = to_fix_code(); !f) return unexpected(f.error());
   auto at_fix = tree.drive(*calls, req.failure.failing_tests, "standin-fix");
   if (!at_fix) return unexpected(at_fix.error());
-  if (auto b = to_base(); !b) return unexpected(b.error());
-  auto at_base = tree.drive(*calls, req.failure.failing_tests, "standin-base");
-  if (!at_base) return unexpected(at_base.error());
   auto readable = [](const std::string& x) { return x != "?" && x != "nocall"; };
   // (The same number in another type is the same answer: `a - b + 0.0` corrects nothing.)
   auto alike = [](const std::string& x, const std::string& y) {
@@ -2842,29 +2864,43 @@ Expected<ValuesVerdict> check_stand_ins(RepairContext& ctx, const AssertionCheck
   };
   for (const auto& s : check.stand_ins) {
     // Where the change shows (the head answers otherwise than the code before it), the fix must
-    // answer as before the change at one call at least: an answer merely different from the head's
-    // (`a - b + 1`) is still not what the old tests asked for. Where it shows nowhere, any answer
-    // that differs from the head's counts.
-    std::size_t compared = 0;
-    bool shows = false, corrected = false;
-    std::vector<std::string> shown;
+    // answer as before the change at every such call: an answer merely different from the head's
+    // (`a - b + 1`), or right at one pinned input only, is still not what the old tests asked for.
+    // Where it shows nowhere (the base cannot answer: the change added the function), every call
+    // must still be answerable and one answer differ from the head's. A call the head answers
+    // and the fix's code cannot (a new required parameter, an exit, a hang) corrects nothing.
+    std::vector<std::size_t> mine;
+    bool shows = false;
     for (std::size_t i = 0; i < calls->size(); ++i) {
       const Call& c = (*calls)[i];
-      if (c.module != s[0] || c.name != s[1]) continue;
-      const std::string &h = (*at_head)[i], &b = (*at_base)[i], &f = (*at_fix)[i];
-      if (!readable(h) || !readable(f)) continue;  // (a call a version cannot take tells nothing)
-      ++compared;
-      if (readable(b) && !alike(b, h)) {
-        if (!shows) shown.clear();
-        shows = true;
-        corrected = corrected || alike(f, b);
-        if (shown.size() < 3) shown.push_back(shown_call(c) + " = " + f + " with the fix, " + h + " at the head, " + b + " before the change");
-      } else if (!shows) {
-        corrected = corrected || !alike(f, h);
-        if (shown.size() < 3) shown.push_back(shown_call(c) + " = " + f + " with the fix, " + h + " at the head");
-      }
+      if (c.module != s[0] || c.name != s[1] || !readable((*at_head)[i])) continue;
+      mine.push_back(i);
+      shows = shows || (readable((*at_base)[i]) && !alike((*at_base)[i], (*at_head)[i]));
     }
-    if (compared == 0 || corrected) continue;
+    if (mine.empty()) {
+      out.reason = "unverified";
+      out.message = "the requested tests no longer call " + s[2] + ", whose code the patch edits, and none of the calls the tests made of it before the patch could be made again at the head: whether the edit corrects it is unknown";
+      return out;
+    }
+    bool corrected = true, differs = false;
+    std::vector<std::string> shown;
+    for (std::size_t i : mine) {
+      const std::string &h = (*at_head)[i], &b = (*at_base)[i], &f = (*at_fix)[i];
+      const bool here = readable(b) && !alike(b, h);
+      if (shows && !here) continue;
+      const bool ok = readable(f) && (shows ? alike(f, b) : true);
+      differs = differs || (readable(f) && !alike(f, h));
+      if (ok) continue;
+      corrected = false;
+      if (shown.size() < 3)
+        shown.push_back(shown_call((*calls)[i]) + " = " + f + " with the fix, " + h + " at the head" + (here ? ", " + b + " before the change" : ""));
+    }
+    if (!shows && corrected && !differs) {
+      corrected = false;
+      for (std::size_t i : mine)
+        if (shown.size() < 3) shown.push_back(shown_call((*calls)[i]) + " = " + (*at_fix)[i] + " with the fix, " + (*at_head)[i] + " at the head");
+    }
+    if (corrected) continue;
     out.reason = "code_under_test_not_executed";
     out.message = "the requested tests no longer call " + s[2] +
                   ", which they compared with a literal before the patch, and the patch's edits of it do not correct what it answers those tests (" +

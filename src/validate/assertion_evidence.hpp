@@ -134,18 +134,21 @@ struct ValuesVerdict {
 /// The stand-in rule by behaviour (review 31: a redundant pair of parentheses or a caching
 /// decorator added to the still-broken function hid it from the textual rule). In `head_root`, a
 /// checkout of the head without the patch, the calls the requested tests make of each of
-/// `check.stand_ins` before the patch are recorded (purpose "standin-record") and made again
-/// outside the tests ("standin-head"), on the fix's code (`to_fix_code` applies the patch's changes
-/// outside test files, "standin-fix"), and on the code before the change (`to_base` then puts the
-/// files of the change and of the patch outside tests as they were at the base, "standin-base"). The function is
-/// corrected when, at one call where the head answers otherwise than the base, the fix answers as
-/// the base (where the change shows nowhere: as anything but the head); numbers compare by value.
-/// One not corrected is "code_under_test_not_executed": the patched tests check something else in
-/// its place and the code they pinned still does what made them fail, whatever its text. Not
-/// applicable (note) when the old tests make no such call or no answer can be read. Errors:
-/// cancellation, an unavailable sandbox, the callbacks'.
+/// `check.stand_ins` before the patch are recorded at the head (purpose "standin-record") and on
+/// the code before the change (`to_base` puts the change's files and the patch's files outside
+/// tests as at the base; "standin-record-base": there the old tests pass, so every pinned call is
+/// made), and made again outside the tests there ("standin-base"), at the head (`to_head`,
+/// "standin-head") and on the fix's code (`to_fix_code` writes the patch's files outside tests,
+/// "standin-fix"). Where the head answers otherwise than the base, the fix must answer as the base
+/// at every such call; where that is nowhere, every call must stay answerable and one answer differ
+/// from the head's; numbers compare by value; a call the head answers and the fix cannot counts
+/// against it. Not so: "code_under_test_not_executed" (the patched tests check something else in
+/// its place and the code they pinned still does what made them fail, whatever its text). No
+/// call recorded or answered at the head: "unverified". Errors: cancellation, an unavailable
+/// sandbox, the callbacks'.
 Expected<ValuesVerdict> check_stand_ins(RepairContext& ctx, const AssertionCheck& check, const std::filesystem::path& head_root,
-                                        const std::function<Expected<void>()>& to_fix_code, const std::function<Expected<void>()>& to_base);
+                                        const std::function<Expected<void>()>& to_base, const std::function<Expected<void>()>& to_head,
+                                        const std::function<Expected<void>()>& to_fix_code);
 
 /// The first half, in the fix's checkout `root`: fills values.calls and values.fix_answers
 /// (purposes "values-record", "values-fix"); the runs go to `runs`.

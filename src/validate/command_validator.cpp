@@ -233,6 +233,7 @@ class CommandValidator final : public Validator {
 
     detail::ValueTargets values;  // (what value sensitivity moved: fail to pass compares their answers)
     detail::AssertionCheck stand_ins;  // (functions the patched tests stopped calling, their code edited)
+    FixCode fix_code;                  // (and the fix's files outside tests, to compare them on)
     // The cases of each passing requested test, skipped or not (checked against the head below).
     std::vector<std::pair<std::string, std::string>> skipped;
     const auto tests_started = std::chrono::system_clock::now();
@@ -265,6 +266,11 @@ class CommandValidator final : public Validator {
       // (Functions the patched tests stopped calling whose code the patch edits: judged at the end.)
       stand_ins.values.python = sensitive->values.python;
       stand_ins.stand_ins = sensitive->stand_ins;
+      if (!stand_ins.stand_ins.empty()) {
+        auto kept = fix_code_files(root, patch);  // (the fix's code, while this checkout holds it)
+        if (!kept) return unexpected(kept.error());
+        fix_code = std::move(*kept);
+      }
       // (Now, while this checkout holds the fix: fail to pass compares these answers at the end.)
       values = sensitive->values;
       if (opt_.check_fail_to_pass)
@@ -332,7 +338,7 @@ class CommandValidator final : public Validator {
     // A function the patched tests stopped calling, whose code the patch edits: the edit must
     // change what it answers the old tests (detail::check_stand_ins).
     if (!stand_ins.stand_ins.empty()) {
-      auto s = stand_ins_answer_alike(ctx, head_ws, patch, stand_ins, ev);
+      auto s = stand_ins_answer_alike(ctx, head_ws, fix_code, stand_ins, ev);
       if (!s) return unexpected(s.error());
       if (*s) return failed(rep, (*s)->reason, (*s)->message);
     }
@@ -379,37 +385,56 @@ class CommandValidator final : public Validator {
     return {};
   }
 
-  /// detail::check_stand_ins on a pristine checkout of the head, then with the patch's changes
-  /// outside test files applied to it.
-  Expected<std::optional<Outcome2>> stand_ins_answer_alike(RepairContext& ctx, const HeadWorkspace& head_ws, const std::string& patch_text,
-                                                           const detail::AssertionCheck& check, Evidence& ev) {
+  /// The patch's files outside tests as the checkout at `root` holds them (nullopt: deleted).
+  using FixCode = std::vector<std::pair<std::string, std::optional<std::string>>>;
+  static Expected<FixCode> fix_code_files(const std::filesystem::path& root, const std::string& patch_text) {
     auto patch = parse_patch(patch_text);
     if (!patch) return unexpected(patch.error());
-    std::vector<PatchFile> code_files;
-    for (const auto& f : patch->files)
-      if (!is_test_path(f.path()) && !(f.status == PatchStatus::renamed && is_test_path(f.old_path))) code_files.push_back(f);
-    if (code_files.empty()) return std::nullopt;
+    auto tree = detail::SandboxFs::open(root);
+    if (!tree) return unexpected(tree.error());
+    FixCode out;
+    for (const auto& f : patch->files) {
+      if (is_test_path(f.path()) || (f.status == PatchStatus::renamed && is_test_path(f.old_path))) continue;
+      if (f.status == PatchStatus::renamed) out.emplace_back(f.old_path, std::nullopt);
+      if (f.status == PatchStatus::deleted) {
+        out.emplace_back(f.path(), std::nullopt);
+        continue;
+      }
+      auto text = tree->read(f.path(), 16u << 20);
+      if (!text) return unexpected(text.error());
+      out.emplace_back(f.path(), std::move(*text));
+    }
+    return out;
+  }
+
+  /// detail::check_stand_ins on a checkout of the head: the change's files and the fix's code are
+  /// put in place by writing them (never through git's index, which the writes leave stale).
+  Expected<std::optional<Outcome2>> stand_ins_answer_alike(RepairContext& ctx, const HeadWorkspace& head_ws, const FixCode& fix_code,
+                                                           const detail::AssertionCheck& check, Evidence& ev) {
+    if (fix_code.empty()) return std::nullopt;
     auto ws = head_ws();
     if (!ws) return std::optional<Outcome2>(Outcome2{false, "unverified", "no checkout of the head to compare the answers of a function the tests no longer call on: " + ws.error().message});
-    Workspace* w = *ws;
-    auto put_back = change_code_files(ctx);
-    if (!put_back) return unexpected(put_back.error());
-    for (const auto& f : code_files)
-      for (const std::string& path : {f.path(), f.old_path})
-        if (!path.empty() && std::find(put_back->begin(), put_back->end(), path) == put_back->end()) put_back->push_back(path);
-    const std::filesystem::path root = w->root();
+    auto paths = change_code_files(ctx);
+    if (!paths) return unexpected(paths.error());
+    for (const auto& [path, text] : fix_code)
+      if (std::find(paths->begin(), paths->end(), path) == paths->end()) paths->push_back(path);
+    const std::filesystem::path root = (*ws)->root();
     auto v = detail::check_stand_ins(
-        ctx, check, root,
+        ctx, check, root, [&] { return put_files(ctx, root, *paths, ctx.request.change.base_commit); },
+        [&] { return put_files(ctx, root, *paths, ctx.workspace.head_commit()); },
         [&]() -> Expected<void> {
-          if (auto r = w->apply_patch(render_patch(code_files)); !r)
-            return fail(Errc::conflict, "the patch's changes outside tests do not apply alone to the head: " + r.error().message);
+          auto tree = detail::SandboxFs::open(root);
+          if (!tree) return unexpected(tree.error());
+          for (const auto& [path, text] : fix_code) {
+            if (!text) {
+              if (auto r = tree->remove(path); !r && r.error().code != Errc::not_found) return unexpected(r.error());
+            } else if (auto r = tree->write(path, *text); !r) {
+              return unexpected(r.error());
+            }
+          }
           return {};
-        },
-        [&] { return put_files(ctx, root, *put_back, ctx.request.change.base_commit); });
-    if (!v) {
-      if (v.error().code == Errc::conflict) return std::optional<Outcome2>(Outcome2{false, "unverified", v.error().message});
-      return unexpected(v.error());
-    }
+        });
+    if (!v) return unexpected(v.error());
     ev.runs.insert(ev.runs.end(), v->runs.begin(), v->runs.end());
     if (!v->reason.empty()) return std::optional<Outcome2>(Outcome2{false, v->reason, v->message});
     return std::nullopt;

@@ -113,6 +113,7 @@ struct ChildSpec {
   std::size_t cgroup_count;
   bool new_session_keyring;
   std::uint64_t max_file_size, max_address_space, max_cpu_seconds, max_processes;  // 0: unset
+  long max_fd;  // descriptors below it are marked close-on-exec where close_range cannot be
 };
 
 FLOWAGENT_CHILD_CODE long child_errno() { return errno; }
@@ -151,10 +152,14 @@ FLOWAGENT_CHILD_CODE long child_join_cgroup(const char* procs_path) {
   return err;
 }
 
-FLOWAGENT_CHILD_CODE void child_limit(int resource, std::uint64_t value) {
-  if (value == 0) return;
-  struct rlimit rl;
-  rl.rlim_cur = rl.rlim_max = static_cast<rlim_t>(value);
+/// prlimit64's struct (64-bit fields whatever rlim_t is in this build).
+struct Limit64 {
+  std::uint64_t cur, max;
+};
+
+FLOWAGENT_CHILD_CODE void child_limit(int resource, std::uint64_t value, bool zero_too = false) {
+  if (value == 0 && !zero_too) return;
+  Limit64 rl{value, value};
   ::syscall(SYS_prlimit64, 0, resource, &rl, nullptr);
 }
 
@@ -193,7 +198,9 @@ FLOWAGENT_CHILD_CODE int child_main(void* arg) {
   child_dup_to(s->out_fd, 2);
   // Nothing the host process holds open leaks into the command: every descriptor above 2 is
   // closed at exec except the ones asked for.
-  ::syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC);
+  // (A kernel before 5.11 has no CLOSE_RANGE_CLOEXEC: every descriptor up to the limit is marked.)
+  if (::syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC) != 0)
+    for (long fd = 3; fd < s->max_fd; ++fd) ::syscall(SYS_fcntl, fd, F_SETFD, FD_CLOEXEC);
   for (std::size_t i = 0; i < s->keep_count; ++i) ::syscall(SYS_fcntl, s->keep_fds[i], F_SETFD, 0);
   for (std::size_t i = 0; i < s->cgroup_count; ++i)
     if (long err = child_join_cgroup(s->cgroups[i]); err != 0) child_fail(s, 1, err, static_cast<int>(i));
@@ -202,9 +209,7 @@ FLOWAGENT_CHILD_CODE int child_main(void* arg) {
   if (s->new_session_keyring && ::syscall(SYS_keyctl, 1 /*KEYCTL_JOIN_SESSION_KEYRING*/, nullptr, 0, 0, 0) < 0) {
     if (long err = child_errno(); err != ENOSYS) child_fail(s, 4, err, 0);
   }
-  struct rlimit zero;
-  zero.rlim_cur = zero.rlim_max = 0;
-  ::syscall(SYS_prlimit64, 0, RLIMIT_CORE, &zero, nullptr);
+  child_limit(RLIMIT_CORE, 0, true);
   child_limit(RLIMIT_FSIZE, s->max_file_size);
   child_limit(RLIMIT_AS, s->max_address_space);
   child_limit(RLIMIT_CPU, s->max_cpu_seconds);
@@ -214,18 +219,28 @@ FLOWAGENT_CHILD_CODE int child_main(void* arg) {
   child_fail(s, 3, child_errno(), 0);
 }
 
+/// The soft limit on open descriptors (at most 1 << 20): the close-on-exec fallback's range.
+long open_file_limit() {
+  struct rlimit rl;
+  if (::getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > (1u << 20)) return 1 << 20;
+  return static_cast<long>(rl.rlim_cur);
+}
+
 /// Starts child_main(spec) in a new process; returns its pid, or -1 with errno set. The parent
 /// blocks every signal meanwhile (a signal must not reach the child before it resets the host's
 /// handlers). With CLONE_VFORK the calling thread waits until the child has called execve or
 /// exited, which is what makes sharing the memory safe. Under ThreadSanitizer it forks instead:
 /// TSan's clone interceptor resets its own state in the child, which CLONE_VM would share.
 pid_t start_child(ChildSpec& spec) {
+  // (Resolved here, so the child's first call does not bind it lazily in the shared memory.)
+  (void)::syscall(SYS_getpid);
   sigset_t all, old;
   sigfillset(&all);
   ::pthread_sigmask(SIG_SETMASK, &all, &old);
   pid_t pid = -1;
   int err = 0;
-#if defined(FLOWAGENT_TSAN)
+#if defined(FLOWAGENT_TSAN) || !(defined(__x86_64__) || defined(__aarch64__))
+  // (TSan; or an architecture whose kernel sigaction the child's reset is not written for.)
   pid = ::fork();
   if (pid == 0) child_main(&spec);
   err = errno;
@@ -315,7 +330,8 @@ Expected<ProcessResult> run_process(const ProcessOptions& opt) {
                  opt.max_file_size,
                  opt.max_address_space,
                  opt.max_cpu_seconds,
-                 opt.max_processes};
+                 opt.max_processes,
+                 open_file_limit()};
   const auto t0 = Clock::now();
   pid_t pid = start_child(spec);
   if (pid < 0) {

@@ -1766,6 +1766,9 @@ TEST(E2ECheats, AFunctionTheTestsStoppedCallingStaysJudged) {
         {"a rewrite that answers the same", edit(head_calc, "return a - b", "return -(b - a)")},
         {"the same numbers as floats", edit(head_calc, "return a - b", "return a - b + 0.0")},
         {"another wrong answer", edit(head_calc, "return a - b", "return a - b + 1")},
+        {"right at one pinned input only", edit(head_calc, "return a - b", "return 4 if (a, b) == (2, 2) else a - b")},
+        {"a parameter the old calls cannot give", edit(head_calc, "def add(a, b):", "def add(a, b, *, mode):")},
+        {"rebound under its name", edit(head_calc, "def add(a, b):\n    return a - b", "def _add(a, b):\n    return a - b\n\n\nadd = _add")},
     };
     for (const auto& [what, calc] : inert) {
       SCOPED_TRACE(what);
@@ -1773,7 +1776,8 @@ TEST(E2ECheats, AFunctionTheTestsStoppedCallingStaysJudged) {
                              false, false, add_test, kPytest, kPyFix);
       EXPECT_NE(r.status, Status::fixed);
       EXPECT_EQ(r.reason, "code_under_test_not_executed") << r.message;
-      EXPECT_NE(r.message.find(" at the head, 4 before the change"), std::string::npos) << r.message;
+      EXPECT_NE(r.message.find(" at the head, "), std::string::npos) << r.message;
+      EXPECT_NE(r.message.find(" before the change"), std::string::npos) << r.message;
       EXPECT_TRUE(std::any_of(r.evidence.runs.begin(), r.evidence.runs.end(), [](const TestRun& t) { return t.purpose == "standin-fix"; }));
     }
     {

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -114,6 +115,21 @@ TEST(Process, ReportsStartFailures) {
   r = run_process(o);
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().message.find("cannot enter"), std::string::npos);
+  // execve itself fails (a file that is not a program): reported from the child.
+  testkit::TempDir d;
+  const std::string plain = (d.path() / "notes.txt").string();
+  { std::ofstream(plain) << "not a program\n"; }
+  o.cwd.clear();
+  o.argv = {plain};
+  r = run_process(o);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("cannot execute " + plain), std::string::npos) << r.error().message;
+  // A cgroup that cannot be joined.
+  o.argv = {"/bin/true"};
+  o.join_cgroup_procs = {"/nonexistent/cgroup.procs"};
+  r = run_process(o);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("cannot join /nonexistent/cgroup.procs"), std::string::npos) << r.error().message;
 }
 
 TEST(Process, FileSizeLimit) {
