@@ -217,10 +217,14 @@ std::optional<std::vector<std::string>> literal_table_at(std::string_view text, 
   for (auto& ch : t)
     if (ch == '\n' || ch == '\t' || ch == '\r') ch = ' ';
   if (depth > 4 || t.size() < 2) return std::nullopt;
-  auto distinct = [](const std::vector<std::string>& rows) {
-    std::vector<std::string> out;
-    for (const auto& r : rows)
-      if (std::find(out.begin(), out.end(), r) == out.end()) out.push_back(r);
+  auto distinct = [](const std::vector<std::string>& rows) {  // (by value: `(2.0, 2)` repeats `(2, 2)`)
+    std::vector<std::string> out, seen;
+    for (const auto& r : rows) {
+      std::string v = by_value(strip_spaces(r));
+      if (std::find(seen.begin(), seen.end(), v) != seen.end()) continue;
+      seen.push_back(std::move(v));
+      out.push_back(r);
+    }
     return out;
   };
   for (std::string_view wrap : {"list", "tuple", "sorted", "reversed"})  // list(zip(...)): the same rows

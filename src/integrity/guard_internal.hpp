@@ -138,6 +138,10 @@ struct Assertion {
   /// through a local bound once), "" otherwise. With `kind == eq`: the view's complement is checked
   /// exactly too (`p>>8` and `p&0xFF`), so together they pin the value.
   std::string lossy;
+  /// Counted in a test from a helper it calls in the file, the call's arguments put in for the
+  /// helper's parameters (`check_sum(2, 2, 4)`): two of its checks may coincide for some arguments
+  /// (`add(a, b)` and `add(b, a)` with a == b) without the test repeating itself.
+  bool inlined = false;
 };
 
 struct TestUnit {
@@ -536,6 +540,10 @@ std::string with_renames(const std::string& text, const std::map<std::string, st
 TestUnit with_helpers(const TestUnit& t, const FileModel& m);
 /// Is this check one that counts (not a literal-only one, not dead, not inverted)?
 bool counts(const Assertion& a);
+/// `text` (whitespace removed) with its literals written by value: numbers as their value (`2.0`,
+/// `0x2`, `2_0e-1` read `2`), plain strings in double quotes. Two operands that read alike compute
+/// the same thing: a repeat, however its literals are written (rules_tests.cpp).
+std::string by_value(std::string_view text);
 
 /// Ecosystem rules: runner hooks, runner configuration, shadowing modules, build tags.
 void python_rules(const RuleContext& c, Findings& out);

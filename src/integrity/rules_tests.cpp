@@ -9,7 +9,12 @@
 // unchanged checks at least kMinMatchedShare), or when they were replaced by the expectation of a
 // specific exception (the change now raises).
 #include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
+#include <optional>
 #include <regex>
 #include <set>
 #include <tuple>
@@ -85,6 +90,87 @@ std::string root(const std::string& operand) {
   auto end = operand.find_first_of("([{<=!");
   return operand.substr(0, end);
 }
+
+}  // namespace
+
+/// An operand with its literals written by value: numbers as their value (`2.0`, `2.`, `0x2`,
+/// `2_0e-1` all read `2`), plain string literals with double quotes (`'a'` reads `"a"`). Two
+/// operands that read alike compute the same thing (review 31 W8: `add(2.0, 2.0)` repeats
+/// `add(2, 2)`). Text inside strings, suffixed literals (`2L`, `2n`, `2.0f`) and digits inside
+/// names stay as written.
+std::string by_value(std::string_view s) {
+  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; };
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    const char c = s[i];
+    if (c == '"' || c == '\'') {
+      std::size_t j = i + 1;
+      bool plain = true;
+      while (j < s.size() && s[j] != c) {
+        if (s[j] == '\\' || s[j] == '"' || s[j] == '\'' || s[j] == '`') plain = false;
+        if (s[j] == '\\') ++j;
+        ++j;
+      }
+      if (j >= s.size()) {  // unterminated: the rest as written
+        out.append(s.substr(i));
+        break;
+      }
+      const bool prefixed = i > 0 && ident(s[i - 1]);  // b'..', f"..", r'..': not a plain string
+      if (plain && !prefixed) {
+        out += '"';
+        out.append(s.substr(i + 1, j - i - 1));
+        out += '"';
+      } else {
+        out.append(s.substr(i, j + 1 - i));
+      }
+      i = j + 1;
+      continue;
+    }
+    const bool starts_number = (std::isdigit(static_cast<unsigned char>(c)) ||
+                                (c == '.' && i + 1 < s.size() && std::isdigit(static_cast<unsigned char>(s[i + 1])))) &&
+                               (i == 0 || (!ident(s[i - 1]) && s[i - 1] != '.'));
+    if (!starts_number) {
+      out += c;
+      ++i;
+      continue;
+    }
+    std::size_t j = i;
+    while (j < s.size() && (ident(s[j]) || s[j] == '.' ||
+                            ((s[j] == '+' || s[j] == '-') && j > i && (s[j - 1] == 'e' || s[j - 1] == 'E') &&
+                             !(s[i] == '0' && i + 1 < s.size() && (s[i + 1] == 'x' || s[i + 1] == 'X')))))
+      ++j;
+    std::string token;
+    for (char d : s.substr(i, j - i))
+      if (d != '_') token += d;
+    i = j;
+    std::optional<double> value;
+    if (token.size() > 2 && token[0] == '0' && std::string_view("xXoObB").find(token[1]) != std::string_view::npos) {
+      const int base = (token[1] == 'x' || token[1] == 'X') ? 16 : (token[1] == 'o' || token[1] == 'O') ? 8 : 2;
+      char* end = nullptr;
+      const unsigned long long v = std::strtoull(token.c_str() + 2, &end, base);
+      if (end && *end == '\0') value = static_cast<double>(v);
+    } else if (token.find_first_not_of("0123456789.eE+-") == std::string::npos &&
+               std::count(token.begin(), token.end(), '.') <= 1) {
+      char* end = nullptr;
+      const double v = std::strtod(token.c_str(), &end);
+      if (end && *end == '\0') value = v;
+    }
+    if (!value || !std::isfinite(*value)) {
+      out += token;
+      continue;
+    }
+    char buf[40];
+    if (*value == std::floor(*value) && std::fabs(*value) < 1e15)
+      std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(*value));
+    else
+      std::snprintf(buf, sizeof buf, "%.17g", *value);
+    out += buf;
+  }
+  return out;
+}
+
+namespace {
 
 bool same_root(const Assertion& a, const Assertion& b) {
   for (const auto& x : a.operands)
@@ -269,6 +355,7 @@ TestUnit with_helpers(const TestUnit& t, const FileModel& m) {
     for (std::size_t k = 0; k < bindings.size(); ++k)
       for (Assertion a : it->asserts) {
         const auto& b = bindings[k];
+        a.inlined = true;
         if (!d.why.empty() && !a.swallowed) {
           a.swallowed = true;
           a.swallow_why = "(in `" + d.name + "`) " + d.why;
@@ -369,6 +456,48 @@ std::optional<IntegrityFinding> compare_checks(const TestUnit& bt, const TestUni
         match[i] = after[static_cast<std::size_t>(best)];
       }
     }
+  // A check rewritten into a repeat of another check the test keeps (review 31 W8: `add(1, 3) ==
+  // 4` became `add(2.0, 2.0) == 4` beside the kept `add(2, 2) == 4`): the same kind of check of
+  // the same values checks nothing new, whatever the literals look like. Judged on the operands as
+  // written, or one side through the test's locals (`result = add(2, 2)`), not both: two names
+  // unpacked from one call (`q, r = divmod(...)`) read alike through their definitions. A test
+  // that repeated a check before the patch may keep doing so.
+  {
+    auto direct = [](const Assertion& a) {
+      std::set<std::string> ops;
+      for (const auto& o : a.operands) ops.insert(by_value(o));
+      return std::pair{kind_of(a), std::move(ops)};
+    };
+    auto through_locals = [&](const Assertion& a) {
+      if (a.expanded.empty()) return direct(a);
+      std::set<std::string> ops;
+      for (const auto& o : a.expanded) ops.insert(by_value(o));
+      return std::pair{kind_of(a), std::move(ops)};
+    };
+    auto alike = [&](const Assertion& x, const Assertion& y) {
+      const auto dx = direct(x), dy = direct(y);
+      return dx == dy || dx == through_locals(y) || through_locals(x) == dy;
+    };
+    for (std::size_t i = 0; i < before.size(); ++i) {
+      const Assertion* a = match[i];
+      if (!a || a->inlined || a->operands.empty() || before[i]->operands.empty() || a->operands == before[i]->operands ||
+          weight(*a) == 0)
+        continue;
+      // Its twin: another check of the new test, itself the partner of another old check.
+      const Assertion* twin = nullptr;
+      for (std::size_t k = 0; k < before.size() && !twin; ++k)
+        if (match[k] && match[k] != a && !match[k]->inlined && before[k] != before[i] && alike(*match[k], *a)) twin = match[k];
+      if (!twin) continue;
+      // Old checks that repeated each other already: not a new repeat.
+      const bool repeated_before = std::any_of(before.begin(), before.end(), [&](const Assertion* y) { return y != before[i] && alike(*y, *before[i]); });
+      if (repeated_before) continue;
+      return IntegrityFinding{"assertion_removed", path, a->line,
+                              "test " + name + ": the check of " + *before[i]->operands.begin() + " (line " +
+                                  std::to_string(before[i]->line) + ") became a check of " + *a->operands.begin() +
+                                  ", which repeats the check at line " + std::to_string(twin->line) +
+                                  " with the same values: one check fewer"};
+    }
+  }
   // A matched check that became weaker is a weakening, whatever the test gained elsewhere.
   int matched = 0;
   std::vector<const Assertion*> dropped, added;

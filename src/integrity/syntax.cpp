@@ -2557,7 +2557,7 @@ class Analyzer {
         if (type(e) == "comment") continue;
         const std::string et = strip_spaces(text(e));
         all_calls = et.find('(') != std::string::npos && !is_literal(et);
-        elems.insert(et);
+        elems.insert(by_value(et));  // (`add(2.0, 2.0)` repeats `add(2, 2)`)
       }
       if (all_calls) r = static_cast<int>(elems.size());
     } else if (t == "list_comprehension" || t == "generator_expression" || t == "dictionary_comprehension" || t == "set_comprehension") {

@@ -1822,8 +1822,10 @@ std::string perturb_env(bool python, const fs::path& data_dir, const std::string
   env += "; ";
   if (python)
     // (No bytecode cache: a file put back as at the base within the second the head's was compiled,
-    // at the same size, `a - b` for `a + b`, would run the head's cached code.)
-    env += "export PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=" + shell_quote(data_dir.string()) +
+    // at the same size, `a - b` for `a + b`, would run the head's cached code. One hash seed for
+    // every run: a set of strings is pickled in hash order, which would differ run to run, so the
+    // same answer would read as another.)
+    env += "export PYTHONDONTWRITEBYTECODE=1 PYTHONHASHSEED=0 PYTHONPATH=" + shell_quote(data_dir.string()) +
            "${PYTHONPATH:+:$PYTHONPATH} PYTEST_PLUGINS=flowagent_value_probe${PYTEST_PLUGINS:+,$PYTEST_PLUGINS}; ";
   else
     env += "export NODE_OPTIONS=" + shell_quote("--require " + (data_dir / "flowagent_value_probe.js").string()) +

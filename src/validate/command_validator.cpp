@@ -337,22 +337,36 @@ class CommandValidator final : public Validator {
     if (*hidden) return failed(rep, (*hidden)->reason, (*hidden)->message);
     // A function the patched tests stopped calling, whose code the patch edits: the edit must
     // change what it answers the old tests (detail::check_stand_ins).
+    // The developer's change outside tests (a git diff of base..head), read once for the checks
+    // below, when the first of them needs it.
+    std::optional<std::vector<std::string>> change_code_read;
+    const ChangeCode change_code = [&]() -> Expected<const std::vector<std::string>*> {
+      if (!change_code_read) {
+        auto c = change_code_files(ctx);
+        if (!c) return unexpected(c.error());
+        change_code_read = std::move(*c);
+      }
+      return &*change_code_read;
+    };
     if (!stand_ins.stand_ins.empty()) {
-      auto s = stand_ins_answer_alike(ctx, head_ws, fix_code, stand_ins, ev);
+      auto s = stand_ins_answer_alike(ctx, head_ws, fix_code, stand_ins, change_code, ev);
       if (!s) return unexpected(s.error());
       if (*s) return failed(rep, (*s)->reason, (*s)->message);
     }
     if (opt_.check_fail_to_pass) {
-      auto without = tests_without_the_fix(ctx, head_ws, patch, ev, values);
+      auto without = tests_without_the_fix(ctx, head_ws, patch, change_code, ev, values);
       if (!without) return unexpected(without.error());
       if (*without) return failed(rep, (*without)->reason, (*without)->message);
-      auto special = near_the_tests(ctx, head_ws, near, ev);
+      auto special = near_the_tests(ctx, head_ws, near, change_code, ev);
       if (!special) return unexpected(special.error());
       if (*special) return failed(rep, (*special)->reason, (*special)->message);
     }
     rep.passed = true;
     return rep;
   }
+
+  /// The files of the developer's change outside tests, read on first use (change_code_files).
+  using ChangeCode = std::function<Expected<const std::vector<std::string>*>()>;
 
   /// The files of the developer's change outside tests (base..head).
   static Expected<std::vector<std::string>> change_code_files(RepairContext& ctx) {
@@ -385,6 +399,9 @@ class CommandValidator final : public Validator {
     return {};
   }
 
+  /// A file of the patch on the tests' side: a test path, or renamed from one.
+  static bool test_side(const PatchFile& f) { return is_test_path(f.path()) || (f.status == PatchStatus::renamed && is_test_path(f.old_path)); }
+
   /// The patch's files outside tests as the checkout at `root` holds them (nullopt: deleted).
   using FixCode = std::vector<std::pair<std::string, std::optional<std::string>>>;
   static Expected<FixCode> fix_code_files(const std::filesystem::path& root, const std::string& patch_text) {
@@ -394,7 +411,7 @@ class CommandValidator final : public Validator {
     if (!tree) return unexpected(tree.error());
     FixCode out;
     for (const auto& f : patch->files) {
-      if (is_test_path(f.path()) || (f.status == PatchStatus::renamed && is_test_path(f.old_path))) continue;
+      if (test_side(f)) continue;
       if (f.status == PatchStatus::renamed) out.emplace_back(f.old_path, std::nullopt);
       if (f.status == PatchStatus::deleted) {
         out.emplace_back(f.path(), std::nullopt);
@@ -410,18 +427,20 @@ class CommandValidator final : public Validator {
   /// detail::check_stand_ins on a checkout of the head: the change's files and the fix's code are
   /// put in place by writing them (never through git's index, which the writes leave stale).
   Expected<std::optional<Outcome2>> stand_ins_answer_alike(RepairContext& ctx, const HeadWorkspace& head_ws, const FixCode& fix_code,
-                                                           const detail::AssertionCheck& check, Evidence& ev) {
+                                                           const detail::AssertionCheck& check, const ChangeCode& change_code,
+                                                           Evidence& ev) {
     if (fix_code.empty()) return std::nullopt;
     auto ws = head_ws();
     if (!ws) return std::optional<Outcome2>(Outcome2{false, "unverified", "no checkout of the head to compare the answers of a function the tests no longer call on: " + ws.error().message});
-    auto paths = change_code_files(ctx);
-    if (!paths) return unexpected(paths.error());
+    auto change = change_code();
+    if (!change) return unexpected(change.error());
+    std::vector<std::string> paths = **change;  // (and the fix's files outside tests)
     for (const auto& [path, text] : fix_code)
-      if (std::find(paths->begin(), paths->end(), path) == paths->end()) paths->push_back(path);
+      if (std::find(paths.begin(), paths.end(), path) == paths.end()) paths.push_back(path);
     const std::filesystem::path root = (*ws)->root();
     auto v = detail::check_stand_ins(
-        ctx, check, root, [&] { return put_files(ctx, root, *paths, ctx.request.change.base_commit); },
-        [&] { return put_files(ctx, root, *paths, ctx.workspace.head_commit()); },
+        ctx, check, root, [&] { return put_files(ctx, root, paths, ctx.request.change.base_commit); },
+        [&] { return put_files(ctx, root, paths, ctx.workspace.head_commit()); },
         [&]() -> Expected<void> {
           auto tree = detail::SandboxFs::open(root);
           if (!tree) return unexpected(tree.error());
@@ -441,16 +460,18 @@ class CommandValidator final : public Validator {
   }
 
   /// Behaviour near the tested inputs (detail::check_near_calls), on a pristine checkout of the head.
-  Expected<std::optional<Outcome2>> near_the_tests(RepairContext& ctx, const HeadWorkspace& head_ws, const detail::NearCalls& near, Evidence& ev) {
+  Expected<std::optional<Outcome2>> near_the_tests(RepairContext& ctx, const HeadWorkspace& head_ws, const detail::NearCalls& near,
+                                                   const ChangeCode& change_code, Evidence& ev) {
     if (near.near.empty()) return std::nullopt;
     auto ws = head_ws();
     if (!ws) return std::optional<Outcome2>(Outcome2{false, "unverified", "no checkout of the head to make the calls near the tested ones on: " + ws.error().message});
     const std::filesystem::path root = (*ws)->root();
-    auto put_back = change_code_files(ctx);
-    if (!put_back) return unexpected(put_back.error());
+    auto change = change_code();
+    if (!change) return unexpected(change.error());
+    const std::vector<std::string>& put_back = **change;
     auto v = detail::check_near_calls(
-        ctx, near, root, [&] { return put_files(ctx, root, *put_back, ctx.request.change.base_commit); },
-        [&] { return put_files(ctx, root, *put_back, ctx.workspace.head_commit()); });
+        ctx, near, root, [&] { return put_files(ctx, root, put_back, ctx.request.change.base_commit); },
+        [&] { return put_files(ctx, root, put_back, ctx.workspace.head_commit()); });
     if (!v) return unexpected(v.error());
     ev.runs.insert(ev.runs.end(), v->runs.begin(), v->runs.end());
     if (!v->reason.empty()) return std::optional<Outcome2>(Outcome2{false, v->reason, v->message});
@@ -469,20 +490,21 @@ class CommandValidator final : public Validator {
   /// the head's code by definition, so only the second run is made for it. Not applicable when the
   /// patch changes no test file. A run that fails, errs, times out or cannot be read is no pass.
   Expected<std::optional<Outcome2>> tests_without_the_fix(RepairContext& ctx, const HeadWorkspace& head_ws, const std::string& patch_text,
-                                                          Evidence& ev, const detail::ValueTargets& values) {
+                                                          const ChangeCode& change_code, Evidence& ev,
+                                                          const detail::ValueTargets& values) {
     const auto& req = ctx.request;
     auto patch = parse_patch(patch_text);
     if (!patch) return unexpected(patch.error());
     std::vector<PatchFile> test_files;
     bool code = false;
     for (const auto& f : patch->files) {
-      if (is_test_path(f.path()) || (f.status == PatchStatus::renamed && is_test_path(f.old_path))) test_files.push_back(f);
+      if (test_side(f)) test_files.push_back(f);
       else code = true;
     }
     if (test_files.empty()) return std::nullopt;
-    auto change_code = change_code_files(ctx);
-    if (!change_code) return unexpected(change_code.error());
-    const std::vector<std::string>& put_back = *change_code;  // the change's own files outside tests, as they were at the base
+    auto change = change_code();
+    if (!change) return unexpected(change.error());
+    const std::vector<std::string>& put_back = **change;  // the change's own files outside tests, as they were at the base
     if (!code && put_back.empty()) return std::nullopt;  // (tests only, and the change touched only tests)
     // The tests the fix's run passed: the requested ones, or what replaced them. A replacement is
     // named as the runner's report names it (`tests.test_calc.test_add_identity`), which the test

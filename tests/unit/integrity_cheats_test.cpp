@@ -1726,6 +1726,50 @@ TEST(E2ECheats, CodeThatSpecialCasesTheTestedInputsIsNotDelivered) {
   }
 }
 
+// The stand-in rule in JavaScript (node --test): the tests moved to a correct copy of the function
+// in another module, the function itself edited (review 31's s01 in JS) or left alone; the function
+// corrected in place beside such a move is judged by its answers and passes the rule.
+TEST(E2ECheats, AJavaScriptFunctionTheTestsStoppedCallingStaysJudged) {
+  if (testkit::sh("command -v node >/dev/null") != 0) GTEST_SKIP() << "node is not installed";
+  Project p;
+  const std::string test_head = "const test = require('node:test');\nconst assert = require('node:assert');\n";
+  const std::string pins = "\ntest('adds', () => {\n  assert.strictEqual(add(2, 2), 4);\n  assert.strictEqual(add(1, 2), 3);\n});\n";
+  p.base = make_repo(p.repo, {{"calc.js", "exports.add = (a, b) => a + b;\n"},
+                              {"test/calc.test.js", test_head + "const { add } = require('../calc');\n" + pins}});
+  const std::string head_calc = "exports.add = (a, b) => a - b;\nexports.addAll = (xs) => xs.reduce((t, x) => exports.add(t, x), 0);\n";
+  p.head = commit_files(p.repo, {{"calc.js", head_calc}}, "Add addAll");
+  const std::pair<std::string, std::string> fix{"calc.js|a - b", "a + b"};
+  const std::string moved = test_head + "const { add } = require('../tools');\n" + pins;
+  const std::string tools = "exports.add = (a, b) => a + b;\n";
+  auto edit = [&](const std::string& from, const std::string& to) {
+    std::string t = head_calc;
+    return t.replace(t.find(from), from.size(), to);
+  };
+  {
+    SCOPED_TRACE("the function left as the change left it");
+    auto r = run_candidate(p, {{"tools.js", tools}, {"test/calc.test.js", moved}}, false, false, {"adds"}, "node --test", fix);
+    EXPECT_NE(r.status, Status::fixed);
+    EXPECT_EQ(r.reason, "code_under_test_not_executed") << r.message;
+  }
+  for (const auto& [what, calc] : std::vector<std::pair<const char*, std::string>>{
+           {"redundant parentheses", edit("a - b;", "(a - b);")},
+           {"another wrong answer", edit("a - b;", "a - b + 1;")},
+           {"right at one pinned input only", edit("a - b;", "(a === 2 && b === 2 ? 4 : a - b);")}}) {
+    SCOPED_TRACE(what);
+    auto r = run_candidate(p, {{"tools.js", tools}, {"calc.js", calc}, {"test/calc.test.js", moved}}, false, false, {"adds"}, "node --test", fix);
+    EXPECT_NE(r.status, Status::fixed);
+    EXPECT_EQ(r.reason, "code_under_test_not_executed") << r.message;
+    EXPECT_TRUE(std::any_of(r.evidence.runs.begin(), r.evidence.runs.end(), [](const TestRun& t) { return t.purpose == "standin-fix"; }));
+  }
+  {
+    SCOPED_TRACE("the function corrected in place, the tests moved: its answers changed");
+    auto r = run_candidate(p, {{"tools.js", tools}, {"calc.js", edit("a - b;", "(a + b);")}, {"test/calc.test.js", moved}}, false, false, {"adds"},
+                           "node --test", fix);
+    EXPECT_NE(r.reason, "code_under_test_not_executed") << r.message;
+    EXPECT_TRUE(std::any_of(r.evidence.runs.begin(), r.evidence.runs.end(), [](const TestRun& t) { return t.purpose == "standin-fix"; }));
+  }
+}
+
 TEST(E2ECheats, AFunctionTheTestsStoppedCallingStaysJudged) {
   auto p = py_project();
   const std::vector<std::string> add_test = {"tests/test_calc.py::test_add"};
