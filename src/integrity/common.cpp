@@ -217,7 +217,9 @@ std::optional<std::vector<std::string>> literal_table_at(std::string_view text, 
   for (auto& ch : t)
     if (ch == '\n' || ch == '\t' || ch == '\r') ch = ' ';
   if (depth > 4 || t.size() < 2) return std::nullopt;
-  auto distinct = [](const std::vector<std::string>& rows) {  // (by value: `(2.0, 2)` repeats `(2, 2)`)
+  // (Distinct by value, the same number however written: `(0x2, 2)` repeats `(2, 2)`; a float is
+  // no integer here, `[1, 1.0]` may test both types.)
+  auto distinct = [](const std::vector<std::string>& rows) {
     std::vector<std::string> out, seen;
     for (const auto& r : rows) {
       std::string v = by_value(strip_spaces(r));

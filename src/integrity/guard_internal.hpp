@@ -142,6 +142,9 @@ struct Assertion {
   /// helper's parameters (`check_sum(2, 2, 4)`): two of its checks may coincide for some arguments
   /// (`add(a, b)` and `add(b, a)` with a == b) without the test repeating itself.
   bool inlined = false;
+  /// The literals it compares with, as written (`4` in `add(2, 2) == 4`), where it was read
+  /// from a comparison or an assertion call's arguments; empty otherwise.
+  std::set<std::string> literals;
 };
 
 struct TestUnit {
@@ -540,10 +543,13 @@ std::string with_renames(const std::string& text, const std::map<std::string, st
 TestUnit with_helpers(const TestUnit& t, const FileModel& m);
 /// Is this check one that counts (not a literal-only one, not dead, not inverted)?
 bool counts(const Assertion& a);
-/// `text` (whitespace removed) with its literals written by value: numbers as their value (`2.0`,
-/// `0x2`, `2_0e-1` read `2`), plain strings in double quotes. Two operands that read alike compute
-/// the same thing: a repeat, however its literals are written (rules_tests.cpp).
-std::string by_value(std::string_view text);
+/// `text` (whitespace removed) with its number literals written by value: an integer as its
+/// digits (`0x2`, `0b10`, `2` read `2`; `1_000` reads `1000`), a float as its value (`2.0`, `2.`,
+/// `2e0`, `20e-1` read alike). `loose` (Python and JavaScript, where `2 == 2.0`): an integral float
+/// reads as the integer, and plain strings read the same in either quotes. Text inside strings,
+/// suffixed or leading-zero literals (`2L`, `2n`, `010`) and integers too large to convert stay as
+/// written. Two operands that read alike compute the same thing (rules_tests.cpp).
+std::string by_value(std::string_view text, bool loose = false);
 
 /// Ecosystem rules: runner hooks, runner configuration, shadowing modules, build tags.
 void python_rules(const RuleContext& c, Findings& out);

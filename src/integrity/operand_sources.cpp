@@ -5,6 +5,7 @@
 // operands differ in spelling (rules_tests.cpp, compare_checks), so a change of comparison library
 // (reflect.DeepEqual -> cmp.Diff / slices.Equal, `if got != want` -> testify's assert.Equal) is not
 // mistaken for a removed check.
+#include <cctype>
 #include <climits>
 #include <functional>
 #include <optional>
@@ -671,6 +672,37 @@ void resolve_operand_sources(const Syntax& s, TSNode unit, std::vector<Assertion
         if (TSNode p = ts_node_named_child(ps, i); Syntax::type(p) == "identifier") params.insert(s.text(p));
   Definitions defs;
   collect_definitions(s, unit, defs, 0);
+  // A method of a Python class: an attribute its `__init__` (or `setUp`) binds to a name, `self.fn =
+  // add`, or to a parameter whose default is a name, `def __init__(self, fn=add): self.fn = fn`,
+  // is read as that name (`self.fn(a, b)` computes with add; review 30 h09). (`self.` is no part of
+  // a source: `self.fn` reads `fn`.)
+  for (TSNode up = ts_node_parent(unit); !ts_node_is_null(up); up = ts_node_parent(up)) {
+    if (Syntax::type(up) != "class_definition") continue;
+    TSNode body = Syntax::field(up, "body");
+    for (uint32_t i = 0; !ts_node_is_null(body) && i < ts_node_named_child_count(body); ++i) {
+      TSNode f = ts_node_named_child(body, i);
+      if (Syntax::type(f) == "decorated_definition") f = Syntax::field(f, "definition");
+      if (ts_node_is_null(f) || Syntax::type(f) != "function_definition" || ts_node_eq(f, unit)) continue;
+      const std::string name = s.text(Syntax::field(f, "name"));
+      if (name != "__init__" && name != "setUp" && name != "setup_method") continue;
+      const std::string text = s.text(f);
+      const auto defaults = definition_param_defaults(text, name, Lang::python);
+      const auto init_params = definition_params(text, name, Lang::python);
+      static const std::regex bound(R"((?:^|\n)[ \t]+self\s*\.\s*([A-Za-z_]\w*)\s*=\s*([A-Za-z_][\w.]*)[ \t]*(?=\n|$))");
+      for (std::sregex_iterator m(text.begin(), text.end(), bound), e; m != e; ++m) {
+        std::string value = (*m)[2].str();
+        if (std::find(init_params.begin(), init_params.end(), value) != init_params.end()) {
+          const auto d = defaults.find(value);
+          if (d == defaults.end() || d->second.empty() || !(std::isalpha(static_cast<unsigned char>(d->second[0])) || d->second[0] == '_') ||
+              d->second == "None")
+            continue;
+          value = d->second;
+        }
+        if (value != (*m)[1].str() && !defs.count((*m)[1].str())) defs[(*m)[1].str()].push_back({0, value});
+      }
+    }
+    break;
+  }
   // A name the file declares at its top level and assigns once in all of it, outside this unit
   // too (`let s;` ... `beforeEach(() => { s = new Store(); })`, a module-level `calc = Calc()`):
   // the unit sees that value wherever it does not bind the name itself.

@@ -10,6 +10,7 @@
 // specific exception (the change now raises).
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -93,22 +94,20 @@ std::string root(const std::string& operand) {
 
 }  // namespace
 
-/// An operand with its literals written by value: numbers as their value (`2.0`, `2.`, `0x2`,
-/// `2_0e-1` all read `2`), plain string literals with double quotes (`'a'` reads `"a"`). Two
-/// operands that read alike compute the same thing (review 31 W8: `add(2.0, 2.0)` repeats
-/// `add(2, 2)`). Text inside strings, suffixed literals (`2L`, `2n`, `2.0f`) and digits inside
-/// names stay as written.
-std::string by_value(std::string_view s) {
+/// guard_internal.hpp. (Review 31 W8: `add(2.0, 2.0)` repeats `add(2, 2)`.)
+std::string by_value(std::string_view s, bool loose) {
   auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; };
+  auto digit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
   std::string out;
   out.reserve(s.size());
   for (std::size_t i = 0; i < s.size();) {
     const char c = s[i];
-    if (c == '"' || c == '\'') {
+    // A string: `'` after a digit is C++'s digit separator (`2'000`), not a quote.
+    if (c == '"' || c == '`' || (c == '\'' && !(i > 0 && digit(s[i - 1])))) {
       std::size_t j = i + 1;
-      bool plain = true;
+      bool plain = c != '`';
       while (j < s.size() && s[j] != c) {
-        if (s[j] == '\\' || s[j] == '"' || s[j] == '\'' || s[j] == '`') plain = false;
+        if (s[j] == '\\' || s[j] == '"' || s[j] == '\'' || s[j] == '`' || s[j] == '$') plain = false;
         if (s[j] == '\\') ++j;
         ++j;
       }
@@ -116,8 +115,8 @@ std::string by_value(std::string_view s) {
         out.append(s.substr(i));
         break;
       }
-      const bool prefixed = i > 0 && ident(s[i - 1]);  // b'..', f"..", r'..': not a plain string
-      if (plain && !prefixed) {
+      const bool prefixed = i > 0 && ident(s[i - 1]);  // b'..', f"..", r'..', u8"..": not a plain string
+      if (loose && plain && !prefixed) {
         out += '"';
         out.append(s.substr(i + 1, j - i - 1));
         out += '"';
@@ -127,44 +126,58 @@ std::string by_value(std::string_view s) {
       i = j + 1;
       continue;
     }
-    const bool starts_number = (std::isdigit(static_cast<unsigned char>(c)) ||
-                                (c == '.' && i + 1 < s.size() && std::isdigit(static_cast<unsigned char>(s[i + 1])))) &&
-                               (i == 0 || (!ident(s[i - 1]) && s[i - 1] != '.'));
+    const bool starts_number = (digit(c) || (c == '.' && i + 1 < s.size() && digit(s[i + 1]))) && (i == 0 || (!ident(s[i - 1]) && s[i - 1] != '.'));
     if (!starts_number) {
       out += c;
       ++i;
       continue;
     }
+    const bool radix = c == '0' && i + 1 < s.size() && std::string_view("xXoObB").find(s[i + 1]) != std::string_view::npos;
     std::size_t j = i;
-    while (j < s.size() && (ident(s[j]) || s[j] == '.' ||
-                            ((s[j] == '+' || s[j] == '-') && j > i && (s[j - 1] == 'e' || s[j - 1] == 'E') &&
-                             !(s[i] == '0' && i + 1 < s.size() && (s[i + 1] == 'x' || s[i + 1] == 'X')))))
+    while (j < s.size() && (ident(s[j]) || s[j] == '.' || (s[j] == '\'' && j > i && digit(s[j - 1]) && j + 1 < s.size() && digit(s[j + 1])) ||
+                            ((s[j] == '+' || s[j] == '-') && !radix && (s[j - 1] == 'e' || s[j - 1] == 'E'))))
       ++j;
+    const std::string written(s.substr(i, j - i));
     std::string token;
-    for (char d : s.substr(i, j - i))
-      if (d != '_') token += d;
+    for (char d : written)
+      if (d != '_' && d != '\'') token += d;
     i = j;
-    std::optional<double> value;
-    if (token.size() > 2 && token[0] == '0' && std::string_view("xXoObB").find(token[1]) != std::string_view::npos) {
+    auto keep = [&] { out += written; };
+    if (radix) {
+      if (token.size() <= 2) {
+        keep();
+        continue;
+      }
       const int base = (token[1] == 'x' || token[1] == 'X') ? 16 : (token[1] == 'o' || token[1] == 'O') ? 8 : 2;
+      errno = 0;
       char* end = nullptr;
       const unsigned long long v = std::strtoull(token.c_str() + 2, &end, base);
-      if (end && *end == '\0') value = static_cast<double>(v);
-    } else if (token.find_first_not_of("0123456789.eE+-") == std::string::npos &&
-               std::count(token.begin(), token.end(), '.') <= 1) {
-      char* end = nullptr;
-      const double v = std::strtod(token.c_str(), &end);
-      if (end && *end == '\0') value = v;
-    }
-    if (!value || !std::isfinite(*value)) {
-      out += token;
+      if (errno == ERANGE || !end || *end != '\0') keep();  // (too large, or a suffix: as written)
+      else out += std::to_string(v);
       continue;
     }
-    char buf[40];
-    if (*value == std::floor(*value) && std::fabs(*value) < 1e15)
-      std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(*value));
+    const bool integer = token.find_first_not_of("0123456789") == std::string::npos;
+    if (integer) {
+      if (token.size() > 1 && token[0] == '0') keep();  // (`010`: octal in the C family, an error in Python 3)
+      else out += token;                                // (exact: `9007199254740993` is not `...992`)
+      continue;
+    }
+    if (token.find_first_not_of("0123456789.eE+-") != std::string::npos || std::count(token.begin(), token.end(), '.') > 1) {
+      keep();  // (`2.0f`, `2n`, `1.0L`, a version: as written)
+      continue;
+    }
+    errno = 0;
+    char* end = nullptr;
+    const double v = std::strtod(token.c_str(), &end);
+    if (errno == ERANGE || !end || *end != '\0' || !std::isfinite(v)) {
+      keep();
+      continue;
+    }
+    char buf[48];
+    if (loose && v == std::floor(v) && std::fabs(v) < 9007199254740992.0)
+      std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
     else
-      std::snprintf(buf, sizeof buf, "%.17g", *value);
+      std::snprintf(buf, sizeof buf, "%.17gf", v);  // (a float: never the same text as an integer)
     out += buf;
   }
   return out;
@@ -458,31 +471,33 @@ std::optional<IntegrityFinding> compare_checks(const TestUnit& bt, const TestUni
     }
   // A check rewritten into a repeat of another check the test keeps (review 31 W8: `add(1, 3) ==
   // 4` became `add(2.0, 2.0) == 4` beside the kept `add(2, 2) == 4`): the same kind of check of
-  // the same values checks nothing new, whatever the literals look like. Judged on the operands as
-  // written, or one side through the test's locals (`result = add(2, 2)`), not both: two names
-  // unpacked from one call (`q, r = divmod(...)`) read alike through their definitions. A test
-  // that repeated a check before the patch may keep doing so.
+  // the same values against the same expected literals checks nothing new, however its literals are
+  // written (by_value; in Python and JavaScript `2.0` is `2`). Judged on the operands as written,
+  // or one side through the test's locals (`r = add(2.0, 2.0)` ... `assert r == 4`), not both: two
+  // names unpacked from one call (`q, r = divmod(...)`) read alike through their definitions. Not
+  // a repeat: other expected values (`s.pop() == 2` then `s.pop() == 1`), a check whose expected
+  // values are not literals, a helper's checks (`check_sum(2, 2, 4)`), a test that repeated a check
+  // before the patch.
   {
-    auto direct = [](const Assertion& a) {
-      std::set<std::string> ops;
-      for (const auto& o : a.operands) ops.insert(by_value(o));
-      return std::pair{kind_of(a), std::move(ops)};
+    const Lang lang = lang_of(path);
+    const bool loose = lang == Lang::python || is_js(lang);
+    auto key = [&](const Assertion& a, const std::set<std::string>& ops) {
+      std::set<std::string> o, l;
+      for (const auto& x : ops) o.insert(by_value(x, loose));
+      for (const auto& x : a.literals) l.insert(by_value(strip_spaces(x), loose));
+      return std::tuple{kind_of(a), std::move(o), std::move(l)};
     };
-    auto through_locals = [&](const Assertion& a) {
-      if (a.expanded.empty()) return direct(a);
-      std::set<std::string> ops;
-      for (const auto& o : a.expanded) ops.insert(by_value(o));
-      return std::pair{kind_of(a), std::move(ops)};
-    };
+    auto direct = [&](const Assertion& a) { return key(a, a.operands); };
+    auto through_locals = [&](const Assertion& a) { return key(a, a.expanded.empty() ? a.operands : a.expanded); };
     auto alike = [&](const Assertion& x, const Assertion& y) {
+      if (x.literals.empty() || y.literals.empty()) return false;
       const auto dx = direct(x), dy = direct(y);
       return dx == dy || dx == through_locals(y) || through_locals(x) == dy;
     };
     for (std::size_t i = 0; i < before.size(); ++i) {
       const Assertion* a = match[i];
-      if (!a || a->inlined || a->operands.empty() || before[i]->operands.empty() || a->operands == before[i]->operands ||
-          weight(*a) == 0)
-        continue;
+      if (!a || a->inlined || a->operands.empty() || before[i]->operands.empty() || weight(*a) == 0) continue;
+      if (a->operands == before[i]->operands && a->expanded == before[i]->expanded) continue;  // (the same check)
       // Its twin: another check of the new test, itself the partner of another old check.
       const Assertion* twin = nullptr;
       for (std::size_t k = 0; k < before.size() && !twin; ++k)
@@ -491,10 +506,10 @@ std::optional<IntegrityFinding> compare_checks(const TestUnit& bt, const TestUni
       // Old checks that repeated each other already: not a new repeat.
       const bool repeated_before = std::any_of(before.begin(), before.end(), [&](const Assertion* y) { return y != before[i] && alike(*y, *before[i]); });
       if (repeated_before) continue;
+      const auto shown = [](const Assertion& x) { return *(x.expanded.empty() ? x.operands : x.expanded).begin(); };
       return IntegrityFinding{"assertion_removed", path, a->line,
-                              "test " + name + ": the check of " + *before[i]->operands.begin() + " (line " +
-                                  std::to_string(before[i]->line) + ") became a check of " + *a->operands.begin() +
-                                  ", which repeats the check at line " + std::to_string(twin->line) +
+                              "test " + name + ": the check of " + shown(*before[i]) + " (line " + std::to_string(before[i]->line) +
+                                  ") became a check of " + shown(*a) + ", which repeats the check at line " + std::to_string(twin->line) +
                                   " with the same values: one check fewer"};
     }
   }

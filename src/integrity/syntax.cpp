@@ -121,7 +121,7 @@ bool wrapped_in_parens(std::string_view e) {
 }
 
 /// The non-literal operands of a condition or an argument list: `add(2, 2) == 4` -> {add(2,2)}.
-void collect_operands(std::string_view expr, std::set<std::string>& out, bool& tautology) {
+void collect_operands(std::string_view expr, std::set<std::string>& out, bool& tautology, std::set<std::string>* literals = nullptr) {
   std::string e = trim(expr);
   while (wrapped_in_parens(e)) e = trim(std::string_view(e).substr(1, e.size() - 2));
   for (std::string_view neg : {"not ", "!"})
@@ -134,6 +134,7 @@ void collect_operands(std::string_view expr, std::set<std::string>& out, bool& t
   if (parts.size() == 2 && strip_spaces(parts[0]) == strip_spaces(parts[1])) tautology = true;  // x == x
   for (auto& p : parts) {
     std::string o = strip_spaces(p);
+    if (!o.empty() && literals && is_literal(o)) literals->insert(o);
     if (o.empty() || is_literal(o)) continue;
     if (o == "t" || o == "self" || o == "this" || o == "assert" || o == "require" || o == "done" || o == "tt") continue;
     out.insert(o);
@@ -1007,11 +1008,11 @@ class Analyzer {
     bool tautology = false;
     const auto args = call_args(n);
     if (args.size() >= 2 && args[0] == args[1] && !is_literal(args[0])) tautology = true;  // EXPECT_EQ(x, x)
-    for (const auto& arg : args) collect_operands(arg, a.operands, tautology);
+    for (const auto& arg : args) collect_operands(arg, a.operands, tautology, &a.literals);
     for (TSNode f = field(n, "function"); !ts_node_is_null(f);) {
       std::string_view ft = type(f);
       if (ft == "call_expression" || ft == "call" || ft == "method_invocation") {
-        for (const auto& arg : call_args(f)) collect_operands(arg, a.operands, tautology);
+        for (const auto& arg : call_args(f)) collect_operands(arg, a.operands, tautology, &a.literals);
         f = field(f, "function");
       } else if (ft == "member_expression" || ft == "attribute" || ft == "field_expression") {
         TSNode o = field(f, "object");
@@ -1023,7 +1024,7 @@ class Analyzer {
     if (type(n) == "method_invocation") {  // Java: assertThat(x).isEqualTo(y)
       TSNode o = field(n, "object");
       if (!ts_node_is_null(o) && type(o) == "method_invocation")
-        for (const auto& arg : call_args(o)) collect_operands(arg, a.operands, tautology);
+        for (const auto& arg : call_args(o)) collect_operands(arg, a.operands, tautology, &a.literals);
     }
     a.trivial = a.operands.empty();
     a.tautology = tautology;
@@ -1101,7 +1102,7 @@ class Analyzer {
                                           : Kind::type;
       bool tautology = false;
       for (const auto& x : args)
-        if (x != checker && !testers_.count(x)) collect_operands(x, a.operands, tautology);
+        if (x != checker && !testers_.count(x)) collect_operands(x, a.operands, tautology, &a.literals);
       a.trivial = a.operands.empty();
       a.tautology = tautology;
       return {a};
@@ -1169,7 +1170,7 @@ class Analyzer {
           !known_matcher(matcher_call(args[1]).first)) {
         a.kind = comparison_kind(args[1]);
         bool tautology = false;
-        collect_operands(args[1], a.operands, tautology);
+        collect_operands(args[1], a.operands, tautology, &a.literals);
         a.trivial = a.operands.empty();
         a.tautology = tautology;
         truth_analysis(args[1], a, false);
@@ -1178,7 +1179,7 @@ class Analyzer {
       if (args.size() >= 2) {
         bool tautology = false;
         const std::string& actual = args[args.size() - 2];
-        collect_operands(actual, a.operands, tautology);
+        collect_operands(actual, a.operands, tautology, &a.literals);
         const MatcherKind m = matcher_kind(args.back(), a.operands, names_);
         a.kind = m.kind;
         a.tolerance = m.tolerance;
@@ -1486,7 +1487,7 @@ class Analyzer {
       Assertion a = proto;
       a.kind = comparison_kind(clause, negated);
       bool tautology = false;
-      collect_operands(clause, a.operands, tautology);
+      collect_operands(clause, a.operands, tautology, &a.literals);
       a.trivial = a.operands.empty();
       a.tautology = tautology;
       if (!negated) truth_analysis(clause, a, lang_ == Lang::python);
@@ -2557,7 +2558,7 @@ class Analyzer {
         if (type(e) == "comment") continue;
         const std::string et = strip_spaces(text(e));
         all_calls = et.find('(') != std::string::npos && !is_literal(et);
-        elems.insert(by_value(et));  // (`add(2.0, 2.0)` repeats `add(2, 2)`)
+        elems.insert(by_value(et, lang_ == Lang::python || is_js(lang_)));  // (`add(2.0, 2.0)` repeats `add(2, 2)`)
       }
       if (all_calls) r = static_cast<int>(elems.size());
     } else if (t == "list_comprehension" || t == "generator_expression" || t == "dictionary_comprehension" || t == "set_comprehension") {
