@@ -335,8 +335,6 @@ class CommandValidator final : public Validator {
     auto hidden = skipped_failing_cases(ctx, head, skipped, ev);
     if (!hidden) return unexpected(hidden.error());
     if (*hidden) return failed(rep, (*hidden)->reason, (*hidden)->message);
-    // A function the patched tests stopped calling, whose code the patch edits: the edit must
-    // change what it answers the old tests (detail::check_stand_ins).
     // The developer's change outside tests (a git diff of base..head), read once for the checks
     // below, when the first of them needs it.
     std::optional<std::vector<std::string>> change_code_read;
@@ -348,6 +346,8 @@ class CommandValidator final : public Validator {
       }
       return &*change_code_read;
     };
+    // A function the patched tests stopped calling, whose code the patch edits: the edit must
+    // change what it answers the old tests (detail::check_stand_ins).
     if (!stand_ins.stand_ins.empty()) {
       auto s = stand_ins_answer_alike(ctx, head_ws, fix_code, stand_ins, change_code, ev);
       if (!s) return unexpected(s.error());
