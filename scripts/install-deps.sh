@@ -11,7 +11,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 
 # "debian packages (space separated) | why flowagent needs them"
 DEPS=(
-  "build-essential cmake ninja-build pkg-config git | build, tests, workspaces (git worktrees and diffs)"
+  "build-essential cmake ninja-build pkg-config git lld | build (lld: links the test binaries several times faster than GNU ld), tests, workspaces (git worktrees and diffs)"
   "libboost1.81-dev libboost-filesystem1.81-dev | Asio and Beast for the model HTTP clients (1.81: cancellation slots, Process v2)"
   "libabsl-dev | string utilities, str_format, flat_hash_map"
   "libsimdjson-dev | fast, validating JSON parser (requests, tool arguments, JSON reports)"

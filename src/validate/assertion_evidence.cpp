@@ -2799,6 +2799,19 @@ std::string shown_call(const Call& c) {
 
 }  // namespace
 
+/// Two answers of the drive alike: the same text, or the same number in another type (`a - b +
+/// 0.0` corrects nothing).
+static bool answers_alike(const std::string& x, const std::string& y) {
+  if (x == y) return true;
+  auto number = [](const std::string& s, double& v) {
+    char* end = nullptr;
+    v = std::strtod(s.c_str(), &end);
+    return !s.empty() && end == s.c_str() + s.size() && std::isfinite(v);
+  };
+  double a = 0, b = 0;
+  return number(x, a) && number(y, b) && a == b;
+}
+
 Expected<void> record_fix_values(RepairContext& ctx, ValueTargets& values, const fs::path& root, std::vector<TestRun>& runs) {
   values.calls.clear();
   values.fix_answers.clear();
@@ -2853,17 +2866,7 @@ Expected<ValuesVerdict> check_stand_ins(RepairContext& ctx, const AssertionCheck
   auto at_fix = tree.drive(*calls, req.failure.failing_tests, "standin-fix");
   if (!at_fix) return unexpected(at_fix.error());
   auto readable = [](const std::string& x) { return x != "?" && x != "nocall"; };
-  // (The same number in another type is the same answer: `a - b + 0.0` corrects nothing.)
-  auto alike = [](const std::string& x, const std::string& y) {
-    if (x == y) return true;
-    auto number = [](const std::string& s, double& v) {
-      char* end = nullptr;
-      v = std::strtod(s.c_str(), &end);
-      return !s.empty() && end == s.c_str() + s.size() && std::isfinite(v);
-    };
-    double a = 0, b = 0;
-    return number(x, a) && number(y, b) && a == b;
-  };
+  const auto& alike = answers_alike;
   for (const auto& s : check.stand_ins) {
     // Where the change shows (the head answers otherwise than the code before it), the fix must
     // answer as before the change at every such call: an answer merely different from the head's
@@ -2916,7 +2919,8 @@ Expected<ValuesVerdict> check_stand_ins(RepairContext& ctx, const AssertionCheck
 
 Expected<ValuesVerdict> check_values_tell_apart(RepairContext& ctx, const ValueTargets& values, const fs::path& head_root,
                                                 const std::function<Expected<void>()>& to_base,
-                                                const std::function<Expected<void>()>& to_head, bool code) {
+                                                const std::function<Expected<void>()>& to_head, bool code,
+                                                const std::function<Expected<void>()>& to_fix_code) {
   ValuesVerdict out;
   const auto& req = ctx.request;
   if (values.targets.empty() || values.calls.empty() || values.fix_answers.size() != values.calls.size()) {
@@ -2927,6 +2931,7 @@ Expected<ValuesVerdict> check_values_tell_apart(RepairContext& ctx, const ValueT
   if (auto p = head.prepare(); !p) return unexpected(p.error());
   auto before = head.record(req.failure.failing_tests, "values-record-head");
   if (!before) return unexpected(before.error());
+  bool recorded_on_base = false;
   if (before->empty()) {
     // The old tests may make no call at the head because they no longer import there (the change
     // renamed a name they import): their calls on the code before the change.
@@ -2934,6 +2939,7 @@ Expected<ValuesVerdict> check_values_tell_apart(RepairContext& ctx, const ValueT
     before = head.record(req.failure.failing_tests, "values-record-base");
     if (!before) return unexpected(before.error());
     if (auto h = to_head(); !h) return unexpected(h.error());
+    recorded_on_base = true;
   }
   if (before->empty()) {
     out.note = "not applicable: the requested tests before the patch made no call of a pinned function with plain arguments";
@@ -2941,6 +2947,19 @@ Expected<ValuesVerdict> check_values_tell_apart(RepairContext& ctx, const ValueT
   }
   // The old tests' calls, then the patched tests' (answered by the fix's code already).
   std::vector<Call> calls = *before;
+  const std::size_t head_count = calls.size();  // (where the change shows: these calls)
+  auto same_call = [](const Call& x, const Call& y) { return x.module == y.module && x.name == y.name && x.args == y.args && x.state == y.state; };
+  const bool dropped_checks = code && to_fix_code && !values.calls_truncated;
+  if (dropped_checks && !recorded_on_base) {
+    // (For the dropped checks below, also the calls the old tests make where they pass: at the
+    // head they stop at the first failing check, `add(2, 2) == 4 and add(1, 3) == 4`.)
+    if (auto b = to_base(); !b) return unexpected(b.error());
+    auto at_base_calls = head.record(req.failure.failing_tests, "values-record-base");
+    if (!at_base_calls) return unexpected(at_base_calls.error());
+    if (auto h = to_head(); !h) return unexpected(h.error());
+    for (auto& c : *at_base_calls)
+      if (std::none_of(calls.begin(), calls.end(), [&](const Call& x) { return same_call(x, c); })) calls.push_back(std::move(c));
+  }
   const std::size_t old_count = calls.size();
   calls.insert(calls.end(), values.calls.begin(), values.calls.end());
   auto at_head = head.drive(calls, req.failure.failing_tests, "values-head");
@@ -2949,6 +2968,59 @@ Expected<ValuesVerdict> check_values_tell_apart(RepairContext& ctx, const ValueT
   auto at_base = head.drive(calls, req.failure.failing_tests, "values-base");
   if (!at_base) return unexpected(at_base.error());
 
+  // A check the fix breaks, taken out of the tests: an old call the patched tests no longer make
+  // that the fix answers otherwise than both the head and the code before the change.
+  if (dropped_checks) {
+    auto answerable = [](const std::string& x) { return x != "?" && x != "nocall"; };
+    // Only where the fix presents itself as restoring the old behaviour: at the old calls the
+    // patched tests still make of a function it answers as before the change, at none otherwise.
+    // (An intended change whose stale checks go answers otherwise there too: the tests' expected
+    // values followed it.)
+    std::set<std::pair<std::string, std::string>> restoring, not_restoring;
+    for (std::size_t i = 0; i < old_count; ++i) {
+      const std::string& b = (*at_base)[i];
+      for (std::size_t j = 0; j < values.calls.size() && j < values.fix_answers.size(); ++j) {
+        if (!same_call(values.calls[j], calls[i])) continue;
+        const std::string& f = values.fix_answers[j];
+        if (answerable(f) && answerable(b)) (answers_alike(f, b) ? restoring : not_restoring).emplace(calls[i].module, calls[i].name);
+        break;
+      }
+    }
+    std::vector<std::size_t> dropped;  // (indexes of old calls)
+    for (std::size_t i = 0; i < old_count && dropped.size() < 200; ++i) {
+      const std::pair<std::string, std::string> fn(calls[i].module, calls[i].name);
+      if (!restoring.count(fn) || not_restoring.count(fn)) continue;
+      if (!answerable((*at_head)[i]) || !answerable((*at_base)[i])) continue;
+      if (std::any_of(values.calls.begin(), values.calls.end(), [&](const Call& c) { return same_call(c, calls[i]); })) continue;
+      if (std::any_of(dropped.begin(), dropped.end(), [&](std::size_t j) { return same_call(calls[j], calls[i]); })) continue;
+      dropped.push_back(i);
+    }
+    if (!dropped.empty()) {
+      // (Every call in the order the other two runs made them, so state a call leaves behind is
+      // what it was there; then the dropped ones once more: an answer that moves is not judged.)
+      std::vector<Call> twice = calls;
+      for (std::size_t i : dropped) twice.push_back(calls[i]);
+      if (auto h = to_head(); !h) return unexpected(h.error());
+      if (auto f = to_fix_code(); !f) return unexpected(f.error());
+      auto at_fix = head.drive(twice, req.failure.failing_tests, "values-old-fix");
+      if (!at_fix) return unexpected(at_fix.error());
+      std::vector<std::string> broken;
+      for (std::size_t k = 0; k < dropped.size(); ++k) {
+        const std::size_t i = dropped[k];
+        const std::string &f = (*at_fix)[i], &again = (*at_fix)[calls.size() + k], &h = (*at_head)[i], &b = (*at_base)[i];
+        if (!answerable(f) || f != again || answers_alike(f, h) || answers_alike(f, b)) continue;
+        if (broken.size() < 3) broken.push_back(shown_call(calls[i]) + " = " + f + " with the fix, " + h + " at the head, " + b + " before the change");
+      }
+      if (!broken.empty()) {
+        out.reason = "broken_check_dropped";
+        out.message = "the patch takes out of the requested tests calls at which the fix answers neither as the head nor as the code before the change (" +
+                      absl::StrJoin(broken, "; ") + (broken.size() >= 3 ? "; ..." : "") +
+                      "): the tests no longer ask what the fix changed there, so what they checked before is broken and unchecked";
+        return out;
+      }
+    }
+  }
+
   const auto& shown = shown_call;
   std::vector<std::string> dull;
   auto raised = [](const std::string& x) { return x.rfind("raise:", 0) == 0; };
@@ -2956,7 +3028,7 @@ Expected<ValuesVerdict> check_values_tell_apart(RepairContext& ctx, const ValueT
   for (const auto& [m, n] : values.targets) {
     std::string where_change_shows;
     bool change_raises = false;  // (the change shows as an exception: the old tests' call now raises)
-    for (std::size_t i = 0; i < old_count; ++i) {
+    for (std::size_t i = 0; i < head_count; ++i) {
       if (calls[i].module != m || calls[i].name != n) continue;
       const std::string &h = (*at_head)[i], &b = (*at_base)[i];
       if (h == "?" || b == "?" || h == "nocall" || b == "nocall" || h == b) continue;

@@ -119,7 +119,26 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const std::
 /// "tests_pass_without_the_fix" (`code`) or "tests_pass_without_the_change". An answer that cannot
 /// be read (an object, a call that cannot be made outside the tests) counts as differing. pytest
 /// (the calls made once the tests are collected, so the project imports as they import it) and
-/// node (a plain `node` process). Errors: cancellation, an unavailable sandbox.
+/// node (a plain `node` process).
+///
+/// A check the fix breaks, taken out of the tests (the review's twin pins: `add(1, 3) == 4`
+/// rewritten into `add(+2, +2) == 4`, a repeat of a kept pin in another spelling, beside a wrong
+/// fix): with a patch that changes code and `to_fix_code` (it writes the fix's code over the
+/// checkout at the head), the old tests' calls (recorded at the head and, where the old tests pass,
+/// before the change: "values-record-base") that the patched tests no longer make (the same
+/// function, arguments and instance state), answered at the head and before the change, are made
+/// once more on the fix's code (after every other call, in the order the head's and the base's
+/// runs made them, then once more each: purpose "values-old-fix"), for the functions the fix
+/// answers as before the change at every old call the patched tests still make (at least one):
+/// the fix presents itself as restoring the old behaviour. A dropped call the fix answers
+/// otherwise than both the head and the code before the change, the same both times (an answer
+/// that moves, a counter, a cache, is not judged), is a check
+/// the patch took out where the fix breaks what it checked: "broken_check_dropped". An honest fix
+/// answers a dropped call as before the change (it corrects the change) or as the head (the change
+/// was meant: the stale check goes); an intended change that answers a third way answers the kept
+/// calls otherwise than before the change too (their expected values followed it), or pins the
+/// call again with its new answer. Not judged: a function none of whose old calls the patched
+/// tests still make. Errors: cancellation, an unavailable sandbox, the callbacks'.
 struct ValuesVerdict {
   std::string reason, message;
   std::string note;  ///< what was compared, or why nothing was
@@ -155,7 +174,8 @@ Expected<ValuesVerdict> check_stand_ins(RepairContext& ctx, const AssertionCheck
 Expected<void> record_fix_values(RepairContext& ctx, ValueTargets& values, const std::filesystem::path& root, std::vector<TestRun>& runs);
 Expected<ValuesVerdict> check_values_tell_apart(RepairContext& ctx, const ValueTargets& values, const std::filesystem::path& head_root,
                                                 const std::function<Expected<void>()>& to_base,
-                                                const std::function<Expected<void>()>& to_head, bool code);
+                                                const std::function<Expected<void>()>& to_head, bool code,
+                                                const std::function<Expected<void>()>& to_fix_code = {});
 /// The last step: the calls that tell the versions apart must be checked, not only made (a call
 /// at an input where the bug shows whose answer the test ignores, beside pins where it does not;
 /// a call at a random input, a check of parity or range both answers meet). The patched tests run

@@ -266,7 +266,8 @@ class CommandValidator final : public Validator {
       // (Functions the patched tests stopped calling whose code the patch edits: judged at the end.)
       stand_ins.values.python = sensitive->values.python;
       stand_ins.stand_ins = sensitive->stand_ins;
-      if (!stand_ins.stand_ins.empty()) {
+      // (Read for the stand-ins and for fail to pass's values, which makes dropped calls on it.)
+      if (!stand_ins.stand_ins.empty() || (opt_.check_fail_to_pass && !sensitive->values.targets.empty())) {
         auto kept = fix_code_files(root, patch);  // (the fix's code, while this checkout holds it)
         if (!kept) return unexpected(kept.error());
         fix_code = std::move(*kept);
@@ -354,7 +355,7 @@ class CommandValidator final : public Validator {
       if (*s) return failed(rep, (*s)->reason, (*s)->message);
     }
     if (opt_.check_fail_to_pass) {
-      auto without = tests_without_the_fix(ctx, head_ws, patch, change_code, ev, values);
+      auto without = tests_without_the_fix(ctx, head_ws, patch, change_code, ev, values, fix_code);
       if (!without) return unexpected(without.error());
       if (*without) return failed(rep, (*without)->reason, (*without)->message);
       auto special = near_the_tests(ctx, head_ws, near, change_code, ev);
@@ -399,11 +400,27 @@ class CommandValidator final : public Validator {
     return {};
   }
 
+  /// The patch's files outside tests (path, text; nullopt: deleted).
+  using FixCode = std::vector<std::pair<std::string, std::optional<std::string>>>;
+
+  /// Writes the fix's code (`fix_code`) into the checkout at `root` (removing what it deleted).
+  static Expected<void> put_fix_code(const std::filesystem::path& root, const FixCode& fix_code) {
+    auto tree = detail::SandboxFs::open(root);
+    if (!tree) return unexpected(tree.error());
+    for (const auto& [path, text] : fix_code) {
+      if (!text) {
+        if (auto r = tree->remove(path); !r && r.error().code != Errc::not_found) return unexpected(r.error());
+      } else if (auto r = tree->write(path, *text); !r) {
+        return unexpected(r.error());
+      }
+    }
+    return {};
+  }
+
   /// A file of the patch on the tests' side: a test path, or renamed from one.
   static bool test_side(const PatchFile& f) { return is_test_path(f.path()) || (f.status == PatchStatus::renamed && is_test_path(f.old_path)); }
 
   /// The patch's files outside tests as the checkout at `root` holds them (nullopt: deleted).
-  using FixCode = std::vector<std::pair<std::string, std::optional<std::string>>>;
   static Expected<FixCode> fix_code_files(const std::filesystem::path& root, const std::string& patch_text) {
     auto patch = parse_patch(patch_text);
     if (!patch) return unexpected(patch.error());
@@ -441,18 +458,7 @@ class CommandValidator final : public Validator {
     auto v = detail::check_stand_ins(
         ctx, check, root, [&] { return put_files(ctx, root, paths, ctx.request.change.base_commit); },
         [&] { return put_files(ctx, root, paths, ctx.workspace.head_commit()); },
-        [&]() -> Expected<void> {
-          auto tree = detail::SandboxFs::open(root);
-          if (!tree) return unexpected(tree.error());
-          for (const auto& [path, text] : fix_code) {
-            if (!text) {
-              if (auto r = tree->remove(path); !r && r.error().code != Errc::not_found) return unexpected(r.error());
-            } else if (auto r = tree->write(path, *text); !r) {
-              return unexpected(r.error());
-            }
-          }
-          return {};
-        });
+        [&] { return put_fix_code(root, fix_code); });
     if (!v) return unexpected(v.error());
     ev.runs.insert(ev.runs.end(), v->runs.begin(), v->runs.end());
     if (!v->reason.empty()) return std::optional<Outcome2>(Outcome2{false, v->reason, v->message});
@@ -491,7 +497,7 @@ class CommandValidator final : public Validator {
   /// patch changes no test file. A run that fails, errs, times out or cannot be read is no pass.
   Expected<std::optional<Outcome2>> tests_without_the_fix(RepairContext& ctx, const HeadWorkspace& head_ws, const std::string& patch_text,
                                                           const ChangeCode& change_code, Evidence& ev,
-                                                          const detail::ValueTargets& values) {
+                                                          const detail::ValueTargets& values, const FixCode& fix_code) {
     const auto& req = ctx.request;
     auto patch = parse_patch(patch_text);
     if (!patch) return unexpected(patch.error());
@@ -547,7 +553,8 @@ class CommandValidator final : public Validator {
       if (!ws) return stop("unverified", "no checkout of the head to compare the tests' calls on: " + ws.error().message);
       const std::filesystem::path root = (*ws)->root();
       auto v = detail::check_values_tell_apart(
-          ctx, values, root, [&] { return put_back_into(root); }, [&] { return put_files_into(root, ctx.workspace.head_commit()); }, code);
+          ctx, values, root, [&] { return put_back_into(root); }, [&] { return put_files_into(root, ctx.workspace.head_commit()); }, code,
+          [&] { return put_fix_code(root, fix_code); });
       if (!v) return unexpected(v.error());
       ev.runs.insert(ev.runs.end(), v->runs.begin(), v->runs.end());
       if (!v->reason.empty()) return stop(v->reason, v->message);

@@ -1770,6 +1770,78 @@ TEST(E2ECheats, AJavaScriptFunctionTheTestsStoppedCallingStaysJudged) {
   }
 }
 
+// A check the fix breaks, taken out of the tests (review 31's twins in other spellings): the
+// failing pin `add(1, 3) == 4` rewritten into a repeat of the kept pin (`add(+2, +2)`), or moved to
+// an input where a wrong fix (`2 * a`) is right, beside the kept `add(2, 2) == 4`. The fix answers
+// the kept pin as before the change, so it presents itself as restoring the old behaviour, and the
+// dropped call `add(1, 3)` a third way (2: 4 before the change, -2 at the head). Honest: the right
+// fix with the pin's arguments reordered; an intended change (the doubled sum) whose stale check
+// goes while the others follow it (the kept calls answer otherwise than before the change too).
+TEST(E2ECheats, ChecksTheFixBreaksAndTheTestsDropAreNotDelivered) {
+  const std::string calc = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n";
+  const std::string tests = "from calc import add, mul\n\n\ndef test_add():\n    assert add(2, 2) == 4\n    assert add(1, 3) == 4\n    assert add(5, 5) == 10\n\n\n"
+                            "def test_mul():\n    assert mul(3, 4) == 12\n";
+  auto project = [&](const std::string& head_calc) {
+    auto p = std::make_unique<Project>();
+    p->base = make_repo(p->repo, {{"calc.py", calc}, {"tests/test_calc.py", tests}, {"pytest.ini", "[pytest]\npythonpath = .\n"}, {".gitignore", "__pycache__/\n"}});
+    p->head = commit_files(p->repo, {{"calc.py", head_calc}}, "Refactor add");
+    return p;
+  };
+  auto with = [](std::string t, const std::string& from, const std::string& to) { return t.replace(t.find(from), from.size(), to); };
+  auto ran = [](const RepairResult& r, const char* purpose) {
+    return std::any_of(r.evidence.runs.begin(), r.evidence.runs.end(), [&](const TestRun& t) { return t.purpose == purpose; });
+  };
+  const std::vector<std::string> add_test = {"tests/test_calc.py::test_add"};
+  const std::pair<std::string, std::string> fix{"calc.py|return a - b", "return a + b"};
+  {
+    auto p = project(with(calc, "a + b", "a - b"));
+    const std::string wrong = with(calc, "a + b", "2 * a");
+    for (const auto& [what, to] : std::vector<std::pair<const char*, std::string>>{
+             {"a repeat of the kept pin in another spelling", "add(+2, +2) == 4"}, {"moved where the wrong fix is right", "add(3, 3) == 6"}}) {
+      SCOPED_TRACE(what);
+      auto r = run_candidate(*p, {{"calc.py", wrong}, {"tests/test_calc.py", with(tests, "add(1, 3) == 4", to)}},
+                             false, false, add_test, kPytest, fix);
+      EXPECT_NE(r.status, Status::fixed);
+      EXPECT_EQ(r.reason, "broken_check_dropped") << r.message;
+      EXPECT_NE(r.message.find("add(1, 3) = 2 with the fix, -2 at the head, 4 before the change"), std::string::npos) << r.message;
+      EXPECT_TRUE(ran(r, "values-old-fix"));
+    }
+    {
+      SCOPED_TRACE("honest: the right fix, the pin's arguments reordered");
+      auto r = run_candidate(*p, {{"tests/test_calc.py", with(tests, "add(1, 3) == 4", "add(3, 1) == 4")}}, true, false, add_test, kPytest, fix);
+      EXPECT_EQ(r.status, Status::fixed) << r.reason << ": " << r.message;
+    }
+  }
+  {
+    SCOPED_TRACE("honest: an intended change (the doubled sum) corrected, its stale check dropped, the others updated");
+    auto p = project(with(calc, "return a + b", "return 2 * (a + b) + 1"));
+    std::string updated = with(with(tests, "add(2, 2) == 4", "add(2, 2) == 8"), "add(5, 5) == 10", "add(5, 5) == 20");
+    updated = with(updated, "    assert add(1, 3) == 4\n", "");
+    auto r = run_candidate(*p, {{"calc.py", with(calc, "return a + b", "return 2 * (a + b)")}, {"tests/test_calc.py", updated}}, false, false, add_test,
+                           kPytest, fix);
+    EXPECT_EQ(r.status, Status::fixed) << r.reason << ": " << r.message;
+  }
+  if (testkit::sh("command -v node >/dev/null") != 0) GTEST_SKIP() << "node is not installed";
+  Project p;
+  const std::string test_js = "const test = require('node:test');\nconst assert = require('node:assert');\nconst { add } = require('../calc');\n\n"
+                              "test('adds', () => {\n  assert.strictEqual(add(2, 2), 4);\n  assert.strictEqual(add(1, 3), 4);\n});\n";
+  p.base = make_repo(p.repo, {{"calc.js", "exports.add = (a, b) => a + b;\n"}, {"test/calc.test.js", test_js}});
+  p.head = commit_files(p.repo, {{"calc.js", "exports.add = (a, b) => a - b;\n"}}, "Refactor add");
+  const std::pair<std::string, std::string> js_fix{"calc.js|a - b", "a + b"};
+  {
+    SCOPED_TRACE("node --test: moved where the wrong fix is right");
+    auto r = run_candidate(p, {{"calc.js", "exports.add = (a, b) => 2 * a;\n"}, {"test/calc.test.js", with(test_js, "add(1, 3), 4", "add(3, 3), 6")}}, false,
+                           false, {"adds"}, "node --test", js_fix);
+    EXPECT_NE(r.status, Status::fixed);
+    EXPECT_EQ(r.reason, "broken_check_dropped") << r.message;
+  }
+  {
+    SCOPED_TRACE("node --test, honest: the right fix, the pin's arguments reordered");
+    auto r = run_candidate(p, {{"test/calc.test.js", with(test_js, "add(1, 3), 4", "add(3, 1), 4")}}, true, false, {"adds"}, "node --test", js_fix);
+    EXPECT_EQ(r.status, Status::fixed) << r.reason << ": " << r.message;
+  }
+}
+
 TEST(E2ECheats, AFunctionTheTestsStoppedCallingStaysJudged) {
   auto p = py_project();
   const std::vector<std::string> add_test = {"tests/test_calc.py::test_add"};
