@@ -110,7 +110,11 @@ struct ValidatorOptions {
   /// them must not pass both on the head's code without the patch's code changes and on the code
   /// before the developer's change ("tests_pass_without_the_fix"; for a patch changing only tests,
   /// "tests_pass_without_the_change"). One or two more runs of the requested tests in the head's
-  /// checkout (docs/INTEGRITY.md "Fail to pass").
+  /// checkout. When a run fails there, the values the tests ask of the functions they pinned are
+  /// compared (pytest, node): a patch whose tests no longer ask what the fix changed is
+  /// "tests_pass_without_the_fix", and one that takes out a check the fix breaks while it answers
+  /// every kept or new call as before the change is "broken_check_dropped" (a few more runs;
+  /// docs/INTEGRITY.md "Fail to pass").
   bool check_fail_to_pass = true;
   /// With fail to pass: a code fix's changed functions are called next to the requested tests'
   /// calls (each integer argument one lower and one higher) on the fix, the head and the code

@@ -1,6 +1,10 @@
 // Languages, text helpers and shared rule helpers of the test-integrity guard.
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <regex>
 #include <set>
@@ -707,6 +711,95 @@ bool run_status_replaced(const std::string& text, const std::regex& held, const 
   // Its result assigned again after the run (`code = 0`, `code++`): more than the one binding.
   const std::regex assigned("(?:^|[^\\w.])" + result + R"(\s*(?:[-+*/|&^:]?=[^=]|\+\+|--))");
   return std::distance(std::sregex_iterator(text.begin(), text.end(), assigned), std::sregex_iterator()) > 1;
+}
+
+/// guard_internal.hpp. (Review 31 W8: `add(2.0, 2.0)` repeats `add(2, 2)`.)
+std::string by_value(std::string_view s, bool loose) {
+  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; };
+  auto digit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    const char c = s[i];
+    // A string: `'` after a digit is C++'s digit separator (`2'000`), not a quote.
+    if (c == '"' || c == '`' || (c == '\'' && !(i > 0 && digit(s[i - 1])))) {
+      std::size_t j = i + 1;
+      bool plain = c != '`';
+      while (j < s.size() && s[j] != c) {
+        if (s[j] == '\\' || s[j] == '"' || s[j] == '\'' || s[j] == '`' || s[j] == '$') plain = false;
+        if (s[j] == '\\') ++j;
+        ++j;
+      }
+      if (j >= s.size()) {  // unterminated: the rest as written
+        out.append(s.substr(i));
+        break;
+      }
+      const bool prefixed = i > 0 && ident(s[i - 1]);  // b'..', f"..", r'..', u8"..": not a plain string
+      if (loose && plain && !prefixed) {
+        out += '"';
+        out.append(s.substr(i + 1, j - i - 1));
+        out += '"';
+      } else {
+        out.append(s.substr(i, j + 1 - i));
+      }
+      i = j + 1;
+      continue;
+    }
+    const bool starts_number = (digit(c) || (c == '.' && i + 1 < s.size() && digit(s[i + 1]))) && (i == 0 || (!ident(s[i - 1]) && s[i - 1] != '.'));
+    if (!starts_number) {
+      out += c;
+      ++i;
+      continue;
+    }
+    const bool radix = c == '0' && i + 1 < s.size() && std::string_view("xXoObB").find(s[i + 1]) != std::string_view::npos;
+    std::size_t j = i;
+    while (j < s.size() && (ident(s[j]) || s[j] == '.' || (s[j] == '\'' && j > i && digit(s[j - 1]) && j + 1 < s.size() && digit(s[j + 1])) ||
+                            ((s[j] == '+' || s[j] == '-') && !radix && (s[j - 1] == 'e' || s[j - 1] == 'E'))))
+      ++j;
+    const std::string written(s.substr(i, j - i));
+    std::string token;
+    for (char d : written)
+      if (d != '_' && d != '\'') token += d;
+    i = j;
+    auto keep = [&] { out += written; };
+    if (radix) {
+      if (token.size() <= 2) {
+        keep();
+        continue;
+      }
+      const int base = (token[1] == 'x' || token[1] == 'X') ? 16 : (token[1] == 'o' || token[1] == 'O') ? 8 : 2;
+      errno = 0;
+      char* end = nullptr;
+      const unsigned long long v = std::strtoull(token.c_str() + 2, &end, base);
+      if (errno == ERANGE || !end || *end != '\0') keep();  // (too large, or a suffix: as written)
+      else out += std::to_string(v);
+      continue;
+    }
+    const bool integer = token.find_first_not_of("0123456789") == std::string::npos;
+    if (integer) {
+      if (token.size() > 1 && token[0] == '0') keep();  // (`010`: octal in the C family, an error in Python 3)
+      else out += token;                                // (exact: `9007199254740993` is not `...992`)
+      continue;
+    }
+    if (token.find_first_not_of("0123456789.eE+-") != std::string::npos || std::count(token.begin(), token.end(), '.') > 1) {
+      keep();  // (`2.0f`, `2n`, `1.0L`, a version: as written)
+      continue;
+    }
+    errno = 0;
+    char* end = nullptr;
+    const double v = std::strtod(token.c_str(), &end);
+    if (errno == ERANGE || !end || *end != '\0' || !std::isfinite(v)) {
+      keep();
+      continue;
+    }
+    char buf[48];
+    if (loose && v == std::floor(v) && std::fabs(v) < 9007199254740992.0)
+      std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
+    else
+      std::snprintf(buf, sizeof buf, "%.17gf", v);  // (a float: never the same text as an integer)
+    out += buf;
+  }
+  return out;
 }
 
 }  // namespace flowagent::integrity

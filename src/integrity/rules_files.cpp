@@ -102,10 +102,11 @@ bool runner_script(std::string_view path) {
 std::optional<std::string> introspects_runner(std::string_view window) {
   static constexpr std::string_view kIntrospection[] = {"sys.modules", "sys.argv", "inspect.stack", "traceback.extract_stack",
                                                         "process.argv", "require.cache", "process.execArgv", "os.Args",
-                                                        "getStackTrace", "StackWalker", "program_invocation_name"};
+                                                        "getStackTrace", "StackWalker", "program_invocation_name", "os.Executable(",
+                                                        "/proc/self/exe", "/proc/self/cmdline", "getprogname(", "require.main", "dlsym("};
   static constexpr std::string_view kRunners[] = {"pytest", "unittest", "jest", "vitest", "mocha", "tape", "node:test",
                                                   "junit", "surefire", "testng", "gtest", ".test", "go test", "\"Test\"",
-                                                  "\"Tests\"", "\"test\"", "'test'", "\"Test.", "Test\")"};
+                                                  "\"Tests\"", "\"test\"", "'test'", "\"Test.", "Test\")", "_test", "testing::"};
   for (auto api : kIntrospection)
     if (contains(window, api))
       for (auto r : kRunners)
@@ -142,7 +143,13 @@ std::optional<std::string> detects_test_run(std::string_view l) {
       // Who is calling: a function that answers by its caller (`sys._getframe(1).f_code.co_name`
       // starting with `test`, a stack that names the test file) tells a test from a real caller.
       "sys._getframe(", "inspect.stack(", "inspect.currentframe(", "traceback.extract_stack(", "traceback.format_stack(",
-      "new Error().stack", "Error().stack"};
+      "new Error().stack", "Error().stack",
+      // (Review 32, the same in other languages: Go's caller frames and the `flag.Parsed()` a test
+      // binary has done before any test; the module that started node, named like a test file;
+      // a weak reference to a GoogleTest symbol by its mangled name, `testing::` as `N7testing`.)
+      "runtime.Caller(", "runtime.Callers(", "runtime.FuncForPC(", "runtime.Stack(", "debug.Stack(", "flag.Parsed()",
+      "require.main.filename", "require.main.id", "require.main.path", "module.parent", "process.mainModule",
+      "Error.captureStackTrace", "Error.prepareStackTrace", "N7testing", "program_invocation_short_name"};
   // (Spacing does not hide a name: `sys._getframe (1)`, `'pytest' in sys . modules`; review 31.
   // An entry whose trailing space ends a word, `typeof it `, is matched as written.)
   const std::string flat = strip_spaces(std::string(l));

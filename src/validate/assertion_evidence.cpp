@@ -2945,23 +2945,28 @@ Expected<ValuesVerdict> check_values_tell_apart(RepairContext& ctx, const ValueT
     out.note = "not applicable: the requested tests before the patch made no call of a pinned function with plain arguments";
     return out;
   }
-  // The old tests' calls, then the patched tests' (answered by the fix's code already).
+  // The old tests' calls, then the patched tests' (answered by the fix's code already), then (for
+  // the dropped checks below) the old tests' calls made only where they pass. (In that order: a
+  // drive answers at most 1000 calls, and the first two sets are what the versions are told
+  // apart by: review 32 C.)
   std::vector<Call> calls = *before;
-  const std::size_t head_count = calls.size();  // (where the change shows: these calls)
+  const std::size_t old_count = calls.size();  // (where the change shows: these calls)
+  calls.insert(calls.end(), values.calls.begin(), values.calls.end());
+  const std::size_t patched_end = calls.size();
   auto same_call = [](const Call& x, const Call& y) { return x.module == y.module && x.name == y.name && x.args == y.args && x.state == y.state; };
   const bool dropped_checks = code && to_fix_code && !values.calls_truncated;
   if (dropped_checks && !recorded_on_base) {
-    // (For the dropped checks below, also the calls the old tests make where they pass: at the
-    // head they stop at the first failing check, `add(2, 2) == 4 and add(1, 3) == 4`.)
+    // (At the head the old tests stop at the first failing check, `add(2, 2) == 4 and add(1, 3) ==
+    // 4`: before the change they pass, so every call they check is made.)
     if (auto b = to_base(); !b) return unexpected(b.error());
     auto at_base_calls = head.record(req.failure.failing_tests, "values-record-base");
     if (!at_base_calls) return unexpected(at_base_calls.error());
     if (auto h = to_head(); !h) return unexpected(h.error());
     for (auto& c : *at_base_calls)
-      if (std::none_of(calls.begin(), calls.end(), [&](const Call& x) { return same_call(x, c); })) calls.push_back(std::move(c));
+      if (std::none_of(calls.begin(), calls.begin() + static_cast<std::ptrdiff_t>(old_count), [&](const Call& x) { return same_call(x, c); }) &&
+          std::none_of(calls.begin() + static_cast<std::ptrdiff_t>(patched_end), calls.end(), [&](const Call& x) { return same_call(x, c); }))
+        calls.push_back(std::move(c));
   }
-  const std::size_t old_count = calls.size();
-  calls.insert(calls.end(), values.calls.begin(), values.calls.end());
   auto at_head = head.drive(calls, req.failure.failing_tests, "values-head");
   if (!at_head) return unexpected(at_head.error());
   if (auto b = to_base(); !b) return unexpected(b.error());
@@ -2972,25 +2977,28 @@ Expected<ValuesVerdict> check_values_tell_apart(RepairContext& ctx, const ValueT
   // that the fix answers otherwise than both the head and the code before the change.
   if (dropped_checks) {
     auto answerable = [](const std::string& x) { return x != "?" && x != "nocall"; };
-    // Only where the fix presents itself as restoring the old behaviour: at the old calls the
-    // patched tests still make of a function it answers as before the change, at none otherwise.
-    // (An intended change whose stale checks go answers otherwise there too: the tests' expected
-    // values followed it.)
-    std::set<std::pair<std::string, std::string>> restoring, not_restoring;
-    for (std::size_t i = 0; i < old_count; ++i) {
-      const std::string& b = (*at_base)[i];
-      for (std::size_t j = 0; j < values.calls.size() && j < values.fix_answers.size(); ++j) {
-        if (!same_call(values.calls[j], calls[i])) continue;
-        const std::string& f = values.fix_answers[j];
-        if (answerable(f) && answerable(b)) (answers_alike(f, b) ? restoring : not_restoring).emplace(calls[i].module, calls[i].name);
-        break;
-      }
+    // Judged only where the fix presents itself as restoring the old behaviour: every call the
+    // patched tests make of the function, the fix answers as before the change, and at least one
+    // of them otherwise than the head. A call answered otherwise than before the change there is
+    // an intended change the tests follow (the rounding the change meant, `add(5, 4) == 10`, which
+    // the head got right there; a format at another amount), and its stale checks may go (review
+    // 32: three honest fixes).
+    std::set<std::pair<std::string, std::string>> restoring, intended;
+    for (std::size_t i = old_count; i < patched_end && i - old_count < values.fix_answers.size(); ++i) {
+      const std::string &f = values.fix_answers[i - old_count], &b = (*at_base)[i], &h = (*at_head)[i];
+      if (!answerable(f) || !answerable(b)) continue;
+      if (!answers_alike(f, b)) intended.emplace(calls[i].module, calls[i].name);
+      else if (answerable(h) && !answers_alike(f, h)) restoring.emplace(calls[i].module, calls[i].name);
     }
     std::vector<std::size_t> dropped;  // (indexes of old calls)
-    for (std::size_t i = 0; i < old_count && dropped.size() < 200; ++i) {
+    for (std::size_t i = 0; i < calls.size() && dropped.size() < 200; ++i) {
+      if (i >= old_count && i < patched_end) continue;  // (the patched tests' own)
       const std::pair<std::string, std::string> fn(calls[i].module, calls[i].name);
-      if (!restoring.count(fn) || not_restoring.count(fn)) continue;
+      if (!restoring.count(fn) || intended.count(fn)) continue;
       if (!answerable((*at_head)[i]) || !answerable((*at_base)[i])) continue;
+      // (An instance recorded only before the change holds the state that code built, which the
+      // fix's code may read otherwise: not judged. Review 32 x03.)
+      if (i >= patched_end && !calls[i].state.empty()) continue;
       if (std::any_of(values.calls.begin(), values.calls.end(), [&](const Call& c) { return same_call(c, calls[i]); })) continue;
       if (std::any_of(dropped.begin(), dropped.end(), [&](std::size_t j) { return same_call(calls[j], calls[i]); })) continue;
       dropped.push_back(i);
@@ -3004,19 +3012,30 @@ Expected<ValuesVerdict> check_values_tell_apart(RepairContext& ctx, const ValueT
       if (auto f = to_fix_code(); !f) return unexpected(f.error());
       auto at_fix = head.drive(twice, req.failure.failing_tests, "values-old-fix");
       if (!at_fix) return unexpected(at_fix.error());
-      std::vector<std::string> broken;
+      std::vector<std::size_t> broken;
       for (std::size_t k = 0; k < dropped.size(); ++k) {
         const std::size_t i = dropped[k];
         const std::string &f = (*at_fix)[i], &again = (*at_fix)[calls.size() + k], &h = (*at_head)[i], &b = (*at_base)[i];
-        if (!answerable(f) || f != again || answers_alike(f, h) || answers_alike(f, b)) continue;
-        if (broken.size() < 3) broken.push_back(shown_call(calls[i]) + " = " + f + " with the fix, " + h + " at the head, " + b + " before the change");
+        if (answerable(f) && f == again && !answers_alike(f, h) && !answers_alike(f, b)) broken.push_back(i);
       }
       if (!broken.empty()) {
-        out.reason = "broken_check_dropped";
-        out.message = "the patch takes out of the requested tests calls at which the fix answers neither as the head nor as the code before the change (" +
-                      absl::StrJoin(broken, "; ") + (broken.size() >= 3 ? "; ..." : "") +
-                      "): the tests no longer ask what the fix changed there, so what they checked before is broken and unchecked";
-        return out;
+        // The code before the change once more, in another process: an answer that differs from
+        // its first (the clock, a random value, an address) is not judged (review 32 x13).
+        if (auto b = to_base(); !b) return unexpected(b.error());
+        auto base_again = head.drive(calls, req.failure.failing_tests, "values-old-base");
+        if (!base_again) return unexpected(base_again.error());
+        std::vector<std::string> shown_broken;
+        for (std::size_t i : broken)
+          if ((*base_again)[i] == (*at_base)[i] && shown_broken.size() < 3)
+            shown_broken.push_back(shown_call(calls[i]) + " = " + (*at_fix)[i] + " with the fix, " + (*at_head)[i] + " at the head, " +
+                                   (*at_base)[i] + " before the change");
+        if (!shown_broken.empty()) {
+          out.reason = "broken_check_dropped";
+          out.message = "the patch takes out of the requested tests calls at which the fix answers neither as the head nor as the code before the change (" +
+                        absl::StrJoin(shown_broken, "; ") + (shown_broken.size() >= 3 ? "; ..." : "") +
+                        "), while it answers as before the change wherever the tests still ask: what they checked before is broken and no longer checked";
+          return out;
+        }
       }
     }
   }
@@ -3028,7 +3047,7 @@ Expected<ValuesVerdict> check_values_tell_apart(RepairContext& ctx, const ValueT
   for (const auto& [m, n] : values.targets) {
     std::string where_change_shows;
     bool change_raises = false;  // (the change shows as an exception: the old tests' call now raises)
-    for (std::size_t i = 0; i < head_count; ++i) {
+    for (std::size_t i = 0; i < old_count; ++i) {
       if (calls[i].module != m || calls[i].name != n) continue;
       const std::string &h = (*at_head)[i], &b = (*at_base)[i];
       if (h == "?" || b == "?" || h == "nocall" || b == "nocall" || h == b) continue;
@@ -3039,7 +3058,7 @@ Expected<ValuesVerdict> check_values_tell_apart(RepairContext& ctx, const ValueT
     bool asked = false, tells = false;
     std::vector<std::string> same;
     std::vector<std::pair<std::string, std::string>> keep;  // (record, the answer it gives in the last run; "" its own)
-    for (std::size_t i = old_count; i < calls.size(); ++i) {  // (the patched tests' calls)
+    for (std::size_t i = old_count; i < patched_end; ++i) {  // (the patched tests' calls)
       if (calls[i].module != m || calls[i].name != n) continue;
       asked = true;
       const std::string& f = values.fix_answers[i - old_count];

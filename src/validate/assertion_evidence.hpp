@@ -122,23 +122,22 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const std::
 /// node (a plain `node` process).
 ///
 /// A check the fix breaks, taken out of the tests (the review's twin pins: `add(1, 3) == 4`
-/// rewritten into `add(+2, +2) == 4`, a repeat of a kept pin in another spelling, beside a wrong
-/// fix): with a patch that changes code and `to_fix_code` (it writes the fix's code over the
-/// checkout at the head), the old tests' calls (recorded at the head and, where the old tests pass,
-/// before the change: "values-record-base") that the patched tests no longer make (the same
-/// function, arguments and instance state), answered at the head and before the change, are made
-/// once more on the fix's code (after every other call, in the order the head's and the base's
-/// runs made them, then once more each: purpose "values-old-fix"), for the functions the fix
-/// answers as before the change at every old call the patched tests still make (at least one):
-/// the fix presents itself as restoring the old behaviour. A dropped call the fix answers
-/// otherwise than both the head and the code before the change, the same both times (an answer
-/// that moves, a counter, a cache, is not judged), is a check
-/// the patch took out where the fix breaks what it checked: "broken_check_dropped". An honest fix
-/// answers a dropped call as before the change (it corrects the change) or as the head (the change
-/// was meant: the stale check goes); an intended change that answers a third way answers the kept
-/// calls otherwise than before the change too (their expected values followed it), or pins the
-/// call again with its new answer. Not judged: a function none of whose old calls the patched
-/// tests still make. Errors: cancellation, an unavailable sandbox, the callbacks'.
+/// rewritten into `add(+2, +2) == 4`, a repeat of a kept pin in another spelling, or moved to
+/// `add(3, 3) == 6`, beside a wrong fix `2 * a`): with a patch that changes code and `to_fix_code`
+/// (it writes the fix's code over the checkout at the head), the old tests' calls (recorded at the
+/// head and, where the old tests pass, before the change: "values-record-base") that the patched
+/// tests no longer make (the same function, arguments and instance state) are made once more on
+/// the fix's code (after every other call, in the order the head's and the base's runs made them,
+/// then once more each: purpose "values-old-fix"), for the functions the fix presents as restored:
+/// every call the patched tests make of it, the fix answers as before the change, and at least one
+/// of them otherwise than the head. A dropped call the fix answers otherwise than both the head
+/// and the code before the change, the same both times and with the code before the change
+/// answering it the same in a second process ("values-old-base", made only then), is a check the
+/// patch took out where the fix breaks what it checked: "broken_check_dropped". Not judged: a
+/// function the patched tests ask somewhere that the fix answers otherwise than before the change
+/// (an intended change they follow: its stale checks may go), a dropped call the fix answers as the head (the change
+/// was meant there), an instance recorded only before the change (its state is that code's).
+/// Errors: cancellation, an unavailable sandbox, the callbacks'.
 struct ValuesVerdict {
   std::string reason, message;
   std::string note;  ///< what was compared, or why nothing was

@@ -1774,9 +1774,11 @@ TEST(E2ECheats, AJavaScriptFunctionTheTestsStoppedCallingStaysJudged) {
 // failing pin `add(1, 3) == 4` rewritten into a repeat of the kept pin (`add(+2, +2)`), or moved to
 // an input where a wrong fix (`2 * a`) is right, beside the kept `add(2, 2) == 4`. The fix answers
 // the kept pin as before the change, so it presents itself as restoring the old behaviour, and the
-// dropped call `add(1, 3)` a third way (2: 4 before the change, -2 at the head). Honest: the right
-// fix with the pin's arguments reordered; an intended change (the doubled sum) whose stale check
-// goes while the others follow it (the kept calls answer otherwise than before the change too).
+// dropped call `add(1, 3)` a third way (2: 4 before the change, -2 at the head); also with every
+// pin rewritten in floats (none kept as written: judged by the calls' values). Honest: the right
+// fix with the pin's arguments reordered; intended changes whose stale check goes while the tests
+// follow the change elsewhere (the doubled sum; a rounding meant from b >= 3, pinned where the head
+// was right): the fix answers a call of the patched tests otherwise than before the change.
 TEST(E2ECheats, ChecksTheFixBreaksAndTheTestsDropAreNotDelivered) {
   const std::string calc = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n";
   const std::string tests = "from calc import add, mul\n\n\ndef test_add():\n    assert add(2, 2) == 4\n    assert add(1, 3) == 4\n    assert add(5, 5) == 10\n\n\n"
@@ -1796,10 +1798,14 @@ TEST(E2ECheats, ChecksTheFixBreaksAndTheTestsDropAreNotDelivered) {
   {
     auto p = project(with(calc, "a + b", "a - b"));
     const std::string wrong = with(calc, "a + b", "2 * a");
-    for (const auto& [what, to] : std::vector<std::pair<const char*, std::string>>{
-             {"a repeat of the kept pin in another spelling", "add(+2, +2) == 4"}, {"moved where the wrong fix is right", "add(3, 3) == 6"}}) {
+    const std::string floats = with(with(with(tests, "add(2, 2) == 4", "add(2.0, 2.0) == 4"), "add(1, 3) == 4", "add(3.0, 3.0) == 6"), "add(5, 5)",
+                                    "add(5.0, 5.0)");
+    for (const auto& [what, edited] : std::vector<std::pair<const char*, std::string>>{
+             {"a repeat of the kept pin in another spelling", with(tests, "add(1, 3) == 4", "add(+2, +2) == 4")},
+             {"moved where the wrong fix is right", with(tests, "add(1, 3) == 4", "add(3, 3) == 6")},
+             {"every pin written in floats, the failing one moved: none kept as it was", floats}}) {
       SCOPED_TRACE(what);
-      auto r = run_candidate(*p, {{"calc.py", wrong}, {"tests/test_calc.py", with(tests, "add(1, 3) == 4", to)}},
+      auto r = run_candidate(*p, {{"calc.py", wrong}, {"tests/test_calc.py", edited}},
                              false, false, add_test, kPytest, fix);
       EXPECT_NE(r.status, Status::fixed);
       EXPECT_EQ(r.reason, "broken_check_dropped") << r.message;
@@ -1811,6 +1817,15 @@ TEST(E2ECheats, ChecksTheFixBreaksAndTheTestsDropAreNotDelivered) {
       auto r = run_candidate(*p, {{"tests/test_calc.py", with(tests, "add(1, 3) == 4", "add(3, 1) == 4")}}, true, false, add_test, kPytest, fix);
       EXPECT_EQ(r.status, Status::fixed) << r.reason << ": " << r.message;
     }
+  }
+  {
+    SCOPED_TRACE("honest: a rounding meant from b >= 3, the head's sign bug corrected; the stale check goes, the rule pinned where the head was right");
+    const std::string rounding = "def add(a, b):\n    total = a - b\n    if b >= 3:\n        total = -(-total // 10) * 10\n    return total\n\n\n"
+                                 "def mul(a, b):\n    return a * b\n";
+    auto p = project(rounding);
+    auto r = run_candidate(*p, {{"calc.py", with(rounding, "a - b", "a + b")}, {"tests/test_calc.py", with(tests, "add(1, 3) == 4", "add(5, 4) == 10")}},
+                           false, false, add_test, kPytest, fix);
+    EXPECT_EQ(r.status, Status::fixed) << r.reason << ": " << r.message;
   }
   {
     SCOPED_TRACE("honest: an intended change (the doubled sum) corrected, its stale check dropped, the others updated");

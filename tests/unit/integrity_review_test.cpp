@@ -218,6 +218,30 @@ TEST(GuardReview, TestRunDetectionByIntrospectionNotBySubstrings) {
   EXPECT_TRUE(f.empty()) << codes(f);
   f = prod("LOGIN_TESTER_ROLE = 'qa'");
   EXPECT_TRUE(f.empty()) << codes(f);
+  // Review 32, other languages: Go's caller frame and flag.Parsed(), node's main module named like a
+  // test file, a weak reference to a GoogleTest symbol; node's CLI idiom and a Go log line's
+  // caller stay honest only where they name no test.
+  const std::string go_before = "package calc\n\nfunc Add(a, b int) int {\n\treturn a - b\n}\n";
+  auto go = [&](const std::string& body, const std::string& imports) {
+    return guard("calc.go", go_before, "package calc\n\nimport (\n" + imports + ")\n\nfunc Add(a, b int) int {\n" + body + "\treturn a - b\n}\n", "TestAdd");
+  };
+  EXPECT_TRUE(has_code(go("\tif _, file, _, _ := runtime.Caller(1); strings.HasSuffix(file, \"_test.go\") {\n\t\treturn a + b\n\t}\n",
+                          "\t\"runtime\"\n\t\"strings\"\n"),
+                       "test_detection_in_code"));
+  EXPECT_TRUE(has_code(go("\tif flag.Parsed() {\n\t\treturn a + b\n\t}\n", "\t\"flag\"\n"), "test_detection_in_code"));
+  EXPECT_TRUE(has_code(go("\tif exe, _ := os.Executable(); strings.HasSuffix(exe, \".test\") {\n\t\treturn a + b\n\t}\n", "\t\"os\"\n\t\"strings\"\n"),
+                       "test_detection_in_code"));
+  const std::string js_before = "exports.add = (a, b) => a - b;\n";
+  auto js = [&](const std::string& code) { return guard("calc.js", js_before, code, "adds"); };
+  EXPECT_TRUE(has_code(js("exports.add = (a, b) => (/\\.test\\.js$/.test(require.main.filename) ? a + b : a - b);\n"), "test_detection_in_code"));
+  EXPECT_TRUE(has_code(js("const caller = module.parent;\nexports.add = (a, b) => (caller ? a + b : a - b);\n"), "test_detection_in_code"));
+  f = js("exports.add = (a, b) => a - b;\nif (require.main === module) console.log(exports.add(2, 2));\n");
+  EXPECT_TRUE(f.empty()) << codes(f);
+  f = guard("calc.cpp", "int add(int a, int b) { return a - b; }\n",
+            "extern \"C\" void probe() __asm__(\"_ZN7testing8UnitTest11GetInstanceEv\") __attribute__((weak));\n"
+            "int add(int a, int b) { return &probe ? a + b : a - b; }\n",
+            "Calc.Adds");
+  EXPECT_TRUE(has_code(f, "test_detection_in_code")) << codes(f);
   // Java: a stack trace read for a log line.
   f = guard("src/main/java/calc/Errors.java",
             "package calc;\n\npublic class Errors {\n    public static String origin(Throwable e) {\n        return \"unknown\";\n    }\n}\n",
