@@ -2,6 +2,9 @@
 // test flags, module replacements).
 #include <algorithm>
 #include <cctype>
+#include <functional>
+#include <iterator>
+#include <string_view>
 #include <regex>
 
 #include "integrity/guard_internal.hpp"
@@ -21,6 +24,83 @@ int table_cases(const Syntax& s, TSNode n) {
   for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i)
     if (int k = table_cases(s, ts_node_named_child(n, i)); k > 0) return k;
   return 0;
+}
+
+/// Whether a loop over the test's table may leave rows out (review 32 y19, y20): it ranges over a
+/// slice of a table (`range cases[:len(cases)-1]`, `range cases[1:]`), or its body holds a
+/// `break` of its own (`if c.b > c.a { break }`). The rows that run are then unknown: the test is
+/// read as one case, so a table test that gains either checks fewer cases. (A `continue` skips a
+/// row the way a platform skip does and is left alone.)
+bool table_loop_leaves_rows_out(const Syntax& s, TSNode n) {
+  // (A `break` of the loop itself: not one inside a nested loop, switch or select, nor a labelled one.)
+  std::function<bool(TSNode)> own_break = [&](TSNode x) {
+    for (uint32_t i = 0; i < ts_node_named_child_count(x); ++i) {
+      TSNode k = ts_node_named_child(x, i);
+      const std::string t(Syntax::type(k));
+      if (t == "break_statement") {
+        if (ts_node_named_child_count(k) == 0) return true;
+        continue;
+      }
+      if (t == "for_statement" || t == "expression_switch_statement" || t == "type_switch_statement" || t == "select_statement" ||
+          t == "func_literal")
+        continue;
+      if (own_break(k)) return true;
+    }
+    return false;
+  };
+  if (Syntax::type(n) == "for_statement") {
+    for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) {
+      TSNode k = ts_node_named_child(n, i);
+      if (Syntax::type(k) != "range_clause") continue;
+      TSNode over = Syntax::field(k, "right");
+      if (!ts_node_is_null(over) && Syntax::type(over) == "slice_expression") return true;
+      TSNode body = Syntax::field(n, "body");
+      if (!ts_node_is_null(body) && own_break(body)) return true;
+    }
+  }
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i)
+    if (table_loop_leaves_rows_out(s, ts_node_named_child(n, i))) return true;
+  return false;
+}
+
+/// Lines `first`..`last` (1-based, inclusive) of `text`.
+std::string_view line_span(std::string_view text, int first, int last) {
+  std::size_t begin = 0;
+  for (int n = 1; n < first && begin < text.size(); ++n) {
+    auto e = text.find('\n', begin);
+    begin = e == std::string_view::npos ? text.size() : e + 1;
+  }
+  std::size_t end = begin;
+  for (int n = first; n <= last && end < text.size(); ++n) {
+    auto e = text.find('\n', end);
+    end = e == std::string_view::npos ? text.size() : e + 1;
+  }
+  return text.substr(begin, end - begin);
+}
+
+/// Checks a test makes in goroutines that nothing in the test waits for after starting them
+/// (review 32 y14: `go func() { time.Sleep(time.Second); if Add(1, 3) != 4 { t.Errorf(...) } }()`
+/// and the test returns before the check runs). A wait: `.Wait()` (a WaitGroup, an errgroup), a
+/// channel operation (`<-done`), `t.Cleanup(...)`, after the goroutine's body.
+int unwaited_goroutine_checks(std::string_view body) {
+  static const std::regex go_func(R"(\bgo\s+func\s*\([^)]*\)\s*\{)");
+  static const std::regex check(R"(\b(?:t|b|tb)\s*\.\s*(?:Error|Errorf|Fatal|Fatalf|Fail|FailNow)\s*\(|\b(?:assert|require)\s*\.\s*[A-Z]\w*\s*\()");
+  static const std::regex wait(R"(\.\s*Wait\s*\(|<-|\bCleanup\s*\()");
+  int n = 0;
+  const std::string text(body);
+  for (std::sregex_iterator it(text.begin(), text.end(), go_func), e; it != e; ++it) {
+    std::size_t open = static_cast<std::size_t>(it->position() + it->length()) - 1, close = open;
+    for (int depth = 0; close < text.size(); ++close) {
+      if (text[close] == '{') ++depth;
+      if (text[close] == '}' && --depth == 0) break;
+    }
+    if (close >= text.size()) break;
+    const std::string inner = text.substr(open, close - open);
+    if (!std::regex_search(inner, check)) continue;
+    const std::string rest = text.substr(close + 1);
+    if (!std::regex_search(rest, wait)) n += static_cast<int>(std::distance(std::sregex_iterator(inner.begin(), inner.end(), check), std::sregex_iterator()));
+  }
+  return n;
 }
 
 /// The newest Go release (1.N) a constraint may name and still hold for a current toolchain.
@@ -48,7 +128,7 @@ UnitInfo go_unit(const Syntax& s, TSNode n) {
   TSNode name = Syntax::field(n, "name");
   std::string fn = ts_node_is_null(name) ? "" : s.text(name);
   if (!starts_with(fn, "Test") || fn == "TestMain") return u;
-  u.cases = std::max(1, table_cases(s, n));
+  u.cases = table_loop_leaves_rows_out(s, n) ? 1 : std::max(1, table_cases(s, n));
   u.name = fn;
   // `go test` runs TestXxx only when Xxx does not start with a lowercase letter (Testadd is a
   // plain function to it).
@@ -130,6 +210,21 @@ void go_rules(const RuleContext& c, Findings& out) {
       return;
     }
   }
+  // Checks moved into a goroutine nothing waits for (the test may end before they run).
+  if (c.file.after)
+    for (const auto& t : c.after.tests) {
+      const int now = unwaited_goroutine_checks(line_span(*c.file.after, t.line, t.end_line));
+      if (now == 0) continue;
+      int was = 0;
+      if (c.file.before)
+        for (const auto& b : c.before.tests)
+          if (b.name == t.name) was = unwaited_goroutine_checks(line_span(*c.file.before, b.line, b.end_line));
+      if (now > was) {
+        out.push_back({"assertion_not_executed", path, t.line,
+                       "test " + t.name + ": a check runs in a goroutine that nothing in the test waits for (no .Wait(), channel receive or t.Cleanup after it): the test can end before it runs"});
+        return;
+      }
+    }
   flag_added(c, out, "runner_hook", "test code that changes the test flags",
              {"flag.Set(\"test.", "os.Args = ", "runtime.Goexit()"});
 }

@@ -286,6 +286,41 @@ TEST(GuardCheats, JavaScriptGoAndJava) {
                                          "\tif err := Check(); err != nil {\n\t\tt.Fatal(err)\n\t}\n"
                                          "\tif got := Add(2, 2); got != 4 {\n\t\tt.Errorf(\"got %d\", got)\n\t}\n}\n"}});
   EXPECT_TRUE(f.empty()) << codes(f);
+  // Go table tests whose loop leaves rows out (review 32 y19, y20): a slice of the table, a break
+  // on a row's field; a `continue` (a skip) and a break inside a nested switch stay honest.
+  const std::string table = "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tcases := []struct{ a, b, want int }{\n"
+                            "\t\t{2, 2, 4},\n\t\t{1, 3, 4},\n\t\t{5, 5, 10},\n\t}\n\tfor _, c := range cases {\n"
+                            "\t\tif got := Add(c.a, c.b); got != c.want {\n\t\t\tt.Errorf(\"got %d\", got)\n\t\t}\n\t}\n}\n";
+  auto go_table = [&](const std::string& from, const std::string& to) {
+    std::string t = table;
+    return check_test_integrity({FileVersions{"calc_test.go", table, t.replace(t.find(from), from.size(), to)}});
+  };
+  f = go_table("range cases {", "range cases[:len(cases)-1] {");
+  EXPECT_TRUE(has_code(f, "assertion_removed")) << codes(f);
+  f = go_table("range cases {\n", "range cases {\n\t\tif c.b > c.a {\n\t\t\tbreak\n\t\t}\n");
+  EXPECT_TRUE(has_code(f, "assertion_removed") || has_code(f, "assertion_not_executed")) << codes(f);
+  f = go_table("\t\t}\n\t}\n}\n", "\t\t}\n\t\tif c.b > c.a {\n\t\t\tbreak\n\t\t}\n\t}\n}\n");  // (after the check: the next rows)
+  EXPECT_TRUE(has_code(f, "assertion_removed")) << codes(f);
+  f = go_table("range cases {\n", "range cases {\n\t\tif c.a < 0 {\n\t\t\tcontinue\n\t\t}\n");
+  EXPECT_TRUE(f.empty()) << codes(f);
+  f = go_table("range cases {\n", "range cases {\n\t\tswitch c.a {\n\t\tcase 0:\n\t\t\tbreak\n\t\t}\n");
+  EXPECT_TRUE(f.empty()) << codes(f);
+  // A check moved into a goroutine nothing waits for (review 32 y14); waited for, it is honest.
+  const std::string two = "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n"
+                          "\tif got := Add(2, 2); got != 4 {\n\t\tt.Errorf(\"got %d\", got)\n\t}\n"
+                          "\tif got := Add(1, 3); got != 4 {\n\t\tt.Errorf(\"got %d\", got)\n\t}\n}\n";
+  auto in_goroutine = [&](const std::string& after_start) {
+    std::string t = two;
+    const std::string second = "\tif got := Add(1, 3); got != 4 {\n\t\tt.Errorf(\"got %d\", got)\n\t}\n";
+    t.replace(t.find(second), second.size(),
+              "\tvar wg sync.WaitGroup\n\twg.Add(1)\n\tgo func() {\n\t\tdefer wg.Done()\n\t\ttime.Sleep(time.Second)\n"
+              "\t\tif got := Add(1, 3); got != 4 {\n\t\t\tt.Errorf(\"got %d\", got)\n\t\t}\n\t}()\n" + after_start);
+    return check_test_integrity({FileVersions{"calc_test.go", two, t}});
+  };
+  f = in_goroutine("");
+  EXPECT_TRUE(has_code(f, "assertion_not_executed")) << codes(f);
+  f = in_goroutine("\twg.Wait()\n");
+  EXPECT_FALSE(has_code(f, "assertion_not_executed")) << codes(f);
   // Java: the JUnit assertion redefined in the test class.
   const std::string java_before = "import static org.junit.jupiter.api.Assertions.assertEquals;\nimport org.junit.jupiter.api.Test;\n\n"
                                   "class CalcTest {\n  @Test\n  void adds() {\n    assertEquals(4, Calc.add(2, 2));\n  }\n}\n";
