@@ -2665,7 +2665,7 @@ class ValuesRuns {
       Call c{m, j->as_array()[1].as_string(), dump_json_lossy(Json(Json::Array{j->as_array()[2], j->as_array()[3]})),
              j->size() == 5 ? dump_json_lossy(j->as_array()[4]) : std::string(), std::string(line)};
       if (std::none_of(out.begin(), out.end(),
-                       [&](const Call& x) { return x.module == c.module && x.name == c.name && x.args == c.args && x.state == c.state; }))
+                       [&](const Call& x) { return x.same_as(c); }))
         out.push_back(std::move(c));
       if (out.size() >= 400) break;
     }
@@ -2849,7 +2849,7 @@ Expected<ValuesVerdict> check_stand_ins(RepairContext& ctx, const AssertionCheck
   if (!at_base_calls) return unexpected(at_base_calls.error());
   for (auto& c : *at_base_calls)
     if (std::none_of(calls->begin(), calls->end(),
-                     [&](const Call& x) { return x.module == c.module && x.name == c.name && x.args == c.args && x.state == c.state; }))
+                     [&](const Call& x) { return x.same_as(c); }))
       calls->push_back(std::move(c));
   if (calls->empty()) {
     out.reason = "unverified";
@@ -2953,7 +2953,6 @@ Expected<ValuesVerdict> check_values_tell_apart(RepairContext& ctx, const ValueT
   const std::size_t old_count = calls.size();  // (where the change shows: these calls)
   calls.insert(calls.end(), values.calls.begin(), values.calls.end());
   const std::size_t patched_end = calls.size();
-  auto same_call = [](const Call& x, const Call& y) { return x.module == y.module && x.name == y.name && x.args == y.args && x.state == y.state; };
   const bool dropped_checks = code && to_fix_code && !values.calls_truncated;
   if (dropped_checks && !recorded_on_base) {
     // (At the head the old tests stop at the first failing check, `add(2, 2) == 4 and add(1, 3) ==
@@ -2963,8 +2962,8 @@ Expected<ValuesVerdict> check_values_tell_apart(RepairContext& ctx, const ValueT
     if (!at_base_calls) return unexpected(at_base_calls.error());
     if (auto h = to_head(); !h) return unexpected(h.error());
     for (auto& c : *at_base_calls)
-      if (std::none_of(calls.begin(), calls.begin() + static_cast<std::ptrdiff_t>(old_count), [&](const Call& x) { return same_call(x, c); }) &&
-          std::none_of(calls.begin() + static_cast<std::ptrdiff_t>(patched_end), calls.end(), [&](const Call& x) { return same_call(x, c); }))
+      if (std::none_of(calls.begin(), calls.begin() + static_cast<std::ptrdiff_t>(old_count), [&](const Call& x) { return x.same_as(c); }) &&
+          std::none_of(calls.begin() + static_cast<std::ptrdiff_t>(patched_end), calls.end(), [&](const Call& x) { return x.same_as(c); }))
         calls.push_back(std::move(c));
   }
   auto at_head = head.drive(calls, req.failure.failing_tests, "values-head");
@@ -2999,8 +2998,8 @@ Expected<ValuesVerdict> check_values_tell_apart(RepairContext& ctx, const ValueT
       // (An instance recorded only before the change holds the state that code built, which the
       // fix's code may read otherwise: not judged. Review 32 x03.)
       if (i >= patched_end && !calls[i].state.empty()) continue;
-      if (std::any_of(values.calls.begin(), values.calls.end(), [&](const Call& c) { return same_call(c, calls[i]); })) continue;
-      if (std::any_of(dropped.begin(), dropped.end(), [&](std::size_t j) { return same_call(calls[j], calls[i]); })) continue;
+      if (std::any_of(values.calls.begin(), values.calls.end(), [&](const Call& c) { return c.same_as(calls[i]); })) continue;
+      if (std::any_of(dropped.begin(), dropped.end(), [&](std::size_t j) { return calls[j].same_as(calls[i]); })) continue;
       dropped.push_back(i);
     }
     if (!dropped.empty()) {
@@ -3271,9 +3270,7 @@ Expected<NearCalls> record_near_calls(RepairContext& ctx, const fs::path& root, 
         Call n = recorded[i];
         n.args = dump_json_lossy(Json(Json::Array{Json(std::move(moved)), Json(std::move(moved_kw))}));
         n.raw.clear();
-        const bool tested = std::any_of(all.begin(), all.end(), [&](const Call& x) {
-          return x.module == n.module && x.name == n.name && x.args == n.args && x.state == n.state;
-        });
+        const bool tested = std::any_of(all.begin(), all.end(), [&](const Call& x) { return x.same_as(n); });
         if (tested) continue;
         out.near.push_back({i, a, side});
         all.push_back(std::move(n));

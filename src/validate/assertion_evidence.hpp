@@ -33,6 +33,8 @@ struct ValueTargets {
     /// when they were not plain data (the drive calls the constructor with no arguments).
     std::string state;
     std::string raw;  ///< the record as the helper wrote it (the 'except' run lists calls so)
+    /// The same call: function, arguments and instance state (`raw` aside).
+    bool same_as(const Call& o) const { return module == o.module && name == o.name && args == o.args && state == o.state; }
   };
   std::vector<Call> calls;
   std::vector<std::string> fix_answers;
