@@ -1,5 +1,6 @@
 // The test-integrity guard's entry point: models every touched file before and after the patch,
 // then runs the rule families (guard_internal.hpp lists the parts).
+#include <regex>
 #include <tuple>
 #include <memory>
 
@@ -54,7 +55,8 @@ std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersion
   std::vector<const FileModel*> after_ptrs;
   std::vector<std::string> after_paths;
   std::map<std::string, std::string> unchanged_helpers;
-  const auto helpers = test_imported_modules(files, options, &unchanged_helpers);
+  std::vector<std::pair<std::string, std::string>> unpatched_tests;
+  const auto helpers = test_imported_modules(files, options, &unchanged_helpers, &unpatched_tests);
   const auto skip_helpers = external_skip_helpers(files, options);
   // What the patch's helper modules define (check helpers, wrappers, decorators, managers), before
   // and after: the tests that import them are read through it (swallow.hpp).
@@ -133,6 +135,61 @@ std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersion
     if (!returns_only.returns.empty()) h.model = analyze(lang_of(h.path), *h.text, &returns_only);
     for (ImportedDefs* into : h.into) add_checking_functions(*into, short_name(h.path), h.model);
   }
+  // Which helper module a short name stands for (Go and C/C++ reach helpers by folder and include).
+  std::multimap<std::string, std::string> module_paths;
+  for (const auto& h : helper_texts) module_paths.emplace(short_name(h.path), h.path);
+  // The checking functions of the helper modules a file's version imports (with_helpers reads them).
+  auto link_imported = [&](FileModel& model, const std::string& path, const std::string& text, const ImportedDefs& pool) {
+    const Lang lang = lang_of(path);
+    if (pool.helpers.empty()) return;
+    auto add = [&](const TestUnit& h) {
+      if (std::none_of(model.imported_helpers.begin(), model.imported_helpers.end(), [&](const TestUnit& x) { return x.name == h.name; }))
+        model.imported_helpers.push_back(h);
+    };
+    if (lang == Lang::go || lang == Lang::cpp) {
+      // Go: the package's other test files (same folder, same package); C/C++: the headers the
+      // file includes with quotes, by file name.
+      std::set<std::string> included;
+      if (lang == Lang::cpp) {
+        static const std::regex inc(R"re(^\s*#\s*include\s*"([^"]+)")re");
+        for_each_capped_line(text, [&](int, const std::string& l) {
+          std::smatch m;
+          if (contains(l, "include") && std::regex_search(l, m, inc)) included.insert(std::string(basename(m[1].str())));
+        });
+      }
+      const std::string package = lang == Lang::go ? go_package(text) : std::string();
+      for (const auto& [module, h] : pool.helpers) {
+        const auto [first, last] = module_paths.equal_range(module);
+        const bool reached = std::any_of(first, last, [&](const auto& mp) {
+          const std::string& p = mp.second;
+          if (p == path || lang_of(p) != lang) return false;
+          if (lang == Lang::cpp) return included.count(std::string(basename(p))) > 0;
+          const auto t = std::find_if(helper_texts.begin(), helper_texts.end(), [&](const HelperText& x) { return x.path == p; });
+          return dir_of(p) == dir_of(path) && t != helper_texts.end() && go_package(*t->text) == package;
+        });
+        if (reached) add(h);
+      }
+      return;
+    }
+    if (lang != Lang::python && !is_js(lang)) return;
+    const FileNames names = file_names(lang, text);
+    for (const auto& [module, h] : pool.helpers) {
+      const auto im = names.imported.find(h.name);
+      bool reached = im != names.imported.end() && !names.module_bindings.count(h.name);
+      // (A method of a class the file imports from it: `from tests.helpers import SumChecker` ...
+      // `SumChecker().check(2, 2, 4)`.)
+      if (const auto cls = names.imported.find(h.owner); !h.owner.empty() && cls != names.imported.end() && !names.module_bindings.count(h.owner))
+        reached = reached || cls->second == module || ends_with(cls->second, "." + module) || ends_with(cls->second, "/" + module);
+      for (const auto& [local, from] : names.imported) {
+        // (`import tests.helpers as h`, `const h = require('./helpers')`; `from tests import helpers`.)
+        if (names.module_bindings.count(local) && (from == module || ends_with(from, "." + module) || ends_with(from, "/" + module)))
+          reached = true;
+        const auto member = names.member_names.find(local);
+        if (!names.module_bindings.count(local) && (member == names.member_names.end() ? local : member->second) == module) reached = true;
+      }
+      if (reached) add(h);
+    }
+  };
   // The lines the patch adds to test files and test-support modules (oracle_replacement_rules).
   std::map<std::string, std::vector<std::string>> support_added;
   for (const auto& f : files)
@@ -145,28 +202,8 @@ std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersion
     if (f.before) before = analyze(lang, options.renamed.empty() || !is_test_path(f.path) ? *f.before : with_renames(*f.before, options.renamed),
                                    &imported_before);
     if (f.after) after = analyze(lang, *f.after, &imported_after);
-    // The checking functions of the helper modules each version imports (with_helpers reads them).
-    for (auto [model, text, pool] : {std::tuple{&before, &f.before, &imported_before}, std::tuple{&after, &f.after, &imported_after}}) {
-      if (!*text || pool->helpers.empty() || (lang != Lang::python && !is_js(lang))) continue;
-      const FileNames names = file_names(lang, **text);
-      for (const auto& [module, h] : pool->helpers) {
-        const auto im = names.imported.find(h.name);
-        bool reached = im != names.imported.end() && !names.module_bindings.count(h.name);
-        // (A method of a class the file imports from it: `from tests.helpers import SumChecker` ...
-        // `SumChecker().check(2, 2, 4)`.)
-        if (const auto cls = names.imported.find(h.owner); !h.owner.empty() && cls != names.imported.end() && !names.module_bindings.count(h.owner))
-          reached = reached || cls->second == module || ends_with(cls->second, "." + module) || ends_with(cls->second, "/" + module);
-        for (const auto& [local, from] : names.imported) {
-          // (`import tests.helpers as h`, `const h = require('./helpers')`; `from tests import helpers`.)
-          if (names.module_bindings.count(local) && (from == module || ends_with(from, "." + module) || ends_with(from, "/" + module)))
-            reached = true;
-          const auto member = names.member_names.find(local);
-          if (!names.module_bindings.count(local) && (member == names.member_names.end() ? local : member->second) == module) reached = true;
-        }
-        if (reached && std::none_of(model->imported_helpers.begin(), model->imported_helpers.end(), [&](const TestUnit& x) { return x.name == h.name; }))
-          model->imported_helpers.push_back(h);
-      }
-    }
+    for (auto [model, text, pool] : {std::tuple{&before, &f.before, &imported_before}, std::tuple{&after, &f.after, &imported_after}})
+      if (*text) link_imported(*model, f.path, **text, *pool);
     after_ptrs.push_back(&after);
     after_paths.push_back(f.path);
     const bool support = helpers.count(f.path) > 0 && f.after && test_support_module(f.path, *f.after);
@@ -191,6 +228,24 @@ std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersion
         if (auto m = skip_marker(l)) out.push_back({"skip_added", f.path, n, "skip marker added: " + *m});
     }
   }
+  // The test files the patch leaves alone, read through the helper modules it changes: a check
+  // helper weakened in `helpers_test.go`, `test_helpers.h` or `tests/helpers.py` weakens every test
+  // that calls it although no test file changed (review 32 D).
+  if (!helpers.empty())
+    for (const auto& [path, text] : unpatched_tests) {
+      const Lang lang = lang_of(path);
+      if (lang == Lang::none) continue;
+      FileModel before = analyze(lang, text, &imported_before), after = analyze(lang, text, &imported_after);
+      if (!before.parsed || !after.parsed) continue;
+      link_imported(before, path, text, imported_before);
+      link_imported(after, path, text, imported_after);
+      if (before.imported_helpers.empty() && after.imported_helpers.empty()) continue;
+      const FileVersions same{path, text, text};
+      const RuleContext c{same, lang, true, before, after, options, false, false, nullptr, &support_added, &files};
+      std::vector<GoneTest> none_gone;
+      std::vector<NewTest> none_added;
+      compare_tests(c, out, none_gone, none_added);
+    }
   settle_gone_tests(gone, added, after_ptrs, after_paths, options, out);
   mock_rules(files, options, helpers, out);
   shadowing_rules(files, options, out);

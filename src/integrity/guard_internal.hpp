@@ -581,10 +581,18 @@ void assertion_def_rules(const RuleContext& c, Findings& out);
 /// that import them (what the tests use of a helper). Project modules only, at any depth (within
 /// kImportFilesBudget/kImportBytesBudget) from the patch's test files and the failing tests' files (read with IntegrityOptions::read_head_file);
 /// test files, conftest.py and the developer's change (the code under test) are not helpers.
+/// A Go file's package name (`package calc_test` -> calc_test; "" when none is read).
+std::string go_package(const std::string& text);
+/// For Go, a test file's helper modules are its folder's other test files of the same package that
+/// define no test (`helpers_test.go`); for C/C++, the headers it includes.
 /// `unchanged` (optional): the helper modules the tests import that the patch leaves as they are,
 /// path -> text (the head's), read within the same budget.
+/// `unpatched_tests` (optional): the test files read from the head that the patch leaves alone and
+/// that may call a helper the patch changes: the failing tests' files, the test files of a changed
+/// Go helper file's package, the C/C++ test sources naming a changed test-support header (path, text).
 std::map<std::string, std::string> test_imported_modules(const std::vector<FileVersions>& files, const IntegrityOptions& o,
-                                                         std::map<std::string, std::string>* unchanged = nullptr);
+                                                         std::map<std::string, std::string>* unchanged = nullptr,
+                                                         std::vector<std::pair<std::string, std::string>>* unpatched_tests = nullptr);
 /// Per test file of the patch: the helpers it can call that are defined in other project files
 /// (the modules it imports; for Go, its package's other test files), read through the patch or the
 /// head (within a budget of 64 files and 8 MiB), whose body skips (TestUnit::markers): name -> skip.

@@ -13,25 +13,61 @@ namespace flowagent::integrity {
 
 namespace {
 
-/// Cases of a table-driven test: elements of the first slice literal in the test's body.
-int table_cases(const Syntax& s, TSNode n) {
+/// A table-driven test's table: the first slice literal in the test's body (its elements are the
+/// test's cases), and the name it is bound to (`cases := []struct{...}{...}`, `var cases = ...`;
+/// empty when the literal is not bound to a name, as in `for _, c := range []struct{...}{...}`).
+/// `found` is false for a test without a table.
+struct Table {
+  bool found = false;
+  TSNode literal{};
+  std::string name;
+};
+Table find_table(const Syntax& s, TSNode n) {
   if (Syntax::type(n) == "composite_literal") {
     TSNode t = Syntax::field(n, "type");
     TSNode body = Syntax::field(n, "body");
-    if (!ts_node_is_null(t) && Syntax::type(t) == "slice_type" && !ts_node_is_null(body))
-      return static_cast<int>(ts_node_named_child_count(body));
+    if (!ts_node_is_null(t) && Syntax::type(t) == "slice_type" && !ts_node_is_null(body)) {
+      Table out{true, n, {}};
+      // Bound by `name := literal` or `var name = literal` (one name, one value).
+      TSNode up = ts_node_parent(n);
+      if (!ts_node_is_null(up) && Syntax::type(up) == "expression_list") up = ts_node_parent(up);
+      if (!ts_node_is_null(up)) {
+        const std::string kind(Syntax::type(up));
+        TSNode left = kind == "short_var_declaration" || kind == "assignment_statement" ? Syntax::field(up, "left")
+                      : kind == "var_spec"                                              ? Syntax::field(up, "name")
+                                                                                        : TSNode{};
+        if (!ts_node_is_null(left) && Syntax::type(left) == "expression_list" && ts_node_named_child_count(left) == 1)
+          left = ts_node_named_child(left, 0);
+        if (!ts_node_is_null(left) && Syntax::type(left) == "identifier") out.name = s.text(left);
+      }
+      return out;
+    }
   }
   for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i)
-    if (int k = table_cases(s, ts_node_named_child(n, i)); k > 0) return k;
-  return 0;
+    if (Table t = find_table(s, ts_node_named_child(n, i)); t.found) return t;
+  return {};
 }
 
-/// Whether a loop over the test's table may leave rows out (review 32 y19, y20): it ranges over a
-/// slice of a table (`range cases[:len(cases)-1]`, `range cases[1:]`), or its body holds a
+/// Whether a loop over the test's table may leave rows out (review 32 y19, y20): the test takes a
+/// slice of the table (`range cases[:len(cases)-1]`, `cases = cases[1:]`), or the loop's body holds a
 /// `break` of its own (`if c.b > c.a { break }`). The rows that run are then unknown: the test is
 /// read as one case, so a table test that gains either checks fewer cases. (A `continue` skips a
-/// row the way a platform skip does and is left alone.)
-bool table_loop_leaves_rows_out(const Syntax& s, TSNode n) {
+/// row the way a platform skip does and is left alone.) Only a loop over the table itself counts:
+/// the table's name or its literal is what it ranges over, so an unrelated loop the test gains
+/// (`for _, l := range lines[1:]`, a scan with a `break`) says nothing about the table's rows.
+bool table_loop_leaves_rows_out(const Syntax& s, TSNode n, const Table& table) {
+  if (!table.found) return false;
+  auto unparen = [](TSNode x) {
+    while (!ts_node_is_null(x) && Syntax::type(x) == "parenthesized_expression" && ts_node_named_child_count(x) == 1)
+      x = ts_node_named_child(x, 0);
+    return x;
+  };
+  auto is_table = [&](TSNode x) {
+    x = unparen(x);
+    if (ts_node_is_null(x)) return false;
+    if (ts_node_eq(x, table.literal)) return true;
+    return !table.name.empty() && Syntax::type(x) == "identifier" && s.text(x) == table.name;
+  };
   // (A `break` of the loop itself: not one inside a nested loop, switch or select, nor a labelled one.)
   std::function<bool(TSNode)> own_break = [&](TSNode x) {
     for (uint32_t i = 0; i < ts_node_named_child_count(x); ++i) {
@@ -48,18 +84,19 @@ bool table_loop_leaves_rows_out(const Syntax& s, TSNode n) {
     }
     return false;
   };
+  // A slice of the table anywhere (`range cases[1:]`, `cases = cases[:1]`, `rows := cases[:2]`).
+  if (Syntax::type(n) == "slice_expression" && is_table(Syntax::field(n, "operand"))) return true;
   if (Syntax::type(n) == "for_statement") {
     for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) {
       TSNode k = ts_node_named_child(n, i);
       if (Syntax::type(k) != "range_clause") continue;
-      TSNode over = Syntax::field(k, "right");
-      if (!ts_node_is_null(over) && Syntax::type(over) == "slice_expression") return true;
+      TSNode over = unparen(Syntax::field(k, "right"));
       TSNode body = Syntax::field(n, "body");
-      if (!ts_node_is_null(body) && own_break(body)) return true;
+      if (is_table(over) && !ts_node_is_null(body) && own_break(body)) return true;
     }
   }
   for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i)
-    if (table_loop_leaves_rows_out(s, ts_node_named_child(n, i))) return true;
+    if (table_loop_leaves_rows_out(s, ts_node_named_child(n, i), table)) return true;
   return false;
 }
 
@@ -128,7 +165,10 @@ UnitInfo go_unit(const Syntax& s, TSNode n) {
   TSNode name = Syntax::field(n, "name");
   std::string fn = ts_node_is_null(name) ? "" : s.text(name);
   if (!starts_with(fn, "Test") || fn == "TestMain") return u;
-  u.cases = table_loop_leaves_rows_out(s, n) ? 1 : std::max(1, table_cases(s, n));
+  const Table table = find_table(s, n);
+  u.cases = !table.found || table_loop_leaves_rows_out(s, n, table)
+                ? 1
+                : std::max(1, static_cast<int>(ts_node_named_child_count(Syntax::field(table.literal, "body"))));
   u.name = fn;
   // `go test` runs TestXxx only when Xxx does not start with a lowercase letter (Testadd is a
   // plain function to it).

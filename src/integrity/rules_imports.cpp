@@ -382,6 +382,14 @@ std::string file_of_test_id(const std::string& id) {
   return lang_of(f) == Lang::none || f == id ? std::string() : f;
 }
 
+/// A Go test file that defines no test (`helpers_test.go`: check helpers, fixtures): a helper
+/// module of the package's other test files, which call its functions without an import.
+bool go_test_helper_file(std::string_view path, const std::string& text) {
+  if (lang_of(path) != Lang::go || !ends_with(path, "_test.go")) return false;
+  static const std::regex defines_test(R"((?:^|\n)func\s+(?:Test|Benchmark|Example|Fuzz)\w*\s*\()");
+  return !std::regex_search(text, defines_test);
+}
+
 /// A test module by its name (test_x.py, x_test.py, x.test.js, x.spec.ts): not a helper.
 bool test_by_name(std::string_view path) {
   const std::string_view base = basename(path);
@@ -391,8 +399,16 @@ bool test_by_name(std::string_view path) {
 
 }  // namespace
 
+std::string go_package(const std::string& text) {
+  static const std::regex package(R"((?:^|\n)[ \t]*package[ \t]+(\w+))");
+  std::smatch m;
+  const std::string head = text.substr(0, 20000);
+  return std::regex_search(head, m, package) ? m[1].str() : std::string();
+}
+
 std::map<std::string, std::string> test_imported_modules(const std::vector<FileVersions>& files, const IntegrityOptions& o,
-                                                         std::map<std::string, std::string>* unchanged) {
+                                                         std::map<std::string, std::string>* unchanged,
+                                                         std::vector<std::pair<std::string, std::string>>* unpatched_tests) {
   std::map<std::string, std::string> out;
   std::map<std::string, const FileVersions*> patched;
   std::set<std::string> known(o.project_files.begin(), o.project_files.end());
@@ -405,8 +421,8 @@ std::map<std::string, std::string> test_imported_modules(const std::vector<FileV
   // Nothing to find when the patch touches no module that could be a helper (unless the unchanged
   // ones are asked for).
   const bool no_patched_helper = std::none_of(files.begin(), files.end(), [&](const FileVersions& f) {
-    return f.after && lang_of(f.path) != Lang::none && !test_by_name(f.path) && basename(f.path) != "conftest.py" &&
-           !code_under_test.count(f.path);
+    return f.after && lang_of(f.path) != Lang::none && (!test_by_name(f.path) || go_test_helper_file(f.path, *f.after)) &&
+           basename(f.path) != "conftest.py" && !code_under_test.count(f.path);
   });
   if (no_patched_helper && !unchanged) return out;
   // What may be read: a budget of files and bytes (stated in docs/INTEGRITY.md), so any depth is
@@ -430,7 +446,10 @@ std::map<std::string, std::string> test_imported_modules(const std::vector<FileV
   for (const auto& id : o.failing_tests) {
     const std::string p = file_of_test_id(id);
     if (p.empty() || !seen.insert(p).second) continue;
-    if (auto t = text_of(p)) level.emplace_back(p, std::move(*t));
+    if (auto t = text_of(p)) {
+      if (unpatched_tests && !patched.count(p)) unpatched_tests->emplace_back(p, *t);
+      level.emplace_back(p, std::move(*t));
+    }
     // pytest loads the conftest.py files of the test's folders first: their imports count too.
     if (lang_of(p) != Lang::python) continue;
     for (std::string d = dir_of(p);; d = dir_of(d)) {
@@ -440,17 +459,61 @@ std::map<std::string, std::string> test_imported_modules(const std::vector<FileV
       if (d.empty()) break;
     }
   }
+  // Test files the patch leaves alone that call a helper module it changes (their tests are
+  // weakened through it: review 32 D): a Go helper file's package's test files; the C/C++ test
+  // sources that include a changed header (the same folder's first, at most 64 read).
+  for (const auto& f : files) {
+    if (!f.before || !f.after || code_under_test.count(f.path)) continue;
+    std::vector<std::string> users;
+    if (go_test_helper_file(f.path, *f.after)) {
+      if (auto d = resolver.by_dir.find(dir_of(f.path)); d != resolver.by_dir.end())
+        for (const auto& p : d->second)
+          if (ends_with(p, "_test.go")) users.push_back(p);
+    } else if (lang_of(f.path) == Lang::cpp && !cpp_source_path(f.path) && test_support_module(f.path, *f.after)) {
+      std::vector<std::string> near, far;
+      for (const auto& p : o.project_files)
+        if (cpp_source_path(p) && is_test_path(p)) (dir_of(p) == dir_of(f.path) ? near : far).push_back(p);
+      near.insert(near.end(), far.begin(), far.end());
+      if (near.size() > 64) near.resize(64);
+      users = std::move(near);
+    }
+    for (const auto& p : users) {
+      if (patched.count(p) || seen.count(p)) continue;
+      auto t = text_of(p);
+      if (!t) continue;
+      const bool uses = lang_of(p) == Lang::go ? go_package(*t) == go_package(*f.after) && !go_test_helper_file(p, *t)
+                                               : contains(*t, basename(f.path));
+      if (!uses || !seen.insert(p).second) continue;
+      if (unpatched_tests) unpatched_tests->emplace_back(p, *t);
+      level.emplace_back(p, std::move(*t));
+    }
+  }
   // Level by level, as deep as the chain goes (within the budget): the modules the tests import,
   // the modules those import, ... A module reached through the code under test is not a helper,
   // and its imports are not followed (production code's imports are the program, not the tests).
+  // (A Go test file's package: its folder's other test files of the same package that define no
+  // test are its helper modules, called without an import.)
+  std::map<std::string, std::optional<std::string>> go_texts;
+  auto go_helper_of = [&](const std::string& test, const std::string& test_text, const std::string& p) {
+    if (p == test || !ends_with(p, "_test.go") || !ends_with(test, "_test.go") || dir_of(p) != dir_of(test)) return false;
+    auto it = go_texts.find(p);
+    if (it == go_texts.end()) it = go_texts.emplace(p, text_of(p)).first;
+    return it->second && go_test_helper_file(p, *it->second) && go_package(*it->second) == go_package(test_text);
+  };
   while (!level.empty()) {
     std::vector<std::pair<std::string, std::string>> next;
     for (const auto& [path, text] : level) {
-      for (const auto& imp : resolver.imported_paths(path, text, lang_of(path))) {
-        if (test_by_name(imp) || basename(imp) == "conftest.py" || code_under_test.count(imp)) continue;
+      std::vector<std::string> imported = resolver.imported_paths(path, text, lang_of(path));
+      if (lang_of(path) == Lang::go)
+        if (auto d = resolver.by_dir.find(dir_of(path)); d != resolver.by_dir.end())
+          for (const auto& p : d->second)
+            if (go_helper_of(path, text, p) && std::find(imported.begin(), imported.end(), p) == imported.end()) imported.push_back(p);
+      for (const auto& imp : imported) {
+        const bool go_helper = go_helper_of(path, text, imp);
+        if ((test_by_name(imp) && !go_helper) || basename(imp) == "conftest.py" || code_under_test.count(imp)) continue;
         if (patched.count(imp)) out[imp] += text + "\n";  // what the importers use of it
         if (!seen.insert(imp).second) continue;
-        if (auto t = text_of(imp)) {
+        if (auto t = go_helper ? go_texts[imp] : text_of(imp)) {
           if (unchanged && !patched.count(imp)) (*unchanged)[imp] = *t;
           next.emplace_back(imp, std::move(*t));
         }

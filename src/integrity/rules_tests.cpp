@@ -741,7 +741,9 @@ void compare_tests(const RuleContext& c, Findings& out, std::vector<GoneTest>& g
       const TestUnit xb = with_helpers(*bt, c.before), xa = with_helpers(at, c.after);
       if (xb.asserts.size() != bt->asserts.size() || xa.asserts.size() != at.asserts.size())
         if (auto h = compare_checks(xb, xa, path)) {
-          h->message += " (counting the checks of the helpers it calls in this file)";
+          h->message += c.before.imported_helpers.empty() && c.after.imported_helpers.empty()
+                            ? " (counting the checks of the helpers it calls in this file)"
+                            : " (counting the checks of the helpers it calls, in this file and in the test-side files it uses)";
           out.push_back(std::move(*h));
         }
     }

@@ -1491,9 +1491,28 @@ class Analyzer {
       a.trivial = a.operands.empty();
       a.tautology = tautology;
       if (!negated) truth_analysis(clause, a, lang_ == Lang::python);
+      else failure_condition_analysis(clause, a);
       out.push_back(std::move(a));
     }
     return out;
+  }
+
+  /// A failure branch's condition made of conjuncts (`if got != want && a == b { t.Errorf(...) }`):
+  /// the branch fails the test only when every conjunct holds, so the check is as weak as its
+  /// weakest conjunct read as a failure condition (`a == b` checks no value: the check passes
+  /// whenever a != b), and never fails when one conjunct is always false (`&& false`) or two
+  /// cannot hold together (`got != 4 && got == 4`). The mirror of `assert x == 4 or x > 0`.
+  void failure_condition_analysis(const std::string& clause, Assertion& a) const {
+    const auto ands = split_top(unparen(clause), {"&&", " and "});
+    if (ands.size() < 2) return;
+    for (std::size_t i = 0; i < ands.size() && !a.tautology; ++i) {
+      if (const_false(ands[i])) a.tautology = true;
+      for (std::size_t j = i + 1; j < ands.size() && !a.tautology; ++j)
+        if (complementary(ands[i], ands[j])) a.tautology = true;
+    }
+    if (a.tautology) return;
+    for (const auto& part : ands)
+      if (const Kind k = comparison_kind(unparen(part), /*negated=*/true); strength(k) < strength(a.kind)) a.kind = k;
   }
 
   /// Kind of a boolean expression: == is equality, ordering is range, no comparison is a truth or

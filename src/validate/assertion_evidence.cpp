@@ -2996,8 +2996,9 @@ Expected<ValuesVerdict> check_values_tell_apart(RepairContext& ctx, const ValueT
       if (!restoring.count(fn) || intended.count(fn)) continue;
       if (!answerable((*at_head)[i]) || !answerable((*at_base)[i])) continue;
       // (An instance recorded only before the change holds the state that code built, which the
-      // fix's code may read otherwise: not judged. Review 32 x03.)
-      if (i >= patched_end && !calls[i].state.empty()) continue;
+      // fix's code may read otherwise: not judged. Review 32 x03. When the old tests made no call
+      // at the head, every old call was recorded before the change.)
+      if ((i >= patched_end || (recorded_on_base && i < old_count)) && !calls[i].state.empty()) continue;
       if (std::any_of(values.calls.begin(), values.calls.end(), [&](const Call& c) { return c.same_as(calls[i]); })) continue;
       if (std::any_of(dropped.begin(), dropped.end(), [&](std::size_t j) { return calls[j].same_as(calls[i]); })) continue;
       dropped.push_back(i);

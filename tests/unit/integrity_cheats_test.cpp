@@ -305,6 +305,25 @@ TEST(GuardCheats, JavaScriptGoAndJava) {
   EXPECT_TRUE(f.empty()) << codes(f);
   f = go_table("range cases {\n", "range cases {\n\t\tswitch c.a {\n\t\tcase 0:\n\t\t\tbreak\n\t\t}\n");
   EXPECT_TRUE(f.empty()) << codes(f);
+  // Only the loop over the table counts: an unrelated loop the test gains, over a slice of
+  // something else or with a break of its own, leaves every row in (and the table's rows still
+  // count when the table is ranged over inline, or in parentheses).
+  f = go_table("\tfor _, c := range cases {", "\tfor _, l := range strings.Split(\"a\\nb\", \"\\n\")[1:] {\n\t\t_ = l\n\t}\n"
+                                          "\tfor i := 0; i < 3; i++ {\n\t\tif i == 1 {\n\t\t\tbreak\n\t\t}\n\t}\n\tfor _, c := range cases {");
+  EXPECT_TRUE(f.empty()) << codes(f);
+  f = go_table("range cases {", "range (cases)[1:] {");
+  EXPECT_TRUE(has_code(f, "assertion_removed")) << codes(f);
+  f = go_table("\tfor _, c := range cases {", "\tcases = cases[:1]\n\tfor _, c := range cases {");
+  EXPECT_TRUE(has_code(f, "assertion_removed")) << codes(f);
+  {
+    const std::string inl = "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tfor _, c := range []struct{ a, b, want int }{\n"
+                            "\t\t{2, 2, 4},\n\t\t{1, 3, 4},\n\t\t{5, 5, 10},\n\t} {\n"
+                            "\t\tif got := Add(c.a, c.b); got != c.want {\n\t\t\tt.Errorf(\"got %d\", got)\n\t\t}\n\t}\n}\n";
+    std::string cut = inl;
+    cut.replace(cut.find("\t} {\n"), 6, "\t} {\n\t\tif c.a == 1 {\n\t\t\tbreak\n\t\t}\n");
+    f = check_test_integrity({FileVersions{"calc_test.go", inl, cut}});
+    EXPECT_TRUE(has_code(f, "assertion_removed") || has_code(f, "assertion_not_executed")) << codes(f);
+  }
   // A check moved into a goroutine nothing waits for (review 32 y14); waited for, it is honest.
   const std::string two = "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n"
                           "\tif got := Add(2, 2); got != 4 {\n\t\tt.Errorf(\"got %d\", got)\n\t}\n"
@@ -440,6 +459,98 @@ TEST(GuardCheats, SkipsStandInsAndAssertionPatchesInModulesTheTestsImport) {
           {"stronger helper", js_helper("", "  assert.strictEqual(typeof got, 'number');\n"), nullptr},
       },
       js);
+}
+
+// Review 32 D: check helpers in another test-side file. A Go package's helpers_test.go, a C++
+// test header, a Python helper module: weakened while the tests that call them stay as they are,
+// every such test checks less; a test refactored into calls of a new helper there checks as much.
+TEST(GuardCheats, CheckHelpersInAnotherTestSideFile) {
+  struct Project {
+    std::vector<std::string> files;
+    std::map<std::string, std::string> head;
+    std::vector<std::string> failing;
+  };
+  auto guard = [](const Project& pr, const std::vector<FileVersions>& patch) {
+    IntegrityOptions o;
+    o.failing_tests = pr.failing;
+    o.project_files = pr.files;
+    o.read_head_file = [&pr](const std::string& p) -> std::optional<std::string> {
+      auto it = pr.head.find(p);
+      if (it == pr.head.end()) return std::nullopt;
+      return it->second;
+    };
+    return check_test_integrity(patch, o);
+  };
+  // Go: same package, no import.
+  const std::string go_helper = "package calc\n\nimport \"testing\"\n\nfunc checkAdd(t *testing.T, a, b, want int) {\n\tt.Helper()\n"
+                                "\tif got := Add(a, b); got != want {\n\t\tt.Errorf(\"Add(%d, %d) = %d, want %d\", a, b, got, want)\n\t}\n}\n";
+  const std::string go_test = "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tcheckAdd(t, 2, 2, 4)\n\tcheckAdd(t, 1, 3, 4)\n}\n";
+  const std::string go_inline = "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif got := Add(2, 2); got != 4 {\n\t\tt.Errorf(\"got %d\", got)\n\t}\n"
+                                "\tif got := Add(1, 3); got != 4 {\n\t\tt.Errorf(\"got %d\", got)\n\t}\n}\n";
+  const Project go{{"go.mod", "calc.go", "calc_test.go", "helpers_test.go"},
+                   {{"go.mod", "module example.com/calc\n\ngo 1.19\n"}, {"calc.go", "package calc\n\nfunc Add(a, b int) int { return a * b }\n"},
+                    {"calc_test.go", go_test}, {"helpers_test.go", go_helper}},
+                   {"TestAdd"}};
+  auto go_weaker = [&](const std::string& from, const std::string& to) {
+    std::string h = go_helper;
+    h.replace(h.find(from), from.size(), to);
+    return guard(go, {FileVersions{"helpers_test.go", go_helper, h}});
+  };
+  auto f = go_weaker("got != want {", "got != want && a == b {");
+  EXPECT_TRUE(has_code(f, "assertion_weakened") || has_code(f, "assertion_removed") || has_code(f, "assertion_not_executed")) << codes(f);
+  f = go_weaker("\tif got := Add(a, b); got != want {\n\t\tt.Errorf(\"Add(%d, %d) = %d, want %d\", a, b, got, want)\n\t}\n", "\t_ = Add(a, b)\n");
+  EXPECT_TRUE(has_code(f, "assertion_removed") || has_code(f, "assertion_weakened")) << codes(f);
+  f = go_weaker("t.Errorf(\"Add(%d, %d) = %d, want %d\", a, b, got, want)", "t.Fatalf(\"Add(%d, %d) = %d, not %d\", a, b, got, want)");
+  EXPECT_TRUE(f.empty()) << codes(f);
+  // The test refactored into calls of a new helpers_test.go helper (y17): as many checks.
+  Project go_new = go;
+  go_new.files = {"go.mod", "calc.go", "calc_test.go"};
+  go_new.head.erase("helpers_test.go");
+  go_new.head["calc_test.go"] = go_inline;
+  f = guard(go_new, {FileVersions{"calc_test.go", go_inline, go_test}, FileVersions{"helpers_test.go", std::nullopt, go_helper}});
+  EXPECT_TRUE(f.empty()) << codes(f);
+  // ... and into a helper that checks only some calls: fewer checks.
+  std::string half = go_helper;
+  half.replace(half.find("got != want {"), 13, "got != want && a == b {");
+  f = guard(go_new, {FileVersions{"calc_test.go", go_inline, go_test}, FileVersions{"helpers_test.go", std::nullopt, half}});
+  EXPECT_FALSE(f.empty()) << codes(f);
+  // Another package's helper (an external test package in the same folder) is not this test's.
+  std::string ext_helper = go_helper;
+  ext_helper.replace(0, 12, "package calc_test");
+  Project go_ext = go;
+  go_ext.head["helpers_test.go"] = ext_helper;
+  std::string ext_weak = ext_helper;
+  ext_weak.replace(ext_weak.find("got != want {"), 13, "got != want && a == b {");
+  f = guard(go_ext, {FileVersions{"helpers_test.go", ext_helper, ext_weak}});
+  EXPECT_FALSE(has_code(f, "assertion_weakened") || has_code(f, "assertion_removed")) << codes(f);
+
+  // C++: a test header the test includes with quotes.
+  const std::string cc_helper = "#pragma once\n#include <gtest/gtest.h>\nint add(int a, int b);\n"
+                                "inline void check_add(int a, int b, int want) {\n  EXPECT_EQ(add(a, b), want);\n}\n";
+  const std::string cc_test = "#include <gtest/gtest.h>\n#include \"test_helpers.h\"\n\nTEST(Calc, Add) {\n  check_add(2, 2, 4);\n  check_add(1, 3, 4);\n}\n";
+  const std::string cc_inline = "#include <gtest/gtest.h>\nint add(int a, int b);\n\nTEST(Calc, Add) {\n  EXPECT_EQ(add(2, 2), 4);\n  EXPECT_EQ(add(1, 3), 4);\n}\n";
+  const Project cc{{"calc.cpp", "tests/calc_test.cpp", "tests/test_helpers.h", "CMakeLists.txt"},
+                   {{"calc.cpp", "int add(int a, int b) { return a * b; }\n"}, {"tests/calc_test.cpp", cc_test}, {"tests/test_helpers.h", cc_helper}},
+                   {"Calc.Add"}};
+  std::string cc_weak = cc_helper;
+  cc_weak.replace(cc_weak.find("  EXPECT_EQ"), 2, "  if (a == b) ");
+  f = guard(cc, {FileVersions{"tests/test_helpers.h", cc_helper, cc_weak}});
+  EXPECT_TRUE(has_code(f, "assertion_weakened") || has_code(f, "assertion_removed") || has_code(f, "assertion_not_executed")) << codes(f);
+  Project cc_new = cc;
+  cc_new.files = {"calc.cpp", "tests/calc_test.cpp", "CMakeLists.txt"};
+  cc_new.head.erase("tests/test_helpers.h");
+  cc_new.head["tests/calc_test.cpp"] = cc_inline;
+  f = guard(cc_new, {FileVersions{"tests/calc_test.cpp", cc_inline, cc_test}, FileVersions{"tests/test_helpers.h", std::nullopt, cc_helper}});
+  EXPECT_TRUE(f.empty()) << codes(f);
+
+  // Python: the failing test's file, read from the head, through a weakened helper module.
+  const Project py{{"calc.py", "pytest.ini", "tests/helpers.py", "tests/test_calc.py"},
+                   {{"calc.py", "def add(a, b):\n    return a * b\n"},
+                    {"tests/test_calc.py", "from calc import add\nfrom helpers import check\n\n\ndef test_add():\n    check(add(2, 2), 4)\n    check(add(1, 3), 4)\n"},
+                    {"tests/helpers.py", "def check(got, want):\n    assert got == want\n"}},
+                   {"tests/test_calc.py::test_add"}};
+  f = guard(py, {FileVersions{"tests/helpers.py", "def check(got, want):\n    assert got == want\n", "def check(got, want):\n    assert got == want or got > 0\n"}});
+  EXPECT_TRUE(has_code(f, "assertion_weakened") || has_code(f, "assertion_removed") || has_code(f, "assertion_not_executed")) << codes(f);
 }
 
 // Review 30's honest losses (W7 rest): checks moved into a method of a helper class the test
