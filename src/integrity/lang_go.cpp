@@ -6,6 +6,7 @@
 #include <iterator>
 #include <string_view>
 #include <regex>
+#include <set>
 
 #include "integrity/guard_internal.hpp"
 
@@ -118,11 +119,15 @@ std::string_view line_span(std::string_view text, int first, int last) {
 /// Checks a test makes in goroutines that nothing in the test waits for after starting them
 /// (review 32 y14: `go func() { time.Sleep(time.Second); if Add(1, 3) != 4 { t.Errorf(...) } }()`
 /// and the test returns before the check runs). A wait: `.Wait()` (a WaitGroup, an errgroup), a
-/// channel operation (`<-done`), `t.Cleanup(...)`, after the goroutine's body.
-int unwaited_goroutine_checks(std::string_view body) {
+/// channel operation (`<-done`), `t.Cleanup(...)`, or a call of a function of the file whose body
+/// waits (`waitAll(&wg)`, `waitAll` in `waiting_helpers`), after the goroutine's body.
+int unwaited_goroutine_checks(std::string_view body, const std::set<std::string>& waiting_helpers) {
   static const std::regex go_func(R"(\bgo\s+func\s*\([^)]*\)\s*\{)");
   static const std::regex check(R"(\b(?:t|b|tb)\s*\.\s*(?:Error|Errorf|Fatal|Fatalf|Fail|FailNow)\s*\(|\b(?:assert|require)\s*\.\s*[A-Z]\w*\s*\()");
-  static const std::regex wait(R"(\.\s*Wait\s*\(|<-|\bCleanup\s*\()");
+  // (A call of a function of the file that waits, `waitAll(&wg)`, is a wait too.)
+  std::string helpers;
+  for (const auto& h : waiting_helpers) helpers += "|\\b" + h + "\\s*\\(";
+  const std::regex wait(R"(\.\s*Wait\s*\(|<-|\bCleanup\s*\()" + helpers);
   int n = 0;
   const std::string text(body);
   for (std::sregex_iterator it(text.begin(), text.end(), go_func), e; it != e; ++it) {
@@ -251,14 +256,25 @@ void go_rules(const RuleContext& c, Findings& out) {
     }
   }
   // Checks moved into a goroutine nothing waits for (the test may end before they run).
+  auto waiting_helpers = [](const FileModel& m, const std::string& text) {
+    static const std::regex waits(R"(\.\s*Wait\s*\(|<-)");
+    std::set<std::string> names;
+    for (const auto& h : m.helpers) {
+      const std::string body(line_span(text, h.line, h.end_line));
+      if (h.name.size() < 64 && std::all_of(h.name.begin(), h.name.end(), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; }) &&
+          std::regex_search(body, waits))
+        names.insert(h.name);
+    }
+    return names;
+  };
   if (c.file.after)
     for (const auto& t : c.after.tests) {
-      const int now = unwaited_goroutine_checks(line_span(*c.file.after, t.line, t.end_line));
+      const int now = unwaited_goroutine_checks(line_span(*c.file.after, t.line, t.end_line), waiting_helpers(c.after, *c.file.after));
       if (now == 0) continue;
       int was = 0;
       if (c.file.before)
         for (const auto& b : c.before.tests)
-          if (b.name == t.name) was = unwaited_goroutine_checks(line_span(*c.file.before, b.line, b.end_line));
+          if (b.name == t.name) was = unwaited_goroutine_checks(line_span(*c.file.before, b.line, b.end_line), waiting_helpers(c.before, *c.file.before));
       if (now > was) {
         out.push_back({"assertion_not_executed", path, t.line,
                        "test " + t.name + ": a check runs in a goroutine that nothing in the test waits for (no .Wait(), channel receive or t.Cleanup after it): the test can end before it runs"});

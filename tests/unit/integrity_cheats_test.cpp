@@ -340,6 +340,18 @@ TEST(GuardCheats, JavaScriptGoAndJava) {
   EXPECT_TRUE(has_code(f, "assertion_not_executed")) << codes(f);
   f = in_goroutine("\twg.Wait()\n");
   EXPECT_FALSE(has_code(f, "assertion_not_executed")) << codes(f);
+  // ... also through a function of the file that waits; one that does not wait is no wait.
+  {
+    std::string t = two;
+    const std::string second = "\tif got := Add(1, 3); got != 4 {\n\t\tt.Errorf(\"got %d\", got)\n\t}\n";
+    t.replace(t.find(second), second.size(),
+              "\tvar wg sync.WaitGroup\n\twg.Add(1)\n\tgo func() {\n\t\tdefer wg.Done()\n"
+              "\t\tif got := Add(1, 3); got != 4 {\n\t\t\tt.Errorf(\"got %d\", got)\n\t\t}\n\t}()\n\twaitAll(&wg)\n");
+    f = check_test_integrity({FileVersions{"calc_test.go", two, t + "\nfunc waitAll(wg *sync.WaitGroup) {\n\twg.Wait()\n}\n"}});
+    EXPECT_FALSE(has_code(f, "assertion_not_executed")) << codes(f);
+    f = check_test_integrity({FileVersions{"calc_test.go", two, t + "\nfunc waitAll(wg *sync.WaitGroup) {\n\t_ = wg\n}\n"}});
+    EXPECT_TRUE(has_code(f, "assertion_not_executed")) << codes(f);
+  }
   // Java: the JUnit assertion redefined in the test class.
   const std::string java_before = "import static org.junit.jupiter.api.Assertions.assertEquals;\nimport org.junit.jupiter.api.Test;\n\n"
                                   "class CalcTest {\n  @Test\n  void adds() {\n    assertEquals(4, Calc.add(2, 2));\n  }\n}\n";
