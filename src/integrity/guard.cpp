@@ -2,7 +2,9 @@
 // then runs the rule families (guard_internal.hpp lists the parts).
 #include <regex>
 #include <tuple>
+#include <functional>
 #include <memory>
+#include <set>
 
 #include "integrity/guard_internal.hpp"
 #include "integrity/swallow.hpp"
@@ -66,9 +68,19 @@ std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersion
     const std::string b(basename(path));
     return b.substr(0, b.find('.'));
   };
+  // (Also a function that checks through another of the module's: `checkAdd` calling `expectEq`.)
   auto add_checking_functions = [](ImportedDefs& into, const std::string& module, const FileModel& m) {
+    std::set<std::string> checking;
     for (const auto& h : m.helpers)
-      if (!h.asserts.empty()) into.helpers.emplace_back(module, h);
+      if (!h.asserts.empty()) checking.insert(h.name);
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (const auto& h : m.helpers)
+        if (!checking.count(h.name) && std::any_of(h.calls.begin(), h.calls.end(), [&](const std::string& c) { return checking.count(c) > 0; }))
+          grew = checking.insert(h.name).second || grew;
+    }
+    for (const auto& h : m.helpers)
+      if (checking.count(h.name)) into.helpers.emplace_back(module, h);
   };
   // Each helper module's text, with the pool it goes to and the model read from it.
   struct HelperText {
@@ -96,7 +108,11 @@ std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersion
   // The helper modules the patch leaves alone, the same before and after: their wrappers that drop
   // failures and their predicates of an error (`isTransient(e)`) read the tests that use them.
   for (const auto& [path, text] : unchanged_helpers) {
-    if (lang_of(path) != Lang::python && !is_js(lang_of(path))) continue;
+    // (Go and C/C++: the test-side ones, `helpers_test.go`, `tests/test_helpers.h`; a production
+    // header's functions are the code under test.)
+    const Lang hl = lang_of(path);
+    if (hl != Lang::python && !is_js(hl) && !((hl == Lang::go || hl == Lang::cpp) && (is_test_path(path) || test_support_module(path, text))))
+      continue;
     FileModel m = analyze(lang_of(path), text);
     for (ImportedDefs* into : {&imported_before, &imported_after})
       for (const auto& [name, sources] : m.returns) into->returns[name].insert(sources.begin(), sources.end());
@@ -142,19 +158,28 @@ std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersion
   auto link_imported = [&](FileModel& model, const std::string& path, const std::string& text, const ImportedDefs& pool) {
     const Lang lang = lang_of(path);
     if (pool.helpers.empty()) return;
-    auto add = [&](const TestUnit& h) {
-      if (std::none_of(model.imported_helpers.begin(), model.imported_helpers.end(), [&](const TestUnit& x) { return x.name == h.name; }))
-        model.imported_helpers.push_back(h);
+    // (With the functions of the same module it calls, which the file need not import itself:
+    // `check_add` calling the module's `_expect`.)
+    std::function<void(const std::string&, const TestUnit&, int)> add = [&](const std::string& module, const TestUnit& h, int depth) {
+      if (std::any_of(model.imported_helpers.begin(), model.imported_helpers.end(), [&](const TestUnit& x) { return x.name == h.name; })) return;
+      model.imported_helpers.push_back(h);
+      if (depth >= 4) return;
+      for (const auto& [m, other] : pool.helpers)
+        if (m == module && h.calls.count(other.name)) add(m, other, depth + 1);
     };
     if (lang == Lang::go || lang == Lang::cpp) {
       // Go: the package's other test files (same folder, same package); C/C++: the headers the
       // file includes with quotes, by file name.
+      // (An include resolved as the compiler's search would: the file's folder, `include/`,
+      // `tests/`, `test/`, the root; `<...>` too, for a project's own header on the include path.)
       std::set<std::string> included;
       if (lang == Lang::cpp) {
-        static const std::regex inc(R"re(^\s*#\s*include\s*"([^"]+)")re");
+        static const std::regex inc(R"re(^\s*#\s*include\s*["<]([^">]+)[">])re");
         for_each_capped_line(text, [&](int, const std::string& l) {
           std::smatch m;
-          if (contains(l, "include") && std::regex_search(l, m, inc)) included.insert(std::string(basename(m[1].str())));
+          if (!contains(l, "include") || !std::regex_search(l, m, inc)) return;
+          for (const std::string& b : {dir_of(path), std::string("include"), std::string("tests"), std::string("test"), std::string()})
+            if (std::string p = join(b, m[1].str()); !p.empty()) included.insert(p);
         });
       }
       const std::string package = lang == Lang::go ? go_package(text) : std::string();
@@ -163,11 +188,11 @@ std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersion
         const bool reached = std::any_of(first, last, [&](const auto& mp) {
           const std::string& p = mp.second;
           if (p == path || lang_of(p) != lang) return false;
-          if (lang == Lang::cpp) return included.count(std::string(basename(p))) > 0;
+          if (lang == Lang::cpp) return included.count(p) > 0;
           const auto t = std::find_if(helper_texts.begin(), helper_texts.end(), [&](const HelperText& x) { return x.path == p; });
           return dir_of(p) == dir_of(path) && t != helper_texts.end() && go_package(*t->text) == package;
         });
-        if (reached) add(h);
+        if (reached) add(module, h, 0);
       }
       return;
     }
@@ -187,7 +212,7 @@ std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersion
         const auto member = names.member_names.find(local);
         if (!names.module_bindings.count(local) && (member == names.member_names.end() ? local : member->second) == module) reached = true;
       }
-      if (reached) add(h);
+      if (reached) add(module, h, 0);
     }
   };
   // The lines the patch adds to test files and test-support modules (oracle_replacement_rules).
@@ -244,7 +269,18 @@ std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersion
       const RuleContext c{same, lang, true, before, after, options, false, false, nullptr, &support_added, &files};
       std::vector<GoneTest> none_gone;
       std::vector<NewTest> none_added;
+      const std::size_t found = out.size();
       compare_tests(c, out, none_gone, none_added);
+      // (Reported at the test, whose lines the helper's check does not share.)
+      for (std::size_t i = found; i < out.size(); ++i)
+        for (const auto& t : after.tests)
+          if (starts_with(out[i].message, "test " + t.name + ":") || starts_with(out[i].message, "test " + t.name + " ")) {
+            out[i].line = t.line;
+            break;
+          }
+      // (One file whose tests check less through the helper is the finding; the rest of the
+      // package's files would say the same at the cost of reading each.)
+      if (out.size() > found) break;
     }
   settle_gone_tests(gone, added, after_ptrs, after_paths, options, out);
   mock_rules(files, options, helpers, out);

@@ -14,91 +14,189 @@ namespace flowagent::integrity {
 
 namespace {
 
-/// A table-driven test's table: the first slice literal in the test's body (its elements are the
-/// test's cases), and the name it is bound to (`cases := []struct{...}{...}`, `var cases = ...`;
-/// empty when the literal is not bound to a name, as in `for _, c := range []struct{...}{...}`).
+/// Parentheses around an expression, taken off.
+TSNode unparen(TSNode x) {
+  while (!ts_node_is_null(x) && Syntax::type(x) == "parenthesized_expression" && ts_node_named_child_count(x) == 1)
+    x = ts_node_named_child(x, 0);
+  return x;
+}
+
+/// The one name on the left of `name := value` / `name = value` / `var name = value` (null when
+/// there are several, or none), and the one value on the right.
+std::pair<TSNode, TSNode> single_binding(TSNode n) {
+  const std::string kind(Syntax::type(n));
+  TSNode left = kind == "short_var_declaration" || kind == "assignment_statement" ? Syntax::field(n, "left")
+                : kind == "var_spec"                                              ? Syntax::field(n, "name")
+                                                                                  : TSNode{};
+  TSNode right = kind == "var_spec" ? Syntax::field(n, "value") : Syntax::field(n, "right");
+  for (TSNode* x : {&left, &right})
+    if (!ts_node_is_null(*x) && Syntax::type(*x) == "expression_list") *x = ts_node_named_child_count(*x) == 1 ? ts_node_named_child(*x, 0) : TSNode{};
+  if (ts_node_is_null(left) || Syntax::type(left) != "identifier" || ts_node_is_null(right)) return {};
+  return {left, unparen(right)};
+}
+
+void each_node(TSNode n, const std::function<void(TSNode)>& f) {
+  f(n);
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) each_node(ts_node_named_child(n, i), f);
+}
+
+/// A table-driven test's table: a slice literal of the test's body (its elements are the test's
+/// cases), the one a loop ranges over (by a name bound to it or inline; else the first), with the
+/// names that stand for it (`cases := []struct{...}{...}`, `rows := cases`) and those among them
+/// that may hold only some of its rows (`rows := cases[1:]`, `cases = cases[:1]`,
+/// `cases = slices.Delete(cases, 1, 3)`, `rows := firstOf(cases)`; `append` only adds rows).
 /// `found` is false for a test without a table.
 struct Table {
   bool found = false;
   TSNode literal{};
-  std::string name;
+  std::set<std::string> names, partial;
 };
 Table find_table(const Syntax& s, TSNode n) {
-  if (Syntax::type(n) == "composite_literal") {
-    TSNode t = Syntax::field(n, "type");
-    TSNode body = Syntax::field(n, "body");
-    if (!ts_node_is_null(t) && Syntax::type(t) == "slice_type" && !ts_node_is_null(body)) {
-      Table out{true, n, {}};
-      // Bound by `name := literal` or `var name = literal` (one name, one value).
-      TSNode up = ts_node_parent(n);
-      if (!ts_node_is_null(up) && Syntax::type(up) == "expression_list") up = ts_node_parent(up);
-      if (!ts_node_is_null(up)) {
-        const std::string kind(Syntax::type(up));
-        TSNode left = kind == "short_var_declaration" || kind == "assignment_statement" ? Syntax::field(up, "left")
-                      : kind == "var_spec"                                              ? Syntax::field(up, "name")
-                                                                                        : TSNode{};
-        if (!ts_node_is_null(left) && Syntax::type(left) == "expression_list" && ts_node_named_child_count(left) == 1)
-          left = ts_node_named_child(left, 0);
-        if (!ts_node_is_null(left) && Syntax::type(left) == "identifier") out.name = s.text(left);
+  std::vector<TSNode> literals;
+  std::vector<TSNode> bindings, ranged;
+  each_node(n, [&](TSNode x) {
+    const std::string t(Syntax::type(x));
+    if (t == "composite_literal") {
+      TSNode type = Syntax::field(x, "type"), body = Syntax::field(x, "body");
+      if (!ts_node_is_null(type) && Syntax::type(type) == "slice_type" && !ts_node_is_null(body)) literals.push_back(x);
+    } else if (t == "short_var_declaration" || t == "assignment_statement" || t == "var_spec") {
+      bindings.push_back(x);
+    } else if (t == "range_clause") {
+      ranged.push_back(unparen(Syntax::field(x, "right")));
+    }
+  });
+  if (literals.empty()) return {};
+  auto table_of = [&](TSNode lit) {
+    Table out{true, lit, {}, {}};
+    // The names bound to it, then those bound to them, as often as the test rebinds.
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (TSNode b : bindings) {
+        auto [left, right] = single_binding(b);
+        if (ts_node_is_null(left)) continue;
+        const std::string name = s.text(left), rt(Syntax::type(right));
+        bool full = ts_node_eq(right, lit) || (rt == "identifier" && out.names.count(s.text(right)) && !out.partial.count(s.text(right)));
+        bool part = (rt == "identifier" && out.partial.count(s.text(right))) ||
+                    (rt == "slice_expression" && out.names.count(s.text(unparen(Syntax::field(right, "operand")))));
+        if (rt == "call_expression") {
+          const std::string fn = s.text(Syntax::field(right, "function"));
+          TSNode args = Syntax::field(right, "arguments");
+          bool takes = false;
+          for (uint32_t i = 0; !ts_node_is_null(args) && i < ts_node_named_child_count(args); ++i)
+            takes = takes || out.names.count(s.text(unparen(ts_node_named_child(args, i)))) > 0;
+          if (takes && fn != "append" && fn != "slices.Clone") part = true;
+          if (takes && (fn == "append" || fn == "slices.Clone") && !out.names.count(name)) full = true;
+        }
+        if (full && out.names.insert(name).second) grew = true;
+        if (part) {
+          grew = out.names.insert(name).second || grew;
+          grew = out.partial.insert(name).second || grew;
+        }
       }
-      return out;
+    }
+    return out;
+  };
+  for (TSNode lit : literals) {
+    Table t = table_of(lit);
+    for (TSNode r : ranged) {
+      if (Syntax::type(r) == "slice_expression") r = unparen(Syntax::field(r, "operand"));
+      if (ts_node_eq(r, lit) || (Syntax::type(r) == "identifier" && t.names.count(s.text(r)))) return t;
     }
   }
-  for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i)
-    if (Table t = find_table(s, ts_node_named_child(n, i)); t.found) return t;
-  return {};
+  return table_of(literals.front());
 }
 
-/// Whether a loop over the test's table may leave rows out (review 32 y19, y20): the test takes a
-/// slice of the table (`range cases[:len(cases)-1]`, `cases = cases[1:]`), or the loop's body holds a
-/// `break` of its own (`if c.b > c.a { break }`). The rows that run are then unknown: the test is
-/// read as one case, so a table test that gains either checks fewer cases. (A `continue` skips a
-/// row the way a platform skip does and is left alone.) Only a loop over the table itself counts:
-/// the table's name or its literal is what it ranges over, so an unrelated loop the test gains
-/// (`for _, l := range lines[1:]`, a scan with a `break`) says nothing about the table's rows.
+/// Whether the test's loops over its table may leave rows out (review 32 y19, y20; review 33):
+/// no loop goes over every row, while one goes over some: it ranges over a slice of the table or
+/// over a name that may hold only some rows (`Table::partial`), counts from another index than 0
+/// or to another bound than `len(table)`, or leaves early: a `break` of its own (or a labelled one
+/// naming it), a `return` or `goto` not after a reported failure. The rows that run are then
+/// unknown: the test is read as one case, so a table test that gains this checks fewer cases. A
+/// `continue` skips a row the way a platform skip does and is left alone; a second loop over some
+/// rows beside one over all of them leaves none out, and loops over other things say nothing.
 bool table_loop_leaves_rows_out(const Syntax& s, TSNode n, const Table& table) {
   if (!table.found) return false;
-  auto unparen = [](TSNode x) {
-    while (!ts_node_is_null(x) && Syntax::type(x) == "parenthesized_expression" && ts_node_named_child_count(x) == 1)
-      x = ts_node_named_child(x, 0);
-    return x;
-  };
   auto is_table = [&](TSNode x) {
     x = unparen(x);
     if (ts_node_is_null(x)) return false;
     if (ts_node_eq(x, table.literal)) return true;
-    return !table.name.empty() && Syntax::type(x) == "identifier" && s.text(x) == table.name;
+    return Syntax::type(x) == "identifier" && table.names.count(s.text(x)) > 0;
   };
-  // (A `break` of the loop itself: not one inside a nested loop, switch or select, nor a labelled one.)
-  std::function<bool(TSNode)> own_break = [&](TSNode x) {
+  auto partial_name = [&](TSNode x) {
+    x = unparen(x);
+    return !ts_node_is_null(x) && Syntax::type(x) == "identifier" && table.partial.count(s.text(x)) > 0;
+  };
+  // Leaves the loop (labelled `label`) before its last row.
+  std::function<bool(TSNode, const std::string&, bool)> leaves_early = [&](TSNode x, const std::string& label, bool nested) {
     for (uint32_t i = 0; i < ts_node_named_child_count(x); ++i) {
       TSNode k = ts_node_named_child(x, i);
       const std::string t(Syntax::type(k));
+      if (t == "func_literal") continue;
       if (t == "break_statement") {
-        if (ts_node_named_child_count(k) == 0) return true;
+        if (ts_node_named_child_count(k) == 0 ? !nested : (!label.empty() && s.text(ts_node_named_child(k, 0)) == label)) return true;
         continue;
       }
-      if (t == "for_statement" || t == "expression_switch_statement" || t == "type_switch_statement" || t == "select_statement" ||
-          t == "func_literal")
+      if (t == "return_statement" || t == "goto_statement") {
+        // (`t.Errorf(...); return`: the test failed already.)
+        TSNode prev = ts_node_prev_named_sibling(k);
+        static const std::regex reported(R"(\.\s*(?:Error|Errorf|Fatal|Fatalf|Fail|FailNow)\s*\()");
+        const std::string before = ts_node_is_null(prev) ? std::string() : s.text(prev);
+        if (!std::regex_search(before, reported)) return true;
         continue;
-      if (own_break(k)) return true;
+      }
+      const bool inner = t == "for_statement" || t == "expression_switch_statement" || t == "type_switch_statement" || t == "select_statement";
+      if (leaves_early(k, label, nested || inner)) return true;
     }
     return false;
   };
-  // A slice of the table anywhere (`range cases[1:]`, `cases = cases[:1]`, `rows := cases[:2]`).
-  if (Syntax::type(n) == "slice_expression" && is_table(Syntax::field(n, "operand"))) return true;
-  if (Syntax::type(n) == "for_statement") {
-    for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) {
-      TSNode k = ts_node_named_child(n, i);
-      if (Syntax::type(k) != "range_clause") continue;
-      TSNode over = unparen(Syntax::field(k, "right"));
-      TSNode body = Syntax::field(n, "body");
-      if (is_table(over) && !ts_node_is_null(body) && own_break(body)) return true;
+  bool some = false, all = false;
+  each_node(n, [&](TSNode x) {
+    if (Syntax::type(x) != "for_statement") return;
+    std::string label;
+    if (TSNode up = ts_node_parent(x); !ts_node_is_null(up) && Syntax::type(up) == "labeled_statement")
+      if (TSNode l = Syntax::field(up, "label"); !ts_node_is_null(l)) label = s.text(l);
+    TSNode body = Syntax::field(x, "body");
+    for (uint32_t i = 0; i < ts_node_named_child_count(x); ++i) {
+      TSNode k = ts_node_named_child(x, i);
+      const std::string kt(Syntax::type(k));
+      bool over = false, partial = false;
+      if (kt == "range_clause") {
+        TSNode r = unparen(Syntax::field(k, "right"));
+        const std::string rt(ts_node_is_null(r) ? "" : Syntax::type(r));
+        if (is_table(r)) {
+          over = true;
+          partial = partial_name(r);
+        } else if (rt == "slice_expression" && is_table(Syntax::field(r, "operand"))) {
+          over = partial = true;
+        } else if (rt == "call_expression") {
+          TSNode args = Syntax::field(r, "arguments");
+          for (uint32_t j = 0; !ts_node_is_null(args) && j < ts_node_named_child_count(args); ++j)
+            if (is_table(ts_node_named_child(args, j))) over = partial = true;
+        }
+      } else if (kt == "for_clause") {
+        // `for i := 0; i < len(cases); i++ { c := cases[i] ... }`
+        bool indexes = false;
+        each_node(body, [&](TSNode y) {
+          if (Syntax::type(y) == "index_expression" && is_table(Syntax::field(y, "operand"))) indexes = true;
+        });
+        if (!indexes) continue;
+        over = true;
+        TSNode init = Syntax::field(k, "initializer"), cond = Syntax::field(k, "condition");
+        const std::string i0 = ts_node_is_null(init) ? "" : strip_spaces(s.text(init)), c = ts_node_is_null(cond) ? "" : strip_spaces(s.text(cond));
+        const auto colon = i0.find(":=0");
+        const std::string var = colon == std::string::npos || colon + 3 != i0.size() ? std::string() : i0.substr(0, colon);
+        bool whole = false;
+        if (!var.empty())
+          for (const auto& name : table.names)
+            whole = whole || (c == var + "<len(" + name + ")" && !table.partial.count(name));
+        partial = !whole;
+      }
+      if (!over) continue;
+      if (!partial && !ts_node_is_null(body) && leaves_early(body, label, false)) partial = true;
+      (partial ? some : all) = true;
     }
-  }
-  for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i)
-    if (table_loop_leaves_rows_out(s, ts_node_named_child(n, i), table)) return true;
-  return false;
+  });
+  return some && !all;
 }
 
 /// Lines `first`..`last` (1-based, inclusive) of `text`.

@@ -382,12 +382,62 @@ std::string file_of_test_id(const std::string& id) {
   return lang_of(f) == Lang::none || f == id ? std::string() : f;
 }
 
-/// A Go test file that defines no test (`helpers_test.go`: check helpers, fixtures): a helper
-/// module of the package's other test files, which call its functions without an import.
-bool go_test_helper_file(std::string_view path, const std::string& text) {
-  if (lang_of(path) != Lang::go || !ends_with(path, "_test.go")) return false;
-  static const std::regex defines_test(R"((?:^|\n)func\s+(?:Test|Benchmark|Example|Fuzz)\w*\s*\()");
-  return !std::regex_search(text, defines_test);
+/// The functions a Go file defines that are not tests (`checkAdd`, `mustParse`; not `TestX`,
+/// `BenchmarkX`, `ExampleX`, `FuzzX`, `TestMain`): what the package's test files can call of it.
+std::set<std::string> go_helper_functions(const std::string& text) {
+  static const std::regex def(R"((?:^|\n)func\s+([A-Za-z_]\w*)\s*[\[(])");
+  std::set<std::string> out;
+  for (std::sregex_iterator it(text.begin(), text.end(), def), e; it != e; ++it) {
+    const std::string n = (*it)[1].str();
+    static const std::regex test_name(R"(^(?:Test|Benchmark|Example|Fuzz)(?:[^a-z].*)?$)");
+    if (!std::regex_match(n, test_name)) out.insert(n);
+  }
+  return out;
+}
+
+/// Does `text` name one of `names` (a call `name(`, `x.name(`, or a function value `var online =
+/// requireBackend`)?
+bool names_any(const std::string& text, const std::set<std::string>& names) {
+  std::string alt;
+  for (const auto& n : names)
+    if (!n.empty() && n.size() <= 64 && std::all_of(n.begin(), n.end(), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; }))
+      alt += (alt.empty() ? "" : "|") + n;
+  if (alt.empty()) return false;
+  const std::regex name("\\b(?:" + alt + ")\\b");
+  return std::regex_search(text, name);
+}
+
+/// The helper functions of a test-side file that the patch changes (their text differs, or one
+/// version lacks them), with those of the same file that call one of them (`checkAdd` calling a
+/// changed `expectEq`).
+std::set<std::string> changed_helpers(const FileVersions& f) {
+  std::set<std::string> out;
+  if (!f.before || !f.after) return out;
+  const Lang lang = lang_of(f.path);
+  const FileModel b = analyze(lang, *f.before), a = analyze(lang, *f.after);
+  auto body = [](const std::string& text, const TestUnit& u) {
+    std::size_t begin = 0;
+    for (int n = 1; n < u.line && begin < text.size(); ++n) begin = text.find('\n', begin) == std::string::npos ? text.size() : text.find('\n', begin) + 1;
+    std::size_t end = begin;
+    for (int n = u.line; n <= std::max(u.line, u.end_line) && end < text.size(); ++n) end = text.find('\n', end) == std::string::npos ? text.size() : text.find('\n', end) + 1;
+    return text.substr(begin, end - begin);
+  };
+  std::map<std::string, std::string> before_bodies;
+  for (const auto& h : b.helpers) before_bodies[h.name] += body(*f.before, h);
+  std::map<std::string, std::string> after_bodies;
+  for (const auto& h : a.helpers) after_bodies[h.name] += body(*f.after, h);
+  for (const auto& [n, t] : before_bodies)
+    if (auto it = after_bodies.find(n); it == after_bodies.end() || it->second != t) out.insert(n);
+  for (const auto& [n, t] : after_bodies)
+    if (!before_bodies.count(n)) out.insert(n);
+  for (bool grew = !out.empty(); grew;) {
+    grew = false;
+    for (const FileModel* m : {&b, &a})
+      for (const auto& h : m->helpers)
+        if (!out.count(h.name) && std::any_of(h.calls.begin(), h.calls.end(), [&](const std::string& c) { return out.count(c) > 0; }))
+          grew = out.insert(h.name).second || grew;
+  }
+  return out;
 }
 
 /// A test module by its name (test_x.py, x_test.py, x.test.js, x.spec.ts): not a helper.
@@ -421,7 +471,8 @@ std::map<std::string, std::string> test_imported_modules(const std::vector<FileV
   // Nothing to find when the patch touches no module that could be a helper (unless the unchanged
   // ones are asked for).
   const bool no_patched_helper = std::none_of(files.begin(), files.end(), [&](const FileVersions& f) {
-    return f.after && lang_of(f.path) != Lang::none && (!test_by_name(f.path) || go_test_helper_file(f.path, *f.after)) &&
+    const bool go_helpers = f.after && lang_of(f.path) == Lang::go && ends_with(f.path, "_test.go") && !go_helper_functions(*f.after).empty();
+    return f.after && lang_of(f.path) != Lang::none && (!test_by_name(f.path) || go_helpers) &&
            basename(f.path) != "conftest.py" && !code_under_test.count(f.path);
   });
   if (no_patched_helper && !unchanged) return out;
@@ -459,31 +510,46 @@ std::map<std::string, std::string> test_imported_modules(const std::vector<FileV
       if (d.empty()) break;
     }
   }
-  // Test files the patch leaves alone that call a helper module it changes (their tests are
-  // weakened through it: review 32 D): a Go helper file's package's test files; the C/C++ test
-  // sources that include a changed header (the same folder's first, at most 64 read).
+  // Test files the patch leaves alone that call a helper the patch changes (their tests are
+  // weakened through it: review 32 D, review 33): for a changed Go test file, the test files of its
+  // package; for a changed C/C++ test-support header, the test sources that include it; for a
+  // changed Python or JS helper module, the test files that name it. Read in the changed file's
+  // folder first (at most 256 read per changed file), kept when they call a changed helper (at
+  // most 32), so a package of many test files costs reads, not analyses.
   for (const auto& f : files) {
     if (!f.before || !f.after || code_under_test.count(f.path)) continue;
-    std::vector<std::string> users;
-    if (go_test_helper_file(f.path, *f.after)) {
+    const Lang lang = lang_of(f.path);
+    const bool go_test = lang == Lang::go && ends_with(f.path, "_test.go");
+    const bool header = lang == Lang::cpp && !cpp_source_path(f.path) && test_support_module(f.path, *f.after);
+    const bool module = (lang == Lang::python || is_js(lang)) && !test_by_name(f.path) && basename(f.path) != "conftest.py" &&
+                        test_support_module(f.path, *f.after);
+    if (!go_test && !header && !module) continue;
+    const std::set<std::string> changed = changed_helpers(f);
+    if (changed.empty()) continue;
+    std::vector<std::string> near, far;
+    if (go_test) {
       if (auto d = resolver.by_dir.find(dir_of(f.path)); d != resolver.by_dir.end())
         for (const auto& p : d->second)
-          if (ends_with(p, "_test.go")) users.push_back(p);
-    } else if (lang_of(f.path) == Lang::cpp && !cpp_source_path(f.path) && test_support_module(f.path, *f.after)) {
-      std::vector<std::string> near, far;
+          if (ends_with(p, "_test.go")) near.push_back(p);
+    } else {
       for (const auto& p : o.project_files)
-        if (cpp_source_path(p) && is_test_path(p)) (dir_of(p) == dir_of(f.path) ? near : far).push_back(p);
+        if (is_test_path(p) && (header ? cpp_source_path(p) : (lang_of(p) == Lang::python) == (lang == Lang::python) && lang_of(p) != Lang::none))
+          (dir_of(p) == dir_of(f.path) ? near : far).push_back(p);
       near.insert(near.end(), far.begin(), far.end());
-      if (near.size() > 64) near.resize(64);
-      users = std::move(near);
     }
-    for (const auto& p : users) {
-      if (patched.count(p) || seen.count(p)) continue;
+    const std::string stem = [&] {
+      const std::string b(basename(f.path));
+      return b.substr(0, b.find('.'));
+    }();
+    std::size_t read = 0, kept = 0;
+    for (const auto& p : near) {
+      if (p == f.path || patched.count(p) || seen.count(p)) continue;
+      if (++read > 256 || kept >= 32) break;
       auto t = text_of(p);
       if (!t) continue;
-      const bool uses = lang_of(p) == Lang::go ? go_package(*t) == go_package(*f.after) && !go_test_helper_file(p, *t)
-                                               : contains(*t, basename(f.path));
-      if (!uses || !seen.insert(p).second) continue;
+      const bool names_it = go_test ? go_package(*t) == go_package(*f.after) : contains(*t, stem);
+      if (!names_it || !names_any(*t, changed) || !seen.insert(p).second) continue;
+      ++kept;
       if (unpatched_tests) unpatched_tests->emplace_back(p, *t);
       level.emplace_back(p, std::move(*t));
     }
@@ -491,14 +557,19 @@ std::map<std::string, std::string> test_imported_modules(const std::vector<FileV
   // Level by level, as deep as the chain goes (within the budget): the modules the tests import,
   // the modules those import, ... A module reached through the code under test is not a helper,
   // and its imports are not followed (production code's imports are the program, not the tests).
-  // (A Go test file's package: its folder's other test files of the same package that define no
-  // test are its helper modules, called without an import.)
+  // (A Go test file's package: its folder's other test files of the same package whose functions
+  // it calls are its helper modules, called without an import: `helpers_test.go`, a `main_test.go`
+  // beside TestMain, a `util_test.go` with tests of its own.)
   std::map<std::string, std::optional<std::string>> go_texts;
+  std::map<std::string, std::set<std::string>> go_defs;
   auto go_helper_of = [&](const std::string& test, const std::string& test_text, const std::string& p) {
     if (p == test || !ends_with(p, "_test.go") || !ends_with(test, "_test.go") || dir_of(p) != dir_of(test)) return false;
     auto it = go_texts.find(p);
-    if (it == go_texts.end()) it = go_texts.emplace(p, text_of(p)).first;
-    return it->second && go_test_helper_file(p, *it->second) && go_package(*it->second) == go_package(test_text);
+    if (it == go_texts.end()) {
+      it = go_texts.emplace(p, text_of(p)).first;
+      if (it->second) go_defs[p] = go_helper_functions(*it->second);
+    }
+    return it->second && go_package(*it->second) == go_package(test_text) && names_any(test_text, go_defs[p]);
   };
   while (!level.empty()) {
     std::vector<std::pair<std::string, std::string>> next;
@@ -659,10 +730,11 @@ std::map<std::string, std::map<std::string, SkipHelper>> external_skip_helpers(c
   for (const FileVersions* t : tests) {
     const Lang lang = lang_of(t->path);
     std::vector<std::string> sources = resolver.imported_paths(t->path, *t->after, lang);
-    if (lang == Lang::go)  // one package: the folder's other test files
+    if (lang == Lang::go)  // one package: the folder's other test files whose functions it calls
       if (auto d = resolver.by_dir.find(dir_of(t->path)); d != resolver.by_dir.end())
         for (const auto& p : d->second)
-          if (p != t->path && ends_with(p, "_test.go")) sources.push_back(p);
+          if (p != t->path && ends_with(p, "_test.go"))
+            if (auto text = text_of(p); text && names_any(*t->after, go_helper_functions(*text))) sources.push_back(p);
     if (lang == Lang::python)  // pytest loads the conftest.py files of the test's folders: their fixtures
       for (std::string d = dir_of(t->path);; d = dir_of(d)) {
         const std::string conftest = d.empty() ? "conftest.py" : d + "/conftest.py";

@@ -1487,7 +1487,24 @@ class Analyzer {
       Assertion a = proto;
       a.kind = comparison_kind(clause, negated);
       bool tautology = false;
-      collect_operands(clause, a.operands, tautology, &a.literals);
+      // (A failure condition's conjuncts: the values it checks are those its comparisons compare;
+      // a guard beside them, `ok` of `got, ok := m["a"]` in `ok && got != 4`, is no operand.)
+      std::vector<std::string> conjuncts = negated ? split_top(unparen(clause), {"&&", " and "}) : std::vector<std::string>{};
+      if (conjuncts.size() >= 2) {
+        std::vector<std::string> compared;
+        for (const auto& part : conjuncts)
+          if (split_top(unparen(part), {"!==", "===", "!=", "==", "<=", ">=", "<", ">"}).size() == 2 ||
+              comparison_kind(unparen(part), /*negated=*/true) == Kind::eq)
+            compared.push_back(part);
+        if (!compared.empty()) conjuncts = std::move(compared);
+        for (const auto& part : conjuncts) {
+          bool t = false;
+          collect_operands(part, a.operands, t, &a.literals);
+          tautology = tautology || t;
+        }
+      } else {
+        collect_operands(clause, a.operands, tautology, &a.literals);
+      }
       a.trivial = a.operands.empty();
       a.tautology = tautology;
       if (!negated) truth_analysis(clause, a, lang_ == Lang::python);
@@ -1497,22 +1514,98 @@ class Analyzer {
     return out;
   }
 
-  /// A failure branch's condition made of conjuncts (`if got != want && a == b { t.Errorf(...) }`):
-  /// the branch fails the test only when every conjunct holds, so the check is as weak as its
-  /// weakest conjunct read as a failure condition (`a == b` checks no value: the check passes
-  /// whenever a != b), and never fails when one conjunct is always false (`&& false`) or two
-  /// cannot hold together (`got != 4 && got == 4`). The mirror of `assert x == 4 or x > 0`.
+  /// A failure branch's condition made of conjuncts (`if got != want && X { t.Errorf(...) }`): the
+  /// branch fails the test only when every conjunct holds. Read as weaker than the comparison:
+  /// - never failing: a conjunct that is always false (`&& false`, `got != got`) or two that
+  ///   cannot hold together (`got != 4 && got == 4`): a tautology;
+  /// - a range: a conjunct comparing a value another conjunct checks with a literal (`got != 4 &&
+  ///   got < 0`, `&& got != 3`, the head's wrong answer, `&& got != 4-1`; not `nil`, a pointer's
+  ///   own guard);
+  /// - no value checked: a conjunct over the enclosing function's parameters only (`&& a == b` in
+  ///   `checkAdd(t, a, b, want)`: it fails only on twins).
+  /// Conjuncts about other things are honest: `ok && got != 4` (a map lookup), `tt.wantErr == nil
+  /// && ...` (a table's error rows), `!(math.IsNaN(got) && math.IsNaN(want))`, `!errors.Is(err, x)`.
   void failure_condition_analysis(const std::string& clause, Assertion& a) const {
     const auto ands = split_top(unparen(clause), {"&&", " and "});
     if (ands.size() < 2) return;
+    auto sides = [](const std::string& part) -> std::optional<std::pair<std::string, std::string>> {
+      const auto ops = split_top(part, {"!==", "===", "!=", "==", "<=", ">=", "<", ">"});
+      if (ops.size() != 2) return std::nullopt;
+      return std::pair{strip_spaces(unparen(ops[0])), strip_spaces(unparen(ops[1]))};
+    };
+    // (A name the enclosing function binds only to false: `strict := false` ... `&& strict`.)
+    const std::string unit_text = ts_node_is_null(unit_node_) ? std::string() : text(unit_node_);
+    auto bound_false = [&](const std::string& part) {
+      const std::string name = strip_spaces(unparen(part));
+      if (name.empty() || name.size() > 64 || !std::all_of(name.begin(), name.end(), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; }) ||
+          std::isdigit(static_cast<unsigned char>(name[0])))
+        return false;
+      const std::regex any_binding("\\b" + name + "\\s*:?=[^=]|\\bvar\\s+" + name + "\\b");
+      const std::regex false_binding("\\b" + name + "\\s*:?=\\s*false\\b|\\bvar\\s+" + name + "\\s+bool\\s*(?:\\n|;|$)|\\bvar\\s+" + name + "\\s*(?:bool\\s*)?=\\s*false\\b");
+      const auto count = [&](const std::regex& r) { return std::distance(std::sregex_iterator(unit_text.begin(), unit_text.end(), r), std::sregex_iterator()); };
+      const auto falses = count(false_binding);
+      return falses > 0 && falses == count(any_binding);
+    };
     for (std::size_t i = 0; i < ands.size() && !a.tautology; ++i) {
-      if (const_false(ands[i])) a.tautology = true;
+      if (const_false(ands[i]) || bound_false(ands[i])) a.tautology = true;
+      if (auto sd = sides(unparen(ands[i])); sd && sd->first == sd->second && !is_literal(sd->first) && contains(ands[i], "!=")) a.tautology = true;
       for (std::size_t j = i + 1; j < ands.size() && !a.tautology; ++j)
         if (complementary(ands[i], ands[j])) a.tautology = true;
     }
     if (a.tautology) return;
-    for (const auto& part : ands)
-      if (const Kind k = comparison_kind(unparen(part), /*negated=*/true); strength(k) < strength(a.kind)) a.kind = k;
+    // (Identifiers a conjunct reads, not members: `tt.wantErr` reads tt.)
+    auto names_in = [](const std::string& part) {
+      std::set<std::string> out;
+      static const std::set<std::string, std::less<>> kWords = {"true", "false", "nil", "null", "None", "True", "False", "and", "or", "not", "undefined"};
+      for (std::size_t i = 0; i < part.size();) {
+        if ((std::isalpha(static_cast<unsigned char>(part[i])) || part[i] == '_') && (i == 0 || (!std::isalnum(static_cast<unsigned char>(part[i - 1])) && part[i - 1] != '_'))) {
+          std::size_t j = i;
+          while (j < part.size() && (std::isalnum(static_cast<unsigned char>(part[j])) || part[j] == '_')) ++j;
+          const bool member = i > 0 && part[i - 1] == '.';
+          const std::string w = part.substr(i, j - i);
+          if (!member && !kWords.count(w)) out.insert(w);
+          i = j;
+        } else {
+          ++i;
+        }
+      }
+      return out;
+    };
+    auto literal_expr = [](const std::string& x) {
+      if (x.empty() || x == "nil" || x == "null" || x == "None" || x == "undefined") return false;
+      if (is_literal(x)) return true;
+      return x.find_first_not_of("0123456789.+-*/%() xXabcdefABCDEF_") == std::string::npos && std::isdigit(static_cast<unsigned char>(x[0]));
+    };
+    std::set<std::string> params;
+    if (!ts_node_is_null(unit_node_)) {
+      const std::string unit_name = helper_name(unit_node_);
+      if (!unit_name.empty()) {
+        const auto ps = definition_params(unit_text.substr(0, unit_text.find('{')), unit_name, lang_);
+        params.insert(ps.begin(), ps.end());
+      }
+    }
+    Kind weakest = a.kind;
+    for (std::size_t i = 0; i < ands.size(); ++i) {
+      const std::string part = unparen(ands[i]);
+      const auto names = names_in(part);
+      if (auto sd = sides(part)) {
+        // The checked value against a literal, where another conjunct compares it too.
+        for (const auto& [value, lit] : {std::pair{sd->first, sd->second}, std::pair{sd->second, sd->first}}) {
+          if (!literal_expr(lit) || literal_expr(value)) continue;
+          const bool checked_elsewhere = std::any_of(ands.begin(), ands.end(), [&](const std::string& other) {
+            if (&other == &ands[i]) return false;
+            const auto od = sides(unparen(other));
+            return od && (od->first == value || od->second == value);
+          });
+          if (checked_elsewhere && strength(Kind::range) < strength(weakest)) weakest = Kind::range;
+        }
+      }
+      if (!names.empty() && !params.empty() &&
+          std::all_of(names.begin(), names.end(), [&](const std::string& n) { return params.count(n) > 0; }) &&
+          strength(Kind::type) < strength(weakest))
+        weakest = Kind::type;
+    }
+    a.kind = weakest;
   }
 
   /// Kind of a boolean expression: == is equality, ordering is range, no comparison is a truth or
