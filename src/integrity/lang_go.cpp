@@ -169,9 +169,16 @@ bool table_loop_leaves_rows_out(const Syntax& s, TSNode n, const Table& table) {
         } else if (rt == "slice_expression" && is_table(Syntax::field(r, "operand"))) {
           over = partial = true;
         } else if (rt == "call_expression") {
+          // (`firstOf(cases)`, `append(cases[:0:0], cases[0])`: rows the call picks.)
+          each_node(Syntax::field(r, "arguments"), [&](TSNode y) {
+            if (is_table(y)) over = partial = true;
+          });
+          // (`slices.Clone(cases)`, `append(cases, more...)`: every row, and more.)
+          const std::string fn = s.text(Syntax::field(r, "function"));
           TSNode args = Syntax::field(r, "arguments");
-          for (uint32_t j = 0; !ts_node_is_null(args) && j < ts_node_named_child_count(args); ++j)
-            if (is_table(ts_node_named_child(args, j))) over = partial = true;
+          if ((fn == "slices.Clone" || fn == "append") && !ts_node_is_null(args) && ts_node_named_child_count(args) >= 1 &&
+              is_table(ts_node_named_child(args, 0)) && !partial_name(ts_node_named_child(args, 0)))
+            partial = false;
         }
       } else if (kt == "for_clause") {
         // `for i := 0; i < len(cases); i++ { c := cases[i] ... }`

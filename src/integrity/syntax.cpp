@@ -1033,7 +1033,7 @@ class Analyzer {
   /// The checks of an assertion call: usually one; a condition joined by && (or a Go failure
   /// branch joined by ||) is one check per clause, so weakening one clause is seen.
   std::vector<Assertion> classify_call(TSNode n) const {
-    const std::string name = callee(n);
+    std::string name = callee(n);
     last_own_if_ = false;
     last_inverts_ = false;
     if (name.empty()) return {};
@@ -1193,6 +1193,12 @@ class Analyzer {
         a.trivial = a.operands.empty();
         return {a};
       }
+    }
+    // testify's formatted forms check as their plain ones (`assert.Equalf(t, want, got, "msg %d", x)`).
+    if (lang_ == Lang::go && name.size() > 2 && name.back() == 'f') {
+      const std::string plain = name.substr(0, name.size() - 1);
+      if (kEq.count(plain) || kApprox.count(plain) || kRange.count(plain) || kType.count(plain) || kTruth.count(plain) || kThrows.count(plain))
+        name = plain;
     }
     if (kEq.count(name)) {
       // JUnit assertEquals(expected, actual, delta) is approximate.
@@ -1536,7 +1542,15 @@ class Analyzer {
     // (A name the enclosing function binds only to false: `strict := false` ... `&& strict`.)
     const std::string unit_text = ts_node_is_null(unit_node_) ? std::string() : text(unit_node_);
     auto bound_false = [&](const std::string& part) {
-      const std::string name = strip_spaces(unparen(part));
+      std::string name = strip_spaces(unparen(part));
+      // (A function of the file that takes nothing and returns false: `shouldReport()`.)
+      if (ends_with(name, "()") && name.size() > 2) {
+        name.resize(name.size() - 2);
+        if (name.size() > 64 || !std::all_of(name.begin(), name.end(), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; }))
+          return false;
+        const std::regex returns_false("\\b(?:func|def|function)\\s+" + name + "\\s*\\(\\s*\\)[^{:\\n]*[{:]\\s*return\\s+(?:false|False)\\b");
+        return std::regex_search(s_.src, returns_false);
+      }
       if (name.empty() || name.size() > 64 || !std::all_of(name.begin(), name.end(), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; }) ||
           std::isdigit(static_cast<unsigned char>(name[0])))
         return false;
