@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <functional>
+#include <optional>
 #include <iterator>
 #include <string_view>
 #include <regex>
@@ -96,14 +97,27 @@ Table find_table(const Syntax& s, TSNode n) {
     }
     return out;
   };
+  // (The ranged one with the most rows: a one-row table of error cases added beside the main
+  // one is a table of its own.)
+  std::optional<Table> best;
+  uint32_t best_rows = 0;
   for (TSNode lit : literals) {
     Table t = table_of(lit);
-    for (TSNode r : ranged) {
-      if (Syntax::type(r) == "slice_expression") r = unparen(Syntax::field(r, "operand"));
-      if (ts_node_eq(r, lit) || (Syntax::type(r) == "identifier" && t.names.count(s.text(r)))) return t;
+    const bool is_ranged = std::any_of(ranged.begin(), ranged.end(), [&](TSNode r) {
+      bool hit = false;
+      each_node(r, [&](TSNode y) {
+        y = unparen(y);
+        if (ts_node_eq(y, lit) || (Syntax::type(y) == "identifier" && t.names.count(s.text(y)))) hit = true;
+      });
+      return hit;
+    });
+    const uint32_t rows = ts_node_named_child_count(Syntax::field(lit, "body"));
+    if (is_ranged && (!best || rows > best_rows)) {
+      best = std::move(t);
+      best_rows = rows;
     }
   }
-  return table_of(literals.front());
+  return best ? std::move(*best) : table_of(literals.front());
 }
 
 /// Whether the test's loops over its table may leave rows out (review 32 y19, y20; review 33):
@@ -126,6 +140,21 @@ bool table_loop_leaves_rows_out(const Syntax& s, TSNode n, const Table& table) {
     x = unparen(x);
     return !ts_node_is_null(x) && Syntax::type(x) == "identifier" && table.partial.count(s.text(x)) > 0;
   };
+  // An exit the test reaches only after reporting a failure: `t.Errorf(...); return` (with
+  // statements or comments between), `if !assert.Equal(...) { return }`.
+  auto after_failure = [&](TSNode exit) {
+    static const std::regex reported(R"(\.\s*(?:Error|Errorf|Fatal|Fatalf|Fail|FailNow)\s*\(|\b(?:assert|require)\s*\.\s*[A-Z]\w*\s*\()");
+    for (TSNode p = ts_node_prev_named_sibling(exit); !ts_node_is_null(p); p = ts_node_prev_named_sibling(p))
+      if (std::regex_search(s.text(p), reported)) return true;
+    // (The block's own `if`: its condition asserts.)
+    TSNode block = ts_node_parent(exit);
+    if (!ts_node_is_null(block) && Syntax::type(block) == "statement_list") block = ts_node_parent(block);
+    TSNode owner = ts_node_is_null(block) ? TSNode{} : ts_node_parent(block);
+    if (!ts_node_is_null(owner) && Syntax::type(owner) == "if_statement")
+      if (TSNode cond = Syntax::field(owner, "condition"); !ts_node_is_null(cond) && std::regex_search(s.text(cond), reported)) return true;
+    return false;
+  };
+  TSNode loop_body{};  // (the body of the loop leaves_early reads)
   // Leaves the loop (labelled `label`) before its last row.
   std::function<bool(TSNode, const std::string&, bool)> leaves_early = [&](TSNode x, const std::string& label, bool nested) {
     for (uint32_t i = 0; i < ts_node_named_child_count(x); ++i) {
@@ -133,15 +162,22 @@ bool table_loop_leaves_rows_out(const Syntax& s, TSNode n, const Table& table) {
       const std::string t(Syntax::type(k));
       if (t == "func_literal") continue;
       if (t == "break_statement") {
-        if (ts_node_named_child_count(k) == 0 ? !nested : (!label.empty() && s.text(ts_node_named_child(k, 0)) == label)) return true;
+        if ((ts_node_named_child_count(k) == 0 ? !nested : (!label.empty() && s.text(ts_node_named_child(k, 0)) == label)) && !after_failure(k))
+          return true;
         continue;
       }
       if (t == "return_statement" || t == "goto_statement") {
-        // (`t.Errorf(...); return`: the test failed already.)
-        TSNode prev = ts_node_prev_named_sibling(k);
-        static const std::regex reported(R"(\.\s*(?:Error|Errorf|Fatal|Fatalf|Fail|FailNow)\s*\()");
-        const std::string before = ts_node_is_null(prev) ? std::string() : s.text(prev);
-        if (!std::regex_search(before, reported)) return true;
+        if (t == "goto_statement" && ts_node_named_child_count(k) > 0) {
+          // (`goto next` to a label at the end of the loop's body is a `continue`.)
+          const std::string target = s.text(ts_node_named_child(k, 0));
+          bool inside = false;
+          each_node(loop_body, [&](TSNode y) {
+            if (Syntax::type(y) == "labeled_statement")
+              if (TSNode l = Syntax::field(y, "label"); !ts_node_is_null(l) && s.text(l) == target) inside = true;
+          });
+          if (inside) continue;
+        }
+        if (!after_failure(k)) return true;
         continue;
       }
       const bool inner = t == "for_statement" || t == "expression_switch_statement" || t == "type_switch_statement" || t == "select_statement";
@@ -173,12 +209,17 @@ bool table_loop_leaves_rows_out(const Syntax& s, TSNode n, const Table& table) {
           each_node(Syntax::field(r, "arguments"), [&](TSNode y) {
             if (is_table(y)) over = partial = true;
           });
-          // (`slices.Clone(cases)`, `append(cases, more...)`: every row, and more.)
+          // (`slices.Clone(cases)`, `slices.Values(cases)`, `append(cases, more...)`, `append(edge,
+          // cases...)`: every row, and maybe more.)
           const std::string fn = s.text(Syntax::field(r, "function"));
           TSNode args = Syntax::field(r, "arguments");
-          if ((fn == "slices.Clone" || fn == "append") && !ts_node_is_null(args) && ts_node_named_child_count(args) >= 1 &&
-              is_table(ts_node_named_child(args, 0)) && !partial_name(ts_node_named_child(args, 0)))
-            partial = false;
+          static const std::set<std::string, std::less<>> kWhole = {"slices.Clone", "slices.Values", "slices.All", "slices.Backward", "append"};
+          for (uint32_t j = 0; kWhole.count(fn) && !ts_node_is_null(args) && j < ts_node_named_child_count(args); ++j) {
+            TSNode arg = ts_node_named_child(args, j);
+            const bool spread = Syntax::type(arg) == "variadic_argument" && ts_node_named_child_count(arg) == 1;
+            if (spread) arg = ts_node_named_child(arg, 0);
+            if ((j == 0 || (fn == "append" && spread)) && is_table(arg) && !partial_name(arg)) partial = false;
+          }
         }
       } else if (kt == "for_clause") {
         // `for i := 0; i < len(cases); i++ { c := cases[i] ... }`
@@ -193,12 +234,24 @@ bool table_loop_leaves_rows_out(const Syntax& s, TSNode n, const Table& table) {
         const auto colon = i0.find(":=0");
         const std::string var = colon == std::string::npos || colon + 3 != i0.size() ? std::string() : i0.substr(0, colon);
         bool whole = false;
-        if (!var.empty())
-          for (const auto& name : table.names)
-            whole = whole || (c == var + "<len(" + name + ")" && !table.partial.count(name));
+        const std::string unit_text = strip_spaces(s.text(n));
+        for (const auto& name : table.names) {
+          if (table.partial.count(name)) continue;
+          // `i := 0; i < len(cases)`, `n := len(cases)` then `i < n`; `i := len(cases) - 1; i >= 0`.
+          if (!var.empty() && c == var + "<len(" + name + ")") whole = true;
+          if (!var.empty() && starts_with(c, var + "<")) {
+            const std::string bound = c.substr(var.size() + 1);
+            if (!bound.empty() && std::all_of(bound.begin(), bound.end(), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; }) &&
+                contains(unit_text, bound + ":=len(" + name + ")"))
+              whole = true;
+          }
+          const auto rev = i0.find(":=len(" + name + ")-1");
+          if (rev != std::string::npos && rev + name.size() + 9 == i0.size() && c == i0.substr(0, rev) + ">=0") whole = true;
+        }
         partial = !whole;
       }
       if (!over) continue;
+      loop_body = body;
       if (!partial && !ts_node_is_null(body) && leaves_early(body, label, false)) partial = true;
       (partial ? some : all) = true;
     }
@@ -235,6 +288,9 @@ int unwaited_goroutine_checks(std::string_view body, const std::set<std::string>
   const std::regex wait(R"(\.\s*Wait\s*\(|<-|\bCleanup\s*\()" + helpers);
   int n = 0;
   const std::string text(body);
+  // (A wait set up before the goroutines: `defer wg.Wait()`, `t.Cleanup(wg.Wait)`.)
+  static const std::regex deferred(R"(\bdefer\s+[\w.]*\.\s*Wait\s*\(|\bCleanup\s*\([^)]*\bWait\b)");
+  if (std::regex_search(text, deferred)) return 0;
   for (std::sregex_iterator it(text.begin(), text.end(), go_func), e; it != e; ++it) {
     std::size_t open = static_cast<std::size_t>(it->position() + it->length()) - 1, close = open;
     for (int depth = 0; close < text.size(); ++close) {

@@ -514,8 +514,8 @@ std::map<std::string, std::string> test_imported_modules(const std::vector<FileV
   // weakened through it: review 32 D, review 33): for a changed Go test file, the test files of its
   // package; for a changed C/C++ test-support header, the test sources that include it; for a
   // changed Python or JS helper module, the test files that name it. Read in the changed file's
-  // folder first (at most 256 read per changed file), kept when they call a changed helper (at
-  // most 32), so a package of many test files costs reads, not analyses.
+  // folder first (at most 256 read per changed file), kept when they name a changed helper (at
+  // most 8: each is analysed twice), so a package of many test files costs reads, not analyses.
   for (const auto& f : files) {
     if (!f.before || !f.after || code_under_test.count(f.path)) continue;
     const Lang lang = lang_of(f.path);
@@ -544,7 +544,7 @@ std::map<std::string, std::string> test_imported_modules(const std::vector<FileV
     std::size_t read = 0, kept = 0;
     for (const auto& p : near) {
       if (p == f.path || patched.count(p) || seen.count(p)) continue;
-      if (++read > 256 || kept >= 32) break;
+      if (++read > 256 || kept >= 8) break;
       auto t = text_of(p);
       if (!t) continue;
       const bool names_it = go_test ? go_package(*t) == go_package(*f.after) : contains(*t, stem);

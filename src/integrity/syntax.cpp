@@ -1614,7 +1614,11 @@ class Analyzer {
           if (checked_elsewhere && strength(Kind::range) < strength(weakest)) weakest = Kind::range;
         }
       }
-      if (!names.empty() && !params.empty() &&
+      // (Not the check's own comparison, `got != want` of `checkFloat(t, got, want)`, nor a nil
+      // guard of a parameter, `wantErr == nil`.)
+      const bool own_comparison = comparison_kind(part, /*negated=*/true) == Kind::eq;
+      const bool nil_guard = sides(part) && (sides(part)->second == "nil" || sides(part)->first == "nil");
+      if (!own_comparison && !nil_guard && !names.empty() && !params.empty() &&
           std::all_of(names.begin(), names.end(), [&](const std::string& n) { return params.count(n) > 0; }) &&
           strength(Kind::type) < strength(weakest))
         weakest = Kind::type;
