@@ -41,8 +41,9 @@ void each_node(TSNode n, const std::function<void(TSNode)>& f) {
   for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) each_node(ts_node_named_child(n, i), f);
 }
 
-/// A table-driven test's table: a slice literal of the test's body (its elements are the test's
-/// cases), the one a loop ranges over (by a name bound to it or inline; else the first), with the
+/// A table-driven test's table: a slice or map literal of the test's body (its elements are the
+/// test's cases), the one a loop goes over (ranged or indexed, by a name bound to it or inline;
+/// the one with the most rows; none when no loop goes over one), with the
 /// names that stand for it (`cases := []struct{...}{...}`, `rows := cases`) and those among them
 /// that may hold only some of its rows (`rows := cases[1:]`, `cases = cases[:1]`,
 /// `cases = slices.Delete(cases, 1, 3)`, `rows := firstOf(cases)`; `append` only adds rows).
@@ -54,16 +55,20 @@ struct Table {
 };
 Table find_table(const Syntax& s, TSNode n) {
   std::vector<TSNode> literals;
-  std::vector<TSNode> bindings, ranged;
+  std::vector<TSNode> bindings, ranged, indexed;
   each_node(n, [&](TSNode x) {
     const std::string t(Syntax::type(x));
     if (t == "composite_literal") {
       TSNode type = Syntax::field(x, "type"), body = Syntax::field(x, "body");
-      if (!ts_node_is_null(type) && Syntax::type(type) == "slice_type" && !ts_node_is_null(body)) literals.push_back(x);
+      // (A slice of rows, or a map of named rows: `map[string]struct{...}{"two": {...}}`.)
+      if (!ts_node_is_null(type) && (Syntax::type(type) == "slice_type" || Syntax::type(type) == "map_type") && !ts_node_is_null(body))
+        literals.push_back(x);
     } else if (t == "short_var_declaration" || t == "assignment_statement" || t == "var_spec") {
       bindings.push_back(x);
     } else if (t == "range_clause") {
       ranged.push_back(unparen(Syntax::field(x, "right")));
+    } else if (t == "index_expression") {
+      indexed.push_back(unparen(Syntax::field(x, "operand")));  // (`cases[i]` in an index loop)
     }
   });
   if (literals.empty()) return {};
@@ -103,21 +108,26 @@ Table find_table(const Syntax& s, TSNode n) {
   uint32_t best_rows = 0;
   for (TSNode lit : literals) {
     Table t = table_of(lit);
-    const bool is_ranged = std::any_of(ranged.begin(), ranged.end(), [&](TSNode r) {
+    auto goes_over = [&](TSNode r) {
       bool hit = false;
       each_node(r, [&](TSNode y) {
         y = unparen(y);
         if (ts_node_eq(y, lit) || (Syntax::type(y) == "identifier" && t.names.count(s.text(y)))) hit = true;
       });
       return hit;
-    });
+    };
+    // (A map only when ranged: one indexed is a lookup.)
+    const bool slice = Syntax::type(Syntax::field(lit, "type")) == "slice_type";
+    const bool is_ranged = std::any_of(ranged.begin(), ranged.end(), goes_over) || (slice && std::any_of(indexed.begin(), indexed.end(), goes_over));
     const uint32_t rows = ts_node_named_child_count(Syntax::field(lit, "body"));
     if (is_ranged && (!best || rows > best_rows)) {
       best = std::move(t);
       best_rows = rows;
     }
   }
-  return best ? std::move(*best) : table_of(literals.front());
+  // (A slice literal no loop goes over is data, not a table: `want := []string{"a", "b"}`.)
+  if (!best) return {};
+  return std::move(*best);
 }
 
 /// Whether the test's loops over its table may leave rows out (review 32 y19, y20; review 33):
