@@ -235,11 +235,15 @@ TestUnit with_helpers(const TestUnit& t, const FileModel& m) {
   struct Todo {
     std::string name, why;
     const TestUnit* caller;
+    /// The caller's own bindings when it is a helper (one per call of it): a helper called from
+    /// a helper checks what each outer call passes through (`checkAdd(t, 2, 2, 4)` ->
+    /// `expectEq(t, Add(a, b), want)` checks `Add(2, 2) == 4`).
+    std::vector<std::map<std::string, std::string>> outer;
   };
   std::vector<Todo> todo;
   for (const auto& c : t.calls) {
     auto h = t.handed_off.find(c);
-    todo.push_back({c, h == t.handed_off.end() ? "" : h->second, &t});
+    todo.push_back({c, h == t.handed_off.end() ? "" : h->second, &t, {}});
   }
   // Directly reached helpers first, so a helper both called and handed off counts as called.
   std::stable_partition(todo.begin(), todo.end(), [](const Todo& p) { return !p.why.empty(); });
@@ -258,8 +262,22 @@ TestUnit with_helpers(const TestUnit& t, const FileModel& m) {
     // What each call leaves each parameter it guards a check with (`if strict:`): passed by
     // position or keyword, else its default.
     std::vector<std::map<std::string, std::string>> values;
-    if (auto calls = d.caller->call_args.find(d.name); !it->params.empty() && calls != d.caller->call_args.end())
-      for (const auto& args : calls->second) {
+    std::vector<std::vector<std::string>> arg_lists;
+    if (auto calls = d.caller->call_args.find(d.name); calls != d.caller->call_args.end()) {
+      if (d.outer.empty()) {
+        arg_lists = calls->second;
+      } else {
+        for (const auto& ob : d.outer)
+          for (const auto& args : calls->second) {
+            std::vector<std::string> mapped;
+            for (const auto& a : args) mapped.push_back(with_renames(a, ob));
+            arg_lists.push_back(std::move(mapped));
+            if (arg_lists.size() >= 64) break;
+          }
+      }
+    }
+    if (!it->params.empty())
+      for (const auto& args : arg_lists) {
         std::map<std::string, std::string> b, v = it->param_defaults;
         for (std::size_t i = 0; i < args.size(); ++i) {
           const auto eq = args[i].find('=');
@@ -311,11 +329,14 @@ TestUnit with_helpers(const TestUnit& t, const FileModel& m) {
         }
         x.asserts.push_back(std::move(a));
       }
+    std::vector<std::map<std::string, std::string>> passed;
+    for (const auto& b : bindings)
+      if (!b.empty()) passed.push_back(b);
     for (const auto& c : it->calls) {
       std::string inherited = d.why;
       if (inherited.empty())
         if (auto h = it->handed_off.find(c); h != it->handed_off.end()) inherited = h->second;
-      todo.push_back({c, inherited, &*it});
+      todo.push_back({c, inherited, &*it, passed});
     }
   }
   return x;
