@@ -409,6 +409,21 @@ std::vector<std::pair<int, std::string>> added_lines(const std::optional<std::st
   return out;
 }
 
+/// Lines `first`..`last` (1-based, inclusive) of `text`.
+std::string_view line_span(std::string_view text, int first, int last) {
+  std::size_t begin = 0;
+  for (int n = 1; n < first && begin < text.size(); ++n) {
+    auto e = text.find('\n', begin);
+    begin = e == std::string_view::npos ? text.size() : e + 1;
+  }
+  std::size_t end = begin;
+  for (int n = first; n <= last && end < text.size(); ++n) {
+    auto e = text.find('\n', end);
+    end = e == std::string_view::npos ? text.size() : e + 1;
+  }
+  return text.substr(begin, end - begin);
+}
+
 bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; }
 
 bool has_word(std::string_view text, std::string_view name) {

@@ -361,6 +361,8 @@ std::string_view basename(std::string_view path);
 std::string strip_spaces(std::string s);
 /// A character of an identifier (letters, digits, `_`, `$`).
 bool ident_char(char c);
+/// Lines `first`..`last` (1-based, inclusive) of `text` (a view into it; empty past its end).
+std::string_view line_span(std::string_view text, int first, int last);
 /// `name` as a whole identifier in `text`.
 bool has_word(std::string_view text, std::string_view name);
 /// The lines of `after` that `before` does not have (a multiset of lines compared without

@@ -269,21 +269,6 @@ bool table_loop_leaves_rows_out(const Syntax& s, TSNode n, const Table& table) {
   return some && !all;
 }
 
-/// Lines `first`..`last` (1-based, inclusive) of `text`.
-std::string_view line_span(std::string_view text, int first, int last) {
-  std::size_t begin = 0;
-  for (int n = 1; n < first && begin < text.size(); ++n) {
-    auto e = text.find('\n', begin);
-    begin = e == std::string_view::npos ? text.size() : e + 1;
-  }
-  std::size_t end = begin;
-  for (int n = first; n <= last && end < text.size(); ++n) {
-    auto e = text.find('\n', end);
-    end = e == std::string_view::npos ? text.size() : e + 1;
-  }
-  return text.substr(begin, end - begin);
-}
-
 /// Checks a test makes in goroutines that nothing in the test waits for after starting them
 /// (review 32 y14: `go func() { time.Sleep(time.Second); if Add(1, 3) != 4 { t.Errorf(...) } }()`
 /// and the test returns before the check runs). A wait: `.Wait()` (a WaitGroup, an errgroup), a

@@ -415,13 +415,7 @@ std::set<std::string> changed_helpers(const FileVersions& f) {
   if (!f.before || !f.after) return out;
   const Lang lang = lang_of(f.path);
   const FileModel b = analyze(lang, *f.before), a = analyze(lang, *f.after);
-  auto body = [](const std::string& text, const TestUnit& u) {
-    std::size_t begin = 0;
-    for (int n = 1; n < u.line && begin < text.size(); ++n) begin = text.find('\n', begin) == std::string::npos ? text.size() : text.find('\n', begin) + 1;
-    std::size_t end = begin;
-    for (int n = u.line; n <= std::max(u.line, u.end_line) && end < text.size(); ++n) end = text.find('\n', end) == std::string::npos ? text.size() : text.find('\n', end) + 1;
-    return text.substr(begin, end - begin);
-  };
+  auto body = [](const std::string& text, const TestUnit& u) { return std::string(line_span(text, u.line, std::max(u.line, u.end_line))); };
   std::map<std::string, std::string> before_bodies;
   for (const auto& h : b.helpers) before_bodies[h.name] += body(*f.before, h);
   std::map<std::string, std::string> after_bodies;

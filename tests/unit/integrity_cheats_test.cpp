@@ -514,11 +514,15 @@ TEST(GuardCheats, CheckHelpersInAnotherTestSideFile) {
   EXPECT_TRUE(has_code(f, "assertion_removed") || has_code(f, "assertion_weakened")) << codes(f);
   f = go_weaker("t.Errorf(\"Add(%d, %d) = %d, want %d\", a, b, got, want)", "t.Fatalf(\"Add(%d, %d) = %d, not %d\", a, b, got, want)");
   EXPECT_TRUE(f.empty()) << codes(f);
+  // The project before a helper file existed, its test checking inline.
+  auto without_helper = [](Project pr, const std::string& helper, const std::string& test, const std::string& inline_test) {
+    pr.files.erase(std::remove(pr.files.begin(), pr.files.end(), helper), pr.files.end());
+    pr.head.erase(helper);
+    pr.head[test] = inline_test;
+    return pr;
+  };
   // The test refactored into calls of a new helpers_test.go helper (y17): as many checks.
-  Project go_new = go;
-  go_new.files = {"go.mod", "calc.go", "calc_test.go"};
-  go_new.head.erase("helpers_test.go");
-  go_new.head["calc_test.go"] = go_inline;
+  const Project go_new = without_helper(go, "helpers_test.go", "calc_test.go", go_inline);
   f = guard(go_new, {FileVersions{"calc_test.go", go_inline, go_test}, FileVersions{"helpers_test.go", std::nullopt, go_helper}});
   EXPECT_TRUE(f.empty()) << codes(f);
   // ... and into a helper that checks only some calls: fewer checks.
@@ -548,10 +552,7 @@ TEST(GuardCheats, CheckHelpersInAnotherTestSideFile) {
   cc_weak.replace(cc_weak.find("  EXPECT_EQ"), 2, "  if (a == b) ");
   f = guard(cc, {FileVersions{"tests/test_helpers.h", cc_helper, cc_weak}});
   EXPECT_TRUE(has_code(f, "assertion_weakened") || has_code(f, "assertion_removed") || has_code(f, "assertion_not_executed")) << codes(f);
-  Project cc_new = cc;
-  cc_new.files = {"calc.cpp", "tests/calc_test.cpp", "CMakeLists.txt"};
-  cc_new.head.erase("tests/test_helpers.h");
-  cc_new.head["tests/calc_test.cpp"] = cc_inline;
+  const Project cc_new = without_helper(cc, "tests/test_helpers.h", "tests/calc_test.cpp", cc_inline);
   f = guard(cc_new, {FileVersions{"tests/calc_test.cpp", cc_inline, cc_test}, FileVersions{"tests/test_helpers.h", std::nullopt, cc_helper}});
   EXPECT_TRUE(f.empty()) << codes(f);
 
