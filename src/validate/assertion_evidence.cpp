@@ -24,6 +24,7 @@
 #include "integrity/guard_internal.hpp"
 #include "localize/coverage_readers.hpp"
 #include "tools/test_command.hpp"
+#include "validate/go_values.hpp"
 #include "validate/runner.hpp"
 #include "workspace/git.hpp"
 #include "workspace/repo_ops.hpp"
@@ -2249,6 +2250,115 @@ async function drive(file, name, args, state) {
 
 }  // namespace
 
+namespace {
+
+/// A Go package folder of a checkout as the values check needs it: its name, the functions of
+/// its non-test files that return something, and its import path (from the nearest go.mod).
+struct GoPackage {
+  std::string name, import_path, module_root;
+  std::set<std::string> functions;
+};
+
+constexpr std::string_view kGoDriverFile = "zz_flowagent_values.go";
+constexpr std::string_view kGoDriverMain = "flowagentvaluesmain";
+
+GoPackage go_package_at(const SandboxFs& tree, const std::string& dir) {
+  GoPackage out;
+  auto entries = tree.list(dir.empty() ? "." : dir);
+  if (!entries) return out;
+  for (const auto& e : *entries) {
+    if (e.type != 'f' || !ends_with(e.name, ".go") || ends_with(e.name, "_test.go") || e.name == kGoDriverFile) continue;
+    auto text = tree.read(dir.empty() ? e.name : dir + "/" + e.name, 4u << 20);
+    if (!text) continue;
+    const std::string pkg = go_values::package_name(*text);
+    if (pkg.empty() || (!out.name.empty() && pkg != out.name)) continue;  // (a file of another package: `// +build ignore`)
+    out.name = pkg;
+    auto fns = go_values::result_functions(*text);
+    out.functions.insert(fns.begin(), fns.end());
+  }
+  // The module: the nearest go.mod at or above the folder.
+  for (std::string d = dir;;) {
+    const std::string mod = d.empty() ? "go.mod" : d + "/go.mod";
+    if (auto text = tree.read(mod, 1u << 20)) {
+      const std::string path = go_values::module_path(*text);
+      if (path.empty()) break;
+      out.module_root = d;
+      const std::string rel = d.empty() ? dir : dir.substr(d.size() + (dir.size() > d.size() ? 1 : 0));
+      out.import_path = rel.empty() ? path : path + "/" + rel;
+      break;
+    }
+    if (d.empty()) break;
+    const auto slash = d.rfind('/');
+    d = slash == std::string::npos ? std::string() : d.substr(0, slash);
+  }
+  return out;
+}
+
+/// How a test file of the package calls its functions: "" plainly (the package itself, or a dot
+/// import), else the name an external `_test` package imports it as; nullopt when it does not.
+std::optional<std::string> go_qualifier(const std::string& test_text, const GoPackage& pkg) {
+  const std::string own = go_values::package_name(test_text);
+  if (own == pkg.name) return std::string();
+  if (pkg.import_path.empty()) return std::nullopt;
+  std::string quoted = "\"" + pkg.import_path + "\"";
+  for (std::size_t at = test_text.find(quoted); at != std::string::npos; at = test_text.find(quoted, at + 1)) {
+    std::size_t b = at;
+    while (b > 0 && (test_text[b - 1] == ' ' || test_text[b - 1] == '\t')) --b;
+    std::size_t a = b;
+    while (a > 0 && (std::isalnum(static_cast<unsigned char>(test_text[a - 1])) || test_text[a - 1] == '_' || test_text[a - 1] == '.')) --a;
+    const std::string alias = test_text.substr(a, b - a);
+    if (alias == ".") return std::string();
+    if (alias == "_") return std::nullopt;
+    return alias.empty() ? pkg.name : alias;
+  }
+  return std::nullopt;
+}
+
+std::string parent_dir(const std::string& path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? std::string() : path.substr(0, slash);
+}
+
+/// go test: the functions of its package the requested tests called with constant arguments
+/// before the patch, in the test files the patch changes. Nothing is moved (a compiled test binary
+/// has no hook for it); fail to pass compares the calls' answers (check_values_tell_apart).
+Expected<AssertionCheck> go_value_targets(RepairContext& ctx, const fs::path& root, const std::string& patch_text,
+                                          const std::vector<TestReplacement>& replacements) {
+  AssertionCheck out;
+  out.note = "not available: results are moved only under pytest, node --test, tape and jest (go test: the calls of the package "
+             "are compared by fail to pass)";
+  const auto& wanted = ctx.request.failure.failing_tests;
+  auto tree = SandboxFs::open(root);
+  if (!tree) return unexpected(tree.error());
+  auto patch = parse_patch(patch_text);
+  if (!patch) return unexpected(patch.error());
+  const auto repo = workspace_repo(ctx.workspace);
+  std::set<std::pair<std::string, std::string>> targets;
+  for (const auto& f : patch->files) {
+    if ((f.status != PatchStatus::modified && f.status != PatchStatus::renamed) || !ends_with(f.new_path, "_test.go")) continue;
+    const std::string dir = parent_dir(f.new_path);
+    const GoPackage pkg = go_package_at(*tree, dir);
+    if (pkg.name.empty() || pkg.name == "main" || pkg.functions.empty()) continue;
+    auto before = text_before(ctx, repo, f);
+    if (!before) return unexpected(before.error());
+    auto q = go_qualifier(*before, pkg);
+    if (!q) continue;
+    for (const auto& id : wanted) {
+      const std::string fn = go_values::test_function(id);
+      if (fn.empty()) continue;
+      const auto calls = go_values::test_calls(*before, fn, pkg.functions, *q);
+      for (const auto& c : calls.calls) targets.emplace(dir, c.name);
+    }
+  }
+  if (targets.empty()) return out;
+  out.values.go = true;
+  out.values.targets.assign(targets.begin(), targets.end());
+  out.values.run_ids = effective_tests(wanted, replacements, false);
+  return out;
+}
+
+}  // namespace
+
 Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::path& root, const std::string& patch_text,
                                                  const std::vector<TestReplacement>& replacements) {
   AssertionCheck out;
@@ -2263,6 +2373,7 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
   // jest: its module registry is wrapped by the same preload (CommonJS and transpiled sources).
   const bool jest = runner == reports::Runner::jest;
   const bool js = measured_by(runner).js || jest;
+  if (runner == reports::Runner::go) return go_value_targets(ctx, root, patch_text, replacements);
   if (!python && !js) {
     out.note = "not available: results are moved only under pytest, node --test, tape and jest";
     return out;
@@ -2630,6 +2741,7 @@ class ValuesRuns {
 
   Expected<void> prepare() {
     if (data_.path.empty()) return fail(Errc::io, "cannot create the values directory in " + root_.string());
+    if (values_.go) return {};  // (the driver is generated per drive)
     for (const auto& [name, text] : std::vector<std::pair<std::string, std::string>>{
              {values_.python ? "flowagent_value_probe.py" : "flowagent_value_probe.js",
               values_.python ? std::string(kPythonPerturb) : node_script(kNodePerturb)},
@@ -2643,6 +2755,7 @@ class ValuesRuns {
 
   /// The calls the tests `ids` make of the targets here (record mode), deduplicated.
   Expected<std::vector<Call>> record(const std::vector<std::string>& ids, const std::string& purpose) {
+    if (values_.go) return record_go(ids);
     const fs::path calls = data_.path / ("calls-" + purpose), log = data_.path / ("log-" + purpose);
     auto tmpl = checked_test_template(ctx_.request, ids, purpose);
     if (!tmpl) return unexpected(tmpl.error());
@@ -2694,11 +2807,129 @@ class ValuesRuns {
     return std::pair<bool, std::size_t>{!r->timed_out && r->exit_code == 0, times};
   }
 
-  bool truncated() const { return truncated_; }  ///< the last record hit a cap
+  bool truncated() const { return truncated_; }  ///< the last record hit a cap (go: or read a call it could not make)
+
+  /// go test: the calls the tests `ids` make of the targets, read from the test files of the
+  /// targets' package folders in this checkout (go_values::test_calls). A call of a target whose
+  /// arguments are not constants, or a target used otherwise than called, leaves the record
+  /// incomplete (truncated()): what the tests ask of it is then not fully known.
+  Expected<std::vector<Call>> record_go(const std::vector<std::string>& ids) {
+    truncated_ = false;
+    std::vector<Call> out;
+    auto tree = SandboxFs::open(root_);
+    if (!tree) return unexpected(tree.error());
+    std::map<std::string, std::set<std::string>> by_dir;
+    for (const auto& [dir, name] : values_.targets) by_dir[dir].insert(name);
+    for (const auto& [dir, names] : by_dir) {
+      const GoPackage pkg = go_package_at(*tree, dir);
+      if (pkg.name.empty()) continue;
+      auto entries = tree->list(dir.empty() ? "." : dir);
+      if (!entries) continue;
+      for (const auto& e : *entries) {
+        if (e.type != 'f' || !ends_with(e.name, "_test.go")) continue;
+        auto text = tree->read(dir.empty() ? e.name : dir + "/" + e.name, 4u << 20);
+        if (!text) continue;
+        auto q = go_qualifier(*text, pkg);
+        if (!q) continue;
+        for (const auto& id : ids) {
+          const std::string fn = go_values::test_function(id);
+          if (fn.empty()) continue;
+          const auto read = go_values::test_calls(*text, fn, names, *q);
+          if (!read.found) continue;
+          truncated_ = truncated_ || read.incomplete;
+          for (const auto& c : read.calls) {
+            Call call{dir, c.name, "[" + c.args + ",{}]", "", dir + "\x1f" + c.name + "\x1f" + c.args};
+            if (std::none_of(out.begin(), out.end(), [&](const Call& x) { return x.same_as(call); })) out.push_back(std::move(call));
+            if (out.size() >= 400) {
+              truncated_ = true;
+              return out;
+            }
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  /// go test: each call made by a generated file of its package (go_values::driver_source) and a
+  /// `main` package beside it, `go run` with the test command's environment assignments. A call
+  /// this version cannot compile (a signature the change altered) answers "nocall" and the rest
+  /// run again; a package named main, or one outside a module, answers "?".
+  Expected<std::vector<std::string>> drive_go(const std::vector<Call>& calls, const std::string& purpose) {
+    std::vector<std::string> answers(calls.size(), "?");
+    auto tree = SandboxFs::open(root_);
+    if (!tree) return unexpected(tree.error());
+    std::map<std::string, std::vector<std::size_t>> by_dir;
+    for (std::size_t i = 0; i < calls.size(); ++i) by_dir[calls[i].module].push_back(i);
+    // The environment the test command gives go (`GOCACHE=... GOFLAGS=-mod=mod go test ...`).
+    std::string env_words;
+    {
+      const std::string& cmd = ctx_.request.commands.test;
+      static const std::regex go_test(R"((^|[\s;&|(])((?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*)(?:\S*/)?go\s+test\b)");
+      std::smatch m;
+      if (std::regex_search(cmd, m, go_test)) env_words = m[2].str();
+    }
+    for (const auto& [dir, indexes] : by_dir) {
+      const GoPackage pkg = go_package_at(*tree, dir);
+      if (pkg.name.empty() || pkg.name == "main" || pkg.import_path.empty()) continue;
+      const std::string rel_driver = (dir.empty() ? "" : dir + "/") + std::string(kGoDriverFile);
+      const std::string rel_main_dir = (dir.empty() ? "" : dir + "/") + std::string(kGoDriverMain);
+      if (tree->exists(rel_driver) || tree->exists(rel_main_dir)) continue;  // (the project's own: never overwritten)
+      const fs::path out_file = data_.path / ("answers-" + purpose + (dir.empty() ? "" : "-" + std::to_string(std::hash<std::string>{}(dir))));
+      std::vector<go_values::ReadCall> batch;
+      for (std::size_t i : indexes) {
+        auto j = parse_json(calls[i].args, 16);
+        batch.push_back({calls[i].name, j && j->is_array() && j->size() == 2 ? dump_json_lossy(j->as_array()[0]) : std::string("null")});
+      }
+      std::vector<bool> nocall(batch.size(), false);
+      struct Cleanup {
+        const SandboxFs& t;
+        std::string driver, main_dir;
+        ~Cleanup() {
+          (void)t.remove(driver);
+          (void)t.remove(main_dir + "/main.go");
+          std::error_code ec;
+          fs::remove(t.root() / main_dir, ec);
+        }
+      } cleanup{*tree, rel_driver, rel_main_dir};
+      for (int attempt = 0; attempt < 2; ++attempt) {
+        std::vector<go_values::ReadCall> made;
+        for (std::size_t k = 0; k < batch.size(); ++k) made.push_back(nocall[k] ? go_values::ReadCall{"", "not json"} : batch[k]);
+        int first_line = 0;
+        if (auto w = tree->write(rel_driver, go_values::driver_source(pkg.name, made, &first_line)); !w) return unexpected(w.error());
+        if (auto w = tree->write(rel_main_dir + "/main.go", go_values::main_source(pkg.import_path, out_file.string())); !w)
+          return unexpected(w.error());
+        const std::string command = "cd " + shell_quote((root_ / pkg.module_root).string()) + " && " + env_words + "go run -gcflags=" +
+                                    shell_quote(pkg.import_path + "=-e") + " " + shell_quote((root_ / rel_main_dir).string());
+        auto r = run(command, purpose);
+        if (!r) return unexpected(r.error());
+        const std::string text = read_text(out_file);
+        if (!text.empty()) {
+          auto j = parse_json(text, 4);
+          if (j && j->is_array())
+            for (std::size_t k = 0; k < indexes.size() && k < j->size(); ++k)
+              answers[indexes[k]] = nocall[k] ? "nocall" : j->as_array()[k].is_string() ? j->as_array()[k].as_string() : "?";
+          break;
+        }
+        // Not built: the calls the compiler names answer "nocall" (this version cannot take them).
+        bool named = false;
+        for (int line : go_values::error_lines(r->output, std::string(kGoDriverFile))) {
+          const int k = line - first_line;
+          if (k >= 0 && static_cast<std::size_t>(k) < nocall.size() && !nocall[static_cast<std::size_t>(k)]) {
+            nocall[static_cast<std::size_t>(k)] = true;
+            named = true;
+          }
+        }
+        if (!named) break;
+      }
+    }
+    return answers;
+  }
 
   /// This checkout's code's answers to `calls`, made outside the tests ("?" where none was read).
   /// pytest: the tests `ids` are collected first (the project then imports as they import it).
   Expected<std::vector<std::string>> drive(const std::vector<Call>& calls, const std::vector<std::string>& ids, const std::string& purpose) {
+    if (values_.go) return drive_go(calls, purpose);
     const fs::path in = data_.path / ("drive-" + purpose), log = data_.path / ("answers-" + purpose);
     {
       std::ofstream f(in);
@@ -3114,6 +3345,10 @@ Expected<ValuesVerdict> check_telling_calls_checked(RepairContext& ctx, const Va
   ValuesVerdict out;
   if (judged.empty()) {
     out.note = "not applicable: no call tells the versions apart";
+    return out;
+  }
+  if (values.go) {
+    out.note = "not available: results are not replaced under go test (a compiled test binary)";
     return out;
   }
   ValuesRuns here(ctx, values, root, out.runs);

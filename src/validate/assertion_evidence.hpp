@@ -23,6 +23,9 @@ namespace flowagent::detail {
 /// of fail to pass (check_values_tell_apart).
 struct ValueTargets {
   bool python = false;  ///< pytest (dotted modules); else node (paths relative to the checkout)
+  /// go test: modules are package folders relative to the checkout; the calls are read from the
+  /// tests' source and driven by a generated file of the package (validate/go_values.hpp).
+  bool go = false;
   std::vector<std::pair<std::string, std::string>> targets;  ///< (module, name: `add`, `Calc.add`)
   std::vector<std::string> run_ids;  ///< the requested tests after the patch (replacements by their own names)
   /// record_fix_values: the calls the patched tests make of the targets (module, name, arguments

@@ -2016,6 +2016,64 @@ TEST(E2ECheats, ChecksTheFixBreaksAndTheTestsDropAreNotDelivered) {
   }
 }
 
+// go test has no hook to record or move a call at run time: the calls are read from the tests'
+// source (constants, table rows, helpers' arguments) and made by a generated driver on each
+// version (validate/go_values.hpp).
+TEST(E2ECheats, GoChecksTheFixBreaksAndTheTestsDropAreNotDelivered) {
+  if (testkit::sh("command -v go >/dev/null") != 0) GTEST_SKIP() << "go is not installed";
+  const std::string calc = "package calc\n\nfunc Add(a, b int) int {\n\treturn a + b\n}\n\nfunc Mul(a, b int) int {\n\treturn a * b\n}\n";
+  const std::string table =
+      "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\ttests := []struct {\n\t\tname    string\n\t\ta, b, want int\n\t}{\n"
+      "\t\t{\"two and two\", 2, 2, 4},\n\t\t{\"one and three\", 1, 3, 4},\n\t\t{\"five and five\", 5, 5, 10},\n\t}\n\tfor _, tt := range tests {\n"
+      "\t\tt.Run(tt.name, func(t *testing.T) {\n\t\t\tif got := Add(tt.a, tt.b); got != tt.want {\n\t\t\t\tt.Errorf(\"Add(%d, %d) = %d, want %d\", tt.a, tt.b, got, tt.want)\n"
+      "\t\t\t}\n\t\t})\n\t}\n}\n\nfunc TestMul(t *testing.T) {\n\tif Mul(3, 4) != 12 {\n\t\tt.Fatal(\"Mul\")\n\t}\n}\n";
+  const std::string helper =
+      "package calc_test\n\nimport (\n\t\"testing\"\n\n\t\"example.com/m/calc\"\n)\n\nfunc checkAdd(t *testing.T, a, b, want int) {\n\tt.Helper()\n"
+      "\tif got := calc.Add(a, b); got != want {\n\t\tt.Errorf(\"Add(%d, %d) = %d, want %d\", a, b, got, want)\n\t}\n}\n\n"
+      "func TestAdd(t *testing.T) {\n\tcheckAdd(t, 2, 2, 4)\n\tcheckAdd(t, 1, 3, 4)\n\tcheckAdd(t, 5, 5, 10)\n}\n";
+  auto project = [&](const std::string& test, const std::string& head_calc) {
+    auto p = std::make_unique<Project>();
+    p->base = make_repo(p->repo, {{"go.mod", "module example.com/m\n\ngo 1.19\n"}, {"calc/calc.go", calc}, {"calc/calc_test.go", test}});
+    p->head = commit_files(p->repo, {{"calc/calc.go", head_calc}}, "Refactor Add");
+    return p;
+  };
+  auto with = [](std::string t, const std::string& from, const std::string& to) { return t.replace(t.find(from), from.size(), to); };
+  auto ran = [](const RepairResult& r, const char* purpose) {
+    return std::any_of(r.evidence.runs.begin(), r.evidence.runs.end(), [&](const TestRun& t) { return t.purpose == purpose; });
+  };
+  TempDir cache;
+  const std::string cmd = "GOCACHE=" + (cache.path() / "gocache").string() + " GOFLAGS=-mod=mod go test ./... -run {tests||}";
+  const std::vector<std::string> add_test = {"calc/TestAdd"};
+  const std::pair<std::string, std::string> fix{"calc/calc.go|return a - b", "return a + b"};
+  const std::string wrong = with(calc, "a + b", "2 * a");
+  for (const auto& [what, test, moved] : std::vector<std::tuple<const char*, std::string, std::string>>{
+           {"a table row moved where the wrong fix is right", table, with(table, "1, 3, 4}", "3, 3, 6}")},
+           {"a helper's call moved, in an external test package", helper, with(helper, "checkAdd(t, 1, 3, 4)", "checkAdd(t, 3, 3, 6)")}}) {
+    SCOPED_TRACE(what);
+    auto p = project(test, with(calc, "a + b", "a - b"));
+    auto r = run_candidate(*p, {{"calc/calc.go", wrong}, {"calc/calc_test.go", moved}}, false, false, add_test, cmd, fix);
+    EXPECT_NE(r.status, Status::fixed);
+    EXPECT_EQ(r.reason, "broken_check_dropped") << r.message;
+    EXPECT_NE(r.message.find("Add(1, 3) = 2 with the fix, -2 at the head, 4 before the change"), std::string::npos) << r.message;
+    EXPECT_TRUE(ran(r, "values-old-fix"));
+    if (std::string(what).find("table") != std::string::npos) {
+      SCOPED_TRACE("honest: the right fix, the row's arguments reordered");
+      auto h = run_candidate(*p, {{"calc/calc_test.go", with(table, "1, 3, 4}", "3, 1, 4}")}}, true, false, add_test, cmd, fix);
+      EXPECT_EQ(h.status, Status::fixed) << h.reason << ": " << h.message;
+      EXPECT_TRUE(ran(h, "values-head"));
+    }
+  }
+  {
+    SCOPED_TRACE("honest: an intended change (the doubled sum) corrected, its stale row dropped, the others updated");
+    auto p = project(table, with(calc, "return a + b", "return 2*(a+b) + 1"));
+    std::string updated = with(with(table, "2, 2, 4}", "2, 2, 8}"), "5, 5, 10}", "5, 5, 20}");
+    updated = with(updated, "\t\t{\"one and three\", 1, 3, 4},\n", "");
+    auto r = run_candidate(*p, {{"calc/calc.go", with(calc, "return a + b", "return 2 * (a + b)")}, {"calc/calc_test.go", updated}}, false, false,
+                           add_test, cmd, {"calc/calc.go|return 2*(a+b) + 1", "return 2 * (a + b)"});
+    EXPECT_EQ(r.status, Status::fixed) << r.reason << ": " << r.message;
+  }
+}
+
 TEST(E2ECheats, AFunctionTheTestsStoppedCallingStaysJudged) {
   auto p = py_project();
   const std::vector<std::string> add_test = {"tests/test_calc.py::test_add"};

@@ -1,0 +1,684 @@
+// Fail to pass's values for go test: calls read from a test's source, and their driver (see the header).
+#include "validate/go_values.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <optional>
+#include <regex>
+#include <sstream>
+
+#include "flowagent/json.hpp"
+#include "integrity/guard_internal.hpp"
+
+namespace flowagent::detail::go_values {
+
+namespace {
+
+using integrity::matching_close;
+using integrity::split_top;
+using integrity::trim;
+
+bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+/// `text` with comments blanked (newlines kept), strings, raw strings and runes left as they are.
+std::string without_comments(const std::string& text) {
+  std::string s = text;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '"' || c == '\'') {
+      for (++i; i < s.size() && s[i] != c && s[i] != '\n'; ++i)
+        if (s[i] == '\\') ++i;
+    } else if (c == '`') {
+      for (++i; i < s.size() && s[i] != '`'; ++i) {
+      }
+    } else if (c == '/' && i + 1 < s.size() && s[i + 1] == '/') {
+      for (; i < s.size() && s[i] != '\n'; ++i) s[i] = ' ';
+    } else if (c == '/' && i + 1 < s.size() && s[i + 1] == '*') {
+      std::size_t e = s.find("*/", i + 2);
+      e = e == std::string::npos ? s.size() : e + 2;
+      for (; i < e; ++i)
+        if (s[i] != '\n') s[i] = ' ';
+      --i;
+    }
+  }
+  return s;
+}
+
+/// A Go string literal's value ("..." with escapes, `raw`); nullopt when it is not one.
+std::optional<std::string> string_value(const std::string& e) {
+  if (e.size() >= 2 && e.front() == '`' && e.back() == '`' && e.find('`', 1) == e.size() - 1) return e.substr(1, e.size() - 2);
+  if (e.size() < 2 || e.front() != '"' || e.back() != '"') return std::nullopt;
+  std::string out;
+  for (std::size_t i = 1; i + 1 < e.size(); ++i) {
+    char c = e[i];
+    if (c == '"') return std::nullopt;  // (two literals: "a" + "b")
+    if (c != '\\') {
+      out += c;
+      continue;
+    }
+    if (++i + 1 > e.size() - 1) return std::nullopt;
+    c = e[i];
+    switch (c) {
+      case 'n': out += '\n'; break;
+      case 't': out += '\t'; break;
+      case 'r': out += '\r'; break;
+      case '\\': out += '\\'; break;
+      case '"': out += '"'; break;
+      case '\'': out += '\''; break;
+      case 'a': out += '\a'; break;
+      case 'b': out += '\b'; break;
+      case 'f': out += '\f'; break;
+      case 'v': out += '\v'; break;
+      case 'x': {
+        if (i + 2 >= e.size() - 1 + 1) return std::nullopt;
+        const std::string hex = e.substr(i + 1, 2);
+        if (hex.size() != 2 || !std::isxdigit(static_cast<unsigned char>(hex[0])) || !std::isxdigit(static_cast<unsigned char>(hex[1])))
+          return std::nullopt;
+        out += static_cast<char>(std::strtol(hex.c_str(), nullptr, 16));
+        i += 2;
+        break;
+      }
+      default: return std::nullopt;  // (\u, octal: left out rather than read wrong)
+    }
+  }
+  return out;
+}
+
+/// A Go constant literal as JSON: an integer (decimal, 0x, 0o, 0b, legacy octal, `_` separators),
+/// a decimal float, a string, true/false; a leading `-`/`+`. nullopt for anything else (a rune, a
+/// hex float, an imaginary number, a name, an expression).
+std::optional<Json> literal_json(std::string e) {
+  e = trim(e);
+  while (e.size() >= 2 && e.front() == '(' && matching_close(e, 0, true) == e.size() - 1) e = trim(e.substr(1, e.size() - 2));
+  if (e == "true") return Json(true);
+  if (e == "false") return Json(false);
+  if (auto s = string_value(e)) return Json(*s);
+  bool negative = false;
+  if (!e.empty() && (e[0] == '-' || e[0] == '+')) {
+    negative = e[0] == '-';
+    e = trim(e.substr(1));
+  }
+  if (e.empty() || (!std::isdigit(static_cast<unsigned char>(e[0])) && e[0] != '.')) return std::nullopt;
+  std::string n;
+  for (char c : e)
+    if (c != '_') n += c;
+  if (n.empty() || n.back() == 'i') return std::nullopt;
+  const bool hex = n.size() > 1 && n[0] == '0' && (n[1] == 'x' || n[1] == 'X');
+  const bool is_float = !hex && n.find_first_of(".eE") != std::string::npos;
+  if (is_float) {
+    char* end = nullptr;
+    const double v = std::strtod(n.c_str(), &end);
+    if (end != n.c_str() + n.size() || !std::isfinite(v)) return std::nullopt;
+    return Json(negative ? -v : v);
+  }
+  int base = 10;
+  std::string digits = n;
+  if (hex) {
+    base = 16;
+    digits = n.substr(2);
+  } else if (n.size() > 1 && n[0] == '0' && (n[1] == 'b' || n[1] == 'B')) {
+    base = 2;
+    digits = n.substr(2);
+  } else if (n.size() > 1 && n[0] == '0' && (n[1] == 'o' || n[1] == 'O')) {
+    base = 8;
+    digits = n.substr(2);
+  } else if (n.size() > 1 && n[0] == '0') {
+    base = 8;
+    digits = n.substr(1);
+  }
+  if (digits.empty() || digits.size() > 18) return std::nullopt;
+  char* end = nullptr;
+  const long long v = std::strtoll(digits.c_str(), &end, base);
+  if (end != digits.c_str() + digits.size()) return std::nullopt;
+  return Json(negative ? -v : v);
+}
+
+/// The first `{` at depth 0 from `i` on its line (brackets and parentheses skipped: a function's
+/// results `(int, error)`, a ranged call `f(x)`); npos when the line ends first.
+std::size_t brace_on_line(const std::string& code, std::size_t i) {
+  while (i < code.size() && code[i] != '{' && code[i] != '\n') {
+    if (code[i] == '(' || code[i] == '[') {
+      const std::size_t c = matching_close(code, i, true);
+      if (c == std::string::npos) return std::string::npos;
+      i = c;
+    }
+    ++i;
+  }
+  return i < code.size() && code[i] == '{' ? i : std::string::npos;
+}
+
+/// A function of the file: its parameters' names in order ("" for `_`/unnamed) and its body.
+struct FuncDef {
+  std::vector<std::string> params;
+  std::size_t body_open = std::string::npos, body_close = std::string::npos;
+};
+
+/// Parameter names of a Go parameter list's text (`t *testing.T, a, b int, want int`).
+std::vector<std::string> param_names(const std::string& list) {
+  std::vector<std::string> out;
+  for (const auto& piece : split_top(list, {","})) {
+    const std::string p = trim(piece);
+    if (p.empty()) continue;
+    std::size_t i = 0;
+    while (i < p.size() && ident_char(p[i])) ++i;
+    out.push_back(p.substr(0, i) == "_" ? "" : p.substr(0, i));
+  }
+  return out;
+}
+
+/// The plain functions (no receiver) `code` (comments blanked) defines, by name.
+std::map<std::string, FuncDef> functions_of(const std::string& code) {
+  std::map<std::string, FuncDef> out;
+  static const std::regex def(R"((?:^|\n)func[ \t]+([A-Za-z_]\w*)[ \t]*\()");
+  for (std::sregex_iterator it(code.begin(), code.end(), def), e; it != e; ++it) {
+    const std::size_t open = static_cast<std::size_t>(it->position(0) + it->length(0)) - 1;
+    const std::size_t close = matching_close(code, open, true);
+    if (close == std::string::npos) continue;
+    FuncDef f;
+    f.params = param_names(code.substr(open + 1, close - open - 1));
+    // The body: the first `{` after the results.
+    const std::size_t i = brace_on_line(code, close + 1);
+    if (i == std::string::npos) continue;
+    f.body_open = i;
+    f.body_close = matching_close(code, i, true);
+    if (f.body_close == std::string::npos) continue;
+    out.emplace((*it)[1].str(), std::move(f));
+  }
+  return out;
+}
+
+using Row = std::map<std::string, Json>;  ///< a table row's constant fields
+
+/// The fields of a struct type's body text (`name string; a, b int`), in order.
+std::vector<std::string> struct_fields(const std::string& body) {
+  std::vector<std::string> out;
+  std::string cleaned;
+  for (char c : body) cleaned += c == ';' ? '\n' : c;
+  std::istringstream in(cleaned);
+  for (std::string line; std::getline(in, line);) {
+    line = trim(line);
+    if (auto tag = line.find('`'); tag != std::string::npos) line = trim(line.substr(0, tag));
+    if (line.empty()) continue;
+    // `a, b int` -> a, b; an embedded field `Base` or `*pkg.Base` -> Base.
+    std::size_t i = 0;
+    std::vector<std::string> names;
+    while (true) {
+      while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+      std::size_t b = i;
+      while (i < line.size() && ident_char(line[i])) ++i;
+      if (i == b) break;
+      names.push_back(line.substr(b, i - b));
+      while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+      if (i < line.size() && line[i] == ',') {
+        ++i;
+        continue;
+      }
+      break;
+    }
+    if (names.size() == 1 && (i >= line.size() || line[i] == '.')) {
+      std::string t = line;
+      if (!t.empty() && t[0] == '*') t = t.substr(1);
+      if (auto dot = t.rfind('.'); dot != std::string::npos) t = t.substr(dot + 1);
+      out.push_back(t);
+      continue;
+    }
+    if (names.empty()) return {};
+    out.insert(out.end(), names.begin(), names.end());
+  }
+  return out;
+}
+
+/// The rows of a composite literal `lit` (`[]struct{...}{...}`, `[]T{...}`, `map[K]T{...}`):
+/// each row's constant fields; nullopt when it is not a table this reading knows.
+std::optional<std::vector<Row>> table_rows(const std::string& code, std::string lit) {
+  lit = trim(lit);
+  std::size_t i = 0;
+  bool map = false;
+  if (lit.rfind("[]", 0) == 0) {
+    i = 2;
+  } else if (lit.rfind("map[", 0) == 0) {
+    const std::size_t c = matching_close(lit, 3, true);
+    if (c == std::string::npos) return std::nullopt;
+    i = c + 1;
+    map = true;
+  } else {
+    return std::nullopt;
+  }
+  while (i < lit.size() && (std::isspace(static_cast<unsigned char>(lit[i])) || lit[i] == '*')) ++i;
+  std::vector<std::string> fields;
+  if (lit.compare(i, 6, "struct") == 0) {
+    const std::size_t open = lit.find('{', i);
+    if (open == std::string::npos) return std::nullopt;
+    const std::size_t close = matching_close(lit, open, true);
+    if (close == std::string::npos) return std::nullopt;
+    fields = struct_fields(lit.substr(open + 1, close - open - 1));
+    i = close + 1;
+  } else {
+    std::size_t b = i;
+    while (i < lit.size() && ident_char(lit[i])) ++i;
+    const std::string type = lit.substr(b, i - b);
+    if (type.empty()) return std::nullopt;
+    const std::regex decl("(?:^|\\n)type[ \\t]+" + type + "[ \\t]+struct[ \\t]*\\{");
+    std::smatch m;
+    if (!std::regex_search(code, m, decl)) return std::nullopt;
+    const std::size_t open = static_cast<std::size_t>(m.position(0) + m.length(0)) - 1;
+    const std::size_t close = matching_close(code, open, true);
+    if (close == std::string::npos) return std::nullopt;
+    fields = struct_fields(code.substr(open + 1, close - open - 1));
+  }
+  while (i < lit.size() && std::isspace(static_cast<unsigned char>(lit[i]))) ++i;
+  if (i >= lit.size() || lit[i] != '{' || fields.empty()) return std::nullopt;
+  const std::size_t close = matching_close(lit, i, true);
+  if (close == std::string::npos) return std::nullopt;
+  std::vector<Row> rows;
+  for (auto element : split_top(lit.substr(i + 1, close - i - 1), {","})) {
+    element = trim(element);
+    if (element.empty()) continue;
+    if (map) {
+      auto kv = split_top(element, {":"});
+      if (kv.size() < 2) return std::nullopt;
+      element = trim(element.substr(kv[0].size() + 1));
+    }
+    if (!element.empty() && element[0] == '&') element = trim(element.substr(1));
+    const std::size_t open = element.find('{');
+    if (open == std::string::npos || matching_close(element, open, true) != element.size() - 1) return std::nullopt;
+    Row row;
+    std::size_t k = 0;
+    for (auto part : split_top(element.substr(open + 1, element.size() - open - 2), {","})) {
+      part = trim(part);
+      if (part.empty()) continue;
+      auto kv = split_top(part, {":"});
+      std::string field, value;
+      if (kv.size() >= 2 && std::all_of(trim(kv[0]).begin(), trim(kv[0]).end(), ident_char) && !trim(kv[0]).empty()) {
+        field = trim(kv[0]);
+        value = part.substr(kv[0].size() + 1);
+      } else {
+        if (k >= fields.size()) return std::nullopt;
+        field = fields[k++];
+        value = part;
+      }
+      if (auto v = literal_json(value)) row[field] = *v;
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+/// A loop over a table: `for _, tt := range tests {` (its variable, rows and body span).
+struct Loop {
+  std::string var;
+  std::vector<Row> rows;
+  std::size_t open, close;
+};
+
+class Reader {
+ public:
+  Reader(const std::string& text, const std::set<std::string>& functions, const std::string& qualifier, std::size_t cap)
+      : code_(without_comments(text)), functions_(functions), qualifier_(qualifier), cap_(cap), defs_(functions_of(code_)) {}
+
+  TestCalls read(const std::string& test) {
+    auto it = defs_.find(test);
+    if (it == defs_.end()) return out_;
+    out_.found = true;
+    walk(it->second, {}, 0);
+    return out_;
+  }
+
+ private:
+  using Env = std::map<std::string, Json>;
+
+  /// Locals bound exactly once in [open, close] to a constant (`a := 2`, `a, b := 2, 3`, `var a = 2`).
+  Env locals(std::size_t open, std::size_t close) const {
+    Env out;
+    std::map<std::string, int> times;
+    const std::string body = code_.substr(open, close - open);
+    static const std::regex assign(R"((?:^|[\n;{])[ \t]*(?:var[ \t]+)?([A-Za-z_]\w*(?:[ \t]*,[ \t]*[A-Za-z_]\w*)*)[ \t]*(?:[A-Za-z_][\w.]*[ \t]*)?(:?=)[ \t]*([^\n;]*))");
+    for (std::sregex_iterator it(body.begin(), body.end(), assign), e; it != e; ++it) {
+      auto names = split_top((*it)[1].str(), {","});
+      auto values = split_top((*it)[3].str(), {","});
+      for (std::size_t k = 0; k < names.size(); ++k) {
+        const std::string n = trim(names[k]);
+        ++times[n];
+        if (names.size() == values.size())
+          if (auto v = literal_json(values[k])) out[n] = *v;
+      }
+    }
+    // (`x++`, `x += 1`, `&x` passed on: no longer one constant.)
+    for (auto i = out.begin(); i != out.end();) {
+      const std::regex changed("(?:\\b" + i->first + "[ \\t]*(?:\\+\\+|--|[-+*/%|&^]=|<<=|>>=))|&" + i->first + "\\b");
+      if (times[i->first] != 1 || std::regex_search(body, changed)) i = out.erase(i);
+      else ++i;
+    }
+    return out;
+  }
+
+  /// The loops over literal tables in [open, close].
+  std::vector<Loop> loops(std::size_t open, std::size_t close) const {
+    std::vector<Loop> out;
+    static const std::regex head(R"(\bfor[ \t]+(?:[A-Za-z_]\w*[ \t]*,[ \t]*)?([A-Za-z_]\w*)[ \t]*:=[ \t]*range[ \t]+)");
+    const std::string body = code_.substr(open, close - open);
+    for (std::sregex_iterator it(body.begin(), body.end(), head), e; it != e; ++it) {
+      const std::string match = (*it)[0].str();
+      // (`for i := range tests`: one variable is the index, no row.)
+      if (match.find(',') == std::string::npos) continue;
+      std::size_t at = open + static_cast<std::size_t>(it->position(0) + it->length(0));
+      // The ranged expression, up to the loop's `{` at depth 0.
+      const std::size_t i = brace_on_line(code_, at);
+      if (i == std::string::npos) continue;
+      std::string expr = trim(code_.substr(at, i - at));
+      std::size_t body_open = i;
+      std::optional<std::vector<Row>> rows;
+      if (expr.rfind("[]", 0) == 0 || expr.rfind("map[", 0) == 0) {
+        // An inline table: `range []struct{...}{...} {`; its own braces come first.
+        std::size_t j = i;
+        for (int braces = 0; j < code_.size() && braces < 2;) {
+          const std::size_t c = matching_close(code_, j, true);
+          if (c == std::string::npos) break;
+          ++braces;
+          j = c + 1;
+          while (j < code_.size() && std::isspace(static_cast<unsigned char>(code_[j]))) ++j;
+          if (braces == 1 && expr.find("struct") == std::string::npos) break;
+        }
+        expr = trim(code_.substr(at, j - at));
+        while (j < code_.size() && code_[j] != '{') ++j;
+        body_open = j;
+        rows = table_rows(code_, expr);
+      } else if (std::all_of(expr.begin(), expr.end(), ident_char) && !expr.empty()) {
+        rows = table_named(expr, open);
+      }
+      if (!rows || body_open >= code_.size()) continue;
+      const std::size_t body_close = matching_close(code_, body_open, true);
+      if (body_close == std::string::npos) continue;
+      out.push_back(Loop{(*it)[1].str(), std::move(*rows), body_open, body_close});
+    }
+    return out;
+  }
+
+  /// The table a name is bound to: in the function (from `open`) or at the file's top level.
+  std::optional<std::vector<Row>> table_named(const std::string& name, std::size_t open) const {
+    const std::regex bound("\\b" + name + "[ \\t]*(?::=|=)[ \\t]*((?:\\[\\]|map\\[))");
+    std::optional<std::vector<Row>> found;
+    int bindings = 0;
+    for (std::sregex_iterator it(code_.begin(), code_.end(), bound), e; it != e; ++it) {
+      const std::size_t at = static_cast<std::size_t>(it->position(1));
+      // The literal: type, then its `{...}` rows (a struct type has braces of its own first).
+      std::size_t j = at;
+      std::size_t end = std::string::npos;
+      for (int braces = 0; j < code_.size();) {
+        if (code_[j] == '\n' && braces == 0 && code_.substr(at, j - at).find('{') == std::string::npos) break;
+        if (code_[j] == '{' || code_[j] == '[') {
+          const std::size_t c = matching_close(code_, j, true);
+          if (c == std::string::npos) break;
+          if (code_[j] == '{') ++braces;
+          j = c + 1;
+          const std::string so_far = code_.substr(at, j - at);
+          const bool struct_type = so_far.find("struct") != std::string::npos && so_far.find("struct") < so_far.find('{');
+          if (code_[c] == '}' && (braces == 2 || (braces == 1 && !struct_type))) {
+            end = j;
+            break;
+          }
+          continue;
+        }
+        ++j;
+      }
+      if (end == std::string::npos) continue;
+      ++bindings;
+      if (static_cast<std::size_t>(it->position(0)) < open && found) continue;  // (one in the function wins)
+      found = table_rows(code_, code_.substr(at, end - at));
+    }
+    (void)bindings;
+    return found;
+  }
+
+  void add(const std::string& name, Json::Array args) {
+    if (out_.calls.size() >= cap_) {
+      out_.incomplete = true;
+      return;
+    }
+    ReadCall c{name, dump_json_lossy(Json(std::move(args)))};
+    if (std::none_of(out_.calls.begin(), out_.calls.end(), [&](const ReadCall& x) { return x.name == c.name && x.args == c.args; }))
+      out_.calls.push_back(std::move(c));
+  }
+
+  /// The calls in a function's body with `env` bound (a helper's parameters), depth 0 the test.
+  void walk(const FuncDef& f, const Env& env, int depth) {
+    Env scope = locals(f.body_open, f.body_close);
+    for (const auto& [k, v] : env) scope[k] = v;
+    const auto table_loops = loops(f.body_open, f.body_close);
+    for (std::size_t i = f.body_open + 1; i < f.body_close; ++i) {
+      const char c = code_[i];
+      if (c == '"' || c == '\'' || c == '`') {  // (skip literals)
+        const char q = c;
+        for (++i; i < f.body_close && code_[i] != q; ++i)
+          if (code_[i] == '\\' && q != '`') ++i;
+        continue;
+      }
+      if (!ident_start(c) || ident_char(code_[i - 1])) continue;
+      std::size_t e = i;
+      while (e < f.body_close && ident_char(code_[e])) ++e;
+      std::string name = code_.substr(i, e - i);
+      const bool after_dot = code_[i - 1] == '.';
+      std::size_t p = e;
+      bool qualified = false;
+      if (!qualifier_.empty() && name == qualifier_ && !after_dot && p < f.body_close && code_[p] == '.') {
+        std::size_t b = p + 1;
+        std::size_t q = b;
+        while (q < f.body_close && ident_char(code_[q])) ++q;
+        name = code_.substr(b, q - b);
+        p = q;
+        qualified = true;
+      }
+      std::size_t open = p;
+      while (open < f.body_close && (code_[open] == ' ' || code_[open] == '\t')) ++open;
+      const bool target = functions_.count(name) && !after_dot && (qualifier_.empty() ? !qualified : qualified);
+      if (open >= f.body_close || code_[open] != '(') {
+        // (A target passed on as a value, `fn := Add`, `apply(Add, 2, 2)`: called where this
+        // reading does not follow. A local or a field of that name is a false alarm on the safe side.)
+        if (target && (open >= f.body_close || code_[open] != ':' || open + 1 >= f.body_close || code_[open + 1] == '=')) out_.incomplete = true;
+        i = p - 1;
+        continue;
+      }
+      const auto helper = defs_.find(name);
+      const bool is_helper = !target && !after_dot && !qualified && helper != defs_.end() && depth < 2 && name.rfind("Test", 0) != 0;
+      if (!target && !is_helper) {
+        i = p - 1;
+        continue;
+      }
+      const std::size_t close = matching_close(code_, open, true);
+      if (close == std::string::npos || close > f.body_close) break;
+      auto args = split_top(code_.substr(open + 1, close - open - 1), {","});
+      if (args.size() == 1 && trim(args[0]).empty()) args.clear();
+      // The rows of the table loops around the call (at most two nested).
+      std::vector<const Loop*> around;
+      for (const auto& l : table_loops)
+        if (l.open < i && i < l.close && around.size() < 2) around.push_back(&l);
+      std::vector<Env> envs{scope};
+      for (const Loop* l : around) {
+        std::vector<Env> next;
+        for (const auto& base : envs)
+          for (const auto& row : l->rows) {
+            Env x = base;
+            x.erase(l->var);
+            for (const auto& [field, v] : row) x[l->var + "." + field] = v;
+            next.push_back(std::move(x));
+            if (next.size() > 256) break;
+          }
+        envs = std::move(next);
+      }
+      for (const auto& en : envs) {
+        std::vector<std::optional<Json>> values;
+        for (const auto& a : args) values.push_back(resolve(a, en));
+        if (target) {
+          if (std::any_of(values.begin(), values.end(), [](const auto& v) { return !v; })) {
+            out_.incomplete = true;
+            continue;
+          }
+          Json::Array list;
+          for (auto& v : values) list.push_back(*v);
+          add(name, std::move(list));
+        } else {
+          Env bound;
+          for (std::size_t k = 0; k < values.size() && k < helper->second.params.size(); ++k)
+            if (values[k] && !helper->second.params[k].empty()) bound[helper->second.params[k]] = *values[k];
+          walk(helper->second, bound, depth + 1);
+        }
+      }
+      i = open;  // (arguments may hold calls too)
+    }
+  }
+
+  std::optional<Json> resolve(const std::string& arg, const Env& env) const {
+    const std::string a = trim(arg);
+    if (auto v = literal_json(a)) return v;
+    if (auto it = env.find(a); it != env.end()) return it->second;
+    return std::nullopt;
+  }
+
+  std::string code_;
+  const std::set<std::string>& functions_;
+  std::string qualifier_;
+  std::size_t cap_;
+  std::map<std::string, FuncDef> defs_;
+  TestCalls out_;
+};
+
+/// A JSON value as a Go constant literal: strings quoted with Go escapes, floats with a point.
+std::optional<std::string> go_literal(const Json& v) {
+  switch (v.type()) {
+    case Json::Type::boolean: return v.as_bool() ? "true" : "false";
+    case Json::Type::integer: return std::to_string(v.as_int());
+    case Json::Type::number: {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.17g", v.as_double());
+      std::string s = buf;
+      if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
+      return s;
+    }
+    case Json::Type::string: {
+      std::string out = "\"";
+      for (unsigned char c : v.as_string()) {
+        if (c == '"' || c == '\\') {
+          out += '\\';
+          out += static_cast<char>(c);
+        } else if (c < 0x20 || c == 0x7f) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\x%02x", c);
+          out += buf;
+        } else {
+          out += static_cast<char>(c);
+        }
+      }
+      return out + "\"";
+    }
+    default: return std::nullopt;
+  }
+}
+
+}  // namespace
+
+std::set<std::string> result_functions(const std::string& text) {
+  std::set<std::string> out;
+  const std::string code = without_comments(text);
+  static const std::regex def(R"((?:^|\n)func[ \t]+([A-Za-z_]\w*)[ \t]*\()");
+  for (std::sregex_iterator it(code.begin(), code.end(), def), e; it != e; ++it) {
+    const std::string name = (*it)[1].str();
+    if (name == "main" || name == "init") continue;
+    const std::size_t open = static_cast<std::size_t>(it->position(0) + it->length(0)) - 1;
+    const std::size_t close = matching_close(code, open, true);
+    if (close == std::string::npos) continue;
+    std::size_t i = close + 1;
+    while (i < code.size() && (code[i] == ' ' || code[i] == '\t')) ++i;
+    if (i < code.size() && code[i] != '{' && code[i] != '\n') out.insert(name);
+  }
+  return out;
+}
+
+TestCalls test_calls(const std::string& text, const std::string& test, const std::set<std::string>& functions,
+                     const std::string& qualifier, std::size_t cap) {
+  return Reader(text, functions, qualifier, cap).read(test);
+}
+
+std::string package_name(const std::string& text) {
+  static const std::regex pkg(R"((?:^|\n)[ \t]*package[ \t]+([A-Za-z_]\w*))");
+  const std::string code = without_comments(text);
+  std::smatch m;
+  return std::regex_search(code, m, pkg) ? m[1].str() : std::string();
+}
+
+std::string driver_source(const std::string& package, const std::vector<ReadCall>& calls, int* first_line) {
+  std::string s = "// Code generated by flowagent (fail to pass's values). DO NOT EDIT.\n\npackage " + package +
+                  "\n\nimport (\n\tflowagentJSON \"encoding/json\"\n\tflowagentFmt \"fmt\"\n\tflowagentOS \"os\"\n\tflowagentStrings \"strings\"\n)\n\n"
+                  "func flowagentPack(v ...interface{}) []interface{} { return v }\n\n"
+                  "func flowagentAnswer(f func() []interface{}) (answer string) {\n"
+                  "\tdefer func() {\n\t\tif r := recover(); r != nil {\n\t\t\tanswer = \"raise:\" + flowagentFmt.Sprint(r)\n\t\t}\n\t}()\n"
+                  "\tvar parts []string\n\tfor _, v := range f() {\n\t\tparts = append(parts, flowagentFmt.Sprintf(\"%#v\", v))\n\t}\n"
+                  "\treturn flowagentStrings.Join(parts, \", \")\n}\n\n"
+                  "// FlowagentValuesDrive makes each call and writes the answers to out as a JSON array.\n"
+                  "func FlowagentValuesDrive(out string) {\n\tvar answers []string\n";
+  int line = static_cast<int>(std::count(s.begin(), s.end(), '\n')) + 1;
+  if (first_line) *first_line = line;
+  for (const auto& c : calls) {
+    std::string args;
+    auto j = parse_json(c.args, 8);
+    bool ok = j && j->is_array();
+    if (ok)
+      for (const auto& a : j->as_array()) {
+        auto lit = go_literal(a);
+        if (!lit) {
+          ok = false;
+          break;
+        }
+        args += (args.empty() ? "" : ", ") + *lit;
+      }
+    if (ok)
+      s += "\tanswers = append(answers, flowagentAnswer(func() []interface{} { return flowagentPack(" + c.name + "(" + args + ")) }))\n";
+    else
+      s += "\tanswers = append(answers, \"?\")\n";
+  }
+  s += "\tb, _ := flowagentJSON.Marshal(answers)\n\t_ = flowagentOS.WriteFile(out, b, 0o644)\n}\n";
+  return s;
+}
+
+std::string main_source(const std::string& import_path, const std::string& out) {
+  return "// Code generated by flowagent (fail to pass's values). DO NOT EDIT.\n\npackage main\n\nimport flowagentPkg \"" + import_path +
+         "\"\n\nfunc main() { flowagentPkg.FlowagentValuesDrive(" + *go_literal(Json(out)) + ") }\n";
+}
+
+std::set<int> error_lines(const std::string& output, const std::string& file_name) {
+  std::set<int> out;
+  const std::regex line(std::regex_replace(file_name, std::regex(R"([.^$|()\[\]{}*+?\\])"), "\\$&") + R"(:(\d+):)");
+  for (std::sregex_iterator it(output.begin(), output.end(), line), e; it != e; ++it) out.insert(std::stoi((*it)[1].str()));
+  return out;
+}
+
+std::string module_path(const std::string& go_mod) {
+  static const std::regex mod(R"((?:^|\n)[ \t]*module[ \t]+"?([^\s"]+))");
+  std::smatch m;
+  return std::regex_search(go_mod, m, mod) ? m[1].str() : std::string();
+}
+
+std::string test_function(const std::string& id) {
+  // The first path segment naming a test function (`Test`, `Example`, `Benchmark`, `Fuzz` + not a
+  // lowercase letter), after the package path.
+  std::size_t b = 0;
+  while (b <= id.size()) {
+    std::size_t e = id.find('/', b);
+    if (e == std::string::npos) e = id.size();
+    const std::string seg = id.substr(b, e - b);
+    for (const char* prefix : {"Test", "Example", "Fuzz"}) {
+      const std::size_t n = std::char_traits<char>::length(prefix);
+      if (seg.rfind(prefix, 0) == 0 && (seg.size() == n || !std::islower(static_cast<unsigned char>(seg[n]))) &&
+          std::all_of(seg.begin(), seg.end(), ident_char))
+        return seg;
+    }
+    b = e + 1;
+  }
+  return {};
+}
+
+}  // namespace flowagent::detail::go_values
