@@ -2259,7 +2259,7 @@ struct GoPackage {
   std::set<std::string> functions;
 };
 
-constexpr std::string_view kGoDriverFile = "zz_flowagent_values.go";
+constexpr std::string_view kGoDriverFile = "zz_flowagent_values";  // (+ "_<random>.go")
 constexpr std::string_view kGoDriverMain = "flowagentvaluesmain";
 
 GoPackage go_package_at(const SandboxFs& tree, const std::string& dir) {
@@ -2267,7 +2267,7 @@ GoPackage go_package_at(const SandboxFs& tree, const std::string& dir) {
   auto entries = tree.list(dir.empty() ? "." : dir);
   if (!entries) return out;
   for (const auto& e : *entries) {
-    if (e.type != 'f' || !ends_with(e.name, ".go") || ends_with(e.name, "_test.go") || e.name == kGoDriverFile) continue;
+    if (e.type != 'f' || !ends_with(e.name, ".go") || ends_with(e.name, "_test.go") || e.name.rfind(kGoDriverFile, 0) == 0) continue;
     auto text = tree.read(dir.empty() ? e.name : dir + "/" + e.name, 4u << 20);
     if (!text) continue;
     const std::string pkg = go_values::package_name(*text);
@@ -2872,9 +2872,13 @@ class ValuesRuns {
     for (const auto& [dir, indexes] : by_dir) {
       const GoPackage pkg = go_package_at(*tree, dir);
       if (pkg.name.empty() || pkg.name == "main" || pkg.import_path.empty()) continue;
-      const std::string rel_driver = (dir.empty() ? "" : dir + "/") + std::string(kGoDriverFile);
-      const std::string rel_main_dir = (dir.empty() ? "" : dir + "/") + std::string(kGoDriverMain);
-      if (tree->exists(rel_driver) || tree->exists(rel_main_dir)) continue;  // (the project's own: never overwritten)
+      // (Names of its own per drive: a file the patch adds cannot take the driver's place or keep
+      // it from being written.)
+      const std::string suffix = random_suffix();
+      const std::string driver_name = std::string(kGoDriverFile) + "_" + suffix + ".go";
+      const std::string rel_driver = (dir.empty() ? "" : dir + "/") + driver_name;
+      const std::string rel_main_dir = (dir.empty() ? "" : dir + "/") + std::string(kGoDriverMain) + suffix;
+      if (tree->exists(rel_driver) || tree->exists(rel_main_dir)) continue;
       const fs::path out_file = data_.path / ("answers-" + purpose + (dir.empty() ? "" : "-" + std::to_string(std::hash<std::string>{}(dir))));
       std::vector<go_values::ReadCall> batch;
       for (std::size_t i : indexes) {
@@ -2913,7 +2917,7 @@ class ValuesRuns {
         }
         // Not built: the calls the compiler names answer "nocall" (this version cannot take them).
         bool named = false;
-        for (int line : go_values::error_lines(r->output, std::string(kGoDriverFile))) {
+        for (int line : go_values::error_lines(r->output, driver_name)) {
           const int k = line - first_line;
           if (k >= 0 && static_cast<std::size_t>(k) < nocall.size() && !nocall[static_cast<std::size_t>(k)]) {
             nocall[static_cast<std::size_t>(k)] = true;
