@@ -2861,14 +2861,7 @@ class ValuesRuns {
     if (!tree) return unexpected(tree.error());
     std::map<std::string, std::vector<std::size_t>> by_dir;
     for (std::size_t i = 0; i < calls.size(); ++i) by_dir[calls[i].module].push_back(i);
-    // The environment the test command gives go (`GOCACHE=... GOFLAGS=-mod=mod go test ...`).
-    std::string env_words;
-    {
-      const std::string& cmd = ctx_.request.commands.test;
-      static const std::regex go_test(R"((^|[\s;&|(])((?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*)(?:\S*/)?go\s+test\b)");
-      std::smatch m;
-      if (std::regex_search(cmd, m, go_test)) env_words = m[2].str();
-    }
+    const go_values::GoCommand go_cmd = go_values::go_command_of(ctx_.request.commands.test);
     for (const auto& [dir, indexes] : by_dir) {
       const GoPackage pkg = go_package_at(*tree, dir);
       if (pkg.name.empty() || pkg.name == "main" || pkg.import_path.empty()) continue;
@@ -2903,7 +2896,7 @@ class ValuesRuns {
         if (auto w = tree->write(rel_driver, go_values::driver_source(pkg.name, made, &first_line)); !w) return unexpected(w.error());
         if (auto w = tree->write(rel_main_dir + "/main.go", go_values::main_source(pkg.import_path, out_file.string())); !w)
           return unexpected(w.error());
-        const std::string command = "cd " + shell_quote((root_ / pkg.module_root).string()) + " && " + env_words + "go run -gcflags=" +
+        const std::string command = "cd " + shell_quote((root_ / pkg.module_root).string()) + " && " + go_cmd.env + "go run" + go_cmd.flags + " -gcflags=" +
                                     shell_quote(pkg.import_path + "=-e") + " " + shell_quote((root_ / rel_main_dir).string());
         auto r = run(command, purpose);
         if (!r) return unexpected(r.error());

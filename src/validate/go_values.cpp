@@ -656,6 +656,19 @@ std::set<int> error_lines(const std::string& output, const std::string& file_nam
   return out;
 }
 
+GoCommand go_command_of(const std::string& test_command) {
+  GoCommand out;
+  const std::string cmd = " " + test_command;
+  static const std::regex go_test(R"([\s;&|(]((?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*)(?:\S*/)?go\s+test\b)");
+  std::smatch m;
+  if (!std::regex_search(cmd, m, go_test)) return out;
+  out.env = m[1].str();
+  static const std::regex tags(R"(^[^;&|]*?\s-?-tags(?:=|\s+)([A-Za-z0-9_.,]+))");
+  const std::string rest = m.suffix().str();
+  if (std::regex_search(rest, m, tags)) out.flags = " -tags=" + m[1].str();
+  return out;
+}
+
 std::string module_path(const std::string& go_mod) {
   static const std::regex mod(R"((?:^|\n)[ \t]*module[ \t]+"?([^\s"]+))");
   std::smatch m;

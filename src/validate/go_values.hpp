@@ -58,6 +58,14 @@ std::string main_source(const std::string& import_path, const std::string& out);
 /// The lines of `file_name` that a go build's output names in compile errors (`./x.go:12:5: ...`).
 std::set<int> error_lines(const std::string& output, const std::string& file_name);
 
+/// What a test command gives `go test` that a `go run` of the driver needs too: the environment
+/// assignments in front of it (`GOCACHE=/c GOFLAGS=-mod=mod `, each followed by a space) and its
+/// build tags (` -tags=integration`: they select the package's files).
+struct GoCommand {
+  std::string env, flags;
+};
+GoCommand go_command_of(const std::string& test_command);
+
 /// `go.mod`'s module path ("" when none).
 std::string module_path(const std::string& go_mod);
 

@@ -35,6 +35,12 @@ TEST(GoValues, ResultFunctionsAreThePlainFunctionsReturningSomething) {
   EXPECT_EQ(test_function("example.com/m/calc/TestAdd/two_and_two"), "TestAdd");
   EXPECT_EQ(test_function("TestAdd"), "TestAdd");
   EXPECT_EQ(test_function("calc/Testing"), "");  // (go test does not run `Testing`)
+  const auto g = go_command_of("cd svc && GOCACHE=/tmp/c GOFLAGS=-mod=mod go test -count=1 -tags 'integration' ./... -run {tests||}");
+  EXPECT_EQ(g.env, "GOCACHE=/tmp/c GOFLAGS=-mod=mod ");
+  EXPECT_EQ(g.flags, "");  // (quoted tags are not read: left out rather than misread)
+  EXPECT_EQ(go_command_of("/usr/local/go/bin/go test -tags=integration,slow ./...").flags, " -tags=integration,slow");
+  EXPECT_EQ(go_command_of("go test ./... && go vet -tags x").flags, "");
+  EXPECT_EQ(go_command_of("pytest").env, "");
 }
 
 TEST(GoValues, DirectCallsLocalsAndLiteralsAreRead) {
