@@ -2255,8 +2255,9 @@ namespace {
 /// A Go package folder of a checkout as the values check needs it: its name, the functions of
 /// its non-test files that return something, and its import path (from the nearest go.mod).
 struct GoPackage {
-  std::string name, import_path, module_root;
+  std::string name, import_path;
   std::set<std::string> functions;
+  std::map<std::string, std::string> constants;  ///< go_values::package_constants of its non-test files
 };
 
 constexpr std::string_view kGoDriverFile = "zz_flowagent_values";  // (+ "_<random>.go")
@@ -2275,6 +2276,8 @@ GoPackage go_package_at(const SandboxFs& tree, const std::string& dir) {
     out.name = pkg;
     auto fns = go_values::result_functions(*text);
     out.functions.insert(fns.begin(), fns.end());
+    auto consts = go_values::package_constants(*text);
+    out.constants.insert(consts.begin(), consts.end());
   }
   // The module: the nearest go.mod at or above the folder.
   for (std::string d = dir;;) {
@@ -2282,7 +2285,6 @@ GoPackage go_package_at(const SandboxFs& tree, const std::string& dir) {
     if (auto text = tree.read(mod, 1u << 20)) {
       const std::string path = go_values::module_path(*text);
       if (path.empty()) break;
-      out.module_root = d;
       const std::string rel = d.empty() ? dir : dir.substr(d.size() + (dir.size() > d.size() ? 1 : 0));
       out.import_path = rel.empty() ? path : path + "/" + rel;
       break;
@@ -2314,6 +2316,41 @@ std::optional<std::string> go_qualifier(const std::string& test_text, const GoPa
   return std::nullopt;
 }
 
+/// The test files of a package folder (name, text).
+std::vector<std::pair<std::string, std::string>> go_test_files(const SandboxFs& tree, const std::string& dir) {
+  std::vector<std::pair<std::string, std::string>> out;
+  auto entries = tree.list(dir.empty() ? "." : dir);
+  if (!entries) return out;
+  for (const auto& e : *entries) {
+    if (e.type != 'f' || !ends_with(e.name, "_test.go")) continue;
+    if (auto text = tree.read(dir.empty() ? e.name : dir + "/" + e.name, 4u << 20)) out.emplace_back(e.name, std::move(*text));
+    if (out.size() >= 256) break;
+  }
+  return out;
+}
+
+/// The calls test function `fn` makes of `names`, read from a package's test files `files` (name,
+/// text): the file defining it, with the other files of its package clause after it (their
+/// helpers, tables and constants are the package's). nullopt when no file defines it.
+std::optional<go_values::TestCalls> go_read_test(const std::vector<std::pair<std::string, std::string>>& files, const GoPackage& pkg,
+                                                 const std::string& fn, const std::set<std::string>& names) {
+  const std::regex defines("(?:^|\\n)func[ \\t]+" + fn + "[ \\t]*\\(");
+  for (const auto& [name, text] : files) {
+    if (!std::regex_search(text, defines)) continue;
+    const auto q = go_qualifier(text, pkg);
+    if (!q) continue;
+    std::string combined = text;
+    const std::string clause = go_values::package_name(text);
+    for (const auto& [other, other_text] : files)
+      if (other != name && go_values::package_name(other_text) == clause) combined += "\n" + other_text;
+    auto constants = pkg.constants;
+    for (auto& [k, v] : go_values::package_constants(combined)) constants[k] = std::move(v);
+    auto read = go_values::test_calls(combined, fn, names, *q, constants);
+    if (read.found) return read;
+  }
+  return std::nullopt;
+}
+
 std::string parent_dir(const std::string& path) {
   const auto slash = path.rfind('/');
   return slash == std::string::npos ? std::string() : path.substr(0, slash);
@@ -2335,19 +2372,22 @@ Expected<AssertionCheck> go_value_targets(RepairContext& ctx, const fs::path& ro
   const auto repo = workspace_repo(ctx.workspace);
   std::set<std::pair<std::string, std::string>> targets;
   for (const auto& f : patch->files) {
-    if ((f.status != PatchStatus::modified && f.status != PatchStatus::renamed) || !ends_with(f.new_path, "_test.go")) continue;
-    const std::string dir = parent_dir(f.new_path);
+    // (A test file the patch deletes counts: its test may live on in a file the patch adds.)
+    if (f.status == PatchStatus::added || !ends_with(f.old_path, "_test.go")) continue;
+    const std::string dir = parent_dir(f.old_path);
     const GoPackage pkg = go_package_at(*tree, dir);
     if (pkg.name.empty() || pkg.name == "main" || pkg.functions.empty()) continue;
     auto before = text_before(ctx, repo, f);
     if (!before) return unexpected(before.error());
-    auto q = go_qualifier(*before, pkg);
-    if (!q) continue;
+    const std::string own = f.old_path.substr(dir.empty() ? 0 : dir.size() + 1);
+    std::vector<std::pair<std::string, std::string>> files{{own, *before}};
+    for (auto& other : go_test_files(*tree, dir))
+      if (other.first != own) files.push_back(std::move(other));
     for (const auto& id : wanted) {
       const std::string fn = go_values::test_function(id);
       if (fn.empty()) continue;
-      const auto calls = go_values::test_calls(*before, fn, pkg.functions, *q);
-      for (const auto& c : calls.calls) targets.emplace(dir, c.name);
+      if (const auto read = go_read_test(files, pkg, fn, pkg.functions))
+        for (const auto& c : read->calls) targets.emplace(dir, c.name);
     }
   }
   if (targets.empty()) return out;
@@ -2807,14 +2847,15 @@ class ValuesRuns {
     return std::pair<bool, std::size_t>{!r->timed_out && r->exit_code == 0, times};
   }
 
-  bool truncated() const { return truncated_; }  ///< the last record hit a cap (go: or read a call it could not make)
+  bool truncated() const { return truncated_; }  ///< the last record hit a cap
+  bool incomplete() const { return incomplete_; }  ///< go: the last record met a call it could not read
 
   /// go test: the calls the tests `ids` make of the targets, read from the test files of the
   /// targets' package folders in this checkout (go_values::test_calls). A call of a target whose
   /// arguments are not constants, or a target used otherwise than called, leaves the record
   /// incomplete (truncated()): what the tests ask of it is then not fully known.
   Expected<std::vector<Call>> record_go(const std::vector<std::string>& ids) {
-    truncated_ = false;
+    truncated_ = incomplete_ = false;
     std::vector<Call> out;
     auto tree = SandboxFs::open(root_);
     if (!tree) return unexpected(tree.error());
@@ -2823,27 +2864,19 @@ class ValuesRuns {
     for (const auto& [dir, names] : by_dir) {
       const GoPackage pkg = go_package_at(*tree, dir);
       if (pkg.name.empty()) continue;
-      auto entries = tree->list(dir.empty() ? "." : dir);
-      if (!entries) continue;
-      for (const auto& e : *entries) {
-        if (e.type != 'f' || !ends_with(e.name, "_test.go")) continue;
-        auto text = tree->read(dir.empty() ? e.name : dir + "/" + e.name, 4u << 20);
-        if (!text) continue;
-        auto q = go_qualifier(*text, pkg);
-        if (!q) continue;
-        for (const auto& id : ids) {
-          const std::string fn = go_values::test_function(id);
-          if (fn.empty()) continue;
-          const auto read = go_values::test_calls(*text, fn, names, *q);
-          if (!read.found) continue;
-          truncated_ = truncated_ || read.incomplete;
-          for (const auto& c : read.calls) {
-            Call call{dir, c.name, "[" + c.args + ",{}]", "", dir + "\x1f" + c.name + "\x1f" + c.args};
-            if (std::none_of(out.begin(), out.end(), [&](const Call& x) { return x.same_as(call); })) out.push_back(std::move(call));
-            if (out.size() >= 400) {
-              truncated_ = true;
-              return out;
-            }
+      const auto files = go_test_files(*tree, dir);
+      for (const auto& id : ids) {
+        const std::string fn = go_values::test_function(id);
+        if (fn.empty()) continue;
+        const auto read = go_read_test(files, pkg, fn, names);
+        if (!read) continue;
+        incomplete_ = incomplete_ || read->incomplete;
+        for (const auto& c : read->calls) {
+          Call call{dir, c.name, "[" + c.args + ",{}]", "", dir + "\x1f" + c.name + "\x1f" + c.args};
+          if (std::none_of(out.begin(), out.end(), [&](const Call& x) { return x.same_as(call); })) out.push_back(std::move(call));
+          if (out.size() >= 400) {
+            truncated_ = true;
+            return out;
           }
         }
       }
@@ -2896,7 +2929,9 @@ class ValuesRuns {
         if (auto w = tree->write(rel_driver, go_values::driver_source(pkg.name, made, &first_line)); !w) return unexpected(w.error());
         if (auto w = tree->write(rel_main_dir + "/main.go", go_values::main_source(pkg.import_path, out_file.string())); !w)
           return unexpected(w.error());
-        const std::string command = "cd " + shell_quote((root_ / pkg.module_root).string()) + " && " + go_cmd.env + "go run" + go_cmd.flags + " -gcflags=" +
+        // (From the package's folder, where go test runs its tests: code that reads a file
+        // relative to it answers here as there.)
+        const std::string command = "cd " + shell_quote((root_ / dir).lexically_normal().string()) + " && " + go_cmd.env + "go run" + go_cmd.flags + " -gcflags=" +
                                     shell_quote(pkg.import_path + "=-e") + " " + shell_quote((root_ / rel_main_dir).string());
         auto r = run(command, purpose);
         if (!r) return unexpected(r.error());
@@ -3004,7 +3039,7 @@ class ValuesRuns {
   fs::path root_;
   DataDir data_;
   std::vector<TestRun>& runs_;
-  bool truncated_ = false;
+  bool truncated_ = false, incomplete_ = false;
 };
 
 /// A recorded call as the tests wrote it: `[[2, 2], {}]` of add -> `add(2, 2)`.
@@ -3054,6 +3089,7 @@ Expected<void> record_fix_values(RepairContext& ctx, ValueTargets& values, const
   values.calls = std::move(*calls);
   values.fix_answers = std::move(*answers);
   values.calls_truncated = here.truncated();
+  values.calls_incomplete = here.incomplete();
   return {};
 }
 
@@ -3314,7 +3350,7 @@ Expected<ValuesVerdict> check_values_tell_apart(RepairContext& ctx, const ValueT
       if (same.size() < 3) same.push_back(shown(calls[i]) + " = " + f);
       keep.emplace_back(calls[i].raw, "");
     }
-    if (tells || (asked && values.calls_truncated)) {
+    if (tells || (asked && (values.calls_truncated || values.calls_incomplete))) {
       out.judged.emplace_back(m, n);
       out.keep.insert(out.keep.end(), keep.begin(), keep.end());
       continue;

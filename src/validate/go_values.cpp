@@ -233,6 +233,49 @@ std::vector<std::string> struct_fields(const std::string& body) {
   return out;
 }
 
+/// The constant fields of a struct value `T{a: 1, b: 3}` or `T{1, 3}` (T a struct type declared in
+/// `code`; positional fields need it), nested values flattened (`inner.a`); nullopt otherwise.
+std::optional<Row> struct_value(const std::string& code, const std::string& value, int depth = 0,
+                                const std::vector<std::string>* known_fields = nullptr) {
+  const std::size_t open = value.find('{');
+  if (depth > 3 || open == std::string::npos || value.back() != '}' || matching_close(value, open, true) != value.size() - 1) return std::nullopt;
+  std::string type = trim(value.substr(0, open));
+  if (!type.empty() && type[0] == '&') type = trim(type.substr(1));
+  if (!type.empty() && !std::all_of(type.begin(), type.end(), [](char c) { return ident_char(c) || c == '.'; })) return std::nullopt;
+  std::vector<std::string> fields;
+  if (known_fields) fields = *known_fields;
+  else if (!type.empty() && type.find('.') == std::string::npos) {
+    const std::regex decl("(?:^|\\n)[ \\t]*type[ \\t]+" + type + "[ \\t]+struct[ \\t]*\\{");
+    std::smatch m;
+    if (std::regex_search(code, m, decl)) {
+      const std::size_t o = static_cast<std::size_t>(m.position(0) + m.length(0)) - 1;
+      const std::size_t c = matching_close(code, o, true);
+      if (c != std::string::npos) fields = struct_fields(code.substr(o + 1, c - o - 1));
+    }
+  }
+  Row row;
+  std::size_t k = 0;
+  for (auto part : split_top(value.substr(open + 1, value.size() - open - 2), {","})) {
+    part = trim(part);
+    if (part.empty()) continue;
+    auto kv = split_top(part, {":"});
+    std::string field, v;
+    const std::string key = kv.size() >= 2 ? trim(kv[0]) : std::string();
+    if (!key.empty() && std::all_of(key.begin(), key.end(), ident_char)) {
+      field = key;
+      v = part.substr(kv[0].size() + 1);
+    } else {
+      if (k >= fields.size()) return std::nullopt;
+      field = fields[k++];
+      v = part;
+    }
+    if (auto lit = literal_json(v)) row[field] = *lit;
+    else if (auto nested = struct_value(code, trim(v), depth + 1))
+      for (auto& [f, x] : *nested) row[field + "." + f] = std::move(x);
+  }
+  return row;
+}
+
 /// The rows of a composite literal `lit` (`[]struct{...}{...}`, `[]T{...}`, `map[K]T{...}`):
 /// each row's constant fields; nullopt when it is not a table this reading knows.
 std::optional<std::vector<Row>> table_rows(const std::string& code, std::string lit) {
@@ -263,7 +306,7 @@ std::optional<std::vector<Row>> table_rows(const std::string& code, std::string 
     while (i < lit.size() && ident_char(lit[i])) ++i;
     const std::string type = lit.substr(b, i - b);
     if (type.empty()) return std::nullopt;
-    const std::regex decl("(?:^|\\n)type[ \\t]+" + type + "[ \\t]+struct[ \\t]*\\{");
+    const std::regex decl("(?:^|\\n)[ \\t]*type[ \\t]+" + type + "[ \\t]+struct[ \\t]*\\{");
     std::smatch m;
     if (!std::regex_search(code, m, decl)) return std::nullopt;
     const std::size_t open = static_cast<std::size_t>(m.position(0) + m.length(0)) - 1;
@@ -284,27 +327,9 @@ std::optional<std::vector<Row>> table_rows(const std::string& code, std::string 
       if (kv.size() < 2) return std::nullopt;
       element = trim(element.substr(kv[0].size() + 1));
     }
-    if (!element.empty() && element[0] == '&') element = trim(element.substr(1));
-    const std::size_t open = element.find('{');
-    if (open == std::string::npos || matching_close(element, open, true) != element.size() - 1) return std::nullopt;
-    Row row;
-    std::size_t k = 0;
-    for (auto part : split_top(element.substr(open + 1, element.size() - open - 2), {","})) {
-      part = trim(part);
-      if (part.empty()) continue;
-      auto kv = split_top(part, {":"});
-      std::string field, value;
-      if (kv.size() >= 2 && std::all_of(trim(kv[0]).begin(), trim(kv[0]).end(), ident_char) && !trim(kv[0]).empty()) {
-        field = trim(kv[0]);
-        value = part.substr(kv[0].size() + 1);
-      } else {
-        if (k >= fields.size()) return std::nullopt;
-        field = fields[k++];
-        value = part;
-      }
-      if (auto v = literal_json(value)) row[field] = *v;
-    }
-    rows.push_back(std::move(row));
+    auto row = struct_value(code, element, 0, &fields);
+    if (!row) return std::nullopt;
+    rows.push_back(std::move(*row));
   }
   return rows;
 }
@@ -318,40 +343,93 @@ struct Loop {
 
 class Reader {
  public:
-  Reader(const std::string& text, const std::set<std::string>& functions, const std::string& qualifier, std::size_t cap)
-      : code_(without_comments(text)), functions_(functions), qualifier_(qualifier), cap_(cap), defs_(functions_of(code_)) {}
+  Reader(const std::string& text, const std::set<std::string>& functions, const std::string& qualifier,
+         const std::map<std::string, std::string>& constants, std::size_t cap)
+      : code_(without_comments(text)),
+        functions_(functions),
+        qualifier_(qualifier),
+        constants_(constants),
+        cap_(cap),
+        defs_(functions_of(code_)),
+        depth_(brace_depths(code_)) {}
 
   TestCalls read(const std::string& test) {
     auto it = defs_.find(test);
     if (it == defs_.end()) return out_;
     out_.found = true;
-    walk(it->second, {}, 0);
+    walk(it->second, {}, {}, 0);
     return out_;
   }
 
  private:
   using Env = std::map<std::string, Json>;
 
-  /// Locals bound exactly once in [open, close] to a constant (`a := 2`, `a, b := 2, 3`, `var a = 2`).
-  Env locals(std::size_t open, std::size_t close) const {
-    Env out;
+  /// The brace depth at each position of `code` (strings skipped): 0 at the file's top level.
+  static std::vector<int> brace_depths(const std::string& code) {
+    std::vector<int> out(code.size() + 1, 0);
+    int depth = 0;
+    for (std::size_t i = 0; i < code.size(); ++i) {
+      const char c = code[i];
+      out[i] = depth;
+      if (c == '"' || c == '\'' || c == '`') {
+        for (++i; i < code.size() && code[i] != c; ++i) {
+          out[i] = depth;
+          if (code[i] == '\\' && c != '`' && i + 1 < code.size()) out[++i] = depth;
+        }
+        if (i < code.size()) out[i] = depth;
+        continue;
+      }
+      if (c == '{') ++depth;
+      else if (c == '}') depth = std::max(0, depth - 1);
+    }
+    out[code.size()] = depth;
+    return out;
+  }
+
+  /// Names bound in [open, close] (every left side of `:=`/`=`, `var` names, range variables),
+  /// and how often: a name bound more than once is no constant there, and any bound name shadows
+  /// a package constant.
+  std::map<std::string, int> bindings(std::size_t open, std::size_t close) const {
     std::map<std::string, int> times;
+    const std::string body = code_.substr(open, close - open);
+    static const std::regex lhs(R"(([A-Za-z_]\w*(?:[ \t]*,[ \t]*[A-Za-z_]\w*)*)[ \t]*(?::=|=)(?!=))");
+    for (std::sregex_iterator it(body.begin(), body.end(), lhs), e; it != e; ++it) {
+      // (`a != b`, `a <= b` do not match: the name must be right before the operator.)
+      const auto before = it->position(0) > 0 ? body[static_cast<std::size_t>(it->position(0)) - 1] : ' ';
+      if (before == '.' || ident_char(before)) continue;  // (`x.f = 1` binds no local)
+      for (const auto& n : split_top((*it)[1].str(), {","})) ++times[trim(n)];
+    }
+    static const std::regex var(R"((?:^|[\n;{])[ \t]*var[ \t]+([A-Za-z_]\w*(?:[ \t]*,[ \t]*[A-Za-z_]\w*)*)[ \t]+[A-Za-z_*\[])");
+    for (std::sregex_iterator it(body.begin(), body.end(), var), e; it != e; ++it)
+      for (const auto& n : split_top((*it)[1].str(), {","})) ++times[trim(n)];
+    // (Closures' parameters shadow too: `func(a int) { ... }`.)
+    static const std::regex lit(R"(\bfunc[ \t]*\()");
+    for (std::sregex_iterator it(body.begin(), body.end(), lit), e; it != e; ++it) {
+      const std::size_t o = static_cast<std::size_t>(it->position(0) + it->length(0)) - 1;
+      const std::size_t c = matching_close(body, o, true);
+      if (c == std::string::npos) continue;
+      for (const auto& n : param_names(body.substr(o + 1, c - o - 1)))
+        if (!n.empty()) times[n] += 2;
+    }
+    return times;
+  }
+
+  /// Locals bound exactly once in [open, close] to a constant (`a := 2`, `a, b := 2, 3`, `var a = 2`).
+  Env locals(std::size_t open, std::size_t close, const std::map<std::string, int>& times) const {
+    Env out;
     const std::string body = code_.substr(open, close - open);
     static const std::regex assign(R"((?:^|[\n;{])[ \t]*(?:var[ \t]+)?([A-Za-z_]\w*(?:[ \t]*,[ \t]*[A-Za-z_]\w*)*)[ \t]*(?:[A-Za-z_][\w.]*[ \t]*)?(:?=)[ \t]*([^\n;]*))");
     for (std::sregex_iterator it(body.begin(), body.end(), assign), e; it != e; ++it) {
       auto names = split_top((*it)[1].str(), {","});
       auto values = split_top((*it)[3].str(), {","});
-      for (std::size_t k = 0; k < names.size(); ++k) {
-        const std::string n = trim(names[k]);
-        ++times[n];
-        if (names.size() == values.size())
-          if (auto v = literal_json(values[k])) out[n] = *v;
-      }
+      for (std::size_t k = 0; k < names.size() && names.size() == values.size(); ++k)
+        if (auto v = literal_json(values[k])) out[trim(names[k])] = *v;
     }
-    // (`x++`, `x += 1`, `&x` passed on: no longer one constant.)
+    // (`x++`, `x += 1`, `&x` passed on, bound twice: no longer one constant.)
     for (auto i = out.begin(); i != out.end();) {
       const std::regex changed("(?:\\b" + i->first + "[ \\t]*(?:\\+\\+|--|[-+*/%|&^]=|<<=|>>=))|&" + i->first + "\\b");
-      if (times[i->first] != 1 || std::regex_search(body, changed)) i = out.erase(i);
+      const auto t = times.find(i->first);
+      if (t == times.end() || t->second != 1 || std::regex_search(body, changed)) i = out.erase(i);
       else ++i;
     }
     return out;
@@ -389,7 +467,7 @@ class Reader {
         body_open = j;
         rows = table_rows(code_, expr);
       } else if (std::all_of(expr.begin(), expr.end(), ident_char) && !expr.empty()) {
-        rows = table_named(expr, open);
+        rows = table_named(expr, open, close, at);
       }
       if (!rows || body_open >= code_.size()) continue;
       const std::size_t body_close = matching_close(code_, body_open, true);
@@ -399,40 +477,56 @@ class Reader {
     return out;
   }
 
-  /// The table a name is bound to: in the function (from `open`) or at the file's top level.
-  std::optional<std::vector<Row>> table_named(const std::string& name, std::size_t open) const {
-    const std::regex bound("\\b" + name + "[ \\t]*(?::=|=)[ \\t]*((?:\\[\\]|map\\[))");
-    std::optional<std::vector<Row>> found;
-    int bindings = 0;
-    for (std::sregex_iterator it(code_.begin(), code_.end(), bound), e; it != e; ++it) {
-      const std::size_t at = static_cast<std::size_t>(it->position(1));
-      // The literal: type, then its `{...}` rows (a struct type has braces of its own first).
-      std::size_t j = at;
-      std::size_t end = std::string::npos;
-      for (int braces = 0; j < code_.size();) {
-        if (code_[j] == '\n' && braces == 0 && code_.substr(at, j - at).find('{') == std::string::npos) break;
-        if (code_[j] == '{' || code_[j] == '[') {
-          const std::size_t c = matching_close(code_, j, true);
-          if (c == std::string::npos) break;
-          if (code_[j] == '{') ++braces;
-          j = c + 1;
-          const std::string so_far = code_.substr(at, j - at);
-          const bool struct_type = so_far.find("struct") != std::string::npos && so_far.find("struct") < so_far.find('{');
-          if (code_[c] == '}' && (braces == 2 || (braces == 1 && !struct_type))) {
-            end = j;
-            break;
-          }
-          continue;
+  /// The literal bound to `name` at `at` (`name := []struct{...}{...}`): its end, or npos.
+  std::size_t literal_end(std::size_t at) const {
+    for (int braces = 0; at < code_.size();) {
+      const std::size_t start = at;
+      (void)start;
+      if (code_[at] == '\n' && braces == 0) return std::string::npos;
+      if (code_[at] == '{' || code_[at] == '[') {
+        const std::size_t c = matching_close(code_, at, true);
+        if (c == std::string::npos) return std::string::npos;
+        if (code_[at] == '{') ++braces;
+        at = c + 1;
+        if (code_[c] == '}') {
+          // A struct type's braces come before the rows'.
+          std::size_t k = at;
+          while (k < code_.size() && (code_[k] == ' ' || code_[k] == '\t')) ++k;
+          if (k < code_.size() && code_[k] == '{') continue;
+          return at;
         }
-        ++j;
+        continue;
       }
-      if (end == std::string::npos) continue;
-      ++bindings;
-      if (static_cast<std::size_t>(it->position(0)) < open && found) continue;  // (one in the function wins)
-      found = table_rows(code_, code_.substr(at, end - at));
+      ++at;
     }
-    (void)bindings;
-    return found;
+    return std::string::npos;
+  }
+
+  /// The table `name` names at `use` in the function [open, close]: its binding in the function
+  /// before the use (the last), else one at the file's top level (`var addCases = ...`). Not a
+  /// table when the function binds or changes the name otherwise too (`tests = tests[1:]`,
+  /// `tests[0].a = 9`, `tests = append(...)`).
+  std::optional<std::vector<Row>> table_named(const std::string& name, std::size_t open, std::size_t close, std::size_t use) const {
+    const std::regex bound("\\b" + name + "[ \\t]*(?::=|=)[ \\t]*((?:\\[\\]|map\\[))");
+    const std::regex assigned("(?:^|[^\\w.])" + name + "\\b(?:[ \\t]*\\[[^\\]\\n]*\\])?(?:[ \\t]*\\.[ \\t]*\\w+)*[ \\t]*(?::=|[-+*/]?=)(?!=)");
+    const std::string body = code_.substr(open, close - open);
+    const auto times = std::distance(std::sregex_iterator(body.begin(), body.end(), assigned), std::sregex_iterator());
+    std::optional<std::pair<std::size_t, std::size_t>> inside, top;
+    for (std::sregex_iterator it(code_.begin(), code_.end(), bound), e; it != e; ++it) {
+      const std::size_t pos = static_cast<std::size_t>(it->position(0));
+      if (pos > 0 && (ident_char(code_[pos - 1]) || code_[pos - 1] == '.')) continue;
+      const std::size_t at = static_cast<std::size_t>(it->position(1));
+      const std::size_t end = literal_end(at);
+      if (end == std::string::npos) continue;
+      if (pos > open && pos < use) inside = std::pair{at, end};
+      else if (depth_[pos] == 0 && !top) top = std::pair{at, end};
+    }
+    if (inside) {
+      if (times != 1) return std::nullopt;
+      return table_rows(code_, code_.substr(inside->first, inside->second - inside->first));
+    }
+    if (top && times == 0) return table_rows(code_, code_.substr(top->first, top->second - top->first));
+    return std::nullopt;
   }
 
   void add(const std::string& name, Json::Array args) {
@@ -445,11 +539,35 @@ class Reader {
       out_.calls.push_back(std::move(c));
   }
 
-  /// The calls in a function's body with `env` bound (a helper's parameters), depth 0 the test.
-  void walk(const FuncDef& f, const Env& env, int depth) {
-    Env scope = locals(f.body_open, f.body_close);
+  /// Is the call whose name starts at `i` (its `(` at `open`, `)` at `close`) one whose answer
+  /// the test does not look at: an argument of a logging or reporting call (`t.Logf("%d",
+  /// Add(1, 3))`, a failure message), a statement of its own, `_ = Add(1, 3)`, `go`/`defer`?
+  bool unchecked(std::size_t i, std::size_t close, const std::string& enclosing) const {
+    static const std::set<std::string> reporting = {"Log",    "Logf",   "Error",  "Errorf",  "Fatal",   "Fatalf",  "Skip",     "Skipf",
+                                                    "Print",  "Printf", "Println", "Fprint", "Fprintf", "Fprintln", "print", "println"};
+    if (reporting.count(enclosing)) return true;
+    if (!enclosing.empty()) return false;
+    std::size_t b = i;
+    while (b > 0 && (code_[b - 1] == ' ' || code_[b - 1] == '\t')) --b;
+    const std::size_t line_start = code_.rfind('\n', b == 0 ? 0 : b - 1);
+    const std::string before = trim(code_.substr(line_start == std::string::npos ? 0 : line_start + 1, i - (line_start == std::string::npos ? 0 : line_start + 1)));
+    const bool starts = before.empty() || before == "_ =" || before == "go" || before == "defer" || (!before.empty() && (before.back() == '{' || before.back() == ';'));
+    if (!starts) return false;
+    std::size_t a = close + 1;
+    while (a < code_.size() && (code_[a] == ' ' || code_[a] == '\t')) ++a;
+    return a >= code_.size() || code_[a] == '\n' || code_[a] == ';' || code_[a] == '}';
+  }
+
+  /// The calls in a function's body with `env` bound (a helper's parameters; `params` every
+  /// parameter, bound or not), depth 0 the test.
+  void walk(const FuncDef& f, const Env& env, const std::set<std::string>& params, int depth) {
+    auto times = bindings(f.body_open, f.body_close);
+    for (const auto& p : params) times[p] += 2;
+    Env scope = locals(f.body_open, f.body_close, times);
     for (const auto& [k, v] : env) scope[k] = v;
     const auto table_loops = loops(f.body_open, f.body_close);
+    // The callee of each open parenthesis around the position (the innermost last).
+    std::vector<std::pair<std::size_t, std::string>> parens;
     for (std::size_t i = f.body_open + 1; i < f.body_close; ++i) {
       const char c = code_[i];
       if (c == '"' || c == '\'' || c == '`') {  // (skip literals)
@@ -458,6 +576,16 @@ class Reader {
           if (code_[i] == '\\' && q != '`') ++i;
         continue;
       }
+      if (c == '(') {
+        std::size_t e = i;
+        while (e > 0 && (code_[e - 1] == ' ' || code_[e - 1] == '\t')) --e;
+        std::size_t b = e;
+        while (b > 0 && ident_char(code_[b - 1])) --b;
+        const std::size_t close = matching_close(code_, i, true);
+        parens.emplace_back(close == std::string::npos ? f.body_close : close, code_.substr(b, e - b));
+        continue;
+      }
+      while (!parens.empty() && parens.back().first <= i) parens.pop_back();
       if (!ident_start(c) || ident_char(code_[i - 1])) continue;
       std::size_t e = i;
       while (e < f.body_close && ident_char(code_[e])) ++e;
@@ -475,7 +603,8 @@ class Reader {
       }
       std::size_t open = p;
       while (open < f.body_close && (code_[open] == ' ' || code_[open] == '\t')) ++open;
-      const bool target = functions_.count(name) && !after_dot && (qualifier_.empty() ? !qualified : qualified);
+      const bool target = functions_.count(name) && !after_dot && (qualifier_.empty() ? !qualified : qualified) &&
+                          (qualified || !times.count(name));
       if (open >= f.body_close || code_[open] != '(') {
         // (A target passed on as a value, `fn := Add`, `apply(Add, 2, 2)`: called where this
         // reading does not follow. A local or a field of that name is a false alarm on the safe side.)
@@ -486,11 +615,15 @@ class Reader {
       const auto helper = defs_.find(name);
       const bool is_helper = !target && !after_dot && !qualified && helper != defs_.end() && depth < 2 && name.rfind("Test", 0) != 0;
       if (!target && !is_helper) {
-        i = p - 1;
+        i = open - 1;
         continue;
       }
       const std::size_t close = matching_close(code_, open, true);
       if (close == std::string::npos || close > f.body_close) break;
+      if (target && unchecked(i, close, parens.empty() ? std::string() : parens.back().second)) {
+        i = open - 1;  // (its arguments may hold calls too)
+        continue;
+      }
       auto args = split_top(code_.substr(open + 1, close - open - 1), {","});
       if (args.size() == 1 && trim(args[0]).empty()) args.clear();
       // The rows of the table loops around the call (at most two nested).
@@ -512,7 +645,7 @@ class Reader {
       }
       for (const auto& en : envs) {
         std::vector<std::optional<Json>> values;
-        for (const auto& a : args) values.push_back(resolve(a, en));
+        for (const auto& a : args) values.push_back(resolve(a, en, times));
         if (target) {
           if (std::any_of(values.begin(), values.end(), [](const auto& v) { return !v; })) {
             out_.incomplete = true;
@@ -523,27 +656,39 @@ class Reader {
           add(name, std::move(list));
         } else {
           Env bound;
-          for (std::size_t k = 0; k < values.size() && k < helper->second.params.size(); ++k)
-            if (values[k] && !helper->second.params[k].empty()) bound[helper->second.params[k]] = *values[k];
-          walk(helper->second, bound, depth + 1);
+          std::set<std::string> names;
+          for (std::size_t k = 0; k < helper->second.params.size(); ++k) {
+            if (helper->second.params[k].empty()) continue;
+            names.insert(helper->second.params[k]);
+            if (k < values.size() && values[k]) bound[helper->second.params[k]] = *values[k];
+          }
+          walk(helper->second, bound, names, depth + 1);
         }
       }
-      i = open;  // (arguments may hold calls too)
+      i = open - 1;  // (arguments may hold calls too)
     }
   }
 
-  std::optional<Json> resolve(const std::string& arg, const Env& env) const {
+  std::optional<Json> resolve(const std::string& arg, const Env& env, const std::map<std::string, int>& times) const {
     const std::string a = trim(arg);
     if (auto v = literal_json(a)) return v;
     if (auto it = env.find(a); it != env.end()) return it->second;
+    // A constant of the package (`one`, `calc.One`), unless a local or parameter shadows it.
+    std::string c = a;
+    if (!qualifier_.empty() && c.rfind(qualifier_ + ".", 0) == 0) c = c.substr(qualifier_.size() + 1);
+    else if (times.count(c)) return std::nullopt;
+    if (auto it = constants_.find(c); it != constants_.end())
+      if (auto j = parse_json(it->second, 4)) return *j;
     return std::nullopt;
   }
 
   std::string code_;
   const std::set<std::string>& functions_;
   std::string qualifier_;
+  const std::map<std::string, std::string>& constants_;
   std::size_t cap_;
   std::map<std::string, FuncDef> defs_;
+  std::vector<int> depth_;
   TestCalls out_;
 };
 
@@ -599,8 +744,31 @@ std::set<std::string> result_functions(const std::string& text) {
 }
 
 TestCalls test_calls(const std::string& text, const std::string& test, const std::set<std::string>& functions,
-                     const std::string& qualifier, std::size_t cap) {
-  return Reader(text, functions, qualifier, cap).read(test);
+                     const std::string& qualifier, const std::map<std::string, std::string>& constants, std::size_t cap) {
+  return Reader(text, functions, qualifier, constants, cap).read(test);
+}
+
+std::map<std::string, std::string> package_constants(const std::string& text) {
+  std::map<std::string, std::string> out;
+  const std::string code = without_comments(text);
+  auto take = [&](const std::string& spec) {
+    // `name [type] = value` (one name: `a, b = 1, 2` and iota's implicit repeats are left out).
+    static const std::regex one(R"(^[ \t]*([A-Za-z_]\w*)(?:[ \t]+[A-Za-z_][\w.]*)?[ \t]*=[ \t]*(.+?)[ \t]*$)");
+    std::smatch m;
+    if (!std::regex_match(spec, m, one)) return;
+    if (auto v = literal_json(m[2].str())) out[m[1].str()] = dump_json_lossy(*v);
+  };
+  static const std::regex single(R"((?:^|\n)const[ \t]+([^(\n][^\n]*))");
+  for (std::sregex_iterator it(code.begin(), code.end(), single), e; it != e; ++it) take((*it)[1].str());
+  static const std::regex block(R"((?:^|\n)const[ \t]*\()");
+  for (std::sregex_iterator it(code.begin(), code.end(), block), e; it != e; ++it) {
+    const std::size_t open = static_cast<std::size_t>(it->position(0) + it->length(0)) - 1;
+    const std::size_t close = matching_close(code, open, true);
+    if (close == std::string::npos) continue;
+    std::istringstream in(code.substr(open + 1, close - open - 1));
+    for (std::string line; std::getline(in, line);) take(line);
+  }
+  return out;
 }
 
 std::string package_name(const std::string& text) {
@@ -612,11 +780,13 @@ std::string package_name(const std::string& text) {
 
 std::string driver_source(const std::string& package, const std::vector<ReadCall>& calls, int* first_line) {
   std::string s = "// Code generated by flowagent (fail to pass's values). DO NOT EDIT.\n\npackage " + package +
-                  "\n\nimport (\n\tflowagentJSON \"encoding/json\"\n\tflowagentFmt \"fmt\"\n\tflowagentOS \"os\"\n\tflowagentStrings \"strings\"\n)\n\n"
+                  "\n\nimport (\n\tflowagentJSON \"encoding/json\"\n\tflowagentFmt \"fmt\"\n\tflowagentOS \"os\"\n\tflowagentReflect \"reflect\"\n\tflowagentStrings \"strings\"\n)\n\n"
                   "func flowagentPack(v ...interface{}) []interface{} { return v }\n\n"
                   "func flowagentAnswer(f func() []interface{}) (answer string) {\n"
                   "\tdefer func() {\n\t\tif r := recover(); r != nil {\n\t\t\tanswer = \"raise:\" + flowagentFmt.Sprint(r)\n\t\t}\n\t}()\n"
-                  "\tvar parts []string\n\tfor _, v := range f() {\n\t\tparts = append(parts, flowagentFmt.Sprintf(\"%#v\", v))\n\t}\n"
+                  "\tvar parts []string\n\tfor _, v := range f() {\n\t\tif rv := flowagentReflect.ValueOf(v); rv.IsValid() && rv.Kind() == flowagentReflect.Ptr && !rv.IsNil() {\n"
+                  "\t\t\tparts = append(parts, \"&\"+flowagentFmt.Sprintf(\"%#v\", rv.Elem().Interface()))\n\t\t\tcontinue\n\t\t}\n"
+                  "\t\tparts = append(parts, flowagentFmt.Sprintf(\"%#v\", v))\n\t}\n"
                   "\treturn flowagentStrings.Join(parts, \", \")\n}\n\n"
                   "// FlowagentValuesDrive makes each call and writes the answers to out as a JSON array.\n"
                   "func FlowagentValuesDrive(out string) {\n\tvar answers []string\n";

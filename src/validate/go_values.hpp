@@ -10,6 +10,7 @@
 // beside it that imports the package, run with `go run`.
 #pragma once
 
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -39,8 +40,19 @@ struct TestCalls {
 /// The calls test function `test` of the Go test file `text` makes of `functions` (called plainly,
 /// or as `qualifier.Name` when `qualifier` is not empty: an external `_test` package importing the
 /// package), at most `cap` of them. Helpers of the file the test calls are followed two levels.
+/// `text` may hold the package's other test files after the test's own (their helpers and tables
+/// are the package's). A constant argument is a literal, a local bound once to one, a field of a
+/// row of a literal table the call's loop ranges over (nested struct values flattened:
+/// `tt.args.a`), a parameter of a helper called with one, or a package constant in `constants`
+/// (package_constants; `calc.One` through the qualifier) that nothing local shadows. A call whose
+/// answer the test does not look at (an argument of `t.Logf`/`t.Errorf`/`fmt.Println`, a
+/// statement of its own, `_ = Add(1, 3)`) is not read.
 TestCalls test_calls(const std::string& text, const std::string& test, const std::set<std::string>& functions,
-                     const std::string& qualifier, std::size_t cap = 400);
+                     const std::string& qualifier, const std::map<std::string, std::string>& constants = {}, std::size_t cap = 400);
+
+/// The constants `text` (Go source) declares with a literal value (`const one = 1`, in a `const
+/// (...)` block too; iota's implicit repeats left out): name -> JSON.
+std::map<std::string, std::string> package_constants(const std::string& text);
 
 /// The package name a Go file declares ("" when none).
 std::string package_name(const std::string& text);

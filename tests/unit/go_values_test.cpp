@@ -68,12 +68,56 @@ TEST(GoValues, TableRowsAreReadPerRow) {
       "package calc_test\n\nimport (\n\t\"testing\"\n\n\tc \"example.com/m/calc\"\n)\n\ntype addCase struct {\n\ta, b int `json:\"a\"`\n\twant int\n}\n\n"
       "var addCases = []addCase{\n\t{a: 2, b: 2, want: 4},\n\t{b: 3, a: 1, want: 4},\n}\n\nfunc TestAdd(t *testing.T) {\n\tfor _, tc := range addCases {\n"
       "\t\tif c.Add(tc.a, tc.b) != tc.want {\n\t\t\tt.Fail()\n\t\t}\n\t}\n\tfor name, tc := range map[string]struct{ a, b int }{\"x\": {5, 5}} {\n"
-      "\t\t_ = name\n\t\tc.Add(tc.a, tc.b)\n\t}\n\tfor _, tc := range []struct{ a, b int }{{7, 1}, {8, 1}} {\n\t\tc.Add(tc.a, tc.b)\n\t}\n}\n";
+      "\t\t_ = name\n\t\tif c.Add(tc.a, tc.b) != 10 {\n\t\t\tt.Fail()\n\t\t}\n\t}\n\tfor _, tc := range []struct{ a, b int }{{7, 1}, {8, 1}} {\n"
+      "\t\tif c.Add(tc.a, tc.b) < 0 {\n\t\t\tt.Fail()\n\t\t}\n\t}\n}\n";
   auto k = test_calls(keyed, "TestAdd", kAdd, "c");
   EXPECT_FALSE(k.incomplete);
   EXPECT_EQ(shown(k), (std::vector<std::string>{"Add[2,2]", "Add[1,3]", "Add[5,5]", "Add[7,1]", "Add[8,1]"}));
   // Unqualified names in an external test package are not the package's.
   EXPECT_TRUE(test_calls(keyed, "TestAdd", kAdd, "").calls.empty());
+}
+
+TEST(GoValues, EachTestReadsItsOwnTableAndNamesShadowedInLoops) {
+  // (Review 35: every test binding `tests :=` read the last one of the file; a local shadowed by a
+  // range variable kept its outer value.)
+  const std::string t =
+      "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\ttests := []struct{ a, b, want int }{{1, 3, 4}}\n"
+      "\tfor _, tt := range tests {\n\t\tif Add(tt.a, tt.b) != tt.want {\n\t\t\tt.Fail()\n\t\t}\n\t}\n\ta := 1\n"
+      "\tfor _, a := range []int{3} {\n\t\tif Add(a, 3) != 6 {\n\t\t\tt.Fail()\n\t\t}\n\t}\n}\n\n"
+      "func TestAddZero(t *testing.T) {\n\ttests := []struct{ a, b, want int }{{5, 0, 5}}\n\tfor _, tt := range tests {\n"
+      "\t\tif Add(tt.a, tt.b) != tt.want {\n\t\t\tt.Fail()\n\t\t}\n\t}\n}\n";
+  auto r = test_calls(t, "TestAdd", kAdd, "");
+  EXPECT_EQ(shown(r), (std::vector<std::string>{"Add[1,3]"}));
+  EXPECT_TRUE(r.incomplete);  // (`a` is bound twice: not read as 1)
+  EXPECT_EQ(shown(test_calls(t, "TestAddZero", kAdd, "")), (std::vector<std::string>{"Add[5,0]"}));
+  // A table the test changes before its loop is not read.
+  const std::string changed = "package calc\n\nfunc TestAdd(t *testing.T) {\n\ttests := []struct{ a, b int }{{1, 3}, {2, 2}}\n\ttests = tests[1:]\n"
+                              "\tfor _, tt := range tests {\n\t\tif Add(tt.a, tt.b) != 4 {\n\t\t\tt.Fail()\n\t\t}\n\t}\n}\n";
+  auto c = test_calls(changed, "TestAdd", kAdd, "");
+  EXPECT_TRUE(c.calls.empty());
+  EXPECT_TRUE(c.incomplete);
+}
+
+TEST(GoValues, ConstantsNestedRowsHelperFilesAndUncheckedCalls) {
+  const std::string consts = "package calc\n\nconst one = 1\n\nconst (\n\tThree int = 3\n\tname = \"x\"\n\tfirst = iota\n)\n";
+  EXPECT_EQ(package_constants(consts), (std::map<std::string, std::string>{{"one", "1"}, {"Three", "3"}, {"name", "\"x\""}}));
+  const std::map<std::string, std::string> known = {{"one", "1"}, {"Three", "3"}};
+  const std::string t =
+      "package calc_test\n\nimport (\n\t\"testing\"\n\n\t\"example.com/m/calc\"\n)\n\nfunc TestAdd(t *testing.T) {\n"
+      "\tif calc.Add(calc.Three, 1) != 4 {\n\t\tt.Fail()\n\t}\n\ttype args struct {\n\t\ta int\n\t\tb int\n\t}\n"
+      "\ttests := []struct {\n\t\tname string\n\t\targs args\n\t\twant int\n\t}{\n\t\t{name: \"x\", args: args{a: 1, b: 3}, want: 4},\n"
+      "\t\t{\"y\", args{2, 2}, 4},\n\t}\n\tfor _, tt := range tests {\n\t\tt.Run(tt.name, func(t *testing.T) {\n"
+      "\t\t\tif got := calc.Add(tt.args.a, tt.args.b); got != tt.want {\n\t\t\t\tt.Errorf(\"%d\", calc.Add(9, 9))\n\t\t\t}\n\t\t})\n\t}\n"
+      "\tt.Logf(\"%d\", calc.Add(5, 5))\n\tcalc.Add(6, 6)\n\t_ = calc.Add(7, 7)\n\tcheck(t, 8, 8)\n}\n";
+  const std::string helpers = "package calc_test\n\nfunc check(t *testing.T, a, b int) {\n\tif calc.Add(a, b) != a+b {\n\t\tt.Fail()\n\t}\n}\n";
+  auto r = test_calls(t + "\n" + helpers, "TestAdd", kAdd, "calc", known);
+  EXPECT_FALSE(r.incomplete);
+  EXPECT_EQ(shown(r), (std::vector<std::string>{"Add[3,1]", "Add[1,3]", "Add[2,2]", "Add[8,8]"}));
+  // A local of a constant's name shadows it.
+  const std::string shadow = "package calc\n\nfunc TestAdd(t *testing.T) {\n\tone := len(\"ab\")\n\tif Add(one, 3) != 5 {\n\t\tt.Fail()\n\t}\n}\n";
+  auto sh = test_calls(shadow, "TestAdd", kAdd, "", known);
+  EXPECT_TRUE(sh.calls.empty());
+  EXPECT_TRUE(sh.incomplete);
 }
 
 TEST(GoValues, HelpersAreFollowedWithTheirArguments) {
