@@ -426,6 +426,10 @@ std::string_view line_span(std::string_view text, int first, int last) {
 
 bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; }
 
+bool regex_safe_name(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
 bool has_word(std::string_view text, std::string_view name) {
   if (name.empty()) return false;
   for (auto p = text.find(name); p != std::string_view::npos; p = text.find(name, p + 1)) {

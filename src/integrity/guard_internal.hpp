@@ -385,6 +385,9 @@ std::size_t matching_close(std::string_view t, std::size_t open, bool raw_backti
 /// The index of the `)` that closes the `(` at `open` in `s`, or s.size() when it is not closed.
 std::size_t closing_paren(std::string_view s, std::size_t open);
 std::string trim(std::string_view s);
+/// A name made only of ASCII letters, digits and `_`: safe in a regular expression as it is (unlike
+/// ident_char's names, which admit `$`). Empty is not one.
+bool regex_safe_name(std::string_view s);
 std::string quote(std::string_view line);  ///< a line shortened for a message
 /// Splits at top-level separators (outside brackets and quotes).
 std::vector<std::string> split_top(std::string_view text, std::initializer_list<std::string_view> seps);

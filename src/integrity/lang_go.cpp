@@ -251,7 +251,7 @@ bool table_loop_leaves_rows_out(const Syntax& s, TSNode n, const Table& table) {
           if (!var.empty() && c == var + "<len(" + name + ")") whole = true;
           if (!var.empty() && starts_with(c, var + "<")) {
             const std::string bound = c.substr(var.size() + 1);
-            if (!bound.empty() && std::all_of(bound.begin(), bound.end(), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; }) &&
+            if (regex_safe_name(bound) &&
                 contains(unit_text, bound + ":=len(" + name + ")"))
               whole = true;
           }
@@ -417,7 +417,7 @@ void go_rules(const RuleContext& c, Findings& out) {
     std::set<std::string> names;
     for (const auto& h : m.helpers) {
       const std::string body(line_span(text, h.line, h.end_line));
-      if (h.name.size() < 64 && std::all_of(h.name.begin(), h.name.end(), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; }) &&
+      if (h.name.size() < 64 && regex_safe_name(h.name) &&
           std::regex_search(body, waits))
         names.insert(h.name);
     }

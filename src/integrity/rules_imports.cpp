@@ -400,7 +400,7 @@ std::set<std::string> go_helper_functions(const std::string& text) {
 bool names_any(const std::string& text, const std::set<std::string>& names) {
   std::string alt;
   for (const auto& n : names)
-    if (!n.empty() && n.size() <= 64 && std::all_of(n.begin(), n.end(), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; }))
+    if (n.size() <= 64 && regex_safe_name(n))
       alt += (alt.empty() ? "" : "|") + n;
   if (alt.empty()) return false;
   const std::regex name("\\b(?:" + alt + ")\\b");

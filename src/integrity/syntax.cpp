@@ -188,7 +188,7 @@ std::pair<std::string, std::vector<std::string>> matcher_call(std::string_view t
   if (auto lt = name.find('<'); lt != std::string::npos) name.resize(lt);  // A<int>()
   for (std::string_view sep : {"::", "."})
     if (auto cut = name.rfind(sep); cut != std::string::npos) name = name.substr(cut + sep.size());
-  if (name.empty() || !std::all_of(name.begin(), name.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }))
+  if (!regex_safe_name(name))
     return {};
   return {name, split_top(std::string_view(e).substr(open + 1, e.size() - open - 2), {","})};
 }
@@ -1546,12 +1546,12 @@ class Analyzer {
       // (A function of the file that takes nothing and returns false: `shouldReport()`.)
       if (ends_with(name, "()") && name.size() > 2) {
         name.resize(name.size() - 2);
-        if (name.size() > 64 || !std::all_of(name.begin(), name.end(), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; }))
+        if (name.size() > 64 || !regex_safe_name(name))
           return false;
         const std::regex returns_false("\\b(?:func|def|function)\\s+" + name + "\\s*\\(\\s*\\)[^{:\\n]*[{:]\\s*return\\s+(?:false|False)\\b");
         return std::regex_search(s_.src, returns_false);
       }
-      if (name.empty() || name.size() > 64 || !std::all_of(name.begin(), name.end(), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; }) ||
+      if (name.size() > 64 || !regex_safe_name(name) ||
           std::isdigit(static_cast<unsigned char>(name[0])))
         return false;
       const std::regex any_binding("\\b" + name + "\\s*:?=[^=]|\\bvar\\s+" + name + "\\b");
