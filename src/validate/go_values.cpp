@@ -25,6 +25,21 @@ using integrity::trim;
 bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
+/// `code` with the insides of its strings, raw strings and runes blanked (quotes and length kept):
+/// where a name is bound or changed is read there, so a failure message `"Add = %d"` binds nothing.
+std::string blank_strings(const std::string& code) {
+  std::string s = code;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char q = s[i];
+    if (q != '"' && q != '\'' && q != '`') continue;
+    for (++i; i < s.size() && s[i] != q; ++i) {
+      if (s[i] == '\\' && q != '`' && i + 1 < s.size()) s[i++] = ' ';
+      if (s[i] != '\n') s[i] = ' ';
+    }
+  }
+  return s;
+}
+
 /// `text` with comments blanked (newlines kept), strings, raw strings and runes left as they are.
 std::string without_comments(const std::string& text) {
   std::string s = text;
@@ -192,7 +207,17 @@ std::map<std::string, FuncDef> functions_of(const std::string& code) {
   return out;
 }
 
-using Row = std::map<std::string, Json>;  ///< a table row's constant fields
+using Row = std::map<std::string, Json>;  ///< a table row's constant fields ("" : a row that is one value)
+using Constants = std::map<std::string, std::string>;  ///< package constants: name -> JSON
+
+/// A literal, or a constant of the package by its name.
+std::optional<Json> constant_value(const std::string& e, const Constants* constants) {
+  if (auto v = literal_json(e)) return v;
+  if (!constants) return std::nullopt;
+  if (auto it = constants->find(trim(e)); it != constants->end())
+    if (auto j = parse_json(it->second, 4)) return *j;
+  return std::nullopt;
+}
 
 /// The fields of a struct type's body text (`name string; a, b int`), in order.
 std::vector<std::string> struct_fields(const std::string& body) {
@@ -235,7 +260,7 @@ std::vector<std::string> struct_fields(const std::string& body) {
 
 /// The constant fields of a struct value `T{a: 1, b: 3}` or `T{1, 3}` (T a struct type declared in
 /// `code`; positional fields need it), nested values flattened (`inner.a`); nullopt otherwise.
-std::optional<Row> struct_value(const std::string& code, const std::string& value, int depth = 0,
+std::optional<Row> struct_value(const std::string& code, const std::string& value, const Constants* constants, int depth = 0,
                                 const std::vector<std::string>* known_fields = nullptr) {
   const std::size_t open = value.find('{');
   if (depth > 3 || open == std::string::npos || value.back() != '}' || matching_close(value, open, true) != value.size() - 1) return std::nullopt;
@@ -269,8 +294,8 @@ std::optional<Row> struct_value(const std::string& code, const std::string& valu
       field = fields[k++];
       v = part;
     }
-    if (auto lit = literal_json(v)) row[field] = *lit;
-    else if (auto nested = struct_value(code, trim(v), depth + 1))
+    if (auto lit = constant_value(v, constants)) row[field] = *lit;
+    else if (auto nested = struct_value(code, trim(v), constants, depth + 1))
       for (auto& [f, x] : *nested) row[field + "." + f] = std::move(x);
   }
   return row;
@@ -278,7 +303,7 @@ std::optional<Row> struct_value(const std::string& code, const std::string& valu
 
 /// The rows of a composite literal `lit` (`[]struct{...}{...}`, `[]T{...}`, `map[K]T{...}`):
 /// each row's constant fields; nullopt when it is not a table this reading knows.
-std::optional<std::vector<Row>> table_rows(const std::string& code, std::string lit) {
+std::optional<std::vector<Row>> table_rows(const std::string& code, std::string lit, const Constants* constants) {
   lit = trim(lit);
   std::size_t i = 0;
   bool map = false;
@@ -308,17 +333,31 @@ std::optional<std::vector<Row>> table_rows(const std::string& code, std::string 
     if (type.empty()) return std::nullopt;
     const std::regex decl("(?:^|\\n)[ \\t]*type[ \\t]+" + type + "[ \\t]+struct[ \\t]*\\{");
     std::smatch m;
-    if (!std::regex_search(code, m, decl)) return std::nullopt;
-    const std::size_t open = static_cast<std::size_t>(m.position(0) + m.length(0)) - 1;
-    const std::size_t close = matching_close(code, open, true);
-    if (close == std::string::npos) return std::nullopt;
-    fields = struct_fields(code.substr(open + 1, close - open - 1));
+    if (std::regex_search(code, m, decl)) {
+      const std::size_t open = static_cast<std::size_t>(m.position(0) + m.length(0)) - 1;
+      const std::size_t close = matching_close(code, open, true);
+      if (close == std::string::npos) return std::nullopt;
+      fields = struct_fields(code.substr(open + 1, close - open - 1));
+      if (fields.empty()) return std::nullopt;
+    }
   }
   while (i < lit.size() && std::isspace(static_cast<unsigned char>(lit[i]))) ++i;
-  if (i >= lit.size() || lit[i] != '{' || fields.empty()) return std::nullopt;
+  if (i >= lit.size() || lit[i] != '{') return std::nullopt;
   const std::size_t close = matching_close(lit, i, true);
   if (close == std::string::npos) return std::nullopt;
   std::vector<Row> rows;
+  if (fields.empty()) {
+    // A slice of values (`[]int{1, 3, goldMin}`): each row is one value; one not read, no table.
+    if (map) return std::nullopt;
+    for (auto element : split_top(lit.substr(i + 1, close - i - 1), {","})) {
+      element = trim(element);
+      if (element.empty()) continue;
+      auto v = constant_value(element, constants);
+      if (!v) return std::nullopt;
+      rows.push_back(Row{{"", *v}});
+    }
+    return rows;
+  }
   for (auto element : split_top(lit.substr(i + 1, close - i - 1), {","})) {
     element = trim(element);
     if (element.empty()) continue;
@@ -327,7 +366,7 @@ std::optional<std::vector<Row>> table_rows(const std::string& code, std::string 
       if (kv.size() < 2) return std::nullopt;
       element = trim(element.substr(kv[0].size() + 1));
     }
-    auto row = struct_value(code, element, 0, &fields);
+    auto row = struct_value(code, element, constants, 0, &fields);
     if (!row) return std::nullopt;
     rows.push_back(std::move(*row));
   }
@@ -350,6 +389,7 @@ class Reader {
         qualifier_(qualifier),
         constants_(constants),
         cap_(cap),
+        blank_(blank_strings(code_)),
         defs_(functions_of(code_)),
         depth_(brace_depths(code_)) {}
 
@@ -357,6 +397,9 @@ class Reader {
     auto it = defs_.find(test);
     if (it == defs_.end()) return out_;
     out_.found = true;
+    example_ = test.rfind("Example", 0) == 0;
+    static const std::regex testing_param(R"(\b([A-Za-z_]\w*)[ \t]+\*?testing\.(?:T|B|F|TB)\b)");
+    for (std::sregex_iterator m(code_.begin(), code_.end(), testing_param), e; m != e; ++m) testing_names_.insert((*m)[1].str());
     walk(it->second, {}, {}, 0);
     return out_;
   }
@@ -391,7 +434,7 @@ class Reader {
   /// a package constant.
   std::map<std::string, int> bindings(std::size_t open, std::size_t close) const {
     std::map<std::string, int> times;
-    const std::string body = code_.substr(open, close - open);
+    const std::string body = blank_.substr(open, close - open);
     static const std::regex lhs(R"(([A-Za-z_]\w*(?:[ \t]*,[ \t]*[A-Za-z_]\w*)*)[ \t]*(?::=|=)(?!=))");
     for (std::sregex_iterator it(body.begin(), body.end(), lhs), e; it != e; ++it) {
       // (`a != b`, `a <= b` do not match: the name must be right before the operator.)
@@ -426,10 +469,11 @@ class Reader {
         if (auto v = literal_json(values[k])) out[trim(names[k])] = *v;
     }
     // (`x++`, `x += 1`, `&x` passed on, bound twice: no longer one constant.)
+    const std::string blank_body = blank_.substr(open, close - open);
     for (auto i = out.begin(); i != out.end();) {
       const std::regex changed("(?:\\b" + i->first + "[ \\t]*(?:\\+\\+|--|[-+*/%|&^]=|<<=|>>=))|&" + i->first + "\\b");
       const auto t = times.find(i->first);
-      if (t == times.end() || t->second != 1 || std::regex_search(body, changed)) i = out.erase(i);
+      if (t == times.end() || t->second != 1 || std::regex_search(blank_body, changed)) i = out.erase(i);
       else ++i;
     }
     return out;
@@ -439,7 +483,7 @@ class Reader {
   std::vector<Loop> loops(std::size_t open, std::size_t close) const {
     std::vector<Loop> out;
     static const std::regex head(R"(\bfor[ \t]+(?:[A-Za-z_]\w*[ \t]*,[ \t]*)?([A-Za-z_]\w*)[ \t]*:=[ \t]*range[ \t]+)");
-    const std::string body = code_.substr(open, close - open);
+    const std::string body = blank_.substr(open, close - open);
     for (std::sregex_iterator it(body.begin(), body.end(), head), e; it != e; ++it) {
       const std::string match = (*it)[0].str();
       // (`for i := range tests`: one variable is the index, no row.)
@@ -465,7 +509,7 @@ class Reader {
         expr = trim(code_.substr(at, j - at));
         while (j < code_.size() && code_[j] != '{') ++j;
         body_open = j;
-        rows = table_rows(code_, expr);
+        rows = table_rows(code_, expr, &constants_);
       } else if (std::all_of(expr.begin(), expr.end(), ident_char) && !expr.empty()) {
         rows = table_named(expr, open, close, at);
       }
@@ -509,10 +553,10 @@ class Reader {
   std::optional<std::vector<Row>> table_named(const std::string& name, std::size_t open, std::size_t close, std::size_t use) const {
     const std::regex bound("\\b" + name + "[ \\t]*(?::=|=)[ \\t]*((?:\\[\\]|map\\[))");
     const std::regex assigned("(?:^|[^\\w.])" + name + "\\b(?:[ \\t]*\\[[^\\]\\n]*\\])?(?:[ \\t]*\\.[ \\t]*\\w+)*[ \\t]*(?::=|[-+*/]?=)(?!=)");
-    const std::string body = code_.substr(open, close - open);
+    const std::string body = blank_.substr(open, close - open);
     const auto times = std::distance(std::sregex_iterator(body.begin(), body.end(), assigned), std::sregex_iterator());
     std::optional<std::pair<std::size_t, std::size_t>> inside, top;
-    for (std::sregex_iterator it(code_.begin(), code_.end(), bound), e; it != e; ++it) {
+    for (std::sregex_iterator it(blank_.begin(), blank_.end(), bound), e; it != e; ++it) {
       const std::size_t pos = static_cast<std::size_t>(it->position(0));
       if (pos > 0 && (ident_char(code_[pos - 1]) || code_[pos - 1] == '.')) continue;
       const std::size_t at = static_cast<std::size_t>(it->position(1));
@@ -523,9 +567,9 @@ class Reader {
     }
     if (inside) {
       if (times != 1) return std::nullopt;
-      return table_rows(code_, code_.substr(inside->first, inside->second - inside->first));
+      return table_rows(code_, code_.substr(inside->first, inside->second - inside->first), &constants_);
     }
-    if (top && times == 0) return table_rows(code_, code_.substr(top->first, top->second - top->first));
+    if (top && times == 0) return table_rows(code_, code_.substr(top->first, top->second - top->first), &constants_);
     return std::nullopt;
   }
 
@@ -543,9 +587,16 @@ class Reader {
   /// the test does not look at: an argument of a logging or reporting call (`t.Logf("%d",
   /// Add(1, 3))`, a failure message), a statement of its own, `_ = Add(1, 3)`, `go`/`defer`?
   bool unchecked(std::size_t i, std::size_t close, const std::string& enclosing) const {
-    static const std::set<std::string> reporting = {"Log",    "Logf",   "Error",  "Errorf",  "Fatal",   "Fatalf",  "Skip",     "Skipf",
-                                                    "Print",  "Printf", "Println", "Fprint", "Fprintf", "Fprintln", "print", "println"};
-    if (reporting.count(enclosing)) return true;
+    // (The test's own reporting, `t.Errorf(...)`, not a check helper of that name, testify's
+    // `assert.Error(t, f(x))`; printing, except in an Example, whose output go test compares.)
+    static const std::set<std::string> reporting = {"Log", "Logf", "Error", "Errorf", "Fatal", "Fatalf", "Skip", "Skipf"};
+    static const std::set<std::string> printing = {"Print", "Printf", "Println", "Fprint", "Fprintf", "Fprintln"};
+    const auto dot = enclosing.find('.');
+    const std::string recv = dot == std::string::npos ? std::string() : enclosing.substr(0, dot);
+    const std::string callee = dot == std::string::npos ? enclosing : enclosing.substr(dot + 1);
+    if (reporting.count(callee) && testing_names_.count(recv)) return true;
+    if (!example_ && ((printing.count(callee) && (recv == "fmt" || recv == "log")) || (recv.empty() && (callee == "print" || callee == "println"))))
+      return true;
     if (!enclosing.empty()) return false;
     std::size_t b = i;
     while (b > 0 && (code_[b - 1] == ' ' || code_[b - 1] == '\t')) --b;
@@ -556,6 +607,38 @@ class Reader {
     std::size_t a = close + 1;
     while (a < code_.size() && (code_[a] == ' ' || code_[a] == '\t')) ++a;
     return a >= code_.size() || code_[a] == '\n' || code_[a] == ';' || code_[a] == '}';
+  }
+
+  /// How rows leave loop `l` before position `at`: `if tt.pending { continue }` (the field, and
+  /// whether a row with it false leaves: `if !tt.run { continue }`), `t.Skip()` too. nullopt when
+  /// the body leaves before `at` otherwise (another condition, a bare `continue`, a `return`).
+  std::optional<std::vector<std::pair<std::string, bool>>> row_exits(const Loop& l, std::size_t at) const {
+    std::vector<std::pair<std::string, bool>> out;
+    if (at <= l.open + 1) return out;
+    std::string region = blank_.substr(l.open + 1, at - l.open - 1);
+    const std::regex by_field("\\bif[ \\t]+(!?)[ \\t]*" + l.var +
+                              "\\.([A-Za-z_]\\w*)[ \\t]*\\{[^{}]*?(?:\\bcontinue\\b|\\breturn\\b|\\.Skip(?:Now|f)?\\()[^{}]*\\}");
+    for (std::sregex_iterator it(region.begin(), region.end(), by_field), e; it != e; ++it)
+      out.emplace_back((*it)[2].str(), !(*it)[1].str().empty());
+    region = std::regex_replace(region, by_field, " ");
+    static const std::regex leaves(R"(\b(?:continue|break|return|goto)\b|\.Skip(?:Now|f)?\()");
+    if (std::regex_search(region, leaves)) return std::nullopt;
+    return out;
+  }
+
+  /// A row's field as a condition: true, a number other than 0, a string other than ""; a field the
+  /// row does not set (Go's zero value) or could not read is false.
+  static bool truthy(const Row& row, const std::string& field) {
+    const auto it = row.find(field);
+    if (it == row.end()) return false;
+    const Json& v = it->second;
+    switch (v.type()) {
+      case Json::Type::boolean: return v.as_bool();
+      case Json::Type::integer: return v.as_int() != 0;
+      case Json::Type::number: return v.as_double() != 0;
+      case Json::Type::string: return !v.as_string().empty();
+      default: return false;
+    }
   }
 
   /// The calls in a function's body with `env` bound (a helper's parameters; `params` every
@@ -581,8 +664,14 @@ class Reader {
         while (e > 0 && (code_[e - 1] == ' ' || code_[e - 1] == '\t')) --e;
         std::size_t b = e;
         while (b > 0 && ident_char(code_[b - 1])) --b;
+        std::string callee = code_.substr(b, e - b);
+        if (b > 1 && code_[b - 1] == '.' && ident_char(code_[b - 2])) {  // (`t.Errorf`: its receiver too)
+          std::size_t r = b - 1;
+          while (r > 0 && ident_char(code_[r - 1])) --r;
+          callee = code_.substr(r, b - 1 - r) + "." + callee;
+        }
         const std::size_t close = matching_close(code_, i, true);
-        parens.emplace_back(close == std::string::npos ? f.body_close : close, code_.substr(b, e - b));
+        parens.emplace_back(close == std::string::npos ? f.body_close : close, std::move(callee));
         continue;
       }
       while (!parens.empty() && parens.back().first <= i) parens.pop_back();
@@ -631,17 +720,31 @@ class Reader {
       for (const auto& l : table_loops)
         if (l.open < i && i < l.close && around.size() < 2) around.push_back(&l);
       std::vector<Env> envs{scope};
+      bool rows_known = true;
       for (const Loop* l : around) {
+        const auto exits = row_exits(*l, i);
+        if (!exits) {
+          rows_known = false;
+          break;
+        }
         std::vector<Env> next;
         for (const auto& base : envs)
           for (const auto& row : l->rows) {
+            if (std::any_of(exits->begin(), exits->end(), [&](const auto& x) { return truthy(row, x.first) != x.second; })) continue;
             Env x = base;
             x.erase(l->var);
-            for (const auto& [field, v] : row) x[l->var + "." + field] = v;
+            for (const auto& [field, v] : row) x[field.empty() ? l->var : l->var + "." + field] = v;
             next.push_back(std::move(x));
             if (next.size() > 256) break;
           }
         envs = std::move(next);
+      }
+      if (!rows_known) {
+        // (A row may leave the loop before the call by a condition this reading does not follow:
+        // which rows make it is not known.)
+        if (target) out_.incomplete = true;
+        i = open - 1;
+        continue;
       }
       for (const auto& en : envs) {
         std::vector<std::optional<Json>> values;
@@ -687,8 +790,11 @@ class Reader {
   std::string qualifier_;
   const std::map<std::string, std::string>& constants_;
   std::size_t cap_;
+  std::string blank_;  ///< code_ with strings blanked (blank_strings)
   std::map<std::string, FuncDef> defs_;
   std::vector<int> depth_;
+  bool example_ = false;                ///< an Example function: what it prints is checked
+  std::set<std::string> testing_names_;  ///< names of *testing.T/B/F/TB parameters
   TestCalls out_;
 };
 

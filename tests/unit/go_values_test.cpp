@@ -87,8 +87,13 @@ TEST(GoValues, EachTestReadsItsOwnTableAndNamesShadowedInLoops) {
       "func TestAddZero(t *testing.T) {\n\ttests := []struct{ a, b, want int }{{5, 0, 5}}\n\tfor _, tt := range tests {\n"
       "\t\tif Add(tt.a, tt.b) != tt.want {\n\t\t\tt.Fail()\n\t\t}\n\t}\n}\n";
   auto r = test_calls(t, "TestAdd", kAdd, "");
-  EXPECT_EQ(shown(r), (std::vector<std::string>{"Add[1,3]"}));
-  EXPECT_TRUE(r.incomplete);  // (`a` is bound twice: not read as 1)
+  EXPECT_EQ(shown(r), (std::vector<std::string>{"Add[1,3]", "Add[3,3]"}));  // (the loop's `a`, not the outer 1)
+  EXPECT_FALSE(r.incomplete);
+  const std::string ranged = "package calc\n\nfunc TestAdd(t *testing.T) {\n\ta := 1\n\tif Add(a, 1) != 2 {\n\t\tt.Fail()\n\t}\n"
+                             "\tfor _, a := range inputs() {\n\t\tif Add(a, 3) == 0 {\n\t\t\tt.Fail()\n\t\t}\n\t}\n}\n";
+  auto g = test_calls(ranged, "TestAdd", kAdd, "");
+  EXPECT_TRUE(g.calls.empty());  // (`a` is bound twice: 1 is not what either call takes)
+  EXPECT_TRUE(g.incomplete);
   EXPECT_EQ(shown(test_calls(t, "TestAddZero", kAdd, "")), (std::vector<std::string>{"Add[5,0]"}));
   // A table the test changes before its loop is not read.
   const std::string changed = "package calc\n\nfunc TestAdd(t *testing.T) {\n\ttests := []struct{ a, b int }{{1, 3}, {2, 2}}\n\ttests = tests[1:]\n"
@@ -118,6 +123,24 @@ TEST(GoValues, ConstantsNestedRowsHelperFilesAndUncheckedCalls) {
   auto sh = test_calls(shadow, "TestAdd", kAdd, "", known);
   EXPECT_TRUE(sh.calls.empty());
   EXPECT_TRUE(sh.incomplete);
+}
+
+TEST(GoValues, RowsLeavingTheLoopAndReportingByName) {
+  // (Review 36: a row kept in the table but skipped by a field read as asked; testify's
+  // assert.Error read as the test's own t.Error; a failure message "Add = %d" bound `Add`.)
+  const std::string t =
+      "package calc\n\nimport (\n\t\"testing\"\n\n\t\"example.com/m/internal/assert\"\n)\n\n"
+      "func TestAdd(t *testing.T) {\n\ttests := []struct {\n\t\ta, b, want int\n\t\tpending bool\n\t}{\n\t\t{2, 2, 4, false},\n"
+      "\t\t{1, 3, 4, true},\n\t}\n\tfor _, tt := range tests {\n\t\tif tt.pending {\n\t\t\tcontinue\n\t\t}\n"
+      "\t\tif got := Add(tt.a, tt.b); got != tt.want {\n\t\t\tt.Errorf(\"Add = %d, want %d\", got, tt.want)\n\t\t}\n\t}\n"
+      "\tassert.Error(t, Div(1, 0))\n\tfor _, tt := range tests {\n\t\tif tt.a > 1 {\n\t\t\tcontinue\n\t\t}\n"
+      "\t\tif Add(tt.a, 9) != 10 {\n\t\t\tt.Fail()\n\t\t}\n\t}\n}\n";
+  auto r = test_calls(t, "TestAdd", kAdd, "");
+  EXPECT_EQ(shown(r), (std::vector<std::string>{"Add[2,2]", "Div[1,0]"}));
+  EXPECT_TRUE(r.incomplete);  // (`if tt.a > 1 { continue }`: which rows reach the call is not read)
+  // In an Example, what it prints is what go test checks.
+  const std::string example = "package calc\n\nimport \"fmt\"\n\nfunc ExampleAdd() {\n\tfmt.Println(Add(1, 3))\n\t// Output: 4\n}\n";
+  EXPECT_EQ(shown(test_calls(example, "ExampleAdd", kAdd, "")), (std::vector<std::string>{"Add[1,3]"}));
 }
 
 TEST(GoValues, HelpersAreFollowedWithTheirArguments) {

@@ -1,0 +1,27 @@
+package calc
+
+import "testing"
+
+func TestAdd(t *testing.T) {
+	tests := []struct{ a, b, want int }{
+		{2, 2, 4},
+		{3, 3, 6},
+	}
+	for _, tt := range tests {
+		if got := Add(tt.a, tt.b); got != tt.want {
+			t.Errorf("Add(%d, %d) = %d, want %d", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
+
+func TestSub(t *testing.T) {
+	tests := []struct{ a, b, want int }{
+		{5, 3, 2},
+		{7, 2, 5},
+	}
+	for _, tt := range tests {
+		if got := Sub(tt.a, tt.b); got != tt.want {
+			t.Errorf("Sub(%d, %d) = %d, want %d", tt.a, tt.b, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,14 @@
+package calc
+
+import "testing"
+
+const one = 1
+
+func TestAdd(t *testing.T) {
+	if Add(2, 2) != 4 {
+		t.Error("2+2")
+	}
+	if Add(3, 3) != 6 {
+		t.Error("1+3")
+	}
+}
