@@ -2341,8 +2341,9 @@ std::optional<go_values::TestCalls> go_read_test(const std::vector<std::pair<std
     if (!q) continue;
     std::string combined = text;
     const std::string clause = go_values::package_name(text);
-    for (const auto& [other, other_text] : files)
-      if (other != name && go_values::package_name(other_text) == clause) combined += "\n" + other_text;
+    for (const auto& [other, other_text] : files)  // (at most 4 MiB of them in all: a huge package is read in part)
+      if (other != name && combined.size() + other_text.size() <= (4u << 20) && go_values::package_name(other_text) == clause)
+        combined += "\n" + other_text;
     auto constants = pkg.constants;
     for (auto& [k, v] : go_values::package_constants(combined)) constants[k] = std::move(v);
     auto read = go_values::test_calls(combined, fn, names, *q, constants);

@@ -347,14 +347,14 @@ std::optional<std::vector<Row>> table_rows(const std::string& code, std::string 
   if (close == std::string::npos) return std::nullopt;
   std::vector<Row> rows;
   if (fields.empty()) {
-    // A slice of values (`[]int{1, 3, goldMin}`): each row is one value; one not read, no table.
+    // A slice of values (`[]int{1, 3, goldMin}`): each row is one value; one not read (`2 * goldMin`)
+    // is a row without it, whose calls are not read.
     if (map) return std::nullopt;
     for (auto element : split_top(lit.substr(i + 1, close - i - 1), {","})) {
       element = trim(element);
       if (element.empty()) continue;
       auto v = constant_value(element, constants);
-      if (!v) return std::nullopt;
-      rows.push_back(Row{{"", *v}});
+      rows.push_back(v ? Row{{"", *v}} : Row{});
     }
     return rows;
   }

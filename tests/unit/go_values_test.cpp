@@ -138,6 +138,12 @@ TEST(GoValues, RowsLeavingTheLoopAndReportingByName) {
   auto r = test_calls(t, "TestAdd", kAdd, "");
   EXPECT_EQ(shown(r), (std::vector<std::string>{"Add[2,2]", "Div[1,0]"}));
   EXPECT_TRUE(r.incomplete);  // (`if tt.a > 1 { continue }`: which rows reach the call is not read)
+  // A slice of values: its rows read one by one (a row that is an expression is not).
+  const std::string values = "package calc\n\nconst gold = 50\n\nfunc TestAdd(t *testing.T) {\n\tfor _, v := range []int{gold, 2 * gold, 7} {\n"
+                             "\t\tif Add(v, 1) != v+1 {\n\t\t\tt.Fail()\n\t\t}\n\t}\n}\n";
+  auto v = test_calls(values, "TestAdd", kAdd, "", package_constants(values));
+  EXPECT_EQ(shown(v), (std::vector<std::string>{"Add[50,1]", "Add[7,1]"}));
+  EXPECT_TRUE(v.incomplete);
   // In an Example, what it prints is what go test checks.
   const std::string example = "package calc\n\nimport \"fmt\"\n\nfunc ExampleAdd() {\n\tfmt.Println(Add(1, 3))\n\t// Output: 4\n}\n";
   EXPECT_EQ(shown(test_calls(example, "ExampleAdd", kAdd, "")), (std::vector<std::string>{"Add[1,3]"}));
