@@ -8,7 +8,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 cases=("$@"); [ ${#cases[@]} -eq 0 ] && cases=("$here"/cases/*/*/)
 bad=0
 for c in "${cases[@]}"; do
-  want=$(cat "$c/expect"); got=$("$here/run.sh" "$c" | head -1 | awk -F' \\| ' '{print $1" "$2}')
+  want=$(cat "$c/expect"); got=$("$here/run.sh" "$c" | sed -n 1p | awk -F' \\| ' '{print $1" "$2}')
   if [ "$got" = "$want" ]; then echo "ok    $(basename "$c"): $got"
   elif [ -f "$c/gap" ]; then echo "gap   $(basename "$c"): got '$got', want '$want' (known: $(cat "$c/gap"))"
   else echo "WRONG $(basename "$c"): got '$got', want '$want'"; bad=1; fi
