@@ -3064,7 +3064,8 @@ std::string shown_call(const Call& c) {
 }  // namespace
 
 /// Two answers of the drive alike: the same text, or the same number in another type (`a - b +
-/// 0.0` corrects nothing).
+/// 0.0` corrects nothing), floats within a relative 1e-9 (review 37: `(f - 32) / k` for `(f - 32) *
+/// 5 / 9` answers 36.99999999999999 where the code before the change answers 37, an honest fix).
 static bool answers_alike(const std::string& x, const std::string& y) {
   if (x == y) return true;
   auto number = [](const std::string& s, double& v) {
@@ -3073,7 +3074,8 @@ static bool answers_alike(const std::string& x, const std::string& y) {
     return !s.empty() && end == s.c_str() + s.size() && std::isfinite(v);
   };
   double a = 0, b = 0;
-  return number(x, a) && number(y, b) && a == b;
+  if (!number(x, a) || !number(y, b)) return false;
+  return a == b || std::fabs(a - b) <= 1e-9 * std::max(std::fabs(a), std::fabs(b));
 }
 
 Expected<void> record_fix_values(RepairContext& ctx, ValueTargets& values, const fs::path& root, std::vector<TestRun>& runs) {

@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <optional>
 #include <regex>
@@ -167,6 +169,106 @@ std::size_t brace_on_line(const std::string& code, std::size_t i) {
   return i < code.size() && code[i] == '{' ? i : std::string::npos;
 }
 
+/// A constant expression of numbers (`50 * 1000`, `2*goldMin + 1`, `(a - 1) / 2`; Go's integer
+/// division and remainder, floats when an operand is one) or of strings joined by `+`, its names
+/// read by `name`; nullopt for anything else (a call, a conversion, an unknown name, a division by
+/// zero, an integer overflow).
+class ConstExpr {
+ public:
+  using Names = std::function<std::optional<Json>(const std::string&)>;
+  ConstExpr(const std::string& text, const Names& names) : t_(text), names_(names) {}
+  std::optional<Json> value() {
+    auto v = sum();
+    skip();
+    return pos_ == t_.size() ? v : std::nullopt;
+  }
+
+ private:
+  void skip() {
+    while (pos_ < t_.size() && std::isspace(static_cast<unsigned char>(t_[pos_]))) ++pos_;
+  }
+  static std::optional<Json> apply(char op, const Json& a, const Json& b) {
+    if (a.is_string() && b.is_string()) return op == '+' ? std::optional<Json>(Json(a.as_string() + b.as_string())) : std::nullopt;
+    if (!a.is_number() || !b.is_number()) return std::nullopt;
+    if (a.type() == Json::Type::integer && b.type() == Json::Type::integer) {
+      long long x = a.as_int(), y = b.as_int(), r = 0;
+      switch (op) {
+        case '+': if (__builtin_add_overflow(x, y, &r)) return std::nullopt; return Json(r);
+        case '-': if (__builtin_sub_overflow(x, y, &r)) return std::nullopt; return Json(r);
+        case '*': if (__builtin_mul_overflow(x, y, &r)) return std::nullopt; return Json(r);
+        case '/': if (y == 0 || (x == LLONG_MIN && y == -1)) return std::nullopt; return Json(x / y);
+        case '%': if (y == 0 || (x == LLONG_MIN && y == -1)) return std::nullopt; return Json(x % y);
+        default: return std::nullopt;
+      }
+    }
+    const double x = a.as_double(), y = b.as_double();
+    switch (op) {
+      case '+': return Json(x + y);
+      case '-': return Json(x - y);
+      case '*': return Json(x * y);
+      case '/': if (y == 0) return std::nullopt; return Json(x / y);
+      default: return std::nullopt;
+    }
+  }
+  std::optional<Json> sum() {
+    auto a = product();
+    for (skip(); a && pos_ < t_.size() && (t_[pos_] == '+' || t_[pos_] == '-'); skip()) {
+      const char op = t_[pos_++];
+      auto b = product();
+      if (!b) return std::nullopt;
+      a = apply(op, *a, *b);
+    }
+    return a;
+  }
+  std::optional<Json> product() {
+    auto a = unary();
+    for (skip(); a && pos_ < t_.size() && (t_[pos_] == '*' || t_[pos_] == '/' || t_[pos_] == '%'); skip()) {
+      const char op = t_[pos_++];
+      auto b = unary();
+      if (!b) return std::nullopt;
+      a = apply(op, *a, *b);
+    }
+    return a;
+  }
+  std::optional<Json> unary() {
+    skip();
+    if (pos_ < t_.size() && (t_[pos_] == '-' || t_[pos_] == '+')) {
+      const char op = t_[pos_++];
+      auto v = unary();
+      if (!v || op == '+') return v;
+      return apply('-', Json(0), *v);
+    }
+    if (pos_ < t_.size() && t_[pos_] == '(') {
+      const std::size_t c = matching_close(t_, pos_, true);
+      if (c == std::string::npos) return std::nullopt;
+      auto v = ConstExpr(t_.substr(pos_ + 1, c - pos_ - 1), names_).value();
+      pos_ = c + 1;
+      return v;
+    }
+    // An operand: a literal (a string with its quotes) or a name.
+    const std::size_t b = pos_;
+    if (pos_ < t_.size() && (t_[pos_] == '"' || t_[pos_] == '`')) {
+      const char q = t_[pos_];
+      for (++pos_; pos_ < t_.size() && t_[pos_] != q; ++pos_)
+        if (t_[pos_] == '\\' && q == '"') ++pos_;
+      if (pos_ >= t_.size()) return std::nullopt;
+      ++pos_;
+      return literal_json(t_.substr(b, pos_ - b));
+    }
+    while (pos_ < t_.size() && (ident_char(t_[pos_]) || t_[pos_] == '.' ||
+                                ((t_[pos_] == '+' || t_[pos_] == '-') && pos_ > b && (t_[pos_ - 1] == 'e' || t_[pos_ - 1] == 'E') &&
+                                 std::isdigit(static_cast<unsigned char>(t_[b])))))
+      ++pos_;
+    const std::string word = t_.substr(b, pos_ - b);
+    if (word.empty()) return std::nullopt;
+    if (std::isdigit(static_cast<unsigned char>(word[0])) || word[0] == '.' || word == "true" || word == "false") return literal_json(word);
+    return names_(word);
+  }
+  std::string t_;
+  const Names& names_;
+  std::size_t pos_ = 0;
+};
+
 /// A function of the file: its parameters' names in order ("" for `_`/unnamed) and its body.
 struct FuncDef {
   std::vector<std::string> params;
@@ -213,10 +315,13 @@ using Constants = std::map<std::string, std::string>;  ///< package constants: n
 /// A literal, or a constant of the package by its name.
 std::optional<Json> constant_value(const std::string& e, const Constants* constants) {
   if (auto v = literal_json(e)) return v;
-  if (!constants) return std::nullopt;
-  if (auto it = constants->find(trim(e)); it != constants->end())
-    if (auto j = parse_json(it->second, 4)) return *j;
-  return std::nullopt;
+  const ConstExpr::Names names = [&](const std::string& n) -> std::optional<Json> {
+    if (!constants) return std::nullopt;
+    if (auto it = constants->find(n); it != constants->end())
+      if (auto j = parse_json(it->second, 4)) return *j;
+    return std::nullopt;
+  };
+  return ConstExpr(e, names).value();
 }
 
 /// The fields of a struct type's body text (`name string; a, b int`), in order.
@@ -260,7 +365,11 @@ std::vector<std::string> struct_fields(const std::string& body) {
 
 /// The constant fields of a struct value `T{a: 1, b: 3}` or `T{1, 3}` (T a struct type declared in
 /// `code`; positional fields need it), nested values flattened (`inner.a`); nullopt otherwise.
-std::optional<Row> struct_value(const std::string& code, const std::string& value, const Constants* constants, int depth = 0,
+/// The fields of a struct type by its name, as seen where a table is written (a type declared in
+/// the test itself first, then the package's top level); nullopt when unknown.
+using TypeFields = std::function<std::optional<std::vector<std::string>>(const std::string& type)>;
+
+std::optional<Row> struct_value(const TypeFields& types, const std::string& value, const Constants* constants, int depth = 0,
                                 const std::vector<std::string>* known_fields = nullptr) {
   const std::size_t open = value.find('{');
   if (depth > 3 || open == std::string::npos || value.back() != '}' || matching_close(value, open, true) != value.size() - 1) return std::nullopt;
@@ -270,13 +379,7 @@ std::optional<Row> struct_value(const std::string& code, const std::string& valu
   std::vector<std::string> fields;
   if (known_fields) fields = *known_fields;
   else if (!type.empty() && type.find('.') == std::string::npos) {
-    const std::regex decl("(?:^|\\n)[ \\t]*type[ \\t]+" + type + "[ \\t]+struct[ \\t]*\\{");
-    std::smatch m;
-    if (std::regex_search(code, m, decl)) {
-      const std::size_t o = static_cast<std::size_t>(m.position(0) + m.length(0)) - 1;
-      const std::size_t c = matching_close(code, o, true);
-      if (c != std::string::npos) fields = struct_fields(code.substr(o + 1, c - o - 1));
-    }
+    if (auto f = types(type)) fields = *f;
   }
   Row row;
   std::size_t k = 0;
@@ -295,7 +398,7 @@ std::optional<Row> struct_value(const std::string& code, const std::string& valu
       v = part;
     }
     if (auto lit = constant_value(v, constants)) row[field] = *lit;
-    else if (auto nested = struct_value(code, trim(v), constants, depth + 1))
+    else if (auto nested = struct_value(types, trim(v), constants, depth + 1))
       for (auto& [f, x] : *nested) row[field + "." + f] = std::move(x);
   }
   return row;
@@ -303,7 +406,7 @@ std::optional<Row> struct_value(const std::string& code, const std::string& valu
 
 /// The rows of a composite literal `lit` (`[]struct{...}{...}`, `[]T{...}`, `map[K]T{...}`):
 /// each row's constant fields; nullopt when it is not a table this reading knows.
-std::optional<std::vector<Row>> table_rows(const std::string& code, std::string lit, const Constants* constants) {
+std::optional<std::vector<Row>> table_rows(const TypeFields& types, std::string lit, const Constants* constants) {
   lit = trim(lit);
   std::size_t i = 0;
   bool map = false;
@@ -331,13 +434,8 @@ std::optional<std::vector<Row>> table_rows(const std::string& code, std::string 
     while (i < lit.size() && ident_char(lit[i])) ++i;
     const std::string type = lit.substr(b, i - b);
     if (type.empty()) return std::nullopt;
-    const std::regex decl("(?:^|\\n)[ \\t]*type[ \\t]+" + type + "[ \\t]+struct[ \\t]*\\{");
-    std::smatch m;
-    if (std::regex_search(code, m, decl)) {
-      const std::size_t open = static_cast<std::size_t>(m.position(0) + m.length(0)) - 1;
-      const std::size_t close = matching_close(code, open, true);
-      if (close == std::string::npos) return std::nullopt;
-      fields = struct_fields(code.substr(open + 1, close - open - 1));
+    if (auto f = types(type)) {
+      fields = std::move(*f);
       if (fields.empty()) return std::nullopt;
     }
   }
@@ -366,7 +464,7 @@ std::optional<std::vector<Row>> table_rows(const std::string& code, std::string 
       if (kv.size() < 2) return std::nullopt;
       element = trim(element.substr(kv[0].size() + 1));
     }
-    auto row = struct_value(code, element, constants, 0, &fields);
+    auto row = struct_value(types, element, constants, 0, &fields);
     if (!row) return std::nullopt;
     rows.push_back(std::move(*row));
   }
@@ -479,6 +577,27 @@ class Reader {
     return out;
   }
 
+  /// Struct types as the function [open, close] sees them: declared in it (the last before its
+  /// end), else at the package's top level; a type local to another test is not seen (review 37:
+  /// two tests declaring `type testCase struct` with fields in another order).
+  TypeFields types_in(std::size_t open, std::size_t close) const {
+    return [this, open, close](const std::string& type) -> std::optional<std::vector<std::string>> {
+      if (type.empty() || !std::all_of(type.begin(), type.end(), ident_char)) return std::nullopt;
+      const std::regex decl("(?:^|\\n)[ \\t]*type[ \\t]+" + type + "[ \\t]+struct[ \\t]*\\{");
+      std::optional<std::size_t> inside, top;
+      for (std::sregex_iterator it(blank_.begin(), blank_.end(), decl), e; it != e; ++it) {
+        const std::size_t brace = static_cast<std::size_t>(it->position(0) + it->length(0)) - 1;
+        if (brace > open && brace < close) inside = brace;
+        else if (depth_[brace] == 0 && !top) top = brace;
+      }
+      const auto at = inside ? inside : top;
+      if (!at) return std::nullopt;
+      const std::size_t c = matching_close(code_, *at, true);
+      if (c == std::string::npos) return std::nullopt;
+      return struct_fields(code_.substr(*at + 1, c - *at - 1));
+    };
+  }
+
   /// The loops over literal tables in [open, close].
   std::vector<Loop> loops(std::size_t open, std::size_t close) const {
     std::vector<Loop> out;
@@ -509,7 +628,7 @@ class Reader {
         expr = trim(code_.substr(at, j - at));
         while (j < code_.size() && code_[j] != '{') ++j;
         body_open = j;
-        rows = table_rows(code_, expr, &constants_);
+        rows = table_rows(types_in(open, close), expr, &constants_);
       } else if (std::all_of(expr.begin(), expr.end(), ident_char) && !expr.empty()) {
         rows = table_named(expr, open, close, at);
       }
@@ -567,9 +686,9 @@ class Reader {
     }
     if (inside) {
       if (times != 1) return std::nullopt;
-      return table_rows(code_, code_.substr(inside->first, inside->second - inside->first), &constants_);
+      return table_rows(types_in(open, close), code_.substr(inside->first, inside->second - inside->first), &constants_);
     }
-    if (top && times == 0) return table_rows(code_, code_.substr(top->first, top->second - top->first), &constants_);
+    if (top && times == 0) return table_rows(types_in(open, close), code_.substr(top->first, top->second - top->first), &constants_);
     return std::nullopt;
   }
 
@@ -586,7 +705,7 @@ class Reader {
   /// Is the call whose name starts at `i` (its `(` at `open`, `)` at `close`) one whose answer
   /// the test does not look at: an argument of a logging or reporting call (`t.Logf("%d",
   /// Add(1, 3))`, a failure message), a statement of its own, `_ = Add(1, 3)`, `go`/`defer`?
-  bool unchecked(std::size_t i, std::size_t close, const std::string& enclosing) const {
+  bool unchecked(std::size_t i, std::size_t close, const std::string& enclosing, const FuncDef& f) const {
     // (The test's own reporting, `t.Errorf(...)`, not a check helper of that name, testify's
     // `assert.Error(t, f(x))`; printing, except in an Example, whose output go test compares.)
     static const std::set<std::string> reporting = {"Log", "Logf", "Error", "Errorf", "Fatal", "Fatalf", "Skip", "Skipf"};
@@ -602,11 +721,31 @@ class Reader {
     while (b > 0 && (code_[b - 1] == ' ' || code_[b - 1] == '\t')) --b;
     const std::size_t line_start = code_.rfind('\n', b == 0 ? 0 : b - 1);
     const std::string before = trim(code_.substr(line_start == std::string::npos ? 0 : line_start + 1, i - (line_start == std::string::npos ? 0 : line_start + 1)));
-    const bool starts = before.empty() || before == "_ =" || before == "go" || before == "defer" || (!before.empty() && (before.back() == '{' || before.back() == ';'));
-    if (!starts) return false;
     std::size_t a = close + 1;
     while (a < code_.size() && (code_[a] == ' ' || code_[a] == '\t')) ++a;
-    return a >= code_.size() || code_[a] == '\n' || code_[a] == ';' || code_[a] == '}';
+    const bool statement_ends = a >= code_.size() || code_[a] == '\n' || code_[a] == ';' || code_[a] == '}';
+    const bool starts = before.empty() || before == "_ =" || before == "go" || before == "defer" || (!before.empty() && (before.back() == '{' || before.back() == ';'));
+    if (starts) return statement_ends;
+    // `odd := Add(1, 3)` whose name only reporting reads afterwards (review 37: a moved pin kept as
+    // a logged local).
+    static const std::regex bound(R"(^([A-Za-z_]\w*)[ \t]*:?=$)");
+    std::smatch m;
+    if (!statement_ends || !std::regex_match(before, m, bound) || m[1].str() == "_") return false;
+    const std::string name = m[1].str();
+    const std::regex use("\\b" + name + "\\b");
+    for (std::sregex_iterator it(blank_.begin() + static_cast<std::ptrdiff_t>(close), blank_.begin() + static_cast<std::ptrdiff_t>(f.body_close), use), e;
+         it != e; ++it) {
+      const std::size_t at = close + static_cast<std::size_t>(it->position(0));
+      if (at > 0 && blank_[at - 1] == '.') continue;  // (a field of that name)
+      const std::size_t ls = blank_.rfind('\n', at);
+      std::string line = trim(blank_.substr(ls == std::string::npos ? 0 : ls + 1, at - (ls == std::string::npos ? 0 : ls + 1)));
+      static const std::regex reporting_line(R"(^(?:([A-Za-z_]\w*)\.(?:Log|Logf|Error|Errorf|Fatal|Fatalf|Skip|Skipf)|(?:fmt|log)\.(?:Print|Printf|Println))[ \t]*\(|^_[ \t]*=[ \t]*$)");
+      std::smatch r;
+      if (!std::regex_search(line, r, reporting_line)) return false;
+      if (r[1].matched && !testing_names_.count(r[1].str())) return false;
+      if (!r[1].matched && example_ && line.rfind("_", 0) != 0) return false;
+    }
+    return true;
   }
 
   /// How rows leave loop `l` before position `at`: `if tt.pending { continue }` (the field, and
@@ -644,10 +783,19 @@ class Reader {
   /// The calls in a function's body with `env` bound (a helper's parameters; `params` every
   /// parameter, bound or not), depth 0 the test.
   void walk(const FuncDef& f, const Env& env, const std::set<std::string>& params, int depth) {
-    auto times = bindings(f.body_open, f.body_close);
+    const auto own = bindings(f.body_open, f.body_close);
+    // (A parameter the helper assigns or changes is not the caller's constant: review 37, `if a <
+    // b { a, want = b, want+b-a }` before the call.)
+    const std::string blank_body = blank_.substr(f.body_open, f.body_close - f.body_open);
+    auto changed = [&](const std::string& name) {
+      const std::regex re("(?:\\b" + name + "[ \\t]*(?:\\+\\+|--|[-+*/%|&^]=|<<=|>>=))|&" + name + "\\b");
+      return own.count(name) > 0 || std::regex_search(blank_body, re);
+    };
+    auto times = own;
     for (const auto& p : params) times[p] += 2;
     Env scope = locals(f.body_open, f.body_close, times);
-    for (const auto& [k, v] : env) scope[k] = v;
+    for (const auto& [k, v] : env)
+      if (!changed(k)) scope[k] = v;
     const auto table_loops = loops(f.body_open, f.body_close);
     // The callee of each open parenthesis around the position (the innermost last).
     std::vector<std::pair<std::size_t, std::string>> parens;
@@ -709,12 +857,12 @@ class Reader {
       }
       const std::size_t close = matching_close(code_, open, true);
       if (close == std::string::npos || close > f.body_close) break;
-      if (target && unchecked(i, close, parens.empty() ? std::string() : parens.back().second)) {
+      if (target && unchecked(i, close, parens.empty() ? std::string() : parens.back().second, f)) {
         i = open - 1;  // (its arguments may hold calls too)
         continue;
       }
       auto args = split_top(code_.substr(open + 1, close - open - 1), {","});
-      if (args.size() == 1 && trim(args[0]).empty()) args.clear();
+      if (!args.empty() && trim(args.back()).empty()) args.pop_back();  // (`Add(\n\t1,\n\t3,\n)`, `Add()`)
       // The rows of the table loops around the call (at most two nested).
       std::vector<const Loop*> around;
       for (const auto& l : table_loops)
@@ -775,14 +923,18 @@ class Reader {
   std::optional<Json> resolve(const std::string& arg, const Env& env, const std::map<std::string, int>& times) const {
     const std::string a = trim(arg);
     if (auto v = literal_json(a)) return v;
-    if (auto it = env.find(a); it != env.end()) return it->second;
-    // A constant of the package (`one`, `calc.One`), unless a local or parameter shadows it.
-    std::string c = a;
-    if (!qualifier_.empty() && c.rfind(qualifier_ + ".", 0) == 0) c = c.substr(qualifier_.size() + 1);
-    else if (times.count(c)) return std::nullopt;
-    if (auto it = constants_.find(c); it != constants_.end())
-      if (auto j = parse_json(it->second, 4)) return *j;
-    return std::nullopt;
+    // A name: bound in `env`, or a constant of the package (`one`, `calc.One`) unless a local or
+    // parameter shadows it; an expression of them (`2 * goldMin`, `tt.a + 1`).
+    const ConstExpr::Names name = [&](const std::string& n) -> std::optional<Json> {
+      if (auto it = env.find(n); it != env.end()) return it->second;
+      std::string c = n;
+      if (!qualifier_.empty() && c.rfind(qualifier_ + ".", 0) == 0) c = c.substr(qualifier_.size() + 1);
+      else if (times.count(c)) return std::nullopt;
+      if (auto it = constants_.find(c); it != constants_.end())
+        if (auto j = parse_json(it->second, 4)) return *j;
+      return std::nullopt;
+    };
+    return ConstExpr(a, name).value();
   }
 
   std::string code_;
@@ -862,7 +1014,7 @@ std::map<std::string, std::string> package_constants(const std::string& text) {
     static const std::regex one(R"(^[ \t]*([A-Za-z_]\w*)(?:[ \t]+[A-Za-z_][\w.]*)?[ \t]*=[ \t]*(.+?)[ \t]*$)");
     std::smatch m;
     if (!std::regex_match(spec, m, one)) return;
-    if (auto v = literal_json(m[2].str())) out[m[1].str()] = dump_json_lossy(*v);
+    if (auto v = constant_value(m[2].str(), &out)) out[m[1].str()] = dump_json_lossy(*v);  // (`50 * 1000`, `2 * one`)
   };
   static const std::regex single(R"((?:^|\n)const[ \t]+([^(\n][^\n]*))");
   for (std::sregex_iterator it(code.begin(), code.end(), single), e; it != e; ++it) take((*it)[1].str());

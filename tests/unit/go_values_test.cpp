@@ -139,14 +139,32 @@ TEST(GoValues, RowsLeavingTheLoopAndReportingByName) {
   EXPECT_EQ(shown(r), (std::vector<std::string>{"Add[2,2]", "Div[1,0]"}));
   EXPECT_TRUE(r.incomplete);  // (`if tt.a > 1 { continue }`: which rows reach the call is not read)
   // A slice of values: its rows read one by one (a row that is an expression is not).
-  const std::string values = "package calc\n\nconst gold = 50\n\nfunc TestAdd(t *testing.T) {\n\tfor _, v := range []int{gold, 2 * gold, 7} {\n"
+  const std::string values = "package calc\n\nconst gold = 50\n\nfunc TestAdd(t *testing.T) {\n\tfor _, v := range []int{gold, 2 * gold, count(), 7} {\n"
                              "\t\tif Add(v, 1) != v+1 {\n\t\t\tt.Fail()\n\t\t}\n\t}\n}\n";
   auto v = test_calls(values, "TestAdd", kAdd, "", package_constants(values));
-  EXPECT_EQ(shown(v), (std::vector<std::string>{"Add[50,1]", "Add[7,1]"}));
+  EXPECT_EQ(shown(v), (std::vector<std::string>{"Add[50,1]", "Add[100,1]", "Add[7,1]"}));
   EXPECT_TRUE(v.incomplete);
   // In an Example, what it prints is what go test checks.
   const std::string example = "package calc\n\nimport \"fmt\"\n\nfunc ExampleAdd() {\n\tfmt.Println(Add(1, 3))\n\t// Output: 4\n}\n";
   EXPECT_EQ(shown(test_calls(example, "ExampleAdd", kAdd, "")), (std::vector<std::string>{"Add[1,3]"}));
+}
+
+TEST(GoValues, ReviewThirtySevenShapes) {
+  // A call written over lines with a trailing comma; constant expressions; a helper that changes
+  // its parameter before the call; a type declared in another test with the same name; a result
+  // bound to a local only a log reads.
+  const std::string t =
+      "package calc\n\nimport \"testing\"\n\nconst goldMin = 50 * 1000\n\nfunc checkAdd(t *testing.T, a, b, want int) {\n"
+      "\tif a < b {\n\t\ta, want = b, want+b-a\n\t}\n\tif Add(a, b) != want {\n\t\tt.Fail()\n\t}\n}\n\n"
+      "func TestZero(t *testing.T) {\n\ttype testCase struct{ a, b, want int }\n\t_ = []testCase{{0, 0, 0}}\n}\n\n"
+      "func TestAdd(t *testing.T) {\n\tif Add(\n\t\tgoldMin,\n\t\t2*goldMin+1,\n\t) != 3 {\n\t\tt.Fail()\n\t}\n\tcheckAdd(t, 1, 3, 4)\n"
+      "\ttype testCase struct{ b, a, want int }\n\tfor _, tc := range []testCase{{1, 3, 6}} {\n\t\tif Add(tc.a, tc.b) != tc.want {\n\t\t\tt.Fail()\n\t\t}\n\t}\n"
+      "\todd := Add(1, 5)\n\tt.Logf(\"Add(1, 5) = %d\", odd)\n\tgot := Add(2, 5)\n\tif got != 7 {\n\t\tt.Errorf(\"got %d\", got)\n\t}\n}\n";
+  auto r = test_calls(t, "TestAdd", kAdd, "", package_constants(t));
+  EXPECT_EQ(shown(r), (std::vector<std::string>{"Add[50000,100001]", "Add[3,1]", "Add[2,5]"}));
+  EXPECT_TRUE(r.incomplete);  // (the helper's `Add(a, b)`: `a` changed before the call)
+  EXPECT_EQ(package_constants("package c\n\nconst (\n\tk = 1 << 3\n\tm = (7 - 1) / 4\n\ts = \"a\" + \"b\"\n)\n"),
+            (std::map<std::string, std::string>{{"m", "1"}, {"s", "\"ab\""}}));  // (`<<` is not read)
 }
 
 TEST(GoValues, HelpersAreFollowedWithTheirArguments) {

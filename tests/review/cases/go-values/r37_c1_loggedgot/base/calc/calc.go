@@ -1,0 +1,5 @@
+package calc
+
+func Add(a, b int) int {
+	return a + b
+}

@@ -1,0 +1,3 @@
+module example.com/temp
+
+go 1.19
