@@ -4,6 +4,7 @@
 // that no process of the attack survives. scripts/attack-suite.sh runs this file as the current
 // user and, when that is root, again as a throwaway unprivileged user.
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -60,8 +61,14 @@ std::vector<pid_t> processes_with(const std::string& tag) {
   for (const auto& e : fs::directory_iterator("/proc", ec)) {
     const std::string name = e.path().filename().string();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(e.path() / "cmdline", std::ios::binary);
-    std::string cmd((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    // (With open/read: a process that exits while it is read makes read() fail with ESRCH, which
+    // libstdc++'s filebuf turns into an exception out of istreambuf_iterator; CI saw it once.)
+    std::string cmd;
+    if (const int fd = ::open((e.path() / "cmdline").c_str(), O_RDONLY | O_CLOEXEC); fd >= 0) {
+      char buf[4096];
+      for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) cmd.append(buf, static_cast<std::size_t>(n));
+      ::close(fd);
+    }
     const pid_t pid = static_cast<pid_t>(std::stol(name));
     if (pid != ::getpid() && cmd.find(tag) != std::string::npos) out.push_back(pid);
   }
