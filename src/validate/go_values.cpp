@@ -555,6 +555,13 @@ class Reader {
     return times;
   }
 
+  /// Is `name` changed in `body` (strings blanked) otherwise than by binding it: `x++`, `x += 1`,
+  /// `&x` passed on?
+  static bool changed_in(const std::string& name, const std::string& body) {
+    const std::regex re("(?:\\b" + name + "[ \\t]*(?:\\+\\+|--|[-+*/%|&^]=|<<=|>>=))|&" + name + "\\b");
+    return std::regex_search(body, re);
+  }
+
   /// Locals bound exactly once in [open, close] to a constant (`a := 2`, `a, b := 2, 3`, `var a = 2`).
   Env locals(std::size_t open, std::size_t close, const std::map<std::string, int>& times) const {
     Env out;
@@ -569,9 +576,8 @@ class Reader {
     // (`x++`, `x += 1`, `&x` passed on, bound twice: no longer one constant.)
     const std::string blank_body = blank_.substr(open, close - open);
     for (auto i = out.begin(); i != out.end();) {
-      const std::regex changed("(?:\\b" + i->first + "[ \\t]*(?:\\+\\+|--|[-+*/%|&^]=|<<=|>>=))|&" + i->first + "\\b");
       const auto t = times.find(i->first);
-      if (t == times.end() || t->second != 1 || std::regex_search(blank_body, changed)) i = out.erase(i);
+      if (t == times.end() || t->second != 1 || changed_in(i->first, blank_body)) i = out.erase(i);
       else ++i;
     }
     return out;
@@ -643,8 +649,6 @@ class Reader {
   /// The literal bound to `name` at `at` (`name := []struct{...}{...}`): its end, or npos.
   std::size_t literal_end(std::size_t at) const {
     for (int braces = 0; at < code_.size();) {
-      const std::size_t start = at;
-      (void)start;
       if (code_[at] == '\n' && braces == 0) return std::string::npos;
       if (code_[at] == '{' || code_[at] == '[') {
         const std::size_t c = matching_close(code_, at, true);
@@ -787,10 +791,7 @@ class Reader {
     // (A parameter the helper assigns or changes is not the caller's constant: review 37, `if a <
     // b { a, want = b, want+b-a }` before the call.)
     const std::string blank_body = blank_.substr(f.body_open, f.body_close - f.body_open);
-    auto changed = [&](const std::string& name) {
-      const std::regex re("(?:\\b" + name + "[ \\t]*(?:\\+\\+|--|[-+*/%|&^]=|<<=|>>=))|&" + name + "\\b");
-      return own.count(name) > 0 || std::regex_search(blank_body, re);
-    };
+    auto changed = [&](const std::string& name) { return own.count(name) > 0 || changed_in(name, blank_body); };
     auto times = own;
     for (const auto& p : params) times[p] += 2;
     Env scope = locals(f.body_open, f.body_close, times);
