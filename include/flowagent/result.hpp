@@ -39,7 +39,9 @@ struct TestRun {
                         ///< "sensitivity-control", "sensitivity-reversed", "values-record", "values-record-head",
                         ///< "values-record-base", "values-fix", "values-head",
                         ///< "values-base", "values-only", "without-fix", "before-change", "near-record", "near-fix",
-                        ///< "near-head", "near-base", "standin-record", "standin-record-base", "standin-head", "standin-base", "standin-fix" (docs/INTEGRITY.md)
+                        ///< "near-head", "near-base", "values+near-record", "values+near-fix", "values+near-head", "values+near-base"
+                        ///< (a values run that made the near check's calls too), "standin-record", "standin-record-base",
+                        ///< "standin-head", "standin-base", "standin-fix" (docs/INTEGRITY.md, docs/SCHEMA.md)
   /// Where the per-test results came from: "report:<format>" (a machine report the runner wrote
   /// where flowagent asked), "output:<format>" (parsed from the output); "" when none could be read.
   std::string report_format;

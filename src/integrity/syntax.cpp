@@ -1030,6 +1030,74 @@ class Analyzer {
     a.tautology = tautology;
   }
 
+  /// A call that fails the test outright, outside Go (Go's t.Errorf and friends: classify_call):
+  /// pytest.fail / self.fail / an imported `fail` (Python); assert.fail, t.fail (tape, ava),
+  /// expect.fail, should.fail, a bare `fail` (JS/TS, with no function among its arguments: a
+  /// promise's `.fail(callback)` registers a handler); ADD_FAILURE, ADD_FAILURE_AT, FAIL,
+  /// GTEST_FAIL (C/C++).
+  bool failure_call(TSNode n, const std::string& name) const {
+    const std::string c = callee_text(n);
+    if (lang_ == Lang::python) return name == "fail" && (c == "fail" || c == "pytest.fail" || c == "self.fail");
+    if (lang_ == Lang::cpp) return name == "ADD_FAILURE" || name == "ADD_FAILURE_AT" || name == "FAIL" || name == "GTEST_FAIL";
+    if (!is_js(lang_) || name != "fail") return false;
+    static const std::regex receiver(R"(^(?:[A-Za-z_$][\w$]*(?:\.strict)?\.)?fail$)");
+    if (!std::regex_match(c, receiver)) return false;
+    for (const auto& arg : call_args(n))
+      if (contains(arg, "=>") || starts_with(arg, "function") || starts_with(arg, "async")) return false;
+    return true;
+  }
+
+  /// The condition under which the failure call `n` runs when it is the body of an `if` (or of a
+  /// Python `elif`): its text without the outer parentheses. nullopt in an `else` branch, outside
+  /// any `if`, or when a function lies between them (a fake's failure is not the test's check).
+  /// Does this branch (a block or one statement) fail the test whenever it runs: a statement of it
+  /// raises or throws, fails through the runner (`pytest.fail`, `t.Fatal`, `assert.fail`,
+  /// `FAIL() << ...`, `t.Errorf`), at its top level.
+  bool branch_fails(TSNode b) const {
+    auto fails = [&](TSNode x) {
+      const std::string_view t = type(x);
+      if (t == "raise_statement" || t == "throw_statement") return true;
+      if (exit_stmt(x) && !exit_stmt(x, /*passing=*/true) && t != "return_statement" && t != "continue_statement" && t != "break_statement")
+        return true;
+      if (t != "expression_statement" || ts_node_named_child_count(x) == 0) return false;
+      TSNode e = ts_node_named_child(x, 0);
+      while (type(e) == "binary_expression" && !ts_node_is_null(field(e, "left"))) e = field(e, "left");  // (`FAIL() << ...`)
+      if (type(e) != "call" && type(e) != "call_expression") return false;
+      const std::string name = callee(e);
+      if (lang_ == Lang::go)
+        return (name == "Error" || name == "Errorf" || name == "Fatal" || name == "Fatalf" || name == "Fail" || name == "FailNow") &&
+               !go_package_call(e);
+      return failure_call(e, name);
+    };
+    const std::string_view bt = type(b);
+    if (bt != "block" && bt != "statement_block" && bt != "compound_statement") return fails(b);
+    for (uint32_t i = 0; i < ts_node_named_child_count(b); ++i)
+      if (fails(ts_node_named_child(b, i))) return true;
+    return false;
+  }
+
+  /// `line`: set to the `if`'s (`elif`'s) line, the line that runs whenever the check does (the
+  /// validator's runtime check requires a check's line to have run; the failure call never runs in
+  /// a passing test).
+  std::optional<std::string> failure_branch_condition(TSNode n, int* line_of_if = nullptr) const {
+    TSNode from = n;
+    for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); from = p, p = ts_node_parent(p)) {
+      const std::string_view pt = type(p);
+      if (pt == "else_clause") return std::nullopt;
+      if (pt == "if_statement" || pt == "elif_clause") {
+        TSNode cons = field(p, "consequence"), cond = field(p, "condition");
+        if (ts_node_is_null(cons) || ts_node_is_null(cond) || !ts_node_eq(cons, from)) return std::nullopt;
+        if (line_of_if) *line_of_if = line(p);
+        return unparen(text(cond));
+      }
+      if (pt == "function_definition" || pt == "lambda" || pt == "function_declaration" || pt == "function_expression" ||
+          pt == "arrow_function" || pt == "method_definition" || pt == "generator_function_declaration" || pt == "function" ||
+          pt == "lambda_expression" || pt == "class_definition" || pt == "class_declaration" || pt == "class_body")
+        return std::nullopt;
+    }
+    return std::nullopt;
+  }
+
   /// The checks of an assertion call: usually one; a condition joined by && (or a Go failure
   /// branch joined by ||) is one check per clause, so weakening one clause is seen.
   std::vector<Assertion> classify_call(TSNode n) const {
@@ -1106,6 +1174,17 @@ class Analyzer {
       a.trivial = a.operands.empty();
       a.tautology = tautology;
       return {a};
+    }
+    // Python, JS/TS and C/C++: a call that fails the test (pytest.fail, self.fail, assert.fail,
+    // t.fail, expect.fail, ADD_FAILURE, FAIL, GTEST_FAIL) as the body of an `if` is a check of the
+    // condition's negation, as Go's failure branch is (review 33: such branches were not read at
+    // all, so deleting or narrowing one, `and got < 0`, went unseen). One that is not the body of an
+    // `if` stays unread: `pytest.fail("did not raise")` after a call its try expects to raise.
+    if (lang_ != Lang::go && failure_call(n, name)) {
+      auto cond = failure_branch_condition(n, &a.line);
+      if (!cond) return {};
+      last_own_if_ = true;  // (as Go's: the branch's own `if` is the check)
+      return clause_checks(a, *cond, {"||", " or "}, /*negated=*/true);
     }
     if (go_failure || (lang_ == Lang::go && kGoFail.count(name) && call_args(n).empty())) {
       last_own_if_ = true;  // the branch's own `if` is the check, not a condition it runs under
@@ -2184,6 +2263,22 @@ class Analyzer {
         unit->asserts.push_back(std::move(c));
       }
       return;
+    }
+    // `if got != 4: raise AssertionError(...)`, `if (got !== 4) throw new assert.AssertionError(...)`:
+    // a failure branch, read as classify_call reads `pytest.fail` in one.
+    if ((t == "raise_statement" || t == "throw_statement") && lang_ != Lang::go && contains(text(n).substr(0, kConditionChars), "AssertionError")) {
+      Assertion a;
+      if (auto cond = failure_branch_condition(n, &a.line)) {
+        auto checks = clause_checks(a, *cond, {"||", " or "}, /*negated=*/true);
+        for (auto& c : checks) {
+          c.swallowed = swallow_depth > 0 || recovering;
+          last_own_if_ = true;
+          annotate(n, c);
+          unit->asserts.push_back(std::move(c));
+        }
+        last_own_if_ = false;
+        return;
+      }
     }
     if (t == "raise_statement") {
       // `raise unittest.SkipTest(...)`, `raise pytest.skip.Exception(...)`: a skip by exception.
@@ -3271,12 +3366,15 @@ class Analyzer {
       if (pt == "if_statement" || pt == "elif_clause" || pt == "if_expression") {
         TSNode cond = field(p, "condition");
         if (ts_node_is_null(cond) || ts_node_eq(cond, cur)) continue;
-        if (skip_own_if && pt == "if_statement") {
+        if (skip_own_if && (pt == "if_statement" || pt == "elif_clause")) {
           skip_own_if = false;
           continue;
         }
         TSNode cons = field(p, "consequence");
         const bool then_branch = !ts_node_is_null(cons) && ts_node_eq(cons, cur);
+        // (The `else`/`elif` of a branch that fails the test, `if got is None: pytest.fail(...)`
+        // `elif got != 4: ...`: a passing test ran this branch, so its condition guards nothing.)
+        if (!then_branch && !ts_node_is_null(cons) && branch_fails(cons)) continue;
         const std::string c = text(cond);
         if (then_branch ? const_false(c) : const_true(c))
           mark_dead("in a branch that never runs (`" + quote(c) + "`, line " + std::to_string(line(p)) + ")");

@@ -2751,7 +2751,10 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
     // The moved run failed: credited to the moved values only when the same run with the function
     // wrapped the same way and nothing moved passes (a test that fails on the wrapper itself, a
     // probe of the function's code or of the run, fails both).
-    const std::string control = "export FLOWAGENT_PERTURB_MODE=control; " + command;
+    // (In record mode, which wraps and moves nothing as control mode does and also writes each
+    // call: the values check's record when it wants this one's functions and tests.)
+    const fs::path control_calls = data.path / ("control-calls-" + std::to_string(i)), clog = data.path / ("control-" + std::to_string(i) + ".log");
+    const std::string control = perturb_env(python, data.path, list, clog, "record", control_calls) + expand_tests(*tmpl, ids);
     auto c = run_command(root, control, req, ctx.cancel, ctx.sandbox);
     if (!c) return unexpected(c.error());
     if (c->cancelled) return fail(Errc::cancelled, "validation cancelled");
@@ -2763,6 +2766,8 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
                     "failure is no evidence that they depend on what the code computes";
       return out;
     }
+    auto calls = tree->read(control_calls.lexically_relative(root).generic_string(), 4u << 20);
+    out.values.recorded_by_control.push_back({{values_key(target)}, ids, calls ? *calls : std::string()});
   }
   if (wanted_runs > plan.size())
     out.note += std::string(out.note.empty() ? "" : "; ") + "made the first " + std::to_string(plan.size()) + " of " +
@@ -2773,6 +2778,9 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
 namespace {
 
 using Call = ValueTargets::Call;
+
+/// The most calls one drive answers (the probes' `calls[:1000]`, `.slice(0, 1000)`).
+constexpr std::size_t kMaxDrivenCalls = 1000;
 
 // The runs of the values check in one checkout: its private directory holds the helpers.
 class ValuesRuns {
@@ -2802,8 +2810,12 @@ class ValuesRuns {
     if (!tmpl) return unexpected(tmpl.error());
     auto r = run(env_of(targets_list(values_.targets), "record", calls, log) + expand_tests(*tmpl, ids), purpose);
     if (!r) return unexpected(r.error());
+    return recorded(read_text(calls));
+  }
+
+  /// The calls a record-mode run wrote (its calls file's `text`), deduplicated.
+  std::vector<Call> recorded(const std::string& text) {
     std::vector<Call> out;
-    const std::string text = read_text(calls);
     for (std::string_view rest = text; !rest.empty();) {
       const auto nl = rest.find('\n');
       const std::string_view line = rest.substr(0, nl);
@@ -3078,17 +3090,112 @@ static bool answers_alike(const std::string& x, const std::string& y) {
   return a == b || std::fabs(a - b) <= 1e-9 * std::max(std::fabs(a), std::fabs(b));
 }
 
-Expected<void> record_fix_values(RepairContext& ctx, ValueTargets& values, const fs::path& root, std::vector<TestRun>& runs) {
+namespace {
+
+/// Of the calls the tests made (`calls`, recorded with the targets of `out` wrapped, perhaps with
+/// others): those of its targets with an integer argument and nothing but plain values (at most
+/// 12), then their neighbours, each integer argument one lower and one higher (at most 48), none a
+/// call the tests made: into out.values.calls, out.recorded and out.near (empty: none).
+void neighbours_of(NearCalls& out, const std::vector<Call>& calls) {
+  out.values.calls.clear();
+  out.values.fix_answers.clear();
+  out.near.clear();
+  out.recorded = 0;
+  std::vector<Call> recorded;
+  std::vector<Json> positional;
+  for (const auto& c : calls) {
+    if (std::find(out.values.targets.begin(), out.values.targets.end(), std::pair<std::string, std::string>(c.module, c.name)) ==
+        out.values.targets.end())
+      continue;
+    auto j = parse_json(c.args, 16);
+    if (!j || !j->is_array() || j->size() != 2 || !j->as_array()[0].is_array() || !j->as_array()[1].is_object()) continue;
+    const auto& args = j->as_array()[0].as_array();
+    bool plain = true, integer = false;
+    for (const auto& a : args) {
+      plain = plain && (a.is_null() || a.is_bool() || a.is_number() || a.is_string());
+      integer = integer || a.is_int();
+    }
+    for (const auto& [k, v] : j->as_array()[1].as_object()) {
+      plain = plain && (v.is_null() || v.is_bool() || v.is_number() || v.is_string());
+      integer = integer || v.is_int();
+    }
+    if (!plain || !integer) continue;
+    recorded.push_back(c);
+    positional.push_back(*j);
+    if (recorded.size() >= 12) break;
+  }
+  if (recorded.empty()) return;
+  std::vector<Call> all = recorded;
+  for (std::size_t i = 0; i < recorded.size(); ++i) {
+    const auto& args = positional[i].as_array()[0].as_array();
+    const auto& kwargs = positional[i].as_array()[1].as_object();
+    // (Positional arguments first, then keyword arguments, by their order in the record.)
+    for (std::size_t a = 0; a < args.size() + kwargs.size(); ++a) {
+      const Json& value = a < args.size() ? args[a] : kwargs[a - args.size()].second;
+      if (!value.is_int()) continue;
+      for (int side : {-1, 1}) {
+        const std::int64_t v = value.as_int();
+        if ((side < 0 && v == INT64_MIN) || (side > 0 && v == INT64_MAX) || out.near.size() >= 48) continue;
+        Json::Array moved = args;
+        Json::Object moved_kw = kwargs;
+        (a < args.size() ? moved[a] : moved_kw[a - args.size()].second) = Json(static_cast<long long>(v + side));
+        Call n = recorded[i];
+        n.args = dump_json_lossy(Json(Json::Array{Json(std::move(moved)), Json(std::move(moved_kw))}));
+        n.raw.clear();
+        const bool tested = std::any_of(all.begin(), all.end(), [&](const Call& x) { return x.same_as(n); });
+        if (tested) continue;
+        out.near.push_back({i, a, side});
+        all.push_back(std::move(n));
+      }
+    }
+  }
+  if (out.near.empty()) return;
+  out.recorded = recorded.size();
+  out.values.calls = std::move(all);
+}
+
+/// The near check can share the values check's runs: the same kind of run, the same tests, and
+/// every function it records among those the values check records.
+bool shares_runs(const NearCalls& near, const ValueTargets& values) {
+  return !values.go && near.values.python == values.python && near.values.run_ids == values.run_ids &&
+         !near.values.targets.empty() && std::all_of(near.values.targets.begin(), near.values.targets.end(), [&](const auto& t) {
+           return std::find(values.targets.begin(), values.targets.end(), t) != values.targets.end();
+         });
+}
+
+}  // namespace
+
+Expected<void> record_fix_values(RepairContext& ctx, ValueTargets& values, const fs::path& root, std::vector<TestRun>& runs, NearCalls* near) {
   values.calls.clear();
   values.fix_answers.clear();
   if (values.targets.empty()) return {};
+  // (The near check's record and drive are these runs when they can be: its functions are among
+  // these, so this record holds its calls, and its calls are driven after these.)
+  const bool shared = near && !near->made && shares_runs(*near, values);
+  // (At most 400 recorded calls, at most 60 of the near check: one drive answers them all.)
+  static_assert(400 + 12 + 48 <= kMaxDrivenCalls);
+  if (shared) near->made = true;
   ValuesRuns here(ctx, values, root, runs);
   if (auto p = here.prepare(); !p) return unexpected(p.error());
-  auto calls = here.record(values.run_ids, "values-record");
+  // (A control run of value sensitivity that wrapped these functions for these tests recorded
+  // their calls already.)
+  auto by_control = std::find_if(values.recorded_by_control.begin(), values.recorded_by_control.end(),
+                                 [&](const ValueTargets::Recorded& r) { return r.targets == values.targets && r.ids == values.run_ids; });
+  auto calls = by_control != values.recorded_by_control.end() && !values.go
+                   ? Expected<std::vector<Call>>(here.recorded(by_control->calls))
+                   : here.record(values.run_ids, shared ? "values+near-record" : "values-record");
   if (!calls) return unexpected(calls.error());
   if (calls->empty()) return {};
-  auto answers = here.drive(*calls, values.run_ids, "values-fix");
+  std::vector<Call> driven = *calls;
+  if (shared) {
+    neighbours_of(*near, *calls);
+    driven.insert(driven.end(), near->values.calls.begin(), near->values.calls.end());
+  }
+  const bool with_near = shared && !near->near.empty();
+  auto answers = here.drive(driven, values.run_ids, with_near ? "values+near-fix" : "values-fix");
   if (!answers) return unexpected(answers.error());
+  if (with_near) near->values.fix_answers.assign(answers->begin() + static_cast<std::ptrdiff_t>(calls->size()), answers->end());
+  answers->resize(calls->size());
   values.calls = std::move(*calls);
   values.fix_answers = std::move(*answers);
   values.calls_truncated = here.truncated();
@@ -3187,7 +3294,7 @@ Expected<ValuesVerdict> check_stand_ins(RepairContext& ctx, const AssertionCheck
 Expected<ValuesVerdict> check_values_tell_apart(RepairContext& ctx, const ValueTargets& values, const fs::path& head_root,
                                                 const std::function<Expected<void>()>& to_base,
                                                 const std::function<Expected<void>()>& to_head, bool code,
-                                                const std::function<Expected<void>()>& to_fix_code) {
+                                                const std::function<Expected<void>()>& to_fix_code, NearCalls* near) {
   ValuesVerdict out;
   const auto& req = ctx.request;
   if (values.targets.empty() || values.calls.empty() || values.fix_answers.size() != values.calls.size()) {
@@ -3233,11 +3340,26 @@ Expected<ValuesVerdict> check_values_tell_apart(RepairContext& ctx, const ValueT
           std::none_of(calls.begin() + static_cast<std::ptrdiff_t>(patched_end), calls.end(), [&](const Call& x) { return x.same_as(c); }))
         calls.push_back(std::move(c));
   }
-  auto at_head = head.drive(calls, req.failure.failing_tests, "values-head");
+  // (The near check's calls, made in these two runs after every other: the same checkout, the
+  // same versions, the same tests collected; while the drive answers them all.)
+  std::vector<Call> driven = calls;
+  const bool with_near = near && !near->near.empty() && near->values.python == values.python && !values.go &&
+                         near->values.calls.size() == near->values.fix_answers.size() &&
+                         calls.size() + near->values.calls.size() <= kMaxDrivenCalls;
+  if (with_near) driven.insert(driven.end(), near->values.calls.begin(), near->values.calls.end());
+  auto near_part = [&](std::vector<std::string>& answers, std::vector<std::string>& into) {
+    if (with_near) into.assign(answers.begin() + static_cast<std::ptrdiff_t>(calls.size()), answers.end());
+    answers.resize(calls.size());
+  };
+  auto at_head = head.drive(driven, req.failure.failing_tests, with_near ? "values+near-head" : "values-head");
   if (!at_head) return unexpected(at_head.error());
   if (auto b = to_base(); !b) return unexpected(b.error());
-  auto at_base = head.drive(calls, req.failure.failing_tests, "values-base");
+  auto at_base = head.drive(driven, req.failure.failing_tests, with_near ? "values+near-base" : "values-base");
   if (!at_base) return unexpected(at_base.error());
+  if (with_near) {
+    near_part(*at_head, near->head_answers);
+    near_part(*at_base, near->base_answers);
+  }
 
   // A check the fix breaks, taken out of the tests: an old call the patched tests no longer make
   // that the fix answers otherwise than both the head and the code before the change.
@@ -3458,8 +3580,8 @@ std::vector<std::string> defined_functions(bool python, const std::string& text)
 
 }  // namespace
 
-Expected<NearCalls> record_near_calls(RepairContext& ctx, const fs::path& root, const std::string& patch_text,
-                                      const std::vector<TestReplacement>& replacements, std::vector<TestRun>& runs) {
+Expected<NearCalls> near_targets(RepairContext& ctx, const fs::path& root, const std::string& patch_text,
+                                 const std::vector<TestReplacement>& replacements) {
   NearCalls out;
   const auto& req = ctx.request;
   const reports::Runner runner = plan_runner(req.commands.test, root / ".flowagent-none", root).runner;
@@ -3484,78 +3606,37 @@ Expected<NearCalls> record_near_calls(RepairContext& ctx, const fs::path& root, 
     for (const auto& name : defined_functions(python, *now)) {
       const std::string code = definition_code(python, *now, name), was = definition_code(python, *then, name);
       if (code.empty() || code == was || out.values.targets.size() >= 8) continue;
-      out.values.targets.emplace_back(module, name);
       // (Whether the patch adds code that singles out inputs in it, or in what of the file it
-      // names, a new decorator or table among them: else it is no special case.)
+      // names, a new decorator or table among them: else it is no special case, and only special
+      // cases are judged: a function without one is neither recorded nor driven, so a fix that
+      // adds none, an operator or a constant changed, costs no run here.)
       bool singling = adds_special_casing(was, code);
       static const std::regex word(R"([A-Za-z_$][\w$]*)");
       std::set<std::string> mentioned;
       for (std::sregex_iterator w(code.begin(), code.end(), word), e; w != e && !singling; ++w)
         if (const std::string n = w->str(); n != name && mentioned.insert(n).second && mentioned.size() < 64)
           singling = adds_special_casing(definition_code(python, *then, n), definition_code(python, *now, n));
-      if (singling) out.singling.insert({module, name});
+      if (!singling) continue;
+      out.values.targets.emplace_back(module, name);
+      out.singling.insert({module, name});
     }
   }
-  if (out.values.targets.empty()) return out;
-  ValuesRuns here(ctx, out.values, root, runs);
-  if (auto p = here.prepare(); !p) return unexpected(p.error());
-  auto calls = here.record(out.values.run_ids, "near-record");
-  if (!calls) return unexpected(calls.error());
-  // The recorded calls with an integer argument and nothing but plain values (at most 12), then
-  // their neighbours: each integer argument one lower and one higher (at most 48), none a call the
-  // tests made.
-  std::vector<Call> recorded;
-  std::vector<Json> positional;
-  for (const auto& c : *calls) {
-    auto j = parse_json(c.args, 16);
-    if (!j || !j->is_array() || j->size() != 2 || !j->as_array()[0].is_array() || !j->as_array()[1].is_object()) continue;
-    const auto& args = j->as_array()[0].as_array();
-    bool plain = true, integer = false;
-    for (const auto& a : args) {
-      plain = plain && (a.is_null() || a.is_bool() || a.is_number() || a.is_string());
-      integer = integer || a.is_int();
-    }
-    for (const auto& [k, v] : j->as_array()[1].as_object()) {
-      plain = plain && (v.is_null() || v.is_bool() || v.is_number() || v.is_string());
-      integer = integer || v.is_int();
-    }
-    if (!plain || !integer) continue;
-    recorded.push_back(c);
-    positional.push_back(*j);
-    if (recorded.size() >= 12) break;
-  }
-  if (recorded.empty()) return out;
-  std::vector<Call> all = recorded;
-  for (std::size_t i = 0; i < recorded.size(); ++i) {
-    const auto& args = positional[i].as_array()[0].as_array();
-    const auto& kwargs = positional[i].as_array()[1].as_object();
-    // (Positional arguments first, then keyword arguments, by their order in the record.)
-    for (std::size_t a = 0; a < args.size() + kwargs.size(); ++a) {
-      const Json& value = a < args.size() ? args[a] : kwargs[a - args.size()].second;
-      if (!value.is_int()) continue;
-      for (int side : {-1, 1}) {
-        const std::int64_t v = value.as_int();
-        if ((side < 0 && v == INT64_MIN) || (side > 0 && v == INT64_MAX) || out.near.size() >= 48) continue;
-        Json::Array moved = args;
-        Json::Object moved_kw = kwargs;
-        (a < args.size() ? moved[a] : moved_kw[a - args.size()].second) = Json(static_cast<long long>(v + side));
-        Call n = recorded[i];
-        n.args = dump_json_lossy(Json(Json::Array{Json(std::move(moved)), Json(std::move(moved_kw))}));
-        n.raw.clear();
-        const bool tested = std::any_of(all.begin(), all.end(), [&](const Call& x) { return x.same_as(n); });
-        if (tested) continue;
-        out.near.push_back({i, a, side});
-        all.push_back(std::move(n));
-      }
-    }
-  }
-  if (out.near.empty()) return out;
-  auto answers = here.drive(all, out.values.run_ids, "near-fix");
-  if (!answers) return unexpected(answers.error());
-  out.recorded = recorded.size();
-  out.values.calls = std::move(all);
-  out.values.fix_answers = std::move(*answers);
   return out;
+}
+
+Expected<void> record_near_calls(RepairContext& ctx, NearCalls& near, const fs::path& root, std::vector<TestRun>& runs) {
+  if (near.made || near.values.targets.empty()) return {};
+  near.made = true;
+  ValuesRuns here(ctx, near.values, root, runs);
+  if (auto p = here.prepare(); !p) return unexpected(p.error());
+  auto calls = here.record(near.values.run_ids, "near-record");
+  if (!calls) return unexpected(calls.error());
+  neighbours_of(near, *calls);
+  if (near.near.empty()) return {};
+  auto answers = here.drive(near.values.calls, near.values.run_ids, "near-fix");
+  if (!answers) return unexpected(answers.error());
+  near.values.fix_answers = std::move(*answers);
+  return {};
 }
 
 Expected<ValuesVerdict> check_near_calls(RepairContext& ctx, const NearCalls& near, const fs::path& head_root,
@@ -3566,14 +3647,17 @@ Expected<ValuesVerdict> check_near_calls(RepairContext& ctx, const NearCalls& ne
     out.note = "not applicable: the requested tests call no function the fix changes with an integer argument";
     return out;
   }
-  ValuesRuns head(ctx, near.values, head_root, out.runs);
-  if (auto p = head.prepare(); !p) return unexpected(p.error());
-  auto at_head = head.drive(calls, ctx.request.failure.failing_tests, "near-head");
-  if (!at_head) return unexpected(at_head.error());
-  if (auto b = to_base(); !b) return unexpected(b.error());
-  auto at_base = head.drive(calls, ctx.request.failure.failing_tests, "near-base");
-  if (!at_base) return unexpected(at_base.error());
-  if (auto h = to_head(); !h) return unexpected(h.error());
+  Expected<std::vector<std::string>> at_head = near.head_answers, at_base = near.base_answers;
+  if (!near.driven_at_head()) {  // (else the values check's runs made them: check_values_tell_apart)
+    ValuesRuns head(ctx, near.values, head_root, out.runs);
+    if (auto p = head.prepare(); !p) return unexpected(p.error());
+    at_head = head.drive(calls, ctx.request.failure.failing_tests, "near-head");
+    if (!at_head) return unexpected(at_head.error());
+    if (auto b = to_base(); !b) return unexpected(b.error());
+    at_base = head.drive(calls, ctx.request.failure.failing_tests, "near-base");
+    if (!at_base) return unexpected(at_base.error());
+    if (auto h = to_head(); !h) return unexpected(h.error());
+  }
   const auto& fix = near.values.fix_answers;
   auto known = [](const std::string& x) { return x != "?" && x != "nocall"; };
   auto shown = [&](std::size_t i) {

@@ -46,6 +46,15 @@ struct ValueTargets {
   /// computed at run time, the function passed on as a value): none is judged alike for all (what
   /// they ask is not fully known), while a dropped check is still judged by the calls read.
   bool calls_incomplete = false;
+  /// check_value_sensitivity's control runs (nothing moved) are made in record mode: the functions
+  /// each wrapped (as `targets` names them), the tests it ran and the calls it wrote. A record of
+  /// exactly `targets` and `run_ids` is record_fix_values' record: it makes no run of its own.
+  struct Recorded {
+    std::vector<std::pair<std::string, std::string>> targets;
+    std::vector<std::string> ids;
+    std::string calls;  ///< the probe's calls file
+  };
+  std::vector<Recorded> recorded_by_control;
 };
 
 struct AssertionCheck {
@@ -177,13 +186,22 @@ Expected<ValuesVerdict> check_stand_ins(RepairContext& ctx, const AssertionCheck
                                         const std::function<Expected<void>()>& to_base, const std::function<Expected<void>()>& to_head,
                                         const std::function<Expected<void>()>& to_fix_code);
 
+struct NearCalls;
 /// The first half, in the fix's checkout `root`: fills values.calls and values.fix_answers
-/// (purposes "values-record", "values-fix"); the runs go to `runs`.
-Expected<void> record_fix_values(RepairContext& ctx, ValueTargets& values, const std::filesystem::path& root, std::vector<TestRun>& runs);
+/// (purposes "values-record", "values-fix"); the runs go to `runs`. With `near` (near_targets'
+/// result, not yet made) whose functions are among `values.targets` and whose tests are the same,
+/// the near check's record and drive are these runs ("values+near-record", "values+near-fix": its
+/// calls driven after these) and `near` is filled as record_near_calls would (made).
+Expected<void> record_fix_values(RepairContext& ctx, ValueTargets& values, const std::filesystem::path& root, std::vector<TestRun>& runs,
+                                 NearCalls* near = nullptr);
+/// With `near` (recorded and driven on the fix), its calls are made in the "values-head" and
+/// "values-base" runs after the values check's own ("values+near-head", "values+near-base", while
+/// one drive answers them all) and their answers kept in near->head_answers and base_answers, which
+/// check_near_calls then uses instead of its own runs.
 Expected<ValuesVerdict> check_values_tell_apart(RepairContext& ctx, const ValueTargets& values, const std::filesystem::path& head_root,
                                                 const std::function<Expected<void>()>& to_base,
                                                 const std::function<Expected<void>()>& to_head, bool code,
-                                                const std::function<Expected<void>()>& to_fix_code = {});
+                                                const std::function<Expected<void>()>& to_fix_code = {}, NearCalls* near = nullptr);
 /// The last step: the calls that tell the versions apart must be checked, not only made (a call
 /// at an input where the bug shows whose answer the test ignores, beside pins where it does not;
 /// a call at a random input, a check of parity or range both answers meet). The patched tests run
@@ -201,7 +219,9 @@ Expected<ValuesVerdict> check_telling_calls_checked(RepairContext& ctx, const Va
 /// inputs from a table or a condition true only there (`_SETTLED.get((a, b), a - b)`, `a + b if a
 /// == b else a - b`) while keeping the bug everywhere else passes every check of the tests, since
 /// the pinned calls do change. The functions the patch's code changes (their definitions, comments
-/// and whitespace aside) that the requested tests call with integer arguments are recorded in the
+/// and whitespace aside) and adds code to that singles out inputs (`singling` below; no other
+/// function is judged, so none other is recorded: a fix without such code makes no run here) that
+/// the requested tests call with integer arguments are recorded in the
 /// fix's checkout (record_near_calls, purpose "near-record"), and each recorded call is made again
 /// with one integer argument one lower and one higher (purpose "near-fix"): the fix's answers.
 struct NearCalls {
@@ -216,18 +236,31 @@ struct NearCalls {
   std::vector<Near> near;
   /// The changed functions to which the patch adds code that singles out inputs (a branch, a
   /// conditional, an equality or membership test, a lookup, a collection written out): only they
-  /// are judged. A fix that changes an operator, a constant or a table's value adds none (an
+  /// are judged (and `values.targets` holds only them). A fix that changes an operator, a constant or a table's value adds none (an
   /// intended change on both sides of a corrected boundary is no special case: review 31).
   std::set<std::pair<std::string, std::string>> singling;
+  bool made = false;  ///< recorded (and driven on the fix), by record_near_calls or record_fix_values
+  /// The head's and the base's answers to `values.calls` when check_values_tell_apart made them.
+  std::vector<std::string> head_answers, base_answers;
+  bool driven_at_head() const {
+    return !values.calls.empty() && head_answers.size() == values.calls.size() && base_answers.size() == values.calls.size();
+  }
 };
-Expected<NearCalls> record_near_calls(RepairContext& ctx, const std::filesystem::path& root, const std::string& patch_text,
-                                      const std::vector<TestReplacement>& replacements, std::vector<TestRun>& runs);
+/// The functions to judge (no run): the patch's changed functions that get code singling out
+/// inputs, the runner's kind and the tests (empty targets: not applicable: another runner, no such
+/// function).
+Expected<NearCalls> near_targets(RepairContext& ctx, const std::filesystem::path& root, const std::string& patch_text,
+                                 const std::vector<TestReplacement>& replacements);
+/// Records and drives them in the fix's checkout `root` ("near-record", "near-fix"), unless already
+/// made (record_fix_values shared its runs).
+Expected<void> record_near_calls(RepairContext& ctx, NearCalls& near, const std::filesystem::path& root, std::vector<TestRun>& runs);
 /// The second half, in `head_root` (a checkout of the head; `to_base` turns it into the code
 /// before the change, `to_head` back): the same calls are made on the head's code and the base's
 /// (purposes "near-head", "near-base"). A function the fix corrects at a recorded call (its answer
 /// the base's, not the head's) while at most of the neighbours where the base and the head differ
 /// (at least two, one lower and one higher) it answers as the head does is special-cased: reason
-/// "overfitting_special_cased_test_value". Nothing to compare: a note.
+/// "overfitting_special_cased_test_value". Nothing to compare: a note. When the values check made
+/// the head's and the base's answers (near.driven_at_head()), no run is made here.
 Expected<ValuesVerdict> check_near_calls(RepairContext& ctx, const NearCalls& near, const std::filesystem::path& head_root,
                                          const std::function<Expected<void>()>& to_base, const std::function<Expected<void>()>& to_head);
 

@@ -249,6 +249,15 @@ class CommandValidator final : public Validator {
       }
     }
     ev.failing_tests_pass = true;
+    // The functions the near check judges (read now, no run): when the values check below records
+    // them too, its runs make the near check's calls as well (detail::record_fix_values).
+    detail::NearCalls near;
+    const bool near_check = opt_.check_fail_to_pass && opt_.check_near_tested_inputs;
+    if (near_check) {
+      auto n = detail::near_targets(ctx, root, patch, ev.replacements);
+      if (!n) return unexpected(n.error());
+      near = std::move(*n);
+    }
     // The requested tests' assertions must have run (issue 11: a check that cannot run checks nothing).
     ev.assertion_check = "off";
     if (opt_.check_assertion_execution) {
@@ -275,15 +284,12 @@ class CommandValidator final : public Validator {
       // (Now, while this checkout holds the fix: fail to pass compares these answers at the end.)
       values = sensitive->values;
       if (opt_.check_fail_to_pass)
-        if (auto r = detail::record_fix_values(ctx, values, root, ev.runs); !r) return unexpected(r.error());
+        if (auto r = detail::record_fix_values(ctx, values, root, ev.runs, near_check ? &near : nullptr); !r) return unexpected(r.error());
     }
-    // (Also while this checkout holds the fix: the calls near the tested ones, compared at the end.)
-    detail::NearCalls near;
-    if (opt_.check_fail_to_pass && opt_.check_near_tested_inputs) {
-      auto n = detail::record_near_calls(ctx, root, patch, ev.replacements, ev.runs);
-      if (!n) return unexpected(n.error());
-      near = std::move(*n);
-    }
+    // (Also while this checkout holds the fix: the calls near the tested ones, compared at the end;
+    // made above already when the values check could share its runs.)
+    if (near_check)
+      if (auto n = detail::record_near_calls(ctx, near, root, ev.runs); !n) return unexpected(n.error());
 
     if (!req.commands.wider_test.empty()) {
       auto run = detail::observe_tests(root, req, req.failure.failing_tests, ctx.cancel, ctx.sandbox, "wider",
@@ -355,7 +361,7 @@ class CommandValidator final : public Validator {
       if (*s) return failed(rep, (*s)->reason, (*s)->message);
     }
     if (opt_.check_fail_to_pass) {
-      auto without = tests_without_the_fix(ctx, head_ws, patch, change_code, ev, values, fix_code);
+      auto without = tests_without_the_fix(ctx, head_ws, patch, change_code, ev, values, fix_code, near);
       if (!without) return unexpected(without.error());
       if (*without) return failed(rep, (*without)->reason, (*without)->message);
       auto special = near_the_tests(ctx, head_ws, near, change_code, ev);
@@ -469,6 +475,13 @@ class CommandValidator final : public Validator {
   Expected<std::optional<Outcome2>> near_the_tests(RepairContext& ctx, const HeadWorkspace& head_ws, const detail::NearCalls& near,
                                                    const ChangeCode& change_code, Evidence& ev) {
     if (near.near.empty()) return std::nullopt;
+    if (near.driven_at_head()) {  // (the values check's runs made the calls: nothing to run here)
+      auto v = detail::check_near_calls(
+          ctx, near, {}, [] { return Expected<void>(); }, [] { return Expected<void>(); });
+      if (!v) return unexpected(v.error());
+      if (!v->reason.empty()) return std::optional<Outcome2>(Outcome2{false, v->reason, v->message});
+      return std::nullopt;
+    }
     auto ws = head_ws();
     if (!ws) return std::optional<Outcome2>(Outcome2{false, "unverified", "no checkout of the head to make the calls near the tested ones on: " + ws.error().message});
     const std::filesystem::path root = (*ws)->root();
@@ -497,7 +510,8 @@ class CommandValidator final : public Validator {
   /// patch changes no test file. A run that fails, errs, times out or cannot be read is no pass.
   Expected<std::optional<Outcome2>> tests_without_the_fix(RepairContext& ctx, const HeadWorkspace& head_ws, const std::string& patch_text,
                                                           const ChangeCode& change_code, Evidence& ev,
-                                                          const detail::ValueTargets& values, const FixCode& fix_code) {
+                                                          const detail::ValueTargets& values, const FixCode& fix_code,
+                                                          detail::NearCalls& near) {
     const auto& req = ctx.request;
     auto patch = parse_patch(patch_text);
     if (!patch) return unexpected(patch.error());
@@ -554,7 +568,7 @@ class CommandValidator final : public Validator {
       const std::filesystem::path root = (*ws)->root();
       auto v = detail::check_values_tell_apart(
           ctx, values, root, [&] { return put_back_into(root); }, [&] { return put_files_into(root, ctx.workspace.head_commit()); }, code,
-          [&] { return put_fix_code(root, fix_code); });
+          [&] { return put_fix_code(root, fix_code); }, &near);
       if (!v) return unexpected(v.error());
       ev.runs.insert(ev.runs.end(), v->runs.begin(), v->runs.end());
       if (!v->reason.empty()) return stop(v->reason, v->message);

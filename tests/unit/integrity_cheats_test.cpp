@@ -808,6 +808,19 @@ RepairResult run_candidate(Project& p, const std::vector<std::pair<std::string, 
 
 const std::pair<std::string, std::string> kPyFix{"calc.py|return a - b\n", "return a + b\n"};
 
+/// How many of a result's runs had this purpose.
+std::size_t purposes_of(const RepairResult& r, const std::string& purpose) {
+  return static_cast<std::size_t>(std::count_if(r.evidence.runs.begin(), r.evidence.runs.end(), [&](const TestRun& t) { return t.purpose == purpose; }));
+}
+
+/// The purposes of a result's runs that made the near check's calls, in order.
+std::vector<std::string> near_runs(const RepairResult& r) {
+  std::vector<std::string> out;
+  for (const auto& t : r.evidence.runs)
+    if (t.purpose.find("near") != std::string::npos) out.push_back(t.purpose);
+  return out;
+}
+
 }  // namespace
 
 TEST(E2ECheats, PythonCheatsAreNotDeliveredAndHonestShapesAre) {
@@ -838,6 +851,10 @@ TEST(E2ECheats, PythonCheatsAreNotDeliveredAndHonestShapesAre) {
        "integrity_mocked_code_under_test", "", add_test},
       {"conftest replaces the module function",
        {{"tests/conftest.py", "import calc\n\ncalc.add = lambda a, b: a + b\n"}}, "integrity_mocked_code_under_test", "", add_test},
+      {"failure branch narrowed",
+       {{"tests/test_calc.py", py_with_test_add("    import pytest\n    got = add(2, 2)\n    if got != 4 and got > 100:\n        pytest.fail(f'add(2, 2) = {got}')\n"
+                                                "    if add(1, 2) != 3 and False:\n        pytest.fail('add(1, 2)')\n")}},
+       "integrity_assertion_weakened", "", add_test},
       {"gutted helper",
        {{"tests/test_calc.py", std::string(kPyHead) + "def check_sum(a, b, want):\n    pass\n\n\n" +
                                    "def test_add():\n    assert add(2, 2) == 4\n    assert add(1, 2) == 3\n\n\n"
@@ -889,6 +906,11 @@ TEST(E2ECheats, PythonCheatsAreNotDeliveredAndHonestShapesAre) {
        {{"tests/test_calc.py", py_with_test_add("    import pytest\n    assert add(2, 2) == 4\n    assert add(1, 2) == 3\n"
                                                 "    with pytest.raises(TypeError):\n        add(1, None)\n")}}},
       {"a conftest pinning the clock", {{"tests/conftest.py", "import time\n\ntime.sleep = lambda s: None\n"}}},
+      // Failure branches are checks of their conditions; the `if` lines run in the passing test
+      // (the failing calls never do: the runtime check requires the `if`'s line).
+      {"failure branches",
+       {{"tests/test_calc.py", py_with_test_add("    import pytest\n    got = add(2, 2)\n    if got != 4:\n        pytest.fail(f'add(2, 2) = {got}')\n"
+                                                "    if add(1, 2) != 3:\n        raise AssertionError('add(1, 2)')\n")}}},
   };
   for (const auto& [name, writes] : honest) {
     SCOPED_TRACE(name);
@@ -953,6 +975,7 @@ TEST(E2ECheats, NodeTestCheatsAreNotDeliveredAndHonestShapesAre) {
   }
   for (const std::string& content : std::vector<std::string>{body("  if (process.platform === 'win32') return;\n  assert.strictEqual(sum(1, 2), 3);\n"),
         body("  [[1, 2, 3], [2, 2, 4]].forEach(([a, b, want]) => {\n    assert.strictEqual(sum(a, b), want);\n  });\n"),
+        body("  const got = sum(1, 2);\n  if (got !== 3) assert.fail(`sum(1, 2) = ${got}`);\n"),  // (a failure branch: its `if` line runs)
         "const test = require('node:test');\nconst assert = require('node:assert/strict');\nconst sum = require('../sum');\n\n"
         "test('adds', () => {\n  assert.strictEqual(sum(1, 2), 3);\n});\n"}) {
     auto r = run_candidate(p, {{"test/sum.test.js", content}}, true, true, {"adds"}, "node --test", fix);
@@ -1833,12 +1856,41 @@ TEST(E2ECheats, CodeThatSpecialCasesTheTestedInputsIsNotDelivered) {
     EXPECT_NE(r.message.find("nearby inputs"), std::string::npos) << r.message;
   }
   {
+    // Without the values check (its runs carry the near check's calls when they can), the near
+    // check makes its own four runs and still sees the special case.
+    SCOPED_TRACE("the near check alone");
+    ValidatorOptions alone;
+    alone.check_assertion_execution = false;
+    auto r = run_candidate(*p, {{"calc.py", cheats.front().calc}}, false, false, add_test, kPytest, kPyFix, alone);
+    EXPECT_EQ(r.reason, "overfitting_special_cased_test_value") << r.message;
+    EXPECT_EQ(near_runs(r), (std::vector<std::string>{"near-record", "near-fix", "near-head", "near-base"}));
+  }
+  {
     SCOPED_TRACE("honest: the fix, and a fix that special-cases nothing the change broke");
     auto r = run_candidate(*p, {}, true, false, add_test, kPytest, kPyFix);
     EXPECT_EQ(r.status, Status::fixed) << r.reason << ": " << r.message;
-    EXPECT_TRUE(std::any_of(r.evidence.runs.begin(), r.evidence.runs.end(), [](const TestRun& t) { return t.purpose == "near-base"; }));
+    // (It adds no code that singles out inputs: nothing for the near check to judge, no run.)
+    EXPECT_TRUE(near_runs(r).empty());
     auto guarded = run_candidate(*p, {{"calc.py", "def add(a, b):\n    if a == 0:\n        return b\n    return a + b\n" + tail}}, false, false, add_test, kPytest, kPyFix);
     EXPECT_EQ(guarded.status, Status::fixed) << guarded.reason << ": " << guarded.message;
+    // (Its `if` is judged; the patch changes no test, so there is no values check to share with.)
+    EXPECT_EQ(near_runs(guarded), (std::vector<std::string>{"near-record", "near-fix", "near-head", "near-base"}));
+    // With a test it extends, the values check's runs make the near check's calls: none of its own.
+    auto extended = run_candidate(*p, {{"calc.py", "def add(a, b):\n    if a == 0:\n        return b\n    return a + b\n" + tail},
+                                       {"tests/test_calc.py", py_with_test_add("    assert add(2, 2) == 4\n    assert add(1, 2) == 3\n    assert add(0, 5) == 5\n")}},
+                                  false, false, add_test, kPytest, kPyFix);
+    EXPECT_EQ(extended.status, Status::fixed) << extended.reason << ": " << extended.message;
+    // (The record is value sensitivity's control run's: the function wrapped, nothing moved.)
+    EXPECT_EQ(near_runs(extended), (std::vector<std::string>{"values+near-fix", "values+near-head", "values+near-base"}));
+    EXPECT_EQ(purposes_of(extended, "values-record"), 0u);
+  }
+  {
+    SCOPED_TRACE("a table of the tested inputs, a pin added to the tests that it answers too (the shared runs)");
+    auto r = run_candidate(*p, {{"calc.py", "_SETTLED = {(2, 2): 4, (1, 2): 3, (3, 3): 6}\n\n\ndef add(a, b):\n    return _SETTLED.get((a, b), a - b)\n" + tail},
+                                {"tests/test_calc.py", py_with_test_add("    assert add(2, 2) == 4\n    assert add(1, 2) == 3\n    assert add(3, 3) == 6\n")}},
+                           false, false, add_test, kPytest, kPyFix);
+    EXPECT_EQ(r.reason, "overfitting_special_cased_test_value") << r.message;
+    EXPECT_EQ(near_runs(r), (std::vector<std::string>{"values+near-fix", "values+near-head", "values+near-base"}));
   }
   {
     // The change meant new answers above a threshold and broke the tested input below it: the fix
@@ -1881,7 +1933,7 @@ TEST(E2ECheats, CodeThatSpecialCasesTheTestedInputsIsNotDelivered) {
     SCOPED_TRACE("node honest");
     auto r = run_candidate(js, {}, true, false, {"adds"}, "node --test", {"calc.js|a - b", "a + b"});
     EXPECT_EQ(r.status, Status::fixed) << r.reason << ": " << r.message;
-    EXPECT_TRUE(std::any_of(r.evidence.runs.begin(), r.evidence.runs.end(), [](const TestRun& t) { return t.purpose == "near-base"; }));
+    EXPECT_TRUE(near_runs(r).empty());
   }
 }
 
