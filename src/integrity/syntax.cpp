@@ -1037,19 +1037,54 @@ class Analyzer {
   /// GTEST_FAIL (C/C++).
   bool failure_call(TSNode n, const std::string& name) const {
     const std::string c = callee_text(n);
-    if (lang_ == Lang::python) return name == "fail" && (c == "fail" || c == "pytest.fail" || c == "self.fail");
-    if (lang_ == Lang::cpp) return name == "ADD_FAILURE" || name == "ADD_FAILURE_AT" || name == "FAIL" || name == "GTEST_FAIL";
-    if (!is_js(lang_) || name != "fail") return false;
-    static const std::regex receiver(R"(^(?:[A-Za-z_$][\w$]*(?:\.strict)?\.)?fail$)");
-    if (!std::regex_match(c, receiver)) return false;
-    for (const auto& arg : call_args(n))
-      if (contains(arg, "=>") || starts_with(arg, "function") || starts_with(arg, "async")) return false;
-    return true;
+    bool named = false;
+    if (lang_ == Lang::python) {
+      named = name == "fail" && (c == "fail" || c == "pytest.fail" || c == "self.fail");
+    } else if (lang_ == Lang::cpp) {
+      named = name == "ADD_FAILURE" || name == "ADD_FAILURE_AT" || name == "FAIL" || name == "GTEST_FAIL";
+    } else if (is_js(lang_) && name == "fail") {
+      // (The runner's and assertion libraries' receivers: `reporter.fail` of a local object is
+      // whatever that object does.)
+      static const std::regex receiver(R"(^(?:(?:assert|assert\.strict|t|st|tt|t2|expect|should|chai\.assert|chai\.expect)\.)?fail$)");
+      named = std::regex_match(c, receiver);
+      for (const auto& arg : call_args(n))
+        if (contains(arg, "=>") || starts_with(arg, "function") || starts_with(arg, "async")) named = false;
+    }
+    return named && !failure_rebound(c, name);
   }
 
-  /// The condition under which the failure call `n` runs when it is the body of an `if` (or of a
-  /// Python `elif`): its text without the outer parentheses. nullopt in an `else` branch, outside
-  /// any `if`, or when a function lies between them (a fake's failure is not the test's check).
+  /// Does the file rebind the failure call's function or its receiver, so that it is not the
+  /// runner's: `def fail(...)`, `fail = print`, `pytest = SimpleNamespace(fail=print)`, `t.fail =
+  /// ...`, `setattr(pytest, "fail", ...)`, `t.mock.method(assert, 'fail', ...)`, `#define
+  /// ADD_FAILURE() ...`, `#undef FAIL`? (A `require(...)` binding of the receiver is its import.)
+  bool failure_rebound(const std::string& c, const std::string& name) const {
+    if (auto it = rebound_.find(c); it != rebound_.end()) return it->second;
+    std::string pattern;
+    if (lang_ == Lang::cpp) {
+      pattern = "#\\s*(?:define|undef)\\s+" + name + "\\b";
+    } else {
+      const auto dot = c.rfind('.');
+      std::string recv = dot == std::string::npos ? std::string() : c.substr(0, dot), r;
+      for (char ch : recv) r += ch == '.' ? std::string("\\s*\\.\\s*") : std::string(1, ch);
+      const std::string lhs = "(?:^|[;\\n{])\\s*(?:(?:const|let|var)\\s+)?";
+      if (recv.empty())
+        pattern = "\\b(?:def|function)\\s+" + name + "\\b|" + lhs + name + "\\s*=[^=]|\\bimport\\s+[^\\n]*\\bas\\s+" + name + "\\b";
+      else
+        pattern = "\\b" + r + "\\s*\\.\\s*" + name + "\\s*=[^=]|" + lhs + r + "\\s*=(?!=)(?!\\s*require\\s*\\()|" +
+                  "\\b(?:setattr|method|spyOn|stub|replace)\\s*\\(\\s*" + r + "\\s*,\\s*['\"]" + name + "['\"]";
+    }
+    bool found = false;
+    if (regex_safe_name(name) && std::all_of(c.begin(), c.end(), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '.' || ch == '$'; })) {
+      try {
+        found = std::regex_search(s_.src, std::regex(pattern));
+      } catch (const std::regex_error&) {
+        found = true;  // (unreadable: not trusted as the runner's)
+      }
+    }
+    rebound_.emplace(c, found);
+    return found;
+  }
+
   /// Does this branch (a block or one statement) fail the test whenever it runs: a statement of it
   /// raises or throws, fails through the runner (`pytest.fail`, `t.Fatal`, `assert.fail`,
   /// `FAIL() << ...`, `t.Errorf`), at its top level.
@@ -1076,26 +1111,68 @@ class Analyzer {
     return false;
   }
 
-  /// `line`: set to the `if`'s (`elif`'s) line, the line that runs whenever the check does (the
-  /// validator's runtime check requires a check's line to have run; the failure call never runs in
-  /// a passing test).
-  std::optional<std::string> failure_branch_condition(TSNode n, int* line_of_if = nullptr) const {
+  /// Is `n` inside a try statement (or a C++ try block) of the test being read?
+  bool handled_within_unit(TSNode n) const {
+    for (TSNode p = ts_node_parent(n); !ts_node_is_null(p) && !ts_node_eq(p, unit_node_); p = ts_node_parent(p))
+      if (type(p) == "try_statement" || type(p) == "try_block") return true;
+    return false;
+  }
+
+  /// A failure branch's check: the condition its failure call runs under; whether the check is
+  /// that condition's negation (`if got != 4: fail()`) or the condition itself (the `else` of a
+  /// plain `if got == 4:`, `got == 4 or fail()`); the line that runs whenever the check does (the
+  /// `if`'s: the validator's runtime check requires a check's line to have run, and the failure
+  /// call never runs in a passing test).
+  struct FailureBranch {
+    std::string condition;
+    bool negated = true;
+    int line = 0;
+  };
+
+  /// The failure branch the failure call `n` is the body of, walking up through blocks, statements
+  /// of expressions, `with` bodies and a stream's left end (`FAIL() << ...`). nullopt outside any
+  /// `if`, in the `else` of an `elif` or `else if` chain, and when a loop, a switch or match, a
+  /// handler, a preprocessor branch or a function lies between them (the call need not run when
+  /// the condition holds; a fake's failure is not the test's check).
+  std::optional<FailureBranch> failure_branch(TSNode n) const {
     TSNode from = n;
     for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); from = p, p = ts_node_parent(p)) {
       const std::string_view pt = type(p);
-      if (pt == "else_clause") return std::nullopt;
       if (pt == "if_statement" || pt == "elif_clause") {
         TSNode cons = field(p, "consequence"), cond = field(p, "condition");
         if (ts_node_is_null(cons) || ts_node_is_null(cond) || !ts_node_eq(cons, from)) return std::nullopt;
-        if (line_of_if) *line_of_if = line(p);
-        return unparen(text(cond));
+        return FailureBranch{unparen(text(cond)), true, line(p)};
       }
-      if (pt == "function_definition" || pt == "lambda" || pt == "function_declaration" || pt == "function_expression" ||
-          pt == "arrow_function" || pt == "method_definition" || pt == "generator_function_declaration" || pt == "function" ||
-          pt == "lambda_expression" || pt == "class_definition" || pt == "class_declaration" || pt == "class_body")
-        return std::nullopt;
+      if (pt == "else_clause") {
+        TSNode owner = ts_node_parent(p);
+        if (ts_node_is_null(owner) || type(owner) != "if_statement") return std::nullopt;
+        if (TSNode up = ts_node_parent(owner); !ts_node_is_null(up) && type(up) == "else_clause") return std::nullopt;
+        for (uint32_t i = 0; i < ts_node_named_child_count(owner); ++i)
+          if (type(ts_node_named_child(owner, i)) == "elif_clause") return std::nullopt;
+        TSNode cond = field(owner, "condition");
+        if (ts_node_is_null(cond)) return std::nullopt;
+        return FailureBranch{unparen(text(cond)), false, line(owner)};
+      }
+      const std::string op = pt == "boolean_operator" || pt == "binary_expression" ? compact_condition(text(field(p, "operator"))) : std::string();
+      if (op == "or" || op == "||") {
+        TSNode left = field(p, "left"), right = field(p, "right");
+        if (ts_node_is_null(left) || ts_node_is_null(right) || !ts_node_eq(right, from)) return std::nullopt;
+        return FailureBranch{unparen(text(left)), false, line(p)};
+      }
+      if (op == "<<" && ts_node_eq(field(p, "left"), from)) continue;
+      if (pt == "block" || pt == "statement_block" || pt == "compound_statement" || pt == "expression_statement" ||
+          pt == "parenthesized_expression" || pt == "await_expression" || pt == "with_statement" || pt == "return_statement")
+        continue;
+      return std::nullopt;
     }
     return std::nullopt;
+  }
+
+  /// The checks of a failure branch (a negated condition `not x`/`!(x)` is the check `x`).
+  std::vector<Assertion> failure_branch_checks(const Assertion& proto, const FailureBranch& b) const {
+    if (!b.negated) return clause_checks(proto, b.condition, {"&&", " and "}, /*negated=*/false);
+    if (const std::string inner = negated(b.condition); !inner.empty()) return clause_checks(proto, inner, {"&&", " and "}, /*negated=*/false);
+    return clause_checks(proto, b.condition, {"||", " or "}, /*negated=*/true);
   }
 
   /// The checks of an assertion call: usually one; a condition joined by && (or a Go failure
@@ -1103,6 +1180,7 @@ class Analyzer {
   std::vector<Assertion> classify_call(TSNode n) const {
     std::string name = callee(n);
     last_own_if_ = false;
+    last_own_else_ = false;
     last_inverts_ = false;
     if (name.empty()) return {};
     const std::string t = text(n);
@@ -1181,10 +1259,12 @@ class Analyzer {
     // all, so deleting or narrowing one, `and got < 0`, went unseen). One that is not the body of an
     // `if` stays unread: `pytest.fail("did not raise")` after a call its try expects to raise.
     if (lang_ != Lang::go && failure_call(n, name)) {
-      auto cond = failure_branch_condition(n, &a.line);
-      if (!cond) return {};
-      last_own_if_ = true;  // (as Go's: the branch's own `if` is the check)
-      return clause_checks(a, *cond, {"||", " or "}, /*negated=*/true);
+      auto branch = failure_branch(n);
+      if (!branch) return {};
+      a.line = branch->line;
+      last_own_if_ = branch->negated;  // (as Go's: the branch's own `if` is the check)
+      last_own_else_ = !branch->negated;
+      return failure_branch_checks(a, *branch);
     }
     if (go_failure || (lang_ == Lang::go && kGoFail.count(name) && call_args(n).empty())) {
       last_own_if_ = true;  // the branch's own `if` is the check, not a condition it runs under
@@ -1634,10 +1714,13 @@ class Analyzer {
           std::isdigit(static_cast<unsigned char>(name[0])))
         return false;
       const std::regex any_binding("\\b" + name + "\\s*:?=[^=]|\\bvar\\s+" + name + "\\b");
-      const std::regex false_binding("\\b" + name + "\\s*:?=\\s*false\\b|\\bvar\\s+" + name + "\\s+bool\\s*(?:\\n|;|$)|\\bvar\\s+" + name + "\\s*(?:bool\\s*)?=\\s*false\\b");
-      const auto count = [&](const std::regex& r) { return std::distance(std::sregex_iterator(unit_text.begin(), unit_text.end(), r), std::sregex_iterator()); };
-      const auto falses = count(false_binding);
-      return falses > 0 && falses == count(any_binding);
+      const std::regex false_binding("\\b" + name + "\\s*:?=\\s*(?:false|False)\\b|\\bvar\\s+" + name + "\\s+bool\\s*(?:\\n|;|$)|\\bvar\\s+" + name +
+                                     "\\s*(?:bool\\s*)?=\\s*false\\b");
+      const auto count = [&](const std::string& in, const std::regex& r) { return std::distance(std::sregex_iterator(in.begin(), in.end(), r), std::sregex_iterator()); };
+      // (Bound in the function, else in the file: a module's `STRICT = False`.)
+      const std::string& where = count(unit_text, any_binding) > 0 ? unit_text : s_.src;
+      const auto falses = count(where, false_binding);
+      return falses > 0 && falses == count(where, any_binding);
     };
     for (std::size_t i = 0; i < ands.size() && !a.tautology; ++i) {
       if (const_false(ands[i]) || bound_false(ands[i])) a.tautology = true;
@@ -1685,12 +1768,27 @@ class Analyzer {
         // The checked value against a literal, where another conjunct compares it too.
         for (const auto& [value, lit] : {std::pair{sd->first, sd->second}, std::pair{sd->second, sd->first}}) {
           if (!literal_expr(lit) || literal_expr(value)) continue;
+          // (Also an expression of it, `abs(got) != 6`, `str(got) != "6"`, `got + 0 != 6`, `-got`.)
+          const auto value_names = names_in(value);
           const bool checked_elsewhere = std::any_of(ands.begin(), ands.end(), [&](const std::string& other) {
             if (&other == &ands[i]) return false;
             const auto od = sides(unparen(other));
-            return od && (od->first == value || od->second == value);
+            if (!od) return false;
+            for (const auto& side : {od->first, od->second})
+              if (side == value || (!literal_expr(side) && regex_safe_name(side) && value_names.count(side))) return true;
+            return false;
           });
           if (checked_elsewhere && strength(Kind::range) < strength(weakest)) weakest = Kind::range;
+          // A call with literal arguments only, compared with a literal beside the check (`&&
+          // add(1, 1) != 1`, `and os.environ.get("STRICT") == "1"`): what that call answers, not the
+          // checked value, decides whether the branch can fail.
+          static const std::regex literal_call(R"(^[A-Za-z_$][\w$.]*\((.+)\)$)");
+          if (std::smatch m; literal_expr(lit) && std::regex_match(value, m, literal_call)) {
+            const auto args = split_top(m[1].str(), {","});
+            if (!args.empty() && std::all_of(args.begin(), args.end(), [&](const std::string& x) { return is_literal(trim(x)) || literal_expr(trim(x)); }) &&
+                strength(Kind::range) < strength(weakest))
+              weakest = Kind::range;
+          }
         }
       }
       // (Not the check's own comparison, `got != want` of `checkFloat(t, got, want)`, nor a nil
@@ -2267,16 +2365,18 @@ class Analyzer {
     // `if got != 4: raise AssertionError(...)`, `if (got !== 4) throw new assert.AssertionError(...)`:
     // a failure branch, read as classify_call reads `pytest.fail` in one.
     if ((t == "raise_statement" || t == "throw_statement") && lang_ != Lang::go && contains(text(n).substr(0, kConditionChars), "AssertionError")) {
-      Assertion a;
-      if (auto cond = failure_branch_condition(n, &a.line)) {
-        auto checks = clause_checks(a, *cond, {"||", " or "}, /*negated=*/true);
+      if (auto branch = failure_branch(n)) {
+        Assertion a;
+        a.line = branch->line;
+        auto checks = failure_branch_checks(a, *branch);
         for (auto& c : checks) {
           c.swallowed = swallow_depth > 0 || recovering;
-          last_own_if_ = true;
+          last_own_if_ = branch->negated;
+          last_own_else_ = !branch->negated;
           annotate(n, c);
           unit->asserts.push_back(std::move(c));
         }
-        last_own_if_ = false;
+        last_own_if_ = last_own_else_ = false;
         return;
       }
     }
@@ -3344,7 +3444,7 @@ class Analyzer {
     if (ts_node_is_null(unit_node_)) return;
     swallowed_by(a, unit_swallow_);
     if (type(n) != "assert_statement") swallowed_by(a, receiver_reassigned(s_, lang_, n, unit_node_));
-    bool skip_own_if = last_own_if_;
+    bool skip_own_if = last_own_if_, skip_own_else = last_own_else_;
     auto mark_dead = [&](const std::string& why) {
       if (a.dead.empty()) a.dead = why;
     };
@@ -3372,9 +3472,14 @@ class Analyzer {
         }
         TSNode cons = field(p, "consequence");
         const bool then_branch = !ts_node_is_null(cons) && ts_node_eq(cons, cur);
+        if (skip_own_else && !then_branch && pt == "if_statement") {  // (`else: fail()`: its `if`'s condition is the check)
+          skip_own_else = false;
+          continue;
+        }
         // (The `else`/`elif` of a branch that fails the test, `if got is None: pytest.fail(...)`
-        // `elif got != 4: ...`: a passing test ran this branch, so its condition guards nothing.)
-        if (!then_branch && !ts_node_is_null(cons) && branch_fails(cons)) continue;
+        // `elif got != 4: ...`: a passing test ran this branch, so its condition guards nothing;
+        // not when a handler around them may catch what the branch raises.)
+        if (!then_branch && !ts_node_is_null(cons) && branch_fails(cons) && !handled_within_unit(p)) continue;
         const std::string c = text(cond);
         if (then_branch ? const_false(c) : const_true(c))
           mark_dead("in a branch that never runs (`" + quote(c) + "`, line " + std::to_string(line(p)) + ")");
@@ -3616,6 +3721,8 @@ class Analyzer {
   FileModel* model_ = nullptr;
   TSNode unit_node_{};            ///< the test (or helper) being visited
   int inverted_depth_ = 0;        ///< inside code an expectation of an assertion failure wraps
+  mutable bool last_own_else_ = false;  ///< classify_call: a failure branch in an `else` (its `if`'s condition is the check)
+  mutable std::map<std::string, bool> rebound_;  ///< failure_rebound, by callee
   mutable bool last_own_if_ = false;   ///< classify_call: a Go failure branch (its `if` is the check)
   mutable bool last_inverts_ = false;  ///< classify_call: an expectation that catches assertion failures
   FileNames names_;                 ///< what the file's names refer to (defined here, imported from where)

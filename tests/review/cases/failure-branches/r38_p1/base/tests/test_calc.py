@@ -1,0 +1,8 @@
+import pytest
+from calc import add
+
+
+def test_add():
+    got = add(2, 3)
+    if got != 5:
+        pytest.fail(f"add(2, 3) = {got}")

@@ -1,0 +1,9 @@
+import pytest
+from calc import add
+
+
+def test_add():
+    got = add(2, 3)
+    if got != 5:
+        while got < 0:
+            pytest.fail(f"add(2, 3) = {got}")
