@@ -1814,7 +1814,7 @@ class Analyzer {
     // A comparison function: `!slices.Equal(got, want)` in a failure branch, `np.array_equal(a, b)`
     // asserted: equality when the check holds on equal values, an inequality otherwise.
     for (const auto& f : called_functions(t))
-      if (named_kind(last_segment(f)) == Kind::eq && names_.library_name(f)) {
+      if ((named_kind(last_segment(f)) == Kind::eq && names_.library_name(f)) || (is_js(lang_) && f == "Object.is")) {
         const std::string e = strip_spaces(std::string(t));
         const bool has_not = starts_with(e, "!") || starts_with(trim(t), "not ");
         return negated == has_not ? Kind::eq : Kind::range;

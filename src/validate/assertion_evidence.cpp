@@ -1279,8 +1279,9 @@ _log = os.environ.get('FLOWAGENT_PERTURB_LOG', '')
 # them (a call it does not take is not written).
 # 'drive': nothing is wrapped; once the tests are collected (the project importable as they import
 # it), each call listed in FLOWAGENT_PERTURB_CALLS is made and its result written to the log as
-# canonical JSON ('raise:<type>' for an exception, 'pickle:<base64>' for a result that is not plain
-# data but pickles, '?' when it cannot be made or read); no test runs.
+# canonical JSON, one JSON string a line as it comes ('raise:<type>' for an exception,
+# 'pickle:<base64>' for a result that is not plain data but pickles, '?' when it cannot be made or
+# read); no test runs.
 # 'except': FLOWAGENT_PERTURB_CALLS lists [call as 'record' wrote it, answer or null]: a listed call
 # answers the listed answer (JSON) or, with null, its own; every other result is moved (a call it
 # cannot name, its arguments not plain data, too).
@@ -1474,16 +1475,17 @@ def _drive_one(m, n, args, kw, state=None):
 def pytest_collection_modifyitems(session, config, items):
     if _mode != 'drive':
         return
-    out = []
     try:
         with open(_calls_path) as f:
             calls = [json.loads(x) for x in f if x.strip()]
     except (OSError, ValueError):
         calls = []
-    for c in calls[:1000]:
-        out.append(_drive_one(*c[:4], state=c[4] if len(c) > 4 else None) if isinstance(c, list) and len(c) >= 4 else '?')
+    # (One answer a line, written as it comes: a call that never returns leaves the earlier ones.)
     with open(_log, 'w') as f:
-        json.dump(out, f)
+        for c in calls[:1000]:
+            a = _drive_one(*c[:4], state=c[4] if len(c) > 4 else None) if isinstance(c, list) and len(c) >= 4 else '?'
+            f.write(json.dumps(a) + '\n')
+            f.flush()
     items[:] = []
 
 
@@ -2241,9 +2243,9 @@ async function drive(file, name, args, state) {
 }
 (async () => {
   const calls = fs.readFileSync(process.argv[2], 'utf8').split('\n').filter((l) => l.trim()).slice(0, 1000).map((l) => JSON.parse(l));
-  const out = [];
-  for (const [file, name, args, , state] of calls) out.push(await drive(file, name, args, state));
-  fs.writeFileSync(process.argv[3], JSON.stringify(out));
+  // (One answer a line, written as it comes: a call that never returns leaves the earlier ones.)
+  fs.writeFileSync(process.argv[3], '');
+  for (const [file, name, args, , state] of calls) fs.appendFileSync(process.argv[3], JSON.stringify(await drive(file, name, args, state)) + '\n');
   process.exit(0);
 })();
 )JS";
@@ -3009,11 +3011,17 @@ class ValuesRuns {
     }
     auto r = run(command, purpose);
     if (!r) return unexpected(r.error());
+    // (One JSON string a line, in the calls' order; the lines a drive cut short did not write: "?".)
     std::vector<std::string> answers(calls.size(), "?");
-    auto j = parse_json(read_text(log), 8);
-    if (j && j->is_array())
-      for (std::size_t i = 0; i < calls.size() && i < j->size(); ++i)
-        if (j->as_array()[i].is_string()) answers[i] = j->as_array()[i].as_string();
+    const std::string text = read_text(log);
+    std::size_t i = 0;
+    for (std::string_view rest = text; !rest.empty() && i < calls.size(); ++i) {
+      const auto nl = rest.find('\n');
+      if (nl == std::string_view::npos) break;  // (a line written only in part)
+      auto j = parse_json(rest.substr(0, nl), 4);
+      if (j && j->is_string()) answers[i] = j->as_string();
+      rest = rest.substr(nl + 1);
+    }
     return answers;
   }
 
