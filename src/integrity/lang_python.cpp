@@ -169,7 +169,7 @@ void python_rules(const RuleContext& c, Findings& out) {
         flag_added(c, out, "runner_hook", "test code that patches the runner",
                    {"atexit.register", "sys.settrace", "sys.excepthook", "builtins.AssertionError",
                     "AssertionError = ", "__builtins__", "TestCase.assert", "_callTestMethod", "_callSetUp",
-                    "_callTearDown", "failureException", "_outcome", "runtest", "def run(self, result"}))
+                    "_callTearDown", "failureException =", "failureException=", "_outcome", "runtest", "def run(self, result"}))
       return;
     // Import hooks: any module the tests import can be replaced by what a finder returns. Honest
     // where the file already used one or the code under test is an import hook itself.

@@ -1039,7 +1039,11 @@ class Analyzer {
     const std::string c = callee_text(n);
     bool named = false;
     if (lang_ == Lang::python) {
-      named = name == "fail" && (c == "fail" || c == "pytest.fail" || c == "self.fail");
+      // (`import pytest as pt` ... `pt.fail(...)`.)
+      static const std::regex alias(R"(\bimport\s+pytest\s+as\s+([A-Za-z_]\w*))");
+      std::smatch m;
+      const bool aliased = c.size() > 5 && ends_with(c, ".fail") && std::regex_search(s_.src, m, alias) && c == m[1].str() + ".fail";
+      named = name == "fail" && (c == "fail" || c == "pytest.fail" || c == "self.fail" || aliased);
     } else if (lang_ == Lang::cpp) {
       named = name == "ADD_FAILURE" || name == "ADD_FAILURE_AT" || name == "FAIL" || name == "GTEST_FAIL";
     } else if (is_js(lang_) && name == "fail") {
@@ -1047,8 +1051,9 @@ class Analyzer {
       // whatever that object does.)
       static const std::regex receiver(R"(^(?:(?:assert|assert\.strict|t|st|tt|t2|expect|should|chai\.assert|chai\.expect)\.)?fail$)");
       named = std::regex_match(c, receiver);
+      static const std::regex function_arg(R"(^(?:async\s+)?(?:function\b|\(?[\w$\s,]*\)?\s*=>))");
       for (const auto& arg : call_args(n))
-        if (contains(arg, "=>") || starts_with(arg, "function") || starts_with(arg, "async")) named = false;
+        if (std::regex_search(trim(arg), function_arg)) named = false;
     }
     return named && !failure_rebound(c, name);
   }
@@ -1066,12 +1071,20 @@ class Analyzer {
       const auto dot = c.rfind('.');
       std::string recv = dot == std::string::npos ? std::string() : c.substr(0, dot), r;
       for (char ch : recv) r += ch == '.' ? std::string("\\s*\\.\\s*") : std::string(1, ch);
-      const std::string lhs = "(?:^|[;\\n{])\\s*(?:(?:const|let|var)\\s+)?";
+      // (Any assignment to the name or the receiver, a parameter's default, a walrus, a loop
+      // variable or an unpacking among them; any `.fail = ...`; the name as a string handed to
+      // something or used as a key, `setattr(x, 'fail', ...)`, `assert['fail'] = ...`,
+      // `mock.method(x, 'fail')`, `globals()["fail"]`, `monkeypatch.setattr("pytest.fail", ...)`;
+      // another module imported under the receiver's name. A `require(...)`, `chai.assert` or
+      // `await import(...)` binding of the receiver is its import.)
+      const std::string assigned = "\\s*(?::=|=(?![=>])(?!\\s*(?:require\\s*\\(|chai\\s*\\.|await\\s+import\\b)))";
+      const std::string keyed = "[\\[,(]\\s*['\"](?:[\\w.]+\\.)?" + name + "['\"]";
       if (recv.empty())
-        pattern = "\\b(?:def|function)\\s+" + name + "\\b|" + lhs + name + "\\s*=[^=]|\\bimport\\s+[^\\n]*\\bas\\s+" + name + "\\b";
+        pattern = "\\b(?:def|function)\\s+" + name + "\\b|\\b" + name + assigned + "|\\bfor\\s+" + name + "\\b|\\b" + name +
+                  "\\s*,[^\\n]*=|\\bimport\\s+[^\\n]*\\bas\\s+" + name + "\\b|\\bfrom\\s+(?!pytest\\b)[\\w.]+\\s+import\\s+[^\\n]*\\b" + name + "\\b|" + keyed;
       else
-        pattern = "\\b" + r + "\\s*\\.\\s*" + name + "\\s*=[^=]|" + lhs + r + "\\s*=(?!=)(?!\\s*require\\s*\\()|" +
-                  "\\b(?:setattr|method|spyOn|stub|replace)\\s*\\(\\s*" + r + "\\s*,\\s*['\"]" + name + "['\"]";
+        pattern = "\\.\\s*" + name + "\\s*=(?![=>])|(?:^|[^.\\w$])" + r + assigned + "|\\bfor\\s+" + r + "\\b|" + keyed +
+                  "|\\bimport\\s+(?!pytest\\b|" + r + "\\b)[\\w.]+\\s+as\\s+" + r + "\\b|\\bfrom\\s+[\\w.]+\\s+import\\s+[^\\n]*\\bas\\s+" + r + "\\b";
     }
     bool found = false;
     if (regex_safe_name(name) && std::all_of(c.begin(), c.end(), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '.' || ch == '$'; })) {
@@ -1091,7 +1104,10 @@ class Analyzer {
   bool branch_fails(TSNode b) const {
     auto fails = [&](TSNode x) {
       const std::string_view t = type(x);
-      if (t == "raise_statement" || t == "throw_statement") return true;
+      if (t == "raise_statement" || t == "throw_statement") {
+        const std::string r = text(x).substr(0, kConditionChars);  // (a skip or an xfail by exception passes no check)
+        return !contains(r, "skip") && !contains(r, "Skip") && !contains(r, "xfail");
+      }
       if (exit_stmt(x) && !exit_stmt(x, /*passing=*/true) && t != "return_statement" && t != "continue_statement" && t != "break_statement")
         return true;
       if (t != "expression_statement" || ts_node_named_child_count(x) == 0) return false;
@@ -1141,7 +1157,7 @@ class Analyzer {
       if (pt == "if_statement" || pt == "elif_clause") {
         TSNode cons = field(p, "consequence"), cond = field(p, "condition");
         if (ts_node_is_null(cons) || ts_node_is_null(cond) || !ts_node_eq(cons, from)) return std::nullopt;
-        return FailureBranch{unparen(text(cond)), true, line(p)};
+        return FailureBranch{unparen(without_comments(text(cond))), true, line(p)};
       }
       if (pt == "else_clause") {
         TSNode owner = ts_node_parent(p);
@@ -1151,17 +1167,23 @@ class Analyzer {
           if (type(ts_node_named_child(owner, i)) == "elif_clause") return std::nullopt;
         TSNode cond = field(owner, "condition");
         if (ts_node_is_null(cond)) return std::nullopt;
-        return FailureBranch{unparen(text(cond)), false, line(owner)};
+        return FailureBranch{unparen(without_comments(text(cond))), false, line(owner)};
       }
       const std::string op = pt == "boolean_operator" || pt == "binary_expression" ? compact_condition(text(field(p, "operator"))) : std::string();
-      if (op == "or" || op == "||") {
+      if (op == "or" || op == "||" || op == "and" || op == "&&") {
+        // `got == 4 or fail()` (the check: its left side), `got != 4 and fail()` (its negation), as
+        // a statement of its own: inside a lambda, a ternary or a comprehension it need not run.
         TSNode left = field(p, "left"), right = field(p, "right");
         if (ts_node_is_null(left) || ts_node_is_null(right) || !ts_node_eq(right, from)) return std::nullopt;
-        return FailureBranch{unparen(text(left)), false, line(p)};
+        TSNode up = ts_node_parent(p);
+        while (!ts_node_is_null(up) && type(up) == "parenthesized_expression") up = ts_node_parent(up);
+        if (ts_node_is_null(up) || type(up) != "expression_statement") return std::nullopt;
+        return FailureBranch{unparen(without_comments(text(left))), op == "and" || op == "&&", line(p)};
       }
       if (op == "<<" && ts_node_eq(field(p, "left"), from)) continue;
       if (pt == "block" || pt == "statement_block" || pt == "compound_statement" || pt == "expression_statement" ||
-          pt == "parenthesized_expression" || pt == "await_expression" || pt == "with_statement" || pt == "return_statement")
+          pt == "parenthesized_expression" || pt == "await_expression" || pt == "with_statement" || pt == "return_statement" ||
+          pt == "attributed_statement")
         continue;
       return std::nullopt;
     }
@@ -1171,8 +1193,51 @@ class Analyzer {
   /// The checks of a failure branch (a negated condition `not x`/`!(x)` is the check `x`).
   std::vector<Assertion> failure_branch_checks(const Assertion& proto, const FailureBranch& b) const {
     if (!b.negated) return clause_checks(proto, b.condition, {"&&", " and "}, /*negated=*/false);
-    if (const std::string inner = negated(b.condition); !inner.empty()) return clause_checks(proto, inner, {"&&", " and "}, /*negated=*/false);
-    return clause_checks(proto, b.condition, {"||", " or "}, /*negated=*/true);
+    // (A leading `not`/`!` negates the whole condition only when nothing joins other clauses to it
+    // at the top level: `not got == 4 and got < 0` is `(not got == 4) and got < 0`; and `!` only over
+    // parentheses: `!got === 4` is `(!got) === 4`.)
+    const std::string c = trim(b.condition);
+    const bool whole = split_top(c, {"&&", "||", " and ", " or "}).size() == 1 &&
+                       (starts_with(c, "not ") || (starts_with(c, "!") && !starts_with(c, "!=") && wrapped_in_parens(trim(c.substr(1)))));
+    if (const std::string inner = whole ? negated(c) : std::string(); !inner.empty())
+      return clause_checks(proto, inner, {"&&", " and "}, /*negated=*/false);
+    return clause_checks(proto, c, {"||", " or "}, /*negated=*/true);
+  }
+
+  /// A condition's text without comments (`# ...`, `// ...`, `/* ... */`) outside string literals:
+  /// a comment naming another clause, `or got is None`, is no clause.
+  std::string without_comments(const std::string& c) const {
+    std::string out;
+    char quote = 0;
+    for (std::size_t i = 0; i < c.size(); ++i) {
+      const char ch = c[i];
+      if (quote) {
+        out += ch;
+        if (ch == '\\' && i + 1 < c.size()) out += c[++i];
+        else if (ch == quote) quote = 0;
+        continue;
+      }
+      if (ch == '"' || ch == '\'' || ch == '`') {
+        quote = ch;
+        out += ch;
+        continue;
+      }
+      const bool hash = lang_ == Lang::python && ch == '#';
+      const bool line = lang_ != Lang::python && ch == '/' && i + 1 < c.size() && c[i + 1] == '/';
+      if (hash || line) {
+        while (i < c.size() && c[i] != '\n') ++i;
+        out += ' ';
+        continue;
+      }
+      if (lang_ != Lang::python && ch == '/' && i + 1 < c.size() && c[i + 1] == '*') {
+        const auto end = c.find("*/", i + 2);
+        i = end == std::string::npos ? c.size() : end + 1;
+        out += ' ';
+        continue;
+      }
+      out += ch;
+    }
+    return out;
   }
 
   /// The checks of an assertion call: usually one; a condition joined by && (or a Go failure
@@ -1713,9 +1778,15 @@ class Analyzer {
       if (name.size() > 64 || !regex_safe_name(name) ||
           std::isdigit(static_cast<unsigned char>(name[0])))
         return false;
-      const std::regex any_binding("\\b" + name + "\\s*:?=[^=]|\\bvar\\s+" + name + "\\b");
-      const std::regex false_binding("\\b" + name + "\\s*:?=\\s*(?:false|False)\\b|\\bvar\\s+" + name + "\\s+bool\\s*(?:\\n|;|$)|\\bvar\\s+" + name +
-                                     "\\s*(?:bool\\s*)?=\\s*false\\b");
+      // (Bound: `x = ...`, `x := ...`, `x: bool = ...`, `var x`, C++ `bool x{...}`, `#define x ...`;
+      // to false: `false`, `False`, `0`, `!1`, `!true`, `not True`, an empty or false brace.)
+      const std::string falsy = "\\s*(?:false|False|0|!\\s*1|!\\s*true|not\\s+True)(?![\\w.])";
+      const bool cpp = lang_ == Lang::cpp;  // (a brace initialiser, a macro: C/C++ only; `&& strict {` is Go's if)
+      const std::regex any_binding("\\b" + name + "\\s*(?::\\s*[\\w\\[\\]]+\\s*)?:?=[^=]|\\bvar\\s+" + name + "\\b" +
+                                   (cpp ? "|\\b" + name + "\\s*\\{|#\\s*define\\s+" + name + "\\b" : std::string()));
+      const std::regex false_binding("\\b" + name + "\\s*(?::\\s*[\\w\\[\\]]+\\s*)?:?=" + falsy + "|\\bvar\\s+" + name +
+                                     "\\s+bool\\s*(?:\\n|;|$)|\\bvar\\s+" + name + "\\s*(?:bool\\s*)?=\\s*false\\b" +
+                                     (cpp ? "|\\b" + name + "\\s*\\{\\s*(?:false|0)?\\s*\\}|#\\s*define\\s+" + name + "\\s+(?:0|false)\\b" : std::string()));
       const auto count = [&](const std::string& in, const std::regex& r) { return std::distance(std::sregex_iterator(in.begin(), in.end(), r), std::sregex_iterator()); };
       // (Bound in the function, else in the file: a module's `STRICT = False`.)
       const std::string& where = count(unit_text, any_binding) > 0 ? unit_text : s_.src;
@@ -2350,6 +2421,20 @@ class Analyzer {
       a.line = line(n);
       std::string expr = s.substr(6);
       expr = split_top(expr, {","}).front();  // drop the message
+      // `if got != 4: assert False, msg`: a failure branch, read as `pytest.fail` in one.
+      if (const_false(expr))
+        if (auto branch = failure_branch(n)) {
+          a.line = branch->line;
+          for (auto& c : failure_branch_checks(a, *branch)) {
+            c.swallowed = swallow_depth > 0 || recovering;
+            last_own_if_ = branch->negated;
+            last_own_else_ = !branch->negated;
+            annotate(n, c);
+            unit->asserts.push_back(std::move(c));
+          }
+          last_own_if_ = last_own_else_ = false;
+          return;
+        }
       a.swallowed = swallow_depth > 0 || recovering;
       for (auto& c : clause_checks(a, expr, {" and "}, false)) {
         if (c.kind == Kind::approx) {
@@ -2364,7 +2449,8 @@ class Analyzer {
     }
     // `if got != 4: raise AssertionError(...)`, `if (got !== 4) throw new assert.AssertionError(...)`:
     // a failure branch, read as classify_call reads `pytest.fail` in one.
-    if ((t == "raise_statement" || t == "throw_statement") && lang_ != Lang::go && contains(text(n).substr(0, kConditionChars), "AssertionError")) {
+    if ((t == "raise_statement" || t == "throw_statement") && lang_ != Lang::go &&
+        (contains(text(n).substr(0, kConditionChars), "AssertionError") || contains(text(n).substr(0, kConditionChars), "self.failureException"))) {
       if (auto branch = failure_branch(n)) {
         Assertion a;
         a.line = branch->line;
@@ -2731,8 +2817,14 @@ class Analyzer {
     const std::string e = compact_condition(c);
     static const std::set<std::string, std::less<>> k = {"False", "0", "None", "false", "null", "undefined", "nil", "''",
                                                          "\"\"", "0==1", "1==0", "notTrue", "!true", "!1", "[]", "()",
-                                                         "{}", "1>2", "2<1", "0>1"};
-    return k.count(e) || starts_with(e, "Falseand") || starts_with(e, "false&&") || starts_with(e, "0and") ||
+                                                         "{}", "1>2", "2<1", "0>1", "0.0", "not1", "void0", "NaN", "![]", "!{}",
+                                                         "nullptr", "NULL", "bool(0)", "Boolean(0)", "FalseisTrue", "TrueisFalse",
+                                                         "NoneisnotNone", "false==true", "true==false", "not[1]", "!!0", "!!false"};
+    if (k.count(e)) return true;
+    // Two different number literals compared for equality (`1 == 2`, `1 === 2`).
+    static const std::regex unequal(R"(^(-?[0-9.]+)(?:===|==)(-?[0-9.]+)$)");
+    if (std::smatch m; std::regex_match(e, m, unequal) && m[1].str() != m[2].str()) return true;
+    return starts_with(e, "Falseand") || starts_with(e, "false&&") || starts_with(e, "0and") ||
            starts_with(e, "None and") || starts_with(e, "0&&");
   }
   static bool const_true(const std::string& c) {
