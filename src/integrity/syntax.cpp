@@ -1190,6 +1190,25 @@ class Analyzer {
     return std::nullopt;
   }
 
+  /// A failing statement that is no call (`raise AssertionError(...)`, `assert False, msg`) as the
+  /// body of a failure branch: its checks added to `unit`. False when it is no such branch.
+  template <typename Unit>
+  bool push_failure_branch(TSNode n, Unit* unit, bool swallowed) const {
+    auto branch = failure_branch(n);
+    if (!branch) return false;
+    Assertion a;
+    a.line = branch->line;
+    for (auto& c : failure_branch_checks(a, *branch)) {
+      c.swallowed = swallowed;
+      last_own_if_ = branch->negated;
+      last_own_else_ = !branch->negated;
+      annotate(n, c);
+      unit->asserts.push_back(std::move(c));
+    }
+    last_own_if_ = last_own_else_ = false;
+    return true;
+  }
+
   /// The checks of a failure branch (a negated condition `not x`/`!(x)` is the check `x`).
   std::vector<Assertion> failure_branch_checks(const Assertion& proto, const FailureBranch& b) const {
     if (!b.negated) return clause_checks(proto, b.condition, {"&&", " and "}, /*negated=*/false);
@@ -2422,19 +2441,7 @@ class Analyzer {
       std::string expr = s.substr(6);
       expr = split_top(expr, {","}).front();  // drop the message
       // `if got != 4: assert False, msg`: a failure branch, read as `pytest.fail` in one.
-      if (const_false(expr))
-        if (auto branch = failure_branch(n)) {
-          a.line = branch->line;
-          for (auto& c : failure_branch_checks(a, *branch)) {
-            c.swallowed = swallow_depth > 0 || recovering;
-            last_own_if_ = branch->negated;
-            last_own_else_ = !branch->negated;
-            annotate(n, c);
-            unit->asserts.push_back(std::move(c));
-          }
-          last_own_if_ = last_own_else_ = false;
-          return;
-        }
+      if (const_false(expr) && push_failure_branch(n, unit, swallow_depth > 0 || recovering)) return;
       a.swallowed = swallow_depth > 0 || recovering;
       for (auto& c : clause_checks(a, expr, {" and "}, false)) {
         if (c.kind == Kind::approx) {
@@ -2451,20 +2458,7 @@ class Analyzer {
     // a failure branch, read as classify_call reads `pytest.fail` in one.
     if ((t == "raise_statement" || t == "throw_statement") && lang_ != Lang::go &&
         (contains(text(n).substr(0, kConditionChars), "AssertionError") || contains(text(n).substr(0, kConditionChars), "self.failureException"))) {
-      if (auto branch = failure_branch(n)) {
-        Assertion a;
-        a.line = branch->line;
-        auto checks = failure_branch_checks(a, *branch);
-        for (auto& c : checks) {
-          c.swallowed = swallow_depth > 0 || recovering;
-          last_own_if_ = branch->negated;
-          last_own_else_ = !branch->negated;
-          annotate(n, c);
-          unit->asserts.push_back(std::move(c));
-        }
-        last_own_if_ = last_own_else_ = false;
-        return;
-      }
+      if (push_failure_branch(n, unit, swallow_depth > 0 || recovering)) return;
     }
     if (t == "raise_statement") {
       // `raise unittest.SkipTest(...)`, `raise pytest.skip.Exception(...)`: a skip by exception.
