@@ -142,6 +142,9 @@ void collect_operands(std::string_view expr, std::set<std::string>& out, bool& t
 }
 
 
+/// Go's testing.T methods that fail the test (`t.Errorf`, `t.Fatal`, ...).
+const std::set<std::string, std::less<>> kGoFail = {"Error", "Errorf", "Fatal", "Fatalf", "Fail", "FailNow"};
+
 /// What an assertion or comparison function's name says it compares, for names no table lists
 /// (numpy's assert_equal / assert_allclose, pandas' assert_frame_equal, slices.Equal, Arrays.equals,
 /// a project's own assert_same_rows): equality, approximation or ordering; nullopt when the name
@@ -1041,9 +1044,11 @@ class Analyzer {
     if (lang_ == Lang::python) {
       // (`import pytest as pt` ... `pt.fail(...)`.)
       static const std::regex alias(R"(\bimport\s+pytest\s+as\s+([A-Za-z_]\w*))");
-      std::smatch m;
-      const bool aliased = c.size() > 5 && ends_with(c, ".fail") && std::regex_search(s_.src, m, alias) && c == m[1].str() + ".fail";
-      named = name == "fail" && (c == "fail" || c == "pytest.fail" || c == "self.fail" || aliased);
+      auto aliased = [&] {  // (the file read only for a receiver other than these)
+        std::smatch m;
+        return ends_with(c, ".fail") && std::regex_search(s_.src, m, alias) && c == m[1].str() + ".fail";
+      };
+      named = name == "fail" && (c == "fail" || c == "pytest.fail" || c == "self.fail" || aliased());
     } else if (lang_ == Lang::cpp) {
       named = name == "ADD_FAILURE" || name == "ADD_FAILURE_AT" || name == "FAIL" || name == "GTEST_FAIL";
     } else if (is_js(lang_) && name == "fail") {
@@ -1115,9 +1120,7 @@ class Analyzer {
       while (type(e) == "binary_expression" && !ts_node_is_null(field(e, "left"))) e = field(e, "left");  // (`FAIL() << ...`)
       if (type(e) != "call" && type(e) != "call_expression") return false;
       const std::string name = callee(e);
-      if (lang_ == Lang::go)
-        return (name == "Error" || name == "Errorf" || name == "Fatal" || name == "Fatalf" || name == "Fail" || name == "FailNow") &&
-               !go_package_call(e);
+      if (lang_ == Lang::go) return kGoFail.count(name) && !go_package_call(e);
       return failure_call(e, name);
     };
     const std::string_view bt = type(b);
@@ -1305,7 +1308,6 @@ class Analyzer {
                                                                "toThrowError", "assertFailsWith", "Panics", "PanicsWithValue",
                                                                "assertRaisesRegex", "ErrorIs", "ErrorAs", "EqualError"};
     static const std::set<std::string, std::less<>> kBroadThrows = {"EXPECT_ANY_THROW", "ASSERT_ANY_THROW"};
-    static const std::set<std::string, std::less<>> kGoFail = {"Error", "Errorf", "Fatal", "Fatalf", "Fail", "FailNow"};
     // testify's assert.Error(t, err) is an existence check; t.Error(...) is Go's failure branch.
     const bool go_failure = lang_ == Lang::go && kGoFail.count(name) && call_args(n).size() >= 1 &&
                             !starts_with(text(field(n, "function")), "assert.") && !starts_with(text(field(n, "function")), "require.");

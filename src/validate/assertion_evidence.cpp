@@ -3162,6 +3162,15 @@ void neighbours_of(NearCalls& out, const std::vector<Call>& calls) {
   out.values.calls = std::move(all);
 }
 
+/// The answers after the first `keep` of a drive's `answers` (the calls appended to its own),
+/// removed from it.
+std::vector<std::string> split_off(std::vector<std::string>& answers, std::size_t keep) {
+  std::vector<std::string> tail;
+  if (answers.size() > keep) tail.assign(std::make_move_iterator(answers.begin() + static_cast<std::ptrdiff_t>(keep)), std::make_move_iterator(answers.end()));
+  answers.resize(keep);
+  return tail;
+}
+
 /// The near check can share the values check's runs: the same kind of run, the same tests, and
 /// every function it records among those the values check records.
 bool shares_runs(const NearCalls& near, const ValueTargets& values) {
@@ -3202,8 +3211,8 @@ Expected<void> record_fix_values(RepairContext& ctx, ValueTargets& values, const
   const bool with_near = shared && !near->near.empty();
   auto answers = here.drive(driven, values.run_ids, with_near ? "values+near-fix" : "values-fix");
   if (!answers) return unexpected(answers.error());
-  if (with_near) near->values.fix_answers.assign(answers->begin() + static_cast<std::ptrdiff_t>(calls->size()), answers->end());
-  answers->resize(calls->size());
+  auto near_answers = split_off(*answers, calls->size());
+  if (with_near) near->values.fix_answers = std::move(near_answers);
   values.calls = std::move(*calls);
   values.fix_answers = std::move(*answers);
   values.calls_truncated = here.truncated();
@@ -3355,18 +3364,15 @@ Expected<ValuesVerdict> check_values_tell_apart(RepairContext& ctx, const ValueT
                          near->values.calls.size() == near->values.fix_answers.size() &&
                          calls.size() + near->values.calls.size() <= kMaxDrivenCalls;
   if (with_near) driven.insert(driven.end(), near->values.calls.begin(), near->values.calls.end());
-  auto near_part = [&](std::vector<std::string>& answers, std::vector<std::string>& into) {
-    if (with_near) into.assign(answers.begin() + static_cast<std::ptrdiff_t>(calls.size()), answers.end());
-    answers.resize(calls.size());
-  };
   auto at_head = head.drive(driven, req.failure.failing_tests, with_near ? "values+near-head" : "values-head");
   if (!at_head) return unexpected(at_head.error());
   if (auto b = to_base(); !b) return unexpected(b.error());
   auto at_base = head.drive(driven, req.failure.failing_tests, with_near ? "values+near-base" : "values-base");
   if (!at_base) return unexpected(at_base.error());
+  auto near_at_head = split_off(*at_head, calls.size()), near_at_base = split_off(*at_base, calls.size());
   if (with_near) {
-    near_part(*at_head, near->head_answers);
-    near_part(*at_base, near->base_answers);
+    near->head_answers = std::move(near_at_head);
+    near->base_answers = std::move(near_at_base);
   }
 
   // A check the fix breaks, taken out of the tests: an old call the patched tests no longer make

@@ -471,26 +471,24 @@ class CommandValidator final : public Validator {
     return std::nullopt;
   }
 
-  /// Behaviour near the tested inputs (detail::check_near_calls), on a pristine checkout of the head.
+  /// Behaviour near the tested inputs (detail::check_near_calls), on a pristine checkout of the head
+  /// (none when the values check's runs made the calls already: near.driven_at_head()).
   Expected<std::optional<Outcome2>> near_the_tests(RepairContext& ctx, const HeadWorkspace& head_ws, const detail::NearCalls& near,
                                                    const ChangeCode& change_code, Evidence& ev) {
     if (near.near.empty()) return std::nullopt;
-    if (near.driven_at_head()) {  // (the values check's runs made the calls: nothing to run here)
-      auto v = detail::check_near_calls(
-          ctx, near, {}, [] { return Expected<void>(); }, [] { return Expected<void>(); });
-      if (!v) return unexpected(v.error());
-      if (!v->reason.empty()) return std::optional<Outcome2>(Outcome2{false, v->reason, v->message});
-      return std::nullopt;
+    std::filesystem::path root;
+    const std::vector<std::string>* put_back = nullptr;
+    if (!near.driven_at_head()) {
+      auto ws = head_ws();
+      if (!ws) return std::optional<Outcome2>(Outcome2{false, "unverified", "no checkout of the head to make the calls near the tested ones on: " + ws.error().message});
+      root = (*ws)->root();
+      auto change = change_code();
+      if (!change) return unexpected(change.error());
+      put_back = *change;
     }
-    auto ws = head_ws();
-    if (!ws) return std::optional<Outcome2>(Outcome2{false, "unverified", "no checkout of the head to make the calls near the tested ones on: " + ws.error().message});
-    const std::filesystem::path root = (*ws)->root();
-    auto change = change_code();
-    if (!change) return unexpected(change.error());
-    const std::vector<std::string>& put_back = **change;
     auto v = detail::check_near_calls(
-        ctx, near, root, [&] { return put_files(ctx, root, put_back, ctx.request.change.base_commit); },
-        [&] { return put_files(ctx, root, put_back, ctx.workspace.head_commit()); });
+        ctx, near, root, [&] { return put_files(ctx, root, *put_back, ctx.request.change.base_commit); },
+        [&] { return put_files(ctx, root, *put_back, ctx.workspace.head_commit()); });
     if (!v) return unexpected(v.error());
     ev.runs.insert(ev.runs.end(), v->runs.begin(), v->runs.end());
     if (!v->reason.empty()) return std::optional<Outcome2>(Outcome2{false, v->reason, v->message});
