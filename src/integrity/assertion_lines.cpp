@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "integrity/guard_internal.hpp"
+#include "core/regex_cache.hpp"
 
 namespace flowagent::integrity {
 
@@ -426,14 +427,14 @@ std::vector<PinnedCall> pinned_calls(const std::string& path, const std::string&
   // The pinned function still called through such a name that the old file bound to its module
   // (`sum(` for the module that is the function, `calc.add(`, a destructured `add(`).
   auto dynamically_called = [&](const PinnedCall& p) {
-    auto escaped = [](std::string n) { return std::regex_replace(n, std::regex(R"(\$)"), R"(\$)"); };
+    auto escaped = [](std::string n) { return std::regex_replace(n, detail::cached_regex(R"(\$)"), R"(\$)"); };
     for (const auto& [local, module] : names.imported) {
       if (module != p.module || !dynamic.count(local)) continue;
       const bool binding = names.module_bindings.count(local) > 0;
       const bool itself = exported_of(aliases_before, local) == p.name;
       if (!binding && !itself) continue;
       const std::string form = itself ? escaped(local) : escaped(local) + R"(\s*\.\s*)" + escaped(p.name);
-      if (std::regex_search(after, std::regex(R"((?:^|[^\w$.]))" + form + R"(\s*\()"))) return true;
+      if (std::regex_search(after, detail::cached_regex(R"((?:^|[^\w$.]))" + form + R"(\s*\()"))) return true;
     }
     return false;
   };

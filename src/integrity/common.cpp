@@ -11,6 +11,7 @@
 
 #include "reports/test_identity.hpp"
 #include "integrity/guard_internal.hpp"
+#include "core/regex_cache.hpp"
 
 extern "C" {
 const TSLanguage* tree_sitter_python();
@@ -199,7 +200,7 @@ bool uses_any_word(std::string_view names, std::string_view text) {
   const std::string n(names), t(text);
   for (std::sregex_iterator w(n.begin(), n.end(), word), e; w != e; ++w) {
     if (kDecl.count(w->str()) || w->str() == "_") continue;
-    const std::regex use("(^|[^\\w$.])" + w->str() + "([^\\w$]|$)");
+    const std::regex use = detail::cached_regex("(^|[^\\w$.])" + w->str() + "([^\\w$]|$)");
     if (std::regex_search(t, use)) return true;
   }
   return false;
@@ -728,7 +729,7 @@ bool run_status_replaced(const std::string& text, const std::regex& held, const 
   }
   if (result.empty()) return false;
   // Its result assigned again after the run (`code = 0`, `code++`): more than the one binding.
-  const std::regex assigned("(?:^|[^\\w.])" + result + R"(\s*(?:[-+*/|&^:]?=[^=]|\+\+|--))");
+  const std::regex assigned = detail::cached_regex("(?:^|[^\\w.])" + result + R"(\s*(?:[-+*/|&^:]?=[^=]|\+\+|--))");
   return std::distance(std::sregex_iterator(text.begin(), text.end(), assigned), std::sregex_iterator()) > 1;
 }
 

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "integrity/guard_internal.hpp"
+#include "core/regex_cache.hpp"
 
 namespace flowagent::integrity {
 
@@ -280,7 +281,7 @@ int unwaited_goroutine_checks(std::string_view body, const std::set<std::string>
   // (A call of a function of the file that waits, `waitAll(&wg)`, is a wait too.)
   std::string helpers;
   for (const auto& h : waiting_helpers) helpers += "|\\b" + h + "\\s*\\(";
-  const std::regex wait(R"(\.\s*Wait\s*\(|<-|\bCleanup\s*\()" + helpers);
+  const std::regex wait = detail::cached_regex(R"(\.\s*Wait\s*\(|<-|\bCleanup\s*\()" + helpers);
   int n = 0;
   const std::string text(body);
   // (A wait set up before the goroutines: `defer wg.Wait()`, `t.Cleanup(wg.Wait)`.)

@@ -20,6 +20,7 @@
 #include <sstream>
 
 #include "integrity/guard_internal.hpp"
+#include "core/regex_cache.hpp"
 
 namespace flowagent::integrity {
 
@@ -361,7 +362,7 @@ std::map<std::string, std::string> go_table_columns(std::string_view unit) {
     if (std::regex_search(before, vm, direct)) {
       var = vm[1].str();
     } else if (std::regex_search(before, vm, named)) {
-      const std::regex loop(R"(for\s+\w+\s*,\s*([A-Za-z_]\w*)\s*:=\s*range\s+)" + vm[1].str() + R"(\b)");
+      const std::regex loop = detail::cached_regex(R"(for\s+\w+\s*,\s*([A-Za-z_]\w*)\s*:=\s*range\s+)" + vm[1].str() + R"(\b)");
       if (std::smatch lm; std::regex_search(text, lm, loop)) var = lm[1].str();
     }
     if (var.empty()) continue;
@@ -552,7 +553,7 @@ std::string project_module_text(const RuleContext& c, const std::string& spec) {
 /// _impl`, `const { add: plus } = require(...)`).
 std::set<std::string> fn_aliases(const std::string& text, const std::string& fn) {
   std::set<std::string> out;
-  const std::regex alias("(?:^|[^\\w$.])" + fn + R"(\s*(?:\bas\b|:)\s*([A-Za-z_$][\w$]*))");
+  const std::regex alias = detail::cached_regex("(?:^|[^\\w$.])" + fn + R"(\s*(?:\bas\b|:)\s*([A-Za-z_$][\w$]*))");
   for (std::sregex_iterator it(text.begin(), text.end(), alias), e; it != e; ++it)
     if ((*it)[1].str() != fn) out.insert((*it)[1].str());
   return out;
@@ -560,7 +561,7 @@ std::set<std::string> fn_aliases(const std::string& text, const std::string& fn)
 
 /// Does `code` call `fn` or take it as a value (`add(`, `.add`, `::add`), by that name only?
 bool uses_name(const std::string& code, const std::string& fn) {
-  const std::regex use("(?:^|[^\\w$])" + fn + R"(\s*\(|[.:])" + fn + R"((?![\w$]))");
+  const std::regex use = detail::cached_regex("(?:^|[^\\w$])" + fn + R"(\s*\(|[.:])" + fn + R"((?![\w$]))");
   return std::regex_search(code, use);
 }
 
@@ -579,10 +580,10 @@ bool computes_with(const std::string& text, const std::string& fn) {
 /// name.
 std::optional<std::string> definition_text(const std::string& text, const std::string& name) {
   if (name.empty()) return std::nullopt;
-  const std::regex py_def("(?:^|\\n)([ \\t]*)(?:async\\s+)?(?:def|class)\\s+" + name + "\\b");
+  const std::regex py_def = detail::cached_regex("(?:^|\\n)([ \\t]*)(?:async\\s+)?(?:def|class)\\s+" + name + "\\b");
   std::smatch m;
   if (std::regex_search(text, m, py_def) && text.find(':', static_cast<std::size_t>(m.position(0))) != std::string::npos &&
-      std::regex_search(text.substr(static_cast<std::size_t>(m.position(0)), 400), std::regex("^\\n?[ \\t]*(?:async\\s+)?(?:def|class)\\s+" + name + "\\b[^\\n]*:[ \\t]*(?:#[^\\n]*)?\\n"))) {
+      std::regex_search(text.substr(static_cast<std::size_t>(m.position(0)), 400), detail::cached_regex("^\\n?[ \\t]*(?:async\\s+)?(?:def|class)\\s+" + name + "\\b[^\\n]*:[ \\t]*(?:#[^\\n]*)?\\n"))) {
     const std::size_t start = static_cast<std::size_t>(m.position(0)) + (text[static_cast<std::size_t>(m.position(0))] == '\n' ? 1 : 0);
     const std::size_t indent = m[1].length();
     std::size_t end = text.find('\n', start);
@@ -595,7 +596,7 @@ std::optional<std::string> definition_text(const std::string& text, const std::s
     }
     return text.substr(start, (end == std::string::npos ? text.size() : end) - start);
   }
-  const std::regex head("(?:^|[^\\w$.])(?:(?:function\\*?|func|def|const|let|var|val|final|static|public|private|protected)\\s+)?"
+  const std::regex head = detail::cached_regex("(?:^|[^\\w$.])(?:(?:function\\*?|func|def|const|let|var|val|final|static|public|private|protected)\\s+)?"
                         "(?:module\\.)?(?:exports\\.)?(?:\\([^)]*\\)\\s*)?" + name +
                         "\\s*(?:\\([^)]*\\)\\s*[\\w<>\\[\\],. ]*\\{|(?::[^=\\n]*)?:?=(?![=>])|:(?!:))");
   if (!std::regex_search(text, m, head)) return std::nullopt;
@@ -664,7 +665,7 @@ std::optional<std::string> constant_value(const std::string& text, const std::st
   // name its value by position (all of the right side when the counts differ).
   if (!name.empty() && std::all_of(name.begin(), name.end(), [](char ch) { return ident_char(ch); })) {
     // (Starred or nested targets, `A, *_ = ...`, `(A, B), C = ...`: all of the right side.)
-    const std::regex tuple("(?:^|\\n)([ \\t(\\[]*(?:\\*?[A-Za-z_]\\w*[ \\t)\\]]*,[ \\t(\\[]*)*" + name +
+    const std::regex tuple = detail::cached_regex("(?:^|\\n)([ \\t(\\[]*(?:\\*?[A-Za-z_]\\w*[ \\t)\\]]*,[ \\t(\\[]*)*" + name +
                            "(?:[ \\t)\\]]*,[ \\t(\\[]*\\*?[A-Za-z_]\\w*)*[ \\t)\\]]*)(?::=|=(?!=))[ \\t]*([^\\n]+)");
     std::smatch t;
     if (std::regex_search(text, t, tuple) && t[1].str().find(',') != std::string::npos) {
@@ -693,9 +694,9 @@ std::optional<std::string> constant_value(const std::string& text, const std::st
 bool name_changed(const std::string& text, const std::string& name, bool js) {
   std::string re;  // the name as a regex (`$` is a name's letter in JavaScript)
   for (char ch : name) re += ch == '$' ? std::string("\\$") : std::string(1, ch);
-  const std::regex assigned(R"((?:^|[^\w$.]))" + re +
+  const std::regex assigned = detail::cached_regex(R"((?:^|[^\w$.]))" + re +
                             R"(\b(?:\s*(?:\[[^\]\n]*\]|\.\s*[A-Za-z_$][\w$]*))*(?:\s*:\s*[A-Za-z_][\w.\[\], ]*)?\s*(?:[-+*/|&]|\?\?|\|\|)?=(?!=))");
-  const std::regex mutated(R"((?:^|[^\w$.]))" + re +
+  const std::regex mutated = detail::cached_regex(R"((?:^|[^\w$.]))" + re +
                            R"(\s*\.\s*(?:push|set|update|append|extend|setdefault|insert|add|splice|unshift|pop|clear|__setitem__)\s*\(|assign\s*\(\s*)" +
                            re + R"(\b|global\s+)" + re + R"(\b)");
   if (std::regex_search(text, mutated)) return true;
@@ -738,7 +739,7 @@ bool empty_collection_in(const std::string& text, const std::string& expr) {
   if (kEmpty.count(e)) return true;
   static const std::regex ident(R"(^[A-Za-z_][\w]*$)");
   if (!std::regex_match(e, ident)) return false;
-  const std::regex bound("(?:^|\\n)[ \\t]*(?:(?:export\\s+)?(?:const|let|var)\\s+)?" + e +
+  const std::regex bound = detail::cached_regex("(?:^|\\n)[ \\t]*(?:(?:export\\s+)?(?:const|let|var)\\s+)?" + e +
                          "[ \\t]*(?::[^=\\n]*)?=[ \\t]*([^\\n;]*?)[ \\t]*;?[ \\t]*(?:(?:#|//)[^\\n]*)?(?=\\n|$)");
   std::smatch m;
   if (!std::regex_search(text, m, bound) || !kEmpty.count(strip_spaces(m[1].str()))) return false;
@@ -810,8 +811,8 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
   };
   // Go: the import path a package qualifier names (`ref` -> "example.com/calc/ref", or an alias).
   auto go_import_path = [&](const std::string& q) -> std::string {
-    const std::regex path("(?:^|[\\s(])(?:" + q + "\\s+)?\"((?:[\\w.-]+/)*)" + q + "\"");
-    const std::regex aliased("(?:^|[\\s(])" + q + "\\s+\"([^\"]+)\"");
+    const std::regex path = detail::cached_regex("(?:^|[\\s(])(?:" + q + "\\s+)?\"((?:[\\w.-]+/)*)" + q + "\"");
+    const std::regex aliased = detail::cached_regex("(?:^|[\\s(])" + q + "\\s+\"([^\"]+)\"");
     std::smatch m;
     if (std::regex_search(*c.file.after, m, aliased)) return m[1].str();
     if (std::regex_search(*c.file.after, m, path)) return m[1].str() + q;
@@ -952,8 +953,8 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
       static const std::regex js_loop(R"(for\s*\(\s*(?:const|let|var)\s+([^;]*?)\s+of\s+([^)\n]+?)\s*\))");
       static const std::regex py_loop(R"((?:^|\n)[ \t]*for\s+([^\n]+?)\s+in\s+([^\n]+?)\s*:)");
       static const std::regex view(R"(^(?:Object\.(?:entries|values)|enumerate|sorted|list|tuple)\((.*)\)$|^(.*)\.(?:items|values)\(\)$)");
-      const std::regex word("(?:^|[^\\w$])" + rm[1].str() + "(?![\\w$])");
-      const std::regex assigned("(?:^|[^\\w$.])" + rm[1].str() + "\\s*=(?!=)");
+      const std::regex word = detail::cached_regex("(?:^|[^\\w$])" + rm[1].str() + "(?![\\w$])");
+      const std::regex assigned = detail::cached_regex("(?:^|[^\\w$.])" + rm[1].str() + "\\s*=(?!=)");
       const std::string& text = *c.file.after;
       // (Only a name no statement of the file assigns: loops are not scoped to the test here.)
       if (rm[1].str().find('$') == std::string::npos && !std::regex_search(text, assigned))
@@ -968,7 +969,7 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
     std::string name;  // as a regex (`$` is a name's letter in JavaScript)
     for (char ch : rm[1].str()) name += ch == '$' ? std::string("\\$") : std::string(1, ch);
     const std::string& text = *c.file.after;
-    const std::regex binding(R"((?:^|\n)(?:export\s+)?(?:(?:const|let|var|final|static|private|public)\s+)*)" + name +
+    const std::regex binding = detail::cached_regex(R"((?:^|\n)(?:export\s+)?(?:(?:const|let|var|final|static|private|public)\s+)*)" + name +
                              R"(\s*(?::[^=\n]*)?=\s*([\[{(]))");
     std::smatch bm;
     if (!std::regex_search(text, bm, binding)) return false;
@@ -1003,7 +1004,7 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
         if (over != bare && over.find(bare + ".") != 0 && over.find("(" + bare + ")") == std::string::npos) continue;
         const std::string row = (*it)[1].str();
         if (row.find('$') != std::string::npos) return false;
-        const std::regex written("(?:^|[^\\w$.])" + row + R"((?:\s*(?:\.\s*[A-Za-z_$][\w$]*|\[[^\]\n]*\]))+\s*(?:[-+*/|&]|\?\?|\|\|)?=(?!=)|)" +
+        const std::regex written = detail::cached_regex("(?:^|[^\\w$.])" + row + R"((?:\s*(?:\.\s*[A-Za-z_$][\w$]*|\[[^\]\n]*\]))+\s*(?:[-+*/|&]|\?\?|\|\|)?=(?!=)|)" +
                                  "(?:^|[^\\w$.])" + row + R"(\s*\.\s*(?:push|set|update|append|extend|setdefault|insert|add|splice|unshift|pop|clear)\s*\(|assign\s*\(\s*)" +
                                  row + "\\b");
         if (std::regex_search(text, written)) return false;  // `row.want = ...`, `row.update(...)`
@@ -1030,8 +1031,8 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
     if (name.find('$') != std::string::npos) return false;
     // Every other use of the name is a declaration without a value or another store.
     // (Read as an attribute too: `EXPECTED = plus(1, 3)` in a class body, read as `self.EXPECTED`.)
-    const std::regex use("(?:^|[^\\w$])" + name + "(?![\\w$])");
-    const std::regex only_store("^\\s*(?:(?:let|var)\\s+" + name + "\\s*;?|(?:(?:const|let|var)\\s+)?" + name +
+    const std::regex use = detail::cached_regex("(?:^|[^\\w$])" + name + "(?![\\w$])");
+    const std::regex only_store = detail::cached_regex("^\\s*(?:(?:let|var)\\s+" + name + "\\s*;?|(?:(?:const|let|var)\\s+)?" + name +
                                 "\\s*(?::[^=]*)?=(?!=).*|global\\s+" + name + "|nonlocal\\s+" + name + ")\\s*$");
     std::istringstream in(*c.file.after);
     for (std::string line; std::getline(in, line);)
@@ -1068,14 +1069,14 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
         }
       // The function imported under another name: `from calc import add as plus`, `import { add
       // as plus }`, `const { add: plus } = require(...)`.
-      const std::regex renamed("(?:^|[^\\w$])" + fn + R"((?:\s+as\s+|\s*:\s*)([A-Za-z_$][\w$]*))");
+      const std::regex renamed = detail::cached_regex("(?:^|[^\\w$])" + fn + R"((?:\s+as\s+|\s*:\s*)([A-Za-z_$][\w$]*))");
       for (std::sregex_iterator it(text.begin(), text.end(), renamed), end; it != end; ++it)
         if (auto imp = imports.find((*it)[1].str()); imp != imports.end() && imp->second == module) heads.push_back((*it)[1].str() + "(");
     } else {
       heads.push_back(module == "." ? fn + "(" : module + "." + fn + "(");
       if (module != ".") heads.push_back(module + "::" + fn + "(");
       // Java/Kotlin: `import static calc.Calc.add;` (or `.*`): the function by its bare name.
-      const std::regex static_import(R"(import\s+static\s+[\w.]*\b)" + module + R"(\.(?:\*|)" + fn + R"()\s*;?)");
+      const std::regex static_import = detail::cached_regex(R"(import\s+static\s+[\w.]*\b)" + module + R"(\.(?:\*|)" + fn + R"()\s*;?)");
       if (module != "." && std::regex_search(text, static_import)) heads.push_back(fn + "(");
     }
     for (const auto& l : added)
@@ -1204,7 +1205,7 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
       if (c.lang == Lang::go) {
         static const std::set<std::string> kConversions = {"int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16",
                                                            "uint32", "uint64", "float32", "float64", "string", "byte", "rune"};
-        return kConversions.count(root) > 0 || std::regex_search(*c.file.after, std::regex("\"(?:[\\w.-]+/)*" + root + "\""));
+        return kConversions.count(root) > 0 || std::regex_search(*c.file.after, detail::cached_regex("\"(?:[\\w.-]+/)*" + root + "\""));
       }
       return !root.empty() && std::isupper(static_cast<unsigned char>(root[0]));  // a class: `BigInteger.valueOf`, `Color.RED`
     };
@@ -1508,8 +1509,8 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
     };
     // (Not when the file defines a function of that name itself: the call is its own reference.)
     const auto own_definition = [&](const std::string& fn) {
-      const std::string name = std::regex_replace(fn, std::regex(R"(\$)"), R"(\$)");
-      return std::regex_search(*c.file.after, std::regex(R"((?:\bdef|\bfunction)\s+)" + name + R"(\s*\(|\b(?:const|let|var)\s+)" + name + R"(\s*=)"));
+      const std::string name = std::regex_replace(fn, detail::cached_regex(R"(\$)"), R"(\$)");
+      return std::regex_search(*c.file.after, detail::cached_regex(R"((?:\bdef|\bfunction)\s+)" + name + R"(\s*\(|\b(?:const|let|var)\s+)" + name + R"(\s*=)"));
     };
     for (const auto& a : at.asserts) {
       if (a.kind != Kind::eq) continue;
@@ -1607,7 +1608,7 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
           // (A named constant imported from a module that binds it to a written-out value:
           // `SUM_2_2 = 4` beside a `BASELINE = calc.add(0, 0)` in the same constants module.)
           if (literal_values(oracle) || value_expression(oracle, m1, f1, 0) || literal_table(oracle, 0) || literal_table(strip_spaces(other), 0) ||
-              (std::regex_match(oracle, std::regex(R"(^[A-Z][A-Z0-9_]*$)")) && imports.count(oracle) &&
+              (std::regex_match(oracle, detail::cached_regex(R"(^[A-Z][A-Z0-9_]*$)")) && imports.count(oracle) &&
                !module_text(imports.at(oracle)).empty() && named_constant(oracle, f1)))
             continue;
           data = added_data_call(f1, m1, strip_spaces(other), at);

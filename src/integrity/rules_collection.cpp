@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "integrity/guard_internal.hpp"
+#include "core/regex_cache.hpp"
 
 namespace flowagent::integrity {
 
@@ -120,7 +121,7 @@ std::vector<ModDecl> mod_decls(const std::optional<std::string>& text) {
 
 bool inline_module(const std::optional<std::string>& text, const std::string& name) {
   if (!text) return false;
-  const std::regex inline_mod("(^|\\n)\\s*(?:pub(?:\\([^)]*\\))?\\s+)?mod\\s+" + name + "\\s*\\{");
+  const std::regex inline_mod = detail::cached_regex("(^|\\n)\\s*(?:pub(?:\\([^)]*\\))?\\s+)?mod\\s+" + name + "\\s*\\{");
   return std::regex_search(text->substr(0, std::size_t{1} << 20), inline_mod);
 }
 
@@ -332,7 +333,7 @@ void jvm_engine_switch(const FileVersions& f, const std::vector<FileVersions>& f
   for (const auto& [n, line] : added_lines(f.before, f.after)) {
     std::smatch m;
     if (!std::regex_search(line, m, kAbstract)) continue;
-    const std::regex was("(^|\\n)\\s*(?:public\\s+|final\\s+|open\\s+|internal\\s+)*class\\s+" + m[1].str() + "\\b");
+    const std::regex was = detail::cached_regex("(^|\\n)\\s*(?:public\\s+|final\\s+|open\\s+|internal\\s+)*class\\s+" + m[1].str() + "\\b");
     if (!std::regex_search(before.substr(0, std::size_t{1} << 20), was)) continue;
     const bool subclassed = std::any_of(files.begin(), files.end(), [&](const FileVersions& x) {
       return x.after && (contains(*x.after, "extends " + m[1].str()) || contains(*x.after, ": " + m[1].str() + "("));
@@ -591,7 +592,7 @@ struct JvmAnnotations {
                 static const std::regex method_name(R"((\w+)\s*\([^()]*\)\s*(?:throws\s+[\w.,\s]+)?$)");
                 std::smatch mm;
                 const bool is_method = std::regex_search(header, mm, method_name) && header.find('=') == std::string::npos;
-                if (is_method && mm[1].str() != simple_name && !std::regex_search(header, std::regex(R"(@\s*(?:BeforeEach|BeforeAll|Before|BeforeClass)\b)")))
+                if (is_method && mm[1].str() != simple_name && !std::regex_search(header, detail::cached_regex(R"(@\s*(?:BeforeEach|BeforeAll|Before|BeforeClass)\b)")))
                   methods[mm[1].str()] = block;
                 else
                   entry += block + "\n";  // a constructor, an initializer block, a field's initializer, a @Before* method
@@ -611,7 +612,7 @@ struct JvmAnnotations {
         }
         for (int level = 0; level < 2; ++level)
           for (const auto& [mname, mtext] : methods)
-            if (std::regex_search(entry, std::regex("\\b" + mname + "\\s*\\(")) && !contains(entry, mtext)) entry += mtext + "\n";
+            if (std::regex_search(entry, detail::cached_regex("\\b" + mname + "\\s*\\(")) && !contains(entry, mtext)) entry += mtext + "\n";
         c.aborts = std::regex_search(entry, aborting);
         for (const auto& [mname, mtext] : methods)
           if (std::regex_search(mtext, aborting)) c.aborting_methods.insert(mname);
@@ -665,7 +666,7 @@ struct JvmAnnotations {
           const std::string m = strip_spaces(body.substr(open, close - open + 1));
           const std::string last = "throw" + hm[1].str() + ";}";
           // Or wrapped in another failure (`throw new AssertionError(msg, throwable);`), not in an abort.
-          const std::regex wrapped("thrownew(\\w+)\\([^;]*\\b" + hm[1].str() + "\\b[^;]*\\);\\}$");
+          const std::regex wrapped = detail::cached_regex("thrownew(\\w+)\\([^;]*\\b" + hm[1].str() + "\\b[^;]*\\);\\}$");
           std::smatch wm;
           const bool rethrows = ends_with(m, last) || (std::regex_search(m, wm, wrapped) && !contains(wm[1].str(), "Abort") &&
                                                        !contains(wm[1].str(), "Assumption") && !contains(wm[1].str(), "Skipped") &&

@@ -9,6 +9,7 @@
 #include <regex>
 
 #include "integrity/guard_internal.hpp"
+#include "core/regex_cache.hpp"
 
 namespace flowagent::integrity {
 
@@ -403,7 +404,7 @@ bool names_any(const std::string& text, const std::set<std::string>& names) {
     if (n.size() <= 64 && regex_safe_name(n))
       alt += (alt.empty() ? "" : "|") + n;
   if (alt.empty()) return false;
-  const std::regex name("\\b(?:" + alt + ")\\b");
+  const std::regex name = detail::cached_regex("\\b(?:" + alt + ")\\b");
   return std::regex_search(text, name);
 }
 
@@ -656,7 +657,7 @@ ArgumentGuard python_skip_guard(const std::string& text, int def_line, int skip_
     if (i + 1 == params.size()) index = -1;
   }
   if (index < 0) return {};
-  const std::regex rebound("(?:^|[^.\\w])" + param + "\\s*(?:[-+*/|&^%]|//)?=[^=]|\\bfor\\s+" + param + "\\b");
+  const std::regex rebound = detail::cached_regex("(?:^|[^.\\w])" + param + "\\s*(?:[-+*/|&^%]|//)?=[^=]|\\bfor\\s+" + param + "\\b");
   for (int k = def_line + 1; k < skip_line; ++k)
     if (std::regex_search(ls[static_cast<std::size_t>(k)], rebound)) return {};
   g.param = index;
@@ -771,7 +772,7 @@ void imported_helper_tautologies(const RuleContext& c, const std::string& import
     for (char ch : h.name) name += std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' ? std::string(1, ch) : "\\" + std::string(1, ch);
     // Asserted on by an importer: `assert same(...)`, `assert.ok(h.same(...))`, `expect(same(...))`,
     // `self.assertTrue(same(...))`, `assert!(same(...))`, `assertTrue(Checks.same(...))`.
-    const std::regex asserted("(?:\\bassert\\w*!?(?:\\s*\\.\\s*\\w+)?\\s*\\(?|\\bexpect\\s*\\(|\\b(?:t|tt|st)\\s*\\.\\s*(?:ok|true|assert)\\s*\\()"
+    const std::regex asserted = detail::cached_regex("(?:\\bassert\\w*!?(?:\\s*\\.\\s*\\w+)?\\s*\\(?|\\bexpect\\s*\\(|\\b(?:t|tt|st)\\s*\\.\\s*(?:ok|true|assert)\\s*\\()"
                               "\\s*(?:[\\w$]+\\s*\\.\\s*)*" + name + "\\s*\\(");
     bool used = false;
     for_each_capped_line(importers, [&](int, const std::string& l) { used = used || std::regex_search(l, asserted); });
@@ -798,7 +799,7 @@ void helper_skip_rules(const RuleContext& c, Findings& out) {
     for (std::sregex_iterator it(text.begin(), text.end(), alias_re), end; it != end; ++it)
       alias_pattern += (alias_pattern.empty() ? "" : "|") + ((*it)[1].matched ? (*it)[1].str() : (*it)[2].str());
   }
-  const std::regex py_alias(alias_pattern.empty() ? std::string("(?!)") : "\\b(?:" + alias_pattern + ")\\s*\\.\\s*(?:skip|xfail|importorskip|mark)\\b");
+  const std::regex py_alias = detail::cached_regex(alias_pattern.empty() ? std::string("(?!)") : "\\b(?:" + alias_pattern + ")\\s*\\.\\s*(?:skip|xfail|importorskip|mark)\\b");
   // JS: the test API's skips anywhere; a mocha context's `this.skip()` and `{ skip: true }` options
   // only in test-side code (production code has its own `this.skip()` and `{ skip: 10 }` pagination).
   static const std::regex js(R"(\b(?:t|test|it|describe|context|suite)\s*\.\s*(?:skip|todo)\s*\()");
@@ -888,7 +889,7 @@ void assertion_patch_rules(const RuleContext& c, Findings& out) {
       if (name.find('$') == std::string::npos) js_aliases += (js_aliases.empty() ? "" : "|") + name;
     }
   }
-  const std::regex js_alias(js_aliases.empty() ? std::string("(?!)")
+  const std::regex js_alias = detail::cached_regex(js_aliases.empty() ? std::string("(?!)")
                                                : "\\b(?:" + js_aliases + ")\\s*(?:\\.\\s*[\\w$]+\\s*)*\\.\\s*[\\w$]+\\s*=[^=>]"
                                                  "|\\bObject\\s*\\.\\s*(?:defineProperty|assign|setPrototypeOf)\\s*\\(\\s*(?:" + js_aliases + ")\\b");
   for (const auto& [n, full] : added_lines(c.file.before, c.file.after)) {

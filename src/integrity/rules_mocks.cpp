@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "integrity/guard_internal.hpp"
+#include "core/regex_cache.hpp"
 
 namespace flowagent::integrity {
 
@@ -246,7 +247,7 @@ struct PyClasses {
     if (!defined) return false;
     std::string owners = "self|cls|type\\s*\\(\\s*self\\s*\\)|self\\s*\\.\\s*__class__";
     for (const auto& c : chain) owners += "|" + c;
-    const std::regex read("\\b(?:" + owners + ")\\s*\\.\\s*" + attr + "\\b");
+    const std::regex read = detail::cached_regex("\\b(?:" + owners + ")\\s*\\.\\s*" + attr + "\\b");
     return std::any_of(texts.begin(), texts.end(), [&](const std::string* t) { return std::regex_search(*t, read); });
   }
 
@@ -442,8 +443,8 @@ std::map<std::string, std::string> imports(const std::string& text, Lang lang) {
 /// definition: the test exercises it. Using the mock object a patch returns (`connect.return_value`)
 /// is not a call of the replaced function.
 bool called_elsewhere(const std::string& text, const std::string& name, int skip) {
-  const std::regex call("\\b" + name + "\\s*\\(");
-  const std::regex def("\\b(def|function|func)\\s+" + name + "\\b");
+  const std::regex call = detail::cached_regex("\\b" + name + "\\s*\\(");
+  const std::regex def = detail::cached_regex("\\b(def|function|func)\\s+" + name + "\\b");
   bool found = false;
   for_each_capped_line(text, [&](int n, const std::string& l) {
     if (n != skip && std::regex_search(l, call) && !std::regex_search(l, def)) found = true;
@@ -480,8 +481,8 @@ bool python_local_binding_harmless(const std::string& text, int line, const std:
   const std::string head = trim(lines[static_cast<std::size_t>(header)]);
   if (starts_with(head, "class ")) return true;
   const int hi = indent(lines[static_cast<std::size_t>(header)]);
-  const std::regex bare("(^|[^\\w.])" + name + "\\s*\\(");
-  const std::regex qualified("\\b([A-Za-z_][\\w.]*)\\." + name + "\\s*\\(");
+  const std::regex bare = detail::cached_regex("(^|[^\\w.])" + name + "\\s*\\(");
+  const std::regex qualified = detail::cached_regex("\\b([A-Za-z_][\\w.]*)\\." + name + "\\s*\\(");
   // Other local names of the same function (`from calc import add as real_add`).
   std::vector<std::regex> aliases;
   for (const auto& [alias, full] : imported)
@@ -555,8 +556,8 @@ bool local_value_calls_real(const std::string& text, int line, const std::string
   const auto eq = body.find_first_of(lang == Lang::go ? "=" : "={");
   if (eq == std::string::npos) return false;
   const std::string value = body.substr(eq + 1, kRegexLineChars * 8);
-  const std::regex qualified("(::|\\.|->)\\s*" + name + "\\b");
-  const std::regex bare("(^|[^\\w.])" + name + "\\s*\\(");
+  const std::regex qualified = detail::cached_regex("(::|\\.|->)\\s*" + name + "\\b");
+  const std::regex bare = detail::cached_regex("(^|[^\\w.])" + name + "\\s*\\(");
   auto reaches = [&](const std::string& code) {
     return std::regex_search(code, qualified) || (lang == Lang::go && std::regex_search(code, bare));
   };
@@ -565,7 +566,7 @@ bool local_value_calls_real(const std::string& text, int line, const std::string
   // Inside the binding's own value the bare name is the binding itself (C++), so only a qualified
   // name is the real function there.
   auto alias_pattern = [&](bool qualified_only) {
-    return std::regex("(\\w+)\\s*\\)?\\s*(?:\\([^)]*\\))?\\s*:?=\\s*&?\\s*(?:::|\\w+(?:\\.|::))" +
+    return detail::cached_regex("(\\w+)\\s*\\)?\\s*(?:\\([^)]*\\))?\\s*:?=\\s*&?\\s*(?:::|\\w+(?:\\.|::))" +
                       std::string(qualified_only ? "" : "?") + name + "\\s*;?\\s*$");
   };
   std::set<std::string> aliases;
@@ -662,7 +663,7 @@ bool local_value_calls_real(const std::string& text, int line, const std::string
 /// of that name now takes those calls. A new file has no old calls to take.
 bool called_bare_before(const std::optional<std::string>& before, const std::string& name) {
   if (!before) return false;
-  const std::regex call("(^|[^\\w.:>])" + name + "\\s*\\(");
+  const std::regex call = detail::cached_regex("(^|[^\\w.:>])" + name + "\\s*\\(");
   static const std::regex word_before(R"(([A-Za-z_]\w*)[\s\*&]*$)");
   static const std::set<std::string, std::less<>> kBeforeACall = {"return", "co_return", "co_await", "throw", "else", "case",
                                                                  "do", "in", "go", "defer", "await", "not", "and", "or"};
@@ -1050,9 +1051,9 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
         if (std::regex_search(l, m, def)) fn = m[1].str();
         for (const auto& h : holders) {
           if (!has_word(l, h)) continue;
-          const std::regex alias("\\b(\\w+)\\s*(?::=|=)\\s*" + h + "\\s*(?:$|[),;#])");
+          const std::regex alias = detail::cached_regex("\\b(\\w+)\\s*(?::=|=)\\s*" + h + "\\s*(?:$|[),;#])");
           if (std::regex_search(l, m, alias)) more.insert(m[1].str());
-          const std::regex handed("^\\s*(?:return|yield)\\s+" + h + "\\s*(?:#.*)?$");
+          const std::regex handed = detail::cached_regex("^\\s*(?:return|yield)\\s+" + h + "\\s*(?:#.*)?$");
           if (!fn.empty() && std::regex_search(l, handed)) more.insert(fn);
         }
       });
@@ -1067,7 +1068,7 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
     for (const auto& h : holders) {
       // (The class is reached through its module too: `_pytest.monkeypatch.MonkeyPatch.undo = ...`.)
       const std::string before_name = h == "MonkeyPatch" ? "(?:^|[^\\w])" : "(?:^|[^.\\w])";
-      const std::regex reach("\\b(?:vars|getattr|setattr|delattr|type)\\s*\\(\\s*(?:[\\w.]*\\.)?" + h + "\\b|" + before_name + h +
+      const std::regex reach = detail::cached_regex("\\b(?:vars|getattr|setattr|delattr|type)\\s*\\(\\s*(?:[\\w.]*\\.)?" + h + "\\b|" + before_name + h +
                              R"(\s*(?:\.\s*_\w*|\[|(?:\.\s*\w+|\[[^\]]*\])+\s*(?:(?:[-+*/|&^%]|//|<<|>>|\*\*)?=[^=]|\.\s*(?:clear|pop|popitem|remove|append|extend|insert|update|setdefault|__\w+__)\s*\()))");
       if (std::regex_search(text, reach)) return true;
     }
@@ -1211,7 +1212,7 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
             }
         }
       }
-      const std::regex word("(?:^|[^.\\w])" + name + "\\b");
+      const std::regex word = detail::cached_regex("(?:^|[^.\\w])" + name + "\\b");
       for (const Fn* g : group)
         for (std::size_t k = g->def + 1; k < g->end; ++k) {
           const std::string& l = ls[k];
@@ -1222,7 +1223,7 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
           if (k != i) return true;
           // The write's own line: setdefault hands back what it keeps (`return _cache.setdefault("o", x)`),
           // and a second mention reads it (`_cache["o"] = _cache.get("o") or x`).
-          if (std::regex_search(l, std::regex("(?:^|[^.\\w])" + name + "\\s*\\.\\s*setdefault\\s*\\("))) return true;
+          if (std::regex_search(l, detail::cached_regex("(?:^|[^.\\w])" + name + "\\s*\\.\\s*setdefault\\s*\\("))) return true;
           const auto first = std::sregex_iterator(l.begin(), l.end(), word);
           if (std::distance(first, std::sregex_iterator()) > 1) return true;
         }
@@ -1244,7 +1245,7 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
         while (end < ls.size() && (trim(ls[end]).empty() || ind(ls[end]) >= ind(ls[i]))) ++end;
         for (const auto& g : split_top(m[1].str(), {","})) {
           const std::string gname = strip_spaces(g);
-          const std::regex assigned("(?:^|[^.\\w])" + gname + "\\s*(?:[-+*/|&^%]|//)?=[^=]");
+          const std::regex assigned = detail::cached_regex("(?:^|[^.\\w])" + gname + "\\s*(?:[-+*/|&^%]|//)?=[^=]");
           for (std::size_t k = i + 1; k < end; ++k)
             if (std::regex_search(ls[k], m, assigned) && from_name(k, stored(ls[k], static_cast<std::size_t>(m.position()))) &&
                 read_back(k, gname))
@@ -1280,7 +1281,7 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
           other = &u;
       if (!other) return true;
       // Another test: harmless unless something calls it.
-      const std::regex call("(?:^|[^\\w.])" + other->name + "\\s*\\(");
+      const std::regex call = detail::cached_regex("(?:^|[^\\w.])" + other->name + "\\s*\\(");
       for (std::size_t j = 1; j < ls.size(); ++j)
         if ((static_cast<int>(j) < other->line || static_cast<int>(j) > other->end_line) && std::regex_search(ls[j], call)) return true;
     }
@@ -1344,8 +1345,8 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
     for (int k = unit->line; k <= unit->end_line && k < static_cast<int>(lines.size()); ++k) unit_lines.push_back(line_at(k));
     for (const auto& state : memo_states) {
       if (state == "os.environ") return false;
-      const std::regex replaced(R"((?:monkeypatch|mp)\s*\.\s*setattr\s*\(\s*[\w.]+\s*,\s*['"])" + state + R"(['"]|\bpatch(?:\.object)?\s*\(\s*[\w.]+\s*,\s*['"])" + state + "['\"]");
-      const std::regex cleared("^\\s*[\\w.]*\\b" + state + "\\s*\\.\\s*clear\\s*\\(\\s*\\)\\s*$");
+      const std::regex replaced = detail::cached_regex(R"((?:monkeypatch|mp)\s*\.\s*setattr\s*\(\s*[\w.]+\s*,\s*['"])" + state + R"(['"]|\bpatch(?:\.object)?\s*\(\s*[\w.]+\s*,\s*['"])" + state + "['\"]");
+      const std::regex cleared = detail::cached_regex("^\\s*[\\w.]*\\b" + state + "\\s*\\.\\s*clear\\s*\\(\\s*\\)\\s*$");
       bool isolated = false, cleared_before = false, in_finally = false, cleared_finally = false;
       for (const auto& ul : unit_lines) {
         if (std::regex_search(ul, replaced)) isolated = true;
@@ -1360,7 +1361,7 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
   // (`last`: the last line that can still affect the undoing, the end of a `with` block; the test's end when 0.)
   const auto rebound_in_unit = [&](const std::string& name, int made_at, int last = 0) {
     if (!unit) return true;
-    const std::regex bind("(?:^|[^.\\w])" + name + R"(\s*(?:(?:[-+*/|&^%]|//|<<|>>|\*\*)?=[^=]|:=)|\b(?:as|for|del|global|nonlocal)\s+(?:\w+\s*,\s*)*)" + name + "\\b");
+    const std::regex bind = detail::cached_regex("(?:^|[^.\\w])" + name + R"(\s*(?:(?:[-+*/|&^%]|//|<<|>>|\*\*)?=[^=]|:=)|\b(?:as|for|del|global|nonlocal)\s+(?:\w+\s*,\s*)*)" + name + "\\b");
     const int end = std::min(last > 0 ? std::min(last, unit->end_line) : unit->end_line, static_cast<int>(lines.size()) - 1);
     for (int k = unit->line + 1; k <= end; ++k)
       if ((k != made_at && std::regex_search(line_at(k), bind)) || tampered(line_at(k), name)) return true;
@@ -1453,7 +1454,7 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
   // `stack.enter_context(patch...(...))` on a `with ExitStack() as stack:` of the test.
   static const std::regex entered(R"(^\s*(\w+)\s*\.\s*enter_context\s*\(\s*(?:\w+\.)*patch(?:\.object|\.dict|\.multiple)?\s*\()");
   if (std::regex_search(text, fm, entered)) {
-    const std::regex stack(R"(^\s*(?:async\s+)?with\b.*ExitStack\s*\(\s*\)\s+as\s+)" + fm[1].str() + R"(\b)");
+    const std::regex stack = detail::cached_regex(R"(^\s*(?:async\s+)?with\b.*ExitStack\s*\(\s*\)\s+as\s+)" + fm[1].str() + R"(\b)");
     for (int k = unit->line; k < line; ++k)
       if (std::regex_search(line_at(k), stack) && indent_of(line_at(k)) < indent_of(text)) return true;
     return false;
@@ -1461,7 +1462,7 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
   // `with pytest.MonkeyPatch.context() as mp:` undoes at the block's end.
   static const std::regex mp_call(R"(^\s*(\w+)\s*\.\s*(?:setattr|setitem|delattr|delitem|setenv|delenv)\s*\()");
   if (std::regex_search(text, fm, mp_call) && fm[1].str() != "monkeypatch" && fm[1].str() != "mocker") {
-    const std::regex context(R"(^\s*(?:async\s+)?with\b.*\b(?:MonkeyPatch|monkeypatch)\s*\.\s*context\s*\(\s*\)\s+as\s+)" + fm[1].str() + R"(\s*:)");
+    const std::regex context = detail::cached_regex(R"(^\s*(?:async\s+)?with\b.*\b(?:MonkeyPatch|monkeypatch)\s*\.\s*context\s*\(\s*\)\s+as\s+)" + fm[1].str() + R"(\s*:)");
     for (int k = line - 1; k > unit->line; --k)
       if (!trim(line_at(k)).empty() && indent_of(line_at(k)) < indent_of(text)) {
         if (!std::regex_search(line_at(k), context)) return false;
@@ -1630,8 +1631,8 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
   auto read_in_project = [&](const std::string& name) {
     if (options.project_files.empty() || !options.read_head_file) return false;
     std::size_t read = 0, bytes = 0;
-    const std::regex word("\\b" + name + "\\b");
-    const std::regex definition("^[ \\t]*" + name + "\\s*(?::[^=]+)?=[^=]");
+    const std::regex word = detail::cached_regex("\\b" + name + "\\b");
+    const std::regex definition = detail::cached_regex("^[ \\t]*" + name + "\\s*(?::[^=]+)?=[^=]");
     for (const auto& path : options.project_files) {
       if (is_test_path(path) || lang_of(path) == Lang::none) continue;
       if (++read > 400 || bytes > (std::size_t{16} << 20)) return true;
@@ -1653,7 +1654,7 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
   auto pacing_only = [&](const std::string& name) {
     const auto first = name.find_first_not_of('_');
     if (first == std::string::npos || !std::isupper(static_cast<unsigned char>(name[first]))) return false;
-    const std::regex definition("^[ \\t]*" + name + "\\s*(?::[^=]+)?=[^=]");
+    const std::regex definition = detail::cached_regex("^[ \\t]*" + name + "\\s*(?::[^=]+)?=[^=]");
     int reads = 0;
     bool other = false;
     std::set<std::string> seen;
@@ -1693,7 +1694,7 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
   // A fill inside a function that runs at import (`def _init(): _table["offset"] = 1` ... `_init()`)
   // is the module's initial contents, not run time.
   auto filled_at_run_time = [&](const std::string& name) {
-    const std::regex filled("\\b" + name +
+    const std::regex filled = detail::cached_regex("\\b" + name +
                             "\\s*(?:\\[[^\\]]*\\]\\s*(?:[-+*/|&^%]|//)?=[^=]|\\.\\s*(?:setdefault|update|__setitem__|append|add|appendleft)\\s*\\()");
     static const std::regex def_line(R"(^\s*(?:async\s+)?def\s+(\w+))");
     const auto in_text = [&](const std::string& text) {
@@ -1707,7 +1708,7 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
         std::smatch dm;
         while (d > 0 && !(std::regex_search(ls[d], dm, def_line) && ind(ls[d]) < ind(ls[i]))) --d;
         if (!std::regex_search(ls[d], dm, def_line) || ind(ls[d]) >= ind(ls[i])) continue;  // a class or module body
-        const std::regex called_at_import("^(?:\\w+\\s*=\\s*)?" + dm[1].str() + "\\s*\\(");
+        const std::regex called_at_import = detail::cached_regex("^(?:\\w+\\s*=\\s*)?" + dm[1].str() + "\\s*\\(");
         if (std::none_of(ls.begin(), ls.end(), [&](const std::string& l) { return std::regex_search(l, called_at_import); })) return true;
       }
       return false;
@@ -1723,7 +1724,7 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
   // `_cache = {}` ... `_cache[key] = ...` in a function) puts it back to where the program starts:
   // isolation, not a stand-in. One defined with contents (`_cache = {"offset": 1}`) is configuration.
   auto reset_to_initial = [&](const std::string& name) {
-    const std::regex defined_empty("(?:^|\\n)[ \\t]*" + name +
+    const std::regex defined_empty = detail::cached_regex("(?:^|\\n)[ \\t]*" + name +
                                    R"(\s*(?::[^=\n]+)?=\s*(?:\{\}|\[\]|dict\(\)|set\(\)|list\(\)|(?:collections\.)?OrderedDict\(\)|(?:collections\.)?defaultdict\([^)\n]*\)|(?:weakref\.)?Weak(?:Value|Key)Dictionary\(\)|(?:collections\.)?(?:Counter|deque)\([^)\n]*\))\s*(?:#[^\n]*)?(?:\n|$))");
     const auto scan = [&](const std::vector<FileVersions>& fs) {
       return std::any_of(fs.begin(), fs.end(), [&](const FileVersions& g) {
@@ -1969,7 +1970,7 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
           for (std::size_t pi = 0; pi < fn.params.size(); ++pi) {
             const std::string& pn = fn.params[pi];
             if (pn.empty() || pn == "self" || pn == "cls" || mutating_helpers[fname].count(pi)) continue;
-            const std::regex changed("^\\s*(?:del\\s+)?" + pn +
+            const std::regex changed = detail::cached_regex("^\\s*(?:del\\s+)?" + pn +
                                      R"(\s*(?:\[|\.\s*(?:update|setdefault|clear|pop|popitem|append|extend|insert|remove|add|discard|__setitem__|__delitem__|__ior__)\s*\(|\.\s*\w+\s*=[^=]|(?:[-+*/|&^%]|//|<<|>>|\*\*)=))");
             bool mutates = false;
             for (const auto& bl : fn.body) {
@@ -2073,7 +2074,7 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
         static const std::regex lambda(R"(\blambda\s+(\w+)\s*:)");
         for (std::sregex_iterator it(l0.begin(), l0.end(), lambda), e; it != e; ++it) {
           const std::string pn = (*it)[1].str();
-          const std::regex changed("\\b" + pn + R"(\s*(?:\[[^\]]*\]\s*=|\.\s*(?:update|setdefault|clear|pop|popitem|append|extend|insert|remove|add|discard|__setitem__|__delitem__)\s*\())");
+          const std::regex changed = detail::cached_regex("\\b" + pn + R"(\s*(?:\[[^\]]*\]\s*=|\.\s*(?:update|setdefault|clear|pop|popitem|append|extend|insert|remove|add|discard|__setitem__|__delitem__)\s*\())");
           if (!std::regex_search(l0, changed)) continue;
           static const std::regex dotted(R"(\b([A-Za-z_]\w*\.[A-Za-z_]\w*)\b)");
           for (std::sregex_iterator d(l0.begin(), l0.end(), dotted), de; d != de; ++d)
@@ -2173,10 +2174,10 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
             lines_of_file();
             const auto reaching = [&](const std::string& name, int at) -> std::string {
               const auto indent = [](const std::string& x) { return x.find_first_not_of(" \t"); };
-              const std::regex bound(R"(^\s*)" + name + R"(\s*(?::[^=]+)?=([^=].*)$)");
-              const std::regex other("^\\s*(?:for\\s+.*\\b" + name + "\\b.*\\bin\\b|with\\b.*\\bas\\s+" + name + "\\b|(?:from\\s+\\S+\\s+)?import\\b.*\\b" +
+              const std::regex bound = detail::cached_regex(R"(^\s*)" + name + R"(\s*(?::[^=]+)?=([^=].*)$)");
+              const std::regex other = detail::cached_regex("^\\s*(?:for\\s+.*\\b" + name + "\\b.*\\bin\\b|with\\b.*\\bas\\s+" + name + "\\b|(?:from\\s+\\S+\\s+)?import\\b.*\\b" +
                                      name + "\\b|global\\s|nonlocal\\s|" + name + "\\s*(?:[-+*/|&^%]|//)=)|:=");
-              const std::regex def(R"(^(\s*)(?:async\s+)?(?:def|class)\s+)" + name + R"(\b)");
+              const std::regex def = detail::cached_regex(R"(^(\s*)(?:async\s+)?(?:def|class)\s+)" + name + R"(\b)");
               std::size_t limit = at >= 1 && static_cast<std::size_t>(at) < file_lines.size() ? indent(file_lines[static_cast<std::size_t>(at)]) : 0;
               for (int k = at - 1; k >= 1; --k) {
                 const std::string& al = file_lines[static_cast<std::size_t>(k)];
@@ -2195,7 +2196,7 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
                 if (ai <= limit && std::regex_search(al, bm, bound)) return trim(bm[1].str());
                 if (ai <= limit && has_word(al, name) && std::regex_search(al, other)) return "";
                 // Leaving the enclosing function: only module-level bindings are seen from here.
-                if (ai < limit && std::regex_search(al, std::regex(R"(^\s*(?:async\s+)?def\s)"))) limit = 0;
+                if (ai < limit && std::regex_search(al, detail::cached_regex(R"(^\s*(?:async\s+)?def\s)"))) limit = 0;
                 else if (ai < limit) limit = ai;
               }
               return "";
@@ -2210,7 +2211,7 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
               if (!std::regex_match(v, cm, container)) return false;
               const std::string ctor = cm[1].matched ? cm[1].str() : cm[2].matched ? cm[2].str() : cm[3].matched ? cm[3].str() : std::string();
               if (ctor.empty() || contains(v, ".")) return true;
-              const std::regex redefined("(?:^|\\n)\\s*(?:class|def)\\s+" + ctor + "\\b|(?:^|\\n)\\s*" + ctor +
+              const std::regex redefined = detail::cached_regex("(?:^|\\n)\\s*(?:class|def)\\s+" + ctor + "\\b|(?:^|\\n)\\s*" + ctor +
                                          "\\s*=[^=]|\\bimport\\b[^\\n]*\\bas\\s+" + ctor + "\\b");
               for (const auto& g : files)
                 if (g.after && lang_of(g.path) == Lang::python && (is_test_path(g.path) || basename(g.path) == "conftest.py") &&
@@ -2235,7 +2236,7 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
             };
             if (records(item)) {
               safe = true;
-            } else if (std::regex_match(item, rm, std::regex(R"(^\w+$)"))) {
+            } else if (std::regex_match(item, rm, detail::cached_regex(R"(^\w+$)"))) {
               const std::string value = reaching(item, n);
               if (starts_with(value, "def:")) {
                 static const std::regex one_line(R"(^def:(\w+)\.(?:append|add|put|put_nowait|appendleft)\((\w+)\)\n$)");
@@ -2312,9 +2313,9 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
           std::string ns = t.cpp_namespace.substr(t.cpp_namespace.rfind(':') == std::string::npos ? 0 : t.cpp_namespace.rfind(':') + 1);
           const std::string text = f.after->substr(0, std::size_t{1} << 20);
           std::smatch am;
-          if (std::regex_search(text, am, std::regex("\\bnamespace\\s+" + ns + "\\s*=\\s*(?:\\w+::)*(\\w+)\\s*;"))) ns = am[1].str();
-          if (!std::regex_search(text, std::regex("\\bnamespace\\s+" + ns + "\\s*\\{"))) continue;
-          if (!std::regex_search(text, std::regex("\\b" + t.name + "\\s*\\([^;{}()]*\\)\\s*(?:const\\s*)?(?:noexcept\\s*)?\\{"))) continue;
+          if (std::regex_search(text, am, detail::cached_regex("\\bnamespace\\s+" + ns + "\\s*=\\s*(?:\\w+::)*(\\w+)\\s*;"))) ns = am[1].str();
+          if (!std::regex_search(text, detail::cached_regex("\\bnamespace\\s+" + ns + "\\s*\\{"))) continue;
+          if (!std::regex_search(text, detail::cached_regex("\\b" + t.name + "\\s*\\([^;{}()]*\\)\\s*(?:const\\s*)?(?:noexcept\\s*)?\\{"))) continue;
         }
         if (t.plain) {
           // Only names the file imports (a module, or a function/class from one) are targets here.
@@ -2361,7 +2362,7 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
         const std::string& holder = t.object.empty() ? t.module : t.object;
         std::string owner = holder.substr(holder.rfind('.') == std::string::npos ? 0 : holder.rfind('.') + 1);
         if (std::smatch am; lang == Lang::python && !owner.empty() &&
-                            std::regex_search(*f.after, am, std::regex(R"(\b(\w+)\s+as\s+)" + owner + R"(\b)")))
+                            std::regex_search(*f.after, am, detail::cached_regex(R"(\b(\w+)\s+as\s+)" + owner + R"(\b)")))
           owner = am[1].str();
         // A property set through its setter on an object (`flask.session.permanent = True`), not on
         // a class (`Calc.offset = ...` replaces the property itself).
@@ -2402,7 +2403,7 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
         if (!name.empty() && !external_looking(name) && !dependency_looking(name)) {
           if (!prod) prod = production(files, options);
           if (prod->defined.count(name) || prod->classes->read_attribute_any(name) ||
-              (prod->module_vars.count(name) && std::regex_search(l0, std::regex(R"(__\w+__|\bgetmodule\s*\(|\bsys\s*\.\s*modules\b|\b(?:globals|vars)\s*\()"))))
+              (prod->module_vars.count(name) && std::regex_search(l0, detail::cached_regex(R"(__\w+__|\bgetmodule\s*\(|\bsys\s*\.\s*modules\b|\b(?:globals|vars)\s*\()"))))
             why = name + " is production state, written through an expression the guard cannot resolve";
         }
         if (!why.empty()) {

@@ -13,6 +13,7 @@
 #include <regex>
 
 #include "integrity/guard_internal.hpp"
+#include "core/regex_cache.hpp"
 
 namespace flowagent::integrity {
 
@@ -40,39 +41,39 @@ const std::vector<Family>& by_lang(Lang l, const std::vector<Family>& py, const 
 /// Calls that end the process, per language (on code with literals blanked).
 const std::vector<Family>& termination(Lang l) {
   static const std::vector<Family> py = {
-      {"os._exit / os.abort / posix._exit", std::regex(R"(\b(os|posix|nt)\s*\.\s*(_exit|abort)\s*\()")},
-      {"an os.exec* call replaces the runner's process", std::regex(R"(\bos\s*\.\s*exec[lv]p?e?\s*\()")},
-      {"a signal to its own or its parent's process", std::regex(R"(\bos\s*\.\s*(kill|killpg)\s*\(|\bsignal\s*\.\s*(raise_signal|pthread_kill|alarm|setitimer)\s*\()")},
-      {"sys.exit / exit / quit / raise SystemExit", std::regex(R"(\bsys\s*\.\s*exit\s*\(|(^|[^\w.])(exit|quit)\s*\(|\braise\s+SystemExit\b)")},
+      {"os._exit / os.abort / posix._exit", detail::cached_regex(R"(\b(os|posix|nt)\s*\.\s*(_exit|abort)\s*\()")},
+      {"an os.exec* call replaces the runner's process", detail::cached_regex(R"(\bos\s*\.\s*exec[lv]p?e?\s*\()")},
+      {"a signal to its own or its parent's process", detail::cached_regex(R"(\bos\s*\.\s*(kill|killpg)\s*\(|\bsignal\s*\.\s*(raise_signal|pthread_kill|alarm|setitimer)\s*\()")},
+      {"sys.exit / exit / quit / raise SystemExit", detail::cached_regex(R"(\bsys\s*\.\s*exit\s*\(|(^|[^\w.])(exit|quit)\s*\(|\braise\s+SystemExit\b)")},
       // (A module imported by name and used on the spot, `__import__(...)._exit(0)`; `_exit`/`abort`
       // on any object: only the os modules have them.)
       {"a process-ending function reached by name",
-       std::regex(R"(\bgetattr\s*\(\s*(os|sys|signal|posix|nt|__import__|import_module|importlib\s*\.\s*import_module)\s*[,(]|\b(__import__|import_module)\s*\([^()]*\)\s*\.\s*\w+|\.\s*(_exit|abort|killpg)\s*\(|\bctypes\b.*\b(exit|_exit|kill|abort)\b)")},
-      {"os._exit / os.kill imported under another name", std::regex(R"(\bfrom\s+(os|posix|nt|signal)\s+import\b.*\b(_exit|abort|kill|killpg|exec[lv]p?e?|raise_signal|pthread_kill)\b)")},
+       detail::cached_regex(R"(\bgetattr\s*\(\s*(os|sys|signal|posix|nt|__import__|import_module|importlib\s*\.\s*import_module)\s*[,(]|\b(__import__|import_module)\s*\([^()]*\)\s*\.\s*\w+|\.\s*(_exit|abort|killpg)\s*\(|\bctypes\b.*\b(exit|_exit|kill|abort)\b)")},
+      {"os._exit / os.kill imported under another name", detail::cached_regex(R"(\bfrom\s+(os|posix|nt|signal)\s+import\b.*\b(_exit|abort|kill|killpg|exec[lv]p?e?|raise_signal|pthread_kill)\b)")},
   };
   static const std::vector<Family> js = {
-      {"process.exit / process.reallyExit / process.abort", std::regex(R"(\bprocess\s*\.\s*(exit|reallyExit|abort|_kill)\s*\(|\bprocess\s*\.\s*exitCode\s*=)")},
-      {"process.kill of its own or its parent's process", std::regex(R"(\bprocess\s*\.\s*kill\s*\()")},
-      {"a process-ending function reached by name", std::regex(R"(\bprocess\s*\[)")},
+      {"process.exit / process.reallyExit / process.abort", detail::cached_regex(R"(\bprocess\s*\.\s*(exit|reallyExit|abort|_kill)\s*\(|\bprocess\s*\.\s*exitCode\s*=)")},
+      {"process.kill of its own or its parent's process", detail::cached_regex(R"(\bprocess\s*\.\s*kill\s*\()")},
+      {"a process-ending function reached by name", detail::cached_regex(R"(\bprocess\s*\[)")},
   };
   static const std::vector<Family> jvm = {
       {"System.exit / Runtime.halt / Runtime.exit / exitProcess",
-       std::regex(R"(\bSystem\s*\.\s*exit\s*\(|\bRuntime\s*\.\s*getRuntime\s*\(\s*\)\s*\.\s*(halt|exit)\s*\(|\bexitProcess\s*\()")},
-      {"ProcessHandle.current().destroy", std::regex(R"(\bProcessHandle\s*\.\s*(current|parent)\b.*\bdestroy)")},
+       detail::cached_regex(R"(\bSystem\s*\.\s*exit\s*\(|\bRuntime\s*\.\s*getRuntime\s*\(\s*\)\s*\.\s*(halt|exit)\s*\(|\bexitProcess\s*\()")},
+      {"ProcessHandle.current().destroy", detail::cached_regex(R"(\bProcessHandle\s*\.\s*(current|parent)\b.*\bdestroy)")},
   };
   static const std::vector<Family> go = {
-      {"os.Exit / syscall.Exit ends the test binary", std::regex(R"(\b(os|syscall|unix)\s*\.\s*Exit\s*\()")},
-      {"a signal to its own or its parent's process", std::regex(R"(\b(syscall|unix)\s*\.\s*(Kill|Tgkill)\s*\(|\bos\s*\.\s*FindProcess\s*\(\s*os\s*\.\s*Get(pp)?id|\.\s*Signal\s*\(\s*(syscall|os)\s*\.\s*(SIGKILL|Kill|SIGTERM|SIGINT))")},
-      {"syscall.Exec replaces the test binary", std::regex(R"(\b(syscall|unix)\s*\.\s*Exec\s*\()")},
+      {"os.Exit / syscall.Exit ends the test binary", detail::cached_regex(R"(\b(os|syscall|unix)\s*\.\s*Exit\s*\()")},
+      {"a signal to its own or its parent's process", detail::cached_regex(R"(\b(syscall|unix)\s*\.\s*(Kill|Tgkill)\s*\(|\bos\s*\.\s*FindProcess\s*\(\s*os\s*\.\s*Get(pp)?id|\.\s*Signal\s*\(\s*(syscall|os)\s*\.\s*(SIGKILL|Kill|SIGTERM|SIGINT))")},
+      {"syscall.Exec replaces the test binary", detail::cached_regex(R"(\b(syscall|unix)\s*\.\s*Exec\s*\()")},
   };
   static const std::vector<Family> cpp = {
       {"exit / _exit / quick_exit / abort ends the test binary",
-       std::regex(R"((^|[^\w.>])(std\s*::\s*)?(exit|_exit|_Exit|quick_exit|abort|terminate)\s*\()")},
-      {"a signal to its own or its parent's process", std::regex(R"((^|[^\w.>])(kill|raise|tgkill)\s*\(\s*(getpid|getppid|SIG))")},
-      {"an exec* call replaces the test binary", std::regex(R"((^|[^\w.>])exec[lv]p?e?\s*\()")},
+       detail::cached_regex(R"((^|[^\w.>])(std\s*::\s*)?(exit|_exit|_Exit|quick_exit|abort|terminate)\s*\()")},
+      {"a signal to its own or its parent's process", detail::cached_regex(R"((^|[^\w.>])(kill|raise|tgkill)\s*\(\s*(getpid|getppid|SIG))")},
+      {"an exec* call replaces the test binary", detail::cached_regex(R"((^|[^\w.>])exec[lv]p?e?\s*\()")},
   };
   static const std::vector<Family> rust = {
-      {"process::exit / process::abort ends the test binary", std::regex(R"(\bprocess\s*::\s*(exit|abort)\s*\(|\blibc\s*::\s*(exit|_exit|abort|kill|raise)\s*\()")},
+      {"process::exit / process::abort ends the test binary", detail::cached_regex(R"(\bprocess\s*::\s*(exit|abort)\s*\(|\blibc\s*::\s*(exit|_exit|abort|kill|raise)\s*\()")},
   };
   return by_lang(l, py, js, jvm, go, cpp, rust);
 }
@@ -98,7 +99,7 @@ bool honest_termination(std::string_view code, Lang l, const std::string& after)
 const std::vector<Family>& strong_report_names() {
   static const std::vector<Family> v = {
       {"the runner's report or flowagent's evidence directory",
-       std::regex(R"(flowagent-evidence|flowagent-cov|FLOWAGENT_PERTURB|flowagent_value_probe|junitxml|junit_xml|junit-xml|GTEST_OUTPUT|XML_OUTPUT_FILE|JEST_JUNIT_OUTPUT|test-reporter-destination|surefire-reports|PYTEST_ADDOPTS)")},
+       detail::cached_regex(R"(flowagent-evidence|flowagent-cov|FLOWAGENT_PERTURB|flowagent_value_probe|junitxml|junit_xml|junit-xml|GTEST_OUTPUT|XML_OUTPUT_FILE|JEST_JUNIT_OUTPUT|test-reporter-destination|surefire-reports|PYTEST_ADDOPTS)")},
   };
   return v;
 }
@@ -106,16 +107,16 @@ const std::vector<Family>& strong_report_names() {
 /// Names that production code may hold for its own reasons but test code has none to.
 const std::vector<Family>& test_report_names(Lang l) {
   static const std::vector<Family> py = {
-      {"the runner's arguments read through sys.argv", std::regex(R"(\bsys\s*\.\s*argv\b(?!\s*=[^=]))")},
+      {"the runner's arguments read through sys.argv", detail::cached_regex(R"(\bsys\s*\.\s*argv\b(?!\s*=[^=]))")},
   };
   static const std::vector<Family> js = {
-      {"the runner's arguments read through process.argv", std::regex(R"(\bprocess\s*\.\s*(argv|execArgv)\b(?!\s*=[^=]))")},
+      {"the runner's arguments read through process.argv", detail::cached_regex(R"(\bprocess\s*\.\s*(argv|execArgv)\b(?!\s*=[^=]))")},
   };
   static const std::vector<Family> go = {
-      {"the test binary's arguments read through os.Args", std::regex(R"(\bos\s*\.\s*Args\b(?!\s*\[\s*0\s*\])(?!\s*=[^=]))")},
+      {"the test binary's arguments read through os.Args", detail::cached_regex(R"(\bos\s*\.\s*Args\b(?!\s*\[\s*0\s*\])(?!\s*=[^=]))")},
   };
   static const std::vector<Family> rust = {
-      {"the test binary's arguments read through env::args", std::regex(R"(\benv\s*::\s*args(_os)?\s*\()")},
+      {"the test binary's arguments read through env::args", detail::cached_regex(R"(\benv\s*::\s*args(_os)?\s*\()")},
   };
   static const std::vector<Family> none;
   return by_lang(l, py, js, none, go, none, rust);
@@ -123,11 +124,11 @@ const std::vector<Family>& test_report_names(Lang l) {
 
 const std::vector<Family>& test_report_names_common() {
   static const std::vector<Family> v = {
-      {"the runner's report location", std::regex(R"(\bxmlpath\b|\bLogXML\b|\bgtest_output\b|GTEST_FLAG\w*\s*\(\s*output|\boutputFile\b)")},
+      {"the runner's report location", detail::cached_regex(R"(\bxmlpath\b|\bLogXML\b|\bgtest_output\b|GTEST_FLAG\w*\s*\(\s*output|\boutputFile\b)")},
       {"the coverage data flowagent's assertion check reads, or the plugins its value-sensitivity run loads",
-       std::regex(R"(\bPYTEST_PLUGINS\b|\bNODE_V8_COVERAGE\b|\bCOVERAGE_FILE\b|\bCOVERAGE_PROCESS_START\b|\bcoverage\s*\.\s*(Coverage|process_startup)\b)")},
+       detail::cached_regex(R"(\bPYTEST_PLUGINS\b|\bNODE_V8_COVERAGE\b|\bCOVERAGE_FILE\b|\bCOVERAGE_PROCESS_START\b|\bcoverage\s*\.\s*(Coverage|process_startup)\b)")},
       {"the runner's command line",
-       std::regex(R"(/proc/[^'"\s]*/?(cmdline|environ)|\bcmdline\s*\(|\borig_argv\b|getInputArguments|sun\.java\.command|ProcessHandle\s*\.\s*current\s*\(\s*\)\s*\.\s*info)")},
+       detail::cached_regex(R"(/proc/[^'"\s]*/?(cmdline|environ)|\bcmdline\s*\(|\borig_argv\b|getInputArguments|sun\.java\.command|ProcessHandle\s*\.\s*current\s*\(\s*\)\s*\.\s*info)")},
   };
   return v;
 }
@@ -181,8 +182,8 @@ std::vector<std::pair<std::regex, std::string>> python_aliases(const std::string
     if (alias == target || alias.size() > 64) continue;
     // `alias.` (a module) or `alias(` (a function), not part of a longer name or an attribute.
     const bool module = target.find('.') == std::string::npos;
-    out.emplace_back(std::regex("(^|[^\\w.])" + alias + (module ? "\\s*\\." : "\\s*\\(")), "$1" + target + (module ? "." : "("));
-    if (module) out.emplace_back(std::regex("\\bgetattr\\s*\\(\\s*" + alias + "\\s*,"), "getattr(" + target + ",");
+    out.emplace_back(detail::cached_regex("(^|[^\\w.])" + alias + (module ? "\\s*\\." : "\\s*\\(")), "$1" + target + (module ? "." : "("));
+    if (module) out.emplace_back(detail::cached_regex("\\bgetattr\\s*\\(\\s*" + alias + "\\s*,"), "getattr(" + target + ",");
   }
   return out;
 }
@@ -202,29 +203,29 @@ std::string resolved(std::string code, Lang l, const std::vector<std::pair<std::
 /// reason to make them outside a program's entry point or a forked child.
 const std::vector<Family>& hard_termination(Lang l) {
   static const std::vector<Family> py = {
-      {"os._exit / os.abort", std::regex(R"(\b(os|posix|nt)\s*\.\s*(_exit|abort)\s*\(|\bfrom\s+(os|posix|nt)\s+import\b.*\b(_exit|abort)\b)")},
+      {"os._exit / os.abort", detail::cached_regex(R"(\b(os|posix|nt)\s*\.\s*(_exit|abort)\s*\(|\bfrom\s+(os|posix|nt)\s+import\b.*\b(_exit|abort)\b)")},
       {"a signal to its own or its parent's process",
-       std::regex(R"(\bos\s*\.\s*(kill|killpg)\s*\(\s*os\s*\.\s*get(pp|p)?id|\bsignal\s*\.\s*(raise_signal|pthread_kill)\s*\()")},
-      {"a process-ending function reached by name", std::regex(R"(\bgetattr\s*\(\s*(os|posix)\s*,|\bctypes\b.*\b(exit|_exit|kill|abort)\b)")},
+       detail::cached_regex(R"(\bos\s*\.\s*(kill|killpg)\s*\(\s*os\s*\.\s*get(pp|p)?id|\bsignal\s*\.\s*(raise_signal|pthread_kill)\s*\()")},
+      {"a process-ending function reached by name", detail::cached_regex(R"(\bgetattr\s*\(\s*(os|posix)\s*,|\bctypes\b.*\b(exit|_exit|kill|abort)\b)")},
   };
   static const std::vector<Family> js = {
       {"process.reallyExit / process.abort / process.kill of itself",
-       std::regex(R"(\bprocess\s*\.\s*(reallyExit|abort|_kill)\s*\(|\bprocess\s*\.\s*kill\s*\(\s*process\s*\.\s*p?pid)")},
+       detail::cached_regex(R"(\bprocess\s*\.\s*(reallyExit|abort|_kill)\s*\(|\bprocess\s*\.\s*kill\s*\(\s*process\s*\.\s*p?pid)")},
   };
   static const std::vector<Family> jvm = {
       {"Runtime.halt / ProcessHandle.current().destroy",
-       std::regex(R"(\bRuntime\s*\.\s*getRuntime\s*\(\s*\)\s*\.\s*halt\s*\(|\bProcessHandle\s*\.\s*(current|parent)\b.*\bdestroy)")},
+       detail::cached_regex(R"(\bRuntime\s*\.\s*getRuntime\s*\(\s*\)\s*\.\s*halt\s*\(|\bProcessHandle\s*\.\s*(current|parent)\b.*\bdestroy)")},
   };
   static const std::vector<Family> go = {
       {"syscall.Exit / a signal to its own process",
-       std::regex(R"(\b(syscall|unix)\s*\.\s*(Exit|Exec)\s*\(|\b(syscall|unix)\s*\.\s*(Kill|Tgkill)\s*\(\s*(os|syscall|unix)\s*\.\s*Get(pp)?id|\bos\s*\.\s*FindProcess\s*\(\s*os\s*\.\s*Get(pp)?id)")},
+       detail::cached_regex(R"(\b(syscall|unix)\s*\.\s*(Exit|Exec)\s*\(|\b(syscall|unix)\s*\.\s*(Kill|Tgkill)\s*\(\s*(os|syscall|unix)\s*\.\s*Get(pp)?id|\bos\s*\.\s*FindProcess\s*\(\s*os\s*\.\s*Get(pp)?id)")},
   };
   static const std::vector<Family> cpp = {
       {"_exit / _Exit / quick_exit / a signal to its own process",
-       std::regex(R"((^|[^\w.>])(std\s*::\s*)?(_exit|_Exit|quick_exit)\s*\(|(^|[^\w.>])(kill|tgkill)\s*\(\s*(getpid|getppid)|(^|[^\w.>])raise\s*\(\s*SIGKILL)")},
+       detail::cached_regex(R"((^|[^\w.>])(std\s*::\s*)?(_exit|_Exit|quick_exit)\s*\(|(^|[^\w.>])(kill|tgkill)\s*\(\s*(getpid|getppid)|(^|[^\w.>])raise\s*\(\s*SIGKILL)")},
   };
   static const std::vector<Family> rust = {
-      {"libc::_exit / libc::kill of its own process", std::regex(R"(\blibc\s*::\s*(_exit|exit|kill|raise|abort)\s*\()")},
+      {"libc::_exit / libc::kill of its own process", detail::cached_regex(R"(\blibc\s*::\s*(_exit|exit|kill|raise|abort)\s*\()")},
   };
   return by_lang(l, py, js, jvm, go, cpp, rust);
 }
@@ -235,13 +236,13 @@ const std::vector<Family>& hard_termination(Lang l) {
 const std::vector<Family>& success_exit(Lang l) {
   static const std::vector<Family> none;
   static const std::vector<Family> js = {
-      {"process.exit with a success status", std::regex(R"(\bprocess\s*\.\s*exit\s*\(\s*(0\s*)?\)|\bprocess\s*\.\s*exitCode\s*=\s*0\b|\bprocess\s*\[)")},
+      {"process.exit with a success status", detail::cached_regex(R"(\bprocess\s*\.\s*exit\s*\(\s*(0\s*)?\)|\bprocess\s*\.\s*exitCode\s*=\s*0\b|\bprocess\s*\[)")},
   };
   static const std::vector<Family> cpp = {
-      {"exit with a success status", std::regex(R"((^|[^\w.>])(std\s*::\s*)?exit\s*\(\s*(0|EXIT_SUCCESS)\s*\))")},
+      {"exit with a success status", detail::cached_regex(R"((^|[^\w.>])(std\s*::\s*)?exit\s*\(\s*(0|EXIT_SUCCESS)\s*\))")},
   };
   static const std::vector<Family> rust = {
-      {"process::exit with a success status", std::regex(R"(\bprocess\s*::\s*exit\s*\(\s*0\s*\))")},
+      {"process::exit with a success status", detail::cached_regex(R"(\bprocess\s*::\s*exit\s*\(\s*0\s*\))")},
   };
   return by_lang(l, none, js, none, none, cpp, rust);
 }

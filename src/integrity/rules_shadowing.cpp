@@ -17,6 +17,7 @@
 #include <set>
 
 #include "integrity/guard_internal.hpp"
+#include "core/regex_cache.hpp"
 
 namespace flowagent::integrity {
 
@@ -204,7 +205,7 @@ class CppProduction {
   explicit CppProduction(const Project& pr) : pr_(pr) {}
   bool declares(const std::string& name) {
     load();
-    const std::regex word("\\b" + name + "\\b");
+    const std::regex word = detail::cached_regex("\\b" + name + "\\b");
     return std::any_of(texts_.begin(), texts_.end(), [&](const std::string& t) { return std::regex_search(t, word); });
   }
 
@@ -286,7 +287,7 @@ void cpp_shadowing(const Project& pr, Findings& out) {
       // uses it beyond its definition (a header's definitions are used by the files including it).
       const bool header = lang_of(f.path) == Lang::cpp && !cpp_source_path(f.path);
       if (!macro && !header) {
-        const std::regex use("\\b" + name + "\\b");
+        const std::regex use = detail::cached_regex("\\b" + name + "\\b");
         if (std::distance(std::sregex_iterator(f.after->begin(), f.after->end(), use), std::sregex_iterator()) < 2) continue;
       }
       if (!prod.declares(name)) continue;
@@ -388,7 +389,7 @@ void go_init_state(const Project& pr, Findings& out) {
       // { offset = old }()`, t.Cleanup) configures the code for itself; init()/TestMain and a test
       // that leaves the state changed rewrite it for every test that runs after.
       if (!region->setup) {
-        const std::regex assign("\\b" + hit + "\\s*(?:,[^=\\n]*)?=[^=]");
+        const std::regex assign = detail::cached_regex("\\b" + hit + "\\s*(?:,[^=\\n]*)?=[^=]");
         const auto assigns = std::distance(std::sregex_iterator(region->text.begin(), region->text.end(), assign), std::sregex_iterator());
         if ((contains(region->text, "defer ") || contains(region->text, "Cleanup(")) && assigns >= 2) continue;
       }

@@ -21,6 +21,7 @@
 #include <tuple>
 
 #include "integrity/guard_internal.hpp"
+#include "core/regex_cache.hpp"
 
 namespace flowagent::integrity {
 
@@ -610,9 +611,9 @@ std::optional<IntegrityFinding> skip_through_helper(const RuleContext& c, const 
   // it is.
   auto bare = [&](const std::string& n) {
     if (!c.file.after) return false;
-    const std::regex ref("(^|[^.\\w])" + n + "\\b");
-    const std::regex via("(\\w+)\\s*\\.\\s*" + n + "\\b");
-    const std::regex own_def("\\b(?:def|func|function)\\s+" + n + "\\b");
+    const std::regex ref = detail::cached_regex("(^|[^.\\w])" + n + "\\b");
+    const std::regex via = detail::cached_regex("(\\w+)\\s*\\.\\s*" + n + "\\b");
+    const std::regex own_def = detail::cached_regex("\\b(?:def|func|function)\\s+" + n + "\\b");
     std::set<std::string> receivers;
     std::vector<std::string> import_lines;
     bool found = false;
@@ -656,7 +657,7 @@ std::optional<IntegrityFinding> skip_through_helper(const RuleContext& c, const 
       const auto found = call_arguments(body, {n});
       const auto args = found.find(n);
       // Every call of it is read (`support.sample(...)` through a module is not, so it must not occur).
-      const std::regex any_call("\\b" + n + "\\s*\\(");
+      const std::regex any_call = detail::cached_regex("\\b" + n + "\\s*\\(");
       const auto calls = static_cast<std::size_t>(std::distance(std::sregex_iterator(body.begin(), body.end(), any_call), std::sregex_iterator()));
       const bool all_safe =
           args != found.end() && !args->second.empty() && args->second.size() == calls &&

@@ -9,6 +9,7 @@
 #include <regex>
 #include <string_view>
 #include <vector>
+#include "core/regex_cache.hpp"
 
 namespace flowagent::integrity {
 
@@ -480,7 +481,7 @@ int js_true_of_assertion_failure(const Syntax& s, TSNode cond) {
     if (one_of(last_segment(tt), {"AssertionError", "Error", "Object", "JestAssertionError", "AssertionFailedError"})) return 1;
     // A name the file binds to one (`const { AssertionError: AE } = require('assert')`, `const AE = assert.AssertionError`).
     if (Syntax::type(ty) == "identifier") {
-      const std::regex alias("(?:AssertionError\\s*:\\s*" + tt + "\\b|\\b" + tt + "\\s*=\\s*[\\w$.]*(?:AssertionError|\\bError)\\b)");
+      const std::regex alias = detail::cached_regex("(?:AssertionError\\s*:\\s*" + tt + "\\b|\\b" + tt + "\\s*=\\s*[\\w$.]*(?:AssertionError|\\bError)\\b)");
       if (std::regex_search(s.src.substr(0, 262144), alias)) return 1;
     }
     return 0;

@@ -10,6 +10,7 @@
 
 #include "integrity/guard_internal.hpp"
 #include "integrity/swallow.hpp"
+#include "core/regex_cache.hpp"
 
 namespace flowagent::integrity {
 
@@ -776,10 +777,48 @@ bool cancels(std::string_view side) {
   return any_term && std::all_of(net.begin(), net.end(), [](const auto& kv) { return kv.second == 0; });
 }
 
+/// JavaScript text with its optional-chaining marks (`a?.b`, `f?.()`, `a?.[0]`) hidden (`#.`), so
+/// that a split at `?` finds only ternaries and `??`.
+std::string js_ternary_marks(std::string e) {
+  for (std::size_t i = 0; i + 1 < e.size(); ++i)
+    if (e[i] == '?' && e[i + 1] == '.' && !(i + 2 < e.size() && std::isdigit(static_cast<unsigned char>(e[i + 2])))) e[i] = '#';
+  return e;
+}
+
+/// Alternatives that compare one expression with one value however written (`got == 4 or got ==
+/// 4.0`, `x === 1 || x == 1`): the same check as one of them.
+bool one_value_alternatives(const std::vector<std::string>& ors) {
+  std::string subject;
+  std::optional<double> number;
+  std::string text;
+  for (const auto& clause : ors) {
+    const auto sides = split_top(unparen(trim(clause)), {"===", "=="});
+    if (sides.size() != 2) return false;
+    std::string l = strip_spaces(sides[0]), r = strip_spaces(sides[1]);
+    while (!r.empty() && r.front() == '=') r.erase(0, 1);
+    if (is_literal(l) && !is_literal(r)) std::swap(l, r);
+    if (is_literal(l) || !is_literal(r)) return false;
+    if (subject.empty()) subject = l;
+    else if (subject != l) return false;
+    char* end = nullptr;
+    const double v = std::strtod(r.c_str(), &end);
+    const bool numeric = !r.empty() && end == r.c_str() + r.size();
+    if (numeric) {
+      if (!text.empty() || (number && *number != v)) return false;
+      number = v;
+    } else {
+      if (number || (!text.empty() && text != r)) return false;
+      text = r;
+    }
+  }
+  return true;
+}
+
 /// What a boolean expression really checks, beyond its operators: a tautology (`... or 1`, `c or
 /// not c`, `x in (4, x)`, a non-empty tuple or list, a side that cancels, `all(... in [])`, a
 /// ternary with a true branch), or a weaker kind (the weakest clause of an `or` or of a ternary's
-/// branches: `x == 4 or add` checks only that `add` is truthy).
+/// branches: `x == 4 or add` checks only that `add` is truthy; an `or` of exact clauses at most a
+/// range: `x == 4 or x == 0` accepts two values).
 void truth_analysis(std::string_view clause, Assertion& a, bool python) {
   const std::string raw = trim(clause);
   // A parenthesised tuple or a list literal is always true (`assert (x == 1, "msg")`; not `[...] ==
@@ -795,9 +834,10 @@ void truth_analysis(std::string_view clause, Assertion& a, bool python) {
   if (python) {
     auto t = split_top(e, {" if ", " else "});
     if (t.size() == 3) branches = {t[0], t[2]};
-  } else if (auto q = split_top(e, {" ? "}); q.size() == 2) {
-    auto r = split_top(q[1], {" : "});
-    if (r.size() == 2) branches = {r[0], r[1]};
+  } else if (auto q = split_top(js_ternary_marks(e), {"??", "?"}); q.size() == 2) {
+    // (`??` splits too, so that `a ?? b` is no ternary; `:` of an object literal sits in braces.)
+    auto r = split_top(q[1], {":"});
+    if (r.size() == 2 && !contains(e, "??")) branches = {r[0], r[1]};
   }
   auto weakest = [&](const std::vector<std::string>& parts) {
     int best = kStrengthExact + 1;
@@ -827,6 +867,10 @@ void truth_analysis(std::string_view clause, Assertion& a, bool python) {
       for (std::size_t j = i + 1; j < ors.size(); ++j)
         if (complementary(ors[i], ors[j])) a.tautology = true;
     weakest(ors);
+    // Alternatives accept more than one outcome (`got == 4 or got == 0`, `a === 1 || b === 2`):
+    // however exact each clause, together they check a set of values, as a range does; not
+    // spellings of one value (`got == 4 or got == 4.0`).
+    if (!a.tautology && strength(a.kind) > strength(Kind::range) && !one_value_alternatives(ors)) a.kind = Kind::range;
   }
   if (a.tautology) return;
   // Membership in a literal collection that holds the value itself.
@@ -1094,7 +1138,7 @@ class Analyzer {
     bool found = false;
     if (regex_safe_name(name) && std::all_of(c.begin(), c.end(), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '.' || ch == '$'; })) {
       try {
-        found = std::regex_search(s_.src, std::regex(pattern));
+        found = std::regex_search(s_.src, detail::cached_regex(pattern));
       } catch (const std::regex_error&) {
         found = true;  // (unreadable: not trusted as the runner's)
       }
@@ -1511,7 +1555,7 @@ class Analyzer {
       auto args = call_args(n);
       if (!args.empty() && !contains(t, ".not.") && (contains(args[0], "&&") || contains(args[0], " and ")))
         return clause_checks(a, args[0], {"&&", " and "}, false);
-      a.kind = name == "ok" ? Kind::type : comparison_kind(t);
+      a.kind = name == "ok" ? (args.empty() ? Kind::type : ok_kind(args[0])) : comparison_kind(t);
       // numpy's assert_equal(x, 4), pandas' assert_frame_equal(a, b), assert_allclose(x, y, rtol=...):
       // what the name says, when it compares two values.
       if (const auto named = named_kind(name);
@@ -1793,7 +1837,7 @@ class Analyzer {
         name.resize(name.size() - 2);
         if (name.size() > 64 || !regex_safe_name(name))
           return false;
-        const std::regex returns_false("\\b(?:func|def|function)\\s+" + name + "\\s*\\(\\s*\\)[^{:\\n]*[{:]\\s*return\\s+(?:false|False)\\b");
+        const std::regex returns_false = detail::cached_regex("\\b(?:func|def|function)\\s+" + name + "\\s*\\(\\s*\\)[^{:\\n]*[{:]\\s*return\\s+(?:false|False)\\b");
         return std::regex_search(s_.src, returns_false);
       }
       if (name.size() > 64 || !regex_safe_name(name) ||
@@ -1803,9 +1847,9 @@ class Analyzer {
       // to false: `false`, `False`, `0`, `!1`, `!true`, `not True`, an empty or false brace.)
       const std::string falsy = "\\s*(?:false|False|0|!\\s*1|!\\s*true|not\\s+True)(?![\\w.])";
       const bool cpp = lang_ == Lang::cpp;  // (a brace initialiser, a macro: C/C++ only; `&& strict {` is Go's if)
-      const std::regex any_binding("\\b" + name + "\\s*(?::\\s*[\\w\\[\\]]+\\s*)?:?=[^=]|\\bvar\\s+" + name + "\\b" +
+      const std::regex any_binding = detail::cached_regex("\\b" + name + "\\s*(?::\\s*[\\w\\[\\]]+\\s*)?:?=[^=]|\\bvar\\s+" + name + "\\b" +
                                    (cpp ? "|\\b" + name + "\\s*\\{|#\\s*define\\s+" + name + "\\b" : std::string()));
-      const std::regex false_binding("\\b" + name + "\\s*(?::\\s*[\\w\\[\\]]+\\s*)?:?=" + falsy + "|\\bvar\\s+" + name +
+      const std::regex false_binding = detail::cached_regex("\\b" + name + "\\s*(?::\\s*[\\w\\[\\]]+\\s*)?:?=" + falsy + "|\\bvar\\s+" + name +
                                      "\\s+bool\\s*(?:\\n|;|$)|\\bvar\\s+" + name + "\\s*(?:bool\\s*)?=\\s*false\\b" +
                                      (cpp ? "|\\b" + name + "\\s*\\{\\s*(?:false|0)?\\s*\\}|#\\s*define\\s+" + name + "\\s+(?:0|false)\\b" : std::string()));
       const auto count = [&](const std::string& in, const std::regex& r) { return std::distance(std::sregex_iterator(in.begin(), in.end(), r), std::sregex_iterator()); };
@@ -1897,6 +1941,27 @@ class Analyzer {
 
   /// Kind of a boolean expression: == is equality, ordering is range, no comparison is a truth or
   /// existence check. Go's failure branches are negated (`!=` guards an equality).
+  /// What JS `ok(x)` checks: the truth of its argument, as strong as the argument's own top-level
+  /// comparison (`assert.ok(got === 4)` an equality, `got > 3` a range); a value told apart from
+  /// one other (`got !== 4`, `x !== undefined`, `x == null`) or plain truth (`assert.ok(got)`, a
+  /// comparison inside a callback) is a truthiness check.
+  Kind ok_kind(const std::string& arg) const {
+    const std::string e = unparen(trim(arg));
+    // (Not one comparison at the top: `a === 4 ? true : x`, `a === 4 || b`; truth_analysis reads
+    // those. The arguments come without spaces: `?.` is optional chaining, not a ternary.)
+    if (split_top(js_ternary_marks(e), {"??", "?", "||", "&&"}).size() >= 2) return Kind::type;
+    if (split_top(e, {"!==", "!="}).size() >= 2) return Kind::type;
+    if (const auto sides = split_top(e, {"===", "=="}); sides.size() == 2) {
+      for (const auto& side : sides)
+        if (const auto v = strip_spaces(side); v == "undefined" || v == "null" || v == "void0") return Kind::type;
+      return Kind::eq;
+    }
+    if (split_top(e, {"<=", ">=", "<", ">"}).size() >= 2) return Kind::range;
+    // (A named comparison, `Object.is(got, 4)`, `isDeepStrictEqual(a, b)`; nothing nested.)
+    if (contains(e, "==") || contains(e, "!=") || contains(e, "=>")) return Kind::type;
+    return comparison_kind(e);
+  }
+
   Kind comparison_kind(std::string_view t, bool negated = false) const {
     if (contains(t, "approx(") || contains(t, "isclose(")) return Kind::approx;
     const std::string_view eq = negated ? "!=" : "==";
@@ -2272,7 +2337,7 @@ class Analyzer {
         for (uint32_t k = 0; k < ts_node_named_child_count(n); ++k) walk(ts_node_named_child(n, k), depth + 1);
       };
       walk(field(d, "body"), 1);
-      if ((coroutine || generator) && std::regex_search(returned, std::regex("\\breturn\\s+" + inner + "\\b")))
+      if ((coroutine || generator) && std::regex_search(returned, detail::cached_regex("\\breturn\\s+" + inner + "\\b")))
         return "the decorator `@" + name + "` (line " + std::to_string(line(f->second)) + ") replaces the test with " +
                (coroutine ? "a coroutine function, which pytest skips without an async plugin" : "a generator, which pytest does not run");
     }
@@ -2917,7 +2982,7 @@ class Analyzer {
     bool uses = false;
     for (std::sregex_iterator w(names.begin(), names.end(), word), e; w != e && !uses; ++w) {
       if (kDecl.count(w->str())) continue;
-      const std::regex use("(^|[^\\w$.])" + w->str() + "([^\\w$]|$)");
+      const std::regex use = detail::cached_regex("(^|[^\\w$.])" + w->str() + "([^\\w$]|$)");
       uses = std::regex_search(body, use);
     }
     if (uses) a.rows = std::min(kMaxTableRows, a.rows * rows);
@@ -3196,7 +3261,7 @@ class Analyzer {
     static const std::regex word(R"([A-Za-z_$][\w$]*)");
     const std::string names = text(params), body = text(check);
     for (std::sregex_iterator w(names.begin(), names.end(), word), e; w != e; ++w) {
-      const std::regex use("(^|[^\\w$.])" + w->str() + "([^\\w$]|$)");
+      const std::regex use = detail::cached_regex("(^|[^\\w$.])" + w->str() + "([^\\w$]|$)");
       static const std::set<std::string, std::less<>> kNotValues = {"t", "tt", "self", "this", "testing", "T", "int", "string",
                                                                     "bool", "error", "func", "float64", "int64", "any"};
       if (!kNotValues.count(w->str()) && std::regex_search(body, use)) {
@@ -3248,10 +3313,10 @@ class Analyzer {
     // Truncated in place (`v //= 2`, `v >>= 1`, `v %= 10`; `v /= 10` where `/` truncates integers):
     // read as a division of what it held.
     const bool truncating = lang_ == Lang::go || lang_ == Lang::cpp || lang_ == Lang::java || lang_ == Lang::kotlin || lang_ == Lang::rust;
-    const std::regex in_place("(?:^|[^\\w$.])" + name + (truncating ? R"(\s*(?://|>>|%|/)=\s*([0-9]+))" : R"(\s*(?://|>>|%)=\s*([0-9]+))"));
+    const std::regex in_place = detail::cached_regex("(?:^|[^\\w$.])" + name + (truncating ? R"(\s*(?://|>>|%|/)=\s*([0-9]+))" : R"(\s*(?://|>>|%)=\s*([0-9]+))"));
     if (std::smatch im; std::regex_search(all, im, in_place) && im[1].str() != "1" && im[1].str() != "0")
       return truncating ? name + "/" + im[1].str() : "int(" + name + "/" + im[1].str() + ")";
-    const std::regex bind("(?:^|[\\n;{(])[ \\t]*(?:(?:var|let|const|val|auto|final|int|long|short|double|float|int64|int32|uint|usize|i32|i64|u32|u64|mut)\\s+)*" + name +
+    const std::regex bind = detail::cached_regex("(?:^|[\\n;{(])[ \\t]*(?:(?:var|let|const|val|auto|final|int|long|short|double|float|int64|int32|uint|usize|i32|i64|u32|u64|mut)\\s+)*" + name +
                           "(?:\\s*:\\s*[\\w<>\\[\\]]+)?\\s*(?::=|=(?!=))\\s*([^\\n;]+)");
     std::string value;
     int count = 0;
@@ -3272,9 +3337,9 @@ class Analyzer {
     static const std::regex ident(R"(^[A-Za-z_][\w]*$)");
     if (ts_node_is_null(unit_node_) || !std::regex_match(name, ident)) return 0;
     const std::string all = text(unit_node_).substr(0, 65536);
-    const std::regex bind("(?:^|[^\\w$.=!<>])" + name +
+    const std::regex bind = detail::cached_regex("(?:^|[^\\w$.=!<>])" + name +
                           R"(\s*(?:,[^=\n;()]*)?(?::=|=(?!=)|[-+*/%&|^]=|<<=|>>=|//=))");
-    const std::regex loop(R"(\bfor\s*\(?\s*(?:const|let|var|final|auto|int|long)?\s*)" + name + R"(\s+(?:in|of)\b)");
+    const std::regex loop = detail::cached_regex(R"(\bfor\s*\(?\s*(?:const|let|var|final|auto|int|long)?\s*)" + name + R"(\s+(?:in|of)\b)");
     int n = 0;
     for (std::sregex_iterator it(all.begin(), all.end(), bind), e; it != e; ++it) ++n;
     for (std::sregex_iterator it(all.begin(), all.end(), loop), e; it != e; ++it) ++n;
@@ -3355,7 +3420,7 @@ class Analyzer {
     for (std::sregex_iterator it(code.begin(), code.end(), passed), e; it != e; ++it) {
       const std::string name = (*it)[1].str();
       // A function only (`function unwrap(`, `const unwrap = (r) =>`), not another test's `const rs = ...`.
-      const std::regex head("(?:function\\s+" + name + "\\s*\\(|(?:const|let|var)\\s+" + name +
+      const std::regex head = detail::cached_regex("(?:function\\s+" + name + "\\s*\\(|(?:const|let|var)\\s+" + name +
                             "\\s*=\\s*(?:async\\s*)?(?:function\\b|\\([^)]*\\)\\s*=>|[A-Za-z_$][\\w$]*\\s*=>))");
       std::smatch m;
       if (!std::regex_search(src, m, head)) continue;
@@ -3672,7 +3737,7 @@ class Analyzer {
       if (u.call_args.count(f)) continue;
       const std::string flat = strip_spaces(body);
       std::vector<std::string> rows;
-      const std::regex consumed(R"((?:\b(?:list|tuple|set|frozenset|sorted|sum|all|any|dict)\s*\(\s*|\bfor\s+[\w\s,()]+?\s+in\s+))"
+      const std::regex consumed = detail::cached_regex(R"((?:\b(?:list|tuple|set|frozenset|sorted|sum|all|any|dict)\s*\(\s*|\bfor\s+[\w\s,()]+?\s+in\s+))"
                                 R"((?:[\w.]+\s*\.\s*)?(?:map|starmap|imap|imap_unordered)\s*\(\s*)" + f + R"(\s*,)");
       for (std::sregex_iterator it(body.begin(), body.end(), consumed), e; it != e && rows.empty(); ++it) {
         const std::size_t map_open = static_cast<std::size_t>(it->position()) + it->str().rfind('(');  // map's own '('

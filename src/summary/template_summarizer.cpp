@@ -1,5 +1,7 @@
 #include <set>
 
+#include "absl/strings/str_cat.h"
+
 #include "flowagent/summary.hpp"
 
 namespace flowagent {
@@ -72,19 +74,16 @@ class TemplateSummarizer final : public Summarizer {
       std::size_t i = 0;
       for (const auto& f : files) {
         if (i == 3) {
-          // (Appended piece by piece: GCC 12 at -O3 warns falsely, -Wstringop-overflow, on the temporary.)
-          out += " and ";
-          out += std::to_string(files.size() - 3);
-          out += " more";
+          absl::StrAppend(&out, " and ", files.size() - 3, " more");
           break;
         }
-        out += (i ? ", " : "") + std::string("<code>") + html_escape(f) + "</code>";
+        absl::StrAppend(&out, i ? ", " : "", "<code>", html_escape(f), "</code>");
         ++i;
       }
       out += ". ";
     }
     if (!ctx.request.failure.failing_tests.empty())
-      out += std::to_string(ctx.request.failure.failing_tests.size()) + " failing test(s) now pass. ";
+      absl::StrAppend(&out, ctx.request.failure.failing_tests.size(), " failing test(s) now pass. ");
     out += describe_replacements(ctx.result.evidence);
     while (!out.empty() && out.back() == ' ') out.pop_back();
     return out;
@@ -96,15 +95,15 @@ class TemplateSummarizer final : public Summarizer {
 std::string describe_replacements(const Evidence& evidence) {
   std::string out;
   for (const auto& x : evidence.replacements) {
-    out += (out.empty() ? "" : " ") + std::string("<code>") + html_escape(x.old_id) + "</code> was replaced by ";
+    // (absl::StrAppend, not `"" + std::string(...)`: GCC 12 at -O3 warns falsely on the temporary,
+    // -Wstringop-overflow.)
+    absl::StrAppend(&out, out.empty() ? "" : " ", "<code>", html_escape(x.old_id), "</code> was replaced by ");
     for (std::size_t i = 0; i < x.new_ids.size(); ++i) {
       if (i == 3) {
-        out += " and ";
-        out += std::to_string(x.new_ids.size() - 3);
-        out += " more";
+        absl::StrAppend(&out, " and ", x.new_ids.size() - 3, " more");
         break;
       }
-      out += (i ? ", " : "") + std::string("<code>") + html_escape(x.new_ids[i]) + "</code>";
+      absl::StrAppend(&out, i ? ", " : "", "<code>", html_escape(x.new_ids[i]), "</code>");
     }
     out += ".";
   }

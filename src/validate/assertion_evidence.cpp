@@ -29,6 +29,7 @@
 #include "workspace/git.hpp"
 #include "workspace/repo_ops.hpp"
 #include "workspace/sandbox_fs.hpp"
+#include "core/regex_cache.hpp"
 
 namespace flowagent::detail {
 
@@ -576,7 +577,7 @@ std::string python_module_of(const SandboxFs& tree, std::string file) {
 std::regex js_definition(const std::string& name) {
   std::string word;
   for (char ch : name) word += (ch == '$' ? "\\$" : std::string(1, ch));
-  return std::regex("(?:function\\*?\\s+|(?:const|let|var|class)\\s+|exports\\.)" + word + "(?![\\w$])|(?:^|[\\s{,])" + word + "\\s*(?::|\\()");
+  return detail::cached_regex("(?:function\\*?\\s+|(?:const|let|var|class)\\s+|exports\\.)" + word + "(?![\\w$])|(?:^|[\\s{,])" + word + "\\s*(?::|\\()");
 }
 bool js_defines(const std::string& text, const std::string& name) { return std::regex_search(text, js_definition(name)); }
 
@@ -619,9 +620,9 @@ std::string definition_code(bool python, const std::string& text, const std::str
   std::string word;  // (the name, `$` escaped for JavaScript)
   for (char ch : fn) word += (ch == '$' ? "\\$" : std::string(1, ch));
   if (python) {
-    const std::regex def(R"(^\s*(?:async\s+)?def\s+)" + word + R"(\s*\()");
-    const std::regex bound("^" + word + R"(\s*(?::[^=]*)?=[^=])");
-    const std::regex class_line("^class\\s+" + cls + R"(\b)");
+    const std::regex def = detail::cached_regex(R"(^\s*(?:async\s+)?def\s+)" + word + R"(\s*\()");
+    const std::regex bound = detail::cached_regex("^" + word + R"(\s*(?::[^=]*)?=[^=])");
+    const std::regex class_line = detail::cached_regex("^class\\s+" + cls + R"(\b)");
     bool in_class = cls.empty();
     for (std::size_t i = 0; i < lines.size(); ++i) {
       const std::string& l = lines[i];
@@ -757,7 +758,7 @@ std::vector<std::pair<std::string, std::string>> project_definitions(const Sandb
     // A method of a class at the top level (`class Calc:` ... `    def add(self, a, b):`), the
     // first such class of the file.
     static const std::regex cls(R"(^class\s+([A-Za-z_]\w*))");
-    const std::regex method(R"(^\s+(?:async\s+)?def\s+)" + name + R"(\s*\()");
+    const std::regex method = detail::cached_regex(R"(^\s+(?:async\s+)?def\s+)" + name + R"(\s*\()");
     std::string current;
     std::istringstream in(*text);
     for (std::string line; std::getline(in, line);) {
@@ -800,7 +801,7 @@ bool helper_calls(const SandboxFs& tree, bool python, const std::string& test_pa
   auto used = [&](const std::string& form, std::ptrdiff_t beyond_import) {
     std::string escaped;
     for (char c : form) escaped += (c == '.' || c == '$' ? "\\" : "") + std::string(1, c);
-    const std::regex re(R"((?:^|[^\w$.]))" + escaped + R"((?![\w$]))");
+    const std::regex re = detail::cached_regex(R"((?:^|[^\w$.]))" + escaped + R"((?![\w$]))");
     return std::distance(std::sregex_iterator(text->begin(), text->end(), re), std::sregex_iterator()) > beyond_import;
   };
   for (const auto& [local, m] : names.imported) {
@@ -2336,7 +2337,7 @@ std::vector<std::pair<std::string, std::string>> go_test_files(const SandboxFs& 
 /// helpers, tables and constants are the package's). nullopt when no file defines it.
 std::optional<go_values::TestCalls> go_read_test(const std::vector<std::pair<std::string, std::string>>& files, const GoPackage& pkg,
                                                  const std::string& fn, const std::set<std::string>& names) {
-  const std::regex defines("(?:^|\\n)func[ \\t]+" + fn + "[ \\t]*\\(");
+  const std::regex defines = detail::cached_regex("(?:^|\\n)func[ \\t]+" + fn + "[ \\t]*\\(");
   for (const auto& [name, text] : files) {
     if (!std::regex_search(text, defines)) continue;
     const auto q = go_qualifier(text, pkg);
@@ -2667,7 +2668,7 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
       // add`: the drive looks it up by name, so its answers decide too.)
       auto bound_otherwise = [&]() {
         if (!source || !python) return false;
-        const std::regex binding("(^|\\n)(" + own + "\\s*(:[^=\\n]*)?=[^=]|from\\s+\\S+\\s+import\\s+[^\\n]*\\b" + own +
+        const std::regex binding = detail::cached_regex("(^|\\n)(" + own + "\\s*(:[^=\\n]*)?=[^=]|from\\s+\\S+\\s+import\\s+[^\\n]*\\b" + own +
                                  "\\b|import\\s+[^\\n]*\\bas\\s+" + own + "\\b)");
         return std::regex_search(*source, binding);
       };

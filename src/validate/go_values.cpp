@@ -15,6 +15,7 @@
 
 #include "flowagent/json.hpp"
 #include "integrity/guard_internal.hpp"
+#include "core/regex_cache.hpp"
 
 namespace flowagent::detail::go_values {
 
@@ -558,7 +559,7 @@ class Reader {
   /// Is `name` changed in `body` (strings blanked) otherwise than by binding it: `x++`, `x += 1`,
   /// `&x` passed on?
   static bool changed_in(const std::string& name, const std::string& body) {
-    const std::regex re("(?:\\b" + name + "[ \\t]*(?:\\+\\+|--|[-+*/%|&^]=|<<=|>>=))|&" + name + "\\b");
+    const std::regex re = detail::cached_regex("(?:\\b" + name + "[ \\t]*(?:\\+\\+|--|[-+*/%|&^]=|<<=|>>=))|&" + name + "\\b");
     return std::regex_search(body, re);
   }
 
@@ -589,7 +590,7 @@ class Reader {
   TypeFields types_in(std::size_t open, std::size_t close) const {
     return [this, open, close](const std::string& type) -> std::optional<std::vector<std::string>> {
       if (type.empty() || !std::all_of(type.begin(), type.end(), ident_char)) return std::nullopt;
-      const std::regex decl("(?:^|\\n)[ \\t]*type[ \\t]+" + type + "[ \\t]+struct[ \\t]*\\{");
+      const std::regex decl = detail::cached_regex("(?:^|\\n)[ \\t]*type[ \\t]+" + type + "[ \\t]+struct[ \\t]*\\{");
       std::optional<std::size_t> inside, top;
       for (std::sregex_iterator it(blank_.begin(), blank_.end(), decl), e; it != e; ++it) {
         const std::size_t brace = static_cast<std::size_t>(it->position(0) + it->length(0)) - 1;
@@ -674,8 +675,8 @@ class Reader {
   /// table when the function binds or changes the name otherwise too (`tests = tests[1:]`,
   /// `tests[0].a = 9`, `tests = append(...)`).
   std::optional<std::vector<Row>> table_named(const std::string& name, std::size_t open, std::size_t close, std::size_t use) const {
-    const std::regex bound("\\b" + name + "[ \\t]*(?::=|=)[ \\t]*((?:\\[\\]|map\\[))");
-    const std::regex assigned("(?:^|[^\\w.])" + name + "\\b(?:[ \\t]*\\[[^\\]\\n]*\\])?(?:[ \\t]*\\.[ \\t]*\\w+)*[ \\t]*(?::=|[-+*/]?=)(?!=)");
+    const std::regex bound = detail::cached_regex("\\b" + name + "[ \\t]*(?::=|=)[ \\t]*((?:\\[\\]|map\\[))");
+    const std::regex assigned = detail::cached_regex("(?:^|[^\\w.])" + name + "\\b(?:[ \\t]*\\[[^\\]\\n]*\\])?(?:[ \\t]*\\.[ \\t]*\\w+)*[ \\t]*(?::=|[-+*/]?=)(?!=)");
     const std::string body = blank_.substr(open, close - open);
     const auto times = std::distance(std::sregex_iterator(body.begin(), body.end(), assigned), std::sregex_iterator());
     std::optional<std::pair<std::size_t, std::size_t>> inside, top;
@@ -736,7 +737,7 @@ class Reader {
     std::smatch m;
     if (!statement_ends || !std::regex_match(before, m, bound) || m[1].str() == "_") return false;
     const std::string name = m[1].str();
-    const std::regex use("\\b" + name + "\\b");
+    const std::regex use = detail::cached_regex("\\b" + name + "\\b");
     for (std::sregex_iterator it(blank_.begin() + static_cast<std::ptrdiff_t>(close), blank_.begin() + static_cast<std::ptrdiff_t>(f.body_close), use), e;
          it != e; ++it) {
       const std::size_t at = close + static_cast<std::size_t>(it->position(0));
@@ -759,7 +760,7 @@ class Reader {
     std::vector<std::pair<std::string, bool>> out;
     if (at <= l.open + 1) return out;
     std::string region = blank_.substr(l.open + 1, at - l.open - 1);
-    const std::regex by_field("\\bif[ \\t]+(!?)[ \\t]*" + l.var +
+    const std::regex by_field = detail::cached_regex("\\bif[ \\t]+(!?)[ \\t]*" + l.var +
                               "\\.([A-Za-z_]\\w*)[ \\t]*\\{[^{}]*?(?:\\bcontinue\\b|\\breturn\\b|\\.Skip(?:Now|f)?\\()[^{}]*\\}");
     for (std::sregex_iterator it(region.begin(), region.end(), by_field), e; it != e; ++it)
       out.emplace_back((*it)[2].str(), !(*it)[1].str().empty());
@@ -1080,7 +1081,7 @@ std::string main_source(const std::string& import_path, const std::string& out) 
 
 std::set<int> error_lines(const std::string& output, const std::string& file_name) {
   std::set<int> out;
-  const std::regex line(std::regex_replace(file_name, std::regex(R"([.^$|()\[\]{}*+?\\])"), "\\$&") + R"(:(\d+):)");
+  const std::regex line = detail::cached_regex(std::regex_replace(file_name, detail::cached_regex(R"([.^$|()\[\]{}*+?\\])"), "\\$&") + R"(:(\d+):)");
   for (std::sregex_iterator it(output.begin(), output.end(), line), e; it != e; ++it) out.insert(std::stoi((*it)[1].str()));
   return out;
 }

@@ -83,8 +83,7 @@ void forbid_git_discovery_below(const std::filesystem::path& root) {
   if (std::find(roots.begin(), roots.end(), n) == roots.end()) roots.push_back(std::move(n));
 }
 
-Expected<ProcessResult> git_result(const GitRepo& repo, const std::vector<std::string>& args,
-                                   const CancelToken& cancel, std::chrono::milliseconds timeout) {
+Expected<void> discovery_allowed(const GitRepo& repo) {
   if (repo.git_dir.empty()) {
     const auto dir = normal(repo.dir);
     std::lock_guard lock(g_forbidden_mu);
@@ -93,6 +92,12 @@ Expected<ProcessResult> git_result(const GitRepo& repo, const std::vector<std::s
         return fail(Errc::sandbox, "refusing git discovery in " + repo.dir.string() +
                                        ": it is inside a workspace pool; workspace git calls name their git dir");
   }
+  return {};
+}
+
+Expected<ProcessResult> git_result(const GitRepo& repo, const std::vector<std::string>& args,
+                                   const CancelToken& cancel, std::chrono::milliseconds timeout) {
+  if (auto allowed = discovery_allowed(repo); !allowed) return unexpected(allowed.error());
   ProcessOptions o;
   o.argv = {"git", "--no-pager"};
   if (!repo.git_dir.empty()) {

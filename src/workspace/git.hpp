@@ -61,6 +61,10 @@ GitRepo workspace_repo(const Workspace& ws);
 /// sandbox. Workspace calls must use workspace_repo(). Thread-safe; roots are never removed.
 void forbid_git_discovery_below(const std::filesystem::path& root);
 
+/// Errc::sandbox when `repo` would make git discover a repository inside a workspace pool's work
+/// tree (see forbid_git_discovery_below); every git call checks it first.
+Expected<void> discovery_allowed(const GitRepo& repo);
+
 /// `info/attributes` of every workspace repository.
 extern const char* const kNeutralAttributes;
 

@@ -1,6 +1,7 @@
 #include "workspace/git_patch.hpp"
 
 #include "workspace/git.hpp"
+#include "workspace/repo_ops.hpp"
 
 namespace flowagent::detail {
 
@@ -28,7 +29,7 @@ Expected<Patch> git_patch(const GitRepo& dir, const std::vector<std::string>& re
     if (!f.is_text) continue;
     for (const auto& [id, mode] : {std::pair{f.old_blob, f.old_mode}, std::pair{f.new_blob, f.new_mode}}) {
       if (id.empty() || zero_id(id) || (mode != kModeRegular && mode != kModeExecutable)) continue;
-      auto content = git(dir, {"cat-file", "blob", id}, cancel);
+      auto content = read_blob(dir, id, cancel);
       if (!content) return unexpected(content.error());
       if (flowagent::looks_binary(*content)) {
         f.is_text = false;

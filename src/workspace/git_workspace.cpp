@@ -194,8 +194,8 @@ class GitWorkspace final : public Workspace {
   }
 
   Expected<void> make_pristine() override {
+    // (checkout() without a kept folder ends with `git clean -ffdx`; the status below checks it.)
     if (auto r = checkout(head_, CancelToken(), /*keep_build=*/false); !r) return r;
-    if (auto r = detail::git(repo(), {"clean", "-q", "-ffdx"}); !r) return unexpected(r.error());
     auto status = detail::git(repo(), {"status", "--porcelain", "--ignored", "--untracked-files=all"});
     if (!status) return unexpected(status.error());
     if (!status->empty()) return fail(Errc::conflict, "the checkout is not clean: " + status->substr(0, 500));

@@ -4,7 +4,10 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <list>
+#include <mutex>
 #include <sstream>
+#include <unordered_map>
 
 namespace flowagent::detail {
 
@@ -24,6 +27,68 @@ std::vector<std::string> split(const std::string& text, char sep) {
   return out;
 }
 
+/// A full object id (SHA-1 or SHA-256 hex): what it names never changes.
+bool full_object_id(const std::string& rev) {
+  return (rev.size() == 40 || rev.size() == 64) &&
+         rev.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
+/// Reads of immutable objects (a blob by id, a file or listing of a commit named by its full id),
+/// kept for the process: a validation reads the same few files of the base and the head dozens of
+/// times (the guard, the values checks, each checkout's patch), one git process each. The key is
+/// content-addressed, so it holds across repositories and workspaces. Bounded by bytes (least
+/// recently used out); errors are never kept. Thread-safe.
+class ObjectReads {
+ public:
+  static ObjectReads& instance() {
+    static ObjectReads* reads = new ObjectReads();  // (never destroyed: used from any thread at exit)
+    return *reads;
+  }
+
+  std::optional<std::string> find(const std::string& key) {
+    std::lock_guard lock(mu_);
+    auto it = index_.find(key);
+    if (it == index_.end()) return std::nullopt;
+    lru_.splice(lru_.begin(), lru_, it->second);
+    return it->second->second;
+  }
+
+  void keep(const std::string& key, const std::string& value) {
+    const std::size_t size = key.size() + value.size();
+    if (size > kMaxEntry) return;
+    std::lock_guard lock(mu_);
+    if (index_.count(key)) return;
+    lru_.emplace_front(key, value);
+    index_[key] = lru_.begin();
+    bytes_ += size;
+    while (bytes_ > kMaxBytes && !lru_.empty()) {
+      auto& last = lru_.back();
+      bytes_ -= last.first.size() + last.second.size();
+      index_.erase(last.first);
+      lru_.pop_back();
+    }
+  }
+
+ private:
+  static constexpr std::size_t kMaxBytes = 32u << 20, kMaxEntry = 2u << 20;
+  std::mutex mu_;
+  std::list<std::pair<std::string, std::string>> lru_;
+  std::unordered_map<std::string, std::list<std::pair<std::string, std::string>>::iterator> index_;
+  std::size_t bytes_ = 0;
+};
+
+/// `read()` through the object reads when `key` is not empty (an immutable object).
+template <typename Read>
+Expected<std::string> kept_read(const GitRepo& repo, const std::string& key, Read read) {
+  if (key.empty()) return read();
+  // (A call git would refuse is refused from the cache too.)
+  if (auto allowed = discovery_allowed(repo); !allowed) return unexpected(allowed.error());
+  if (auto hit = ObjectReads::instance().find(key)) return std::move(*hit);
+  auto text = read();
+  if (text) ObjectReads::instance().keep(key, *text);
+  return text;
+}
+
 }  // namespace
 
 Expected<std::string> resolve_commit(const GitRepo& repo, const std::string& rev) {
@@ -39,12 +104,14 @@ Expected<fs::path> repository_top(const fs::path& dir) {
 }
 
 Expected<std::string> read_blob(const GitRepo& repo, const std::string& id, const CancelToken& cancel) {
-  return git(repo, {"cat-file", "blob", id}, cancel);
+  return kept_read(repo, full_object_id(id) ? "blob " + id : std::string(),
+                   [&] { return git(repo, {"cat-file", "blob", id}, cancel); });
 }
 
 Expected<std::string> read_file_at(const GitRepo& repo, const std::string& rev, const std::string& path,
                                    const CancelToken& cancel) {
-  return git(repo, {"show", rev + ":" + path}, cancel);
+  return kept_read(repo, full_object_id(rev) ? "show " + rev + ":" + path : std::string(),
+                   [&] { return git(repo, {"show", rev + ":" + path}, cancel); });
 }
 
 Expected<CommitInfo> commit_info(const GitRepo& repo, const std::string& rev) {
@@ -143,7 +210,8 @@ Expected<std::vector<std::string>> work_tree_files(const GitRepo& repo, const Ca
 }
 
 Expected<std::vector<std::string>> commit_files(const GitRepo& repo, const std::string& rev, const CancelToken& cancel) {
-  auto listing = git(repo, {"ls-tree", "-r", "-z", "--name-only", rev}, cancel);
+  auto listing = kept_read(repo, full_object_id(rev) ? "ls-tree " + rev : std::string(),
+                           [&] { return git(repo, {"ls-tree", "-r", "-z", "--name-only", rev}, cancel); });
   if (!listing) return unexpected(listing.error());
   return split(*listing, '\0');
 }

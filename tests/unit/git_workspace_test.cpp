@@ -4,6 +4,7 @@
 
 #include "flowagent/git_workspace.hpp"
 #include "support/test_support.hpp"
+#include "workspace/repo_ops.hpp"
 
 using namespace flowagent;
 namespace fs = std::filesystem;
@@ -310,4 +311,42 @@ TEST(GitWorkspace, SubmoduleUrlsNamingOtherLocalRepositoriesAreNotCloned) {
   auto ws = provider->acquire(req, CancelToken());
   ASSERT_TRUE(ws) << ws.error().message;
   EXPECT_FALSE(fs::exists((*ws)->root() / "third_party/sub/secret.txt"));
+}
+
+// A validation reads the same files of the base and the head dozens of times: reads of immutable
+// objects (a blob id, a file or listing of a commit named by its full id) are kept for the process;
+// reads by a name that can move (HEAD, a branch, a short id) and failed reads are not.
+TEST(GitWorkspace, ReadsOfImmutableObjectsAreKeptAndOthersAreNot) {
+  testkit::TempDir tmp;
+  const auto dir = tmp.path() / "repo";
+  // (Content unique to this run: the reads are kept for the whole test process.)
+  const std::string one = "one " + tmp.path().string() + "\n";
+  const auto c1 = testkit::make_repo(dir, {{"a.txt", one}});
+  std::string id;
+  ASSERT_EQ(testkit::sh("git -C '" + dir.string() + "' rev-parse " + c1 + ":a.txt", &id), 0);
+  while (!id.empty() && id.back() == '\n') id.pop_back();
+  const detail::GitRepo repo(dir);
+  ASSERT_EQ(detail::read_blob(repo, id).value(), one);
+  ASSERT_EQ(detail::read_file_at(repo, c1, "a.txt").value(), one);
+  ASSERT_EQ(detail::read_file_at(repo, "HEAD", "a.txt").value(), one);
+  ASSERT_EQ(detail::commit_files(repo, c1).value(), std::vector<std::string>{"a.txt"});
+  // With the object store gone, the kept reads still answer; the others go to git and fail.
+  fs::rename(dir / ".git/objects", dir / ".git/objects-away");
+  fs::create_directories(dir / ".git/objects");
+  EXPECT_EQ(detail::read_blob(repo, id).value_or("(failed)"), one);
+  EXPECT_EQ(detail::read_file_at(repo, c1, "a.txt").value_or("(failed)"), one);
+  EXPECT_EQ(detail::commit_files(repo, c1).value_or(std::vector<std::string>{"(failed)"}),
+            std::vector<std::string>{"a.txt"});
+  EXPECT_FALSE(detail::read_file_at(repo, "HEAD", "a.txt"));
+  EXPECT_FALSE(detail::read_file_at(repo, c1.substr(0, 12), "a.txt"));
+  EXPECT_FALSE(detail::read_file_at(repo, c1, "missing.txt"));
+  fs::remove_all(dir / ".git/objects");
+  fs::rename(dir / ".git/objects-away", dir / ".git/objects");
+  // A failed read was not kept: the same read succeeds once the object is there.
+  const std::string two = "two " + tmp.path().string() + "\n";
+  const auto c2 = testkit::commit_files(dir, {{"a.txt", two}, {"b.txt", "b\n"}}, "second");
+  EXPECT_EQ(detail::read_file_at(repo, "HEAD", "a.txt").value_or("(failed)"), two);
+  EXPECT_EQ(detail::read_file_at(repo, c1, "a.txt").value_or("(failed)"), one);
+  EXPECT_EQ(detail::commit_files(repo, c2).value_or(std::vector<std::string>{}),
+            (std::vector<std::string>{"a.txt", "b.txt"}));
 }
