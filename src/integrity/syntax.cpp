@@ -777,6 +777,17 @@ bool cancels(std::string_view side) {
   return any_term && std::all_of(net.begin(), net.end(), [](const auto& kv) { return kv.second == 0; });
 }
 
+/// A clause of an `or` that only fails or logs (`pytest.fail(...)`, `assert.fail(...)`,
+/// `console.error(x)`, `print(x)`): it passes nothing, so it widens no check.
+bool fails_or_logs(const std::string& clause) {
+  static const std::regex re(R"(^\s*(?:(?:assert|t|expect|chai\s*\.\s*assert|pytest|self)\s*\.\s*fail|fail|console\s*\.\s*\w+|print)\s*\()");
+  return std::regex_search(clause, re);
+}
+
+/// The JS assertions that check the truth of their argument: node's and tape's `ok`, tape's and
+/// ava's `true`/`truthy`, tape's `assert`.
+bool js_ok_name(std::string_view name) { return name == "ok" || name == "true" || name == "truthy"; }
+
 /// JavaScript text with its optional-chaining marks (`a?.b`, `f?.()`, `a?.[0]`) hidden (`#.`), so
 /// that a split at `?` finds only ternaries and `??`.
 std::string js_ternary_marks(std::string e) {
@@ -860,8 +871,18 @@ void truth_analysis(std::string_view clause, Assertion& a, bool python) {
     }
     if (strength(k) < strength(a.kind)) a.kind = k;
   };
-  if (!branches.empty()) weakest(branches);
+  if (!branches.empty()) {
+    // (A false branch never passes: `c ? true : false` checks `c`, `c ? x == 4 : false` checks `x
+    // == 4` under a guard.)
+    const auto never_passes = [](const std::string& b) { const auto v = strip_spaces(b); return is_literal(v) && !truthy_literal(v); };
+    std::vector<std::string> passing;
+    for (const auto& b : branches)
+      if (!never_passes(b)) passing.push_back(b);
+    const bool plain = passing.size() == 1 && truthy_literal(passing[0]);
+    if (!plain) weakest(passing);
+  }
   auto ors = split_top(e, {" or ", "||"});
+  ors.erase(std::remove_if(ors.begin(), ors.end(), [](const std::string& o) { return fails_or_logs(o); }), ors.end());
   if (ors.size() >= 2) {
     for (std::size_t i = 0; i < ors.size() && !a.tautology; ++i)
       for (std::size_t j = i + 1; j < ors.size(); ++j)
@@ -1042,6 +1063,32 @@ class Analyzer {
       auto eq = x.find('=');
       if (eq != std::string::npos && eq > 0 && x[eq + 1] != '=' && x[eq - 1] != '!' && x[eq - 1] != '<' &&
           x[eq - 1] != '>' && x[eq - 1] != '=' && x.substr(0, eq).find_first_not_of(
+              "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789") == std::string::npos)
+        continue;
+      out.push_back(x);
+    }
+    return out;
+  }
+
+  /// The arguments of a call as written, whitespace runs folded to one space (call_args drops
+  /// them, and keyword arguments): `a or b` keeps its word operator.
+  std::vector<std::string> raw_call_args(TSNode n) const {
+    std::vector<std::string> out;
+    TSNode args = args_node(n);
+    if (ts_node_is_null(args)) return out;
+    std::string all = text(args);
+    if (all.size() >= 2 && (all.front() == '(' || all.front() == '[' || all.front() == '{')) all = all.substr(1, all.size() - 2);
+    for (auto& a : split_top(all, {","})) {
+      std::string x;
+      for (char c : trim(a)) {
+        const bool space = c == ' ' || c == '\t' || c == '\n' || c == '\r';
+        if (space && (x.empty() || x.back() == ' ')) continue;
+        x += space ? ' ' : c;
+      }
+      if (x.empty()) continue;
+      auto eq = x.find('=');
+      if (eq != std::string::npos && eq > 0 && eq + 1 < x.size() && x[eq + 1] != '=' && x[eq - 1] != '!' && x[eq - 1] != '<' &&
+          x[eq - 1] != '>' && x[eq - 1] != '=' && strip_spaces(x.substr(0, eq)).find_first_not_of(
               "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789") == std::string::npos)
         continue;
       out.push_back(x);
@@ -1551,11 +1598,14 @@ class Analyzer {
         }
         return out;
       }
-    } else if (kTruth.count(name) || starts_with(name, "assert") || (name == "ok" && is_js(lang_))) {
+    } else if (kTruth.count(name) || starts_with(name, "assert") || (js_ok_name(name) && is_js(lang_))) {
       auto args = call_args(n);
       if (!args.empty() && !contains(t, ".not.") && (contains(args[0], "&&") || contains(args[0], " and ")))
         return clause_checks(a, args[0], {"&&", " and "}, false);
-      a.kind = name == "ok" ? (args.empty() ? Kind::type : ok_kind(args[0])) : comparison_kind(t);
+      const bool ok = js_ok_name(name) && is_js(lang_);
+      // (testify's `assert.True(t, cond)`: the condition follows the test's `t`.)
+      const std::size_t cond_at = lang_ == Lang::go && args.size() >= 2 && (name == "True" || name == "False") ? 1 : 0;
+      a.kind = ok ? (args.empty() ? Kind::type : ok_kind(args[0])) : comparison_kind(t);
       // numpy's assert_equal(x, 4), pandas' assert_frame_equal(a, b), assert_allclose(x, y, rtol=...):
       // what the name says, when it compares two values.
       if (const auto named = named_kind(name);
@@ -1568,7 +1618,17 @@ class Analyzer {
         }
       }
       call_operands(n, a);
-      if (!args.empty() && (kTruth.count(name) || name == "ok" || name == "assertTrue")) truth_analysis(args[0], a, lang_ == Lang::python);
+      // (Read with its spaces: `a or b` is two clauses; the arguments above lost them.)
+      if (!args.empty() && (kTruth.count(name) || ok || name == "assertTrue")) {
+        const auto raw = raw_call_args(n);
+        const std::string cond = cond_at < raw.size() ? raw[cond_at] : args[0];
+        if (cond_at == 1) {
+          a.kind = comparison_kind(cond);
+          if (const auto ors = split_top(cond, {"||"}); ors.size() >= 2 && !one_value_alternatives(ors) && strength(a.kind) > strength(Kind::range))
+            a.kind = Kind::range;
+        }
+        truth_analysis(cond, a, lang_ == Lang::python);
+      }
       return {a};
     } else {
       return {};
@@ -1585,7 +1645,22 @@ class Analyzer {
         boolean = boolean || literal;
         if (!literal && other.empty()) other = x;
       }
-      if (boolean) {
+      if (boolean && is_js(lang_)) {
+        // (`expect(got === 4 || got === 0).toBe(true)`, `strictEqual(got === 4, true)`: as `ok`,
+        // over what `expect(...)` holds as written; a predicate's call, `expect(isFour(x)).toBe(true)`,
+        // stays an exact check of its truth.)
+        std::string subject = other;
+        if (subject.empty()) {
+          const std::string whole = text(n);
+          if (const auto at = whole.find("expect("); at != std::string::npos)
+            if (const auto close = matching_close(whole, at + 6); close != std::string::npos)
+              subject = whole.substr(at + 7, close - at - 7);
+        }
+        if (subject.empty()) subject = *a.operands.begin();
+        a.kind = ok_kind(subject);
+        a.boolean_literal = a.kind == Kind::type &&
+                            split_top(js_ternary_marks(subject), {"||", "&&", "??", "?", "===", "!==", "==", "!=", "<", ">"}).size() == 1;
+      } else if (boolean) {
         a.kind = comparison_kind(*a.operands.begin());
         const Kind written = other.empty() ? a.kind : comparison_kind(other);
         if (written == Kind::range || written == Kind::approx) a.kind = written;
@@ -1823,6 +1898,11 @@ class Analyzer {
   void failure_condition_analysis(const std::string& clause, Assertion& a) const {
     const auto ands = split_top(unparen(clause), {"&&", " and "});
     if (ands.size() < 2) return;
+    // (`got != 4 && got != 4.0`: one value however written, an equality.)
+    std::vector<std::string> as_equal;
+    for (const auto& part : ands)
+      if (const auto ne = split_top(unparen(part), {"!==", "!="}); ne.size() == 2) as_equal.push_back(trim(ne[0]) + " == " + trim(ne[1]));
+    if (as_equal.size() == ands.size() && one_value_alternatives(as_equal)) return;
     auto sides = [](const std::string& part) -> std::optional<std::pair<std::string, std::string>> {
       const auto ops = split_top(part, {"!==", "===", "!=", "==", "<=", ">=", "<", ">"});
       if (ops.size() != 2) return std::nullopt;
@@ -1897,6 +1977,14 @@ class Analyzer {
       }
     }
     Kind weakest = a.kind;
+    // The names each conjunct compares with a literal (`got` of `got != 4`, of `abs(got) != 6`).
+    // (Spaces kept: `typeof got === 'string'` compares `typeof got`, which reads `got`.)
+    std::vector<std::set<std::string>> literal_names(ands.size());
+    for (std::size_t i = 0; i < ands.size(); ++i)
+      if (const auto ops = split_top(unparen(ands[i]), {"!==", "===", "!=", "==", "<=", ">=", "<", ">"}); ops.size() == 2)
+        for (const auto& [value, lit] : {std::pair{ops[0], ops[1]}, std::pair{ops[1], ops[0]}})
+          if (literal_expr(strip_spaces(unparen(lit))) && !literal_expr(strip_spaces(unparen(value))))
+            for (const auto& n : names_in(value)) literal_names[i].insert(n);
     for (std::size_t i = 0; i < ands.size(); ++i) {
       const std::string part = unparen(ands[i]);
       const auto names = names_in(part);
@@ -1905,7 +1993,8 @@ class Analyzer {
         for (const auto& [value, lit] : {std::pair{sd->first, sd->second}, std::pair{sd->second, sd->first}}) {
           if (!literal_expr(lit) || literal_expr(value)) continue;
           // (Also an expression of it, `abs(got) != 6`, `str(got) != "6"`, `got + 0 != 6`, `-got`.)
-          const auto value_names = names_in(value);
+          auto value_names = names_in(value);
+          value_names.insert(literal_names[i].begin(), literal_names[i].end());
           const bool checked_elsewhere = std::any_of(ands.begin(), ands.end(), [&](const std::string& other) {
             if (&other == &ands[i]) return false;
             const auto od = sides(unparen(other));
@@ -1927,6 +2016,16 @@ class Analyzer {
           }
         }
       }
+      // Any other conjunct over a value another conjunct checks with a literal (`got != 4 and
+      // isinstance(got, str)`, `type(got) is str`, `got instanceof X`, `!Number.isNaN(got)`; an
+      // existence guard aside, `got is not None`, like a pointer's own `p != nil`): the branch
+      // fails only for the values that also pass it.
+      static const std::regex existence(R"(^\s*(?:[\w$.]+\s*(?:!==?|==)\s*(?:nil|null|None|undefined|nullptr)|(?:nil|null|None|undefined|nullptr)\s*(?:!==?|==)\s*[\w$.]+|[\w$.]+\s+is\s+(?:not\s+)?None)\s*$)");
+      if (literal_names[i].empty() && !std::regex_match(part, existence))
+        for (std::size_t j = 0; j < ands.size(); ++j)
+          if (j != i && std::any_of(names.begin(), names.end(), [&](const std::string& n) { return literal_names[j].count(n) > 0; }) &&
+              strength(Kind::range) < strength(weakest))
+            weakest = Kind::range;
       // (Not the check's own comparison, `got != want` of `checkFloat(t, got, want)`, nor a nil
       // guard of a parameter, `wantErr == nil`.)
       const bool own_comparison = comparison_kind(part, /*negated=*/true) == Kind::eq;
@@ -1939,21 +2038,59 @@ class Analyzer {
     a.kind = weakest;
   }
 
-  /// Kind of a boolean expression: == is equality, ordering is range, no comparison is a truth or
-  /// existence check. Go's failure branches are negated (`!=` guards an equality).
   /// What JS `ok(x)` checks: the truth of its argument, as strong as the argument's own top-level
   /// comparison (`assert.ok(got === 4)` an equality, `got > 3` a range); a value told apart from
   /// one other (`got !== 4`, `x !== undefined`, `x == null`) or plain truth (`assert.ok(got)`, a
   /// comparison inside a callback) is a truthiness check.
   Kind ok_kind(const std::string& arg) const {
-    const std::string e = unparen(trim(arg));
-    // (Not one comparison at the top: `a === 4 ? true : x`, `a === 4 || b`; truth_analysis reads
-    // those. The arguments come without spaces: `?.` is optional chaining, not a ternary.)
-    if (split_top(js_ternary_marks(e), {"??", "?", "||", "&&"}).size() >= 2) return Kind::type;
+    std::string e = unparen(trim(arg));
+    // `!(a !== b)`: the equality itself.
+    if (e.size() > 3 && e[0] == '!' && e[1] == '(' && matching_close(e, 1) == e.size() - 1) {
+      const std::string inner = unparen(e.substr(1));
+      if (const auto ne = split_top(inner, {"!==", "!="}); ne.size() == 2 &&
+          split_top(js_ternary_marks(inner), {"??", "?", "||", "&&"}).size() == 1)
+        return ok_kind(trim(ne[0]) + " === " + trim(ne[1]));
+      return Kind::type;
+    }
+    const std::string marked = js_ternary_marks(e);
+    // A ternary: `c ? true : false` is `c`; `c ? x : false` (a guard) as strong as `x`; any other
+    // truthy branch lets the check pass without looking (truth_analysis reads it).
+    if (split_top(marked, {"??"}).size() == 1)
+      if (const auto q = split_top(marked, {"?"}); q.size() == 2)
+        if (const auto r = split_top(q[1], {":"}); r.size() == 2) {
+          const std::string t = strip_spaces(r[0]), f = strip_spaces(r[1]);
+          const bool t_true = truthy_literal(t), f_false = is_literal(f) && !truthy_literal(f);
+          const bool t_false = is_literal(t) && !t_true;
+          if (t_true && f_false) return ok_kind(e.substr(0, q[0].size()));
+          if (f_false && !t_false) return ok_kind(r[0]);
+          return Kind::type;
+        }
+    // Alternatives: clauses that only fail or log (`|| assert.fail(...)`, `|| console.error(x)`)
+    // widen nothing; spellings of one value (`x === 4 || x === 4.0`) are that value.
+    if (auto ors = split_top(marked, {"||"}); ors.size() >= 2) {
+      std::vector<std::string> kept;
+      std::size_t at = 0;
+      for (const auto& o : ors) {
+        const std::string clause = e.substr(at, o.size());
+        at += o.size() + 2;
+        if (!fails_or_logs(clause)) kept.push_back(clause);
+      }
+      if (kept.size() == 1) return ok_kind(kept[0]);
+      if (kept.size() >= 2 && one_value_alternatives(kept)) return ok_kind(kept[0]);
+      return Kind::type;
+    }
+    // (Not one comparison at the top: `a === 4 && b`, `a ?? b`; truth_analysis reads those.)
+    if (split_top(marked, {"??", "&&"}).size() >= 2) return Kind::type;
     if (split_top(e, {"!==", "!="}).size() >= 2) return Kind::type;
     if (const auto sides = split_top(e, {"===", "=="}); sides.size() == 2) {
-      for (const auto& side : sides)
-        if (const auto v = strip_spaces(side); v == "undefined" || v == "null" || v == "void0") return Kind::type;
+      std::string l = strip_spaces(sides[0]), r = strip_spaces(sides[1]);
+      while (!r.empty() && r.front() == '=') r.erase(0, 1);
+      // (Compared with `true`: as strong as the other side; with `false`, a negation.)
+      if (r == "true" || l == "true") return ok_kind(r == "true" ? sides[0] : r);
+      if (r == "false" || l == "false") return Kind::type;
+      if (l == r) return Kind::type;  // `got === got`
+      for (const auto& v : {l, r})
+        if (v == "undefined" || v == "null" || v == "void0") return Kind::type;
       return Kind::eq;
     }
     if (split_top(e, {"<=", ">=", "<", ">"}).size() >= 2) return Kind::range;
@@ -1962,6 +2099,8 @@ class Analyzer {
     return comparison_kind(e);
   }
 
+  /// Kind of a boolean expression: == is equality, ordering is range, no comparison is a truth or
+  /// existence check. Go's failure branches are negated (`!=` guards an equality).
   Kind comparison_kind(std::string_view t, bool negated = false) const {
     if (contains(t, "approx(") || contains(t, "isclose(")) return Kind::approx;
     const std::string_view eq = negated ? "!=" : "==";
