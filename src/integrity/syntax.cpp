@@ -1053,20 +1053,7 @@ class Analyzer {
   /// (`msg=...`, `rel=...`) are left out.
   std::vector<std::string> call_args(TSNode n) const {
     std::vector<std::string> out;
-    TSNode args = args_node(n);
-    if (ts_node_is_null(args)) return out;
-    std::string all = text(args);
-    if (all.size() >= 2 && (all.front() == '(' || all.front() == '[' || all.front() == '{')) all = all.substr(1, all.size() - 2);
-    for (auto& a : split_top(all, {","})) {
-      std::string x = strip_spaces(a);
-      if (x.empty()) continue;
-      auto eq = x.find('=');
-      if (eq != std::string::npos && eq > 0 && x[eq + 1] != '=' && x[eq - 1] != '!' && x[eq - 1] != '<' &&
-          x[eq - 1] != '>' && x[eq - 1] != '=' && x.substr(0, eq).find_first_not_of(
-              "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789") == std::string::npos)
-        continue;
-      out.push_back(x);
-    }
+    for (const auto& a : raw_call_args(n)) out.push_back(strip_spaces(a));
     return out;
   }
 
