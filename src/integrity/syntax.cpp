@@ -777,6 +777,15 @@ bool cancels(std::string_view side) {
   return any_term && std::all_of(net.begin(), net.end(), [](const auto& kv) { return kv.second == 0; });
 }
 
+/// A literal that is false in the language (`[]` is true in JavaScript, false in Python).
+bool falsy_literal(const std::string& text, bool python) {
+  const std::string v = strip_spaces(text);
+  static const std::set<std::string, std::less<>> kPython = {"False", "0", "0.0", "None", "''", "\"\"", "[]", "()", "{}", "b''"};
+  static const std::set<std::string, std::less<>> kOther = {"false", "0", "0.0", "''", "\"\"", "``", "null", "undefined",
+                                                            "NaN", "nil", "nullptr", "NULL", "0n", "void0"};
+  return python ? kPython.count(v) > 0 : kOther.count(v) > 0;
+}
+
 /// A clause of an `or` that only fails or logs (`pytest.fail(...)`, `assert.fail(...)`,
 /// `console.error(x)`, `print(x)`): it passes nothing, so it widens no check.
 bool fails_or_logs(const std::string& clause) {
@@ -874,7 +883,7 @@ void truth_analysis(std::string_view clause, Assertion& a, bool python) {
   if (!branches.empty()) {
     // (A false branch never passes: `c ? true : false` checks `c`, `c ? x == 4 : false` checks `x
     // == 4` under a guard.)
-    const auto never_passes = [](const std::string& b) { const auto v = strip_spaces(b); return is_literal(v) && !truthy_literal(v); };
+    const auto never_passes = [&](const std::string& b) { return falsy_literal(b, python); };
     std::vector<std::string> passing;
     for (const auto& b : branches)
       if (!never_passes(b)) passing.push_back(b);
@@ -1523,7 +1532,9 @@ class Analyzer {
       if (kEq.count(plain) || kApprox.count(plain) || kRange.count(plain) || kType.count(plain) || kTruth.count(plain) || kThrows.count(plain))
         name = plain;
     }
-    if (kEq.count(name)) {
+    // (ava's `t.is(a, b)`: Object.is equality; only on the test's `t`, `is` names other things.)
+    const bool ava_is = is_js(lang_) && name == "is" && callee_text(n) == "t.is";
+    if (kEq.count(name) || ava_is) {
       // JUnit assertEquals(expected, actual, delta) is approximate.
       if ((name == "assertEquals" || name == "assertEqual") && std::count(t.begin(), t.end(), ',') >= 2 &&
           last_number_arg(t) >= 0 && lang_ != Lang::python) {
@@ -2046,8 +2057,8 @@ class Analyzer {
       if (const auto q = split_top(marked, {"?"}); q.size() == 2)
         if (const auto r = split_top(q[1], {":"}); r.size() == 2) {
           const std::string t = strip_spaces(r[0]), f = strip_spaces(r[1]);
-          const bool t_true = truthy_literal(t), f_false = is_literal(f) && !truthy_literal(f);
-          const bool t_false = is_literal(t) && !t_true;
+          const bool t_true = truthy_literal(t) && !falsy_literal(t, false), f_false = falsy_literal(f, false);
+          const bool t_false = falsy_literal(t, false);
           if (t_true && f_false) return ok_kind(e.substr(0, q[0].size()));
           if (f_false && !t_false) return ok_kind(r[0]);
           return Kind::type;
@@ -2066,8 +2077,18 @@ class Analyzer {
       if (kept.size() >= 2 && one_value_alternatives(kept)) return ok_kind(kept[0]);
       return Kind::type;
     }
-    // (Not one comparison at the top: `a === 4 && b`, `a ?? b`; truth_analysis reads those.)
-    if (split_top(marked, {"??", "&&"}).size() >= 2) return Kind::type;
+    // A conjunction checks every clause: as strong as its strongest (`got === 4 && got > 0`).
+    if (split_top(marked, {"??"}).size() >= 2) return Kind::type;
+    if (const auto ands = split_top(marked, {"&&"}); ands.size() >= 2) {
+      Kind best = Kind::type;
+      std::size_t at = 0;
+      for (const auto& c : ands) {
+        const Kind k = ok_kind(e.substr(at, c.size()));
+        at += c.size() + 2;
+        if (strength(k) > strength(best)) best = k;
+      }
+      return best;
+    }
     if (split_top(e, {"!==", "!="}).size() >= 2) return Kind::type;
     if (const auto sides = split_top(e, {"===", "=="}); sides.size() == 2) {
       std::string l = strip_spaces(sides[0]), r = strip_spaces(sides[1]);
