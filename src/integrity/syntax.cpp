@@ -1620,11 +1620,7 @@ class Analyzer {
       if (!args.empty() && (kTruth.count(name) || ok || name == "assertTrue")) {
         const auto raw = raw_call_args(n);
         const std::string cond = cond_at < raw.size() ? raw[cond_at] : args[0];
-        if (cond_at == 1) {
-          a.kind = comparison_kind(cond);
-          if (const auto ors = split_top(cond, {"||"}); ors.size() >= 2 && !one_value_alternatives(ors) && strength(a.kind) > strength(Kind::range))
-            a.kind = Kind::range;
-        }
+        if (cond_at == 1) a.kind = comparison_kind(cond);  // (truth_analysis caps its alternatives)
         truth_analysis(cond, a, lang_ == Lang::python);
       }
       return {a};
@@ -2051,9 +2047,20 @@ class Analyzer {
       return Kind::type;
     }
     const std::string marked = js_ternary_marks(e);
+    // The clauses of `e` between top-level `sep`s, found in `marked` (same length as `e`).
+    const auto clauses = [&](std::string_view sep) {
+      std::vector<std::string> out;
+      std::size_t at = 0;
+      for (const auto& c : split_top(marked, {sep})) {
+        out.push_back(e.substr(at, c.size()));
+        at += c.size() + sep.size();
+      }
+      return out;
+    };
+    const bool nullish = split_top(marked, {"??"}).size() >= 2;
     // A ternary: `c ? true : false` is `c`; `c ? x : false` (a guard) as strong as `x`; any other
     // truthy branch lets the check pass without looking (truth_analysis reads it).
-    if (split_top(marked, {"??"}).size() == 1)
+    if (!nullish)
       if (const auto q = split_top(marked, {"?"}); q.size() == 2)
         if (const auto r = split_top(q[1], {":"}); r.size() == 2) {
           const std::string t = strip_spaces(r[0]), f = strip_spaces(r[1]);
@@ -2065,28 +2072,20 @@ class Analyzer {
         }
     // Alternatives: clauses that only fail or log (`|| assert.fail(...)`, `|| console.error(x)`)
     // widen nothing; spellings of one value (`x === 4 || x === 4.0`) are that value.
-    if (auto ors = split_top(marked, {"||"}); ors.size() >= 2) {
+    if (auto ors = clauses("||"); ors.size() >= 2) {
       std::vector<std::string> kept;
-      std::size_t at = 0;
-      for (const auto& o : ors) {
-        const std::string clause = e.substr(at, o.size());
-        at += o.size() + 2;
+      for (const auto& clause : ors)
         if (!fails_or_logs(clause)) kept.push_back(clause);
-      }
       if (kept.size() == 1) return ok_kind(kept[0]);
       if (kept.size() >= 2 && one_value_alternatives(kept)) return ok_kind(kept[0]);
       return Kind::type;
     }
     // A conjunction checks every clause: as strong as its strongest (`got === 4 && got > 0`).
-    if (split_top(marked, {"??"}).size() >= 2) return Kind::type;
-    if (const auto ands = split_top(marked, {"&&"}); ands.size() >= 2) {
+    if (nullish) return Kind::type;
+    if (const auto ands = clauses("&&"); ands.size() >= 2) {
       Kind best = Kind::type;
-      std::size_t at = 0;
-      for (const auto& c : ands) {
-        const Kind k = ok_kind(e.substr(at, c.size()));
-        at += c.size() + 2;
-        if (strength(k) > strength(best)) best = k;
-      }
+      for (const auto& c : ands)
+        if (const Kind k = ok_kind(c); strength(k) > strength(best)) best = k;
       return best;
     }
     if (split_top(e, {"!==", "!="}).size() >= 2) return Kind::type;
