@@ -145,6 +145,9 @@ struct Assertion {
   /// The literals it compares with, as written (`4` in `add(2, 2) == 4`), where it was read
   /// from a comparison or an assertion call's arguments; empty otherwise.
   std::set<std::string> literals;
+  /// The expressions its operands were read from, as written (trimmed, spaces kept): a comparison
+  /// (`got == (got or 4)`) or one argument of an assertion call (`got === 0 ? 0 : 4`).
+  std::vector<std::string> raw_exprs;
 };
 
 struct TestUnit {

@@ -122,8 +122,10 @@ bool wrapped_in_parens(std::string_view e) {
 }
 
 /// The non-literal operands of a condition or an argument list: `add(2, 2) == 4` -> {add(2,2)}.
-void collect_operands(std::string_view expr, std::set<std::string>& out, bool& tautology, std::set<std::string>* literals = nullptr) {
+void collect_operands(std::string_view expr, std::set<std::string>& out, bool& tautology, std::set<std::string>* literals = nullptr,
+                      std::vector<std::string>* raw = nullptr) {
   std::string e = trim(expr);
+  if (raw && !e.empty() && raw->size() < 16) raw->push_back(e.substr(0, 1024));
   while (wrapped_in_parens(e)) e = trim(std::string_view(e).substr(1, e.size() - 2));
   for (std::string_view neg : {"not ", "!"})
     if (starts_with(e, neg)) e = trim(std::string_view(e).substr(neg.size()));
@@ -834,6 +836,184 @@ bool one_value_alternatives(const std::vector<std::string>& ors) {
   return true;
 }
 
+/// The names an expression reads at its root (`got` of `got.value` or `got[0]`, `add` of `add(2,
+/// 2)`), outside string literals: not members, string prefixes, keywords or the test's reporter.
+std::vector<std::string> root_names(std::string_view e) {
+  static const std::set<std::string, std::less<>> kSkip = {
+      "and", "or", "not", "if", "else", "is", "in", "None", "True", "False", "null", "undefined", "true", "false",
+      "typeof", "new", "nil", "this", "self", "await", "lambda", "instanceof", "void", "t", "assert", "require",
+      "expect", "nullptr", "NULL", "NaN", "Infinity", "std",
+      // (conversions and builtins: two sides may both take a length or a number of different values)
+      "len", "str", "int", "float", "bool", "abs", "list", "tuple", "set", "dict", "sorted", "round", "min", "max",
+      "sum", "repr", "Number", "String", "Boolean", "Array", "Object", "JSON", "Math", "parseInt", "parseFloat",
+      "float64", "float32", "int64", "int32", "string", "static_cast", "sizeof", "math", "strconv", "fmt"};
+  const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; };
+  std::vector<std::string> out;
+  char q = 0;
+  for (std::size_t i = 0; i < e.size();) {
+    const char c = e[i];
+    if (q) {
+      if (c == '\\') ++i;
+      else if (c == q) q = 0;
+      ++i;
+      continue;
+    }
+    if (c == '"' || c == '\'' || c == '`') {
+      q = c;
+      ++i;
+      continue;
+    }
+    if (!word(c) || std::isdigit(static_cast<unsigned char>(c))) {
+      ++i;
+      while (std::isdigit(static_cast<unsigned char>(c)) && i < e.size() && word(e[i])) ++i;  // (`1e5`, `0x1F`)
+      continue;
+    }
+    std::size_t j = i;
+    while (j < e.size() && word(e[j])) ++j;
+    std::size_t b = i;
+    while (b > 0 && e[b - 1] == ' ') --b;
+    const bool member = b > 0 && (e[b - 1] == '.' || (b > 1 && ((e[b - 1] == '>' && e[b - 2] == '-') || (e[b - 1] == ':' && e[b - 2] == ':'))));
+    const bool prefix = j < e.size() && (e[j] == '"' || e[j] == '\'');  // (`f"..."`, `b'...'`)
+    std::string w(e.substr(i, j - i));
+    if (!member && !prefix && !kSkip.count(w)) out.push_back(std::move(w));
+    i = j;
+  }
+  return out;
+}
+
+/// An equality that accepts more than one value of what it checks although each side looks exact:
+/// the expected value is chosen by the actual (`got == (got or 4)`, `strictEqual(got, got === 0 ?
+/// 0 : 4)`), the actual falls back to the value it is compared with (`(got or 4) == 4`,
+/// `expect(got || 4).toBe(4)`, `got ?? 4`), or the actual is multiplied by itself (`got * (got -
+/// 4) == 0` holds for 0 and 4). `raw` are the assertion's expressions as written (Assertion::raw_exprs).
+bool chosen_value_equality(const std::vector<std::string>& raw, const std::set<std::string>& literals, bool python) {
+  // 0: neither; 1: a ternary; 2: alternatives.
+  const auto choice = [&](const std::string& x) -> std::pair<int, std::vector<std::string>> {
+    if (python) {
+      if (split_top(x, {" if ", " else "}).size() == 3) return {1, {}};
+      if (auto o = split_top(x, {" or "}); o.size() >= 2) return {2, o};
+      return {0, {}};
+    }
+    const std::string m = js_ternary_marks(x);
+    if (auto o = split_top(m, {"||", "??"}); o.size() >= 2) return {2, o};
+    if (auto q = split_top(m, {"?"}); q.size() == 2 && split_top(q[1], {":"}).size() == 2) return {1, {}};
+    return {0, {}};
+  };
+  std::vector<std::string> sides;
+  for (const auto& e : raw) {
+    const std::string x = unparen(trim(e));
+    if (choice(x).first) {
+      sides.push_back(x);
+      continue;
+    }
+    const auto parts = split_top(x, {"===", "!==", "==", "!="});
+    if (parts.size() > 2) continue;  // (a chain: other rules read it)
+    for (const auto& p : parts) {
+      std::string t = trim(p);
+      while (!t.empty() && t.front() == '=') t.erase(0, 1);
+      sides.push_back(unparen(trim(t)));
+    }
+  }
+  for (std::size_t i = 0; i < sides.size(); ++i) {
+    const auto [kind, alternatives] = choice(sides[i]);
+    const auto mine = root_names(sides[i]);
+    if (kind == 2)
+      for (const auto& alt : alternatives) {
+        const std::string l = strip_spaces(alt);
+        if (!is_literal(l) || falsy_literal(l, python)) continue;
+        if (literals.count(l)) return true;
+        for (std::size_t j = 0; j < sides.size(); ++j)
+          if (j != i && strip_spaces(sides[j]) == l) return true;
+      }
+    if (kind != 0)
+      for (std::size_t j = 0; j < sides.size(); ++j) {
+        if (j == i) continue;
+        for (const auto& n : root_names(sides[j]))
+          if (std::find(mine.begin(), mine.end(), n) != mine.end()) return true;
+      }
+    // (A product at the top level whose factors share a name; `*p` is no product.)
+    const std::string& side = sides[i];
+    std::vector<std::string> factors;
+    int depth = 0;
+    char q = 0;
+    std::size_t from = 0;
+    for (std::size_t k = 0; k < side.size(); ++k) {
+      const char c = side[k];
+      if (q) {
+        if (c == '\\') ++k;
+        else if (c == q) q = 0;
+        continue;
+      }
+      if (c == '"' || c == '\'' || c == '`') q = c;
+      else if (c == '(' || c == '[' || c == '{') ++depth;
+      else if (c == ')' || c == ']' || c == '}') --depth;
+      else if (c == '*' && depth == 0 && (k + 1 >= side.size() || side[k + 1] != '*') && (k == 0 || side[k - 1] != '*')) {
+        std::size_t b = k;
+        while (b > 0 && side[b - 1] == ' ') --b;
+        const char prev = b > 0 ? side[b - 1] : ' ';
+        if (std::isalnum(static_cast<unsigned char>(prev)) || prev == '_' || prev == ')' || prev == ']') {
+          factors.push_back(side.substr(from, k - from));
+          from = k + 1;
+        }
+      }
+    }
+    if (!factors.empty()) {
+      factors.push_back(side.substr(from));
+      std::map<std::string, int> in_factors;
+      for (const auto& f : factors) {
+        const auto names = root_names(f);
+        for (const auto& n : std::set<std::string>(names.begin(), names.end()))
+          if (++in_factors[n] >= 2) return true;
+      }
+    }
+  }
+  return false;
+}
+
+/// How many values a membership test in a literal collection accepts (`got in (4, 0)`, `got in
+/// (4,)`, JS `[4, 0].includes(got)`, Go `slices.Contains([]int{4, 0}, got)`): 0 when `t` is no such
+/// test or an element is not a literal; spellings of one value (`4`, `4.0`) count once. `member`
+/// says which form is the check: `in` (or a plain `includes`), or, for a failure branch's
+/// condition, `not in` (or `!...includes`).
+std::size_t literal_membership(std::string_view t, bool python, bool member_when_negated) {
+  std::string elements;
+  if (python) {
+    const std::string e = unparen(trim(t));
+    const auto notin = split_top(e, {" not in "});
+    const auto in = notin.size() == 2 ? notin : split_top(e, {" in "});
+    if (in.size() != 2 || (notin.size() == 2) != member_when_negated || is_literal(strip_spaces(in[0]))) return 0;
+    const std::string rhs = trim(in[1]);
+    if (rhs.size() < 2 || std::string_view("([{").find(rhs.front()) == std::string_view::npos ||
+        matching_close(rhs, 0) != rhs.size() - 1)
+      return 0;
+    elements = rhs.substr(1, rhs.size() - 2);
+  } else {
+    static const std::regex includes(R"(^\s*(!?)\s*\[([^\[\]]*)\]\s*\.\s*includes\s*\(\s*[^,()]+\)\s*$)");
+    static const std::regex contains_go(R"(^\s*(!?)\s*slices\s*\.\s*Contains\s*\(\s*\[\]\w+\s*\{([^{}]*)\}\s*,\s*[^,()]+\)\s*$)");
+    std::smatch m;
+    const std::string e(t);
+    if (!std::regex_match(e, m, includes) && !std::regex_match(e, m, contains_go)) return 0;
+    if (m[1].matched && m[1].length() > 0) {
+      if (!member_when_negated) return 0;
+    } else if (member_when_negated) {
+      return 0;
+    }
+    elements = m[2].str();
+  }
+  std::set<std::string> texts;
+  std::set<double> numbers;
+  for (const auto& el : split_top(elements, {","})) {
+    const std::string v = strip_spaces(el);
+    if (v.empty()) continue;
+    if (!is_literal(v)) return 0;
+    char* end = nullptr;
+    const double d = std::strtod(v.c_str(), &end);
+    if (end == v.c_str() + v.size()) numbers.insert(d);
+    else texts.insert(v);
+  }
+  return texts.size() + numbers.size();
+}
+
 /// What a boolean expression really checks, beyond its operators: a tautology (`... or 1`, `c or
 /// not c`, `x in (4, x)`, a non-empty tuple or list, a side that cancels, `all(... in [])`, a
 /// ternary with a true branch), or a weaker kind (the weakest clause of an `or` or of a ternary's
@@ -1098,11 +1278,11 @@ class Analyzer {
     bool tautology = false;
     const auto args = call_args(n);
     if (args.size() >= 2 && args[0] == args[1] && !is_literal(args[0])) tautology = true;  // EXPECT_EQ(x, x)
-    for (const auto& arg : args) collect_operands(arg, a.operands, tautology, &a.literals);
+    for (const auto& arg : args) collect_operands(arg, a.operands, tautology, &a.literals, &a.raw_exprs);
     for (TSNode f = field(n, "function"); !ts_node_is_null(f);) {
       std::string_view ft = type(f);
       if (ft == "call_expression" || ft == "call" || ft == "method_invocation") {
-        for (const auto& arg : call_args(f)) collect_operands(arg, a.operands, tautology, &a.literals);
+        for (const auto& arg : call_args(f)) collect_operands(arg, a.operands, tautology, &a.literals, &a.raw_exprs);
         f = field(f, "function");
       } else if (ft == "member_expression" || ft == "attribute" || ft == "field_expression") {
         TSNode o = field(f, "object");
@@ -1114,7 +1294,7 @@ class Analyzer {
     if (type(n) == "method_invocation") {  // Java: assertThat(x).isEqualTo(y)
       TSNode o = field(n, "object");
       if (!ts_node_is_null(o) && type(o) == "method_invocation")
-        for (const auto& arg : call_args(o)) collect_operands(arg, a.operands, tautology, &a.literals);
+        for (const auto& arg : call_args(o)) collect_operands(arg, a.operands, tautology, &a.literals, &a.raw_exprs);
     }
     a.trivial = a.operands.empty();
     a.tautology = tautology;
@@ -1421,7 +1601,7 @@ class Analyzer {
                                           : Kind::type;
       bool tautology = false;
       for (const auto& x : args)
-        if (x != checker && !testers_.count(x)) collect_operands(x, a.operands, tautology, &a.literals);
+        if (x != checker && !testers_.count(x)) collect_operands(x, a.operands, tautology, &a.literals, &a.raw_exprs);
       a.trivial = a.operands.empty();
       a.tautology = tautology;
       return {a};
@@ -1502,7 +1682,7 @@ class Analyzer {
           !known_matcher(matcher_call(args[1]).first)) {
         a.kind = comparison_kind(args[1]);
         bool tautology = false;
-        collect_operands(args[1], a.operands, tautology, &a.literals);
+        collect_operands(args[1], a.operands, tautology, &a.literals, &a.raw_exprs);
         a.trivial = a.operands.empty();
         a.tautology = tautology;
         truth_analysis(args[1], a, false);
@@ -1511,7 +1691,7 @@ class Analyzer {
       if (args.size() >= 2) {
         bool tautology = false;
         const std::string& actual = args[args.size() - 2];
-        collect_operands(actual, a.operands, tautology, &a.literals);
+        collect_operands(actual, a.operands, tautology, &a.literals, &a.raw_exprs);
         const MatcherKind m = matcher_kind(args.back(), a.operands, names_);
         a.kind = m.kind;
         a.tolerance = m.tolerance;
@@ -1603,7 +1783,10 @@ class Analyzer {
       const bool ok = js_ok_name(name) && is_js(lang_);
       // (testify's `assert.True(t, cond)`: the condition follows the test's `t`.)
       const std::size_t cond_at = lang_ == Lang::go && args.size() >= 2 && (name == "True" || name == "False") ? 1 : 0;
-      a.kind = ok ? (args.empty() ? Kind::type : ok_kind(args[0])) : comparison_kind(t);
+      // (A condition held in a local, `assert.ok(pass)`, `self.assertTrue(ok)`: scored as the condition.)
+      const std::string held = args.empty() ? std::string() : held_condition(cond_at < args.size() ? args[cond_at] : args[0]);
+      const bool expanded = !held.empty() && held != (cond_at < args.size() ? args[cond_at] : args[0]);
+      a.kind = ok ? (args.empty() ? Kind::type : ok_kind(expanded ? held : args[0])) : expanded ? comparison_kind(held) : comparison_kind(t);
       // numpy's assert_equal(x, 4), pandas' assert_frame_equal(a, b), assert_allclose(x, y, rtol=...):
       // what the name says, when it compares two values.
       if (const auto named = named_kind(name);
@@ -1619,7 +1802,7 @@ class Analyzer {
       // (Read with its spaces: `a or b` is two clauses; the arguments above lost them.)
       if (!args.empty() && (kTruth.count(name) || ok || name == "assertTrue")) {
         const auto raw = raw_call_args(n);
-        const std::string cond = cond_at < raw.size() ? raw[cond_at] : args[0];
+        const std::string cond = expanded ? held : cond_at < raw.size() ? raw[cond_at] : args[0];
         if (cond_at == 1) a.kind = comparison_kind(cond);  // (truth_analysis caps its alternatives)
         truth_analysis(cond, a, lang_ == Lang::python);
       }
@@ -1831,13 +2014,13 @@ class Analyzer {
 
   /// One check per clause of `expr` split at `seps` (top level).
   std::vector<Assertion> clause_checks(const Assertion& proto, std::string_view expr,
-                                       std::initializer_list<std::string_view> seps, bool negated) const {
+                                       std::initializer_list<std::string_view> seps, bool failure) const {
     std::vector<Assertion> out;
     std::vector<std::string> clauses;
     for (auto& clause : split_top(expr, seps)) {
       // Python's chained equality `add(2, 2) == 4 == add(1, 3)` is two comparisons, each of
       // neighbours (review 30: read as one relation between the two calls).
-      const auto links = lang_ == Lang::python && !negated ? split_top(clause, {"=="}) : std::vector<std::string>{};
+      const auto links = lang_ == Lang::python && !failure ? split_top(clause, {"=="}) : std::vector<std::string>{};
       const bool chain = links.size() >= 3 && std::all_of(links.begin(), links.end(), [](const std::string& l) {
         return split_top(l, {"!=", "<=", ">=", "<", ">", " is ", " in ", " not ", " or ", " and ", " if ", " else ", ","}).size() == 1;
       });
@@ -1847,7 +2030,17 @@ class Analyzer {
       }
       for (std::size_t i = 0; i + 1 < links.size(); ++i) clauses.push_back(trim(links[i]) + " == " + trim(links[i + 1]));
     }
-    for (const auto& clause : clauses) {
+    for (const auto& written : clauses) {
+      std::string clause = held_condition(written);
+      bool negated = failure;
+      // (A failure condition that negates a held condition, `!ok` of `ok := got == 4 || got == 0`:
+      // the check is the condition itself, read as an assertion of it.)
+      if (negated && clause != written && wrapped_in_parens(trim(clause.substr(std::min(clause.size(), clause.find('(')))))) {
+        if (std::string inner = ::flowagent::integrity::negated(clause); !inner.empty()) {
+          clause = std::move(inner);
+          negated = false;
+        }
+      }
       Assertion a = proto;
       a.kind = comparison_kind(clause, negated);
       bool tautology = false;
@@ -1863,11 +2056,11 @@ class Analyzer {
         if (!compared.empty()) conjuncts = std::move(compared);
         for (const auto& part : conjuncts) {
           bool t = false;
-          collect_operands(part, a.operands, t, &a.literals);
+          collect_operands(part, a.operands, t, &a.literals, &a.raw_exprs);
           tautology = tautology || t;
         }
       } else {
-        collect_operands(clause, a.operands, tautology, &a.literals);
+        collect_operands(clause, a.operands, tautology, &a.literals, &a.raw_exprs);
       }
       a.trivial = a.operands.empty();
       a.tautology = tautology;
@@ -2109,6 +2302,15 @@ class Analyzer {
   /// Kind of a boolean expression: == is equality, ordering is range, no comparison is a truth or
   /// existence check. Go's failure branches are negated (`!=` guards an equality).
   Kind comparison_kind(std::string_view t, bool negated = false) const {
+    // A negation of a whole parenthesised comparison (Go's `if !(got == 4)`, `not (got == 4)`; not
+    // of clauses joined by `and`/`or`, which the truth and failure-condition analyses read).
+    if (const std::string tt = trim(t); tt.size() > 3) {
+      const std::size_t open = starts_with(tt, "!(") ? 1 : lang_ == Lang::python && starts_with(tt, "not (") ? 4 : 0;
+      if (open > 0 && matching_close(tt, open) == tt.size() - 1) {
+        const std::string inner(std::string_view(tt).substr(open + 1, tt.size() - open - 2));
+        if (split_top(js_ternary_marks(inner), {"&&", "||", " and ", " or ", "??", "?"}).size() == 1) return comparison_kind(inner, !negated);
+      }
+    }
     if (contains(t, "approx(") || contains(t, "isclose(")) return Kind::approx;
     const std::string_view eq = negated ? "!=" : "==";
     if (contains(t, eq) || (!negated && contains(t, " is None")) || contains(t, "reflect.DeepEqual") ||
@@ -2123,6 +2325,10 @@ class Analyzer {
         return negated == has_not ? Kind::eq : Kind::range;
       }
     if (!negated && lang_ == Lang::python && (anchored_pattern_pin(t) || compiled_pattern_pin(t))) return Kind::eq;
+    // Membership in a literal collection: one value is an equality (`got in (4,)`), more a set of
+    // values, as a range is (`got in (4, 0)`).
+    if (const std::size_t values = literal_membership(t, lang_ == Lang::python, negated); values > 0)
+      return values == 1 ? Kind::eq : Kind::range;
     if (contains(t, "<") || contains(t, ">")) return Kind::range;
     return Kind::type;
   }
@@ -3450,6 +3656,33 @@ class Analyzer {
     return !ts_node_is_null(unit_node_) && js_settled_outcomes_checked(s_, call, unit_node_);
   }
 
+  /// A condition held in a local the unit binds once (`ok = got == 4` ... `assert ok`, `const pass
+  /// = got === 4 || got === 0` ... `assert.ok(pass)`, Go's `ok := got == 4` ... `if !ok {
+  /// t.Fatal() }`): `clause` with the name replaced by the condition (a negation kept), so that
+  /// the check is scored by what it compares; `clause` itself otherwise.
+  std::string held_condition(const std::string& clause) const {
+    if (ts_node_is_null(unit_node_)) return clause;
+    std::string e = unparen(trim(clause)), prefix;
+    if (starts_with(e, "!")) {
+      prefix = "!";
+      e = trim(e.substr(1));
+    } else if (lang_ == Lang::python && starts_with(e, "not ")) {
+      prefix = "not ";
+      e = trim(e.substr(4));
+    }
+    static const std::regex ident(R"(^[A-Za-z_$][\w$]*$)");
+    if (!std::regex_match(e, ident)) return clause;
+    std::string value = trim(single_binding(e));
+    while (!value.empty() && (value.back() == ';' || value.back() == ',')) value.pop_back();
+    if (value.empty() || contains(value, "=>") || starts_with(value, "lambda") || contains(value, "function")) return clause;
+    int depth = 0;
+    for (const char c : value) depth += (c == '(' || c == '[' || c == '{') ? 1 : (c == ')' || c == ']' || c == '}') ? -1 : 0;
+    if (depth != 0) return clause;
+    const bool condition = split_top(js_ternary_marks(value), {"==", "!=", "<", ">", " in ", "||", "&&", " or ", " and "}).size() >= 2;
+    if (!condition) return clause;
+    return prefix.empty() ? value : prefix + "(" + value + ")";
+  }
+
   /// The value a plain local is bound to when the unit binds it exactly once (`got := Add(2, 2) / 10`,
   /// `const got = f() / 10`, `int got = f() / 10;`, `got = f() / 10`), or "".
   std::string single_binding(const std::string& name) const {
@@ -3699,6 +3932,10 @@ class Analyzer {
         }
       }
     }
+    // An equality whose expected value the actual chooses, whose actual falls back to the expected
+    // value, or whose actual is multiplied by itself accepts several values: a range at most.
+    if (a.kind == Kind::eq && !a.tautology && !a.trivial && chosen_value_equality(a.raw_exprs, a.literals, lang_ == Lang::python))
+      a.kind = Kind::range;
     // `len(got) == len(want)`, `expect(xs.length).toBe(3)`: only the sizes are compared.
     if (a.kind == Kind::eq && !a.operands.empty()) {
       // The check's own text, and the condition of the `if` it sits in (Go: `if got/2 != 3.5 { t.Fatal(...) }`).
