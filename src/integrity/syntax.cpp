@@ -245,6 +245,8 @@ bool known_matcher(std::string_view name) {
   return false;
 }
 
+bool one_value_alternatives(const std::vector<std::string>& ors);
+
 MatcherKind matcher_kind(std::string_view text, std::set<std::string>& operands, const FileNames& names, int depth = 0) {
   const auto& sets = matcher_names();
   const auto& kEqual = sets.equal;
@@ -283,7 +285,21 @@ MatcherKind matcher_kind(std::string_view text, std::set<std::string>& operands,
     return best;
   };
   if (name == "AllOf" || name == "allOf" || name == "all_of" || name == "both") return strongest(false);
-  if (name == "AnyOf" || name == "anyOf" || name == "any_of" || name == "either") return strongest(true);
+  if (name == "AnyOf" || name == "anyOf" || name == "any_of" || name == "either") {
+    // Alternatives accept more than one value, however exact each (`AnyOf(Eq(4), Eq(0))`,
+    // `AnyOf(4, 0)`): a range at most, unless they spell one value (`AnyOf(4, 4.0)`).
+    MatcherKind k = strongest(true);
+    if (args.size() >= 2 && !k.tautology && strength(k.kind) > strength(Kind::range)) {
+      std::vector<std::string> as_equal;
+      for (const auto& a : args) {
+        const auto [inner_name, inner_args] = matcher_call(a);
+        if (inner_name.empty()) as_equal.push_back("x == " + a);
+        else if (kEqual.count(inner_name) && inner_args.size() == 1) as_equal.push_back("x == " + inner_args[0]);
+      }
+      if (as_equal.size() != args.size() || !one_value_alternatives(as_equal)) k.kind = Kind::range;
+    }
+    return k;
+  }
   if (name == "Not" || name == "not" || name == "is_not" || name == "not_") {
     if (args.empty()) return {Kind::type, false};
     const MatcherKind k = inner(args[0]);
@@ -881,6 +897,38 @@ std::vector<std::string> root_names(std::string_view e) {
   return out;
 }
 
+/// The names and member paths an expression reads (`got`, `res.total`, `add` of `add(2, 2)`),
+/// outside string literals, as root_names keeps them; with `top_only`, only those outside any
+/// parentheses or brackets (a call's arguments are its inputs, not its value).
+std::set<std::string> value_paths(const std::string& e, bool top_only) {
+  static const std::regex path(R"([A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*)*)");
+  const auto roots = root_names(e);
+  std::vector<int> depth(e.size() + 1, 0);
+  int d = 0;
+  char q = 0;
+  for (std::size_t k = 0; k < e.size(); ++k) {
+    const char c = e[k];
+    depth[k] = d;
+    if (q) {
+      if (c == '\\') ++k;
+      else if (c == q) q = 0;
+      continue;
+    }
+    if (c == '"' || c == '\'' || c == '`') q = c;
+    else if (c == '(' || c == '[' || c == '{') ++d;
+    else if (c == ')' || c == ']' || c == '}') --d;
+  }
+  std::set<std::string> out;
+  for (std::sregex_iterator it(e.begin(), e.end(), path), end; it != end; ++it) {
+    const auto at = static_cast<std::size_t>(it->position());
+    if (at > 0 && (e[at - 1] == '.' || std::isalnum(static_cast<unsigned char>(e[at - 1])) || e[at - 1] == '_')) continue;
+    if (top_only && depth[at] != 0) continue;
+    const std::string p = strip_spaces(it->str());
+    if (std::find(roots.begin(), roots.end(), p.substr(0, p.find('.'))) != roots.end()) out.insert(p);
+  }
+  return out;
+}
+
 /// An equality that accepts more than one value of what it checks although each side looks exact:
 /// the expected value is chosen by the actual (`got == (got or 4)`, `strictEqual(got, got === 0 ?
 /// 0 : 4)`), the actual falls back to the value it is compared with (`(got or 4) == 4`,
@@ -925,13 +973,22 @@ bool chosen_value_equality(const std::vector<std::string>& raw, const std::set<s
         for (std::size_t j = 0; j < sides.size(); ++j)
           if (j != i && strip_spaces(sides[j]) == l) return true;
       }
-    if (kind != 0)
+    // (Chosen by what another side holds: a value it names outside its calls' arguments,
+    // `got`, `add(2, 2)`, `res.total`; not an input both use, `add(n, n)` against `n > 0 ? 2 * n : 0`.)
+    if (kind != 0) {
+      const auto chosen = value_paths(sides[i], false);
       for (std::size_t j = 0; j < sides.size(); ++j) {
         if (j == i) continue;
-        for (const auto& n : root_names(sides[j]))
-          if (std::find(mine.begin(), mine.end(), n) != mine.end()) return true;
+        for (const auto& n : value_paths(sides[j], true))
+          if (chosen.count(n)) return true;
       }
-    // (A product at the top level whose factors share a name; `*p` is no product.)
+    }
+    // (The actual compared with literals only, as a top-level product whose factors share a name,
+    // `got * (got - 4) == 0`; `*p` is no product, and `got == n * n` computes an expected value.)
+    bool others_literal = sides.size() >= 2;
+    for (std::size_t j = 0; j < sides.size(); ++j)
+      if (j != i && !is_literal(strip_spaces(sides[j]))) others_literal = false;
+    if (!others_literal) continue;
     const std::string& side = sides[i];
     std::vector<std::string> factors;
     int depth = 0;
@@ -960,9 +1017,15 @@ bool chosen_value_equality(const std::vector<std::string>& raw, const std::set<s
     if (!factors.empty()) {
       factors.push_back(side.substr(from));
       std::map<std::string, int> in_factors;
+      static const std::regex path(R"([A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*)*)");
       for (const auto& f : factors) {
-        const auto names = root_names(f);
-        for (const auto& n : std::set<std::string>(names.begin(), names.end()))
+        std::set<std::string> names;
+        const auto roots = root_names(f);
+        for (std::sregex_iterator it(f.begin(), f.end(), path), e; it != e; ++it) {
+          const std::string p = strip_spaces(it->str());
+          if (std::find(roots.begin(), roots.end(), p.substr(0, p.find('.'))) != roots.end()) names.insert(p);
+        }
+        for (const auto& n : names)
           if (++in_factors[n] >= 2) return true;
       }
     }
@@ -971,8 +1034,9 @@ bool chosen_value_equality(const std::vector<std::string>& raw, const std::set<s
 }
 
 /// How many values a membership test in a literal collection accepts (`got in (4, 0)`, `got in
-/// (4,)`, JS `[4, 0].includes(got)`, Go `slices.Contains([]int{4, 0}, got)`): 0 when `t` is no such
-/// test or an element is not a literal; spellings of one value (`4`, `4.0`) count once. `member`
+/// (4,)`, `got in (FOUR, want)`, JS `[4, 0].includes(got)`, Go `slices.Contains([]int{4, 0},
+/// got)`; a named collection, `got in VALID`, counts as two): 0 when `t` is no such test or an
+/// element is neither a literal nor a name; spellings of one value (`4`, `4.0`) count once. `member`
 /// says which form is the check: `in` (or a plain `includes`), or, for a failure branch's
 /// condition, `not in` (or `!...includes`).
 std::size_t literal_membership(std::string_view t, bool python, bool member_when_negated) {
@@ -983,6 +1047,9 @@ std::size_t literal_membership(std::string_view t, bool python, bool member_when
     const auto in = notin.size() == 2 ? notin : split_top(e, {" in "});
     if (in.size() != 2 || (notin.size() == 2) != member_when_negated || is_literal(strip_spaces(in[0]))) return 0;
     const std::string rhs = trim(in[1]);
+    // (A named collection, `got in VALID`: a set of values.)
+    static const std::regex named(R"(^[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*$)");
+    if (std::regex_match(rhs, named) && rhs != "None" && rhs != "True" && rhs != "False") return 2;
     if (rhs.size() < 2 || std::string_view("([{").find(rhs.front()) == std::string_view::npos ||
         matching_close(rhs, 0) != rhs.size() - 1)
       return 0;
@@ -1002,10 +1069,11 @@ std::size_t literal_membership(std::string_view t, bool python, bool member_when
   }
   std::set<std::string> texts;
   std::set<double> numbers;
+  static const std::regex constant(R"(^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$)");
   for (const auto& el : split_top(elements, {","})) {
     const std::string v = strip_spaces(el);
     if (v.empty()) continue;
-    if (!is_literal(v)) return 0;
+    if (!is_literal(v) && !std::regex_match(v, constant)) return 0;  // (literals and named constants)
     char* end = nullptr;
     const double d = std::strtod(v.c_str(), &end);
     if (end == v.c_str() + v.size()) numbers.insert(d);
@@ -1028,7 +1096,25 @@ void truth_analysis(std::string_view clause, Assertion& a, bool python) {
     a.tautology = true;
     return;
   }
-  const std::string e = unparen(raw);
+  std::string e = unparen(raw);
+  // `bool(c)`, `(c) == True`, `(c) is True`, `(c) != False` (and `== true`, `=== true`): the truth of `c`.
+  for (int round = 0; round < 3; ++round) {
+    const std::string compact = strip_spaces(e);
+    if (python && starts_with(compact, "bool(") && matching_close(e, e.find('(')) == e.size() - 1) {
+      e = unparen(e.substr(e.find('(')));
+      continue;
+    }
+    const auto sides = split_top(e, {" is not ", " is ", "!==", "===", "!=", "=="});
+    if (sides.size() != 2) break;
+    std::string l = trim(sides[0]), r = trim(sides[1]);
+    while (!r.empty() && r.front() == '=') r.erase(0, 1);
+    r = trim(r);
+    const bool negative = contains(e, "!=") || contains(e, " is not ");
+    const auto is_true = [&](const std::string& x) { return negative ? (x == "False" || x == "false") : (x == "True" || x == "true"); };
+    if (is_true(r) && wrapped_in_parens(l)) e = unparen(l);
+    else if (is_true(l) && wrapped_in_parens(r)) e = unparen(r);
+    else break;
+  }
   if (truthy_literal(e) && !a.operands.empty()) a.tautology = true;
   std::vector<std::string> branches;
   if (python) {
@@ -1071,6 +1157,17 @@ void truth_analysis(std::string_view clause, Assertion& a, bool python) {
     if (!plain) weakest(passing);
   }
   auto ors = split_top(e, {" or ", "||"});
+  // (Comparisons joined by a bitwise or, `(got == 4) | (got == 0)`, C++'s `got == 4 | got == 0`:
+  // alternatives too; not a union of sets or flags.)
+  if (ors.size() == 1 && !contains(e, "||")) {
+    auto bits = split_top(e, {"|"});
+    const bool comparisons = bits.size() >= 2 && std::all_of(bits.begin(), bits.end(), [&](const std::string& b) {
+      const std::string x = trim(b);
+      if (python && !wrapped_in_parens(x)) return false;
+      return split_top(unparen(x), {"==", "!=", "<", ">"}).size() == 2;
+    });
+    if (comparisons) ors = std::move(bits);
+  }
   ors.erase(std::remove_if(ors.begin(), ors.end(), [](const std::string& o) { return fails_or_logs(o); }), ors.end());
   if (ors.size() >= 2) {
     for (std::size_t i = 0; i < ors.size() && !a.tautology; ++i)
@@ -1278,11 +1375,21 @@ class Analyzer {
     bool tautology = false;
     const auto args = call_args(n);
     if (args.size() >= 2 && args[0] == args[1] && !is_literal(args[0])) tautology = true;  // EXPECT_EQ(x, x)
-    for (const auto& arg : args) collect_operands(arg, a.operands, tautology, &a.literals, &a.raw_exprs);
+    // (The compared arguments as written are the first two after a Go test's `t`; a message
+    // after them, `strictEqual(got, 4, got > 0 ? 'a' : 'b')`, compares nothing.)
+    std::size_t compared = 0;
+    for (const auto& arg : args) {
+      const bool reporter = compared == 0 && (arg == "t" || testers_.count(arg));
+      const bool value = !reporter && compared < 2;
+      if (value) ++compared;
+      collect_operands(arg, a.operands, tautology, &a.literals, value ? &a.raw_exprs : nullptr);
+    }
     for (TSNode f = field(n, "function"); !ts_node_is_null(f);) {
       std::string_view ft = type(f);
       if (ft == "call_expression" || ft == "call" || ft == "method_invocation") {
-        for (const auto& arg : call_args(f)) collect_operands(arg, a.operands, tautology, &a.literals, &a.raw_exprs);
+        const auto inner = call_args(f);
+        for (std::size_t i = 0; i < inner.size(); ++i)
+          collect_operands(inner[i], a.operands, tautology, &a.literals, i == 0 ? &a.raw_exprs : nullptr);
         f = field(f, "function");
       } else if (ft == "member_expression" || ft == "attribute" || ft == "field_expression") {
         TSNode o = field(f, "object");
@@ -2017,7 +2124,11 @@ class Analyzer {
                                        std::initializer_list<std::string_view> seps, bool failure) const {
     std::vector<Assertion> out;
     std::vector<std::string> clauses;
-    for (auto& clause : split_top(expr, seps)) {
+    // (`and`/`&&` bind tighter than `or`/`||`: an assertion with a top-level `or` is one
+    // disjunction, `got == 4 || got == 0 && got == 0` included, and is not split at `&&`.)
+    const bool conjunction = std::any_of(seps.begin(), seps.end(), [](std::string_view x) { return x == "&&" || x == " and "; });
+    const bool disjunction = !failure && conjunction && split_top(js_ternary_marks(std::string(expr)), {"||", " or "}).size() > 1;
+    for (auto& clause : disjunction ? std::vector<std::string>{std::string(expr)} : split_top(expr, seps)) {
       // Python's chained equality `add(2, 2) == 4 == add(1, 3)` is two comparisons, each of
       // neighbours (review 30: read as one relation between the two calls).
       const auto links = lang_ == Lang::python && !failure ? split_top(clause, {"=="}) : std::vector<std::string>{};
@@ -3671,13 +3782,65 @@ class Analyzer {
       e = trim(e.substr(4));
     }
     static const std::regex ident(R"(^[A-Za-z_$][\w$]*$)");
-    if (!std::regex_match(e, ident)) return clause;
-    std::string value = trim(single_binding(e));
+    if (!std::regex_match(e, ident) || single_binding(e).empty()) return clause;
+    // Bound exactly once, counting compound assignments (`ok |= ...`, `pass ||= ...`) and those
+    // after a condition (`if (got === 0) pass = true`); the value read whole, continuation lines
+    // included (`ok = got == 4 \` / `or got == 0`, `const pass = got === 4` / `|| got === 0;`).
+    const std::string all = text(unit_node_).substr(0, 65536);
+    const std::regex assign = detail::cached_regex("(?:^|[^\\w$.])" + e +
+                                                   R"((?:\s*:\s*[\w<>\[\]]+)?\s*(?:\|\||&&|\?\?|<<|>>|//|\*\*|[-+*/%&|^:])?=(?!=))");
+    std::size_t assignments = 0, start = std::string::npos;
+    for (std::sregex_iterator it(all.begin(), all.end(), assign), end; it != end && assignments < 2; ++it, ++assignments)
+      start = static_cast<std::size_t>(it->position() + it->length());
+    if (assignments != 1) return clause;
+    std::string value;
+    int depth = 0;
+    char q = 0;
+    for (std::size_t k = start; k < all.size() && value.size() < 1024; ++k) {
+      const char c = all[k];
+      if (q) {
+        if (c == '\\' && k + 1 < all.size()) value += all[k++];
+        else if (c == q) q = 0;
+        value += c;
+        continue;
+      }
+      // (A comment to the end of its line: `# or got is None` is no clause.)
+      if ((c == '#' && lang_ == Lang::python) || (c == '/' && k + 1 < all.size() && all[k + 1] == '/' && lang_ != Lang::python)) {
+        while (k + 1 < all.size() && all[k + 1] != '\n') ++k;
+        continue;
+      }
+      if (c == '"' || c == '\'' || c == '`') q = c;
+      else if (c == '(' || c == '[' || c == '{') ++depth;
+      else if (c == ')' || c == ']' || c == '}') --depth;
+      if (depth < 0) break;
+      if (depth == 0 && c == ';') break;
+      if (c == '\\' && k + 1 < all.size() && all[k + 1] == '\n') {  // (a Python line continuation)
+        value += ' ';
+        ++k;
+        continue;
+      }
+      if (depth == 0 && c == '\n') {
+        const std::string sofar = trim(value);
+        std::size_t next = k + 1;
+        while (next < all.size() && (all[next] == ' ' || all[next] == '\t')) ++next;
+        const std::string_view rest = std::string_view(all).substr(next, 4);
+        const bool continues =
+            ends_with(sofar, "||") || ends_with(sofar, "&&") || ends_with(sofar, "??") || ends_with(sofar, " or") ||
+            ends_with(sofar, " and") || ends_with(sofar, "?") || ends_with(sofar, ":") || ends_with(sofar, "=") ||
+            starts_with(rest, "||") || starts_with(rest, "&&") || starts_with(rest, "??") || starts_with(rest, "or ") ||
+            starts_with(rest, "and ") || starts_with(rest, "?") || starts_with(rest, ":");
+        if (!continues) break;
+        value += ' ';
+        continue;
+      }
+      value += c;
+    }
+    value = trim(value);
     while (!value.empty() && (value.back() == ';' || value.back() == ',')) value.pop_back();
     if (value.empty() || contains(value, "=>") || starts_with(value, "lambda") || contains(value, "function")) return clause;
-    int depth = 0;
-    for (const char c : value) depth += (c == '(' || c == '[' || c == '{') ? 1 : (c == ')' || c == ']' || c == '}') ? -1 : 0;
-    if (depth != 0) return clause;
+    int open = 0;
+    for (const char c : value) open += (c == '(' || c == '[' || c == '{') ? 1 : (c == ')' || c == ']' || c == '}') ? -1 : 0;
+    if (open != 0) return clause;
     const bool condition = split_top(js_ternary_marks(value), {"==", "!=", "<", ">", " in ", "||", "&&", " or ", " and "}).size() >= 2;
     if (!condition) return clause;
     return prefix.empty() ? value : prefix + "(" + value + ")";
