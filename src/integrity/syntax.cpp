@@ -3821,6 +3821,10 @@ class Analyzer {
       }
       if (depth == 0 && c == '\n') {
         const std::string sofar = trim(value);
+        if (sofar.empty()) {  // (`const pass =` with the value on the next lines)
+          value += ' ';
+          continue;
+        }
         std::size_t next = k + 1;
         while (next < all.size() && (all[next] == ' ' || all[next] == '\t')) ++next;
         const std::string_view rest = std::string_view(all).substr(next, 4);
