@@ -964,7 +964,6 @@ bool chosen_value_equality(const std::vector<std::string>& raw, const std::set<s
   }
   for (std::size_t i = 0; i < sides.size(); ++i) {
     const auto [kind, alternatives] = choice(sides[i]);
-    const auto mine = root_names(sides[i]);
     if (kind == 2)
       for (const auto& alt : alternatives) {
         const std::string l = strip_spaces(alt);
