@@ -167,5 +167,10 @@ Expected<void> check_schema_name(const Json& doc, std::string_view expected_name
   return {};
 }
 
+Json string_array(const std::vector<std::string>& v) {
+  Json a = Json::array();
+  for (const auto& x : v) a.push_back(x);
+  return a;
+}
 
 }  // namespace flowagent::detail

@@ -57,4 +57,7 @@ class ObjectReader {
 /// version of the same schema.
 Expected<void> check_schema_name(const Json& doc, std::string_view expected_name);
 
+/// The writing side of strings(): a JSON array of the strings, in order.
+Json string_array(const std::vector<std::string>& v);
+
 }  // namespace flowagent::detail

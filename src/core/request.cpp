@@ -197,13 +197,7 @@ Expected<RepairRequest> parse_repair_request(std::string_view json_text) {
   return repair_request_from_json(*doc);
 }
 
-namespace {
-Json string_array(const std::vector<std::string>& v) {
-  Json a = Json::array();
-  for (const auto& s : v) a.push_back(s);
-  return a;
-}
-}  // namespace
+using detail::string_array;
 
 Json to_json(const RepairRequest& r) {
   Json files = Json::array();

@@ -8,11 +8,7 @@ namespace {
 constexpr std::string_view kStatusNames[] = {"fixed", "no_fix", "abstained", "rejected", "superseded", "error"};
 constexpr std::string_view kEventNames[] = {"phase", "tool_call", "model_call", "result", "log"};
 
-Json string_array(const std::vector<std::string>& v) {
-  Json a = Json::array();
-  for (const auto& s : v) a.push_back(s);
-  return a;
-}
+using detail::string_array;
 }  // namespace
 
 std::string_view to_string(Status status) noexcept { return kStatusNames[static_cast<int>(status)]; }

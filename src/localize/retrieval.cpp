@@ -24,9 +24,10 @@ namespace flowagent {
 
 namespace fs = std::filesystem;
 
-namespace {
+// The lexical index (named, not file-local: CodeRetriever::Impl holds it).
+namespace detail {
 
-struct Doc {
+struct ChunkDoc {
   CodeChunk chunk;
   std::unordered_map<std::string, int> tf;
   int length = 0;
@@ -34,11 +35,15 @@ struct Doc {
   std::uint64_t hash = 0;
 };
 
-struct Index {
-  std::vector<Doc> docs;
+struct LexicalIndex {
+  std::vector<ChunkDoc> docs;
   std::unordered_map<std::string, int> df;
   double avg_length = 0;
 };
+
+}  // namespace detail
+
+namespace {
 
 std::uint64_t fnv1a(std::string_view s) {
   std::uint64_t h = 1469598103934665603ull;
@@ -70,9 +75,9 @@ std::vector<std::string> list_files(const fs::path& root, const fs::path& git_di
   return files;
 }
 
-Index build_index(const fs::path& root, const fs::path& git_dir, const RetrieverOptions& opt,
+detail::LexicalIndex build_index(const fs::path& root, const fs::path& git_dir, const RetrieverOptions& opt,
                   const CancelToken& cancel) {
-  Index idx;
+  detail::LexicalIndex idx;
   std::size_t total = 0;
   auto tree = detail::SandboxFs::open(root);
   if (!tree) return idx;
@@ -92,7 +97,7 @@ Index build_index(const fs::path& root, const fs::path& git_dir, const Retriever
     for (std::size_t i = 0; i < src.size(); ++i)
       if (src[i] == '\n') starts.push_back(i + 1);
     for (auto& c : chunks) {
-      Doc d;
+      detail::ChunkDoc d;
       const std::size_t b = starts[std::min<std::size_t>(c.start_line - 1, starts.size() - 1)];
       const std::size_t e = c.end_line < static_cast<int>(starts.size()) ? starts[c.end_line] : src.size();
       std::string_view body(src.data() + b, e - b);
@@ -216,10 +221,10 @@ Expected<std::shared_ptr<Embedder>> make_model_embedder(const ModelConfig& confi
 struct CodeRetriever::Impl {
   RetrieverOptions opt;
   mutable std::mutex mu;
-  std::map<std::string, std::shared_ptr<const Index>> indexes;
+  std::map<std::string, std::shared_ptr<const detail::LexicalIndex>> indexes;
   std::unordered_map<std::uint64_t, std::vector<float>> vectors;  // content hash -> embedding
   // Whole-index semantic search (semantic_candidates == 0): one vector index per lexical index.
-  std::map<std::shared_ptr<const Index>, std::shared_ptr<detail::VectorIndex>> vector_indexes;
+  std::map<std::shared_ptr<const detail::LexicalIndex>, std::shared_ptr<detail::VectorIndex>> vector_indexes;
   std::size_t built = 0, embedded = 0;
 };
 
@@ -269,13 +274,13 @@ Expected<std::vector<RetrievalHit>> CodeRetriever::search(const fs::path& root, 
                                                           std::string_view query, std::size_t k,
                                                           const CancelToken& cancel, const fs::path& git_dir) {
   auto& I = *impl_;
-  std::shared_ptr<const Index> idx;
+  std::shared_ptr<const detail::LexicalIndex> idx;
   {
     std::lock_guard lk(I.mu);
     if (auto it = I.indexes.find(cache_key); !cache_key.empty() && it != I.indexes.end()) idx = it->second;
   }
   if (!idx) {
-    auto built = std::make_shared<const Index>(build_index(root, git_dir, I.opt, cancel));
+    auto built = std::make_shared<const detail::LexicalIndex>(build_index(root, git_dir, I.opt, cancel));
     if (cancel.cancelled()) return fail(Errc::cancelled, "cancelled");
     std::lock_guard lk(I.mu);
     I.built++;

@@ -21,7 +21,7 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
   return s;
 }
 
-std::string clip(const std::string& s, std::size_t n) { return s.size() <= n ? s : s.substr(0, n) + "[...]"; }
+std::string clip_inline(const std::string& s, std::size_t n) { return s.size() <= n ? s : s.substr(0, n) + "[...]"; }
 
 class ReactStrategy final : public RepairStrategy {
  public:
@@ -158,8 +158,8 @@ class ReactStrategy final : public RepairStrategy {
       m.cached_tokens += resp->usage.cached_tokens;
       m.cost_usd += resp->cost_usd;
       std::string summary = resp->message.content;
-      for (const auto& c : resp->message.tool_calls) summary += "\n-> " + c.name + " " + clip(c.raw_arguments, 300);
-      ctx.result.trajectory.push_back(TrajectoryStep{"model", std::string(ctx.llm->name()), {}, clip(summary, 4000), true, ms});
+      for (const auto& c : resp->message.tool_calls) summary += "\n-> " + c.name + " " + clip_inline(c.raw_arguments, 300);
+      ctx.result.trajectory.push_back(TrajectoryStep{"model", std::string(ctx.llm->name()), {}, clip_inline(summary, 4000), true, ms});
       messages.push_back(resp->message);
 
       if (resp->message.tool_calls.empty()) {
@@ -205,7 +205,7 @@ class ReactStrategy final : public RepairStrategy {
           for (const auto& run : rep->evidence.runs)
             for (const auto& f : run.failed) verdict += "still failing: " + f + "\n";
           verdict += "Keep working: fix the cause, run the tests, then answer again.";
-          ctx.result.trajectory.push_back(TrajectoryStep{"note", "validator", {}, clip(verdict, 2000), false, 0});
+          ctx.result.trajectory.push_back(TrajectoryStep{"note", "validator", {}, clip_inline(verdict, 2000), false, 0});
           messages.push_back(ChatMessage{Role::user, scrub(verdict), {}, {}, {}, false});
           continue;
         }
@@ -232,7 +232,7 @@ class ReactStrategy final : public RepairStrategy {
         te.phase = "repair";
         te.index = m.tool_calls;
         te.max = limits.max_tool_calls;
-        te.message = call.name + " " + clip(call.raw_arguments, 120);
+        te.message = call.name + " " + clip_inline(call.raw_arguments, 120);
         ctx.emit(te);
         const auto c0 = Clock::now();
         if (!call.error.empty()) {
@@ -247,7 +247,7 @@ class ReactStrategy final : public RepairStrategy {
                           "Try something different.";
             if (++repeats >= opt_.max_repeats) {
               messages.push_back(out);
-              ctx.result.trajectory.push_back(TrajectoryStep{"tool", call.name, clip(call.raw_arguments, 2000), out.content, false, 0});
+              ctx.result.trajectory.push_back(TrajectoryStep{"tool", call.name, clip_inline(call.raw_arguments, 2000), out.content, false, 0});
               return stop("loop_stalled", "the model repeated the same call " + std::to_string(repeats) + " times without effect");
             }
           } else if (ledger_on && call.name == detail::kRecordHypothesis) {
@@ -277,7 +277,7 @@ class ReactStrategy final : public RepairStrategy {
           }
         }
         const auto cms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - c0).count();
-        ctx.result.trajectory.push_back(TrajectoryStep{"tool", call.name, clip(call.raw_arguments, 2000), clip(out.content, 4000), !out.is_error, cms});
+        ctx.result.trajectory.push_back(TrajectoryStep{"tool", call.name, clip_inline(call.raw_arguments, 2000), clip_inline(out.content, 4000), !out.is_error, cms});
         messages.push_back(std::move(out));
       }
       if (progressed) repeats = 0;

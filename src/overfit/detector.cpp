@@ -20,6 +20,9 @@ const TSLanguage* tree_sitter_typescript();
 
 namespace flowagent {
 
+// The rules' helpers live in a named namespace: in a unity build (the CI presets) an anonymous
+// namespace is shared with the other files of the batch, and `Lang`/`lang_of` exist in integrity too.
+namespace overfit_detail {
 namespace {
 
 enum class Lang { none, python, cpp, javascript, typescript };
@@ -620,18 +623,19 @@ class FileRules {
 };
 
 }  // namespace
+}  // namespace overfit_detail
 
 std::vector<std::string> failing_test_literals(const OverfitInput& input) {
-  auto facts = test_facts(input);
+  auto facts = overfit_detail::test_facts(input);
   return {facts.literals.begin(), facts.literals.end()};
 }
 
 std::vector<OverfitFinding> check_overfitting(const OverfitInput& input) {
   std::vector<OverfitFinding> out;
-  const TestFacts facts = test_facts(input);
+  const overfit_detail::TestFacts facts = overfit_detail::test_facts(input);
   for (const auto& f : input.files) {
     if (is_test_path(f.path)) continue;  // the integrity guard's business
-    FileRules(f, lang_of(f.path), facts, out).run();
+    overfit_detail::FileRules(f, overfit_detail::lang_of(f.path), facts, out).run();
   }
   return out;
 }
