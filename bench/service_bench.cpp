@@ -12,6 +12,8 @@
 // threads of this process, each with its own connection, as `flowagentd worker --workers N` runs them.
 #include <benchmark/benchmark.h>
 
+#include <boost/asio.hpp>
+
 #include <sys/prctl.h>
 #include <unistd.h>
 
