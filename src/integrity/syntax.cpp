@@ -381,6 +381,71 @@ bool size_expression(const std::string& operand) {
   return false;
 }
 
+/// A ternary's condition that does not depend on the value checked: a flag or a platform test
+/// (`4 if FLAG else 5`, `kBig ? 40 : 4`, `sys.platform == "linux"`, `sizeof(long) == 8`) picks one
+/// expected value per configuration; it clamps nothing. Only the one ternary of the check, written
+/// in it (not reached through a local: `want = got == 0 ? 0 : 4`), whose names are constants
+/// (`FLAG`, `kBig`, `True`) or platform members (`sys.platform`, `process.platform`, `runtime.GOOS`)
+/// that occur nowhere else in the check, and that calls nothing but `sizeof`. A local flag or a copy
+/// of the value (`g = got`, `0 if g == 0 else 4`) stays a clamp; a constant-style name bound to the
+/// value in the test (`G = got`) is not seen (docs/INTEGRITY.md, known gaps).
+bool independent_condition(std::string_view condition, std::string_view context, bool python) {
+  // (String literals blanked; `spaced` keeps the word boundaries, `bare` drops the spaces.)
+  const auto blank = [](std::string_view t) {
+    std::string out;
+    char q = 0;
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      const char c = t[i];
+      if (q) {
+        if (c == '\\') ++i;
+        else if (c == q) q = 0;
+        continue;
+      }
+      if (c == '"' || c == '\'' || c == '`') q = c;
+      out += q ? ' ' : c;
+    }
+    return out;
+  };
+  const std::string cond_spaced = blank(condition), ctx_spaced = blank(context);
+  std::string cond = strip_spaces(cond_spaced);
+  const std::string ctx = strip_spaces(ctx_spaced);
+  if (cond.empty()) return false;
+  if (!python) {
+    std::size_t marks = 0;
+    for (std::size_t k = 0; k < ctx.size(); ++k)
+      if (ctx[k] == '?' && (k + 1 >= ctx.size() || (ctx[k + 1] != '.' && ctx[k + 1] != '?')) && (k == 0 || ctx[k - 1] != '?')) ++marks;
+    if (marks != 1) return false;
+  }
+  if (ctx.find(python ? "if" + cond + "else" : cond + "?") == std::string::npos) return false;
+  // (`sizeof(long)`: a property of the platform.)
+  for (std::size_t k = cond.find("sizeof("); k != std::string::npos; k = cond.find("sizeof(")) {
+    const std::size_t close = matching_close(cond, k + 6);
+    if (close == std::string::npos) return false;
+    cond.replace(k, close + 1 - k, "0");
+  }
+  if (cond.find('(') != std::string::npos) return false;
+  static const std::set<std::string> kWords = {"True", "False", "None", "true", "false", "null", "undefined", "not",
+                                               "and", "or", "is", "in", "nullptr", "NULL"};
+  static const std::set<std::string> kPlatform = {"sys", "os", "platform", "process", "runtime"};
+  static const std::regex word(R"([A-Za-z_$][\w$]*)"), constant(R"(^(?:[A-Z][A-Z0-9_]*|k[A-Z]\w*)$)");
+  // Uses of a name as a name (not as a member: `x.FLAG`).
+  const auto uses = [&](const std::string& text, const std::string& w) {
+    int n = 0;
+    for (std::sregex_iterator it(text.begin(), text.end(), word), end; it != end; ++it)
+      if (it->str() == w && !(it->position() > 0 && text[static_cast<std::size_t>(it->position()) - 1] == '.')) ++n;
+    return n;
+  };
+  for (std::sregex_iterator it(cond.begin(), cond.end(), word), end; it != end; ++it) {
+    const std::string w = it->str();
+    const auto p = static_cast<std::size_t>(it->position());
+    if (kWords.count(w) || (p > 0 && cond[p - 1] == '.')) continue;  // (a member: `sys.platform`)
+    const bool member_root = p + w.size() < cond.size() && cond[p + w.size()] == '.';
+    if (member_root ? !kPlatform.count(w) : !std::regex_match(w, constant)) return false;
+    if (uses(ctx_spaced, w) != uses(cond_spaced, w)) return false;  // (the name occurs elsewhere in the check)
+  }
+  return true;
+}
+
 /// A many-to-one view of a value: its sign, bit width or bit count, memory size, a rounding to tens
 /// or more (`round(x, -1)`), a clamp to a literal (`min(x, 4)`), a quotient (`divmod(x, 10)[0]`), a
 /// truncation of a scaled value (`int(x / 10)`, `round(x / 10)`, `int(x * 0.1)`, `Math.floor(x / 10)`,
@@ -408,12 +473,20 @@ bool coarse_expression(const std::string& operand, Lang lang, const std::string&
   const bool zero_context = std::regex_search(outside, zero);
   // A ternary that clamps to a literal (`x if x < 4 else 4`, `x < 4 ? x : 4`).
   static const std::regex py_clamp(R"((?:\belse\s+-?[0-9][\w.]*|(?:^|[\s(,=])-?[0-9][\w.]*\s+if\s).*|\sif\s.*\selse\s+-?[0-9][\w.]*)");
-  if (lang == Lang::python && contains(context, " if ") && contains(context, " else ") && std::regex_search(context, py_clamp)) return true;
+  if (lang == Lang::python && contains(context, " if ") && contains(context, " else ") && std::regex_search(context, py_clamp)) {
+    const auto when = context.find(" if "), otherwise = context.find(" else ", when);
+    const bool one = context.find(" if ", when + 1) == std::string::npos;
+    if (!one || otherwise == std::string::npos ||
+        !independent_condition(std::string_view(context).substr(when + 4, otherwise - when - 4), context, true))
+      return true;
+  }
   if ((is_js(lang) || lang == Lang::java || lang == Lang::cpp || lang == Lang::kotlin) && !contains(o, "?.") && !contains(o, "??")) {
     const auto q = split_top(o, {"?"});
     if (q.size() == 2) {
       const auto branches = split_top(q[1], {":"});
-      if (branches.size() == 2 && (is_literal(branches[0]) || is_literal(branches[1]))) return true;
+      if (branches.size() == 2 && (is_literal(branches[0]) || is_literal(branches[1])) &&
+          !independent_condition(q[0], context, false))
+        return true;
     }
   }
   // compareTo / compare: the order, not the value, unless compared with zero (equality).
