@@ -390,7 +390,8 @@ bool size_expression(const std::string& operand) {
 /// of the value (`g = got`, `0 if g == 0 else 4`) stays a clamp; a constant-style name bound to the
 /// value in the test (`G = got`) is not seen (docs/INTEGRITY.md, known gaps).
 bool independent_condition(std::string_view condition, std::string_view context, bool python) {
-  // (String literals blanked; `spaced` keeps the word boundaries, `bare` drops the spaces.)
+  // (String literals blanked; the `_spaced` texts keep word boundaries for counting names, their
+  // strip_spaces copies find the ternary however it is spaced.)
   const auto blank = [](std::string_view t) {
     std::string out;
     char q = 0;
