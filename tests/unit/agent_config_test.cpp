@@ -3,6 +3,8 @@
 
 #include "flowagent/agent_config.hpp"
 
+namespace {
+namespace FLOWAGENT_TEST_FILE_ID {  // (file-local: unity batches, tests/CMakeLists.txt)
 using namespace flowagent;
 
 TEST(AgentConfig, TrustedOriginsReplayAndRubricReview) {
@@ -35,3 +37,5 @@ TEST(AgentConfig, TrustedOriginsReplayAndRubricReview) {
                 .message.find("trusted_model_origins[0]"),
             std::string::npos);
 }
+}  // namespace FLOWAGENT_TEST_FILE_ID
+}  // namespace

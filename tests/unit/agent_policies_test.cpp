@@ -8,9 +8,12 @@
 #include "flowagent/flowagent.hpp"
 #include "support/test_support.hpp"
 
+namespace fs = std::filesystem;
+
+namespace {
+namespace FLOWAGENT_TEST_FILE_ID {  // (file-local: unity batches, tests/CMakeLists.txt)
 using namespace flowagent;
 using namespace flowagent::testkit;
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -156,3 +159,5 @@ TEST(AgentPolicies, MutatingToolsCountAsEditsThroughTheRegistry) {
   ASSERT_TRUE(reg.invoke("touch", *parse_json(R"({"ok":true})"), ctx));
   EXPECT_EQ(state.last_edit_seq, 1u);
 }
+}  // namespace FLOWAGENT_TEST_FILE_ID
+}  // namespace

@@ -6,6 +6,8 @@
 
 #include "support/test_support.hpp"
 
+namespace {
+namespace FLOWAGENT_TEST_FILE_ID {  // (file-local: unity batches, tests/CMakeLists.txt)
 using namespace flowagent;
 using namespace std::chrono_literals;
 
@@ -309,3 +311,5 @@ TEST(CancelToken, CallbacksRunOnceAndLate) {
   u.cancel();
   EXPECT_EQ(n, 2);
 }
+}  // namespace FLOWAGENT_TEST_FILE_ID
+}  // namespace

@@ -5,8 +5,11 @@
 #include "support/test_support.hpp"
 #include "tools/test_command.hpp"
 
-using namespace flowagent;
 namespace fs = std::filesystem;
+
+namespace {
+namespace FLOWAGENT_TEST_FILE_ID {  // (file-local: unity batches, tests/CMakeLists.txt)
+using namespace flowagent;
 
 namespace {
 
@@ -192,3 +195,5 @@ TEST_F(ToolsTest, TestIdsAreShellQuoted) {
   EXPECT_FALSE(fs::exists(ws->root() / "pwned"));
   EXPECT_EQ(testkit::read_file(ws->root() / "out.txt"), "a b $(touch pwned) it's\n");
 }
+}  // namespace FLOWAGENT_TEST_FILE_ID
+}  // namespace

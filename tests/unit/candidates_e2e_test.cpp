@@ -19,9 +19,12 @@
 #include "support/scripted_model.hpp"
 #include "support/test_support.hpp"
 
+namespace fs = std::filesystem;
+
+namespace {
+namespace FLOWAGENT_TEST_FILE_ID {  // (file-local: unity batches, tests/CMakeLists.txt)
 using namespace flowagent;
 using namespace flowagent::testkit;
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -579,3 +582,5 @@ TEST(RubricReply, StrictParse) {
   ASSERT_EQ(prod.files.size(), 1u);
   EXPECT_EQ(prod.files[0].path(), "shop.py");
 }
+}  // namespace FLOWAGENT_TEST_FILE_ID
+}  // namespace

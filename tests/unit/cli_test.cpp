@@ -5,6 +5,8 @@
 #include "support/scripted_model.hpp"
 #include "support/test_support.hpp"
 
+namespace {
+namespace FLOWAGENT_TEST_FILE_ID {  // (file-local: unity batches, tests/CMakeLists.txt)
 using namespace flowagent;
 using namespace flowagent::testkit;
 using flowagent::cli::fit_to_width;
@@ -306,3 +308,5 @@ TEST(Cli, ProgressFitsANarrowTerminal) {
   EXPECT_EQ(fit_to_width("short", 80), "short");
   EXPECT_EQ(fit_to_width("0123456789", 8), "0123...");
 }
+}  // namespace FLOWAGENT_TEST_FILE_ID
+}  // namespace

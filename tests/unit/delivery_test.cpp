@@ -7,9 +7,12 @@
 #include "flowagent/delivery.hpp"
 #include "support/test_support.hpp"
 
+namespace fs = std::filesystem;
+
+namespace {
+namespace FLOWAGENT_TEST_FILE_ID {  // (file-local: unity batches, tests/CMakeLists.txt)
 using namespace flowagent;
 using namespace flowagent::testkit;
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -426,3 +429,5 @@ TEST(Delivery, PublishOptionsJsonIsStrict) {
   EXPECT_EQ(publish_options_from_json(R"([])").error().code, Errc::schema);
   EXPECT_EQ(publish_options_from_json("{").error().code, Errc::invalid_json);
 }
+}  // namespace FLOWAGENT_TEST_FILE_ID
+}  // namespace

@@ -9,9 +9,12 @@
 #include "support/test_support.hpp"
 #include "validate/runner.hpp"
 
+namespace fs = std::filesystem;
+
+namespace {
+namespace FLOWAGENT_TEST_FILE_ID {  // (file-local: unity batches, tests/CMakeLists.txt)
 using namespace flowagent;
 using namespace flowagent::testkit;
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -611,3 +614,5 @@ TEST(E2EForgedReports, GtestJsonWrittenByTheTestThenExitIsUnverified) {
   auto r2 = (*Agent::create(validator_only(tmp.path())))->run(req2);
   EXPECT_EQ(r2.status, Status::fixed) << r2.reason << ": " << r2.message;
 }
+}  // namespace FLOWAGENT_TEST_FILE_ID
+}  // namespace

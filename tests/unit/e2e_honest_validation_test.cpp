@@ -15,9 +15,12 @@
 #include "support/scripted_model.hpp"
 #include "support/test_support.hpp"
 
+namespace fs = std::filesystem;
+
+namespace {
+namespace FLOWAGENT_TEST_FILE_ID {  // (file-local: unity batches, tests/CMakeLists.txt)
 using namespace flowagent;
 using namespace flowagent::testkit;
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -481,3 +484,5 @@ TEST(E2EHonestValidation, CallsTheTestModuleMakesWhileCollectedCount) {
   auto honest = run({{"edit_file", edit("calc.py", "a - b", "a + b")}, {"write_file", write("tests/test_calc.py", table)}});
   EXPECT_EQ(honest.status, Status::fixed) << honest.reason << ": " << honest.message;
 }
+}  // namespace FLOWAGENT_TEST_FILE_ID
+}  // namespace

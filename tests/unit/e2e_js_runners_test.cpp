@@ -13,9 +13,12 @@
 #include "support/scripted_model.hpp"
 #include "support/test_support.hpp"
 
+namespace fs = std::filesystem;
+
+namespace {
+namespace FLOWAGENT_TEST_FILE_ID {  // (file-local: unity batches, tests/CMakeLists.txt)
 using namespace flowagent;
 using namespace flowagent::testkit;
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -180,3 +183,5 @@ TEST(E2EJsRunners, JestTestThatNoLongerDependsOnTheValueIsNotDelivered) {
     EXPECT_TRUE(std::any_of(res.evidence.runs.begin(), res.evidence.runs.end(), [](const TestRun& t) { return t.purpose == "sensitivity"; }));
   }
 }
+}  // namespace FLOWAGENT_TEST_FILE_ID
+}  // namespace

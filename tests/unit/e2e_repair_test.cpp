@@ -9,10 +9,13 @@
 #include "support/scripted_model.hpp"
 #include "support/test_support.hpp"
 
+namespace fs = std::filesystem;
+
+namespace {
+namespace FLOWAGENT_TEST_FILE_ID {  // (file-local: unity batches, tests/CMakeLists.txt)
 using namespace flowagent;
 using namespace flowagent::testkit;
 using namespace std::chrono_literals;
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -353,3 +356,5 @@ TEST(E2ECpp, CMakeAndGoogleTest) {
   RecordProperty("repair_ms", static_cast<int>(res.metrics.phase_ms["repair"]));
   RecordProperty("validate_ms", static_cast<int>(res.metrics.phase_ms["validate"]));
 }
+}  // namespace FLOWAGENT_TEST_FILE_ID
+}  // namespace

@@ -18,9 +18,12 @@
 #include "support/scripted_model.hpp"
 #include "support/test_support.hpp"
 
+namespace fs = std::filesystem;
+
+namespace {
+namespace FLOWAGENT_TEST_FILE_ID {  // (file-local: unity batches, tests/CMakeLists.txt)
 using namespace flowagent;
 using namespace flowagent::testkit;
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -289,3 +292,5 @@ TEST(E2ERuntimeEvidence, ACoverageToolPlantedByTestCodeIsNotTrusted) {
   EXPECT_EQ(r.reason, "unverified") << r.message;
   EXPECT_NE(r.message.find("coverage was written while the requested tests ran"), std::string::npos) << r.message;
 }
+}  // namespace FLOWAGENT_TEST_FILE_ID
+}  // namespace

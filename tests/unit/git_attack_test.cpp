@@ -12,9 +12,12 @@
 #include "support/scripted_model.hpp"
 #include "support/test_support.hpp"
 
+namespace fs = std::filesystem;
+
+namespace {
+namespace FLOWAGENT_TEST_FILE_ID {  // (file-local: unity batches, tests/CMakeLists.txt)
 using namespace flowagent;
 using namespace flowagent::testkit;
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -603,3 +606,5 @@ TEST(Secrets, RedactorMasksValuesAndShapes) {
   EXPECT_TRUE(r.contains_secret("xx my-very-secret-value"));
   EXPECT_FALSE(r.contains_secret("nothing here"));
 }
+}  // namespace FLOWAGENT_TEST_FILE_ID
+}  // namespace

@@ -6,8 +6,11 @@
 #include "support/test_support.hpp"
 #include "workspace/repo_ops.hpp"
 
-using namespace flowagent;
 namespace fs = std::filesystem;
+
+namespace {
+namespace FLOWAGENT_TEST_FILE_ID {  // (file-local: unity batches, tests/CMakeLists.txt)
+using namespace flowagent;
 
 namespace {
 
@@ -350,3 +353,5 @@ TEST(GitWorkspace, ReadsOfImmutableObjectsAreKeptAndOthersAreNot) {
   EXPECT_EQ(detail::commit_files(repo, c2).value_or(std::vector<std::string>{}),
             (std::vector<std::string>{"a.txt", "b.txt"}));
 }
+}  // namespace FLOWAGENT_TEST_FILE_ID
+}  // namespace

@@ -10,6 +10,8 @@
 
 #include "support/test_support.hpp"
 
+namespace {
+namespace FLOWAGENT_TEST_FILE_ID {  // (file-local: unity batches, tests/CMakeLists.txt)
 using namespace flowagent::detail::go_values;
 using flowagent::testkit::TempDir;
 
@@ -227,3 +229,5 @@ TEST(GoValues, TheDriverRunsWithGo) {
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_EQ(text, "[\"4\",\"1.5, \\u003cnil\\u003e\",\"0, \\u0026errors.errorString{s:\\\"zero\\\"}\",\"raise:boom x\"]");
 }
+}  // namespace FLOWAGENT_TEST_FILE_ID
+}  // namespace

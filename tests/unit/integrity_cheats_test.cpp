@@ -24,9 +24,12 @@
 #include "support/scripted_model.hpp"
 #include "support/test_support.hpp"
 
+namespace fs = std::filesystem;
+
+namespace {
+namespace FLOWAGENT_TEST_FILE_ID {  // (file-local: unity batches, tests/CMakeLists.txt)
 using namespace flowagent;
 using namespace flowagent::testkit;
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -2768,3 +2771,5 @@ TEST(E2ECheats, AssertsFoldedIntoATableLoopAreDeliveredAndAShrunkTableIsNot) {
   EXPECT_NE(shrunk.status, Status::fixed);
   EXPECT_EQ(shrunk.reason, "integrity_assertion_removed") << shrunk.message;
 }
+}  // namespace FLOWAGENT_TEST_FILE_ID
+}  // namespace

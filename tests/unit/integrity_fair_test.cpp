@@ -6,6 +6,8 @@
 #include "flowagent/integrity.hpp"
 #include "integrity_cases.hpp"
 
+namespace {
+namespace FLOWAGENT_TEST_FILE_ID {  // (file-local: unity batches, tests/CMakeLists.txt)
 using namespace flowagent;
 using flowagent::testkit::codes;
 
@@ -440,3 +442,5 @@ TEST(GuardFair, FourthReviewGoOneLinersOrphanBenchmarksAndKotlinAssertions) {
   f = guard(kt, kt_before, kt_after + "\nfun assertEquals(a: Any?, b: Any?) {}\n", "CalcTest.adds");
   EXPECT_FALSE(f.empty()) << "a Kotlin assertEquals defined in the test file";
 }
+}  // namespace FLOWAGENT_TEST_FILE_ID
+}  // namespace

@@ -13,6 +13,8 @@
 #include "integrity_cases.hpp"
 #include "support/test_support.hpp"
 
+namespace {
+namespace FLOWAGENT_TEST_FILE_ID {  // (file-local: unity batches, tests/CMakeLists.txt)
 using namespace flowagent;
 
 namespace {
@@ -542,3 +544,5 @@ TEST(GuardFifth, ChecksFollowAnApiTheChangeRenamed) {
   plain.failing_tests = o.failing_tests;
   EXPECT_FALSE(check_test_integrity({{"tests/test_v.py", test, edit("isvalid", "is_valid")}}, plain).empty());
 }
+}  // namespace FLOWAGENT_TEST_FILE_ID
+}  // namespace

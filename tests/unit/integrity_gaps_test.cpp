@@ -16,6 +16,8 @@
 #include "support/test_support.hpp"
 #include "validate/runner.hpp"
 
+namespace {
+namespace FLOWAGENT_TEST_FILE_ID {  // (file-local: unity batches, tests/CMakeLists.txt)
 using namespace flowagent;
 
 namespace {
@@ -432,3 +434,5 @@ TEST(GuardGaps, TautologiesThroughOtherModulesArrowsAndOracles) {
                 "tests/test_calc.py::test_add");
   EXPECT_TRUE(f.empty()) << "an oracle test that stays one is honest: " << codes(f);
 }
+}  // namespace FLOWAGENT_TEST_FILE_ID
+}  // namespace

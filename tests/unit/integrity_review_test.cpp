@@ -5,6 +5,8 @@
 
 #include "flowagent/integrity.hpp"
 
+namespace {
+namespace FLOWAGENT_TEST_FILE_ID {  // (file-local: unity batches, tests/CMakeLists.txt)
 using namespace flowagent;
 
 namespace {
@@ -309,3 +311,5 @@ TEST(GuardReview, CodeUnderTestReplacedThroughOtherForms) {
       js);
   EXPECT_TRUE(f.empty()) << codes(f);
 }
+}  // namespace FLOWAGENT_TEST_FILE_ID
+}  // namespace

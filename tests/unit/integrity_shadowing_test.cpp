@@ -9,6 +9,8 @@
 #include "integrity_cases.hpp"
 #include "support/test_support.hpp"
 
+namespace {
+namespace FLOWAGENT_TEST_FILE_ID {  // (file-local: unity batches, tests/CMakeLists.txt)
 using namespace flowagent;
 
 namespace {
@@ -479,3 +481,5 @@ TEST(GuardCollection, RoutesAroundTheFirstRules) {
   cfg_fn.replace(cfg_fn.find("    #[test]\n"), 12, "    #[test]\n    #[cfg(any())]\n");
   expect_verdict(guard_one("src/lib.rs", rs, cfg_fn, "tests::adds"), "build_tag_added", "#[cfg(any())] on the test function");
 }
+}  // namespace FLOWAGENT_TEST_FILE_ID
+}  // namespace

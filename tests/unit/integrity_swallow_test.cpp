@@ -8,6 +8,8 @@
 
 #include "integrity_cases.hpp"
 
+namespace {
+namespace FLOWAGENT_TEST_FILE_ID {  // (file-local: unity batches, tests/CMakeLists.txt)
 using namespace flowagent;
 using testkit::codes;
 using testkit::expect_cases;
@@ -324,3 +326,5 @@ TEST(GuardSwallow, HelpersOfAnImportedModuleAreResolved) {
                            js);
   EXPECT_TRUE(f.empty()) << codes(f);
 }
+}  // namespace FLOWAGENT_TEST_FILE_ID
+}  // namespace

@@ -8,9 +8,12 @@
 #include "flowagent/integrity.hpp"
 #include "support/test_support.hpp"
 
+namespace fs = std::filesystem;
+
+namespace {
+namespace FLOWAGENT_TEST_FILE_ID {  // (file-local: unity batches, tests/CMakeLists.txt)
 using namespace flowagent;
 using namespace flowagent::testkit;
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -482,3 +485,5 @@ TEST(Revert, RestoringBaseContentIsARevertHoweverItIsWritten) {
   EXPECT_EQ(d.changed_lines, 2u);
   EXPECT_EQ(d.reverted_lines, 2u);
 }
+}  // namespace FLOWAGENT_TEST_FILE_ID
+}  // namespace

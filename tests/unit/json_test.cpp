@@ -4,6 +4,8 @@
 
 #include "flowagent/json.hpp"
 
+namespace {
+namespace FLOWAGENT_TEST_FILE_ID {  // (file-local: unity batches, tests/CMakeLists.txt)
 using namespace flowagent;
 
 TEST(Json, ParsesAllTypesAndKeepsOrder) {
@@ -96,3 +98,5 @@ TEST(Utf8, ValidatesAndSanitizes) {
   EXPECT_EQ(sanitize_utf8("\xE2\x82"), "\xEF\xBF\xBD");
   EXPECT_TRUE(is_valid_utf8(sanitize_utf8("\xC3\x28\xA0\xA1\xF0\x28\x8C\xBC")));
 }
+}  // namespace FLOWAGENT_TEST_FILE_ID
+}  // namespace

@@ -7,6 +7,8 @@
 #include "support/http_server.hpp"
 #include "support/test_support.hpp"
 
+namespace {
+namespace FLOWAGENT_TEST_FILE_ID {  // (file-local: unity batches, tests/CMakeLists.txt)
 using namespace flowagent;
 using namespace flowagent::testkit;
 using namespace std::chrono_literals;
@@ -549,3 +551,5 @@ TEST(ChatJson, RoundTrips) {
   ASSERT_TRUE(back) << back.error().message;
   EXPECT_EQ(to_json(*back), to_json(req));
 }
+}  // namespace FLOWAGENT_TEST_FILE_ID
+}  // namespace

@@ -15,9 +15,12 @@
 #include "support/scripted_model.hpp"
 #include "support/test_support.hpp"
 
+namespace fs = std::filesystem;
+
+namespace {
+namespace FLOWAGENT_TEST_FILE_ID {  // (file-local: unity batches, tests/CMakeLists.txt)
 using namespace flowagent;
 using namespace flowagent::testkit;
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -229,3 +232,5 @@ TEST(EmbeddingsConfig, CApiConfigJsonReachesTheLoopbackServer) {
   EXPECT_EQ(fa_agent_create(&agent, &opts), FA_ESCHEMA);
   EXPECT_NE(std::string(fa_error_last()).find("embeddings.dims"), std::string::npos) << fa_error_last();
 }
+}  // namespace FLOWAGENT_TEST_FILE_ID
+}  // namespace

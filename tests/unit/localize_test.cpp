@@ -14,6 +14,9 @@
 #include "support/test_support.hpp"
 
 namespace fs = std::filesystem;
+
+namespace {
+namespace FLOWAGENT_TEST_FILE_ID {  // (file-local: unity batches, tests/CMakeLists.txt)
 using namespace flowagent;
 using namespace flowagent::testkit;
 
@@ -817,3 +820,5 @@ TEST(CoverageLocalization, TapeTestFilesAsIdsRankTheBugFirst) {
   EXPECT_TRUE(upper_ranked);  // upper_more.js's window holds upper(), and it failed
   EXPECT_FALSE(l->cut_off) << l->note;
 }
+}  // namespace FLOWAGENT_TEST_FILE_ID
+}  // namespace

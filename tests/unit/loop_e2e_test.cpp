@@ -12,9 +12,12 @@
 #include "support/scripted_model.hpp"
 #include "support/test_support.hpp"
 
+namespace fs = std::filesystem;
+
+namespace {
+namespace FLOWAGENT_TEST_FILE_ID {  // (file-local: unity batches, tests/CMakeLists.txt)
 using namespace flowagent;
 using namespace flowagent::testkit;
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -305,3 +308,5 @@ TEST(HypothesisLedger, UpdatesByIdAndBySimilarStatement) {
   EXPECT_FALSE(l.record(hyp("", "proposed"), 3).ok);
   EXPECT_LT(detail::statement_similarity("cache is stale", "parser drops the sign"), 0.2);
 }
+}  // namespace FLOWAGENT_TEST_FILE_ID
+}  // namespace

@@ -4,6 +4,8 @@
 
 #include "flowagent/overfit.hpp"
 
+namespace {
+namespace FLOWAGENT_TEST_FILE_ID {  // (file-local: unity batches, tests/CMakeLists.txt)
 using namespace flowagent;
 
 namespace {
@@ -340,3 +342,5 @@ TEST(Overfit, LineNumbersPointAtTheAfterVersion) {
   EXPECT_EQ(f[0].rule, "hardcoded_expected_output");
   EXPECT_EQ(f[0].line, 11);
 }
+}  // namespace FLOWAGENT_TEST_FILE_ID
+}  // namespace

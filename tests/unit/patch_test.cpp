@@ -14,9 +14,12 @@
 #include "support/test_support.hpp"
 #include "workspace/git_patch.hpp"
 
+namespace fs = std::filesystem;
+
+namespace {
+namespace FLOWAGENT_TEST_FILE_ID {  // (file-local: unity batches, tests/CMakeLists.txt)
 using namespace flowagent;
 using namespace flowagent::testkit;
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -605,3 +608,5 @@ TEST(PatchE2E, ModelHidingARevertBehindGitattributesIsRejected) {
   expect_rejected_without_patch(res, "reverts_change");
   EXPECT_NE(res.message.find("calc.py: restores \"    return a + b\""), std::string::npos) << res.message;
 }
+}  // namespace FLOWAGENT_TEST_FILE_ID
+}  // namespace

@@ -5,9 +5,12 @@
 #include "support/scripted_model.hpp"
 #include "support/test_support.hpp"
 
+namespace fs = std::filesystem;
+
+namespace {
+namespace FLOWAGENT_TEST_FILE_ID {  // (file-local: unity batches, tests/CMakeLists.txt)
 using namespace flowagent;
 using namespace flowagent::testkit;
-namespace fs = std::filesystem;
 
 TEST(SummarySanitizer, KeepsTheAllowListAndEscapesTheRest) {
   EXPECT_EQ(sanitize_summary_html("<b>Root cause:</b> <code>f()</code> is off by one."),
@@ -187,3 +190,5 @@ TEST(Progress, EventsCarryToolCallsTokensAndEta) {
   EXPECT_EQ((*agent)->funnel().abstained["automated_author"], 1);
   EXPECT_EQ(to_json((*agent)->funnel()).find("received")->as_int(), 3);
 }
+}  // namespace FLOWAGENT_TEST_FILE_ID
+}  // namespace

@@ -14,6 +14,8 @@
 #include "flowagent/process.hpp"
 #include "support/test_support.hpp"
 
+namespace {
+namespace FLOWAGENT_TEST_FILE_ID {  // (file-local: unity batches, tests/CMakeLists.txt)
 using namespace flowagent;
 using namespace std::chrono_literals;
 
@@ -244,3 +246,5 @@ TEST(Process, CommandsStartedFromManyThreadsAtOnceEachGetTheirOwnOutput) {
   for (auto& th : threads) th.join();
   for (int t = 0; t < kThreads; ++t) EXPECT_EQ(wrong[static_cast<std::size_t>(t)], 0) << "thread " << t;
 }
+}  // namespace FLOWAGENT_TEST_FILE_ID
+}  // namespace

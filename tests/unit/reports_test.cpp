@@ -5,6 +5,8 @@
 #include "flowagent/reports.hpp"
 #include "support/test_support.hpp"
 
+namespace {
+namespace FLOWAGENT_TEST_FILE_ID {  // (file-local: unity batches, tests/CMakeLists.txt)
 using namespace flowagent;
 using namespace flowagent::reports;
 
@@ -256,3 +258,5 @@ TEST(Reports, HugeTextLogStreamsFromFile) {
   EXPECT_EQ(r.failures()[0]->expected, "true");
   EXPECT_EQ(r.failures()[0]->actual, "false");
 }
+}  // namespace FLOWAGENT_TEST_FILE_ID
+}  // namespace

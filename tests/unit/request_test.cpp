@@ -4,6 +4,8 @@
 #include "flowagent/result.hpp"
 #include "support/test_support.hpp"
 
+namespace {
+namespace FLOWAGENT_TEST_FILE_ID {  // (file-local: unity batches, tests/CMakeLists.txt)
 using namespace flowagent;
 
 namespace {
@@ -191,3 +193,5 @@ TEST(TestIds, PlaceholderMustNotSitInsideQuotes) {
         << r.error().message;
   }
 }
+}  // namespace FLOWAGENT_TEST_FILE_ID
+}  // namespace

@@ -28,10 +28,13 @@
 #include "support/test_support.hpp"
 #include "tools/test_command.hpp"
 
+namespace fs = std::filesystem;
+
+namespace {
+namespace FLOWAGENT_TEST_FILE_ID {  // (file-local: unity batches, tests/CMakeLists.txt)
 using namespace flowagent;
 using namespace flowagent::testkit;
 using namespace std::chrono_literals;
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -813,3 +816,5 @@ TEST(ReportBudget, ReportsAreReadWithinOneBudgetPerRun) {
   ASSERT_EQ(kept.size(), 1u);
   EXPECT_EQ(kept[0], small);
 }
+}  // namespace FLOWAGENT_TEST_FILE_ID
+}  // namespace

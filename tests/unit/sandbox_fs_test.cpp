@@ -8,6 +8,8 @@
 #include "support/test_support.hpp"
 #include "workspace/sandbox_fs.hpp"
 
+namespace {
+namespace FLOWAGENT_TEST_FILE_ID {  // (file-local: unity batches, tests/CMakeLists.txt)
 using namespace flowagent;
 using flowagent::detail::SandboxFs;
 namespace fs = std::filesystem;
@@ -120,3 +122,5 @@ TEST(LooksBinary, DetectsNulAndInvalidUtf8) {
   EXPECT_TRUE(detail::looks_binary("\xFF\xFE"));
   EXPECT_FALSE(detail::looks_binary("plain text \xE2\x82\xAC"));
 }
+}  // namespace FLOWAGENT_TEST_FILE_ID
+}  // namespace

@@ -12,11 +12,14 @@
 #include "support/http_client.hpp"
 #include "support/test_support.hpp"
 
+namespace fs = std::filesystem;
+
+namespace {
+namespace FLOWAGENT_TEST_FILE_ID {  // (file-local: unity batches, tests/CMakeLists.txt)
 using namespace flowagent;
 using namespace flowagent::service;
 using namespace flowagent::testkit;
 using namespace std::chrono_literals;
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -95,4 +98,6 @@ TEST(ServiceConcurrency, DocumentsReadWhileWorkersFinishJobsAndStopUnderLoad) {
   EXPECT_GT(reads.load(), 0);
 }
 
+}  // namespace
+}  // namespace FLOWAGENT_TEST_FILE_ID
 }  // namespace

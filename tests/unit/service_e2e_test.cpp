@@ -13,11 +13,14 @@
 #include "support/service_fixtures.hpp"
 #include "support/test_support.hpp"
 
+namespace fs = std::filesystem;
+
+namespace {
+namespace FLOWAGENT_TEST_FILE_ID {  // (file-local: unity batches, tests/CMakeLists.txt)
 using namespace flowagent;
 using namespace flowagent::service;
 using namespace flowagent::testkit;
 using namespace std::chrono_literals;
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -90,3 +93,5 @@ TEST(ServiceE2E, FixedResultIsDeliveredOthersAreNot) {
   EXPECT_EQ(m.find("flowagent_tokens_total{kind=\"input\"} 0\n"), std::string::npos);
   EXPECT_NE(m.find("flowagent_job_start_latency_seconds_count 2\n"), std::string::npos);
 }
+}  // namespace FLOWAGENT_TEST_FILE_ID
+}  // namespace

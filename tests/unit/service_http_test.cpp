@@ -16,11 +16,14 @@
 #include "support/scripted_model.hpp"
 #include "support/test_support.hpp"
 
+namespace fs = std::filesystem;
+
+namespace {
+namespace FLOWAGENT_TEST_FILE_ID {  // (file-local: unity batches, tests/CMakeLists.txt)
 using namespace flowagent;
 using namespace flowagent::service;
 using namespace flowagent::testkit;
 using namespace std::chrono_literals;
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -433,3 +436,5 @@ TEST(ServiceTls, HttpsWithTheConfiguredCertificate) {
   EXPECT_EQ(out, "ok\n");
   EXPECT_NE(sh("curl -sS --max-time 5 http://127.0.0.1:" + port + "/healthz", &out), 0);  // no plain HTTP
 }
+}  // namespace FLOWAGENT_TEST_FILE_ID
+}  // namespace

@@ -11,11 +11,14 @@
 #include "support/http_client.hpp"
 #include "support/test_support.hpp"
 
+namespace fs = std::filesystem;
+
+namespace {
+namespace FLOWAGENT_TEST_FILE_ID {  // (file-local: unity batches, tests/CMakeLists.txt)
 using namespace flowagent;
 using namespace flowagent::service;
 using namespace flowagent::testkit;
 using namespace std::chrono_literals;
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -106,3 +109,5 @@ TEST(ServiceOpenApi, DocumentMatchesTheServer) {
                             "get /assets/app.js", "get /assets/app.css"})
     EXPECT_TRUE(seen.count(route)) << route << " is not in docs/openapi.yaml";
 }
+}  // namespace FLOWAGENT_TEST_FILE_ID
+}  // namespace

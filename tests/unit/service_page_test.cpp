@@ -10,11 +10,14 @@
 
 #include "support/service_fixtures.hpp"
 
+namespace fs = std::filesystem;
+
+namespace {
+namespace FLOWAGENT_TEST_FILE_ID {  // (file-local: unity batches, tests/CMakeLists.txt)
 using namespace flowagent;
 using namespace flowagent::service;
 using namespace flowagent::testkit;
 using namespace std::chrono_literals;
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -107,3 +110,5 @@ TEST(ServicePage, RecordedResultRunnerAndResultRoute) {
   EXPECT_EQ(http_call(port, "GET", "/v1/repairs/" + id + "/result").status, 401);
   EXPECT_EQ(http_call(port, "GET", "/v1/repairs/00000000000000000000/result", kToken).status, 404);
 }
+}  // namespace FLOWAGENT_TEST_FILE_ID
+}  // namespace

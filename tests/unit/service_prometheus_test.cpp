@@ -13,11 +13,14 @@
 
 #include "support/service_fixtures.hpp"
 
+namespace fs = std::filesystem;
+
+namespace {
+namespace FLOWAGENT_TEST_FILE_ID {  // (file-local: unity batches, tests/CMakeLists.txt)
 using namespace flowagent;
 using namespace flowagent::service;
 using namespace flowagent::testkit;
 using namespace std::chrono_literals;
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -135,3 +138,5 @@ TEST(ServicePrometheus, ScrapedFunnelMatchesTheJobsRun) {
   for (const auto& [q, want] : expected) EXPECT_EQ(query(prom_port, q), want) << q << "\n" << (*svc)->metrics_text();
   if (::testing::Test::HasFailure()) std::cerr << read_file(tmp.path() / "prometheus.log");
 }
+}  // namespace FLOWAGENT_TEST_FILE_ID
+}  // namespace

@@ -14,11 +14,14 @@
 #include "support/http_client.hpp"
 #include "support/test_support.hpp"
 
+namespace fs = std::filesystem;
+
+namespace {
+namespace FLOWAGENT_TEST_FILE_ID {  // (file-local: unity batches, tests/CMakeLists.txt)
 using namespace flowagent;
 using namespace flowagent::service;
 using namespace flowagent::testkit;
 using namespace std::chrono_literals;
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -330,3 +333,5 @@ TEST(ServiceRedis, FunnelMetricsAndJobLimitsAcrossFrontEnds) {
   EXPECT_NE(down.find("\nflowagent_queue_up 0\n"), std::string::npos) << down;
   EXPECT_EQ(down.find("flowagent_notifications_total"), std::string::npos);  // left out, not reset to 0
 }
+}  // namespace FLOWAGENT_TEST_FILE_ID
+}  // namespace

@@ -11,6 +11,9 @@
 #include "flowagent/reports.hpp"
 #include "validate/runner.hpp"
 
+namespace {
+namespace FLOWAGENT_TEST_FILE_ID {  // (file-local: unity batches, tests/CMakeLists.txt)
+
 using flowagent::detail::summary_contradiction;
 using flowagent::reports::Outcome;
 using flowagent::reports::Runner;
@@ -120,3 +123,5 @@ TEST(SummaryCrossCheck, PytestSubtestsLine) {
   EXPECT_EQ(summary_contradiction(Runner::pytest, out, tests), "");
   EXPECT_NE(summary_contradiction(Runner::pytest, out, all_passed(tests)), "");
 }
+}  // namespace FLOWAGENT_TEST_FILE_ID
+}  // namespace

@@ -6,6 +6,8 @@
 #include "reports/test_identity.hpp"
 #include "validate/runner.hpp"
 
+namespace {
+namespace FLOWAGENT_TEST_FILE_ID {  // (file-local: unity batches, tests/CMakeLists.txt)
 using namespace flowagent;
 using namespace flowagent::reports;
 
@@ -235,3 +237,5 @@ TEST(SummaryCrossCheck, SameNameInTwoFilesIsTwoTests) {
   tests[1].file = tests[0].file;
   EXPECT_NE(flowagent::detail::summary_contradiction(flowagent::reports::Runner::jest, out, tests), "");
 }
+}  // namespace FLOWAGENT_TEST_FILE_ID
+}  // namespace

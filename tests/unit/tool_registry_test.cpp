@@ -2,6 +2,8 @@
 
 #include "support/test_support.hpp"
 
+namespace {
+namespace FLOWAGENT_TEST_FILE_ID {  // (file-local: unity batches, tests/CMakeLists.txt)
 using namespace flowagent;
 
 namespace {
@@ -59,3 +61,5 @@ TEST(ToolRegistry, ValidatesArgumentsAgainstTheSchema) {
   EXPECT_EQ(e.error().code, Errc::not_found);
   EXPECT_NE(e.error().message.find("available: echo"), std::string::npos);
 }
+}  // namespace FLOWAGENT_TEST_FILE_ID
+}  // namespace

@@ -8,9 +8,12 @@
 
 #include <fstream>
 
+namespace fs = std::filesystem;
+
+namespace {
+namespace FLOWAGENT_TEST_FILE_ID {  // (file-local: unity batches, tests/CMakeLists.txt)
 using namespace flowagent;
 using namespace flowagent::testkit;
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -147,3 +150,5 @@ TEST(ZeroToken, AmbiguousLiteralStepsAside) {
   EXPECT_EQ(r.status, Status::no_fix) << r.reason << ": " << r.message;
   EXPECT_TRUE(r.patch.empty());
 }
+}  // namespace FLOWAGENT_TEST_FILE_ID
+}  // namespace
