@@ -797,6 +797,41 @@ std::string negated(const std::string& e) {
   return {};
 }
 
+/// A comparison of a subject with a boolean literal (`ok == True`, `ok is True`, `pass === true`,
+/// `ok != false`): the subject, and whether the comparison holds when the subject is false (`ok ==
+/// False`, `ok is not True`, `ok != true`); nullopt for anything else. Outside Python equality
+/// operators chain to the left (`got != 4 == false` is `(got != 4) == false`: the subject is
+/// `got != 4`); in Python a chain is a conjunction (`got != 4 == False` is `got != 4 and 4 ==
+/// False`), never a comparison of one subject, and so is `a < b == True`. Nothing joined by `and`,
+/// `or`, `&&`, `||` or a ternary at the top level.
+std::string js_ternary_marks(std::string e);
+
+std::optional<std::pair<std::string, bool>> truth_compared(const std::string& e, bool python) {
+  static constexpr std::string_view kOps[] = {" is not ", "!==", "===", "!=", "==", " is "};
+  const auto literal = [](const std::string& x) { return x == "True" || x == "true" || x == "False" || x == "false"; };
+  if (split_top(js_ternary_marks(e), {"&&", "||", " and ", " or ", "?", " if "}).size() > 1) return std::nullopt;
+  const auto parts = split_top(e, {kOps[0], kOps[1], kOps[2], kOps[3], kOps[4], kOps[5]});
+  if (parts.size() < 2) return std::nullopt;
+  if (python && (parts.size() > 2 || split_top(parts[0], {"<", ">", " in ", " is "}).size() > 1 ||
+                 split_top(parts[1], {"<", ">", " in ", " is "}).size() > 1))
+    return std::nullopt;
+  // The last operator: where the last part starts, less the operator written before it.
+  const std::size_t last_start = e.size() - parts.back().size();
+  std::string_view op;
+  for (const auto o : kOps)
+    if (last_start >= o.size() && e.compare(last_start - o.size(), o.size(), o) == 0) {
+      op = o;
+      break;
+    }
+  if (op.empty()) return std::nullopt;
+  const bool negative = op == " is not " || op == "!==" || op == "!=";
+  const std::string left = trim(e.substr(0, last_start - op.size())), right = trim(parts.back());
+  if (literal(right) && !literal(left)) return std::pair<std::string, bool>(left, negative != (right == "False" || right == "false"));
+  if (parts.size() == 2 && literal(left) && !literal(right))
+    return std::pair<std::string, bool>(right, negative != (left == "False" || left == "false"));
+  return std::nullopt;
+}
+
 /// `x == 4` and `x != 4`, `c` and `not c`: one of two clauses always holds.
 bool complementary(const std::string& a, const std::string& b) {
   const std::string x = unparen(a), y = unparen(b);
@@ -1665,10 +1700,13 @@ class Analyzer {
     // (A leading `not`/`!` negates the whole condition only when nothing joins other clauses to it
     // at the top level: `not got == 4 and got < 0` is `(not got == 4) and got < 0`; and `!` only over
     // parentheses: `!got === 4` is `(!got) === 4`.)
+    // (Python's `not(got == 4)`, written without a space, is `not (got == 4)`.)
     const std::string c = trim(b.condition);
+    const bool not_call = lang_ == Lang::python && starts_with(c, "not(") && wrapped_in_parens(trim(c.substr(3)));
     const bool whole = split_top(c, {"&&", "||", " and ", " or "}).size() == 1 &&
-                       (starts_with(c, "not ") || (starts_with(c, "!") && !starts_with(c, "!=") && wrapped_in_parens(trim(c.substr(1)))));
-    if (const std::string inner = whole ? negated(c) : std::string(); !inner.empty())
+                       (starts_with(c, "not ") || not_call ||
+                        (starts_with(c, "!") && !starts_with(c, "!=") && wrapped_in_parens(trim(c.substr(1)))));
+    if (const std::string inner = !whole ? std::string() : not_call ? unparen(c.substr(3)) : negated(c); !inner.empty())
       return clause_checks(proto, inner, {"&&", " and "}, /*negated=*/false);
     return clause_checks(proto, c, {"||", " or "}, /*negated=*/true);
   }
@@ -1740,7 +1778,7 @@ class Analyzer {
         "EXPECT_LE", "ASSERT_GT", "ASSERT_GE", "ASSERT_LT", "ASSERT_LE", "toBeGreaterThan", "toBeGreaterThanOrEqual",
         "toBeLessThan", "toBeLessThanOrEqual", "Greater", "GreaterOrEqual", "Less", "LessOrEqual", "isGreaterThan",
         "isLessThan", "assertNotEqual", "assertNotEquals", "EXPECT_NE", "ASSERT_NE", "notStrictEqual", "assert_ne",
-        "notEqual", "notDeepStrictEqual", "toHaveLength", "hasSize", "lengthOf"};
+        "notEqual", "notDeepStrictEqual", "toHaveLength", "hasSize", "lengthOf", "assertIsNot"};
     static const std::set<std::string, std::less<>> kType = {
         "assertIsNotNone", "assertIsNone", "assertIsInstance", "assertNotNull", "assertNull", "toBeDefined",
         "toBeTruthy", "toBeFalsy", "toBeInstanceOf", "toBeNull", "toBeUndefined", "NotNil", "Nil", "NotEmpty",
@@ -1913,6 +1951,13 @@ class Analyzer {
                                                   : last_number_arg(t);
     } else if (kRange.count(name)) {
       a.kind = Kind::range;
+    } else if (auto falsy = falsy_condition(n, name)) {
+      // `EXPECT_FALSE(c)`, `self.assertFalse(c)`, testify's `assert.False(t, c)`: the failure
+      // branch `if c { fail }` (review 41: `EXPECT_FALSE(got != 4)` and `bad = got != 4` ...
+      // `EXPECT_FALSE(bad)` were read as no comparison; `EXPECT_FALSE(got == 0)` as an equality).
+      Assertion proto;
+      proto.line = a.line;
+      return failure_branch_checks(proto, FailureBranch{*falsy, true, a.line});
     } else if (kType.count(name)) {
       a.kind = Kind::type;
     } else if (kBroadThrows.count(name)) {
@@ -1960,13 +2005,49 @@ class Analyzer {
       auto args = call_args(n);
       if (!args.empty() && !contains(t, ".not.") && (contains(args[0], "&&") || contains(args[0], " and ")))
         return clause_checks(a, args[0], {"&&", " and "}, false);
+      // (A held conjunction, `const pass = got === 4 && add(3, 3) === 6` ... `assert.ok(pass)`,
+      // `EXPECT_TRUE(ok)`, `self.assertTrue(ok)`: one check per clause, as clause_checks reads it.)
+      if (args.size() >= 1 && !contains(t, ".not.") && lang_ != Lang::go) {
+        const std::string held = held_condition(args[0]);
+        if (held != args[0] && !has_ternary(held) && (contains(held, "&&") || contains(held, " and ")) &&
+            split_top(js_ternary_marks(held), {"||", " or "}).size() == 1 && split_top(js_ternary_marks(held), {"&&", " and "}).size() >= 2)
+          return clause_checks(a, args[0], {"&&", " and "}, false);
+      }
       const bool ok = js_ok_name(name) && is_js(lang_);
       // (testify's `assert.True(t, cond)`: the condition follows the test's `t`.)
       const std::size_t cond_at = lang_ == Lang::go && args.size() >= 2 && (name == "True" || name == "False") ? 1 : 0;
+      // (A condition compared with a boolean literal, `self.assertTrue((got == 9) == False)`,
+      // `assert.ok(ok === true)`, `EXPECT_TRUE(ok == false)`: the truth of the condition, negated
+      // for `false`, as clause_checks reads it; otherwise the argument as the call has it.)
+      std::string truth_arg;
+      if (!args.empty()) {
+        const auto raw = raw_call_args(n);
+        if (cond_at < raw.size())
+          if (auto compared = truth_compared(unparen(trim(raw[cond_at])), lang_ == Lang::python)) {
+            static const std::regex plain_name(R"(^[A-Za-z_$][\w$]*$)");
+            const std::string subject = unparen(compared->first);
+            if (held_condition(subject) != subject || is_condition(subject) || std::regex_match(subject, plain_name))
+              truth_arg = compared->second ? negation_of(subject) : subject;
+          }
+        if (truth_arg.empty()) truth_arg = cond_at < args.size() ? args[cond_at] : args[0];
+      }
       // (A condition held in a local, `assert.ok(pass)`, `self.assertTrue(ok)`: scored as the condition.)
-      const std::string held = args.empty() ? std::string() : held_condition(cond_at < args.size() ? args[cond_at] : args[0]);
-      const bool expanded = !held.empty() && held != (cond_at < args.size() ? args[cond_at] : args[0]);
-      a.kind = ok ? (args.empty() ? Kind::type : ok_kind(expanded ? held : args[0])) : expanded ? comparison_kind(held) : comparison_kind(t);
+      const std::string held = args.empty() ? std::string() : held_condition(truth_arg);
+      const bool expanded = !held.empty() && held != truth_arg;
+      const bool rewritten = !args.empty() && truth_arg != (cond_at < args.size() ? args[cond_at] : args[0]);
+      // (The truth macros and methods by their condition alone, as written: `EXPECT_TRUE(!(got ==
+      // 0))` is an inequality, although the call's text holds an `==`.)
+      static const std::set<std::string, std::less<>> kConditionOnly = {"assertTrue", "EXPECT_TRUE", "ASSERT_TRUE", "True",
+                                                                        "assert", "debug_assert"};
+      const auto raw_cond = [&]() {
+        const auto raw = raw_call_args(n);
+        return cond_at < raw.size() ? trim(raw[cond_at]) : args[std::min(cond_at, args.size() - 1)];
+      };
+      a.kind = ok                                              ? (args.empty() ? Kind::type : ok_kind(expanded ? held : truth_arg))
+               : expanded                                      ? comparison_kind(held)
+               : rewritten                                     ? comparison_kind(truth_arg)
+               : !args.empty() && kConditionOnly.count(name) ? comparison_kind(raw_cond())
+                                                               : comparison_kind(t);
       // numpy's assert_equal(x, 4), pandas' assert_frame_equal(a, b), assert_allclose(x, y, rtol=...):
       // what the name says, when it compares two values.
       if (const auto named = named_kind(name);
@@ -1982,7 +2063,7 @@ class Analyzer {
       // (Read with its spaces: `a or b` is two clauses; the arguments above lost them.)
       if (!args.empty() && (kTruth.count(name) || ok || name == "assertTrue")) {
         const auto raw = raw_call_args(n);
-        const std::string cond = expanded ? held : cond_at < raw.size() ? raw[cond_at] : args[0];
+        const std::string cond = expanded ? held : rewritten ? truth_arg : cond_at < raw.size() ? raw[cond_at] : args[0];
         if (cond_at == 1) a.kind = comparison_kind(cond);  // (truth_analysis caps its alternatives)
         truth_analysis(cond, a, lang_ == Lang::python);
       }
@@ -1997,29 +2078,50 @@ class Analyzer {
       const auto args = call_args(n);
       bool boolean = false;
       std::string other;  // the compared side as written (the operand may have lost a `> 0`)
-      for (const auto& x : args) {
+      std::string literal_written;
+      // (testify's `assert.Equal(t, true, ok)`: the sides follow the test's `t`.)
+      const std::size_t first = lang_ == Lang::go && args.size() >= 3 ? 1 : 0;
+      // (The first two compared arguments; a message after them is no side: `assert.Equal(t, true,
+      // ok, "msg")`, `assertEqual(ok, True, msg)`.)
+      for (std::size_t i = first; i < args.size() && i < first + 2; ++i) {
+        const std::string& x = args[i];
         const bool literal = x == "true" || x == "false" || x == "True" || x == "False";
         boolean = boolean || literal;
+        if (literal && literal_written.empty()) literal_written = x;
         if (!literal && other.empty()) other = x;
+      }
+      // A condition held in a local compared with a boolean literal (`const pass = got === 4` ...
+      // `expect(pass).toBe(true)`, `EXPECT_EQ(ok, true)`, `assert.Equal(t, true, ok)`,
+      // `assertEqual(ok, True)`; `bad = got != 4` ... `toBe(false)`): the truth check of that
+      // condition, as `assert.ok(pass)` and `EXPECT_TRUE(ok)` read it; with `false`, the failure
+      // branch `if (bad) fail()` (review 41: honest ones read as no comparison, a widened `ok`
+      // compared with `true` passed as an equality).
+      const bool falsy = literal_written == "false" || literal_written == "False";
+      if (boolean) {
+        std::string subject = other;
+        if (subject.empty() && is_js(lang_)) subject = js_expect_subject(n);
+        if (!subject.empty() && held_condition(subject) != subject) {
+          Assertion proto;
+          proto.line = a.line;
+          return falsy ? clause_checks(proto, subject, {"||", " or "}, /*negated=*/true)
+                       : clause_checks(proto, subject, {"&&", " and "}, /*negated=*/false);
+        }
       }
       if (boolean && is_js(lang_)) {
         // (`expect(got === 4 || got === 0).toBe(true)`, `strictEqual(got === 4, true)`: as `ok`,
         // over what `expect(...)` holds as written; a predicate's call, `expect(isFour(x)).toBe(true)`,
         // stays an exact check of its truth.)
         std::string subject = other;
-        if (subject.empty()) {
-          const std::string whole = text(n);
-          if (const auto at = whole.find("expect("); at != std::string::npos)
-            if (const auto close = matching_close(whole, at + 6); close != std::string::npos)
-              subject = whole.substr(at + 7, close - at - 7);
-        }
+        if (subject.empty()) subject = js_expect_subject(n);
         if (subject.empty()) subject = *a.operands.begin();
-        a.kind = ok_kind(subject);
+        // (Compared with `false`: the truth of its negation; `expect(got === 0).toBe(false)` is an
+        // inequality, `expect(got !== 4).toBe(false)` an equality.)
+        a.kind = ok_kind(falsy ? negation_of(unparen(subject)) : subject);
         a.boolean_literal = a.kind == Kind::type &&
                             split_top(js_ternary_marks(subject), {"||", "&&", "??", "?", "===", "!==", "==", "!=", "<", ">"}).size() == 1;
       } else if (boolean) {
-        a.kind = comparison_kind(*a.operands.begin());
-        const Kind written = other.empty() ? a.kind : comparison_kind(other);
+        a.kind = comparison_kind(*a.operands.begin(), falsy);
+        const Kind written = other.empty() ? a.kind : comparison_kind(other, falsy);
         if (written == Kind::range || written == Kind::approx) a.kind = written;
         a.boolean_literal = written == Kind::type;
       }
@@ -2214,7 +2316,45 @@ class Analyzer {
       }
       for (std::size_t i = 0; i + 1 < links.size(); ++i) clauses.push_back(trim(links[i]) + " == " + trim(links[i + 1]));
     }
-    for (const auto& written : clauses) {
+    std::vector<std::string> read;
+    for (const auto& as_written : clauses) {
+      // A held condition or a comparison compared with a boolean literal (`assert ok == True`, `ok
+      // is True`, `if ok == false { t.Fatal() }`, `(got == 4) is True`) is the truth of itself,
+      // negated for `False`: read as `assert ok` is (review 41: `ok = got == 4 or got == 0` ...
+      // `assert ok == True` passed as an equality; `assert ok is True` was read as no comparison).
+      std::string written = as_written;
+      if (auto compared = truth_compared(unparen(as_written), lang_ == Lang::python)) {
+        // (A plain name compared with a literal is its truth whether held or not: `assert ok ==
+        // True` of an `ok` bound twice is `assert ok`, no equality.)
+        static const std::regex name(R"(^[A-Za-z_$][\w$]*$)");
+        const std::string subject = unparen(compared->first);
+        if (held_condition(subject) != subject || is_condition(subject) || std::regex_match(subject, name))
+          written = compared->second ? negation_of(subject) : subject;
+      }
+      // A held condition joined as this check joins its clauses (`ok = got == 4 and add(3, 3) == 6`
+      // ... `assert ok`; `bad = got != 4 or add(3, 3) != 6` ... `if bad: fail()`): one check per
+      // clause, as if written here (review 41: two checks folded into one `ok` read as one removed).
+      const std::string held = held_condition(written);
+      if (held != written && !starts_with(held, "!") && !starts_with(held, "not ") && !has_ternary(held)) {
+        const auto parts = split_top(js_ternary_marks(held), seps);
+        const bool alternatives = split_top(js_ternary_marks(held), {"||", " or "}).size() > 1;
+        if (parts.size() >= 2 && (failure || !alternatives)) {
+          std::size_t at = 0;  // (the parts cut from `held` itself: the marks hide `?.`, not lengths)
+          for (const auto& part : parts) {
+            read.push_back(trim(held.substr(at, part.size())));
+            at += part.size();
+            for (const auto sep : seps)
+              if (held.compare(at, sep.size(), sep) == 0) {
+                at += sep.size();
+                break;
+              }
+          }
+          continue;
+        }
+      }
+      read.push_back(std::move(written));
+    }
+    for (const auto& written : read) {
       std::string clause = held_condition(written);
       bool negated = failure;
       // (A failure condition that negates a held condition, `!ok` of `ok := got == 4 || got == 0`:
@@ -2489,15 +2629,33 @@ class Analyzer {
     // A negation of a whole parenthesised comparison (Go's `if !(got == 4)`, `not (got == 4)`; not
     // of clauses joined by `and`/`or`, which the truth and failure-condition analyses read).
     if (const std::string tt = trim(t); tt.size() > 3) {
-      const std::size_t open = starts_with(tt, "!(") ? 1 : lang_ == Lang::python && starts_with(tt, "not (") ? 4 : 0;
+      const std::size_t open = starts_with(tt, "!(")                                ? 1
+                               : lang_ == Lang::python && starts_with(tt, "not (") ? 4
+                               : lang_ == Lang::python && starts_with(tt, "not(")  ? 3
+                                                                                   : 0;
       if (open > 0 && matching_close(tt, open) == tt.size() - 1) {
         const std::string inner(std::string_view(tt).substr(open + 1, tt.size() - open - 2));
         if (split_top(js_ternary_marks(inner), {"&&", "||", " and ", " or ", "??", "?"}).size() == 1) return comparison_kind(inner, !negated);
       }
     }
+    // (Python's `not` binds looser than a comparison: `not(got) == 4` is `not (got == 4)`; not over
+    // `and`/`or` or a conditional expression, which bind looser still.)
+    if (const std::string tt = trim(t); lang_ == Lang::python && (starts_with(tt, "not ") || starts_with(tt, "not("))) {
+      const std::string rest = trim(tt.substr(3));
+      if (!rest.empty() && split_top(rest, {" and ", " or ", " if "}).size() == 1 &&
+          split_top(unparen(rest), {" and ", " or ", " if "}).size() == 1)
+        return comparison_kind(rest, !negated);
+    }
     if (contains(t, "approx(") || contains(t, "isclose(")) return Kind::approx;
     const std::string_view eq = negated ? "!=" : "==";
-    if (contains(t, eq) || (!negated && contains(t, " is None")) || contains(t, "reflect.DeepEqual") ||
+    // (Asserted, `!==` and `!=` hold no equality: the `==` inside them is not one.)
+    std::string without_ne;
+    if (!negated) {
+      without_ne = std::string(t);
+      for (const std::string_view ne : {"!==", "!="})
+        for (std::size_t at = without_ne.find(ne); at != std::string::npos; at = without_ne.find(ne, at)) without_ne.replace(at, ne.size(), " <> ");
+    }
+    if (contains(negated ? t : std::string_view(without_ne), eq) || (!negated && contains(t, " is None")) || contains(t, "reflect.DeepEqual") ||
         contains(t, "cmp.Diff") || contains(t, ".equals("))
       return contains(t, " is None") ? Kind::type : Kind::eq;
     // A comparison function: `!slices.Equal(got, want)` in a failure branch, `np.array_equal(a, b)`
@@ -3840,6 +3998,44 @@ class Analyzer {
     return !ts_node_is_null(unit_node_) && js_settled_outcomes_checked(s_, call, unit_node_);
   }
 
+  /// The condition of a falsity check (`EXPECT_FALSE(c)`, `ASSERT_FALSE(c)`, `self.assertFalse(c)`,
+  /// testify's `assert.False(t, c)`), as written; nullopt for any other call.
+  std::optional<std::string> falsy_condition(TSNode n, const std::string& name) const {
+    const bool go = lang_ == Lang::go && name == "False";
+    if (name != "EXPECT_FALSE" && name != "ASSERT_FALSE" && name != "assertFalse" && !go) return std::nullopt;
+    const auto raw = raw_call_args(n);
+    const std::size_t at = go ? 1 : 0;
+    if (raw.size() <= at || trim(raw[at]).empty()) return std::nullopt;
+    return trim(raw[at]);
+  }
+
+  /// What `expect(...)` holds in the chain `n` (`expect(pass).toBe(true)`: `pass`), as written; "".
+  std::string js_expect_subject(TSNode n) const {
+    const std::string whole = text(n);
+    if (const auto at = whole.find("expect("); at != std::string::npos)
+      if (const auto close = matching_close(whole, at + 6); close != std::string::npos) return whole.substr(at + 7, close - at - 7);
+    return {};
+  }
+
+  /// Does `e` hold a ternary at its top level (`a && b ? x : y`, Python's `a and b if c else d`)?
+  bool has_ternary(const std::string& e) const {
+    return split_top(js_ternary_marks(e), {"?"}).size() > 1 || (lang_ == Lang::python && split_top(e, {" if "}).size() > 1);
+  }
+
+  /// Does `e` compare or join clauses at its top level (`got == 4`, `a < b`, `x in xs`, `a and b`)?
+  bool is_condition(const std::string& e) const {
+    return split_top(js_ternary_marks(e), {"==", "!=", "<", ">", " in ", "||", "&&", " or ", " and "}).size() >= 2;
+  }
+
+  /// `e` negated as the unit's language writes it: `not (e)` in Python, `!(e)` elsewhere; a plain
+  /// name without parentheses (`not ok`, `!ok`), as held_condition reads it.
+  std::string negation_of(const std::string& e) const {
+    static const std::regex ident(R"(^[A-Za-z_$][\w$]*$)");
+    const bool name = std::regex_match(e, ident);
+    if (lang_ == Lang::python) return name ? "not " + e : "not (" + e + ")";
+    return name ? "!" + e : "!(" + e + ")";
+  }
+
   /// A condition held in a local the unit binds once (`ok = got == 4` ... `assert ok`, `const pass
   /// = got === 4 || got === 0` ... `assert.ok(pass)`, Go's `ok := got == 4` ... `if !ok {
   /// t.Fatal() }`): `clause` with the name replaced by the condition (a negation kept), so that
@@ -3866,6 +4062,30 @@ class Analyzer {
     for (std::sregex_iterator it(all.begin(), all.end(), assign), end; it != end && assignments < 2; ++it, ++assignments)
       start = static_cast<std::size_t>(it->position() + it->length());
     if (assignments != 1) return clause;
+    // Named nowhere else in the unit but its binding and this check: a rebinding the assignment
+    // pattern does not see (`(ok) = True`, `ok, _ = True, 0`, `for ok in [True]`, `[ok] = [true]`,
+    // `bool& r = ok; r = true;`, `f(&ok)`, a block of its own that shadows it) leaves it at a third
+    // place, and then the check is read as written (review 42).
+    {
+      const std::regex word = detail::cached_regex("(?:^|[^\\w$.])" + e + "(?![\\w$])");  // (not `assert.ok`)
+      std::size_t uses = 0;
+      for (std::sregex_iterator it(all.begin(), all.end(), word), end; it != end && uses < 3; ++it) ++uses;
+      if (uses > 2) return clause;
+    }
+    // Bound in the unit's body itself, not in a block of its own (`{ const ok = got === 4; }` ...
+    // `assert.ok(ok === true)` checks another `ok`, the one the block shadowed: review 42).
+    if (lang_ != Lang::python) {
+      int depth = 0, least = -1;
+      for (std::size_t k = 0; k < start; ++k) {
+        if (all[k] == '{') {
+          ++depth;
+          if (least < 0) least = depth;  // (the body's own brace)
+        } else if (all[k] == '}') {
+          --depth;
+        }
+      }
+      if (least >= 0 && depth != least) return clause;
+    }
     std::string value;
     int depth = 0;
     char q = 0;
@@ -3935,7 +4155,8 @@ class Analyzer {
     const std::regex in_place = detail::cached_regex("(?:^|[^\\w$.])" + name + (truncating ? R"(\s*(?://|>>|%|/)=\s*([0-9]+))" : R"(\s*(?://|>>|%)=\s*([0-9]+))"));
     if (std::smatch im; std::regex_search(all, im, in_place) && im[1].str() != "1" && im[1].str() != "0")
       return truncating ? name + "/" + im[1].str() : "int(" + name + "/" + im[1].str() + ")";
-    const std::regex bind = detail::cached_regex("(?:^|[\\n;{(])[ \\t]*(?:(?:var|let|const|val|auto|final|int|long|short|double|float|int64|int32|uint|usize|i32|i64|u32|u64|mut)\\s+)*" + name +
+    const std::regex bind = detail::cached_regex("(?:^|[\\n;{(])[ \\t]*(?:(?:var|let|const|val|auto|final|bool|boolean|int|long|short|double|float|int64|int32|uint|usize|i32|i64|u32|u64|mut|"
+                          "unsigned|size_t|int64_t|int32_t|uint64_t|uint32_t|char)\\s+)*" + name +
                           "(?:\\s*:\\s*[\\w<>\\[\\]]+)?\\s*(?::=|=(?!=))\\s*([^\\n;]+)");
     std::string value;
     int count = 0;
