@@ -232,13 +232,12 @@ struct Callee {
   std::string name;
 };
 std::optional<Callee> callee_of(const std::string& e) {
-  static const std::regex ident(R"(^[A-Za-z_$][\w$]*$)");
   const auto open = final_call_open(e);
   if (open == std::string::npos || open == 0) return std::nullopt;
   Callee c{e.substr(0, open), 0, ""};
   c.dot = c.callee.rfind('.');
   c.name = c.dot == std::string::npos ? c.callee : c.callee.substr(c.dot + 1);
-  if (!std::regex_match(c.name, ident)) return std::nullopt;
+  if (!is_plain_name(c.name)) return std::nullopt;
   return c;
 }
 
@@ -260,7 +259,6 @@ std::vector<PinnedCall> pinned_calls(const std::string& path, const std::string&
   if (!b.parsed) return out;
   const FileNames names = file_names(lang, before);
   const auto aliases_before = import_aliases(lang, before);
-  static const std::regex ident(R"(^[A-Za-z_$][\w$]*$)");
   // A class of another module as the test names it (`Calc`, `calc.Calc`, with JS's `new` in front,
   // whitespace removed): {class as its module exports it, the module as written}.
   auto class_of = [&](std::string ctor) -> std::optional<std::pair<std::string, std::string>> {
@@ -268,7 +266,7 @@ std::vector<PinnedCall> pinned_calls(const std::string& path, const std::string&
       const auto dot = ctor.find('.');
       const std::string head = ctor.substr(0, dot);
       const std::string tail = dot == std::string::npos ? "" : ctor.substr(dot + 1);
-      if (std::regex_match(head, ident) && (tail.empty() || std::regex_match(tail, ident))) {
+      if (is_plain_name(head) && (tail.empty() || is_plain_name(tail))) {
         if (auto im = names.imported.find(head); im != names.imported.end())
           return std::pair{tail.empty() ? exported_of(aliases_before, head) : tail, im->second};
       }
@@ -473,7 +471,7 @@ std::vector<PinnedCall> pinned_calls(const std::string& path, const std::string&
         op = *x.operands.begin();
       } else if (x.operands.size() == 2) {
         auto column = [&](const std::string& n) {
-          return std::regex_match(n, ident) && (t.table_values.count(n) > 0 || x.rows > 1 || constants.count(n) > 0);
+          return is_plain_name(n) && (t.table_values.count(n) > 0 || x.rows > 1 || constants.count(n) > 0);
         };
         const std::string& o1 = *x.operands.begin();
         const std::string& o2 = *std::next(x.operands.begin());

@@ -364,6 +364,9 @@ std::string_view basename(std::string_view path);
 std::string strip_spaces(std::string s);
 /// A character of an identifier (letters, digits, `_`, `$`).
 bool ident_char(char c);
+/// A plain identifier, `ok`, `$el`, `_x1`: a letter, `_` or `$`, then ident_char's characters
+/// (what the pattern `^[A-Za-z_$][\w$]*$` matches, without a regular expression).
+bool is_plain_name(std::string_view s);
 /// Lines `first`..`last` (1-based, inclusive) of `text` (a view into it; empty past its end).
 std::string_view line_span(std::string_view text, int first, int last);
 /// `name` as a whole identifier in `text`.

@@ -765,8 +765,7 @@ bool constant_computed(const std::string& text, const std::string& name, const s
     if (starts_with(head, "new")) head = head.substr(3);
     if (!kLiteral.count(head)) return true;
   }
-  static const std::regex bare(R"(^[A-Za-z_$][\w$]*$)");
-  if (std::regex_match(*v, bare) && *v != name) return constant_computed(text, *v, fn, depth + 1);
+  if (is_plain_name(*v) && *v != name) return constant_computed(text, *v, fn, depth + 1);
   return false;
 }
 
@@ -1171,12 +1170,11 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
       [&](const std::string& e, const std::string& module, const std::string& fn, int depth) -> bool {
     if (depth > 6 || e.empty()) return false;
     if (literal_text(e)) return true;
-    static const std::regex name(R"(^[A-Za-z_$][\w$]*$)");
     static const std::regex dotted(R"(^([A-Za-z_$][\w$]*)(?:\.[A-Za-z_$][\w$]*)+$)");
     static const std::regex scaled(R"(^-?[0-9][\w.]*\*(.+)$)");
     static const std::regex construct(R"(^(?:new)?([A-Za-z_$][\w$]*)(?:\.[A-Za-z_$][\w$]*)*(?:<[^()]*>)?\((.*)\)$)");
     std::smatch m;
-    if (std::regex_match(e, name)) {
+    if (is_plain_name(e)) {
       auto it = locals.find(e);
       if (it == locals.end()) return false;
       return std::all_of(it->second.begin(), it->second.end(), [&](const std::string& v) { return value_expression(v, module, fn, depth + 1); });

@@ -1595,8 +1595,7 @@ string js_promise_dropped(const Syntax& s, TSNode p, TSNode unit, int depth) {
           // A call of a function the file defines: judged by its definition (`timeout(ms)` that rejects).
           if (Syntax::type(other) == "call_expression") {
             const string fn = callee_text(s, other);
-            static const std::regex ident(R"(^[A-Za-z_$][\w$]*$)");
-            if (std::regex_match(fn, ident))
+            if (is_plain_name(fn))
               for (const string& head : {"function " + fn + "(", "function " + fn + " (", "const " + fn + " =", "let " + fn + " ="})
                 if (auto at = s.src.find(head); at != string::npos) {
                   t = strip_spaces(s.src.substr(at, 600));

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <regex>
+#include <tuple>
 
 #include "integrity/guard_internal.hpp"
 #include "integrity/swallow.hpp"
@@ -2022,13 +2023,7 @@ class Analyzer {
       std::string truth_arg;
       if (!args.empty()) {
         const auto raw = raw_call_args(n);
-        if (cond_at < raw.size())
-          if (auto compared = truth_compared(unparen(trim(raw[cond_at])), lang_ == Lang::python)) {
-            static const std::regex plain_name(R"(^[A-Za-z_$][\w$]*$)");
-            const std::string subject = unparen(compared->first);
-            if (held_condition(subject) != subject || is_condition(subject) || std::regex_match(subject, plain_name))
-              truth_arg = compared->second ? negation_of(subject) : subject;
-          }
+        if (cond_at < raw.size()) truth_arg = truth_of(raw[cond_at]);
         if (truth_arg.empty()) truth_arg = cond_at < args.size() ? args[cond_at] : args[0];
       }
       // (A condition held in a local, `assert.ok(pass)`, `self.assertTrue(ok)`: scored as the condition.)
@@ -2322,15 +2317,8 @@ class Analyzer {
       // is True`, `if ok == false { t.Fatal() }`, `(got == 4) is True`) is the truth of itself,
       // negated for `False`: read as `assert ok` is (review 41: `ok = got == 4 or got == 0` ...
       // `assert ok == True` passed as an equality; `assert ok is True` was read as no comparison).
-      std::string written = as_written;
-      if (auto compared = truth_compared(unparen(as_written), lang_ == Lang::python)) {
-        // (A plain name compared with a literal is its truth whether held or not: `assert ok ==
-        // True` of an `ok` bound twice is `assert ok`, no equality.)
-        static const std::regex name(R"(^[A-Za-z_$][\w$]*$)");
-        const std::string subject = unparen(compared->first);
-        if (held_condition(subject) != subject || is_condition(subject) || std::regex_match(subject, name))
-          written = compared->second ? negation_of(subject) : subject;
-      }
+      std::string written = truth_of(as_written);
+      if (written.empty()) written = as_written;
       // A held condition joined as this check joins its clauses (`ok = got == 4 and add(3, 3) == 6`
       // ... `assert ok`; `bad = got != 4 or add(3, 3) != 6` ... `if bad: fail()`): one check per
       // clause, as if written here (review 41: two checks folded into one `ok` read as one removed).
@@ -3794,8 +3782,7 @@ class Analyzer {
   /// in Python, a parameter of the unit that a function of the file returns it from (a pytest
   /// fixture: `def sums(): return [add(2, 2), add(1, 3)]`). 0 otherwise.
   int bound_rows(TSNode n, const std::string& name) const {
-    static const std::regex ident(R"(^[A-Za-z_$][\w$]*$)");
-    if (ts_node_is_null(unit_node_) || !std::regex_match(name, ident)) return 0;
+    if (ts_node_is_null(unit_node_) || !is_plain_name(name)) return 0;
     if (binding_count(name) == 1) {
       TSNode value{};
       std::function<void(TSNode, int)> find = [&](TSNode x, int depth) {
@@ -4027,11 +4014,24 @@ class Analyzer {
     return split_top(js_ternary_marks(e), {"==", "!=", "<", ">", " in ", "||", "&&", " or ", " and "}).size() >= 2;
   }
 
+  /// A condition compared with a boolean literal (`ok == True`, `ok is True`, `(got == 4) is
+  /// True`, `ok === false`, `got != 4 == false`), as the truth of the condition, negated for a
+  /// false literal: when the compared side is a held condition, a condition itself or a plain name
+  /// (a plain name compared with a literal is its truth whether held or not: `assert ok == True`
+  /// of an `ok` bound twice is `assert ok`, no equality). "" for anything else.
+  std::string truth_of(const std::string& written) const {
+    const auto compared = truth_compared(unparen(trim(written)), lang_ == Lang::python);
+    if (!compared) return {};
+    const std::string subject = unparen(compared->first);
+    if (held_condition(subject) != subject || is_condition(subject) || is_plain_name(subject))
+      return compared->second ? negation_of(subject) : subject;
+    return {};
+  }
+
   /// `e` negated as the unit's language writes it: `not (e)` in Python, `!(e)` elsewhere; a plain
   /// name without parentheses (`not ok`, `!ok`), as held_condition reads it.
   std::string negation_of(const std::string& e) const {
-    static const std::regex ident(R"(^[A-Za-z_$][\w$]*$)");
-    const bool name = std::regex_match(e, ident);
+    const bool name = is_plain_name(e);
     if (lang_ == Lang::python) return name ? "not " + e : "not (" + e + ")";
     return name ? "!" + e : "!(" + e + ")";
   }
@@ -4050,8 +4050,20 @@ class Analyzer {
       prefix = "not ";
       e = trim(e.substr(4));
     }
-    static const std::regex ident(R"(^[A-Za-z_$][\w$]*$)");
-    if (!std::regex_match(e, ident) || single_binding(e).empty()) return clause;
+    if (!is_plain_name(e)) return clause;
+    const std::string value = held_value(e);
+    if (value.empty()) return clause;
+    return prefix.empty() ? value : prefix + "(" + value + ")";
+  }
+
+  /// The condition the unit binds the plain local `e` to, once, in its body, `e` named nowhere else
+  /// but there and at its check (held_condition's rules); "" when `e` holds no such condition.
+  /// Worked out once per unit and name.
+  std::string held_value(const std::string& e) const {
+    const auto key = std::make_tuple(ts_node_start_byte(unit_node_), ts_node_end_byte(unit_node_), e);
+    if (const auto it = held_values_.find(key); it != held_values_.end()) return it->second;
+    std::string& out = held_values_[key];  // ("" unless the end below is reached)
+    if (single_binding(e).empty()) return {};
     // Bound exactly once, counting compound assignments (`ok |= ...`, `pass ||= ...`) and those
     // after a condition (`if (got === 0) pass = true`); the value read whole, continuation lines
     // included (`ok = got == 4 \` / `or got == 0`, `const pass = got === 4` / `|| got === 0;`).
@@ -4061,7 +4073,7 @@ class Analyzer {
     std::size_t assignments = 0, start = std::string::npos;
     for (std::sregex_iterator it(all.begin(), all.end(), assign), end; it != end && assignments < 2; ++it, ++assignments)
       start = static_cast<std::size_t>(it->position() + it->length());
-    if (assignments != 1) return clause;
+    if (assignments != 1) return {};
     // Named nowhere else in the unit but its binding and this check: a rebinding the assignment
     // pattern does not see (`(ok) = True`, `ok, _ = True, 0`, `for ok in [True]`, `[ok] = [true]`,
     // `bool& r = ok; r = true;`, `f(&ok)`, a block of its own that shadows it) leaves it at a third
@@ -4070,7 +4082,7 @@ class Analyzer {
       const std::regex word = detail::cached_regex("(?:^|[^\\w$.])" + e + "(?![\\w$])");  // (not `assert.ok`)
       std::size_t uses = 0;
       for (std::sregex_iterator it(all.begin(), all.end(), word), end; it != end && uses < 3; ++it) ++uses;
-      if (uses > 2) return clause;
+      if (uses > 2) return {};
     }
     // Bound in the unit's body itself, not in a block of its own (`{ const ok = got === 4; }` ...
     // `assert.ok(ok === true)` checks another `ok`, the one the block shadowed: review 42).
@@ -4084,7 +4096,7 @@ class Analyzer {
           --depth;
         }
       }
-      if (least >= 0 && depth != least) return clause;
+      if (least >= 0 && depth != least) return {};
     }
     std::string value;
     int depth = 0;
@@ -4134,20 +4146,20 @@ class Analyzer {
     }
     value = trim(value);
     while (!value.empty() && (value.back() == ';' || value.back() == ',')) value.pop_back();
-    if (value.empty() || contains(value, "=>") || starts_with(value, "lambda") || contains(value, "function")) return clause;
+    if (value.empty() || contains(value, "=>") || starts_with(value, "lambda") || contains(value, "function")) return {};
     int open = 0;
     for (const char c : value) open += (c == '(' || c == '[' || c == '{') ? 1 : (c == ')' || c == ']' || c == '}') ? -1 : 0;
-    if (open != 0) return clause;
+    if (open != 0) return {};
     const bool condition = split_top(js_ternary_marks(value), {"==", "!=", "<", ">", " in ", "||", "&&", " or ", " and "}).size() >= 2;
-    if (!condition) return clause;
-    return prefix.empty() ? value : prefix + "(" + value + ")";
+    if (!condition) return {};
+    out = value;
+    return out;
   }
 
   /// The value a plain local is bound to when the unit binds it exactly once (`got := Add(2, 2) / 10`,
   /// `const got = f() / 10`, `int got = f() / 10;`, `got = f() / 10`), or "".
   std::string single_binding(const std::string& name) const {
-    static const std::regex ident(R"(^[A-Za-z_$][\w$]*$)");
-    if (!std::regex_match(name, ident)) return {};
+    if (!is_plain_name(name)) return {};
     const std::string all = text(unit_node_).substr(0, 65536);
     // Truncated in place (`v //= 2`, `v >>= 1`, `v %= 10`; `v /= 10` where `/` truncates integers):
     // read as a division of what it held.
@@ -4174,8 +4186,8 @@ class Analyzer {
   /// How often the unit binds `name`: declarations, assignments (compound ones too), tuple
   /// targets, Go `:=` (an `if`/`for` initializer that shadows it included) and loop variables.
   int binding_count(const std::string& name) const {
-    static const std::regex ident(R"(^[A-Za-z_][\w]*$)");
-    if (ts_node_is_null(unit_node_) || !std::regex_match(name, ident)) return 0;
+    // (No `$`: the name goes into the patterns below as it is.)
+    if (ts_node_is_null(unit_node_) || !regex_safe_name(name) || std::isdigit(static_cast<unsigned char>(name[0]))) return 0;
     const std::string all = text(unit_node_).substr(0, 65536);
     const std::regex bind = detail::cached_regex("(?:^|[^\\w$.=!<>])" + name +
                           R"(\s*(?:,[^=\n;()]*)?(?::=|=(?!=)|[-+*/%&|^]=|<<=|>>=|//=))");
@@ -4720,6 +4732,7 @@ class Analyzer {
   int inverted_depth_ = 0;        ///< inside code an expectation of an assertion failure wraps
   mutable bool last_own_else_ = false;  ///< classify_call: a failure branch in an `else` (its `if`'s condition is the check)
   mutable std::map<std::string, bool> rebound_;  ///< failure_rebound, by callee
+  mutable std::map<std::tuple<uint32_t, uint32_t, std::string>, std::string> held_values_;  ///< held_value, by unit span and name
   mutable bool last_own_if_ = false;   ///< classify_call: a Go failure branch (its `if` is the check)
   mutable bool last_inverts_ = false;  ///< classify_call: an expectation that catches assertion failures
   FileNames names_;                 ///< what the file's names refer to (defined here, imported from where)
