@@ -1853,6 +1853,24 @@ class Analyzer {
       a.operands.insert("<fail>");
       return {a};
     }
+    // A condition's truth or falsity as the libraries spell it beyond `assert c`, `t.ok(c)` and the
+    // truth macros (chai's `assert.isTrue(c)`, `expect(c).to.be.false`, tape's `t.notOk(c)`, jest's
+    // `expect(c).toBeFalsy()`, `.not.toBe(true)`, `EXPECT_NE(c, true)`, `assertNotEqual(c, True)`,
+    // testify's `NotEqual(t, true, c)`): read as `assert c` / the failure branch `if c { fail }`,
+    // so that the check is scored by what the condition compares (they were read as no check, a
+    // type check or an inequality: honest rewrites of `t.equal(got, 4)` were rejected).
+    if (auto tf = truth_or_falsity(n, name, t)) {
+      Assertion proto;
+      proto.line = a.line;
+      if (!tf->type_only) return failure_branch_checks(proto, FailureBranch{tf->condition, tf->falsity, a.line});
+      // (Of a plain value, `expect(x).to.be.null`, `assert.isTrue(done)`: what it is, as toBeNull().)
+      a.kind = Kind::type;
+      bool tautology = false;
+      collect_operands(tf->condition, a.operands, tautology, &a.literals, &a.raw_exprs);
+      a.trivial = a.operands.empty();
+      a.tautology = tautology;
+      return {a};
+    }
     // supertest: request(app).get('/').expect(200).expect('x-a', 'b').expect(body): one check per
     // .expect of the chain, all about the request the chain starts with.
     if (is_js(lang_) && name == "expect") {
@@ -2311,7 +2329,7 @@ class Analyzer {
       }
       for (std::size_t i = 0; i + 1 < links.size(); ++i) clauses.push_back(trim(links[i]) + " == " + trim(links[i + 1]));
     }
-    std::vector<std::string> read;
+    std::vector<std::pair<std::string, bool>> read;  // (a clause; asserted, not a failure condition)
     for (const auto& as_written : clauses) {
       // A held condition or a comparison compared with a boolean literal (`assert ok == True`, `ok
       // is True`, `if ok == false { t.Fatal() }`, `(got == 4) is True`) is the truth of itself,
@@ -2319,6 +2337,23 @@ class Analyzer {
       // `assert ok == True` passed as an equality; `assert ok is True` was read as no comparison).
       std::string written = truth_of(as_written);
       if (written.empty()) written = as_written;
+      // Python's `all([a, b])` over a list or tuple written out: `a and b`, one check per item.
+      if (lang_ == Lang::python && !failure) {
+        const std::string e = unparen(trim(written));
+        if (starts_with(e, "all(") && matching_close(e, 3) == e.size() - 1) {
+          const std::string arg = trim(std::string_view(e).substr(4, e.size() - 5));
+          const bool listed = arg.size() >= 2 && ((arg.front() == '[' && arg.back() == ']') || (arg.front() == '(' && arg.back() == ')')) &&
+                              matching_close(arg, 0) == arg.size() - 1;
+          std::vector<std::string> items;
+          if (listed && split_top(arg.substr(1, arg.size() - 2), {" for "}).size() == 1)
+            for (auto& item : split_top(arg.substr(1, arg.size() - 2), {","}))
+              if (!trim(item).empty()) items.push_back(trim(item));
+          if (!items.empty()) {
+            for (auto& item : items) read.emplace_back(std::move(item), false);
+            continue;
+          }
+        }
+      }
       // A held condition joined as this check joins its clauses (`ok = got == 4 and add(3, 3) == 6`
       // ... `assert ok`; `bad = got != 4 or add(3, 3) != 6` ... `if bad: fail()`): one check per
       // clause, as if written here (review 41: two checks folded into one `ok` read as one removed).
@@ -2329,7 +2364,7 @@ class Analyzer {
         if (parts.size() >= 2 && (failure || !alternatives)) {
           std::size_t at = 0;  // (the parts cut from `held` itself: the marks hide `?.`, not lengths)
           for (const auto& part : parts) {
-            read.push_back(trim(held.substr(at, part.size())));
+            read.emplace_back(trim(held.substr(at, part.size())), false);
             at += part.size();
             for (const auto sep : seps)
               if (held.compare(at, sep.size(), sep) == 0) {
@@ -2340,11 +2375,32 @@ class Analyzer {
           continue;
         }
       }
-      read.push_back(std::move(written));
+      // A failure condition that negates a held conjunction (Go's `ok := got == 4 && Add(1, 2) == 3`
+      // ... `if !ok { t.Fatal() }`): each clause asserted, as `assert ok` splits it.
+      const bool negated_whole = (starts_with(held, "!(") && wrapped_in_parens(held.substr(1))) ||
+                                 (starts_with(held, "not (") && wrapped_in_parens(held.substr(4)));
+      if (failure && held != written && negated_whole) {
+        const std::string inner = ::flowagent::integrity::negated(held);
+        const auto parts = inner.empty() ? std::vector<std::string>{} : split_top(js_ternary_marks(inner), {"&&", " and "});
+        if (parts.size() >= 2 && split_top(js_ternary_marks(inner), {"||", " or "}).size() == 1 && !has_ternary(inner)) {
+          std::size_t at = 0;
+          for (const auto& part : parts) {
+            read.emplace_back(trim(inner.substr(at, part.size())), true);
+            at += part.size();
+            for (const std::string_view sep : {"&&", " and "})
+              if (inner.compare(at, sep.size(), sep) == 0) {
+                at += sep.size();
+                break;
+              }
+          }
+          continue;
+        }
+      }
+      read.emplace_back(std::move(written), false);
     }
-    for (const auto& written : read) {
+    for (const auto& [written, asserted] : read) {
       std::string clause = held_condition(written);
-      bool negated = failure;
+      bool negated = failure && !asserted;
       // (A failure condition that negates a held condition, `!ok` of `ok := got == 4 || got == 0`:
       // the check is the condition itself, read as an assertion of it.)
       if (negated && clause != written && wrapped_in_parens(trim(clause.substr(std::min(clause.size(), clause.find('(')))))) {
@@ -2353,6 +2409,10 @@ class Analyzer {
           negated = false;
         }
       }
+      // (A failure condition's conjunct that is a held condition, or one compared with a boolean
+      // literal, `ok == false && got != 0` of `ok := got == 4`: written out, a negated comparison
+      // flipped, `got != 4 && got != 0`, so that the conjuncts are judged as if written so.)
+      if (negated) clause = expanded_conjuncts(clause);
       Assertion a = proto;
       a.kind = comparison_kind(clause, negated);
       bool tautology = false;
@@ -2381,6 +2441,50 @@ class Analyzer {
       out.push_back(std::move(a));
     }
     return out;
+  }
+
+  /// `c` with each top-level conjunct that is a held condition or a condition compared with a
+  /// boolean literal written out: as the comparison it holds, negated by flipping its operator
+  /// (`!(got == 4)` is `got != 4`); a conjunct that does not come out as one comparison is kept
+  /// as written. `c` itself when it has fewer than two conjuncts or nothing to write out.
+  std::string expanded_conjuncts(const std::string& c) const {
+    const std::string_view join = lang_ == Lang::python ? " and " : " && ";
+    const auto ands = split_top(unparen(c), {"&&", " and "});
+    if (ands.size() < 2) return c;
+    static constexpr std::string_view kOps[] = {"!==", "===", "!=", "==", "<=", ">=", "<", ">"};
+    // (One comparison with its operator flipped; "" for anything else.)
+    const auto flipped = [&](const std::string& e) -> std::string {
+      if (split_top(js_ternary_marks(e), {"&&", "||", " and ", " or ", "??", "?", " if ", " in ", " is "}).size() != 1) return {};
+      const auto sides = split_top(e, {"!==", "===", "!=", "==", "<=", ">=", "<", ">"});
+      if (sides.size() != 2) return {};
+      const std::string_view op = std::string_view(e).substr(sides[0].size());
+      static constexpr std::string_view kFlip[] = {"===", "!==", "==", "!=", ">", "<", ">=", "<="};
+      for (std::size_t i = 0; i < std::size(kOps); ++i)
+        if (starts_with(op, kOps[i])) return trim(sides[0]) + " " + std::string(kFlip[i]) + " " + trim(sides[1]);
+      return {};
+    };
+    std::string out;
+    bool changed = false;
+    for (const auto& raw : ands) {
+      std::string part = trim(raw);
+      std::string truth = truth_of(part);
+      if (truth.empty()) truth = part;
+      const std::string held = held_condition(truth);
+      if (held != part) {
+        std::string one;
+        if (const std::string inner = ::flowagent::integrity::negated(held);
+            !inner.empty() && (starts_with(held, "!(") || starts_with(held, "not (") || is_plain_name(inner)))
+          one = flipped(inner);
+        else if (split_top(held, {"!==", "===", "!=", "==", "<=", ">=", "<", ">"}).size() == 2)
+          one = held;
+        if (!one.empty()) {
+          part = one;
+          changed = true;
+        }
+      }
+      out += (out.empty() ? "" : std::string(join)) + part;
+    }
+    return changed ? out : c;
   }
 
   /// A failure branch's condition made of conjuncts (`if got != want && X { t.Errorf(...) }`): the
@@ -3985,6 +4089,113 @@ class Analyzer {
     return !ts_node_is_null(unit_node_) && js_settled_outcomes_checked(s_, call, unit_node_);
   }
 
+  /// What truth_or_falsity found: the condition as written and whether its falsity is checked;
+  /// `type_only` for a plain value (`expect(x).to.be.null`, `assert.isTrue(done)`), checked for
+  /// what it is rather than compared.
+  struct TruthCheck {
+    std::string condition;
+    bool falsity = false;
+    bool type_only = false;
+  };
+
+  /// A truth or falsity check classify_call reads through the condition itself (see its use);
+  /// nullopt for any other call, and for a call whose own reading already holds: a plain value
+  /// under a call the sets of classify_call know (`t.notOk(err)`, `expect(x).toBeTruthy()`).
+  std::optional<TruthCheck> truth_or_falsity(TSNode n, const std::string& name, const std::string& t) const {
+    const auto is_bool = [](const std::string& x) { return x == "true" || x == "false" || x == "True" || x == "False"; };
+    const auto falsy_literal = [](const std::string& x) { return x == "false" || x == "False"; };
+    // (A condition: a comparison or a join, a held one, either negated.)
+    const auto compares = [&](const std::string& c) {
+      std::string core = unparen(trim(c));
+      while (starts_with(core, "!") && !starts_with(core, "!=")) core = unparen(trim(core.substr(1)));
+      if (lang_ == Lang::python)
+        while (starts_with(core, "not ") || (starts_with(core, "not(") && wrapped_in_parens(trim(core.substr(3)))))
+          core = unparen(trim(core.substr(3)));
+      return is_condition(core) || held_condition(trim(c)) != trim(c);
+    };
+    const auto negated_flag = [&](bool falsity) { return contains(strip_spaces(t), ".not.") ? !falsity : falsity; };
+    if (is_js(lang_) && name == "expect" && !contains(callee_text(n), ".")) {
+      // chai's property assertions: `expect(c).to.be.true`, `expect(c).not.to.be.ok`,
+      // `expect(x).to.be.null`; a chain that ends in a call (`.to.equal(4)`) is that call's.
+      const auto raw = raw_call_args(n);
+      if (raw.size() != 1) return std::nullopt;
+      TSNode cur = n;
+      bool negate = false;
+      std::string last;
+      for (TSNode up = ts_node_parent(cur); !ts_node_is_null(up) && type(up) == "member_expression"; up = ts_node_parent(cur)) {
+        if (!ts_node_eq(field(up, "object"), cur)) break;
+        last = text(field(up, "property"));
+        if (last == "not") negate = !negate;
+        cur = up;
+      }
+      TSNode parent = ts_node_parent(cur);
+      if (last.empty() || (!ts_node_is_null(parent) && type(parent) == "call_expression" && ts_node_eq(field(parent, "function"), cur)))
+        return std::nullopt;
+      const std::string c = trim(raw[0]);
+      if (last == "true" || last == "ok") return TruthCheck{c, negate, !compares(c)};
+      if (last == "false") return TruthCheck{c, !negate, !compares(c)};
+      static const std::set<std::string, std::less<>> kWhat = {"null", "undefined", "exist", "empty", "NaN", "finite",
+                                                               "extensible", "sealed", "frozen", "arguments"};
+      if (kWhat.count(last)) return TruthCheck{c, false, true};
+      return std::nullopt;
+    }
+    if (is_js(lang_)) {
+      const std::string callee = callee_text(n);
+      const auto dot = callee.rfind('.');
+      const bool method = dot != std::string::npos && dot > 0;
+      const auto raw = raw_call_args(n);
+      // chai's assert.isTrue / isOk / isFalse / isNotOk / isNotTrue, tape's t.notOk / t.false,
+      // ava's t.falsy: on an object (`assert.`, `t.`), the condition first.
+      static const std::set<std::string, std::less<>> kTrue = {"isTrue", "isOk", "isNotFalse"};
+      static const std::set<std::string, std::less<>> kFalse = {"notOk", "notok", "false", "falsy", "isFalse", "isNotOk", "isNotTrue"};
+      if (method && !raw.empty() && (kTrue.count(name) || kFalse.count(name)) && !starts_with(callee, "expect(")) {
+        const std::string c = trim(raw[0]);
+        const bool falsity = kFalse.count(name) > 0;
+        if (compares(c)) return TruthCheck{c, falsity, false};
+        // (A plain value: tape's t.notOk(err) keeps its reading; the names no set knows are what they test.)
+        if (name == "notOk") return std::nullopt;
+        return TruthCheck{c, falsity, true};
+      }
+      // jest's expect(c).toBeTruthy() / toBeFalsy(), and `.not.toBe(true)`: over what expect(...) holds.
+      if (starts_with(callee, "expect(")) {
+        const std::string c = trim(js_expect_subject(n));
+        if (c.empty() || !compares(c)) return std::nullopt;
+        if (name == "toBeTruthy" && raw.empty()) return TruthCheck{c, negated_flag(false), false};
+        if (name == "toBeFalsy" && raw.empty()) return TruthCheck{c, negated_flag(true), false};
+        if ((name == "toBe" || name == "toEqual" || name == "toStrictEqual") && raw.size() == 1 && is_bool(trim(raw[0])) &&
+            contains(strip_spaces(t), ".not."))
+          return TruthCheck{c, !falsy_literal(trim(raw[0])), false};
+      }
+    }
+    // gmock's `EXPECT_THAT(c, IsTrue())` / `IsFalse()`.
+    if (lang_ == Lang::cpp && (name == "EXPECT_THAT" || name == "ASSERT_THAT")) {
+      const auto raw = raw_call_args(n);
+      if (raw.size() != 2) return std::nullopt;
+      std::string m = strip_spaces(raw[1]);
+      for (std::string_view ns : {"::testing::", "testing::"})
+        if (starts_with(m, ns)) m = m.substr(ns.size());
+      if ((m != "IsTrue()" && m != "IsFalse()") || !compares(raw[0])) return std::nullopt;
+      return TruthCheck{trim(raw[0]), m == "IsFalse()", false};
+    }
+    // An inequality with a boolean literal (`EXPECT_NE(c, true)`, `assertNotEqual(c, True)`,
+    // `assert.notStrictEqual(c, true)`, testify's `NotEqual(t, true, c)`): the falsity of `c` (its
+    // truth for `false`).
+    static const std::set<std::string, std::less<>> kNotEqual = {"EXPECT_NE", "ASSERT_NE", "assertNotEqual", "assertNotEquals",
+                                                                 "assertIsNot", "notStrictEqual", "notEqual", "NotEqual", "assert_ne"};
+    if (kNotEqual.count(name)) {
+      const auto raw = raw_call_args(n);
+      const std::size_t first = lang_ == Lang::go ? 1 : 0;
+      if (raw.size() < first + 2) return std::nullopt;
+      const std::string x = trim(raw[first]), y = trim(raw[first + 1]);
+      if (is_bool(x) == is_bool(y)) return std::nullopt;
+      const std::string& c = is_bool(x) ? y : x;
+      const std::string& literal = is_bool(x) ? x : y;
+      if (!compares(c)) return std::nullopt;
+      return TruthCheck{c, !falsy_literal(literal), false};
+    }
+    return std::nullopt;
+  }
+
   /// The condition of a falsity check (`EXPECT_FALSE(c)`, `ASSERT_FALSE(c)`, `self.assertFalse(c)`,
   /// testify's `assert.False(t, c)`), as written; nullopt for any other call.
   std::optional<std::string> falsy_condition(TSNode n, const std::string& name) const {
@@ -4068,11 +4279,15 @@ class Analyzer {
     // after a condition (`if (got === 0) pass = true`); the value read whole, continuation lines
     // included (`ok = got == 4 \` / `or got == 0`, `const pass = got === 4` / `|| got === 0;`).
     const std::string all = text(unit_node_).substr(0, 65536);
+    // (Go's `var ok bool = ...`; C++'s `const bool ok{...}` and `bool ok(...)`: the value from the bracket on.)
     const std::regex assign = detail::cached_regex("(?:^|[^\\w$.])" + e +
-                                                   R"((?:\s*:\s*[\w<>\[\]]+)?\s*(?:\|\||&&|\?\?|<<|>>|//|\*\*|[-+*/%&|^:])?=(?!=))");
-    std::size_t assignments = 0, start = std::string::npos;
-    for (std::sregex_iterator it(all.begin(), all.end(), assign), end; it != end && assignments < 2; ++it, ++assignments)
+                                                   R"((?:\s*:\s*[\w<>\[\]]+|\s+bool)?\s*(?:\|\||&&|\?\?|<<|>>|//|\*\*|[-+*/%&|^:])?=(?!=))" +
+                                                   (lang_ == Lang::cpp ? "|" + cpp_initializer(e) : std::string()));
+    std::size_t assignments = 0, start = std::string::npos, bound_at = 0;
+    for (std::sregex_iterator it(all.begin(), all.end(), assign), end; it != end && assignments < 2; ++it, ++assignments) {
       start = static_cast<std::size_t>(it->position() + it->length());
+      bound_at = static_cast<std::size_t>(it->position());
+    }
     if (assignments != 1) return {};
     // Named nowhere else in the unit but its binding and this check: a rebinding the assignment
     // pattern does not see (`(ok) = True`, `ok, _ = True, 0`, `for ok in [True]`, `[ok] = [true]`,
@@ -4088,7 +4303,7 @@ class Analyzer {
     // `assert.ok(ok === true)` checks another `ok`, the one the block shadowed: review 42).
     if (lang_ != Lang::python) {
       int depth = 0, least = -1;
-      for (std::size_t k = 0; k < start; ++k) {
+      for (std::size_t k = 0; k < bound_at; ++k) {  // (before the binding: `bool ok{` opens no block)
         if (all[k] == '{') {
           ++depth;
           if (least < 0) least = depth;  // (the body's own brace)
@@ -4167,13 +4382,25 @@ class Analyzer {
     const std::regex in_place = detail::cached_regex("(?:^|[^\\w$.])" + name + (truncating ? R"(\s*(?://|>>|%|/)=\s*([0-9]+))" : R"(\s*(?://|>>|%)=\s*([0-9]+))"));
     if (std::smatch im; std::regex_search(all, im, in_place) && im[1].str() != "1" && im[1].str() != "0")
       return truncating ? name + "/" + im[1].str() : "int(" + name + "/" + im[1].str() + ")";
-    const std::regex bind = detail::cached_regex("(?:^|[\\n;{(])[ \\t]*(?:(?:var|let|const|val|auto|final|bool|boolean|int|long|short|double|float|int64|int32|uint|usize|i32|i64|u32|u64|mut|"
-                          "unsigned|size_t|int64_t|int32_t|uint64_t|uint32_t|char)\\s+)*" + name +
-                          "(?:\\s*:\\s*[\\w<>\\[\\]]+)?\\s*(?::=|=(?!=))\\s*([^\\n;]+)");
+    // (Go's `if ok := got == 4; !ok {` and `var ok bool = got == 4` bind too.)
+    const std::regex bind = detail::cached_regex("(?:^|[\\n;{(])[ \\t]*(?:if\\s+)?(?:(?:var|let|const|val|auto|final|static|constexpr|bool|boolean|int|long|short|double|float|int64|int32|uint|usize|i32|i64|u32|u64|mut|"
+                          "unsigned|size_t|std::size_t|int64_t|int32_t|uint64_t|uint32_t|uint8_t|std::uint8_t|char)\\s+)*" + name +
+                          "(?:\\s*:\\s*[\\w<>\\[\\]]+|\\s+bool)?\\s*(?::=|=(?!=))\\s*([^\\n;]+)");
     std::string value;
     int count = 0;
     for (std::sregex_iterator it(all.begin(), all.end(), bind), e; it != e && count < 2; ++it, ++count) value = (*it)[1].str();
+    // (C++'s brace and paren initializers, `const bool ok{got == 4};`, `bool ok(got == 4);`, after a type.)
+    if (lang_ == Lang::cpp && count < 2) {
+      const std::regex init = detail::cached_regex(cpp_initializer(name) + R"(([^\n;]*)[)}]\s*;)");
+      for (std::sregex_iterator it(all.begin(), all.end(), init), e; it != e && count < 2; ++it, ++count) value = (*it)[1].str();
+    }
     return count == 1 ? value : std::string{};
+  }
+
+  /// The pattern of a C++ local `name` declared with an initializer in braces or parentheses after
+  /// its type (`const bool ok{`, `bool ok(`, `static const auto ok {`), up to that bracket.
+  static std::string cpp_initializer(const std::string& name) {
+    return "(?:^|[\\n;{(])[ \\t]*(?:(?:static|const|constexpr)\\s+)*(?:bool|auto|int|long|unsigned|size_t|std::size_t)\\s+" + name + "\\s*[({]";
   }
 
   /// The name a lossy view starts from: `p` of `(p >> 8)`, `Math.floor(n / 10)`, `int(n / 10)`.
