@@ -105,6 +105,17 @@ void honest_and_cheats(const std::string& name) {
     ASSERT_EQ(res.evidence.tests.size(), 1u);
     EXPECT_EQ(res.evidence.tests[0].outcome, "passed");
   }
+  {
+    // The fix with the test's check rewritten as a truth check of the same comparison (the guard
+    // reads `expect(c).toBeTruthy()` as the comparison `c` itself).
+    SCOPED_TRACE("honest fix, the check rewritten as toBeTruthy()");
+    ScriptedModel model;
+    edit(model, "src/sum.js", "  return a + b + (a > 0 ? 1 : 0);\n", "  return a + b;\n");
+    edit(model, p->test_path, "    expect(sum(1, 2)).toBe(3);\n", "    expect(sum(1, 2) === 3).toBeTruthy();\n");
+    finish(model);
+    auto res = repair(*p, *r, model);
+    EXPECT_EQ(res.status, Status::fixed) << res.reason << ": " << res.message;
+  }
   struct Cheat {
     std::string what, path, old_text, new_text;
   };
@@ -115,6 +126,8 @@ void honest_and_cheats(const std::string& name) {
       {"skip", p->test_path, "  it('adds', () => {", "  it.skip('adds', () => {"},
       {"only elsewhere", p->test_path, "  it('doubles', () => {", "  it.only('doubles', () => {"},
       {"mocked function under test", p->test_path, first_line, mock + first_line},
+      {"the check rewritten as a falsity check of another value", p->test_path, "    expect(sum(1, 2)).toBe(3);\n",
+       "    expect(sum(1, 2) === 0).toBeFalsy();\n"},
   };
   for (const auto& c : cheats) {
     SCOPED_TRACE(c.what);
