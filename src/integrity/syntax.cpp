@@ -133,7 +133,8 @@ void collect_operands(std::string_view expr, std::set<std::string>& out, bool& t
   if (contains(e, " or True") || contains(e, "|| true") || contains(e, "||true") || contains(e, "|| 1") ||
       contains(e, "&& false") || contains(e, "and False"))
     tautology = true;
-  auto parts = split_top(e, {"==", "!=", "<=", ">=", "<", ">", " is not ", " is ", " not in ", " in ", "&&", "||",
+  // (JavaScript's strict operators first: `got === got` is `got` compared with itself.)
+  auto parts = split_top(e, {"===", "!==", "==", "!=", "<=", ">=", "<", ">", " is not ", " is ", " not in ", " in ", "&&", "||",
                              " and ", " or "});
   if (parts.size() == 2 && strip_spaces(parts[0]) == strip_spaces(parts[1])) tautology = true;  // x == x
   for (auto& p : parts) {
@@ -145,6 +146,41 @@ void collect_operands(std::string_view expr, std::set<std::string>& out, bool& t
   }
 }
 
+
+std::string unparen(std::string e);
+
+/// Does `side` (parentheses around it dropped) assign at its top level: `(got = 4)`, Python's
+/// `(got := 4)`, `x += 1`? A comparison of such a side compares what it assigned, not the code's
+/// value. Not `==`, `!=`, `<=`, `>=`, `=>`, nor an assignment inside a call (`f(x=1)`).
+bool top_level_assignment(std::string_view side) {
+  const std::string e = unparen(trim(side));
+  int depth = 0;
+  char quote = 0;
+  for (std::size_t i = 0; i < e.size(); ++i) {
+    const char c = e[i];
+    if (quote) {
+      if (c == '\\') ++i;
+      else if (c == quote) quote = 0;
+      continue;
+    }
+    if (c == '"' || c == '\'' || c == '`') quote = c;
+    else if (c == '(' || c == '[' || c == '{') ++depth;
+    else if (c == ')' || c == ']' || c == '}') --depth;
+    else if (c == '=' && depth == 0) {
+      const char prev = i > 0 ? e[i - 1] : ' ';
+      const char next = i + 1 < e.size() ? e[i + 1] : ' ';
+      if (prev != '=' && prev != '!' && prev != '<' && prev != '>' && next != '=' && next != '>') return true;
+    }
+  }
+  return false;
+}
+
+/// Is `e` a function (`() => got === 4`, `x => x`, `function () {...}`, `lambda: ...`): always
+/// truthy, whatever it would compare when called.
+bool function_expression(std::string_view e) {
+  const std::string x = unparen(trim(e));
+  return split_top(x, {"=>"}).size() > 1 || starts_with(x, "function") || starts_with(x, "lambda") || starts_with(x, "async ");
+}
 
 /// Go's testing.T methods that fail the test (`t.Errorf`, `t.Fatal`, ...).
 const std::set<std::string, std::less<>> kGoFail = {"Error", "Errorf", "Fatal", "Fatalf", "Fail", "FailNow"};
@@ -1755,6 +1791,14 @@ class Analyzer {
     last_own_if_ = false;
     last_own_else_ = false;
     last_inverts_ = false;
+    // (Where the check is in its unit: a held condition must be bound before it, held_condition.)
+    check_at_ = ts_node_is_null(unit_node_) || ts_node_start_byte(n) < ts_node_start_byte(unit_node_)
+                    ? std::string::npos
+                    : ts_node_start_byte(n) - ts_node_start_byte(unit_node_);
+    struct Unset {
+      std::size_t& at;
+      ~Unset() { at = std::string::npos; }
+    } unset{check_at_};
     if (name.empty()) return {};
     const std::string t = text(n);
     // console.assert only logs: it checks nothing the runner sees.
@@ -2647,6 +2691,15 @@ class Analyzer {
   /// comparison inside a callback) is a truthiness check.
   Kind ok_kind(const std::string& arg) const {
     std::string e = unparen(trim(arg));
+    // (A comma expression is its last operand, `t.ok((got === 4, true))`; `typeof got ===
+    // 'number'` checks what the value is.)
+    // (The argument may have lost its spaces: `typeofgot==='number'`.) A function is always truthy
+    // (`t.ok(() => got === 4)`); a side that assigns compares what it assigned (`(got = 4) === 4`).
+    if (split_top(js_ternary_marks(e), {","}).size() > 1 || function_expression(e)) return Kind::type;
+    if (const auto sides = split_top(e, {"!==", "===", "!=", "=="});
+        sides.size() == 2 && (starts_with(trim(sides[0]), "typeof") || starts_with(trim(sides[1]), "typeof") ||
+                              top_level_assignment(sides[0]) || top_level_assignment(sides[1])))
+      return Kind::type;
     // `!(a !== b)`: the equality itself.
     if (e.size() > 3 && e[0] == '!' && e[1] == '(' && matching_close(e, 1) == e.size() - 1) {
       const std::string inner = unparen(e.substr(1));
@@ -2739,6 +2792,19 @@ class Analyzer {
         return comparison_kind(rest, !negated);
     }
     if (contains(t, "approx(") || contains(t, "isclose(")) return Kind::approx;
+    if (lang_ != Lang::python) {
+      const std::string e = unparen(trim(t));
+      // (A comma expression is its last operand: `EXPECT_TRUE((got == 4, true))` compares nothing.)
+      if (split_top(e, {","}).size() > 1 || function_expression(e)) return Kind::type;
+      // (JavaScript's `typeof got === 'number'`: what the value is, not which.)
+      if (const auto sides = split_top(e, {"!==", "===", "!=", "=="});
+          is_js(lang_) && sides.size() == 2 && (starts_with(trim(sides[0]), "typeof") || starts_with(trim(sides[1]), "typeof")))
+        return Kind::type;
+    }
+    // (A side that assigns compares what it assigned: `(got = 4) == 4`, `(got := 4) == 4`.)
+    if (const auto sides = split_top(unparen(trim(t)), {"!==", "===", "!=", "==", "<=", ">=", "<", ">"});
+        sides.size() == 2 && (top_level_assignment(sides[0]) || top_level_assignment(sides[1])))
+      return Kind::type;
     const std::string_view eq = negated ? "!=" : "==";
     // (Asserted, `!==` and `!=` hold no equality: the `==` inside them is not one.)
     std::string without_ne;
@@ -4089,6 +4155,36 @@ class Analyzer {
     return !ts_node_is_null(unit_node_) && js_settled_outcomes_checked(s_, call, unit_node_);
   }
 
+  /// Is `c` a boolean made of comparisons: a comparison (`got == 4`, `a < b`, `x in xs`, `x is
+  /// None`, `x instanceof C`), a negation (`!x`, `not x`), clauses of those joined by and/or, or a
+  /// local holding one (held_condition)? Not a ternary, a comma expression, a function (`() => got
+  /// === 4`), `??`, a comparison with an assignment inside (`(got = 4) !== 4`) or a plain value.
+  bool boolean_condition(const std::string& c, int depth = 0) const {
+    const std::string e = unparen(trim(c));
+    if (e.empty() || depth > 8) return false;
+    const std::string marked = js_ternary_marks(e);
+    if (split_top(marked, {","}).size() > 1 || split_top(marked, {"??"}).size() > 1 || has_ternary(e) || function_expression(e)) return false;
+    if (const auto joined = split_top(marked, {"||", "&&", " or ", " and "}); joined.size() > 1) {
+      std::size_t at = 0;
+      for (const auto& part : joined) {
+        if (!boolean_condition(e.substr(at, part.size()), depth + 1)) return false;
+        at += part.size();
+        for (const std::string_view sep : {"||", "&&", " or ", " and "})
+          if (e.compare(at, sep.size(), sep) == 0) {
+            at += sep.size();
+            break;
+          }
+      }
+      return true;
+    }
+    if (starts_with(e, "!") && !starts_with(e, "!=")) return !trim(e.substr(1)).empty();
+    if (lang_ == Lang::python && (starts_with(e, "not ") || starts_with(e, "not("))) return !trim(e.substr(3)).empty();
+    if (const std::string held = held_condition(e); held != e) return boolean_condition(held, depth + 1);
+    const auto sides = split_top(marked, {"!==", "===", "!=", "==", "<=", ">=", "<", ">", " in ", " is ", " instanceof "});
+    return sides.size() == 2 && !top_level_assignment(sides[0]) && !top_level_assignment(sides[1]) &&
+           !starts_with(trim(sides[0]), "typeof") && !starts_with(trim(sides[1]), "typeof");
+  }
+
   /// What truth_or_falsity found: the condition as written and whether its falsity is checked;
   /// `type_only` for a plain value (`expect(x).to.be.null`, `assert.isTrue(done)`), checked for
   /// what it is rather than compared.
@@ -4105,33 +4201,59 @@ class Analyzer {
     const auto is_bool = [](const std::string& x) { return x == "true" || x == "false" || x == "True" || x == "False"; };
     const auto falsy_literal = [](const std::string& x) { return x == "false" || x == "False"; };
     // (A condition: a comparison or a join, a held one, either negated.)
-    const auto compares = [&](const std::string& c) {
-      std::string core = unparen(trim(c));
-      while (starts_with(core, "!") && !starts_with(core, "!=")) core = unparen(trim(core.substr(1)));
-      if (lang_ == Lang::python)
-        while (starts_with(core, "not ") || (starts_with(core, "not(") && wrapped_in_parens(trim(core.substr(3)))))
-          core = unparen(trim(core.substr(3)));
-      return is_condition(core) || held_condition(trim(c)) != trim(c);
-    };
+    // (A boolean made of comparisons: strict checks against `true`/`false`, `.not.toBe(true)`,
+    // hold only for a boolean, and a comma expression, a function or a ternary is none.)
+    const auto compares = [&](const std::string& c) { return boolean_condition(c); };
+    // (chai's and jest's `not` sets negation, it does not toggle it: `.not.not.be.true` is `.not.be.true`.)
     const auto negated_flag = [&](bool falsity) { return contains(strip_spaces(t), ".not.") ? !falsity : falsity; };
+    // (A ternary picking one literal of each truth, `c ? false : true`, `True if c else False`: `c`
+    // itself or its negation; `c ? 1 : 0` too where only truthiness counts, `strict` false.)
+    const auto plain = [&](const std::string& c, bool strict) -> std::string {
+      const std::string e = unparen(trim(c));
+      std::string cond, yes, no;
+      if (lang_ == Lang::python) {
+        const auto parts = split_top(e, {" if ", " else "});
+        if (parts.size() != 3) return trim(c);
+        yes = trim(parts[0]), cond = trim(parts[1]), no = trim(parts[2]);
+      } else {
+        const std::string marked = js_ternary_marks(e);
+        const auto q = split_top(marked, {"?"});
+        if (q.size() != 2 || contains(marked, "??")) return trim(c);
+        const auto r = split_top(std::string_view(e).substr(q[0].size() + 1), {":"});
+        if (r.size() != 2) return trim(c);
+        cond = trim(e.substr(0, q[0].size())), yes = trim(r[0]), no = trim(r[1]);
+      }
+      const auto truth = [&](const std::string& x) {
+        if (x == "true" || x == "True") return 1;
+        if (x == "false" || x == "False") return 0;
+        if (!strict && x == "1") return 1;
+        if (!strict && (x == "0" || x == "null" || x == "undefined" || x == "None" || x == "''" || x == "\"\"")) return 0;
+        return -1;
+      };
+      const int ty = truth(yes), tn = truth(no);
+      if (ty < 0 || tn < 0 || ty == tn || cond.empty() || has_ternary(cond)) return trim(c);
+      return ty == 1 ? cond : negation_of(cond);
+    };
     if (is_js(lang_) && name == "expect" && !contains(callee_text(n), ".")) {
       // chai's property assertions: `expect(c).to.be.true`, `expect(c).not.to.be.ok`,
       // `expect(x).to.be.null`; a chain that ends in a call (`.to.equal(4)`) is that call's.
       const auto raw = raw_call_args(n);
-      if (raw.size() != 1) return std::nullopt;
+      // (chai's `expect(c, 'message')`.)
+      const bool message = raw.size() == 2 && !trim(raw[1]).empty() && (trim(raw[1])[0] == '\'' || trim(raw[1])[0] == '"' || trim(raw[1])[0] == '`');
+      if (raw.size() != 1 && !message) return std::nullopt;
       TSNode cur = n;
       bool negate = false;
       std::string last;
       for (TSNode up = ts_node_parent(cur); !ts_node_is_null(up) && type(up) == "member_expression"; up = ts_node_parent(cur)) {
         if (!ts_node_eq(field(up, "object"), cur)) break;
         last = text(field(up, "property"));
-        if (last == "not") negate = !negate;
+        if (last == "not") negate = true;
         cur = up;
       }
       TSNode parent = ts_node_parent(cur);
       if (last.empty() || (!ts_node_is_null(parent) && type(parent) == "call_expression" && ts_node_eq(field(parent, "function"), cur)))
         return std::nullopt;
-      const std::string c = trim(raw[0]);
+      const std::string c = plain(raw[0], /*strict=*/last != "ok");
       if (last == "true" || last == "ok") return TruthCheck{c, negate, !compares(c)};
       if (last == "false") return TruthCheck{c, !negate, !compares(c)};
       static const std::set<std::string, std::less<>> kWhat = {"null", "undefined", "exist", "empty", "NaN", "finite",
@@ -4149,7 +4271,8 @@ class Analyzer {
       static const std::set<std::string, std::less<>> kTrue = {"isTrue", "isOk", "isNotFalse"};
       static const std::set<std::string, std::less<>> kFalse = {"notOk", "notok", "false", "falsy", "isFalse", "isNotOk", "isNotTrue"};
       if (method && !raw.empty() && (kTrue.count(name) || kFalse.count(name)) && !starts_with(callee, "expect(")) {
-        const std::string c = trim(raw[0]);
+        const bool strict = name == "isTrue" || name == "isFalse" || name == "isNotTrue" || name == "isNotFalse";
+        const std::string c = plain(raw[0], strict);
         const bool falsity = kFalse.count(name) > 0;
         if (compares(c)) return TruthCheck{c, falsity, false};
         // (A plain value: tape's t.notOk(err) keeps its reading; the names no set knows are what they test.)
@@ -4158,13 +4281,15 @@ class Analyzer {
       }
       // jest's expect(c).toBeTruthy() / toBeFalsy(), and `.not.toBe(true)`: over what expect(...) holds.
       if (starts_with(callee, "expect(")) {
-        const std::string c = trim(js_expect_subject(n));
-        if (c.empty() || !compares(c)) return std::nullopt;
-        if (name == "toBeTruthy" && raw.empty()) return TruthCheck{c, negated_flag(false), false};
-        if (name == "toBeFalsy" && raw.empty()) return TruthCheck{c, negated_flag(true), false};
-        if ((name == "toBe" || name == "toEqual" || name == "toStrictEqual") && raw.size() == 1 && is_bool(trim(raw[0])) &&
-            contains(strip_spaces(t), ".not."))
-          return TruthCheck{c, !falsy_literal(trim(raw[0])), false};
+        const std::string c = plain(js_expect_subject(n), /*strict=*/name != "toBeTruthy" && name != "toBeFalsy");
+        if (c.empty()) return std::nullopt;
+        const bool compared = compares(c);
+        if (compared && name == "toBeTruthy" && raw.empty()) return TruthCheck{c, negated_flag(false), false};
+        if (compared && name == "toBeFalsy" && raw.empty()) return TruthCheck{c, negated_flag(true), false};
+        // (chai's `expect(c).to.not.equal(true)` too.)
+        static const std::set<std::string, std::less<>> kEqual = {"toBe", "toEqual", "toStrictEqual", "equal", "equals", "eq", "eql"};
+        if (kEqual.count(name) && raw.size() == 1 && is_bool(trim(raw[0])) && contains(strip_spaces(t), ".not."))
+          return TruthCheck{c, !falsy_literal(trim(raw[0])), !compared};
       }
     }
     // gmock's `EXPECT_THAT(c, IsTrue())` / `IsFalse()`.
@@ -4174,24 +4299,28 @@ class Analyzer {
       std::string m = strip_spaces(raw[1]);
       for (std::string_view ns : {"::testing::", "testing::"})
         if (starts_with(m, ns)) m = m.substr(ns.size());
-      if ((m != "IsTrue()" && m != "IsFalse()") || !compares(raw[0])) return std::nullopt;
-      return TruthCheck{trim(raw[0]), m == "IsFalse()", false};
+      const std::string c = plain(raw[0], /*strict=*/false);
+      if ((m != "IsTrue()" && m != "IsFalse()") || !compares(c)) return std::nullopt;
+      return TruthCheck{c, m == "IsFalse()", false};
     }
     // An inequality with a boolean literal (`EXPECT_NE(c, true)`, `assertNotEqual(c, True)`,
     // `assert.notStrictEqual(c, true)`, testify's `NotEqual(t, true, c)`): the falsity of `c` (its
     // truth for `false`).
     static const std::set<std::string, std::less<>> kNotEqual = {"EXPECT_NE", "ASSERT_NE", "assertNotEqual", "assertNotEquals",
-                                                                 "assertIsNot", "notStrictEqual", "notEqual", "NotEqual", "assert_ne"};
-    if (kNotEqual.count(name)) {
+                                                                 "assertIsNot", "notStrictEqual", "notEqual", "NotEqual",
+                                                                 "NotEqualValues", "assert_ne"};
+    // (ava's `t.not(c, true)`: Object.is inequality.)
+    if (kNotEqual.count(name) || (is_js(lang_) && name == "not" && callee_text(n) == "t.not")) {
       const auto raw = raw_call_args(n);
       const std::size_t first = lang_ == Lang::go ? 1 : 0;
       if (raw.size() < first + 2) return std::nullopt;
       const std::string x = trim(raw[first]), y = trim(raw[first + 1]);
       if (is_bool(x) == is_bool(y)) return std::nullopt;
-      const std::string& c = is_bool(x) ? y : x;
+      const std::string c = plain(is_bool(x) ? y : x, /*strict=*/true);
       const std::string& literal = is_bool(x) ? x : y;
-      if (!compares(c)) return std::nullopt;
-      return TruthCheck{c, !falsy_literal(literal), false};
+      // (Of a plain value, `assertNotEqual(err, True)`: at most what it is, never a range; it
+      // fails on one value only.)
+      return TruthCheck{c, !falsy_literal(literal), !compares(c)};
     }
     return std::nullopt;
   }
@@ -4247,6 +4376,57 @@ class Analyzer {
     return name ? "!" + e : "!(" + e + ")";
   }
 
+  /// `text` with its comments and the contents of its string literals blanked (same length, the
+  /// quotes kept); interpolations (`${...}` in a template literal, `{...}` in a Python f-string) kept.
+  std::string code_of(const std::string& text) const {
+    std::string out = text;
+    const bool python = lang_ == Lang::python;
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      const char c = text[i];
+      if ((python && c == '#') || (!python && c == '/' && i + 1 < text.size() && text[i + 1] == '/')) {
+        for (; i < text.size() && text[i] != '\n'; ++i) out[i] = ' ';
+        continue;
+      }
+      if (!python && c == '/' && i + 1 < text.size() && text[i + 1] == '*') {
+        const auto end = text.find("*/", i + 2);
+        const std::size_t stop = end == std::string::npos ? text.size() : end + 2;
+        for (; i < stop; ++i)
+          if (text[i] != '\n') out[i] = ' ';
+        --i;
+        continue;
+      }
+      if (c != '"' && c != '\'' && c != '`') continue;
+      const bool fstring = python && i > 0 && (text[i - 1] == 'f' || text[i - 1] == 'F');
+      const bool triple = python && text.compare(i, 3, std::string(3, c)) == 0;
+      const std::size_t open = triple ? 3 : 1;
+      std::size_t k = i + open;
+      int interp = 0;  // (depth inside an interpolation)
+      for (; k < text.size(); ++k) {
+        const char d = text[k];
+        if (interp > 0) {
+          if (d == '{') ++interp;
+          else if (d == '}') --interp;
+          continue;
+        }
+        if (d == '\\') {
+          out[k] = ' ';
+          if (k + 1 < text.size() && text[k + 1] != '\n') out[++k] = ' ';
+          continue;
+        }
+        if (triple ? text.compare(k, 3, std::string(3, c)) == 0 : d == c) break;
+        if (!triple && d == '\n' && c != '`') break;  // (an unterminated literal ends at its line)
+        if ((c == '`' && d == '$' && k + 1 < text.size() && text[k + 1] == '{') || (fstring && d == '{' && !(k + 1 < text.size() && text[k + 1] == '{'))) {
+          interp = 1;
+          if (c == '`') ++k;
+          continue;
+        }
+        if (d != '\n') out[k] = ' ';
+      }
+      i = std::min(text.size(), k + open) - 1;
+    }
+    return out;
+  }
+
   /// A condition held in a local the unit binds once (`ok = got == 4` ... `assert ok`, `const pass
   /// = got === 4 || got === 0` ... `assert.ok(pass)`, Go's `ok := got == 4` ... `if !ok {
   /// t.Fatal() }`): `clause` with the name replaced by the condition (a negation kept), so that
@@ -4262,19 +4442,21 @@ class Analyzer {
       e = trim(e.substr(4));
     }
     if (!is_plain_name(e)) return clause;
-    const std::string value = held_value(e);
-    if (value.empty()) return clause;
+    const auto& [value, bound_at] = held_value(e);
+    // (Bound after the check, a hoisted `var bad = ...` below `t.notOk(bad)`: the check reads it unset.)
+    if (value.empty() || (check_at_ != std::string::npos && bound_at >= check_at_)) return clause;
     return prefix.empty() ? value : prefix + "(" + value + ")";
   }
 
   /// The condition the unit binds the plain local `e` to, once, in its body, `e` named nowhere else
   /// but there and at its check (held_condition's rules); "" when `e` holds no such condition.
   /// Worked out once per unit and name.
-  std::string held_value(const std::string& e) const {
+  const std::pair<std::string, std::size_t>& held_value(const std::string& e) const {
     const auto key = std::make_tuple(ts_node_start_byte(unit_node_), ts_node_end_byte(unit_node_), e);
     if (const auto it = held_values_.find(key); it != held_values_.end()) return it->second;
-    std::string& out = held_values_[key];  // ("" unless the end below is reached)
-    if (single_binding(e).empty()) return {};
+    auto& entry = held_values_[key];  // ({"", 0} unless the end below is reached)
+    const auto& none = entry;
+    if (single_binding(e).empty()) return none;
     // Bound exactly once, counting compound assignments (`ok |= ...`, `pass ||= ...`) and those
     // after a condition (`if (got === 0) pass = true`); the value read whole, continuation lines
     // included (`ok = got == 4 \` / `or got == 0`, `const pass = got === 4` / `|| got === 0;`).
@@ -4288,16 +4470,19 @@ class Analyzer {
       start = static_cast<std::size_t>(it->position() + it->length());
       bound_at = static_cast<std::size_t>(it->position());
     }
-    if (assignments != 1) return {};
+    if (assignments != 1) return none;
     // Named nowhere else in the unit but its binding and this check: a rebinding the assignment
     // pattern does not see (`(ok) = True`, `ok, _ = True, 0`, `for ok in [True]`, `[ok] = [true]`,
     // `bool& r = ok; r = true;`, `f(&ok)`, a block of its own that shadows it) leaves it at a third
     // place, and then the check is read as written (review 42).
     {
+      // (Counted in the code: a message or a comment naming it, `t.notOk(bad, 'bad sum')`, is no use;
+      // an interpolation, `${bad}`, `f"{bad}"`, is.)
       const std::regex word = detail::cached_regex("(?:^|[^\\w$.])" + e + "(?![\\w$])");  // (not `assert.ok`)
+      const std::string code = code_of(all);
       std::size_t uses = 0;
-      for (std::sregex_iterator it(all.begin(), all.end(), word), end; it != end && uses < 3; ++it) ++uses;
-      if (uses > 2) return {};
+      for (std::sregex_iterator it(code.begin(), code.end(), word), end; it != end && uses < 3; ++it) ++uses;
+      if (uses > 2) return none;
     }
     // Bound in the unit's body itself, not in a block of its own (`{ const ok = got === 4; }` ...
     // `assert.ok(ok === true)` checks another `ok`, the one the block shadowed: review 42).
@@ -4311,7 +4496,7 @@ class Analyzer {
           --depth;
         }
       }
-      if (least >= 0 && depth != least) return {};
+      if (least >= 0 && depth != least) return none;
     }
     std::string value;
     int depth = 0;
@@ -4361,14 +4546,19 @@ class Analyzer {
     }
     value = trim(value);
     while (!value.empty() && (value.back() == ';' || value.back() == ',')) value.pop_back();
-    if (value.empty() || contains(value, "=>") || starts_with(value, "lambda") || contains(value, "function")) return {};
+    if (value.empty() || contains(value, "=>") || starts_with(value, "lambda") || contains(value, "function")) return none;
     int open = 0;
     for (const char c : value) open += (c == '(' || c == '[' || c == '{') ? 1 : (c == ')' || c == ']' || c == '}') ? -1 : 0;
-    if (open != 0) return {};
-    const bool condition = split_top(js_ternary_marks(value), {"==", "!=", "<", ">", " in ", "||", "&&", " or ", " and "}).size() >= 2;
-    if (!condition) return {};
-    out = value;
-    return out;
+    if (open != 0) return none;
+    // (A negated condition is one too: `const bad = !(got === 4)`, `bad = not (got == 4)`.)
+    const std::string inner = (starts_with(value, "!(") && wrapped_in_parens(value.substr(1)))         ? unparen(value.substr(1))
+                              : lang_ == Lang::python && starts_with(value, "not ") ? unparen(value.substr(4))
+                                                                                    : std::string();
+    const bool condition = split_top(js_ternary_marks(value), {"==", "!=", "<", ">", " in ", "||", "&&", " or ", " and "}).size() >= 2 ||
+                           (!inner.empty() && is_condition(inner));
+    if (!condition) return none;
+    entry = {value, bound_at};
+    return entry;
   }
 
   /// The value a plain local is bound to when the unit binds it exactly once (`got := Add(2, 2) / 10`,
@@ -4959,7 +5149,8 @@ class Analyzer {
   int inverted_depth_ = 0;        ///< inside code an expectation of an assertion failure wraps
   mutable bool last_own_else_ = false;  ///< classify_call: a failure branch in an `else` (its `if`'s condition is the check)
   mutable std::map<std::string, bool> rebound_;  ///< failure_rebound, by callee
-  mutable std::map<std::tuple<uint32_t, uint32_t, std::string>, std::string> held_values_;  ///< held_value, by unit span and name
+  mutable std::map<std::tuple<uint32_t, uint32_t, std::string>, std::pair<std::string, std::size_t>> held_values_;  ///< held_value, by unit span and name
+  mutable std::size_t check_at_ = std::string::npos;  ///< classify_call: the check's offset in its unit
   mutable bool last_own_if_ = false;   ///< classify_call: a Go failure branch (its `if` is the check)
   mutable bool last_inverts_ = false;  ///< classify_call: an expectation that catches assertion failures
   FileNames names_;                 ///< what the file's names refer to (defined here, imported from where)
