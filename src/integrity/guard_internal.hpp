@@ -125,6 +125,9 @@ struct Assertion {
   /// add(2, 2)` reads `add(2,2)`; `s.total(xs)` with `s = new Store()` in a hook reads
   /// `newStore().total(xs)`): the same value however the test names it, matched like `operands`.
   std::set<std::string> expanded;
+  /// How often each name its operands start from was bound in the unit before it (`r:2;`): two
+  /// checks of `r.text` with `r` bound again between them look at different values.
+  std::string bound;
   /// An operand's variable is set to a constant after it was computed, before the check (`got =
   /// add(2, 2)` ... `got = 4`): the check no longer looks at what was computed.
   bool overwritten = false;

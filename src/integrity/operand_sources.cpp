@@ -247,7 +247,27 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
   auto bind = [&](TSNode left, TSNode right) {
     if (ts_node_is_null(left) || ts_node_is_null(right)) return;
     const auto names = bound_names(s.text(left));
-    const std::string rhs = annihilated(s.text(right));
+    std::string rhs = annihilated(s.text(right));
+    // (A ternary of boolean literals, `ok = got === 4 ? true : false`, `ok = True if got == 4 else
+    // False`: its condition, negated when the literals are the other way round.)
+    {
+      TSNode r = right;
+      while (!ts_node_is_null(r) && Syntax::type(r) == "parenthesized_expression" && ts_node_named_child_count(r) == 1) r = ts_node_named_child(r, 0);
+      const std::string_view rt = ts_node_is_null(r) ? std::string_view() : Syntax::type(r);
+      if ((rt == "ternary_expression" || rt == "conditional_expression") && ts_node_named_child_count(r) == 3) {
+        const bool python = Syntax::field(r, "condition").id == nullptr;  // (Python's has no fields)
+        TSNode cond = python ? ts_node_named_child(r, 1) : Syntax::field(r, "condition");
+        TSNode yes = python ? ts_node_named_child(r, 0) : Syntax::field(r, "consequence");
+        TSNode no = python ? ts_node_named_child(r, 2) : Syntax::field(r, "alternative");
+        const auto truth = [&](TSNode x) {
+          const std::string v = ts_node_is_null(x) ? std::string() : strip_spaces(s.text(x));
+          return v == "true" || v == "True" ? 1 : v == "false" || v == "False" ? 0 : -1;
+        };
+        const int ty = truth(yes), tn = truth(no);
+        if (!ts_node_is_null(cond) && ty >= 0 && tn >= 0 && ty != tn)
+          rhs = ty == 1 ? annihilated(s.text(cond)) : "!(" + annihilated(s.text(cond)) + ")";
+      }
+    }
     const auto values = split_top(rhs, {","});
     for (std::size_t k = 0; k < names.size(); ++k)
       defs[names[k]].push_back({Syntax::line(n), values.size() == names.size() ? values[k] : rhs});
@@ -269,6 +289,17 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
         list.back().value += " + (" + added + ")";
         list.back().line = std::max(list.back().line, Syntax::line(n));
       }
+    }
+  } else if (t == "update_expression" || t == "inc_statement" || t == "dec_statement") {
+    // `requestCount++`, `--left`, Go's `n++` (in a callback too): the variable changes from what it
+    // held; a constant it was initialized with is not what a later check reads (ky's `let
+    // requestCount = 0` counted up in a fetch callback was read as 0).
+    TSNode arg = Syntax::field(n, "argument");
+    if (ts_node_is_null(arg) && ts_node_named_child_count(n) >= 1) arg = ts_node_named_child(n, 0);
+    if (!ts_node_is_null(arg) && Syntax::type(arg) == "identifier") {
+      const std::string name = s.text(arg);
+      const bool up = s.text(n).find("++") != std::string::npos;
+      defs[name].push_back({Syntax::line(n), name + (up ? " + 1" : " - 1")});
     }
   } else if ((t == "for_in_statement" || t == "for_statement" || t == "range_clause") &&
              !empty_collection(s, Syntax::field(n, "right"), defs)) {
@@ -828,6 +859,16 @@ void resolve_operand_sources(const Syntax& s, TSNode unit, std::vector<Assertion
     for (const auto& o : a.operands)
       if (!a.expanded.insert(expand(o, defs, a.line, 0)).second && a.operands.size() >= 2 && (a.kind == Kind::eq || a.kind == Kind::approx))
         a.tautology = true;
+    a.bound.clear();
+    std::set<std::string> roots;
+    for (const auto& o : a.operands)
+      for (const auto& chain : chains(o))
+        if (!chain.empty() && defs.count(chain.front())) roots.insert(chain.front());
+    for (const auto& root : roots) {
+      int n = 0;
+      for (const auto& d : defs.at(root)) n += d.line < a.line ? 1 : 0;
+      a.bound += root + ":" + std::to_string(n) + ";";
+    }
   }
 }
 

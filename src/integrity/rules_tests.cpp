@@ -432,7 +432,11 @@ std::optional<IntegrityFinding> compare_checks(const TestUnit& bt, const TestUni
       if (x.literals.empty() || y.literals.empty()) return false;
       const auto &[dx, lx] = keys_of(x);
       const auto &[dy, ly] = keys_of(y);
-      return dx == dy || dx == ly || lx == dy;
+      // (The same as written, its names bound again between the two, `r = get(a)` ... `r = get(b)`:
+      // alike only through the test's locals.)
+      // (A key through the locals that is the key as written, nothing expanded, is that key: the
+      // rebinding rule above holds for it too.)
+      return (dx == dy && (x.bound == y.bound || lx == ly)) || (dx == ly && ly != dy) || (lx == dy && lx != dx);
     };
     for (std::size_t i = 0; i < before.size(); ++i) {
       const Assertion* a = match[i];

@@ -127,9 +127,16 @@ void collect_operands(std::string_view expr, std::set<std::string>& out, bool& t
                       std::vector<std::string>* raw = nullptr) {
   std::string e = trim(expr);
   if (raw && !e.empty() && raw->size() < 16) raw->push_back(e.substr(0, 1024));
-  while (wrapped_in_parens(e)) e = trim(std::string_view(e).substr(1, e.size() - 2));
-  for (std::string_view neg : {"not ", "!"})
-    if (starts_with(e, neg)) e = trim(std::string_view(e).substr(neg.size()));
+  // (Negations and parentheses, however deep: `!(!(got === 4))` compares `got`.)
+  for (bool again = true; again;) {
+    again = false;
+    while (wrapped_in_parens(e)) e = trim(std::string_view(e).substr(1, e.size() - 2));
+    for (std::string_view neg : {"not ", "!"})
+      if (starts_with(e, neg) && !starts_with(e, "!=")) {
+        e = trim(std::string_view(e).substr(neg.size()));
+        again = true;
+      }
+  }
   if (contains(e, " or True") || contains(e, "|| true") || contains(e, "||true") || contains(e, "|| 1") ||
       contains(e, "&& false") || contains(e, "and False"))
     tautology = true;
@@ -1520,6 +1527,11 @@ class Analyzer {
     bool tautology = false;
     const auto args = call_args(n);
     if (args.size() >= 2 && args[0] == args[1] && !is_literal(args[0])) tautology = true;  // EXPECT_EQ(x, x)
+    // (After a Go test's `t`: `assert.Equal(t, ok, ok)`; jest's and chai's `expect(got).toEqual(got)`.)
+    if (args.size() >= 3 && (args[0] == "t" || testers_.count(args[0])) && args[1] == args[2] && !is_literal(args[1])) tautology = true;
+    if (is_js(lang_) && args.size() == 1 && !is_literal(args[0]) && starts_with(callee_text(n), "expect(") &&
+        strip_spaces(js_expect_subject(n)) == args[0] && !contains(strip_spaces(text(n)), ".not."))
+      tautology = true;
     // (The compared arguments as written are the first two after a Go test's `t`; a message
     // after them, `strictEqual(got, 4, got > 0 ? 'a' : 'b')`, compares nothing.)
     std::size_t compared = 0;
@@ -1885,10 +1897,14 @@ class Analyzer {
     if (go_failure || (lang_ == Lang::go && kGoFail.count(name) && call_args(n).empty())) {
       last_own_if_ = true;  // the branch's own `if` is the check, not a condition it runs under
       // if got != want { t.Errorf(...) }: the condition tells what was checked.
-      for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
+      for (TSNode child = n, p = ts_node_parent(n); !ts_node_is_null(p); child = p, p = ts_node_parent(p)) {
         if (type(p) == "if_statement") {
           TSNode cond = field(p, "condition");
           const std::string ct = ts_node_is_null(cond) ? text(p).substr(0, kConditionChars) : text(cond);
+          // (In the `else`, `if got == 4 {} else { t.Fatal() }`: it fails when the condition does
+          // not hold, so the condition is what is checked.)
+          if (TSNode alt = field(p, "alternative"); !ts_node_is_null(alt) && ts_node_eq(alt, child))
+            return clause_checks(a, ct, {"&&"}, /*negated=*/false);
           return clause_checks(a, ct, {"||"}, /*negated=*/true);
         }
         if (type(p) == "function_declaration" || type(p) == "func_literal") break;
@@ -2066,8 +2082,16 @@ class Analyzer {
       }
     } else if (kTruth.count(name) || starts_with(name, "assert") || (js_ok_name(name) && is_js(lang_))) {
       auto args = call_args(n);
-      if (!args.empty() && !contains(t, ".not.") && (contains(args[0], "&&") || contains(args[0], " and ")))
-        return clause_checks(a, args[0], {"&&", " and "}, false);
+      // (The condition as written, spaces kept: the arguments lost them, and with them ` and `;
+      // testify's `assert.True(t, a && b)` after its `t`. Python's `all([a, b])` is `a and b`.)
+      {
+        const auto raw = raw_call_args(n);
+        const std::size_t at = lang_ == Lang::go && raw.size() >= 2 && (name == "True" || name == "False") ? 1 : 0;
+        const std::string cond = at < raw.size() ? trim(raw[at]) : std::string();
+        if (!cond.empty() && !contains(t, ".not.") &&
+            (contains(cond, "&&") || contains(cond, " and ") || (lang_ == Lang::python && starts_with(cond, "all("))))
+          return clause_checks(a, cond, {"&&", " and "}, false);
+      }
       // (A held conjunction, `const pass = got === 4 && add(3, 3) === 6` ... `assert.ok(pass)`,
       // `EXPECT_TRUE(ok)`, `self.assertTrue(ok)`: one check per clause, as clause_checks reads it.)
       if (args.size() >= 1 && !contains(t, ".not.") && lang_ != Lang::go) {
@@ -2087,6 +2111,8 @@ class Analyzer {
         const auto raw = raw_call_args(n);
         if (cond_at < raw.size()) truth_arg = truth_of(raw[cond_at]);
         if (truth_arg.empty()) truth_arg = cond_at < args.size() ? args[cond_at] : args[0];
+        // (`assert.ok(!(got === 4 ? false : true))`: the ternary's condition; only truthiness counts.)
+        truth_arg = literal_ternary(truth_arg, /*strict=*/false);
       }
       // (A condition held in a local, `assert.ok(pass)`, `self.assertTrue(ok)`: scored as the condition.)
       const std::string held = args.empty() ? std::string() : held_condition(truth_arg);
@@ -2373,29 +2399,41 @@ class Analyzer {
       }
       for (std::size_t i = 0; i + 1 < links.size(); ++i) clauses.push_back(trim(links[i]) + " == " + trim(links[i + 1]));
     }
-    std::vector<std::pair<std::string, bool>> read;  // (a clause; asserted, not a failure condition)
+    struct Read {
+      std::string text;
+      bool asserted = false;  ///< asserted, not a failure condition
+      bool weak = false;      ///< what it checks is unknown: a type check at most
+    };
+    std::vector<Read> read;
     for (const auto& as_written : clauses) {
       // A held condition or a comparison compared with a boolean literal (`assert ok == True`, `ok
       // is True`, `if ok == false { t.Fatal() }`, `(got == 4) is True`) is the truth of itself,
       // negated for `False`: read as `assert ok` is (review 41: `ok = got == 4 or got == 0` ...
       // `assert ok == True` passed as an equality; `assert ok is True` was read as no comparison).
       std::string written = truth_of(as_written);
+      // (Compared with a boolean literal but no boolean, `(True if c else None) is not False`: it
+      // holds for other values too, at most a type check.)
+      const bool odd_truth = written.empty() && truth_compared(unparen(trim(as_written)), lang_ == Lang::python).has_value();
       if (written.empty()) written = as_written;
-      // Python's `all([a, b])` over a list or tuple written out: `a and b`, one check per item.
+      // (`c ? true : false`, `!(c ? false : true)`: `c` itself; only truthiness counts here.)
+      if (const std::string plain = literal_ternary(written, /*strict=*/false); plain != unparen(trim(written))) written = plain;
+      // Python's `all([a, b])` over a list or tuple written out: `a and b`, one check per item;
+      // `any([a, b])` is `a or b`. Not written out (a slice, a product, a starred item) or a
+      // rebound `all`: what it checks is unknown, at most a type check.
       if (lang_ == Lang::python && !failure) {
-        const std::string e = unparen(trim(written));
-        if (starts_with(e, "all(") && matching_close(e, 3) == e.size() - 1) {
-          const std::string arg = trim(std::string_view(e).substr(4, e.size() - 5));
-          const bool listed = arg.size() >= 2 && ((arg.front() == '[' && arg.back() == ']') || (arg.front() == '(' && arg.back() == ')')) &&
-                              matching_close(arg, 0) == arg.size() - 1;
-          std::vector<std::string> items;
-          if (listed && split_top(arg.substr(1, arg.size() - 2), {" for "}).size() == 1)
-            for (auto& item : split_top(arg.substr(1, arg.size() - 2), {","}))
-              if (!trim(item).empty()) items.push_back(trim(item));
-          if (!items.empty()) {
-            for (auto& item : items) read.emplace_back(std::move(item), false);
-            continue;
-          }
+        bool weak = false;
+        const auto items = python_all_items(written, weak);
+        if (!items.empty()) {
+          for (const auto& item : items) read.push_back({item});
+          continue;
+        }
+        if (weak) {
+          read.push_back({written, false, true});
+          continue;
+        }
+        if (const std::string any = python_any_text(written, weak); weak || any != written) {
+          read.push_back({any, false, weak});
+          continue;
         }
       }
       // A held condition joined as this check joins its clauses (`ok = got == 4 and add(3, 3) == 6`
@@ -2408,7 +2446,7 @@ class Analyzer {
         if (parts.size() >= 2 && (failure || !alternatives)) {
           std::size_t at = 0;  // (the parts cut from `held` itself: the marks hide `?.`, not lengths)
           for (const auto& part : parts) {
-            read.emplace_back(trim(held.substr(at, part.size())), false);
+            read.push_back({trim(held.substr(at, part.size()))});
             at += part.size();
             for (const auto sep : seps)
               if (held.compare(at, sep.size(), sep) == 0) {
@@ -2429,7 +2467,7 @@ class Analyzer {
         if (parts.size() >= 2 && split_top(js_ternary_marks(inner), {"||", " or "}).size() == 1 && !has_ternary(inner)) {
           std::size_t at = 0;
           for (const auto& part : parts) {
-            read.emplace_back(trim(inner.substr(at, part.size())), true);
+            read.push_back({trim(inner.substr(at, part.size())), true});
             at += part.size();
             for (const std::string_view sep : {"&&", " and "})
               if (inner.compare(at, sep.size(), sep) == 0) {
@@ -2440,9 +2478,9 @@ class Analyzer {
           continue;
         }
       }
-      read.emplace_back(std::move(written), false);
+      read.push_back({std::move(written), false, odd_truth});
     }
-    for (const auto& [written, asserted] : read) {
+    for (const auto& [written, asserted, weak] : read) {
       std::string clause = held_condition(written);
       bool negated = failure && !asserted;
       // (A failure condition that negates a held condition, `!ok` of `ok := got == 4 || got == 0`:
@@ -2458,7 +2496,7 @@ class Analyzer {
       // flipped, `got != 4 && got != 0`, so that the conjuncts are judged as if written so.)
       if (negated) clause = expanded_conjuncts(clause);
       Assertion a = proto;
-      a.kind = comparison_kind(clause, negated);
+      a.kind = weak ? Kind::type : comparison_kind(clause, negated);
       bool tautology = false;
       // (A failure condition's conjuncts: the values it checks are those its comparisons compare;
       // a guard beside them, `ok` of `got, ok := m["a"]` in `ok && got != 4`, is no operand.)
@@ -2700,9 +2738,11 @@ class Analyzer {
         sides.size() == 2 && (starts_with(trim(sides[0]), "typeof") || starts_with(trim(sides[1]), "typeof") ||
                               top_level_assignment(sides[0]) || top_level_assignment(sides[1])))
       return Kind::type;
-    // `!(a !== b)`: the equality itself.
+    // `!(a !== b)`: the equality itself; `!(!(c))`, `!!c`: `c`.
     if (e.size() > 3 && e[0] == '!' && e[1] == '(' && matching_close(e, 1) == e.size() - 1) {
       const std::string inner = unparen(e.substr(1));
+      if (starts_with(inner, "!") && !starts_with(inner, "!=") && split_top(js_ternary_marks(inner), {"&&", "||", "??", "?"}).size() == 1)
+        return ok_kind(inner.substr(1));
       if (const auto ne = split_top(inner, {"!==", "!="}); ne.size() == 2 &&
           split_top(js_ternary_marks(inner), {"??", "?", "||", "&&"}).size() == 1)
         return ok_kind(trim(ne[0]) + " === " + trim(ne[1]));
@@ -4155,6 +4195,112 @@ class Analyzer {
     return !ts_node_is_null(unit_node_) && js_settled_outcomes_checked(s_, call, unit_node_);
   }
 
+  /// Is the Python builtin `name` (`all`, `any`) rebound in the file: `all = any`, `def all(`,
+  /// `from builtins import any as all`, `import all`?
+  bool python_builtin_rebound(const std::string& name) const {
+    const std::regex bound = detail::cached_regex("\\bdef\\s+" + name + "\\s*\\(|(?:^|[^\\w.])" + name +
+                                                  "\\s*(?::[^=\\n]*)?=(?!=)|\\bimport\\s+[^\\n]*\\b" + name + "\\b|\\bas\\s+" + name + "\\b");
+    return std::regex_search(s_.src, bound);
+  }
+
+  /// The items of Python's `all([a, b])` / `all((a, b))` written out, each with a nested `any([...])`
+  /// as its disjunction: the clauses it asserts. Empty for anything else; then `weak` tells a call
+  /// of `all` whose items are not written out (a slice, `* 0`, a starred item) or a rebound `all`.
+  std::vector<std::string> python_all_items(const std::string& written, bool& weak) const {
+    const std::string e = unparen(trim(written));
+    if (!starts_with(e, "all(") || matching_close(e, 3) != e.size() - 1) return {};
+    const std::string arg = trim(std::string_view(e).substr(4, e.size() - 5));
+    const bool listed = arg.size() >= 2 && ((arg.front() == '[' && arg.back() == ']') || (arg.front() == '(' && arg.back() == ')')) &&
+                        matching_close(arg, 0) == arg.size() - 1 && split_top(arg.substr(1, arg.size() - 2), {" for "}).size() == 1;
+    if (python_builtin_rebound("all")) {
+      weak = true;
+      return {};
+    }
+    if (!listed) {
+      // (`[got == 4] * 0`, `[...][1:]`, `[...].copy()[2:]`: a list written out, then made otherwise.)
+      weak = (arg.front() == '[' || arg.front() == '(') && matching_close(arg, 0) != arg.size() - 1;
+      return {};
+    }
+    std::vector<std::string> items;
+    for (auto& item : split_top(arg.substr(1, arg.size() - 2), {","})) {
+      std::string x = trim(item);
+      if (x.empty()) continue;
+      if (starts_with(x, "*")) {
+        weak = true;
+        return {};
+      }
+      bool inner_weak = false;
+      x = python_any_text(x, inner_weak);
+      if (inner_weak) {
+        weak = true;
+        return {};
+      }
+      items.push_back(std::move(x));
+    }
+    return items;
+  }
+
+  /// Python's `any([a, b])` written out as `(a) or (b)`; `e` itself otherwise (`weak` set for an
+  /// `any` whose items are not written out, or a rebound one).
+  std::string python_any_text(const std::string& written, bool& weak) const {
+    const std::string e = unparen(trim(written));
+    if (!starts_with(e, "any(") || matching_close(e, 3) != e.size() - 1) return written;
+    const std::string arg = trim(std::string_view(e).substr(4, e.size() - 5));
+    const bool listed = arg.size() >= 2 && ((arg.front() == '[' && arg.back() == ']') || (arg.front() == '(' && arg.back() == ')')) &&
+                        matching_close(arg, 0) == arg.size() - 1 && split_top(arg.substr(1, arg.size() - 2), {" for "}).size() == 1;
+    if (python_builtin_rebound("any") || !listed) {
+      weak = python_builtin_rebound("any") || ((arg.front() == '[' || arg.front() == '(') && matching_close(arg, 0) != arg.size() - 1);
+      return written;
+    }
+    std::string out;
+    for (const auto& item : split_top(arg.substr(1, arg.size() - 2), {","})) {
+      const std::string x = trim(item);
+      if (x.empty()) continue;
+      if (starts_with(x, "*")) {
+        weak = true;
+        return written;
+      }
+      out += (out.empty() ? "(" : " or (") + x + ")";
+    }
+    return out.empty() ? written : out;
+  }
+
+  /// A ternary picking one literal of each truth (`c ? false : true`, `True if c else False`): `c`
+  /// itself or its negation; `c ? 1 : 0`, `c ? null : 1` too where only truthiness counts (`strict`
+  /// false); a negation of one, `!(c ? false : true)`, is `c`. `c` as written (trimmed) otherwise.
+  std::string literal_ternary(const std::string& c, bool strict) const {
+    const std::string e = unparen(trim(c));
+    for (const std::string_view neg : {"!", "not "})
+      if (starts_with(e, neg) && (neg == "not " ? lang_ == Lang::python : !starts_with(e, "!=")) &&
+          wrapped_in_parens(trim(e.substr(neg.size())))) {
+        const std::string inner = unparen(e.substr(neg.size()));
+        if (const std::string plain = literal_ternary(inner, strict); plain != inner) return negation_of(plain);
+      }
+    std::string cond, yes, no;
+    if (lang_ == Lang::python) {
+      const auto parts = split_top(e, {" if ", " else "});
+      if (parts.size() != 3) return trim(c);
+      yes = trim(parts[0]), cond = trim(parts[1]), no = trim(parts[2]);
+    } else {
+      const std::string marked = js_ternary_marks(e);
+      const auto q = split_top(marked, {"?"});
+      if (q.size() != 2 || contains(marked, "??")) return trim(c);
+      const auto r = split_top(std::string_view(e).substr(q[0].size() + 1), {":"});
+      if (r.size() != 2) return trim(c);
+      cond = trim(e.substr(0, q[0].size())), yes = trim(r[0]), no = trim(r[1]);
+    }
+    const auto truth = [&](const std::string& x) {
+      if (x == "true" || x == "True") return 1;
+      if (x == "false" || x == "False") return 0;
+      if (!strict && truthy_literal(x)) return 1;
+      if (!strict && falsy_literal(x, lang_ == Lang::python)) return 0;
+      return -1;
+    };
+    const int ty = truth(yes), tn = truth(no);
+    if (ty < 0 || tn < 0 || ty == tn || cond.empty() || has_ternary(cond)) return trim(c);
+    return ty == 1 ? cond : negation_of(cond);
+  }
+
   /// Is `c` a boolean made of comparisons: a comparison (`got == 4`, `a < b`, `x in xs`, `x is
   /// None`, `x instanceof C`), a negation (`!x`, `not x`), clauses of those joined by and/or, or a
   /// local holding one (held_condition)? Not a ternary, a comma expression, a function (`() => got
@@ -4206,34 +4352,7 @@ class Analyzer {
     const auto compares = [&](const std::string& c) { return boolean_condition(c); };
     // (chai's and jest's `not` sets negation, it does not toggle it: `.not.not.be.true` is `.not.be.true`.)
     const auto negated_flag = [&](bool falsity) { return contains(strip_spaces(t), ".not.") ? !falsity : falsity; };
-    // (A ternary picking one literal of each truth, `c ? false : true`, `True if c else False`: `c`
-    // itself or its negation; `c ? 1 : 0` too where only truthiness counts, `strict` false.)
-    const auto plain = [&](const std::string& c, bool strict) -> std::string {
-      const std::string e = unparen(trim(c));
-      std::string cond, yes, no;
-      if (lang_ == Lang::python) {
-        const auto parts = split_top(e, {" if ", " else "});
-        if (parts.size() != 3) return trim(c);
-        yes = trim(parts[0]), cond = trim(parts[1]), no = trim(parts[2]);
-      } else {
-        const std::string marked = js_ternary_marks(e);
-        const auto q = split_top(marked, {"?"});
-        if (q.size() != 2 || contains(marked, "??")) return trim(c);
-        const auto r = split_top(std::string_view(e).substr(q[0].size() + 1), {":"});
-        if (r.size() != 2) return trim(c);
-        cond = trim(e.substr(0, q[0].size())), yes = trim(r[0]), no = trim(r[1]);
-      }
-      const auto truth = [&](const std::string& x) {
-        if (x == "true" || x == "True") return 1;
-        if (x == "false" || x == "False") return 0;
-        if (!strict && x == "1") return 1;
-        if (!strict && (x == "0" || x == "null" || x == "undefined" || x == "None" || x == "''" || x == "\"\"")) return 0;
-        return -1;
-      };
-      const int ty = truth(yes), tn = truth(no);
-      if (ty < 0 || tn < 0 || ty == tn || cond.empty() || has_ternary(cond)) return trim(c);
-      return ty == 1 ? cond : negation_of(cond);
-    };
+    const auto plain = [&](const std::string& c, bool strict) { return literal_ternary(c, strict); };
     if (is_js(lang_) && name == "expect" && !contains(callee_text(n), ".")) {
       // chai's property assertions: `expect(c).to.be.true`, `expect(c).not.to.be.ok`,
       // `expect(x).to.be.null`; a chain that ends in a call (`.to.equal(4)`) is that call's.
@@ -4362,8 +4481,9 @@ class Analyzer {
   std::string truth_of(const std::string& written) const {
     const auto compared = truth_compared(unparen(trim(written)), lang_ == Lang::python);
     if (!compared) return {};
-    const std::string subject = unparen(compared->first);
-    if (held_condition(subject) != subject || is_condition(subject) || is_plain_name(subject))
+    // (A boolean only: `(True if c else None) is not False` holds for None too.)
+    const std::string subject = literal_ternary(unparen(compared->first), /*strict=*/true);
+    if (held_condition(subject) != subject || boolean_condition(subject) || is_plain_name(subject))
       return compared->second ? negation_of(subject) : subject;
     return {};
   }
@@ -4376,54 +4496,48 @@ class Analyzer {
     return name ? "!" + e : "!(" + e + ")";
   }
 
-  /// `text` with its comments and the contents of its string literals blanked (same length, the
-  /// quotes kept); interpolations (`${...}` in a template literal, `{...}` in a Python f-string) kept.
-  std::string code_of(const std::string& text) const {
-    std::string out = text;
-    const bool python = lang_ == Lang::python;
-    for (std::size_t i = 0; i < out.size(); ++i) {
-      const char c = text[i];
-      if ((python && c == '#') || (!python && c == '/' && i + 1 < text.size() && text[i + 1] == '/')) {
-        for (; i < text.size() && text[i] != '\n'; ++i) out[i] = ' ';
-        continue;
-      }
-      if (!python && c == '/' && i + 1 < text.size() && text[i + 1] == '*') {
-        const auto end = text.find("*/", i + 2);
-        const std::size_t stop = end == std::string::npos ? text.size() : end + 2;
-        for (; i < stop; ++i)
-          if (text[i] != '\n') out[i] = ' ';
-        --i;
-        continue;
-      }
-      if (c != '"' && c != '\'' && c != '`') continue;
-      const bool fstring = python && i > 0 && (text[i - 1] == 'f' || text[i - 1] == 'F');
-      const bool triple = python && text.compare(i, 3, std::string(3, c)) == 0;
-      const std::size_t open = triple ? 3 : 1;
-      std::size_t k = i + open;
-      int interp = 0;  // (depth inside an interpolation)
-      for (; k < text.size(); ++k) {
-        const char d = text[k];
-        if (interp > 0) {
-          if (d == '{') ++interp;
-          else if (d == '}') --interp;
-          continue;
+  /// The current unit's text (its first 65536 bytes) with its comments and string literals blanked
+  /// by the syntax tree (same length, newlines kept): a JavaScript regular expression, a raw
+  /// string, a char literal are what the grammar says, not what a quote scan guesses.
+  /// Interpolations (`${...}` in a template literal, `{...}` in a Python f-string) are kept. Worked
+  /// out once per unit.
+  const std::string& unit_code() const {
+    const auto key = std::make_pair(ts_node_start_byte(unit_node_), ts_node_end_byte(unit_node_));
+    if (const auto it = unit_codes_.find(key); it != unit_codes_.end()) return it->second;
+    std::string& out = unit_codes_[key];
+    out = text(unit_node_).substr(0, 65536);
+    const std::string original = out;
+    const uint32_t base = ts_node_start_byte(unit_node_);
+    static const std::set<std::string, std::less<>> kText = {"string", "template_string", "string_literal", "raw_string_literal",
+                                                             "char_literal", "character_literal", "interpreted_string_literal",
+                                                             "rune_literal", "regex", "text_block", "concatenated_string"};
+    static const std::set<std::string, std::less<>> kComment = {"comment", "line_comment", "block_comment"};
+    static const std::set<std::string, std::less<>> kInterpolation = {"template_substitution", "interpolation"};
+    const auto span = [&](TSNode x) {
+      const std::size_t from = ts_node_start_byte(x) - base, to = ts_node_end_byte(x) - base;
+      return std::pair{std::min(from, out.size()), std::min(to, out.size())};
+    };
+    std::function<void(TSNode, int)> mask = [&](TSNode x, int depth) {
+      if (depth > kMaxSyntaxDepth || ts_node_start_byte(x) - base >= out.size()) return;
+      const std::string_view t = type(x);
+      if (kText.count(t) || kComment.count(t)) {
+        const auto [from, to] = span(x);
+        for (std::size_t k = from; k < to; ++k)
+          if (out[k] != '\n') out[k] = ' ';
+        if (kComment.count(t)) return;
+        // (What an interpolation computes is code: restored, its own strings masked again.)
+        for (uint32_t i = 0; i < ts_node_named_child_count(x); ++i) {
+          TSNode c = ts_node_named_child(x, i);
+          if (!kInterpolation.count(type(c))) continue;
+          const auto [cf, ct] = span(c);
+          for (std::size_t k = cf; k < ct; ++k) out[k] = original[k];
+          mask(c, depth + 1);
         }
-        if (d == '\\') {
-          out[k] = ' ';
-          if (k + 1 < text.size() && text[k + 1] != '\n') out[++k] = ' ';
-          continue;
-        }
-        if (triple ? text.compare(k, 3, std::string(3, c)) == 0 : d == c) break;
-        if (!triple && d == '\n' && c != '`') break;  // (an unterminated literal ends at its line)
-        if ((c == '`' && d == '$' && k + 1 < text.size() && text[k + 1] == '{') || (fstring && d == '{' && !(k + 1 < text.size() && text[k + 1] == '{'))) {
-          interp = 1;
-          if (c == '`') ++k;
-          continue;
-        }
-        if (d != '\n') out[k] = ' ';
+        return;
       }
-      i = std::min(text.size(), k + open) - 1;
-    }
+      for (uint32_t i = 0; i < ts_node_child_count(x); ++i) mask(ts_node_child(x, i), depth + 1);
+    };
+    mask(unit_node_, 0);
     return out;
   }
 
@@ -4465,12 +4579,53 @@ class Analyzer {
     const std::regex assign = detail::cached_regex("(?:^|[^\\w$.])" + e +
                                                    R"((?:\s*:\s*[\w<>\[\]]+|\s+bool)?\s*(?:\|\||&&|\?\?|<<|>>|//|\*\*|[-+*/%&|^:])?=(?!=))" +
                                                    (lang_ == Lang::cpp ? "|" + cpp_initializer(e) : std::string()));
+    // (Found in the code: a comment or a string, `# ok = True`, binds nothing.)
+    const std::string& code = unit_code();
+    // (Code that binds names the text does not spell: `eval('ok = true')`, `exec(...)`, JS's
+    // `with`, frame locals, `\u` escapes in identifiers, a C++ macro of the file naming it or
+    // pasting tokens: no held reading in such a unit.)
+    {
+      static const std::regex dynamic(R"(\b(?:eval|exec|Function|locals|globals|vars|_getframe|currentframe)\s*\(|f_locals|\\u[0-9a-fA-F{])");
+      if (std::regex_search(code, dynamic) || (is_js(lang_) && std::regex_search(code, detail::cached_regex(R"(\bwith\s*\()"))))
+        return none;
+      if (lang_ == Lang::cpp)
+        for (std::size_t at = s_.src.find("#define"); at != std::string::npos; at = s_.src.find("#define", at + 1)) {
+          const std::string line = s_.src.substr(at, s_.src.find('\n', at) - at);
+          if (contains(line, "##") || has_word(line, e)) return none;
+        }
+    }
     std::size_t assignments = 0, start = std::string::npos, bound_at = 0;
-    for (std::sregex_iterator it(all.begin(), all.end(), assign), end; it != end && assignments < 2; ++it, ++assignments) {
+    for (std::sregex_iterator it(code.begin(), code.end(), assign), end; it != end && assignments < 2; ++it, ++assignments) {
       start = static_cast<std::size_t>(it->position() + it->length());
+      // (Where the name itself is: the match may start at the `{` of the block around it.)
+      const std::string m = it->str();
       bound_at = static_cast<std::size_t>(it->position());
+      for (std::size_t at = m.find(e); at != std::string::npos; at = m.find(e, at + 1))
+        if ((at == 0 || !ident_char(m[at - 1])) && (at + e.size() >= m.size() || !ident_char(m[at + e.size()]))) {
+          bound_at += at;
+          break;
+        }
     }
     if (assignments != 1) return none;
+    // Python: a statement of the test's body itself, at its indentation (not a lambda's walrus, a
+    // nested class's or function's body, a comprehension): what `assert ok` then reads.
+    if (lang_ == Lang::python) {
+      const std::size_t line_start = code.rfind('\n', bound_at) == std::string::npos ? 0 : code.rfind('\n', bound_at) + 1;
+      const std::string_view before = std::string_view(code).substr(line_start, bound_at - line_start);
+      if (before.find_first_not_of(" \t") != std::string_view::npos) return none;
+      // (The body's indentation: the first code line after the `def` line, decorators before it.)
+      std::size_t body_indent = std::string::npos;
+      const std::size_t def_at = code.find("def ");
+      for (std::size_t at = def_at == std::string::npos ? def_at : code.find('\n', def_at); at != std::string::npos && at + 1 < code.size();
+           at = code.find('\n', at + 1)) {
+        const std::size_t text_at = code.find_first_not_of(" \t", at + 1);
+        if (text_at == std::string::npos) break;
+        if (code[text_at] == '\n' || code[text_at] == '#') continue;
+        body_indent = text_at - (at + 1);
+        break;
+      }
+      if (body_indent == std::string::npos || before.size() != body_indent) return none;
+    }
     // Named nowhere else in the unit but its binding and this check: a rebinding the assignment
     // pattern does not see (`(ok) = True`, `ok, _ = True, 0`, `for ok in [True]`, `[ok] = [true]`,
     // `bool& r = ok; r = true;`, `f(&ok)`, a block of its own that shadows it) leaves it at a third
@@ -4479,24 +4634,29 @@ class Analyzer {
       // (Counted in the code: a message or a comment naming it, `t.notOk(bad, 'bad sum')`, is no use;
       // an interpolation, `${bad}`, `f"{bad}"`, is.)
       const std::regex word = detail::cached_regex("(?:^|[^\\w$.])" + e + "(?![\\w$])");  // (not `assert.ok`)
-      const std::string code = code_of(all);
       std::size_t uses = 0;
       for (std::sregex_iterator it(code.begin(), code.end(), word), end; it != end && uses < 3; ++it) ++uses;
       if (uses > 2) return none;
     }
     // Bound in the unit's body itself, not in a block of its own (`{ const ok = got === 4; }` ...
     // `assert.ok(ok === true)` checks another `ok`, the one the block shadowed: review 42).
+    // (In the code, a `}` in a string or a comment aside; nor inside parentheses: a `for (let ok =
+    // ...;;)` initializer binds in the loop's scope.)
     if (lang_ != Lang::python) {
-      int depth = 0, least = -1;
+      int depth = 0, least = -1, parens = 0;
       for (std::size_t k = 0; k < bound_at; ++k) {  // (before the binding: `bool ok{` opens no block)
-        if (all[k] == '{') {
+        if (code[k] == '{') {
           ++depth;
           if (least < 0) least = depth;  // (the body's own brace)
-        } else if (all[k] == '}') {
+        } else if (code[k] == '}') {
           --depth;
+        } else if (least >= 0 && code[k] == '(') {
+          ++parens;
+        } else if (least >= 0 && code[k] == ')') {
+          --parens;
         }
       }
-      if (least >= 0 && depth != least) return none;
+      if ((least >= 0 && depth != least) || parens != 0) return none;
     }
     std::string value;
     int depth = 0;
@@ -4550,6 +4710,11 @@ class Analyzer {
     int open = 0;
     for (const char c : value) open += (c == '(' || c == '[' || c == '{') ? 1 : (c == ')' || c == ']' || c == '}') ? -1 : 0;
     if (open != 0) return none;
+    // (Parentheses around it, `ok = (got == 4)`; a ternary of boolean literals, `bad = got === 4 ?
+    // false : true`, is its condition or the negation.)
+    value = literal_ternary(unparen(value), /*strict=*/true);
+    // (Not a tuple, `ok = (got == 4,)`, always true; not a ternary with other branches.)
+    if (ends_with(value, ",") || split_top(value, {","}).size() > 1 || has_ternary(value)) return none;
     // (A negated condition is one too: `const bad = !(got === 4)`, `bad = not (got == 4)`.)
     const std::string inner = (starts_with(value, "!(") && wrapped_in_parens(value.substr(1)))         ? unparen(value.substr(1))
                               : lang_ == Lang::python && starts_with(value, "not ") ? unparen(value.substr(4))
@@ -4573,24 +4738,33 @@ class Analyzer {
     if (std::smatch im; std::regex_search(all, im, in_place) && im[1].str() != "1" && im[1].str() != "0")
       return truncating ? name + "/" + im[1].str() : "int(" + name + "/" + im[1].str() + ")";
     // (Go's `if ok := got == 4; !ok {` and `var ok bool = got == 4` bind too.)
-    const std::regex bind = detail::cached_regex("(?:^|[\\n;{(])[ \\t]*(?:if\\s+)?(?:(?:var|let|const|val|auto|final|static|constexpr|bool|boolean|int|long|short|double|float|int64|int32|uint|usize|i32|i64|u32|u64|mut|"
+    const std::regex bind = detail::cached_regex("(?:^|[\\n;{(])[ \\t]*(?:if\\s+)?(?:(?:var|let|const|val|auto|final|constexpr|bool|boolean|int|long|short|double|float|int64|int32|uint|usize|i32|i64|u32|u64|mut|"
                           "unsigned|size_t|std::size_t|int64_t|int32_t|uint64_t|uint32_t|uint8_t|std::uint8_t|char)\\s+)*" + name +
                           "(?:\\s*:\\s*[\\w<>\\[\\]]+|\\s+bool)?\\s*(?::=|=(?!=))\\s*([^\\n;]+)");
+    // (Bindings are found in the code, comments and string contents blanked: `# ok = True`,
+    // `"ok=false"` bind nothing; the value is read from the text as written.)
+    const std::string& code = unit_code();
     std::string value;
     int count = 0;
-    for (std::sregex_iterator it(all.begin(), all.end(), bind), e; it != e && count < 2; ++it, ++count) value = (*it)[1].str();
+    for (std::sregex_iterator it(code.begin(), code.end(), bind), e; it != e && count < 2; ++it, ++count)
+      value = all.substr(static_cast<std::size_t>(it->position(1)), static_cast<std::size_t>(it->length(1)));
     // (C++'s brace and paren initializers, `const bool ok{got == 4};`, `bool ok(got == 4);`, after a type.)
     if (lang_ == Lang::cpp && count < 2) {
       const std::regex init = detail::cached_regex(cpp_initializer(name) + R"(([^\n;]*)[)}]\s*;)");
-      for (std::sregex_iterator it(all.begin(), all.end(), init), e; it != e && count < 2; ++it, ++count) value = (*it)[1].str();
+      for (std::sregex_iterator it(code.begin(), code.end(), init), e; it != e && count < 2; ++it, ++count)
+        value = all.substr(static_cast<std::size_t>(it->position(1)), static_cast<std::size_t>(it->length(1)));
     }
-    return count == 1 ? value : std::string{};
+    if (count != 1) return {};
+    // (`got === 4 ? true : false` holds `got === 4`: no value chosen, no lossy view.)
+    if (const std::string plain = literal_ternary(value, /*strict=*/true); plain != trim(value)) return plain;
+    return value;
   }
 
   /// The pattern of a C++ local `name` declared with an initializer in braces or parentheses after
-  /// its type (`const bool ok{`, `bool ok(`, `static const auto ok {`), up to that bracket.
+  /// its type (`const bool ok{`, `bool ok(`, `const auto ok {`), up to that bracket. (Not a
+  /// `static` local: initialized once, it keeps the first run's value in every later one.)
   static std::string cpp_initializer(const std::string& name) {
-    return "(?:^|[\\n;{(])[ \\t]*(?:(?:static|const|constexpr)\\s+)*(?:bool|auto|int|long|unsigned|size_t|std::size_t)\\s+" + name + "\\s*[({]";
+    return "(?:^|[\\n;{(])[ \\t]*(?:(?:const|constexpr)\\s+)*(?:bool|auto|int|long|unsigned|size_t|std::size_t)\\s+" + name + "\\s*[({]";
   }
 
   /// The name a lossy view starts from: `p` of `(p >> 8)`, `Math.floor(n / 10)`, `int(n / 10)`.
@@ -5151,6 +5325,7 @@ class Analyzer {
   mutable std::map<std::string, bool> rebound_;  ///< failure_rebound, by callee
   mutable std::map<std::tuple<uint32_t, uint32_t, std::string>, std::pair<std::string, std::size_t>> held_values_;  ///< held_value, by unit span and name
   mutable std::size_t check_at_ = std::string::npos;  ///< classify_call: the check's offset in its unit
+  mutable std::map<std::pair<uint32_t, uint32_t>, std::string> unit_codes_;  ///< unit_code, by unit span
   mutable bool last_own_if_ = false;   ///< classify_call: a Go failure branch (its `if` is the check)
   mutable bool last_inverts_ = false;  ///< classify_call: an expectation that catches assertion failures
   FileNames names_;                 ///< what the file's names refer to (defined here, imported from where)
