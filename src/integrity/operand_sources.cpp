@@ -241,8 +241,9 @@ bool in_loop_over_nothing(const Syntax& s, TSNode n, const Definitions& defs) {
 }
 
 /// Local definitions of the unit: variable -> the expressions assigned to it.
-void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth) {
+void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth, TSNode root = TSNode{}) {
   if (depth > kMaxSyntaxDepth) return;
+  if (depth == 0) root = n;
   const std::string_view t = Syntax::type(n);
   auto bind = [&](TSNode left, TSNode right) {
     if (ts_node_is_null(left) || ts_node_is_null(right)) return;
@@ -299,7 +300,58 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
     if (!ts_node_is_null(arg) && Syntax::type(arg) == "identifier") {
       const std::string name = s.text(arg);
       const bool up = s.text(n).find("++") != std::string::npos;
-      defs[name].push_back({Syntax::line(n), name + (up ? " + 1" : " - 1")});
+      // In a function handed to the code or called (a callback, a stub): how often it runs is the
+      // code's, the value unknown. In the test's own statements, or in a function nothing calls,
+      // it is what it held plus or minus one (`n = 4; n++; n--` is still the constant 4).
+      bool handed = false;
+      // (The functions around it up to the unit: the unit's own body, `test('x', () => {...})`'s
+      // callback, is not a closure of the test.)
+      const auto is_function = [](std::string_view ft) {
+        return ft == "arrow_function" || ft == "function_expression" || ft == "function" || ft == "lambda_expression" ||
+               ft == "func_literal" || ft == "function_declaration" || ft == "method_definition" || ft == "function_definition" ||
+               ft == "lambda";
+      };
+      std::vector<TSNode> around;
+      for (TSNode f = ts_node_parent(n); !ts_node_is_null(f) && !ts_node_eq(f, root); f = ts_node_parent(f))
+        if (is_function(Syntax::type(f))) around.push_back(f);
+      if (!ts_node_is_null(root) && !is_function(Syntax::type(root)) && !around.empty()) around.pop_back();
+      for (TSNode f : around) {
+        if (handed) break;
+        TSNode up_node = ts_node_parent(f);
+        if (ts_node_is_null(up_node)) break;
+        const std::string_view ut = Syntax::type(up_node);
+        if (ut == "arguments" || ut == "argument_list" || ut == "call_expression" || ut == "pair") handed = true;
+        else if (ut == "variable_declarator" || ut == "assignment_expression" || ut == "init_declarator" || ut == "short_var_declaration" ||
+                 ut == "expression_list") {
+          // (Bound to a name: handed when the name is used again, `fetch: bump` or `bump()`.)
+          TSNode named = Syntax::field(up_node, "name");
+          if (ts_node_is_null(named)) named = Syntax::field(up_node, "left");
+          if (ts_node_is_null(named)) named = Syntax::field(up_node, "declarator");
+          if (ts_node_is_null(named) && ut == "expression_list") {
+            TSNode decl = ts_node_parent(up_node);
+            if (!ts_node_is_null(decl)) named = Syntax::field(decl, "left");
+          }
+          const std::string fn = ts_node_is_null(named) ? std::string() : strip_spaces(s.text(named));
+          TSNode scope = f;
+          while (!ts_node_is_null(ts_node_parent(scope))) scope = ts_node_parent(scope);
+          const std::string all = s.text(scope);
+          std::size_t mentions = 0;
+          for (std::size_t at = fn.empty() ? std::string::npos : all.find(fn); at != std::string::npos && mentions < 2; at = all.find(fn, at + 1))
+            if ((at == 0 || !ident_char(all[at - 1])) && (at + fn.size() >= all.size() || !ident_char(all[at + fn.size()]))) ++mentions;
+          handed = fn.empty() || mentions >= 2;
+        } else {
+          handed = true;  // (a method of an object literal, a function declared and hoisted: assume it runs)
+        }
+        break;
+      }
+      auto& list = defs[name];
+      if (!handed && !list.empty()) {
+        // (Folded into the definition it changes, as `+=` is: still one value, a constant stays one.)
+        list.back().value = "(" + list.back().value + (up ? ") + 1" : ") - 1");
+        list.back().line = std::max(list.back().line, Syntax::line(n));
+      } else {
+        list.push_back({Syntax::line(n), name + (up ? " + 1" : " - 1")});
+      }
     }
   } else if ((t == "for_in_statement" || t == "for_statement" || t == "range_clause") &&
              !empty_collection(s, Syntax::field(n, "right"), defs)) {
@@ -374,7 +426,7 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
         defs[s.text(param)].push_back({Syntax::line(n), s.text(object)});
     }
   }
-  for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) collect_definitions(s, ts_node_named_child(n, i), defs, depth + 1);
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) collect_definitions(s, ts_node_named_child(n, i), defs, depth + 1, root);
 }
 
 /// The one definition of `name` a check at `line` sees, nullptr when there is none; `ambiguous`
@@ -859,15 +911,28 @@ void resolve_operand_sources(const Syntax& s, TSNode unit, std::vector<Assertion
     for (const auto& o : a.operands)
       if (!a.expanded.insert(expand(o, defs, a.line, 0)).second && a.operands.size() >= 2 && (a.kind == Kind::eq || a.kind == Kind::approx))
         a.tautology = true;
+    // What each name its operands start from holds here: its last definition before the check, a
+    // name it is bound to (`r = r`, `same = got; got = same`) followed back to that name's own.
     a.bound.clear();
     std::set<std::string> roots;
     for (const auto& o : a.operands)
       for (const auto& chain : chains(o))
         if (!chain.empty() && defs.count(chain.front())) roots.insert(chain.front());
     for (const auto& root : roots) {
-      int n = 0;
-      for (const auto& d : defs.at(root)) n += d.line < a.line ? 1 : 0;
-      a.bound += root + ":" + std::to_string(n) + ";";
+      std::string name = root, value;
+      int before = a.line;
+      for (int hop = 0; hop < 4; ++hop) {
+        const Definition* last = nullptr;
+        if (const auto it = defs.find(name); it != defs.end())
+          for (const auto& d : it->second)
+            if (d.line < before && (!last || d.line >= last->line)) last = &d;
+        if (!last) break;
+        value = strip_spaces(last->value);
+        if (!is_plain_name(value) || value == name) break;
+        name = value;
+        before = last->line + 1;
+      }
+      a.bound += root + "=" + value + ";";
     }
   }
 }

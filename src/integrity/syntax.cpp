@@ -1903,7 +1903,9 @@ class Analyzer {
           const std::string ct = ts_node_is_null(cond) ? text(p).substr(0, kConditionChars) : text(cond);
           // (In the `else`, `if got == 4 {} else { t.Fatal() }`: it fails when the condition does
           // not hold, so the condition is what is checked.)
-          if (TSNode alt = field(p, "alternative"); !ts_node_is_null(alt) && ts_node_eq(alt, child))
+          // (Not when the `if` branch returns: the checks after it are skipped on success.)
+          if (TSNode alt = field(p, "alternative"), cons = field(p, "consequence");
+              !ts_node_is_null(alt) && ts_node_eq(alt, child) && !(ts_node_is_null(cons) ? false : contains(text(cons), "return")))
             return clause_checks(a, ct, {"&&"}, /*negated=*/false);
           return clause_checks(a, ct, {"||"}, /*negated=*/true);
         }
@@ -2200,7 +2202,11 @@ class Analyzer {
         // (Compared with `false`: the truth of its negation; `expect(got === 0).toBe(false)` is an
         // inequality, `expect(got !== 4).toBe(false)` an equality.)
         a.kind = ok_kind(falsy ? negation_of(unparen(subject)) : subject);
-        a.boolean_literal = a.kind == Kind::type &&
+        // (A predicate's truth is exact; a value's own truth, `!!got`, `!got`, is not: it is what
+        // the value is.)
+        std::string bare = strip_spaces(subject);
+        while (starts_with(bare, "!")) bare = unparen(bare.substr(1));
+        a.boolean_literal = a.kind == Kind::type && contains(bare, "(") &&
                             split_top(js_ternary_marks(subject), {"||", "&&", "??", "?", "===", "!==", "==", "!=", "<", ">"}).size() == 1;
       } else if (boolean) {
         a.kind = comparison_kind(*a.operands.begin(), falsy);
@@ -4225,7 +4231,8 @@ class Analyzer {
     for (auto& item : split_top(arg.substr(1, arg.size() - 2), {","})) {
       std::string x = trim(item);
       if (x.empty()) continue;
-      if (starts_with(x, "*")) {
+      // (A starred item hides what it holds; a lambda is always true.)
+      if (starts_with(x, "*") || function_expression(x)) {
         weak = true;
         return {};
       }
