@@ -4592,7 +4592,8 @@ class Analyzer {
     // `with`, frame locals, `\u` escapes in identifiers, a C++ macro of the file naming it or
     // pasting tokens: no held reading in such a unit.)
     {
-      static const std::regex dynamic(R"(\b(?:eval|exec|Function|locals|globals|vars|_getframe|currentframe)\s*\(|f_locals|\\u[0-9a-fA-F{])");
+      // (Not a method of that name, a regular expression's `.exec(`.)
+      static const std::regex dynamic(R"((?:^|[^.\w$])(?:eval|exec|Function|locals|globals|vars|_getframe|currentframe)\s*\(|f_locals|\\u[0-9a-fA-F{])");
       if (std::regex_search(code, dynamic) || (is_js(lang_) && std::regex_search(code, detail::cached_regex(R"(\bwith\s*\()"))))
         return none;
       if (lang_ == Lang::cpp)
