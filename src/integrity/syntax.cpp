@@ -161,25 +161,8 @@ std::string unparen(std::string e);
 /// value. Not `==`, `!=`, `<=`, `>=`, `=>`, nor an assignment inside a call (`f(x=1)`).
 bool top_level_assignment(std::string_view side) {
   const std::string e = unparen(trim(side));
-  int depth = 0;
-  char quote = 0;
-  for (std::size_t i = 0; i < e.size(); ++i) {
-    const char c = e[i];
-    if (quote) {
-      if (c == '\\') ++i;
-      else if (c == quote) quote = 0;
-      continue;
-    }
-    if (c == '"' || c == '\'' || c == '`') quote = c;
-    else if (c == '(' || c == '[' || c == '{') ++depth;
-    else if (c == ')' || c == ']' || c == '}') --depth;
-    else if (c == '=' && depth == 0) {
-      const char prev = i > 0 ? e[i - 1] : ' ';
-      const char next = i + 1 < e.size() ? e[i + 1] : ' ';
-      if (prev != '=' && prev != '!' && prev != '<' && prev != '>' && next != '=' && next != '>') return true;
-    }
-  }
-  return false;
+  // (An `=` split_top finds beside the comparisons' own is an assignment: `>>=` too.)
+  return split_top(e, {"===", "!==", "==", "!=", "<=", ">=", "=>", "="}).size() > split_top(e, {"===", "!==", "==", "!=", "<=", ">=", "=>"}).size();
 }
 
 /// Is `e` a function (`() => got === 4`, `x => x`, `function () {...}`, `lambda: ...`): always
@@ -4209,6 +4192,13 @@ class Analyzer {
     return std::regex_search(s_.src, bound);
   }
 
+  /// Is `arg` a Python list or tuple written out (`[a, b]`, `(a, b)`), not a comprehension nor
+  /// one made otherwise (`[a] * 0`, `[a, b][1:]`)?
+  static bool python_written_out(const std::string& arg) {
+    return arg.size() >= 2 && ((arg.front() == '[' && arg.back() == ']') || (arg.front() == '(' && arg.back() == ')')) &&
+           matching_close(arg, 0) == arg.size() - 1 && split_top(arg.substr(1, arg.size() - 2), {" for "}).size() == 1;
+  }
+
   /// The items of Python's `all([a, b])` / `all((a, b))` written out, each with a nested `any([...])`
   /// as its disjunction: the clauses it asserts. Empty for anything else; then `weak` tells a call
   /// of `all` whose items are not written out (a slice, `* 0`, a starred item) or a rebound `all`.
@@ -4216,8 +4206,7 @@ class Analyzer {
     const std::string e = unparen(trim(written));
     if (!starts_with(e, "all(") || matching_close(e, 3) != e.size() - 1) return {};
     const std::string arg = trim(std::string_view(e).substr(4, e.size() - 5));
-    const bool listed = arg.size() >= 2 && ((arg.front() == '[' && arg.back() == ']') || (arg.front() == '(' && arg.back() == ')')) &&
-                        matching_close(arg, 0) == arg.size() - 1 && split_top(arg.substr(1, arg.size() - 2), {" for "}).size() == 1;
+    const bool listed = python_written_out(arg);
     if (python_builtin_rebound("all")) {
       weak = true;
       return {};
@@ -4253,8 +4242,7 @@ class Analyzer {
     const std::string e = unparen(trim(written));
     if (!starts_with(e, "any(") || matching_close(e, 3) != e.size() - 1) return written;
     const std::string arg = trim(std::string_view(e).substr(4, e.size() - 5));
-    const bool listed = arg.size() >= 2 && ((arg.front() == '[' && arg.back() == ']') || (arg.front() == '(' && arg.back() == ')')) &&
-                        matching_close(arg, 0) == arg.size() - 1 && split_top(arg.substr(1, arg.size() - 2), {" for "}).size() == 1;
+    const bool listed = python_written_out(arg);
     if (python_builtin_rebound("any") || !listed) {
       weak = python_builtin_rebound("any") || ((arg.front() == '[' || arg.front() == '(') && matching_close(arg, 0) != arg.size() - 1);
       return written;
@@ -4353,13 +4341,11 @@ class Analyzer {
   std::optional<TruthCheck> truth_or_falsity(TSNode n, const std::string& name, const std::string& t) const {
     const auto is_bool = [](const std::string& x) { return x == "true" || x == "false" || x == "True" || x == "False"; };
     const auto falsy_literal = [](const std::string& x) { return x == "false" || x == "False"; };
-    // (A condition: a comparison or a join, a held one, either negated.)
-    // (A boolean made of comparisons: strict checks against `true`/`false`, `.not.toBe(true)`,
-    // hold only for a boolean, and a comma expression, a function or a ternary is none.)
-    const auto compares = [&](const std::string& c) { return boolean_condition(c); };
+    // (A condition: a comparison or a join, a held one, either negated: boolean_condition. Strict
+    // checks against `true`/`false`, `.not.toBe(true)`, hold only for such a boolean, and a comma
+    // expression, a function or a ternary is none. A literal ternary is its condition: literal_ternary.)
     // (chai's and jest's `not` sets negation, it does not toggle it: `.not.not.be.true` is `.not.be.true`.)
     const auto negated_flag = [&](bool falsity) { return contains(strip_spaces(t), ".not.") ? !falsity : falsity; };
-    const auto plain = [&](const std::string& c, bool strict) { return literal_ternary(c, strict); };
     if (is_js(lang_) && name == "expect" && !contains(callee_text(n), ".")) {
       // chai's property assertions: `expect(c).to.be.true`, `expect(c).not.to.be.ok`,
       // `expect(x).to.be.null`; a chain that ends in a call (`.to.equal(4)`) is that call's.
@@ -4379,9 +4365,9 @@ class Analyzer {
       TSNode parent = ts_node_parent(cur);
       if (last.empty() || (!ts_node_is_null(parent) && type(parent) == "call_expression" && ts_node_eq(field(parent, "function"), cur)))
         return std::nullopt;
-      const std::string c = plain(raw[0], /*strict=*/last != "ok");
-      if (last == "true" || last == "ok") return TruthCheck{c, negate, !compares(c)};
-      if (last == "false") return TruthCheck{c, !negate, !compares(c)};
+      const std::string c = literal_ternary(raw[0], /*strict=*/last != "ok");
+      if (last == "true" || last == "ok") return TruthCheck{c, negate, !boolean_condition(c)};
+      if (last == "false") return TruthCheck{c, !negate, !boolean_condition(c)};
       static const std::set<std::string, std::less<>> kWhat = {"null", "undefined", "exist", "empty", "NaN", "finite",
                                                                "extensible", "sealed", "frozen", "arguments"};
       if (kWhat.count(last)) return TruthCheck{c, false, true};
@@ -4398,18 +4384,18 @@ class Analyzer {
       static const std::set<std::string, std::less<>> kFalse = {"notOk", "notok", "false", "falsy", "isFalse", "isNotOk", "isNotTrue"};
       if (method && !raw.empty() && (kTrue.count(name) || kFalse.count(name)) && !starts_with(callee, "expect(")) {
         const bool strict = name == "isTrue" || name == "isFalse" || name == "isNotTrue" || name == "isNotFalse";
-        const std::string c = plain(raw[0], strict);
+        const std::string c = literal_ternary(raw[0], strict);
         const bool falsity = kFalse.count(name) > 0;
-        if (compares(c)) return TruthCheck{c, falsity, false};
+        if (boolean_condition(c)) return TruthCheck{c, falsity, false};
         // (A plain value: tape's t.notOk(err) keeps its reading; the names no set knows are what they test.)
         if (name == "notOk") return std::nullopt;
         return TruthCheck{c, falsity, true};
       }
       // jest's expect(c).toBeTruthy() / toBeFalsy(), and `.not.toBe(true)`: over what expect(...) holds.
       if (starts_with(callee, "expect(")) {
-        const std::string c = plain(js_expect_subject(n), /*strict=*/name != "toBeTruthy" && name != "toBeFalsy");
+        const std::string c = literal_ternary(js_expect_subject(n), /*strict=*/name != "toBeTruthy" && name != "toBeFalsy");
         if (c.empty()) return std::nullopt;
-        const bool compared = compares(c);
+        const bool compared = boolean_condition(c);
         if (compared && name == "toBeTruthy" && raw.empty()) return TruthCheck{c, negated_flag(false), false};
         if (compared && name == "toBeFalsy" && raw.empty()) return TruthCheck{c, negated_flag(true), false};
         // (chai's `expect(c).to.not.equal(true)` too.)
@@ -4425,8 +4411,8 @@ class Analyzer {
       std::string m = strip_spaces(raw[1]);
       for (std::string_view ns : {"::testing::", "testing::"})
         if (starts_with(m, ns)) m = m.substr(ns.size());
-      const std::string c = plain(raw[0], /*strict=*/false);
-      if ((m != "IsTrue()" && m != "IsFalse()") || !compares(c)) return std::nullopt;
+      const std::string c = literal_ternary(raw[0], /*strict=*/false);
+      if ((m != "IsTrue()" && m != "IsFalse()") || !boolean_condition(c)) return std::nullopt;
       return TruthCheck{c, m == "IsFalse()", false};
     }
     // An inequality with a boolean literal (`EXPECT_NE(c, true)`, `assertNotEqual(c, True)`,
@@ -4442,11 +4428,11 @@ class Analyzer {
       if (raw.size() < first + 2) return std::nullopt;
       const std::string x = trim(raw[first]), y = trim(raw[first + 1]);
       if (is_bool(x) == is_bool(y)) return std::nullopt;
-      const std::string c = plain(is_bool(x) ? y : x, /*strict=*/true);
+      const std::string c = literal_ternary(is_bool(x) ? y : x, /*strict=*/true);
       const std::string& literal = is_bool(x) ? x : y;
       // (Of a plain value, `assertNotEqual(err, True)`: at most what it is, never a range; it
       // fails on one value only.)
-      return TruthCheck{c, !falsy_literal(literal), !compares(c)};
+      return TruthCheck{c, !falsy_literal(literal), !boolean_condition(c)};
     }
     return std::nullopt;
   }
@@ -4569,6 +4555,18 @@ class Analyzer {
     return prefix.empty() ? value : prefix + "(" + value + ")";
   }
 
+  /// Does the current unit's code bind names its text does not spell: `eval('ok = true')`,
+  /// `exec(...)`, `Function(...)`, frame locals (`locals()`, `sys._getframe`, `f_locals`), `\u`
+  /// escapes in identifiers, JavaScript's `with`? Not a method of such a name (a regular
+  /// expression's `.exec(`). Worked out once per unit.
+  bool unit_binds_dynamically() const {
+    const auto key = std::make_pair(ts_node_start_byte(unit_node_), ts_node_end_byte(unit_node_));
+    if (const auto it = unit_dynamic_.find(key); it != unit_dynamic_.end()) return it->second;
+    static const std::regex dynamic(R"((?:^|[^.\w$])(?:eval|exec|Function|locals|globals|vars|_getframe|currentframe)\s*\(|f_locals|\\u[0-9a-fA-F{])");
+    const std::string& code = unit_code();
+    return unit_dynamic_[key] = std::regex_search(code, dynamic) || (is_js(lang_) && std::regex_search(code, detail::cached_regex(R"(\bwith\s*\()")));
+  }
+
   /// The condition the unit binds the plain local `e` to, once, in its body, `e` named nowhere else
   /// but there and at its check (held_condition's rules); "" when `e` holds no such condition.
   /// Worked out once per unit and name.
@@ -4592,10 +4590,7 @@ class Analyzer {
     // `with`, frame locals, `\u` escapes in identifiers, a C++ macro of the file naming it or
     // pasting tokens: no held reading in such a unit.)
     {
-      // (Not a method of that name, a regular expression's `.exec(`.)
-      static const std::regex dynamic(R"((?:^|[^.\w$])(?:eval|exec|Function|locals|globals|vars|_getframe|currentframe)\s*\(|f_locals|\\u[0-9a-fA-F{])");
-      if (std::regex_search(code, dynamic) || (is_js(lang_) && std::regex_search(code, detail::cached_regex(R"(\bwith\s*\()"))))
-        return none;
+      if (unit_binds_dynamically()) return none;
       if (lang_ == Lang::cpp)
         for (std::size_t at = s_.src.find("#define"); at != std::string::npos; at = s_.src.find("#define", at + 1)) {
           const std::string line = s_.src.substr(at, s_.src.find('\n', at) - at);
@@ -5334,6 +5329,7 @@ class Analyzer {
   mutable std::map<std::tuple<uint32_t, uint32_t, std::string>, std::pair<std::string, std::size_t>> held_values_;  ///< held_value, by unit span and name
   mutable std::size_t check_at_ = std::string::npos;  ///< classify_call: the check's offset in its unit
   mutable std::map<std::pair<uint32_t, uint32_t>, std::string> unit_codes_;  ///< unit_code, by unit span
+  mutable std::map<std::pair<uint32_t, uint32_t>, bool> unit_dynamic_;       ///< unit_binds_dynamically, by unit span
   mutable bool last_own_if_ = false;   ///< classify_call: a Go failure branch (its `if` is the check)
   mutable bool last_inverts_ = false;  ///< classify_call: an expectation that catches assertion failures
   FileNames names_;                 ///< what the file's names refer to (defined here, imported from where)
