@@ -26,7 +26,6 @@ int strength(Kind k) {
 
 namespace {
 
-std::size_t hash_text(std::string text) { return std::hash<std::string>{}(strip_spaces(std::move(text))); }
 
 double number_after(std::string_view text, std::string_view key) {
   auto p = text.find(key);
@@ -3593,7 +3592,7 @@ class Analyzer {
           add_marker(&u, "build: #if " + cond.substr(0, kMarkerChars), platform_condition(cond));
         }
       }
-    u.body_hash = hash_text(text(body_of(n)));
+    u.body_hash = code_hash(body_of(n));
     model_->tests.push_back(std::move(u));
     // A pointer into tests stays valid: nested tests are not visited (a test does not hold a test).
     const std::size_t index = model_->tests.size() - 1;
@@ -4487,6 +4486,24 @@ class Analyzer {
     const bool name = is_plain_name(e);
     if (lang_ == Lang::python) return name ? "not " + e : "not (" + e + ")";
     return name ? "!" + e : "!(" + e + ")";
+  }
+
+  /// A hash of what the code of `n` is, token by token: its comments and its layout left out, so
+  /// that a test renamed with a comment added or its body re-indented has the same body.
+  std::size_t code_hash(TSNode n) const {
+    static const std::set<std::string, std::less<>> kComment = {"comment", "line_comment", "block_comment"};
+    std::string tokens;
+    std::function<void(TSNode, int)> walk = [&](TSNode x, int depth) {
+      if (kComment.count(type(x))) return;
+      if (ts_node_child_count(x) == 0 || depth > kMaxSyntaxDepth) {
+        tokens += text(x);
+        tokens += '\x1f';
+        return;
+      }
+      for (uint32_t i = 0; i < ts_node_child_count(x); ++i) walk(ts_node_child(x, i), depth + 1);
+    };
+    if (!ts_node_is_null(n)) walk(n, 0);
+    return std::hash<std::string>{}(tokens);
   }
 
   /// The current unit's text (its first 65536 bytes) with its comments and string literals blanked
