@@ -1564,6 +1564,10 @@ class Analyzer {
       named = name == "fail" && (c == "fail" || c == "pytest.fail" || c == "self.fail" || aliased());
     } else if (lang_ == Lang::cpp) {
       named = name == "ADD_FAILURE" || name == "ADD_FAILURE_AT" || name == "FAIL" || name == "GTEST_FAIL";
+    } else if (lang_ == Lang::java || lang_ == Lang::kotlin) {
+      // (JUnit's and TestNG's: `fail(...)` imported statically, `Assert.fail`, `Assertions.fail`.)
+      static const std::regex receiver(R"(^(?:(?:org\.junit\.(?:jupiter\.api\.)?)?(?:Assert|Assertions|TestCase|AssertJUnit)\.)?fail$)");
+      named = name == "fail" && std::regex_match(c, receiver);
     } else if (is_js(lang_) && name == "fail") {
       // (The runner's and assertion libraries' receivers: `reporter.fail` of a local object is
       // whatever that object does.)
@@ -1574,6 +1578,120 @@ class Analyzer {
         if (std::regex_search(trim(arg), function_arg)) named = false;
     }
     return named && !failure_rebound(c, name);
+  }
+
+  /// Does a JavaScript catch clause check the error it catches: an assertion in its body (not in
+  /// a nested function) naming the caught parameter, `assert.strictEqual(e.code, 'EBADLIT')`,
+  /// `expect(err).toBeInstanceOf(RangeError)`?
+  bool handler_checks_error(TSNode h) const {
+    TSNode param = field(h, "parameter"), body = field(h, "body");
+    if (ts_node_is_null(param) || ts_node_is_null(body) || type(param) != "identifier") return false;
+    const std::string e = text(param);
+    const bool own_if = last_own_if_, own_else = last_own_else_, inverts = last_inverts_;
+    bool checked = false;
+    std::function<void(TSNode, int)> walk = [&](TSNode x, int depth) {
+      if (checked || depth > kMaxSyntaxDepth) return;
+      const std::string_view t = type(x);
+      if (t == "arrow_function" || t == "function_expression" || t == "function" || t == "function_declaration") return;
+      if (t == "call_expression" && has_word(text(x), e)) {
+        const auto cs = classify_call(x);
+        if (std::any_of(cs.begin(), cs.end(), [](const Assertion& c) { return !c.trivial && !c.tautology; })) {
+          checked = true;
+          return;
+        }
+      }
+      for (uint32_t i = 0; i < ts_node_named_child_count(x); ++i) walk(ts_node_named_child(x, i), depth + 1);
+    };
+    walk(body, 0);
+    last_own_if_ = own_if, last_own_else_ = own_else, last_inverts_ = inverts;
+    return checked;
+  }
+
+  /// A failure call that ends the body of a `try` whose handler catches and does not re-raise
+  /// (`try { parse("TRUE"); fail("expected"); } catch (JSONException e) {}`, Python's `try:` ...
+  /// `pytest.fail(...)` ... `except ValueError: pass` or the fail in the `try`'s `else:`): the
+  /// expectation that the code before it throws, read as `assertThrows(JSONException.class, ...)`
+  /// is: a throw check of the caught type (broad for `Exception`, `catch (...)`, an untyped JS
+  /// catch) over what the statements before the fail compute. Empty for any other failure call
+  /// outside an `if` (it fails the test outright and checks nothing about the code).
+  std::vector<Assertion> expected_throw(TSNode n, Assertion a) const {
+    // (The fail's own statement: `fail(...);`, C++'s `FAIL() << "..."`, an awaited JS call.)
+    TSNode st = n;
+    for (TSNode p = ts_node_parent(st); !ts_node_is_null(p); p = ts_node_parent(st)) {
+      const std::string_view pt = type(p);
+      if (pt != "expression_statement" && pt != "await_expression" && pt != "binary_expression" && pt != "parenthesized_expression") break;
+      if (pt == "binary_expression" && !ts_node_eq(field(p, "left"), st)) return {};
+      st = p;
+    }
+    TSNode block = ts_node_parent(st);
+    if (ts_node_is_null(block)) return {};
+    TSNode owner = ts_node_parent(block);
+    if (ts_node_is_null(owner)) return {};
+    bool in_else = false;
+    if (type(owner) == "else_clause" && lang_ == Lang::python) {
+      in_else = true;
+      owner = ts_node_parent(owner);
+    } else if (!ts_node_eq(field(owner, "body"), block)) {
+      return {};
+    }
+    if (ts_node_is_null(owner) || (type(owner) != "try_statement" && type(owner) != "try_with_resources_statement" &&
+                                   type(owner) != "try_expression"))
+      return {};
+    // (The handlers: one that catches and does not re-raise; its type is what is expected.)
+    std::string caught;
+    bool catches = false;
+    for (uint32_t i = 0; i < ts_node_named_child_count(owner); ++i) {
+      TSNode h = ts_node_named_child(owner, i);
+      const std::string_view ht = type(h);
+      if (ht != "catch_clause" && ht != "except_clause") continue;
+      if (reraises(h)) continue;
+      catches = true;
+      std::string ty;
+      if (ht == "except_clause") {
+        // (`except ValueError as e:`, `except (A, B):`; a bare `except:` catches everything.)
+        const std::string head = text(h).substr(0, text(h).find(':'));
+        ty = trim(std::string_view(head).substr(std::min<std::size_t>(6, head.size())));
+        if (const auto as = ty.find(" as "); as != std::string::npos) ty = trim(ty.substr(0, as));
+      } else if (lang_ == Lang::java || lang_ == Lang::kotlin) {
+        for (uint32_t j = 0; j < ts_node_named_child_count(h); ++j)
+          if (TSNode p = ts_node_named_child(h, j); type(p) == "catch_formal_parameter")
+            for (uint32_t k = 0; k < ts_node_named_child_count(p); ++k)
+              if (type(ts_node_named_child(p, k)) == "catch_type") ty = text(ts_node_named_child(p, k));
+      } else if (lang_ == Lang::cpp) {
+        // (`catch (const std::invalid_argument& e)`: the type; `catch (...)`: none.)
+        if (TSNode ps = field(h, "parameters"); !ts_node_is_null(ps))
+          for (uint32_t j = 0; j < ts_node_named_child_count(ps); ++j)
+            if (TSNode d = ts_node_named_child(ps, j); type(d) == "parameter_declaration" && !ts_node_is_null(field(d, "type")))
+              ty = text(field(d, "type"));
+      }
+      // (JavaScript's untyped `catch (e)` whose body fails on another error, `assert.strictEqual(e.code,
+      // 'EBADLIT')`, expects that error: as specific as `assert.throws(f, {code: 'EBADLIT'})`.)
+      if (is_js(lang_) && ty.empty() && handler_checks_error(h)) ty = "<checked in the handler>";
+      caught = ty;
+      break;
+    }
+    if (!catches) return {};
+    for (const std::string_view scope : {"std::", "java.lang.", "builtins."})
+      if (starts_with(caught, scope)) caught = caught.substr(scope.size());
+    static const std::set<std::string, std::less<>> kBroad = {"Exception", "BaseException", "Throwable", "Error", "RuntimeException",
+                                                              "exception", "object", "Object", "AssertionError"};
+    a.kind = caught.empty() || kBroad.count(caught) ? Kind::throws_broad : Kind::throws_specific;
+    // (What is expected to throw: the statements of the try's body before the fail, each value as
+    // computed, `JSONObject j = new JSONObject(s, cfg)` as `new JSONObject(s, cfg)`.)
+    TSNode body = in_else ? field(owner, "body") : block;
+    bool tautology = false;
+    for (uint32_t i = 0; !ts_node_is_null(body) && i < ts_node_named_child_count(body); ++i) {
+      TSNode x = ts_node_named_child(body, i);
+      if (ts_node_eq(x, st)) break;
+      if (type(x) == "comment" || type(x) == "line_comment" || type(x) == "block_comment") continue;
+      std::string e = trim(text(x));
+      if (ends_with(e, ";")) e.pop_back();
+      if (const auto parts = split_top(e, {"==", "!=", "<=", ">=", "=>", "="}); parts.size() > 1 && top_level_assignment(e))
+        e = trim(std::string_view(e).substr(e.find('=', parts[0].size()) + 1));
+      collect_operands(e, a.operands, tautology, &a.literals, &a.raw_exprs);
+    }
+    a.trivial = a.operands.empty();
+    return {a};
   }
 
   /// Does the file rebind the failure call's function or its receiver, so that it is not the
@@ -1828,7 +1946,7 @@ class Analyzer {
                                                               "ASSERT_FALSE", "False", "debug_assert"};
     static const std::set<std::string, std::less<>> kThrows = {"assertRaises", "raises", "warns", "assertWarns", "assertWarnsRegex",
                                                                "assertThrows", "EXPECT_THROW",
-                                                               "ASSERT_THROW", "toThrow", "throws", "rejects",
+                                                               "ASSERT_THROW", "toThrow", "throws", "rejects", "throwsAsync",
                                                                "toThrowError", "assertFailsWith", "Panics", "PanicsWithValue",
                                                                "assertRaisesRegex", "ErrorIs", "ErrorAs", "EqualError"};
     static const std::set<std::string, std::less<>> kBroadThrows = {"EXPECT_ANY_THROW", "ASSERT_ANY_THROW"};
@@ -1866,11 +1984,12 @@ class Analyzer {
     // Python, JS/TS and C/C++: a call that fails the test (pytest.fail, self.fail, assert.fail,
     // t.fail, expect.fail, ADD_FAILURE, FAIL, GTEST_FAIL) as the body of an `if` is a check of the
     // condition's negation, as Go's failure branch is (review 33: such branches were not read at
-    // all, so deleting or narrowing one, `and got < 0`, went unseen). One that is not the body of an
-    // `if` stays unread: `pytest.fail("did not raise")` after a call its try expects to raise.
+    // all, so deleting or narrowing one, `and got < 0`, went unseen). One that ends a `try` whose
+    // handler catches is an expectation that the code before it throws (expected_throw); any other
+    // checks nothing about the code.
     if (lang_ != Lang::go && failure_call(n, name)) {
       auto branch = failure_branch(n);
-      if (!branch) return {};
+      if (!branch) return expected_throw(n, a);
       a.line = branch->line;
       last_own_if_ = branch->negated;  // (as Go's: the branch's own `if` is the check)
       last_own_else_ = !branch->negated;
@@ -2063,6 +2182,28 @@ class Analyzer {
           out.push_back(std::move(inner));
         }
         return out;
+      }
+      // Node's and ava's expectation object, `assert.throws(f, {code: 'EBADLIT', message: /bad/})`,
+      // `t.throwsAsync(p, {instanceOf: RangeError})`: a check of the error per property (as a
+      // handler's `assert.strictEqual(e.code, 'EBADLIT')` is), besides the throw.
+      if (is_js(lang_) && (name == "throws" || name == "rejects" || name == "throwsAsync") && args.size() >= 2) {
+        const auto raw = raw_call_args(n);
+        const std::string expected = raw.size() >= 2 ? trim(raw[1]) : std::string();
+        if (expected.size() >= 2 && expected.front() == '{' && matching_close(expected, 0) == expected.size() - 1) {
+          call_operands(n, a);
+          std::vector<Assertion> out{a};
+          for (const auto& item : split_top(std::string_view(expected).substr(1, expected.size() - 2), {","})) {
+            const auto kv = split_top(item, {":"});
+            if (kv.size() != 2 || !is_plain_name(trim(kv[0]))) continue;
+            Assertion p;
+            p.kind = Kind::eq;
+            p.line = a.line;
+            p.operands.insert("<thrown>." + trim(kv[0]));
+            p.literals.insert(trim(kv[1]));
+            out.push_back(std::move(p));
+          }
+          return out;
+        }
       }
     } else if (kTruth.count(name) || starts_with(name, "assert") || (js_ok_name(name) && is_js(lang_))) {
       auto args = call_args(n);
