@@ -1,6 +1,7 @@
 // Python: pytest/unittest tests, and pytest's runner surface (conftest hooks, plugins,
 // configuration in pytest.ini / pyproject.toml / setup.cfg / tox.ini, collection switches).
 #include <algorithm>
+#include <functional>
 
 #include "integrity/guard_internal.hpp"
 
@@ -95,6 +96,27 @@ static bool python_yields(TSNode n, int depth) {
   return false;
 }
 
+namespace {
+
+/// The text of `n` with its comments blanked (`"t",  # fmt: off`): a decorator's arguments as code.
+std::string text_without_comments(const Syntax& s, TSNode n) {
+  std::string out = s.text(n);
+  const uint32_t base = ts_node_start_byte(n);
+  std::function<void(TSNode, int)> walk = [&](TSNode x, int depth) {
+    if (depth > kMaxSyntaxDepth) return;
+    if (Syntax::type(x) == "comment") {
+      for (uint32_t k = ts_node_start_byte(x) - base; k < ts_node_end_byte(x) - base && k < out.size(); ++k)
+        if (out[k] != '\n') out[k] = ' ';
+      return;
+    }
+    for (uint32_t i = 0; i < ts_node_child_count(x); ++i) walk(ts_node_child(x, i), depth + 1);
+  };
+  walk(n, 0);
+  return out;
+}
+
+}  // namespace
+
 UnitInfo python_unit(const Syntax& s, TSNode n, const std::string& scope, bool scope_collectable) {
   UnitInfo u;
   if (Syntax::type(n) != "function_definition") return u;
@@ -105,7 +127,7 @@ UnitInfo python_unit(const Syntax& s, TSNode n, const std::string& scope, bool s
   if (!ts_node_is_null(parent) && Syntax::type(parent) == "decorated_definition")
     for (uint32_t i = 0; i < ts_node_named_child_count(parent); ++i)
       if (Syntax::type(ts_node_named_child(parent, i)) == "decorator") {
-        std::string d = s.text(ts_node_named_child(parent, i));
+        std::string d = text_without_comments(s, ts_node_named_child(parent, i));
         if (int k = parametrize_cases(d); k > 0) u.cases *= k;
         u.decorators.push_back(std::move(d));
       }

@@ -9,6 +9,7 @@
 // unchanged checks at least kMinMatchedShare), or when they were replaced by the expectation of a
 // specific exception (the change now raises).
 #include <algorithm>
+#include <numeric>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -27,11 +28,17 @@ namespace flowagent::integrity {
 
 namespace {
 
-std::vector<const Assertion*> checks(const TestUnit& t) {
+/// compare_checks matches checks one by one, each test's once per parametrized case: up to this
+/// many on a side (a larger test is compared unscaled, its cases weighing on the totals only).
+constexpr std::size_t kMaxScaledChecks = 512;
+
+/// The checks of a test, each once per row of the table loop it sits in, all of them `cases` times.
+std::vector<const Assertion*> checks(const TestUnit& t, int cases = 1) {
   std::vector<const Assertion*> out;
-  for (const auto& a : t.asserts)
-    if (counts(a))
-      for (int r = 0; r < a.rows; ++r) out.push_back(&a);  // a check in a table loop: once per row
+  for (int c = 0; c < cases; ++c)
+    for (const auto& a : t.asserts)
+      if (counts(a))
+        for (int r = 0; r < a.rows; ++r) out.push_back(&a);  // a check in a table loop: once per row
   return out;
 }
 
@@ -380,8 +387,28 @@ std::optional<IntegrityFinding> compare_checks(const TestUnit& bt, const TestUni
       kind_count(at, Kind::throws_broad) > kind_count(bt, Kind::throws_broad))
     return IntegrityFinding{"assertion_weakened", path, at.line, "test " + name + ": a specific exception became a broad one"};
 
-  const auto before = checks(bt), after = checks(at);
+  // (Each test's checks once per parametrized case, both sides scaled to the same count: a loop
+  // over three rows made a parametrization of three cases, `for x in (1, 2, 3): assert f(x) == x`
+  // -> `@parametrize("x", [1, 2, 3])`, keeps its three checks. Unscaled for a test too large to
+  // match check by check; its cases then weigh on the totals only.)
+  const int bc = std::max(1, bt.cases), ac = std::max(1, at.cases), g = std::gcd(bc, ac);
+  const bool scaled = static_cast<std::size_t>(bc / g) * checks(bt).size() <= kMaxScaledChecks &&
+                      static_cast<std::size_t>(ac / g) * checks(at).size() <= kMaxScaledChecks;
+  const auto before = checks(bt, scaled ? bc / g : 1), after = checks(at, scaled ? ac / g : 1);
   if (before.empty()) return std::nullopt;
+  // Fewer parametrized cases (rows of a table, values of a source) check fewer inputs (judged
+  // before the matching: the missing cases' checks would take the weaker partners left).
+  // (A case: a parametrized one, or a row of the table loop the checks sit in.)
+  const auto inputs = [](const TestUnit& t) {
+    int rows = 1;
+    for (const auto& a : t.asserts)
+      if (counts(a)) rows = std::max(rows, a.rows);
+    return std::max(1, t.cases) * rows;
+  };
+  if (const int bi = inputs(bt), ai = inputs(at);
+      ai < bi && (scaled ? total(after) : static_cast<double>(total(after)) * at.cases / bc) < kKeepRatio * total(before))
+    return IntegrityFinding{"assertion_removed", path, at.line,
+                            "test " + name + " checks fewer cases: " + std::to_string(bi) + " -> " + std::to_string(ai)};
   // Match each old check to a new one that looks at the same thing, the strongest first.
   std::vector<const Assertion*> match(before.size(), nullptr);
   std::vector<bool> used(after.size(), false);
@@ -504,20 +531,19 @@ std::optional<IntegrityFinding> compare_checks(const TestUnit& bt, const TestUni
   for (std::size_t j = 0; j < after.size(); ++j)
     if (!used[j]) added.push_back(after[j]);
   const int before_total = total(before);
-  const double after_total = static_cast<double>(total(after)) * at.cases / std::max(1, bt.cases);
-  if (dropped.empty()) {
-    // Fewer parametrized cases (rows of a table, values of a source) check fewer inputs.
-    if (at.cases < bt.cases && after_total < kKeepRatio * before_total)
-      return IntegrityFinding{"assertion_removed", path, at.line,
-                              "test " + name + " checks fewer cases: " + std::to_string(bt.cases) + " -> " + std::to_string(at.cases)};
-    return std::nullopt;
-  }
+  const double after_total = scaled ? total(after) : static_cast<double>(total(after)) * at.cases / std::max(1, bt.cases);
+  if (dropped.empty()) return std::nullopt;
   // Checks replaced by the expectation of a specific exception: the change now raises.
   if (kind_count(at, Kind::throws_specific) > kind_count(bt, Kind::throws_specific)) return std::nullopt;
   if (!added.empty() && total(added) < total(dropped) && matched < kMinMatchedShare * before_total)
     return IntegrityFinding{"assertion_weakened", path, at.line,
                             "test " + name + ": its checks were replaced by weaker ones (strength " +
                                 std::to_string(total(dropped)) + " -> " + std::to_string(total(added)) + ")"};
+  if (matched < kMinMatchedShare * before_total && after_total >= before_total)
+    return IntegrityFinding{"assertion_removed", path, at.line,
+                            "test " + name + ": " + std::to_string(dropped.size()) + " of its " + std::to_string(before.size()) +
+                                " check(s) are gone; the new ones check other things (strength " + std::to_string(before_total) +
+                                ", kept " + std::to_string(matched) + ")"};
   if (matched < kMinMatchedShare * before_total || after_total < kKeepRatio * before_total)
     return IntegrityFinding{"assertion_removed", path, at.line,
                             "test " + name + " checks less: " + std::to_string(dropped.size()) + " of its " +
