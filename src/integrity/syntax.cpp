@@ -1607,6 +1607,27 @@ class Analyzer {
     return checked;
   }
 
+  /// Python: when the call `n` is the context of a `with` statement (`with pytest.raises(E):`),
+  /// the operands of its body's statements (each assigned value as computed) added to `a`.
+  void with_body_operands(TSNode n, Assertion& a) const {
+    TSNode w = ts_node_parent(n);
+    for (int up = 0; up < 3 && !ts_node_is_null(w) && type(w) != "with_statement"; ++up) {
+      if (type(w) != "with_item" && type(w) != "with_clause" && type(w) != "as_pattern") return;
+      w = ts_node_parent(w);
+    }
+    if (ts_node_is_null(w) || type(w) != "with_statement") return;
+    TSNode body = field(w, "body");
+    bool tautology = false;
+    for (uint32_t i = 0; !ts_node_is_null(body) && i < ts_node_named_child_count(body); ++i) {
+      TSNode x = ts_node_named_child(body, i);
+      if (type(x) == "comment") continue;
+      std::string e = trim(text(x));
+      if (const auto parts = split_top(e, {"==", "!=", "<=", ">=", "="}); parts.size() > 1 && top_level_assignment(e))
+        e = trim(std::string_view(e).substr(e.find('=', parts[0].size()) + 1));
+      collect_operands(e, a.operands, tautology, &a.literals, &a.raw_exprs);
+    }
+  }
+
   /// A failure call that ends the body of a `try` whose handler catches and does not re-raise
   /// (`try { parse("TRUE"); fail("expected"); } catch (JSONException e) {}`, Python's `try:` ...
   /// `pytest.fail(...)` ... `except ValueError: pass` or the fail in the `try`'s `else:`): the
@@ -1999,6 +2020,31 @@ class Analyzer {
       last_own_if_ = true;  // the branch's own `if` is the check, not a condition it runs under
       // if got != want { t.Errorf(...) }: the condition tells what was checked.
       for (TSNode child = n, p = ts_node_parent(n); !ts_node_is_null(p); child = p, p = ts_node_parent(p)) {
+        // (A tagless switch's case, `switch { case err != nil: t.Fatal(err); case got != 42:
+        // t.Errorf(...) }`: a failure branch of its conditions, as an `else if` chain is; `case a,
+        // b:` is either.)
+        // (In its `default:`, `switch { case got == 42: default: t.Errorf(...) }`: the cases' conditions
+        // are what is checked.)
+        if (type(p) == "expression_case" || type(p) == "default_case") {
+          TSNode sw = ts_node_parent(p);
+          if (ts_node_is_null(sw) || type(sw) != "expression_switch_statement" || !ts_node_is_null(field(sw, "value"))) continue;
+          const auto conditions = [&](TSNode c) {
+            std::string cond;
+            if (TSNode values = field(c, "value"); !ts_node_is_null(values))
+              for (const auto& v : split_top(text(values), {","})) cond += (cond.empty() ? "(" : " || (") + trim(v) + ")";
+            return cond;
+          };
+          if (type(p) == "expression_case") {
+            if (const std::string cond = conditions(p); !cond.empty()) return clause_checks(a, cond, {"||"}, /*negated=*/true);
+            continue;
+          }
+          std::string any;
+          for (uint32_t i = 0; i < ts_node_named_child_count(sw); ++i)
+            if (TSNode c = ts_node_named_child(sw, i); type(c) == "expression_case")
+              if (const std::string cond = conditions(c); !cond.empty()) any += (any.empty() ? "" : " || ") + cond;
+          if (!any.empty()) return clause_checks(a, any, {"&&"}, /*negated=*/false);
+          continue;
+        }
         if (type(p) == "if_statement") {
           TSNode cond = field(p, "condition");
           const std::string ct = ts_node_is_null(cond) ? text(p).substr(0, kConditionChars) : text(cond);
@@ -2183,6 +2229,9 @@ class Analyzer {
         }
         return out;
       }
+      // A context manager, `with pytest.raises(ValueError): parse("x=")`, `with
+      // self.assertRaises(E):`: what its body computes is what is expected to throw.
+      if (lang_ == Lang::python) with_body_operands(n, a);
       // Node's and ava's expectation object, `assert.throws(f, {code: 'EBADLIT', message: /bad/})`,
       // `t.throwsAsync(p, {instanceOf: RangeError})`: a check of the error per property (as a
       // handler's `assert.strictEqual(e.code, 'EBADLIT')` is), besides the throw.
@@ -3719,6 +3768,15 @@ class Analyzer {
         a.kind = contains(d, "expected") ? Kind::throws_specific : Kind::throws_broad;
         a.line = u.line;
         a.operands = {"<panic>"};
+        // (What the body computes is what is expected to panic: `add(i32::MAX, 1);`.)
+        bool tautology = false;
+        if (TSNode body = body_of(n); !ts_node_is_null(body))
+          for (uint32_t i = 0; i < ts_node_named_child_count(body); ++i)
+            if (TSNode st = ts_node_named_child(body, i); type(st) == "expression_statement") {
+              std::string e = trim(text(st));
+              if (ends_with(e, ";")) e.pop_back();
+              collect_operands(e, a.operands, tautology, &a.literals, &a.raw_exprs);
+            }
         u.asserts.push_back(a);
       }
     }
