@@ -1580,29 +1580,40 @@ class Analyzer {
     return named && !failure_rebound(c, name);
   }
 
-  /// Does a JavaScript catch clause check the error it catches: an assertion in its body (not in
-  /// a nested function) naming the caught parameter, `assert.strictEqual(e.code, 'EBADLIT')`,
-  /// `expect(err).toBeInstanceOf(RangeError)`?
+  /// Does a JavaScript catch clause check the error it catches so that an assertion failure thrown
+  /// in its `try` fails it too: a statement of its body itself (not under an `if`, before any
+  /// `return` or `throw`), an exact or instance check naming the caught parameter against what an
+  /// AssertionError is not: `assert.strictEqual(e.code, 'EBADLIT')`,
+  /// `expect(err).toBeInstanceOf(RangeError)`. Not `typeof e === 'object'`, `e.name` matched by
+  /// `/Error/`, `expect.any(String)`, a check of `'ERR_ASSERTION'`.
   bool handler_checks_error(TSNode h) const {
     TSNode param = field(h, "parameter"), body = field(h, "body");
     if (ts_node_is_null(param) || ts_node_is_null(body) || type(param) != "identifier") return false;
     const std::string e = text(param);
     const bool own_if = last_own_if_, own_else = last_own_else_, inverts = last_inverts_;
+    static const std::regex generic(
+        R"(ERR_ASSERTION|AssertionError|\bError\b(?!\w)|expect\.any\(|expect\.anything\(|typeof|/\.[*+]?/|/\^?\.\*\$?/|\b(?:Object|String)\b)");
     bool checked = false;
-    std::function<void(TSNode, int)> walk = [&](TSNode x, int depth) {
-      if (checked || depth > kMaxSyntaxDepth) return;
-      const std::string_view t = type(x);
-      if (t == "arrow_function" || t == "function_expression" || t == "function" || t == "function_declaration") return;
-      if (t == "call_expression" && has_word(text(x), e)) {
-        const auto cs = classify_call(x);
-        if (std::any_of(cs.begin(), cs.end(), [](const Assertion& c) { return !c.trivial && !c.tautology; })) {
-          checked = true;
-          return;
-        }
+    for (uint32_t i = 0; i < ts_node_named_child_count(body) && !checked; ++i) {
+      TSNode st = ts_node_named_child(body, i);
+      const std::string_view t = type(st);
+      if (t == "comment") continue;
+      if (t != "expression_statement") {
+        // (An exit before the check skips it; re-throwing the caught error, `if (e instanceof
+        // AssertionError) throw e;`, does not.)
+        const std::string x = strip_spaces(text(st));
+        if (contains(text(st), "return") || (contains(x, "throw") && !contains(x, "throw" + e + ";") && !ends_with(x, "throw" + e))) break;
+        continue;
       }
-      for (uint32_t i = 0; i < ts_node_named_child_count(x); ++i) walk(ts_node_named_child(x, i), depth + 1);
-    };
-    walk(body, 0);
+      TSNode x = ts_node_named_child_count(st) > 0 ? ts_node_named_child(st, 0) : st;
+      if (type(x) == "await_expression" && ts_node_named_child_count(x) > 0) x = ts_node_named_child(x, 0);
+      if (type(x) != "call_expression" || !has_word(text(x), e) || std::regex_search(text(x), generic)) continue;
+      const auto cs = classify_call(x);
+      const bool instance = contains(text(x), " instanceof ") || contains(text(x), "InstanceOf(") || contains(text(x), "instanceOf(");
+      checked = std::any_of(cs.begin(), cs.end(), [&](const Assertion& c) {
+        return !c.trivial && !c.tautology && (strength(c.kind) >= kStrengthRange || (instance && c.kind == Kind::type));
+      });
+    }
     last_own_if_ = own_if, last_own_else_ = own_else, last_inverts_ = inverts;
     return checked;
   }
@@ -1628,6 +1639,50 @@ class Analyzer {
     }
   }
 
+  /// Does every handler of the try `t` that catches end by returning (`catch (E e) { return; }`,
+  /// `except E: return`), so that what follows the try runs only when nothing was thrown?
+  bool handlers_return(TSNode t) const {
+    bool any = false;
+    for (uint32_t i = 0; i < ts_node_named_child_count(t); ++i) {
+      TSNode h = ts_node_named_child(t, i);
+      const std::string_view ht = type(h);
+      if (ht == "finally_clause") return false;
+      if (ht != "catch_clause" && ht != "except_clause") continue;
+      TSNode body = field(h, "body");
+      if (ts_node_is_null(body))
+        for (uint32_t j = ts_node_named_child_count(h); j-- > 0;)
+          if (const std::string_view bt = type(ts_node_named_child(h, j)); bt == "block" || bt == "compound_statement" || bt == "statement_block") {
+            body = ts_node_named_child(h, j);
+            break;
+          }
+      if (ts_node_is_null(body) || ts_node_named_child_count(body) == 0) return false;
+      TSNode last = ts_node_named_child(body, ts_node_named_child_count(body) - 1);
+      if (type(last) != "return_statement") return false;
+      any = true;
+    }
+    return any;
+  }
+
+  /// Does the statement `x` throw by itself (a `throw`/`raise` in it, not in a nested function),
+  /// other than an assertion failure?
+  bool throws_itself(TSNode x) const {
+    bool found = false;
+    std::function<void(TSNode, int)> walk = [&](TSNode y, int depth) {
+      if (found || depth > kMaxSyntaxDepth) return;
+      const std::string_view t = type(y);
+      if (t == "lambda" || t == "lambda_expression" || t == "arrow_function" || t == "function_definition" || t == "function_expression" ||
+          t == "function_declaration")
+        return;
+      if ((t == "throw_statement" || t == "raise_statement" || t == "throw_expression") && !contains(text(y), "AssertionError")) {
+        found = true;
+        return;
+      }
+      for (uint32_t i = 0; i < ts_node_named_child_count(y); ++i) walk(ts_node_named_child(y, i), depth + 1);
+    };
+    walk(x, 0);
+    return found;
+  }
+
   /// A failure call that ends the body of a `try` whose handler catches and does not re-raise
   /// (`try { parse("TRUE"); fail("expected"); } catch (JSONException e) {}`, Python's `try:` ...
   /// `pytest.fail(...)` ... `except ValueError: pass` or the fail in the `try`'s `else:`): the
@@ -1648,19 +1703,29 @@ class Analyzer {
     if (ts_node_is_null(block)) return {};
     TSNode owner = ts_node_parent(block);
     if (ts_node_is_null(owner)) return {};
-    bool in_else = false;
+    const auto is_try = [&](TSNode x) {
+      return !ts_node_is_null(x) && (type(x) == "try_statement" || type(x) == "try_with_resources_statement" || type(x) == "try_expression");
+    };
+    // (Where the code expected to throw is: the try's body up to the fail; all of it for the fail
+    // in Python's `else:` or after a try whose every handler returns.)
+    bool whole_body = false;
     if (type(owner) == "else_clause" && lang_ == Lang::python) {
-      in_else = true;
+      whole_body = true;
       owner = ts_node_parent(owner);
+    } else if (TSNode prev = ts_node_prev_named_sibling(st); !is_try(owner) && is_try(prev) && handlers_return(prev)) {
+      // (`try { parse(s); } catch (E e) { return; } fail("expected E");`)
+      whole_body = true;
+      owner = prev;
     } else if (!ts_node_eq(field(owner, "body"), block)) {
       return {};
     }
-    if (ts_node_is_null(owner) || (type(owner) != "try_statement" && type(owner) != "try_with_resources_statement" &&
-                                   type(owner) != "try_expression"))
-      return {};
+    if (!is_try(owner)) return {};
     // (The handlers: one that catches and does not re-raise; its type is what is expected.)
-    std::string caught;
-    bool catches = false;
+    // (The broadest types, and C++'s bases of the standard exceptions.)
+    static const std::set<std::string, std::less<>> kBroad = {"Exception", "BaseException", "Throwable", "Error", "RuntimeException",
+                                                              "exception", "object", "Object", "AssertionError", "logic_error",
+                                                              "runtime_error"};
+    bool catches = false, broad = false;
     for (uint32_t i = 0; i < ts_node_named_child_count(owner); ++i) {
       TSNode h = ts_node_named_child(owner, i);
       const std::string_view ht = type(h);
@@ -1688,22 +1753,29 @@ class Analyzer {
       // (JavaScript's untyped `catch (e)` whose body fails on another error, `assert.strictEqual(e.code,
       // 'EBADLIT')`, expects that error: as specific as `assert.throws(f, {code: 'EBADLIT'})`.)
       if (is_js(lang_) && ty.empty() && handler_checks_error(h)) ty = "<checked in the handler>";
-      caught = ty;
-      break;
+      // (Every handler that catches: the expectation is as broad as the broadest, `catch
+      // (JSONException e) {} catch (Exception e) {}` expects any Exception.)
+      for (const std::string_view scope : {"std::", "java.lang.", "builtins."})
+        if (starts_with(ty, scope)) ty = ty.substr(scope.size());
+      broad = broad || ty.empty() || kBroad.count(ty) > 0;
+      // (`except (ValueError, Exception):`, `catch (JSONException | RuntimeException e)`.)
+      for (const auto& part : split_top(unparen(ty), {",", "|"}))
+        if (std::string x = trim(part); kBroad.count(x) || kBroad.count(x.substr(x.rfind(':') == std::string::npos ? 0 : x.rfind(':') + 1)) ||
+                                        kBroad.count(x.substr(x.rfind('.') == std::string::npos ? 0 : x.rfind('.') + 1)))
+          broad = true;
     }
     if (!catches) return {};
-    for (const std::string_view scope : {"std::", "java.lang.", "builtins."})
-      if (starts_with(caught, scope)) caught = caught.substr(scope.size());
-    static const std::set<std::string, std::less<>> kBroad = {"Exception", "BaseException", "Throwable", "Error", "RuntimeException",
-                                                              "exception", "object", "Object", "AssertionError"};
-    a.kind = caught.empty() || kBroad.count(caught) ? Kind::throws_broad : Kind::throws_specific;
+    a.kind = broad ? Kind::throws_broad : Kind::throws_specific;
     // (What is expected to throw: the statements of the try's body before the fail, each value as
     // computed, `JSONObject j = new JSONObject(s, cfg)` as `new JSONObject(s, cfg)`.)
-    TSNode body = in_else ? field(owner, "body") : block;
+    TSNode body = whole_body ? field(owner, "body") : block;
     bool tautology = false;
     for (uint32_t i = 0; !ts_node_is_null(body) && i < ts_node_named_child_count(body); ++i) {
       TSNode x = ts_node_named_child(body, i);
       if (ts_node_eq(x, st)) break;
+      // (The test throwing itself before the fail, `if (p != null) throw new JSONException("x");`:
+      // the expectation holds whatever the code does.)
+      if (throws_itself(x)) a.tautology = true;
       if (type(x) == "comment" || type(x) == "line_comment" || type(x) == "block_comment") continue;
       std::string e = trim(text(x));
       if (ends_with(e, ";")) e.pop_back();
@@ -1861,6 +1933,23 @@ class Analyzer {
       unit->asserts.push_back(std::move(c));
     }
     last_own_if_ = last_own_else_ = false;
+    return true;
+  }
+
+  /// A failing statement that is no call (`raise AssertionError`, `assert False`, a JS `throw`) at
+  /// the end of a try that expects an error: its throw check (expected_throw) added to `unit`.
+  /// False when it is none (`specific_only`: nor a broad one).
+  template <typename Unit>
+  bool push_expected_throw(TSNode n, Unit* unit, bool swallowed, bool specific_only = false) const {
+    Assertion proto;
+    proto.line = line(n);
+    auto checks = expected_throw(n, proto);
+    if (checks.empty() || (specific_only && checks.front().kind != Kind::throws_specific)) return false;
+    for (auto& c : checks) {
+      c.swallowed = swallowed;
+      annotate(n, c);
+      unit->asserts.push_back(std::move(c));
+    }
     return true;
   }
 
@@ -3220,8 +3309,10 @@ class Analyzer {
       const std::string h = text(c);
       if (is_js(lang_)) {
         // Read like a promise's rejection handler: the conditions it passes, the calls it makes.
+        // (Or one that checks the caught error as an assertion failure is not, `assert.strictEqual(e.code,
+        // 'EBADLIT')`: an assertion failure in the try fails that check.)
         TSNode body = field(c, "body");
-        if (ts_node_is_null(body) || !js_catch_fails(s_, body)) return true;
+        if (ts_node_is_null(body) || (!js_catch_fails(s_, body) && !handler_checks_error(c))) return true;
         continue;
       }
       if (reraises(c)) continue;  // re-raised on every path: nothing is swallowed
@@ -3230,13 +3321,21 @@ class Analyzer {
       if (lang_ == Lang::python && head.find_first_not_of(" \t", 6) == std::string::npos) return true;  // bare except
       if (contains(head, "(...)")) return true;
       // Whole type names only: catching IllegalArgumentException does not swallow an AssertionError.
+      // (pytest's Failed/OutcomeException, unittest's failureException: what pytest.fail and
+      // self.fail raise. Java's and Kotlin's assertion failures are Errors: `catch (Exception e)`
+      // lets them through.)
       static const std::set<std::string, std::less<>> kCatchesFailures = {
           "Exception", "BaseException", "AssertionError", "AssertionFailedError", "Throwable", "Error",
-          "std::exception", "AssertionException"};
+          "std::exception", "AssertionException", "Failed", "OutcomeException", "failureException"};
+      const bool jvm = lang_ == Lang::java || lang_ == Lang::kotlin;
       std::string word;
       for (char ch : head + " ") {
         if (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == ':') {
           word += ch;
+          continue;
+        }
+        if (jvm && word == "Exception") {
+          word.clear();
           continue;
         }
         if (kCatchesFailures.count(word) || kCatchesFailures.count(word.substr(word.rfind(':') == std::string::npos ? 0 : word.rfind(':') + 1)))
@@ -3579,6 +3678,8 @@ class Analyzer {
       expr = split_top(expr, {","}).front();  // drop the message
       // `if got != 4: assert False, msg`: a failure branch, read as `pytest.fail` in one.
       if (const_false(expr) && push_failure_branch(n, unit, swallow_depth > 0 || recovering)) return;
+      // (`try: parse(s); assert False, "expected ValueError"` / `except ValueError: pass`: as pytest.fail there.)
+      if (const_false(expr) && push_expected_throw(n, unit, swallow_depth > 0 || recovering)) return;
       a.swallowed = swallow_depth > 0 || recovering;
       for (auto& c : clause_checks(a, expr, {" and "}, false)) {
         if (c.kind == Kind::approx) {
@@ -3597,6 +3698,14 @@ class Analyzer {
         (contains(text(n).substr(0, kConditionChars), "AssertionError") || contains(text(n).substr(0, kConditionChars), "self.failureException"))) {
       if (push_failure_branch(n, unit, swallow_depth > 0 || recovering)) return;
     }
+    // Failing at the end of a try whose handler catches the expected error, `throw new
+    // AssertionError("expected")`, `raise AssertionError`, JavaScript's `throw new Error('should have
+    // thrown')` under a handler that checks the error: as a fail call there (expected_throw).
+    if ((t == "raise_statement" || t == "throw_statement") && lang_ != Lang::go &&
+        (is_js(lang_) || contains(text(n).substr(0, kConditionChars), "AssertionError") ||
+         contains(text(n).substr(0, kConditionChars), "failureException")) &&
+        push_expected_throw(n, unit, swallow_depth > 0 || recovering, /*specific_only=*/is_js(lang_)))
+      return;
     if (t == "raise_statement") {
       // `raise unittest.SkipTest(...)`, `raise pytest.skip.Exception(...)`: a skip by exception.
       const std::string r = text(n).substr(0, kConditionChars);
