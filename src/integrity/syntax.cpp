@@ -1587,9 +1587,26 @@ class Analyzer {
   /// `expect(err).toBeInstanceOf(RangeError)`. Not `typeof e === 'object'`, `e.name` matched by
   /// `/Error/`, `expect.any(String)`, a check of `'ERR_ASSERTION'`.
   bool handler_checks_error(TSNode h) const {
-    TSNode param = field(h, "parameter"), body = field(h, "body");
-    if (ts_node_is_null(param) || ts_node_is_null(body) || type(param) != "identifier") return false;
-    const std::string e = text(param);
+    // (The caught name and the handler's body: JS `catch (e) {...}`, Java `catch (Exception e)
+    // {...}`, Python `except Exception as e:`.)
+    std::string e;
+    TSNode body = field(h, "body");
+    if (is_js(lang_)) {
+      if (TSNode param = field(h, "parameter"); !ts_node_is_null(param) && type(param) == "identifier") e = text(param);
+    } else if (lang_ == Lang::java) {
+      for (uint32_t j = 0; j < ts_node_named_child_count(h); ++j)
+        if (TSNode p = ts_node_named_child(h, j); type(p) == "catch_formal_parameter" && !ts_node_is_null(field(p, "name")))
+          e = text(field(p, "name"));
+    } else if (lang_ == Lang::python) {
+      const std::string head = text(h).substr(0, text(h).find(':'));
+      if (const auto as = head.rfind(" as "); as != std::string::npos) e = trim(head.substr(as + 4));
+      for (uint32_t j = ts_node_named_child_count(h); j-- > 0;)
+        if (type(ts_node_named_child(h, j)) == "block") {
+          body = ts_node_named_child(h, j);
+          break;
+        }
+    }
+    if (e.empty() || !is_plain_name(e) || ts_node_is_null(body)) return false;
     const bool own_if = last_own_if_, own_else = last_own_else_, inverts = last_inverts_;
     static const std::regex generic(
         R"(ERR_ASSERTION|AssertionError|\bError\b(?!\w)|expect\.any\(|expect\.anything\(|typeof|/\.[*+]?/|/\^?\.\*\$?/|\b(?:Object|String)\b)");
@@ -1598,6 +1615,16 @@ class Analyzer {
       TSNode st = ts_node_named_child(body, i);
       const std::string_view t = type(st);
       if (t == "comment") continue;
+      // (Python's `assert isinstance(e, ValueError)`, `assert e.code == 4`.)
+      if (t == "assert_statement" && has_word(text(st), e) && !std::regex_search(text(st), generic)) {
+        const std::string expr = split_top(text(st).substr(6), {","}).front();
+        const auto cs = clause_checks(Assertion{}, expr, {" and "}, false);
+        const bool instance = contains(expr, "isinstance(");
+        checked = std::any_of(cs.begin(), cs.end(), [&](const Assertion& c) {
+          return !c.trivial && !c.tautology && (strength(c.kind) >= kStrengthRange || (instance && c.kind == Kind::type));
+        });
+        continue;
+      }
       if (t != "expression_statement") {
         // (An exit before the check skips it; re-throwing the caught error, `if (e instanceof
         // AssertionError) throw e;`, does not.)
@@ -1607,9 +1634,12 @@ class Analyzer {
       }
       TSNode x = ts_node_named_child_count(st) > 0 ? ts_node_named_child(st, 0) : st;
       if (type(x) == "await_expression" && ts_node_named_child_count(x) > 0) x = ts_node_named_child(x, 0);
-      if (type(x) != "call_expression" || !has_word(text(x), e) || std::regex_search(text(x), generic)) continue;
+      if ((type(x) != "call_expression" && type(x) != "call" && type(x) != "method_invocation") || !has_word(text(x), e) ||
+          std::regex_search(text(x), generic))
+        continue;
       const auto cs = classify_call(x);
-      const bool instance = contains(text(x), " instanceof ") || contains(text(x), "InstanceOf(") || contains(text(x), "instanceOf(");
+      const bool instance = contains(text(x), " instanceof ") || contains(text(x), "InstanceOf(") || contains(text(x), "instanceOf(") ||
+                            contains(text(x), "isinstance(") || contains(text(x), "IsInstance(") || contains(text(x), ".getClass()");
       checked = std::any_of(cs.begin(), cs.end(), [&](const Assertion& c) {
         return !c.trivial && !c.tautology && (strength(c.kind) >= kStrengthRange || (instance && c.kind == Kind::type));
       });
@@ -1752,7 +1782,9 @@ class Analyzer {
       }
       // (JavaScript's untyped `catch (e)` whose body fails on another error, `assert.strictEqual(e.code,
       // 'EBADLIT')`, expects that error: as specific as `assert.throws(f, {code: 'EBADLIT'})`.)
-      if (is_js(lang_) && ty.empty() && handler_checks_error(h)) ty = "<checked in the handler>";
+      // (So is a broad one that checks it, `catch (Exception e) { assertTrue(e instanceof JSONException); }`.)
+      if ((is_js(lang_) && ty.empty()) || kBroad.count(ty))
+        if (handler_checks_error(h)) ty = "<checked in the handler>";
       // (Every handler that catches: the expectation is as broad as the broadest, `catch
       // (JSONException e) {} catch (Exception e) {}` expects any Exception.)
       for (const std::string_view scope : {"std::", "java.lang.", "builtins."})
@@ -2331,13 +2363,20 @@ class Analyzer {
           call_operands(n, a);
           std::vector<Assertion> out{a};
           for (const auto& item : split_top(std::string_view(expected).substr(1, expected.size() - 2), {","})) {
-            const auto kv = split_top(item, {":"});
-            if (kv.size() != 2 || !is_plain_name(trim(kv[0]))) continue;
+            // (`code: 'EBADLIT'`, `'code': ...`, the shorthand `{ code }`.)
+            auto kv = split_top(item, {":"});
+            if (kv.size() == 1 && is_plain_name(trim(kv[0]))) kv.push_back(trim(kv[0]));
+            std::string key = kv.empty() ? std::string() : trim(kv[0]);
+            if (key.size() >= 2 && (key.front() == '\'' || key.front() == '"') && key.back() == key.front()) key = key.substr(1, key.size() - 2);
+            if (kv.size() != 2 || !is_plain_name(key)) continue;
+            const std::string value = trim(kv[1]);
+            // (A value any error has, `/.*/`, `Error`, `expect.any(String)`, `() => true`, checks what it is at most.)
+            static const std::regex anything(R"(^(?:/\^?\.[*+]?\$?/\w*|/Error/\w*|''|""|Error|Object|true|expect\.any\(.*\)|expect\.anything\(\)|\(\)\s*=>\s*true|\w+\s*=>\s*true)$)");
             Assertion p;
-            p.kind = Kind::eq;
+            p.kind = std::regex_match(value, anything) ? Kind::type : Kind::eq;
             p.line = a.line;
-            p.operands.insert("<thrown>." + trim(kv[0]));
-            p.literals.insert(trim(kv[1]));
+            p.operands.insert("<thrown>." + key);
+            p.literals.insert(value);
             out.push_back(std::move(p));
           }
           return out;
@@ -3316,6 +3355,9 @@ class Analyzer {
         continue;
       }
       if (reraises(c)) continue;  // re-raised on every path: nothing is swallowed
+      // (A handler whose first checks hold only for another error, `assert isinstance(e,
+      // ValueError)`, fails on an assertion failure it catches.)
+      if (handler_checks_error(c)) continue;
       // The handler's header: up to ':' in Python, up to '{' elsewhere.
       const std::string head = h.substr(0, h.find(lang_ == Lang::python ? ':' : '{'));
       if (lang_ == Lang::python && head.find_first_not_of(" \t", 6) == std::string::npos) return true;  // bare except
@@ -3872,9 +3914,17 @@ class Analyzer {
                                                       contains(d, "cfg_attr") || contains(d, "EnabledIf") || contains(d, "DisabledIf")));
       else if (contains(d, ".skip") || contains(d, "skip:") || contains(d, "todo") || starts_with(d, "x"))
         add_marker(&u, "skip: " + d.substr(0, kMarkerChars), contains(d, "skip:") && platform_condition(d));
-      if (contains(d, "should_panic")) {
+      // Rust's #[should_panic], JUnit 4's @Test(expected = JSONException.class): the body is expected to throw.
+      static const std::regex junit_expected(R"(@Test\s*\([^)]*\bexpected\s*=\s*([\w.]+)\s*\.\s*class)");
+      std::smatch expected;
+      const bool junit = (lang_ == Lang::java || lang_ == Lang::kotlin) && std::regex_search(d, expected, junit_expected);
+      if (contains(d, "should_panic") || junit) {
         Assertion a;
-        a.kind = contains(d, "expected") ? Kind::throws_specific : Kind::throws_broad;
+        static const std::set<std::string, std::less<>> kBroadJvm = {"Exception", "Throwable", "Error", "RuntimeException",
+                                                                     "AssertionError", "AssertionFailedError"};
+        const std::string ty = junit ? expected[1].str().substr(expected[1].str().rfind('.') == std::string::npos ? 0 : expected[1].str().rfind('.') + 1) : "";
+        a.kind = junit ? (kBroadJvm.count(ty) ? Kind::throws_broad : Kind::throws_specific)
+                       : contains(d, "expected") ? Kind::throws_specific : Kind::throws_broad;
         a.line = u.line;
         a.operands = {"<panic>"};
         // (What the body computes is what is expected to panic: `add(i32::MAX, 1);`.)
