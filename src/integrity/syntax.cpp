@@ -1713,6 +1713,48 @@ class Analyzer {
     return found;
   }
 
+  /// AssertJ's exception assertions, read as assertThrows: `assertThatThrownBy(() -> parse(s))
+  /// .isInstanceOf(JSONException.class)`, `assertThatExceptionOfType(JSONException.class)
+  /// .isThrownBy(() -> parse(s))`, `assertThatIllegalArgumentException().isThrownBy(...)`: a throw
+  /// check of the type (broad when none is named or the broadest) over what the lambda computes.
+  /// nullopt for any other call.
+  std::optional<Assertion> assertj_throw(TSNode n, Assertion a) const {
+    if ((lang_ != Lang::java && lang_ != Lang::kotlin) || type(n) != "method_invocation") return std::nullopt;
+    std::vector<TSNode> chain{n};
+    for (TSNode o = field(n, "object"); !ts_node_is_null(o) && type(o) == "method_invocation"; o = field(o, "object")) chain.push_back(o);
+    const TSNode root = chain.back();
+    const std::string r = callee(root);
+    const bool thrown_by = r == "assertThatThrownBy";
+    const bool of_type = r == "assertThatExceptionOfType" || (starts_with(r, "assertThat") && ends_with(r, "Exception"));
+    if (!thrown_by && !of_type) return std::nullopt;
+    std::string ty, code;
+    if (r == "assertThatExceptionOfType") {
+      const auto args = call_args(root);
+      ty = args.empty() ? "" : args[0];
+    } else if (of_type) {
+      ty = r.substr(10);  // assertThatIllegalArgumentException -> IllegalArgumentException
+    }
+    if (thrown_by) {
+      const auto args = call_args(root);
+      code = args.empty() ? "" : args[0];
+    }
+    for (const TSNode c : chain) {
+      const std::string m = callee(c);
+      const auto args = call_args(c);
+      if (thrown_by && (m == "isInstanceOf" || m == "isExactlyInstanceOf" || m == "isInstanceOfAny") && !args.empty()) ty = args[0];
+      if (of_type && (m == "isThrownBy") && !args.empty()) code = args[0];
+    }
+    if (ends_with(ty, ".class")) ty.resize(ty.size() - 6);
+    static const std::set<std::string, std::less<>> kBroadJvm = {"Exception", "Throwable", "Error", "RuntimeException", "AssertionError"};
+    a.kind = ty.empty() || kBroadJvm.count(ty) ? Kind::throws_broad : Kind::throws_specific;
+    bool tautology = false;
+    // (The lambda's body: `() -> new JSONObject(s, cfg)` computes `new JSONObject(s, cfg)`.)
+    if (const auto arrow = code.find("->"); arrow != std::string::npos) code = trim(code.substr(arrow + 2));
+    if (!code.empty()) collect_operands(code, a.operands, tautology, &a.literals, &a.raw_exprs);
+    a.trivial = a.operands.empty();
+    return a;
+  }
+
   /// A failure call that ends the body of a `try` whose handler catches and does not re-raise
   /// (`try { parse("TRUE"); fail("expected"); } catch (JSONException e) {}`, Python's `try:` ...
   /// `pytest.fail(...)` ... `except ValueError: pass` or the fail in the `try`'s `else:`): the
@@ -2062,6 +2104,7 @@ class Analyzer {
     if (local_helper_only_looks_like_check(n, name) || imported_non_check(n, name)) return {};
     Assertion a;
     a.line = line(n);
+    if (auto thrown = assertj_throw(n, a)) return {*thrown};
     static const std::set<std::string, std::less<>> kEq = {
         "assertEqual", "assertEquals", "assertSame", "assertListEqual", "assertDictEqual", "assertSequenceEqual",
         "assertTupleEqual", "assertCountEqual", "assertMultiLineEqual", "assertArrayEquals", "assertIterableEquals",
@@ -2270,6 +2313,25 @@ class Analyzer {
                                                   }));
         a.tautology = tautology || m.tautology || self;
         a.trivial = a.operands.empty();
+        // gmock's `Throws<E>()` / `ThrowsMessage<E>(...)` over a callable, `EXPECT_THAT([&] { parse(s); },
+        // Throws<std::invalid_argument>())`: EXPECT_THROW's check, over what the callable computes.
+        if (std::string mt = strip_spaces(args.back()); macro) {
+          for (const std::string_view ns : {"::testing::", "testing::"})
+            if (starts_with(mt, ns)) mt = mt.substr(ns.size());
+          if (starts_with(mt, "Throws<") || starts_with(mt, "ThrowsMessage<")) {
+            std::string ty = mt.substr(mt.find('<') + 1, mt.find('>') == std::string::npos ? 0 : mt.find('>') - mt.find('<') - 1);
+            if (starts_with(ty, "std::")) ty = ty.substr(5);
+            a.kind = ty.empty() || ty == "exception" || ty == "logic_error" || ty == "runtime_error" ? Kind::throws_broad : Kind::throws_specific;
+            std::string code = actual;
+            if (const auto open = code.find('{'); open != std::string::npos && ends_with(code, "}")) code = code.substr(open + 1, code.size() - open - 2);
+            a.operands.clear();
+            bool taut = false;
+            for (const auto& stmt : split_top(code, {";"}))
+              if (!trim(stmt).empty()) collect_operands(trim(stmt), a.operands, taut, &a.literals, &a.raw_exprs);
+            a.trivial = a.operands.empty();
+            a.tautology = false;
+          }
+        }
         return {a};
       }
     }
