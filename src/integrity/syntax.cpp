@@ -1567,7 +1567,8 @@ class Analyzer {
     } else if (lang_ == Lang::java || lang_ == Lang::kotlin) {
       // (JUnit's and TestNG's: `fail(...)` imported statically, `Assert.fail`, `Assertions.fail`.)
       static const std::regex receiver(R"(^(?:(?:org\.junit\.(?:jupiter\.api\.)?)?(?:Assert|Assertions|TestCase|AssertJUnit)\.)?fail$)");
-      named = name == "fail" && std::regex_match(c, receiver);
+      // (Kotlin's call_expression has no `function` field: its callee is the name.)
+      named = name == "fail" && std::regex_match(c.empty() ? name : c, receiver);
     } else if (is_js(lang_) && name == "fail") {
       // (The runner's and assertion libraries' receivers: `reporter.fail` of a local object is
       // whatever that object does.)
@@ -1669,6 +1670,15 @@ class Analyzer {
     }
   }
 
+  /// The body of a try: its `body` field; Kotlin's try_expression has none, its first `statements`.
+  TSNode try_body(TSNode t) const {
+    if (TSNode b = field(t, "body"); !ts_node_is_null(b)) return b;
+    if (type(t) == "try_expression")
+      for (uint32_t i = 0; i < ts_node_named_child_count(t); ++i)
+        if (type(ts_node_named_child(t, i)) == "statements") return ts_node_named_child(t, i);
+    return TSNode{};
+  }
+
   /// Does every handler of the try `t` that catches end by returning (`catch (E e) { return; }`,
   /// `except E: return`), so that what follows the try runs only when nothing was thrown?
   bool handlers_return(TSNode t) const {
@@ -1677,11 +1687,12 @@ class Analyzer {
       TSNode h = ts_node_named_child(t, i);
       const std::string_view ht = type(h);
       if (ht == "finally_clause") return false;
-      if (ht != "catch_clause" && ht != "except_clause") continue;
+      if (ht != "catch_clause" && ht != "except_clause" && ht != "catch_block") continue;
       TSNode body = field(h, "body");
       if (ts_node_is_null(body))
         for (uint32_t j = ts_node_named_child_count(h); j-- > 0;)
-          if (const std::string_view bt = type(ts_node_named_child(h, j)); bt == "block" || bt == "compound_statement" || bt == "statement_block") {
+          if (const std::string_view bt = type(ts_node_named_child(h, j));
+              bt == "block" || bt == "compound_statement" || bt == "statement_block" || bt == "statements") {
             body = ts_node_named_child(h, j);
             break;
           }
@@ -1788,7 +1799,7 @@ class Analyzer {
       // (`try { parse(s); } catch (E e) { return; } fail("expected E");`)
       whole_body = true;
       owner = prev;
-    } else if (!ts_node_eq(field(owner, "body"), block)) {
+    } else if (!ts_node_eq(try_body(owner), block)) {
       return {};
     }
     if (!is_try(owner)) return {};
@@ -1801,10 +1812,14 @@ class Analyzer {
     for (uint32_t i = 0; i < ts_node_named_child_count(owner); ++i) {
       TSNode h = ts_node_named_child(owner, i);
       const std::string_view ht = type(h);
-      if (ht != "catch_clause" && ht != "except_clause") continue;
+      if (ht != "catch_clause" && ht != "except_clause" && ht != "catch_block") continue;
       if (reraises(h)) continue;
       catches = true;
       std::string ty;
+      // (Kotlin's `catch (e: JSONException) { ... }`.)
+      if (ht == "catch_block")
+        for (uint32_t j = 0; j < ts_node_named_child_count(h); ++j)
+          if (type(ts_node_named_child(h, j)) == "user_type") ty = text(ts_node_named_child(h, j));
       if (ht == "except_clause") {
         // (`except ValueError as e:`, `except (A, B):`; a bare `except:` catches everything.)
         const std::string head = text(h).substr(0, text(h).find(':'));
@@ -1842,7 +1857,7 @@ class Analyzer {
     a.kind = broad ? Kind::throws_broad : Kind::throws_specific;
     // (What is expected to throw: the statements of the try's body before the fail, each value as
     // computed, `JSONObject j = new JSONObject(s, cfg)` as `new JSONObject(s, cfg)`.)
-    TSNode body = whole_body ? field(owner, "body") : block;
+    TSNode body = whole_body ? try_body(owner) : block;
     bool tautology = false;
     for (uint32_t i = 0; !ts_node_is_null(body) && i < ts_node_named_child_count(body); ++i) {
       TSNode x = ts_node_named_child(body, i);
@@ -2384,6 +2399,11 @@ class Analyzer {
       else if (name == "PanicsWithValue") expected_type = args.size() >= 2 ? args[1] : "";
       else expected_type = args.empty() ? "" : args[0];
       if (name == "ErrorIs" || name == "ErrorAs" || name == "EqualError") expected_type = args.size() >= 3 ? args[2] : "";
+      // (Kotlin's `assertFailsWith<IllegalArgumentException> { ... }`: the type argument.)
+      if (name == "assertFailsWith")
+        if (const auto lt = t.find('<'), gt = t.find('>'); lt != std::string::npos && gt != std::string::npos && lt < gt &&
+                                                           lt < t.find_first_of("({"))
+          expected_type = trim(t.substr(lt + 1, gt - lt - 1));
       for (std::string_view suffix : {".class", "::class"})
         if (ends_with(expected_type, suffix)) expected_type.resize(expected_type.size() - suffix.size());
       static const std::set<std::string, std::less<>> kBroad = {"Exception", "BaseException", "Throwable", "Error",
@@ -3460,7 +3480,7 @@ class Analyzer {
       for (uint32_t i = ts_node_named_child_count(handler); i-- > 0;) {
         TSNode c = ts_node_named_child(handler, i);
         std::string_view ct = type(c);
-        if (ct == "block" || ct == "statement_block" || ct == "compound_statement") {
+        if (ct == "block" || ct == "statement_block" || ct == "compound_statement" || ct == "statements") {
           body = c;
           break;
         }
