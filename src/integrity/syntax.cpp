@@ -1650,24 +1650,28 @@ class Analyzer {
   }
 
   /// Python: when the call `n` is the context of a `with` statement (`with pytest.raises(E):`),
-  /// the operands of its body's statements (each assigned value as computed) added to `a`.
-  void with_body_operands(TSNode n, Assertion& a) const {
+  /// the operands of its body's statements (each assigned value as computed) added to `a`; true
+  /// when the body raises by itself (`raise ValueError`): the expectation holds whatever the code does.
+  bool with_body_operands(TSNode n, Assertion& a) const {
     TSNode w = ts_node_parent(n);
     for (int up = 0; up < 3 && !ts_node_is_null(w) && type(w) != "with_statement"; ++up) {
-      if (type(w) != "with_item" && type(w) != "with_clause" && type(w) != "as_pattern") return;
+      if (type(w) != "with_item" && type(w) != "with_clause" && type(w) != "as_pattern") return false;
       w = ts_node_parent(w);
     }
-    if (ts_node_is_null(w) || type(w) != "with_statement") return;
+    if (ts_node_is_null(w) || type(w) != "with_statement") return false;
     TSNode body = field(w, "body");
-    bool tautology = false;
+    bool tautology = false, itself = false;
     for (uint32_t i = 0; !ts_node_is_null(body) && i < ts_node_named_child_count(body); ++i) {
       TSNode x = ts_node_named_child(body, i);
       if (type(x) == "comment") continue;
+      // (The body raising by itself, `raise ValueError`: the expectation holds whatever the code does.)
+      if (throws_itself(x)) itself = true;
       std::string e = trim(text(x));
       if (const auto parts = split_top(e, {"==", "!=", "<=", ">=", "="}); parts.size() > 1 && top_level_assignment(e))
         e = trim(std::string_view(e).substr(e.find('=', parts[0].size()) + 1));
       collect_operands(e, a.operands, tautology, &a.literals, &a.raw_exprs);
     }
+    return itself;
   }
 
   /// The body of a try: its `body` field; Kotlin's try_expression has none, its first `statements`.
@@ -2358,6 +2362,7 @@ class Analyzer {
     }
     // (ava's `t.is(a, b)`: Object.is equality; only on the test's `t`, `is` names other things.)
     const bool ava_is = is_js(lang_) && name == "is" && callee_text(n) == "t.is";
+    bool throws_by_itself = false;  // (a throw expectation whose code throws by itself)
     if (kEq.count(name) || ava_is) {
       // JUnit assertEquals(expected, actual, delta) is approximate.
       if ((name == "assertEquals" || name == "assertEqual") && std::count(t.begin(), t.end(), ',') >= 2 &&
@@ -2434,7 +2439,17 @@ class Analyzer {
       }
       // A context manager, `with pytest.raises(ValueError): parse("x=")`, `with
       // self.assertRaises(E):`: what its body computes is what is expected to throw.
-      if (lang_ == Lang::python) with_body_operands(n, a);
+      // (A callable that throws by itself, `assertThrows(E.class, () -> { parse(s); throw new E(); })`,
+      // `assert.throws(() => { throw {code: 'X'} }, ...)`: the expectation holds whatever the code does.)
+      if (TSNode list = field(n, "arguments"); !ts_node_is_null(list))
+        for (uint32_t i = 0; i < ts_node_named_child_count(list); ++i) {
+          TSNode f = ts_node_named_child(list, i);
+          const std::string_view ft = type(f);
+          if ((ft == "arrow_function" || ft == "lambda_expression" || ft == "lambda" || ft == "function_expression" || ft == "lambda_literal") &&
+              !ts_node_is_null(field(f, "body")) && throws_itself(field(f, "body")))
+            throws_by_itself = true;
+        }
+      if (lang_ == Lang::python && with_body_operands(n, a)) throws_by_itself = true;
       // Node's and ava's expectation object, `assert.throws(f, {code: 'EBADLIT', message: /bad/})`,
       // `t.throwsAsync(p, {instanceOf: RangeError})`: a check of the error per property (as a
       // handler's `assert.strictEqual(e.code, 'EBADLIT')` is), besides the throw.
@@ -2443,6 +2458,7 @@ class Analyzer {
         const std::string expected = raw.size() >= 2 ? trim(raw[1]) : std::string();
         if (expected.size() >= 2 && expected.front() == '{' && matching_close(expected, 0) == expected.size() - 1) {
           call_operands(n, a);
+          if (throws_by_itself) a.tautology = true;
           std::vector<Assertion> out{a};
           for (const auto& item : split_top(std::string_view(expected).substr(1, expected.size() - 2), {","})) {
             // (`code: 'EBADLIT'`, `'code': ...`, the shorthand `{ code }`.)
@@ -2539,6 +2555,7 @@ class Analyzer {
       return {};
     }
     call_operands(n, a);
+    if (throws_by_itself) a.tautology = true;
     // An equality with a boolean literal (`expect(sumsEqual(x, 4)).toBe(true)`, assertEquals(true,
     // ok(x))) checks the truth of the other side: as strong as that expression's own comparison.
     if (a.kind == Kind::eq && a.operands.size() == 1) {
