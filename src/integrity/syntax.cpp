@@ -2150,7 +2150,7 @@ class Analyzer {
                                                               "ASSERT_FALSE", "False", "debug_assert"};
     static const std::set<std::string, std::less<>> kThrows = {"assertRaises", "raises", "warns", "assertWarns", "assertWarnsRegex",
                                                                "assertThrows", "EXPECT_THROW",
-                                                               "ASSERT_THROW", "toThrow", "throws", "rejects", "throwsAsync",
+                                                               "ASSERT_THROW", "toThrow", "throws", "rejects", "throwsAsync", "throw",
                                                                "toThrowError", "assertFailsWith", "Panics", "PanicsWithValue",
                                                                "assertRaisesRegex", "ErrorIs", "ErrorAs", "EqualError"};
     static const std::set<std::string, std::less<>> kBroadThrows = {"EXPECT_ANY_THROW", "ASSERT_ANY_THROW"};
@@ -2393,7 +2393,10 @@ class Analyzer {
       a.kind = Kind::type;
     } else if (kBroadThrows.count(name)) {
       a.kind = Kind::throws_broad;
-    } else if (kThrows.count(name)) {
+    } else if (kThrows.count(name) &&
+               // (chai's `expect(fn).to.throw(E)`, `fn.should.throw(E)`; a generator's `.throw(err)` is no check.)
+               (name != "throw" || (is_js(lang_) && (starts_with(callee_text(n), "expect(") || contains(callee_text(n), ".should.") ||
+                                                     contains(callee_text(n), ".to."))))) {
       // Specific unless the expected exception is missing or the broadest type.
       auto args = call_args(n);
       std::string expected_type;
@@ -2414,6 +2417,15 @@ class Analyzer {
       static const std::set<std::string, std::less<>> kBroad = {"Exception", "BaseException", "Throwable", "Error",
                                                                 "RuntimeException", "std::exception", "object", "Object"};
       a.kind = expected_type.empty() || kBroad.count(expected_type) ? Kind::throws_broad : Kind::throws_specific;
+      // (JavaScript: an expected message or pattern any error matches, `toThrow('')`, `toThrow(/.*/)`,
+      // `.to.throw(Error)`, is none; chai's and jest's `.not` expect no throw: that checks nothing
+      // specific.)
+      if (is_js(lang_)) {
+        static const std::regex anything(R"(^(?:/\^?\.[*+]?\$?/\w*|/Error/\w*|''|""|``|Error|Object|expect\.any\(.*\)|expect\.anything\(\))$)");
+        if (std::regex_match(expected_type, anything) || (name == "throw" && contains(strip_spaces(t), ".not.")))
+          a.kind = Kind::throws_broad;
+        if (contains(strip_spaces(t), ".not.") && (name == "throw" || name == "toThrow" || name == "toThrowError")) a.kind = Kind::type;
+      }
       // Expecting an assertion failure inverts the test: the checks inside pass when they fail.
       // The expectation checks nothing about the code; code it wraps is visited as inverted.
       const bool expects_failure = contains(expected_type, "AssertionError") || contains(expected_type, "AssertionFailedError") ||
