@@ -535,13 +535,15 @@ std::optional<IntegrityFinding> compare_checks(const TestUnit& bt, const TestUni
   if (dropped.empty()) return std::nullopt;
   // Checks replaced by the expectation of a specific exception: the change now raises. Only of the
   // code the dropped checks looked at (`r = parse(s); assert r.a == 1` -> `with raises(E):
-  // parse(s)`, `add(2, 2) == 4` -> `add(INT_MAX, 1)` throws): a throw expected of other code
-  // (`int("true")`) replaces no check of this one.
+  // parse(s)`): a throw expected of other code (`int("true")`) or of other input (`parse("0x10") ==
+  // 16` -> `parse("0x")` raises) replaces no check of this one.
   if (kind_count(at, Kind::throws_specific) > kind_count(bt, Kind::throws_specific) &&
       std::any_of(after.begin(), after.end(), [&](const Assertion* y) {
-        return y->kind == Kind::throws_specific && std::any_of(before.begin(), before.end(), [&](const Assertion* x) {
-                 return overlaps(*x, *y) || same_source(*x, *y) || same_root(*x, *y);
-               });
+        if (y->kind != Kind::throws_specific) return false;
+        // (Of a dropped check, or of the one it took the place of: the same operand or source.)
+        for (std::size_t i = 0; i < before.size(); ++i)
+          if ((!match[i] || match[i] == y) && (overlaps(*before[i], *y) || same_source(*before[i], *y))) return true;
+        return false;
       }))
     return std::nullopt;
   if (!added.empty() && total(added) < total(dropped) && matched < kMinMatchedShare * before_total)
@@ -896,7 +898,11 @@ void settle_gone_tests(const std::vector<GoneTest>& gone, const std::vector<NewT
       for (const auto& n : added) {
         if ((n.path == g.path) != (same_file == 1)) continue;
         const TestUnit& at = *n.unit;
-        const bool same_body = at.body_hash == bt.body_hash;
+        // (The same body under another name is the same test only when what surrounds the body
+        // agrees too: its cases, parameters and defaults, what the test as a whole expects (a
+        // `@Test(expected = ...)`, `#[should_panic]`, a parametrize table) -- compare_checks.)
+        const bool same_body = at.body_hash == bt.body_hash && at.param_defaults == bt.param_defaults &&
+                               !compare_checks(bt, at, n.path);
         const auto bc = checks(bt), ac = checks(at);
         const bool same_checks = !bc.empty() && !compare_checks(bt, at, n.path) &&
                                  std::any_of(bc.begin(), bc.end(), [&](const Assertion* x) {

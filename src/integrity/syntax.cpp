@@ -1609,8 +1609,14 @@ class Analyzer {
     }
     if (e.empty() || !is_plain_name(e) || ts_node_is_null(body)) return false;
     const bool own_if = last_own_if_, own_else = last_own_else_, inverts = last_inverts_;
+    // (What an assertion failure has or is too, or what holds of any error: no check of this one.)
     static const std::regex generic(
-        R"(ERR_ASSERTION|AssertionError|\bError\b(?!\w)|expect\.any\(|expect\.anything\(|typeof|/\.[*+]?/|/\^?\.\*\$?/|\b(?:Object|String)\b)");
+        R"(ERR_ASSERTION|AssertionError|\bError\b(?!\w)|expect\.any\(|expect\.anything\(|typeof|/\.[*+]?/|/\^?\.\*\$?/|)"
+        R"(\b(?:Object|String|Exception|BaseException|Throwable|Failed|OutcomeException|failureException|undefined|null|None)\b|)"
+        R"(stringContaining\(\s*(?:''|""|``)\s*\)|\.length\b|\.not\.|\|\||\bor\b|\bnot\b|!==|!=)");
+    // (`if (!(e instanceof ParseError)) throw e;`, `if not isinstance(e, ValueError): raise`: every
+    // other error, an assertion failure among them, goes on.)
+    static const std::regex rethrow_unless(R"(^if\(?(?:!\(|not)(?:\w+instanceof(\w+)|isinstance\(\w+,(\w+)\))\)?\)?:?\{?(?:throw\w+;?|raise\w*)\}?$)");
     bool checked = false;
     for (uint32_t i = 0; i < ts_node_named_child_count(body) && !checked; ++i) {
       TSNode st = ts_node_named_child(body, i);
@@ -1622,7 +1628,7 @@ class Analyzer {
         const auto cs = clause_checks(Assertion{}, expr, {" and "}, false);
         const bool instance = contains(expr, "isinstance(");
         checked = std::any_of(cs.begin(), cs.end(), [&](const Assertion& c) {
-          return !c.trivial && !c.tautology && (strength(c.kind) >= kStrengthRange || (instance && c.kind == Kind::type));
+          return !c.trivial && !c.tautology && (c.kind == Kind::eq || c.kind == Kind::approx || instance);
         });
         continue;
       }
@@ -1630,6 +1636,10 @@ class Analyzer {
         // (An exit before the check skips it; re-throwing the caught error, `if (e instanceof
         // AssertionError) throw e;`, does not.)
         const std::string x = strip_spaces(text(st));
+        if (std::smatch m; t == "if_statement" && std::regex_match(x, m, rethrow_unless) && has_word(text(st), e) && !std::regex_search(x, generic)) {
+          checked = true;
+          continue;
+        }
         if (contains(text(st), "return") || (contains(x, "throw") && !contains(x, "throw" + e + ";") && !ends_with(x, "throw" + e))) break;
         continue;
       }
@@ -1641,8 +1651,10 @@ class Analyzer {
       const auto cs = classify_call(x);
       const bool instance = contains(text(x), " instanceof ") || contains(text(x), "InstanceOf(") || contains(text(x), "instanceOf(") ||
                             contains(text(x), "isinstance(") || contains(text(x), "IsInstance(") || contains(text(x), ".getClass()");
+      // (Exact: an equality, or an instance check; an inequality or a range, `e.message.length >= 0`,
+      // holds of an assertion failure too.)
       checked = std::any_of(cs.begin(), cs.end(), [&](const Assertion& c) {
-        return !c.trivial && !c.tautology && (strength(c.kind) >= kStrengthRange || (instance && c.kind == Kind::type));
+        return !c.trivial && !c.tautology && (c.kind == Kind::eq || c.kind == Kind::approx || instance);
       });
     }
     last_own_if_ = own_if, last_own_else_ = own_else, last_inverts_ = inverts;
@@ -1674,6 +1686,34 @@ class Analyzer {
     return itself;
   }
 
+  /// Does a Go switch case fail the test on every path: a statement of its own that calls a
+  /// failure (`t.Fatal`, `t.Errorf`, ...) or returns after one, `t.Logf` not?
+  bool go_case_fails(TSNode c) const {
+    for (uint32_t i = 0; i < ts_node_named_child_count(c); ++i) {
+      TSNode st = ts_node_named_child(c, i);
+      if (type(st) != "expression_statement" || ts_node_named_child_count(st) == 0) continue;
+      TSNode call = ts_node_named_child(st, 0);
+      if (type(call) != "call_expression") continue;
+      const std::string name = callee(call);
+      if (kGoFail.count(name) || name == "Fatal" || name == "Fatalf") return true;
+    }
+    return false;
+  }
+
+  /// Is `n` inside a loop of its function (`for`, `while`, `do`)?
+  bool in_loop(TSNode n) const {
+    for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
+      const std::string_view t = type(p);
+      if (t == "for_statement" || t == "while_statement" || t == "do_statement" || t == "for_in_statement" || t == "enhanced_for_statement" ||
+          t == "for_range_loop" || t == "range_based_for_statement" || t == "for_expression" || t == "while_expression")
+        return true;
+      if (t == "function_definition" || t == "method_declaration" || t == "function_declaration" || t == "arrow_function" ||
+          t == "lambda_expression" || t == "function_expression" || t == "function_item")
+        return false;
+    }
+    return false;
+  }
+
   /// The body of a try: its `body` field; Kotlin's try_expression has none, its first `statements`.
   TSNode try_body(TSNode t) const {
     if (TSNode b = field(t, "body"); !ts_node_is_null(b)) return b;
@@ -1685,7 +1725,7 @@ class Analyzer {
 
   /// Does every handler of the try `t` that catches end by returning (`catch (E e) { return; }`,
   /// `except E: return`), so that what follows the try runs only when nothing was thrown?
-  bool handlers_return(TSNode t) const {
+  bool handlers_return(TSNode t, bool loop) const {
     bool any = false;
     for (uint32_t i = 0; i < ts_node_named_child_count(t); ++i) {
       TSNode h = ts_node_named_child(t, i);
@@ -1701,8 +1741,9 @@ class Analyzer {
             break;
           }
       if (ts_node_is_null(body) || ts_node_named_child_count(body) == 0) return false;
+      // (In a loop over inputs, `continue`: a `return` there ends the test at the first input.)
       TSNode last = ts_node_named_child(body, ts_node_named_child_count(body) - 1);
-      if (type(last) != "return_statement") return false;
+      if (type(last) != (loop ? "continue_statement" : "return_statement")) return false;
       any = true;
     }
     return any;
@@ -1799,7 +1840,7 @@ class Analyzer {
     if (type(owner) == "else_clause" && lang_ == Lang::python) {
       whole_body = true;
       owner = ts_node_parent(owner);
-    } else if (TSNode prev = ts_node_prev_named_sibling(st); !is_try(owner) && is_try(prev) && handlers_return(prev)) {
+    } else if (TSNode prev = ts_node_prev_named_sibling(st); !is_try(owner) && is_try(prev) && handlers_return(prev, in_loop(st))) {
       // (`try { parse(s); } catch (E e) { return; } fail("expected E");`)
       whole_body = true;
       owner = prev;
@@ -2218,7 +2259,19 @@ class Analyzer {
             return cond;
           };
           if (type(p) == "expression_case") {
-            if (const std::string cond = conditions(p); !cond.empty()) return clause_checks(a, cond, {"||"}, /*negated=*/true);
+            // (Reached only when no case above holds: a case above that does not fail, `case got > 0:`
+            // or `case true:` first, narrows it: `!(got > 0) && got != 42` fails on less.)
+            std::string shadow;
+            for (TSNode c = ts_node_prev_named_sibling(p); !ts_node_is_null(c); c = ts_node_prev_named_sibling(c))
+              if (type(c) == "expression_case" && !go_case_fails(c))
+                if (const std::string cond = conditions(c); !cond.empty()) {
+                  // (`case true:` above: never reached.)
+                  if (unparen(cond) == "true") return {};
+                  shadow += "!(" + cond + ") && ";
+                }
+            if (const std::string cond = conditions(p); !cond.empty())
+              return shadow.empty() ? clause_checks(a, cond, {"||"}, /*negated=*/true)
+                                    : clause_checks(a, shadow + "(" + cond + ")", {"||"}, /*negated=*/true);
             continue;
           }
           std::string any;
@@ -3855,7 +3908,8 @@ class Analyzer {
     // AssertionError("expected")`, `raise AssertionError`, JavaScript's `throw new Error('should have
     // thrown')` under a handler that checks the error: as a fail call there (expected_throw).
     if ((t == "raise_statement" || t == "throw_statement") && lang_ != Lang::go &&
-        (is_js(lang_) || contains(text(n).substr(0, kConditionChars), "AssertionError") ||
+        ((is_js(lang_) && std::regex_search(text(n).substr(0, kConditionChars), detail::cached_regex(R"(^throw\s+new\s+(?:assert\.)?(?:Assertion)?Error\s*\()"))) ||
+         contains(text(n).substr(0, kConditionChars), "AssertionError") ||
          contains(text(n).substr(0, kConditionChars), "failureException")) &&
         push_expected_throw(n, unit, swallow_depth > 0 || recovering, /*specific_only=*/is_js(lang_)))
       return;
