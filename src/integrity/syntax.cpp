@@ -1700,6 +1700,16 @@ class Analyzer {
     return false;
   }
 
+  /// Is `block` the body of a Python `with pytest.raises(E):` / `with self.assertRaises(E):` (not
+  /// `warns`: a warning does not end the block)?
+  bool raises_block(TSNode block) const {
+    if (lang_ != Lang::python) return false;
+    TSNode w = ts_node_parent(block);
+    if (ts_node_is_null(w) || type(w) != "with_statement" || !ts_node_eq(field(w, "body"), block)) return false;
+    const std::string head = strip_spaces(text(w).substr(0, ts_node_start_byte(block) - ts_node_start_byte(w)));
+    return contains(head, "raises(") || contains(head, "assertRaises(") || contains(head, "assertRaisesRegex(");
+  }
+
   /// Is `n` inside a loop of its function (`for`, `while`, `do`)?
   bool in_loop(TSNode n) const {
     for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
@@ -5604,6 +5614,12 @@ class Analyzer {
             if (const_true(*c)) mark_dead("after an unconditional exit (line " + std::to_string(line(sib)) + ")");
             else if (platform_condition(*c)) a.optional = true;
             else a.guards.push_back("unless " + compact_condition(*c));
+          } else if (raises_block(p) && type(sib) != "assert_statement" && type(sib) != "comment" &&
+                     !starts_with(trim(text(sib)), "self.assert")) {
+            // (`with pytest.raises(ValueError): parse("x")` then a check in the same block: the raise
+            // the block expects ends it before the check.)
+            mark_dead("after `" + quote(text(sib).substr(0, text(sib).find('\n'))) + "` (line " + std::to_string(line(sib)) +
+                      "), which the enclosing `with ...raises(...)` expects to raise");
           }
         }
       if (pt == "if_statement" || pt == "elif_clause" || pt == "if_expression") {
