@@ -789,17 +789,29 @@ void helper_skip_rules(const RuleContext& c, Findings& out) {
   // Skip calls by their test-framework spelling (a production `query.skip(10)` is not one).
   static const std::regex py(
       R"(\b_?pytest\s*\.\s*(?:skip|xfail|importorskip)\b|\b_?pytest\s*\.\s*mark\s*\.\s*(?:skip|skipif|xfail)\b|\bskipTest\s*\()"
-      R"(|\bSkipTest\b|\bunittest\s*\.\s*skip|\bgetattr\s*\(\s*_?pytest\b)"
-      R"(|^\s*from\s+(?:_?pytest|_pytest\.\w+|unittest)\s+import\s+.*\b(?:skip\w*|xfail|importorskip|SkipTest|Skipped)\b)");
-  // `import pytest as p` / `p = pytest`: the alias's skips too.
-  std::string alias_pattern;
+      R"(|\bSkipTest\b|\bunittest\s*\.\s*skip|\bgetattr\s*\(\s*_?pytest\b)");
+  // `import pytest as p` / `p = pytest`: the alias's skips too; `from pytest import skip as s`: the
+  // bare name's calls (the import line itself skips nothing: `from nose.plugins.skip import SkipTest`
+  // in a new module whose only raise of it is under a condition never true on Python 3).
+  std::string alias_pattern, bare_pattern;
   if (c.lang == Lang::python) {
     static const std::regex alias_re(R"((?:^|\n)\s*(?:import\s+_?pytest\s+as\s+(\w+)|(\w+)\s*=\s*_?pytest\s*(?:\n|$)))");
+    static const std::regex from_re(R"((?:^|\n)[ \t]*from[ \t]+(?:_?pytest|_pytest\.\w+|unittest|nose[\w.]*)[ \t]+import[ \t]+\(?([^\n)]*))");
+    static const std::regex name_re(R"(\b(skip\w*|xfail|importorskip|SkipTest|Skipped)\b(?:\s+as\s+(\w+))?)");
     const std::string& text = *c.file.after;
     for (std::sregex_iterator it(text.begin(), text.end(), alias_re), end; it != end; ++it)
       alias_pattern += (alias_pattern.empty() ? "" : "|") + ((*it)[1].matched ? (*it)[1].str() : (*it)[2].str());
+    for (std::sregex_iterator it(text.begin(), text.end(), from_re), end; it != end; ++it) {
+      const std::string names = (*it)[1].str();
+      for (std::sregex_iterator n(names.begin(), names.end(), name_re); n != end; ++n)
+        bare_pattern += (bare_pattern.empty() ? "" : "|") + ((*n)[2].matched ? (*n)[2].str() : (*n)[1].str());
+    }
   }
-  const std::regex py_alias = detail::cached_regex(alias_pattern.empty() ? std::string("(?!)") : "\\b(?:" + alias_pattern + ")\\s*\\.\\s*(?:skip|xfail|importorskip|mark)\\b");
+  std::string py_extra;
+  if (!alias_pattern.empty()) py_extra = "\\b(?:" + alias_pattern + ")\\s*\\.\\s*(?:skip|xfail|importorskip|mark)\\b";
+  if (!bare_pattern.empty()) py_extra += (py_extra.empty() ? "" : "|") + ("(?:^|[^.\\w])(?:" + bare_pattern + ")\\s*[(@]|\\braise\\s+(?:" + bare_pattern + ")\\b");
+  const std::regex py_alias = detail::cached_regex(py_extra.empty() ? std::string("(?!)") : py_extra);
+  static const std::regex py_import(R"(^\s*(?:from\s+[\w.]+\s+)?import\s)");
   // JS: the test API's skips anywhere; a mocha context's `this.skip()` and `{ skip: true }` options
   // only in test-side code (production code has its own `this.skip()` and `{ skip: 10 }` pagination).
   static const std::regex js(R"(\b(?:t|test|it|describe|context|suite)\s*\.\s*(?:skip|todo)\s*\()");
@@ -824,6 +836,7 @@ void helper_skip_rules(const RuleContext& c, Findings& out) {
     const std::string l = full.substr(0, kRegexLineChars);
     std::smatch call;
     if (!std::regex_search(l, call, *re) && !(c.lang == Lang::python && std::regex_search(l, call, py_alias))) continue;
+    if (c.lang == Lang::python && std::regex_search(l, py_import)) continue;
     // Inside a test: the test-by-test comparison judges it (platform conditions, failing tests).
     if (std::any_of(c.after.tests.begin(), c.after.tests.end(), [&](const TestUnit& t) { return within(t, n); })) continue;
     // A platform condition around it: an `if` before the call on its line, or the nearest less
@@ -833,14 +846,24 @@ void helper_skip_rules(const RuleContext& c, Findings& out) {
     // A marker that carries its condition (`skipif(sys.platform ...)`, `{ skip: isWindows }`).
     const std::string rest = l.substr(static_cast<std::size_t>(call.position(0)));
     const bool carries = contains(call.str(), ":") || contains(rest, "skipif") || contains(rest, "skipIf") || contains(rest, "skipUnless");
-    bool conditional = (contains(before_call, "if") && platform_condition(before_call)) || (carries && platform_condition(rest));
+    // An `if` whose condition is never true on Python 3 (`sys.version_info[:2] == (2, 6)`) skips nothing.
+    const auto never = [&](const std::string& head) {
+      if (c.lang != Lang::python) return false;
+      static const std::regex cond(R"(^\s*(?:if|elif)\s+(.*\S)\s*:\s*(?:#.*)?$)");
+      std::smatch m;
+      return std::regex_search(head, m, cond) && never_true_condition(m[1].str());
+    };
+    const std::size_t colon = before_call.rfind(':');
+    bool conditional = (contains(before_call, "if") &&
+                        (platform_condition(before_call) || (colon != std::string::npos && never(before_call.substr(0, colon + 1))))) ||
+                       (carries && platform_condition(rest));
     const std::size_t indent = l.find_first_not_of(" \t");
     for (int k = std::min(n - 2, static_cast<int>(lines.size()) - 1); !conditional && k >= 0 && indent != std::string::npos && indent > 0; --k) {
       const std::string& above = lines[static_cast<std::size_t>(k)];
       const std::size_t ind = above.find_first_not_of(" \t");
       if (ind == std::string::npos || ind >= indent) continue;
       const std::string head = above.substr(0, kConditionChars);
-      conditional = std::regex_search(head, cond_re) && platform_condition(head);
+      conditional = std::regex_search(head, cond_re) && (platform_condition(head) || never(head));
       break;
     }
     if (conditional) continue;
