@@ -69,8 +69,18 @@ std::optional<std::string> shadows(const FileVersions& f) {
   // Go, PHP, Ruby: vendored dependencies.
   if (has_dir({"vendor"})) return "a vendored dependency changed";
   // C/C++ test frameworks vendored or replaced.
-  if (has_dir({"gtest", "gmock", "googletest", "googlemock", "catch2", "Catch2", "doctest"}) || base == "gtest.h" ||
-      base == "catch.hpp" || base == "catch_amalgamated.hpp" || base == "doctest.h" || base == "unity.h")
+  // (Not the framework's own tests, samples and documentation below it: nothing there is built into
+  // the library the project's tests link. yaml-cpp 3738976bdc added a Bazel `load` line to vendored
+  // googletest's test/BUILD.bazel files.)
+  static constexpr std::string_view kCppFrameworks[] = {"gtest", "gmock", "googletest", "googlemock", "catch2", "Catch2", "doctest"};
+  std::size_t framework = parts.size();
+  for (std::size_t i = 0; i + 1 < parts.size() && framework == parts.size(); ++i)
+    if (std::find(std::begin(kCppFrameworks), std::end(kCppFrameworks), parts[i]) != std::end(kCppFrameworks)) framework = i;
+  const bool own_tests = framework < parts.size() && std::any_of(parts.begin() + static_cast<std::ptrdiff_t>(framework) + 1, parts.end() - 1, [](const auto& p) {
+    return p == "test" || p == "tests" || p == "samples" || p == "docs" || p == "examples";
+  });
+  if ((framework < parts.size() && !own_tests) || base == "gtest.h" || base == "catch.hpp" || base == "catch_amalgamated.hpp" ||
+      base == "doctest.h" || base == "unity.h")
     return "the C/C++ test framework's sources changed";
   return std::nullopt;
 }
