@@ -506,6 +506,119 @@ bool python_local_binding_harmless(const std::string& text, int line, const std:
   return !calls_bare || calls_real;
 }
 
+/// Python: the replacement a mocking call at `line` installs for `full` (`monkeypatch.setattr(X,
+/// "write", spy)`, `patch.object(X, "write", spy)`) is a spy: a function defined in the same scope
+/// before it that hands its own parameters, unchanged and in order, to the original it saved before
+/// the patch (`real_write = X.write`), returning what that returns on every return (or, returning
+/// nothing, calls it unconditionally). It records calls (`writes.append(text)`) and replaces
+/// nothing (click bc32a92cd2).
+bool python_spy_forwards(const std::string& text, int line, const std::string& full) {
+  std::vector<std::string> lines;
+  for_each_capped_line(text, [&](int, const std::string& l) { lines.push_back(l); });
+  if (line < 1 || line > static_cast<int>(lines.size())) return false;
+  // The mocking call's value: the third argument of setattr/patch.object (the statement may span lines).
+  std::string call;
+  for (std::size_t i = static_cast<std::size_t>(line - 1); i < lines.size() && call.size() < kRegexLineChars; ++i) {
+    call += lines[i] + "\n";
+    const auto open = call.find('(');
+    if (open != std::string::npos && closing_paren(call, open) != std::string::npos && closing_paren(call, open) < call.size()) break;
+  }
+  static const std::regex mocking(R"(\b(?:monkeypatch\s*\.\s*setattr|(?:mock\s*\.\s*)?patch\s*\.\s*object|setattr)\s*\()");
+  std::smatch m;
+  if (!std::regex_search(call, m, mocking)) return false;
+  const std::size_t open = static_cast<std::size_t>(m.position(0) + m.length(0)) - 1;
+  const std::size_t close = closing_paren(call, open);
+  if (close == std::string::npos || close >= call.size()) return false;
+  const auto args = split_top(call.substr(open + 1, close - open - 1), {","});
+  if (args.size() != 3) return false;
+  const std::string spy = trim(args[2]), object = strip_spaces(args[0]);
+  std::string attr = strip_spaces(args[1]);
+  if (attr.size() < 2 || (attr.front() != '"' && attr.front() != '\'') || attr.back() != attr.front()) return false;
+  attr = attr.substr(1, attr.size() - 2);
+  if (object + "." + attr != strip_spaces(full) && !ends_with(strip_spaces(full), "." + attr)) return false;
+  if (!std::regex_match(spy, detail::cached_regex(R"(^[A-Za-z_]\w*$)"))) return false;
+  auto indent = [](const std::string& l) { return static_cast<int>(l.find_first_not_of(" \t")); };
+  auto blank = [](const std::string& l) {
+    const auto p = l.find_first_not_of(" \t");
+    return p == std::string::npos || l[p] == '#';
+  };
+  const int own = indent(lines[static_cast<std::size_t>(line - 1)]);
+  // The saved originals: names bound exactly once in the file, before the patch, to `X.attr` or
+  // `getattr(X, "attr")`.
+  const std::string original = object + "." + attr;
+  std::set<std::string> saved;
+  std::map<std::string, int> bindings;
+  static const std::regex assign(R"(^\s*([A-Za-z_]\w*)\s*(?::[^=]+)?=\s*([^=].*)$)");
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    std::smatch a;
+    const std::string l = lines[i].substr(0, kRegexLineChars);
+    if (!std::regex_match(l, a, assign)) continue;
+    ++bindings[a[1].str()];
+    const std::string v = strip_spaces(a[2].str());
+    if (static_cast<int>(i) + 1 < line && (v == original || v == "getattr(" + object + ",\"" + attr + "\")" || v == "getattr(" + object + ",'" + attr + "')"))
+      saved.insert(a[1].str());
+  }
+  for (auto it = saved.begin(); it != saved.end();) it = bindings[*it] == 1 ? std::next(it) : saved.erase(it);
+  if (saved.empty()) return false;
+  // The spy: `def spy(params):` above the line at the same indentation, in the same scope.
+  int def = -1;
+  for (int i = line - 2; i >= 0; --i) {
+    const std::string& l = lines[static_cast<std::size_t>(i)];
+    if (blank(l)) continue;
+    if (indent(l) < own) break;
+    if (indent(l) == own && std::regex_search(l, detail::cached_regex("^\\s*def\\s+" + spy + "\\s*\\("))) {
+      def = i;
+      break;
+    }
+  }
+  if (def < 0) return false;
+  std::smatch d;
+  const std::string head = lines[static_cast<std::size_t>(def)];
+  if (!std::regex_search(head, d, detail::cached_regex(R"(def\s+\w+\s*\(([^)]*)\)\s*(?:->[^:]+)?:\s*$)"))) return false;
+  std::vector<std::string> params;
+  for (const auto& p : split_top(d[1].str(), {","}))
+    if (std::string q = strip_spaces(p.substr(0, p.find(':'))); !q.empty()) params.push_back(q);
+  std::string forwarded;
+  for (const auto& p : params) forwarded += (forwarded.empty() ? "" : ",") + p;
+  std::vector<std::string> body;
+  int body_indent = -1;
+  for (std::size_t i = static_cast<std::size_t>(def) + 1; i < lines.size(); ++i) {
+    const std::string& l = lines[i];
+    if (blank(l)) continue;
+    if (indent(l) <= own) break;
+    if (body_indent < 0) body_indent = indent(l);
+    body.push_back(l);
+  }
+  if (body.empty()) return false;
+  // A forwarding call: `real(self, text)`, the whole expression.
+  auto forwards = [&](const std::string& e) {
+    const std::string x = strip_spaces(e);
+    return std::any_of(saved.begin(), saved.end(), [&](const std::string& n) { return x == n + "(" + forwarded + ")"; });
+  };
+  bool any_return = false, top_call = false;
+  for (const auto& l : body) {
+    const std::string t = trim(l);
+    // A parameter rebound, or reached into (`self._closed = False`, `text.clear()`), changes what is
+    // forwarded or the object the original runs on.
+    if (!forwards(t) && !(starts_with(t, "return") && forwards(t.substr(6))))
+      for (const auto& p : params) {
+        const std::string bare = p.substr(p.find_first_not_of('*'));
+        if (std::regex_search(t, detail::cached_regex("^" + bare + "\\s*(?:[-+*/%|&^]|//|\\*\\*)?=[^=]")) ||
+            std::regex_search(t, detail::cached_regex("\\b" + bare + "\\s*(?:\\[[^\\]]*\\]\\s*=[^=]|\\.)")))
+          return false;
+      }
+    if (starts_with(t, "return") && (t.size() == 6 || !std::isalnum(static_cast<unsigned char>(t[6])))) {
+      any_return = true;
+      if (!forwards(t.substr(6))) return false;
+    } else if (starts_with(t, "yield") || starts_with(t, "raise")) {
+      return false;
+    } else if (indent(l) == body_indent && forwards(t)) {
+      top_call = true;
+    }
+  }
+  return any_return || top_call;
+}
+
 struct Target {
   std::string module;  ///< a module path or dotted name ("" unknown)
   std::string name;    ///< the attribute, function or class replaced ("" the whole module)
@@ -2388,6 +2501,7 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
         }
         if (why.empty()) continue;
         if (lang == Lang::python && undone_in_new_test(files, f, n, t, options, helpers)) continue;
+        if (lang == Lang::python && !t.mutation && python_spy_forwards(*f.after, n, shown)) continue;
         out.push_back({"mocked_code_under_test", f.path, n,
                        "test code replaces the code under test with a stand-in (" + shown + "): " + why + ": " + quote(l)});
         return;
