@@ -180,6 +180,10 @@ struct TestUnit {
   /// Helpers of `calls` that every reference hands to something that drops their failure
   /// (`asyncio.create_task(_check())` never awaited): why (swallow.hpp helper_handed_off).
   std::map<std::string, std::string> handed_off;
+  /// Helpers of `calls` whose every call in the body can no longer run (after a return, in a branch
+  /// never taken, in a nested function never called): why, for one of them. Their checks are not
+  /// the unit's.
+  std::map<std::string, std::string> dead_calls;
   /// A helper that is a method: its class (`SumChecker` for `SumChecker.check`); "" for a function.
   std::string owner;
   /// A helper whose body only returns a constant truthy value (`return True`) and checks nothing:
@@ -524,6 +528,8 @@ struct GoneTest {
   /// the tests the patch adds are known (checks split off into new tests are not removed).
   const TestUnit* kept = nullptr;
   std::optional<IntegrityFinding> finding;
+  /// The file's old model (its helpers: a fixture's `ExpectEmit` is where the test's checks are).
+  const FileModel* model = nullptr;
 };
 struct NewTest {
   std::string path;

@@ -1929,6 +1929,18 @@ LocalDefs collect_local_defs(const Syntax& s, Lang lang, TSNode root) {
       if (t == "method_declaration") add(Syntax::field(n, "name"), n);
     } else if (lang == Lang::rust) {
       if (t == "function_item") add(Syntax::field(n, "name"), n);
+    } else if (lang == Lang::cpp && t == "function_definition") {
+      // A free function or a method (a fixture's `void ExpectEmit(const std::string& expected)`),
+      // not a test macro's body (`TEST(Suite, Name) {...}` parses as a function named TEST).
+      TSNode d1 = Syntax::field(n, "declarator");
+      while (!ts_node_is_null(d1) && one_of(Syntax::type(d1), {"pointer_declarator", "reference_declarator"}))
+        d1 = Syntax::field(d1, "declarator");
+      if (!ts_node_is_null(d1) && Syntax::type(d1) == "function_declarator") {
+        TSNode nm = Syntax::field(d1, "declarator");
+        if (!ts_node_is_null(nm) && one_of(Syntax::type(nm), {"identifier", "field_identifier"}) &&
+            !one_of(s.text(nm), {"TEST", "TEST_F", "TEST_P", "TYPED_TEST", "TYPED_TEST_P"}))
+          add(nm, n);
+      }
     }
     return true;
   });

@@ -5771,6 +5771,51 @@ class Analyzer {
       if (std::string why = helper_handed_off(s_, lang_, n, called, defs_.functions.find(called)->second, defs_, try_swallows());
           !why.empty())
         u.handed_off.emplace(called, std::move(why));
+    // Each call of a helper read where it sits, as a check there would be: a helper whose every call
+    // is dead (`if False: check(2, 2, 4)`, after a `return`) checks nothing for the unit; one whose
+    // every call sits in a handler that drops failures hands its checks to it.
+    std::set<std::string> helpers = local;
+    helpers.insert(imported_checks.begin(), imported_checks.end());
+    if (helpers.empty()) return;
+    std::map<std::string, std::pair<int, int>> sites;  // name -> (calls, dead calls)
+    std::map<std::string, std::string> dead_why, swallow_why;
+    std::map<std::string, int> swallowed_sites;
+    const TSNode saved_unit = unit_node_;
+    unit_node_ = n;
+    std::vector<TSNode> calls;
+    const std::function<void(TSNode)> gather = [&](TSNode c) {
+      const std::string_view ct = type(c);
+      if (ct == "call" || ct == "call_expression" || ct == "method_invocation") calls.push_back(c);
+      for (uint32_t i = 0; i < ts_node_named_child_count(c); ++i) gather(ts_node_named_child(c, i));
+    };
+    gather(n);
+    for (TSNode c : calls) {
+      const std::string_view ct = type(c);
+      TSNode fn = field(c, ct == "method_invocation" ? "name" : "function");
+      if (ts_node_is_null(fn)) continue;
+      const std::string callee = text(fn);
+      std::size_t e = callee.size();
+      while (e > 0 && (std::isalnum(static_cast<unsigned char>(callee[e - 1])) || callee[e - 1] == '_' || callee[e - 1] == '$')) --e;
+      const std::string name = callee.substr(e);
+      if (!helpers.count(name)) continue;
+      Assertion site;
+      site.line = line(c);
+      annotate(c, site);
+      auto& [count, dead] = sites[name];
+      ++count;
+      if (!site.dead.empty()) {
+        ++dead;
+        dead_why.emplace(name, site.dead);
+      } else if (site.swallowed) {
+        ++swallowed_sites[name];
+        swallow_why.emplace(name, site.swallow_why.empty() ? "its call sits in a handler that drops failures" : site.swallow_why);
+      }
+    }
+    unit_node_ = saved_unit;
+    for (const auto& [name, cd] : sites) {
+      if (cd.second == cd.first) u.dead_calls.emplace(name, dead_why[name]);
+      else if (swallowed_sites[name] + cd.second == cd.first && swallowed_sites[name] > 0) u.handed_off.emplace(name, swallow_why[name]);
+    }
   }
 
   /// Names called in a body: `check(`, `self.check(`, `helpers.check (`.
