@@ -1661,6 +1661,28 @@ class Analyzer {
     return checked;
   }
 
+  /// What the statements of `body` compute, up to `stop` (exclusive; null: all of them), added to
+  /// `a`'s operands: each value as computed (`JSONObject j = new JSONObject(s, cfg);` as `new
+  /// JSONObject(s, cfg)`, `r = parse(s)` as `parse(s)`), comments left out. What an expectation of a
+  /// throw is about (try/fail/catch, the flag idiom, a `with pytest.raises` body, a
+  /// `#[should_panic]` / `@Test(expected = ...)` test). True when one of them throws by itself
+  /// (`raise ValueError`, `throw new JSONException("x")`): the expectation holds whatever the code does.
+  bool statement_operands(TSNode body, TSNode stop, Assertion& a) const {
+    bool tautology = false, itself = false;
+    for (uint32_t i = 0; !ts_node_is_null(body) && i < ts_node_named_child_count(body); ++i) {
+      TSNode x = ts_node_named_child(body, i);
+      if (!ts_node_is_null(stop) && ts_node_eq(x, stop)) break;
+      if (type(x) == "comment" || type(x) == "line_comment" || type(x) == "block_comment") continue;
+      if (throws_itself(x)) itself = true;
+      std::string e = trim(text(x));
+      if (ends_with(e, ";")) e.pop_back();
+      if (const auto parts = split_top(e, {"==", "!=", "<=", ">=", "=>", "="}); parts.size() > 1 && top_level_assignment(e))
+        e = trim(std::string_view(e).substr(e.find('=', parts[0].size()) + 1));
+      collect_operands(e, a.operands, tautology, &a.literals, &a.raw_exprs);
+    }
+    return itself;
+  }
+
   /// Python: when the call `n` is the context of a `with` statement (`with pytest.raises(E):`),
   /// the operands of its body's statements (each assigned value as computed) added to `a`; true
   /// when the body raises by itself (`raise ValueError`): the expectation holds whatever the code does.
@@ -1671,19 +1693,7 @@ class Analyzer {
       w = ts_node_parent(w);
     }
     if (ts_node_is_null(w) || type(w) != "with_statement") return false;
-    TSNode body = field(w, "body");
-    bool tautology = false, itself = false;
-    for (uint32_t i = 0; !ts_node_is_null(body) && i < ts_node_named_child_count(body); ++i) {
-      TSNode x = ts_node_named_child(body, i);
-      if (type(x) == "comment") continue;
-      // (The body raising by itself, `raise ValueError`: the expectation holds whatever the code does.)
-      if (throws_itself(x)) itself = true;
-      std::string e = trim(text(x));
-      if (const auto parts = split_top(e, {"==", "!=", "<=", ">=", "="}); parts.size() > 1 && top_level_assignment(e))
-        e = trim(std::string_view(e).substr(e.find('=', parts[0].size()) + 1));
-      collect_operands(e, a.operands, tautology, &a.literals, &a.raw_exprs);
-    }
-    return itself;
+    return statement_operands(field(w, "body"), TSNode{}, a);
   }
 
   /// Does a Go switch case fail the test on every path: a statement of its own that calls a
@@ -1811,14 +1821,181 @@ class Analyzer {
       if (of_type && (m == "isThrownBy") && !args.empty()) code = args[0];
     }
     if (ends_with(ty, ".class")) ty.resize(ty.size() - 6);
-    static const std::set<std::string, std::less<>> kBroadJvm = {"Exception", "Throwable", "Error", "RuntimeException", "AssertionError"};
-    a.kind = ty.empty() || kBroadJvm.count(ty) ? Kind::throws_broad : Kind::throws_specific;
+    a.kind = broad_type(ty) ? Kind::throws_broad : Kind::throws_specific;
     bool tautology = false;
     // (The lambda's body: `() -> new JSONObject(s, cfg)` computes `new JSONObject(s, cfg)`.)
     if (const auto arrow = code.find("->"); arrow != std::string::npos) code = trim(code.substr(arrow + 2));
     if (!code.empty()) collect_operands(code, a.operands, tautology, &a.literals, &a.raw_exprs);
     a.trivial = a.operands.empty();
     return a;
+  }
+
+  /// The type a handler catches, as written (`JSONException`, `(ValueError, KeyError)`, `const
+  /// std::invalid_argument&`); "" for one that catches everything (`catch (e)`, `except:`, `catch (...)`).
+  std::string handler_type(TSNode h) const {
+    const std::string_view ht = type(h);
+    std::string ty;
+    // (Kotlin's `catch (e: JSONException) { ... }`.)
+    if (ht == "catch_block")
+      for (uint32_t j = 0; j < ts_node_named_child_count(h); ++j)
+        if (type(ts_node_named_child(h, j)) == "user_type") ty = text(ts_node_named_child(h, j));
+    if (ht == "except_clause") {
+      // (`except ValueError as e:`, `except (A, B):`; a bare `except:` catches everything.)
+      const std::string head = text(h).substr(0, text(h).find(':'));
+      ty = trim(std::string_view(head).substr(std::min<std::size_t>(6, head.size())));
+      if (const auto as = ty.find(" as "); as != std::string::npos) ty = trim(ty.substr(0, as));
+    } else if (lang_ == Lang::java || lang_ == Lang::kotlin) {
+      for (uint32_t j = 0; j < ts_node_named_child_count(h); ++j)
+        if (TSNode p = ts_node_named_child(h, j); type(p) == "catch_formal_parameter")
+          for (uint32_t k = 0; k < ts_node_named_child_count(p); ++k)
+            if (type(ts_node_named_child(p, k)) == "catch_type") ty = text(ts_node_named_child(p, k));
+    } else if (lang_ == Lang::cpp) {
+      // (`catch (const std::invalid_argument& e)`: the type; `catch (...)`: none.)
+      if (TSNode ps = field(h, "parameters"); !ts_node_is_null(ps))
+        for (uint32_t j = 0; j < ts_node_named_child_count(ps); ++j)
+          if (TSNode d = ts_node_named_child(ps, j); type(d) == "parameter_declaration" && !ts_node_is_null(field(d, "type")))
+            ty = text(field(d, "type"));
+    }
+    return ty;
+  }
+
+  /// Is `ty` (one type, or a tuple / multi-catch of them) as broad as any failure: catching
+  /// everything (""), the base types of a language's errors (`Exception`, `Throwable`,
+  /// `std::exception`), C++'s bases of the standard exceptions, or the assertion failure itself?
+  static bool broad_type(const std::string& ty) {
+    // (One table for every language: no name in it means something narrower in another.)
+    static const std::set<std::string, std::less<>> kBroad = {"Exception", "BaseException", "Throwable", "Error", "RuntimeException",
+                                                              "exception", "object", "Object", "AssertionError", "AssertionFailedError",
+                                                              "logic_error", "runtime_error"};
+    if (trim(ty).empty()) return true;
+    // (`except (ValueError, Exception):`, `catch (JSONException | RuntimeException e)`, a qualified name.)
+    for (const auto& part : split_top(unparen(ty), {",", "|"})) {
+      std::string x = trim(part);
+      if (starts_with(x, "const ")) x = trim(x.substr(6));
+      while (!x.empty() && (x.back() == '&' || x.back() == '*' || x.back() == ' ')) x.pop_back();
+      if (kBroad.count(x) || kBroad.count(x.substr(x.rfind(':') == std::string::npos ? 0 : x.rfind(':') + 1)) ||
+          kBroad.count(x.substr(x.rfind('.') == std::string::npos ? 0 : x.rfind('.') + 1)))
+        return true;
+    }
+    return false;
+  }
+
+  /// Does the handler `h` expect any failure at all (broad_type), unless it checks what it caught:
+  /// JavaScript's untyped `catch (e)` whose body fails on another error, `assert.strictEqual(e.code,
+  /// 'EBADLIT')`, expects that error, as specific as `assert.throws(f, {code: 'EBADLIT'})`; so does a
+  /// broad one that checks it, `catch (Exception e) { assertTrue(e instanceof JSONException); }`.
+  bool broad_handler(TSNode h) const {
+    const std::string ty = handler_type(h);
+    if (!broad_type(ty)) return false;
+    return !handler_checks_error(h);
+  }
+
+  /// The flag idiom: `boolean threw = false; try { parse(s); } catch (E e) { threw = true; }
+  /// assertTrue(threw);` (Python's `raised = False` ... `except E: raised = True` ... `assert raised`;
+  /// a caught error kept, `err = None` ... `except E as e: err = e` ... `assert err is not None`;
+  /// JavaScript's `let err; try {...} catch (e) { err = e; } assert.ok(err instanceof TypeError)`).
+  /// The check of the flag at `n` is the expectation that the try's body throws: read, as
+  /// expected_throw reads try/fail/catch, as a throw check of the caught type (or the type the check
+  /// or the handler tests the error for) over what the body computes. False, `a` untouched, when `n`
+  /// is no such check: the flag set before the try or in its body, set again after it, tested for
+  /// falsity, or set by no handler.
+  bool flag_throw(TSNode n, Assertion& a) const {
+    if (a.operands.size() != 1) return false;
+    std::string v = *a.operands.begin();
+    // (`assert.ok(err instanceof TypeError)`: the operand is the whole test, whitespace removed.)
+    if (std::smatch im; std::regex_match(v, im, detail::cached_regex(R"(^([A-Za-z_$][\w$]*)instanceof[\w.$]+$)"))) v = im[1].str();
+    static const std::regex ident(R"(^[A-Za-z_$][\w$]*$)");
+    if (!std::regex_match(v, ident)) return false;
+    // (The check's own text: a truth, non-null or type check of the flag, not its falsity.)
+    const std::string check = text(n).substr(0, kConditionChars);
+    const std::string vr = "\\b" + v + "\\b";
+    if (std::regex_search(check, detail::cached_regex(R"(\b(?:false|False|assertFalse|assertNull|assertIsNone|isNull|toBeFalsy|toBeUndefined|toBeNull|notOk|isFalse|isNotOk|is\s+None|==\s*(?:null|None|nil)|not\s+)" + v + R"(\b|!\s*)" + v + R"(\b))")))
+      return false;
+    std::string checked_type;  // `err instanceof TypeError`, `isinstance(err, ValueError)`, assertIsInstance(err, ValueError)
+    {
+      std::smatch m;
+      if (std::regex_search(check, m, detail::cached_regex(vr + R"(\s+instanceof\s+([\w.$]+))")) ||
+          std::regex_search(check, m, detail::cached_regex(R"(\b(?:isinstance|assertIsInstance|assertInstanceOf)\s*\(\s*)" + v + R"(\s*,\s*([\w.()\s,]+?)\s*[,)])")))
+        checked_type = trim(m[1].str());
+    }
+    // (The statement of the check, in a block of the unit.)
+    TSNode st = n;
+    for (TSNode p = ts_node_parent(st); !ts_node_is_null(p); p = ts_node_parent(st)) {
+      const std::string_view pt = type(p);
+      if (pt != "expression_statement" && pt != "await_expression") break;
+      st = p;
+    }
+    const auto is_try = [&](TSNode x) {
+      return !ts_node_is_null(x) && (type(x) == "try_statement" || type(x) == "try_with_resources_statement" || type(x) == "try_expression");
+    };
+    const std::regex assigned = detail::cached_regex("(?:^|[^\\w$.])" + v + R"(\s*(?:[-+*/|&^%]|\?\?|\|\||&&)?=(?!=))");
+    // The nearest try before the check in its block, the flag not assigned between them.
+    TSNode t{};
+    for (TSNode sib = ts_node_prev_named_sibling(st); !ts_node_is_null(sib); sib = ts_node_prev_named_sibling(sib)) {
+      if (is_try(sib)) {
+        t = sib;
+        break;
+      }
+      if (std::regex_search(text(sib).substr(0, kRegexLineChars), assigned)) return false;
+    }
+    if (ts_node_is_null(t)) return false;
+    // Its body and any `finally`/`else` leave the flag alone.
+    TSNode body = try_body(t);
+    if (ts_node_is_null(body) || std::regex_search(text(body), assigned)) return false;
+    // Some handler sets it to a truthy value; the expected type is what those handlers catch.
+    bool set = false, broad = false;
+    for (uint32_t i = 0; i < ts_node_named_child_count(t); ++i) {
+      TSNode h = ts_node_named_child(t, i);
+      const std::string_view ht = type(h);
+      if (ht == "finally_clause" || ht == "else_clause") {
+        if (std::regex_search(text(h), assigned)) return false;
+        continue;
+      }
+      if (ht != "catch_clause" && ht != "except_clause" && ht != "catch_block") continue;
+      const std::string ht_text = text(h);
+      std::smatch m;
+      if (!std::regex_search(ht_text, m, detail::cached_regex("(?:^|[^\\w$.])" + v + R"(\s*=(?!=)\s*([^;\n]+))"))) continue;
+      std::string value = trim(m[1].str());
+      if (ends_with(value, ";")) value.pop_back();
+      static const std::set<std::string, std::less<>> kFalsy = {"false", "False", "null", "None", "nil", "undefined", "0", "nullptr", "\"\"", "''"};
+      if (kFalsy.count(trim(value))) continue;
+      set = true;
+      std::string ty = handler_type(h);
+      // (`threw = e instanceof TypeError` in an untyped catch: that type.)
+      if (std::smatch im; std::regex_search(value, im, detail::cached_regex(R"(\binstanceof\s+([\w.$]+))"))) ty = im[1].str();
+      if (!checked_type.empty()) ty = checked_type;
+      broad = broad || broad_type(ty);
+    }
+    if (!set) return false;
+    // Before the try, the flag starts falsy (or unset: `let err;`), and is bound in the unit.
+    bool initialized = false;
+    for (TSNode sib = ts_node_prev_named_sibling(t); !ts_node_is_null(sib); sib = ts_node_prev_named_sibling(sib)) {
+      const std::string x = trim(text(sib));
+      if (!std::regex_search(x.substr(0, kRegexLineChars), detail::cached_regex(vr))) continue;
+      std::smatch m;
+      if (std::regex_search(x, m, detail::cached_regex(vr + R"(\s*(?::[^=]*)?=\s*([^;\n]*))"))) {
+        static const std::set<std::string, std::less<>> kFalsy = {"false", "False", "null", "None", "nil", "undefined", "0", "nullptr"};
+        std::string init = trim(m[1].str());
+        if (ends_with(init, ";")) init.pop_back();
+        if (!kFalsy.count(trim(init))) return false;
+        initialized = true;
+      } else if (std::regex_match(x, detail::cached_regex(R"(^(?:let|var)\s+)" + v + R"(\s*;?$)"))) {
+        initialized = true;
+      } else {
+        return false;  // (read or changed some other way before the try)
+      }
+      break;
+    }
+    if (!initialized) return false;
+    Assertion out;
+    out.line = a.line;
+    out.swallowed = a.swallowed;
+    out.swallow_why = a.swallow_why;
+    out.kind = broad ? Kind::throws_broad : Kind::throws_specific;
+    if (statement_operands(body, TSNode{}, out)) out.tautology = true;
+    out.trivial = out.operands.empty();
+    a = std::move(out);
+    return true;
   }
 
   /// A failure call that ends the body of a `try` whose handler catches and does not re-raise
@@ -1858,11 +2035,9 @@ class Analyzer {
       return {};
     }
     if (!is_try(owner)) return {};
-    // (The handlers: one that catches and does not re-raise; its type is what is expected.)
-    // (The broadest types, and C++'s bases of the standard exceptions.)
-    static const std::set<std::string, std::less<>> kBroad = {"Exception", "BaseException", "Throwable", "Error", "RuntimeException",
-                                                              "exception", "object", "Object", "AssertionError", "logic_error",
-                                                              "runtime_error"};
+    // (The handlers: one that catches and does not re-raise; its type is what is expected. Every
+    // handler that catches: the expectation is as broad as the broadest, `catch (JSONException e) {}
+    // catch (Exception e) {}` expects any Exception.)
     bool catches = false, broad = false;
     for (uint32_t i = 0; i < ts_node_named_child_count(owner); ++i) {
       TSNode h = ts_node_named_child(owner, i);
@@ -1870,63 +2045,15 @@ class Analyzer {
       if (ht != "catch_clause" && ht != "except_clause" && ht != "catch_block") continue;
       if (reraises(h)) continue;
       catches = true;
-      std::string ty;
-      // (Kotlin's `catch (e: JSONException) { ... }`.)
-      if (ht == "catch_block")
-        for (uint32_t j = 0; j < ts_node_named_child_count(h); ++j)
-          if (type(ts_node_named_child(h, j)) == "user_type") ty = text(ts_node_named_child(h, j));
-      if (ht == "except_clause") {
-        // (`except ValueError as e:`, `except (A, B):`; a bare `except:` catches everything.)
-        const std::string head = text(h).substr(0, text(h).find(':'));
-        ty = trim(std::string_view(head).substr(std::min<std::size_t>(6, head.size())));
-        if (const auto as = ty.find(" as "); as != std::string::npos) ty = trim(ty.substr(0, as));
-      } else if (lang_ == Lang::java || lang_ == Lang::kotlin) {
-        for (uint32_t j = 0; j < ts_node_named_child_count(h); ++j)
-          if (TSNode p = ts_node_named_child(h, j); type(p) == "catch_formal_parameter")
-            for (uint32_t k = 0; k < ts_node_named_child_count(p); ++k)
-              if (type(ts_node_named_child(p, k)) == "catch_type") ty = text(ts_node_named_child(p, k));
-      } else if (lang_ == Lang::cpp) {
-        // (`catch (const std::invalid_argument& e)`: the type; `catch (...)`: none.)
-        if (TSNode ps = field(h, "parameters"); !ts_node_is_null(ps))
-          for (uint32_t j = 0; j < ts_node_named_child_count(ps); ++j)
-            if (TSNode d = ts_node_named_child(ps, j); type(d) == "parameter_declaration" && !ts_node_is_null(field(d, "type")))
-              ty = text(field(d, "type"));
-      }
-      // (JavaScript's untyped `catch (e)` whose body fails on another error, `assert.strictEqual(e.code,
-      // 'EBADLIT')`, expects that error: as specific as `assert.throws(f, {code: 'EBADLIT'})`.)
-      // (So is a broad one that checks it, `catch (Exception e) { assertTrue(e instanceof JSONException); }`.)
-      if ((is_js(lang_) && ty.empty()) || kBroad.count(ty))
-        if (handler_checks_error(h)) ty = "<checked in the handler>";
-      // (Every handler that catches: the expectation is as broad as the broadest, `catch
-      // (JSONException e) {} catch (Exception e) {}` expects any Exception.)
-      for (const std::string_view scope : {"std::", "java.lang.", "builtins."})
-        if (starts_with(ty, scope)) ty = ty.substr(scope.size());
-      broad = broad || ty.empty() || kBroad.count(ty) > 0;
-      // (`except (ValueError, Exception):`, `catch (JSONException | RuntimeException e)`.)
-      for (const auto& part : split_top(unparen(ty), {",", "|"}))
-        if (std::string x = trim(part); kBroad.count(x) || kBroad.count(x.substr(x.rfind(':') == std::string::npos ? 0 : x.rfind(':') + 1)) ||
-                                        kBroad.count(x.substr(x.rfind('.') == std::string::npos ? 0 : x.rfind('.') + 1)))
-          broad = true;
+      broad = broad || broad_handler(h);
     }
     if (!catches) return {};
     a.kind = broad ? Kind::throws_broad : Kind::throws_specific;
     // (What is expected to throw: the statements of the try's body before the fail, each value as
     // computed, `JSONObject j = new JSONObject(s, cfg)` as `new JSONObject(s, cfg)`.)
-    TSNode body = whole_body ? try_body(owner) : block;
-    bool tautology = false;
-    for (uint32_t i = 0; !ts_node_is_null(body) && i < ts_node_named_child_count(body); ++i) {
-      TSNode x = ts_node_named_child(body, i);
-      if (ts_node_eq(x, st)) break;
-      // (The test throwing itself before the fail, `if (p != null) throw new JSONException("x");`:
-      // the expectation holds whatever the code does.)
-      if (throws_itself(x)) a.tautology = true;
-      if (type(x) == "comment" || type(x) == "line_comment" || type(x) == "block_comment") continue;
-      std::string e = trim(text(x));
-      if (ends_with(e, ";")) e.pop_back();
-      if (const auto parts = split_top(e, {"==", "!=", "<=", ">=", "=>", "="}); parts.size() > 1 && top_level_assignment(e))
-        e = trim(std::string_view(e).substr(e.find('=', parts[0].size()) + 1));
-      collect_operands(e, a.operands, tautology, &a.literals, &a.raw_exprs);
-    }
+    // (The test throwing itself before the fail, `if (p != null) throw new JSONException("x");`:
+    // the expectation holds whatever the code does.)
+    if (statement_operands(whole_body ? try_body(owner) : block, st, a)) a.tautology = true;
     a.trivial = a.operands.empty();
     return {a};
   }
@@ -2477,9 +2604,7 @@ class Analyzer {
           expected_type = trim(t.substr(lt + 1, gt - lt - 1));
       for (std::string_view suffix : {".class", "::class"})
         if (ends_with(expected_type, suffix)) expected_type.resize(expected_type.size() - suffix.size());
-      static const std::set<std::string, std::less<>> kBroad = {"Exception", "BaseException", "Throwable", "Error",
-                                                                "RuntimeException", "std::exception", "object", "Object"};
-      a.kind = expected_type.empty() || kBroad.count(expected_type) ? Kind::throws_broad : Kind::throws_specific;
+      a.kind = broad_type(expected_type) ? Kind::throws_broad : Kind::throws_specific;
       // (JavaScript: an expected message or pattern any error matches, `toThrow('')`, `toThrow(/.*/)`,
       // `.to.throw(Error)`, is none; chai's and jest's `.not` expect no throw: that checks nothing
       // specific.)
@@ -3903,6 +4028,7 @@ class Analyzer {
           c.tolerance = std::max(rel, abs_tol);
           if (c.tolerance < 0) c.tolerance = kPytestApproxDefault;
         }
+        flag_throw(n, c);
         annotate(n, c);
         unit->asserts.push_back(std::move(c));
       }
@@ -3972,6 +4098,7 @@ class Analyzer {
         const bool inverts = last_inverts_;
         for (auto& a : checks) {
           a.swallowed = swallow_depth > 0 || recovering;
+          if (checks.size() == 1) flag_throw(n, a);
           annotate(n, a);
           unit->asserts.push_back(std::move(a));
         }
@@ -4095,22 +4222,13 @@ class Analyzer {
       const bool junit = (lang_ == Lang::java || lang_ == Lang::kotlin) && std::regex_search(d, expected, junit_expected);
       if (contains(d, "should_panic") || junit) {
         Assertion a;
-        static const std::set<std::string, std::less<>> kBroadJvm = {"Exception", "Throwable", "Error", "RuntimeException",
-                                                                     "AssertionError", "AssertionFailedError"};
         const std::string ty = junit ? expected[1].str().substr(expected[1].str().rfind('.') == std::string::npos ? 0 : expected[1].str().rfind('.') + 1) : "";
-        a.kind = junit ? (kBroadJvm.count(ty) ? Kind::throws_broad : Kind::throws_specific)
+        a.kind = junit ? (broad_type(ty) ? Kind::throws_broad : Kind::throws_specific)
                        : contains(d, "expected") ? Kind::throws_specific : Kind::throws_broad;
         a.line = u.line;
         a.operands = {"<panic>"};
-        // (What the body computes is what is expected to panic: `add(i32::MAX, 1);`.)
-        bool tautology = false;
-        if (TSNode body = body_of(n); !ts_node_is_null(body))
-          for (uint32_t i = 0; i < ts_node_named_child_count(body); ++i)
-            if (TSNode st = ts_node_named_child(body, i); type(st) == "expression_statement") {
-              std::string e = trim(text(st));
-              if (ends_with(e, ";")) e.pop_back();
-              collect_operands(e, a.operands, tautology, &a.literals, &a.raw_exprs);
-            }
+        // (What the body computes is what is expected to panic: `add(i32::MAX, 1);`, `let r = add(i32::MAX, 1);`.)
+        if (statement_operands(body_of(n), TSNode{}, a)) a.tautology = true;
         u.asserts.push_back(a);
       }
     }
