@@ -9,6 +9,7 @@
 #include <regex>
 #include <tuple>
 
+#include "flowagent/json.hpp"
 #include "integrity/guard_internal.hpp"
 #include "integrity/swallow.hpp"
 #include "core/regex_cache.hpp"
@@ -1769,6 +1770,134 @@ class Analyzer {
     return any;
   }
 
+  /// The text of a plain string literal (`"TRUE"`, `'x'`, a JS template without `${`), its simple
+  /// escapes (`\"`, `\'`, `\\`, `\n`, `\t`) decoded; nullopt for anything else (a name, a
+  /// concatenation, an escape it does not read).
+  static std::optional<std::string> plain_string_literal(const std::string& arg) {
+    const std::string a = trim(arg);
+    if (a.size() < 2) return std::nullopt;
+    const char q = a.front();
+    if ((q != '"' && q != '\'' && q != '`') || a.back() != q) return std::nullopt;
+    if (q == '`' && contains(a, "${")) return std::nullopt;
+    std::string out;
+    for (std::size_t i = 1; i + 1 < a.size(); ++i) {
+      char c = a[i];
+      if (c == q) return std::nullopt;  // ("a" "b", 'a' + 'b': not one literal)
+      if (c == '\\') {
+        if (i + 2 >= a.size()) return std::nullopt;
+        const char e = a[++i];
+        if (e == 'n') c = '\n';
+        else if (e == 't') c = '\t';
+        else if (e == '"' || e == '\'' || e == '\\' || e == '`') c = e;
+        else return std::nullopt;
+      }
+      out += c;
+    }
+    return out;
+  }
+
+  /// Does `y` throw whatever the code under test does: a standard parser or converter given a
+  /// literal it rejects (`int("TRUE")`, `float("x")`, `json.loads("{")`, `Decimal("x")`,
+  /// `Integer.parseInt("x")`, `new BigDecimal("x")`, Kotlin's `"x".toInt()`, `std::stoi("x")`,
+  /// `JSON.parse("{")`, `BigInt("x")`), Rust's `panic!`/`unreachable!`/`todo!`/`unimplemented!`,
+  /// Go's `panic(...)`, a division by a literal zero (Python; Java integers)? Put before the code
+  /// under test in an expectation of a throw, it satisfies the expectation by itself.
+  bool throws_for_any_code(TSNode y) const {
+    const std::string_view t = type(y);
+    static const std::regex py_int(R"(^\s*[+-]?\d(?:_?\d)*\s*$)");
+    static const std::regex py_float(R"(^\s*[+-]?(?:(?:\d(?:_?\d)*)?\.?\d(?:_?\d)*(?:[eE][+-]?\d(?:_?\d)*)?|\d(?:_?\d)*\.|inf|infinity|nan)\s*$)",
+                                     std::regex::icase);
+    static const std::regex java_int(R"(^[+-]?\d+$)");
+    static const std::regex java_float(R"(^\s*[+-]?(?:NaN|Infinity|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?[fFdD]?)\s*$)");
+    static const std::regex big_decimal(R"(^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$)");
+    static const std::regex cpp_int(R"(^\s*[+-]?\d)");
+    static const std::regex cpp_float(R"(^\s*[+-]?(?:\d|\.\d|inf|nan))", std::regex::icase);
+    static const std::regex js_bigint(R"(^\s*(?:[+-]?\d+|0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+)?\s*$)");
+    const auto json_ok = [&](const std::string& text) {
+      if (lang_ == Lang::python && std::regex_match(trim(text), detail::cached_regex(R"(^-?(?:NaN|Infinity)$)"))) return true;
+      return parse_json(text).has_value();
+    };
+    // (One literal argument: the value the converter is given.)
+    const auto one_literal = [&](TSNode call) -> std::optional<std::string> {
+      const auto args = raw_call_args(call);
+      if (args.size() != 1) return std::nullopt;
+      return plain_string_literal(args[0]);
+    };
+    if (t == "macro_invocation" && lang_ == Lang::rust) {
+      const std::string m = callee_text(y);
+      return m == "panic" || m == "unreachable" || m == "todo" || m == "unimplemented";
+    }
+    if ((t == "binary_operator" && lang_ == Lang::python) || (t == "binary_expression" && lang_ == Lang::java)) {
+      TSNode op = field(y, "operator"), l = field(y, "left"), r = field(y, "right");
+      if (ts_node_is_null(op) || ts_node_is_null(l) || ts_node_is_null(r)) return false;
+      const std::string o = text(op);
+      if (o != "/" && o != "//" && o != "%") return false;
+      if (strip_spaces(text(r)) != "0") return false;
+      // (Java: only integers throw; `1.0 / 0` is Infinity.)
+      return lang_ == Lang::python || std::regex_match(strip_spaces(text(l)), detail::cached_regex(R"(^-?\d+[lL]?$)"));
+    }
+    if (t == "object_creation_expression" && lang_ == Lang::java) {
+      TSNode ty = field(y, "type");
+      const std::string tn = ts_node_is_null(ty) ? "" : text(ty);
+      if (tn != "BigDecimal" && tn != "BigInteger" && tn != "java.math.BigDecimal" && tn != "java.math.BigInteger") return false;
+      const auto v = one_literal(y);
+      return v && !std::regex_match(*v, tn.find("BigInteger") != std::string::npos ? java_int : big_decimal);
+    }
+    if (t != "call" && t != "call_expression" && t != "method_invocation") return false;
+    const std::string c = callee_text(y);
+    switch (lang_) {
+      case Lang::python: {
+        const auto v = one_literal(y);
+        if (!v) return false;
+        if (c == "int") return !std::regex_match(*v, py_int);
+        if (c == "float") return !std::regex_match(*v, py_float);
+        if (c == "Decimal" || c == "decimal.Decimal") return !std::regex_match(*v, py_float) && !std::regex_match(*v, detail::cached_regex(R"(^\s*[+-]?s?nan\d*\s*$)", std::regex::icase));
+        if (c == "json.loads") return !json_ok(*v);
+        return false;
+      }
+      case Lang::java: {
+        const auto v = one_literal(y);
+        if (!v) return false;
+        static const std::set<std::string, std::less<>> kInt = {"Integer.parseInt", "Integer.valueOf", "Long.parseLong", "Long.valueOf",
+                                                                "Short.parseShort", "Short.valueOf", "Byte.parseByte", "Byte.valueOf"};
+        static const std::set<std::string, std::less<>> kFloat = {"Double.parseDouble", "Double.valueOf", "Float.parseFloat", "Float.valueOf"};
+        if (kInt.count(c)) return !std::regex_match(*v, java_int);
+        if (kFloat.count(c)) return !std::regex_match(*v, java_float);
+        return false;
+      }
+      case Lang::kotlin: {
+        // (`"x".toInt()`: a call of a member of a string literal.)
+        static const std::regex kt(R"(^("(?:[^"\\]|\\.)*")\s*\.\s*(toInt|toLong|toShort|toByte|toDouble|toFloat|toBigDecimal|toBigInteger)\s*\(\s*\)$)");
+        std::smatch m;
+        const std::string whole = text(y);
+        if (!std::regex_match(whole, m, kt)) return false;
+        const auto v = plain_string_literal(m[1].str());
+        if (!v) return false;
+        const std::string f = m[2].str();
+        return f == "toDouble" || f == "toFloat" || f == "toBigDecimal" ? !std::regex_match(*v, java_float) : !std::regex_match(*v, java_int);
+      }
+      case Lang::cpp: {
+        const auto v = one_literal(y);
+        if (!v) return false;
+        static const std::set<std::string, std::less<>> kInt = {"std::stoi", "std::stol", "std::stoll", "std::stoul", "std::stoull",
+                                                                "stoi", "stol", "stoll", "stoul", "stoull"};
+        static const std::set<std::string, std::less<>> kFloat = {"std::stof", "std::stod", "std::stold", "stof", "stod", "stold"};
+        if (kInt.count(c)) return !std::regex_search(*v, cpp_int);
+        if (kFloat.count(c)) return !std::regex_search(*v, cpp_float);
+        return false;
+      }
+      case Lang::javascript: case Lang::typescript: case Lang::tsx: {
+        const auto v = one_literal(y);
+        if (!v) return false;
+        if (c == "JSON.parse") return !json_ok(*v);
+        if (c == "BigInt") return !std::regex_match(*v, js_bigint);
+        return false;
+      }
+      case Lang::go: return c == "panic";
+      default: return false;
+    }
+  }
+
   /// Does the statement `x` throw by itself (a `throw`/`raise` in it, not in a nested function),
   /// other than an assertion failure?
   bool throws_itself(TSNode x) const {
@@ -1777,9 +1906,14 @@ class Analyzer {
       if (found || depth > kMaxSyntaxDepth) return;
       const std::string_view t = type(y);
       if (t == "lambda" || t == "lambda_expression" || t == "arrow_function" || t == "function_definition" || t == "function_expression" ||
-          t == "function_declaration")
+          t == "function_declaration" || t == "func_literal" || t == "lambda_literal" || t == "closure_expression")
         return;
       if ((t == "throw_statement" || t == "raise_statement" || t == "throw_expression") && !contains(text(y), "AssertionError")) {
+        found = true;
+        return;
+      }
+      // (A converter given a literal it rejects, `int("TRUE")`, `std::stoi("x")`; `panic!()`.)
+      if (throws_for_any_code(y)) {
         found = true;
         return;
       }
@@ -2641,13 +2775,32 @@ class Analyzer {
       // self.assertRaises(E):`: what its body computes is what is expected to throw.
       // (A callable that throws by itself, `assertThrows(E.class, () -> { parse(s); throw new E(); })`,
       // `assert.throws(() => { throw {code: 'X'} }, ...)`: the expectation holds whatever the code does.)
-      if (TSNode list = field(n, "arguments"); !ts_node_is_null(list))
+      // (Also jest's `expect(() => JSON.parse("{")).toThrow()`: the callable is expect's; and gtest's
+      // `EXPECT_THROW(std::stoi("x"), std::invalid_argument)`: the statement is the first argument.)
+      std::vector<TSNode> lists;
+      if (TSNode list = args_node(n); !ts_node_is_null(list)) lists.push_back(list);
+      if (is_js(lang_))
+        for (TSNode f = field(n, "function"); !ts_node_is_null(f);) {
+          const std::string_view ft = type(f);
+          if (ft == "member_expression") {
+            f = field(f, "object");
+          } else if (ft == "call_expression") {
+            if (callee(f) == "expect")
+              if (TSNode el = args_node(f); !ts_node_is_null(el)) lists.push_back(el);
+            f = field(f, "function");
+          } else {
+            break;
+          }
+        }
+      for (TSNode list : lists)
         for (uint32_t i = 0; i < ts_node_named_child_count(list); ++i) {
           TSNode f = ts_node_named_child(list, i);
           const std::string_view ft = type(f);
-          if ((ft == "arrow_function" || ft == "lambda_expression" || ft == "lambda" || ft == "function_expression" || ft == "lambda_literal") &&
+          if ((ft == "arrow_function" || ft == "lambda_expression" || ft == "lambda" || ft == "function_expression" || ft == "lambda_literal" ||
+               ft == "func_literal") &&
               !ts_node_is_null(field(f, "body")) && throws_itself(field(f, "body")))
             throws_by_itself = true;
+          if (lang_ == Lang::cpp && i == 0 && throws_itself(f)) throws_by_itself = true;
         }
       if (lang_ == Lang::python && with_body_operands(n, a)) throws_by_itself = true;
       // Node's and ava's expectation object, `assert.throws(f, {code: 'EBADLIT', message: /bad/})`,
@@ -4259,8 +4412,17 @@ class Analyzer {
     // A test that expects to fail as a whole (test.failing, @Test(expected = AssertionError.class),
     // #[should_panic]): its checks are inverted.
     if (info.expects_failure) ++inverted_depth_;
+    // JUnit 4's `@Test(expected = E.class)` or an ExpectedException rule's `thrown.expect(E.class)`:
+    // the test passes only when its statements throw (annotate: checks after the last of them never run).
+    static const std::regex junit_expected(R"(@Test\s*\([^)]*\bexpected\s*=)");
+    static const std::regex rule_expect(R"(\b\w+\s*\.\s*expect\s*\(\s*[\w.]+\s*\.\s*class\s*\))");
+    unit_expects_throw_ = (lang_ == Lang::java || lang_ == Lang::kotlin) && !info.expects_failure &&
+                          (std::any_of(info.decorators.begin(), info.decorators.end(),
+                                       [](const std::string& d) { return std::regex_search(d.substr(0, kRegexLineChars), junit_expected); }) ||
+                           std::regex_search(text(body_of(n)).substr(0, kRegexLineChars * 8), rule_expect));
     for (uint32_t i = 0; i < ts_node_child_count(n); ++i)
       visit(ts_node_child(n, i), scope, scope_collectable, &model_->tests[index], swallow_depth, rec);
+    unit_expects_throw_ = false;
     if (info.expects_failure) --inverted_depth_;
     unit_node_ = TSNode{};
     unit_swallow_.clear();
@@ -5724,6 +5886,22 @@ class Analyzer {
       const std::string_view pt = type(p);
       const bool block = pt == "block" || pt == "statement_block" || pt == "compound_statement" || pt == "statements" ||
                          pt == "function_body" || pt == "expression_statement_list" || pt == "statement_list";
+      // (A test that passes only when its statements throw, `@Test(expected = E.class)`: a check after
+      // the last statement that is not itself a check never completes when the test passes.)
+      if (block && unit_expects_throw_ && ts_node_eq(p, body_of(unit_node_))) {
+        static const std::regex check_stmt(R"(^\s*(?:(?:org\.junit\.)?(?:Assert|Assertions)\s*\.\s*)?(?:assert\w*|fail)\s*\()");
+        bool later_statement = false;
+        for (TSNode sib = ts_node_next_named_sibling(cur); !ts_node_is_null(sib) && !later_statement; sib = ts_node_next_named_sibling(sib))
+          later_statement = type(sib) != "line_comment" && type(sib) != "block_comment" && type(sib) != "comment" &&
+                            !std::regex_search(text(sib).substr(0, kConditionChars), check_stmt);
+        bool earlier_statement = false;
+        for (TSNode sib = ts_node_prev_named_sibling(cur); !ts_node_is_null(sib) && !earlier_statement; sib = ts_node_prev_named_sibling(sib))
+          earlier_statement = type(sib) != "line_comment" && type(sib) != "block_comment" && type(sib) != "comment" &&
+                              !std::regex_search(text(sib).substr(0, kConditionChars), check_stmt);
+        if (!later_statement)
+          mark_dead(earlier_statement ? "after the statements the test expects to throw (it passes only when they do)"
+                                      : "in a test that passes only when a statement throws: its own operand must throw, so it never compares");
+      }
       if (block)
         for (TSNode sib = ts_node_prev_named_sibling(cur); !ts_node_is_null(sib); sib = ts_node_prev_named_sibling(sib)) {
           if (exit_stmt(sib)) {
@@ -6050,6 +6228,7 @@ class Analyzer {
   mutable std::map<std::pair<uint32_t, uint32_t>, std::string> unit_codes_;  ///< unit_code, by unit span
   mutable std::map<std::pair<uint32_t, uint32_t>, bool> unit_dynamic_;       ///< unit_binds_dynamically, by unit span
   mutable bool last_own_if_ = false;   ///< classify_call: a Go failure branch (its `if` is the check)
+  bool unit_expects_throw_ = false;    ///< the test being visited passes only when its statements throw (JUnit 4)
   mutable bool last_inverts_ = false;  ///< classify_call: an expectation that catches assertion failures
   FileNames names_;                 ///< what the file's names refer to (defined here, imported from where)
   const ImportedDefs* imported_ = nullptr;  ///< what the helper modules the file imports define
