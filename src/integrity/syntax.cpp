@@ -1955,7 +1955,7 @@ class Analyzer {
       if (of_type && (m == "isThrownBy") && !args.empty()) code = args[0];
     }
     if (ends_with(ty, ".class")) ty.resize(ty.size() - 6);
-    a.kind = broad_type(ty) ? Kind::throws_broad : Kind::throws_specific;
+    a.kind = broad_exception(ty) ? Kind::throws_broad : Kind::throws_specific;
     bool tautology = false;
     // (The lambda's body: `() -> new JSONObject(s, cfg)` computes `new JSONObject(s, cfg)`.)
     if (const auto arrow = code.find("->"); arrow != std::string::npos) code = trim(code.substr(arrow + 2));
@@ -2014,13 +2014,43 @@ class Analyzer {
     return false;
   }
 
+  /// broad_type of `ty` read through the file's aliases of exception types: `ParseError =
+  /// BaseException`, `ERRORS = (ValueError, Exception)`, `const Broad = Error;`, `from builtins
+  /// import Exception as ParseError` (a name bound to a broad type catches everything it does).
+  bool broad_exception(const std::string& ty) const {
+    std::string t = trim(ty);
+    for (int hop = 0; hop < 4 && !broad_type(t); ++hop) {
+      // (Each part of a tuple / multi-catch resolved on its own.)
+      std::string resolved;
+      bool changed = false;
+      for (const auto& part : split_top(unparen(t), {",", "|"})) {
+        const std::string x = trim(part);
+        std::string r = x;
+        static const std::regex plain(R"(^[A-Za-z_$][\w$]*$)");
+        if (std::regex_match(x, plain)) {
+          std::smatch m;
+          const std::string src = s_.src.substr(0, std::size_t{1} << 20);
+          const std::regex py = detail::cached_regex("(?:^|\n)[ \t]*" + x + R"([ \t]*(?::[^=\n]*)?=[ \t]*([\w.]+|\([^)\n]*\)|\[[^\]\n]*\])[ \t]*(?:#[^\n]*)?(?:\n|$))");
+          const std::regex js = detail::cached_regex(R"(\b(?:const|let|var)\s+)" + x + R"(\s*=\s*([\w.$]+)\s*;?)");
+          const std::regex as = detail::cached_regex(R"(\bimport\s+[^\n]*?\b([\w.]+)\s+as\s+)" + x + R"(\b)");
+          if (std::regex_search(src, m, is_js(lang_) ? js : py) || std::regex_search(src, m, as)) r = m[1].str();
+        }
+        if (r != x) changed = true;
+        resolved += (resolved.empty() ? "" : ",") + r;
+      }
+      if (!changed) break;
+      t = "(" + resolved + ")";
+    }
+    return broad_type(t);
+  }
+
   /// Does the handler `h` expect any failure at all (broad_type), unless it checks what it caught:
   /// JavaScript's untyped `catch (e)` whose body fails on another error, `assert.strictEqual(e.code,
   /// 'EBADLIT')`, expects that error, as specific as `assert.throws(f, {code: 'EBADLIT'})`; so does a
   /// broad one that checks it, `catch (Exception e) { assertTrue(e instanceof JSONException); }`.
   bool broad_handler(TSNode h) const {
     const std::string ty = handler_type(h);
-    if (!broad_type(ty)) return false;
+    if (!broad_exception(ty)) return false;
     return !handler_checks_error(h);
   }
 
@@ -2098,7 +2128,7 @@ class Analyzer {
       // (`threw = e instanceof TypeError` in an untyped catch: that type.)
       if (std::smatch im; std::regex_search(value, im, detail::cached_regex(R"(\binstanceof\s+([\w.$]+))"))) ty = im[1].str();
       if (!checked_type.empty()) ty = checked_type;
-      broad = broad || broad_type(ty);
+      broad = broad || broad_exception(ty);
     }
     if (!set) return false;
     // Before the try, the flag starts falsy (or unset: `let err;`), and is bound in the unit.
@@ -2738,7 +2768,7 @@ class Analyzer {
           expected_type = trim(t.substr(lt + 1, gt - lt - 1));
       for (std::string_view suffix : {".class", "::class"})
         if (ends_with(expected_type, suffix)) expected_type.resize(expected_type.size() - suffix.size());
-      a.kind = broad_type(expected_type) ? Kind::throws_broad : Kind::throws_specific;
+      a.kind = broad_exception(expected_type) ? Kind::throws_broad : Kind::throws_specific;
       // (JavaScript: an expected message or pattern any error matches, `toThrow('')`, `toThrow(/.*/)`,
       // `.to.throw(Error)`, is none; chai's and jest's `.not` expect no throw: that checks nothing
       // specific.)
@@ -4376,7 +4406,7 @@ class Analyzer {
       if (contains(d, "should_panic") || junit) {
         Assertion a;
         const std::string ty = junit ? expected[1].str().substr(expected[1].str().rfind('.') == std::string::npos ? 0 : expected[1].str().rfind('.') + 1) : "";
-        a.kind = junit ? (broad_type(ty) ? Kind::throws_broad : Kind::throws_specific)
+        a.kind = junit ? (broad_exception(ty) ? Kind::throws_broad : Kind::throws_specific)
                        : contains(d, "expected") ? Kind::throws_specific : Kind::throws_broad;
         a.line = u.line;
         a.operands = {"<panic>"};
