@@ -2716,6 +2716,17 @@ class Analyzer {
     }
     // (ava's `t.is(a, b)`: Object.is equality; only on the test's `t`, `is` names other things.)
     const bool ava_is = is_js(lang_) && name == "is" && callee_text(n) == "t.is";
+    // (node:assert's `assert.match(s, /re/)` / `doesNotMatch`, tap's `t.match`, ava's `t.regex` /
+    // `t.notRegex`: a pattern check, as jest's toMatch is; `match` names other things elsewhere.)
+    static const std::regex js_match(R"(^(?:assert(?:\.strict)?|t|tt|st)\.(match|doesNotMatch|regex|notRegex|notMatch)$)");
+    std::smatch jm;
+    const std::string ct = is_js(lang_) ? callee_text(n) : std::string();
+    const bool js_pattern = is_js(lang_) && std::regex_match(ct, jm, js_match);
+    if (js_pattern && call_args(n).size() >= 2) {
+      a.kind = jm[1].str() == "match" || jm[1].str() == "regex" ? Kind::eq : Kind::range;
+      call_operands(n, a);
+      return {a};
+    }
     bool throws_by_itself = false;  // (a throw expectation whose code throws by itself)
     if (kEq.count(name) || ava_is) {
       // JUnit assertEquals(expected, actual, delta) is approximate.
@@ -5797,8 +5808,91 @@ class Analyzer {
     return names;
   }
 
+  /// Does the pattern `p` (a regular expression's source; `dotall`: `.` takes newlines) match
+  /// every text: searched for (`full` false: `toMatch`, `assertRegex`, `ContainsRegex`, `re.search`)
+  /// or matched whole (`full`: `MatchesRegex`, Java's `String.matches`, `re.fullmatch`)? Tried on
+  /// texts of every kind of character; a pattern the engine cannot read matches nothing here.
+  static bool universal_pattern(std::string p, bool full, bool dotall) {
+    // (Inline flags: `(?s)` takes newlines; others do not change what is universal.)
+    static const std::regex inline_flags(R"(^\(\?([a-zA-Z]+)\))");
+    if (std::smatch f; std::regex_search(p, f, inline_flags)) {
+      dotall = dotall || contains(f[1].str(), "s");
+      p = p.substr(static_cast<std::size_t>(f.length(0)));
+    }
+    // (JavaScript's `[^]`, any character; with dotall, `.` outside a class.)
+    std::string q;
+    bool in_class = false;
+    for (std::size_t i = 0; i < p.size(); ++i) {
+      const char c = p[i];
+      if (c == '\\' && i + 1 < p.size()) {
+        q += p.substr(i, 2);
+        ++i;
+        continue;
+      }
+      if (!in_class && c == '[' && p.compare(i, 3, "[^]") == 0) {
+        q += "[\\s\\S]";
+        i += 2;
+        continue;
+      }
+      if (c == '[') in_class = true;
+      else if (c == ']') in_class = false;
+      q += !in_class && c == '.' && dotall ? std::string("[\\s\\S]") : std::string(1, c);
+    }
+    try {
+      const std::regex re(q, std::regex::ECMAScript);
+      for (const std::string probe : {"", "abc", "\n", "Zz 9-\n_q", "ERROR: disk full", "\t0.5%"})
+        if (full ? !std::regex_match(probe, re) : !std::regex_search(probe, re)) return false;
+      return true;
+    } catch (const std::regex_error&) {
+      return false;
+    }
+  }
+
+  /// Does the check, as written in `text`, accept every string: a substring, prefix or suffix check
+  /// with the empty string (`HasSubstr("")`, `"" in s`, `s.startswith("")`, `toContain('')`,
+  /// `strings.Contains(s, "")`, `s.contains("")`), or a pattern that matches everything
+  /// (`toMatch(/[^]*/)`, `ContainsRegex(".*")`, `assertRegex(s, "")`, `re.search(r".*", s)`,
+  /// `s.matches("(?s).*")`)? Such a check holds whatever the code returns.
+  bool matches_anything(const std::string& text) const {
+    static const std::regex empty_part(
+        R"(\b(?:HasSubstr|StartsWith|EndsWith|containsString|startsWith|endsWith|contains_string|starts_with|ends_with|toContain|includes|startswith|endswith|include|contains|Contains|HasPrefix|HasSuffix|assertIn|toStartWith|toEndWith|stringContaining|containing|containsSubstring|index|find|indexOf)\s*\((?:(?:[^()]|\([^()]*\))*,)?\s*[bru]?(?:""|''|``)\s*[,)])"
+        R"(|(?:^|[\s(,\[!])[bru]?(?:""|'')\s+in\s)");
+    if (std::regex_search(text, empty_part)) return true;
+    // (Pattern checks: the callee and its first literal pattern argument.)
+    static const std::regex pattern_call(
+        R"(\b(ContainsRegex|MatchesRegex|toMatch|assertRegex|assertRegexpMatches|assertNotRegex|match|matches|matches_regexp|matchesPattern|matchesRegex|containsPattern|regex|MatchString|search|fullmatch|Match|MatchReader|like)\s*\((?:\s*[\w.$]+(?:\([^()]*\))?\s*,)?\s*(?:r|R|rb|br)?(/(?:\\.|[^/\\\n])*/[a-z]*|"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'))");
+    for (std::sregex_iterator it(text.begin(), text.end(), pattern_call), end; it != end; ++it) {
+      const std::string name = (*it)[1].str(), lit = (*it)[2].str();
+      const bool full = name == "MatchesRegex" || name == "matches" || name == "fullmatch" || name == "matchesPattern" ||
+                        name == "matchesRegex" || name == "matches_regexp";
+      std::string pattern;
+      bool dotall = false;
+      if (lit.front() == '/') {
+        const auto close = lit.rfind('/');
+        pattern = lit.substr(1, close - 1);
+        dotall = contains(lit.substr(close + 1), "s");
+      } else {
+        // (A raw string keeps its backslashes; a plain one with simple escapes is read.)
+        const std::string prefix = text.substr(static_cast<std::size_t>(it->position(2)) >= 2 ? static_cast<std::size_t>(it->position(2)) - 2 : 0,
+                                               std::min<std::size_t>(2, static_cast<std::size_t>(it->position(2))));
+        if (contains(prefix, "r") || contains(prefix, "R")) pattern = lit.substr(1, lit.size() - 2);
+        else if (auto v = plain_string_literal(lit)) pattern = *v;
+        else pattern = lit.substr(1, lit.size() - 2);
+      }
+      if (universal_pattern(pattern, full, dotall)) return true;
+    }
+    return false;
+  }
+
   void annotate(TSNode n, Assertion& a) const {
     a.inverted = a.inverted || inverted_depth_ > 0;
+    // A substring or pattern check that accepts every string checks nothing about the value.
+    if (!a.tautology && (a.kind == Kind::eq || a.kind == Kind::type || a.kind == Kind::range)) {
+      std::string written;
+      for (const auto& e : a.raw_exprs) written += e + "\n";
+      if (type(n) != "assert_statement") written += s_.text(n).substr(0, kRegexLineChars);
+      if (matches_anything(written)) a.tautology = true;
+    }
     // `assert.strictEqual(r.status, 'fulfilled')` on an outcome of Promise.allSettled checks only
     // that the promise settled one way, not what it produced: a check that it did (not) throw.
     // Any check of the outcomes that never reads a `value` or `reason` (their statuses, keys or
