@@ -352,7 +352,9 @@ bool platform_condition(std::string_view text) {
       {"unix", true},          {"freebsd", true},       {"GOARCH", false},         {"target_arch", false},  {"amd64", false},
       {"arm64", false},        {"IS_OSX", false},       {"IS_MAC", false},         {"cfg(windows)", false}, {"cfg(unix)", false},
       {"WIN", true},           {"MACOS", true},         {"LINUX", true},           {"WINDOWS", true},       {"is_windows", false},
-      {"is_win", true},        {"ON_WINDOWS", false},   {"WIN32", false}};
+      {"is_win", true},        {"ON_WINDOWS", false},   {"WIN32", false},
+      // (Go's short mode, `if testing.Short() { t.Skip() }`: a mode of the runner, as a platform is.)
+      {"testing.Short()", false}};
   auto found = [&](const Word& w) {
     if (!w.whole) return contains(text, w.text);
     for (auto at = text.find(w.text); at != std::string_view::npos; at = text.find(w.text, at + 1)) {

@@ -282,7 +282,7 @@ std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersion
       // package's files would say the same at the cost of reading each.)
       if (out.size() > found) break;
     }
-  settle_gone_tests(gone, added, after_ptrs, after_paths, options, out);
+  settle_gone_tests(gone, added, after_ptrs, after_paths, files, options, out);
   mock_rules(files, options, helpers, out);
   shadowing_rules(files, options, out);
   collection_rules(files, options, out);

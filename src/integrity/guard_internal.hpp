@@ -184,6 +184,16 @@ struct TestUnit {
   /// never taken, in a nested function never called): why, for one of them. Their checks are not
   /// the unit's.
   std::map<std::string, std::string> dead_calls;
+  /// How the live calls of each helper of `calls` sit in the body, as a check there would: the
+  /// conditions all of them run under (`if os.environ.get("X"): check(...)`), whether every one
+  /// is optional (a platform condition) or inside an expectation of its own failure
+  /// (`with pytest.raises(AssertionError): check(...)`). Given to the helper's checks.
+  struct CallSite {
+    std::vector<std::string> guards;
+    bool optional = false;
+    bool inverted = false;
+  };
+  std::map<std::string, CallSite> call_sites;
   /// A helper that is a method: its class (`SumChecker` for `SumChecker.check`); "" for a function.
   std::string owner;
   /// A helper whose body only returns a constant truthy value (`return True`) and checks nothing:
@@ -540,7 +550,7 @@ void compare_tests(const RuleContext& c, Findings& out, std::vector<GoneTest>& g
 /// Tests gone from one place and found (same checks) in another are renamed or moved, not deleted.
 void settle_gone_tests(const std::vector<GoneTest>& gone, const std::vector<NewTest>& added,
                        const std::vector<const FileModel*>& after_models, const std::vector<std::string>& after_paths,
-                       const IntegrityOptions& options, Findings& out);
+                       const std::vector<FileVersions>& files, const IntegrityOptions& options, Findings& out);
 /// Why `after` checks less than `before`, or nullopt when it checks as much.
 std::optional<IntegrityFinding> compare_checks(const TestUnit& before, const TestUnit& after, const std::string& path);
 /// The parameter names of the definition of `name` in `def_text` (the first parenthesized list

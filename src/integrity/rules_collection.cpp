@@ -40,7 +40,15 @@ std::string definition_condition(const Syntax& s, TSNode n, Lang lang) {
   return conds;
 }
 
-bool never_true_condition(std::string_view cond) {
+bool never_true_condition(std::string_view cond_in) {
+  // (Parentheses around the whole: `(sys.version_info[0] < 3 or ...)`.)
+  std::string trimmed = trim(cond_in);
+  while (trimmed.size() >= 2 && trimmed.front() == '(' && closing_paren(trimmed, 0) == trimmed.size() - 1)
+    trimmed = trim(trimmed.substr(1, trimmed.size() - 2));
+  const std::string_view cond = trimmed;
+  // A disjunction is never true when none of its parts ever is (`or` binds looser than `and`).
+  if (const auto parts = split_top(cond, {" or ", "||"}); parts.size() > 1)
+    return std::all_of(parts.begin(), parts.end(), [](const std::string& p) { return never_true_condition(p); });
   // One conjunct that is never true makes the whole never true.
   if (const auto parts = split_top(cond, {" and ", "&&"}); parts.size() > 1)
     return std::any_of(parts.begin(), parts.end(), [](const std::string& p) { return never_true_condition(p); });
@@ -51,6 +59,20 @@ bool never_true_condition(std::string_view cond) {
   if (kFalse.count(c)) return true;
   // The module body under pytest is imported, never run as the main script.
   if (c == "__name__==\"__main__\"" || c == "__name__=='__main__'") return true;
+  // Python 2 only: `six.PY2`, `PY2`, `not six.PY3`, `sys.version_info[0] == 2`, `sys.version_info.major < 3`.
+  static const std::set<std::string, std::less<>> kPy2 = {"six.PY2", "PY2", "notsix.PY3", "notPY3", "not(six.PY3)", "not(PY3)", "compat.PY2",
+                                                          "IS_PY2", "PYTHON2", "PY26", "PY27"};
+  if (kPy2.count(c)) return true;
+  {
+    static const std::regex major(R"(^sys\.version_info(?:\[0\]|\.major)(==|<=|<|!=|>=|>)(\d+)$)");
+    std::smatch m;
+    if (std::regex_match(c, m, major)) {
+      const std::string op = m[1].str();
+      const long v = std::stol(m[2].str());
+      const bool holds = op == "==" ? 3 == v : op == "<" ? 3 < v : op == "<=" ? 3 <= v : op == "!=" ? 3 != v : op == ">" ? 3 > v : 3 >= v;
+      return !holds;
+    }
+  }
   // sys.version_info OP (major, minor): false for every Python 3.0 - 3.99.
   static const std::regex kVersion(R"(^sys\.version_info(?:\[:?\d?\])?(<=|>=|<|>|==)\((\d{1,4}),?(\d{1,4})?[^)]*\)$)");
   std::smatch m;

@@ -72,13 +72,29 @@ std::optional<std::string> shadows(const FileVersions& f) {
   // (Not the framework's own tests, samples and documentation below it: nothing there is built into
   // the library the project's tests link. yaml-cpp 3738976bdc added a Bazel `load` line to vendored
   // googletest's test/BUILD.bazel files.)
+  // (Also a versioned copy, `googletest-1.13.0/`, `Catch2-3.4.0/`. Its documentation, licence and CI
+  // files (README.md, LICENSE, ci/, .github/) build nothing either.)
   static constexpr std::string_view kCppFrameworks[] = {"gtest", "gmock", "googletest", "googlemock", "catch2", "Catch2", "doctest"};
+  const auto framework_dir = [](std::string_view p) {
+    for (auto fw : kCppFrameworks)
+      if (p == fw || (starts_with(p, fw) && p.size() > fw.size() + 1 && (p[fw.size()] == '-' || p[fw.size()] == '_') &&
+                      std::isdigit(static_cast<unsigned char>(p[fw.size() + 1]))))
+        return true;
+    return false;
+  };
   std::size_t framework = parts.size();
   for (std::size_t i = 0; i + 1 < parts.size() && framework == parts.size(); ++i)
-    if (std::find(std::begin(kCppFrameworks), std::end(kCppFrameworks), parts[i]) != std::end(kCppFrameworks)) framework = i;
+    if (framework_dir(parts[i])) framework = i;
   const bool own_tests = framework < parts.size() && std::any_of(parts.begin() + static_cast<std::ptrdiff_t>(framework) + 1, parts.end() - 1, [](const auto& p) {
-    return p == "test" || p == "tests" || p == "samples" || p == "docs" || p == "examples";
+    const std::string l = lower(p);
+    return l == "test" || l == "tests" || l == "testing" || l == "samples" || l == "docs" || l == "doc" || l == "examples" || l == "ci" ||
+           l == ".github" || l == "scripts";
   });
+  const std::string lower_base = lower(base);
+  const bool prose = ends_with(lower_base, ".md") || ends_with(lower_base, ".rst") || (ends_with(lower_base, ".txt") && lower_base != "cmakelists.txt") ||
+                     starts_with(lower_base, "license") || starts_with(lower_base, "copying") || starts_with(lower_base, "readme") ||
+                     starts_with(lower_base, "contributors") || starts_with(lower_base, "authors") || starts_with(lower_base, "changelog");
+  if (framework < parts.size() && prose) return std::nullopt;
   if ((framework < parts.size() && !own_tests) || base == "gtest.h" || base == "catch.hpp" || base == "catch_amalgamated.hpp" ||
       base == "doctest.h" || base == "unity.h")
     return "the C/C++ test framework's sources changed";

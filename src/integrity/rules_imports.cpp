@@ -795,16 +795,22 @@ void helper_skip_rules(const RuleContext& c, Findings& out) {
   // in a new module whose only raise of it is under a condition never true on Python 3).
   std::string alias_pattern, bare_pattern;
   if (c.lang == Lang::python) {
-    static const std::regex alias_re(R"((?:^|\n)\s*(?:import\s+_?pytest\s+as\s+(\w+)|(\w+)\s*=\s*_?pytest\s*(?:\n|$)))");
-    static const std::regex from_re(R"((?:^|\n)[ \t]*from[ \t]+(?:_?pytest|_pytest\.\w+|unittest|nose[\w.]*)[ \t]+import[ \t]+\(?([^\n)]*))");
-    static const std::regex name_re(R"(\b(skip\w*|xfail|importorskip|SkipTest|Skipped)\b(?:\s+as\s+(\w+))?)");
-    const std::string& text = *c.file.after;
+    static const std::regex alias_re(R"((?:^|\n)\s*(?:import\s+_?pytest(?:\.\w+)*\s+as\s+(\w+)|(\w+)\s*=\s*_?pytest\s*(?:\n|$)))");
+    // (`from pytest import (\n skip,\n)`, a backslash continuation, `from unittest.case import SkipTest as X`.)
+    static const std::regex from_re(R"((?:^|\n)[ \t]*from[ \t]+(?:_?pytest|unittest|nose)(?:\.\w+)*[ \t]+import[ \t]+(\([^)]*\)|[^\n]*))");
+    static const std::regex name_re(R"(\b(skip\w*|xfail|importorskip|SkipTest|Skipped|mark)\b(?:\s+as\s+(\w+))?)");
+    std::string text = *c.file.after;
+    for (auto at = text.find("\\\n"); at != std::string::npos; at = text.find("\\\n", at)) text.replace(at, 2, " ");
     for (std::sregex_iterator it(text.begin(), text.end(), alias_re), end; it != end; ++it)
       alias_pattern += (alias_pattern.empty() ? "" : "|") + ((*it)[1].matched ? (*it)[1].str() : (*it)[2].str());
     for (std::sregex_iterator it(text.begin(), text.end(), from_re), end; it != end; ++it) {
       const std::string names = (*it)[1].str();
-      for (std::sregex_iterator n(names.begin(), names.end(), name_re); n != end; ++n)
-        bare_pattern += (bare_pattern.empty() ? "" : "|") + ((*n)[2].matched ? (*n)[2].str() : (*n)[1].str());
+      for (std::sregex_iterator n(names.begin(), names.end(), name_re); n != end; ++n) {
+        const std::string local = (*n)[2].matched ? (*n)[2].str() : (*n)[1].str();
+        // (`from pytest import mark`: its skips are `mark.skip(...)`, as the module's.)
+        if ((*n)[1].str() == "mark") alias_pattern += (alias_pattern.empty() ? "" : "|") + local;
+        else bare_pattern += (bare_pattern.empty() ? "" : "|") + local;
+      }
     }
   }
   std::string py_extra;
@@ -836,7 +842,7 @@ void helper_skip_rules(const RuleContext& c, Findings& out) {
     const std::string l = full.substr(0, kRegexLineChars);
     std::smatch call;
     if (!std::regex_search(l, call, *re) && !(c.lang == Lang::python && std::regex_search(l, call, py_alias))) continue;
-    if (c.lang == Lang::python && std::regex_search(l, py_import)) continue;
+    if (c.lang == Lang::python && std::regex_search(l, py_import) && !contains(l, ";")) continue;
     // Inside a test: the test-by-test comparison judges it (platform conditions, failing tests).
     if (std::any_of(c.after.tests.begin(), c.after.tests.end(), [&](const TestUnit& t) { return within(t, n); })) continue;
     // A platform condition around it: an `if` before the call on its line, or the nearest less
@@ -863,7 +869,13 @@ void helper_skip_rules(const RuleContext& c, Findings& out) {
       const std::size_t ind = above.find_first_not_of(" \t");
       if (ind == std::string::npos || ind >= indent) continue;
       const std::string head = above.substr(0, kConditionChars);
-      conditional = std::regex_search(head, cond_re) && (platform_condition(head) || never(head));
+      // (A condition over several lines, `if (sys.version_info[0] < 3 or\n sys.version_info[:2] == (2, 6)):`.)
+      std::string whole = above;
+      for (std::size_t j = static_cast<std::size_t>(k) + 1; j < lines.size() && j < static_cast<std::size_t>(k) + 6 &&
+                                                            !std::regex_search(whole, detail::cached_regex(R"(:\s*(?:#.*)?$)"));
+           ++j)
+        whole += " " + trim(lines[j]);
+      conditional = std::regex_search(head, cond_re) && (platform_condition(head) || never(whole.substr(0, kRegexLineChars)));
       break;
     }
     if (conditional) continue;

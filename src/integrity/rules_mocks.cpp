@@ -507,21 +507,29 @@ bool python_local_binding_harmless(const std::string& text, int line, const std:
 }
 
 /// Python: the replacement a mocking call at `line` installs for `full` (`monkeypatch.setattr(X,
-/// "write", spy)`, `patch.object(X, "write", spy)`) is a spy: a function defined in the same scope
-/// before it that hands its own parameters, unchanged and in order, to the original it saved before
-/// the patch (`real_write = X.write`), returning what that returns on every return (or, returning
-/// nothing, calls it unconditionally). It records calls (`writes.append(text)`) and replaces
-/// nothing (click bc32a92cd2).
+/// "write", spy)`, `patch.object(X, "write", spy)`, `monkeypatch.setattr("pkg.X.write", spy)`) is
+/// a spy: a function defined once in the same scope before it, undecorated, that hands its own
+/// parameters, unchanged and in order (or by keyword), once to the original saved once in that
+/// scope before the patch (`real_write = X.write`), returning what that returns on every return
+/// (directly or through a name bound once to it), or, returning nothing, calling it
+/// unconditionally; besides, it only reads (`writes.append(text)`, `log.append(self.name)`): no
+/// handler, no `with`, no writes through its parameters, no setattr/vars/exec. It records calls and
+/// replaces nothing (click bc32a92cd2).
 bool python_spy_forwards(const std::string& text, int line, const std::string& full) {
   std::vector<std::string> lines;
   for_each_capped_line(text, [&](int, const std::string& l) { lines.push_back(l); });
   if (line < 1 || line > static_cast<int>(lines.size())) return false;
-  // The mocking call's value: the third argument of setattr/patch.object (the statement may span lines).
+  auto indent = [](const std::string& l) { return static_cast<int>(l.find_first_not_of(" \t")); };
+  auto blank = [](const std::string& l) {
+    const auto p = l.find_first_not_of(" \t");
+    return p == std::string::npos || l[p] == '#';
+  };
+  // The mocking call's target and value (the statement may span lines).
   std::string call;
   for (std::size_t i = static_cast<std::size_t>(line - 1); i < lines.size() && call.size() < kRegexLineChars; ++i) {
     call += lines[i] + "\n";
     const auto open = call.find('(');
-    if (open != std::string::npos && closing_paren(call, open) != std::string::npos && closing_paren(call, open) < call.size()) break;
+    if (open != std::string::npos && closing_paren(call, open) < call.size()) break;
   }
   static const std::regex mocking(R"(\b(?:monkeypatch\s*\.\s*setattr|(?:mock\s*\.\s*)?patch\s*\.\s*object|setattr)\s*\()");
   std::smatch m;
@@ -530,39 +538,95 @@ bool python_spy_forwards(const std::string& text, int line, const std::string& f
   const std::size_t close = closing_paren(call, open);
   if (close == std::string::npos || close >= call.size()) return false;
   const auto args = split_top(call.substr(open + 1, close - open - 1), {","});
-  if (args.size() != 3) return false;
-  const std::string spy = trim(args[2]), object = strip_spaces(args[0]);
-  std::string attr = strip_spaces(args[1]);
-  if (attr.size() < 2 || (attr.front() != '"' && attr.front() != '\'') || attr.back() != attr.front()) return false;
-  attr = attr.substr(1, attr.size() - 2);
-  if (object + "." + attr != strip_spaces(full) && !ends_with(strip_spaces(full), "." + attr)) return false;
-  if (!std::regex_match(spy, detail::cached_regex(R"(^[A-Za-z_]\w*$)"))) return false;
-  auto indent = [](const std::string& l) { return static_cast<int>(l.find_first_not_of(" \t")); };
-  auto blank = [](const std::string& l) {
-    const auto p = l.find_first_not_of(" \t");
-    return p == std::string::npos || l[p] == '#';
+  std::string object, attr, spy;
+  const auto unquote = [](std::string x) -> std::optional<std::string> {
+    x = strip_spaces(x);
+    if (x.size() < 2 || (x.front() != '"' && x.front() != '\'') || x.back() != x.front()) return std::nullopt;
+    return x.substr(1, x.size() - 2);
   };
-  const int own = indent(lines[static_cast<std::size_t>(line - 1)]);
-  // The saved originals: names bound exactly once in the file, before the patch, to `X.attr` or
-  // `getattr(X, "attr")`.
-  const std::string original = object + "." + attr;
-  std::set<std::string> saved;
-  std::map<std::string, int> bindings;
-  static const std::regex assign(R"(^\s*([A-Za-z_]\w*)\s*(?::[^=]+)?=\s*([^=].*)$)");
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    std::smatch a;
-    const std::string l = lines[i].substr(0, kRegexLineChars);
-    if (!std::regex_match(l, a, assign)) continue;
-    ++bindings[a[1].str()];
-    const std::string v = strip_spaces(a[2].str());
-    if (static_cast<int>(i) + 1 < line && (v == original || v == "getattr(" + object + ",\"" + attr + "\")" || v == "getattr(" + object + ",'" + attr + "')"))
-      saved.insert(a[1].str());
+  if (args.size() == 3) {
+    object = strip_spaces(args[0]);
+    const auto a1 = unquote(args[1]);
+    if (!a1) return false;
+    attr = *a1;
+    spy = trim(args[2]);
+  } else if (args.size() == 2) {  // `monkeypatch.setattr("pkg.mod.Cls.write", spy)`
+    const auto target = unquote(args[0]);
+    if (!target || target->rfind('.') == std::string::npos) return false;
+    object = target->substr(0, target->rfind('.'));
+    attr = target->substr(target->rfind('.') + 1);
+    spy = trim(args[1]);
+  } else {
+    return false;
   }
-  for (auto it = saved.begin(); it != saved.end();) it = bindings[*it] == 1 ? std::next(it) : saved.erase(it);
+  if (!ends_with(strip_spaces(full), "." + attr) && strip_spaces(full) != attr) return false;
+  static const std::regex ident(R"(^[A-Za-z_]\w*$)");
+  if (!std::regex_match(spy, ident)) return false;
+  const int own = indent(lines[static_cast<std::size_t>(line - 1)]);
+  // The scope: the function the patch sits in (its header's line and end), or the module.
+  int scope_begin = 0, scope_end = static_cast<int>(lines.size());
+  for (int i = line - 2; i >= 0 && own > 0; --i) {
+    const std::string& l = lines[static_cast<std::size_t>(i)];
+    if (blank(l) || indent(l) >= own) continue;
+    const std::string h = trim(l);
+    if (starts_with(h, "def ") || starts_with(h, "async def ")) {
+      scope_begin = i;
+      for (int j = i + 1; j < static_cast<int>(lines.size()); ++j)
+        if (!blank(lines[static_cast<std::size_t>(j)]) && indent(lines[static_cast<std::size_t>(j)]) <= indent(l)) {
+          scope_end = j;
+          break;
+        }
+    }
+    break;
+  }
+  // Every way a name is bound (assignment, annotated, augmented, walrus, tuple, for, with/except/import
+  // `as`, def/class, global): `binds(l, n)`.
+  const auto binds = [](const std::string& l, const std::string& n) {
+    const std::string w = "\\b" + n + "\\b";
+    return std::regex_search(l, detail::cached_regex("^\\s*" + n + R"(\s*(?::[^=]+)?(?:[-+*/%|&^@]|//|\*\*|>>|<<)?=[^=])")) ||
+           std::regex_search(l, detail::cached_regex(w + R"(\s*:=)")) ||
+           std::regex_search(l, detail::cached_regex("^\\s*(?:[\\w\\s\\[\\]()*]*,\\s*)?\\(?\\*?" + n + R"(\s*,[^=]*=[^=])")) ||
+           std::regex_search(l, detail::cached_regex(R"(^\s*(?:\w[\w\s\[\]()*]*,\s*)+\*?)" + n + R"(\s*\)?\s*=[^=])")) ||
+           std::regex_search(l, detail::cached_regex(R"(\bfor\b[^:]*)" + w + R"([^:]*\bin\b)")) ||
+           std::regex_search(l, detail::cached_regex(R"(\bas\s+)" + n + "\\b")) ||
+           std::regex_search(l, detail::cached_regex(R"(\b(?:def|class)\s+)" + n + "\\b")) ||
+           std::regex_search(l, detail::cached_regex(R"(\b(?:global|nonlocal)\b.*)" + w)) ||
+           std::regex_search(l, detail::cached_regex(R"(\bimport\s+(?:[\w.]+\s*,\s*)*)" + n + R"(\s*(?:,|$))"));
+  };
+  const auto bindings = [&](const std::string& n, int from, int to) {
+    int count = 0;
+    for (int i = from; i < to; ++i) count += binds(lines[static_cast<std::size_t>(i)].substr(0, kRegexLineChars), n) ? 1 : 0;
+    return count;
+  };
+  // The saved originals: in the scope before the patch (else at module level), bound there once.
+  const std::string last = object.substr(object.rfind('.') == std::string::npos ? 0 : object.rfind('.') + 1);
+  const auto is_original = [&](const std::string& v) {
+    if (v == object + "." + attr || v == "getattr(" + object + ",\"" + attr + "\")" || v == "getattr(" + object + ",'" + attr + "')") return true;
+    // (A string target names the class by its module path; the test reads it through an import.)
+    return args.size() == 2 && (v == last + "." + attr || ends_with(v, "." + last + "." + attr));
+  };
+  std::set<std::string> saved;
+  static const std::regex assign(R"(^\s*([A-Za-z_]\w*)\s*(?::[^=]+)?=\s*([^=].*)$)");
+  for (int pass = 0; pass < 2 && saved.empty(); ++pass) {
+    const int from = pass == 0 ? scope_begin + 1 : 0, to = pass == 0 ? line - 1 : static_cast<int>(lines.size());
+    if (pass == 0 && scope_begin == 0 && own == 0) continue;
+    for (int i = from; i < to && i < static_cast<int>(lines.size()); ++i) {
+      const std::string& l = lines[static_cast<std::size_t>(i)];
+      if (pass == 1 && indent(l) != 0) continue;
+      std::smatch a;
+      const std::string lc = l.substr(0, kRegexLineChars);
+      if (pass == 1 && i + 1 >= line) break;
+      if (std::regex_match(lc, a, assign) && is_original(strip_spaces(a[2].str()))) saved.insert(a[1].str());
+    }
+    for (auto it = saved.begin(); it != saved.end();) {
+      const int n = pass == 0 ? bindings(*it, scope_begin + 1, scope_end) : bindings(*it, 0, static_cast<int>(lines.size()));
+      it = n == 1 ? std::next(it) : saved.erase(it);
+    }
+  }
   if (saved.empty()) return false;
-  // The spy: `def spy(params):` above the line at the same indentation, in the same scope.
+  // The spy: `def spy(...)` above the line at its indentation, undecorated, bound once in the scope.
   int def = -1;
-  for (int i = line - 2; i >= 0; --i) {
+  for (int i = line - 2; i > scope_begin || (i >= 0 && scope_begin == 0 && own == 0); --i) {
     const std::string& l = lines[static_cast<std::size_t>(i)];
     if (blank(l)) continue;
     if (indent(l) < own) break;
@@ -572,17 +636,34 @@ bool python_spy_forwards(const std::string& text, int line, const std::string& f
     }
   }
   if (def < 0) return false;
+  for (int i = def - 1; i >= 0; --i) {
+    if (blank(lines[static_cast<std::size_t>(i)])) continue;
+    if (starts_with(trim(lines[static_cast<std::size_t>(i)]), "@")) return false;
+    break;
+  }
+  if (bindings(spy, own == 0 ? 0 : scope_begin + 1, own == 0 ? static_cast<int>(lines.size()) : scope_end) != 1) return false;
+  // Its header, over several lines if need be.
+  std::string head;
+  int body_from = def + 1;
+  for (int i = def; i < static_cast<int>(lines.size()) && i < def + 8; ++i) {
+    head += lines[static_cast<std::size_t>(i)] + " ";
+    if (std::regex_search(lines[static_cast<std::size_t>(i)], detail::cached_regex(R"(\)\s*(?:->[^:]+)?:\s*(?:#.*)?$)"))) {
+      body_from = i + 1;
+      break;
+    }
+  }
   std::smatch d;
-  const std::string head = lines[static_cast<std::size_t>(def)];
-  if (!std::regex_search(head, d, detail::cached_regex(R"(def\s+\w+\s*\(([^)]*)\)\s*(?:->[^:]+)?:\s*$)"))) return false;
+  if (!std::regex_search(head, d, detail::cached_regex(R"(def\s+\w+\s*\(([^)]*)\)\s*(?:->[^:]+)?:)"))) return false;
   std::vector<std::string> params;
-  for (const auto& p : split_top(d[1].str(), {","}))
-    if (std::string q = strip_spaces(p.substr(0, p.find(':'))); !q.empty()) params.push_back(q);
-  std::string forwarded;
-  for (const auto& p : params) forwarded += (forwarded.empty() ? "" : ",") + p;
+  for (const auto& p : split_top(d[1].str(), {","})) {
+    // (A default of its own, `upper=False`, is a value it hands the original that the caller did not.)
+    if (p.find('=') != std::string::npos) return false;
+    std::string q = strip_spaces(p.substr(0, p.find(':')));
+    if (!q.empty() && q != "/" && q != "*") params.push_back(q);
+  }
   std::vector<std::string> body;
   int body_indent = -1;
-  for (std::size_t i = static_cast<std::size_t>(def) + 1; i < lines.size(); ++i) {
+  for (std::size_t i = static_cast<std::size_t>(body_from); i < lines.size(); ++i) {
     const std::string& l = lines[i];
     if (blank(l)) continue;
     if (indent(l) <= own) break;
@@ -590,33 +671,63 @@ bool python_spy_forwards(const std::string& text, int line, const std::string& f
     body.push_back(l);
   }
   if (body.empty()) return false;
-  // A forwarding call: `real(self, text)`, the whole expression.
-  auto forwards = [&](const std::string& e) {
+  // A forwarding call: `real(self, text)`, `real(self, text=text)`, `real(*args, **kwargs)`.
+  const auto forwards = [&](const std::string& e) {
     const std::string x = strip_spaces(e);
-    return std::any_of(saved.begin(), saved.end(), [&](const std::string& n) { return x == n + "(" + forwarded + ")"; });
+    for (const auto& n : saved) {
+      if (!starts_with(x, n + "(") || x.back() != ')' || closing_paren(x, n.size()) != x.size() - 1) continue;
+      const auto got = split_top(x.substr(n.size() + 1, x.size() - n.size() - 2), {","});
+      if (got.size() != params.size()) continue;
+      bool same = true;
+      for (std::size_t i = 0; i < got.size() && same; ++i) {
+        const std::string bare = params[i].substr(params[i].find_first_not_of('*'));
+        same = got[i] == params[i] || got[i] == bare + "=" + bare;
+      }
+      if (same) return true;
+    }
+    return false;
   };
+  std::size_t calls_of_original = 0;
+  for (const auto& l : body)
+    for (const auto& n : saved) {
+      const std::regex& call_re = detail::cached_regex("\\b" + n + "\\s*\\(");
+      for (std::sregex_iterator it(l.begin(), l.end(), call_re), end; it != end; ++it) ++calls_of_original;
+    }
+  if (calls_of_original != 1) return false;
   bool any_return = false, top_call = false;
+  std::string held;  // `result = real(self, text)` ... `return result`
   for (const auto& l : body) {
     const std::string t = trim(l);
-    // A parameter rebound, or reached into (`self._closed = False`, `text.clear()`), changes what is
-    // forwarded or the object the original runs on.
-    if (!forwards(t) && !(starts_with(t, "return") && forwards(t.substr(6))))
-      for (const auto& p : params) {
-        const std::string bare = p.substr(p.find_first_not_of('*'));
-        if (std::regex_search(t, detail::cached_regex("^" + bare + "\\s*(?:[-+*/%|&^]|//|\\*\\*)?=[^=]")) ||
-            std::regex_search(t, detail::cached_regex("\\b" + bare + "\\s*(?:\\[[^\\]]*\\]\\s*=[^=]|\\.)")))
-          return false;
-      }
+    // (`nonlocal calls` / `global` to count calls in the test's own names is fine.)
+    static const std::regex banned(R"(^(?:try|except|finally|with|async\s+with|yield|raise|del)\b|\b(?:setattr|delattr|vars|exec|eval|__dict__|__class__|object\.__setattr__)\b)");
+    if (std::regex_search(t, banned)) return false;
+    if (std::smatch hm; indent(l) == body_indent && std::regex_match(t, hm, detail::cached_regex(R"(^([A-Za-z_]\w*)\s*=\s*(.+)$)")) &&
+                        forwards(hm[2].str())) {
+      held = hm[1].str();
+      continue;
+    }
+    const bool forward_statement = forwards(t);
     if (starts_with(t, "return") && (t.size() == 6 || !std::isalnum(static_cast<unsigned char>(t[6])))) {
       any_return = true;
-      if (!forwards(t.substr(6))) return false;
-    } else if (starts_with(t, "yield") || starts_with(t, "raise")) {
-      return false;
-    } else if (indent(l) == body_indent && forwards(t)) {
+      const std::string r = trim(t.substr(6));
+      if (!forwards(r) && (held.empty() || r != held)) return false;
+      continue;
+    }
+    if (indent(l) == body_indent && forward_statement) {
       top_call = true;
+      continue;
+    }
+    // Reads only: no parameter rebound, written through, or called into (`self._closed = False`,
+    // `text.clear()`); a plain attribute read (`log.append(self.name)`) is fine. Nor the held result.
+    for (std::string p : params) {
+      p = p.substr(p.find_first_not_of('*'));
+      if (!held.empty() && binds(t, held)) return false;
+      if (binds(t, p) || std::regex_search(t, detail::cached_regex("\\b" + p + R"(\s*(?:\[[^\]]*\]\s*)?(?:\.\s*\w+\s*)*(?:[-+*/%|&^@]|//|\*\*)?=[^=])")) ||
+          std::regex_search(t, detail::cached_regex("\\b" + p + R"((?:\s*\.\s*\w+)*\s*\.\s*\w+\s*\()")))
+        return false;
     }
   }
-  return any_return || top_call;
+  return any_return || top_call || !held.empty();
 }
 
 struct Target {

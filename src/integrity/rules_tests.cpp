@@ -310,6 +310,18 @@ TestUnit with_helpers(const TestUnit& t, const FileModel& m) {
         const auto& b = bindings[k];
         a.inlined = true;
         if (!dead.empty() && a.dead.empty()) a.dead = dead;
+        // (Where the caller calls it: under its conditions, optional or inverted as the call is.)
+        if (auto cs = d.caller->call_sites.find(d.name); cs != d.caller->call_sites.end()) {
+          // (A condition on a parameter of a calling helper, `def verify(..., strict=False): if
+          // strict: check(...)`, is its callers' to set: not read here.)
+          for (const auto& g : cs->second.guards)
+            if (std::none_of(d.caller->params.begin(), d.caller->params.end(), [&](const std::string& p) {
+                  return std::regex_search(g, detail::cached_regex("\\b" + p + "\\b"));
+                }) || d.caller == &t)
+              a.guards.insert(a.guards.begin(), g);
+          a.optional = a.optional || cs->second.optional;
+          a.inverted = a.inverted || cs->second.inverted;
+        }
         if (!d.why.empty() && !a.swallowed) {
           a.swallowed = true;
           a.swallow_why = "(in `" + d.name + "`) " + d.why;
@@ -884,6 +896,33 @@ std::optional<TestUnit> split_into(const TestUnit& bt, const TestUnit* kept, con
   return merged;
 }
 
+/// Does the new file hand one of the old test's expected values to the code as input, where the
+/// old file did not: a line holding the literal that is no check's (`out << "!<hello> 42";`,
+/// `const out = ['!<hello> 42'];`, a fixture seeding its buffer), so a moved or renamed test may
+/// compare the value with itself. (A round trip that already fed the literal in is no change.)
+bool seeds_expected(const TestUnit& bt, const std::optional<std::string>& before_text, const std::optional<std::string>& after_text) {
+  if (!after_text) return false;
+  // (A check's line: an assertion call, `assert.strictEqual(...)`, `t.is(...)`, `EXPECT_EQ(...)`,
+  // Python's `assert x == "..."`, a comparison in a condition, `if got != "x" {`.)
+  static const std::regex check_line(R"((?:expect|assert|check|verify|should|fail)[\w.]*\s*[(!]|\bassert\s|\b(?:EXPECT|ASSERT)_|\bt\.\w+\s*\(|\bif\b.*[!=]==?)",
+                                     std::regex::icase);
+  const auto fed = [&](const std::optional<std::string>& text, const std::string& lit) {
+    if (!text) return false;
+    bool found = false;
+    for_each_capped_line(*text, [&](int, const std::string& line) {
+      if (!found && contains(strip_spaces(line), lit) && !std::regex_search(line, check_line)) found = true;
+    });
+    return found;
+  };
+  for (const auto* x : checks(bt))
+    for (const auto& l : x->literals) {
+      const std::string lit = strip_spaces(l);
+      if (lit.size() < 4 || (lit.front() != '"' && lit.front() != '\'' && lit.front() != '`')) continue;  // (a word of text, not `""`, `1`)
+      if (fed(after_text, lit) && !fed(before_text, lit)) return true;
+    }
+  return false;
+}
+
 /// The new name keeps the old one's last part (`NodeTest.EmitEmptyNode` -> `EmitterTest.EmitEmptyNode`,
 /// `SetVerbatimTag` -> `EmitSetVerbatimTag`: prefixed at a word boundary).
 bool keeps_name(const std::string& before, const std::string& after) {
@@ -950,11 +989,22 @@ bool moved_under_its_name(const TestUnit& bt, const FileModel* bm, const TestUni
 
 void settle_gone_tests(const std::vector<GoneTest>& gone, const std::vector<NewTest>& added,
                        const std::vector<const FileModel*>& after_models, const std::vector<std::string>& after_paths,
-                       const IntegrityOptions& options, Findings& out) {
+                       const std::vector<FileVersions>& files, const IntegrityOptions& options, Findings& out) {
+  const auto text_of = [&](const std::string& path, bool after) -> std::optional<std::string> {
+    for (const auto& f : files)
+      if (f.path == path) return after ? f.after : f.before;
+    return std::nullopt;
+  };
   for (const auto& g : gone) {
     const TestUnit& bt = *g.unit;
+    // The tests that may stand in for it: none that feeds the code an expected value of it (the
+    // same body is the same test).
+    const std::optional<std::string> before_text = text_of(g.path, false);
+    std::vector<NewTest> candidates;
+    for (const auto& n : added)
+      if (n.unit->body_hash == bt.body_hash || !seeds_expected(bt, before_text, text_of(n.path, true))) candidates.push_back(n);
     if (g.kept) {
-      auto merged = split_into(bt, g.kept, added);
+      auto merged = split_into(bt, g.kept, candidates);
       if (!merged || compare_checks(bt, *merged, g.path)) out.push_back(*g.finding);
       continue;
     }
@@ -963,16 +1013,16 @@ void settle_gone_tests(const std::vector<GoneTest>& gone, const std::vector<NewT
     const NewTest* replacement = nullptr;
     const NewTest* uncollected = nullptr;
     for (int same_file = 1; same_file >= 0 && !replacement; --same_file)
-      for (const auto& n : added) {
+      for (const auto& n : candidates) {
         if ((n.path == g.path) != (same_file == 1)) continue;
         const TestUnit& at = *n.unit;
         // (The same body under another name is the same test only when what surrounds the body
         // agrees too: its cases, parameters and defaults, what the test as a whole expects (a
         // `@Test(expected = ...)`, `#[should_panic]`, a parametrize table) -- compare_checks.)
-        const bool same_body = at.body_hash == bt.body_hash && at.param_defaults == bt.param_defaults &&
-                               !compare_checks(bt, at, n.path);
+        const bool as_strong = !compare_checks(bt, at, n.path);
+        const bool same_body = at.body_hash == bt.body_hash && at.param_defaults == bt.param_defaults && as_strong;
         const auto bc = checks(bt), ac = checks(at);
-        const bool same_checks = !bc.empty() && !compare_checks(bt, at, n.path) &&
+        const bool same_checks = !bc.empty() && as_strong &&
                                  std::any_of(bc.begin(), bc.end(), [&](const Assertion* x) {
                                    // The same operand, or one computed from the same call
                                    // (`await add(2, 2)` -> `const sum = await add(2, 2)` ... `sum`).
@@ -990,7 +1040,7 @@ void settle_gone_tests(const std::vector<GoneTest>& gone, const std::vector<NewT
         break;
       }
     if (replacement) continue;
-    if (auto merged = split_into(bt, nullptr, added); merged && !compare_checks(bt, *merged, g.path)) continue;
+    if (auto merged = split_into(bt, nullptr, candidates); merged && !compare_checks(bt, *merged, g.path)) continue;
     if (uncollected) {
       out.push_back({"collection_disabled", uncollected->path, uncollected->unit->line,
                      "test " + bt.name + " moved to " + uncollected->unit->name + " where the runner does not collect it" +

@@ -2014,6 +2014,21 @@ class Analyzer {
     return false;
   }
 
+  /// Does the JavaScript value `v`, expected of a thrown error (jest's `toThrow(v)`, an
+  /// expectation object's property), hold of any error: an empty message (a substring every
+  /// message has), a pattern that matches every text (`/.*/`, `/[^]*/`, `/err|/`), `Error`,
+  /// `Object`, `true`, `expect.any(...)`, `expect.anything()`, `() => true`?
+  static bool any_error_value(const std::string& v) {
+    static const std::regex words(R"(^(?:/Error/\w*|''|""|``|Error|Object|true|expect\.any\(.*\)|expect\.anything\(\)|\(\)\s*=>\s*true|\w+\s*=>\s*true)$)");
+    if (std::regex_match(v, words)) return true;
+    if (v.size() >= 2 && v.front() == '/') {
+      const auto close = v.rfind('/');
+      if (close == 0) return false;
+      return universal_pattern(v.substr(1, close - 1), false, contains(v.substr(close + 1), "s"));
+    }
+    return false;
+  }
+
   /// broad_type of `ty` read through the file's aliases of exception types: `ParseError =
   /// BaseException`, `ERRORS = (ValueError, Exception)`, `const Broad = Error;`, `from builtins
   /// import Exception as ParseError` (a name bound to a broad type catches everything it does).
@@ -2784,8 +2799,7 @@ class Analyzer {
       // `.to.throw(Error)`, is none; chai's and jest's `.not` expect no throw: that checks nothing
       // specific.)
       if (is_js(lang_)) {
-        static const std::regex anything(R"(^(?:/\^?\.[*+]?\$?/\w*|/Error/\w*|''|""|``|Error|Object|expect\.any\(.*\)|expect\.anything\(\))$)");
-        if (std::regex_match(expected_type, anything) || (name == "throw" && contains(strip_spaces(t), ".not.")))
+        if ((any_error_value(expected_type) && expected_type != "true") || (name == "throw" && contains(strip_spaces(t), ".not.")))
           a.kind = Kind::throws_broad;
         if (contains(strip_spaces(t), ".not.") && (name == "throw" || name == "toThrow" || name == "toThrowError")) a.kind = Kind::type;
       }
@@ -2844,6 +2858,39 @@ class Analyzer {
           if (lang_ == Lang::cpp && i == 0 && throws_itself(f)) throws_by_itself = true;
         }
       if (lang_ == Lang::python && with_body_operands(n, a)) throws_by_itself = true;
+      // pytest's `raises(E, match=P)`, unittest's `assertRaisesRegex(E, P, ...)`: besides the
+      // throw, a check of the error's message by the pattern P searched in it (one that matches
+      // every message, `match=""`, `match=".*"`, checks what it is at most).
+      if (lang_ == Lang::python && a.kind == Kind::throws_specific) {
+        static const std::regex kw(R"(\bmatch\s*=\s*([rRbBuU]{0,2})("(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'))");
+        std::smatch m;
+        std::string prefix, lit;
+        const std::string whole = t.substr(0, kRegexLineChars);
+        if (std::regex_search(whole, m, kw)) {
+          prefix = m[1].str();
+          lit = m[2].str();
+        } else if (starts_with(name, "assertRaisesRegex")) {
+          const auto raw = raw_call_args(n);
+          std::smatch r;
+          const std::string second = raw.size() >= 2 ? trim(raw[1]) : std::string();
+          if (raw.size() >= 2 && std::regex_match(second, r, detail::cached_regex(R"(^([rRbBuU]{0,2})("(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*')$)"))) {
+            prefix = r[1].str();
+            lit = r[2].str();
+          }
+        }
+        if (!lit.empty()) {
+          const bool raw_string = contains(prefix, "r") || contains(prefix, "R");
+          const auto decoded = raw_string ? std::optional<std::string>(lit.substr(1, lit.size() - 2)) : plain_string_literal(lit);
+          call_operands(n, a);
+          if (throws_by_itself) a.tautology = true;
+          Assertion msg;
+          msg.kind = decoded && universal_pattern(*decoded, false, false) ? Kind::type : Kind::eq;
+          msg.line = a.line;
+          msg.operands.insert("<thrown>.message");
+          msg.literals.insert(lit);
+          return {a, msg};
+        }
+      }
       // Node's and ava's expectation object, `assert.throws(f, {code: 'EBADLIT', message: /bad/})`,
       // `t.throwsAsync(p, {instanceOf: RangeError})`: a check of the error per property (as a
       // handler's `assert.strictEqual(e.code, 'EBADLIT')` is), besides the throw.
@@ -2863,9 +2910,8 @@ class Analyzer {
             if (kv.size() != 2 || !is_plain_name(key)) continue;
             const std::string value = trim(kv[1]);
             // (A value any error has, `/.*/`, `Error`, `expect.any(String)`, `() => true`, checks what it is at most.)
-            static const std::regex anything(R"(^(?:/\^?\.[*+]?\$?/\w*|/Error/\w*|''|""|Error|Object|true|expect\.any\(.*\)|expect\.anything\(\)|\(\)\s*=>\s*true|\w+\s*=>\s*true)$)");
             Assertion p;
-            p.kind = std::regex_match(value, anything) ? Kind::type : Kind::eq;
+            p.kind = any_error_value(value) ? Kind::type : Kind::eq;
             p.line = a.line;
             p.operands.insert("<thrown>." + key);
             p.literals.insert(value);
@@ -4369,8 +4415,16 @@ class Analyzer {
     if (lang_ == Lang::python && t == "if_statement" && ts_node_is_null(ts_node_parent(ts_node_parent(n)))) {
       // Module level `if cond: pytest.skip(..., allow_module_level=True)` / `raise unittest.SkipTest`.
       std::string s = text(n);
-      if ((contains(s, "allow_module_level") || contains(s, "SkipTest")))
-        add_marker(nullptr, "module: conditional skip", platform_condition(text(field(n, "condition"))));
+      // (Not one only in the branch of a condition never true on Python 3, `if sys.version_info[:2] ==
+      // (2, 6): raise SkipTest(...)`: it skips nothing.)
+      const auto skips = [](const std::string& x) { return contains(x, "allow_module_level") || contains(x, "SkipTest"); };
+      TSNode cons = field(n, "consequence"), alt = field(n, "alternative");
+      std::string cond = text(field(n, "condition"));
+      for (char& ch : cond)
+        if (ch == '\n' || ch == '\t' || ch == '\r') ch = ' ';
+      const bool never_runs = !ts_node_is_null(cons) && skips(text(cons)) && (ts_node_is_null(alt) || !skips(text(alt))) &&
+                              never_true_condition(cond);
+      if (skips(s) && !never_runs) add_marker(nullptr, "module: conditional skip", platform_condition(text(field(n, "condition"))));
     }
     if (lang_ == Lang::rust && t == "mod_item") {
       TSNode name = field(n, "name");
@@ -6062,6 +6116,8 @@ class Analyzer {
         const std::string c = text(cond);
         if (then_branch ? const_false(c) : const_true(c))
           mark_dead("in a branch that never runs (`" + quote(c) + "`, line " + std::to_string(line(p)) + ")");
+        // (The branch that always runs, `if True:` / the `else:` of `if False:`, is no condition.)
+        if (then_branch ? const_true(c) : const_false(c)) continue;
         if (platform_condition(c)) a.optional = true;
         else a.guards.push_back((then_branch ? "if " : "else ") + compact_condition(c));
       } else if (pt == "while_statement") {
@@ -6200,12 +6256,15 @@ class Analyzer {
     std::map<std::string, std::pair<int, int>> sites;  // name -> (calls, dead calls)
     std::map<std::string, std::string> dead_why, swallow_why;
     std::map<std::string, int> swallowed_sites;
+    std::map<std::string, std::vector<Assertion>> live;
+    std::set<std::string> named;  // helpers the body names as code (a call, or a value handed on)
     const TSNode saved_unit = unit_node_;
     unit_node_ = n;
     std::vector<TSNode> calls;
     const std::function<void(TSNode)> gather = [&](TSNode c) {
       const std::string_view ct = type(c);
       if (ct == "call" || ct == "call_expression" || ct == "method_invocation") calls.push_back(c);
+      if ((ct == "identifier" || ct == "field_identifier" || ct == "property_identifier") && helpers.count(text(c))) named.insert(text(c));
       for (uint32_t i = 0; i < ts_node_named_child_count(c); ++i) gather(ts_node_named_child(c, i));
     };
     gather(n);
@@ -6213,11 +6272,32 @@ class Analyzer {
       const std::string_view ct = type(c);
       TSNode fn = field(c, ct == "method_invocation" ? "name" : "function");
       if (ts_node_is_null(fn)) continue;
-      const std::string callee = text(fn);
+      std::string callee = strip_spaces(text(fn));
+      if (ct == "method_invocation")
+        if (TSNode o = field(c, "object"); !ts_node_is_null(o)) callee = strip_spaces(text(o)) + "." + callee;
       std::size_t e = callee.size();
       while (e > 0 && (std::isalnum(static_cast<unsigned char>(callee[e - 1])) || callee[e - 1] == '_' || callee[e - 1] == '$')) --e;
       const std::string name = callee.substr(e);
       if (!helpers.count(name)) continue;
+      // (The helper itself: the bare name, or through `self`/`this`/a module or class name; not a
+      // method of some other object that happens to share the name, `mock.Mock().check(...)`.)
+      std::string receiver = e > 0 ? callee.substr(0, e - 1) : std::string();
+      if (ends_with(receiver, ":")) receiver.pop_back();  // (`ns::check`: `ns:` before the last `:`)
+      static const std::regex plain_receiver(R"(^(?:[A-Za-z_$][\w$]*)(?:(?:\.|::)[A-Za-z_$][\w$]*)*:?$)");
+      if (!receiver.empty() && !std::regex_match(receiver, plain_receiver)) continue;
+      // (A function of the file is called bare, through `self`/`this`/`cls`/its class, or a
+      // namespace; `validator.check(...)` is some other object's method.)
+      if (!receiver.empty() && local.count(name) && !imported_checks.count(name)) {
+        const std::string r = receiver.substr(receiver.find_last_of(".:") == std::string::npos ? 0 : receiver.find_last_of(".:") + 1);
+        std::string owner;
+        if (auto d = defs_.functions.find(name); d != defs_.functions.end())
+          for (TSNode up = ts_node_parent(d->second); !ts_node_is_null(up) && owner.empty(); up = ts_node_parent(up))
+            if (const std::string_view ut = type(up); ut == "class_definition" || ut == "class_declaration" || ut == "class_specifier" || ut == "class")
+              if (TSNode cn = field(up, "name"); !ts_node_is_null(cn)) owner = text(cn);
+        const bool self_like = r == "self" || r == "this" || r == "cls" || r == "super()" || (!owner.empty() && r == owner);
+        const bool module_like = owner.empty() && (lang_ == Lang::cpp || lang_ == Lang::go || lang_ == Lang::rust);
+        if (!self_like && !module_like) continue;
+      }
       Assertion site;
       site.line = line(c);
       annotate(c, site);
@@ -6229,12 +6309,47 @@ class Analyzer {
       } else if (site.swallowed) {
         ++swallowed_sites[name];
         swallow_why.emplace(name, site.swallow_why.empty() ? "its call sits in a handler that drops failures" : site.swallow_why);
+      } else {
+        live[name].push_back(std::move(site));
       }
     }
     unit_node_ = saved_unit;
     for (const auto& [name, cd] : sites) {
       if (cd.second == cd.first) u.dead_calls.emplace(name, dead_why[name]);
       else if (swallowed_sites[name] + cd.second == cd.first && swallowed_sites[name] > 0) u.handed_off.emplace(name, swallow_why[name]);
+    }
+    // (A function of the same name the unit defines itself, `def check(...): pass` in the test:
+    // its calls reach that one, not the helper.)
+    for (const auto& name : helpers) {
+      bool shadowed = false;
+      const std::function<void(TSNode, bool)> find_def = [&](TSNode c, bool top) {
+        if (shadowed) return;
+        if (!top && helper_name(c) == name) {
+          shadowed = true;
+          u.dead_calls.emplace(name, "shadowed by the test's own definition of " + name + " (line " + std::to_string(line(c)) + ")");
+          return;
+        }
+        for (uint32_t i = 0; i < ts_node_named_child_count(c); ++i) find_def(ts_node_named_child(c, i), false);
+      };
+      find_def(n, true);
+    }
+    // (Named only in a comment or a string, `# check(2, 2, 4)`: never called.)
+    for (const auto& name : helpers)
+      if (u.calls.count(name) && !named.count(name) && !sites.count(name)) u.dead_calls.emplace(name, "named only in a comment or a string");
+    // The conditions every live call runs under, and whether every one is optional or inverted.
+    for (const auto& [name, ls] : live) {
+      TestUnit::CallSite cs;
+      cs.guards = ls.front().guards;
+      cs.optional = cs.inverted = true;
+      for (const auto& site : ls) {
+        std::vector<std::string> kept;
+        for (const auto& g : cs.guards)
+          if (std::find(site.guards.begin(), site.guards.end(), g) != site.guards.end()) kept.push_back(g);
+        cs.guards = std::move(kept);
+        cs.optional = cs.optional && site.optional;
+        cs.inverted = cs.inverted && site.inverted;
+      }
+      if (!cs.guards.empty() || cs.optional || cs.inverted) u.call_sites.emplace(name, std::move(cs));
     }
   }
 
