@@ -35,6 +35,24 @@ UnitInfo js_unit(const Syntax& s, TSNode n, const std::string& scope) {
   if (starts_with(prop, "runIf(")) u.decorators.push_back(std::string(kDefinedOnlyIf) + strip_spaces(prop.substr(6, prop.rfind(')') - 6)));
   // test.each([...])('name', fn): one case per row.
   if (starts_with(prop, "each(")) u.cases = std::max(1, count_elements(prop.substr(5, prop.rfind(')') - 5)));
+  // test.each`a | b | want ${1} | ${2} | ${3} ...`('name', fn): a header row of names, then one case
+  // per row of values.
+  if (starts_with(prop, "each`")) {
+    const auto close = prop.rfind('`');
+    if (close > 4) {
+      int rows = 0;
+      bool header = true;
+      for (const auto& row : split_top(std::string_view(prop).substr(5, close - 5), {"\n"})) {
+        if (trim(row).empty()) continue;
+        if (header) {
+          header = false;
+          continue;
+        }
+        if (contains(row, "${")) ++rows;
+      }
+      u.cases = std::max(1, rows);
+    }
+  }
   // node:test / tape options object: test('x', { skip: true }, fn)
   if (ts_node_named_child_count(args) >= 2) {
     TSNode opt_node = ts_node_named_child(args, 1);

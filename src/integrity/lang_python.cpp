@@ -2,15 +2,83 @@
 // configuration in pytest.ini / pyproject.toml / setup.cfg / tox.ini, collection switches).
 #include <algorithm>
 #include <functional>
+#include <regex>
 
+#include "core/regex_cache.hpp"
 #include "integrity/guard_internal.hpp"
 
 namespace flowagent::integrity {
 
 namespace {
 
-/// Cases of a `@pytest.mark.parametrize(names, [values...])` decorator (0: not a literal list).
-int parametrize_cases(std::string_view decorator) {
+/// How many values the expression `a` of a parametrize decorator gives, read through the module's
+/// names (`src`): a literal list or tuple; a module-level name bound once to one (`CASES`); a slice
+/// of such with literal bounds (`CASES[:1]`, `CASES[1:]`); `range(...)` of literals (`list(...)` of
+/// either); a concatenation of those (`CASES + [(5, 5, 10)]`). 0 when unknown.
+int parametrize_values(std::string a, std::string_view src, int depth = 0) {
+  a = trim(a);
+  if (depth > 4 || a.empty()) return 0;
+  if (const int n = count_elements(a); n > 0 || a == "[]" || a == "()") return n;
+  if (const auto parts = split_top(a, {"+"}); parts.size() > 1) {
+    int total = 0;
+    for (const auto& p : parts) {
+      const int n = parametrize_values(p, src, depth + 1);
+      if (n <= 0 && trim(p) != "[]" && trim(p) != "()") return 0;
+      total += n;
+    }
+    return total;
+  }
+  static const std::regex listed(R"(^(?:list|tuple)\s*\((.*)\)$)");
+  std::smatch m;
+  if (std::regex_match(a, m, listed)) return parametrize_values(m[1].str(), src, depth + 1);
+  static const std::regex ranged(R"(^range\s*\(\s*(-?\d+)\s*(?:,\s*(-?\d+)\s*)?(?:,\s*(-?\d+)\s*)?\)$)");
+  if (std::regex_match(a, m, ranged)) {
+    long lo = 0, hi = std::stol(m[1].str()), step = 1;
+    if (m[2].matched) {
+      lo = hi;
+      hi = std::stol(m[2].str());
+    }
+    if (m[3].matched) step = std::stol(m[3].str());
+    if (step == 0) return 0;
+    const long n = step > 0 ? (hi - lo + step - 1) / step : (lo - hi - step - 1) / -step;
+    return static_cast<int>(std::clamp(n, 0L, 100000L));
+  }
+  static const std::regex named(R"(^([A-Za-z_]\w*)\s*(?:\[\s*(-?\d*)\s*:\s*(-?\d*)\s*\])?$)");
+  if (!std::regex_match(a, m, named)) return 0;
+  // (The name bound once at module level, its value to the matching bracket.)
+  const std::string name = m[1].str();
+  const std::regex bind = detail::cached_regex("(?:^|\\n)" + name + R"(\s*(?::[^=\n]*)?=\s*)");
+  const std::string text(src.substr(0, std::size_t{1} << 20));
+  std::smatch b;
+  if (!std::regex_search(text, b, bind)) return 0;
+  const std::size_t at = static_cast<std::size_t>(b.position(0) + b.length(0));
+  if (std::sregex_iterator(text.begin(), text.end(), bind) != std::sregex_iterator() &&
+      std::distance(std::sregex_iterator(text.begin(), text.end(), bind), std::sregex_iterator()) != 1)
+    return 0;
+  std::string value;
+  if (at < text.size() && (text[at] == '[' || text[at] == '(')) {
+    const std::size_t close = matching_close(text, at);
+    if (close >= text.size()) return 0;
+    value = text.substr(at, close - at + 1);
+  } else {
+    value = text.substr(at, text.find('\n', at) - at);
+  }
+  const int n = parametrize_values(value, src, depth + 1);
+  if (n <= 0 || !m[2].matched) return n;
+  // A slice with literal bounds.
+  const auto bound = [&](const std::string& x, long dflt) {
+    if (x.empty()) return dflt;
+    long v = std::stol(x);
+    if (v < 0) v += n;
+    return std::clamp(v, 0L, static_cast<long>(n));
+  };
+  const long lo = bound(m[2].str(), 0), hi = bound(m[3].str(), n);
+  return static_cast<int>(std::max(0L, hi - lo));
+}
+
+/// Cases of a `@pytest.mark.parametrize(names, values)` decorator (0: not known), its values read
+/// through the module `src` (parametrize_values).
+int parametrize_cases(std::string_view decorator, std::string_view src) {
   auto p = decorator.find("parametrize(");
   if (p == std::string_view::npos) return 0;
   std::string_view args = decorator.substr(p + 11);
@@ -19,7 +87,7 @@ int parametrize_cases(std::string_view decorator) {
     std::string a = trim(parts[i]);
     if (starts_with(a, "argvalues=")) a = a.substr(10);
     if (a.find('=') != std::string::npos && a.find('=') < a.find_first_of("[(")) continue;  // ids=..., indirect=...
-    return count_elements(a);
+    return parametrize_values(a, src);
   }
   return 0;
 }
@@ -128,7 +196,7 @@ UnitInfo python_unit(const Syntax& s, TSNode n, const std::string& scope, bool s
     for (uint32_t i = 0; i < ts_node_named_child_count(parent); ++i)
       if (Syntax::type(ts_node_named_child(parent, i)) == "decorator") {
         std::string d = text_without_comments(s, ts_node_named_child(parent, i));
-        if (int k = parametrize_cases(d); k > 0) u.cases *= k;
+        if (int k = parametrize_cases(d, s.src); k > 0) u.cases *= k;
         u.decorators.push_back(std::move(d));
       }
   u.collectable = scope_collectable;
