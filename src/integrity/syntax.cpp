@@ -2919,6 +2919,39 @@ class Analyzer {
           }
           return out;
         }
+        // A validation function, `assert.throws(f, (err) => { assert.strictEqual(err.code, 'EBADLIT');
+        // return true; })`, `(err) => err.code === 'EBADLIT'`: the same per-property checks, read from
+        // its comparisons of the error's properties (its `instanceof` tests the type).
+        static const std::regex validator(R"(^(?:async\s*)?(?:\(\s*([A-Za-z_$][\w$]*)\s*(?::[^)]*)?\)|([A-Za-z_$][\w$]*)|function\s*[\w$]*\s*\(\s*([A-Za-z_$][\w$]*)[^)]*\))\s*(?:=>)?\s*)");
+        std::smatch vm;
+        if (!any_error_value(expected) && std::regex_search(expected, vm, validator) && vm.length(0) > 0 &&
+            (contains(expected, "=>") || starts_with(expected, "function"))) {
+          const std::string e = vm[1].matched ? vm[1].str() : vm[2].matched ? vm[2].str() : vm[3].str();
+          const std::string body = expected.substr(static_cast<std::size_t>(vm.length(0)));
+          std::vector<Assertion> props;
+          const std::string lit = R"(('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|`[^`$]*`|/(?:\\.|[^/\\\n])+/\w*|-?\d[\w.]*|true|false|null|undefined|[A-Z][\w$]*))";
+          const std::regex compared = detail::cached_regex("\\b" + e + R"(\.([A-Za-z_$][\w$]*)\s*===?\s*)" + lit);
+          const std::regex asserted = detail::cached_regex(R"(\b(?:strictEqual|equal|deepStrictEqual|deepEqual|is|toBe|toEqual|match)\s*\(\s*)" + e +
+                                                          R"(\.([A-Za-z_$][\w$]*)\s*,\s*)" + lit);
+          for (const std::regex* re : {&compared, &asserted})
+            for (std::sregex_iterator it(body.begin(), body.end(), *re), end; it != end; ++it) {
+              Assertion p;
+              p.kind = any_error_value((*it)[2].str()) ? Kind::type : Kind::eq;
+              p.line = a.line;
+              p.operands.insert("<thrown>." + (*it)[1].str());
+              p.literals.insert((*it)[2].str());
+              props.push_back(std::move(p));
+            }
+          // (A predicate with an alternative, `err.code === 'X' || true`, accepts more than its comparison.)
+          if (contains(body, "||") && !std::regex_search(body, detail::cached_regex(R"(\b(?:assert|expect)\b)"))) props.clear();
+          if (!props.empty()) {
+            call_operands(n, a);
+            if (throws_by_itself) a.tautology = true;
+            std::vector<Assertion> out{a};
+            out.insert(out.end(), props.begin(), props.end());
+            return out;
+          }
+        }
       }
     } else if (kTruth.count(name) || starts_with(name, "assert") || (js_ok_name(name) && is_js(lang_))) {
       auto args = call_args(n);
