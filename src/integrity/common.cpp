@@ -184,6 +184,23 @@ std::vector<std::string> split_top(std::string_view text, std::initializer_list<
   return out;
 }
 
+void walk_code(TSNode n, const std::function<void(TSNode)>& comment, const std::function<void(TSNode)>& leaf) {
+  if (ts_node_is_null(n)) return;
+  std::function<void(TSNode, int)> walk = [&](TSNode x, int depth) {
+    const std::string_view t = ts_node_type(x);
+    if (t == "comment" || t == "line_comment" || t == "block_comment") {
+      comment(x);
+      return;
+    }
+    if (ts_node_child_count(x) == 0 || depth > kMaxSyntaxDepth) {
+      leaf(x);
+      return;
+    }
+    for (uint32_t i = 0; i < ts_node_child_count(x); ++i) walk(ts_node_child(x, i), depth + 1);
+  };
+  walk(n, 0);
+}
+
 int count_elements(std::string_view list) {
   std::string t = trim(list);
   if (t.size() < 2 || (t.front() != '[' && t.front() != '(' && t.front() != '{')) return 0;

@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <initializer_list>
 #include <map>
 #include <optional>
@@ -433,6 +434,11 @@ struct Interpolation {
 std::vector<Interpolation> interpolations(std::string_view body, bool template_literal);
 /// Elements of a list/tuple/array literal `[a, b]` (0 when not a literal).
 int count_elements(std::string_view list);
+/// Walks the syntax tree under `n` in source order: `comment(x)` for each comment node (`comment`,
+/// `line_comment`, `block_comment`; not entered), `leaf(x)` for every other leaf (or node at the
+/// depth cap). The one walk behind comparing code without its comments (a test body's token hash,
+/// a decorator's text).
+void walk_code(TSNode n, const std::function<void(TSNode)>& comment, const std::function<void(TSNode)>& leaf);
 
 /// Calls `fn(line_number, line)` for each line of `text` (1-based numbers), each line cut to
 /// kRegexLineChars (what the regular-expression rules read of a line).

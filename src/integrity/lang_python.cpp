@@ -170,16 +170,13 @@ namespace {
 std::string text_without_comments(const Syntax& s, TSNode n) {
   std::string out = s.text(n);
   const uint32_t base = ts_node_start_byte(n);
-  std::function<void(TSNode, int)> walk = [&](TSNode x, int depth) {
-    if (depth > kMaxSyntaxDepth) return;
-    if (Syntax::type(x) == "comment") {
-      for (uint32_t k = ts_node_start_byte(x) - base; k < ts_node_end_byte(x) - base && k < out.size(); ++k)
-        if (out[k] != '\n') out[k] = ' ';
-      return;
-    }
-    for (uint32_t i = 0; i < ts_node_child_count(x); ++i) walk(ts_node_child(x, i), depth + 1);
-  };
-  walk(n, 0);
+  walk_code(
+      n,
+      [&](TSNode x) {
+        for (uint32_t k = ts_node_start_byte(x) - base; k < ts_node_end_byte(x) - base && k < out.size(); ++k)
+          if (out[k] != '\n') out[k] = ' ';
+      },
+      [](TSNode) {});
   return out;
 }
 

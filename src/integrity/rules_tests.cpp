@@ -410,10 +410,13 @@ std::optional<IntegrityFinding> compare_checks(const TestUnit& bt, const TestUni
   // -> `@parametrize("x", [1, 2, 3])`, keeps its three checks. Unscaled for a test too large to
   // match check by check; its cases then weigh on the totals only.)
   const int bc = std::max(1, bt.cases), ac = std::max(1, at.cases), g = std::gcd(bc, ac);
-  const bool scaled = static_cast<std::size_t>(bc / g) * checks(bt).size() <= kMaxScaledChecks &&
-                      static_cast<std::size_t>(ac / g) * checks(at).size() <= kMaxScaledChecks;
-  const auto before = checks(bt, scaled ? bc / g : 1), after = checks(at, scaled ? ac / g : 1);
+  const auto before_once = checks(bt), after_once = checks(at);
+  const bool scaled = static_cast<std::size_t>(bc / g) * before_once.size() <= kMaxScaledChecks &&
+                      static_cast<std::size_t>(ac / g) * after_once.size() <= kMaxScaledChecks;
+  const auto before = scaled && bc / g > 1 ? checks(bt, bc / g) : before_once, after = scaled && ac / g > 1 ? checks(at, ac / g) : after_once;
   if (before.empty()) return std::nullopt;
+  // (The new test's strength on the old one's scale: its cases weigh on the total when unscaled.)
+  const double after_total = scaled ? total(after) : static_cast<double>(total(after)) * at.cases / bc;
   // Fewer parametrized cases (rows of a table, values of a source) check fewer inputs (judged
   // before the matching: the missing cases' checks would take the weaker partners left).
   // (A case: a parametrized one, or a row of the table loop the checks sit in.)
@@ -423,8 +426,7 @@ std::optional<IntegrityFinding> compare_checks(const TestUnit& bt, const TestUni
       if (counts(a)) rows = std::max(rows, a.rows);
     return std::max(1, t.cases) * rows;
   };
-  if (const int bi = inputs(bt), ai = inputs(at);
-      ai < bi && (scaled ? total(after) : static_cast<double>(total(after)) * at.cases / bc) < kKeepRatio * total(before))
+  if (const int bi = inputs(bt), ai = inputs(at); ai < bi && after_total < kKeepRatio * total(before))
     return IntegrityFinding{"assertion_removed", path, at.line,
                             "test " + name + " checks fewer cases: " + std::to_string(bi) + " -> " + std::to_string(ai)};
   // Match each old check to a new one that looks at the same thing, the strongest first.
@@ -549,7 +551,6 @@ std::optional<IntegrityFinding> compare_checks(const TestUnit& bt, const TestUni
   for (std::size_t j = 0; j < after.size(); ++j)
     if (!used[j]) added.push_back(after[j]);
   const int before_total = total(before);
-  const double after_total = scaled ? total(after) : static_cast<double>(total(after)) * at.cases / std::max(1, bt.cases);
   if (dropped.empty()) return std::nullopt;
   // Checks replaced by the expectation of a specific exception: the change now raises. Only of the
   // code the dropped checks looked at (`r = parse(s); assert r.a == 1` -> `with raises(E):

@@ -5432,18 +5432,11 @@ class Analyzer {
   /// A hash of what the code of `n` is, token by token: its comments and its layout left out, so
   /// that a test renamed with a comment added or its body re-indented has the same body.
   std::size_t code_hash(TSNode n) const {
-    static const std::set<std::string, std::less<>> kComment = {"comment", "line_comment", "block_comment"};
     std::string tokens;
-    std::function<void(TSNode, int)> walk = [&](TSNode x, int depth) {
-      if (kComment.count(type(x))) return;
-      if (ts_node_child_count(x) == 0 || depth > kMaxSyntaxDepth) {
-        tokens += text(x);
-        tokens += '\x1f';
-        return;
-      }
-      for (uint32_t i = 0; i < ts_node_child_count(x); ++i) walk(ts_node_child(x, i), depth + 1);
-    };
-    if (!ts_node_is_null(n)) walk(n, 0);
+    walk_code(n, [](TSNode) {}, [&](TSNode x) {
+      tokens += text(x);
+      tokens += '\x1f';
+    });
     return std::hash<std::string>{}(tokens);
   }
 
