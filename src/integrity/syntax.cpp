@@ -1817,12 +1817,49 @@ class Analyzer {
       if (lang_ == Lang::python && std::regex_match(trim(text), detail::cached_regex(R"(^-?(?:NaN|Infinity)$)"))) return true;
       return parse_json(text).has_value();
     };
-    // (One literal argument: the value the converter is given.)
+    // (The literal the converter is given: its first argument, with at most a base of 10 after it,
+    // `int("x", 10)`, `Integer.parseInt("x", 10)`, `std::stoi("x", nullptr, 10)`.)
     const auto one_literal = [&](TSNode call) -> std::optional<std::string> {
       const auto args = raw_call_args(call);
-      if (args.size() != 1) return std::nullopt;
+      if (args.empty() || args.size() > 3) return std::nullopt;
+      for (std::size_t i = 1; i < args.size(); ++i) {
+        const std::string x = strip_spaces(args[i]);
+        if (x != "10" && x != "nullptr" && x != "NULL" && x != "0" && x != "base=10" && x != "null") return std::nullopt;
+      }
       return plain_string_literal(args[0]);
     };
+    // (Java's integer parsers also reject what overflows the type.)
+    const auto fits = [](const std::string& v, const std::string& c) {
+      const bool negative = !v.empty() && v[0] == '-';
+      std::string digits = v.substr(!v.empty() && (v[0] == '-' || v[0] == '+') ? 1 : 0);
+      digits.erase(0, std::min(digits.find_first_not_of('0'), digits.size() ? digits.size() - 1 : 0));
+      const std::string max = starts_with(c, "Long") ? (negative ? "9223372036854775808" : "9223372036854775807")
+                              : starts_with(c, "Short") ? (negative ? "32768" : "32767")
+                              : starts_with(c, "Byte") ? (negative ? "128" : "127")
+                                                      : (negative ? "2147483648" : "2147483647");
+      return digits.size() < max.size() || (digits.size() == max.size() && digits <= max);
+    };
+    // (A member read of `null`/`undefined` in JavaScript.)
+    if (is_js(lang_) && t == "member_expression") {
+      TSNode o = field(y, "object");
+      return !ts_node_is_null(o) && (type(o) == "null" || type(o) == "undefined" || text(o) == "undefined");
+    }
+    // (Kotlin: `throw X(...)` is a jump expression.)
+    if (lang_ == Lang::kotlin && t == "jump_expression") return starts_with(trim(text(y)), "throw");
+    // (JavaScript: `new URL("x")` of a text with no scheme.)
+    if (is_js(lang_) && t == "new_expression") {
+      TSNode ctor = field(y, "constructor");
+      const auto args = raw_call_args(y);
+      if (ts_node_is_null(ctor) || text(ctor) != "URL" || args.size() != 1) return false;
+      const auto v = plain_string_literal(args[0]);
+      return v && !std::regex_search(*v, detail::cached_regex(R"(^\s*[A-Za-z][A-Za-z0-9+.-]*:)"));
+    }
+    // (Rust: `None.unwrap()`, `Err(e).unwrap()`, `.expect(...)` of either.)
+    if (lang_ == Lang::rust && t == "call_expression") {
+      const std::string c = strip_spaces(callee_text(y));
+      static const std::regex unwrap(R"(^(?:None(?:::<[^>]*>)?|Err\(.*\))\.(?:unwrap|expect)$)");
+      if (std::regex_match(c, unwrap)) return true;
+    }
     if (t == "macro_invocation" && lang_ == Lang::rust) {
       const std::string m = callee_text(y);
       return m == "panic" || m == "unreachable" || m == "todo" || m == "unimplemented";
@@ -1832,7 +1869,11 @@ class Analyzer {
       if (ts_node_is_null(op) || ts_node_is_null(l) || ts_node_is_null(r)) return false;
       const std::string o = text(op);
       if (o != "/" && o != "//" && o != "%") return false;
-      if (strip_spaces(text(r)) != "0") return false;
+      // (A literal zero: `0`, and in Python `0.0`, `0.`, `0e0` too.)
+      const std::string rz = strip_spaces(text(r));
+      const bool zero = rz == "0" || (lang_ == Lang::python && std::regex_match(rz, detail::cached_regex(R"(^0*\.?0*(?:[eE][+-]?\d+)?$)")) &&
+                                      rz.find_first_of("0") != std::string::npos);
+      if (!zero) return false;
       // (Java: only integers throw; `1.0 / 0` is Infinity.)
       return lang_ == Lang::python || std::regex_match(strip_spaces(text(l)), detail::cached_regex(R"(^-?\d+[lL]?$)"));
     }
@@ -1847,6 +1888,12 @@ class Analyzer {
     const std::string c = callee_text(y);
     switch (lang_) {
       case Lang::python: {
+        // (`math.sqrt(-1)`, `math.log(0)`: a domain error whatever the code does.)
+        if (const auto args = raw_call_args(y); args.size() == 1 && (c == "math.sqrt" || c == "math.log" || c == "math.log10" || c == "math.log2")) {
+          const std::string arg = strip_spaces(args[0]);
+          if (std::smatch nm; std::regex_match(arg, nm, detail::cached_regex(R"(^(-)?(\d+(?:\.\d*)?)$)")))
+            return c == "math.sqrt" ? nm[1].matched && std::stod(nm[2].str()) > 0 : nm[1].matched || std::stod(nm[2].str()) == 0;
+        }
         const auto v = one_literal(y);
         if (!v) return false;
         if (c == "int") return !std::regex_match(*v, py_int);
@@ -1856,16 +1903,24 @@ class Analyzer {
         return false;
       }
       case Lang::java: {
+        if (const auto args = raw_call_args(y); (c == "Objects.requireNonNull" || c == "java.util.Objects.requireNonNull") && !args.empty() &&
+                                                strip_spaces(args[0]) == "null")
+          return true;
         const auto v = one_literal(y);
         if (!v) return false;
         static const std::set<std::string, std::less<>> kInt = {"Integer.parseInt", "Integer.valueOf", "Long.parseLong", "Long.valueOf",
                                                                 "Short.parseShort", "Short.valueOf", "Byte.parseByte", "Byte.valueOf"};
         static const std::set<std::string, std::less<>> kFloat = {"Double.parseDouble", "Double.valueOf", "Float.parseFloat", "Float.valueOf"};
-        if (kInt.count(c)) return !std::regex_match(*v, java_int);
+        if (kInt.count(c)) return !std::regex_match(*v, java_int) || !fits(*v, c);
         if (kFloat.count(c)) return !std::regex_match(*v, java_float);
         return false;
       }
       case Lang::kotlin: {
+        // (`error("x")`, `TODO()`, `require(false)`, `check(false)`, `requireNotNull(null)`.)
+        if (c == "error" || c == "TODO") return true;
+        if (const auto args = raw_call_args(y); args.size() >= 1 && (c == "require" || c == "check") && strip_spaces(args[0]) == "false") return true;
+        if (const auto args = raw_call_args(y); args.size() >= 1 && (c == "requireNotNull" || c == "checkNotNull") && strip_spaces(args[0]) == "null")
+          return true;
         // (`"x".toInt()`: a call of a member of a string literal.)
         static const std::regex kt(R"(^("(?:[^"\\]|\\.)*")\s*\.\s*(toInt|toLong|toShort|toByte|toDouble|toFloat|toBigDecimal|toBigInteger)\s*\(\s*\)$)");
         std::smatch m;
@@ -2033,30 +2088,40 @@ class Analyzer {
   /// BaseException`, `ERRORS = (ValueError, Exception)`, `const Broad = Error;`, `from builtins
   /// import Exception as ParseError` (a name bound to a broad type catches everything it does).
   bool broad_exception(const std::string& ty) const {
-    std::string t = trim(ty);
-    for (int hop = 0; hop < 4 && !broad_type(t); ++hop) {
-      // (Each part of a tuple / multi-catch resolved on its own.)
-      std::string resolved;
-      bool changed = false;
+    // (Python has no builtin `Error`: `configparser.Error`, a project's `Error` class, are specific.)
+    const auto broad = [&](const std::string& t) {
+      if (lang_ != Lang::python) return broad_type(t);
+      std::string kept;
       for (const auto& part : split_top(unparen(t), {",", "|"})) {
         const std::string x = trim(part);
-        std::string r = x;
-        static const std::regex plain(R"(^[A-Za-z_$][\w$]*$)");
-        if (std::regex_match(x, plain)) {
-          std::smatch m;
-          const std::string src = s_.src.substr(0, std::size_t{1} << 20);
-          const std::regex py = detail::cached_regex("(?:^|\n)[ \t]*" + x + R"([ \t]*(?::[^=\n]*)?=[ \t]*([\w.]+|\([^)\n]*\)|\[[^\]\n]*\])[ \t]*(?:#[^\n]*)?(?:\n|$))");
-          const std::regex js = detail::cached_regex(R"(\b(?:const|let|var)\s+)" + x + R"(\s*=\s*([\w.$]+)\s*;?)");
-          const std::regex as = detail::cached_regex(R"(\bimport\s+[^\n]*?\b([\w.]+)\s+as\s+)" + x + R"(\b)");
-          if (std::regex_search(src, m, is_js(lang_) ? js : py) || std::regex_search(src, m, as)) r = m[1].str();
-        }
-        if (r != x) changed = true;
-        resolved += (resolved.empty() ? "" : ",") + r;
+        const std::string last = x.substr(x.rfind('.') == std::string::npos ? 0 : x.rfind('.') + 1);
+        if (last != "Error") kept += (kept.empty() ? "" : ",") + x;
       }
-      if (!changed) break;
-      t = "(" + resolved + ")";
+      return !kept.empty() && broad_type("(" + kept + ")");
+    };
+    // Every binding of an alias at the top of the module (any one of them broad makes it broad:
+    // a later rebinding to `Exception` is the one the tests see), or an import `as` it.
+    std::vector<std::string> frontier{trim(ty)};
+    for (int hop = 0; hop < 4 && !frontier.empty(); ++hop) {
+      std::vector<std::string> next;
+      for (const auto& t : frontier) {
+        if (broad(t)) return true;
+        for (const auto& part : split_top(unparen(t), {",", "|"})) {
+          const std::string x = trim(part);
+          static const std::regex plain(R"(^[A-Za-z_$][\w$]*$)");
+          if (!std::regex_match(x, plain)) continue;
+          const std::string src = s_.src.substr(0, std::size_t{1} << 20);
+          const std::regex py = detail::cached_regex("(?:^|\n)" + x + R"([ \t]*(?::[^=\n]*)?=[ \t]*([\w.]+|\([^)\n]*\)|\[[^\]\n]*\])[ \t]*(?:#[^\n]*)?(?=\n|$))");
+          const std::regex js = detail::cached_regex(R"(\b(?:const|let|var)\s+)" + x + R"(\s*(?::[^=]*)?=\s*([\w.$]+)\s*;?)");
+          const std::regex as = detail::cached_regex(R"(\bimport\s+[^\n]*?\b([\w.]+)\s+as\s+)" + x + R"(\b)");
+          for (const std::regex* re : {is_js(lang_) ? &js : &py, &as})
+            for (std::sregex_iterator it(src.begin(), src.end(), *re), end; it != end; ++it)
+              if ((*it)[1].str() != x) next.push_back((*it)[1].str());
+        }
+      }
+      frontier = std::move(next);
     }
-    return broad_type(t);
+    return false;
   }
 
   /// Does the handler `h` expect any failure at all (broad_type), unless it checks what it caught:
@@ -2083,6 +2148,8 @@ class Analyzer {
     std::string v = *a.operands.begin();
     // (`assert.ok(err instanceof TypeError)`: the operand is the whole test, whitespace removed.)
     if (std::smatch im; std::regex_match(v, im, detail::cached_regex(R"(^([A-Za-z_$][\w$]*)instanceof[\w.$]+$)"))) v = im[1].str();
+    // (`assert isinstance(err, ValueError)`: the same.)
+    if (std::smatch im; std::regex_match(v, im, detail::cached_regex(R"(^isinstance\(([A-Za-z_]\w*),[\w.()]+\)$)"))) v = im[1].str();
     static const std::regex ident(R"(^[A-Za-z_$][\w$]*$)");
     if (!std::regex_match(v, ident)) return false;
     // (The check's own text: a truth, non-null or type check of the flag, not its falsity.)
@@ -2101,7 +2168,8 @@ class Analyzer {
     TSNode st = n;
     for (TSNode p = ts_node_parent(st); !ts_node_is_null(p); p = ts_node_parent(st)) {
       const std::string_view pt = type(p);
-      if (pt != "expression_statement" && pt != "await_expression") break;
+      // (C++'s `EXPECT_TRUE(threw) << "message";`.)
+      if (pt != "expression_statement" && pt != "await_expression" && !(lang_ == Lang::cpp && pt == "binary_expression")) break;
       st = p;
     }
     const auto is_try = [&](TSNode x) {
@@ -2121,13 +2189,17 @@ class Analyzer {
     // Its body and any `finally`/`else` leave the flag alone.
     TSNode body = try_body(t);
     if (ts_node_is_null(body) || std::regex_search(text(body), assigned)) return false;
+    // (An exit that skips the check when nothing is thrown, `return` in the body, an `else:` or a
+    // `finally:`, makes the flag say nothing.)
+    static const std::regex exits(R"(\b(?:return|break|continue|yield|sys\.exit|os\._exit|System\.exit|exitProcess)\b)");
+    if (std::regex_search(text(body), exits)) return false;
     // Some handler sets it to a truthy value; the expected type is what those handlers catch.
     bool set = false, broad = false;
     for (uint32_t i = 0; i < ts_node_named_child_count(t); ++i) {
       TSNode h = ts_node_named_child(t, i);
       const std::string_view ht = type(h);
       if (ht == "finally_clause" || ht == "else_clause") {
-        if (std::regex_search(text(h), assigned)) return false;
+        if (std::regex_search(text(h), assigned) || std::regex_search(text(h), exits)) return false;
         continue;
       }
       if (ht != "catch_clause" && ht != "except_clause" && ht != "catch_block") continue;
@@ -2138,6 +2210,11 @@ class Analyzer {
       if (ends_with(value, ";")) value.pop_back();
       static const std::set<std::string, std::less<>> kFalsy = {"false", "False", "null", "None", "nil", "undefined", "0", "nullptr", "\"\"", "''"};
       if (kFalsy.count(trim(value))) continue;
+      // (Only a plain truthy value: `true`, `1`, the caught error, or a test of its type; `e
+      // instanceof TypeError || true`, `!(e instanceof RangeError)` say something else.)
+      static const std::regex plain_value(
+          R"(^(?:true|True|1|[A-Za-z_$][\w$]*|\(?\s*[A-Za-z_$][\w$]*\s+instanceof\s+[\w.$]+\s*\)?|isinstance\s*\(\s*\w+\s*,\s*[\w.]+\s*\))$)");
+      if (!std::regex_match(trim(value), plain_value)) return false;
       set = true;
       std::string ty = handler_type(h);
       // (`threw = e instanceof TypeError` in an untyped catch: that type.)
@@ -2148,7 +2225,9 @@ class Analyzer {
     if (!set) return false;
     // Before the try, the flag starts falsy (or unset: `let err;`), and is bound in the unit.
     bool initialized = false;
+    TSNode init_stmt{};
     for (TSNode sib = ts_node_prev_named_sibling(t); !ts_node_is_null(sib); sib = ts_node_prev_named_sibling(sib)) {
+      init_stmt = sib;
       const std::string x = trim(text(sib));
       if (!std::regex_search(x.substr(0, kRegexLineChars), detail::cached_regex(vr))) continue;
       std::smatch m;
@@ -2166,6 +2245,24 @@ class Analyzer {
       break;
     }
     if (!initialized) return false;
+    // The flag is named nowhere else in the unit: not in the try's body under another binding form
+    // (`for raised in ...`, `with ... as err`, destructuring), not in a nested function that sets it
+    // (`nonlocal raised`), not handed to a helper: only where it starts, in the handlers, in the check.
+    if (!ts_node_is_null(unit_node_) && !ts_node_is_null(init_stmt)) {
+      const std::string& code = unit_code();
+      const uint32_t base = ts_node_start_byte(unit_node_);
+      std::vector<std::pair<uint32_t, uint32_t>> allowed{{ts_node_start_byte(init_stmt), ts_node_end_byte(init_stmt)},
+                                                          {ts_node_start_byte(st), ts_node_end_byte(unit_node_)}};
+      for (uint32_t i = 0; i < ts_node_named_child_count(t); ++i)
+        if (const std::string_view ht = type(ts_node_named_child(t, i)); ht == "catch_clause" || ht == "except_clause" || ht == "catch_block")
+          allowed.emplace_back(ts_node_start_byte(ts_node_named_child(t, i)), ts_node_end_byte(ts_node_named_child(t, i)));
+      const std::regex& word = detail::cached_regex("(?:^|[^\\w$.])(" + v + ")(?![\\w$])");
+      for (std::sregex_iterator it(code.begin(), code.end(), word), end; it != end; ++it) {
+        const uint32_t at = base + static_cast<uint32_t>(it->position(1));
+        if (std::none_of(allowed.begin(), allowed.end(), [&](const auto& r) { return at >= r.first && at < r.second; })) return false;
+      }
+    }
+
     Assertion out;
     out.line = a.line;
     out.swallowed = a.swallowed;
@@ -2729,6 +2826,43 @@ class Analyzer {
       if (kEq.count(plain) || kApprox.count(plain) || kRange.count(plain) || kType.count(plain) || kTruth.count(plain) || kThrows.count(plain))
         name = plain;
     }
+    // JUnit 4's ExpectedException rule, `thrown.expect(JSONException.class)` (Kotlin `::class.java`):
+    // the expectation that the statements after it throw, read as assertThrows over them;
+    // `thrown.expectMessage("bad")` a check of the message (contained in it).
+    if ((lang_ == Lang::java || lang_ == Lang::kotlin) && (name == "expect" || name == "expectMessage") && !callee_text(n).empty() &&
+        callee_text(n) != name) {
+      const auto args = raw_call_args(n);
+      static const std::regex type_arg(R"(^([\w.]+)\s*(?:\.|::)\s*class(?:\s*\.\s*java)?$)");
+      std::smatch tm;
+      const std::string arg0 = args.size() == 1 ? trim(args[0]) : std::string();
+      if (name == "expect" && std::regex_match(arg0, tm, type_arg)) {
+        std::string ty = tm[1].str();
+        ty = ty.substr(ty.rfind('.') == std::string::npos ? 0 : ty.rfind('.') + 1);
+        a.kind = broad_exception(ty) ? Kind::throws_broad : Kind::throws_specific;
+        TSNode st = n;
+        while (!ts_node_is_null(ts_node_parent(st)) && type(ts_node_parent(st)) == "expression_statement") st = ts_node_parent(st);
+        bool tautology = false;
+        for (TSNode x = ts_node_next_named_sibling(st); !ts_node_is_null(x); x = ts_node_next_named_sibling(x)) {
+          if (type(x) == "comment" || type(x) == "line_comment" || type(x) == "block_comment") continue;
+          if (throws_itself(x)) a.tautology = true;
+          std::string e = trim(text(x));
+          if (ends_with(e, ";")) e.pop_back();
+          if (const auto parts = split_top(e, {"==", "!=", "<=", ">=", "=>", "="}); parts.size() > 1 && top_level_assignment(e))
+            e = trim(std::string_view(e).substr(e.find('=', parts[0].size()) + 1));
+          collect_operands(e, a.operands, tautology, &a.literals, &a.raw_exprs);
+        }
+        a.trivial = a.operands.empty();
+        return {a};
+      }
+      if (name == "expectMessage" && args.size() == 1) {
+        const auto v = plain_string_literal(arg0);
+        a.kind = Kind::type;
+        a.tautology = v && v->empty();
+        a.operands.insert("<thrown>.message");
+        a.literals.insert(arg0);
+        return {a};
+      }
+    }
     // (ava's `t.is(a, b)`: Object.is equality; only on the test's `t`, `is` names other things.)
     const bool ava_is = is_js(lang_) && name == "is" && callee_text(n) == "t.is";
     // (node:assert's `assert.match(s, /re/)` / `doesNotMatch`, tap's `t.match`, ava's `t.regex` /
@@ -2741,6 +2875,27 @@ class Analyzer {
       a.kind = jm[1].str() == "match" || jm[1].str() == "regex" ? Kind::eq : Kind::range;
       call_operands(n, a);
       return {a};
+    }
+    // pytest's `excinfo.match(r"bad")` on the error a `with pytest.raises(E) as excinfo` caught: a
+    // search in its message, as `match=` is.
+    if (lang_ == Lang::python && name == "match") {
+      static const std::regex receiver(R"(^(\w+)\.match$)");
+      std::smatch rm;
+      const std::string c = callee_text(n);
+      const auto raw = raw_call_args(n);
+      if (std::regex_match(c, rm, receiver) && raw.size() == 1 &&
+          std::regex_search(s_.src.substr(0, std::size_t{1} << 20),
+                            detail::cached_regex(R"(\braises\s*\([^\n]*\)\s+as\s+)" + rm[1].str() + "\\b"))) {
+        std::string lit = trim(raw[0]);
+        const bool raw_string = !lit.empty() && (lit.front() == 'r' || lit.front() == 'R');
+        if (raw_string) lit = lit.substr(1);
+        const auto decoded = raw_string && lit.size() >= 2 ? std::optional<std::string>(lit.substr(1, lit.size() - 2)) : plain_string_literal(lit);
+        a.kind = Kind::eq;
+        a.tautology = decoded && universal_pattern(*decoded, false, false);
+        a.operands.insert("<thrown>.message");
+        a.literals.insert(lit);
+        return {a};
+      }
     }
     bool throws_by_itself = false;  // (a throw expectation whose code throws by itself)
     if (kEq.count(name) || ava_is) {
@@ -2847,6 +3002,22 @@ class Analyzer {
             break;
           }
         }
+      // (Kotlin's trailing lambda, `assertFailsWith<E> { "x".toInt() }`.)
+      if (lang_ == Lang::kotlin) {
+        const std::function<void(TSNode, int)> trailing = [&](TSNode x, int depth) {
+          if (depth > 3 || throws_by_itself) return;
+          for (uint32_t i = 0; i < ts_node_named_child_count(x); ++i) {
+            TSNode c = ts_node_named_child(x, i);
+            if (type(c) == "lambda_literal") {
+              for (uint32_t j = 0; j < ts_node_named_child_count(c); ++j)
+                if (throws_itself(ts_node_named_child(c, j))) throws_by_itself = true;
+            } else if (type(c) == "call_suffix" || type(c) == "annotated_lambda") {
+              trailing(c, depth + 1);
+            }
+          }
+        };
+        trailing(n, 0);
+      }
       for (TSNode list : lists)
         for (uint32_t i = 0; i < ts_node_named_child_count(list); ++i) {
           TSNode f = ts_node_named_child(list, i);
@@ -2861,30 +3032,87 @@ class Analyzer {
       // pytest's `raises(E, match=P)`, unittest's `assertRaisesRegex(E, P, ...)`: besides the
       // throw, a check of the error's message by the pattern P searched in it (one that matches
       // every message, `match=""`, `match=".*"`, checks what it is at most).
-      if (lang_ == Lang::python && a.kind == Kind::throws_specific) {
-        static const std::regex kw(R"(\bmatch\s*=\s*([rRbBuU]{0,2})("(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'))");
-        std::smatch m;
+      if (lang_ == Lang::python) {
+        // (The pattern as written: `match="bad"`, `match=r"bad.*"`, `match=re.escape(msg)`, `match=MSG`,
+        // an f-string; unittest's second argument or `expected_regex=`.)
         std::string prefix, lit;
-        const std::string whole = t.substr(0, kRegexLineChars);
-        if (std::regex_search(whole, m, kw)) {
-          prefix = m[1].str();
-          lit = m[2].str();
-        } else if (starts_with(name, "assertRaisesRegex")) {
-          const auto raw = raw_call_args(n);
-          std::smatch r;
-          const std::string second = raw.size() >= 2 ? trim(raw[1]) : std::string();
-          if (raw.size() >= 2 && std::regex_match(second, r, detail::cached_regex(R"(^([rRbBuU]{0,2})("(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*')$)"))) {
-            prefix = r[1].str();
-            lit = r[2].str();
+        std::string value;
+        {
+          const std::string whole = t.substr(0, kRegexLineChars);
+          static const std::regex kw(R"(\b(?:match|expected_regexp?)\s*=\s*)");
+          std::smatch m;
+          if (std::regex_search(whole, m, kw)) {
+            // (Up to the `,` or `)` that ends the argument, outside quotes and brackets.)
+            std::size_t i = static_cast<std::size_t>(m.position(0) + m.length(0)), depth = 0;
+            char quote = 0;
+            const std::size_t from = i;
+            for (; i < whole.size(); ++i) {
+              const char ch = whole[i];
+              if (quote) {
+                if (ch == '\\') ++i;
+                else if (ch == quote) quote = 0;
+              } else if (ch == '"' || ch == '\'') {
+                quote = ch;
+              } else if (ch == '(' || ch == '[' || ch == '{') {
+                ++depth;
+              } else if ((ch == ')' || ch == ']' || ch == '}') && depth > 0) {
+                --depth;
+              } else if ((ch == ',' || ch == ')') && depth == 0) {
+                break;
+              }
+            }
+            value = trim(whole.substr(from, i - from));
+          } else if (starts_with(name, "assertRaisesRegex")) {
+            const auto raw = raw_call_args(n);
+            if (raw.size() >= 2) value = trim(raw[1]);
           }
+        }
+        // (Read through what the module says of it: a name bound once at its top to a literal, `ANY =
+        // '.*'`; an f-string without fields; literals joined with `+`. `match=None` matches nothing:
+        // no message check.)
+        if (value == "None") value.clear();
+        for (int hop = 0; hop < 3 && std::regex_match(value, detail::cached_regex(R"(^[A-Za-z_]\w*$)")); ++hop) {
+          const std::regex bind = detail::cached_regex("(?:^|\\n)" + value + R"([ \t]*=[ \t]*([^\n#]+))");
+          const std::string src = s_.src.substr(0, std::size_t{1} << 20);
+          std::smatch bm;
+          if (!std::regex_search(src, bm, bind) || std::distance(std::sregex_iterator(src.begin(), src.end(), bind), std::sregex_iterator()) != 1) break;
+          value = trim(bm[1].str());
+        }
+        if (std::smatch fm; std::regex_match(value, fm, detail::cached_regex(R"(^[fF]([rR]?)("[^"{}]*"|'[^'{}]*')$)"))) value = fm[1].str() + fm[2].str();
+        if (const auto parts = split_top(value, {"+"}); parts.size() > 1) {
+          std::string joined;
+          bool all = true;
+          for (const auto& part : parts) {
+            const auto v = plain_string_literal(trim(part));
+            if (!v) {
+              all = false;
+              break;
+            }
+            joined += *v;
+          }
+          if (all && joined.find_first_of("'\\") == std::string::npos) value = "'" + joined + "'";
+        }
+        std::smatch lm;
+        if (std::regex_match(value, lm, detail::cached_regex(R"(^([rRbBuU]{0,2})("(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*')$)"))) {
+          prefix = lm[1].str();
+          lit = lm[2].str();
+        } else if (!value.empty()) {
+          lit = value;  // (an expression: its value is not read, so it is no tautology)
+          prefix = "?";
         }
         if (!lit.empty()) {
           const bool raw_string = contains(prefix, "r") || contains(prefix, "R");
-          const auto decoded = raw_string ? std::optional<std::string>(lit.substr(1, lit.size() - 2)) : plain_string_literal(lit);
+          const auto decoded = prefix == "?" ? std::nullopt
+                               : raw_string  ? std::optional<std::string>(lit.substr(1, lit.size() - 2))
+                                             : plain_string_literal(lit);
           call_operands(n, a);
           if (throws_by_itself) a.tautology = true;
+          // (A search in the message, read as exact as a message property is in JavaScript, and as
+          // `assert "bad" in str(excinfo.value)` is; one that matches every message checks nothing.)
           Assertion msg;
-          msg.kind = decoded && universal_pattern(*decoded, false, false) ? Kind::type : Kind::eq;
+          msg.kind = Kind::eq;
+          // (Any message an error has is a line of text, not empty: `.+` and `.` match every one.)
+          msg.tautology = decoded && universal_pattern("(?:" + *decoded + ")|^$", false, true);
           msg.line = a.line;
           msg.operands.insert("<thrown>.message");
           msg.literals.insert(lit);
@@ -4498,7 +4726,7 @@ class Analyzer {
       else if (contains(d, ".skip") || contains(d, "skip:") || contains(d, "todo") || starts_with(d, "x"))
         add_marker(&u, "skip: " + d.substr(0, kMarkerChars), contains(d, "skip:") && platform_condition(d));
       // Rust's #[should_panic], JUnit 4's @Test(expected = JSONException.class): the body is expected to throw.
-      static const std::regex junit_expected(R"(@Test\s*\([^)]*\bexpected\s*=\s*([\w.]+)\s*\.\s*class)");
+      static const std::regex junit_expected(R"(@Test\s*\([^)]*\bexpected\s*=\s*([\w.]+)\s*(?:\.|::)\s*class)");
       std::smatch expected;
       const bool junit = (lang_ == Lang::java || lang_ == Lang::kotlin) && std::regex_search(d, expected, junit_expected);
       if (contains(d, "should_panic") || junit) {
@@ -4543,7 +4771,7 @@ class Analyzer {
     // JUnit 4's `@Test(expected = E.class)` or an ExpectedException rule's `thrown.expect(E.class)`:
     // the test passes only when its statements throw (annotate: checks after the last of them never run).
     static const std::regex junit_expected(R"(@Test\s*\([^)]*\bexpected\s*=)");
-    static const std::regex rule_expect(R"(\b\w+\s*\.\s*expect\s*\(\s*[\w.]+\s*\.\s*class\s*\))");
+    static const std::regex rule_expect(R"(\b\w+\s*\.\s*expect\s*\(\s*[\w.]+\s*(?:\.|::)\s*class(?:\s*\.\s*java)?\s*\))");
     unit_expects_throw_ = (lang_ == Lang::java || lang_ == Lang::kotlin) && !info.expects_failure &&
                           (std::any_of(info.decorators.begin(), info.decorators.end(),
                                        [](const std::string& d) { return std::regex_search(d.substr(0, kRegexLineChars), junit_expected); }) ||
@@ -5899,6 +6127,20 @@ class Analyzer {
       dotall = dotall || contains(f[1].str(), "s");
       p = p.substr(static_cast<std::size_t>(f.length(0)));
     }
+    // (Syntax the engine lacks, read as what it means here: Python's and .NET's named groups, `\A`,
+    // `\Z`/`\z`, scoped flags `(?s:...)`, inline flags in the middle, `\p{...}` classes.)
+    {
+      static const std::regex named_group(R"(\(\?P?<(?![=!])[A-Za-z_]\w*>)");
+      p = std::regex_replace(p, named_group, "(");
+      if (contains(p, "(?s:")) dotall = true;
+      static const std::regex scoped(R"(\(\?[a-zA-Z]+:)"), inline_flag(R"(\(\?[a-zA-Z]+\))"), start(R"(\\A)"), end(R"(\\[Zz])"),
+          property(R"(\\[pP]\{[^}]*\})");
+      p = std::regex_replace(p, scoped, "(?:");
+      p = std::regex_replace(p, inline_flag, "");
+      p = std::regex_replace(p, start, "^");
+      p = std::regex_replace(p, end, "$");
+      p = std::regex_replace(p, property, "\\w");
+    }
     // (JavaScript's `[^]`, any character; with dotall, `.` outside a class.)
     std::string q;
     bool in_class = false;
@@ -5940,11 +6182,14 @@ class Analyzer {
     if (std::regex_search(text, empty_part)) return true;
     // (Pattern checks: the callee and its first literal pattern argument.)
     static const std::regex pattern_call(
-        R"(\b(ContainsRegex|MatchesRegex|toMatch|assertRegex|assertRegexpMatches|assertNotRegex|match|matches|matches_regexp|matchesPattern|matchesRegex|containsPattern|regex|MatchString|search|fullmatch|Match|MatchReader|like)\s*\((?:\s*[\w.$]+(?:\([^()]*\))?\s*,)?\s*(?:r|R|rb|br)?(/(?:\\.|[^/\\\n])*/[a-z]*|"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'))");
+        R"(\b(ContainsRegex|MatchesRegex|toMatch|assertRegex|assertRegexpMatches|assertNotRegex|match|matches|matches_regexp|matchesPattern|matchesRegex|containsPattern|regex|MatchString|search|fullmatch|Match|MatchReader|like|RegExp|compile|MustCompile)\s*\((?:\s*[\w.$]+(?:\([^()]*\))?\s*,)?\s*(?:r|R|rb|br)?(/(?:\\.|[^/\\\n])*/[a-z]*|"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'))");
     for (std::sregex_iterator it(text.begin(), text.end(), pattern_call), end; it != end; ++it) {
       const std::string name = (*it)[1].str(), lit = (*it)[2].str();
+      // (A compiled pattern is used as the rest of the text says: `.matches()`/`fullmatch` whole.)
+      const bool compiled = name == "RegExp" || name == "compile" || name == "MustCompile";
       const bool full = name == "MatchesRegex" || name == "matches" || name == "fullmatch" || name == "matchesPattern" ||
-                        name == "matchesRegex" || name == "matches_regexp";
+                        name == "matchesRegex" || name == "matches_regexp" ||
+                        (compiled && (contains(text, ".matches(") || contains(text, "fullmatch")));
       std::string pattern;
       bool dotall = false;
       if (lit.front() == '/') {
@@ -5966,6 +6211,23 @@ class Analyzer {
 
   void annotate(TSNode n, Assertion& a) const {
     a.inverted = a.inverted || inverted_depth_ > 0;
+    // Python: the message of the error a `with pytest.raises(E) as excinfo` / `with
+    // self.assertRaises(E) as cm` caught, `str(excinfo.value)`, `excinfo.value.args[0]`,
+    // `str(cm.exception)`: the same thing `match=` searches (`<thrown>.message`).
+    if (lang_ == Lang::python && !a.operands.empty()) {
+      static const std::regex message(R"(^(?:str\((\w+)\.(?:value|exception)\)|(\w+)\.(?:value|exception)\.(?:args\[0\]|message|msg))$)");
+      std::set<std::string> rewritten;
+      for (const auto& o : a.operands) {
+        std::smatch mm;
+        const std::string name = std::regex_match(o, mm, message) ? (mm[1].matched ? mm[1].str() : mm[2].str()) : std::string();
+        const bool caught = !name.empty() && std::regex_search(s_.src.substr(0, std::size_t{1} << 20),
+                                                               detail::cached_regex(R"(\b(?:raises|assertRaises|assertRaisesRegex)\s*\([^\n]*\)\s+as\s+)" + name + "\\b"));
+        rewritten.insert(caught ? std::string("<thrown>.message") : o);
+      }
+      // (`"bad" in str(excinfo.value)` searches the message as `match="bad"` does.)
+      if (rewritten.count("<thrown>.message") && a.kind == Kind::type) a.kind = Kind::eq;
+      a.operands = std::move(rewritten);
+    }
     // A substring or pattern check that accepts every string checks nothing about the value.
     if (!a.tautology && (a.kind == Kind::eq || a.kind == Kind::type || a.kind == Kind::range)) {
       std::string written;
