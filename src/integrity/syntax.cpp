@@ -2088,6 +2088,12 @@ class Analyzer {
   /// BaseException`, `ERRORS = (ValueError, Exception)`, `const Broad = Error;`, `from builtins
   /// import Exception as ParseError` (a name bound to a broad type catches everything it does).
   bool broad_exception(const std::string& ty) const {
+    // (Worked out once per type as written: a file names the same few types in every check.)
+    if (const auto it = broad_cache_.find(ty); it != broad_cache_.end()) return it->second;
+    return broad_cache_[ty] = broad_exception_uncached(ty);
+  }
+
+  bool broad_exception_uncached(const std::string& ty) const {
     // (Python has no builtin `Error`: `configparser.Error`, a project's `Error` class, are specific.)
     const auto broad = [&](const std::string& t) {
       if (lang_ != Lang::python) return broad_type(t);
@@ -2114,8 +2120,16 @@ class Analyzer {
           const std::regex py = detail::cached_regex("(?:^|\n)" + x + R"([ \t]*(?::[^=\n]*)?=[ \t]*([\w.]+|\([^)\n]*\)|\[[^\]\n]*\])[ \t]*(?:#[^\n]*)?(?=\n|$))");
           const std::regex js = detail::cached_regex(R"(\b(?:const|let|var)\s+)" + x + R"(\s*(?::[^=]*)?=\s*([\w.$]+)\s*;?)");
           const std::regex as = detail::cached_regex(R"(\bimport\s+[^\n]*?\b([\w.]+)\s+as\s+)" + x + R"(\b)");
-          for (const std::regex* re : {is_js(lang_) ? &js : &py, &as})
-            for (std::sregex_iterator it(src.begin(), src.end(), *re), end; it != end; ++it)
+          // (The regular expressions only where a plain search finds the name bound: a large file
+          // names its exception types in every check.)
+          const bool bound_at_top = is_js(lang_) ? (contains(src, "const " + x) || contains(src, "let " + x) || contains(src, "var " + x))
+                                                 : (starts_with(src, x) || contains(src, "\n" + x));
+          const bool imported_as = contains(src, " as " + x);
+          if (bound_at_top)
+            for (std::sregex_iterator it(src.begin(), src.end(), is_js(lang_) ? js : py), end; it != end; ++it)
+              if ((*it)[1].str() != x) next.push_back((*it)[1].str());
+          if (imported_as)
+            for (std::sregex_iterator it(src.begin(), src.end(), as), end; it != end; ++it)
               if ((*it)[1].str() != x) next.push_back((*it)[1].str());
         }
       }
@@ -6763,6 +6777,7 @@ class Analyzer {
   std::string unit_swallow_;           ///< the unit's decorator drops failures: why
   std::string class_swallow_;          ///< the enclosing class's decorator, metaclass or base wraps its methods: why
   mutable std::map<std::string, bool> helper_fails_;  ///< helper_fails, by name
+  mutable std::map<std::string, bool> broad_cache_;   ///< broad_exception, by type as written
   mutable std::set<std::string> resolving_;           ///< helpers being resolved (cycles)
   mutable uint32_t testers_unit_ = UINT32_MAX;  ///< go_assertion_call: the test testers_ was worked out for
   mutable std::set<std::string> testers_;       ///< the names a Go test asserts through (t, assert, a suite)
