@@ -36,13 +36,13 @@ UnitInfo jvm_unit(const Syntax& s, TSNode n, const std::string& scope) {
   std::string mods;
   for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i)
     if (Syntax::type(ts_node_named_child(n, i)) == "modifiers") mods = s.text(ts_node_named_child(n, i));
-  if (!contains(mods, "@Test") && !contains(mods, "@ParameterizedTest") && !contains(mods, "@RepeatedTest") &&
-      !contains(mods, "@TestFactory") && !contains(mods, "@TestTemplate"))
-    return u;
+  // (Also written qualified: `@org.junit.Test`, `@org.junit.jupiter.api.Test`.)
+  static const std::regex kTestAnnotation(R"(@\s*(?:[\w]+\s*\.\s*)*(?:Test|ParameterizedTest|RepeatedTest|TestFactory|TestTemplate)\b)");
+  if (!std::regex_search(mods.substr(0, kRegexLineChars), kTestAnnotation)) return u;
   if (int k = parameter_cases(mods); k > 0) u.cases = k;
   u.decorators.push_back(mods);
   // JUnit 4 `@Test(expected = AssertionError.class)`: a failing assertion makes the test pass.
-  static const std::regex kExpected(R"(@Test\s*\([^)]*\bexpected\s*=\s*([\w.]+)\s*\.\s*class)");
+  static const std::regex kExpected(R"(@(?:[\w]+\.)*Test\s*\([^)]*\bexpected\s*=\s*([\w.]+)\s*(?:\.|::)\s*class)");
   std::smatch m;
   const std::string head = mods.substr(0, kRegexLineChars);
   if (std::regex_search(head, m, kExpected)) {

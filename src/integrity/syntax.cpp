@@ -2877,6 +2877,22 @@ class Analyzer {
         return {a};
       }
     }
+    // chai's containment and pattern checks, `expect(s).to.include('x')`, `.to.contain(...)`,
+    // `.to.have.members([...])`, `.to.match(/x/)`, `s.should.include(...)`, `assert.include(s, 'x')`:
+    // checks only on a chai chain (`include` names other things elsewhere).
+    if (is_js(lang_)) {
+      static const std::set<std::string, std::less<>> kChai = {"include", "contain", "includes", "contains", "members", "keys",
+                                                               "property", "string", "oneOf", "match", "deepInclude", "nestedInclude"};
+      const std::string ct = callee_text(n);
+      if (kChai.count(name) && (starts_with(ct, "expect(") || contains(ct, ".to.") || contains(ct, ".should.") ||
+                                ct == "assert." + name || starts_with(ct, "chai.assert."))) {
+        // (A search in the value, as an inclusion is: `.to.match(/error/)` ~ `.to.include('error')`.)
+        a.kind = Kind::type;
+        if (contains(strip_spaces(t), ".not.")) a.kind = Kind::range;
+        call_operands(n, a);
+        return {a};
+      }
+    }
     // (ava's `t.is(a, b)`: Object.is equality; only on the test's `t`, `is` names other things.)
     const bool ava_is = is_js(lang_) && name == "is" && callee_text(n) == "t.is";
     // (node:assert's `assert.match(s, /re/)` / `doesNotMatch`, tap's `t.match`, ava's `t.regex` /
