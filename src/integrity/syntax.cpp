@@ -4595,6 +4595,9 @@ class Analyzer {
       }
     }
     if (t == "call" || t == "call_expression" || t == "method_invocation" || t == "macro_invocation") {
+      // (A call inside code an expectation of failure wraps, `assert.throws(() => check(...))`,
+      // `assertThrows(AssertionError.class, () -> check(...))`: link_helpers inverts its helper's checks.)
+      if (inverted_depth_ > 0) inverted_calls_.insert(ts_node_start_byte(n));
       const std::string name = callee(n);
       static const std::set<std::string> kSkipCalls = {"skip", "Skip", "SkipNow", "Skipf", "skipTest", "GTEST_SKIP",
                                                        "todo", "importorskip", "assumeTrue", "assumeFalse",
@@ -6619,6 +6622,7 @@ class Analyzer {
       Assertion site;
       site.line = line(c);
       annotate(c, site);
+      if (inverted_calls_.count(ts_node_start_byte(c))) site.inverted = true;
       auto& [count, dead] = sites[name];
       ++count;
       if (!site.dead.empty()) {
@@ -6794,6 +6798,7 @@ class Analyzer {
   std::string class_swallow_;          ///< the enclosing class's decorator, metaclass or base wraps its methods: why
   mutable std::map<std::string, bool> helper_fails_;  ///< helper_fails, by name
   mutable std::map<std::string, bool> broad_cache_;   ///< broad_exception, by type as written
+  std::set<uint32_t> inverted_calls_;                  ///< calls visited inside an expectation of failure (their start bytes)
   mutable std::set<std::string> resolving_;           ///< helpers being resolved (cycles)
   mutable uint32_t testers_unit_ = UINT32_MAX;  ///< go_assertion_call: the test testers_ was worked out for
   mutable std::set<std::string> testers_;       ///< the names a Go test asserts through (t, assert, a suite)
