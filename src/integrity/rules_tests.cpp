@@ -936,17 +936,26 @@ bool keeps_name(const std::string& before, const std::string& after) {
 }
 
 /// Two checks' operands end in a call of the same name, on whatever receiver (`emitter.c_str()` ->
-/// `out.c_str()`: the emitter became the fixture's).
+/// `out.c_str()`: the emitter became the fixture's; `buf.getvalue()` -> `self.out.getvalue()`).
 bool same_last_call(const Assertion& x, const Assertion& y) {
-  const auto last = [](const Assertion& a) {
+  // (`old`: the old test's check, whose operands are all read; the new one's only through a fixture.)
+  const auto last = [](const Assertion& a, bool old) {
     std::set<std::string> out;
     for (const auto& src : a.sources) {
       const auto cut = src.find_last_of(".:>@");
       if (std::string n = cut == std::string::npos ? src : src.substr(cut + 1); !n.empty()) out.insert(std::move(n));
     }
+    // (And the call an operand ends in, `self.out.getvalue()` -> getvalue.)
+    static const std::regex trailing(R"(([A-Za-z_$][\w$]*)\s*\([^()]*\)\s*$)");
+    // (Only of a fixture's member, `self.out.getvalue()`, `this.out.join('')`: a local the test
+    // binds is traced through its sources above, and may be the expected text itself.)
+    for (const auto& o : a.operands)
+      if (std::smatch m; (old || starts_with(o, "self.") || starts_with(o, "this.")) && o.find_first_of("\"'`") == std::string::npos &&
+                         std::regex_search(o, m, trailing))
+        out.insert(m[1].str());
     return out;
   };
-  const auto a = last(x), b = last(y);
+  const auto a = last(x, true), b = last(y, false);
   return std::any_of(a.begin(), a.end(), [&](const std::string& n) { return b.count(n) > 0; });
 }
 
