@@ -165,6 +165,9 @@ struct TestUnit {
   bool collectable = true;        ///< the runner still collects it (Python: in a Test* class or a subclass)
   std::string hidden_by;          ///< when not collectable: the runner's rule that hides it
   int cases = 1;                  ///< parametrized cases (product of the parametrize lists), 1 when unknown
+  /// A parametrize table the guard cannot count (a generated one, `[f for f in all_functions()]`):
+  /// its cases are compared with nothing (`cases` is 1 then).
+  bool cases_unknown = false;
   std::vector<Assertion> asserts;
   std::size_t body_hash = 0;
   std::set<std::string> calls;    ///< names the body calls (`check(`, `self.check(`): helpers it relies on
@@ -355,6 +358,7 @@ struct UnitInfo {
   bool collectable = true;
   std::string hidden_by;  ///< when not collectable: the runner's rule that hides it (for the message)
   int cases = 1;
+  bool cases_unknown = false;  ///< TestUnit::cases_unknown
   /// The test as a whole expects an assertion failure (jest/vitest `test.failing`, JUnit 4
   /// `@Test(expected = AssertionError.class)`, Rust `#[should_panic]` without an unrelated message):
   /// every check inside passes when it fails, so each counts as inverted.

@@ -18,18 +18,33 @@ namespace {
 int parametrize_values(std::string a, std::string_view src, int depth = 0) {
   a = trim(a);
   if (depth > 4 || a.empty()) return 0;
+  // A comprehension over a table it can count: as many rows without a filter; with one, fewer
+  // (read as one: `[c for c in CASES if c[0] == 0]` keeps the rows it likes); over anything else
+  // without a filter (`[f for f in all_functions()]`), unknown (-1). Other expressions it cannot
+  // count give 0 (read as one case, as before).
+  {
+    static const std::regex comprehension(R"(^\[(.+?)\s+for\s+(.+?)\s+in\s+(.+?)(\s+if\s+.+)?\]$)");
+    std::smatch cm;
+    if (std::regex_match(a, cm, comprehension)) {
+      const int n = parametrize_values(cm[3].str(), src, depth + 1);
+      if (cm[4].matched) return 1;
+      return n == 0 ? -1 : n;
+    }
+  }
   if (const int n = count_elements(a); n > 0 || a == "[]" || a == "()") return n;
   if (const auto parts = split_top(a, {"+"}); parts.size() > 1) {
     int total = 0;
     for (const auto& p : parts) {
       const int n = parametrize_values(p, src, depth + 1);
-      if (n <= 0 && trim(p) != "[]" && trim(p) != "()") return 0;
+      if (n < 0) return -1;
+      if (n == 0 && trim(p) != "[]" && trim(p) != "()") return 0;
       total += n;
     }
     return total;
   }
   static const std::regex listed(R"(^(?:list|tuple)\s*\((.*)\)$)");
   std::smatch m;
+
   if (std::regex_match(a, m, listed)) return parametrize_values(m[1].str(), src, depth + 1);
   static const std::regex ranged(R"(^range\s*\(\s*(-?\d+)\s*(?:,\s*(-?\d+)\s*)?(?:,\s*(-?\d+)\s*)?\)$)");
   if (std::regex_match(a, m, ranged)) {
@@ -64,7 +79,7 @@ int parametrize_values(std::string a, std::string_view src, int depth = 0) {
     value = text.substr(at, text.find('\n', at) - at);
   }
   const int n = parametrize_values(value, src, depth + 1);
-  if (n <= 0 || !m[2].matched) return n;
+  if (n <= 0 || !m[2].matched) return n;  // (-1: unknown, also sliced)
   // A slice with literal bounds.
   const auto bound = [&](const std::string& x, long dflt) {
     if (x.empty()) return dflt;
@@ -194,6 +209,7 @@ UnitInfo python_unit(const Syntax& s, TSNode n, const std::string& scope, bool s
       if (Syntax::type(ts_node_named_child(parent, i)) == "decorator") {
         std::string d = text_without_comments(s, ts_node_named_child(parent, i));
         if (int k = parametrize_cases(d, s.src); k > 0) u.cases *= k;
+        else if (k < 0) u.cases_unknown = true;
         u.decorators.push_back(std::move(d));
       }
   u.collectable = scope_collectable;

@@ -4747,6 +4747,7 @@ class Analyzer {
           break;
         }
     u.cases = std::max(1, info.cases);
+    u.cases_unknown = info.cases_unknown;
     TSNode parent = ts_node_parent(n);
     if (lang_ == Lang::python && !ts_node_is_null(parent) && type(parent) == "decorated_definition") u.line = line(parent);
     for (const auto& d : info.decorators) {
