@@ -737,6 +737,19 @@ bool empty_collection_in(const std::string& text, const std::string& expr) {
                                                              "range(0)", "range(0,0)", "newSet()", "newMap()", "newArray()", "Array()",
                                                              "newSet([])", "newMap([])", "iter([])", "frozenset()"};
   if (kEmpty.count(e)) return true;
+  // Ranges with nothing in them: `range(1, 1)`, `range(5, 2)`, Rust's `0..0` / `3..=2`, and empty
+  // collections spelled with their type (`[]int{}`, `new int[0]`, `List.of()`, `Vec::new()`).
+  static const std::regex range(R"(^range\((-?\d{1,9}),(-?\d{1,9})(?:,(\d{1,9}))?\)$|^\(?(-?\d{1,9})\.\.(=?)(-?\d{1,9})\)?$)");
+  if (std::smatch m; std::regex_match(e, m, range)) {
+    if (m[1].matched) return std::stol(m[1].str()) >= std::stol(m[2].str()) && (!m[3].matched || std::stol(m[3].str()) > 0);
+    const long from = std::stol(m[4].str()), to = std::stol(m[6].str());
+    return m[5].length() ? from > to : from >= to;
+  }
+  static const std::regex typed_empty(
+      R"(^(?:(?:\[\]|map\[[\w.*\[\]]*\])[\w.*\[\]]*\{\}|new[\w.<>]+\[0\]|new[\w.<>]+\[\]\{\}|(?:List|Set|Map)\.of\(\)|)"
+      R"(Collections\.empty(?:List|Set|Map)\(\)|Arrays\.asList\(\)|Stream\.empty\(\)|vec!\[\]|Vec::new\(\)|(?:std::)?iter::empty\(\)|)"
+      R"(std::(?:vector|array|list|set|map)<[^>]*>\{\}|emptyList\(\)|listOf\(\)|emptyArray\(\)|arrayOf\(\))$)");
+  if (std::regex_match(e, typed_empty)) return true;
   static const std::regex ident(R"(^[A-Za-z_][\w]*$)");
   if (!std::regex_match(e, ident)) return false;
   const std::regex bound = detail::cached_regex("(?:^|\\n)[ \\t]*(?:(?:export\\s+)?(?:const|let|var)\\s+)?" + e +

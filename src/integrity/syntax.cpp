@@ -4799,6 +4799,7 @@ class Analyzer {
     if (unit_swallow_.empty()) unit_swallow_ = class_swallow_;
     model_->tests[index].calls = called_names(text(body_of(n)));
     unit_node_ = n;
+    unit_is_test_ = true;
     // A test that expects to fail as a whole (test.failing, @Test(expected = AssertionError.class),
     // #[should_panic]): its checks are inverted.
     if (info.expects_failure) ++inverted_depth_;
@@ -4818,6 +4819,7 @@ class Analyzer {
     unit_swallow_.clear();
     self_computed_expectations(text(body_of(n)), model_->tests[index]);
     link_helpers(model_->tests[index], n, text(body_of(n)));
+    unit_is_test_ = false;
     resolve_operand_sources(s_, n, model_->tests[index].asserts, &names_, imported_);
   }
 
@@ -5009,42 +5011,344 @@ class Analyzer {
     return text(cond);
   }
 
-  /// Is the nested function `fn` (inside the unit) ever called or handed on? A named definition
-  /// must be named again elsewhere in the unit; an anonymous one passed as an argument, called in
-  /// place or stored is taken as called; one that is only a statement of its own is not.
+  /// Is the nested function `fn` (inside the unit; also a lambda, a closure or a generator
+  /// expression) ever called or handed on? A value passed as an argument, called in place, stored
+  /// in a container or registered by a decorator is taken as called. One bound to a name (its own
+  /// name, a variable, a wrapper like `jest.fn(...)` or `functools.partial(...)` that is itself the
+  /// value, or the object literal a method shorthand sits in) must be named again in the unit's code:
+  /// not in a comment or string, not only in `del f`, `_ = f`, `(void)f` or (in a test) `return f`;
+  /// a generator function not only called as a statement of its own (its body runs when iterated).
+  /// One that is a statement of its own is never called.
   bool nested_called(TSNode fn) const {
-    std::string name;
-    TSNode nm = field(fn, "name");
-    TSNode up = ts_node_parent(fn);
-    while (!ts_node_is_null(up) && type(up) == "parenthesized_expression") up = ts_node_parent(up);
-    if (!ts_node_is_null(nm)) {
-      name = text(nm);
-    } else if (!ts_node_is_null(up) && (type(up) == "variable_declarator" || type(up) == "assignment")) {
-      TSNode left = field(up, type(up) == "variable_declarator" ? "name" : "left");
-      if (!ts_node_is_null(left)) name = text(left);
-    } else if (!ts_node_is_null(up) && type(up) == "expression_list") {
-      TSNode decl = ts_node_parent(up);
-      if (!ts_node_is_null(decl) && type(decl) == "short_var_declaration") {
-        TSNode left = field(decl, "left");
-        if (!ts_node_is_null(left)) name = text(left);
-      }
-    } else {
-      return ts_node_is_null(up) || type(up) != "expression_statement";
+    if (ts_node_is_null(unit_node_)) return true;
+    auto parent_of = [&](TSNode x) {
+      TSNode up = ts_node_parent(x);
+      while (!ts_node_is_null(up) && type(up) == "parenthesized_expression") up = ts_node_parent(up);
+      return up;
+    };
+    const std::string_view ft = type(fn);
+    TSNode value = fn;
+    TSNode up = parent_of(fn);
+    if (ts_node_is_null(up)) return true;
+    if (type(up) == "decorated_definition") return true;  // (`@app.route('/')`: its decorator registers it)
+    // A method shorthand of an object literal: the object is the value (`const checks = { run() {...} }`).
+    if (ft == "method_definition") {
+      if (type(up) != "object") return true;
+      value = up;
+      up = parent_of(up);
     }
-    if (name.empty() || ts_node_is_null(unit_node_)) return true;
-    // Another mention of the name in the unit, outside the definition itself.
-    const std::string all = text(unit_node_);
-    const std::size_t base = ts_node_start_byte(unit_node_);
-    const std::size_t fb = ts_node_start_byte(fn) - base, fe = ts_node_end_byte(fn) - base;
-    auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; };
-    for (std::size_t p = all.find(name); p != std::string::npos; p = all.find(name, p + 1)) {
-      if (p >= fb && p < fe) continue;
-      if ((p > 0 && ident(all[p - 1])) || (p + name.size() < all.size() && ident(all[p + name.size()]))) continue;
-      const std::size_t decl_b = ts_node_is_null(up) ? 0 : ts_node_start_byte(up) - base;
-      if (!ts_node_is_null(up) && type(up) != "block" && p >= decl_b && p < fb) continue;  // `const f = ` itself
-      return true;
+    // Wrapped without being called: the wrapper is the value (`const cb = jest.fn(() => ...)`).
+    if (!ts_node_is_null(up) && (type(up) == "arguments" || type(up) == "argument_list")) {
+      TSNode call = ts_node_parent(up);
+      if (ts_node_is_null(call)) return true;
+      TSNode callee = field(call, "function");
+      static const std::set<std::string, std::less<>> kWrappers = {"jest.fn", "vi.fn", "sinon.spy", "sinon.fake", "functools.partial", "partial"};
+      if (ts_node_is_null(callee) || !kWrappers.count(strip_spaces(text(callee)))) return true;
+      value = call;
+      up = parent_of(call);
+    }
+    if (ts_node_is_null(up)) return true;
+    const std::string_view ut = type(up);
+    TSNode name_node{};
+    const bool declaration = ft == "function_definition" || ft == "function_declaration" || ft == "generator_function_declaration";
+    if (declaration && ts_node_eq(value, fn)) {
+      name_node = field(fn, "name");
+    } else if (ut == "variable_declarator" || ut == "assignment" || ut == "init_declarator" || ut == "let_declaration") {
+      name_node = field(up, ut == "variable_declarator" ? "name" : ut == "assignment" ? "left" : ut == "init_declarator" ? "declarator" : "pattern");
+      if (!ts_node_is_null(name_node) && ut != "variable_declarator" && !ts_node_eq(field(up, ut == "assignment" ? "right" : "value"), value)) return true;
+    } else if (ut == "expression_list") {  // Go: `later := func() {...}`
+      TSNode decl = ts_node_parent(up);
+      if (ts_node_is_null(decl) || type(decl) != "short_var_declaration") return true;
+      name_node = field(decl, "left");
+    } else {
+      return ut != "expression_statement";
+    }
+    if (ts_node_is_null(name_node)) return true;
+    const std::string name = strip_spaces(text(name_node));
+    static const std::regex plain(R"(^[A-Za-z_$][\w$]*$)");
+    if (!std::regex_match(name, plain)) return true;
+    const bool generator = is_generator(fn);
+    const uint32_t vb = ts_node_start_byte(value), ve = ts_node_end_byte(value);
+    bool used = false;
+    const std::function<void(TSNode, int)> find = [&](TSNode x, int depth) {
+      if (used || depth > kMaxSyntaxDepth) return;
+      if (ts_node_start_byte(x) >= vb && ts_node_end_byte(x) <= ve) return;  // (the definition itself)
+      if (ts_node_eq(x, name_node)) return;
+      const std::string_view xt = type(x);
+      if (xt == "comment" || xt == "line_comment" || xt == "block_comment" || xt == "string" || xt == "template_string") return;
+      if ((xt == "identifier" || xt == "property_identifier" || xt == "field_identifier" || xt == "shorthand_property_identifier") &&
+          text(x) == name) {
+        TSNode p = ts_node_parent(x);
+        const std::string_view pt = ts_node_is_null(p) ? std::string_view() : type(p);
+        TSNode gp = ts_node_is_null(p) ? TSNode{} : ts_node_parent(p);
+        const bool discarded =
+            pt == "delete_statement" ||                                                         // Python `del f`
+            (pt == "return_statement" && unit_is_test_) ||                                      // a test's return value is dropped
+            (pt == "cast_expression" && contains(text(p).substr(0, 8), "void")) ||              // C++ `(void)f`
+            (pt == "expression_list" && !ts_node_is_null(gp) && type(gp) == "assignment_statement" &&
+             strip_spaces(text(field(gp, "left"))) == "_") ||                                   // Go `_ = f`
+            (pt == "assignment" && strip_spaces(text(field(p, "left"))) == "_") ||              // Python `_ = f`
+            (generator && (pt == "call" || pt == "call_expression") && ts_node_eq(field(p, "function"), x) && !ts_node_is_null(gp) &&
+             type(gp) == "expression_statement");                                               // a generator called, never iterated
+        if (!discarded) used = true;
+        return;
+      }
+      for (uint32_t i = 0; i < ts_node_named_child_count(x); ++i) find(ts_node_named_child(x, i), depth + 1);
+    };
+    find(unit_node_, 0);
+    return used;
+  }
+
+  /// Is `fn` a generator function (Python: a `yield` in its own body; JavaScript: `function*`),
+  /// whose body runs only when its result is iterated?
+  bool is_generator(TSNode fn) const {
+    const std::string_view ft = type(fn);
+    if (ft == "generator_function_declaration" || ft == "generator_function") return true;
+    if (ft != "function_definition" || lang_ != Lang::python) return false;
+    bool found = false;
+    const std::function<void(TSNode, int)> find = [&](TSNode x, int depth) {
+      if (found || depth > kMaxSyntaxDepth) return;
+      const std::string_view xt = type(x);
+      if (xt == "yield") {
+        found = true;
+        return;
+      }
+      if (xt == "function_definition" || xt == "lambda" || xt == "class_definition") return;
+      for (uint32_t i = 0; i < ts_node_named_child_count(x); ++i) find(ts_node_named_child(x, i), depth + 1);
+    };
+    find(field(fn, "body"), 0);
+    return found;
+  }
+
+  static bool block_type(std::string_view t) {
+    return t == "block" || t == "statement_block" || t == "compound_statement" || t == "statements" || t == "function_body" ||
+           t == "expression_statement_list" || t == "statement_list";
+  }
+
+  /// Does the statement `s` never complete normally: every way through it returns, raises, exits
+  /// the test or loops forever? `loop_exits`: a `break`/`continue` leaves the block in question too
+  /// (not inside a loop nested in it).
+  bool always_exits(TSNode s, bool loop_exits = true, int depth = 0) const {
+    if (ts_node_is_null(s) || depth > 24) return false;
+    const std::string_view t = type(s);
+    if (t == "break_statement" || t == "continue_statement") return loop_exits;
+    if (exit_stmt(s)) return true;
+    const std::function<bool(TSNode, bool)> block_exits = [&](TSNode b, bool le) {
+      if (ts_node_is_null(b)) return false;
+      if (!block_type(type(b))) return always_exits(b, le, depth + 1);
+      for (uint32_t i = 0; i < ts_node_named_child_count(b); ++i)
+        if (always_exits(ts_node_named_child(b, i), le, depth + 1)) return true;
+      return false;
+    };
+    // The block a clause holds (`except E: ...`, `catch (e) {...}`, `finally {...}`, `else {...}`).
+    auto clause_block = [&](TSNode c) {
+      TSNode b = field(c, "body");
+      for (uint32_t i = ts_node_named_child_count(c); ts_node_is_null(b) && i-- > 0;)
+        if (block_type(type(ts_node_named_child(c, i)))) b = ts_node_named_child(c, i);
+      if (ts_node_is_null(b) && ts_node_named_child_count(c) > 0) b = ts_node_named_child(c, ts_node_named_child_count(c) - 1);
+      return b;
+    };
+    if (block_type(t)) return block_exits(s, loop_exits);
+    if (t == "expression_statement" && ts_node_named_child_count(s) == 1) {
+      const TSNode e = ts_node_named_child(s, 0);
+      const std::string_view et = type(e);
+      return (et == "loop_expression" || et == "while_expression" || et == "if_expression" || et == "block" || et == "for_expression") &&
+             always_exits(e, loop_exits, depth + 1);
+    }
+    if (t == "with_statement") {
+      // (Not a manager that may swallow what its body raises: `raises`, `suppress`, ...)
+      TSNode body = field(s, "body");
+      if (ts_node_is_null(body)) return false;
+      const std::string head = text(s).substr(0, ts_node_start_byte(body) - ts_node_start_byte(s));
+      static const std::regex swallowing(R"(raises|Raises|suppress|ignor|catch|Catch|Stack|warns|Warns|Throw|expect|assert|error|Error)");
+      return !std::regex_search(head, swallowing) && block_exits(body, loop_exits);
+    }
+    if (t == "if_statement" || t == "if_expression") {
+      if (!block_exits(field(s, "consequence"), loop_exits)) return false;
+      if (lang_ == Lang::python) {
+        bool has_else = false;
+        for (uint32_t i = 0; i < ts_node_named_child_count(s); ++i) {
+          const TSNode c = ts_node_named_child(s, i);
+          if (type(c) == "elif_clause" && !block_exits(field(c, "consequence"), loop_exits)) return false;
+          if (type(c) == "else_clause") {
+            if (!block_exits(clause_block(c), loop_exits)) return false;
+            has_else = true;
+          }
+        }
+        return has_else;
+      }
+      TSNode alt = field(s, "alternative");
+      if (ts_node_is_null(alt)) return false;
+      if (type(alt) == "else_clause") alt = clause_block(alt);
+      return block_exits(alt, loop_exits);
+    }
+    if (t == "try_statement") {
+      bool handlers_exit = true, finally_exits = false;
+      for (uint32_t i = 0; i < ts_node_named_child_count(s); ++i) {
+        const TSNode c = ts_node_named_child(s, i);
+        const std::string_view ct = type(c);
+        if (ct == "except_clause" || ct == "catch_clause" || ct == "except_group_clause") handlers_exit = handlers_exit && block_exits(clause_block(c), loop_exits);
+        else if (ct == "finally_clause") finally_exits = block_exits(clause_block(c), loop_exits);
+      }
+      if (TSNode h = field(s, "handler"); !ts_node_is_null(h)) handlers_exit = handlers_exit && block_exits(clause_block(h), loop_exits);
+      if (TSNode f = field(s, "finalizer"); !ts_node_is_null(f)) finally_exits = block_exits(clause_block(f), loop_exits);
+      return finally_exits || (handlers_exit && block_exits(field(s, "body"), loop_exits));
+    }
+    // A loop that never ends but by leaving the block (`while True:` without a `break`, Rust's `loop`, Go's `for {`).
+    if (t == "while_statement" || t == "while_expression" || t == "loop_expression" || t == "for_statement" || t == "for_in_statement" ||
+        t == "enhanced_for_statement" || t == "for_expression") {
+      TSNode body = field(s, "body");
+      if (ts_node_is_null(body)) return false;
+      const TSNode cond = field(s, "condition");
+      bool forever = t == "loop_expression" || (t == "while_statement" && !ts_node_is_null(cond) && const_true(text(cond))) ||
+                     (t == "while_expression" && !ts_node_is_null(cond) && const_true(text(cond)));
+      if (t == "for_statement" && lang_ == Lang::go) {
+        forever = true;  // (`for {`; `for true {`)
+        for (uint32_t i = 0; i < ts_node_named_child_count(s); ++i) {
+          const TSNode c = ts_node_named_child(s, i);
+          if (!ts_node_eq(c, body) && type(c) != "comment" && !const_true(text(c))) forever = false;
+        }
+      }
+      static const std::regex leaves(R"(\bbreak\b)");
+      if (forever) return !std::regex_search(text(body), leaves);
+      // A loop over a literal that is not empty, whose body leaves the block on its first pass.
+      TSNode over = field(s, "right");
+      if (ts_node_is_null(over)) over = field(s, "value");
+      if (ts_node_is_null(over)) return false;
+      const auto rows = literal_table(text(over));
+      return rows && !rows->empty() && block_exits(body, false);
     }
     return false;
+  }
+
+  /// Never runs: the body of a C-style loop whose condition is false on entry (`for (let i = 0; i <
+  /// 0; i++)`, Go's `for false {`, `for i := 0; i < 0; i++ {`).
+  bool loop_never_runs(TSNode loop) const {
+    TSNode cond = field(loop, "condition"), init = field(loop, "initializer");
+    if (ts_node_is_null(init)) init = field(loop, "init");
+    if (lang_ == Lang::go)
+      for (uint32_t i = 0; i < ts_node_named_child_count(loop); ++i) {
+        const TSNode c = ts_node_named_child(loop, i);
+        if (type(c) == "for_clause") {
+          cond = field(c, "condition");
+          init = field(c, "initializer");
+        } else if (!ts_node_eq(c, field(loop, "body")) && type(c) != "range_clause" && type(c) != "comment") {
+          cond = c;
+        }
+      }
+    if (ts_node_is_null(cond)) return false;
+    std::string c = strip_spaces(text(cond));
+    if (!c.empty() && c.back() == ';') c.pop_back();
+    if (const_false(c)) return true;
+    static const std::regex compare(R"(^([A-Za-z_]\w*)(<=|<|>=|>|!=)(-?\d{1,9})$)");
+    static const std::regex start(R"(^\s*(?:(?:let|var|const|int|auto|long|unsigned|size_t|std::size_t|u?int\d+_t|i32|usize)\s+)?([A-Za-z_]\w*)\s*(?::=|=)\s*(-?\d{1,9})\s*;?\s*$)");
+    std::smatch m, s;
+    if (ts_node_is_null(init) || !std::regex_match(c, m, compare)) return false;
+    const std::string it = text(init);
+    if (!std::regex_match(it, s, start) || s[1].str() != m[1].str()) return false;
+    const long from = std::stol(s[2].str()), to = std::stol(m[3].str());
+    const std::string op = m[2].str();
+    const bool enters = op == "<" ? from < to : op == "<=" ? from <= to : op == ">" ? from > to : op == ">=" ? from >= to : from != to;
+    return !enters;
+  }
+
+  /// A `try` whose body cannot raise: nothing but `pass`, `...`, a docstring or comments.
+  bool cannot_raise(TSNode try_stmt) const {
+    if (ts_node_is_null(try_stmt) || type(try_stmt) != "try_statement") return false;
+    const TSNode body = field(try_stmt, "body");
+    if (ts_node_is_null(body)) return false;
+    for (uint32_t i = 0; i < ts_node_named_child_count(body); ++i) {
+      const TSNode c = ts_node_named_child(body, i);
+      const std::string_view ct = type(c);
+      if (ct == "pass_statement" || ct == "comment" || ct == "line_comment" || ct == "block_comment" || ct == "empty_statement") continue;
+      if (ct == "expression_statement" && ts_node_named_child_count(c) == 1 &&
+          (type(ts_node_named_child(c, 0)) == "string" || type(ts_node_named_child(c, 0)) == "ellipsis"))
+        continue;
+      return false;
+    }
+    return true;
+  }
+
+  /// `try: import calc_native` / `except ImportError: return` (a handler that ends the test without
+  /// failing it): what the rest of the block runs unless, or nothing.
+  std::optional<std::string> handler_exit(TSNode s) const {
+    if (type(s) != "try_statement") return std::nullopt;
+    const TSNode body = field(s, "body");
+    if (ts_node_is_null(body) || cannot_raise(s)) return std::nullopt;
+    auto passing_exit = [&](TSNode clause) {
+      TSNode b = field(clause, "body");
+      for (uint32_t i = ts_node_named_child_count(clause); ts_node_is_null(b) && i-- > 0;)
+        if (block_type(type(ts_node_named_child(clause, i)))) b = ts_node_named_child(clause, i);
+      if (ts_node_is_null(b)) return false;
+      for (uint32_t i = 0; i < ts_node_named_child_count(b); ++i)
+        if (exit_stmt(ts_node_named_child(b, i), true)) return true;
+      return false;
+    };
+    for (uint32_t i = 0; i < ts_node_named_child_count(s); ++i) {
+      const TSNode c = ts_node_named_child(s, i);
+      const std::string_view ct = type(c);
+      if ((ct == "except_clause" || ct == "catch_clause" || ct == "except_group_clause") && passing_exit(c)) {
+        std::string what = trim(text(body));
+        if (block_type(type(body)) && ts_node_named_child_count(body) > 0) what = trim(text(ts_node_named_child(body, 0)));
+        what = what.substr(0, what.find('\n'));
+        return "`" + what.substr(0, kConditionChars) + "` raises";
+      }
+    }
+    return std::nullopt;
+  }
+
+  /// A `case` that never matches: `switch (1) { case 2: ... }`, Go's `switch { case false: ... }`
+  /// (and no case before it falls through into it).
+  std::optional<std::string> dead_case(TSNode clause, TSNode cur) const {
+    const TSNode value = field(clause, "value");
+    if (ts_node_is_null(value) || ts_node_eq(value, cur)) return std::nullopt;
+    TSNode sw = ts_node_parent(clause);
+    if (!ts_node_is_null(sw) && type(sw) == "switch_body") sw = ts_node_parent(sw);
+    if (ts_node_is_null(sw)) return std::nullopt;
+    const TSNode subject = field(sw, "value");
+    static const std::regex literal(R"(^(?:-?\d+(?:\.\d+)?|"[^"\\]*"|'[^'\\]*'|true|false|null|nil)$)");
+    auto never = [&](const std::string& v) {
+      const std::string c = compact_condition(v);
+      if (ts_node_is_null(subject)) return const_false(c);  // (Go's tagless `switch {`)
+      const std::string sv = compact_condition(text(subject));
+      return std::regex_match(sv, literal) && std::regex_match(c, literal) && sv != c;
+    };
+    for (const auto& v : split_top(text(value), {","}))
+      if (!never(std::string(v))) return std::nullopt;
+    // (An earlier case may fall into this one: JavaScript without `break`, Go's `fallthrough`.)
+    for (TSNode prev = ts_node_prev_named_sibling(clause); !ts_node_is_null(prev); prev = ts_node_prev_named_sibling(prev)) {
+      const std::string pt = text(prev);
+      const TSNode pv = field(prev, "value");
+      if (type(prev) == "switch_default" || type(prev) == "default_case" || ts_node_is_null(pv)) return std::nullopt;
+      for (const auto& v : split_top(text(pv), {","}))
+        if (!never(std::string(v))) return std::nullopt;
+    }
+    return "in a `case` that never matches (line " + std::to_string(line(clause)) + ")";
+  }
+
+  /// A callback that never runs while the test does: `[].forEach(() => ...)` (an empty array), or a
+  /// timer callback (`setTimeout(() => ..., 10000)`) in a test that neither waits (done callback,
+  /// promise, await) nor drives fake timers.
+  std::optional<std::string> callback_never_runs(TSNode fn) const {
+    if (!is_js(lang_)) return std::nullopt;
+    const TSNode args = ts_node_parent(fn);
+    if (ts_node_is_null(args) || type(args) != "arguments") return std::nullopt;
+    const TSNode call = ts_node_parent(args);
+    if (ts_node_is_null(call)) return std::nullopt;
+    const TSNode callee = field(call, "function");
+    if (ts_node_is_null(callee)) return std::nullopt;
+    if (type(callee) == "member_expression") {
+      const TSNode object = field(callee, "object");
+      static const std::set<std::string, std::less<>> kEach = {"forEach", "map", "filter", "some", "every", "find", "findIndex", "flatMap"};
+      if (!ts_node_is_null(object) && strip_spaces(text(object)) == "[]" && kEach.count(text(field(callee, "property"))))
+        return "in a callback over an empty array (line " + std::to_string(line(call)) + ")";
+      return std::nullopt;
+    }
+    const std::string name = strip_spaces(text(callee));
+    if (name != "setTimeout" && name != "setInterval" && name != "setImmediate") return std::nullopt;
+    static const std::regex waits(R"(\b(?:done|resolve|await|Promise|[Tt]imers?|tick|clock|callback|cb|next|end)\b)");
+    if (std::regex_search(text(unit_node_).substr(0, kRegexLineChars * 8), waits)) return std::nullopt;
+    return "in a timer callback the test does not wait for (line " + std::to_string(line(call)) + ")";
   }
 
   /// Where the assertion at `n` sits in its unit: dead code, the conditions it runs under, a
@@ -6204,6 +6508,89 @@ class Analyzer {
     }
   }
 
+  /// Is the empty-string query `m` (matched in the check's text `text`) a question about a
+  /// collection, not a substring check: membership of `""` in a list (`"" in parse_csv("a,,b")`,
+  /// `expect(split(s)).toContain('')`, `fields.contains("")`, `slices.Contains(xs, "")`), or a
+  /// position lookup (`find('')`, `indexOf('')`) not compared with "not found" (-1)?
+  static bool empty_query_of_a_collection(const std::string& text, const std::smatch& m) {
+    static const std::regex callee(R"(^(\w+)\s*\()");
+    std::smatch cm;
+    const std::string hit = m.str();
+    const std::string name = std::regex_search(hit, cm, callee) ? cm[1].str() : std::string();
+    const std::size_t at = static_cast<std::size_t>(m.position(0)), end = at + hit.size();
+    if (name == "find" || name == "index" || name == "indexOf") {
+      static const std::regex not_found(R"(-\s*1\b|>=\s*0\b|\bis\s+not\s+None\b|!=\s*None\b|toBeGreaterThanOrEqual\s*\(\s*0)");
+      return !std::regex_search(text, not_found);
+    }
+    // The collection or string queried.
+    std::string subject;
+    auto balanced_back = [&](std::size_t stop) {  // the expression ending right before `stop` (`a.b(c)[d]`)
+      std::size_t i = stop;
+      int depth = 0;
+      while (i > 0) {
+        const char c = text[i - 1];
+        if (c == ')' || c == ']') ++depth;
+        else if ((c == '(' || c == '[') && depth > 0) --depth;
+        else if (depth == 0 && !(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '.' || c == '"' || c == '\'')) break;
+        --i;
+      }
+      return text.substr(i, stop - i);
+    };
+    auto balanced_forward = [&](std::size_t from) {  // up to the next top-level `,`, `)` or line end
+      std::size_t i = from;
+      int depth = 0;
+      for (; i < text.size(); ++i) {
+        const char c = text[i];
+        if (c == '(' || c == '[' || c == '{') ++depth;
+        else if ((c == ')' || c == ']' || c == '}') && depth-- == 0) break;
+        else if ((c == ',' || c == '\n' || c == ';') && depth == 0) break;
+      }
+      return text.substr(from, i - from);
+    };
+    if (name.empty()) {  // `"" in X`
+      subject = balanced_forward(end);
+    } else if (name == "assertIn" || name == "assertNotIn") {
+      subject = balanced_forward(end);  // (the match ends after `"",`)
+    } else if (name == "Contains" && at >= 7 && contains(text.substr(at - 7, 7), "slices.")) {
+      return true;  // (Go: slices.Contains is membership)
+    } else {
+      // `X.includes('')`, `expect(X).toContain('')`: the receiver.
+      std::size_t dot = at;
+      while (dot > 0 && std::isspace(static_cast<unsigned char>(text[dot - 1]))) --dot;
+      if (dot == 0 || text[dot - 1] != '.') return false;
+      subject = balanced_back(dot - 1);
+      static const std::regex expect_of(R"(^(?:expect|assertThat)\((.*)\)(?:\.not)?$)");
+      if (std::smatch em; std::regex_match(subject, em, expect_of)) subject = em[1].str();
+    }
+    return collection_like(subject);
+  }
+
+  /// Does the expression read as a collection (a list, array, set, the fields of a split), not a
+  /// string: a literal, a constructor or a call or name whose words say so (`split(...)`,
+  /// `parse_csv(...)`, `keys()`, `fields`, `names`)? Unknown values read as strings.
+  static bool collection_like(const std::string& expr) {
+    const std::string x = strip_spaces(expr);
+    if (x.empty()) return false;
+    if (x.front() == '[' || starts_with(x, "set(") || starts_with(x, "list(") || starts_with(x, "tuple(") || starts_with(x, "sorted(") ||
+        starts_with(x, "frozenset(") || starts_with(x, "newSet") || starts_with(x, "Arrays.asList(") || starts_with(x, "List.of(") ||
+        starts_with(x, "Set.of(") || starts_with(x, "Array.from(") || starts_with(x, "Object.keys(") || starts_with(x, "Object.values("))
+      return true;
+    static const std::regex stringy(R"(^(?:str|repr|String|JSON\.stringify|format|f"|f'|"|'|`)|\.(?:text|stdout|stderr|output|message|msg|getvalue\(\)|read\(\)|decode\(|format\(|join\(|toString\(\)|lower\(\)|upper\(\)|strip\(\)|trim\(\)))");
+    if (std::regex_search(x, stringy)) return false;
+    // The last name of the expression (a call's callee or a variable), split into its words.
+    static const std::regex last_name(R"(([A-Za-z_$][\w$]*)(?:\([^()]*(?:\([^()]*\)[^()]*)*\))?(?:\[[^\]]*\])?$)");
+    std::smatch nm;
+    if (!std::regex_search(x, nm, last_name)) return false;
+    std::string words;
+    for (const char c : nm[1].str()) {
+      if (std::isupper(static_cast<unsigned char>(c)) && !words.empty()) words += '_';
+      words += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    static const std::regex collection_word(
+        R"((?:^|_)(?:split|splitlines|readlines|lines|keys|values|items|entries|list|lists|tuple|set|array|fields|names|tokens|parts|rows|columns|cols|args|argv|tags|csv|collect|elements|children|members|ids|words|labels|headers|options|choices|splits|tokenize|tokenise|findall|find_all|all|glob|listdir|readdir|scandir|getlist|to_list|to_vec|vec)(?:_|$))");
+    return std::regex_search(words, collection_word);
+  }
+
   /// Does the check, as written in `text`, accept every string: a substring, prefix or suffix check
   /// with the empty string (`HasSubstr("")`, `"" in s`, `s.startswith("")`, `toContain('')`,
   /// `strings.Contains(s, "")`, `s.contains("")`), or a pattern that matches everything
@@ -6213,12 +6600,22 @@ class Analyzer {
     static const std::regex empty_part(
         R"(\b(?:HasSubstr|StartsWith|EndsWith|containsString|startsWith|endsWith|contains_string|starts_with|ends_with|toContain|includes|startswith|endswith|include|contains|Contains|HasPrefix|HasSuffix|assertIn|toStartWith|toEndWith|stringContaining|containing|containsSubstring|index|find|indexOf)\s*\((?:(?:[^()]|\([^()]*\))*,)?\s*[bru]?(?:""|''|``)\s*[,)])"
         R"(|(?:^|[\s(,\[!])[bru]?(?:""|'')\s+in\s)");
-    if (std::regex_search(text, empty_part)) return true;
+    for (std::sregex_iterator it(text.begin(), text.end(), empty_part), end; it != end; ++it)
+      if (!empty_query_of_a_collection(text, *it)) return true;
     // (Pattern checks: the callee and its first literal pattern argument.)
     static const std::regex pattern_call(
         R"(\b(ContainsRegex|MatchesRegex|toMatch|assertRegex|assertRegexpMatches|assertNotRegex|match|matches|matches_regexp|matchesPattern|matchesRegex|containsPattern|regex|MatchString|search|fullmatch|Match|MatchReader|like|RegExp|compile|MustCompile)\s*\((?:\s*[\w.$]+(?:\([^()]*\))?\s*,)?\s*(?:r|R|rb|br)?(/(?:\\.|[^/\\\n])*/[a-z]*|"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'))");
     for (std::sregex_iterator it(text.begin(), text.end(), pattern_call), end; it != end; ++it) {
       const std::string name = (*it)[1].str(), lit = (*it)[2].str();
+      // (`match`, `search`, `fullmatch` are patterns when a regular-expression module
+      // calls them (`re.search(...)`) or given a regex literal (`s.match(/x/)`); `index.search('')`,
+      // `router.match('')` are calls of the code with an empty argument.)
+      if ((name == "match" || name == "search" || name == "fullmatch") && lit.front() != '/') {
+        const std::size_t at = static_cast<std::size_t>(it->position(1));
+        const std::string before = strip_spaces(text.substr(at >= 16 ? at - 16 : 0, std::min<std::size_t>(16, at)));
+        static const std::regex module(R"((?:^|[^\w.])(?:re|regex|re2)\.$)");
+        if (!std::regex_search(before, module)) continue;
+      }
       // (A compiled pattern is used as the rest of the text says: `.matches()`/`fullmatch` whole.)
       const bool compiled = name == "RegExp" || name == "compile" || name == "MustCompile";
       const bool full = name == "MatchesRegex" || name == "matches" || name == "fullmatch" || name == "matchesPattern" ||
@@ -6402,14 +6799,42 @@ class Analyzer {
           mark_dead(earlier_statement ? "after the statements the test expects to throw (it passes only when they do)"
                                       : "in a test that passes only when a statement throws: its own operand must throw, so it never compares");
       }
-      if (block)
+      // (JavaScript hoists a function declaration: one after a `return` is still defined.)
+      const bool hoisted = is_js(lang_) && (type(cur) == "function_declaration" || type(cur) == "generator_function_declaration");
+      // Rust: `#[cfg(...)]` right before the statement compiles it only under that configuration.
+      if (block && lang_ == Lang::rust) {
+        TSNode attr = ts_node_prev_named_sibling(cur);
+        while (!ts_node_is_null(attr) && (type(attr) == "line_comment" || type(attr) == "block_comment")) attr = ts_node_prev_named_sibling(attr);
+        static const std::regex cfg(R"(^#\[\s*cfg\s*\(([\s\S]*)\)\s*\]$)");
+        std::smatch cm;
+        const std::string at = ts_node_is_null(attr) || type(attr) != "attribute_item" ? std::string() : text(attr);
+        if (std::regex_match(at, cm, cfg)) {
+          const std::string c = strip_spaces(cm[1].str());
+          if (c == "any()" || c == "not(all())") mark_dead("under `" + quote(at) + "`, a configuration never set (line " + std::to_string(line(attr)) + ")");
+          else if (platform_condition(c)) a.optional = true;
+          else a.guards.push_back("if cfg(" + c + ")");
+        }
+      }
+      bool labeled = type(cur) == "labeled_statement";  // (code after a label runs when a `goto` jumps to it)
+      if (block && !hoisted)
         for (TSNode sib = ts_node_prev_named_sibling(cur); !ts_node_is_null(sib); sib = ts_node_prev_named_sibling(sib)) {
           if (exit_stmt(sib)) {
             mark_dead("after `" + quote(text(sib).substr(0, text(sib).find('\n'))) + "` (line " + std::to_string(line(sib)) + ")");
+          } else if (type(sib) == "goto_statement" && !labeled) {
+            mark_dead("after `" + quote(text(sib).substr(0, text(sib).find('\n'))) + "`, which jumps past it (line " + std::to_string(line(sib)) + ")");
           } else if (auto c = conditional_exit(sib)) {
             if (const_true(*c)) mark_dead("after an unconditional exit (line " + std::to_string(line(sib)) + ")");
             else if (platform_condition(*c)) a.optional = true;
             else a.guards.push_back("unless " + compact_condition(*c));
+          } else if (always_exits(sib)) {
+            mark_dead("after `" + quote(text(sib).substr(0, text(sib).find('\n'))) + "` (line " + std::to_string(line(sib)) +
+                      "), which never completes");
+          } else if (auto h = handler_exit(sib); h && !branch_fails(cur) &&
+                                                 !std::regex_search(text(cur).substr(0, kConditionChars), detail::cached_regex(R"(^\s*(?:[\w.]+\s*\.\s*)?fail\s*\()"))) {
+            // (Not the failure call of `try { x(); } catch (E e) { return; } fail(...)`: that is the check.)
+            // (`try: import calc_native` / `except ImportError: return`: runs only when the try body does not raise.)
+            if (platform_condition(*h)) a.optional = true;
+            else a.guards.push_back("unless " + *h);
           } else if (raises_block(p) && type(sib) != "assert_statement" && type(sib) != "comment" &&
                      !starts_with(trim(text(sib)), "self.assert")) {
             // (`with pytest.raises(ValueError): parse("x")` then a check in the same block: the raise
@@ -6417,6 +6842,7 @@ class Analyzer {
             mark_dead("after `" + quote(text(sib).substr(0, text(sib).find('\n'))) + "` (line " + std::to_string(line(sib)) +
                       "), which the enclosing `with ...raises(...)` expects to raise");
           }
+          labeled = labeled || type(sib) == "labeled_statement";
         }
       if (pt == "if_statement" || pt == "elif_clause" || pt == "if_expression") {
         TSNode cond = field(p, "condition");
@@ -6442,17 +6868,107 @@ class Analyzer {
         if (then_branch ? const_true(c) : const_false(c)) continue;
         if (platform_condition(c)) a.optional = true;
         else a.guards.push_back((then_branch ? "if " : "else ") + compact_condition(c));
-      } else if (pt == "while_statement") {
+      } else if (pt == "while_statement" || pt == "while_expression") {
         TSNode cond = field(p, "condition");
         if (!ts_node_is_null(cond) && !ts_node_eq(cond, cur) && const_false(text(cond)))
           mark_dead("in a loop that never runs (line " + std::to_string(line(p)) + ")");
+      } else if (pt == "boolean_operator" || pt == "binary_expression") {
+        // `False and check()`, `true || check()`: the right side never evaluates; `ready && check()`
+        // runs under a condition like `if ready:`.
+        TSNode left = field(p, "left"), right = field(p, "right"), op = field(p, "operator");
+        // (Not `got == 4 or pytest.fail(...)`: a failure call whose condition is the left side is the check.)
+        const bool failing = !ts_node_is_null(right) && (type(right) == "call" || type(right) == "call_expression") &&
+                             (lang_ == Lang::go ? kGoFail.count(callee(right)) > 0 : failure_call(right, callee(right)));
+        if (!failing && !ts_node_is_null(left) && !ts_node_is_null(op) && !ts_node_is_null(right) && ts_node_eq(right, cur)) {
+          const std::string o = strip_spaces(text(op)), c = text(left);
+          const bool both = o == "and" || o == "&&", either = o == "or" || o == "||";
+          if ((both && const_false(c)) || (either && const_true(c)))
+            mark_dead("after `" + quote(compact_condition(c)) + " " + o + "`, which never evaluates it (line " + std::to_string(line(p)) + ")");
+          else if ((both && !const_true(c)) || (either && !const_false(c))) {
+            if (platform_condition(c)) a.optional = true;
+            else a.guards.push_back((both ? "if " : "unless ") + compact_condition(c));
+          }
+        }
+      } else if (pt == "conditional_expression" || pt == "ternary_expression") {
+        // `check() if False else None`, `cond ? null : check()`.
+        const bool py = lang_ == Lang::python;
+        TSNode cond = py ? ts_node_named_child(p, 1) : field(p, "condition");
+        TSNode cons = py ? ts_node_named_child(p, 0) : field(p, "consequence");
+        if (!ts_node_is_null(cond) && !ts_node_eq(cond, cur) && !ts_node_is_null(cons)) {
+          const bool then_branch = ts_node_eq(cons, cur);
+          const std::string c = text(cond);
+          if (then_branch ? const_false(c) : const_true(c))
+            mark_dead("in a branch that never runs (`" + quote(c) + "`, line " + std::to_string(line(p)) + ")");
+          else if (!(then_branch ? const_true(c) : const_false(c))) {
+            if (platform_condition(c)) a.optional = true;
+            else a.guards.push_back((then_branch ? "if " : "else ") + compact_condition(c));
+          }
+        }
+      } else if (pt == "switch_case" || pt == "expression_case") {
+        if (auto why = dead_case(p, cur)) mark_dead(*why);
+      } else if (pt == "preproc_if" || pt == "preproc_ifdef" || pt == "preproc_elif") {
+        // `#if 0`, `#ifdef NEVER_DEFINED`: compiled only under that condition; `#else` under its negation.
+        TSNode cond = field(p, pt == "preproc_ifdef" ? "name" : "condition");
+        TSNode alt = field(p, "alternative");
+        if (!ts_node_is_null(cond) && !ts_node_eq(cond, cur)) {
+          const bool else_branch = !ts_node_is_null(alt) && ts_node_eq(alt, cur);
+          const bool negated = pt == "preproc_ifdef" && starts_with(trim(text(p)), "#ifndef");
+          const std::string c = pt == "preproc_ifdef" ? std::string(negated ? "!" : "") + "defined(" + text(cond) + ")" : text(cond);
+          if (else_branch ? const_true(c) : const_false(c))
+            mark_dead("in a preprocessor branch never compiled (`" + quote(c) + "`, line " + std::to_string(line(p)) + ")");
+          else if (!(else_branch ? const_false(c) : const_true(c))) {
+            if (platform_condition(c)) a.optional = true;
+            else a.guards.push_back(std::string(else_branch ? "else #if " : "#if ") + compact_condition(c));
+          }
+        }
+      } else if (pt == "go_statement") {
+        // `go check(t, ...)`: a goroutine the test does not wait for may run after it has passed (a
+        // `go func() {...}()` is read by unwaited_goroutine_checks, lang_go.cpp, with the same waits).
+        const TSNode started = ts_node_named_child(p, 0);
+        const TSNode fn = ts_node_is_null(started) ? TSNode{} : field(started, "function");
+        if (!ts_node_is_null(fn) && type(fn) != "func_literal") {
+          const std::string unit = text(unit_node_);
+          const std::size_t after = std::min<std::size_t>(unit.size(), ts_node_end_byte(p) - ts_node_start_byte(unit_node_));
+          static const std::regex waits(R"(\.\s*Wait\s*\(|<-|\bCleanup\s*\(|\bEventually\b)");
+          static const std::regex deferred(R"(\bdefer\s+[\w.]*\.\s*Wait\s*\(|\bCleanup\s*\([^)]*\bWait\b)");
+          std::string rest = unit.substr(after, kRegexLineChars * 8);
+          bool waited = std::regex_search(rest, waits) || std::regex_search(unit.substr(0, kRegexLineChars * 8), deferred);
+          for (const auto& [name, def] : defs_.functions)  // (a function of the file called after it may wait)
+            if (!waited && contains(rest, name + "(") && std::regex_search(text(def), waits)) waited = true;
+          if (!waited) mark_dead("in a goroutine the test does not wait for (line " + std::to_string(line(p)) + ")");
+        }
+      } else if (pt == "list_comprehension" || pt == "set_comprehension" || pt == "dictionary_comprehension" || pt == "generator_expression") {
+        // `[check() for _ in []]`; a generator expression never consumed runs nothing.
+        bool in_clause = false;
+        for (uint32_t i = 0; i < ts_node_named_child_count(p); ++i) {
+          const TSNode c = ts_node_named_child(p, i);
+          if (ts_node_eq(c, cur) && (type(c) == "for_in_clause" || type(c) == "if_clause")) in_clause = true;
+        }
+        if (!in_clause) {
+          for (uint32_t i = 0; i < ts_node_named_child_count(p); ++i) {
+            const TSNode c = ts_node_named_child(p, i);
+            if (type(c) != "for_in_clause") continue;
+            const TSNode right = field(c, "right");
+            if (!ts_node_is_null(right) && empty_collection_in(s_.src, text(right)))
+              mark_dead("in a comprehension over nothing (`" + quote(text(right)) + "`, line " + std::to_string(line(p)) + ")");
+          }
+          if (pt == "generator_expression" && !nested_called(p))
+            mark_dead("in a generator expression never consumed (line " + std::to_string(line(p)) + ")");
+        }
+      } else if (pt == "for_statement" && ts_node_eq(field(p, "body"), cur) && loop_never_runs(p)) {
+        mark_dead("in a loop whose condition is false on entry (line " + std::to_string(line(p)) + ")");
       } else if (pt == "for_statement" || pt == "for_in_statement" || pt == "enhanced_for_statement" || pt == "for_expression") {
         TSNode right = field(p, "right");
         if (ts_node_is_null(right)) right = field(p, "value");
+        if (ts_node_is_null(right) && lang_ == Lang::go)  // (`for _, x := range xs {`)
+          for (uint32_t i = 0; i < ts_node_named_child_count(p); ++i)
+            if (type(ts_node_named_child(p, i)) == "range_clause") right = field(ts_node_named_child(p, i), "right");
         if (!ts_node_is_null(right) && !ts_node_eq(right, cur) && (empty_collection_in(s_.src, text(right)) || empty_collection_in(s_.src, compact_condition(text(right)))))
           mark_dead("in a loop over nothing (`" + quote(text(right)) + "`, line " + std::to_string(line(p)) + ")");
         else if (!ts_node_is_null(right) && !ts_node_eq(right, cur))
           table_rows(a, n, text(right), field(p, "left"), field(p, "body"));
+      } else if ((pt == "except_clause" || pt == "catch_clause" || pt == "except_group_clause") && cannot_raise(ts_node_parent(p))) {
+        mark_dead("in a handler of a `try` whose body cannot raise (line " + std::to_string(line(p)) + ")");
       } else if (pt == "except_clause" || pt == "catch_clause" || pt == "except_group_clause") {
         // A handler's check may honestly not run, unless the test makes jest count its checks
         // (`expect.assertions(n)`, `expect.hasAssertions()`): then the handler must run.
@@ -6492,13 +7008,19 @@ class Analyzer {
                   pt == "function_expression" || pt == "function" || pt == "func_literal" || pt == "generator_function_declaration") &&
                  !ts_node_eq(p, unit_node_)) {
         if (!nested_called(p)) mark_dead("in a nested function never called (line " + std::to_string(line(p)) + ")");
+        else if (auto why = callback_never_runs(p)) mark_dead(*why);
         else closure_rows(a, n, p);
         if (is_js(lang_)) js_table_callback(a, n, p);
         // Handed to a thread, an executor, a promise chain or a wrapper that drops its failure.
         swallowed_by(a, handoff_swallows(s_, lang_, p, unit_node_, defs_, try_swallows()));
       } else if ((pt == "lambda_expression" || pt == "closure_expression" || pt == "lambda" || pt == "lambda_literal") &&
                  !ts_node_eq(p, unit_node_)) {
+        if (!nested_called(p)) mark_dead("in a lambda never called (line " + std::to_string(line(p)) + ")");
+        else if (auto why = callback_never_runs(p)) mark_dead(*why);
         swallowed_by(a, handoff_swallows(s_, lang_, p, unit_node_, defs_, try_swallows()));
+      } else if (pt == "method_definition" && is_js(lang_) && !ts_node_is_null(ts_node_parent(p)) && type(ts_node_parent(p)) == "object" &&
+                 !nested_called(p)) {
+        mark_dead("in a method of an object literal never used (line " + std::to_string(line(p)) + ")");
       }
     }
   }
@@ -6623,6 +7145,11 @@ class Analyzer {
       Assertion site;
       site.line = line(c);
       annotate(c, site);
+      // (A generator helper called as a statement of its own: its body runs only when iterated.)
+      if (auto d = defs_.functions.find(name); d != defs_.functions.end() && local.count(name) && is_generator(d->second) &&
+                                               !ts_node_is_null(ts_node_parent(c)) && type(ts_node_parent(c)) == "expression_statement" &&
+                                               site.dead.empty())
+        site.dead = "a generator called as a statement of its own, never iterated (line " + std::to_string(line(c)) + ")";
       if (inverted_calls_.count(ts_node_start_byte(c))) site.inverted = true;
       auto& [count, dead] = sites[name];
       ++count;
@@ -6689,6 +7216,7 @@ class Analyzer {
       if (!word.empty() && !std::isdigit(static_cast<unsigned char>(word[0]))) {
         std::size_t j = i;
         while (j < body.size() && (body[j] == ' ' || body[j] == '\t')) ++j;
+        if (j + 2 < body.size() && body[j] == '?' && body[j + 1] == '.' && body[j + 2] == '(') j += 2;  // (`check?.(...)`)
         if (j < body.size() && body[j] == '(') out.insert(word);
       }
       word.clear();
@@ -6782,6 +7310,7 @@ class Analyzer {
   Syntax s_;
   FileModel* model_ = nullptr;
   TSNode unit_node_{};            ///< the test (or helper) being visited
+  bool unit_is_test_ = false;     ///< unit_node_ is a test (its return value is dropped)
   int inverted_depth_ = 0;        ///< inside code an expectation of an assertion failure wraps
   mutable bool last_own_else_ = false;  ///< classify_call: a failure branch in an `else` (its `if`'s condition is the check)
   mutable std::map<std::string, bool> rebound_;  ///< failure_rebound, by callee
