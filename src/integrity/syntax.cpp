@@ -1718,7 +1718,7 @@ class Analyzer {
     TSNode w = ts_node_parent(block);
     if (ts_node_is_null(w) || type(w) != "with_statement" || !ts_node_eq(field(w, "body"), block)) return false;
     const std::string head = strip_spaces(text(w).substr(0, ts_node_start_byte(block) - ts_node_start_byte(w)));
-    return contains(head, "raises(") || contains(head, "assertRaises(") || contains(head, "assertRaisesRegex(");
+    return contains(head, "raises(") || contains(head, "assertRaises(") || contains(head, "assertRaisesRegex(") || contains(head, "assertRaisesRegexp(");
   }
 
   /// Is `n` inside a loop of its function (`for`, `while`, `do`)?
@@ -1796,6 +1796,88 @@ class Analyzer {
     return out;
   }
 
+  /// The expressions `throws_for_any_code` reads by their text: each throws whatever the code under
+  /// test does. Python: a missing item of a literal (`'abc'.index('z')`, `[].remove(1)`, `{}['x']`,
+  /// `[][0]`), `None` in arithmetic, `int(None)`, `divmod(1, 0)`, `bytes.fromhex('zz')`, a date
+  /// without digits for a numeric format. Java/Kotlin: `Integer.decode("x")`, `new Integer("x")`,
+  /// overflowing `Math.*Exact`, `Math.floorDiv(x, 0)`, `Optional.empty().get()`, an item of an empty
+  /// list, a negative capacity or array size. JavaScript: calling `undefined`, `new Array(-1)`,
+  /// `'x'.repeat(-1)`, `1n / 0n`, a malformed URI component or pattern, `BigInt(1.5)`. C++: a
+  /// `std::bitset` of other digits, an item of an empty container. Go: `log.Panic*`, a malformed
+  /// `regexp.MustCompile`. Rust: parsing a literal that is no number, `assert!(false)`.
+  bool throws_by_its_text(TSNode y) const {
+    const std::string x = strip_spaces(text(y).substr(0, 400));
+    const auto rx = [](const char* p) { return detail::cached_regex(p); };
+    std::smatch m;
+    const auto bad_pattern = [](const std::string& p) {
+      if (p.find("(?") != std::string::npos || p.find("\\p") != std::string::npos || p.find("\\P") != std::string::npos ||
+          p.find("[[:") != std::string::npos)
+        return false;
+      try {
+        std::regex r(p, std::regex::ECMAScript);
+        return false;
+      } catch (const std::regex_error&) {
+        return true;
+      }
+    };
+    switch (lang_) {
+      case Lang::python: {
+        if (std::regex_match(x, m, rx(R"re(^'([^'\\]*)'\.index\('([^'\\]*)'\)$)re")) || std::regex_match(x, m, rx(R"re(^"([^"\\]*)"\.index\("([^"\\]*)"\)$)re")))
+          return m[1].str().find(m[2].str()) == std::string::npos;
+        if (std::regex_match(x, rx(R"re(^(?:\[\]|\(\))\.(?:remove|pop|index)\(.*\)$|^\{\}\.pop\(['"].*['"]\)$|^\[\]\[-?\d+\]$|^\(\)\[-?\d+\]$|^\{\}\[.+\]$|^(?:set\(\)|\{\}|\[\])\.pop\(\)$)re")))
+          return true;
+        if (std::regex_match(x, rx(R"re(^(?:int|float|len|abs)\(None\)$|^None[-+*/%@].*$|^.*[-+*/%@]None$)re"))) return true;
+        if (std::regex_match(x, rx(R"re(^(?:divmod|math\.fmod|operator\.(?:truediv|floordiv|mod))\(.*,-?0(?:\.0*)?\)$)re"))) return true;
+        if (std::regex_match(x, m, rx(R"re(^bytes\.fromhex\((['"])([^'"]*)\1\)$)re"))) return !std::regex_match(m[2].str(), rx(R"re(^(?:[0-9a-fA-F]{2})*$)re"));
+        if (std::regex_match(x, m, rx(R"re(^(?:datetime\.)?datetime\.strptime\((['"])([^'"]*)\1,(['"])([^'"]*)\3\)$)re")))
+          return std::none_of(m[2].first, m[2].second, [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); }) &&
+                 std::regex_search(m[4].str(), rx(R"re(%[YmdHMSyjIf])re"));
+        return false;
+      }
+      case Lang::java: case Lang::kotlin: {
+        if (std::regex_match(x, m, rx(R"re(^(?:Integer|Long|Short|Byte)\.decode\("([^"\\]*)"\)$)re")))
+          return !std::regex_match(m[1].str(), rx(R"re(^[+-]?(?:0[xX][0-9a-fA-F]+|#[0-9a-fA-F]+|0[0-7]*|[1-9]\d*)$)re"));
+        if (std::regex_match(x, m, rx(R"re(^new(?:java\.lang\.)?(Integer|Long|Short|Byte|Double|Float)\("([^"\\]*)"\)$)re")))
+          return m[1].str() == "Double" || m[1].str() == "Float"
+                     ? !std::regex_match(m[2].str(), rx(R"re(^\s*[+-]?(?:NaN|Infinity|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?[fFdD]?)\s*$)re"))
+                     : !std::regex_match(m[2].str(), rx(R"re(^[+-]?\d+$)re"));
+        if (std::regex_match(x, rx(R"re(^Math\.(?:addExact|incrementExact|multiplyExact)\((?:Integer|Long)\.MAX_VALUE(?:,[1-9]\d*[lL]?)?\)$|^Math\.(?:subtractExact|decrementExact|negateExact)\((?:Integer|Long)\.MIN_VALUE(?:,[1-9]\d*[lL]?)?\)$|^Math\.toIntExact\(Long\.(?:MAX|MIN)_VALUE\)$)re")))
+          return true;
+        if (std::regex_match(x, rx(R"re(^Math\.floor(?:Div|Mod)\(.*,0[lL]?\)$)re"))) return true;
+        if (std::regex_match(x, rx(R"re(^Optional\.(?:empty\(\)|ofNullable\(null\))\.(?:get|orElseThrow)\(\)$|^Optional\.of\(null\)$)re"))) return true;
+        if (std::regex_match(x, rx(R"re(^(?:List\.of\(\)|Collections\.emptyList\(\)|newArrayList<[\w<>,.?]*>\(\)|newLinkedList<[\w<>,.?]*>\(\)|Arrays\.asList\(\))\.(?:get\(\d+\)|getFirst\(\)|getLast\(\)|iterator\(\)\.next\(\))$)re")))
+          return true;
+        if (std::regex_match(x, rx(R"re(^new(?:ArrayList|HashMap|HashSet|ArrayDeque|StringBuilder|Vector)(?:<[\w<>,.?]*>)?\(-\d+\)$|^new(?:int|long|short|byte|char|double|float|boolean|String|Object|Integer)\[-\d+\]$)re")))
+          return true;
+        return false;
+      }
+      case Lang::javascript: case Lang::typescript: case Lang::tsx: {
+        if (std::regex_match(x, rx(R"re(^(?:undefined|null|\(void0\))\(.*\)$|^newArray\(-\d+(?:\.\d+)?\)$|^(['"`])[^'"`]*\1\.repeat\(-\d+\)$|^-?\d+n[/%]0n$|^BigInt\(-?\d*\.\d*[1-9]\d*\)$)re")))
+          return true;
+        if (std::regex_match(x, m, rx(R"re(^decodeURI(?:Component)?\((['"])([^'"]*)\1\)$)re"))) return std::regex_search(m[2].str(), rx(R"re(%(?![0-9a-fA-F]{2}))re"));
+        if (std::regex_match(x, m, rx(R"re(^(?:new)?RegExp\((['"])([^'"\\]*)\1\)$)re"))) return bad_pattern(m[2].str());
+        return false;
+      }
+      case Lang::cpp: {
+        if (std::regex_match(x, m, rx(R"re(^std::bitset<\d+>\("([^"\\]*)"\)$)re"))) return m[1].str().find_first_not_of("01") != std::string::npos;
+        return std::regex_match(x, rx(R"re(^std::(?:vector|string|deque|array<[^>]*,0>)(?:<[^()]*>)?(?:\(\)|\{\})\.at\(\d+\)$|^std::(?:vector|deque|list)<[^()]*>(?:\(\)|\{\})\.(?:front|back)\(\)$)re"));
+      }
+      case Lang::go: {
+        if (std::regex_match(x, rx(R"re(^log\.Panic(?:f|ln)?\(.*\)$)re"))) return true;
+        if (std::regex_match(x, m, rx(R"re(^regexp\.MustCompile(?:POSIX)?\("([^"\\]*)"\)$)re"))) return bad_pattern(m[1].str());
+        return false;
+      }
+      case Lang::rust: {
+        if (std::regex_match(x, m, rx(R"re(^"([^"\\]*)"\.(?:trim\(\)\.)?parse::<([iu](?:8|16|32|64|128|size))>\(\)\.(?:unwrap|expect)\(.*\)$)re")))
+          return !std::regex_match(m[1].str(), rx(m[2].str()[0] == 'u' ? R"re(^\+?\d+$)re" : R"re(^[+-]?\d+$)re"));
+        if (std::regex_match(x, rx(R"re(^Err(?:::<.*>)?\(.*\)\.(?:unwrap|expect)\(.*\)$|^None(?:::<.*>)?\.(?:unwrap|expect)\(.*\)$|^assert!\(false(?:,.*)?\)$)re")))
+          return true;
+        return false;
+      }
+      default: return false;
+    }
+  }
+
   /// Does `y` throw whatever the code under test does: a standard parser or converter given a
   /// literal it rejects (`int("TRUE")`, `float("x")`, `json.loads("{")`, `Decimal("x")`,
   /// `Integer.parseInt("x")`, `new BigDecimal("x")`, Kotlin's `"x".toInt()`, `std::stoi("x")`,
@@ -1804,18 +1886,47 @@ class Analyzer {
   /// under test in an expectation of a throw, it satisfies the expectation by itself.
   bool throws_for_any_code(TSNode y) const {
     const std::string_view t = type(y);
+    if ((t == "call" || t == "call_expression" || t == "method_invocation" || t == "subscript" || t == "binary_operator" ||
+         t == "binary_expression" || t == "object_creation_expression" || t == "new_expression" || t == "array_creation_expression" ||
+         t == "macro_invocation" || t == "index_expression") &&
+        throws_by_its_text(y))
+      return true;
     static const std::regex py_int(R"(^\s*[+-]?\d(?:_?\d)*\s*$)");
-    static const std::regex py_float(R"(^\s*[+-]?(?:(?:\d(?:_?\d)*)?\.?\d(?:_?\d)*(?:[eE][+-]?\d(?:_?\d)*)?|\d(?:_?\d)*\.|inf|infinity|nan)\s*$)",
+    static const std::regex py_float(R"(^\s*[+-]?(?:(?:(?:\d(?:_?\d)*)?\.\d(?:_?\d)*|\d(?:_?\d)*\.?)(?:[eE][+-]?\d(?:_?\d)*)?|inf|infinity|nan)\s*$)",
                                      std::regex::icase);
     static const std::regex java_int(R"(^[+-]?\d+$)");
-    static const std::regex java_float(R"(^\s*[+-]?(?:NaN|Infinity|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?[fFdD]?)\s*$)");
+    static const std::regex java_float(
+        R"(^\s*[+-]?(?:NaN|Infinity|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?[fFdD]?|0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?\d+[fFdD]?)\s*$)");
     static const std::regex big_decimal(R"(^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$)");
     static const std::regex cpp_int(R"(^\s*[+-]?\d)");
     static const std::regex cpp_float(R"(^\s*[+-]?(?:\d|\.\d|inf|nan))", std::regex::icase);
     static const std::regex js_bigint(R"(^\s*(?:[+-]?\d+|0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+)?\s*$)");
     const auto json_ok = [&](const std::string& text) {
       if (lang_ == Lang::python && std::regex_match(trim(text), detail::cached_regex(R"(^-?(?:NaN|Infinity)$)"))) return true;
-      return parse_json(text).has_value();
+      if (parse_json(text).has_value()) return true;
+      // (Python and JavaScript read numbers of any size, `1e400`, `123456789012345678901234567890`:
+      // the parser here does not, so each number outside strings is read as 0.)
+      std::string small;
+      bool in_string = false;
+      for (std::size_t i = 0; i < text.size(); ++i) {
+        const char ch = text[i];
+        if (in_string) {
+          small += ch;
+          if (ch == '\\' && i + 1 < text.size()) small += text[++i];
+          else if (ch == '"') in_string = false;
+        } else if (ch == '"') {
+          in_string = true;
+          small += ch;
+        } else if (std::isdigit(static_cast<unsigned char>(ch))) {
+          while (i + 1 < text.size() && (std::isdigit(static_cast<unsigned char>(text[i + 1])) || text[i + 1] == '.' || text[i + 1] == 'e' ||
+                                         text[i + 1] == 'E' || ((text[i + 1] == '+' || text[i + 1] == '-') && (text[i] == 'e' || text[i] == 'E'))))
+            ++i;
+          small += '0';
+        } else {
+          small += ch;
+        }
+      }
+      return small != text && parse_json(small).has_value();
     };
     // (The literal the converter is given: its first argument, with at most a base of 10 after it,
     // `int("x", 10)`, `Integer.parseInt("x", 10)`, `std::stoi("x", nullptr, 10)`.)
@@ -1824,9 +1935,26 @@ class Analyzer {
       if (args.empty() || args.size() > 3) return std::nullopt;
       for (std::size_t i = 1; i < args.size(); ++i) {
         const std::string x = strip_spaces(args[i]);
-        if (x != "10" && x != "nullptr" && x != "NULL" && x != "0" && x != "base=10" && x != "null") return std::nullopt;
+        if (x != "10" && x != "nullptr" && x != "NULL" && x != "0" && x != "base=10" && x != "null" && !starts_with(x, "MathContext.") &&
+            !starts_with(x, "java.math.MathContext."))
+          return std::nullopt;
       }
-      return plain_string_literal(args[0]);
+      // (`Decimal(value='x')`, `json.loads(s='{')`; `float('TRUE'.strip())` reads the literal as changed.)
+      std::string arg = trim(args[0]);
+      if (std::smatch km; std::regex_match(arg, km, detail::cached_regex(R"(^(?:value|s|x|string|text)\s*=\s*([\s\S]*)$)"))) arg = km[1].str();
+      std::string change;
+      if (std::smatch sm; std::regex_match(arg, sm, detail::cached_regex(R"(^(['"][\s\S]*['"])\s*\.\s*(strip|lstrip|rstrip|lower|upper|casefold|title|trim)\s*\(\s*\)$)"))) {
+        arg = sm[1].str();
+        change = sm[2].str();
+      }
+      // (Escapes and characters beyond ASCII, `int('\u0663')`, may spell digits: not read.)
+      auto v = plain_string_literal(arg);
+      if (v && !change.empty() && change != "lower" && change != "upper" && change != "casefold" && change != "title") *v = trim(*v);
+      if (!v || v->find('\\') != std::string::npos ||
+          std::any_of(v->begin(), v->end(), [](char ch) { return static_cast<unsigned char>(ch) >= 0x80; }) ||
+          arg.find('\\') != std::string::npos)
+        return std::nullopt;
+      return v;
     };
     // (Java's integer parsers also reject what overflows the type.)
     const auto fits = [](const std::string& v, const std::string& c) {
@@ -1871,7 +1999,14 @@ class Analyzer {
       if (o != "/" && o != "//" && o != "%") return false;
       // (A literal zero: `0`, and in Python `0.0`, `0.`, `0e0` too.)
       const std::string rz = strip_spaces(text(r));
-      const bool zero = rz == "0" || (lang_ == Lang::python && std::regex_match(rz, detail::cached_regex(R"(^0*\.?0*(?:[eE][+-]?\d+)?$)")) &&
+      // (Also a literal sum or product that is zero: `1 / (1 - 1)`.)
+      bool computed_zero = false;
+      const std::string divisor = compact_condition(rz);
+      if (std::smatch zm; std::regex_match(divisor, zm, detail::cached_regex(R"(^(-?\d{1,9})([-+*])(-?\d{1,9})$)"))) {
+        const long a1 = std::stol(zm[1].str()), a2 = std::stol(zm[3].str());
+        computed_zero = (zm[2].str() == "-" ? a1 - a2 : zm[2].str() == "+" ? a1 + a2 : a1 * a2) == 0;
+      }
+      const bool zero = computed_zero || rz == "0" || rz == "0L" || rz == "0l" || (lang_ == Lang::python && std::regex_match(rz, detail::cached_regex(R"(^0*\.?0*(?:[eE][+-]?\d+)?$)")) &&
                                       rz.find_first_of("0") != std::string::npos);
       if (!zero) return false;
       // (Java: only integers throw; `1.0 / 0` is Infinity.)
@@ -1937,7 +2072,13 @@ class Analyzer {
         static const std::set<std::string, std::less<>> kInt = {"std::stoi", "std::stol", "std::stoll", "std::stoul", "std::stoull",
                                                                 "stoi", "stol", "stoll", "stoul", "stoull"};
         static const std::set<std::string, std::less<>> kFloat = {"std::stof", "std::stod", "std::stold", "stof", "stod", "stold"};
-        if (kInt.count(c)) return !std::regex_search(*v, cpp_int);
+        if (kInt.count(c)) {
+          if (!std::regex_search(*v, cpp_int)) return true;
+          // (`std::stoi("99999999999")`: out of the type's range.)
+          std::smatch dm;
+          const bool wide = contains(c, "ll") || contains(c, "stol");
+          return !contains(c, "stou") && std::regex_search(*v, dm, detail::cached_regex(R"(^\s*([+-]?\d+))")) && !fits(dm[1].str(), wide ? "Long" : "Integer");
+        }
         if (kFloat.count(c)) return !std::regex_search(*v, cpp_float);
         return false;
       }
@@ -2158,8 +2299,20 @@ class Analyzer {
   /// is no such check: the flag set before the try or in its body, set again after it, tested for
   /// falsity, or set by no handler.
   bool flag_throw(TSNode n, Assertion& a) const {
-    if (a.operands.size() != 1) return false;
-    std::string v = *a.operands.begin();
+    // (`assert type(err) is ValueError`: the caught error's exact type.)
+    std::string v, exact_type;
+    if (a.operands.size() == 2) {
+      for (const auto& o : a.operands) {
+        std::smatch tm;
+        if (std::regex_match(o, tm, detail::cached_regex(R"(^type\(([A-Za-z_]\w*)\)$)"))) v = tm[1].str();
+        else exact_type = o;
+      }
+      if (v.empty() || !std::regex_match(exact_type, detail::cached_regex(R"(^[A-Za-z_][\w.]*$)"))) return false;
+    } else if (a.operands.size() == 1) {
+      v = *a.operands.begin();
+    } else {
+      return false;
+    }
     // (`assert.ok(err instanceof TypeError)`: the operand is the whole test, whitespace removed.)
     if (std::smatch im; std::regex_match(v, im, detail::cached_regex(R"(^([A-Za-z_$][\w$]*)instanceof[\w.$]+$)"))) v = im[1].str();
     // (`assert isinstance(err, ValueError)`: the same.)
@@ -2178,6 +2331,7 @@ class Analyzer {
           std::regex_search(check, m, detail::cached_regex(R"(\b(?:isinstance|assertIsInstance|assertInstanceOf)\s*\(\s*)" + v + R"(\s*,\s*([\w.()\s,]+?)\s*[,)])")))
         checked_type = trim(m[1].str());
     }
+    if (!exact_type.empty()) checked_type = exact_type;
     // (The statement of the check, in a block of the unit.)
     TSNode st = n;
     for (TSNode p = ts_node_parent(st); !ts_node_is_null(p); p = ts_node_parent(st)) {
@@ -2620,7 +2774,7 @@ class Analyzer {
                                                                "assertThrows", "EXPECT_THROW",
                                                                "ASSERT_THROW", "toThrow", "throws", "rejects", "throwsAsync", "throw",
                                                                "toThrowError", "assertFailsWith", "Panics", "PanicsWithValue",
-                                                               "assertRaisesRegex", "ErrorIs", "ErrorAs", "EqualError"};
+                                                               "assertRaisesRegex", "assertRaisesRegexp", "ErrorIs", "ErrorAs", "EqualError"};
     static const std::set<std::string, std::less<>> kBroadThrows = {"EXPECT_ANY_THROW", "ASSERT_ANY_THROW"};
     // testify's assert.Error(t, err) is an existence check; t.Error(...) is Go's failure branch.
     const bool go_failure = lang_ == Lang::go && kGoFail.count(name) && call_args(n).size() >= 1 &&
@@ -6652,7 +6806,7 @@ class Analyzer {
         std::smatch mm;
         const std::string name = std::regex_match(o, mm, message) ? (mm[1].matched ? mm[1].str() : mm[2].str()) : std::string();
         const bool caught = !name.empty() && std::regex_search(s_.src.substr(0, std::size_t{1} << 20),
-                                                               detail::cached_regex(R"(\b(?:raises|assertRaises|assertRaisesRegex)\s*\([^\n]*\)\s+as\s+)" + name + "\\b"));
+                                                               detail::cached_regex(R"(\b(?:raises|assertRaises|assertRaisesRegexp?)\s*\([^\n]*\)\s+as\s+)" + name + "\\b"));
         rewritten.insert(caught ? std::string("<thrown>.message") : o);
       }
       // (`"bad" in str(excinfo.value)` searches the message as `match="bad"` does.)
@@ -6785,8 +6939,15 @@ class Analyzer {
                          pt == "function_body" || pt == "expression_statement_list" || pt == "statement_list";
       // (A test that passes only when its statements throw, `@Test(expected = E.class)`: a check after
       // the last statement that is not itself a check never completes when the test passes.)
-      if (block && unit_expects_throw_ && ts_node_eq(p, body_of(unit_node_))) {
-        static const std::regex check_stmt(R"(^\s*(?:(?:org\.junit\.)?(?:Assert|Assertions)\s*\.\s*)?(?:assert\w*|fail)\s*\()");
+      // (Kotlin: the body holds its `statements`; a check in a `finally` runs whether or not the try body throws.)
+      const TSNode unit_body = body_of(unit_node_);
+      const bool top_block = ts_node_eq(p, unit_body) || (type(p) == "statements" && ts_node_eq(ts_node_parent(p), unit_body));
+      bool in_finally = false;
+      for (TSNode up = ts_node_parent(n); !ts_node_is_null(up) && !ts_node_eq(up, p) && !in_finally; up = ts_node_parent(up))
+        in_finally = type(up) == "finally_clause";
+      if (block && unit_expects_throw_ && top_block && type(cur) != "statements" && !in_finally) {
+        static const std::regex check_stmt(
+            R"(^\s*(?:(?:org\.junit\.)?(?:Assert|Assertions)\s*\.\s*)?(?:assert(?:Equals|NotEquals|True|False|Null|NotNull|Same|NotSame|ArrayEquals|That|All|InstanceOf|Iterable\w*|Lines\w*|Throws|DoesNotThrow|Contains\w*)?|fail)\s*[(<])");
         bool later_statement = false;
         for (TSNode sib = ts_node_next_named_sibling(cur); !ts_node_is_null(sib) && !later_statement; sib = ts_node_next_named_sibling(sib))
           later_statement = type(sib) != "line_comment" && type(sib) != "block_comment" && type(sib) != "comment" &&
@@ -6979,7 +7140,7 @@ class Analyzer {
         TSNode body = field(p, "body");
         if (!ts_node_is_null(body) && ts_node_eq(body, cur)) {
           const std::string head = strip_spaces(text(p).substr(0, ts_node_start_byte(body) - ts_node_start_byte(p)));
-          for (std::string_view k : {"raises(", "assertRaises(", "assertRaisesRegex("})
+          for (std::string_view k : {"raises(", "assertRaises(", "assertRaisesRegex(", "assertRaisesRegexp("})
             for (auto at = head.find(k); at != std::string::npos; at = head.find(k, at + 1)) {
               const std::string arg = head.substr(at + k.size(), head.find_first_of(",)", at + k.size() + 1) - at - k.size());
               const std::string first = starts_with(arg, "(") ? arg.substr(1) : arg;
