@@ -4,6 +4,7 @@
 // that detects a test or CI run.
 #include <algorithm>
 #include <cctype>
+#include <regex>
 
 #include "integrity/guard_internal.hpp"
 
@@ -74,7 +75,9 @@ std::optional<std::string> shadows(const FileVersions& f) {
   // googletest's test/BUILD.bazel files.)
   // (Also a versioned copy, `googletest-1.13.0/`, `Catch2-3.4.0/`. Its documentation, licence and CI
   // files (README.md, LICENSE, ci/, .github/) build nothing either.)
-  static constexpr std::string_view kCppFrameworks[] = {"gtest", "gmock", "googletest", "googlemock", "catch2", "Catch2", "doctest"};
+  static constexpr std::string_view kCppFrameworks[] = {"gtest",  "gmock",    "googletest", "googlemock", "catch2",    "Catch2", "doctest",
+                                                        "Unity",  "unity",    "cpputest",   "CppUTest",   "cmocka",    "criterion",
+                                                        "munit",  "acutest",  "utest",      "Catch",      "boost_test"};
   const auto framework_dir = [](std::string_view p) {
     for (auto fw : kCppFrameworks)
       if (p == fw || (starts_with(p, fw) && p.size() > fw.size() + 1 && (p[fw.size()] == '-' || p[fw.size()] == '_') &&
@@ -85,6 +88,9 @@ std::optional<std::string> shadows(const FileVersions& f) {
   std::size_t framework = parts.size();
   for (std::size_t i = 0; i + 1 < parts.size() && framework == parts.size(); ++i)
     if (framework_dir(parts[i])) framework = i;
+  // (Boost.Test lives in `boost/test/`: its own tests are in `libs/test/test/`.)
+  for (std::size_t i = 0; i + 2 < parts.size() && framework == parts.size(); ++i)
+    if (parts[i] == "boost" && parts[i + 1] == "test") framework = i + 1;
   const bool own_tests = framework < parts.size() && std::any_of(parts.begin() + static_cast<std::ptrdiff_t>(framework) + 1, parts.end() - 1, [](const auto& p) {
     const std::string l = lower(p);
     return l == "test" || l == "tests" || l == "testing" || l == "samples" || l == "docs" || l == "doc" || l == "examples" || l == "ci" ||
@@ -95,6 +101,34 @@ std::optional<std::string> shadows(const FileVersions& f) {
                      starts_with(lower_base, "license") || starts_with(lower_base, "copying") || starts_with(lower_base, "readme") ||
                      starts_with(lower_base, "contributors") || starts_with(lower_base, "authors") || starts_with(lower_base, "changelog");
   if (framework < parts.size() && prose) return std::nullopt;
+  // The framework's library sources by name, wherever they sit below it (a fused copy under
+  // `examples/`, a `test/src/gtest.cc`): not its own tests (`gtest_unittest.cc`, `*-test.cc`).
+  static const std::regex library_source(
+      R"(^(?:g(?:test|mock)(?:[-_](?:all|main|port|printers|death-test|filepath|matchers|spec-builders|cardinalities|internal-utils|typed-test|test-part|assertion-result|internal|actions|more-actions|function-mocker|more-matchers|nice-strict))*\.(?:cc|h)|catch_amalgamated\.(?:cpp|hpp)|unity(?:_internals)?\.(?:c|h)|doctest\.h)$)");
+  if (framework < parts.size() && own_tests && std::regex_match(std::string(base), library_source))
+    return "the C/C++ test framework's sources changed";
+  // A build file of the framework's own tests that reaches the project's build (`PARENT_SCOPE`,
+  // cached or global compile settings).
+  if (framework < parts.size() && own_tests && (base == "CMakeLists.txt" || ends_with(base, ".cmake")) && f.after) {
+    static const std::regex exported(R"(PARENT_SCOPE|\bCACHE\b|add_compile_definitions\s*\(|add_definitions\s*\(|add_compile_options\s*\(|CMAKE_C(?:XX)?_FLAGS)");
+    if (std::regex_search(*f.after, exported)) return "a build file of the test framework's own tests changes the project's build settings";
+  }
+  // (A Bazel `load(...)` statement added to a build file of the vendored framework loads rules; it builds nothing new.)
+  if (framework < parts.size() && (base == "BUILD" || base == "BUILD.bazel") && f.before && f.after) {
+    auto code_lines = [](const std::string& t) {
+      std::vector<std::string> out;
+      std::size_t p = 0;
+      while (p <= t.size()) {
+        const auto e = t.find('\n', p);
+        const std::string l = trim(std::string_view(t).substr(p, (e == std::string::npos ? t.size() : e) - p));
+        if (!l.empty() && !starts_with(l, "load(")) out.push_back(l);
+        if (e == std::string::npos) break;
+        p = e + 1;
+      }
+      return out;
+    };
+    if (code_lines(*f.before) == code_lines(*f.after)) return std::nullopt;
+  }
   if ((framework < parts.size() && !own_tests) || base == "gtest.h" || base == "catch.hpp" || base == "catch_amalgamated.hpp" ||
       base == "doctest.h" || base == "unity.h")
     return "the C/C++ test framework's sources changed";
