@@ -2253,13 +2253,77 @@ class Analyzer {
       std::vector<std::string> next;
       for (const auto& t : frontier) {
         if (broad(t)) return true;
-        for (const auto& part : split_top(unparen(t), {",", "|"})) {
-          const std::string x = trim(part);
+        const std::string src = s_.src.substr(0, std::size_t{1} << 20);
+        for (const auto& part : split_top(unparen(t), {",", "|", "+"})) {
+          std::string x = trim(part);
+          // Spellings of a type through an expression: a base of a type (`E.__base__`, `E.__mro__[-2]`,
+          // JavaScript's `Object.getPrototypeOf(TypeError)`) is broad; `type(Exception())`,
+          // `tuple(ERRORS)`, `getattr(builtins, 'Exception')`, `globalThis['Error']`, the arms of
+          // `A if c else B` and the members of a list name their types.
+          static const std::regex base_of(R"(\.__(?:base|bases|mro)__\b|^Object\.getPrototypeOf\()");
+          if (std::regex_search(x, base_of)) return true;
+          std::smatch em;
+          if (std::regex_match(x, em, detail::cached_regex(R"re(^(?:type\((\w[\w.]*)\(\)\)|tuple\((\w[\w.]*)\)|getattr\(\s*(?:builtins|__builtins__)\s*,\s*['"](\w+)['"]\s*\)|(?:globalThis|window|global|self)\s*(?:\[\s*['"](\w+)['"]\s*\]|\.(\w+)))$)re"))) {
+            for (int g = 1; g <= 5; ++g)
+              if (em[g].matched) next.push_back(em[g].str());
+            continue;
+          }
+          if (std::regex_match(x, em, detail::cached_regex(R"(^([\s\S]+?)\s+if\s+[\s\S]+?\s+else\s+([\s\S]+)$)"))) {
+            next.push_back(trim(em[1].str()));
+            next.push_back(trim(em[2].str()));
+            continue;
+          }
+          if (x.size() > 2 && ((x.front() == '[' && x.back() == ']') || (x.front() == '(' && x.back() == ')'))) {
+            next.push_back("(" + x.substr(1, x.size() - 2) + ")");
+            continue;
+          }
+          // (`self.error` / `cls.error`: the attribute the class body binds; `errors.Parse`: the member
+          // of an object literal the module binds.)
+          if (std::regex_match(x, em, detail::cached_regex(R"(^(?:self|cls|this)\.(\w+)$)"))) {
+            const std::regex attr = detail::cached_regex("\\n[ \\t]+" + em[1].str() + R"([ \t]*(?::[^=\n]*)?=[ \t]*([\w.]+)[ \t]*(?:#[^\n]*)?(?=\n|$))");
+            for (std::sregex_iterator it(src.begin(), src.end(), attr), end; it != end; ++it) next.push_back((*it)[1].str());
+            continue;
+          }
+          if (is_js(lang_) && std::regex_match(x, em, detail::cached_regex(R"(^([A-Za-z_$][\w$]*)\.([A-Za-z_$][\w$]*)$)"))) {
+            const std::regex member = detail::cached_regex("\\b" + em[1].str() + R"(\s*=\s*\{[^}]*\b)" + em[2].str() + R"(\s*:\s*([\w.$]+))");
+            for (std::sregex_iterator it(src.begin(), src.end(), member), end; it != end; ++it) next.push_back((*it)[1].str());
+            continue;
+          }
           static const std::regex plain(R"(^[A-Za-z_$][\w$]*$)");
           if (!std::regex_match(x, plain)) continue;
-          const std::string src = s_.src.substr(0, std::size_t{1} << 20);
-          const std::regex py = detail::cached_regex("(?:^|\n)" + x + R"([ \t]*(?::[^=\n]*)?=[ \t]*([\w.]+|\([^)\n]*\)|\[[^\]\n]*\])[ \t]*(?:#[^\n]*)?(?=\n|$))");
-          const std::regex js = detail::cached_regex(R"(\b(?:const|let|var)\s+)" + x + R"(\s*(?::[^=]*)?=\s*([\w.$]+)\s*;?)");
+          // Other binding forms: Python's chained (`A = B = Exception`) and unpacking (`A, B = X, Y`)
+          // assignments; JavaScript's later assignment (`let E; E = Error;`) and destructuring
+          // (`const { Error: E } = globalThis`, `const [E] = [Error]`); C++'s `using E = std::exception;`,
+          // `typedef std::exception E;`, `#define E std::exception`; Kotlin's `typealias E = Exception`;
+          // Java's `Class<? extends Throwable> E = Exception.class`.
+          if (contains(src, x)) {
+            std::vector<std::regex> forms;
+            if (lang_ == Lang::python) {
+              forms.push_back(detail::cached_regex("(?:^|\\n)(?:\\w+[ \\t]*=[ \\t]*)*" + x + R"([ \t]*=[ \t]*(?:\w+[ \t]*=[ \t]*)+([\w.]+)[ \t]*(?=\n|$))"));
+              static const std::regex unpack(R"((?:^|\n)([\w \t]*,[\w \t,]*)=([^\n=]+)(?=\n|$))");
+              for (std::sregex_iterator it(src.begin(), src.end(), unpack), end; it != end; ++it) {
+                const auto names = split_top((*it)[1].str(), {","});
+                const auto values = split_top((*it)[2].str(), {","});
+                for (std::size_t i = 0; i < names.size() && i < values.size(); ++i)
+                  if (trim(names[i]) == x) next.push_back(trim(values[i]));
+              }
+            } else if (is_js(lang_)) {
+              forms.push_back(detail::cached_regex("(?:^|\\n)[ \\t]*" + x + R"(\s*=\s*([\w.$]+)\s*;?)"));
+              forms.push_back(detail::cached_regex(R"(\{[^}]*\b([\w$]+)\s*:\s*)" + x + R"(\b[^}]*\}\s*=\s*(?:globalThis|window|global|self)\b)"));
+              forms.push_back(detail::cached_regex(R"(\[\s*)" + x + R"(\s*\]\s*=\s*\[\s*([\w.$]+))"));
+            } else {
+              forms.push_back(detail::cached_regex(R"(\busing\s+)" + x + R"(\s*=\s*([\w:.<>]+)\s*;)"));
+              forms.push_back(detail::cached_regex(R"(\btypedef\s+([\w:.<>]+)\s+)" + x + R"(\s*;)"));
+              forms.push_back(detail::cached_regex(R"(#\s*define\s+)" + x + R"(\s+([\w:.<>]+))"));
+              forms.push_back(detail::cached_regex(R"(\btypealias\s+)" + x + R"(\s*=\s*([\w.<>]+))"));
+              forms.push_back(detail::cached_regex("\\b" + x + R"(\s*=\s*([\w.]+\.class)\s*;)"));
+            }
+            for (const auto& form : forms)
+              for (std::sregex_iterator it(src.begin(), src.end(), form), end; it != end; ++it)
+                if ((*it)[1].str() != x) next.push_back((*it)[1].str());
+          }
+          const std::regex py = detail::cached_regex("(?:^|\n)" + x + R"([ \t]*(?::[^=\n]*)?=[ \t]*([^\n#= \t][^\n#]*?)[ \t]*(?:#[^\n]*)?(?=\n|$))");
+          const std::regex js = detail::cached_regex(R"(\b(?:const|let|var)\s+)" + x + R"(\s*(?::[^=]*)?=\s*([\w.$]+(?:\s*\[\s*['"]\w+['"]\s*\]|\s*\([\w.$]*\))?)\s*;?)");
           const std::regex as = detail::cached_regex(R"(\bimport\s+[^\n]*?\b([\w.]+)\s+as\s+)" + x + R"(\b)");
           // (The regular expressions only where a plain search finds the name bound: a large file
           // names its exception types in every check.)
