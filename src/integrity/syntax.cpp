@@ -6736,8 +6736,8 @@ class Analyzer {
     const std::string hit = m.str();
     const std::string name = std::regex_search(hit, cm, callee) ? cm[1].str() : std::string();
     const std::size_t at = static_cast<std::size_t>(m.position(0)), end = at + hit.size();
-    if (name == "find" || name == "index" || name == "indexOf") {
-      static const std::regex not_found(R"(-\s*1\b|>=\s*0\b|\bis\s+not\s+None\b|!=\s*None\b|toBeGreaterThanOrEqual\s*\(\s*0)");
+    if (name == "find" || name == "index" || name == "indexOf" || name == "Index") {
+      static const std::regex not_found(R"(-\s*1\b|>=\s*0\b|<\s*0\b|\bis\s+not\s+None\b|!=\s*None\b|toBeGreaterThanOrEqual\s*\(\s*0)");
       return !std::regex_search(text, not_found);
     }
     // The collection or string queried.
@@ -6816,15 +6816,24 @@ class Analyzer {
   /// `s.matches("(?s).*")`)? Such a check holds whatever the code returns.
   bool matches_anything(const std::string& text) const {
     static const std::regex empty_part(
-        R"(\b(?:HasSubstr|StartsWith|EndsWith|containsString|startsWith|endsWith|contains_string|starts_with|ends_with|toContain|includes|startswith|endswith|include|contains|Contains|HasPrefix|HasSuffix|assertIn|toStartWith|toEndWith|stringContaining|containing|containsSubstring|index|find|indexOf)\s*\((?:(?:[^()]|\([^()]*\))*,)?\s*[bru]?(?:""|''|``)\s*[,)])"
-        R"(|(?:^|[\s(,\[!])[bru]?(?:""|'')\s+in\s)");
+        // (The empty string also spelled `[]byte("")`, `String.valueOf("")`, `std::string()`, `str()`.)
+        R"(\b(?:HasSubstr|StartsWith|EndsWith|containsString|startsWith|endsWith|contains_string|starts_with|ends_with|toContain|includes|startswith|endswith|include|contains|Contains|HasPrefix|HasSuffix|assertIn|toStartWith|toEndWith|stringContaining|containing|containsSubstring|index|find|indexOf|Index|containsStringIgnoringCase|containsIgnoringCase|containsAnyOf|StrContains|StartsWith|EndsWith|contain|have\.string|startsWithIgnoringCase|endsWithIgnoringCase))"
+        R"(\s*\((?:(?:[^()]|\([^()]*\))*,)?\s*(?:[bru]?(?:""|''|``)|\[\]byte\(\s*""\s*\)|String\.valueOf\(\s*""\s*\)|(?:std::)?string\(\s*(?:"")?\s*\)|str\(\s*\))\s*[,)])"
+        R"(|(?:^|[\s(,\[!])(?:[bru]?(?:""|'')|str\(\s*\))\s+in\s)"
+        // (A tuple of prefixes with an empty one, `startswith(("disk", ""))`; kotest's infix `shouldContain ""`.)
+        R"(|\b(?:startswith|endswith)\s*\(\s*\([^()]*(?:""|'')\s*[,)])"
+        R"(|\b(?:shouldContain|shouldStartWith|shouldEndWith|shouldInclude)\s+"")");
     for (std::sregex_iterator it(text.begin(), text.end(), empty_part), end; it != end; ++it)
       if (!empty_query_of_a_collection(text, *it)) return true;
     // (Pattern checks: the callee and its first literal pattern argument.)
     static const std::regex pattern_call(
-        R"(\b(ContainsRegex|MatchesRegex|toMatch|assertRegex|assertRegexpMatches|assertNotRegex|match|matches|matches_regexp|matchesPattern|matchesRegex|containsPattern|regex|MatchString|search|fullmatch|Match|MatchReader|like|RegExp|compile|MustCompile)\s*\((?:\s*[\w.$]+(?:\([^()]*\))?\s*,)?\s*(?:r|R|rb|br)?(/(?:\\.|[^/\\\n])*/[a-z]*|"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'))");
+        R"(\b(ContainsRegex|MatchesRegex|toMatch|assertRegex|assertRegexpMatches|assertNotRegex|match|matches|matches_regexp|matchesPattern|matchesRegex|containsPattern|regex|MatchString|search|fullmatch|Match|MatchReader|like|RegExp|compile|MustCompile|Regex::new|stringMatching|shouldMatch)\s*[\s(](?:\s*[\w.$]+(?:\([^()]*\))?\s*,)?\s*(?:r|R|rb|br)?(/(?:\\.|[^/\\\n])*/[a-z]*|"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'|`[^`]*`))"
+        // (A regex literal tested directly: `/.*/.test(s)`.)
+        R"(|()(/(?:\\.|[^/\\\n*])(?:\\.|[^/\\\n])*/[a-z]*)\s*\.\s*test\s*\()");
     for (std::sregex_iterator it(text.begin(), text.end(), pattern_call), end; it != end; ++it) {
-      const std::string name = (*it)[1].str(), lit = (*it)[2].str();
+      const bool tested = (*it)[4].matched;  // (`/.*/.test(s)`)
+      const std::string name = tested ? std::string("test") : (*it)[1].str(), lit = tested ? (*it)[4].str() : (*it)[2].str();
+      const std::size_t lit_at = static_cast<std::size_t>(it->position(tested ? 4 : 2));
       // (`match`, `search`, `fullmatch` are patterns when a regular-expression module
       // calls them (`re.search(...)`) or given a regex literal (`s.match(/x/)`); `index.search('')`,
       // `router.match('')` are calls of the code with an empty argument.)
@@ -6837,7 +6846,7 @@ class Analyzer {
       // (A compiled pattern is used as the rest of the text says: `.matches()`/`fullmatch` whole.)
       const bool compiled = name == "RegExp" || name == "compile" || name == "MustCompile";
       const bool full = name == "MatchesRegex" || name == "matches" || name == "fullmatch" || name == "matchesPattern" ||
-                        name == "matchesRegex" || name == "matches_regexp" ||
+                        name == "matchesRegex" || name == "matches_regexp" || name == "shouldMatch" ||
                         (compiled && (contains(text, ".matches(") || contains(text, "fullmatch")));
       std::string pattern;
       bool dotall = false;
@@ -6847,12 +6856,16 @@ class Analyzer {
         dotall = contains(lit.substr(close + 1), "s");
       } else {
         // (A raw string keeps its backslashes; a plain one with simple escapes is read.)
-        const std::string prefix = text.substr(static_cast<std::size_t>(it->position(2)) >= 2 ? static_cast<std::size_t>(it->position(2)) - 2 : 0,
-                                               std::min<std::size_t>(2, static_cast<std::size_t>(it->position(2))));
+        const std::string prefix = text.substr(lit_at >= 2 ? lit_at - 2 : 0, std::min<std::size_t>(2, lit_at));
         if (contains(prefix, "r") || contains(prefix, "R")) pattern = lit.substr(1, lit.size() - 2);
         else if (auto v = plain_string_literal(lit)) pattern = *v;
         else pattern = lit.substr(1, lit.size() - 2);
       }
+      // (A flag argument that takes newlines: `re.DOTALL`, `re.S`, `Pattern.DOTALL`.)
+      if (std::regex_search(text, detail::cached_regex(R"(\b(?:re\.(?:DOTALL|S)|Pattern\.DOTALL)\b)"))) dotall = true;
+      // (A whole-text match of `.*` holds for every text of one line, what a rendered value is: a
+      // check it keeps says nothing of the value.)
+      if (full && (pattern == ".*" || pattern == "^.*$" || pattern == "(.*)" || pattern == "^(.*)$")) return true;
       if (universal_pattern(pattern, full, dotall)) return true;
     }
     return false;
