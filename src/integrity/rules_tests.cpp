@@ -928,13 +928,28 @@ bool seeds_expected(const TestUnit& bt, const std::optional<std::string>& before
 
 /// The new name keeps the old one's last part (`NodeTest.EmitEmptyNode` -> `EmitterTest.EmitEmptyNode`,
 /// `SetVerbatimTag` -> `EmitSetVerbatimTag`: prefixed at a word boundary).
+/// Also extended at a word boundary after it (`SetVerbatimTag` -> `SetVerbatimTagEmitsTag`), and
+/// lowerCamel names read with their first letter raised (`setVerbatimTag` -> `emitsSetVerbatimTag`).
 bool keeps_name(const std::string& before, const std::string& after) {
-  const std::string b = test_tail(before), a = test_tail(after);
+  std::string b = test_tail(before), a = test_tail(after);
   if (b.size() < 4 || b.find(' ') != std::string::npos) return false;
   if (a == b) return true;
-  if (!ends_with(a, b)) return false;
-  const char first = b.front(), prev = a[a.size() - b.size() - 1];
-  return std::isupper(static_cast<unsigned char>(first)) || prev == '_';
+  const auto raise = [](std::string& x) { x[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(x[0]))); };
+  if (std::islower(static_cast<unsigned char>(b[0])) && !a.empty() && std::islower(static_cast<unsigned char>(a[0])) &&
+      b.find('_') == std::string::npos) {
+    raise(b);
+    raise(a);
+  }
+  if (a.size() <= b.size()) return false;
+  if (ends_with(a, b)) {
+    const char first = b.front(), prev = a[a.size() - b.size() - 1];
+    return std::isupper(static_cast<unsigned char>(first)) || prev == '_';
+  }
+  if (starts_with(a, b)) {
+    const char next = a[b.size()];
+    return std::isupper(static_cast<unsigned char>(next)) || next == '_';
+  }
+  return false;
 }
 
 /// Two checks' operands end in a call of the same name, on whatever receiver (`emitter.c_str()` ->
