@@ -452,6 +452,14 @@ bool called_elsewhere(const std::string& text, const std::string& name, int skip
   return found;
 }
 
+/// A Python line's indentation (-1 for a line of blanks).
+int py_indent(const std::string& l) { return static_cast<int>(l.find_first_not_of(" \t")); }
+/// A Python line with nothing but blanks or a comment.
+bool py_blank(const std::string& l) {
+  const auto p = l.find_first_not_of(" \t");
+  return p == std::string::npos || l[p] == '#';
+}
+
 /// Python: a `def name` / `name = ...` at `line` nested in a function or class body shadows the
 /// imported `name` only inside that scope. In a class body it binds an attribute (the tests reach
 /// it through self), never the module name; in a function it matters only when the function calls
@@ -462,17 +470,12 @@ bool python_local_binding_harmless(const std::string& text, int line, const std:
   std::vector<std::string> lines;
   for_each_capped_line(text, [&](int, const std::string& l) { lines.push_back(l); });
   if (line < 1 || line > static_cast<int>(lines.size())) return false;
-  auto indent = [](const std::string& l) { return static_cast<int>(l.find_first_not_of(" \t")); };
-  auto blank = [](const std::string& l) {
-    const auto p = l.find_first_not_of(" \t");
-    return p == std::string::npos || l[p] == '#';
-  };
-  const int own = indent(lines[static_cast<std::size_t>(line - 1)]);
+  const int own = py_indent(lines[static_cast<std::size_t>(line - 1)]);
   if (own <= 0) return false;  // module level: the name is rebound for the whole file
   int header = -1;
   for (int i = line - 2; i >= 0; --i) {
     const std::string& l = lines[static_cast<std::size_t>(i)];
-    if (blank(l) || indent(l) >= own) continue;
+    if (py_blank(l) || py_indent(l) >= own) continue;
     const std::string h = trim(l);
     if (starts_with(h, "def ") || starts_with(h, "async def ") || starts_with(h, "class ")) header = i;
     break;  // an `if`/`with`/`try` block: treated as module level unless a def/class encloses it
@@ -480,7 +483,7 @@ bool python_local_binding_harmless(const std::string& text, int line, const std:
   if (header < 0) return false;
   const std::string head = trim(lines[static_cast<std::size_t>(header)]);
   if (starts_with(head, "class ")) return true;
-  const int hi = indent(lines[static_cast<std::size_t>(header)]);
+  const int hi = py_indent(lines[static_cast<std::size_t>(header)]);
   const std::regex bare = detail::cached_regex("(^|[^\\w.])" + name + "\\s*\\(");
   const std::regex qualified = detail::cached_regex("\\b([A-Za-z_][\\w.]*)\\." + name + "\\s*\\(");
   // Other local names of the same function (`from calc import add as real_add`).
@@ -490,7 +493,7 @@ bool python_local_binding_harmless(const std::string& text, int line, const std:
   bool calls_bare = false, calls_real = false;
   for (std::size_t i = static_cast<std::size_t>(header) + 1; i < lines.size(); ++i) {
     const std::string& l = lines[i];
-    if (!blank(l) && indent(l) <= hi) break;
+    if (!py_blank(l) && py_indent(l) <= hi) break;
     if (static_cast<int>(i) + 1 == line) continue;
     const std::string c = l.substr(0, kRegexLineChars);
     if (std::regex_search(c, bare) && !contains(c, "def " + name)) calls_bare = true;
@@ -519,11 +522,6 @@ bool python_spy_forwards(const std::string& text, int line, const std::string& f
   std::vector<std::string> lines;
   for_each_capped_line(text, [&](int, const std::string& l) { lines.push_back(l); });
   if (line < 1 || line > static_cast<int>(lines.size())) return false;
-  auto indent = [](const std::string& l) { return static_cast<int>(l.find_first_not_of(" \t")); };
-  auto blank = [](const std::string& l) {
-    const auto p = l.find_first_not_of(" \t");
-    return p == std::string::npos || l[p] == '#';
-  };
   // The mocking call's target and value (the statement may span lines).
   std::string call;
   for (std::size_t i = static_cast<std::size_t>(line - 1); i < lines.size() && call.size() < kRegexLineChars; ++i) {
@@ -562,17 +560,17 @@ bool python_spy_forwards(const std::string& text, int line, const std::string& f
   if (!ends_with(strip_spaces(full), "." + attr) && strip_spaces(full) != attr) return false;
   static const std::regex ident(R"(^[A-Za-z_]\w*$)");
   if (!std::regex_match(spy, ident)) return false;
-  const int own = indent(lines[static_cast<std::size_t>(line - 1)]);
+  const int own = py_indent(lines[static_cast<std::size_t>(line - 1)]);
   // The scope: the function the patch sits in (its header's line and end), or the module.
   int scope_begin = 0, scope_end = static_cast<int>(lines.size());
   for (int i = line - 2; i >= 0 && own > 0; --i) {
     const std::string& l = lines[static_cast<std::size_t>(i)];
-    if (blank(l) || indent(l) >= own) continue;
+    if (py_blank(l) || py_indent(l) >= own) continue;
     const std::string h = trim(l);
     if (starts_with(h, "def ") || starts_with(h, "async def ")) {
       scope_begin = i;
       for (int j = i + 1; j < static_cast<int>(lines.size()); ++j)
-        if (!blank(lines[static_cast<std::size_t>(j)]) && indent(lines[static_cast<std::size_t>(j)]) <= indent(l)) {
+        if (!py_blank(lines[static_cast<std::size_t>(j)]) && py_indent(lines[static_cast<std::size_t>(j)]) <= py_indent(l)) {
           scope_end = j;
           break;
         }
@@ -612,7 +610,7 @@ bool python_spy_forwards(const std::string& text, int line, const std::string& f
     if (pass == 0 && scope_begin == 0 && own == 0) continue;
     for (int i = from; i < to && i < static_cast<int>(lines.size()); ++i) {
       const std::string& l = lines[static_cast<std::size_t>(i)];
-      if (pass == 1 && indent(l) != 0) continue;
+      if (pass == 1 && py_indent(l) != 0) continue;
       std::smatch a;
       const std::string lc = l.substr(0, kRegexLineChars);
       if (pass == 1 && i + 1 >= line) break;
@@ -628,16 +626,16 @@ bool python_spy_forwards(const std::string& text, int line, const std::string& f
   int def = -1;
   for (int i = line - 2; i > scope_begin || (i >= 0 && scope_begin == 0 && own == 0); --i) {
     const std::string& l = lines[static_cast<std::size_t>(i)];
-    if (blank(l)) continue;
-    if (indent(l) < own) break;
-    if (indent(l) == own && std::regex_search(l, detail::cached_regex("^\\s*def\\s+" + spy + "\\s*\\("))) {
+    if (py_blank(l)) continue;
+    if (py_indent(l) < own) break;
+    if (py_indent(l) == own && std::regex_search(l, detail::cached_regex("^\\s*def\\s+" + spy + "\\s*\\("))) {
       def = i;
       break;
     }
   }
   if (def < 0) return false;
   for (int i = def - 1; i >= 0; --i) {
-    if (blank(lines[static_cast<std::size_t>(i)])) continue;
+    if (py_blank(lines[static_cast<std::size_t>(i)])) continue;
     if (starts_with(trim(lines[static_cast<std::size_t>(i)]), "@")) return false;
     break;
   }
@@ -665,9 +663,9 @@ bool python_spy_forwards(const std::string& text, int line, const std::string& f
   int body_indent = -1;
   for (std::size_t i = static_cast<std::size_t>(body_from); i < lines.size(); ++i) {
     const std::string& l = lines[i];
-    if (blank(l)) continue;
-    if (indent(l) <= own) break;
-    if (body_indent < 0) body_indent = indent(l);
+    if (py_blank(l)) continue;
+    if (py_indent(l) <= own) break;
+    if (body_indent < 0) body_indent = py_indent(l);
     body.push_back(l);
   }
   if (body.empty()) return false;
@@ -701,7 +699,7 @@ bool python_spy_forwards(const std::string& text, int line, const std::string& f
     // (`nonlocal calls` / `global` to count calls in the test's own names is fine.)
     static const std::regex banned(R"(^(?:try|except|finally|with|async\s+with|yield|raise|del)\b|\b(?:setattr|delattr|vars|exec|eval|__dict__|__class__|object\.__setattr__)\b)");
     if (std::regex_search(t, banned)) return false;
-    if (std::smatch hm; indent(l) == body_indent && std::regex_match(t, hm, detail::cached_regex(R"(^([A-Za-z_]\w*)\s*=\s*(.+)$)")) &&
+    if (std::smatch hm; py_indent(l) == body_indent && std::regex_match(t, hm, detail::cached_regex(R"(^([A-Za-z_]\w*)\s*=\s*(.+)$)")) &&
                         forwards(hm[2].str())) {
       held = hm[1].str();
       continue;
@@ -713,7 +711,7 @@ bool python_spy_forwards(const std::string& text, int line, const std::string& f
       if (!forwards(r) && (held.empty() || r != held)) return false;
       continue;
     }
-    if (indent(l) == body_indent && forward_statement) {
+    if (py_indent(l) == body_indent && forward_statement) {
       top_call = true;
       continue;
     }
