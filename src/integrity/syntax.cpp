@@ -5248,7 +5248,30 @@ class Analyzer {
     TSNode value = fn;
     TSNode up = parent_of(fn);
     if (ts_node_is_null(up)) return true;
-    if (type(up) == "decorated_definition") return true;  // (`@app.route('/')`: its decorator registers it)
+    // (`@app.route('/')`, `@signal.connect`: its decorator registers it; not one that only wraps it,
+    // `@functools.lru_cache`, `@staticmethod`, `@pytest.fixture`: then its name must be called.)
+    if (type(up) == "decorated_definition") {
+      static const std::regex wrapping(R"(^@\s*(?:functools\.)?(?:lru_cache|cache|cached_property|wraps|total_ordering)\b|^@\s*(?:staticmethod|classmethod|property|pytest\.fixture|fixture|contextlib\.contextmanager|contextmanager|asynccontextmanager)\b)");
+      bool registers = false;
+      for (uint32_t i = 0; i < ts_node_named_child_count(up); ++i) {
+        const TSNode d = ts_node_named_child(up, i);
+        if (type(d) == "decorator" && !std::regex_search(trim(text(d)), wrapping)) registers = true;
+      }
+      if (registers) return true;
+    }
+    // (A method or attribute of a class the test defines, `class Fake: write = lambda self, v: ...`:
+    // what the class is handed to calls it.)
+    for (TSNode c = up; !ts_node_is_null(c) && !ts_node_eq(c, unit_node_); c = ts_node_parent(c)) {
+      const std::string_view ct = type(c);
+      if (ct == "assignment" || ct == "expression_statement" || ct == "variable_declarator" || ct == "lexical_declaration" ||
+          ct == "field_definition" || ct == "public_field_definition" || ct == "field_declaration" || ct == "init_declarator")
+        continue;
+      const TSNode cp = ts_node_parent(c);
+      if (ct == "class_body" || ct == "field_declaration_list" || ct == "declaration_list" ||
+          (ct == "block" && !ts_node_is_null(cp) && type(cp) == "class_definition") || ct == "class_definition")
+        return true;
+      break;
+    }
     // A method shorthand of an object literal: the object is the value (`const checks = { run() {...} }`).
     if (ft == "method_definition") {
       if (type(up) != "object") return true;
@@ -5271,6 +5294,8 @@ class Analyzer {
     const bool declaration = ft == "function_definition" || ft == "function_declaration" || ft == "generator_function_declaration";
     if (declaration && ts_node_eq(value, fn)) {
       name_node = field(fn, "name");
+    } else if (ut == "init_declarator" && !cpp_plain_holder(up)) {
+      return true;  // (`absl::Cleanup verify = [&] {...};`: handed to the object's constructor)
     } else if (ut == "variable_declarator" || ut == "assignment" || ut == "init_declarator" || ut == "let_declaration") {
       name_node = field(up, ut == "variable_declarator" ? "name" : ut == "assignment" ? "left" : ut == "init_declarator" ? "declarator" : "pattern");
       if (!ts_node_is_null(name_node) && ut != "variable_declarator" && !ts_node_eq(field(up, ut == "assignment" ? "right" : "value"), value)) return true;
@@ -5293,7 +5318,8 @@ class Analyzer {
       if (ts_node_start_byte(x) >= vb && ts_node_end_byte(x) <= ve) return;  // (the definition itself)
       if (ts_node_eq(x, name_node)) return;
       const std::string_view xt = type(x);
-      if (xt == "comment" || xt == "line_comment" || xt == "block_comment" || xt == "string" || xt == "template_string") return;
+      // (Strings are read: an f-string's or a template's substitutions are code; plain text holds no identifiers.)
+      if (xt == "comment" || xt == "line_comment" || xt == "block_comment") return;
       if ((xt == "identifier" || xt == "property_identifier" || xt == "field_identifier" || xt == "shorthand_property_identifier") &&
           text(x) == name) {
         TSNode p = ts_node_parent(x);
@@ -5301,7 +5327,7 @@ class Analyzer {
         TSNode gp = ts_node_is_null(p) ? TSNode{} : ts_node_parent(p);
         const bool discarded =
             pt == "delete_statement" ||                                                         // Python `del f`
-            (pt == "return_statement" && unit_is_test_) ||                                      // a test's return value is dropped
+            (pt == "return_statement" && unit_is_test_ && returns_from_unit(p)) ||              // a test's return value is dropped
             (pt == "cast_expression" && contains(text(p).substr(0, 8), "void")) ||              // C++ `(void)f`
             (pt == "expression_list" && !ts_node_is_null(gp) && type(gp) == "assignment_statement" &&
              strip_spaces(text(field(gp, "left"))) == "_") ||                                   // Go `_ = f`
@@ -5336,6 +5362,36 @@ class Analyzer {
     };
     find(field(fn, "body"), 0);
     return found;
+  }
+
+  /// Is the `return` statement `r` the unit's own (not a nested function's)?
+  bool returns_from_unit(TSNode r) const {
+    auto function_like = [&](TSNode c) {
+      const std::string_view ct = type(c);
+      return ct == "function_definition" || ct == "function_declaration" || ct == "arrow_function" || ct == "function_expression" ||
+             ct == "function" || ct == "lambda" || ct == "func_literal" || ct == "method_definition" || ct == "lambda_expression" ||
+             ct == "closure_expression";
+    };
+    bool seen = false;  // (one function between the return and the unit: the unit's own callback)
+    for (TSNode c = ts_node_parent(r); !ts_node_is_null(c); c = ts_node_parent(c)) {
+      if (ts_node_eq(c, unit_node_)) return !seen || !function_like(unit_node_);
+      if (function_like(c)) {
+        if (seen) return false;
+        seen = true;
+      }
+    }
+    return false;
+  }
+
+  /// C++: does the declaration `decl` (an init_declarator's) only hold the lambda (`auto f = ...`,
+  /// `std::function<void()> f = ...`), rather than hand it to an object that runs it?
+  bool cpp_plain_holder(TSNode init_declarator) const {
+    const TSNode decl = ts_node_parent(init_declarator);
+    if (ts_node_is_null(decl)) return true;
+    const TSNode ty = field(decl, "type");
+    if (ts_node_is_null(ty)) return true;
+    const std::string t = strip_spaces(text(ty));
+    return t == "auto" || t == "constauto" || contains(t, "function<") || contains(t, "function_ref<");
   }
 
   static bool block_type(std::string_view t) {
@@ -5498,6 +5554,11 @@ class Analyzer {
       for (uint32_t i = ts_node_named_child_count(clause); ts_node_is_null(b) && i-- > 0;)
         if (block_type(type(ts_node_named_child(clause, i)))) b = ts_node_named_child(clause, i);
       if (ts_node_is_null(b)) return false;
+      // (A handler that fails the test first, `ADD_FAILURE() << ...; return;`, or one for an
+      // interruption, `catch (InterruptedException e) { ...interrupt(); return; }`, skips nothing.)
+      if (branch_fails(b) || std::regex_search(text(b).substr(0, kRegexLineChars), detail::cached_regex(R"(\b(?:ADD_FAILURE|FAIL|fail|Fail|Fatal|Fatalf|Errorf|Error)\s*\()")) ||
+          contains(text(clause).substr(0, kConditionChars), "InterruptedException"))
+        return false;
       for (uint32_t i = 0; i < ts_node_named_child_count(b); ++i)
         if (exit_stmt(ts_node_named_child(b, i), true)) return true;
       return false;
@@ -5525,10 +5586,14 @@ class Analyzer {
     if (ts_node_is_null(sw)) return std::nullopt;
     const TSNode subject = field(sw, "value");
     static const std::regex literal(R"(^(?:-?\d+(?:\.\d+)?|"[^"\\]*"|'[^'\\]*'|true|false|null|nil)$)");
+    auto same_quotes = [](std::string x) {  // ('sum' and "sum" are one string)
+      if (x.size() >= 2 && x.front() == '\'' && x.back() == '\'') x = "\"" + x.substr(1, x.size() - 2) + "\"";
+      return x;
+    };
     auto never = [&](const std::string& v) {
-      const std::string c = compact_condition(v);
+      const std::string c = same_quotes(compact_condition(v));
       if (ts_node_is_null(subject)) return const_false(c);  // (Go's tagless `switch {`)
-      const std::string sv = compact_condition(text(subject));
+      const std::string sv = same_quotes(compact_condition(text(subject)));
       return std::regex_match(sv, literal) && std::regex_match(c, literal) && sv != c;
     };
     for (const auto& v : split_top(text(value), {","}))
@@ -5564,8 +5629,23 @@ class Analyzer {
     }
     const std::string name = strip_spaces(text(callee));
     if (name != "setTimeout" && name != "setInterval" && name != "setImmediate") return std::nullopt;
-    static const std::regex waits(R"(\b(?:done|resolve|await|Promise|[Tt]imers?|tick|clock|callback|cb|next|end)\b)");
-    if (std::regex_search(text(unit_node_).substr(0, kRegexLineChars * 8), waits)) return std::nullopt;
+    // Not when the test may wait for it: a callback parameter (`done`, `t.end`, any name), a plan
+    // of its checks, a returned or awaited promise; nor when the file drives fake timers.
+    const std::string unit = text(unit_node_).substr(0, kRegexLineChars * 8);
+    static const std::regex waits(R"(\b(?:done|resolve|await|Promise|then|return|plan|end|[Tt]imers?|[Tt]icks?|tick|clock|callback|cb|next|finish|complete)\b)");
+    if (std::regex_search(unit, waits)) return std::nullopt;
+    static const std::regex fake(R"(useFakeTimers|advanceTimers|runAllTimers|runOnlyPendingTimers|runAllTicks|fakeTimers|FakeTimers|\.tick\s*\()");
+    if (std::regex_search(s_.src.substr(0, std::size_t{1} << 20), fake)) return std::nullopt;
+    // (The test's own function takes no parameter: no callback to end it.)
+    for (TSNode c = ts_node_parent(fn); !ts_node_is_null(c); c = ts_node_parent(c)) {
+      const std::string_view ct = type(c);
+      if (ct == "arrow_function" || ct == "function_expression" || ct == "function" || ct == "function_declaration") {
+        const TSNode ps = field(c, "parameters");
+        const TSNode p1 = field(c, "parameter");
+        if (!ts_node_is_null(p1) || (!ts_node_is_null(ps) && ts_node_named_child_count(ps) > 0)) return std::nullopt;
+      }
+      if (ts_node_eq(c, unit_node_)) break;
+    }
     return "in a timer callback the test does not wait for (line " + std::to_string(line(call)) + ")";
   }
 
@@ -6730,14 +6810,14 @@ class Analyzer {
   /// collection, not a substring check: membership of `""` in a list (`"" in parse_csv("a,,b")`,
   /// `expect(split(s)).toContain('')`, `fields.contains("")`, `slices.Contains(xs, "")`), or a
   /// position lookup (`find('')`, `indexOf('')`) not compared with "not found" (-1)?
-  static bool empty_query_of_a_collection(const std::string& text, const std::smatch& m) {
+  bool empty_query_of_a_collection(const std::string& text, const std::smatch& m) const {
     static const std::regex callee(R"(^(\w+)\s*\()");
     std::smatch cm;
     const std::string hit = m.str();
     const std::string name = std::regex_search(hit, cm, callee) ? cm[1].str() : std::string();
     const std::size_t at = static_cast<std::size_t>(m.position(0)), end = at + hit.size();
     if (name == "find" || name == "index" || name == "indexOf" || name == "Index") {
-      static const std::regex not_found(R"(-\s*1\b|>=\s*0\b|<\s*0\b|\bis\s+not\s+None\b|!=\s*None\b|toBeGreaterThanOrEqual\s*\(\s*0)");
+      static const std::regex not_found(R"(-\s*1\b|>=\s*0\b|<\s*0\b|\bnpos\b|\bis\s+not\s+None\b|!=\s*None\b|toBeGreaterThanOrEqual\s*\(\s*0)");
       return !std::regex_search(text, not_found);
     }
     // The collection or string queried.
@@ -6786,9 +6866,24 @@ class Analyzer {
   /// Does the expression read as a collection (a list, array, set, the fields of a split), not a
   /// string: a literal, a constructor or a call or name whose words say so (`split(...)`,
   /// `parse_csv(...)`, `keys()`, `fields`, `names`)? Unknown values read as strings.
-  static bool collection_like(const std::string& expr) {
+  bool collection_like(const std::string& expr) const {
     const std::string x = strip_spaces(expr);
     if (x.empty()) return false;
+    // (What the last call of a chain makes decides: `Object.keys(o).join(',')` is a string,
+    // `"a,b".split(',')` a list.)
+    static const std::regex last_call(R"(\.?([A-Za-z_$][\w$]*)\((?:[^()]|\([^()]*\))*\)$)");
+    std::smatch lc;
+    const bool ends_in_call = std::regex_search(x, lc, last_call);
+    static const std::regex string_maker(R"(^(?:join|format|toString|to_string|lower|upper|strip|trim|decode|repr|str|String|render|dumps|stringify|getvalue|read|text)$)");
+    if (ends_in_call && std::regex_match(lc[1].str(), string_maker)) return false;
+    // (A name, not a call: a collection only where the code binds it to one, `rows = [...]`,
+    // `fields = line.split(',')`; `csv_line`, `user.names` may be strings.)
+    static const std::regex plain_name(R"(^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$)");
+    if (std::regex_match(x, plain_name)) {
+      const std::string last = x.substr(x.rfind('.') == std::string::npos ? 0 : x.rfind('.') + 1);
+      const std::regex bound = detail::cached_regex("\\b" + last + R"(\s*(?::[^=\n]*)?=\s*(?:\[|list\(|tuple\(|set\(|sorted\(|\{\s*\}|new\s+(?:Set|Array|ArrayList)|Arrays\.asList|List\.of|[\w.$]*\.split\(|[\w.$]*\.(?:keys|values|items|entries|splitlines|readlines)\(|Object\.(?:keys|values|entries)\())");
+      return std::regex_search(s_.src.substr(0, std::size_t{1} << 20), bound);
+    }
     if (x.front() == '[' || starts_with(x, "set(") || starts_with(x, "list(") || starts_with(x, "tuple(") || starts_with(x, "sorted(") ||
         starts_with(x, "frozenset(") || starts_with(x, "newSet") || starts_with(x, "Arrays.asList(") || starts_with(x, "List.of(") ||
         starts_with(x, "Set.of(") || starts_with(x, "Array.from(") || starts_with(x, "Object.keys(") || starts_with(x, "Object.values("))
@@ -7048,7 +7143,9 @@ class Analyzer {
         const std::string at = ts_node_is_null(attr) || type(attr) != "attribute_item" ? std::string() : text(attr);
         if (std::regex_match(at, cm, cfg)) {
           const std::string c = strip_spaces(cm[1].str());
-          if (c == "any()" || c == "not(all())") mark_dead("under `" + quote(at) + "`, a configuration never set (line " + std::to_string(line(attr)) + ")");
+          if (c == "all()" || c == "not(any())") {
+            // (Always set.)
+          } else if (c == "any()" || c == "not(all())") mark_dead("under `" + quote(at) + "`, a configuration never set (line " + std::to_string(line(attr)) + ")");
           else if (platform_condition(c)) a.optional = true;
           else a.guards.push_back("if cfg(" + c + ")");
         }
@@ -7151,10 +7248,19 @@ class Analyzer {
         if (!ts_node_is_null(cond) && !ts_node_eq(cond, cur)) {
           const bool else_branch = !ts_node_is_null(alt) && ts_node_eq(alt, cur);
           const bool negated = pt == "preproc_ifdef" && starts_with(trim(text(p)), "#ifndef");
-          const std::string c = pt == "preproc_ifdef" ? std::string(negated ? "!" : "") + "defined(" + text(cond) + ")" : text(cond);
-          if (else_branch ? const_true(c) : const_false(c))
-            mark_dead("in a preprocessor branch never compiled (`" + quote(c) + "`, line " + std::to_string(line(p)) + ")");
-          else if (!(else_branch ? const_false(c) : const_true(c))) {
+          std::string c = pt == "preproc_ifdef" ? std::string(negated ? "!" : "") + "defined(" + text(cond) + ")" : text(cond);
+          // (`#ifdef X` of a macro the file defines is compiled; `#ifndef X` of one it never defines
+          // is the default build.)
+          if (pt == "preproc_ifdef") {
+            const bool defined_here = std::regex_search(s_.src.substr(0, std::size_t{1} << 20),
+                                                        detail::cached_regex("#\\s*define\\s+" + text(cond) + "\\b"));
+            if (defined_here || negated) c = defined_here == !negated ? "1" : "0";
+          }
+          const bool alternative = !ts_node_is_null(alt);  // (`#if 0` ... `#else` ...: one of two spellings kept)
+          if (else_branch ? const_true(c) : const_false(c)) {
+            if (alternative) a.trivial = true;
+            else mark_dead("in a preprocessor branch never compiled (`" + quote(c) + "`, line " + std::to_string(line(p)) + ")");
+          } else if (!(else_branch ? const_false(c) : const_true(c))) {
             if (platform_condition(c)) a.optional = true;
             else a.guards.push_back(std::string(else_branch ? "else #if " : "#if ") + compact_condition(c));
           }
@@ -7167,13 +7273,16 @@ class Analyzer {
         if (!ts_node_is_null(fn) && type(fn) != "func_literal") {
           const std::string unit = text(unit_node_);
           const std::size_t after = std::min<std::size_t>(unit.size(), ts_node_end_byte(p) - ts_node_start_byte(unit_node_));
-          static const std::regex waits(R"(\.\s*Wait\s*\(|<-|\bCleanup\s*\(|\bEventually\b)");
+          static const std::regex waits(R"(\.\s*Wait\s*\(|<-|\brange\b|\bCleanup\s*\(|\bEventually\b|\bselect\b)");
           static const std::regex deferred(R"(\bdefer\s+[\w.]*\.\s*Wait\s*\(|\bCleanup\s*\([^)]*\bWait\b)");
           std::string rest = unit.substr(after, kRegexLineChars * 8);
           bool waited = std::regex_search(rest, waits) || std::regex_search(unit.substr(0, kRegexLineChars * 8), deferred);
           for (const auto& [name, def] : defs_.functions)  // (a function of the file called after it may wait)
             if (!waited && contains(rest, name + "(") && std::regex_search(text(def), waits)) waited = true;
-          if (!waited) mark_dead("in a goroutine the test does not wait for (line " + std::to_string(line(p)) + ")");
+          // (Calls after it may synchronize with it, a client talking to the server it runs: only a
+          // goroutine nothing follows is surely left behind.)
+          if (!waited && rest.find('(') == std::string::npos)
+            mark_dead("in a goroutine the test does not wait for (line " + std::to_string(line(p)) + ")");
         }
       } else if (pt == "list_comprehension" || pt == "set_comprehension" || pt == "dictionary_comprehension" || pt == "generator_expression") {
         // `[check() for _ in []]`; a generator expression never consumed runs nothing.
