@@ -1806,7 +1806,25 @@ class Analyzer {
   /// `std::bitset` of other digits, an item of an empty container. Go: `log.Panic*`, a malformed
   /// `regexp.MustCompile`. Rust: parsing a literal that is no number, `assert!(false)`.
   bool throws_by_its_text(TSNode y) const {
-    const std::string x = strip_spaces(text(y).substr(0, 400));
+    // (Words one of the forms below must hold, tried before any pattern: a test file of thousands
+    // of calls reads each of them here.)
+    static constexpr std::string_view kPython[] = {".index(", "[]", "{}", "()", "None", "divmod", "fmod", "operator.", "fromhex", "strptime"};
+    static constexpr std::string_view kJvm[] = {"decode(", "new", "Math.", "Optional.", "List.of()", "Collections.empty", "Arrays.asList()"};
+    static constexpr std::string_view kJs[] = {"undefined", "null(", "void", "Array(", ".repeat(", "0n", "BigInt(", "decodeURI", "RegExp("};
+    static constexpr std::string_view kCpp[] = {"bitset<", ".at(", ".front()", ".back()"};
+    static constexpr std::string_view kGo[] = {"log.Panic", "MustCompile"};
+    static constexpr std::string_view kRust[] = {"parse::<", "Err", "None", "assert!"};
+    const std::string raw = text(y).substr(0, 400);
+    const auto holds = [&](const auto& words) { return std::any_of(std::begin(words), std::end(words), [&](std::string_view w) { return contains(raw, w); }); };
+    const bool worth = lang_ == Lang::python ? holds(kPython)
+                       : (lang_ == Lang::java || lang_ == Lang::kotlin) ? holds(kJvm)
+                       : is_js(lang_) ? holds(kJs)
+                       : lang_ == Lang::cpp ? holds(kCpp)
+                       : lang_ == Lang::go ? holds(kGo)
+                       : lang_ == Lang::rust ? holds(kRust)
+                                              : false;
+    if (!worth) return false;
+    const std::string x = strip_spaces(raw);
     const auto rx = [](const char* p) { return detail::cached_regex(p); };
     std::smatch m;
     const auto bad_pattern = [](const std::string& p) {
@@ -2298,9 +2316,15 @@ class Analyzer {
           // Java's `Class<? extends Throwable> E = Exception.class`.
           if (contains(src, x)) {
             std::vector<std::regex> forms;
+            // (Each form only where a plain search finds its words: the file is searched once per form.)
+            const auto has = [&](std::initializer_list<std::string> words) {
+              return std::any_of(words.begin(), words.end(), [&](const std::string& w) { return contains(src, w); });
+            };
             if (lang_ == Lang::python) {
-              forms.push_back(detail::cached_regex("(?:^|\\n)(?:\\w+[ \\t]*=[ \\t]*)*" + x + R"([ \t]*=[ \t]*(?:\w+[ \t]*=[ \t]*)+([\w.]+)[ \t]*(?=\n|$))"));
+              if (has({x + " = ", x + "="}) && has({"= " + x + " =", x + " = " + "", "=" + x + "="}))
+                forms.push_back(detail::cached_regex("(?:^|\\n)(?:\\w+[ \\t]*=[ \\t]*)*" + x + R"([ \t]*=[ \t]*(?:\w+[ \t]*=[ \t]*)+([\w.]+)[ \t]*(?=\n|$))"));
               static const std::regex unpack(R"((?:^|\n)([\w \t]*,[\w \t,]*)=([^\n=]+)(?=\n|$))");
+              if (has({x + ",", ", " + x, "," + x}))
               for (std::sregex_iterator it(src.begin(), src.end(), unpack), end; it != end; ++it) {
                 const auto names = split_top((*it)[1].str(), {","});
                 const auto values = split_top((*it)[2].str(), {","});
@@ -2308,15 +2332,16 @@ class Analyzer {
                   if (trim(names[i]) == x) next.push_back(trim(values[i]));
               }
             } else if (is_js(lang_)) {
-              forms.push_back(detail::cached_regex("(?:^|\\n)[ \\t]*" + x + R"(\s*=\s*([\w.$]+)\s*;?)"));
-              forms.push_back(detail::cached_regex(R"(\{[^}]*\b([\w$]+)\s*:\s*)" + x + R"(\b[^}]*\}\s*=\s*(?:globalThis|window|global|self)\b)"));
-              forms.push_back(detail::cached_regex(R"(\[\s*)" + x + R"(\s*\]\s*=\s*\[\s*([\w.$]+))"));
+              if (has({x + " =", x + "="})) forms.push_back(detail::cached_regex("(?:^|\\n)[ \\t]*" + x + R"(\s*=\s*([\w.$]+)\s*;?)"));
+              if (has({": " + x, ":" + x}))
+                forms.push_back(detail::cached_regex(R"(\{[^}]*\b([\w$]+)\s*:\s*)" + x + R"(\b[^}]*\}\s*=\s*(?:globalThis|window|global|self)\b)"));
+              if (has({"[" + x, "[ " + x})) forms.push_back(detail::cached_regex(R"(\[\s*)" + x + R"(\s*\]\s*=\s*\[\s*([\w.$]+))"));
             } else {
-              forms.push_back(detail::cached_regex(R"(\busing\s+)" + x + R"(\s*=\s*([\w:.<>]+)\s*;)"));
-              forms.push_back(detail::cached_regex(R"(\btypedef\s+([\w:.<>]+)\s+)" + x + R"(\s*;)"));
-              forms.push_back(detail::cached_regex(R"(#\s*define\s+)" + x + R"(\s+([\w:.<>]+))"));
-              forms.push_back(detail::cached_regex(R"(\btypealias\s+)" + x + R"(\s*=\s*([\w.<>]+))"));
-              forms.push_back(detail::cached_regex("\\b" + x + R"(\s*=\s*([\w.]+\.class)\s*;)"));
+              if (has({"using " + x})) forms.push_back(detail::cached_regex(R"(\busing\s+)" + x + R"(\s*=\s*([\w:.<>]+)\s*;)"));
+              if (has({" " + x + ";"}) && has({"typedef"})) forms.push_back(detail::cached_regex(R"(\btypedef\s+([\w:.<>]+)\s+)" + x + R"(\s*;)"));
+              if (has({"define " + x})) forms.push_back(detail::cached_regex(R"(#\s*define\s+)" + x + R"(\s+([\w:.<>]+))"));
+              if (has({"typealias " + x})) forms.push_back(detail::cached_regex(R"(\btypealias\s+)" + x + R"(\s*=\s*([\w.<>]+))"));
+              if (has({x + " = ", x + "="}) && has({".class"})) forms.push_back(detail::cached_regex("\\b" + x + R"(\s*=\s*([\w.]+\.class)\s*;)"));
             }
             for (const auto& form : forms)
               for (std::sregex_iterator it(src.begin(), src.end(), form), end; it != end; ++it)
@@ -6918,8 +6943,12 @@ class Analyzer {
         // (A tuple of prefixes with an empty one, `startswith(("disk", ""))`; kotest's infix `shouldContain ""`.)
         R"(|\b(?:startswith|endswith)\s*\(\s*\([^()]*(?:""|'')\s*[,)])"
         R"(|\b(?:shouldContain|shouldStartWith|shouldEndWith|shouldInclude)\s+"")");
-    for (std::sregex_iterator it(text.begin(), text.end(), empty_part), end; it != end; ++it)
-      if (!empty_query_of_a_collection(text, *it)) return true;
+    // (Only a text holding an empty string is searched: the pattern is slow on long checks.)
+    const bool empty_string = contains(text, "\"\"") || contains(text, "''") || contains(text, "``") || contains(text, "string()") ||
+                              contains(text, "str()");
+    if (empty_string)
+      for (std::sregex_iterator it(text.begin(), text.end(), empty_part), end; it != end; ++it)
+        if (!empty_query_of_a_collection(text, *it)) return true;
     // (Pattern checks: the callee and its first literal pattern argument.)
     static const std::regex pattern_call(
         R"(\b(ContainsRegex|MatchesRegex|toMatch|assertRegex|assertRegexpMatches|assertNotRegex|match|matches|matches_regexp|matchesPattern|matchesRegex|containsPattern|regex|MatchString|search|fullmatch|Match|MatchReader|like|RegExp|compile|MustCompile|Regex::new|stringMatching|shouldMatch)\s*[\s(](?:\s*[\w.$]+(?:\([^()]*\))?\s*,)?\s*(?:r|R|rb|br)?(/(?:\\.|[^/\\\n])*/[a-z]*|"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'|`[^`]*`))"
