@@ -227,8 +227,14 @@ UnitInfo python_unit(const Syntax& s, TSNode n, const std::string& scope, bool s
     u.hidden_by = "pytest collects test methods only from classes named Test* (or unittest.TestCase subclasses) "
                   "without an __init__/__new__ constructor and without __test__ = False";
   // A generator test: pytest marks it xfail(run=False) ("yield tests were removed in pytest 4.0"),
-  // unittest calls it and drops the generator: the body never runs.
-  if (u.collectable && python_yields(Syntax::field(n, "body"), 0)) {
+  // unittest calls it and drops the generator: the body never runs. Unless a decorator drives the
+  // generator: Twisted's `@inlineCallbacks` (trial, pytest-twisted), Tornado's `@gen_test`
+  // (tornado.testing, pytest-tornado), `@gen.coroutine`.
+  static constexpr std::string_view kGeneratorRunners[] = {"inlineCallbacks", "gen_test", "gen.coroutine", "pytest_twisted"};
+  const bool driven = std::any_of(u.decorators.begin(), u.decorators.end(), [](const std::string& d) {
+    return std::any_of(std::begin(kGeneratorRunners), std::end(kGeneratorRunners), [&](auto w) { return contains(d, w); });
+  });
+  if (u.collectable && !driven && python_yields(Syntax::field(n, "body"), 0)) {
     u.collectable = false;
     u.hidden_by = "the test became a generator (it yields): pytest does not run yield tests and unittest never iterates one";
   }

@@ -13,6 +13,7 @@
 #include <regex>
 #include <set>
 
+#include "core/regex_cache.hpp"
 #include "integrity/guard_internal.hpp"
 
 namespace flowagent::integrity {
@@ -351,6 +352,51 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
         list.back().line = std::max(list.back().line, Syntax::line(n));
       } else {
         list.push_back({Syntax::line(n), name + (up ? " + 1" : " - 1")});
+      }
+    }
+  } else if ((t == "call" || t == "call_expression" || t == "method_invocation") && !in_loop_over_nothing(s, n, defs)) {
+    // `got.append(add(2, 2))`, `got.push(...)`, `got.push_back(...)`, `seen.add(...)`: a collection
+    // filled in place holds what is put in, joined to its definition as `+=` is (`got = []` then
+    // `got.append(add(2, 2))` is no constant; `got.append(4)` still is).
+    TSNode fn = Syntax::field(n, "function");
+    TSNode object{}, method{};
+    if (!ts_node_is_null(fn)) {
+      const std::string_view ft = Syntax::type(fn);
+      if (ft == "attribute") object = Syntax::field(fn, "object"), method = Syntax::field(fn, "attribute");
+      else if (ft == "member_expression") object = Syntax::field(fn, "object"), method = Syntax::field(fn, "property");
+      else if (ft == "field_expression") object = Syntax::field(fn, "argument"), method = Syntax::field(fn, "field");
+      if (ft == "field_expression" && ts_node_is_null(object)) object = Syntax::field(fn, "value");
+    } else if (t == "method_invocation") {
+      object = Syntax::field(n, "object"), method = Syntax::field(n, "name");
+    }
+    static const std::set<std::string, std::less<>> kFills = {"append", "extend", "insert", "push", "push_back", "emplace_back",
+                                                              "emplace", "add", "addAll", "update", "unshift", "put", "putAll",
+                                                              "set", "setdefault", "appendleft", "extendleft", "push_front",
+                                                              "push_str", "write", "splice"};
+    // (Only a collection the test started empty: `calc.add(2, 2)` is the code under test.)
+    static const std::regex empty_start(
+        R"(^(?:\[\]|\{\}|\(\)|(?:set|list|dict|deque|collections\.deque|Counter|OrderedDict|bytearray)\(\)|new(?:Array|Set|Map)\(\)|)"
+        R"((?:Vec|HashMap|HashSet|BTreeMap|BTreeSet|VecDeque|String)::(?:new\(\)|with_capacity\([^()]*\))|vec!\[\]|)"
+        R"(new(?:ArrayList|LinkedList|HashMap|HashSet|TreeMap|TreeSet|LinkedHashMap|LinkedHashSet|ArrayDeque|Vector)(?:<[^()]*>)?\(\)|)"
+        R"((?:mutableListOf|mutableSetOf|mutableMapOf|arrayListOf)(?:<[^()]*>)?\(\)|\[\][\w.*]+\{\}|make\(\[\][\w.*]+,0\))$|^\(.*\)\+\(.*\)$)");
+    static const std::regex container(R"((?:^|[^\w])(?:std::)?(?:vector|list|deque|set|map|multiset|multimap|unordered_map|unordered_set|string)\b)");
+    if (!ts_node_is_null(object) && !ts_node_is_null(method) && kFills.count(s.text(method))) {
+      const std::string name = strip_spaces(s.text(object));
+      TSNode args = Syntax::field(n, "arguments");
+      if (!ts_node_is_null(args) && is_plain_name(name)) {
+        std::string added = annihilated(s.text(args));
+        if (added.size() >= 2 && added.front() == '(') added = added.substr(1, added.size() - 2);
+        auto it = defs.find(name);
+        if (it == defs.end() || it->second.empty()) {
+          // (C++ `std::vector<int> got;` declares an empty container: what is put in is all it holds.)
+          const std::regex declared = detail::cached_regex("([\\w:<>, ]+)\\s+" + name + "\\s*(?:;|\\{\\s*\\}\\s*;)");
+          std::smatch dm;
+          const std::string whole = s.text(root);
+          if (std::regex_search(whole, dm, declared) && std::regex_search(dm[1].str(), container)) defs[name].push_back({Syntax::line(n), added});
+        } else if (auto& last = it->second.back(); std::regex_match(strip_spaces(last.value), empty_start)) {
+          last.value = "(" + last.value + ") + (" + added + ")";
+          last.line = std::max(last.line, Syntax::line(n));
+        }
       }
     }
   } else if ((t == "for_in_statement" || t == "for_statement" || t == "range_clause") &&

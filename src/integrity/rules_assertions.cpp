@@ -26,10 +26,10 @@ namespace flowagent::integrity {
 
 namespace {
 
-/// Does position `at` of the line `l` sit inside a string literal opened on that line (quotes,
-/// backticks; a backslash escapes)? An f-string's or template's interpolation is still text here:
-/// what it calls only makes a message.
-bool in_string_literal(std::string_view l, std::size_t at) {
+/// Where position `at` of the line `l` sits: in code, inside a string literal opened on that line
+/// (quotes, backticks; a backslash escapes), or in a comment (`#`, and `//` when `slashes`).
+enum class LineSpot { code, string, comment };
+LineSpot line_spot(std::string_view l, std::size_t at, bool slashes) {
   char q = 0;
   for (std::size_t i = 0; i < at && i < l.size(); ++i) {
     const char ch = l[i];
@@ -38,12 +38,16 @@ bool in_string_literal(std::string_view l, std::size_t at) {
       else if (ch == q) q = 0;
     } else if (ch == '"' || ch == '\'' || ch == '`') {
       q = ch;
-    } else if (ch == '#' && (i == 0 || l[i - 1] != '$')) {
-      return false;  // (a comment: not a string)
+    } else if ((ch == '#' && (i == 0 || l[i - 1] != '$')) || (slashes && ch == '/' && i + 1 < l.size() && l[i + 1] == '/')) {
+      return LineSpot::comment;
     }
   }
-  return q != 0;
+  return q != 0 ? LineSpot::string : LineSpot::code;
 }
+
+/// Does position `at` of the line `l` sit inside a string literal opened on that line? An
+/// f-string's or template's interpolation is still text here: what it calls only makes a message.
+bool in_string_literal(std::string_view l, std::size_t at) { return line_spot(l, at, false) == LineSpot::string; }
 
 bool unittest_assertion(const std::string& n) {
   static const std::set<std::string, std::less<>> k = {
@@ -756,7 +760,32 @@ bool empty_collection_in(const std::string& text, const std::string& expr) {
                          "[ \\t]*(?::[^=\\n]*)?=[ \\t]*([^\\n;]*?)[ \\t]*;?[ \\t]*(?:(?:#|//)[^\\n]*)?(?=\\n|$)");
   std::smatch m;
   if (!std::regex_search(text, m, bound) || !kEmpty.count(strip_spaces(m[1].str()))) return false;
-  return !name_changed(text, e, js_source(text));
+  // Any use but reading it may fill it: `rows += ...`, `rows[:] = ...`, `load_into(rows)`,
+  // `push.apply(rows, ...)`, a second binding. Only iterating it, its length, comparing it,
+  // membership in it and printing it leave it empty.
+  const std::size_t bound_at = static_cast<std::size_t>(m.position(0));
+  const std::size_t bound_end = bound_at + static_cast<std::size_t>(m.length(0));
+  static const std::regex read_call(
+      R"(^\s*\.\s*(?:forEach|map|filter|some|every|find|findIndex|flatMap|reduce|iter|into_iter|items|keys|values|entries|length|len|size|stream|each|isEmpty|is_empty|empty|count|copy|slice|get|has|contains|includes|indexOf)\b(?!\s*=[^=])|)"
+      R"(^\s*\[[^\]\n]*\](?!\s*(?:[-+*/|&]|\?\?|\|\||&&)?=[^=]))");
+  static const std::regex reads_before(
+      R"((?:\b(?:in|of|range|if|while|not|assert|return)|[^:]:|&|==|!=|\b(?:len|enumerate|sorted|reversed|iter|list|tuple|zip|print|repr|str|Object\.(?:keys|values|entries)|Array\.from|console\.log|std::size)\s*\()\s*$)");
+  static const std::regex ends_read(R"(^\s*(?:$|[:{)\],;]|==|!=|\band\b|\bor\b|&&|\|\||\bif\b|\belse\b|\bis\b))");
+  for (std::size_t at = text.find(e); at != std::string::npos; at = text.find(e, at + 1)) {
+    if ((at > 0 && (ident_char(text[at - 1]) || text[at - 1] == '$' || text[at - 1] == '.')) ||
+        (at + e.size() < text.size() && (ident_char(text[at + e.size()]) || text[at + e.size()] == '$')))
+      continue;
+    if (at >= bound_at && at < bound_end) continue;
+    const std::size_t line_start = at == 0 ? 0 : text.rfind('\n', at - 1) + 1;
+    const std::string before = text.substr(line_start, at - line_start);
+    if (line_spot(before, before.size(), true) == LineSpot::comment) continue;  // (a comment's mention)
+    const std::size_t line_end = std::min(text.find('\n', at), at + 200);  // (npos: the text's end)
+    const std::string rest = text.substr(at + e.size(), line_end - at - e.size());
+    if (std::regex_search(rest, read_call)) continue;
+    if (std::regex_search(before, reads_before) && std::regex_search(rest, ends_read)) continue;
+    return false;
+  }
+  return true;
 }
 
 /// Is the constant `name` of a module's text computed by code (`FOUR = add(1, 3)`, `FOUR = _four`

@@ -5336,6 +5336,10 @@ class Analyzer {
     static const std::regex plain(R"(^[A-Za-z_$][\w$]*$)");
     if (!std::regex_match(name, plain)) return true;
     const bool generator = is_generator(fn);
+    // (A method of a class the test defines is reached by its name as a member: `Rows.verify(...)`.)
+    bool method = false;
+    for (TSNode c = ts_node_parent(fn); !method && !ts_node_is_null(c) && !ts_node_eq(c, unit_node_); c = ts_node_parent(c))
+      method = type(c) == "class_definition" || type(c) == "class_body" || type(c) == "class_declaration" || type(c) == "class";
     const uint32_t vb = ts_node_start_byte(value), ve = ts_node_end_byte(value);
     bool used = false;
     const std::function<void(TSNode, int)> find = [&](TSNode x, int depth) {
@@ -5359,13 +5363,105 @@ class Analyzer {
             (pt == "assignment" && strip_spaces(text(field(p, "left"))) == "_") ||              // Python `_ = f`
             (generator && (pt == "call" || pt == "call_expression") && ts_node_eq(field(p, "function"), x) && !ts_node_is_null(gp) &&
              type(gp) == "expression_statement");                                               // a generator called, never iterated
-        if (!discarded) used = true;
+        if (!discarded && !mention_only(x, method)) used = true;
         return;
       }
       for (uint32_t i = 0; i < ts_node_named_child_count(x); ++i) find(ts_node_named_child(x, i), depth + 1);
     };
     find(unit_node_, 0);
+    // Looked up by a name the test builds (`locals()['check_' + kind]()`, `vars()[f"check_{k}"]`,
+    // `eval("check_" + k)`): a string the test writes that begins the function's name.
+    if (!used && lang_ == Lang::python) {
+      const std::string unit = text(unit_node_).substr(0, kRegexLineChars * 8);
+      static const std::regex lookup(R"(\b(?:locals|vars|globals)\s*\(\s*\)|\beval\s*\()");
+      static const std::regex literal(R"(f?(['"])([A-Za-z_]\w*)(?:\{|\1))");
+      if (std::regex_search(unit, lookup))
+        for (std::sregex_iterator it(unit.begin(), unit.end(), literal), e; it != e && !used; ++it)
+          used = (*it)[2].length() >= 2 && starts_with(name, (*it)[2].str());
+    }
     return used;
+  }
+
+  /// Does the identifier `x` (named like a function the test holds) not run it: a member's or
+  /// keyword's name (`calc.later`, `{later: 1}`, `dict(later=1)`, `o.later()`), or a mention that
+  /// only looks at the function: printed, logged, `typeof`-ed, compared with nil, asserted to exist
+  /// (`callable(later)`, `assert.ok(h.run)`), its name or text read (`later.toString()`,
+  /// `later.__name__`), `bind` without a call, or a bare statement. `method`: the function is a
+  /// method of a class the test defines.
+  bool mention_only(TSNode x, bool method) const {
+    TSNode p = ts_node_parent(x);
+    if (ts_node_is_null(p)) return false;
+    const std::string_view pt = type(p);
+    auto is_field = [&](TSNode parent, const char* f) { const TSNode v = field(parent, f); return !ts_node_is_null(v) && ts_node_eq(v, x); };
+    // (A name in a member's or keyword's position is no reference to the variable; for a method, a
+    // member's name is how it is reached.)
+    if (method && ((pt == "attribute" && is_field(p, "attribute")) || (pt == "member_expression" && is_field(p, "property")) ||
+                   (pt == "field_access" && is_field(p, "field")) || (pt == "method_invocation" && is_field(p, "name")) ||
+                   (pt == "field_expression" && is_field(p, "field")) || (pt == "selector_expression" && is_field(p, "field"))))
+      return false;
+    if ((pt == "attribute" && is_field(p, "attribute")) || (pt == "member_expression" && is_field(p, "property")) ||
+        (pt == "selector_expression" && is_field(p, "field")) || (pt == "field_expression" && is_field(p, "field")) ||
+        (pt == "field_access" && is_field(p, "field")) || (pt == "method_invocation" && is_field(p, "name") && !ts_node_is_null(field(p, "object"))) ||
+        (pt == "keyword_argument" && is_field(p, "name")) || (pt == "pair" && is_field(p, "key")) ||
+        (pt == "navigation_suffix") || (pt == "scoped_identifier" && is_field(p, "name")) ||
+        ((pt == "method_definition" || pt == "function_definition" || pt == "function_declaration" || pt == "class_definition" ||
+          pt == "method_declaration") && is_field(p, "name")))  // (another definition's own name)
+      return true;
+    auto called_as = [&](TSNode callee) {
+      const TSNode up = ts_node_parent(callee);
+      if (ts_node_is_null(up)) return false;
+      const std::string_view ut = type(up);
+      return (ut == "call" || ut == "call_expression") && ts_node_eq(field(up, "function"), callee);
+    };
+    TSNode cur = x;
+    // `later.toString()`, `later.__name__`, `later.bind(null)` (no call of what bind returns); a
+    // member of an object the test holds used as a value (`h.run` in `assert.ok(h.run)`).
+    const bool member_of = (pt == "attribute" || pt == "member_expression" || pt == "selector_expression" || pt == "field_expression" ||
+                            pt == "field_access") && (is_field(p, "object") || is_field(p, "operand") || is_field(p, "argument") || is_field(p, "value"));
+    if (member_of || (pt == "method_invocation" && is_field(p, "object"))) {
+      TSNode prop = field(p, pt == "attribute" ? "attribute" : pt == "member_expression" ? "property" : pt == "method_invocation" ? "name" : "field");
+      const std::string name = ts_node_is_null(prop) ? std::string() : text(prop);
+      static const std::set<std::string, std::less<>> kLooks = {"toString", "name", "length", "__name__", "__qualname__", "__doc__",
+                                                                "displayName", "hashCode", "getClass", "__module__", "__code__"};
+      if (kLooks.count(name)) return true;
+      if (pt == "method_invocation") return false;
+      if (name == "bind" && called_as(p)) {
+        const TSNode bound = ts_node_parent(p);
+        return !called_as(bound);
+      }
+      if (called_as(p)) return false;  // (`later.call(...)`, `h.run()`)
+      cur = p;
+    }
+    const TSNode pc = ts_node_parent(cur);
+    if (ts_node_is_null(pc)) return false;
+    const std::string_view pct = type(pc);
+    if (pct == "expression_statement" || pct == "assert_statement") return true;
+    if (pct == "unary_expression") {
+      const std::string op = strip_spaces(text(pc).substr(0, 6));
+      return starts_with(op, "typeof") || starts_with(op, "void");
+    }
+    if (pct == "binary_expression" || pct == "comparison_operator") {
+      static const std::regex nil_check(R"(^(?:(?:None|nil|null|undefined|nullptr)(?:==|!=|===|!==|is|isnot).+|.+(?:==|!=|===|!==|is|isnot)(?:None|nil|null|undefined|nullptr))$)");
+      return std::regex_match(strip_spaces(text(pc).substr(0, 400)), nil_check);
+    }
+    if (pct == "arguments" || pct == "argument_list") {
+      const TSNode call = ts_node_parent(pc);
+      if (ts_node_is_null(call)) return false;
+      TSNode callee = field(call, "function");
+      std::string name;
+      if (!ts_node_is_null(callee)) name = strip_spaces(text(callee));
+      else if (type(call) == "method_invocation") name = strip_spaces(text(field(call, "object")) + "." + text(field(call, "name")));
+      static const std::set<std::string, std::less<>> kLooks = {
+          "print", "repr", "str", "id", "type", "callable", "isinstance", "hasattr", "bool", "dir", "vars", "len", "assert", "assert.ok",
+          "assertTrue", "assertIsNotNone", "self.assertTrue", "self.assertIsNotNone", "self.assertIsInstance", "console.log",
+          "console.info", "console.debug", "console.error", "console.warn", "String", "Boolean", "JSON.stringify", "fmt.Println",
+          "fmt.Printf", "fmt.Print", "fmt.Sprint", "fmt.Sprintf", "fmt.Sprintln", "t.Log", "t.Logf", "log.Println", "log.Printf",
+          "log.Print", "System.out.println", "System.out.print", "String.valueOf", "Objects.toString", "Objects.requireNonNull",
+          "assertNotNull", "Assertions.assertNotNull", "assert.NotNil", "require.NotNil", "logging.info", "logging.debug", "logger.info",
+          "logger.debug", "util.inspect", "std::ignore", "static_cast<void>"};
+      return kLooks.count(name) > 0;
+    }
+    return false;
   }
 
   /// Is `fn` a generator function (Python: a `yield` in its own body; JavaScript: `function*`),
@@ -5389,14 +5485,95 @@ class Analyzer {
     return found;
   }
 
+  /// A node that defines a function, method, lambda or closure (in any of the languages read).
+  bool function_like(TSNode c) const {
+    const std::string_view ct = type(c);
+    return ct == "function_definition" || ct == "function_declaration" || ct == "arrow_function" || ct == "function_expression" ||
+           ct == "function" || ct == "lambda" || ct == "func_literal" || ct == "method_definition" || ct == "lambda_expression" ||
+           ct == "closure_expression" || ct == "method_declaration" || ct == "function_item" || ct == "generator_function_declaration" ||
+           ct == "generator_function";
+  }
+
+  /// The literal a condition that is a local flag (`strict`, `not strict`, `!strict`) holds at
+  /// `at`: "True"/"False" when the enclosing function binds the name only to boolean literals, all
+  /// before `at`, in the block holding `at` or one around it, and only reads it from `at` on
+  /// (`strict = False` / `strict = True` / `if strict:` runs always); `c` itself otherwise.
+  std::string local_flag_value(TSNode at, const std::string& c) const {
+    std::string e = trim(c);
+    while (wrapped_in_parens(e)) e = trim(e.substr(1, e.size() - 2));
+    bool negated = false;
+    if (starts_with(e, "!")) e = trim(e.substr(1)), negated = true;
+    else if (starts_with(e, "not ")) e = trim(e.substr(4)), negated = true;
+    if (e.empty() || !is_plain_name(e) || e.find('.') != std::string::npos) return c;
+    TSNode fn = unit_node_;
+    for (TSNode x = ts_node_parent(at); !ts_node_is_null(x); x = ts_node_parent(x))
+      if (function_like(x) || ts_node_eq(x, unit_node_)) {
+        fn = x;
+        break;
+      }
+    if (ts_node_is_null(fn)) return c;
+    const std::size_t from = ts_node_start_byte(fn), to = std::min<std::size_t>(ts_node_end_byte(fn), s_.src.size());
+    const std::size_t at_byte = ts_node_start_byte(at);
+    auto indent_of = [&](std::size_t line_start) {
+      std::size_t i = line_start;
+      while (i < s_.src.size() && (s_.src[i] == ' ' || s_.src[i] == '\t')) ++i;
+      return i - line_start;
+    };
+    const std::size_t nl = at_byte == 0 ? std::string::npos : s_.src.rfind('\n', at_byte - 1);
+    const std::size_t at_line = nl == std::string::npos ? 0 : nl + 1;
+    const std::size_t at_indent = indent_of(at_line);
+    const std::regex binding = detail::cached_regex(R"(^[ \t]*(?:(?:let|var|const|auto|bool|boolean|val)\s+)?(?:mut\s+)?)" + e +
+                                                    R"(\s*(?::\s*[\w:]+\s*)?=\s*(True|False|true|false)\s*;?\s*(?:(?:#|//).*)?$)");
+    const std::regex assigns = detail::cached_regex(R"(^\s*(?:[-+*/|&^]|\?\?|\|\||&&)?=(?!=)|^\s*(?:\+\+|--))");
+    std::optional<bool> value;
+    std::size_t value_line = 0, value_indent = 0;
+    for (std::size_t ls = from; ls < to;) {
+      std::size_t le = s_.src.find('\n', ls);
+      if (le == std::string::npos || le > to) le = to;
+      const std::string line = s_.src.substr(ls, le - ls);
+      for (std::size_t k = line.find(e); k != std::string::npos; k = line.find(e, k + 1)) {
+        if ((k > 0 && (ident_char(line[k - 1]) || line[k - 1] == '$' || line[k - 1] == '.')) ||
+            (k + e.size() < line.size() && (ident_char(line[k + e.size()]) || line[k + e.size()] == '$')))
+          continue;
+        std::smatch m;
+        if (ls < at_line) {  // before the condition: only its literal bindings
+          if (!std::regex_match(line, m, binding) || indent_of(ls) > at_indent) return c;
+          value = m[1].str() == "True" || m[1].str() == "true";
+          value_line = ls, value_indent = indent_of(ls);
+          break;
+        }
+        if (std::regex_search(line.substr(k + e.size()), assigns)) return c;  // (set again from the condition on)
+      }
+      ls = le + 1;
+    }
+    if (!value) return c;
+    // (No line between the last binding and the condition leaves the binding's block.)
+    for (std::size_t ls = s_.src.find('\n', value_line); ls != std::string::npos && ls + 1 < at_line; ls = s_.src.find('\n', ls + 1)) {
+      const std::size_t next = ls + 1;
+      const std::size_t end = s_.src.find('\n', next);
+      const std::string l = s_.src.substr(next, end == std::string::npos ? std::string::npos : end - next);
+      if (l.find_first_not_of(" \t\r") == std::string::npos) continue;
+      if (indent_of(next) < value_indent) return c;
+    }
+    return (*value != negated) ? "True" : "False";
+  }
+
+  /// empty_collection_in for the iterable `expr` at `at`: a name the enclosing function binds is
+  /// read in that function (another test's `rows = []` is not this one's), others in the file.
+  bool empty_iterable(TSNode at, const std::string& expr) const {
+    if (is_plain_name(expr))
+      for (TSNode c = ts_node_parent(at); !ts_node_is_null(c); c = ts_node_parent(c)) {
+        if (!function_like(c)) continue;
+        const std::string fn = text(c);
+        const std::regex binds = detail::cached_regex("(?:^|\\n)[ \\t]*(?:(?:const|let|var|auto|val)\\s+)?(?:mut\\s+)?" + expr + "[ \\t]*(?::[^=\\n]*)?=[^=]");
+        if (std::regex_search(fn, binds)) return empty_collection_in(fn, expr);
+        break;
+      }
+    return empty_collection_in(s_.src, expr);
+  }
+
   /// Is the `return` statement `r` the unit's own (not a nested function's)?
   bool returns_from_unit(TSNode r) const {
-    auto function_like = [&](TSNode c) {
-      const std::string_view ct = type(c);
-      return ct == "function_definition" || ct == "function_declaration" || ct == "arrow_function" || ct == "function_expression" ||
-             ct == "function" || ct == "lambda" || ct == "func_literal" || ct == "method_definition" || ct == "lambda_expression" ||
-             ct == "closure_expression";
-    };
     bool seen = false;  // (one function between the return and the unit: the unit's own callback)
     for (TSNode c = ts_node_parent(r); !ts_node_is_null(c); c = ts_node_parent(c)) {
       if (ts_node_eq(c, unit_node_)) return !seen || !function_like(unit_node_);
@@ -5584,8 +5761,14 @@ class Analyzer {
       if (branch_fails(b) || std::regex_search(text(b).substr(0, kRegexLineChars), detail::cached_regex(R"(\b(?:ADD_FAILURE|FAIL|fail|Fail|Fatal|Fatalf|Errorf|Error)\s*\()")) ||
           contains(text(clause).substr(0, kConditionChars), "InterruptedException"))
         return false;
-      for (uint32_t i = 0; i < ts_node_named_child_count(b); ++i)
-        if (exit_stmt(ts_node_named_child(b, i), true)) return true;
+      // (A handler that skips, `except ImportError: pytest.skip(...)`, reports the test skipped,
+      // not passed: the skip markers judge it, as they judged `importorskip`.)
+      for (uint32_t i = 0; i < ts_node_named_child_count(b); ++i) {
+        const TSNode st = ts_node_named_child(b, i);
+        if (!exit_stmt(st, true)) continue;
+        static const std::regex skips(R"(^\s*(?:pytest\.skip|self\.skipTest|t\.Skip(?:Now|f)?|GTEST_SKIP)\s*\()");
+        return !std::regex_search(text(st).substr(0, kConditionChars), skips);
+      }
       return false;
     };
     for (uint32_t i = 0; i < ts_node_named_child_count(s); ++i) {
@@ -7225,9 +7408,9 @@ class Analyzer {
         // `elif got != 4: ...`: a passing test ran this branch, so its condition guards nothing;
         // not when a handler around them may catch what the branch raises.)
         if (!then_branch && !ts_node_is_null(cons) && branch_fails(cons) && !handled_within_unit(p)) continue;
-        const std::string c = text(cond);
+        const std::string c = local_flag_value(p, text(cond));
         if (then_branch ? const_false(c) : const_true(c))
-          mark_dead("in a branch that never runs (`" + quote(c) + "`, line " + std::to_string(line(p)) + ")");
+          mark_dead("in a branch that never runs (`" + quote(text(cond)) + "`, line " + std::to_string(line(p)) + ")");
         // (The branch that always runs, `if True:` / the `else:` of `if False:`, is no condition.)
         if (then_branch ? const_true(c) : const_false(c)) continue;
         if (platform_condition(c)) a.optional = true;
@@ -7244,10 +7427,10 @@ class Analyzer {
         const bool failing = !ts_node_is_null(right) && (type(right) == "call" || type(right) == "call_expression") &&
                              (lang_ == Lang::go ? kGoFail.count(callee(right)) > 0 : failure_call(right, callee(right)));
         if (!failing && !ts_node_is_null(left) && !ts_node_is_null(op) && !ts_node_is_null(right) && ts_node_eq(right, cur)) {
-          const std::string o = strip_spaces(text(op)), c = text(left);
+          const std::string o = strip_spaces(text(op)), c = local_flag_value(p, text(left));
           const bool both = o == "and" || o == "&&", either = o == "or" || o == "||";
           if ((both && const_false(c)) || (either && const_true(c)))
-            mark_dead("after `" + quote(compact_condition(c)) + " " + o + "`, which never evaluates it (line " + std::to_string(line(p)) + ")");
+            mark_dead("after `" + quote(compact_condition(text(left))) + " " + o + "`, which never evaluates it (line " + std::to_string(line(p)) + ")");
           else if ((both && !const_true(c)) || (either && !const_false(c))) {
             if (platform_condition(c)) a.optional = true;
             else a.guards.push_back((both ? "if " : "unless ") + compact_condition(c));
@@ -7260,7 +7443,7 @@ class Analyzer {
         TSNode cons = py ? ts_node_named_child(p, 0) : field(p, "consequence");
         if (!ts_node_is_null(cond) && !ts_node_eq(cond, cur) && !ts_node_is_null(cons)) {
           const bool then_branch = ts_node_eq(cons, cur);
-          const std::string c = text(cond);
+          const std::string c = local_flag_value(p, text(cond));
           if (then_branch ? const_false(c) : const_true(c))
             mark_dead("in a branch that never runs (`" + quote(c) + "`, line " + std::to_string(line(p)) + ")");
           else if (!(then_branch ? const_true(c) : const_false(c))) {
@@ -7325,7 +7508,7 @@ class Analyzer {
             const TSNode c = ts_node_named_child(p, i);
             if (type(c) != "for_in_clause") continue;
             const TSNode right = field(c, "right");
-            if (!ts_node_is_null(right) && empty_collection_in(s_.src, text(right)))
+            if (!ts_node_is_null(right) && empty_iterable(right, text(right)))
               mark_dead("in a comprehension over nothing (`" + quote(text(right)) + "`, line " + std::to_string(line(p)) + ")");
           }
           if (pt == "generator_expression" && !nested_called(p))
@@ -7339,7 +7522,7 @@ class Analyzer {
         if (ts_node_is_null(right) && lang_ == Lang::go)  // (`for _, x := range xs {`)
           for (uint32_t i = 0; i < ts_node_named_child_count(p); ++i)
             if (type(ts_node_named_child(p, i)) == "range_clause") right = field(ts_node_named_child(p, i), "right");
-        if (!ts_node_is_null(right) && !ts_node_eq(right, cur) && (empty_collection_in(s_.src, text(right)) || empty_collection_in(s_.src, compact_condition(text(right)))))
+        if (!ts_node_is_null(right) && !ts_node_eq(right, cur) && (empty_iterable(right, text(right)) || empty_iterable(right, compact_condition(text(right)))))
           mark_dead("in a loop over nothing (`" + quote(text(right)) + "`, line " + std::to_string(line(p)) + ")");
         else if (!ts_node_is_null(right) && !ts_node_eq(right, cur))
           table_rows(a, n, text(right), field(p, "left"), field(p, "body"));
