@@ -5495,9 +5495,7 @@ class Analyzer {
   }
 
   /// The literal a condition that is a local flag (`strict`, `not strict`, `!strict`) holds at
-  /// `at`: "True"/"False" when the enclosing function binds the name only to boolean literals, all
-  /// before `at`, in the block holding `at` or one around it, and only reads it from `at` on
-  /// (`strict = False` / `strict = True` / `if strict:` runs always); `c` itself otherwise.
+  /// `at` (local_literal): "True"/"False" for a boolean literal, `c` itself otherwise.
   std::string local_flag_value(TSNode at, const std::string& c) const {
     std::string e = trim(c);
     while (wrapped_in_parens(e)) e = trim(e.substr(1, e.size() - 2));
@@ -5505,13 +5503,23 @@ class Analyzer {
     if (starts_with(e, "!")) e = trim(e.substr(1)), negated = true;
     else if (starts_with(e, "not ")) e = trim(e.substr(4)), negated = true;
     if (e.empty() || !is_plain_name(e) || e.find('.') != std::string::npos) return c;
+    const auto v = local_literal(at, e);
+    if (!v || (*v != "True" && *v != "False" && *v != "true" && *v != "false")) return c;
+    return ((*v == "True" || *v == "true") != negated) ? "True" : "False";
+  }
+
+  /// The literal (a boolean, number or string) the local `name` holds at `at`, when the enclosing
+  /// function binds it only to literals, all before `at`, in the block holding `at` or one around
+  /// it, and only reads it from `at` on (`strict = False` / `strict = True` / `if strict:`).
+  std::optional<std::string> local_literal(TSNode at, const std::string& name) const {
+    if (name.empty() || !is_plain_name(name) || name.find('.') != std::string::npos) return std::nullopt;
     TSNode fn = unit_node_;
     for (TSNode x = ts_node_parent(at); !ts_node_is_null(x); x = ts_node_parent(x))
       if (function_like(x) || ts_node_eq(x, unit_node_)) {
         fn = x;
         break;
       }
-    if (ts_node_is_null(fn)) return c;
+    if (ts_node_is_null(fn)) return std::nullopt;
     const std::size_t from = ts_node_start_byte(fn), to = std::min<std::size_t>(ts_node_end_byte(fn), s_.src.size());
     const std::size_t at_byte = ts_node_start_byte(at);
     auto indent_of = [&](std::size_t line_start) {
@@ -5522,40 +5530,42 @@ class Analyzer {
     const std::size_t nl = at_byte == 0 ? std::string::npos : s_.src.rfind('\n', at_byte - 1);
     const std::size_t at_line = nl == std::string::npos ? 0 : nl + 1;
     const std::size_t at_indent = indent_of(at_line);
-    const std::regex binding = detail::cached_regex(R"(^[ \t]*(?:(?:let|var|const|auto|bool|boolean|val)\s+)?(?:mut\s+)?)" + e +
-                                                    R"(\s*(?::\s*[\w:]+\s*)?=\s*(True|False|true|false)\s*;?\s*(?:(?:#|//).*)?$)");
+    const std::regex binding = detail::cached_regex(
+        R"(^[ \t]*(?:(?:let|var|const|auto|bool|boolean|val|int|String|final)\s+)*(?:mut\s+)?)" + name +
+        R"(\s*(?::\s*[\w:&']+\s*)?:?=\s*(True|False|true|false|-?\d+(?:\.\d+)?|"[^"\\\n]*"|'[^'\\\n]*')\s*;?\s*(?:(?:#|//).*)?$)");
     const std::regex assigns = detail::cached_regex(R"(^\s*(?:[-+*/|&^]|\?\?|\|\||&&)?=(?!=)|^\s*(?:\+\+|--))");
-    std::optional<bool> value;
+    std::optional<std::string> value;
     std::size_t value_line = 0, value_indent = 0;
     for (std::size_t ls = from; ls < to;) {
       std::size_t le = s_.src.find('\n', ls);
       if (le == std::string::npos || le > to) le = to;
       const std::string line = s_.src.substr(ls, le - ls);
-      for (std::size_t k = line.find(e); k != std::string::npos; k = line.find(e, k + 1)) {
+      for (std::size_t k = line.find(name); k != std::string::npos; k = line.find(name, k + 1)) {
         if ((k > 0 && (ident_char(line[k - 1]) || line[k - 1] == '$' || line[k - 1] == '.')) ||
-            (k + e.size() < line.size() && (ident_char(line[k + e.size()]) || line[k + e.size()] == '$')))
+            (k + name.size() < line.size() && (ident_char(line[k + name.size()]) || line[k + name.size()] == '$')))
           continue;
         std::smatch m;
         if (ls < at_line) {  // before the condition: only its literal bindings
-          if (!std::regex_match(line, m, binding) || indent_of(ls) > at_indent) return c;
-          value = m[1].str() == "True" || m[1].str() == "true";
+          if (!std::regex_match(line, m, binding) || indent_of(ls) > at_indent) return std::nullopt;
+          value = m[1].str();
           value_line = ls, value_indent = indent_of(ls);
           break;
         }
-        if (std::regex_search(line.substr(k + e.size()), assigns)) return c;  // (set again from the condition on)
+        // (Set again from the condition on; not `at`'s own left side, `go &&= check()`.)
+        if (ls + k != at_byte && std::regex_search(line.substr(k + name.size()), assigns)) return std::nullopt;
       }
       ls = le + 1;
     }
-    if (!value) return c;
+    if (!value) return std::nullopt;
     // (No line between the last binding and the condition leaves the binding's block.)
     for (std::size_t ls = s_.src.find('\n', value_line); ls != std::string::npos && ls + 1 < at_line; ls = s_.src.find('\n', ls + 1)) {
       const std::size_t next = ls + 1;
       const std::size_t end = s_.src.find('\n', next);
       const std::string l = s_.src.substr(next, end == std::string::npos ? std::string::npos : end - next);
       if (l.find_first_not_of(" \t\r") == std::string::npos) continue;
-      if (indent_of(next) < value_indent) return c;
+      if (indent_of(next) < value_indent) return std::nullopt;
     }
-    return (*value != negated) ? "True" : "False";
+    return value;
   }
 
   /// empty_collection_in for the iterable `expr` at `at`: a name the enclosing function binds is
@@ -5624,6 +5634,21 @@ class Analyzer {
       if (ts_node_is_null(b) && ts_node_named_child_count(c) > 0) b = ts_node_named_child(c, ts_node_named_child_count(c) - 1);
       return b;
     };
+    // A block whose first statement (after `pass`, docstrings, comments) leaves it: nothing before
+    // the exit can raise, so no handler or manager around it changes that (`try: return` /
+    // `except: pass`, `with suppress(...): return`).
+    const auto leaves_first = [&](TSNode b) {
+      if (ts_node_is_null(b) || !block_type(type(b))) return false;
+      for (uint32_t i = 0; i < ts_node_named_child_count(b); ++i) {
+        const TSNode c = ts_node_named_child(b, i);
+        const std::string_view ct = type(c);
+        if (ct == "pass_statement" || ct == "comment" || ct == "line_comment" || ct == "block_comment" || ct == "empty_statement") continue;
+        if (ct == "expression_statement" && ts_node_named_child_count(c) == 1 && type(ts_node_named_child(c, 0)) == "string") continue;
+        const std::string_view first = type(c);
+        return first == "return_statement" || (loop_exits && (first == "break_statement" || first == "continue_statement"));
+      }
+      return false;
+    };
     if (block_type(t)) return block_exits(s, loop_exits);
     if (t == "expression_statement" && ts_node_named_child_count(s) == 1) {
       const TSNode e = ts_node_named_child(s, 0);
@@ -5637,7 +5662,7 @@ class Analyzer {
       if (ts_node_is_null(body)) return false;
       const std::string head = text(s).substr(0, ts_node_start_byte(body) - ts_node_start_byte(s));
       static const std::regex swallowing(R"(raises|Raises|suppress|ignor|catch|Catch|Stack|warns|Warns|Throw|expect|assert|error|Error)");
-      return !std::regex_search(head, swallowing) && block_exits(body, loop_exits);
+      return leaves_first(body) || (!std::regex_search(head, swallowing) && block_exits(body, loop_exits));
     }
     if (t == "if_statement" || t == "if_expression") {
       if (!block_exits(field(s, "consequence"), loop_exits)) return false;
@@ -5668,7 +5693,7 @@ class Analyzer {
       }
       if (TSNode h = field(s, "handler"); !ts_node_is_null(h)) handlers_exit = handlers_exit && block_exits(clause_block(h), loop_exits);
       if (TSNode f = field(s, "finalizer"); !ts_node_is_null(f)) finally_exits = block_exits(clause_block(f), loop_exits);
-      return finally_exits || (handlers_exit && block_exits(field(s, "body"), loop_exits));
+      return finally_exits || leaves_first(field(s, "body")) || (handlers_exit && block_exits(field(s, "body"), loop_exits));
     }
     // A loop that never ends but by leaving the block (`while True:` without a `break`, Rust's `loop`, Go's `for {`).
     if (t == "while_statement" || t == "while_expression" || t == "loop_expression" || t == "for_statement" || t == "for_in_statement" ||
@@ -5785,35 +5810,93 @@ class Analyzer {
   }
 
   /// A `case` that never matches: `switch (1) { case 2: ... }`, Go's `switch { case false: ... }`
-  /// (and no case before it falls through into it).
+  /// or `switch 1 { case 2:`, Java's `case 2 ->`, C++'s `case 2:`, Rust's `match 1 { 2 => ... }`,
+  /// a subject that is a local bound only to a literal (`const mode = 'a'`), and no case before
+  /// it falls through into it. `clause`: the case node holding `cur`.
   std::optional<std::string> dead_case(TSNode clause, TSNode cur) const {
-    const TSNode value = field(clause, "value");
-    if (ts_node_is_null(value) || ts_node_eq(value, cur)) return std::nullopt;
+    const std::string_view ct = type(clause);
+    // The values the clause matches (as written), "" for a default / wildcard.
+    auto values_of = [&](TSNode c, bool& is_default) {
+      std::vector<std::string> out;
+      is_default = false;
+      const std::string_view t = type(c);
+      if (t == "switch_block_statement_group" || t == "switch_rule") {  // Java: its labels
+        for (uint32_t i = 0; i < ts_node_named_child_count(c); ++i) {
+          const TSNode l = ts_node_named_child(c, i);
+          if (type(l) != "switch_label") continue;
+          if (ts_node_named_child_count(l) == 0) is_default = true;
+          for (uint32_t k = 0; k < ts_node_named_child_count(l); ++k) out.push_back(text(ts_node_named_child(l, k)));
+        }
+        return out;
+      }
+      if (t == "match_arm") {  // Rust: `2 | 3`, `_`, a binding, a range: only literals are read
+        const TSNode pat = field(c, "pattern");
+        const std::string pt = ts_node_is_null(pat) ? std::string() : strip_spaces(text(pat));
+        if (pt.empty() || pt == "_" || !ts_node_is_null(field(pat, "condition"))) is_default = true;
+        for (const auto& v : split_top(pt, {"|"})) out.push_back(std::string(v));
+        return out;
+      }
+      const TSNode v = field(c, "value");
+      if (ts_node_is_null(v)) {
+        is_default = true;
+        return out;
+      }
+      for (const auto& x : split_top(text(v), {","})) out.push_back(std::string(x));
+      return out;
+    };
+    const bool case_like = ct == "switch_case" || ct == "expression_case" || ct == "case_statement" || ct == "switch_block_statement_group" ||
+                           ct == "switch_rule" || ct == "match_arm";
+    if (!case_like) return std::nullopt;
+    // (The clause's own values, `case check():`, are evaluated.)
+    if (const TSNode v = field(clause, ct == "match_arm" ? "pattern" : "value"); !ts_node_is_null(v) && ts_node_eq(v, cur)) return std::nullopt;
+    if ((ct == "switch_block_statement_group" || ct == "switch_rule") && ts_node_named_child_count(clause) > 0 &&
+        ts_node_eq(ts_node_named_child(clause, 0), cur))
+      return std::nullopt;
     TSNode sw = ts_node_parent(clause);
-    if (!ts_node_is_null(sw) && type(sw) == "switch_body") sw = ts_node_parent(sw);
+    while (!ts_node_is_null(sw) && (type(sw) == "switch_body" || type(sw) == "switch_block" || type(sw) == "match_block" ||
+                                    type(sw) == "compound_statement"))
+      sw = ts_node_parent(sw);
     if (ts_node_is_null(sw)) return std::nullopt;
-    const TSNode subject = field(sw, "value");
+    TSNode subject = field(sw, "value");
+    if (ts_node_is_null(subject)) subject = field(sw, "condition");
+    if (!ts_node_is_null(subject) && type(subject) == "condition_clause") {
+      const TSNode v = field(subject, "value");
+      subject = ts_node_is_null(v) ? subject : v;
+    }
     static const std::regex literal(R"(^(?:-?\d+(?:\.\d+)?|"[^"\\]*"|'[^'\\]*'|true|false|null|nil)$)");
     auto same_quotes = [](std::string x) {  // ('sum' and "sum" are one string)
       if (x.size() >= 2 && x.front() == '\'' && x.back() == '\'') x = "\"" + x.substr(1, x.size() - 2) + "\"";
       return x;
     };
+    std::string sv;
+    if (!ts_node_is_null(subject)) {
+      sv = compact_condition(text(subject));
+      if (is_plain_name(sv)) sv = local_literal(sw, sv).value_or(sv);
+      sv = same_quotes(sv);
+    }
     auto never = [&](const std::string& v) {
       const std::string c = same_quotes(compact_condition(v));
       if (ts_node_is_null(subject)) return const_false(c);  // (Go's tagless `switch {`)
-      const std::string sv = same_quotes(compact_condition(text(subject)));
       return std::regex_match(sv, literal) && std::regex_match(c, literal) && sv != c;
     };
-    for (const auto& v : split_top(text(value), {","}))
-      if (!never(std::string(v))) return std::nullopt;
-    // (An earlier case may fall into this one: JavaScript without `break`, Go's `fallthrough`.)
-    for (TSNode prev = ts_node_prev_named_sibling(clause); !ts_node_is_null(prev); prev = ts_node_prev_named_sibling(prev)) {
-      const std::string pt = text(prev);
-      const TSNode pv = field(prev, "value");
-      if (type(prev) == "switch_default" || type(prev) == "default_case" || ts_node_is_null(pv)) return std::nullopt;
-      for (const auto& v : split_top(text(pv), {","}))
-        if (!never(std::string(v))) return std::nullopt;
-    }
+    bool is_default = false;
+    const auto own = values_of(clause, is_default);
+    if (is_default || own.empty()) return std::nullopt;
+    for (const auto& v : own)
+      if (!never(v)) return std::nullopt;
+    // (An earlier case may fall into this one: JavaScript, Java and C++ without `break`, Go's
+    // `fallthrough`; Rust's arms and Java's `->` rules do not fall through.)
+    if (ct != "match_arm" && ct != "switch_rule")
+      for (TSNode prev = ts_node_prev_named_sibling(clause); !ts_node_is_null(prev); prev = ts_node_prev_named_sibling(prev)) {
+        const std::string_view pt = type(prev);
+        if (ts_node_eq(prev, subject) || pt == "comment" || pt == "line_comment" || pt == "block_comment") continue;
+        if (pt != "switch_case" && pt != "expression_case" && pt != "case_statement" && pt != "switch_block_statement_group") return std::nullopt;
+        bool prev_default = false;
+        const auto vs = values_of(prev, prev_default);
+        if (prev_default) return std::nullopt;
+        for (const auto& v : vs)
+          if (!never(v)) return std::nullopt;
+      }
     return "in a `case` that never matches (line " + std::to_string(line(clause)) + ")";
   }
 
@@ -7429,6 +7512,10 @@ class Analyzer {
         if (!failing && !ts_node_is_null(left) && !ts_node_is_null(op) && !ts_node_is_null(right) && ts_node_eq(right, cur)) {
           const std::string o = strip_spaces(text(op)), c = local_flag_value(p, text(left));
           const bool both = o == "and" || o == "&&", either = o == "or" || o == "||";
+          // `1 ?? check()`: a left side that is never null or undefined leaves the right unevaluated.
+          static const std::regex never_nullish(R"(^(?:-?\d+(?:\.\d+)?|"[^"]*"|'[^']*'|`[^`]*`|true|false|\[\]|\{\})$)");
+          if (o == "??" && std::regex_match(compact_condition(text(left)), never_nullish))
+            mark_dead("after `" + quote(compact_condition(text(left))) + " ??`, which never evaluates it (line " + std::to_string(line(p)) + ")");
           if ((both && const_false(c)) || (either && const_true(c)))
             mark_dead("after `" + quote(compact_condition(text(left))) + " " + o + "`, which never evaluates it (line " + std::to_string(line(p)) + ")");
           else if ((both && !const_true(c)) || (either && !const_false(c))) {
@@ -7436,6 +7523,18 @@ class Analyzer {
             else a.guards.push_back((both ? "if " : "unless ") + compact_condition(c));
           }
         }
+      } else if (pt == "augmented_assignment_expression" && is_js(lang_) && ts_node_eq(field(p, "right"), cur)) {
+        // `done ||= check()` with `done` true, `go &&= check()` with `go` false: the right side
+        // never evaluates; otherwise it runs under the variable's truth.
+        const TSNode left = field(p, "left");
+        const std::string whole = text(p);
+        const std::string o = whole.substr(ts_node_end_byte(left) - ts_node_start_byte(p), 8);
+        const std::string lop = strip_spaces(o).substr(0, 3);
+        const std::string c = local_flag_value(p, text(left));
+        if ((lop == "||=" && const_true(c)) || (lop == "&&=" && const_false(c)))
+          mark_dead("after `" + quote(text(left)) + " " + lop + "`, which never evaluates it (line " + std::to_string(line(p)) + ")");
+        else if ((lop == "||=" && !const_false(c)) || (lop == "&&=" && !const_true(c)))
+          a.guards.push_back((lop == "&&=" ? "if " : "unless ") + compact_condition(text(left)));
       } else if (pt == "conditional_expression" || pt == "ternary_expression") {
         // `check() if False else None`, `cond ? null : check()`.
         const bool py = lang_ == Lang::python;
@@ -7451,7 +7550,8 @@ class Analyzer {
             else a.guards.push_back((then_branch ? "if " : "else ") + compact_condition(c));
           }
         }
-      } else if (pt == "switch_case" || pt == "expression_case") {
+      } else if (pt == "switch_case" || pt == "expression_case" || pt == "case_statement" || pt == "switch_block_statement_group" ||
+                 pt == "switch_rule" || pt == "match_arm") {
         if (auto why = dead_case(p, cur)) mark_dead(*why);
       } else if (pt == "preproc_if" || pt == "preproc_ifdef" || pt == "preproc_elif") {
         // `#if 0`, `#ifdef NEVER_DEFINED`: compiled only under that condition; `#else` under its negation.
