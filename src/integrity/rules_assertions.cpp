@@ -731,16 +731,34 @@ static bool js_source(const std::string& text) {
   return std::regex_search(text, js_marks);
 }
 
-bool empty_collection_in(const std::string& text, const std::string& expr) {
+static bool empty_in(const std::string& text, const std::string& expr, int depth);
+
+bool empty_collection_in(const std::string& text, const std::string& expr) { return empty_in(text, expr, 0); }
+
+/// empty_collection_in, `depth` names or copies deep (`rows = rows.slice()` ends).
+static bool empty_in(const std::string& text, const std::string& expr, int depth) {
+  if (depth > 3) return false;
   std::string e = strip_spaces(expr);
   // What iterating a view or copy of a collection goes over: the collection's entries.
   static const std::regex view(
       R"(^(?:Object\.(?:entries|keys|values)|enumerate|sorted|list|tuple|iter|reversed|Array\.from)\((.*)\)$|^(.*)\.(?:items|keys|values|entries)\(\)$)");
-  for (std::smatch m; e.size() < 4096 && std::regex_match(e, m, view);) e = m[1].matched ? m[1].str() : m[2].str();
+  for (std::smatch m; e.size() < 4096 && std::regex_match(e, m, view);) {
+    e = m[1].matched ? m[1].str() : m[2].str();
+    if (e.empty()) return true;  // (`list()`, `sorted()` of nothing)
+  }
   static const std::set<std::string, std::less<>> kEmpty = {"[]", "()", "{}", "''", "\"\"", "set()", "list()", "tuple()", "dict()",
                                                              "range(0)", "range(0,0)", "newSet()", "newMap()", "newArray()", "Array()",
-                                                             "newSet([])", "newMap([])", "iter([])", "frozenset()"};
+                                                             "newSet([])", "newMap([])", "iter([])", "frozenset()", "[*()]", "[*[]]",
+                                                             "range(False)", "range(len([]))", "newArray(0)", "Array(0)", "0"};
   if (kEmpty.count(e)) return true;
+  // `new Array(0).fill(0)`, `[].concat()`: a copy of nothing.
+  static const std::regex copy_of(R"(^(.*)\.(?:fill\([^()]*\)|slice\(\)|concat\(\)|toArray\(\)|iter\(\)|into_iter\(\)|stream\(\)|begin\(\)))");
+  if (std::smatch m; e.size() < 4096 && std::regex_match(e, m, copy_of) && !m[1].str().empty()) return empty_in(text, m[1].str(), depth + 1);
+  // `range(-1)`, `range(0, 3, -1)`: no integer in it.
+  static const std::regex range_one(R"(^range\((-?\d{1,9})\)$)");
+  if (std::smatch m; std::regex_match(e, m, range_one)) return std::stol(m[1].str()) <= 0;
+  static const std::regex range_down(R"(^range\((-?\d{1,9}),(-?\d{1,9}),-(\d{1,9})\)$)");
+  if (std::smatch m; std::regex_match(e, m, range_down)) return std::stol(m[1].str()) <= std::stol(m[2].str());
   // Ranges with nothing in them: `range(1, 1)`, `range(5, 2)`, Rust's `0..0` / `3..=2`, and empty
   // collections spelled with their type (`[]int{}`, `new int[0]`, `List.of()`, `Vec::new()`).
   static const std::regex range(R"(^range\((-?\d{1,9}),(-?\d{1,9})(?:,(\d{1,9}))?\)$|^\(?(-?\d{1,9})\.\.(=?)(-?\d{1,9})\)?$)");
@@ -752,14 +770,20 @@ bool empty_collection_in(const std::string& text, const std::string& expr) {
   static const std::regex typed_empty(
       R"(^(?:(?:\[\]|map\[[\w.*\[\]]*\])[\w.*\[\]]*\{\}|new[\w.<>]+\[0\]|new[\w.<>]+\[\]\{\}|(?:List|Set|Map)\.of\(\)|)"
       R"(Collections\.empty(?:List|Set|Map)\(\)|Arrays\.asList\(\)|Stream\.empty\(\)|vec!\[\]|Vec::new\(\)|(?:std::)?iter::empty\(\)|)"
-      R"(std::(?:vector|array|list|set|map)<[^>]*>\{\}|emptyList\(\)|listOf\(\)|emptyArray\(\)|arrayOf\(\))$)");
+      R"(std::(?:vector|list|set|map)<[^>]*>\{\}|emptyList\(\)|listOf\(\)|emptyArray\(\)|arrayOf\(\)|)"
+      R"((?:java\.util\.)?(?:List|Set|Map)\.of\(\)|new(?:java\.util\.)?(?:ArrayList|LinkedList|HashSet|TreeSet|ArrayDeque)(?:<[^()]*>)?\(\)|)"
+      R"((?:java\.util\.stream\.)?(?:Int|Long)?Stream\.(?:empty\(\)|range\((-?\d+),\1\)|of\(\))|)"
+      R"(Vec::<[^()]*>::new\(\)|(?:std::)?iter::empty(?:::<[^()]*>)?\(\)|\[[^\[\];]*;0\]|make\(\[\][\w.*]+,0\)|\[0\][\w.*]+\{\})$)");
   if (std::regex_match(e, typed_empty)) return true;
   static const std::regex ident(R"(^[A-Za-z_][\w]*$)");
   if (!std::regex_match(e, ident)) return false;
   const std::regex bound = detail::cached_regex("(?:^|\\n)[ \\t]*(?:(?:export\\s+)?(?:const|let|var)\\s+)?" + e +
                          "[ \\t]*(?::[^=\\n]*)?=[ \\t]*([^\\n;]*?)[ \\t]*;?[ \\t]*(?:(?:#|//)[^\\n]*)?(?=\\n|$)");
   std::smatch m;
-  if (!std::regex_search(text, m, bound) || !kEmpty.count(strip_spaces(m[1].str()))) return false;
+  // (Go: `var rows []int` declares a nil slice, `var m map[string]int` a nil map.)
+  const std::regex nil_decl = detail::cached_regex("(?:^|\\n)[ \\t]*var[ \\t]+" + e + "[ \\t]+(?:\\[\\]|map\\[)[^=\\n]*(?=\\n|$)");
+  const bool declared_nil = std::regex_search(text, m, nil_decl);
+  if (!declared_nil && (!std::regex_search(text, m, bound) || !empty_in(text, strip_spaces(m[1].str()), depth + 1))) return false;
   // Any use but reading it may fill it: `rows += ...`, `rows[:] = ...`, `load_into(rows)`,
   // `push.apply(rows, ...)`, a second binding. Only iterating it, its length, comparing it,
   // membership in it and printing it leave it empty.
@@ -769,7 +793,7 @@ bool empty_collection_in(const std::string& text, const std::string& expr) {
       R"(^\s*\.\s*(?:forEach|map|filter|some|every|find|findIndex|flatMap|reduce|iter|into_iter|items|keys|values|entries|length|len|size|stream|each|isEmpty|is_empty|empty|count|copy|slice|get|has|contains|includes|indexOf)\b(?!\s*=[^=])|)"
       R"(^\s*\[[^\]\n]*\](?!\s*(?:[-+*/|&]|\?\?|\|\||&&)?=[^=]))");
   static const std::regex reads_before(
-      R"((?:\b(?:in|of|range|if|while|not|assert|return)|[^:]:|&|==|!=|\b(?:len|enumerate|sorted|reversed|iter|list|tuple|zip|print|repr|str|Object\.(?:keys|values|entries)|Array\.from|console\.log|std::size)\s*\()\s*$)");
+      R"((?:\b(?:in|of|range|if|while|not|assert|return)|\bin\s*&(?:mut\s+)?|[^:]:|==|!=|\b(?:len|enumerate|sorted|reversed|iter|list|tuple|zip|print|repr|str|Object\.(?:keys|values|entries)|Array\.from|console\.log|std::size)\s*\()\s*$)");
   static const std::regex ends_read(R"(^\s*(?:$|[:{)\],;]|==|!=|\band\b|\bor\b|&&|\|\||\bif\b|\belse\b|\bis\b))");
   for (std::size_t at = text.find(e); at != std::string::npos; at = text.find(e, at + 1)) {
     if ((at > 0 && (ident_char(text[at - 1]) || text[at - 1] == '$' || text[at - 1] == '.')) ||

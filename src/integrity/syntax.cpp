@@ -5904,17 +5904,28 @@ class Analyzer {
   /// timer callback (`setTimeout(() => ..., 10000)`) in a test that neither waits (done callback,
   /// promise, await) nor drives fake timers.
   std::optional<std::string> callback_never_runs(TSNode fn) const {
-    if (!is_js(lang_)) return std::nullopt;
+    static const std::set<std::string, std::less<>> kEach = {"forEach", "map", "filter", "some", "every", "find", "findIndex", "flatMap",
+                                                             "peek", "anyMatch", "allMatch", "forEachOrdered", "reduce"};
     const TSNode args = ts_node_parent(fn);
+    if (lang_ == Lang::java && !ts_node_is_null(args) && type(args) == "argument_list") {
+      // `List.of().forEach(x -> ...)`, `IntStream.range(0, 0).forEach(...)`, `Stream.empty().forEach(...)`.
+      const TSNode call = ts_node_parent(args);
+      if (ts_node_is_null(call) || type(call) != "method_invocation") return std::nullopt;
+      const TSNode object = field(call, "object");
+      if (!ts_node_is_null(object) && kEach.count(text(field(call, "name"))) && empty_iterable(call, text(object)))
+        return "in a callback over an empty collection (line " + std::to_string(line(call)) + ")";
+      return std::nullopt;
+    }
+    if (!is_js(lang_)) return std::nullopt;
     if (ts_node_is_null(args) || type(args) != "arguments") return std::nullopt;
     const TSNode call = ts_node_parent(args);
     if (ts_node_is_null(call)) return std::nullopt;
     const TSNode callee = field(call, "function");
     if (ts_node_is_null(callee)) return std::nullopt;
     if (type(callee) == "member_expression") {
+      // `[].forEach(...)`, `rows.forEach(...)` of a `rows = []` nothing fills, `Object.keys({}).forEach(...)`.
       const TSNode object = field(callee, "object");
-      static const std::set<std::string, std::less<>> kEach = {"forEach", "map", "filter", "some", "every", "find", "findIndex", "flatMap"};
-      if (!ts_node_is_null(object) && strip_spaces(text(object)) == "[]" && kEach.count(text(field(callee, "property"))))
+      if (!ts_node_is_null(object) && kEach.count(text(field(callee, "property"))) && empty_iterable(call, text(object)))
         return "in a callback over an empty array (line " + std::to_string(line(call)) + ")";
       return std::nullopt;
     }
@@ -7616,7 +7627,8 @@ class Analyzer {
         }
       } else if (pt == "for_statement" && ts_node_eq(field(p, "body"), cur) && loop_never_runs(p)) {
         mark_dead("in a loop whose condition is false on entry (line " + std::to_string(line(p)) + ")");
-      } else if (pt == "for_statement" || pt == "for_in_statement" || pt == "enhanced_for_statement" || pt == "for_expression") {
+      } else if (pt == "for_statement" || pt == "for_in_statement" || pt == "enhanced_for_statement" || pt == "for_expression" ||
+                 pt == "for_range_loop") {
         TSNode right = field(p, "right");
         if (ts_node_is_null(right)) right = field(p, "value");
         if (ts_node_is_null(right) && lang_ == Lang::go)  // (`for _, x := range xs {`)
