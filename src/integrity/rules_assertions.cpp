@@ -793,7 +793,7 @@ static bool empty_in(const std::string& text, const std::string& expr, int depth
       R"(^\s*\.\s*(?:forEach|map|filter|some|every|find|findIndex|flatMap|reduce|iter|into_iter|items|keys|values|entries|length|len|size|stream|each|isEmpty|is_empty|empty|count|copy|slice|get|has|contains|includes|indexOf)\b(?!\s*=[^=])|)"
       R"(^\s*\[[^\]\n]*\](?!\s*(?:[-+*/|&]|\?\?|\|\||&&)?=[^=]))");
   static const std::regex reads_before(
-      R"((?:\b(?:in|of|range|if|while|not|assert|return)|\bin\s*&(?:mut\s+)?|[^:]:|==|!=|\b(?:len|enumerate|sorted|reversed|iter|list|tuple|zip|print|repr|str|Object\.(?:keys|values|entries)|Array\.from|console\.log|std::size)\s*\()\s*$)");
+      R"((?:\b(?:in|of|range|if|while|not|assert|return)|\bin\s*&(?:mut\s+)?|[^:]:|==|!=|\b(?:print|console\.log|logging\.\w+|logger\.\w+|log\.\w+)\([^()]*,|\b(?:len|any|all|max|min|sum|bool|enumerate|sorted|reversed|iter|list|tuple|zip|print|repr|str|Object\.(?:keys|values|entries)|Array\.from|console\.log|std::size)\s*\()\s*$)");
   static const std::regex ends_read(R"(^\s*(?:$|[:{)\],;]|==|!=|\band\b|\bor\b|&&|\|\||\bif\b|\belse\b|\bis\b))");
   for (std::size_t at = text.find(e); at != std::string::npos; at = text.find(e, at + 1)) {
     if ((at > 0 && (ident_char(text[at - 1]) || text[at - 1] == '$' || text[at - 1] == '.')) ||
@@ -806,6 +806,10 @@ static bool empty_in(const std::string& text, const std::string& expr, int depth
     const std::size_t line_end = std::min(text.find('\n', at), at + 200);  // (npos: the text's end)
     const std::string rest = text.substr(at + e.size(), line_end - at - e.size());
     if (std::regex_search(rest, read_call)) continue;
+    // (Adding nothing fills nothing: `rows += []`, `rows[:] = []`, `rows.extend(())`, `rows.sort()`.)
+    static const std::regex adds_nothing(
+        R"(^\s*(?:(?:\+|\|)=\s*(?:\[\]|\(\)|\{\})|\[:\]\s*=\s*(?:\[\]|\(\))|\.\s*(?:extend|update|concat)\(\s*(?:\[\]|\(\)|\{\})?\s*\)|\.\s*(?:sort|reverse|clear)\(\s*\))\s*;?\s*(?:$|[#/]))");
+    if (std::regex_search(rest, adds_nothing)) continue;
     if (std::regex_search(before, reads_before) && std::regex_search(rest, ends_read)) continue;
     return false;
   }

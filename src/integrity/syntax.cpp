@@ -5373,9 +5373,9 @@ class Analyzer {
     // `eval("check_" + k)`): a string the test writes that begins the function's name.
     if (!used && lang_ == Lang::python) {
       const std::string unit = text(unit_node_).substr(0, kRegexLineChars * 8);
-      static const std::regex lookup(R"(\b(?:locals|vars|globals)\s*\(\s*\)|\beval\s*\()");
+      static const std::regex lookup(R"(\b(?:locals|vars|globals)\s*\(\s*\)\s*(?:\[|\.\s*get\s*\()|\beval\s*\()");
       static const std::regex literal(R"(f?(['"])([A-Za-z_]\w*)(?:\{|\1))");
-      if (std::regex_search(unit, lookup))
+      if (std::regex_search(unit_code().substr(0, kRegexLineChars * 8), lookup))  // (not in a comment or string)
         for (std::sregex_iterator it(unit.begin(), unit.end(), literal), e; it != e && !used; ++it)
           used = (*it)[2].length() >= 2 && starts_with(name, (*it)[2].str());
     }
@@ -5425,9 +5425,10 @@ class Analyzer {
                                                                 "displayName", "hashCode", "getClass", "__module__", "__code__"};
       if (kLooks.count(name)) return true;
       if (pt == "method_invocation") return false;
-      if (name == "bind" && called_as(p)) {
+      if (name == "bind" && called_as(p)) {  // (only a bound copy dropped on the floor runs nothing)
         const TSNode bound = ts_node_parent(p);
-        return !called_as(bound);
+        const TSNode up = ts_node_parent(bound);
+        return !ts_node_is_null(up) && type(up) == "expression_statement";
       }
       if (called_as(p)) return false;  // (`later.call(...)`, `h.run()`)
       cur = p;
@@ -5450,7 +5451,15 @@ class Analyzer {
       TSNode callee = field(call, "function");
       std::string name;
       if (!ts_node_is_null(callee)) name = strip_spaces(text(callee));
-      else if (type(call) == "method_invocation") name = strip_spaces(text(field(call, "object")) + "." + text(field(call, "name")));
+      else if (type(call) == "method_invocation") {
+        const TSNode object = field(call, "object"), called = field(call, "name");
+        name = ts_node_is_null(called) ? std::string() : text(called);
+        if (!ts_node_is_null(object)) name = strip_spaces(text(object)) + "." + name;
+      }
+      // (`Objects.requireNonNull(check).run()`: what the call returns is the function, used on.)
+      const TSNode up = ts_node_parent(call);
+      if (!ts_node_is_null(up) && type(up) != "expression_statement" && (name == "Objects.requireNonNull" || name == "requireNonNull"))
+        return false;
       static const std::set<std::string, std::less<>> kLooks = {
           "print", "repr", "str", "id", "type", "callable", "isinstance", "hasattr", "bool", "dir", "vars", "len", "assert", "assert.ok",
           "assertTrue", "assertIsNotNone", "self.assertTrue", "self.assertIsNotNone", "self.assertIsInstance", "console.log",
@@ -5927,14 +5936,21 @@ class Analyzer {
       const TSNode object = field(callee, "object");
       if (!ts_node_is_null(object) && kEach.count(text(field(callee, "property"))) && empty_iterable(call, text(object)))
         return "in a callback over an empty array (line " + std::to_string(line(call)) + ")";
-      return std::nullopt;
+      const std::string property = text(field(callee, "property"));
+      if (property != "setTimeout" && property != "setInterval" && property != "setImmediate") return std::nullopt;
     }
-    const std::string name = strip_spaces(text(callee));
+    std::string name = strip_spaces(text(callee));
+    // (`globalThis.setTimeout`, `window.setTimeout`, `require('timers').setTimeout`, a local alias `const later = setTimeout`.)
+    static const std::regex owner(R"(^(?:globalThis|global|window|self|timers|require\(['"](?:node:)?timers['"]\))\.)");
+    name = std::regex_replace(name, owner, "");
+    if (is_plain_name(name) && name != "setTimeout" && name != "setInterval" && name != "setImmediate")
+      if (const auto v = single_binding(name); v == "setTimeout" || v == "setInterval" || v == "setImmediate") name = v;
     if (name != "setTimeout" && name != "setInterval" && name != "setImmediate") return std::nullopt;
     // Not when the test may wait for it: a callback parameter (`done`, `t.end`, any name), a plan
-    // of its checks, a returned or awaited promise; nor when the file drives fake timers.
-    const std::string unit = text(unit_node_).substr(0, kRegexLineChars * 8);
-    static const std::regex waits(R"(\b(?:done|resolve|await|Promise|then|return|plan|end|[Tt]imers?|[Tt]icks?|tick|clock|callback|cb|next|finish|complete)\b)");
+    // of its checks, a returned or awaited promise; nor when the file drives fake timers. (Words
+    // in comments and strings wait for nothing.)
+    const std::string unit = unit_code().substr(0, kRegexLineChars * 8);
+    static const std::regex waits(R"(\b(?:done|resolve|await|return|plan|end|[Tt]imers?|[Tt]icks?|tick|clock|callback|cb|next|finish|complete)\b)");
     if (std::regex_search(unit, waits)) return std::nullopt;
     static const std::regex fake(R"(useFakeTimers|advanceTimers|runAllTimers|runOnlyPendingTimers|runAllTicks|fakeTimers|FakeTimers|\.tick\s*\()");
     if (std::regex_search(s_.src.substr(0, std::size_t{1} << 20), fake)) return std::nullopt;
