@@ -762,6 +762,57 @@ std::optional<IntegrityFinding> skip_through_helper(const RuleContext& c, const 
   return std::nullopt;
 }
 
+/// Does the new version of a test skip under the conditions the old one did, written another way:
+/// each `if COND: pytest.skip(...)` it has under a COND the old `skipif(COND, ...)` had, each
+/// `try: import M` / `except ImportError: pytest.skip(...)` of a module M the old one took with
+/// `importorskip('M')` (a handler for other errors would turn a failure of the code into a skip)?
+bool same_skips(const std::string& before, const TestUnit& bt, const std::string& after, const TestUnit& at) {
+  auto lines_of = [](const std::string& text, int from, int to) {
+    std::string out;
+    for_each_capped_line(text, [&](int k, const std::string& l) {
+      if (k >= from && k <= to) out += l + "\n";
+    });
+    return out;
+  };
+  const std::string old_text = lines_of(before, std::max(1, bt.line - 8), bt.end_line);
+  const std::string new_text = lines_of(after, at.line, at.end_line);
+  std::set<std::string> conditions, modules;
+  static const std::regex skipif(R"(skip[iI]f\(\s*([^,\n]+?)\s*[,)])");
+  for (std::sregex_iterator it(old_text.begin(), old_text.end(), skipif), e; it != e; ++it) conditions.insert(strip_spaces((*it)[1].str()));
+  static const std::regex importorskip(R"(importorskip\(\s*['"]([\w.]+)['"])");
+  for (std::sregex_iterator it(old_text.begin(), old_text.end(), importorskip), e; it != e; ++it) modules.insert((*it)[1].str());
+  // The new skips: each must be one of these.
+  static const std::regex if_skip(R"((?:^|\n)[ \t]*if\s+([^\n]+?):[ \t]*\n[ \t]*(?:pytest\.skip\(|self\.skipTest\(|raise\s+(?:unittest\.)?SkipTest\b))");
+  static const std::regex handler_skip(R"((?:^|\n)[ \t]*except\s*\(?\s*([\w., ]*?)\s*\)?\s*(?:as\s+\w+\s*)?:[ \t]*\n[ \t]*(?:pytest\.skip\(|self\.skipTest\(|raise\s+(?:unittest\.)?SkipTest\b))");
+  static const std::regex skip_call(R"(pytest\.skip\(|self\.skipTest\(|raise\s+(?:unittest\.)?SkipTest\b)");
+  const auto skips = static_cast<std::size_t>(std::distance(std::sregex_iterator(new_text.begin(), new_text.end(), skip_call), std::sregex_iterator()));
+  std::size_t matched = 0;
+  for (std::sregex_iterator it(new_text.begin(), new_text.end(), if_skip), e; it != e; ++it) {
+    if (!conditions.count(strip_spaces((*it)[1].str()))) return false;
+    ++matched;
+  }
+  for (std::sregex_iterator it(new_text.begin(), new_text.end(), handler_skip), e; it != e; ++it) {
+    for (const auto& t : split_top((*it)[1].str(), {","}))
+      if (const std::string n = strip_spaces(t); n != "ImportError" && n != "ModuleNotFoundError") return false;
+    // (The try holds only imports of modules the old test took with importorskip.)
+    const std::string upto = new_text.substr(0, static_cast<std::size_t>(it->position(0)));
+    const auto try_at = upto.rfind("try:");
+    if (try_at == std::string::npos) return false;
+    static const std::regex imported(R"((?:^|\n)[ \t]*(?:import\s+([\w.]+)|from\s+([\w.]+)\s+import\b))");
+    const std::string body = upto.substr(try_at + 4);
+    static const std::regex other_statement(R"((?:^|\n)[ \t]*(?!import\s|from\s|#|\n|$)\S)");
+    if (std::regex_search(body, other_statement)) return false;  // (the code under test would skip too)
+    bool any = false;
+    for (std::sregex_iterator m(body.begin(), body.end(), imported), me; m != me; ++m) {
+      any = true;
+      if (!modules.count((*m)[1].matched ? (*m)[1].str() : (*m)[2].str())) return false;
+    }
+    if (!any) return false;
+    ++matched;
+  }
+  return matched == skips && matched > 0;
+}
+
 }  // namespace
 
 void compare_tests(const RuleContext& c, Findings& out, std::vector<GoneTest>& gone, std::vector<NewTest>& added) {
@@ -806,7 +857,8 @@ void compare_tests(const RuleContext& c, Findings& out, std::vector<GoneTest>& g
     std::size_t replaced = 0, fresh = 0;
     for (const auto& m : bt->markers) replaced += skip_kind(m) && !at.markers.count(m);
     for (const auto& m : at.markers) fresh += skip_kind(m) && !bt->markers.count(m);
-    const bool rewritten_skip = fresh > 0 && fresh <= replaced && (!bt->conditional || at.conditional);
+    const bool rewritten_skip = fresh > 0 && fresh <= replaced && (!bt->conditional || at.conditional) && c.file.before && c.file.after &&
+                                same_skips(*c.file.before, *bt, *c.file.after, at);
     for (const auto& m : at.markers) {
       const bool never = starts_with(m, kDefinedOnlyIf) && never_true_condition(std::string_view(m).substr(kDefinedOnlyIf.size()));
       if (bt->markers.count(m) || (at.conditional && !failing && !never) || (rewritten_skip && skip_kind(m))) continue;
