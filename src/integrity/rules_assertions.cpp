@@ -793,7 +793,7 @@ static bool empty_in(const std::string& text, const std::string& expr, int depth
       R"(^\s*\.\s*(?:forEach|map|filter|some|every|find|findIndex|flatMap|reduce|iter|into_iter|items|keys|values|entries|length|len|size|stream|each|isEmpty|is_empty|empty|count|copy|slice|get|has|contains|includes|indexOf)\b(?!\s*=[^=])|)"
       R"(^\s*\[[^\]\n]*\](?!\s*(?:[-+*/|&]|\?\?|\|\||&&)?=[^=]))");
   static const std::regex reads_before(
-      R"((?:\b(?:in|of|range|if|while|not|assert|return)|\bin\s*&(?:mut\s+)?|[^:]:|==|!=|\b(?:print|console\.log|logging\.\w+|logger\.\w+|log\.\w+)\([^()]*,|\b(?:len|any|all|max|min|sum|bool|enumerate|sorted|reversed|iter|list|tuple|zip|print|repr|str|Object\.(?:keys|values|entries)|Array\.from|console\.log|std::size)\s*\()\s*$)");
+      R"((?:\b(?:in|of|range|if|while|not|assert|return)|\bin\s*&(?:mut\s+)?|[^:]:|==|!=|\b(?:print|console\.log|logging\.\w+|logger\.\w+|log\.\w+)\([^()]*,|\b(?:len|any|all|max|min|sum|bool|id|type|isinstance|enumerate|sorted|reversed|iter|list|tuple|zip|print|repr|str|json\.dumps|copy\.copy|copy\.deepcopy|JSON\.stringify|Array\.isArray|Object\.freeze|Object\.(?:keys|values|entries)|Array\.from|console\.log|std::size)\s*\()\s*$)");
   static const std::regex ends_read(R"(^\s*(?:$|[:{)\],;]|==|!=|\band\b|\bor\b|&&|\|\||\bif\b|\belse\b|\bis\b))");
   for (std::size_t at = text.find(e); at != std::string::npos; at = text.find(e, at + 1)) {
     if ((at > 0 && (ident_char(text[at - 1]) || text[at - 1] == '$' || text[at - 1] == '.')) ||
@@ -802,14 +802,21 @@ static bool empty_in(const std::string& text, const std::string& expr, int depth
     if (at >= bound_at && at < bound_end) continue;
     const std::size_t line_start = at == 0 ? 0 : text.rfind('\n', at - 1) + 1;
     const std::string before = text.substr(line_start, at - line_start);
-    if (line_spot(before, before.size(), true) == LineSpot::comment) continue;  // (a comment's mention)
+    if (line_spot(before, before.size(), true) != LineSpot::code) continue;  // (a comment's or string's mention)
     const std::size_t line_end = std::min(text.find('\n', at), at + 200);  // (npos: the text's end)
     const std::string rest = text.substr(at + e.size(), line_end - at - e.size());
     if (std::regex_search(rest, read_call)) continue;
     // (Adding nothing fills nothing: `rows += []`, `rows[:] = []`, `rows.extend(())`, `rows.sort()`.)
     static const std::regex adds_nothing(
-        R"(^\s*(?:(?:\+|\|)=\s*(?:\[\]|\(\)|\{\})|\[:\]\s*=\s*(?:\[\]|\(\))|\.\s*(?:extend|update|concat)\(\s*(?:\[\]|\(\)|\{\})?\s*\)|\.\s*(?:sort|reverse|clear)\(\s*\))\s*;?\s*(?:$|[#/]))");
+        R"(^\s*(?:(?:\+|\|)=\s*(?:\[\]|\(\)|\{\}|(?:set|list|dict|tuple|frozenset)\(\))|\[-?\d*:-?\d*\]\s*=\s*(?:\[\]|\(\))|\.\s*(?:extend|update|concat)\(\s*(?:\[\]|\(\)|\{\})?\s*\)|\.\s*(?:sort|reverse|clear)\(\s*\))\s*;?\s*(?:$|[#/]))");
     if (std::regex_search(rest, adds_nothing)) continue;
+    // (Bound again to nothing or to a copy of itself: `rows = ()`, `rows = rows[:]`, `rows = list(rows)`.)
+    if (std::smatch rb; std::regex_match(rest, rb, std::regex(R"(^\s*(?::\s*[^=]+)?=(?!=)\s*(.*?)\s*;?\s*$)"))) {
+      const std::string v = strip_spaces(rb[1].str());
+      if (v == e + "[:]" || v == "list(" + e + ")" || v == "[..." + e + "]" || v == e + ".copy()" || v == e + ".slice()" ||
+          empty_in(text, v, depth + 1))
+        continue;
+    }
     if (std::regex_search(before, reads_before) && std::regex_search(rest, ends_read)) continue;
     return false;
   }
