@@ -241,6 +241,36 @@ bool in_loop_over_nothing(const Syntax& s, TSNode n, const Definitions& defs) {
   return false;
 }
 
+/// A collection the test started empty (`[]`, `{}`, `Vec::new()`, `new ArrayList<>()`, a C++
+/// container declared without a value) that the statement `n` fills with `added`: joined to its
+/// definition as `+=` is, so that it holds what is put in (`got.append(add(2, 2))` is no constant,
+/// `got.append(4)` still is). Any other name, `calc.add(2, 2)`'s `calc`, is left alone.
+void fill_collection(const Syntax& s, TSNode root, TSNode n, Definitions& defs, const std::string& name, const std::string& added) {
+  static const std::regex empty_start(
+      R"(^(?:\[\]|\{\}|\(\)|(?:set|list|dict|deque|collections\.deque|Counter|OrderedDict|bytearray|defaultdict\([\w.]*\))\(\)|new(?:Array|Set|Map)\(\)|)"
+      R"((?:Vec|HashMap|HashSet|BTreeMap|BTreeSet|VecDeque|String)::(?:new\(\)|with_capacity\([^()]*\))|vec!\[\]|)"
+      R"(new(?:ArrayList|LinkedList|HashMap|HashSet|TreeMap|TreeSet|LinkedHashMap|LinkedHashSet|ArrayDeque|Vector)(?:<[^()]*>)?\(\)|)"
+      R"((?:mutableListOf|mutableSetOf|mutableMapOf|arrayListOf)(?:<[^()]*>)?\(\)|\[\][\w.*]+\{\}|map\[[^\]]*\][\w.*]+\{\}|make\(\[\][\w.*]+,0\)|)"
+      R"(new\w+\[\d+\]|\[0;\d+\]|std::(?:vector|map|set)<[^()]*>\{\})$|^\(.*\)\+\(.*\)$)");
+  static const std::regex container(R"((?:^|[^\w])(?:std::)?(?:vector|list|deque|set|map|multiset|multimap|unordered_map|unordered_set|string|array)\b|\[\]\s*$|\w\s*\[\s*\d+\s*\]\s*$)");
+  if (!is_plain_name(name) || name.find('.') != std::string::npos) return;
+  auto it = defs.find(name);
+  if (it == defs.end() || it->second.empty()) {
+    // (C++ `std::vector<int> got;`, Go `var got []int`, Java `int[] got = new int[1];` handled above.)
+    const std::regex declared = detail::cached_regex("([\\w:<>, \\[\\]]+)\\s+" + name + "\\s*(?:;|\\{\\s*\\}\\s*;|\\[\\s*\\d+\\s*\\]\\s*;|$)");
+    const std::regex go_var = detail::cached_regex("(?:^|\\n)[ \\t]*var[ \\t]+" + name + "[ \\t]+(?:\\[\\]|map\\[)");
+    std::smatch dm;
+    const std::string whole = s.text(root);
+    if ((std::regex_search(whole, dm, declared) && std::regex_search(dm[1].str(), container)) || std::regex_search(whole, go_var))
+      defs[name].push_back({Syntax::line(n), added});
+    return;
+  }
+  auto& last = it->second.back();
+  if (!std::regex_match(strip_spaces(last.value), empty_start)) return;
+  last.value = "(" + last.value + ") + (" + added + ")";
+  last.line = std::max(last.line, Syntax::line(n));
+}
+
 /// Local definitions of the unit: variable -> the expressions assigned to it.
 void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth, TSNode root = TSNode{}) {
   if (depth > kMaxSyntaxDepth) return;
@@ -274,8 +304,23 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
     for (std::size_t k = 0; k < names.size(); ++k)
       defs[names[k]].push_back({Syntax::line(n), values.size() == names.size() ? values[k] : rhs});
   };
-  if (t == "short_var_declaration" || t == "assignment_statement" || t == "assignment" || t == "assignment_expression")
-    bind(Syntax::field(n, "left"), Syntax::field(n, "right"));
+  if (t == "short_var_declaration" || t == "assignment_statement" || t == "assignment" || t == "assignment_expression") {
+    // `got['two'] = add(1, 1)`, `got[0] = ...`, C++ `got["four"] = Add(2, 2)`: an item set in an empty
+    // collection (fill_collection); other item and attribute sets are left as before.
+    TSNode left = Syntax::field(n, "left");
+    const std::string_view lt = ts_node_is_null(left) ? std::string_view() : Syntax::type(left);
+    if (lt == "subscript" || lt == "subscript_expression" || lt == "index_expression" || lt == "array_access") {
+      TSNode object = Syntax::field(left, "value");
+      if (ts_node_is_null(object)) object = Syntax::field(left, "object");
+      if (ts_node_is_null(object)) object = Syntax::field(left, "operand");
+      if (ts_node_is_null(object)) object = Syntax::field(left, "array");
+      if (ts_node_is_null(object) && ts_node_named_child_count(left) > 0) object = ts_node_named_child(left, 0);
+      TSNode right = Syntax::field(n, "right");
+      if (!ts_node_is_null(object) && !ts_node_is_null(right))
+        fill_collection(s, root, n, defs, strip_spaces(s.text(object)), annihilated(s.text(right)));
+    }
+    bind(left, Syntax::field(n, "right"));
+  }
   else if (t == "augmented_assignment_expression" || t == "augmented_assignment") {
     // `total += r.value` accumulates: the variable is computed from what it held and what is
     // added, so the addend joins its latest definition instead of replacing it (and a total built
@@ -373,30 +418,35 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
                                                               "emplace", "add", "addAll", "update", "unshift", "put", "putAll",
                                                               "set", "setdefault", "appendleft", "extendleft", "push_front",
                                                               "push_str", "write", "splice"};
-    // (Only a collection the test started empty: `calc.add(2, 2)` is the code under test.)
-    static const std::regex empty_start(
-        R"(^(?:\[\]|\{\}|\(\)|(?:set|list|dict|deque|collections\.deque|Counter|OrderedDict|bytearray)\(\)|new(?:Array|Set|Map)\(\)|)"
-        R"((?:Vec|HashMap|HashSet|BTreeMap|BTreeSet|VecDeque|String)::(?:new\(\)|with_capacity\([^()]*\))|vec!\[\]|)"
-        R"(new(?:ArrayList|LinkedList|HashMap|HashSet|TreeMap|TreeSet|LinkedHashMap|LinkedHashSet|ArrayDeque|Vector)(?:<[^()]*>)?\(\)|)"
-        R"((?:mutableListOf|mutableSetOf|mutableMapOf|arrayListOf)(?:<[^()]*>)?\(\)|\[\][\w.*]+\{\}|make\(\[\][\w.*]+,0\))$|^\(.*\)\+\(.*\)$)");
-    static const std::regex container(R"((?:^|[^\w])(?:std::)?(?:vector|list|deque|set|map|multiset|multimap|unordered_map|unordered_set|string)\b)");
     if (!ts_node_is_null(object) && !ts_node_is_null(method) && kFills.count(s.text(method))) {
-      const std::string name = strip_spaces(s.text(object));
       TSNode args = Syntax::field(n, "arguments");
-      if (!ts_node_is_null(args) && is_plain_name(name)) {
+      if (!ts_node_is_null(args)) {
         std::string added = annihilated(s.text(args));
         if (added.size() >= 2 && added.front() == '(') added = added.substr(1, added.size() - 2);
-        auto it = defs.find(name);
-        if (it == defs.end() || it->second.empty()) {
-          // (C++ `std::vector<int> got;` declares an empty container: what is put in is all it holds.)
-          const std::regex declared = detail::cached_regex("([\\w:<>, ]+)\\s+" + name + "\\s*(?:;|\\{\\s*\\}\\s*;)");
-          std::smatch dm;
-          const std::string whole = s.text(root);
-          if (std::regex_search(whole, dm, declared) && std::regex_search(dm[1].str(), container)) defs[name].push_back({Syntax::line(n), added});
-        } else if (auto& last = it->second.back(); std::regex_match(strip_spaces(last.value), empty_start)) {
-          last.value = "(" + last.value + ") + (" + added + ")";
-          last.line = std::max(last.line, Syntax::line(n));
-        }
+        fill_collection(s, root, n, defs, strip_spaces(s.text(object)), added);
+      }
+    }
+    // An empty collection handed to a call, which may fill it: an out-parameter (`add(2, 2, out=out)`,
+    // `Add(2, 2, &out)`, `load(rows)`), a bound fill method as a callback (`bus.on(got.append)`,
+    // `got::add`, `std::back_inserter(got)`): it holds what that call computes.
+    if (TSNode args = Syntax::field(n, "arguments"); !ts_node_is_null(args)) {
+      static const std::regex handed(
+          R"(^(?:&(?:mut)?|\w+=|\.\.\.)?([A-Za-z_]\w*)$|^([A-Za-z_]\w*)(?:\.|::)(?:append|push|add|push_back|extend|insert|update|put|set|emplace_back)$|^(?:std::)?(?:back_inserter|inserter)\(([A-Za-z_]\w*)[,)])");
+      const std::string call_text = annihilated(s.text(n));
+      // (Not a callee that only looks at it, nor the check itself.)
+      static const std::regex looks(
+          R"(^(?:print|len|str|repr|id|type|isinstance|sorted|list|tuple|set|frozenset|any|all|sum|min|max|bool|iter|enumerate|zip|)"
+          R"(console\.\w+|JSON\.stringify|Array\.isArray|Object\.(?:keys|values|entries|freeze)|expect|assert\w*|self\.assert\w*|)"
+          R"(t\.(?:Log|Logf|Error|Errorf|Fatal|Fatalf)|fmt\.\w+|reflect\.DeepEqual|(?:assert|require)\.\w+|EXPECT_\w+|ASSERT_\w+|)"
+          R"(assert_eq!?|assert_ne!?|assert!?|copy\.\w+|json\.dumps|logging\.\w+|log\.\w+)$)");
+      const std::string callee_text = ts_node_is_null(fn) ? (t == "method_invocation" ? s.text(Syntax::field(n, "name")) : std::string())
+                                                          : strip_spaces(s.text(fn));
+      for (uint32_t i = 0; i < ts_node_named_child_count(args) && !std::regex_match(callee_text, looks); ++i) {
+        std::smatch m;
+        const std::string a = strip_spaces(s.text(ts_node_named_child(args, i)));
+        if (a.size() > 200 || !std::regex_search(a, m, handed)) continue;
+        const std::string name = m[1].matched ? m[1].str() : m[2].matched ? m[2].str() : m[3].str();
+        fill_collection(s, root, n, defs, name, call_text);
       }
     }
   } else if ((t == "for_in_statement" || t == "for_statement" || t == "range_clause") &&
