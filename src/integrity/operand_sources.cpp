@@ -245,7 +245,8 @@ bool in_loop_over_nothing(const Syntax& s, TSNode n, const Definitions& defs) {
 /// container declared without a value) that the statement `n` fills with `added`: joined to its
 /// definition as `+=` is, so that it holds what is put in (`got.append(add(2, 2))` is no constant,
 /// `got.append(4)` still is). Any other name, `calc.add(2, 2)`'s `calc`, is left alone.
-void fill_collection(const Syntax& s, TSNode root, TSNode n, Definitions& defs, const std::string& name, const std::string& added) {
+void fill_collection(const Syntax& s, TSNode root, TSNode n, Definitions& defs, const std::string& name, const std::string& added,
+                     bool may_declare = true) {
   static const std::regex empty_start(
       R"(^(?:\[\]|\{\}|\(\)|(?:set|list|dict|deque|collections\.deque|Counter|OrderedDict|bytearray|defaultdict\([\w.]*\))\(\)|new(?:Array|Set|Map)\(\)|)"
       R"((?:Vec|HashMap|HashSet|BTreeMap|BTreeSet|VecDeque|String)::(?:new\(\)|with_capacity\([^()]*\))|vec!\[\]|)"
@@ -256,17 +257,27 @@ void fill_collection(const Syntax& s, TSNode root, TSNode n, Definitions& defs, 
   if (!is_plain_name(name) || name.find('.') != std::string::npos) return;
   auto it = defs.find(name);
   if (it == defs.end() || it->second.empty()) {
-    // (C++ `std::vector<int> got;`, Go `var got []int`, Java `int[] got = new int[1];` handled above.)
+    // (C++ `std::vector<int> got;`, Go `var got []int`: declared without a value. The file is searched
+    // only for a fill method's receiver or an address handed out, `&out`: not for every argument.)
+    if (!may_declare) return;
+    // (A cheap look first: the regexes below are per name, and most receivers are no local container.)
+    const std::size_t from = std::min<std::size_t>(ts_node_start_byte(root), s.src.size());
+    const std::string_view all = std::string_view(s.src).substr(from, std::min<std::size_t>(ts_node_end_byte(root), s.src.size()) - from);
+    if (all.find(name + ";") == std::string_view::npos && all.find(name + "{") == std::string_view::npos &&
+        all.find(name + " {") == std::string_view::npos && all.find(name + "[") == std::string_view::npos &&
+        all.find("var " + name) == std::string_view::npos)
+      return;
+    const std::string whole(all);
     const std::regex declared = detail::cached_regex("([\\w:<>, \\[\\]]+)\\s+" + name + "\\s*(?:;|\\{\\s*\\}\\s*;|\\[\\s*\\d+\\s*\\]\\s*;|$)");
     const std::regex go_var = detail::cached_regex("(?:^|\\n)[ \\t]*var[ \\t]+" + name + "[ \\t]+(?:\\[\\]|map\\[)");
     std::smatch dm;
-    const std::string whole = s.text(root);
-    if ((std::regex_search(whole, dm, declared) && std::regex_search(dm[1].str(), container)) || std::regex_search(whole, go_var))
+    if (((std::regex_search(whole, dm, declared) && std::regex_search(dm[1].str(), container)) || std::regex_search(whole, go_var)) &&
+        !in_loop_over_nothing(s, n, defs))
       defs[name].push_back({Syntax::line(n), added});
     return;
   }
   auto& last = it->second.back();
-  if (!std::regex_match(strip_spaces(last.value), empty_start)) return;
+  if (!std::regex_match(strip_spaces(last.value), empty_start) || in_loop_over_nothing(s, n, defs)) return;
   last.value = "(" + last.value + ") + (" + added + ")";
   last.line = std::max(last.line, Syntax::line(n));
 }
@@ -399,7 +410,7 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
         list.push_back({Syntax::line(n), name + (up ? " + 1" : " - 1")});
       }
     }
-  } else if ((t == "call" || t == "call_expression" || t == "method_invocation") && !in_loop_over_nothing(s, n, defs)) {
+  } else if (t == "call" || t == "call_expression" || t == "method_invocation") {
     // `got.append(add(2, 2))`, `got.push(...)`, `got.push_back(...)`, `seen.add(...)`: a collection
     // filled in place holds what is put in, joined to its definition as `+=` is (`got = []` then
     // `got.append(add(2, 2))` is no constant; `got.append(4)` still is).
@@ -446,7 +457,7 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
         const std::string a = strip_spaces(s.text(ts_node_named_child(args, i)));
         if (a.size() > 200 || !std::regex_search(a, m, handed)) continue;
         const std::string name = m[1].matched ? m[1].str() : m[2].matched ? m[2].str() : m[3].str();
-        fill_collection(s, root, n, defs, name, call_text);
+        fill_collection(s, root, n, defs, name, call_text, /*may_declare=*/a.front() == '&' || !m[1].matched);
       }
     }
   } else if ((t == "for_in_statement" || t == "for_statement" || t == "range_clause") &&

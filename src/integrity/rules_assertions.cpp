@@ -17,6 +17,7 @@
 #include <functional>
 #include <optional>
 #include <regex>
+#include <tuple>
 #include <sstream>
 
 #include "integrity/guard_internal.hpp"
@@ -733,7 +734,17 @@ static bool js_source(const std::string& text) {
 
 static bool empty_in(const std::string& text, const std::string& expr, int depth);
 
-bool empty_collection_in(const std::string& text, const std::string& expr) { return empty_in(text, expr, 0); }
+bool empty_collection_in(const std::string& text, const std::string& expr) {
+  // (Asked again and again for the same file's loops while definitions are collected: the answers
+  // are kept per text and expression.)
+  thread_local std::map<std::tuple<std::size_t, std::size_t, std::string>, bool> memo;
+  const auto key = std::make_tuple(std::hash<std::string_view>{}(text), text.size(), expr);
+  if (const auto it = memo.find(key); it != memo.end()) return it->second;
+  if (memo.size() > 4096) memo.clear();
+  const bool empty = empty_in(text, expr, 0);
+  memo.emplace(key, empty);
+  return empty;
+}
 
 /// empty_collection_in, `depth` names or copies deep (`rows = rows.slice()` ends).
 static bool empty_in(const std::string& text, const std::string& expr, int depth) {
@@ -781,8 +792,9 @@ static bool empty_in(const std::string& text, const std::string& expr, int depth
                          "[ \\t]*(?::[^=\\n]*)?=[ \\t]*([^\\n;]*?)[ \\t]*;?[ \\t]*(?:(?:#|//)[^\\n]*)?(?=\\n|$)");
   std::smatch m;
   // (Go: `var rows []int` declares a nil slice, `var m map[string]int` a nil map.)
-  const std::regex nil_decl = detail::cached_regex("(?:^|\\n)[ \\t]*var[ \\t]+" + e + "[ \\t]+(?:\\[\\]|map\\[)[^=\\n]*(?=\\n|$)");
-  const bool declared_nil = std::regex_search(text, m, nil_decl);
+  const bool declared_nil =
+      contains(text, "var") &&
+      std::regex_search(text, m, detail::cached_regex("(?:^|\\n)[ \\t]*var[ \\t]+" + e + "[ \\t]+(?:\\[\\]|map\\[)[^=\\n]*(?=\\n|$)"));
   if (!declared_nil && (!std::regex_search(text, m, bound) || !empty_in(text, strip_spaces(m[1].str()), depth + 1))) return false;
   // Any use but reading it may fill it: `rows += ...`, `rows[:] = ...`, `load_into(rows)`,
   // `push.apply(rows, ...)`, a second binding. Only iterating it, its length, comparing it,
