@@ -282,6 +282,66 @@ void fill_collection(const Syntax& s, TSNode root, TSNode n, Definitions& defs, 
   last.line = std::max(last.line, Syntax::line(n));
 }
 
+/// Does `n` sit in a function handed to the code or called (a callback, a stub), within `root`
+/// (the unit)? How often such a function runs is the code's: a variable it changes holds an
+/// unknown value. In the test's own statements, or in a function nothing calls, it does not.
+bool runs_handed(const Syntax& s, TSNode n, TSNode root) {
+  // (The functions around it up to the unit: the unit's own body, `test('x', () => {...})`'s
+  // callback, is not a closure of the test.)
+  const auto is_function = [](std::string_view ft) {
+    return ft == "arrow_function" || ft == "function_expression" || ft == "function" || ft == "lambda_expression" ||
+           ft == "func_literal" || ft == "function_declaration" || ft == "method_definition" || ft == "function_definition" ||
+           ft == "lambda";
+  };
+  std::vector<TSNode> around;
+  for (TSNode f = ts_node_parent(n); !ts_node_is_null(f) && !ts_node_eq(f, root); f = ts_node_parent(f))
+    if (is_function(Syntax::type(f))) around.push_back(f);
+  if (!ts_node_is_null(root) && !is_function(Syntax::type(root)) && !around.empty()) around.pop_back();
+  if (around.empty()) return false;
+  // (The innermost function decides.)
+  const TSNode f = around.front();
+  const TSNode up_node = ts_node_parent(f);
+  if (ts_node_is_null(up_node)) return false;
+  const std::string_view ut = Syntax::type(up_node);
+  if (ut == "arguments" || ut == "argument_list" || ut == "call_expression" || ut == "pair") return true;
+  if (ut == "variable_declarator" || ut == "assignment_expression" || ut == "init_declarator" || ut == "short_var_declaration" ||
+      ut == "expression_list") {
+    // (Bound to a name: handed when the name is used again, `fetch: bump` or `bump()`.)
+    TSNode named = Syntax::field(up_node, "name");
+    if (ts_node_is_null(named)) named = Syntax::field(up_node, "left");
+    if (ts_node_is_null(named)) named = Syntax::field(up_node, "declarator");
+    if (ts_node_is_null(named) && ut == "expression_list") {
+      TSNode decl = ts_node_parent(up_node);
+      if (!ts_node_is_null(decl)) named = Syntax::field(decl, "left");
+    }
+    const std::string fn = ts_node_is_null(named) ? std::string() : strip_spaces(s.text(named));
+    TSNode scope = f;
+    while (!ts_node_is_null(ts_node_parent(scope))) scope = ts_node_parent(scope);
+    const std::string all = s.text(scope);
+    std::size_t mentions = 0;
+    for (std::size_t at = fn.empty() ? std::string::npos : all.find(fn); at != std::string::npos && mentions < 2; at = all.find(fn, at + 1))
+      if ((at == 0 || !ident_char(all[at - 1])) && (at + fn.size() >= all.size() || !ident_char(all[at + fn.size()]))) ++mentions;
+    return fn.empty() || mentions >= 2;
+  }
+  return true;  // (a method of an object literal, a function declared and hoisted: assume it runs)
+}
+
+/// The variable an update changes: `n` itself, or the local collection or object of an item or
+/// member update (`counts[i]++`, `got[k] += v`, `o.n++`'s `o`); "" for anything else.
+std::string changed_name(const Syntax& s, TSNode target) {
+  if (ts_node_is_null(target)) return {};
+  const std::string_view tt = Syntax::type(target);
+  if (tt == "identifier") return s.text(target);
+  if (tt != "subscript" && tt != "subscript_expression" && tt != "index_expression" && tt != "array_access" &&
+      tt != "member_expression" && tt != "attribute" && tt != "field_expression" && tt != "selector_expression")
+    return {};
+  TSNode object = Syntax::field(target, "value");
+  for (const char* f : {"object", "operand", "array", "argument"})
+    if (ts_node_is_null(object)) object = Syntax::field(target, f);
+  if (ts_node_is_null(object) && ts_node_named_child_count(target) > 0) object = ts_node_named_child(target, 0);
+  return ts_node_is_null(object) ? std::string() : changed_name(s, object);
+}
+
 /// Local definitions of the unit: variable -> the expressions assigned to it.
 void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth, TSNode root = TSNode{}) {
   if (depth > kMaxSyntaxDepth) return;
@@ -332,82 +392,44 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
     }
     bind(left, Syntax::field(n, "right"));
   }
-  else if (t == "augmented_assignment_expression" || t == "augmented_assignment") {
-    // `total += r.value` accumulates: the variable is computed from what it held and what is
-    // added, so the addend joins its latest definition instead of replacing it (and a total built
-    // in a loop is not "reassigned, value unknown").
-    TSNode left = Syntax::field(n, "left"), right = Syntax::field(n, "right");
-    if (!ts_node_is_null(left) && !ts_node_is_null(right) && !in_loop_over_nothing(s, n, defs)) {
-      const std::string name = strip_spaces(s.text(left));
+  else if (t == "augmented_assignment_expression" || t == "augmented_assignment" || t == "update_expression" || t == "inc_statement" ||
+           t == "dec_statement") {
+    // `total += r.value` accumulates: the variable is computed from what it held and what is added,
+    // so the addend joins its latest definition instead of replacing it (and a total built in a
+    // loop is not "reassigned, value unknown"). `requestCount++`, `--left`, Go's `n++` add one.
+    // An item or member update (`counts[i]++`, `got[k] += v`, `o.n++`) changes the collection or
+    // object it is in, when that is a local (ky's `const perAttempt = [0]` counted up by
+    // `perAttempt[i]++` in a callback was read as `[0]`).
+    // In a function handed to the code or called (a callback, a stub), how often it runs is the
+    // code's: the value is unknown (ky's `let requestCount = 0` counted up in a fetch callback was
+    // read as 0). In the test's own statements it is what it held changed (`n = 4; n++; n--` is
+    // still the constant 4).
+    const bool update = t == "update_expression" || t == "inc_statement" || t == "dec_statement";
+    TSNode left = update ? Syntax::field(n, "argument") : Syntax::field(n, "left");
+    if (update && ts_node_is_null(left) && ts_node_named_child_count(n) >= 1) left = ts_node_named_child(n, 0);
+    TSNode right = update ? TSNode{} : Syntax::field(n, "right");
+    const bool item = !ts_node_is_null(left) && Syntax::type(left) != "identifier";
+    std::string name = changed_name(s, left);
+    auto found = name.empty() ? defs.end() : defs.find(name);
+    // (An update of what is no local, `self.total += x`, is kept under its own text, as before.)
+    if (item && !update && (found == defs.end() || found->second.empty())) name = strip_spaces(s.text(left));
+    else if (item && (found == defs.end() || found->second.empty())) name.clear();
+    if (!name.empty() && (update || !ts_node_is_null(right)) && !in_loop_over_nothing(s, n, defs)) {
+      const std::string added = update ? "1" : annihilated(s.text(right));
+      const std::string op = update ? (s.text(n).find("--") != std::string::npos ? " - " : " + ") : " + ";
       auto& list = defs[name];
-      const std::string added = annihilated(s.text(right));
-      if (list.empty()) list.push_back({Syntax::line(n), added});
-      else {
-        // The accumulated value is read from here on (what it is computed from is defined by now).
-        list.back().value += " + (" + added + ")";
-        list.back().line = std::max(list.back().line, Syntax::line(n));
-      }
-    }
-  } else if (t == "update_expression" || t == "inc_statement" || t == "dec_statement") {
-    // `requestCount++`, `--left`, Go's `n++` (in a callback too): the variable changes from what it
-    // held; a constant it was initialized with is not what a later check reads (ky's `let
-    // requestCount = 0` counted up in a fetch callback was read as 0).
-    TSNode arg = Syntax::field(n, "argument");
-    if (ts_node_is_null(arg) && ts_node_named_child_count(n) >= 1) arg = ts_node_named_child(n, 0);
-    if (!ts_node_is_null(arg) && Syntax::type(arg) == "identifier") {
-      const std::string name = s.text(arg);
-      const bool up = s.text(n).find("++") != std::string::npos;
-      // In a function handed to the code or called (a callback, a stub): how often it runs is the
-      // code's, the value unknown. In the test's own statements, or in a function nothing calls,
-      // it is what it held plus or minus one (`n = 4; n++; n--` is still the constant 4).
-      bool handed = false;
-      // (The functions around it up to the unit: the unit's own body, `test('x', () => {...})`'s
-      // callback, is not a closure of the test.)
-      const auto is_function = [](std::string_view ft) {
-        return ft == "arrow_function" || ft == "function_expression" || ft == "function" || ft == "lambda_expression" ||
-               ft == "func_literal" || ft == "function_declaration" || ft == "method_definition" || ft == "function_definition" ||
-               ft == "lambda";
-      };
-      std::vector<TSNode> around;
-      for (TSNode f = ts_node_parent(n); !ts_node_is_null(f) && !ts_node_eq(f, root); f = ts_node_parent(f))
-        if (is_function(Syntax::type(f))) around.push_back(f);
-      if (!ts_node_is_null(root) && !is_function(Syntax::type(root)) && !around.empty()) around.pop_back();
-      for (TSNode f : around) {
-        if (handed) break;
-        TSNode up_node = ts_node_parent(f);
-        if (ts_node_is_null(up_node)) break;
-        const std::string_view ut = Syntax::type(up_node);
-        if (ut == "arguments" || ut == "argument_list" || ut == "call_expression" || ut == "pair") handed = true;
-        else if (ut == "variable_declarator" || ut == "assignment_expression" || ut == "init_declarator" || ut == "short_var_declaration" ||
-                 ut == "expression_list") {
-          // (Bound to a name: handed when the name is used again, `fetch: bump` or `bump()`.)
-          TSNode named = Syntax::field(up_node, "name");
-          if (ts_node_is_null(named)) named = Syntax::field(up_node, "left");
-          if (ts_node_is_null(named)) named = Syntax::field(up_node, "declarator");
-          if (ts_node_is_null(named) && ut == "expression_list") {
-            TSNode decl = ts_node_parent(up_node);
-            if (!ts_node_is_null(decl)) named = Syntax::field(decl, "left");
-          }
-          const std::string fn = ts_node_is_null(named) ? std::string() : strip_spaces(s.text(named));
-          TSNode scope = f;
-          while (!ts_node_is_null(ts_node_parent(scope))) scope = ts_node_parent(scope);
-          const std::string all = s.text(scope);
-          std::size_t mentions = 0;
-          for (std::size_t at = fn.empty() ? std::string::npos : all.find(fn); at != std::string::npos && mentions < 2; at = all.find(fn, at + 1))
-            if ((at == 0 || !ident_char(all[at - 1])) && (at + fn.size() >= all.size() || !ident_char(all[at + fn.size()]))) ++mentions;
-          handed = fn.empty() || mentions >= 2;
-        } else {
-          handed = true;  // (a method of an object literal, a function declared and hoisted: assume it runs)
-        }
-        break;
-      }
-      auto& list = defs[name];
-      if (!handed && !list.empty()) {
-        // (Folded into the definition it changes, as `+=` is: still one value, a constant stays one.)
-        list.back().value = "(" + list.back().value + (up ? ") + 1" : ") - 1");
+      if (list.empty()) {
+        list.push_back({Syntax::line(n), update ? name + op + added : added});
+      } else if (runs_handed(s, n, root)) {
+        list.push_back({Syntax::line(n), name + op + "(" + added + ")"});
+      } else if (item && literal_text(added)) {
+        // (An item of a constant changed by a constant, `counts = [3]; counts[0]++`: still a constant.)
         list.back().line = std::max(list.back().line, Syntax::line(n));
       } else {
-        list.push_back({Syntax::line(n), name + (up ? " + 1" : " - 1")});
+        // (Folded into the definition it changes: still one value, a constant stays one. The
+        // accumulated value is read from here on: what it is computed from is defined by now.)
+        list.back().value = "(" + list.back().value + ")" + op + "(" + added + ")";
+        list.back().line = std::max(list.back().line, Syntax::line(n));
       }
     }
   } else if (t == "call" || t == "call_expression" || t == "method_invocation") {
