@@ -60,13 +60,29 @@ double last_number_arg(std::string_view text) {
   }
 }
 
-bool is_literal(std::string s) {
-  s = strip_spaces(std::move(s));
+bool is_literal(std::string text) {
+  // (Spaces go, except one between two words, kept as a mark: `4 in got` is two words and a name,
+  // not the number `4ingot`.)
+  constexpr char kGap = '\x1f';
+  std::string s;
+  {
+    const std::string t = trim(text);
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      if (!std::isspace(static_cast<unsigned char>(t[i]))) {
+        s += t[i];
+        continue;
+      }
+      std::size_t j = i;
+      while (j < t.size() && std::isspace(static_cast<unsigned char>(t[j]))) ++j;
+      if (!s.empty() && j < t.size() && (ident_char(s.back()) && ident_char(t[j]))) s += kGap;
+      i = j - 1;
+    }
+  }
   // Literal wrappers: pytest.approx(4), Some(3), vec![1, 2], b"x", List.of(1, 2)...
   static constexpr std::string_view kWrappers[] = {"pytest.approx", "approx", "Some", "Ok", "Err", "vec!", "List.of",
                                                    "Arrays.asList", "Set.of", "Map.of", "dict", "set", "tuple",
                                                    "list", "frozenset", "std::string", "String::from", "BigInt",
-                                                   "Decimal", "new Date", "newDate", "Number", "String", "int",
+                                                   "Decimal", "new\x1f" "Date", "newDate", "Number", "String", "int",
                                                    "float", "str", "bytes"};
   for (auto w : kWrappers)
     if (starts_with(s, w) && s.size() > w.size() && (s[w.size()] == '(' || s[w.size()] == '[')) s = s.substr(w.size());
@@ -803,12 +819,13 @@ bool coarse_expression(const std::string& operand, Lang lang, const std::string&
 
 /// A literal that is always true (`1`, `"x"`, `True`, a non-empty literal tuple or list).
 bool truthy_literal(std::string_view text) {
-  std::string e = strip_spaces(std::string(text));
+  std::string e = trim(text);
   while (wrapped_in_parens(e) && split_top(std::string_view(e).substr(1, e.size() - 2), {","}).size() < 2)
-    e = e.substr(1, e.size() - 2);
+    e = trim(std::string_view(e).substr(1, e.size() - 2));
   static const std::set<std::string, std::less<>> kFalsy = {"False", "0", "None", "''", "\"\"", "[]", "()", "{}", "false",
                                                             "null", "undefined", "0.0", "NaN", "nil", "``", "b''", "b\"\""};
-  return !e.empty() && is_literal(e) && !kFalsy.count(e);
+  // (Its words apart: `4 in got` is no literal.)
+  return !e.empty() && is_literal(e) && !kFalsy.count(strip_spaces(e));
 }
 
 std::string unparen(std::string e) {
@@ -1319,8 +1336,14 @@ void truth_analysis(std::string_view clause, Assertion& a, bool python) {
   if (auto in = split_top(e, {" in "}); in.size() == 2) {
     std::string rhs = trim(in[1]);
     if (rhs.size() >= 2 && std::string_view("([{").find(rhs.front()) != std::string_view::npos)
-      for (const auto& el : split_top(std::string_view(rhs).substr(1, rhs.size() - 2), {","}))
-        if (strip_spaces(el) == strip_spaces(in[0]) && !is_literal(in[0])) a.tautology = true;
+    {
+      // (`x in (4, x)`; `4 in [4, got]`, the literal beside what is computed. Only literals, `4 in
+      // (4, 5)`, is no check at all: trivial.)
+      const auto elements = split_top(std::string_view(rhs).substr(1, rhs.size() - 2), {","});
+      const bool computed = std::any_of(elements.begin(), elements.end(), [](const std::string& el) { return !is_literal(el); });
+      for (const auto& el : elements)
+        if (strip_spaces(el) == strip_spaces(in[0]) && (!is_literal(in[0]) || computed)) a.tautology = true;
+    }
   }
   // all(...) over an empty literal holds vacuously.
   const std::string compact = strip_spaces(e);
