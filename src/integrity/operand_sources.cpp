@@ -291,7 +291,7 @@ bool runs_handed(const Syntax& s, TSNode n, TSNode root) {
   const auto is_function = [](std::string_view ft) {
     return ft == "arrow_function" || ft == "function_expression" || ft == "function" || ft == "lambda_expression" ||
            ft == "func_literal" || ft == "function_declaration" || ft == "method_definition" || ft == "function_definition" ||
-           ft == "lambda";
+           ft == "lambda" || ft == "closure_expression" || ft == "function_item" || ft == "method_declaration";
   };
   std::vector<TSNode> around;
   for (TSNode f = ts_node_parent(n); !ts_node_is_null(f) && !ts_node_eq(f, root); f = ts_node_parent(f))
@@ -324,6 +324,91 @@ bool runs_handed(const Syntax& s, TSNode n, TSNode root) {
     return fn.empty() || mentions >= 2;
   }
   return true;  // (a method of an object literal, a function declared and hoisted: assume it runs)
+}
+
+/// A call's text and, when it is a method of a plain name (`em.on(...)`, `reg.on_row(...)`), the
+/// later calls on that name within the unit (`em.emit('sum', add(2, 2))`), joined with `+`: what a
+/// callback handed to the call receives comes through them.
+std::string call_and_receiver_calls(const Syntax& s, TSNode call, TSNode root) {
+  std::string out = annihilated(s.text(call));
+  TSNode fn = Syntax::field(call, "function");
+  TSNode object{};
+  if (!ts_node_is_null(fn)) {
+    const std::string_view ft = Syntax::type(fn);
+    if (ft == "attribute" || ft == "member_expression") object = Syntax::field(fn, "object");
+    else if (ft == "field_expression") object = Syntax::field(fn, "argument");
+    else if (ft == "selector_expression") object = Syntax::field(fn, "operand");
+    if (ft == "field_expression" && ts_node_is_null(object)) object = Syntax::field(fn, "value");
+  } else if (Syntax::type(call) == "method_invocation") {
+    object = Syntax::field(call, "object");
+  }
+  if (ts_node_is_null(object) || ts_node_is_null(root)) return out;
+  const std::string receiver = strip_spaces(s.text(object));
+  if (!is_plain_name(receiver) || receiver.find('.') != std::string::npos) return out;
+  // (The unit's later calls on it: statements after the call, a few.)
+  const uint32_t after = ts_node_end_byte(call);
+  int taken = 0;
+  std::function<void(TSNode, int)> visit = [&](TSNode x, int depth) {
+    if (taken >= 8 || depth > kMaxSyntaxDepth || ts_node_end_byte(x) <= after) return;
+    const std::string_view xt = Syntax::type(x);
+    if ((xt == "call" || xt == "call_expression" || xt == "method_invocation") && ts_node_start_byte(x) >= after) {
+      const std::string text = strip_spaces(s.text(x));
+      if (text.size() > receiver.size() + 1 && starts_with(text, receiver) && (text[receiver.size()] == '.' || text.compare(receiver.size(), 2, "->") == 0) &&
+          text.size() < 400) {
+        out += " + (" + annihilated(s.text(x)) + ")";
+        ++taken;
+        return;
+      }
+    }
+    for (uint32_t i = 0; i < ts_node_named_child_count(x); ++i) visit(ts_node_named_child(x, i), depth + 1);
+  };
+  visit(root, 0);
+  return out;
+}
+
+/// What flows into a callback `n` sits in, when that callback is an argument of a call in the unit
+/// (`add(2, 2, (v) => got.push(v))`, `em.on('sum', (v) => got.push(v))`): the call's text, and the
+/// later calls on the same receiver (`em.emit('sum', add(2, 2))`), which is how values reach it.
+/// "" when `n` is in no such callback, or `value` (what `n` stores) uses none of its parameters.
+std::string flows_into_callback(const Syntax& s, TSNode n, TSNode root, std::string_view value) {
+  static const std::set<std::string_view> kFunctions = {"arrow_function", "function_expression", "function", "lambda_expression",
+                                                        "func_literal", "lambda", "closure_expression"};
+  static const std::set<std::string_view> kNamed = {"function_declaration", "method_definition", "function_definition", "function_item",
+                                                    "method_declaration"};
+  // (The functions around it up to the unit, as runs_handed reads them: the unit's own body,
+  // `test('x', () => {...})`'s callback, is not a callback of the test.)
+  std::vector<TSNode> around;
+  for (TSNode p = ts_node_parent(n); !ts_node_is_null(p) && !ts_node_eq(p, root); p = ts_node_parent(p))
+    if (kFunctions.count(Syntax::type(p)) || kNamed.count(Syntax::type(p))) around.push_back(p);
+  if (!ts_node_is_null(root) && !kFunctions.count(Syntax::type(root)) && !kNamed.count(Syntax::type(root)) && !around.empty())
+    around.pop_back();
+  if (around.empty() || !kFunctions.count(Syntax::type(around.front()))) return {};
+  const TSNode f = around.front();
+  // (Only a value made from the callback's parameters flows in: `got.push(v)`, not `got.push(4)`.)
+  {
+    TSNode body = Syntax::field(f, "body");
+    const uint32_t from = ts_node_start_byte(f), to = ts_node_is_null(body) ? from : ts_node_start_byte(body);
+    const std::string_view head = std::string_view(s.src).substr(from, std::min<std::size_t>(to, s.src.size()) - from);
+    bool mentioned = false;
+    for (std::size_t i = 0; i < head.size() && !mentioned;) {
+      if (!ident_start(head[i])) {
+        ++i;
+        continue;
+      }
+      std::size_t j = i;
+      while (j < head.size() && ident_char(head[j])) ++j;
+      const std::string_view word = head.substr(i, j - i);
+      for (std::size_t at = value.find(word); at != std::string_view::npos && !mentioned; at = value.find(word, at + 1))
+        mentioned = (at == 0 || !ident_char(value[at - 1])) && (at + word.size() >= value.size() || !ident_char(value[at + word.size()]));
+      i = j;
+    }
+    if (!mentioned) return {};
+  }
+  TSNode args = ts_node_parent(f);
+  if (ts_node_is_null(args) || (Syntax::type(args) != "arguments" && Syntax::type(args) != "argument_list")) return {};
+  TSNode call = ts_node_parent(args);
+  if (ts_node_is_null(call)) return {};
+  return call_and_receiver_calls(s, call, root);
 }
 
 /// The variable an update changes: `n` itself, or the local collection or object of an item or
@@ -371,9 +456,13 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
           rhs = ty == 1 ? annihilated(s.text(cond)) : "!(" + annihilated(s.text(cond)) + ")";
       }
     }
-    const auto values = split_top(rhs, {","});
-    for (std::size_t k = 0; k < names.size(); ++k)
-      defs[names[k]].push_back({Syntax::line(n), values.size() == names.size() ? values[k] : rhs});
+    auto values = split_top(rhs, {","});
+    if (values.size() != names.size()) values.assign(names.size(), rhs);
+    // (Bound in a callback handed to a call, `add(2, 2, (v) => { result = v; })`, Go's `func(v int)
+    // { got = append(got, v) }`: what it holds comes from that call.)
+    if (const std::string flows = names.empty() ? std::string() : flows_into_callback(s, n, root, rhs); !flows.empty())
+      for (auto& v : values) v = "(" + v + ") + (" + flows + ")";
+    for (std::size_t k = 0; k < names.size(); ++k) defs[names[k]].push_back({Syntax::line(n), values[k]});
   };
   if (t == "short_var_declaration" || t == "assignment_statement" || t == "assignment" || t == "assignment_expression") {
     // `got['two'] = add(1, 1)`, `got[0] = ...`, C++ `got["four"] = Add(2, 2)`: an item set in an empty
@@ -456,6 +545,9 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
       if (!ts_node_is_null(args)) {
         std::string added = annihilated(s.text(args));
         if (added.size() >= 2 && added.front() == '(') added = added.substr(1, added.size() - 2);
+        // (In a callback handed to a call, `add(2, 2, (v) => got.push(v))`, `em.on('x', (v) =>
+        // got.push(v))`: what is put in comes from that call, or from later calls on its receiver.)
+        if (const std::string flows = flows_into_callback(s, n, root, added); !flows.empty()) added = "(" + added + ") + (" + flows + ")";
         fill_collection(s, root, n, defs, strip_spaces(s.text(object)), added);
       }
     }
@@ -464,7 +556,7 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
     // `got::add`, `std::back_inserter(got)`): it holds what that call computes.
     if (TSNode args = Syntax::field(n, "arguments"); !ts_node_is_null(args)) {
       static const std::regex handed(
-          R"(^(?:&(?:mut)?|\w+=|\.\.\.)?([A-Za-z_]\w*)$|^([A-Za-z_]\w*)(?:\.|::)(?:append|push|add|push_back|extend|insert|update|put|set|emplace_back)$|^(?:std::)?(?:back_inserter|inserter)\(([A-Za-z_]\w*)[,)])");
+          R"(^(?:&(?:mut)?|\w+=|\.\.\.)?([A-Za-z_]\w*)$|^(?:\w+=)?([A-Za-z_]\w*)(?:\.|::)(?:append|push|add|push_back|extend|insert|update|put|set|emplace_back)$|^(?:std::)?(?:back_inserter|inserter)\(([A-Za-z_]\w*)[,)])");
       const std::string call_text = annihilated(s.text(n));
       // (Not a callee that only looks at it, nor the check itself.)
       static const std::regex looks(
@@ -479,7 +571,8 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
         const std::string a = strip_spaces(s.text(ts_node_named_child(args, i)));
         if (a.size() > 200 || !std::regex_search(a, m, handed)) continue;
         const std::string name = m[1].matched ? m[1].str() : m[2].matched ? m[2].str() : m[3].str();
-        fill_collection(s, root, n, defs, name, call_text, /*may_declare=*/a.front() == '&' || !m[1].matched);
+        fill_collection(s, root, n, defs, name, m[2].matched ? call_and_receiver_calls(s, n, root) : call_text,
+                        /*may_declare=*/a.front() == '&' || !m[1].matched);
       }
     }
   } else if ((t == "for_in_statement" || t == "for_statement" || t == "range_clause") &&
