@@ -603,6 +603,298 @@ namespace {
 /// `requireIntegration(t)` calling t.Skip), in the same file or in one the test file imports (its
 /// Go package's other test files), directly or through the file's other helpers: it is disabled
 /// like a skip written in its body, unless the old test reached the same helper.
+/// The conditions a Python test is skipped under, wherever they are written: its decorators
+/// (`skipif(C)`, `skipIf(C)`, `skipUnless(C)`), its class's decorators and `pytestmark`, the
+/// module's `pytestmark`, `if C: pytest.skip(..., allow_module_level=True)`, `importorskip('M')` and
+/// `try: import M` / `except ImportError: pytest.skip(...)`, the same in its body and in the
+/// fixtures it takes (parameters defined in the file under `@pytest.fixture`). Each is read into one
+/// spelling: a module that is missing (`importorskip('M')`, the try-import, `find_spec('M') is
+/// None`, `not HAS_M` with `HAS_M` set by a try-import of M), a platform (`sys.platform ==
+/// 'win32'`, `sys.platform.startswith('win')`, `os.name == 'nt'`), or the condition's own text.
+/// nullopt when a skip there reads as no condition (a bare `pytest.skip()`, `@skip`): that one
+/// skips always.
+std::optional<std::set<std::string>> python_skip_conditions(const std::string& text, const TestUnit& t, std::set<int>* consumed = nullptr) {
+  std::set<int> own_consumed;
+  std::set<int>& read = consumed ? *consumed : own_consumed;
+  std::vector<std::string> lines;
+  for_each_capped_line(text, [&](int, const std::string& l) { lines.push_back(l); });
+  const int count = static_cast<int>(lines.size());
+  if (t.line <= 0 || t.line > count) return std::nullopt;
+  auto indent_of = [&](int k) {  // (1-based line; -1 for a blank or comment line)
+    const std::string& l = lines[static_cast<std::size_t>(k - 1)];
+    const auto at = l.find_first_not_of(" \t");
+    return at == std::string::npos || l[at] == '#' ? -1 : static_cast<int>(at);
+  };
+  auto stripped = [&](int k) { return trim(lines[static_cast<std::size_t>(k - 1)]); };
+  // A statement from line k on, its brackets balanced (a decorator or assignment over several lines).
+  auto statement = [&](int k) {
+    std::string out;
+    int depth = 0;
+    for (int i = k; i <= count && i < k + 20; ++i) {
+      const std::string l = stripped(i);
+      read.insert(i);
+      out += l + " ";
+      for (char ch : l) depth += (ch == '(' || ch == '[' || ch == '{') - (ch == ')' || ch == ']' || ch == '}');
+      if (depth <= 0) break;
+    }
+    return out;
+  };
+  // Module-level flags set by a try-import: `try: import numpy as np; HAS_NP = True` / `except
+  // ImportError: HAS_NP = False` (or `np = None`): name -> module.
+  std::map<std::string, std::string> flags;
+  static const std::regex import_line(R"(^(?:import\s+([\w.]+)(?:\s+as\s+(\w+))?|from\s+([\w.]+)\s+import\b))");
+  static const std::regex falsy_set(R"(^(\w+)\s*=\s*(?:False|None)\s*$)");
+  for (int k = 1; k <= count; ++k) {
+    if (indent_of(k) != 0 || stripped(k) != "try:") continue;
+    std::set<std::string> modules;
+    std::map<std::string, std::string> aliases;
+    int i = k + 1;
+    for (; i <= count && indent_of(i) != 0; ++i) {
+      std::smatch m;
+      const std::string l = stripped(i);
+      if (std::regex_search(l, m, import_line)) {
+        const std::string mod = m[1].matched ? m[1].str() : m[3].str();
+        modules.insert(mod);
+        aliases[m[2].matched ? m[2].str() : mod] = mod;
+      }
+    }
+    if (modules.size() != 1 || i > count || !starts_with(stripped(i), "except") ||
+        (!contains(stripped(i), "ImportError") && !contains(stripped(i), "ModuleNotFoundError")))
+      continue;
+    for (int h = i + 1; h <= count && indent_of(h) != 0; ++h) {
+      std::smatch m;
+      const std::string l = stripped(h);
+      if (std::regex_match(l, m, falsy_set)) flags[m[1].str()] = *modules.begin();
+    }
+  }
+  // One condition, read into its spelling; `negate` for skipUnless.
+  auto spelled = [&](std::string cond, bool negate) -> std::string {
+    cond = trim(cond);
+    for (bool again = true; again;) {
+      again = false;
+      while (cond.size() >= 2 && cond.front() == '(' && matching_close(cond, 0) == cond.size() - 1)
+        cond = trim(std::string_view(cond).substr(1, cond.size() - 2));
+      if (starts_with(cond, "not ") || starts_with(cond, "not(")) {
+        cond = trim(std::string_view(cond).substr(3));
+        negate = !negate;
+        again = true;
+      }
+    }
+    const std::string compact = strip_spaces(cond);
+    static const std::regex find_spec(R"(^(?:importlib\.util\.|util\.)?find_spec\(['"]([\w.]+)['"]\)is(not)?None$)");
+    static const std::regex flag(R"(^(\w+?)(?:is(not)?(?:None|False)|==(?:None|False))?$)");
+    std::smatch m;
+    if (std::regex_match(compact, m, find_spec)) return (m[2].matched != negate ? "present:" : "missing:") + m[1].str();
+    if (std::regex_match(compact, m, flag) && flags.count(m[1].str())) {
+      // `HAS is False`, `np is None`: missing; `HAS`, `np is not None`: present; `not` turns it round.
+      const bool compared = m[1].length() < static_cast<long>(compact.size());
+      const bool missing = (compared ? !m[2].matched : false) != negate;
+      return (missing ? "missing:" : "present:") + flags.at(m[1].str());
+    }
+    // (A platform compared, `sys.platform == 'win32'`, `os.name != 'nt'`, `sys.platform.startswith('win')`:
+    // only the comparison itself, not one inside a longer condition.)
+    static const std::regex platform_eq(R"(^(?:sys\.platform|os\.name|platform\.system\(\))(==|!=)(['"])(\w+)\2$)");
+    static const std::regex platform_prefix(R"(^sys\.platform\.startswith\((['"])(\w+)\1\)$)");
+    const bool eq = std::regex_match(compact, m, platform_eq);
+    if (eq || std::regex_match(compact, m, platform_prefix)) {
+      const std::string v = eq ? m[3].str() : m[2].str();
+      const bool differs = (eq && m[1].str() == "!=") != negate;
+      const std::string which = v == "win32" || v == "win" || v == "nt" || v == "Windows" ? "windows"
+                                : v == "darwin" || v == "Darwin"                                           ? "darwin"
+                                : v == "linux" || v == "Linux"                              ? "linux"
+                                                                                                           : v;
+      return (differs ? "platform!=" : "platform==") + which;
+    }
+    return (negate ? "unless:" : "if:") + compact;
+  };
+  std::set<std::string> out;
+  bool unreadable = false;
+  // Decorators and `pytestmark` statements: skip markers in them.
+  auto read_markers = [&](const std::string& st) {
+    static const std::regex marker(R"(\b(skipif|skipIf|skipUnless|skip)\s*\()");
+    for (std::sregex_iterator it(st.begin(), st.end(), marker), e; it != e; ++it) {
+      const std::size_t open = static_cast<std::size_t>(it->position(0) + it->length(0) - 1);
+      const std::size_t close = matching_close(st, open);
+      if (close == std::string::npos) {
+        unreadable = true;
+        continue;
+      }
+      const auto args = split_top(std::string_view(st).substr(open + 1, close - open - 1), {","});
+      const std::string kind = (*it)[1].str();
+      static const std::regex keyword(R"(^\s*\w+\s*=[^=])");
+      if (kind == "skip" || args.empty() || std::regex_search(args[0], keyword)) unreadable = true;
+      else out.insert(spelled(args[0], kind == "skipUnless"));
+    }
+  };
+  // (The definition's line: a unit may start at its first decorator.)
+  auto def_line_of = [&](int k) {
+    for (int i = k; i <= count && i < k + 40; ++i) {
+      const std::string l = stripped(i);
+      if (starts_with(l, "def ") || starts_with(l, "async def ") || starts_with(l, "class ")) return i;
+    }
+    return k;
+  };
+  auto decorators_above = [&](int def_line) {
+    def_line = def_line_of(def_line);
+    const int own = indent_of(def_line);
+    std::string deco;
+    for (int k = def_line - 1; k >= 1 && k >= def_line - 40; --k) {
+      const int ind = indent_of(k);
+      if (ind < 0 || ind > own) continue;
+      if (ind == own && starts_with(stripped(k), "@")) {
+        deco += statement(k) + "\n";
+        continue;
+      }
+      break;
+    }
+    read_markers(deco);
+  };
+  // Skips in a block of lines (a body, a fixture's body, the module): `if C:` over a skip call,
+  // importorskip, a try of imports whose ImportError handler skips.
+  static const std::regex skip_call(R"(\bpytest\.skip\s*\(|\bskipTest\s*\(|\braise\s+(?:unittest\.)?SkipTest\b)");
+  static const std::regex importorskip(R"(importorskip\(\s*['"]([\w.]+)['"])");
+  std::set<int> used;  // (skip lines read with the `if` or `except` above them)
+  auto read_block = [&](int from, int to, int level) {
+    for (int k = from; k <= to; ++k) {
+      const int ind = indent_of(k);
+      if (ind < 0 || (level >= 0 && ind != level) || used.count(k)) continue;
+      const std::string l = stripped(k);
+      std::smatch m;
+      if (std::regex_search(l, m, importorskip)) {
+        out.insert("missing:" + m[1].str());
+        read.insert(k);
+        continue;
+      }
+      if (starts_with(l, "if ") && l.back() == ':') {
+        // (The skip must be the branch's first statement.)
+        int next = k + 1;
+        while (next <= to && indent_of(next) < 0) ++next;
+        if (next <= to && indent_of(next) > ind && std::regex_search(stripped(next), skip_call)) {
+          out.insert(spelled(l.substr(3, l.size() - 4), false));
+          used.insert(next);
+          read.insert(k);
+          read.insert(next);
+        }
+        continue;
+      }
+      if (l == "try:") {
+        std::set<std::string> modules;
+        bool only_imports = true;
+        int i = k + 1;
+        for (; i <= to && (indent_of(i) < 0 || indent_of(i) > ind); ++i) {
+          if (indent_of(i) < 0) continue;
+          std::smatch im;
+          const std::string body = stripped(i);
+          if (std::regex_search(body, im, import_line)) modules.insert(im[1].matched ? im[1].str() : im[3].str());
+          else only_imports = false;
+        }
+        if (i > to || !starts_with(stripped(i), "except")) continue;
+        int next = i + 1;
+        while (next <= to && indent_of(next) < 0) ++next;
+        if (next > to || !std::regex_search(stripped(next), skip_call)) continue;
+        used.insert(next);
+        for (int r = k; r <= next; ++r) read.insert(r);
+        const std::string head = stripped(i);
+        const bool import_errors = contains(head, "ImportError") || contains(head, "ModuleNotFoundError");
+        static const std::regex other_error(R"(\b(?!ImportError\b|ModuleNotFoundError\b)[A-Z]\w*(?:Error|Exception)\b)");
+        if (!only_imports || modules.empty() || !import_errors || std::regex_search(head, other_error)) unreadable = true;
+        else
+          for (const auto& mod : modules) out.insert("missing:" + mod);
+        continue;
+      }
+      if (std::regex_search(l, skip_call)) unreadable = true;  // (a skip under no condition read here)
+    }
+  };
+  // The test: its decorators and body.
+  const int def_line = def_line_of(t.line);
+  decorators_above(def_line);
+  read_block(def_line + 1, std::min(count, std::max(def_line, t.end_line)), -1);
+  // Its class: decorators and `pytestmark` at the class's level.
+  const int own = indent_of(def_line);
+  if (own > 0)
+    for (int k = def_line - 1; k >= 1; --k) {
+      const int ind = indent_of(k);
+      if (ind < 0 || ind >= own) continue;
+      if (starts_with(stripped(k), "class ")) {
+        decorators_above(k);
+        for (int i = k + 1; i <= count && (indent_of(i) < 0 || indent_of(i) > ind); ++i)
+          if (indent_of(i) == own && starts_with(stripped(i), "pytestmark")) read_markers(statement(i));
+      }
+      break;
+    }
+  // The module: `pytestmark`, and skips at its top level (outside definitions).
+  for (int k = 1; k <= count; ++k)
+    if (indent_of(k) == 0 && starts_with(stripped(k), "pytestmark")) read_markers(statement(k));
+  {
+    // (Top-level statements only: `if`/`try` blocks are read with their bodies by read_block.)
+    read_block(1, count, 0);
+  }
+  // Its fixtures: parameters defined in the file as fixtures.
+  std::vector<std::string> params;
+  {
+    const std::string head = statement(def_line);
+    const auto open = head.find('(');
+    const auto close = open == std::string::npos ? std::string::npos : matching_close(head, open);
+    if (close != std::string::npos)
+      for (const auto& part : split_top(std::string_view(head).substr(open + 1, close - open - 1), {","})) {
+        std::string name = strip_spaces(part);
+        name = name.substr(0, name.find_first_of(":="));
+        if (!name.empty() && is_plain_name(name) && name != "self" && name != "cls") params.push_back(name);
+      }
+  }
+  for (const auto& p : params) {
+    const std::regex def = detail::cached_regex("^(?:async\\s+)?def\\s+" + p + "\\s*\\(");
+    for (int k = 1; k <= count; ++k) {
+      if (indent_of(k) != 0 || !std::regex_search(stripped(k), def)) continue;
+      bool fixture = false;
+      for (int d = k - 1; d >= 1 && indent_of(d) == 0 && starts_with(stripped(d), "@"); --d) fixture = fixture || contains(stripped(d), "fixture");
+      if (!fixture) continue;
+      int end = k + 1;
+      while (end <= count && (indent_of(end) < 0 || indent_of(end) > 0)) ++end;
+      read_block(k + 1, end - 1, -1);
+    }
+  }
+  if (unreadable) return std::nullopt;
+  return out;
+}
+
+/// Does the new version of a test skip under no condition the old one did not, however each is
+/// written (python_skip_conditions)? Both must be read whole.
+bool same_skips(const std::string& before, const TestUnit& bt, const std::string& after, const TestUnit& at, bool accounted) {
+  if (!accounted) return false;
+  const auto now = python_skip_conditions(after, at);
+  const auto then = python_skip_conditions(before, bt);
+  if (!now || now->empty()) return false;
+  return then && std::includes(then->begin(), then->end(), now->begin(), now->end());
+}
+
+/// Is every skip of a Python test file's new version one python_skip_conditions reads, for one of
+/// the file's tests? Each line that names a skip (a word with "skip" in it, or a name imported as
+/// one: `from unittest.case import SkipTest as _Later`) outside an import must be a line it read: a
+/// skip in `setup_module`, an alias it does not know, a skip in a string of code are not.
+bool python_skip_lines_accounted(const std::string& text, const std::vector<TestUnit>& tests) {
+  std::set<int> consumed;
+  for (const auto& t : tests) (void)python_skip_conditions(text, t, &consumed);
+  std::set<std::string> aliases;
+  static const std::regex alias(R"(\b\w*[Ss][Kk][Ii][Pp]\w*\s+as\s+(\w+))");
+  static const std::regex import_only(R"(^\s*(?:from\s+[\w.]+\s+)?import\b[^;]*$)");
+  static const std::regex skip_word(R"([Ss][Kk][Ii][Pp])");
+  for_each_capped_line(text, [&](int, const std::string& l) {
+    for (std::sregex_iterator it(l.begin(), l.end(), alias), e; it != e; ++it) aliases.insert((*it)[1].str());
+  });
+  bool accounted = true;
+  for_each_capped_line(text, [&](int k, const std::string& l) {
+    if (!accounted || consumed.count(k) || std::regex_search(l, import_only)) return;
+    const std::string code = trim(l);
+    if (code.empty() || code.front() == '#') return;
+    bool skip = std::regex_search(l, skip_word);
+    for (const auto& a : aliases)
+      if (!skip && has_word(l, a)) skip = true;
+    if (skip) accounted = false;
+  });
+  return accounted;
+}
+
 /// A file version read once for skip_through_helper: its lines and the other names it binds to
 /// helpers (`nb = needs_backend`, `import needs_backend as nb`, Go `var online = requireBackend`,
 /// JS `const { withBackend: online } = require(...)`).
@@ -643,6 +935,10 @@ bool any_skip_helper(const RuleContext& c) {
 
 std::optional<IntegrityFinding> skip_through_helper(const RuleContext& c, const TestUnit& bt, const TestUnit& at, bool failing,
                                                     const HelperNames& names_now, const HelperNames& names_then) {
+  // (A skip moved into a fixture of the file, under the condition the test skipped under before.)
+  if (c.lang == Lang::python && c.file.before && c.file.after &&
+      same_skips(*c.file.before, bt, *c.file.after, at, python_skip_lines_accounted(*c.file.after, c.after.tests)))
+    return std::nullopt;
   // Python: what a test reaches besides its calls: its fixtures (parameters, usefixtures) and decorators.
   auto fixtures = [&](const TestUnit& t, const HelperNames& hn) {
     std::set<std::string> names;
@@ -762,58 +1058,36 @@ std::optional<IntegrityFinding> skip_through_helper(const RuleContext& c, const 
   return std::nullopt;
 }
 
-/// Does the new version of a test skip under the conditions the old one did, written another way:
-/// each `if COND: pytest.skip(...)` it has under a COND the old `skipif(COND, ...)` had, each
-/// `try: import M` / `except ImportError: pytest.skip(...)` of a module M the old one took with
-/// `importorskip('M')` (a handler for other errors would turn a failure of the code into a skip)?
-bool same_skips(const std::string& before, const TestUnit& bt, const std::string& after, const TestUnit& at) {
-  auto lines_of = [](const std::string& text, int from, int to) {
-    std::string out;
-    for_each_capped_line(text, [&](int k, const std::string& l) {
-      if (k >= from && k <= to) out += l + "\n";
-    });
-    return out;
-  };
-  const std::string old_text = lines_of(before, std::max(1, bt.line - 8), bt.end_line);
-  const std::string new_text = lines_of(after, at.line, at.end_line);
-  std::set<std::string> conditions, modules;
-  static const std::regex skipif(R"(skip[iI]f\(\s*([^,\n]+?)\s*[,)])");
-  for (std::sregex_iterator it(old_text.begin(), old_text.end(), skipif), e; it != e; ++it) conditions.insert(strip_spaces((*it)[1].str()));
-  static const std::regex importorskip(R"(importorskip\(\s*['"]([\w.]+)['"])");
-  for (std::sregex_iterator it(old_text.begin(), old_text.end(), importorskip), e; it != e; ++it) modules.insert((*it)[1].str());
-  // The new skips: each must be one of these.
-  static const std::regex if_skip(R"((?:^|\n)[ \t]*if\s+([^\n]+?):[ \t]*\n[ \t]*(?:pytest\.skip\(|self\.skipTest\(|raise\s+(?:unittest\.)?SkipTest\b))");
-  static const std::regex handler_skip(R"((?:^|\n)[ \t]*except\s*\(?\s*([\w., ]*?)\s*\)?\s*(?:as\s+\w+\s*)?:[ \t]*\n[ \t]*(?:pytest\.skip\(|self\.skipTest\(|raise\s+(?:unittest\.)?SkipTest\b))");
-  static const std::regex skip_call(R"(pytest\.skip\(|self\.skipTest\(|raise\s+(?:unittest\.)?SkipTest\b)");
-  const auto skips = static_cast<std::size_t>(std::distance(std::sregex_iterator(new_text.begin(), new_text.end(), skip_call), std::sregex_iterator()));
-  std::size_t matched = 0;
-  for (std::sregex_iterator it(new_text.begin(), new_text.end(), if_skip), e; it != e; ++it) {
-    if (!conditions.count(strip_spaces((*it)[1].str()))) return false;
-    ++matched;
-  }
-  for (std::sregex_iterator it(new_text.begin(), new_text.end(), handler_skip), e; it != e; ++it) {
-    for (const auto& t : split_top((*it)[1].str(), {","}))
-      if (const std::string n = strip_spaces(t); n != "ImportError" && n != "ModuleNotFoundError") return false;
-    // (The try holds only imports of modules the old test took with importorskip.)
-    const std::string upto = new_text.substr(0, static_cast<std::size_t>(it->position(0)));
-    const auto try_at = upto.rfind("try:");
-    if (try_at == std::string::npos) return false;
-    static const std::regex imported(R"((?:^|\n)[ \t]*(?:import\s+([\w.]+)|from\s+([\w.]+)\s+import\b))");
-    const std::string body = upto.substr(try_at + 4);
-    static const std::regex other_statement(R"((?:^|\n)[ \t]*(?!import\s|from\s|#|\n|$)\S)");
-    if (std::regex_search(body, other_statement)) return false;  // (the code under test would skip too)
-    bool any = false;
-    for (std::sregex_iterator m(body.begin(), body.end(), imported), me; m != me; ++m) {
-      any = true;
-      if (!modules.count((*m)[1].matched ? (*m)[1].str() : (*m)[2].str())) return false;
-    }
-    if (!any) return false;
-    ++matched;
-  }
-  return matched == skips && matched > 0;
-}
-
 }  // namespace
+
+bool python_skips_only_moved(const RuleContext& c) {
+  if (c.lang != Lang::python || !c.file.before || !c.file.after || !python_skip_lines_accounted(*c.file.after, c.after.tests)) return false;
+  std::set<std::string> old_union;
+  std::map<std::string, std::optional<std::set<std::string>>> old_of;
+  for (const auto& t : c.before.tests) {
+    auto conditions = python_skip_conditions(*c.file.before, t);
+    if (conditions) old_union.insert(conditions->begin(), conditions->end());
+    old_of.emplace(t.name, std::move(conditions));
+  }
+  bool kept = false;
+  for (const auto& t : c.after.tests) {
+    const auto now = python_skip_conditions(*c.file.after, t);
+    const auto old = old_of.find(t.name);
+    // (A test skipped always, before and now, with the same markers: unchanged.)
+    if (!now && old != old_of.end() && !old->second)
+      if (const auto bt = std::find_if(c.before.tests.begin(), c.before.tests.end(), [&](const TestUnit& x) { return x.name == t.name; });
+          bt != c.before.tests.end() && bt->markers == t.markers)
+        continue;
+    if (!now) return false;
+    if (old == old_of.end()) {
+      if (!std::includes(old_union.begin(), old_union.end(), now->begin(), now->end())) return false;
+      continue;
+    }
+    if (!old->second || !std::includes(old->second->begin(), old->second->end(), now->begin(), now->end())) return false;
+    kept = true;
+  }
+  return kept;
+}
 
 void compare_tests(const RuleContext& c, Findings& out, std::vector<GoneTest>& gone, std::vector<NewTest>& added) {
   const std::string& path = c.file.path;
@@ -829,9 +1103,15 @@ void compare_tests(const RuleContext& c, Findings& out, std::vector<GoneTest>& g
   for (const auto& m : c.after.file_markers) {
     if (c.before.file_markers.count(m)) continue;
     if (starts_with(m, "focus")) out.push_back({"focus_added", path, 0, "a focus marker makes other tests stop running: " + m});
-    else if (!platform_condition(m) || holds_failing || !c.after.file_markers_conditional)
+    else if ((!platform_condition(m) || holds_failing || !c.after.file_markers_conditional) && (starts_with(m, "build: ") || !python_skips_only_moved(c)))
       out.push_back({"skip_added", path, 0, "tests disabled: " + m});
   }
+  // (Whether python_skip_conditions reads every skip of the new file: once, when a test's skips changed.)
+  std::optional<bool> accounted;
+  auto skips_accounted = [&] {
+    if (!accounted) accounted = c.file.after && python_skip_lines_accounted(*c.file.after, c.after.tests);
+    return *accounted;
+  };
   // The file's lines and helper aliases, read once and only when some helper can skip.
   bool skip_names_read = false;
   std::optional<std::pair<HelperNames, HelperNames>> skip_names;
@@ -857,8 +1137,8 @@ void compare_tests(const RuleContext& c, Findings& out, std::vector<GoneTest>& g
     std::size_t replaced = 0, fresh = 0;
     for (const auto& m : bt->markers) replaced += skip_kind(m) && !at.markers.count(m);
     for (const auto& m : at.markers) fresh += skip_kind(m) && !bt->markers.count(m);
-    const bool rewritten_skip = fresh > 0 && fresh <= replaced && (!bt->conditional || at.conditional) && c.file.before && c.file.after &&
-                                same_skips(*c.file.before, *bt, *c.file.after, at);
+    const bool rewritten_skip = fresh > 0 && c.lang == Lang::python && c.file.before && c.file.after && skips_accounted() &&
+                                same_skips(*c.file.before, *bt, *c.file.after, at, true);
     for (const auto& m : at.markers) {
       const bool never = starts_with(m, kDefinedOnlyIf) && never_true_condition(std::string_view(m).substr(kDefinedOnlyIf.size()));
       if (bt->markers.count(m) || (at.conditional && !failing && !never) || (rewritten_skip && skip_kind(m))) continue;
