@@ -174,9 +174,19 @@ std::optional<IntegrityFinding> reachability(const TestUnit& bt, const TestUnit&
     if (!live(a) || a.optional) continue;
     for (const auto& g : a.guards) {
       if (before_guards.count(g)) continue;
-      // An existing check (same operands) that ran without this condition before.
+      // An existing check (same operands) that ran without this condition before, and that no
+      // check of the new version still makes as the old one did (`assert add(2, 2) == 4` kept, a
+      // copy of it added under `if strict:`: the condition took nothing away).
+      const auto still_runs = [&](const Assertion& b) {
+        return std::any_of(at.asserts.begin(), at.asserts.end(), [&](const Assertion& x) {
+          return live(x) && !x.optional && !x.tautology && overlaps(x, b) && strength(kind_of(x)) >= strength(kind_of(b)) &&
+                 std::all_of(x.guards.begin(), x.guards.end(),
+                             [&](const std::string& xg) { return std::find(b.guards.begin(), b.guards.end(), xg) != b.guards.end(); });
+        });
+      };
       const bool existing = std::any_of(bt.asserts.begin(), bt.asserts.end(), [&](const Assertion& b) {
-        return live(b) && !b.operands.empty() && overlaps(a, b) && std::find(b.guards.begin(), b.guards.end(), g) == b.guards.end();
+        return live(b) && !b.operands.empty() && overlaps(a, b) && std::find(b.guards.begin(), b.guards.end(), g) == b.guards.end() &&
+               !still_runs(b);
       });
       if (existing)
         return IntegrityFinding{"assertion_not_executed", path, a.line,
