@@ -241,6 +241,8 @@ bool in_loop_over_nothing(const Syntax& s, TSNode n, const Definitions& defs) {
   return false;
 }
 
+bool constant(std::string_view e);
+
 /// A collection the test started empty (`[]`, `{}`, `Vec::new()`, `new ArrayList<>()`, a C++
 /// container declared without a value) that the statement `n` fills with `added`: joined to its
 /// definition as `+=` is, so that it holds what is put in (`got.append(add(2, 2))` is no constant,
@@ -248,7 +250,7 @@ bool in_loop_over_nothing(const Syntax& s, TSNode n, const Definitions& defs) {
 void fill_collection(const Syntax& s, TSNode root, TSNode n, Definitions& defs, const std::string& name, const std::string& added,
                      bool may_declare = true) {
   static const std::regex empty_start(
-      R"(^(?:\[\]|\{\}|\(\)|(?:set|list|dict|deque|collections\.deque|Counter|OrderedDict|bytearray|defaultdict\([\w.]*\))\(\)|new(?:Array|Set|Map)\(\)|)"
+      R"(^(?:\[\]|\{\}|\(\)|(?:set|list|dict|deque|collections\.deque|Counter|OrderedDict|bytearray)\(\)|(?:collections\.)?defaultdict\([\w.]*\)|new(?:Array|Set|Map)\(\)|)"
       R"((?:Vec|HashMap|HashSet|BTreeMap|BTreeSet|VecDeque|String)::(?:new\(\)|with_capacity\([^()]*\))|vec!\[\]|)"
       R"(new(?:ArrayList|LinkedList|HashMap|HashSet|TreeMap|TreeSet|LinkedHashMap|LinkedHashSet|ArrayDeque|Vector)(?:<[^()]*>)?\(\)|)"
       R"((?:mutableListOf|mutableSetOf|mutableMapOf|arrayListOf)(?:<[^()]*>)?\(\)|\[\][\w.*]+\{\}|map\[[^\]]*\][\w.*]+\{\}|make\(\[\][\w.*]+,0\)|)"
@@ -277,7 +279,10 @@ void fill_collection(const Syntax& s, TSNode root, TSNode n, Definitions& defs, 
     return;
   }
   auto& last = it->second.back();
-  if (!std::regex_match(strip_spaces(last.value), empty_start) || in_loop_over_nothing(s, n, defs)) return;
+  // (Started empty, or as a literal collection, `got = [0, 0]` then `got[0] = add(1, 1)`.)
+  const std::string start = strip_spaces(last.value);
+  const bool literal_collection = !start.empty() && std::string_view("[{(").find(start.front()) != std::string_view::npos && constant(start);
+  if ((!literal_collection && !std::regex_match(start, empty_start)) || in_loop_over_nothing(s, n, defs)) return;
   last.value = "(" + last.value + ") + (" + added + ")";
   last.line = std::max(last.line, Syntax::line(n));
 }
@@ -342,10 +347,27 @@ std::string call_and_receiver_calls(const Syntax& s, TSNode call, TSNode root) {
   } else if (Syntax::type(call) == "method_invocation") {
     object = Syntax::field(call, "object");
   }
-  if (ts_node_is_null(object) || ts_node_is_null(root)) return out;
-  const std::string receiver = strip_spaces(s.text(object));
-  if (!is_plain_name(receiver) || receiver.find('.') != std::string::npos) return out;
-  // (The unit's later calls on it: statements after the call, a few.)
+  // (Its receiver, and the name its result is bound to: `m = mock.Mock(side_effect=got.append)`
+  // then `m(add(2, 2))`, `reg = Registry(on_row=got.append)` then `reg.emit(...)`.)
+  std::vector<std::string> receivers;
+  if (!ts_node_is_null(object)) receivers.push_back(strip_spaces(s.text(object)));
+  for (TSNode up = ts_node_parent(call); !ts_node_is_null(up); up = ts_node_parent(up)) {
+    const std::string_view ut = Syntax::type(up);
+    if (ut == "await_expression" || ut == "parenthesized_expression") continue;
+    if (ut == "assignment" || ut == "assignment_expression" || ut == "variable_declarator" || ut == "short_var_declaration" ||
+        ut == "let_declaration" || ut == "init_declarator") {
+      TSNode named = Syntax::field(up, "left");
+      for (const char* f : {"name", "pattern", "declarator"})
+        if (ts_node_is_null(named)) named = Syntax::field(up, f);
+      if (!ts_node_is_null(named)) receivers.push_back(strip_spaces(s.text(named)));
+    }
+    break;
+  }
+  receivers.erase(std::remove_if(receivers.begin(), receivers.end(),
+                                 [](const std::string& r) { return !is_plain_name(r) || r.find('.') != std::string::npos; }),
+                  receivers.end());
+  if (receivers.empty() || ts_node_is_null(root)) return out;
+  // (The unit's later calls on them: statements after the call, a few.)
   const uint32_t after = ts_node_end_byte(call);
   int taken = 0;
   std::function<void(TSNode, int)> visit = [&](TSNode x, int depth) {
@@ -353,8 +375,11 @@ std::string call_and_receiver_calls(const Syntax& s, TSNode call, TSNode root) {
     const std::string_view xt = Syntax::type(x);
     if ((xt == "call" || xt == "call_expression" || xt == "method_invocation") && ts_node_start_byte(x) >= after) {
       const std::string text = strip_spaces(s.text(x));
-      if (text.size() > receiver.size() + 1 && starts_with(text, receiver) && (text[receiver.size()] == '.' || text.compare(receiver.size(), 2, "->") == 0) &&
-          text.size() < 400) {
+      const bool on = std::any_of(receivers.begin(), receivers.end(), [&](const std::string& r) {
+        return text.size() > r.size() + 1 && starts_with(text, r) &&
+               (text[r.size()] == '.' || text[r.size()] == '(' || text.compare(r.size(), 2, "->") == 0);
+      });
+      if (on && text.size() < 400) {
         out += " + (" + annihilated(s.text(x)) + ")";
         ++taken;
         return;
@@ -469,15 +494,12 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
     // collection (fill_collection); other item and attribute sets are left as before.
     TSNode left = Syntax::field(n, "left");
     const std::string_view lt = ts_node_is_null(left) ? std::string_view() : Syntax::type(left);
-    if (lt == "subscript" || lt == "subscript_expression" || lt == "index_expression" || lt == "array_access") {
-      TSNode object = Syntax::field(left, "value");
-      if (ts_node_is_null(object)) object = Syntax::field(left, "object");
-      if (ts_node_is_null(object)) object = Syntax::field(left, "operand");
-      if (ts_node_is_null(object)) object = Syntax::field(left, "array");
-      if (ts_node_is_null(object) && ts_node_named_child_count(left) > 0) object = ts_node_named_child(left, 0);
+    // (JavaScript `got.four = add(2, 2)` on an object literal too.)
+    if (lt == "subscript" || lt == "subscript_expression" || lt == "index_expression" || lt == "array_access" ||
+        lt == "member_expression") {
       TSNode right = Syntax::field(n, "right");
-      if (!ts_node_is_null(object) && !ts_node_is_null(right))
-        fill_collection(s, root, n, defs, strip_spaces(s.text(object)), annihilated(s.text(right)));
+      if (const std::string object = changed_name(s, left); !object.empty() && !ts_node_is_null(right))
+        fill_collection(s, root, n, defs, object, annihilated(s.text(right)));
     }
     bind(left, Syntax::field(n, "right"));
   }
@@ -541,6 +563,10 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
                                                               "set", "setdefault", "appendleft", "extendleft", "push_front",
                                                               "push_str", "write", "splice"};
     if (!ts_node_is_null(object) && !ts_node_is_null(method) && kFills.count(s.text(method))) {
+      // (An item's collection, `got['x'].append(...)` on a defaultdict: the collection's.)
+      const std::string_view ot = Syntax::type(object);
+      const std::string receiver = ot == "subscript" || ot == "subscript_expression" || ot == "index_expression" ? changed_name(s, object)
+                                                                                                                 : strip_spaces(s.text(object));
       TSNode args = Syntax::field(n, "arguments");
       if (!ts_node_is_null(args)) {
         std::string added = annihilated(s.text(args));
@@ -548,7 +574,7 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
         // (In a callback handed to a call, `add(2, 2, (v) => got.push(v))`, `em.on('x', (v) =>
         // got.push(v))`: what is put in comes from that call, or from later calls on its receiver.)
         if (const std::string flows = flows_into_callback(s, n, root, added); !flows.empty()) added = "(" + added + ") + (" + flows + ")";
-        fill_collection(s, root, n, defs, strip_spaces(s.text(object)), added);
+        if (!receiver.empty()) fill_collection(s, root, n, defs, receiver, added);
       }
     }
     // An empty collection handed to a call, which may fill it: an out-parameter (`add(2, 2, out=out)`,
