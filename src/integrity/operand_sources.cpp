@@ -279,9 +279,15 @@ void fill_collection(const Syntax& s, TSNode root, TSNode n, Definitions& defs, 
     return;
   }
   auto& last = it->second.back();
-  // (Started empty, or as a literal collection, `got = [0, 0]` then `got[0] = add(1, 1)`.)
+  // (Started empty, or as a literal collection of placeholders, `got = [0, 0]` or `[None, None]` then
+  // `got[0] = add(1, 1)`: not `[4]`, whose first item stays the constant 4 whatever is added.)
   const std::string start = strip_spaces(last.value);
-  const bool literal_collection = !start.empty() && std::string_view("[{(").find(start.front()) != std::string_view::npos && constant(start);
+  bool literal_collection = start.size() >= 2 && (start.front() == '[' || start.front() == '(') && constant(start);
+  if (literal_collection)
+    for (const auto& item : split_top(std::string_view(start).substr(1, start.size() - 2), {","})) {
+      static const std::set<std::string, std::less<>> kPlaceholders = {"0", "None", "null", "undefined", "''", "\"\"", "False", "false", "0.0", "nil"};
+      if (!kPlaceholders.count(strip_spaces(item))) literal_collection = false;
+    }
   if ((!literal_collection && !std::regex_match(start, empty_start)) || in_loop_over_nothing(s, n, defs)) return;
   last.value = "(" + last.value + ") + (" + added + ")";
   last.line = std::max(last.line, Syntax::line(n));
@@ -308,7 +314,41 @@ bool runs_handed(const Syntax& s, TSNode n, TSNode root) {
   const TSNode up_node = ts_node_parent(f);
   if (ts_node_is_null(up_node)) return false;
   const std::string_view ut = Syntax::type(up_node);
-  if (ut == "arguments" || ut == "argument_list" || ut == "call_expression" || ut == "pair") return true;
+  if (ut == "arguments" || ut == "argument_list") {
+    // (Handed to what never runs it before the check: a timer, a loop over an empty literal, a
+    // function of the file that does nothing with what it is given.)
+    const TSNode call = ts_node_parent(up_node);
+    const TSNode callee = ts_node_is_null(call) ? call : Syntax::field(call, "function");
+    if (ts_node_is_null(callee)) return true;
+    const std::string name = strip_spaces(s.text(callee));
+    static const std::regex timer(R"(^(?:(?:globalThis|window|global)\.)?(?:setTimeout|setInterval|setImmediate|queueMicrotask)$)");
+    static const std::regex over_nothing(R"(^(?:\[\]|\{\}|\(\))\.(?:forEach|map|filter|some|every|reduce|flatMap|find)$)");
+    if (std::regex_match(name, timer) || std::regex_match(name, over_nothing)) return false;
+    if (is_plain_name(name) && name.find('.') == std::string::npos && name.size() < 64) {
+      // (`const later = (f) => {}`, `function later(f) {}`, `def later(f): pass`, `later = lambda f: None`.)
+      const std::regex noop = detail::cached_regex(
+          "(?:\\b(?:const|let|var)\\s+" + name + "\\s*=\\s*(?:async\\s*)?\\(([^()]*)\\)\\s*=>\\s*\\{([^{}]*)\\}|\\bfunction\\s+" + name +
+          "\\s*\\(([^()]*)\\)\\s*\\{([^{}]*)\\}|\\bdef\\s+" + name + "\\s*\\(([^()]*)\\)\\s*:\\s*(pass|\\.\\.\\.|return(?:\\s+None)?)\\s*$|\\b" + name +
+          "\\s*=\\s*lambda\\s*([^:]*):\\s*(None|0|False)\\s*$)");
+      std::smatch m;
+      const std::string_view src = s.src;
+      const std::string text(src.substr(0, std::min<std::size_t>(src.size(), 200000)));
+      if (std::regex_search(text, m, noop)) {
+        const int group = m[1].matched ? 1 : m[3].matched ? 3 : m[5].matched ? 5 : 7;
+        const std::string params = m[group].str(), body = m[group + 1].str();
+        bool uses = false;
+        for (const auto& part : split_top(params, {","})) {
+          std::string pn = strip_spaces(part);
+          pn = pn.substr(0, pn.find_first_of(":="));
+          while (!pn.empty() && (pn.front() == '*' || pn.front() == '.')) pn.erase(0, 1);
+          if (!pn.empty() && has_word(body, pn)) uses = true;
+        }
+        if (!uses) return false;
+      }
+    }
+    return true;
+  }
+  if (ut == "call_expression" || ut == "pair") return true;
   if (ut == "variable_declarator" || ut == "assignment_expression" || ut == "init_declarator" || ut == "short_var_declaration" ||
       ut == "expression_list") {
     // (Bound to a name: handed when the name is used again, `fetch: bump` or `bump()`.)
@@ -367,19 +407,42 @@ std::string call_and_receiver_calls(const Syntax& s, TSNode call, TSNode root) {
                                  [](const std::string& r) { return !is_plain_name(r) || r.find('.') != std::string::npos; }),
                   receivers.end());
   if (receivers.empty() || ts_node_is_null(root)) return out;
+  // (An event's name, `em.on('sum', ...)`: only calls on the receiver for that event, `em.emit('sum',
+  // ...)`, or that name no event.)
+  std::string event;
+  if (TSNode args = Syntax::field(call, "arguments"); !ts_node_is_null(args) && ts_node_named_child_count(args) >= 2) {
+    const std::string first = strip_spaces(s.text(ts_node_named_child(args, 0)));
+    if (first.size() >= 2 && (first.front() == '\'' || first.front() == '"' || first.front() == '`') && first.back() == first.front()) event = first;
+  }
   // (The unit's later calls on them: statements after the call, a few.)
   const uint32_t after = ts_node_end_byte(call);
   int taken = 0;
+  bool fed_constants = false;
+  const std::string alone = out;
   std::function<void(TSNode, int)> visit = [&](TSNode x, int depth) {
     if (taken >= 8 || depth > kMaxSyntaxDepth || ts_node_end_byte(x) <= after) return;
     const std::string_view xt = Syntax::type(x);
     if ((xt == "call" || xt == "call_expression" || xt == "method_invocation") && ts_node_start_byte(x) >= after) {
       const std::string text = strip_spaces(s.text(x));
-      const bool on = std::any_of(receivers.begin(), receivers.end(), [&](const std::string& r) {
+      bool on = std::any_of(receivers.begin(), receivers.end(), [&](const std::string& r) {
         return text.size() > r.size() + 1 && starts_with(text, r) &&
                (text[r.size()] == '.' || text[r.size()] == '(' || text.compare(r.size(), 2, "->") == 0);
       });
+      if (on && !event.empty()) {
+        // (Another event's literal name first: not this listener's.)
+        TSNode xargs = Syntax::field(x, "arguments");
+        const std::string first = ts_node_is_null(xargs) || ts_node_named_child_count(xargs) == 0 ? std::string()
+                                                                                                  : strip_spaces(s.text(ts_node_named_child(xargs, 0)));
+        if (first.size() >= 2 && (first.front() == '\'' || first.front() == '"' || first.front() == '`') && first != event) on = false;
+      }
       if (on && text.size() < 400) {
+        // (A call that hands the listener only constants, `em.emit('sum', 4)`: what the collection
+        // holds is partly those constants, whichever item the check reads; nothing flows from the code then.)
+        TSNode xargs = Syntax::field(x, "arguments");
+        bool literal_only = !ts_node_is_null(xargs) && ts_node_named_child_count(xargs) > (event.empty() ? 0u : 1u);
+        for (uint32_t i = event.empty() ? 0 : 1; !ts_node_is_null(xargs) && i < ts_node_named_child_count(xargs) && literal_only; ++i)
+          literal_only = constant(strip_spaces(s.text(ts_node_named_child(xargs, i))));
+        if (literal_only) fed_constants = true;
         out += " + (" + annihilated(s.text(x)) + ")";
         ++taken;
         return;
@@ -388,7 +451,7 @@ std::string call_and_receiver_calls(const Syntax& s, TSNode call, TSNode root) {
     for (uint32_t i = 0; i < ts_node_named_child_count(x); ++i) visit(ts_node_named_child(x, i), depth + 1);
   };
   visit(root, 0);
-  return out;
+  return fed_constants ? alone : out;
 }
 
 /// What flows into a callback `n` sits in, when that callback is an argument of a call in the unit
@@ -409,31 +472,58 @@ std::string flows_into_callback(const Syntax& s, TSNode n, TSNode root, std::str
     around.pop_back();
   if (around.empty() || !kFunctions.count(Syntax::type(around.front()))) return {};
   const TSNode f = around.front();
-  // (Only a value made from the callback's parameters flows in: `got.push(v)`, not `got.push(4)`.)
+  // (Only a value made from the callback's parameters flows in: `got.push(v)`, not `got.push(4)`;
+  // a parameter with a default, `(v, want = 4) => got.push(want)`, is no value handed in.)
   {
-    TSNode body = Syntax::field(f, "body");
-    const uint32_t from = ts_node_start_byte(f), to = ts_node_is_null(body) ? from : ts_node_start_byte(body);
-    const std::string_view head = std::string_view(s.src).substr(from, std::min<std::size_t>(to, s.src.size()) - from);
-    bool mentioned = false;
-    for (std::size_t i = 0; i < head.size() && !mentioned;) {
-      if (!ident_start(head[i])) {
-        ++i;
-        continue;
+    std::vector<std::string> names;
+    std::function<void(TSNode, int)> collect = [&](TSNode p, int depth) {
+      if (ts_node_is_null(p) || depth > 6) return;
+      const std::string_view pt = Syntax::type(p);
+      if (pt == "identifier") {
+        names.push_back(s.text(p));
+        return;
       }
-      std::size_t j = i;
-      while (j < head.size() && ident_char(head[j])) ++j;
-      const std::string_view word = head.substr(i, j - i);
+      if (pt == "default_parameter" || pt == "assignment_pattern" || pt == "optional_parameter" || pt == "typed_default_parameter" ||
+          pt == "type_identifier" || pt == "primitive_type" || pt == "type_annotation")
+        return;
+      // (A parameter's name, not its type: `int v`, `v: i32`, `v int`.)
+      for (const char* fname : {"name", "pattern", "declarator"})
+        if (TSNode x = Syntax::field(p, fname); !ts_node_is_null(x)) {
+          collect(x, depth + 1);
+          return;
+        }
+      for (uint32_t i = 0; i < ts_node_named_child_count(p); ++i) collect(ts_node_named_child(p, i), depth + 1);
+    };
+    TSNode params = Syntax::field(f, "parameters");
+    if (ts_node_is_null(params)) params = Syntax::field(f, "parameter");
+    if (ts_node_is_null(params) && Syntax::type(f) == "lambda_expression") params = Syntax::field(f, "declarator");  // C++
+    collect(params, 0);
+    bool mentioned = false;
+    for (const auto& word : names)
       for (std::size_t at = value.find(word); at != std::string_view::npos && !mentioned; at = value.find(word, at + 1))
         mentioned = (at == 0 || !ident_char(value[at - 1])) && (at + word.size() >= value.size() || !ident_char(value[at + word.size()]));
-      i = j;
-    }
     if (!mentioned) return {};
   }
   TSNode args = ts_node_parent(f);
   if (ts_node_is_null(args) || (Syntax::type(args) != "arguments" && Syntax::type(args) != "argument_list")) return {};
   TSNode call = ts_node_parent(args);
   if (ts_node_is_null(call)) return {};
+  // (A timer's callback has not run when the test's next statement does.)
+  static const std::regex timer(R"(^(?:(?:globalThis|window|global)\.)?(?:setTimeout|setInterval|setImmediate|queueMicrotask)$)");
+  if (TSNode fn = Syntax::field(call, "function"); !ts_node_is_null(fn) && std::regex_match(strip_spaces(s.text(fn)), timer)) return {};
   return call_and_receiver_calls(s, call, root);
+}
+
+/// Does `n` sit in a function of its own within the unit `root` (not the unit's own body, the
+/// callback of `test('x', () => {...})`)?
+bool in_nested_function(const Syntax&, TSNode n, TSNode root) {
+  static const std::set<std::string_view> kFunctions = {"arrow_function", "function_expression", "function", "lambda_expression",
+                                                        "func_literal", "lambda", "closure_expression", "function_declaration",
+                                                        "method_definition", "function_definition", "function_item", "method_declaration"};
+  int around = 0;
+  for (TSNode f = ts_node_parent(n); !ts_node_is_null(f) && !ts_node_eq(f, root); f = ts_node_parent(f)) around += kFunctions.count(Syntax::type(f)) > 0;
+  if (!ts_node_is_null(root) && !kFunctions.count(Syntax::type(root)) && around > 0) --around;
+  return around > 0;
 }
 
 /// The variable an update changes: `n` itself, or the local collection or object of an item or
@@ -532,8 +622,12 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
       if (list.empty()) {
         list.push_back({Syntax::line(n), update ? name + op + added : added});
       } else if (runs_handed(s, n, root)) {
-        list.push_back({Syntax::line(n), name + op + "(" + added + ")"});
-      } else if (item && literal_text(added)) {
+        // (What the code hands the callback, when the update uses it: `(v) => { totals.a += v }`.)
+        const std::string flows = flows_into_callback(s, n, root, added);
+        list.push_back({Syntax::line(n), name + op + "(" + added + ")" + (flows.empty() ? "" : " + (" + flows + ")")});
+      } else if ((item && literal_text(added)) || in_nested_function(s, n, root)) {
+        // (In a function that never runs, `later((v) => { totals.a += v })` with a `later` that
+        // does nothing: unchanged.)
         // (An item of a constant changed by a constant, `counts = [3]; counts[0]++`: still a constant.)
         list.back().line = std::max(list.back().line, Syntax::line(n));
       } else {

@@ -656,26 +656,45 @@ std::optional<std::set<std::string>> python_skip_conditions(const std::string& t
   static const std::regex falsy_set(R"(^(\w+)\s*=\s*(?:False|None)\s*$)");
   for (int k = 1; k <= count; ++k) {
     if (indent_of(k) != 0 || stripped(k) != "try:") continue;
+    // (The try holds plain imports of one module and flags set true, nothing else: a `raise` or a
+    // from-import that always fails would make the flag say nothing of the module.)
     std::set<std::string> modules;
-    std::map<std::string, std::string> aliases;
+    bool plain = true;
     int i = k + 1;
     for (; i <= count && indent_of(i) != 0; ++i) {
+      if (indent_of(i) < 0) continue;
       std::smatch m;
       const std::string l = stripped(i);
-      if (std::regex_search(l, m, import_line)) {
-        const std::string mod = m[1].matched ? m[1].str() : m[3].str();
-        modules.insert(mod);
-        aliases[m[2].matched ? m[2].str() : mod] = mod;
-      }
+      static const std::regex plain_import(R"(^import\s+([\w.]+)(?:\s+as\s+\w+)?$)");
+      static const std::regex set_true(R"(^\w+\s*=\s*True$)");
+      if (std::regex_match(l, m, plain_import)) modules.insert(m[1].str());
+      else if (!std::regex_match(l, set_true)) plain = false;
     }
-    if (modules.size() != 1 || i > count || !starts_with(stripped(i), "except") ||
+    if (!plain || modules.size() != 1 || i > count || !starts_with(stripped(i), "except") ||
         (!contains(stripped(i), "ImportError") && !contains(stripped(i), "ModuleNotFoundError")))
       continue;
-    for (int h = i + 1; h <= count && indent_of(h) != 0; ++h) {
+    int h = i + 1;
+    for (; h <= count && indent_of(h) != 0; ++h) {
       std::smatch m;
       const std::string l = stripped(h);
       if (std::regex_match(l, m, falsy_set)) flags[m[1].str()] = *modules.begin();
     }
+    // (A flag bound again anywhere after, or declared global, says nothing of the module.)
+    for (auto f = flags.begin(); f != flags.end();) {
+      bool again = false;
+      const std::regex rebind = detail::cached_regex("^\\s*(?:" + f->first + "\\s*(?:=[^=]|\\+=|\\|=|&=)|global\\s.*\\b" + f->first + "\\b)");
+      for (int r = h; r <= count && !again; ++r) again = std::regex_search(lines[static_cast<std::size_t>(r - 1)], rebind);
+      f = again ? flags.erase(f) : std::next(f);
+    }
+  }
+  // Names of the platform modules bound to something else (`import os as sys`, `sys.platform =
+  // 'win32'`, `monkeypatch.setattr(sys, 'platform', ...)`): no platform comparison is read then.
+  bool platform_rebound = false;
+  {
+    static const std::regex rebound(
+        R"((?:^\s*(?:sys|os|platform)\s*=[^=])|\bas\s+(?:sys|os|platform)\b|\b(?:sys\.platform|os\.name)\s*=[^=]|setattr\s*\(\s*['"]?(?:sys|os|platform)\b)");
+    for (const auto& l : lines)
+      if (!platform_rebound && std::regex_search(l, rebound)) platform_rebound = true;
   }
   // One condition, read into its spelling; `negate` for skipUnless.
   auto spelled = [&](std::string cond, bool negate) -> std::string {
@@ -701,19 +720,22 @@ std::optional<std::set<std::string>> python_skip_conditions(const std::string& t
       const bool missing = (compared ? !m[2].matched : false) != negate;
       return (missing ? "missing:" : "present:") + flags.at(m[1].str());
     }
-    // (A platform compared, `sys.platform == 'win32'`, `os.name != 'nt'`, `sys.platform.startswith('win')`:
-    // only the comparison itself, not one inside a longer condition.)
-    static const std::regex platform_eq(R"(^(?:sys\.platform|os\.name|platform\.system\(\))(==|!=)(['"])(\w+)\2$)");
+    // (A platform compared, `sys.platform == 'win32'`, `os.name != 'nt'`, `platform.system() ==
+    // 'Windows'`, `sys.platform.startswith('win')`: only the comparison itself, each API with the
+    // values it really gives; any other value only as written.)
+    static const std::regex platform_eq(R"(^(sys\.platform|os\.name|platform\.system\(\))(==|!=)(['"])(\w+)\3$)");
     static const std::regex platform_prefix(R"(^sys\.platform\.startswith\((['"])(\w+)\1\)$)");
-    const bool eq = std::regex_match(compact, m, platform_eq);
-    if (eq || std::regex_match(compact, m, platform_prefix)) {
-      const std::string v = eq ? m[3].str() : m[2].str();
-      const bool differs = (eq && m[1].str() == "!=") != negate;
-      const std::string which = v == "win32" || v == "win" || v == "nt" || v == "Windows" ? "windows"
-                                : v == "darwin" || v == "Darwin"                                           ? "darwin"
-                                : v == "linux" || v == "Linux"                              ? "linux"
-                                                                                                           : v;
-      return (differs ? "platform!=" : "platform==") + which;
+    const bool eq = !platform_rebound && std::regex_match(compact, m, platform_eq);
+    if (eq || (!platform_rebound && std::regex_match(compact, m, platform_prefix))) {
+      const std::string api = eq ? m[1].str() : "sys.platform", v = eq ? m[4].str() : m[2].str() + "*";
+      const bool differs = (eq && m[2].str() == "!=") != negate;
+      static const std::map<std::pair<std::string, std::string>, std::string> kKnown = {
+          {{"sys.platform", "win32"}, "windows"}, {{"sys.platform", "win*"}, "windows"}, {{"os.name", "nt"}, "windows"},
+          {{"platform.system()", "Windows"}, "windows"}, {{"sys.platform", "darwin"}, "darwin"}, {{"sys.platform", "darwin*"}, "darwin"},
+          {{"platform.system()", "Darwin"}, "darwin"}, {{"sys.platform", "linux"}, "linux"}, {{"sys.platform", "linux*"}, "linux"},
+          {{"platform.system()", "Linux"}, "linux"}};
+      const auto known = kKnown.find({api, v});
+      return (differs ? "platform!=" : "platform==") + (known != kKnown.end() ? known->second : api + ":" + v);
     }
     return (negate ? "unless:" : "if:") + compact;
   };
@@ -721,19 +743,30 @@ std::optional<std::set<std::string>> python_skip_conditions(const std::string& t
   bool unreadable = false;
   // Decorators and `pytestmark` statements: skip markers in them.
   auto read_markers = [&](const std::string& st) {
-    static const std::regex marker(R"(\b(skipif|skipIf|skipUnless|skip)\s*\()");
+    static const std::regex marker(R"(\b(skipif|skipIf|skipUnless|skip|xfail|expectedFailure)\b(\s*\()?)");
     for (std::sregex_iterator it(st.begin(), st.end(), marker), e; it != e; ++it) {
+      const std::string kind = (*it)[1].str();
+      // (A bare `pytest.mark.skip`, an `@skip(...)`, an xfail: no condition read, always off.)
+      if (!(*it)[2].matched || kind == "skip" || kind == "xfail" || kind == "expectedFailure") {
+        unreadable = true;
+        continue;
+      }
       const std::size_t open = static_cast<std::size_t>(it->position(0) + it->length(0) - 1);
       const std::size_t close = matching_close(st, open);
       if (close == std::string::npos) {
         unreadable = true;
         continue;
       }
-      const auto args = split_top(std::string_view(st).substr(open + 1, close - open - 1), {","});
-      const std::string kind = (*it)[1].str();
+      // (pytest skips when any positional condition holds: each is one.)
       static const std::regex keyword(R"(^\s*\w+\s*=[^=])");
-      if (kind == "skip" || args.empty() || std::regex_search(args[0], keyword)) unreadable = true;
-      else out.insert(spelled(args[0], kind == "skipUnless"));
+      std::size_t positional = 0;
+      for (const auto& arg : split_top(std::string_view(st).substr(open + 1, close - open - 1), {","})) {
+        if (std::regex_search(arg, keyword)) continue;
+        // (unittest's second argument is the reason.)
+        if (positional++ > 0 && kind != "skipif") break;
+        out.insert(spelled(arg, kind == "skipUnless"));
+      }
+      if (positional == 0) unreadable = true;
     }
   };
   // (The definition's line: a unit may start at its first decorator.)
@@ -762,7 +795,8 @@ std::optional<std::set<std::string>> python_skip_conditions(const std::string& t
   // Skips in a block of lines (a body, a fixture's body, the module): `if C:` over a skip call,
   // importorskip, a try of imports whose ImportError handler skips.
   static const std::regex skip_call(R"(\bpytest\.skip\s*\(|\bskipTest\s*\(|\braise\s+(?:unittest\.)?SkipTest\b)");
-  static const std::regex importorskip(R"(importorskip\(\s*['"]([\w.]+)['"])");
+  // (`importorskip('M')`, a reason at most: a minimum version skips where M is there too.)
+  static const std::regex importorskip(R"(importorskip\(\s*['"]([\w.]+)['"]\s*(?:,\s*reason\s*=\s*(['"])[^'"]*\2\s*)?\))");
   std::set<int> used;  // (skip lines read with the `if` or `except` above them)
   auto read_block = [&](int from, int to, int level) {
     for (int k = from; k <= to; ++k) {
@@ -775,15 +809,30 @@ std::optional<std::set<std::string>> python_skip_conditions(const std::string& t
         read.insert(k);
         continue;
       }
-      if (starts_with(l, "if ") && l.back() == ':') {
-        // (The skip must be the branch's first statement.)
-        int next = k + 1;
+      if (starts_with(l, "if ") || starts_with(l, "if(")) {
+        // (The condition, over several lines when bracketed; the skip must be the branch's first
+        // statement.)
+        int last = k;
+        std::string head = l;
+        if (l.back() != ':') {
+          head.clear();
+          int depth = 0;
+          for (int i = k; i <= to && i < k + 12; ++i) {
+            const std::string part = stripped(i);
+            head += part + " ";
+            for (char ch : part) depth += (ch == '(' || ch == '[' || ch == '{') - (ch == ')' || ch == ']' || ch == '}');
+            last = i;
+            if (depth <= 0 && !part.empty() && part.back() == ':') break;
+          }
+          head = trim(head);
+        }
+        if (head.empty() || head.back() != ':') continue;
+        int next = last + 1;
         while (next <= to && indent_of(next) < 0) ++next;
         if (next <= to && indent_of(next) > ind && std::regex_search(stripped(next), skip_call)) {
-          out.insert(spelled(l.substr(3, l.size() - 4), false));
+          out.insert(spelled(head.substr(2, head.size() - 3), false));
           used.insert(next);
-          read.insert(k);
-          read.insert(next);
+          for (int r = k; r <= next; ++r) read.insert(r);
         }
         continue;
       }
@@ -812,7 +861,9 @@ std::optional<std::set<std::string>> python_skip_conditions(const std::string& t
           for (const auto& mod : modules) out.insert("missing:" + mod);
         continue;
       }
-      if (std::regex_search(l, skip_call)) unreadable = true;  // (a skip under no condition read here)
+      // (A skip under no condition read here; an xfail, which no condition excuses.)
+      static const std::regex xfail(R"(\bxfail\s*\(|\bexpectedFailure\b)");
+      if (std::regex_search(l, skip_call) || std::regex_search(l, xfail)) unreadable = true;
     }
   };
   // The test: its decorators and body.
@@ -888,7 +939,7 @@ bool python_skip_lines_accounted(const std::string& text, const std::vector<Test
   std::set<std::string> aliases;
   static const std::regex alias(R"(\b\w*[Ss][Kk][Ii][Pp]\w*\s+as\s+(\w+))");
   static const std::regex import_only(R"(^\s*(?:from\s+[\w.]+\s+)?import\b[^;]*$)");
-  static const std::regex skip_word(R"([Ss][Kk][Ii][Pp])");
+  static const std::regex skip_word(R"([Ss][Kk][Ii][Pp]|[Xx][Ff][Aa][Ii][Ll]|[Ee]xpected[Ff]ailure)");
   for_each_capped_line(text, [&](int, const std::string& l) {
     for (std::sregex_iterator it(l.begin(), l.end(), alias), e; it != e; ++it) aliases.insert((*it)[1].str());
   });
@@ -1144,6 +1195,11 @@ void compare_tests(const RuleContext& c, Findings& out, std::vector<GoneTest>& g
     // skips as the test lost, no less conditional than they were. (The evidence of a run is the
     // judge of a requested test that skips: skipped is not passed.)
     auto skip_kind = [](const std::string& m) { return !starts_with(m, kDefinedOnlyIf) && !starts_with(m, "build: "); };
+    // (Only a skip is excused as moved: an xfail or another way off is not one python_skip_conditions reads.)
+    auto skip_named = [](const std::string& m) {
+      static const std::regex skip(R"([Ss][Kk][Ii][Pp])");
+      return std::regex_search(m, skip) && !contains(m, "xfail");
+    };
     std::size_t replaced = 0, fresh = 0;
     for (const auto& m : bt->markers) replaced += skip_kind(m) && !at.markers.count(m);
     for (const auto& m : at.markers) fresh += skip_kind(m) && !bt->markers.count(m);
@@ -1151,7 +1207,7 @@ void compare_tests(const RuleContext& c, Findings& out, std::vector<GoneTest>& g
                                 same_skips(*c.file.before, *bt, *c.file.after, at, true);
     for (const auto& m : at.markers) {
       const bool never = starts_with(m, kDefinedOnlyIf) && never_true_condition(std::string_view(m).substr(kDefinedOnlyIf.size()));
-      if (bt->markers.count(m) || (at.conditional && !failing && !never) || (rewritten_skip && skip_kind(m))) continue;
+      if (bt->markers.count(m) || (at.conditional && !failing && !never) || (rewritten_skip && skip_kind(m) && skip_named(m))) continue;
       if (starts_with(m, kDefinedOnlyIf))
         out.push_back({"collection_disabled", path, at.line,
                        "test " + name + " is now defined only if " + m.substr(kDefinedOnlyIf.size()) +
