@@ -560,8 +560,10 @@ void compare_tests(const RuleContext& c, Findings& out, std::vector<GoneTest>& g
 /// Python: were the file's skips only moved, written another way (`@skipif(C)` on a test ->
 /// `pytestmark = skipif(C)`, a module-level `if C: pytest.skip(...)`, a fixture that skips, a
 /// try-import, `importorskip`)? Each test the file kept skips under no condition it did not skip
-/// under before, each new one under none the old tests did not, and at least one test was kept.
-bool python_skips_only_moved(const RuleContext& c);
+/// under before, each new one under none the old tests did not, at least one test was kept, and
+/// the new file skips under some condition read. With `line`, that line must be one of the skips
+/// read (a skip the reader did not see, through an alias built at run time, is no moved one).
+bool python_skips_only_moved(const RuleContext& c, int line = 0);
 /// Tests gone from one place and found (same checks) in another are renamed or moved, not deleted.
 void settle_gone_tests(const std::vector<GoneTest>& gone, const std::vector<NewTest>& added,
                        const std::vector<const FileModel*>& after_models, const std::vector<std::string>& after_paths,

@@ -880,7 +880,7 @@ void helper_skip_rules(const RuleContext& c, Findings& out) {
     }
     if (conditional) continue;
     // (A skip only moved, to the module or into a fixture, under the conditions the tests skipped under.)
-    if (c.test_file && python_skips_only_moved(c)) continue;
+    if (c.test_file && python_skips_only_moved(c, n)) continue;
     auto helper = std::find_if(c.after.helpers.begin(), c.after.helpers.end(), [&](const TestUnit& h) { return within(h, n); });
     const std::string where = helper != c.after.helpers.end() ? "the helper " + helper->name : "module-level code";
     out.push_back({"skip_added", c.file.path, n,

@@ -933,8 +933,9 @@ bool same_skips(const std::string& before, const TestUnit& bt, const std::string
 /// the file's tests? Each line that names a skip (a word with "skip" in it, or a name imported as
 /// one: `from unittest.case import SkipTest as _Later`) outside an import must be a line it read: a
 /// skip in `setup_module`, an alias it does not know, a skip in a string of code are not.
-bool python_skip_lines_accounted(const std::string& text, const std::vector<TestUnit>& tests) {
-  std::set<int> consumed;
+bool python_skip_lines_accounted(const std::string& text, const std::vector<TestUnit>& tests, std::set<int>* read = nullptr) {
+  std::set<int> own;
+  std::set<int>& consumed = read ? *read : own;
   for (const auto& t : tests) (void)python_skip_conditions(text, t, &consumed);
   std::set<std::string> aliases;
   static const std::regex alias(R"(\b\w*[Ss][Kk][Ii][Pp]\w*\s+as\s+(\w+))");
@@ -1121,8 +1122,12 @@ std::optional<IntegrityFinding> skip_through_helper(const RuleContext& c, const 
 
 }  // namespace
 
-bool python_skips_only_moved(const RuleContext& c) {
-  if (c.lang != Lang::python || !c.file.before || !c.file.after || !python_skip_lines_accounted(*c.file.after, c.after.tests)) return false;
+bool python_skips_only_moved(const RuleContext& c, int line) {
+  std::set<int> read;
+  if (c.lang != Lang::python || !c.file.before || !c.file.after || !python_skip_lines_accounted(*c.file.after, c.after.tests, &read) ||
+      (line > 0 && !read.count(line)))
+    return false;
+  bool any_condition = false;
   std::set<std::string> old_union;
   std::map<std::string, std::optional<std::set<std::string>>> old_of;
   for (const auto& t : c.before.tests) {
@@ -1140,6 +1145,7 @@ bool python_skips_only_moved(const RuleContext& c) {
           bt != c.before.tests.end() && bt->markers == t.markers)
         continue;
     if (!now) return false;
+    any_condition = any_condition || !now->empty();
     if (old == old_of.end()) {
       if (!std::includes(old_union.begin(), old_union.end(), now->begin(), now->end())) return false;
       continue;
@@ -1147,7 +1153,7 @@ bool python_skips_only_moved(const RuleContext& c) {
     if (!old->second || !std::includes(old->second->begin(), old->second->end(), now->begin(), now->end())) return false;
     kept = true;
   }
-  return kept;
+  return kept && any_condition;
 }
 
 void compare_tests(const RuleContext& c, Findings& out, std::vector<GoneTest>& gone, std::vector<NewTest>& added) {
