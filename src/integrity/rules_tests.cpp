@@ -997,10 +997,6 @@ bool any_skip_helper(const RuleContext& c) {
 
 std::optional<IntegrityFinding> skip_through_helper(const RuleContext& c, const TestUnit& bt, const TestUnit& at, bool failing,
                                                     const HelperNames& names_now, const HelperNames& names_then) {
-  // (A skip moved into a fixture of the file, under the condition the test skipped under before.)
-  if (c.lang == Lang::python && c.file.before && c.file.after &&
-      same_skips(*c.file.before, bt, *c.file.after, at, python_skip_lines_accounted(*c.file.after, c.after.tests)))
-    return std::nullopt;
   // Python: what a test reaches besides its calls: its fixtures (parameters, usefixtures) and decorators.
   auto fixtures = [&](const TestUnit& t, const HelperNames& hn) {
     std::set<std::string> names;
@@ -1114,6 +1110,11 @@ std::optional<IntegrityFinding> skip_through_helper(const RuleContext& c, const 
       });
       if (all_safe && !via_helper) continue;
     }
+    // (A skip moved into a fixture of the file, under the condition the test skipped under before:
+    // read only here, where a finding would be made, as the whole file is read for it.)
+    if (c.lang == Lang::python && c.file.before && c.file.after &&
+        same_skips(*c.file.before, bt, *c.file.after, at, python_skip_lines_accounted(*c.file.after, c.after.tests)))
+      return std::nullopt;
     return IntegrityFinding{"skip_added", c.file.path, at.line,
                             "test " + at.name + " now reaches " + n + ", a helper that skips the tests using it (" + skip->marker + ")"};
   }
