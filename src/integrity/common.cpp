@@ -402,6 +402,22 @@ std::optional<std::string> skip_marker(std::string_view text) {
   return std::nullopt;
 }
 
+std::string python_without_comment(const std::string& l) {
+  char quote = 0;
+  for (std::size_t i = 0; i < l.size(); ++i) {
+    const char ch = l[i];
+    if (quote) {
+      if (ch == '\\') ++i;
+      else if (ch == quote) quote = 0;
+    } else if (ch == '\'' || ch == '"') {
+      quote = ch;
+    } else if (ch == '#') {
+      return l.substr(0, i);
+    }
+  }
+  return l;
+}
+
 std::vector<std::pair<int, std::string>> added_lines(const std::optional<std::string>& before,
                                                      const std::optional<std::string>& after) {
   std::multiset<std::string> old_lines;

@@ -402,6 +402,8 @@ bool jest_counts_assertions(std::string_view code);
 /// One line of code with the contents of its string literals blanked (the quotes kept) and a
 /// trailing comment dropped (`#` in Python, `//` elsewhere).
 std::string code_only(std::string_view line, Lang lang);
+/// One line of Python without its trailing comment (a `#` outside quotes), strings kept.
+std::string python_without_comment(const std::string& line);
 /// Is `e` (whitespace removed) one literal: a number (`4`, `-1.5e-3`, `0xFF`), a string without
 /// interpolation (`"x"`, `'x'`, a template literal without `${`), a boolean or a null of any of
 /// the languages (`True`, `None`, `nil`, `null`, `undefined`)?

@@ -170,6 +170,81 @@ std::string annihilated(const std::string& value) {
   return any ? out : value;
 }
 
+/// A value with the parts that cannot reach the result dropped: a short circuit a literal decides
+/// (`4 || v`, `4 or r`, `0 && v` is that literal) and annihilated terms (`v * 0 + 4` is `0 + 4`),
+/// in the arguments of a call too (`append(got, v*0+4)`). What a callback stores flows from its
+/// parameters only when they survive this.
+std::string live_value(const std::string& value, int depth = 0) {
+  std::string v = trim(value);
+  while (v.size() > 2 && v.front() == '(' && closing_paren(v, 0) == v.size() - 1) v = trim(v.substr(1, v.size() - 2));
+  if (depth > 6 || v.empty()) return v;
+  static const std::set<std::string, std::less<>> kFalsy = {"False", "0", "None", "''", "\"\"", "[]", "()", "{}", "false",
+                                                            "null", "undefined", "0.0", "NaN", "nil", "``"};
+  // (A clamp against a literal, `max(v, 4)`, `Math.min(v, 4)`, `std::max(v, 4)`, `v.max(4)`: the
+  // literal wherever the check can pass; an item of a literal tuple, `(v, 4)[1]`: that item.)
+  {
+    static const std::regex clamp(R"(^(?:(?:Math|std|math|numpy|np)(?:\.|::))?(?:max|min)\((.*)\)$)");
+    static const std::regex method_clamp(R"(^(.+)\.(?:max|min)\((.+)\)$)");
+    std::smatch m;
+    if (std::regex_match(v, m, clamp)) {
+      for (const auto& arg : split_top(m[1].str(), {","}))
+        if (literal_text(strip_spaces(arg))) return trim(arg);
+    } else if (std::regex_match(v, m, method_clamp) && literal_text(strip_spaces(m[2].str()))) {
+      return trim(m[2].str());
+    }
+    static const std::regex item_of(R"(^[(\[](.*)[)\]]\s*\[\s*(\d+)\s*\]$)");
+    if (std::regex_match(v, m, item_of))
+      if (const auto items = split_top(m[1].str(), {","}); std::stoul(m[2].str()) < items.size() && m[2].length() < 6)
+        return live_value(items[std::stoul(m[2].str())], depth + 1);
+  }
+  // (A call: its callee and its arguments, each read so.)
+  if (v.back() == ')') {
+    std::size_t open = std::string::npos;
+    for (std::size_t i = 0; i < v.size(); ++i)
+      if (v[i] == '(' && closing_paren(v, i) == v.size() - 1) {
+        open = i;
+        break;
+      }
+    if (open != std::string::npos && open > 0 && split_top(v, {"||", "&&", "??", " or ", " and ", "+", "-", "*", "?"}).size() == 1) {
+      std::string out = v.substr(0, open) + "(";
+      bool first = true;
+      for (const auto& arg : split_top(std::string_view(v).substr(open + 1, v.size() - open - 2), {","})) {
+        out += (first ? "" : ", ") + live_value(arg, depth + 1);
+        first = false;
+      }
+      return out + ")";
+    }
+  }
+  // (A value less itself, `v - v + 4`: that term is 0.)
+  if (const auto terms = split_top(v, {"+"}); terms.size() > 1) {
+    std::string out;
+    bool dead = false;
+    for (const auto& t : terms) {
+      const auto minus = split_top(t, {"-"});
+      const bool self = minus.size() == 2 && strip_spaces(minus[0]) == strip_spaces(minus[1]) && !literal_text(strip_spaces(minus[0]));
+      dead = dead || self;
+      out += (out.empty() ? "" : " + ") + (self ? std::string("0") : trim(t));
+    }
+    if (dead) return annihilated(out);
+  }
+  if (const auto either = split_top(v, {"||", " or ", "??"}); either.size() > 1) {
+    const std::string head = strip_spaces(either.front());
+    if (literal_text(head) && !kFalsy.count(head)) return trim(either.front());
+  }
+  if (const auto both = split_top(v, {"&&", " and "}); both.size() > 1) {
+    const std::string head = strip_spaces(both.front());
+    if (literal_text(head) && kFalsy.count(head)) return trim(both.front());
+    // (`v && 4`, `v and 4`: the literal wherever the check can pass.)
+    if (const std::string last = strip_spaces(both.back()); literal_text(last) && !kFalsy.count(last)) return trim(both.back());
+  }
+  // (A choice between the same two values, `c ? 4 : 4`, `4 if v else 4`.)
+  if (const auto q = split_top(v, {"?"}); q.size() == 2)
+    if (const auto arms = split_top(q[1], {":"}); arms.size() == 2 && strip_spaces(arms[0]) == strip_spaces(arms[1])) return trim(arms[0]);
+  if (const auto py = split_top(v, {" if "}); py.size() == 2)
+    if (const auto rest = split_top(py[1], {" else "}); rest.size() == 2 && strip_spaces(py[0]) == strip_spaces(rest[1])) return trim(py[0]);
+  return annihilated(v);
+}
+
 /// The one literal every element of a collection built by a comprehension or `map` is, when its
 /// element expression is a literal that ignores what it maps (`[4 for _ in results]`,
 /// `results.map(() => 4)`, `xs.map(function () { return 4; })`); "" otherwise.
@@ -293,43 +368,129 @@ void fill_collection(const Syntax& s, TSNode root, TSNode n, Definitions& defs, 
   last.line = std::max(last.line, Syntax::line(n));
 }
 
-/// Does `n` sit in a function handed to the code or called (a callback, a stub), within `root`
-/// (the unit)? How often such a function runs is the code's: a variable it changes holds an
-/// unknown value. In the test's own statements, or in a function nothing calls, it does not.
-bool runs_handed(const Syntax& s, TSNode n, TSNode root) {
-  // (The functions around it up to the unit: the unit's own body, `test('x', () => {...})`'s
-  // callback, is not a closure of the test.)
-  const auto is_function = [](std::string_view ft) {
-    return ft == "arrow_function" || ft == "function_expression" || ft == "function" || ft == "lambda_expression" ||
-           ft == "func_literal" || ft == "function_declaration" || ft == "method_definition" || ft == "function_definition" ||
-           ft == "lambda" || ft == "closure_expression" || ft == "function_item" || ft == "method_declaration";
-  };
+/// The function node types, anonymous (a lambda, an arrow function, a Go func literal) and named
+/// (a `def`, a function declaration, a method).
+bool anonymous_function(std::string_view t) {
+  return t == "arrow_function" || t == "function_expression" || t == "function" || t == "lambda_expression" || t == "func_literal" ||
+         t == "lambda" || t == "closure_expression";
+}
+bool named_function(std::string_view t) {
+  return t == "function_declaration" || t == "method_definition" || t == "function_definition" || t == "function_item" ||
+         t == "method_declaration";
+}
+
+/// The functions around `n` within the unit `root`, innermost first: not the unit's own body (the
+/// callback of `test('x', () => {...})`).
+std::vector<TSNode> functions_around(TSNode n, TSNode root) {
   std::vector<TSNode> around;
   for (TSNode f = ts_node_parent(n); !ts_node_is_null(f) && !ts_node_eq(f, root); f = ts_node_parent(f))
-    if (is_function(Syntax::type(f))) around.push_back(f);
-  if (!ts_node_is_null(root) && !is_function(Syntax::type(root)) && !around.empty()) around.pop_back();
+    if (anonymous_function(Syntax::type(f)) || named_function(Syntax::type(f))) around.push_back(f);
+  if (!ts_node_is_null(root) && !anonymous_function(Syntax::type(root)) && !named_function(Syntax::type(root)) && !around.empty())
+    around.pop_back();
+  return around;
+}
+
+/// The name a function `f` is bound to: a `def`'s or a declaration's name, `const onSum = (v) =>
+/// ...`, Go `onSum := func(v int) {...}`; "" when none.
+std::string function_name(const Syntax& s, TSNode f) {
+  if (named_function(Syntax::type(f))) {
+    TSNode nm = Syntax::field(f, "name");
+    return ts_node_is_null(nm) ? std::string() : s.text(nm);
+  }
+  TSNode up = ts_node_parent(f);
+  if (ts_node_is_null(up)) return {};
+  const std::string_view ut = Syntax::type(up);
+  if (ut != "variable_declarator" && ut != "assignment_expression" && ut != "assignment" && ut != "init_declarator" &&
+      ut != "short_var_declaration" && ut != "expression_list" && ut != "let_declaration")
+    return {};
+  TSNode named = Syntax::field(up, "name");
+  if (ts_node_is_null(named)) named = Syntax::field(up, "left");
+  if (ts_node_is_null(named)) named = Syntax::field(up, "declarator");
+  if (ts_node_is_null(named)) named = Syntax::field(up, "pattern");
+  if (ts_node_is_null(named) && ut == "expression_list" && ts_node_named_child_count(up) == 1)
+    if (TSNode decl = ts_node_parent(up); !ts_node_is_null(decl)) named = Syntax::field(decl, "left");
+  const std::string fn = ts_node_is_null(named) ? std::string() : strip_spaces(s.text(named));
+  return is_plain_name(fn) && fn.find('.') == std::string::npos ? fn : std::string();
+}
+
+/// The call a function `f` is handed to: as an argument, under a keyword (`on_result=lambda v:
+/// ...`) or in an object of options (`{ onResult: (v) => ... }`); or, bound to a name, the unit's
+/// first call handed that name (`add(2, 2, onSum)`, `reg.on_row(on_row)`). A null node when none.
+TSNode handed_call(const Syntax& s, TSNode f, TSNode root) {
+  TSNode args = ts_node_parent(f);
+  while (!ts_node_is_null(args) && (Syntax::type(args) == "pair" || Syntax::type(args) == "object" || Syntax::type(args) == "keyword_argument" ||
+                                    Syntax::type(args) == "parenthesized_expression"))
+    args = ts_node_parent(args);
+  if (!ts_node_is_null(args) && (Syntax::type(args) == "arguments" || Syntax::type(args) == "argument_list") && anonymous_function(Syntax::type(f)))
+    return ts_node_parent(args);
+  const std::string fn = function_name(s, f);
+  TSNode call{};
+  if (fn.empty() || ts_node_is_null(root)) return call;
+  std::function<void(TSNode, int)> find = [&](TSNode x, int depth) {
+    if (!ts_node_is_null(call) || depth > kMaxSyntaxDepth) return;
+    const std::string_view xt = Syntax::type(x);
+    if (xt == "arguments" || xt == "argument_list")
+      for (uint32_t i = 0; i < ts_node_named_child_count(x) && ts_node_is_null(call); ++i) {
+        TSNode a = ts_node_named_child(x, i);
+        if (Syntax::type(a) == "keyword_argument") a = Syntax::field(a, "value");
+        if (!ts_node_is_null(a) && Syntax::type(a) == "identifier" && s.text(a) == fn) call = ts_node_parent(x);
+      }
+    for (uint32_t i = 0; i < ts_node_named_child_count(x); ++i) find(ts_node_named_child(x, i), depth + 1);
+  };
+  find(root, 0);
+  return call;
+}
+
+/// A timer: its callback has not run when the test's next statement does.
+bool timer_callee(const std::string& name) {
+  static const std::regex timer(R"(^(?:(?:globalThis|window|global)\.)?(?:setTimeout|setInterval|setImmediate|queueMicrotask)$)");
+  return std::regex_match(name, timer);
+}
+
+/// Does `n` sit in a function handed to the code or called (a callback, a stub), within `root`
+/// (the unit)? How often such a function runs is the code's: a variable it changes holds an
+/// unknown value. In the test's own statements, or in a function nothing calls, it does not; nor
+/// in one only the test's constants reach (`[2, 2].forEach(...)`, `Promise.resolve(1).then(...)`,
+/// `map(on, [2, 2])`): what that changes stays a constant, as the code under test never sees it.
+bool runs_handed(const Syntax& s, TSNode n, TSNode root) {
+  const std::vector<TSNode> around = functions_around(n, root);
   if (around.empty()) return false;
   // (The innermost function decides.)
   const TSNode f = around.front();
   const TSNode up_node = ts_node_parent(f);
   if (ts_node_is_null(up_node)) return false;
-  const std::string_view ut = Syntax::type(up_node);
-  if (ut == "arguments" || ut == "argument_list") {
+  const TSNode call = handed_call(s, f, root);
+  if (!ts_node_is_null(call)) {
     // (Handed to what never runs it before the check: a timer, a loop over an empty literal, a
-    // function of the file that does nothing with what it is given.)
-    const TSNode call = ts_node_parent(up_node);
-    const TSNode callee = ts_node_is_null(call) ? call : Syntax::field(call, "function");
+    // function of the file that does nothing with what it is given; or to what runs it on the
+    // test's constants only.)
+    const TSNode callee = Syntax::field(call, "function");
     if (ts_node_is_null(callee)) return true;
     const std::string name = strip_spaces(s.text(callee));
-    static const std::regex timer(R"(^(?:(?:globalThis|window|global)\.)?(?:setTimeout|setInterval|setImmediate|queueMicrotask)$)");
     static const std::regex over_nothing(R"(^(?:\[\]|\{\}|\(\))\.(?:forEach|map|filter|some|every|reduce|flatMap|find)$)");
-    if (std::regex_match(name, timer) || std::regex_match(name, over_nothing)) return false;
+    if (timer_callee(name) || std::regex_match(name, over_nothing)) return false;
+    static const std::regex over_literals(R"(^(\[.*\]|Promise\.(?:resolve|reject)\(.*\))\.(?:forEach|map|filter|some|every|reduce|flatMap|find|then|catch|finally)$)");
+    std::smatch lm;
+    if (std::regex_match(name, lm, over_literals) && constant(lm[1].str())) return false;
+    static const std::set<std::string, std::less<>> kApplies = {"map", "filter", "reduce", "functools.reduce", "itertools.starmap", "sorted",
+                                                                "min", "max", "list", "tuple", "any", "all", "sum"};
+    if (kApplies.count(name))
+      if (TSNode args = Syntax::field(call, "arguments"); !ts_node_is_null(args)) {
+        bool others_constant = true;
+        for (uint32_t i = 0; i < ts_node_named_child_count(args) && others_constant; ++i) {
+          TSNode a = ts_node_named_child(args, i);
+          if (ts_node_eq(a, f) || (Syntax::type(a) == "identifier" && s.text(a) == function_name(s, f))) continue;
+          if (Syntax::type(a) == "keyword_argument") continue;
+          others_constant = constant(strip_spaces(s.text(a)));
+        }
+        if (others_constant) return false;
+      }
     if (is_plain_name(name) && name.find('.') == std::string::npos && name.size() < 64) {
       // (`const later = (f) => {}`, `function later(f) {}`, `def later(f): pass`, `later = lambda f: None`.)
       const std::regex noop = detail::cached_regex(
           "(?:\\b(?:const|let|var)\\s+" + name + "\\s*=\\s*(?:async\\s*)?\\(([^()]*)\\)\\s*=>\\s*\\{([^{}]*)\\}|\\bfunction\\s+" + name +
-          "\\s*\\(([^()]*)\\)\\s*\\{([^{}]*)\\}|\\bdef\\s+" + name + "\\s*\\(([^()]*)\\)\\s*:\\s*(pass|\\.\\.\\.|return(?:\\s+None)?)\\s*$|\\b" + name +
-          "\\s*=\\s*lambda\\s*([^:]*):\\s*(None|0|False)\\s*$)");
+          "\\s*\\(([^()]*)\\)\\s*\\{([^{}]*)\\}|\\bdef\\s+" + name + "\\s*\\(([^()]*)\\)\\s*:\\s*(pass|\\.\\.\\.|return(?:\\s+None)?)\\s*(?:\\n|$)|\\b" + name +
+          "\\s*=\\s*lambda\\s*([^:]*):\\s*(None|0|False)\\s*(?:\\n|$))");
       std::smatch m;
       const std::string_view src = s.src;
       const std::string text(src.substr(0, std::min<std::size_t>(src.size(), 200000)));
@@ -348,27 +509,23 @@ bool runs_handed(const Syntax& s, TSNode n, TSNode root) {
     }
     return true;
   }
+  const std::string_view ut = Syntax::type(up_node);
   if (ut == "call_expression" || ut == "pair") return true;
-  if (ut == "variable_declarator" || ut == "assignment_expression" || ut == "init_declarator" || ut == "short_var_declaration" ||
-      ut == "expression_list") {
-    // (Bound to a name: handed when the name is used again, `fetch: bump` or `bump()`.)
-    TSNode named = Syntax::field(up_node, "name");
-    if (ts_node_is_null(named)) named = Syntax::field(up_node, "left");
-    if (ts_node_is_null(named)) named = Syntax::field(up_node, "declarator");
-    if (ts_node_is_null(named) && ut == "expression_list") {
-      TSNode decl = ts_node_parent(up_node);
-      if (!ts_node_is_null(decl)) named = Syntax::field(decl, "left");
-    }
-    const std::string fn = ts_node_is_null(named) ? std::string() : strip_spaces(s.text(named));
+  if (const std::string fn = function_name(s, f); !fn.empty()) {
+    // (Bound to a name and handed to no call: it runs when the name is used again, `fetch: bump` or
+    // `bump()`; a `def` nothing names again never runs.)
     TSNode scope = f;
     while (!ts_node_is_null(ts_node_parent(scope))) scope = ts_node_parent(scope);
     const std::string all = s.text(scope);
     std::size_t mentions = 0;
-    for (std::size_t at = fn.empty() ? std::string::npos : all.find(fn); at != std::string::npos && mentions < 2; at = all.find(fn, at + 1))
+    for (std::size_t at = all.find(fn); at != std::string::npos && mentions < 2; at = all.find(fn, at + 1))
       if ((at == 0 || !ident_char(all[at - 1])) && (at + fn.size() >= all.size() || !ident_char(all[at + fn.size()]))) ++mentions;
-    return fn.empty() || mentions >= 2;
+    return mentions >= 2;
   }
-  return true;  // (a method of an object literal, a function declared and hoisted: assume it runs)
+  if (ut == "variable_declarator" || ut == "assignment_expression" || ut == "init_declarator" || ut == "short_var_declaration" ||
+      ut == "expression_list")
+    return true;
+  return true;  // (a method of an object literal: assume it runs)
 }
 
 /// A call's text and, when it is a method of a plain name (`em.on(...)`, `reg.on_row(...)`), the
@@ -390,7 +547,11 @@ std::string call_and_receiver_calls(const Syntax& s, TSNode call, TSNode root) {
   // (Its receiver, and the name its result is bound to: `m = mock.Mock(side_effect=got.append)`
   // then `m(add(2, 2))`, `reg = Registry(on_row=got.append)` then `reg.emit(...)`.)
   std::vector<std::string> receivers;
-  if (!ts_node_is_null(object)) receivers.push_back(strip_spaces(s.text(object)));
+  if (!ts_node_is_null(object)) {
+    receivers.push_back(strip_spaces(s.text(object)));
+    // (`calc.events.on('sum', ...)` then `calc.add(2, 2)`: the object the emitter belongs to.)
+    if (const auto dot = receivers.back().find('.'); dot != std::string::npos && dot > 0) receivers.push_back(receivers.back().substr(0, dot));
+  }
   for (TSNode up = ts_node_parent(call); !ts_node_is_null(up); up = ts_node_parent(up)) {
     const std::string_view ut = Syntax::type(up);
     if (ut == "await_expression" || ut == "parenthesized_expression") continue;
@@ -438,8 +599,15 @@ std::string call_and_receiver_calls(const Syntax& s, TSNode call, TSNode root) {
       if (on && text.size() < 400) {
         // (A call that hands the listener only constants, `em.emit('sum', 4)`: what the collection
         // holds is partly those constants, whichever item the check reads; nothing flows from the code then.)
+        // (Only a call that hands values on, `emit`, `send`, `next`, the receiver called itself: not one
+        // that computes, `calc.add(2, 2)`.)
+        static const std::regex hands_on(
+            R"((?:^|\.|->)(?:emit|emitAsync|dispatch|dispatchEvent|trigger|fire|send|sendMessage|publish|next|notify|write|push|put|call|apply|invoke|resolve|reject|feed|handle|on_\w+|onNext|onResult|accept|run)$)");
+        TSNode xfn = Syntax::field(x, "function");
+        const std::string xcallee = ts_node_is_null(xfn) ? std::string() : strip_spaces(s.text(xfn));
+        const bool passes_on = xcallee.empty() || is_plain_name(xcallee) || std::regex_search(xcallee, hands_on);
         TSNode xargs = Syntax::field(x, "arguments");
-        bool literal_only = !ts_node_is_null(xargs) && ts_node_named_child_count(xargs) > (event.empty() ? 0u : 1u);
+        bool literal_only = passes_on && !ts_node_is_null(xargs) && ts_node_named_child_count(xargs) > (event.empty() ? 0u : 1u);
         for (uint32_t i = event.empty() ? 0 : 1; !ts_node_is_null(xargs) && i < ts_node_named_child_count(xargs) && literal_only; ++i)
           literal_only = constant(strip_spaces(s.text(ts_node_named_child(xargs, i))));
         if (literal_only) fed_constants = true;
@@ -459,18 +627,8 @@ std::string call_and_receiver_calls(const Syntax& s, TSNode call, TSNode root) {
 /// later calls on the same receiver (`em.emit('sum', add(2, 2))`), which is how values reach it.
 /// "" when `n` is in no such callback, or `value` (what `n` stores) uses none of its parameters.
 std::string flows_into_callback(const Syntax& s, TSNode n, TSNode root, std::string_view value) {
-  static const std::set<std::string_view> kFunctions = {"arrow_function", "function_expression", "function", "lambda_expression",
-                                                        "func_literal", "lambda", "closure_expression"};
-  static const std::set<std::string_view> kNamed = {"function_declaration", "method_definition", "function_definition", "function_item",
-                                                    "method_declaration"};
-  // (The functions around it up to the unit, as runs_handed reads them: the unit's own body,
-  // `test('x', () => {...})`'s callback, is not a callback of the test.)
-  std::vector<TSNode> around;
-  for (TSNode p = ts_node_parent(n); !ts_node_is_null(p) && !ts_node_eq(p, root); p = ts_node_parent(p))
-    if (kFunctions.count(Syntax::type(p)) || kNamed.count(Syntax::type(p))) around.push_back(p);
-  if (!ts_node_is_null(root) && !kFunctions.count(Syntax::type(root)) && !kNamed.count(Syntax::type(root)) && !around.empty())
-    around.pop_back();
-  if (around.empty() || !kFunctions.count(Syntax::type(around.front()))) return {};
+  const std::vector<TSNode> around = functions_around(n, root);
+  if (around.empty()) return {};
   const TSNode f = around.front();
   // (Only a value made from the callback's parameters flows in: `got.push(v)`, not `got.push(4)`;
   // a parameter with a default, `(v, want = 4) => got.push(want)`, is no value handed in.)
@@ -479,7 +637,8 @@ std::string flows_into_callback(const Syntax& s, TSNode n, TSNode root, std::str
     std::function<void(TSNode, int)> collect = [&](TSNode p, int depth) {
       if (ts_node_is_null(p) || depth > 6) return;
       const std::string_view pt = Syntax::type(p);
-      if (pt == "identifier") {
+      // (`({ sum }) => ...`: a destructured field is a value handed in.)
+      if (pt == "identifier" || pt == "shorthand_property_identifier_pattern") {
         names.push_back(s.text(p));
         return;
       }
@@ -498,33 +657,55 @@ std::string flows_into_callback(const Syntax& s, TSNode n, TSNode root, std::str
     if (ts_node_is_null(params)) params = Syntax::field(f, "parameter");
     if (ts_node_is_null(params) && Syntax::type(f) == "lambda_expression") params = Syntax::field(f, "declarator");  // C++
     collect(params, 0);
+    // (A parameter bound again in the callback, `v = 4`, `let v = 4`, Go `v := 4`, is no value handed in.)
+    const std::string body = s.text(f);
+    names.erase(std::remove_if(names.begin(), names.end(),
+                               [&](const std::string& w) {
+                                 const std::regex again = detail::cached_regex("(?:^|[^\\w.$])(?:let\\s+|var\\s+|const\\s+|auto\\s+|int\\s+|mut\\s+)?" + w +
+                                                                               "\\s*(?::=|=(?!=)|\\+=|-=|\\*=)");
+                                 return std::regex_search(body, again);
+                               }),
+                names.end());
     bool mentioned = false;
+    const std::string live = live_value(std::string(value));
+    value = live;
     for (const auto& word : names)
       for (std::size_t at = value.find(word); at != std::string_view::npos && !mentioned; at = value.find(word, at + 1))
         mentioned = (at == 0 || !ident_char(value[at - 1])) && (at + word.size() >= value.size() || !ident_char(value[at + word.size()]));
     if (!mentioned) return {};
   }
-  TSNode args = ts_node_parent(f);
-  if (ts_node_is_null(args) || (Syntax::type(args) != "arguments" && Syntax::type(args) != "argument_list")) return {};
-  TSNode call = ts_node_parent(args);
+  const TSNode call = handed_call(s, f, root);
   if (ts_node_is_null(call)) return {};
+  // (A named callback the test also calls itself with constants, `onSum(4)`: what it holds is partly
+  // those, whichever item the check reads.)
+  if (const std::string fn = function_name(s, f); !fn.empty() && !ts_node_is_null(root)) {
+    bool fed = false;
+    std::function<void(TSNode, int)> visit = [&](TSNode x, int depth) {
+      if (fed || depth > kMaxSyntaxDepth) return;
+      const std::string_view xt = Syntax::type(x);
+      if (xt == "call" || xt == "call_expression") {
+        TSNode callee = Syntax::field(x, "function");
+        TSNode xargs = Syntax::field(x, "arguments");
+        if (!ts_node_is_null(callee) && s.text(callee) == fn && !ts_node_is_null(xargs) && ts_node_named_child_count(xargs) > 0) {
+          bool all_constant = true;
+          for (uint32_t i = 0; i < ts_node_named_child_count(xargs) && all_constant; ++i)
+            all_constant = constant(strip_spaces(s.text(ts_node_named_child(xargs, i))));
+          fed = all_constant;
+        }
+      }
+      for (uint32_t i = 0; i < ts_node_named_child_count(x); ++i) visit(ts_node_named_child(x, i), depth + 1);
+    };
+    visit(root, 0);
+    if (fed) return {};
+  }
   // (A timer's callback has not run when the test's next statement does.)
-  static const std::regex timer(R"(^(?:(?:globalThis|window|global)\.)?(?:setTimeout|setInterval|setImmediate|queueMicrotask)$)");
-  if (TSNode fn = Syntax::field(call, "function"); !ts_node_is_null(fn) && std::regex_match(strip_spaces(s.text(fn)), timer)) return {};
+  if (TSNode fn = Syntax::field(call, "function"); !ts_node_is_null(fn) && timer_callee(strip_spaces(s.text(fn)))) return {};
   return call_and_receiver_calls(s, call, root);
 }
 
 /// Does `n` sit in a function of its own within the unit `root` (not the unit's own body, the
 /// callback of `test('x', () => {...})`)?
-bool in_nested_function(const Syntax&, TSNode n, TSNode root) {
-  static const std::set<std::string_view> kFunctions = {"arrow_function", "function_expression", "function", "lambda_expression",
-                                                        "func_literal", "lambda", "closure_expression", "function_declaration",
-                                                        "method_definition", "function_definition", "function_item", "method_declaration"};
-  int around = 0;
-  for (TSNode f = ts_node_parent(n); !ts_node_is_null(f) && !ts_node_eq(f, root); f = ts_node_parent(f)) around += kFunctions.count(Syntax::type(f)) > 0;
-  if (!ts_node_is_null(root) && !kFunctions.count(Syntax::type(root)) && around > 0) --around;
-  return around > 0;
-}
+bool in_nested_function(const Syntax&, TSNode n, TSNode root) { return !functions_around(n, root).empty(); }
 
 /// The variable an update changes: `n` itself, or the local collection or object of an item or
 /// member update (`counts[i]++`, `got[k] += v`, `o.n++`'s `o`); "" for anything else.
@@ -575,9 +756,18 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
     if (values.size() != names.size()) values.assign(names.size(), rhs);
     // (Bound in a callback handed to a call, `add(2, 2, (v) => { result = v; })`, Go's `func(v int)
     // { got = append(got, v) }`: what it holds comes from that call.)
-    if (const std::string flows = names.empty() ? std::string() : flows_into_callback(s, n, root, rhs); !flows.empty())
+    const std::string flows = names.empty() ? std::string() : flows_into_callback(s, n, root, rhs);
+    if (!flows.empty())
       for (auto& v : values) v = "(" + v + ") + (" + flows + ")";
-    for (std::size_t k = 0; k < names.size(); ++k) defs[names[k]].push_back({Syntax::line(n), values[k]});
+    for (std::size_t k = 0; k < names.size(); ++k) {
+      auto& list = defs[names[k]];
+      // (A placeholder the callback then sets, `int got = 0;` / `result = None` then `(v) => got = v`:
+      // what the check reads is what the callback was handed, not the placeholder.)
+      static const std::set<std::string, std::less<>> kPlaceholders = {"0", "None", "null", "undefined", "''", "\"\"", "False",
+                                                                        "false", "0.0", "nil", "-1", "{}", "\"\".to_string()", "String::new()"};
+      if (!flows.empty() && list.size() == 1 && kPlaceholders.count(strip_spaces(list.front().value))) list.clear();
+      list.push_back({Syntax::line(n), values[k]});
+    }
   };
   if (t == "short_var_declaration" || t == "assignment_statement" || t == "assignment" || t == "assignment_expression") {
     // `got['two'] = add(1, 1)`, `got[0] = ...`, C++ `got["four"] = Add(2, 2)`: an item set in an empty
@@ -588,8 +778,12 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
     if (lt == "subscript" || lt == "subscript_expression" || lt == "index_expression" || lt == "array_access" ||
         lt == "member_expression") {
       TSNode right = Syntax::field(n, "right");
-      if (const std::string object = changed_name(s, left); !object.empty() && !ts_node_is_null(right))
-        fill_collection(s, root, n, defs, object, annihilated(s.text(right)));
+      if (const std::string object = changed_name(s, left); !object.empty() && !ts_node_is_null(right)) {
+        // (In a callback, `(v) => { seen.sum = v; }`: what it is set to comes from the call it is handed to.)
+        std::string added = annihilated(s.text(right));
+        if (const std::string flows = flows_into_callback(s, n, root, added); !flows.empty()) added = "(" + added + ") + (" + flows + ")";
+        fill_collection(s, root, n, defs, object, added);
+      }
     }
     bind(left, Syntax::field(n, "right"));
   }
@@ -615,7 +809,17 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
     // (An update of what is no local, `self.total += x`, is kept under its own text, as before.)
     if (item && !update && (found == defs.end() || found->second.empty())) name = strip_spaces(s.text(left));
     else if (item && (found == defs.end() || found->second.empty())) name.clear();
-    if (!name.empty() && (update || !ts_node_is_null(right)) && !in_loop_over_nothing(s, n, defs)) {
+    // (An update that changes nothing, `totals.a += 0`, `x *= 1`, `n -= v * 0`: no change.)
+    bool identity = false;
+    if (!update && !ts_node_is_null(left) && !ts_node_is_null(right) && ts_node_end_byte(left) <= ts_node_start_byte(right)) {
+      const std::string op = strip_spaces(std::string(std::string_view(s.src).substr(ts_node_end_byte(left), ts_node_start_byte(right) - ts_node_end_byte(left))));
+      const std::string by = strip_spaces(live_value(s.text(right)));
+      static const std::regex zero(R"(^(?:0+(?:\.0*)?|0\+0|\(0\))$)");
+      static const std::regex one(R"(^(?:1(?:\.0*)?|\(1\))$)");
+      identity = ((op == "+=" || op == "-=" || op == "|=" || op == "^=" || op == "<<=" || op == ">>=") && std::regex_match(by, zero)) ||
+                 ((op == "*=" || op == "/=" || op == "//=" || op == "**=") && std::regex_match(by, one));
+    }
+    if (!identity && !name.empty() && (update || !ts_node_is_null(right)) && !in_loop_over_nothing(s, n, defs)) {
       const std::string added = update ? "1" : annihilated(s.text(right));
       const std::string op = update ? (s.text(n).find("--") != std::string::npos ? " - " : " + ") : " + ";
       auto& list = defs[name];
@@ -667,7 +871,22 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
         if (added.size() >= 2 && added.front() == '(') added = added.substr(1, added.size() - 2);
         // (In a callback handed to a call, `add(2, 2, (v) => got.push(v))`, `em.on('x', (v) =>
         // got.push(v))`: what is put in comes from that call, or from later calls on its receiver.)
-        if (const std::string flows = flows_into_callback(s, n, root, added); !flows.empty()) added = "(" + added + ") + (" + flows + ")";
+        // (Not when it puts a constant in beside, `got.push(v, 4)`, `got.extend([v, 4])`,
+        // `seen.update(raw=v, sum=4)`: a check may read that item.)
+        bool mixed = false;
+        for (auto part : split_top(live_value(added), {","})) {
+          part = strip_spaces(part);
+          static const std::regex keyword(R"(^\w+=(?!=))");
+          part = std::regex_replace(part, keyword, "");
+          if (part.size() >= 2 && (part.front() == '[' || part.front() == '(') && matching_close(part, 0) == part.size() - 1) {
+            for (const auto& item : split_top(std::string_view(part).substr(1, part.size() - 2), {","}))
+              mixed = mixed || literal_text(strip_spaces(item));
+          } else {
+            mixed = mixed || literal_text(part);
+          }
+        }
+        if (const std::string flows = mixed ? std::string() : flows_into_callback(s, n, root, added); !flows.empty())
+          added = "(" + added + ") + (" + flows + ")";
         if (!receiver.empty()) fill_collection(s, root, n, defs, receiver, added);
       }
     }
@@ -790,6 +1009,8 @@ const Definition* visible(const Definitions& defs, const std::string& name, int 
 /// An expression with no name in it beyond literals and uninformative words: `4`, `[]string{"a"}`.
 bool constant(std::string_view e) {
   for (auto chain : chains(e)) {
+    // (A promise of a constant, `Promise.resolve(1)`: its arguments are read on their own.)
+    if (chain.size() == 2 && chain[0] == "Promise" && (chain[1] == "resolve" || chain[1] == "reject" || chain[1] == "all")) continue;
     while (!chain.empty() && uninformative(chain.front())) chain.erase(chain.begin());
     if (!chain.empty()) return false;
   }

@@ -70,20 +70,7 @@ bool dependency_looking(std::string_view name) {
 /// `monkeypatch.setattr(calc, "_registry", {})`, `calc._seen = set()`.
 bool emptied(const std::string& line) {
   // The code, not a comment (`calc._cache[k] = 4  # then calc._cache.clear()`).
-  std::string code = line;
-  char quote_char = 0;
-  for (std::size_t i = 0; i < code.size(); ++i) {
-    const char c = code[i];
-    if (quote_char) {
-      if (c == '\\') ++i;
-      else if (c == quote_char) quote_char = 0;
-    } else if (c == '"' || c == '\'') {
-      quote_char = c;
-    } else if (c == '#') {
-      code.resize(i);
-      break;
-    }
-  }
+  const std::string code = python_without_comment(line);
   // One statement: `calc._cache[k] = 4; calc._cache.clear()` seeds as well as empties.
   if (code.find(';') != std::string::npos) return false;
   const std::string flat = strip_spaces(code);

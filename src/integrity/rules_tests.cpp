@@ -627,7 +627,7 @@ std::optional<std::set<std::string>> python_skip_conditions(const std::string& t
   std::set<int> own_consumed;
   std::set<int>& read = consumed ? *consumed : own_consumed;
   std::vector<std::string> lines;
-  for_each_capped_line(text, [&](int, const std::string& l) { lines.push_back(l); });
+  for_each_capped_line(text, [&](int, const std::string& l) { lines.push_back(python_without_comment(l)); });
   const int count = static_cast<int>(lines.size());
   if (t.line <= 0 || t.line > count) return std::nullopt;
   auto indent_of = [&](int k) {  // (1-based line; -1 for a blank or comment line)
@@ -691,13 +691,79 @@ std::optional<std::set<std::string>> python_skip_conditions(const std::string& t
   // 'win32'`, `monkeypatch.setattr(sys, 'platform', ...)`): no platform comparison is read then.
   bool platform_rebound = false;
   {
+    // (Also through another name for the module, `import sys as _s` then `_s.platform = ...`, or by
+    // name, `setattr(sys, 'platform', ...)`, `vars(sys)['platform']`, `sys.__dict__['platform']`.)
     static const std::regex rebound(
-        R"((?:^\s*(?:sys|os|platform)\s*=[^=])|\bas\s+(?:sys|os|platform)\b|\b(?:sys\.platform|os\.name)\s*=[^=]|setattr\s*\(\s*['"]?(?:sys|os|platform)\b)");
+        R"re((?:^\s*(?:sys|os|platform)\s*=[^=])|\bas\s+(?:sys|os|platform)\b|\b(?:sys\.platform|os\.name)\s*=[^=]|setattr\s*\(\s*['"]?(?:sys|os|platform)\b|\bimport\s+(?:sys|os|platform)\s+as\b|\.platform\s*=[^=]|\.name\s*=[^=]\s*['"](?:nt|posix|java)['"]|['"](?:platform|name)['"]\s*(?:\]|,))re");
     for (const auto& l : lines)
       if (!platform_rebound && std::regex_search(l, rebound)) platform_rebound = true;
   }
+  // (Module-level code only, what runs when the module is imported: not the bodies of functions
+  // and classes, the tests among them.)
+  std::vector<bool> in_definition(static_cast<std::size_t>(count) + 1, false);
+  for (int k = 1, owner = -1; k <= count; ++k) {
+    const int ind = indent_of(k);
+    if (ind < 0) {
+      in_definition[static_cast<std::size_t>(k)] = owner >= 0;
+      continue;
+    }
+    if (owner >= 0 && ind <= owner) owner = -1;
+    in_definition[static_cast<std::size_t>(k)] = owner >= 0;
+    const std::string st = stripped(k);
+    if (owner < 0 && (starts_with(st, "def ") || starts_with(st, "async def ") || starts_with(st, "class "))) owner = ind;
+  }
+  // The module-level lines that bind or change `word`, in any form (`QUICK = ...`, `QUICK: bool =
+  // ...`, `QUICK, _ = True, None`, `for QUICK in`, `with ... as QUICK`, `import QUICK`, `global
+  // QUICK`, `globals()['QUICK'] = True`, `os.environ['CI'] = '1'`, `os.environ.setdefault(...)`,
+  // `Cfg.quick = True`), and a function's or class's `def` with its body: a condition that reads
+  // the name is read with them, so that a name bound or changed another way is another condition.
+  std::map<std::string, std::vector<std::string>> binding_memo;
+  auto bindings_of = [&](const std::string& word) -> const std::vector<std::string>& {
+    auto it = binding_memo.find(word);
+    if (it != binding_memo.end()) return it->second;
+    std::vector<std::string> out;
+    const std::string w = "(?:^|[^\\w.])" + word + "\\b";
+    const std::regex binds = detail::cached_regex(
+        w + "(?:\\s*\\.\\s*\\w+|\\s*\\[[^\\]]*\\])*\\s*(?:=(?!=)|\\+=|-=|\\*=|/=|\\|=|&=|:=|:[^=]+=(?!=))|" + w +
+        "(?:\\s*\\.\\s*\\w+)*\\s*\\.\\s*(?:setdefault|update|putenv|pop|popitem|clear|__setitem__|append|extend|insert|remove|add|discard)\\s*\\(|" + w +
+        "\\s*,[^=]*=(?!=)|,\\s*" + word + "\\b[^=]*=(?!=)|\\bfor\\b[^:]*" + w + "[^:]*\\bin\\b|\\bas\\s+" + word + "\\b|^\\s*(?:from\\s+\\S+\\s+)?import\\b.*" + w +
+        "|\\bglobal\\b.*" + w + "|\\bdel\\b.*" + w + "|['\"]" + word + "['\"]|setattr\\s*\\(\\s*" + word + "\\b");
+    static const std::regex skip_line(R"(\b(?:skipif|skipIf|skipUnless|skip|xfail|importorskip)\b)");
+    for (int k = 1; k <= count; ++k) {
+      const std::string& l = lines[static_cast<std::size_t>(k - 1)];
+      if (in_definition[static_cast<std::size_t>(k)] || l.find(word) == std::string::npos || std::regex_search(l, skip_line) ||
+          starts_with(trim(l), "@"))
+        continue;
+      const std::string st = trim(l);
+      const bool defines = starts_with(st, "def " + word) || starts_with(st, "async def " + word) || starts_with(st, "class " + word);
+      if (!defines && !std::regex_search(l, binds)) continue;
+      std::string one = strip_spaces(st);
+      // (A function's body goes with its `def`; a bracketed value over several lines with its first.)
+      int depth = 0;
+      for (char ch : st) depth += (ch == '(' || ch == '[' || ch == '{') - (ch == ')' || ch == ']' || ch == '}');
+      for (int b = k + 1; b <= count && (defines ? (indent_of(b) < 0 || indent_of(b) > indent_of(k)) : depth > 0) && b < k + 200; ++b) {
+        const std::string more = trim(lines[static_cast<std::size_t>(b - 1)]);
+        for (char ch : more) depth += (ch == '(' || ch == '[' || ch == '{') - (ch == ')' || ch == ']' || ch == '}');
+        one += strip_spaces(more);
+      }
+      out.push_back(one);
+    }
+    return binding_memo.emplace(word, std::move(out)).first->second;
+  };
+  // (A name bound once, plainly, `IS_WINDOWS = sys.platform == 'win32'`, `QUICK: bool = (...)` over
+  // several lines, and bound or changed nowhere else: its value.)
+  auto value_of = [&](const std::string& word) -> std::string {
+    const auto& b = bindings_of(word);
+    if (b.size() != 1) return {};
+    static const std::regex plain(R"(^([A-Za-z_]\w*)(?::[^=]+)?=(?!=)(.+)$)");
+    std::smatch m;
+    if (!std::regex_match(b.front(), m, plain) || m[1].str() != word) return {};
+    return m[2].str();
+  };
   // One condition, read into its spelling; `negate` for skipUnless.
-  auto spelled = [&](std::string cond, bool negate) -> std::string {
+  std::function<std::string(std::string, bool, int)> spelled_at;
+  auto spelled = [&](const std::string& cond, bool negate) { return spelled_at(cond, negate, 0); };
+  spelled_at = [&](std::string cond, bool negate, int depth) -> std::string {
     cond = trim(cond);
     for (bool again = true; again;) {
       again = false;
@@ -709,7 +775,25 @@ std::optional<std::set<std::string>> python_skip_conditions(const std::string& t
         again = true;
       }
     }
-    const std::string compact = strip_spaces(cond);
+    // (Strings written with either quote are one string: `"CI"` is `'CI'`; `os.getenv(...)` is
+    // `os.environ.get(...)`.)
+    static const std::regex double_quoted(R"re("([^"'\\]*)")re");
+    static const std::regex getenv(R"(\bos\.getenv\()");
+    std::string compact = std::regex_replace(std::regex_replace(strip_spaces(cond), double_quoted, "'$1'"), getenv, "os.environ.get(");
+    // (`not (a >= b)` is `a < b`: one comparison, turned round.)
+    if (negate) {
+      static const std::regex comparison(R"(^([^<>=!]+)(>=|<=|>|<|==|!=)([^<>=!]+)$)");
+      static const std::map<std::string, std::string> kFlip = {{">=", "<"}, {"<=", ">"}, {">", "<="}, {"<", ">="}, {"==", "!="}, {"!=", "=="}};
+      std::smatch cm;
+      if (std::regex_match(compact, cm, comparison) && !contains(compact, "'") && !contains(compact, "\"")) {
+        compact = cm[1].str() + kFlip.at(cm[2].str()) + cm[3].str();
+        negate = false;
+      }
+    }
+    // (A name bound once at the module's top level to a value: that value, `IS_WINDOWS` read as
+    // `sys.platform == 'win32'`.)
+    if (is_plain_name(compact) && compact.find('.') == std::string::npos && depth < 4 && !flags.count(compact))
+      if (const std::string v = value_of(compact); !v.empty()) return spelled_at(v, negate, depth + 1);
     static const std::regex find_spec(R"(^(?:importlib\.util\.|util\.)?find_spec\(['"]([\w.]+)['"]\)is(not)?None$)");
     static const std::regex flag(R"(^(\w+?)(?:is(not)?(?:None|False)|==(?:None|False))?$)");
     std::smatch m;
@@ -737,9 +821,69 @@ std::optional<std::set<std::string>> python_skip_conditions(const std::string& t
       const auto known = kKnown.find({api, v});
       return (differs ? "platform!=" : "platform==") + (known != kKnown.end() ? known->second : api + ":" + v);
     }
-    return (negate ? "unless:" : "if:") + compact;
+    // (The module-level names the condition reads go with it, as bound: `QUICK` bound to another
+    // value is another condition.)
+    std::string names;
+    std::set<std::string> seen;
+    static const std::regex word(R"((?:^|[^\w.'])([A-Za-z_]\w*))");
+    static const std::set<std::string, std::less<>> kWords = {"not", "and", "or", "is", "in", "None", "True", "False", "if", "else", "lambda"};
+    // (Read with every line naming it: `os` with `os.environ['CI'] = '1'`, `QUICK` with each binding.)
+    std::string substituted;
+    std::size_t from = 0;
+    for (std::sregex_iterator it(compact.begin(), compact.end(), word), e; it != e; ++it) {
+      const std::string w = (*it)[1].str();
+      if (kWords.count(w)) continue;
+      // (A name bound once to a value stands for it inside the condition too, `sys.version_info <
+      // PY38` with `PY38 = (3, 8)`.)
+      const std::string v = depth < 4 ? value_of(w) : std::string();
+      if (!v.empty()) {
+        const auto at = static_cast<std::size_t>((*it).position(1));
+        substituted += compact.substr(from, at - from) + (v.front() == '(' && closing_paren(v, 0) == v.size() - 1 ? v : "(" + v + ")");
+        from = at + w.size();
+        continue;
+      }
+      if (!seen.insert(w).second) continue;
+      names += "|" + w + "=";
+      for (const auto& b : bindings_of(w)) names += b + ";";
+    }
+    if (!substituted.empty()) return spelled_at(substituted + compact.substr(from), negate, depth + 1);
+    return (negate ? "unless:" : "if:") + compact + names;
   };
   std::set<std::string> out;
+  // A condition read into one or more: `A or B` skips where either holds, as two skips do; `X in
+  // ('a', 'b')` is `X == 'a' or X == 'b'`.
+  std::function<void(std::string, bool)> insert_spelled = [&](std::string cond, bool negate) {
+    cond = trim(cond);
+    while (cond.size() >= 2 && cond.front() == '(' && matching_close(cond, 0) == cond.size() - 1)
+      cond = trim(std::string_view(cond).substr(1, cond.size() - 2));
+    if (!negate) {
+      const auto parts = split_top(cond, {" or "});
+      if (parts.size() > 1) {
+        for (const auto& part : parts) insert_spelled(part, false);
+        return;
+      }
+      // (`A and B`: skips where both hold, no more than where A alone does.)
+      if (const auto both = split_top(cond, {" and "}); both.size() > 1) {
+        std::string all = "all:";
+        for (const auto& part : both) all += spelled(part, false) + "\x1f";
+        out.insert(all);
+        return;
+      }
+      static const std::regex in_values(R"(^([\w.]+(?:\(\))?)\s+in\s+[(\[{](.*)[)\]}]$)");
+      std::smatch m;
+      if (std::regex_match(cond, m, in_values)) {
+        std::vector<std::string> values;
+        for (const auto& v : split_top(m[2].str(), {","}))
+          if (!trim(v).empty()) values.push_back(trim(v));
+        static const std::regex quoted(R"re(^(['"])\w+\1$)re");
+        if (!values.empty() && std::all_of(values.begin(), values.end(), [](const std::string& v) { return std::regex_match(v, quoted); })) {
+          for (const auto& v : values) insert_spelled(m[1].str() + " == " + v, false);
+          return;
+        }
+      }
+    }
+    out.insert(spelled(cond, negate));
+  };
   bool unreadable = false;
   // Decorators and `pytestmark` statements: skip markers in them.
   auto read_markers = [&](const std::string& st) {
@@ -758,13 +902,30 @@ std::optional<std::set<std::string>> python_skip_conditions(const std::string& t
         continue;
       }
       // (pytest skips when any positional condition holds: each is one.)
-      static const std::regex keyword(R"(^\s*\w+\s*=[^=])");
+      static const std::regex keyword(R"(^\s*(\w+)\s*=[^=])");
       std::size_t positional = 0;
-      for (const auto& arg : split_top(std::string_view(st).substr(open + 1, close - open - 1), {","})) {
-        if (std::regex_search(arg, keyword)) continue;
+      for (const auto& part : split_top(std::string_view(st).substr(open + 1, close - open - 1), {","})) {
+        std::string arg = part;
+        std::smatch km;
+        if (trim(arg).empty()) continue;
+        // (pytest's `condition=` keyword is the condition.)
+        if (std::regex_search(arg, km, keyword)) {
+          if (km[1].str() != "condition" || kind != "skipif") continue;
+          arg = arg.substr(static_cast<std::size_t>(km.length(0) - 1));
+        }
         // (unittest's second argument is the reason.)
         if (positional++ > 0 && kind != "skipif") break;
-        out.insert(spelled(arg, kind == "skipUnless"));
+        // (A string is a condition pytest evaluates, `skipif("sys.platform == 'win32'")`; to unittest
+        // it is a value, true unless empty.)
+        const std::string a = trim(arg);
+        if (a.size() >= 2 && (a.front() == '\'' || a.front() == '"') && a.back() == a.front() && a.find(a.front(), 1) == a.size() - 1 &&
+            a.find('\\') == std::string::npos) {
+          const std::string inner = a.substr(1, a.size() - 2);
+          if (kind == "skipif") insert_spelled(inner, false);
+          else out.insert(!inner.empty() != (kind == "skipUnless") ? "if:True" : "if:False");
+        } else {
+          insert_spelled(arg, kind == "skipUnless");
+        }
       }
       if (positional == 0) unreadable = true;
     }
@@ -776,6 +937,21 @@ std::optional<std::set<std::string>> python_skip_conditions(const std::string& t
       if (starts_with(l, "def ") || starts_with(l, "async def ") || starts_with(l, "class ")) return i;
     }
     return k;
+  };
+  // (Fixtures named by `usefixtures('a', 'b')` in a decorator or a `pytestmark`: the test takes them.)
+  std::vector<std::string> used_fixtures;
+  auto read_usefixtures = [&](const std::string& st) {
+    static const std::regex usefixtures(R"(\busefixtures\s*\()");
+    for (std::sregex_iterator it(st.begin(), st.end(), usefixtures), e; it != e; ++it) {
+      const std::size_t open = static_cast<std::size_t>(it->position(0) + it->length(0) - 1);
+      const std::size_t close = matching_close(st, open);
+      if (close == std::string::npos) continue;
+      static const std::regex name_arg(R"re(^\s*(['"])(\w+)\1\s*$)re");
+      for (const auto& arg : split_top(std::string_view(st).substr(open + 1, close - open - 1), {","})) {
+        std::smatch m;
+        if (std::regex_match(arg, m, name_arg)) used_fixtures.push_back(m[2].str());
+      }
+    }
   };
   auto decorators_above = [&](int def_line) {
     def_line = def_line_of(def_line);
@@ -791,6 +967,7 @@ std::optional<std::set<std::string>> python_skip_conditions(const std::string& t
       break;
     }
     read_markers(deco);
+    read_usefixtures(deco);
   };
   // Skips in a block of lines (a body, a fixture's body, the module): `if C:` over a skip call,
   // importorskip, a try of imports whose ImportError handler skips.
@@ -830,7 +1007,7 @@ std::optional<std::set<std::string>> python_skip_conditions(const std::string& t
         int next = last + 1;
         while (next <= to && indent_of(next) < 0) ++next;
         if (next <= to && indent_of(next) > ind && std::regex_search(stripped(next), skip_call)) {
-          out.insert(spelled(head.substr(2, head.size() - 3), false));
+          insert_spelled(head.substr(2, head.size() - 3), false);
           used.insert(next);
           for (int r = k; r <= next; ++r) read.insert(r);
         }
@@ -844,7 +1021,9 @@ std::optional<std::set<std::string>> python_skip_conditions(const std::string& t
           if (indent_of(i) < 0) continue;
           std::smatch im;
           const std::string body = stripped(i);
-          if (std::regex_search(body, im, import_line)) modules.insert(im[1].matched ? im[1].str() : im[3].str());
+          // (`from M import x` fails where M is there without x: its own condition.)
+          if (std::regex_search(body, im, import_line))
+            modules.insert(im[1].matched ? im[1].str() : im[3].str() + "/" + strip_spaces(body.substr(static_cast<std::size_t>(im.length(0)))));
           else only_imports = false;
         }
         if (i > to || !starts_with(stripped(i), "except")) continue;
@@ -861,15 +1040,32 @@ std::optional<std::set<std::string>> python_skip_conditions(const std::string& t
           for (const auto& mod : modules) out.insert("missing:" + mod);
         continue;
       }
-      // (A skip under no condition read here; an xfail, which no condition excuses.)
-      static const std::regex xfail(R"(\bxfail\s*\(|\bexpectedFailure\b)");
-      if (std::regex_search(l, skip_call) || std::regex_search(l, xfail)) unreadable = true;
+      // (A skip under no condition read here; an xfail, which no condition excuses; an importorskip
+      // with more than a reason, `minversion=`; an attribute of the runner named at run time,
+      // `getattr(pytest, 'piks'[::-1])`.)
+      static const std::regex xfail(R"(\bxfail\s*\(|\bexpectedFailure\b|\bimportorskip\b)");
+      static const std::regex runtime_attribute(R"re(\bgetattr\s*\(\s*(?:pytest|unittest|_pytest|self|cls)\s*,\s*(?!['"]\w+['"]\s*[,)]))re");
+      static const std::regex named_skip(R"re(\bgetattr\s*\(\s*\w+\s*,\s*['"]\w*(?:skip|xfail|fail|Skip)\w*['"])re");
+      if (starts_with(l, "import ") || starts_with(l, "from ")) continue;
+      if (std::regex_search(l, skip_call) || std::regex_search(l, xfail) || std::regex_search(l, runtime_attribute) ||
+          std::regex_search(l, named_skip))
+        unreadable = true;
     }
   };
   // The test: its decorators and body.
+  // (A body's skips at its own level: one under a `while`, a `for` or a `with` is under a condition
+  // not read, and is no skip read here.)
+  auto body_level = [&](int from, int to) {
+    for (int k = from; k <= to; ++k)
+      if (indent_of(k) >= 0) return indent_of(k);
+    return -1;
+  };
   const int def_line = def_line_of(t.line);
   decorators_above(def_line);
-  read_block(def_line + 1, std::min(count, std::max(def_line, t.end_line)), -1);
+  {
+    const int end = std::min(count, std::max(def_line, t.end_line));
+    read_block(def_line + 1, end, body_level(def_line + 1, end));
+  }
   // Its class: decorators and `pytestmark` at the class's level.
   const int own = indent_of(def_line);
   if (own > 0)
@@ -879,13 +1075,21 @@ std::optional<std::set<std::string>> python_skip_conditions(const std::string& t
       if (starts_with(stripped(k), "class ")) {
         decorators_above(k);
         for (int i = k + 1; i <= count && (indent_of(i) < 0 || indent_of(i) > ind); ++i)
-          if (indent_of(i) == own && starts_with(stripped(i), "pytestmark")) read_markers(statement(i));
+          if (indent_of(i) == own && starts_with(stripped(i), "pytestmark")) {
+            const std::string st = statement(i);
+            read_markers(st);
+            read_usefixtures(st);
+          }
       }
       break;
     }
   // The module: `pytestmark`, and skips at its top level (outside definitions).
   for (int k = 1; k <= count; ++k)
-    if (indent_of(k) == 0 && starts_with(stripped(k), "pytestmark")) read_markers(statement(k));
+    if (indent_of(k) == 0 && starts_with(stripped(k), "pytestmark")) {
+      const std::string st = statement(k);
+      read_markers(st);
+      read_usefixtures(st);
+    }
   {
     // (Top-level statements only: `if`/`try` blocks are read with their bodies by read_block.)
     read_block(1, count, 0);
@@ -903,6 +1107,7 @@ std::optional<std::set<std::string>> python_skip_conditions(const std::string& t
         if (!name.empty() && is_plain_name(name) && name != "self" && name != "cls") params.push_back(name);
       }
   }
+  params.insert(params.end(), used_fixtures.begin(), used_fixtures.end());
   for (const auto& p : params) {
     const std::regex def = detail::cached_regex("^(?:async\\s+)?def\\s+" + p + "\\s*\\(");
     for (int k = 1; k <= count; ++k) {
@@ -912,11 +1117,24 @@ std::optional<std::set<std::string>> python_skip_conditions(const std::string& t
       if (!fixture) continue;
       int end = k + 1;
       while (end <= count && (indent_of(end) < 0 || indent_of(end) > 0)) ++end;
-      read_block(k + 1, end - 1, -1);
+      read_block(k + 1, end - 1, body_level(k + 1, end - 1));
     }
   }
   if (unreadable) return std::nullopt;
   return out;
+}
+
+/// Is skipping under `x` (a spelling of python_skip_conditions) no wider than under `then`: one of
+/// them, or a conjunction one of whose parts is one (`A and B` skips no more than `A`)?
+bool skip_covered(const std::set<std::string>& then, const std::string& x) {
+  if (then.count(x)) return true;
+  if (!starts_with(x, "all:")) return false;
+  for (const auto& part : split_top(std::string_view(x).substr(4), {"\x1f"}))
+    if (!part.empty() && then.count(part)) return true;
+  return false;
+}
+bool skips_covered(const std::set<std::string>& then, const std::set<std::string>& now) {
+  return std::all_of(now.begin(), now.end(), [&](const std::string& x) { return skip_covered(then, x); });
 }
 
 /// Does the new version of a test skip under no condition the old one did not, however each is
@@ -926,7 +1144,7 @@ bool same_skips(const std::string& before, const TestUnit& bt, const std::string
   const auto now = python_skip_conditions(after, at);
   const auto then = python_skip_conditions(before, bt);
   if (!now || now->empty()) return false;
-  return then && std::includes(then->begin(), then->end(), now->begin(), now->end());
+  return then && skips_covered(*then, *now);
 }
 
 /// Is every skip of a Python test file's new version one python_skip_conditions reads, for one of
@@ -945,13 +1163,35 @@ bool python_skip_lines_accounted(const std::string& text, const std::vector<Test
     for (std::sregex_iterator it(l.begin(), l.end(), alias), e; it != e; ++it) aliases.insert((*it)[1].str());
   });
   bool accounted = true;
+  // (A docstring, a statement that is only a triple-quoted string, runs nothing: its lines are not
+  // read for skips. A string bound to a name or handed to a call may be code: those are.)
+  std::string docstring_end;
+  static const std::regex docstring_start(R"re(^\s*[rRuUbB]?("""|'''))re");
   for_each_capped_line(text, [&](int k, const std::string& l) {
+    if (!docstring_end.empty()) {
+      if (const auto close = l.find(docstring_end); close != std::string::npos) {
+        if (!trim(python_without_comment(l.substr(close + 3))).empty()) accounted = false;
+        docstring_end.clear();
+      }
+      return;
+    }
+    std::smatch ds;
+    if (std::regex_search(l, ds, docstring_start)) {
+      const std::string delim = ds[1].str();
+      const auto rest = static_cast<std::size_t>(ds.position(1) + 3);
+      const auto close = l.find(delim, rest);
+      if (close == std::string::npos) {
+        docstring_end = delim;
+        return;
+      }
+      if (trim(python_without_comment(l.substr(close + 3))).empty()) return;
+    }
     if (!accounted || consumed.count(k) || std::regex_search(l, import_only)) return;
-    const std::string code = trim(l);
-    if (code.empty() || code.front() == '#') return;
-    bool skip = std::regex_search(l, skip_word);
+    const std::string code = trim(python_without_comment(l));
+    if (code.empty()) return;
+    bool skip = std::regex_search(code, skip_word);
     for (const auto& a : aliases)
-      if (!skip && has_word(l, a)) skip = true;
+      if (!skip && has_word(code, a)) skip = true;
     if (skip) accounted = false;
   });
   return accounted;
@@ -1148,10 +1388,10 @@ bool python_skips_only_moved(const RuleContext& c, int line) {
     if (!now) return false;
     any_condition = any_condition || !now->empty();
     if (old == old_of.end()) {
-      if (!std::includes(old_union.begin(), old_union.end(), now->begin(), now->end())) return false;
+      if (!skips_covered(old_union, *now)) return false;
       continue;
     }
-    if (!old->second || !std::includes(old->second->begin(), old->second->end(), now->begin(), now->end())) return false;
+    if (!old->second || !skips_covered(*old->second, *now)) return false;
     kept = true;
   }
   return kept && any_condition;
@@ -1224,6 +1464,34 @@ void compare_tests(const RuleContext& c, Findings& out, std::vector<GoneTest>& g
       else
         out.push_back({"skip_added", path, at.line, "test " + name + " was disabled (" + m + ")"});
     }
+    // A Python test skipped before and now, its skips of the same kinds (one `skipif` for another):
+    // skipped under a condition it was not skipped under before (`skipif(sys.platform == 'win32')`
+    // -> `skipif(True)`, a bare `skip` beside it, `sys.platform != 'Linux'`, a flag bound to another
+    // value) is disabled there. A new platform condition of a test not requested to pass is a
+    // platform skip, as a new platform marker is.
+    // (Also a test skipped by its class or module, `pytestmark` or `if C: pytest.skip(...,
+    // allow_module_level=True)`, which then skips under another condition.)
+    if (c.lang == Lang::python && fresh == 0 && c.file.before && c.file.after &&
+        (std::any_of(bt->markers.begin(), bt->markers.end(), [&](const std::string& m) { return skip_kind(m) && skip_named(m); }) ||
+         (!c.before.file_markers.empty() && c.before.file_markers == c.after.file_markers))) {
+      const auto then = python_skip_conditions(*c.file.before, *bt);
+      const auto now = python_skip_conditions(*c.file.after, at);
+      std::vector<std::string> wider;
+      if (then && !now) wider.push_back("a skip under no condition");
+      if (then && now)
+        for (const auto& x : *now)
+          if (!skip_covered(*then, x)) wider.push_back(x);
+      const bool platform_only = std::all_of(wider.begin(), wider.end(), [](const std::string& x) { return starts_with(x, "platform"); });
+      if (!wider.empty() && (failing || !platform_only)) {
+        std::string shown;
+        for (const auto& x : wider) {
+          std::string one = x.substr(0, x.find('|'));
+          for (auto sep = one.find('\x1f'); sep != std::string::npos; sep = one.find('\x1f')) one.replace(sep, 1, sep + 1 == one.size() ? "" : " & ");
+          shown += (shown.empty() ? "" : ", ") + one.substr(0, 160);
+        }
+        out.push_back({"skip_added", path, at.line, "test " + name + " now skips under a condition it did not skip under before (" + shown + ")"});
+      }
+    }
     if (!skip_names_read) {
       skip_names_read = true;
       if (any_skip_helper(c)) skip_names.emplace(helper_names(c.file.after), helper_names(c.file.before));
@@ -1271,7 +1539,11 @@ void compare_tests(const RuleContext& c, Findings& out, std::vector<GoneTest>& g
   for (const auto& t : c.after.tests) {
     if (b.count(t.name)) continue;
     // A new test that reuses the name of a failing test with a skip marker is no honest addition.
-    if (!t.markers.empty() && names_failing_test(c.options.failing_tests, t.name)) {
+    // (Not new: a test the runner did not collect before either, an `async def` without a plugin.)
+    const bool was_there = std::any_of(c.before.tests.begin(), c.before.tests.end(), [&](const TestUnit& x) {
+      return x.name == t.name && !x.collectable && !t.collectable && x.hidden_by == t.hidden_by;
+    });
+    if (!t.markers.empty() && names_failing_test(c.options.failing_tests, t.name) && !was_there) {
       out.push_back({"skip_added", path, t.line, "test " + t.name + " was re-added disabled"});
       continue;
     }
