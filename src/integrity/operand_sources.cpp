@@ -180,6 +180,8 @@ std::string live_value(const std::string& value, int depth = 0) {
   if (depth > 6 || v.empty()) return v;
   static const std::set<std::string, std::less<>> kFalsy = {"False", "0", "None", "''", "\"\"", "[]", "()", "{}", "false",
                                                             "null", "undefined", "0.0", "NaN", "nil", "``"};
+  // (What type a value is, `typeof v`, `type(v)`, `isinstance(v, int)`: not the value.)
+  if (starts_with(v, "typeof ") || starts_with(v, "type(") || starts_with(v, "isinstance(") || starts_with(v, "typeof(")) return "'type'";
   // (A clamp against a literal, `max(v, 4)`, `Math.min(v, 4)`, `std::max(v, 4)`, `v.max(4)`: the
   // literal wherever the check can pass; an item of a literal tuple, `(v, 4)[1]`: that item.)
   {
@@ -327,6 +329,7 @@ void fill_collection(const Syntax& s, TSNode root, TSNode n, Definitions& defs, 
   static const std::regex empty_start(
       R"(^(?:\[\]|\{\}|\(\)|(?:set|list|dict|deque|collections\.deque|Counter|OrderedDict|bytearray)\(\)|(?:collections\.)?defaultdict\([\w.]*\)|new(?:Array|Set|Map)\(\)|)"
       R"((?:Vec|HashMap|HashSet|BTreeMap|BTreeSet|VecDeque|String)::(?:new\(\)|with_capacity\([^()]*\))|vec!\[\]|)"
+      R"((?:queue\.|asyncio\.)?(?:Simple|Lifo|Priority)?Queue\(\)|(?:jest|vi)\.fn\(\)|sinon\.(?:spy|fake)\(\)|(?:unittest\.mock\.|mock\.)?(?:Magic|Async)?Mock\(\)|)"
       R"(new(?:ArrayList|LinkedList|HashMap|HashSet|TreeMap|TreeSet|LinkedHashMap|LinkedHashSet|ArrayDeque|Vector)(?:<[^()]*>)?\(\)|)"
       R"((?:mutableListOf|mutableSetOf|mutableMapOf|arrayListOf)(?:<[^()]*>)?\(\)|\[\][\w.*]+\{\}|map\[[^\]]*\][\w.*]+\{\}|make\(\[\][\w.*]+,0\)|)"
       R"(new\w+\[\d+\]|\[0;\d+\]|std::(?:vector|map|set)<[^()]*>\{\})$|^\(.*\)\+\(.*\)$)");
@@ -357,11 +360,22 @@ void fill_collection(const Syntax& s, TSNode root, TSNode n, Definitions& defs, 
   // (Started empty, or as a literal collection of placeholders, `got = [0, 0]` or `[None, None]` then
   // `got[0] = add(1, 1)`: not `[4]`, whose first item stays the constant 4 whatever is added.)
   const std::string start = strip_spaces(last.value);
-  bool literal_collection = start.size() >= 2 && (start.front() == '[' || start.front() == '(') && constant(start);
+  // (Or an object of placeholders, `state = { sum: null }` then `state.sum = v`.)
+  const bool object = start.size() >= 2 && start.front() == '{';
+  bool literal_collection = start.size() >= 2 && (start.front() == '[' || start.front() == '(' || object) && (object || constant(start));
   if (literal_collection)
     for (const auto& item : split_top(std::string_view(start).substr(1, start.size() - 2), {","})) {
-      static const std::set<std::string, std::less<>> kPlaceholders = {"0", "None", "null", "undefined", "''", "\"\"", "False", "false", "0.0", "nil"};
-      if (!kPlaceholders.count(strip_spaces(item))) literal_collection = false;
+      static const std::set<std::string, std::less<>> kPlaceholders = {"0", "None", "null", "undefined", "''", "\"\"", "False", "false", "0.0", "nil", "NaN"};
+      std::string value = strip_spaces(item);
+      if (object) {
+        const auto colon = split_top(value, {":"});
+        if (colon.size() != 2 || !is_plain_name(strip_spaces(colon[0]))) {
+          literal_collection = false;
+          continue;
+        }
+        value = strip_spaces(colon[1]);
+      }
+      if (!kPlaceholders.count(value)) literal_collection = false;
     }
   if ((!literal_collection && !std::regex_match(start, empty_start)) || in_loop_over_nothing(s, n, defs)) return;
   last.value = "(" + last.value + ") + (" + added + ")";
@@ -433,6 +447,15 @@ TSNode handed_call(const Syntax& s, TSNode f, TSNode root) {
       for (uint32_t i = 0; i < ts_node_named_child_count(x) && ts_node_is_null(call); ++i) {
         TSNode a = ts_node_named_child(x, i);
         if (Syntax::type(a) == "keyword_argument") a = Syntax::field(a, "value");
+        // (`add(2, 2, { onResult })`, `{ onResult: onSum }`.)
+        if (!ts_node_is_null(a) && Syntax::type(a) == "object")
+          for (uint32_t j = 0; j < ts_node_named_child_count(a); ++j) {
+            TSNode member = ts_node_named_child(a, j);
+            if (Syntax::type(member) == "pair") member = Syntax::field(member, "value");
+            if (!ts_node_is_null(member) && (Syntax::type(member) == "shorthand_property_identifier" || Syntax::type(member) == "identifier") &&
+                s.text(member) == fn)
+              call = ts_node_parent(x);
+          }
         if (!ts_node_is_null(a) && Syntax::type(a) == "identifier" && s.text(a) == fn) call = ts_node_parent(x);
       }
     for (uint32_t i = 0; i < ts_node_named_child_count(x); ++i) find(ts_node_named_child(x, i), depth + 1);
@@ -622,6 +645,29 @@ std::string call_and_receiver_calls(const Syntax& s, TSNode call, TSNode root) {
   return fed_constants ? alone : out;
 }
 
+/// Does the unit call `name` itself with constants only (`onSum(4)`, a mock `cb(4)`)?
+bool called_with_constants(const Syntax& s, TSNode root, const std::string& name) {
+  if (ts_node_is_null(root) || name.empty()) return false;
+  bool fed = false;
+  std::function<void(TSNode, int)> visit = [&](TSNode x, int depth) {
+    if (fed || depth > kMaxSyntaxDepth) return;
+    const std::string_view xt = Syntax::type(x);
+    if (xt == "call" || xt == "call_expression") {
+      TSNode callee = Syntax::field(x, "function");
+      TSNode xargs = Syntax::field(x, "arguments");
+      if (!ts_node_is_null(callee) && s.text(callee) == name && !ts_node_is_null(xargs) && ts_node_named_child_count(xargs) > 0) {
+        bool all_constant = true;
+        for (uint32_t i = 0; i < ts_node_named_child_count(xargs) && all_constant; ++i)
+          all_constant = constant(strip_spaces(s.text(ts_node_named_child(xargs, i))));
+        fed = all_constant;
+      }
+    }
+    for (uint32_t i = 0; i < ts_node_named_child_count(x); ++i) visit(ts_node_named_child(x, i), depth + 1);
+  };
+  visit(root, 0);
+  return fed;
+}
+
 /// What flows into a callback `n` sits in, when that callback is an argument of a call in the unit
 /// (`add(2, 2, (v) => got.push(v))`, `em.on('sum', (v) => got.push(v))`): the call's text, and the
 /// later calls on the same receiver (`em.emit('sum', add(2, 2))`), which is how values reach it.
@@ -676,28 +722,20 @@ std::string flows_into_callback(const Syntax& s, TSNode n, TSNode root, std::str
   }
   const TSNode call = handed_call(s, f, root);
   if (ts_node_is_null(call)) return {};
+  // (A method of an object the test makes itself, `const fake = { add: (a, b, cb) => cb(4) }` then
+  // `fake.add(2, 2, cb)`, `SimpleNamespace(add=...)`: the test's own code, not the code's.)
+  if (TSNode callee = Syntax::field(call, "function"); !ts_node_is_null(callee) && !ts_node_is_null(root)) {
+    TSNode object{};
+    if (Syntax::type(callee) == "member_expression" || Syntax::type(callee) == "attribute") object = Syntax::field(callee, "object");
+    if (!ts_node_is_null(object) && Syntax::type(object) == "identifier") {
+      const std::string o = s.text(object);
+      const std::regex local_object = detail::cached_regex("(?:^|[^\\w.$])" + o + "\\s*=\\s*(?:\\{|(?:types\\.)?SimpleNamespace\\(|type\\()");
+      if (std::regex_search(s.text(root), local_object)) return {};
+    }
+  }
   // (A named callback the test also calls itself with constants, `onSum(4)`: what it holds is partly
   // those, whichever item the check reads.)
-  if (const std::string fn = function_name(s, f); !fn.empty() && !ts_node_is_null(root)) {
-    bool fed = false;
-    std::function<void(TSNode, int)> visit = [&](TSNode x, int depth) {
-      if (fed || depth > kMaxSyntaxDepth) return;
-      const std::string_view xt = Syntax::type(x);
-      if (xt == "call" || xt == "call_expression") {
-        TSNode callee = Syntax::field(x, "function");
-        TSNode xargs = Syntax::field(x, "arguments");
-        if (!ts_node_is_null(callee) && s.text(callee) == fn && !ts_node_is_null(xargs) && ts_node_named_child_count(xargs) > 0) {
-          bool all_constant = true;
-          for (uint32_t i = 0; i < ts_node_named_child_count(xargs) && all_constant; ++i)
-            all_constant = constant(strip_spaces(s.text(ts_node_named_child(xargs, i))));
-          fed = all_constant;
-        }
-      }
-      for (uint32_t i = 0; i < ts_node_named_child_count(x); ++i) visit(ts_node_named_child(x, i), depth + 1);
-    };
-    visit(root, 0);
-    if (fed) return {};
-  }
+  if (const std::string fn = function_name(s, f); !fn.empty() && called_with_constants(s, root, fn)) return {};
   // (A timer's callback has not run when the test's next statement does.)
   if (TSNode fn = Syntax::field(call, "function"); !ts_node_is_null(fn) && timer_callee(strip_spaces(s.text(fn)))) return {};
   return call_and_receiver_calls(s, call, root);
@@ -764,7 +802,7 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
       // (A placeholder the callback then sets, `int got = 0;` / `result = None` then `(v) => got = v`:
       // what the check reads is what the callback was handed, not the placeholder.)
       static const std::set<std::string, std::less<>> kPlaceholders = {"0", "None", "null", "undefined", "''", "\"\"", "False",
-                                                                        "false", "0.0", "nil", "-1", "{}", "\"\".to_string()", "String::new()"};
+                                                                        "false", "0.0", "nil", "-1", "{}", "[]", "NaN", "\"\".to_string()", "String::new()"};
       if (!flows.empty() && list.size() == 1 && kPlaceholders.count(strip_spaces(list.front().value))) list.clear();
       list.push_back({Syntax::line(n), values[k]});
     }
@@ -910,6 +948,8 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
         const std::string a = strip_spaces(s.text(ts_node_named_child(args, i)));
         if (a.size() > 200 || !std::regex_search(a, m, handed)) continue;
         const std::string name = m[1].matched ? m[1].str() : m[2].matched ? m[2].str() : m[3].str();
+        // (A mock or a collector the test also calls with constants, `cb(4)`: not filled by the code alone.)
+        if (m[1].matched && called_with_constants(s, root, name)) continue;
         fill_collection(s, root, n, defs, name, m[2].matched ? call_and_receiver_calls(s, n, root) : call_text,
                         /*may_declare=*/a.front() == '&' || !m[1].matched);
       }
@@ -985,6 +1025,33 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
           Syntax::type(param) == "identifier" &&
           std::set<std::string>{"map", "forEach", "flatMap", "filter", "some", "every"}.count(s.text(prop)))
         defs[s.text(param)].push_back({Syntax::line(n), s.text(object)});
+    }
+    // The values a callback handed to a call receives, `add(2, 2, (err, sum) => { expect(sum)... })`:
+    // what that call (and later calls on its receiver) computes. Not a timer's, nor one of the
+    // test's own objects (handed_call, flows_into_callback).
+    if (!ts_node_eq(n, root)) {
+      TSNode params = Syntax::field(n, "parameters");
+      if (ts_node_is_null(params)) params = Syntax::field(n, "parameter");
+      std::vector<std::string> names;
+      if (!ts_node_is_null(params) && Syntax::type(params) == "identifier") names.push_back(s.text(params));
+      for (uint32_t i = 0; !ts_node_is_null(params) && Syntax::type(params) != "identifier" && i < ts_node_named_child_count(params); ++i)
+        if (TSNode p = ts_node_named_child(params, i); Syntax::type(p) == "identifier") names.push_back(s.text(p));
+      // (Only a parameter a check of the callback reads itself, `expect(sum).toBe(4)`: one stored
+      // into a collection is read through that collection, dead parts and all.)
+      const std::string body = s.text(n);
+      names.erase(std::remove_if(names.begin(), names.end(),
+                                 [&](const std::string& x) {
+                                   const std::regex checked = detail::cached_regex(
+                                       "\\b(?:expect|assert\\w*|equal|deepEqual|strictEqual|deepStrictEqual|is|same)\\s*\\(\\s*" + x + "\\s*[,)]");
+                                   return defs.count(x) > 0 || !std::regex_search(body, checked);
+                                 }),
+                  names.end());
+      if (!names.empty()) {
+        // (Asked as for a value made of the first parameter: the same rules decide whether anything flows.)
+        const std::string flows = flows_into_callback(s, ts_node_named_child(n, ts_node_named_child_count(n) - 1), root, names.front());
+        if (!flows.empty())
+          for (const auto& x : names) defs[x].push_back({Syntax::line(n), flows});
+      }
     }
   }
   for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) collect_definitions(s, ts_node_named_child(n, i), defs, depth + 1, root);

@@ -1420,6 +1420,26 @@ void compare_tests(const RuleContext& c, Findings& out, std::vector<GoneTest>& g
     if (!accounted) accounted = c.file.after && python_skip_lines_accounted(*c.file.after, c.after.tests);
     return *accounted;
   };
+  // (A class's or the module's skips changed, `pytestmark` or a module-level `pytest.skip(...,
+  // allow_module_level=True)`: every test's skips are compared, not only those with markers of
+  // their own.)
+  bool shared_skips_changed = false;
+  if (c.lang == Lang::python && c.file.before && c.file.after) {
+    auto shared = [](const std::string& text) {
+      std::multiset<std::string> lines;
+      bool any = false;
+      for_each_capped_line(text, [&](int, const std::string& l) {
+        static const std::regex skip_word(R"([Ss][Kk][Ii][Pp]|[Xx][Ff][Aa][Ii][Ll]|pytestmark)");
+        if (!std::regex_search(l, skip_word)) return;
+        lines.insert(strip_spaces(l));
+        any = any || contains(l, "pytestmark") || contains(l, "allow_module_level");
+      });
+      return std::pair{any, lines};
+    };
+    const auto [had, then] = shared(*c.file.before);
+    const auto [has, now] = shared(*c.file.after);
+    shared_skips_changed = (had || has) && then != now;
+  }
   // The file's lines and helper aliases, read once and only when some helper can skip.
   bool skip_names_read = false;
   std::optional<std::pair<HelperNames, HelperNames>> skip_names;
@@ -1473,12 +1493,14 @@ void compare_tests(const RuleContext& c, Findings& out, std::vector<GoneTest>& g
     // allow_module_level=True)`, which then skips under another condition.)
     if (c.lang == Lang::python && fresh == 0 && c.file.before && c.file.after &&
         (std::any_of(bt->markers.begin(), bt->markers.end(), [&](const std::string& m) { return skip_kind(m) && skip_named(m); }) ||
-         (!c.before.file_markers.empty() && c.before.file_markers == c.after.file_markers))) {
+         (!c.before.file_markers.empty() && c.before.file_markers == c.after.file_markers) || shared_skips_changed)) {
       const auto then = python_skip_conditions(*c.file.before, *bt);
       const auto now = python_skip_conditions(*c.file.after, at);
       std::vector<std::string> wider;
-      if (then && !now) wider.push_back("a skip under no condition");
-      if (then && now)
+      // (A test skipped under no condition read before, newly skipped: the rules for new skips judge it.)
+      const bool skipped_before = !then || !then->empty();
+      if (then && !now && skipped_before) wider.push_back("a skip under no condition");
+      if (then && now && skipped_before)
         for (const auto& x : *now)
           if (!skip_covered(*then, x)) wider.push_back(x);
       const bool platform_only = std::all_of(wider.begin(), wider.end(), [](const std::string& x) { return starts_with(x, "platform"); });
