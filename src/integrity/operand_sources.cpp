@@ -707,8 +707,11 @@ std::string flows_into_callback(const Syntax& s, TSNode n, TSNode root, std::str
     const std::string body = s.text(f);
     names.erase(std::remove_if(names.begin(), names.end(),
                                [&](const std::string& w) {
-                                 const std::regex again = detail::cached_regex("(?:^|[^\\w.$])(?:let\\s+|var\\s+|const\\s+|auto\\s+|int\\s+|mut\\s+)?" + w +
-                                                                               "\\s*(?::=|=(?!=)|\\+=|-=|\\*=)");
+                                 // (Also `[v] = [4]`, `v, = (4,)`, `v &&= 4`, `for (v of [4])`, `for v in (4,):`.)
+                                 const std::regex again = detail::cached_regex(
+                                     "(?:^|[^\\w.$])(?:let\\s+|var\\s+|const\\s+|auto\\s+|int\\s+|mut\\s+)?" + w +
+                                     "\\s*(?::=|=(?![=>])|\\+=|-=|\\*=|&&=|\\|\\|=|\\?\\?=|,\\s*=(?![=>]))|[\\[(,]\\s*" + w + "\\s*[\\]),][^=;\\n]*=(?![=>])|\\bfor\\s*\\(?\\s*(?:const\\s+|let\\s+|var\\s+)?" + w +
+                                     "\\s+(?:of|in)\\b|\\barguments\\s*\\[");
                                  return std::regex_search(body, again);
                                }),
                 names.end());
@@ -866,6 +869,10 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
       } else if (runs_handed(s, n, root)) {
         // (What the code hands the callback, when the update uses it: `(v) => { totals.a += v }`.)
         const std::string flows = flows_into_callback(s, n, root, added);
+        // (A placeholder the callback accumulates into, `total = 0` then `(v) => { total += v; }`: what
+        // flows, as `total = total + v` reads.)
+        static const std::set<std::string, std::less<>> kZero = {"0", "0.0", "None", "null", "undefined", "''", "\"\""};
+        if (!flows.empty() && list.size() == 1 && !item && kZero.count(strip_spaces(list.front().value))) list.clear();
         list.push_back({Syntax::line(n), name + op + "(" + added + ")" + (flows.empty() ? "" : " + (" + flows + ")")});
       } else if ((item && literal_text(added)) || in_nested_function(s, n, root)) {
         // (In a function that never runs, `later((v) => { totals.a += v })` with a `later` that
@@ -912,7 +919,11 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
         // (Not when it puts a constant in beside, `got.push(v, 4)`, `got.extend([v, 4])`,
         // `seen.update(raw=v, sum=4)`: a check may read that item.)
         bool mixed = false;
+        // (A key beside the value, `seen.set('sum', v)`, `d.setdefault('sum', v)`: not a value put in.)
+        const bool keyed = s.text(method) == "set" || s.text(method) == "put" || s.text(method) == "setdefault";
+        bool first_part = true;
         for (auto part : split_top(live_value(added), {","})) {
+          if (std::exchange(first_part, false) && keyed) continue;
           part = strip_spaces(part);
           static const std::regex keyword(R"(^\w+=(?!=))");
           part = std::regex_replace(part, keyword, "");
@@ -1046,6 +1057,12 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
                                    return defs.count(x) > 0 || !std::regex_search(body, checked);
                                  }),
                   names.end());
+      // (Only where the test makes sure the callback runs: it calls `done()`, or the test counts its
+      // checks, `expect.assertions(n)`, `expect.hasAssertions()`, `t.plan(n)`. Otherwise a code that never
+      // calls it passes the test with no check run.)
+      static const std::regex ensured(R"(\bexpect\s*\.\s*(?:assertions|hasAssertions)\s*\(|\.plan\s*\()");
+      static const std::regex calls_done(R"(\b(?:done|cb|callback|end|finish|resolve)\s*\()");
+      if (!std::regex_search(body, calls_done) && !std::regex_search(s.text(root), ensured)) names.clear();
       if (!names.empty()) {
         // (Asked as for a value made of the first parameter: the same rules decide whether anything flows.)
         const std::string flows = flows_into_callback(s, ts_node_named_child(n, ts_node_named_child_count(n) - 1), root, names.front());
