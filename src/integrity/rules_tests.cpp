@@ -975,9 +975,31 @@ std::optional<std::set<std::string>> python_skip_conditions(const std::string& t
   // (`importorskip('M')`, a reason at most: a minimum version skips where M is there too.)
   static const std::regex importorskip(R"(importorskip\(\s*['"]([\w.]+)['"]\s*(?:,\s*reason\s*=\s*(['"])[^'"]*\2\s*)?\))");
   std::set<int> used;  // (skip lines read with the `if` or `except` above them)
+  // (Names a skip is imported or bound as, `from pytest import skip as _later`: a call of one is a skip.)
+  std::vector<std::string> skip_aliases;
+  {
+    static const std::regex alias(R"(\b\w*(?:skip|Skip|SKIP|xfail|fail)\w*\s+as\s+(\w+)|^\s*(\w+)\s*=\s*(?:pytest\.|unittest\.)?(?:skip|xfail|fail|SkipTest)\s*$)");
+    for (const auto& l : lines)
+      for (std::sregex_iterator it(l.begin(), l.end(), alias), e; it != e; ++it) skip_aliases.push_back((*it)[1].matched ? (*it)[1].str() : (*it)[2].str());
+  }
+  auto calls_skip_alias = [&](const std::string& l) {
+    return std::any_of(skip_aliases.begin(), skip_aliases.end(), [&](const std::string& a) {
+      const auto at = l.find(a + "(");
+      return at != std::string::npos && (at == 0 || (!std::isalnum(static_cast<unsigned char>(l[at - 1])) && l[at - 1] != '_' && l[at - 1] != '.'));
+    });
+  };
   auto read_block = [&](int from, int to, int level) {
     for (int k = from; k <= to; ++k) {
       const int ind = indent_of(k);
+      // (A skip deeper than the block's own statements and read with no `if` or `except` above it,
+      // `else: pytest.skip(...)`, `for ...: pytest.skip(...)`: under a condition not read. At the
+      // module's level, only in module-level code, not in the functions and classes.)
+      if (ind > level && level >= 0 && !used.count(k) && (level > 0 || !in_definition[static_cast<std::size_t>(k)])) {
+        static const std::regex deep_skip(R"(\bpytest\.skip\s*\(|\bskipTest\s*\(|\braise\s+(?:unittest\.)?SkipTest\b|\bxfail\s*\()");
+        const std::string l = stripped(k);
+        if (std::regex_search(l, deep_skip) || calls_skip_alias(l)) unreadable = true;
+        continue;
+      }
       if (ind < 0 || (level >= 0 && ind != level) || used.count(k)) continue;
       const std::string l = stripped(k);
       std::smatch m;
@@ -1047,7 +1069,7 @@ std::optional<std::set<std::string>> python_skip_conditions(const std::string& t
       static const std::regex runtime_attribute(R"re(\bgetattr\s*\(\s*(?:pytest|unittest|_pytest|self|cls)\s*,\s*(?!['"]\w+['"]\s*[,)]))re");
       static const std::regex named_skip(R"re(\bgetattr\s*\(\s*\w+\s*,\s*['"]\w*(?:skip|xfail|fail|Skip)\w*['"])re");
       if (starts_with(l, "import ") || starts_with(l, "from ")) continue;
-      if (std::regex_search(l, skip_call) || std::regex_search(l, xfail) || std::regex_search(l, runtime_attribute) ||
+      if (std::regex_search(l, skip_call) || std::regex_search(l, xfail) || std::regex_search(l, runtime_attribute) || calls_skip_alias(l) ||
           std::regex_search(l, named_skip))
         unreadable = true;
     }
