@@ -959,8 +959,14 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
         const std::string a = strip_spaces(s.text(ts_node_named_child(args, i)));
         if (a.size() > 200 || !std::regex_search(a, m, handed)) continue;
         const std::string name = m[1].matched ? m[1].str() : m[2].matched ? m[2].str() : m[3].str();
-        // (A mock or a collector the test also calls with constants, `cb(4)`: not filled by the code alone.)
-        if (m[1].matched && called_with_constants(s, root, name)) continue;
+        // (A mock or a collector the test also calls with constants, `cb(4)`: not filled by the code
+        // alone. Looked for only where the name is one, as the look walks the unit.)
+        static const std::regex callable_start(R"(^(?:(?:jest|vi)\.fn|sinon\.(?:spy|fake)|(?:unittest\.mock\.|mock\.)?(?:Magic|Async)?Mock)\(\)$)");
+        if (m[1].matched)
+          if (const auto d = defs.find(name); d != defs.end() && !d->second.empty() &&
+                                              std::regex_match(strip_spaces(d->second.back().value), callable_start) &&
+                                              called_with_constants(s, root, name))
+            continue;
         fill_collection(s, root, n, defs, name, m[2].matched ? call_and_receiver_calls(s, n, root) : call_text,
                         /*may_declare=*/a.front() == '&' || !m[1].matched);
       }

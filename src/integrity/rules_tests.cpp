@@ -623,7 +623,30 @@ namespace {
 /// 'win32'`, `sys.platform.startswith('win')`, `os.name == 'nt'`), or the condition's own text.
 /// nullopt when a skip there reads as no condition (a bare `pytest.skip()`, `@skip`): that one
 /// skips always.
+std::optional<std::set<std::string>> read_python_skip_conditions(const std::string& text, const TestUnit& t, std::set<int>* consumed);
+
+/// python_skip_conditions, kept per file version and test: the comparisons ask it of the same test
+/// several times (moved skips, changed conditions, the lines it reads).
 std::optional<std::set<std::string>> python_skip_conditions(const std::string& text, const TestUnit& t, std::set<int>* consumed = nullptr) {
+  struct Entry {
+    std::optional<std::set<std::string>> conditions;
+    std::set<int> read;
+  };
+  using Key = std::tuple<std::size_t, std::size_t, int, int, std::string>;
+  thread_local std::map<Key, Entry> memo;
+  if (memo.size() > 4096) memo.clear();
+  const Key key{std::hash<std::string_view>{}(text), text.size(), t.line, t.end_line, t.name};
+  auto it = memo.find(key);
+  if (it == memo.end()) {
+    Entry e;
+    e.conditions = read_python_skip_conditions(text, t, &e.read);
+    it = memo.emplace(key, std::move(e)).first;
+  }
+  if (consumed) consumed->insert(it->second.read.begin(), it->second.read.end());
+  return it->second.conditions;
+}
+
+std::optional<std::set<std::string>> read_python_skip_conditions(const std::string& text, const TestUnit& t, std::set<int>* consumed) {
   std::set<int> own_consumed;
   std::set<int>& read = consumed ? *consumed : own_consumed;
   std::vector<std::string> lines;
@@ -695,8 +718,15 @@ std::optional<std::set<std::string>> python_skip_conditions(const std::string& t
     // name, `setattr(sys, 'platform', ...)`, `vars(sys)['platform']`, `sys.__dict__['platform']`.)
     static const std::regex rebound(
         R"re((?:^\s*(?:sys|os|platform)\s*=[^=])|\bas\s+(?:sys|os|platform)\b|\b(?:sys\.platform|os\.name)\s*=[^=]|setattr\s*\(\s*['"]?(?:sys|os|platform)\b|\bimport\s+(?:sys|os|platform)\s+as\b|\.platform\s*=[^=]|\.name\s*=[^=]\s*['"](?:nt|posix|java)['"]|['"](?:platform|name)['"]\s*(?:\]|,))re");
+    // (A cheap look first: the regex only where a platform name and a binding can both be.)
     for (const auto& l : lines)
-      if (!platform_rebound && std::regex_search(l, rebound)) platform_rebound = true;
+      if (!platform_rebound &&
+          (l.find("sys") != std::string::npos || l.find("os") != std::string::npos || l.find("platform") != std::string::npos ||
+           l.find("name") != std::string::npos) &&
+          (l.find('=') != std::string::npos || l.find(" as ") != std::string::npos || l.find("setattr") != std::string::npos ||
+           l.find(']') != std::string::npos || l.find(',') != std::string::npos) &&
+          std::regex_search(l, rebound))
+        platform_rebound = true;
   }
   // (Module-level code only, what runs when the module is imported: not the bodies of functions
   // and classes, the tests among them.)
@@ -979,8 +1009,12 @@ std::optional<std::set<std::string>> python_skip_conditions(const std::string& t
   std::vector<std::string> skip_aliases;
   {
     static const std::regex alias(R"(\b\w*(?:skip|Skip|SKIP|xfail|fail)\w*\s+as\s+(\w+)|^\s*(\w+)\s*=\s*(?:pytest\.|unittest\.)?(?:skip|xfail|fail|SkipTest)\s*$)");
-    for (const auto& l : lines)
+    for (const auto& l : lines) {
+      if ((l.find("kip") == std::string::npos && l.find("KIP") == std::string::npos && l.find("fail") == std::string::npos) ||
+          (l.find(" as ") == std::string::npos && l.find('=') == std::string::npos))
+        continue;
       for (std::sregex_iterator it(l.begin(), l.end(), alias), e; it != e; ++it) skip_aliases.push_back((*it)[1].matched ? (*it)[1].str() : (*it)[2].str());
+    }
   }
   auto calls_skip_alias = [&](const std::string& l) {
     return std::any_of(skip_aliases.begin(), skip_aliases.end(), [&](const std::string& a) {
