@@ -196,7 +196,7 @@ std::string live_value(const std::string& value, int depth = 0) {
     }
     static const std::regex item_of(R"(^[(\[](.*)[)\]]\s*\[\s*(\d+)\s*\]$)");
     if (std::regex_match(v, m, item_of))
-      if (const auto items = split_top(m[1].str(), {","}); std::stoul(m[2].str()) < items.size() && m[2].length() < 6)
+      if (const auto items = split_top(m[1].str(), {","}); m[2].length() < 6 && std::stoul(m[2].str()) < items.size())
         return live_value(items[std::stoul(m[2].str())], depth + 1);
   }
   // (A call: its callee and its arguments, each read so.)
