@@ -646,36 +646,41 @@ std::optional<std::set<std::string>> python_skip_conditions(const std::string& t
   return it->second.conditions;
 }
 
-std::optional<std::set<std::string>> read_python_skip_conditions(const std::string& text, const TestUnit& t, std::set<int>* consumed) {
-  std::set<int> own_consumed;
-  std::set<int>& read = consumed ? *consumed : own_consumed;
+/// A Python test file read once for read_python_skip_conditions, asked per test: its lines
+/// (comments dropped), their indents, the module's try-import flags, whether a platform module is
+/// rebound, the module-level lines, the names a skip is bound as, the fixtures it defines, the
+/// module-level bindings of each name asked (filled as asked), and the skips of the module's own
+/// level (read once, the first time a test asks).
+struct PythonSkipFile {
   std::vector<std::string> lines;
+  std::vector<int> indents;  // (index k - 1 for line k; -1 for a blank or comment line)
+  std::map<std::string, std::string> flags;
+  bool platform_rebound = false;
+  std::vector<bool> in_definition;
+  std::vector<std::string> skip_aliases;
+  std::map<std::string, std::vector<std::pair<int, int>>> fixture_bodies;
+  std::map<std::string, std::vector<std::string>> bindings;
+  bool module_read = false;
+  std::set<std::string> module_out;
+  bool module_unreadable = false;
+  std::set<int> module_lines, module_used;
+  std::vector<std::string> module_fixtures;
+};
+
+std::shared_ptr<PythonSkipFile> read_python_skip_file(const std::string& text) {
+  auto f = std::make_shared<PythonSkipFile>();
+  std::vector<std::string>& lines = f->lines;
   for_each_capped_line(text, [&](int, const std::string& l) { lines.push_back(python_without_comment(l)); });
   const int count = static_cast<int>(lines.size());
-  if (t.line <= 0 || t.line > count) return std::nullopt;
-  auto indent_of = [&](int k) {  // (1-based line; -1 for a blank or comment line)
-    const std::string& l = lines[static_cast<std::size_t>(k - 1)];
+  for (const auto& l : lines) {
     const auto at = l.find_first_not_of(" \t");
-    return at == std::string::npos || l[at] == '#' ? -1 : static_cast<int>(at);
-  };
+    f->indents.push_back(at == std::string::npos || l[at] == '#' ? -1 : static_cast<int>(at));
+  }
+  auto indent_of = [&](int k) { return f->indents[static_cast<std::size_t>(k - 1)]; };
   auto stripped = [&](int k) { return trim(lines[static_cast<std::size_t>(k - 1)]); };
-  // A statement from line k on, its brackets balanced (a decorator or assignment over several lines).
-  auto statement = [&](int k) {
-    std::string out;
-    int depth = 0;
-    for (int i = k; i <= count && i < k + 20; ++i) {
-      const std::string l = stripped(i);
-      read.insert(i);
-      out += l + " ";
-      for (char ch : l) depth += (ch == '(' || ch == '[' || ch == '{') - (ch == ')' || ch == ']' || ch == '}');
-      if (depth <= 0) break;
-    }
-    return out;
-  };
   // Module-level flags set by a try-import: `try: import numpy as np; HAS_NP = True` / `except
   // ImportError: HAS_NP = False` (or `np = None`): name -> module.
-  std::map<std::string, std::string> flags;
-  static const std::regex import_line(R"(^(?:import\s+([\w.]+)(?:\s+as\s+(\w+))?|from\s+([\w.]+)\s+import\b))");
+  std::map<std::string, std::string>& flags = f->flags;
   static const std::regex falsy_set(R"(^(\w+)\s*=\s*(?:False|None)\s*$)");
   for (int k = 1; k <= count; ++k) {
     if (indent_of(k) != 0 || stripped(k) != "try:") continue;
@@ -703,16 +708,15 @@ std::optional<std::set<std::string>> read_python_skip_conditions(const std::stri
       if (std::regex_match(l, m, falsy_set)) flags[m[1].str()] = *modules.begin();
     }
     // (A flag bound again anywhere after, or declared global, says nothing of the module.)
-    for (auto f = flags.begin(); f != flags.end();) {
+    for (auto fl = flags.begin(); fl != flags.end();) {
       bool again = false;
-      const std::regex rebind = detail::cached_regex("^\\s*(?:" + f->first + "\\s*(?:=[^=]|\\+=|\\|=|&=)|global\\s.*\\b" + f->first + "\\b)");
+      const std::regex rebind = detail::cached_regex("^\\s*(?:" + fl->first + "\\s*(?:=[^=]|\\+=|\\|=|&=)|global\\s.*\\b" + fl->first + "\\b)");
       for (int r = h; r <= count && !again; ++r) again = std::regex_search(lines[static_cast<std::size_t>(r - 1)], rebind);
-      f = again ? flags.erase(f) : std::next(f);
+      fl = again ? flags.erase(fl) : std::next(fl);
     }
   }
   // Names of the platform modules bound to something else (`import os as sys`, `sys.platform =
   // 'win32'`, `monkeypatch.setattr(sys, 'platform', ...)`): no platform comparison is read then.
-  bool platform_rebound = false;
   {
     // (Also through another name for the module, `import sys as _s` then `_s.platform = ...`, or by
     // name, `setattr(sys, 'platform', ...)`, `vars(sys)['platform']`, `sys.__dict__['platform']`.)
@@ -720,34 +724,101 @@ std::optional<std::set<std::string>> read_python_skip_conditions(const std::stri
         R"re((?:^\s*(?:sys|os|platform)\s*=[^=])|\bas\s+(?:sys|os|platform)\b|\b(?:sys\.platform|os\.name)\s*=[^=]|setattr\s*\(\s*['"]?(?:sys|os|platform)\b|\bimport\s+(?:sys|os|platform)\s+as\b|\.platform\s*=[^=]|\.name\s*=[^=]\s*['"](?:nt|posix|java)['"]|['"](?:platform|name)['"]\s*(?:\]|,))re");
     // (A cheap look first: the regex only where a platform name and a binding can both be.)
     for (const auto& l : lines)
-      if (!platform_rebound &&
+      if (!f->platform_rebound &&
           (l.find("sys") != std::string::npos || l.find("os") != std::string::npos || l.find("platform") != std::string::npos ||
            l.find("name") != std::string::npos) &&
           (l.find('=') != std::string::npos || l.find(" as ") != std::string::npos || l.find("setattr") != std::string::npos ||
            l.find(']') != std::string::npos || l.find(',') != std::string::npos) &&
           std::regex_search(l, rebound))
-        platform_rebound = true;
+        f->platform_rebound = true;
   }
   // (Module-level code only, what runs when the module is imported: not the bodies of functions
   // and classes, the tests among them.)
-  std::vector<bool> in_definition(static_cast<std::size_t>(count) + 1, false);
+  f->in_definition.assign(static_cast<std::size_t>(count) + 1, false);
   for (int k = 1, owner = -1; k <= count; ++k) {
     const int ind = indent_of(k);
     if (ind < 0) {
-      in_definition[static_cast<std::size_t>(k)] = owner >= 0;
+      f->in_definition[static_cast<std::size_t>(k)] = owner >= 0;
       continue;
     }
     if (owner >= 0 && ind <= owner) owner = -1;
-    in_definition[static_cast<std::size_t>(k)] = owner >= 0;
+    f->in_definition[static_cast<std::size_t>(k)] = owner >= 0;
     const std::string st = stripped(k);
     if (owner < 0 && (starts_with(st, "def ") || starts_with(st, "async def ") || starts_with(st, "class "))) owner = ind;
   }
+  // (Names a skip is imported or bound as, `from pytest import skip as _later`: a call of one is a skip.)
+  {
+    static const std::regex alias(R"(\b\w*(?:skip|Skip|SKIP|xfail|fail)\w*\s+as\s+(\w+)|^\s*(\w+)\s*=\s*(?:pytest\.|unittest\.)?(?:skip|xfail|fail|SkipTest)\s*$)");
+    for (const auto& l : lines) {
+      if ((l.find("kip") == std::string::npos && l.find("KIP") == std::string::npos && l.find("fail") == std::string::npos) ||
+          (l.find(" as ") == std::string::npos && l.find('=') == std::string::npos))
+        continue;
+      for (std::sregex_iterator it(l.begin(), l.end(), alias), e; it != e; ++it)
+        f->skip_aliases.push_back((*it)[1].matched ? (*it)[1].str() : (*it)[2].str());
+    }
+  }
+  // (The module's fixtures: `def NAME(` at the top level under an `@...fixture...` decorator, with
+  // the lines of its body.)
+  static const std::regex top_def(R"(^(?:async\s+)?def\s+(\w+)\s*\()");
+  for (int k = 1; k <= count; ++k) {
+    std::smatch m;
+    const std::string st = stripped(k);
+    if (indent_of(k) != 0 || (!starts_with(st, "def ") && !starts_with(st, "async ")) || !std::regex_search(st, m, top_def)) continue;
+    bool fixture = false;
+    for (int d = k - 1; d >= 1 && indent_of(d) == 0 && starts_with(stripped(d), "@"); --d) fixture = fixture || contains(stripped(d), "fixture");
+    if (!fixture) continue;
+    int end = k + 1;
+    while (end <= count && (indent_of(end) < 0 || indent_of(end) > 0)) ++end;
+    f->fixture_bodies[m[1].str()].emplace_back(k + 1, end - 1);
+  }
+  return f;
+}
+
+/// The reading of a file version, kept for the versions read last.
+PythonSkipFile& python_skip_file(const std::string& text) {
+  using Key = std::pair<std::size_t, std::size_t>;
+  thread_local std::map<Key, std::shared_ptr<PythonSkipFile>> files;
+  const Key key{std::hash<std::string_view>{}(text), text.size()};
+  auto it = files.find(key);
+  if (it == files.end()) {
+    if (files.size() >= 16) files.clear();
+    it = files.emplace(key, read_python_skip_file(text)).first;
+  }
+  return *it->second;
+}
+
+std::optional<std::set<std::string>> read_python_skip_conditions(const std::string& text, const TestUnit& t, std::set<int>* consumed) {
+  std::set<int> own_consumed;
+  std::set<int>& read = consumed ? *consumed : own_consumed;
+  PythonSkipFile& file = python_skip_file(text);
+  const std::vector<std::string>& lines = file.lines;
+  const int count = static_cast<int>(lines.size());
+  if (t.line <= 0 || t.line > count) return std::nullopt;
+  auto indent_of = [&](int k) { return file.indents[static_cast<std::size_t>(k - 1)]; };
+  auto stripped = [&](int k) { return trim(lines[static_cast<std::size_t>(k - 1)]); };
+  // A statement from line k on, its brackets balanced (a decorator or assignment over several lines).
+  auto statement = [&](int k) {
+    std::string out;
+    int depth = 0;
+    for (int i = k; i <= count && i < k + 20; ++i) {
+      const std::string l = stripped(i);
+      read.insert(i);
+      out += l + " ";
+      for (char ch : l) depth += (ch == '(' || ch == '[' || ch == '{') - (ch == ')' || ch == ']' || ch == '}');
+      if (depth <= 0) break;
+    }
+    return out;
+  };
+  static const std::regex import_line(R"(^(?:import\s+([\w.]+)(?:\s+as\s+(\w+))?|from\s+([\w.]+)\s+import\b))");
+  const std::map<std::string, std::string>& flags = file.flags;
+  const bool platform_rebound = file.platform_rebound;
+  const std::vector<bool>& in_definition = file.in_definition;
   // The module-level lines that bind or change `word`, in any form (`QUICK = ...`, `QUICK: bool =
   // ...`, `QUICK, _ = True, None`, `for QUICK in`, `with ... as QUICK`, `import QUICK`, `global
   // QUICK`, `globals()['QUICK'] = True`, `os.environ['CI'] = '1'`, `os.environ.setdefault(...)`,
   // `Cfg.quick = True`), and a function's or class's `def` with its body: a condition that reads
   // the name is read with them, so that a name bound or changed another way is another condition.
-  std::map<std::string, std::vector<std::string>> binding_memo;
+  std::map<std::string, std::vector<std::string>>& binding_memo = file.bindings;
   auto bindings_of = [&](const std::string& word) -> const std::vector<std::string>& {
     auto it = binding_memo.find(word);
     if (it != binding_memo.end()) return it->second;
@@ -1005,17 +1076,7 @@ std::optional<std::set<std::string>> read_python_skip_conditions(const std::stri
   // (`importorskip('M')`, a reason at most: a minimum version skips where M is there too.)
   static const std::regex importorskip(R"(importorskip\(\s*['"]([\w.]+)['"]\s*(?:,\s*reason\s*=\s*(['"])[^'"]*\2\s*)?\))");
   std::set<int> used;  // (skip lines read with the `if` or `except` above them)
-  // (Names a skip is imported or bound as, `from pytest import skip as _later`: a call of one is a skip.)
-  std::vector<std::string> skip_aliases;
-  {
-    static const std::regex alias(R"(\b\w*(?:skip|Skip|SKIP|xfail|fail)\w*\s+as\s+(\w+)|^\s*(\w+)\s*=\s*(?:pytest\.|unittest\.)?(?:skip|xfail|fail|SkipTest)\s*$)");
-    for (const auto& l : lines) {
-      if ((l.find("kip") == std::string::npos && l.find("KIP") == std::string::npos && l.find("fail") == std::string::npos) ||
-          (l.find(" as ") == std::string::npos && l.find('=') == std::string::npos))
-        continue;
-      for (std::sregex_iterator it(l.begin(), l.end(), alias), e; it != e; ++it) skip_aliases.push_back((*it)[1].matched ? (*it)[1].str() : (*it)[2].str());
-    }
-  }
+  const std::vector<std::string>& skip_aliases = file.skip_aliases;
   auto calls_skip_alias = [&](const std::string& l) {
     return std::any_of(skip_aliases.begin(), skip_aliases.end(), [&](const std::string& a) {
       const auto at = l.find(a + "(");
@@ -1116,6 +1177,31 @@ std::optional<std::set<std::string>> read_python_skip_conditions(const std::stri
       if (indent_of(k) >= 0) return indent_of(k);
     return -1;
   };
+  // The module: `pytestmark`, and skips at its top level (outside definitions). The same for every
+  // test of the file: read once, then taken as read. (What it reads touches no line of a definition,
+  // so nothing read of the test below changes it.)
+  if (!file.module_read) {
+    for (int k = 1; k <= count; ++k)
+      if (indent_of(k) == 0 && starts_with(stripped(k), "pytestmark")) {
+        const std::string st = statement(k);
+        read_markers(st);
+        read_usefixtures(st);
+      }
+    // (Top-level statements only: `if`/`try` blocks are read with their bodies by read_block.)
+    read_block(1, count, 0);
+    file.module_out = out;
+    file.module_unreadable = unreadable;
+    file.module_lines = read;
+    file.module_used = used;
+    file.module_fixtures = used_fixtures;
+    file.module_read = true;
+  } else {
+    out = file.module_out;
+    unreadable = file.module_unreadable;
+    read.insert(file.module_lines.begin(), file.module_lines.end());
+    used = file.module_used;
+    used_fixtures = file.module_fixtures;
+  }
   const int def_line = def_line_of(t.line);
   decorators_above(def_line);
   {
@@ -1139,17 +1225,6 @@ std::optional<std::set<std::string>> read_python_skip_conditions(const std::stri
       }
       break;
     }
-  // The module: `pytestmark`, and skips at its top level (outside definitions).
-  for (int k = 1; k <= count; ++k)
-    if (indent_of(k) == 0 && starts_with(stripped(k), "pytestmark")) {
-      const std::string st = statement(k);
-      read_markers(st);
-      read_usefixtures(st);
-    }
-  {
-    // (Top-level statements only: `if`/`try` blocks are read with their bodies by read_block.)
-    read_block(1, count, 0);
-  }
   // Its fixtures: parameters defined in the file as fixtures.
   std::vector<std::string> params;
   {
@@ -1164,18 +1239,9 @@ std::optional<std::set<std::string>> read_python_skip_conditions(const std::stri
       }
   }
   params.insert(params.end(), used_fixtures.begin(), used_fixtures.end());
-  for (const auto& p : params) {
-    const std::regex def = detail::cached_regex("^(?:async\\s+)?def\\s+" + p + "\\s*\\(");
-    for (int k = 1; k <= count; ++k) {
-      if (indent_of(k) != 0 || !std::regex_search(stripped(k), def)) continue;
-      bool fixture = false;
-      for (int d = k - 1; d >= 1 && indent_of(d) == 0 && starts_with(stripped(d), "@"); --d) fixture = fixture || contains(stripped(d), "fixture");
-      if (!fixture) continue;
-      int end = k + 1;
-      while (end <= count && (indent_of(end) < 0 || indent_of(end) > 0)) ++end;
-      read_block(k + 1, end - 1, body_level(k + 1, end - 1));
-    }
-  }
+  for (const auto& p : params)
+    if (const auto fx = file.fixture_bodies.find(p); fx != file.fixture_bodies.end())
+      for (const auto& [from, to] : fx->second) read_block(from, to, body_level(from, to));
   if (unreadable) return std::nullopt;
   return out;
 }
