@@ -402,6 +402,24 @@ std::optional<std::string> skip_marker(std::string_view text) {
   return std::nullopt;
 }
 
+std::string without_type_assertions(std::string_view expr) {
+  std::string e(expr);
+  const bool asserted = e.find(" as ") != std::string::npos || e.find(" satisfies ") != std::string::npos;
+  bool non_null_mark = false;
+  for (std::size_t at = e.find('!'); at != std::string::npos && !non_null_mark; at = e.find('!', at + 1))
+    non_null_mark = at > 0 && (at + 1 == e.size() || std::string_view(".[),;").find(e[at + 1]) != std::string_view::npos);
+  if (!asserted && !non_null_mark) return e;
+  // (`as T` / `satisfies T` before a closing bracket, a comma, a semicolon or the end: T a name, a
+  // qualified or generic name, an indexed type, an array type; a Rust primitive stays.)
+  static const std::regex assertion(
+      R"re(\s+(?:as|satisfies)\s+(?!(?:u8|u16|u32|u64|u128|usize|i8|i16|i32|i64|i128|isize|f32|f64|char|bool)\b)(?:const\b|unknown\b|any\b|[A-Za-z_$][\w$.]*(?:<[^<>()]*>)?(?:\[\s*(?:'[^']*'|"[^"]*"|\w*)\s*\])*)(?=\s*(?:[)\],;]|$)))re");
+  if (asserted) e = std::regex_replace(e, assertion, "");
+  if (!non_null_mark) return e;
+  // (A non-null assertion: `x!.y`, `x![0]`, `f(x!)`; not `!=`, nor a Rust macro `m!(`.)
+  static const std::regex non_null(R"(([\w$)\]])!(?=[.\[),;]|$))");
+  return std::regex_replace(e, non_null, "$1");
+}
+
 std::string python_without_comment(const std::string& l) {
   char quote = 0;
   for (std::size_t i = 0; i < l.size(); ++i) {

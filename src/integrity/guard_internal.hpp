@@ -404,6 +404,10 @@ bool jest_counts_assertions(std::string_view code);
 std::string code_only(std::string_view line, Lang lang);
 /// One line of Python without its trailing comment (a `#` outside quotes), strings kept.
 std::string python_without_comment(const std::string& line);
+/// An expression without TypeScript's type assertions, which change no value: `(o.headers as
+/// Headers).get(k)` -> `(o.headers).get(k)`, `x satisfies T`, `x as const`, `o.headers!.get(k)`.
+/// Rust's numeric casts (`v as u8`), which do change the value, are kept.
+std::string without_type_assertions(std::string_view expr);
 /// Is `e` (whitespace removed) one literal: a number (`4`, `-1.5e-3`, `0xFF`), a string without
 /// interpolation (`"x"`, `'x'`, a template literal without `${`), a boolean or a null of any of
 /// the languages (`True`, `None`, `nil`, `null`, `undefined`)?

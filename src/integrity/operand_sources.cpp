@@ -545,10 +545,9 @@ bool runs_handed(const Syntax& s, TSNode n, TSNode root) {
       if ((at == 0 || !ident_char(all[at - 1])) && (at + fn.size() >= all.size() || !ident_char(all[at + fn.size()]))) ++mentions;
     return mentions >= 2;
   }
-  if (ut == "variable_declarator" || ut == "assignment_expression" || ut == "init_declarator" || ut == "short_var_declaration" ||
-      ut == "expression_list")
-    return true;
-  return true;  // (a method of an object literal: assume it runs)
+  // (Bound to a name by a form function_name does not read, or a method of an object literal:
+  // assume it runs.)
+  return true;
 }
 
 /// A call's text and, when it is a method of a plain name (`em.on(...)`, `reg.on_row(...)`), the
@@ -1118,7 +1117,8 @@ using FileReturns = std::function<std::string(const std::string&)>;
 
 void leaves(std::string_view expr, const Definitions& defs, int line, std::set<std::string>& seen, std::set<std::string>& out,
             bool& ambiguous, int depth, const ModuleValues* modules = nullptr, const FileReturns* returns = nullptr) {
-  for (auto chain : chains(expr)) {
+  // (A type assertion is no source: `o.headers as Headers` reads `o.headers`.)
+  for (auto chain : chains(without_type_assertions(expr))) {
     while (!chain.empty() && uninformative(chain.front())) chain.erase(chain.begin());
     if (chain.empty()) continue;
     // An operand is kept without whitespace: `new Store().total(xs)` reads `newStore`. A name the

@@ -141,7 +141,7 @@ bool wrapped_in_parens(std::string_view e) {
 /// The non-literal operands of a condition or an argument list: `add(2, 2) == 4` -> {add(2,2)}.
 void collect_operands(std::string_view expr, std::set<std::string>& out, bool& tautology, std::set<std::string>* literals = nullptr,
                       std::vector<std::string>* raw = nullptr) {
-  std::string e = trim(expr);
+  std::string e = trim(without_type_assertions(expr));
   if (raw && !e.empty() && raw->size() < 16) raw->push_back(e.substr(0, 1024));
   // (Negations and parentheses, however deep: `!(!(got === 4))` compares `got`.)
   for (bool again = true; again;) {
@@ -1493,11 +1493,11 @@ class Analyzer {
     return args;
   }
 
-  /// The arguments of a call, split at top-level commas, whitespace removed; keyword arguments
-  /// (`msg=...`, `rel=...`) are left out.
+  /// The arguments of a call, split at top-level commas, whitespace and TypeScript's type
+  /// assertions removed; keyword arguments (`msg=...`, `rel=...`) are left out.
   std::vector<std::string> call_args(TSNode n) const {
     std::vector<std::string> out;
-    for (const auto& a : raw_call_args(n)) out.push_back(strip_spaces(a));
+    for (const auto& a : raw_call_args(n)) out.push_back(strip_spaces(without_type_assertions(a)));
     return out;
   }
 
@@ -4258,6 +4258,16 @@ class Analyzer {
     if (contains(negated ? t : std::string_view(without_ne), eq) || (!negated && contains(t, " is None")) || contains(t, "reflect.DeepEqual") ||
         contains(t, "cmp.Diff") || contains(t, ".equals("))
       return contains(t, " is None") ? Kind::type : Kind::eq;
+    // A Go value's own `Equal` method, `if !got.Equal(want) { t.Errorf(...) }` (time.Time, net.IP,
+    // big.Float's Cmp aside): an equality as the comparison functions below are; of a value with
+    // itself (`got.Equal(got)`), nothing.
+    if (lang_ == Lang::go) {
+      static const std::regex equal_method(R"(^(!?)\(*([\w.\[\]()]+?)\.Equal\((.+)\)\)*$)");
+      const std::string e = strip_spaces(std::string(t));
+      std::smatch m;
+      if (std::regex_match(e, m, equal_method) && split_top(m[3].str(), {","}).size() == 1)
+        return m[2].str() == m[3].str() ? Kind::type : negated == (m[1].length() > 0) ? Kind::eq : Kind::range;
+    }
     // A comparison function: `!slices.Equal(got, want)` in a failure branch, `np.array_equal(a, b)`
     // asserted: equality when the check holds on equal values, an inequality otherwise.
     for (const auto& f : called_functions(t))
