@@ -107,6 +107,25 @@ std::vector<std::string> module_file(const std::string& id, const std::filesyste
   return {};
 }
 
+/// Does a requested id name a test file of the checkout (`test/bool.js`, as tape, node --test and
+/// jest take files): a relative path without `..` to a regular file?
+bool names_file(const std::string& id, const std::filesystem::path& root) {
+  if (id.empty() || id.front() == '/' || id.find("..") != std::string::npos || id.find("::") != std::string::npos ||
+      id.find('\n') != std::string::npos)
+    return false;
+  std::error_code ec;
+  return std::filesystem::is_regular_file(root / id, ec);
+}
+
+/// Was this result reported from the file `path` (a report's file attribute, relative or absolute)?
+bool from_file(const reports::TestCase& t, const std::string& path) {
+  if (t.file.empty()) return false;
+  std::string f = t.file;
+  if (f.rfind("./", 0) == 0) f.erase(0, 2);
+  return f == path || (f.size() > path.size() && f.compare(f.size() - path.size(), path.size(), path) == 0 &&
+                       f[f.size() - path.size() - 1] == '/');
+}
+
 /// Did the runner say that a selected test does not exist (pytest exit 4/5, "not found", go's
 /// "no tests to run", jest's "No tests found")?
 bool runner_says_not_found(const detail::Observed& o) {
@@ -814,8 +833,36 @@ class CommandValidator final : public Validator {
     }
 
     std::vector<std::string> missing;
+    // (Runs of one requested test file alone, kept for its results: see below.)
+    std::vector<std::shared_ptr<const detail::Observed>> alone_runs;
     for (const auto& w : wanted) {
       auto v = verdict_for(w, obs->tests);
+      const std::vector<reports::TestCase>* results = &obs->tests;
+      std::function<bool(const reports::TestCase&)> picked = [&w](const reports::TestCase& t) { return reports::denotes(w, t.id); };
+      // A requested test file (`test/bool.js`: tape and node --test take files, and name their
+      // tests freely): its tests are the results reported from that file; when the results say no
+      // file (TAP's `# name` sections), those of a run of that file alone.
+      if (v.outcome == "missing" && names_file(w, root)) {
+        const bool attributed = std::any_of(obs->tests.begin(), obs->tests.end(), [](const reports::TestCase& t) { return !t.file.empty(); });
+        if (attributed) {
+          picked = [&w](const reports::TestCase& t) { return from_file(t, w); };
+        } else if (wanted.size() == 1) {
+          picked = [](const reports::TestCase&) { return true; };
+        } else {
+          auto one = detail::observe_tests(root, req, {w}, ctx.cancel, ctx.sandbox, "scope");
+          if (!one) return unexpected(one.error());
+          ev.runs.push_back(one->run);
+          if (one->run.timed_out || !one->run.stopped_by.empty() || !one->summary_problem.empty() || !one->readable)
+            return Outcome2{false, "unverified", "the results of a run of " + w + " alone could not be read"};
+          if (one->run.exit_code != 0)
+            return Outcome2{false, "failing_tests_still_fail", "the tests of " + w + " exited with " + std::to_string(one->run.exit_code)};
+          if (auto trusted = label_evidence(*one, ev); !trusted.passed) return trusted;
+          alone_runs.push_back(std::make_shared<const detail::Observed>(std::move(*one)));
+          results = &alone_runs.back()->tests;
+          picked = [](const reports::TestCase&) { return true; };
+        }
+        v = verdict_over(w, *results, picked);
+      }
       if (v.outcome == "missing") {
         missing.push_back(w);
         continue;
@@ -825,8 +872,8 @@ class CommandValidator final : public Validator {
       if (v.outcome == "skipped") return Outcome2{false, "failing_tests_still_fail", w + " was skipped, not run"};
       // The cases of a passing requested test: the skipped ones are checked against the head
       // (run_checks), the others ("\x1f" in front) say which cases the fix's run showed at all.
-      for (const auto& t : obs->tests) {
-        if (!reports::denotes(w, t.id)) continue;
+      for (const auto& t : *results) {
+        if (!picked(t)) continue;
         std::pair<std::string, std::string> c{w, (t.outcome == Outcome::skipped ? "" : "\x1f") + t.id};
         if (std::find(skipped.begin(), skipped.end(), c) == skipped.end()) skipped.push_back(std::move(c));
       }
@@ -841,6 +888,12 @@ class CommandValidator final : public Validator {
   }
 
   static TestVerdict verdict_for(const std::string& wanted, const std::vector<reports::TestCase>& tests) {
+    return verdict_over(wanted, tests, [&](const reports::TestCase& t) { return reports::denotes(wanted, t.id); });
+  }
+
+  /// The verdict of `wanted` over the results `picked` says it denotes.
+  static TestVerdict verdict_over(const std::string& wanted, const std::vector<reports::TestCase>& tests,
+                                  const std::function<bool(const reports::TestCase&)>& picked) {
     TestVerdict v{wanted, "missing", {}};
     // What the copies of each distinct test (file and id) the requested name denotes say.
     struct Copies {
@@ -848,7 +901,7 @@ class CommandValidator final : public Validator {
     };
     std::map<std::string, Copies> seen;
     for (const auto& t : tests) {
-      if (!reports::denotes(wanted, t.id)) continue;
+      if (!picked(t)) continue;
       v.seen_as.push_back(t.id);
       auto& c = seen[t.file + '\x1f' + t.id];
       if (t.outcome == Outcome::passed) c.passed = true;

@@ -238,12 +238,14 @@ std::unique_ptr<PyProject> tape_project(std::vector<std::pair<std::string, std::
 }
 
 /// The honest fix of tape_project under `cmd` (NODE_PATH names the vendored tape).
-RepairResult run_tape_fix(PyProject& p, const std::string& cmd, ValidatorOptions v = {}, bool run_in_loop = true) {
+RepairResult run_tape_fix(PyProject& p, const std::string& cmd, ValidatorOptions v = {}, bool run_in_loop = true,
+                          std::vector<std::string> failing = {"adds numbers"}, bool fix = true) {
   ScriptedModel model;
-  model.push(tool_calls_reply({{"edit_file", Json::obj({{"path", "sum.js"}, {"old_text", " + (a > 0 ? 1 : 0)"}, {"new_text", ""}})}}));
+  if (fix) model.push(tool_calls_reply({{"edit_file", Json::obj({{"path", "sum.js"}, {"old_text", " + (a > 0 ? 1 : 0)"}, {"new_text", ""}})}}));
+  else model.push(tool_calls_reply({{"edit_file", Json::obj({{"path", "sum.js"}, {"old_text", "(a) => 2 * a"}, {"new_text", "(a) => a + a"}})}}));
   if (run_in_loop) model.push(tool_calls_reply({{"run_tests", Json::object()}}));
   model.push(final_reply("sum() added one for positive numbers."));
-  auto req = request_for(p.repo, p.base, p.head, model, {"adds numbers"});
+  auto req = request_for(p.repo, p.base, p.head, model, failing);
   req.commands.test = "NODE_PATH=" + kTape.string() + " " + cmd;
   auto opts = loop_options(p.tmp.path(), v);
   opts.sandbox.read_only_paths.push_back(kTape.parent_path());  // the vendored tape, visible in the sandbox
@@ -267,6 +269,31 @@ TEST(E2EEvidence, TapeSectionsAreTests) {
     EXPECT_TRUE(has(run->passed, "adds negatives"));
     EXPECT_EQ(r.evidence.kind, "structured");
   }
+}
+
+// Test files as the requested ids (`tape test/sum.js`, as CI and the localizer name tape's failing
+// tests: TAP's `# name` sections say no file): the results of a run of the file alone are its
+// tests. One file alone, two files (each then run alone), and a file whose test still fails.
+TEST(E2EEvidence, TapeTestFilesAsRequestedIds) {
+  if (!fs::exists(kTape / ".bin/tape")) GTEST_SKIP() << "tape is not installed (scripts/install-deps.sh)";
+  auto p = tape_project({{"test/twice.js", "const test = require('tape');\nconst sum = require('../sum');\n"
+                                           "test('doubles', (t) => {\n  t.equal(sum.twice ? 1 : 1, 1);\n  t.end();\n});\n"}});
+  const std::string cmd = (kTape / ".bin/tape").string() + " {tests}";
+  auto one = run_tape_fix(*p, cmd, {}, true, {"test/sum.js"});
+  ASSERT_EQ(one.status, Status::fixed) << one.reason << ": " << one.message;
+  ASSERT_EQ(one.evidence.tests.size(), 1u);
+  EXPECT_EQ(one.evidence.tests[0].outcome, "passed");
+  EXPECT_EQ(one.evidence.kind, "structured");
+  auto two = run_tape_fix(*p, cmd, {}, true, {"test/sum.js", "test/twice.js"});
+  ASSERT_EQ(two.status, Status::fixed) << two.reason << ": " << two.message;
+  std::size_t alone = 0;
+  for (const auto& run : two.evidence.runs) alone += run.purpose == "scope";
+  EXPECT_GE(alone, 2u) << "each file run alone";
+  // The patch leaves `adds numbers` failing: the file does not pass.
+  auto broken = run_tape_fix(*p, cmd, {}, false, {"test/sum.js"}, false);
+  EXPECT_NE(broken.status, Status::fixed);
+  EXPECT_EQ(broken.reason, "failing_tests_still_fail") << broken.message;
+  EXPECT_TRUE(broken.patch.empty());
 }
 
 // TAP is structured evidence only when it counts its own results: a plan (1..N) that agrees with
