@@ -1,11 +1,15 @@
 // The zero-token tier: rewrite an expectation literal to the value the change now produces.
 #include <algorithm>
+#include <map>
+#include <set>
 #include <cctype>
 
 #include "flowagent/integrity.hpp"
 #include "flowagent/zero_token.hpp"
 #include "flowagent/reports.hpp"
 #include "tools/test_command.hpp"
+#include "workspace/git.hpp"
+#include "workspace/git_patch.hpp"
 #include "workspace/repo_ops.hpp"
 #include "workspace/sandbox_fs.hpp"
 
@@ -149,22 +153,48 @@ class ExpectationUpdate final : public RepairStrategy {
     if (failures.empty()) return Candidate{false, false, "no failure shows expected and actual values", {}, false};
     auto fs = detail::SandboxFs::open(ctx.workspace.root());
     if (!fs) return unexpected(fs.error());
+    // The lines the developer's change wrote, per file: an expectation there is the developer's own
+    // (a new test, an updated value), the specification the fix must meet, never one to move to
+    // what the code now gives. Unknown (no base/head, git fails): step aside altogether.
+    std::map<std::string, std::set<int>> written;
+    {
+      const auto& change = req.change;
+      if (change.base_commit.empty() || change.head_commit.empty())
+        return Candidate{false, false, "the change's own lines are not known (no base and head)", {}, false};
+      auto d = detail::git_patch(req.repository, {change.base_commit, change.head_commit}, false, ctx.cancel);
+      if (!d) {
+        if (d.error().code == Errc::cancelled) return unexpected(d.error());
+        return Candidate{false, false, "the change's own lines could not be read: " + d.error().message, {}, false};
+      }
+      for (const auto& file : d->files)
+        for (const auto& h : file.hunks)
+          for (const auto& l : h.lines)
+            if (l.kind == '+') written[file.new_path].insert(l.new_line);
+    }
     std::vector<std::string> changes;
+    std::vector<std::string> declined;
     for (const auto& f : failures) {
       if (f.file.empty() || f.line <= 0) continue;
       auto path = resolve(ctx, f.file);
       if (path.empty() || !is_test_path(path)) continue;  // never production code
       auto text = fs->read(path, 8u << 20);
       if (!text) continue;
-      auto edit = rewrite(*text, path, f);
+      auto edit = rewrite(*text, path, f, written[path]);
       if (!edit) continue;
+      if (edit->first.empty()) {
+        declined.push_back(edit->second);
+        continue;
+      }
       if (auto w = fs->write(path, edit->first, false); !w) return unexpected(w.error());
       ctx.state.note_edit();
       changes.push_back(edit->second + " (" + path + ":" + std::to_string(f.line) + ")");
       ctx.result.trajectory.push_back(TrajectoryStep{"tool", "expectation_update", f.id, edit->second, true, 0});
     }
     if (changes.empty())
-      return Candidate{false, false, "no expectation literal was found exactly once next to a failure", {}, false};
+      return Candidate{false, false,
+                       declined.empty() ? "no expectation literal was found exactly once next to a failure"
+                                        : declined.front() + (declined.size() > 1 ? " (and " + std::to_string(declined.size() - 1) + " more)" : ""),
+                       {}, false};
     std::string explanation;
     for (const auto& c : changes) explanation += (explanation.empty() ? "" : " ") + c + ".";
     explanation += " Confirm that the new behaviour is intended.";
@@ -191,9 +221,10 @@ class ExpectationUpdate final : public RepairStrategy {
     return hits.size() == 1 ? hits[0] : std::string();
   }
 
-  /// The file with the literal rewritten, and a sentence saying what moved; nullopt to step aside.
+  /// The file with the literal rewritten, and a sentence saying what moved; nullopt to step aside;
+  /// an empty text with the reason when the literal is on a line the change wrote (`written`).
   static std::optional<std::pair<std::string, std::string>> rewrite(const std::string& text, const std::string& path,
-                                                                    const reports::TestCase& f) {
+                                                                    const reports::TestCase& f, const std::set<int>& written) {
     Literal expected = parse_literal(f.expected), actual = parse_literal(f.actual);
     if (expected.value == actual.value && expected.type == actual.type) return std::nullopt;
     // Line offsets.
@@ -246,6 +277,11 @@ class ExpectationUpdate final : public RepairStrategy {
     }
     if (occ.size() != 1) return std::nullopt;  // ambiguous or absent: the model's turn
     const auto& o = occ[0];
+    const int at_line = static_cast<int>(std::upper_bound(starts.begin(), starts.end(), o.begin) - starts.begin());
+    if (written.count(at_line))
+      return std::pair<std::string, std::string>(
+          std::string(), "the expectation of " + f.id + " (" + path + ":" + std::to_string(at_line) +
+                             ") is on a line the change wrote: the developer's own expectation is not moved to what the code gives");
     std::string replacement;
     if (expected.type == Literal::Type::string) {
       if (actual.type != Literal::Type::string) return std::nullopt;

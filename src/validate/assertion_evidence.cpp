@@ -216,6 +216,25 @@ struct DataDir {
   }
 };
 
+/// The test command with its own `PYTHONPATH=...` assignments (`PYTHONPATH=src python3 -m pytest`,
+/// `export PYTHONPATH=src; ...`, `env PYTHONPATH=src ...`) keeping `dir` too: such an assignment
+/// replaces the PYTHONPATH flowagent exports for its plugins (the coverage run's call collector,
+/// the value probe), which pytest then could not import. Not Python: the command as is.
+std::string keep_python_path(bool python, const fs::path& dir, const std::string& command) {
+  if (!python || command.find("PYTHONPATH=") == std::string::npos) return command;
+  static const std::regex assignment(R"re((^|[\s;&|(`])PYTHONPATH=((?:"[^"]*"|'[^']*'|[^\s;&|()`'"])*))re");
+  std::string out;
+  std::size_t from = 0;
+  for (std::sregex_iterator it(command.begin(), command.end(), assignment), e; it != e; ++it) {
+    const auto& m = *it;
+    out += command.substr(from, static_cast<std::size_t>(m.position(0)) - from);
+    const std::string value = m[2].str();
+    out += m[1].str() + "PYTHONPATH=" + (value.empty() ? shell_quote(dir.string()) : value + ":" + shell_quote(dir.string()));
+    from = static_cast<std::size_t>(m.position(0) + m.length(0));
+  }
+  return out + command.substr(from);
+}
+
 /// `.../python3 -m pytest` or `pytest` in the template: (start, length, interpreter or "").
 struct PytestSpan {
   std::size_t at = std::string::npos, len = 0;
@@ -1048,7 +1067,7 @@ Expected<AssertionCheck> check_assertions_ran(RepairContext& ctx, const fs::path
     // (pytest never got there) the shell writes it from the data file.
     command = "export FLOWAGENT_COLLECT_CALLS=" + shell_quote((data.path / "collected.json").string()) +
               " FLOWAGENT_COVERAGE_JSON=" + shell_quote(json.string()) + " PYTHONPATH=" + shell_quote(data.path.string()) +
-              "${PYTHONPATH:+:$PYTHONPATH}; ( " + expand_tests(cmd, ids) + " ); flowagent_rc=$?; [ -s " +
+              "${PYTHONPATH:+:$PYTHONPATH}; ( " + keep_python_path(true, data.path, expand_tests(cmd, ids)) + " ); flowagent_rc=$?; [ -s " +
               shell_quote(json.string()) + " ] || " + shell_quote(py) + " -m coverage json --rcfile=" +
               shell_quote(rc.string()) + " --show-contexts -o " + shell_quote(json.string()) + " >/dev/null 2>&1; exit $flowagent_rc";
     auto r = run(command);
@@ -2640,7 +2659,7 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
     if (!tmpl) return unexpected(tmpl.error());
     const fs::path log = data.path / ("moved-" + std::to_string(i) + ".log");
     const std::string list = dump_json_lossy(Json(Json::Array{Json(Json::Array{Json(target.module), Json(target.name)})}));
-    const std::string command = perturb_env(python, data.path, list, log) + expand_tests(*tmpl, ids);
+    const std::string command = perturb_env(python, data.path, list, log) + keep_python_path(python, data.path, expand_tests(*tmpl, ids));
     auto r = run_command(root, command, req, ctx.cancel, ctx.sandbox);
     if (!r) return unexpected(r.error());
     if (r->cancelled) return fail(Errc::cancelled, "validation cancelled");
@@ -2754,7 +2773,7 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
       // Unseen, its results may matter only by their order (a sort key, a comparator, a rank the
       // tests sort by), which the move keeps: one more run with the order reversed (-v - 1).
       const fs::path rlog = data.path / ("reversed-" + std::to_string(i) + ".log");
-      const std::string reversed = "export FLOWAGENT_PERTURB_MODE=reverse; " + perturb_env(python, data.path, list, rlog) + expand_tests(*tmpl, ids);
+      const std::string reversed = "export FLOWAGENT_PERTURB_MODE=reverse; " + perturb_env(python, data.path, list, rlog) + keep_python_path(python, data.path, expand_tests(*tmpl, ids));
       auto rv = run_command(root, reversed, req, ctx.cancel, ctx.sandbox);
       if (!rv) return unexpected(rv.error());
       if (rv->cancelled) return fail(Errc::cancelled, "validation cancelled");
@@ -2777,7 +2796,7 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
     // (In record mode, which wraps and moves nothing as control mode does and also writes each
     // call: the values check's record when it wants this one's functions and tests.)
     const fs::path control_calls = data.path / ("control-calls-" + std::to_string(i)), clog = data.path / ("control-" + std::to_string(i) + ".log");
-    const std::string control = perturb_env(python, data.path, list, clog, "record", control_calls) + expand_tests(*tmpl, ids);
+    const std::string control = perturb_env(python, data.path, list, clog, "record", control_calls) + keep_python_path(python, data.path, expand_tests(*tmpl, ids));
     auto c = run_command(root, control, req, ctx.cancel, ctx.sandbox);
     if (!c) return unexpected(c.error());
     if (c->cancelled) return fail(Errc::cancelled, "validation cancelled");
@@ -2831,7 +2850,7 @@ class ValuesRuns {
     const fs::path calls = data_.path / ("calls-" + purpose), log = data_.path / ("log-" + purpose);
     auto tmpl = checked_test_template(ctx_.request, ids, purpose);
     if (!tmpl) return unexpected(tmpl.error());
-    auto r = run(env_of(targets_list(values_.targets), "record", calls, log) + expand_tests(*tmpl, ids), purpose);
+    auto r = run(env_of(targets_list(values_.targets), "record", calls, log) + keep_python_path(values_.python, data_.path, expand_tests(*tmpl, ids)), purpose);
     if (!r) return unexpected(r.error());
     return recorded(read_text(calls));
   }
@@ -2877,7 +2896,7 @@ class ValuesRuns {
     }
     auto tmpl = checked_test_template(ctx_.request, ids, purpose);
     if (!tmpl) return unexpected(tmpl.error());
-    auto r = run(env_of(targets_list(targets), "except", calls, log) + expand_tests(*tmpl, ids), purpose);
+    auto r = run(env_of(targets_list(targets), "except", calls, log) + keep_python_path(values_.python, data_.path, expand_tests(*tmpl, ids)), purpose);
     if (!r) return unexpected(r.error());
     const std::size_t times = log_lines(read_text(log), {"moved", "replaced"});  // (results moved or replaced)
     return std::pair<bool, std::size_t>{!r->timed_out && r->exit_code == 0, times};
@@ -3025,7 +3044,7 @@ class ValuesRuns {
       }
       auto tmpl = checked_test_template(ctx_.request, files, purpose);
       if (!tmpl) return unexpected(tmpl.error());
-      command = env_of("[]", "drive", in, log) + expand_tests(*tmpl, files);
+      command = env_of("[]", "drive", in, log) + keep_python_path(values_.python, data_.path, expand_tests(*tmpl, files));
     } else {
       command = "node " + shell_quote((data_.path / "flowagent_value_drive.js").string()) + " " + shell_quote(in.string()) + " " +
                 shell_quote(log.string());

@@ -150,5 +150,22 @@ TEST(ZeroToken, AmbiguousLiteralStepsAside) {
   EXPECT_EQ(r.status, Status::no_fix) << r.reason << ": " << r.message;
   EXPECT_TRUE(r.patch.empty());
 }
+
+// An expectation the change itself wrote (a new test, an updated value: semver 4b03f86's new
+// `assert str(v) == "v1.1.0-dev.0"`) is the developer's specification: the tier does not move it
+// to what the buggy code gives, while a test the change left alone is still updated.
+TEST(ZeroToken, ExpectationTheChangeWroteIsNotMoved) {
+  Case c({{"ver.py", "def show(v):\n    return v\n"},
+          {"tests/test_ver.py", "from ver import show\n\n\ndef test_plain():\n    assert show(\"1.0\") == \"1.0\"\n"}},
+         {{"tests/test_ver.py", "from ver import show\n\n\ndef test_plain():\n    assert show(\"1.0\") == \"1.0\"\n\n\n"
+                                "def test_prefixed():\n    assert show(\"1.1\") == \"v1.1\"\n"}},
+         "/usr/bin/python3 -m pytest -q -p no:cacheprovider {tests}", {"tests/test_ver.py::test_prefixed"});
+  auto r = c.run();
+  EXPECT_EQ(r.status, Status::no_fix) << r.reason << ": " << r.message;
+  EXPECT_TRUE(r.patch.empty()) << r.patch;
+  bool declined = false;
+  for (const auto& step : r.trajectory) declined |= (step.input + step.output).find("on a line the change wrote") != std::string::npos;
+  EXPECT_TRUE(declined) << "the tier says why it stepped aside";
+}
 }  // namespace FLOWAGENT_TEST_FILE_ID
 }  // namespace
