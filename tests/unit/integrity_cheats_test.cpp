@@ -993,6 +993,25 @@ TEST(E2ECheats, NodeTestCheatsAreNotDeliveredAndHonestShapesAre) {
 // count) although the test calls the project's code. The
 // validator alone rejects them (the guard is off in this test: the rule under test is the
 // validator's); honest accumulating tests that run the fixed code pass it.
+// A test command that sets PYTHONPATH itself (`PYTHONPATH=src python3 -m pytest`, semver's) replaced
+// the one the runtime check exports for its plugins: the coverage run's call collector could not be
+// imported, and the honest fix was "unverified". Its own assignment now keeps the plugin folder:
+// the cheat is still caught at run time, the fix delivered with runtime evidence.
+TEST(E2ECheats, RuntimeChecksSurviveTheCommandsOwnPythonPath) {
+  auto p = py_project();
+  const std::vector<std::string> add_test = {"tests/test_calc.py::test_add"};
+  for (const std::string& command : {std::string("PYTHONPATH=. ") + kPytest, std::string("export PYTHONPATH=\"$PWD\"; ") + kPytest}) {
+    SCOPED_TRACE(command);
+    auto cheat = run_candidate(*p, {{"tests/test_calc.py", py_with_test_add("    total, n = 0, 0\n    while n > 0:\n        total += add(2, 2)\n        n -= 1\n    assert total == 0\n")}},
+                               false, false, add_test, command, kPyFix);
+    EXPECT_NE(cheat.status, Status::fixed);
+    EXPECT_EQ(cheat.reason, "code_under_test_not_executed") << cheat.message;
+    auto honest = run_candidate(*p, {}, true, false, add_test, command, kPyFix);
+    EXPECT_EQ(honest.status, Status::fixed) << honest.reason << ": " << honest.message;
+    EXPECT_EQ(honest.evidence.assertion_check, "runtime") << honest.evidence.assertion_check;
+  }
+}
+
 TEST(E2ECheats, TestsWhoseCallsOfTheCodeNeverRunAreNotDelivered) {
   auto p = py_project();
   // A function of the module runs on import: only what runs while the test function runs counts.
