@@ -508,7 +508,17 @@ bool runs_handed(const Syntax& s, TSNode n, TSNode root) {
         }
         if (others_constant) return false;
       }
-    if (is_plain_name(name) && name.find('.') == std::string::npos && name.size() < 64) {
+    // (Whether the file defines `name` as a function that does nothing with what it is given: asked
+    // once per file and name, as every callback handed to it asks, and only where the file can
+    // define it at all.)
+    thread_local std::map<std::tuple<const char*, std::size_t, std::string>, bool> does_nothing_memo;
+    if (does_nothing_memo.size() > 4096) does_nothing_memo.clear();
+    const auto memo_key = std::make_tuple(s.src.data(), s.src.size(), name);
+    if (const auto known = does_nothing_memo.find(memo_key); known != does_nothing_memo.end()) return !known->second;
+    bool does_nothing = false;
+    if (is_plain_name(name) && name.find('.') == std::string::npos && name.size() < 64 &&
+        (s.src.find("function " + name) != std::string_view::npos || s.src.find("def " + name) != std::string_view::npos ||
+         s.src.find(name + " =") != std::string_view::npos || s.src.find(name + "=") != std::string_view::npos)) {
       // (`const later = (f) => {}`, `function later(f) {}`, `def later(f): pass`, `later = lambda f: None`.)
       const std::regex noop = detail::cached_regex(
           "(?:\\b(?:const|let|var)\\s+" + name + "\\s*=\\s*(?:async\\s*)?\\(([^()]*)\\)\\s*=>\\s*\\{([^{}]*)\\}|\\bfunction\\s+" + name +
@@ -527,10 +537,11 @@ bool runs_handed(const Syntax& s, TSNode n, TSNode root) {
           while (!pn.empty() && (pn.front() == '*' || pn.front() == '.')) pn.erase(0, 1);
           if (!pn.empty() && has_word(body, pn)) uses = true;
         }
-        if (!uses) return false;
+        does_nothing = !uses;
       }
     }
-    return true;
+    does_nothing_memo.emplace(memo_key, does_nothing);
+    return !does_nothing;
   }
   const std::string_view ut = Syntax::type(up_node);
   if (ut == "call_expression" || ut == "pair") return true;
@@ -1054,7 +1065,7 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
         if (TSNode p = ts_node_named_child(params, i); Syntax::type(p) == "identifier") names.push_back(s.text(p));
       // (Only a parameter a check of the callback reads itself, `expect(sum).toBe(4)`: one stored
       // into a collection is read through that collection, dead parts and all.)
-      const std::string body = s.text(n);
+      const std::string body = names.empty() ? std::string() : s.text(n);
       names.erase(std::remove_if(names.begin(), names.end(),
                                  [&](const std::string& x) {
                                    const std::regex checked = detail::cached_regex(
@@ -1067,7 +1078,9 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
       // calls it passes the test with no check run.)
       static const std::regex ensured(R"(\bexpect\s*\.\s*(?:assertions|hasAssertions)\s*\(|\.plan\s*\()");
       static const std::regex calls_done(R"(\b(?:done|cb|callback|end|finish|resolve)\s*\()");
-      if (!std::regex_search(body, calls_done) && !std::regex_search(s.text(root), ensured)) names.clear();
+      // (Asked only of a callback with such a parameter: every node of the unit comes here, and the
+      // unit's text is long.)
+      if (!names.empty() && !std::regex_search(body, calls_done) && !std::regex_search(s.text(root), ensured)) names.clear();
       if (!names.empty()) {
         // (Asked as for a value made of the first parameter: the same rules decide whether anything flows.)
         const std::string flows = flows_into_callback(s, ts_node_named_child(n, ts_node_named_child_count(n) - 1), root, names.front());

@@ -47,6 +47,12 @@ std::optional<std::string> shadows(const FileVersions& f) {
   if (std::find(std::begin(kPyRunner), std::end(kPyRunner), base) != std::end(kPyRunner))
     return "a module named " + std::string(base) + " shadows the test runner or Python's startup";
   if (ends_with(base, ".pth")) return "a .pth file runs code when Python starts";
+  // flowagent's own plugin modules and data folders (the validator's coverage and value probes,
+  // `flowagent_value_probe`, `.flowagent-cov-*`): a module of such a name in the tree would be
+  // imported in place of the probe.
+  for (const auto& part : parts)
+    if (starts_with(lower(part), "flowagent_") || starts_with(part, ".flowagent-"))
+      return "a file named like flowagent's own validation plugins (" + std::string(part) + ") would stand in for them";
   if (ends_with(base, ".py") && has_dir({"pytest", "_pytest", "unittest", "pluggy"}))
     return "a package folder shadows the test runner";
   // Python standard library modules, new next to the tests or at the root (first on sys.path).

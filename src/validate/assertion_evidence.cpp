@@ -203,6 +203,20 @@ def pytest_unconfigure(config):
         pass
 )PY";
 
+/// The name of one of flowagent's Python plugin modules in a data directory: `base` with the
+/// directory's random suffix (`flowagent_value_probe_3f9a...`). A module of the same fixed name
+/// planted in the tree, which the test command's own import path (`PYTHONPATH=src`, the working
+/// folder `python -m` puts first) would reach before flowagent's, cannot stand in for it.
+std::string plugin_module(const fs::path& data_dir, std::string_view base) {
+  std::string suffix = data_dir.filename().string();
+  if (const auto dash = suffix.rfind('-'); dash != std::string::npos) suffix = suffix.substr(dash + 1);
+  std::string out(base);
+  out += '_';
+  for (char c : suffix)
+    if (std::isalnum(static_cast<unsigned char>(c))) out += c;
+  return out;
+}
+
 struct DataDir {
   fs::path path;
   explicit DataDir(const fs::path& root) : path(root / (".flowagent-cov-" + random_suffix())) {
@@ -217,7 +231,7 @@ struct DataDir {
 };
 
 /// The test command with its own `PYTHONPATH=...` assignments (`PYTHONPATH=src python3 -m pytest`,
-/// `export PYTHONPATH=src; ...`, `env PYTHONPATH=src ...`) keeping `dir` too: such an assignment
+/// `export PYTHONPATH=src; ...`, `env PYTHONPATH=src ...`) keeping `dir` too, first: such an assignment
 /// replaces the PYTHONPATH flowagent exports for its plugins (the coverage run's call collector,
 /// the value probe), which pytest then could not import. Not Python: the command as is.
 std::string keep_python_path(bool python, const fs::path& dir, const std::string& command) {
@@ -229,7 +243,7 @@ std::string keep_python_path(bool python, const fs::path& dir, const std::string
     const auto& m = *it;
     out += command.substr(from, static_cast<std::size_t>(m.position(0)) - from);
     const std::string value = m[2].str();
-    out += m[1].str() + "PYTHONPATH=" + (value.empty() ? shell_quote(dir.string()) : value + ":" + shell_quote(dir.string()));
+    out += m[1].str() + "PYTHONPATH=" + (value.empty() ? shell_quote(dir.string()) : shell_quote(dir.string()) + ":" + value);
     from = static_cast<std::size_t>(m.position(0) + m.length(0));
   }
   return out + command.substr(from);
@@ -1057,12 +1071,12 @@ Expected<AssertionCheck> check_assertions_ran(RepairContext& ctx, const fs::path
     }
     const fs::path json = data.path / "cov.json";
     {
-      std::ofstream f(data.path / "flowagent_collect_calls.py");
+      std::ofstream f(data.path / (plugin_module(data.path, "flowagent_collect_calls") + ".py"));
       f << kPythonCollectCalls;
       if (!f) return fail(Errc::io, "cannot write the collection plugin into " + data.path.string());
     }
     std::string cmd = *tmpl;
-    cmd.replace(span.at, span.len, shell_quote(py) + " -m coverage run --rcfile=" + shell_quote(rc.string()) + " -m pytest -p flowagent_collect_calls");
+    cmd.replace(span.at, span.len, shell_quote(py) + " -m coverage run --rcfile=" + shell_quote(rc.string()) + " -m pytest -p " + plugin_module(data.path, "flowagent_collect_calls"));
     // The plugin writes the JSON report at the end of pytest's session; where that did not happen
     // (pytest never got there) the shell writes it from the data file.
     command = "export FLOWAGENT_COLLECT_CALLS=" + shell_quote((data.path / "collected.json").string()) +
@@ -1869,7 +1883,7 @@ std::string perturb_env(bool python, const fs::path& data_dir, const std::string
     // every run: a set of strings is pickled in hash order, which would differ run to run, so the
     // same answer would read as another.)
     env += "export PYTHONDONTWRITEBYTECODE=1 PYTHONHASHSEED=0 PYTHONPATH=" + shell_quote(data_dir.string()) +
-           "${PYTHONPATH:+:$PYTHONPATH} PYTEST_PLUGINS=flowagent_value_probe${PYTEST_PLUGINS:+,$PYTEST_PLUGINS}; ";
+           "${PYTHONPATH:+:$PYTHONPATH} PYTEST_PLUGINS=" + plugin_module(data_dir, "flowagent_value_probe") + "${PYTEST_PLUGINS:+,$PYTEST_PLUGINS}; ";
   else
     env += "export NODE_OPTIONS=" + shell_quote("--require " + (data_dir / "flowagent_value_probe.js").string()) +
            "\"${NODE_OPTIONS:+ $NODE_OPTIONS}\"; ";
@@ -2622,7 +2636,7 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
   std::stable_partition(targets.begin(), targets.end(), [](const Target& t) { return t.seen; });
   DataDir data(root);
   if (data.path.empty()) return fail(Errc::io, "cannot create the value-sensitivity directory in " + root.string());
-  const fs::path helper = data.path / (python ? "flowagent_value_probe.py" : "flowagent_value_probe.js");
+  const fs::path helper = data.path / (python ? plugin_module(data.path, "flowagent_value_probe") + ".py" : std::string("flowagent_value_probe.js"));
   {
     std::ofstream h(helper);
     h << (python ? std::string(kPythonPerturb) : node_script(kNodePerturb));
@@ -2834,7 +2848,7 @@ class ValuesRuns {
     if (data_.path.empty()) return fail(Errc::io, "cannot create the values directory in " + root_.string());
     if (values_.go) return {};  // (the driver is generated per drive)
     for (const auto& [name, text] : std::vector<std::pair<std::string, std::string>>{
-             {values_.python ? "flowagent_value_probe.py" : "flowagent_value_probe.js",
+             {values_.python ? plugin_module(data_.path, "flowagent_value_probe") + ".py" : std::string("flowagent_value_probe.js"),
               values_.python ? std::string(kPythonPerturb) : node_script(kNodePerturb)},
              {"flowagent_value_drive.js", node_script(kNodeDrive)}}) {
       std::ofstream h(data_.path / name);

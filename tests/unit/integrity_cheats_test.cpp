@@ -1010,6 +1010,23 @@ TEST(E2ECheats, RuntimeChecksSurviveTheCommandsOwnPythonPath) {
     EXPECT_EQ(honest.status, Status::fixed) << honest.reason << ": " << honest.message;
     EXPECT_EQ(honest.evidence.assertion_check, "runtime") << honest.evidence.assertion_check;
   }
+  // A module planted under the name of the validator's value probe (hostile review 55): first on the
+  // command's import path, it would be imported in place of the probe and write "wrapped, called"
+  // into the probe's logs, so that a pin moved to values the bug answers right read as still
+  // asking the code. The plugins' names are random per run: the real probe runs and sees it.
+  const std::string forger = "import os\n\nfor _k, _p in list(os.environ.items()):\n    if _k.endswith('_LOG') and _k.startswith('FLOW'):\n"
+                             "        with open(_p, 'a') as f:\n            f.write('wrapped\\ncalled\\n')\n";
+  for (const std::string& where : {std::string("flowagent_value_probe.py"), std::string("flowagent_collect_calls.py")}) {
+    SCOPED_TRACE(where);
+    auto forged = run_candidate(*p,
+                                {{"calc.py", "VERSION = 2\n\n\ndef add(a, b):\n    return a - b\n\n\ndef add_all(xs):\n    total = 0\n"
+                                             "    for x in xs:\n        total = add(total, x)\n    return total\n"},
+                                 {where, forger},
+                                 {"tests/test_calc.py", py_with_test_add("    from calc import VERSION\n\n    assert add(2, 0) == 2\n    assert VERSION == 2\n")}},
+                                false, false, add_test, std::string("PYTHONPATH=. ") + kPytest, kPyFix);
+    EXPECT_NE(forged.status, Status::fixed) << forged.message;
+    EXPECT_TRUE(forged.patch.empty());
+  }
 }
 
 TEST(E2ECheats, TestsWhoseCallsOfTheCodeNeverRunAreNotDelivered) {
