@@ -118,6 +118,10 @@ struct Assertion {
   /// Conditions it runs under inside its test ("if c", "else c", "unless c" for an earlier
   /// conditional exit), whitespace removed: a check that gains one may no longer run.
   std::vector<std::string> guards;
+  /// Those of `guards` whose condition reads only the environment (a dependency's or the
+  /// interpreter's version, the platform, an environment variable), through module-level names
+  /// bound once: nothing the code under test answers can steer them.
+  std::set<std::string> environment_guards;
   std::set<std::string> operands;     ///< what it looks at: non-literal operands, whitespace removed
   /// The calls and names its operands are computed from, through the test's local variables
   /// (`got := Split("ab")`: `got` -> Split): how a rewritten check is matched with the old one.

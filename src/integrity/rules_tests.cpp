@@ -184,14 +184,16 @@ std::optional<IntegrityFinding> reachability(const TestUnit& bt, const TestUnit&
                              [&](const std::string& xg) { return std::find(b.guards.begin(), b.guards.end(), xg) != b.guards.end(); });
         });
       };
-      // The check made both ways of the new condition (`if werkzeug_3_2: assert r.text == "default"`
-      // / `else: assert r.text == expect_host`), each as strong as the old one, by a condition that
-      // does not read what they check: it still runs, whichever way the condition goes.
+      // The check made both ways of a new condition on the environment (`if werkzeug_3_2: assert
+      // r.text == "default"` / `else: assert r.text == expect_host`, a dependency's version), each
+      // way as strong as the old check: it still runs, whichever way the condition goes, and nothing
+      // the code answers picks the way (Assertion::environment_guards; hostile review 55: a
+      // condition reading the checked value through a local, a helper or the code's own flag).
       const auto both_ways = [&](const Assertion& b) {
         const std::string other = starts_with(g, "if ")                                ? "else " + g.substr(3)
                                   : starts_with(g, "else ") && !starts_with(g, "else #") ? "if " + g.substr(5)
                                                                                          : std::string();
-        if (other.empty() || a.tautology || strength(kind_of(a)) < strength(kind_of(b))) return false;
+        if (other.empty() || a.tautology || strength(kind_of(a)) < strength(kind_of(b)) || !a.environment_guards.count(g)) return false;
         const std::string condition = g.substr(g.find(' ') + 1);
         auto reads_checked = [&](const Assertion& x) {
           return std::any_of(x.operands.begin(), x.operands.end(), [&](const std::string& o) {

@@ -3801,6 +3801,27 @@ class Analyzer {
       }
       for (std::size_t i = 0; i + 1 < links.size(); ++i) clauses.push_back(trim(links[i]) + " == " + trim(links[i + 1]));
     }
+    // A Go value's own `Equal` method, `!got.Equal(want)` (time.Time, net.IP): the comparison it
+    // is, `got != want`, read as one (pflag c5ce22e836), so that what it compares is judged as any
+    // comparison's operands are (`got.Equal(got)`, `g2 := got`: a tautology; hostile review 55).
+    if (lang_ == Lang::go)
+      for (auto& clause : clauses) {
+        std::string c = trim(clause);
+        const bool negated_call = starts_with(c, "!");
+        if (negated_call) c = trim(c.substr(1));
+        const auto at = c.rfind(".Equal(");
+        if (at == std::string::npos || at == 0) continue;
+        const std::size_t open = at + 6, close = matching_close(c, open);
+        const std::string receiver = c.substr(0, at), argument = close == std::string::npos ? std::string() : c.substr(open + 1, close - open - 1);
+        // (The whole clause is the one call: its parentheses close at the end, the receiver is
+        // balanced, and the call has one argument.)
+        if (close != c.size() - 1 || argument.empty() || split_top(argument, {","}).size() != 1 || split_top(receiver, {"&&", "||", "!"}).size() != 1)
+          continue;
+        int depth = 0;
+        for (char ch : receiver) depth += (ch == '(' || ch == '[' || ch == '{') - (ch == ')' || ch == ']' || ch == '}');
+        if (depth != 0) continue;
+        clause = receiver + (negated_call ? " != " : " == ") + trim(argument);
+      }
     struct Read {
       std::string text;
       bool asserted = false;  ///< asserted, not a failure condition
@@ -4258,16 +4279,6 @@ class Analyzer {
     if (contains(negated ? t : std::string_view(without_ne), eq) || (!negated && contains(t, " is None")) || contains(t, "reflect.DeepEqual") ||
         contains(t, "cmp.Diff") || contains(t, ".equals("))
       return contains(t, " is None") ? Kind::type : Kind::eq;
-    // A Go value's own `Equal` method, `if !got.Equal(want) { t.Errorf(...) }` (time.Time, net.IP,
-    // big.Float's Cmp aside): an equality as the comparison functions below are; of a value with
-    // itself (`got.Equal(got)`), nothing.
-    if (lang_ == Lang::go) {
-      static const std::regex equal_method(R"(^(!?)\(*([\w.\[\]()]+?)\.Equal\((.+)\)\)*$)");
-      const std::string e = strip_spaces(std::string(t));
-      std::smatch m;
-      if (std::regex_match(e, m, equal_method) && split_top(m[3].str(), {","}).size() == 1)
-        return m[2].str() == m[3].str() ? Kind::type : negated == (m[1].length() > 0) ? Kind::eq : Kind::range;
-    }
     // A comparison function: `!slices.Equal(got, want)` in a failure branch, `np.array_equal(a, b)`
     // asserted: equality when the check holds on equal values, an inequality otherwise.
     for (const auto& f : called_functions(t))
@@ -5538,6 +5549,76 @@ class Analyzer {
 
   /// The literal a condition that is a local flag (`strict`, `not strict`, `!strict`) holds at
   /// `at` (local_literal): "True"/"False" for a boolean literal, `c` itself otherwise.
+  /// Does condition `c` read only the environment: a dependency's or the interpreter's version
+  /// (`importlib.metadata.version("werkzeug") >= "3.2."`, `sys.version_info`, `x.__version__`),
+  /// the platform, an environment variable, literals; through names bound once at the top of the
+  /// file (`werkzeug_3_2 = importlib.metadata.version(...) >= ...`, never bound again)? A local, a
+  /// call of anything else, a name bound twice: no.
+  bool environment_condition(const std::string& c, int depth = 0) const {
+    if (depth > 3 || c.size() > 400) return false;
+    static const std::regex chain(R"((?:^|[^\w.'"])([A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*)(\s*\()?)");
+    static const std::set<std::string, std::less<>> kWords = {"not", "and", "or", "is", "in", "None", "True", "False", "true", "false",
+                                                              "null", "undefined", "nil", "typeof"};
+    static const std::set<std::string, std::less<>> kCalls = {
+        "importlib.metadata.version", "metadata.version", "importlib_metadata.version", "pkg_resources.get_distribution",
+        "packaging.version.parse", "version.parse", "Version", "parse_version", "LooseVersion", "StrictVersion",
+        "platform.system", "platform.python_implementation", "platform.machine", "platform.python_version",
+        "platform.python_version_tuple", "sys.platform.startswith", "os.environ.get", "os.getenv", "shutil.which", "tuple", "int",
+        "str", "semver.gte", "semver.satisfies"};
+    static const std::regex env_name(
+        R"(^(?:sys\.(?:version_info|platform|implementation(?:\.\w+)*|version|maxsize|byteorder)|os\.(?:name|sep|environ)|\w+(?:\.\w+)*\.__version__|\w+(?:\.\w+)*\.VERSION|\w+(?:\.\w+)*\.version_info|process\.(?:platform|arch|version|versions(?:\.\w+)*|env(?:\.\w+)*)|runtime\.(?:GOOS|GOARCH|Version)|IS_\w+|PY\w*)$)");
+    const std::string src(s_.src);
+    // (Strings are not read for names: `version("werkzeug")` names no variable.)
+    std::string code;
+    char quote = 0;
+    for (char ch : c) {
+      if (quote) {
+        if (ch == quote) quote = 0, code += ch;
+        continue;
+      }
+      if (ch == '"' || ch == '\'') quote = ch;
+      code += ch;
+    }
+    for (std::sregex_iterator it(code.begin(), code.end(), chain), e; it != e; ++it) {
+      const std::string name = strip_spaces((*it)[1].str());
+      const bool called = (*it)[2].matched;
+      if (kWords.count(name)) continue;
+      if (called) {
+        if (!kCalls.count(name)) return false;
+        continue;
+      }
+      if (std::regex_match(name, env_name)) continue;
+      if (name.find('.') != std::string::npos) return false;
+      // (A name bound once, at the top of the file, to an environment condition.)
+      static const std::regex top_binding_tail(R"(^\s*(?::[^=]+)?=(?!=)\s*(.+)$)");
+      std::string value;
+      int bindings = 0;
+      std::size_t from = 0;
+      for (std::size_t at = src.find(name); at != std::string::npos && bindings < 2; at = src.find(name, at + 1)) {
+        if (at > 0 && (std::isalnum(static_cast<unsigned char>(src[at - 1])) || src[at - 1] == '_' || src[at - 1] == '.')) continue;
+        const std::size_t end = at + name.size();
+        if (end < src.size() && (std::isalnum(static_cast<unsigned char>(src[end])) || src[end] == '_')) continue;
+        const std::size_t line_start = src.rfind('\n', at) == std::string::npos ? 0 : src.rfind('\n', at) + 1;
+        const std::size_t line_end = std::min(src.find('\n', at), src.size());
+        const std::string before = src.substr(line_start, at - line_start), after = src.substr(end, line_end - end);
+        std::smatch m;
+        const bool declared = trim(before).empty() || trim(before) == "const" || trim(before) == "let" || trim(before) == "var" ||
+                              trim(before) == "global" || starts_with(trim(before), "global ");
+        if (starts_with(trim(before), "global") || (declared && std::regex_match(after, m, top_binding_tail))) {
+          ++bindings;
+          if (before.empty() || before == "const " || before == "let " || before == "var ") value = m.size() > 1 ? m[1].str() : std::string();
+          else value.clear();  // (bound inside a block or function)
+        } else if (std::regex_search(after, std::regex(R"(^\s*(?:[-+*/|&]?=(?!=)|:=))"))) {
+          bindings = 2;  // (changed elsewhere)
+        }
+        from = end;
+      }
+      (void)from;
+      if (bindings != 1 || value.empty() || !environment_condition(value, depth + 1)) return false;
+    }
+    return true;
+  }
+
   std::string local_flag_value(TSNode at, const std::string& c) const {
     std::string e = trim(c);
     while (wrapped_in_parens(e)) e = trim(e.substr(1, e.size() - 2));
@@ -7557,7 +7638,10 @@ class Analyzer {
         // (The branch that always runs, `if True:` / the `else:` of `if False:`, is no condition.)
         if (then_branch ? const_true(c) : const_false(c)) continue;
         if (platform_condition(c)) a.optional = true;
-        else a.guards.push_back((then_branch ? "if " : "else ") + compact_condition(c));
+        else {
+          a.guards.push_back((then_branch ? "if " : "else ") + compact_condition(c));
+          if (environment_condition(c)) a.environment_guards.insert(a.guards.back());
+        }
       } else if (pt == "while_statement" || pt == "while_expression") {
         TSNode cond = field(p, "condition");
         if (!ts_node_is_null(cond) && !ts_node_eq(cond, cur) && const_false(text(cond)))
