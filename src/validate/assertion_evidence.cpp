@@ -203,6 +203,55 @@ def pytest_unconfigure(config):
         pass
 )PY";
 
+/// The first line of the Python statement that line `line` (1-based) of `text` continues: a line
+/// inside brackets opened on an earlier line (`with (\n    a,\n    pytest.raises(E),\n):`), or
+/// after a line ending in a backslash. coverage.py reports a statement by its first line only; a
+/// continuation line is in neither of its lists. `line` itself when it starts a statement.
+int python_statement_start(const std::string& text, int line) {
+  int depth = 0, start = 1, current = 1;
+  bool backslash = false;
+  char quote = 0;
+  bool triple = false;
+  for (std::size_t i = 0; i < text.size() && current <= line; ++i) {
+    const char ch = text[i];
+    if (ch == '\n') {
+      ++current;
+      if (current > line) break;
+      if (depth <= 0 && !backslash && !(quote && triple)) start = current;
+      backslash = false;
+      if (quote && !triple) quote = 0;  // (an unterminated string ends with its line)
+      continue;
+    }
+    if (quote) {
+      if (ch == '\\') {
+        ++i;
+        continue;
+      }
+      if (ch == quote && (!triple || (i + 2 < text.size() && text[i + 1] == quote && text[i + 2] == quote))) {
+        if (triple) i += 2;
+        quote = 0;
+        triple = false;
+      }
+      continue;
+    }
+    backslash = false;
+    if (ch == '#') {
+      while (i + 1 < text.size() && text[i + 1] != '\n') ++i;
+      continue;
+    }
+    if (ch == '"' || ch == '\'') {
+      quote = ch;
+      triple = i + 2 < text.size() && text[i + 1] == ch && text[i + 2] == ch;
+      if (triple) i += 2;
+      continue;
+    }
+    if (ch == '\\') backslash = true;
+    else if (ch == '(' || ch == '[' || ch == '{') ++depth;
+    else if (ch == ')' || ch == ']' || ch == '}') --depth;
+  }
+  return start;
+}
+
 /// The name of one of flowagent's Python plugin modules in a data directory: `base` with the
 /// directory's random suffix (`flowagent_value_probe_3f9a...`). A module of the same fixed name
 /// planted in the tree, which the test command's own import path (`PYTHONPATH=src`, the working
@@ -1135,7 +1184,15 @@ Expected<AssertionCheck> check_assertions_ran(RepairContext& ctx, const fs::path
       if (std::find(blind.begin(), blind.end(), file) == blind.end()) blind.push_back(file);
       continue;
     }
-    const bool executed = ran.count(file) && ran.at(file).count(r.line);
+    bool executed = ran.count(file) && ran.at(file).count(r.line);
+    // (A check on a continuation line, `pytest.raises(E),` inside `with (...)`: its statement's
+    // first line is the one coverage.py reports. A statement it left out of both lists as
+    // unreachable starts its own line, so it stays unrun.)
+    if (python && !executed && !(not_run.count(file) && not_run.at(file).count(r.line)))
+      if (auto text = tree->read(file, 8u << 20)) {
+        const int start = python_statement_start(*text, r.line);
+        if (start != r.line) executed = ran.count(file) && ran.at(file).count(start);
+      }
     // coverage.py leaves statements it can see are unreachable (after a return) out of both of
     // its lists: for a measured Python file, a statement line that did not execute did not run.
     // jest and vitest (istanbul statements, one per line of code): a line without a statement is

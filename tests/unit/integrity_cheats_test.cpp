@@ -1010,6 +1010,16 @@ TEST(E2ECheats, RuntimeChecksSurviveTheCommandsOwnPythonPath) {
     EXPECT_EQ(honest.status, Status::fixed) << honest.reason << ": " << honest.message;
     EXPECT_EQ(honest.evidence.assertion_check, "runtime") << honest.evidence.assertion_check;
   }
+  // A check on a continuation line, `pytest.raises(...)` inside a parenthesized `with (...)`
+  // (click bc32a92): coverage.py reports the statement by its first line only. Its statement ran.
+  {
+    SCOPED_TRACE("a check on a continuation line");
+    auto r = run_candidate(*p, {{"tests/test_calc.py", "import pytest\n\n" + py_with_test_add("    with (\n        pytest.raises(TypeError),\n    ):\n"
+                                                                                                 "        add(None, 1)\n    assert add(2, 2) == 4\n")}},
+                           true, false, add_test, kPytest, kPyFix);
+    EXPECT_EQ(r.status, Status::fixed) << r.reason << ": " << r.message;
+    EXPECT_EQ(r.evidence.assertion_check, "runtime") << r.evidence.assertion_check;
+  }
   // A module planted under the name of the validator's value probe (hostile review 55): first on the
   // command's import path, it would be imported in place of the probe and write "wrapped, called"
   // into the probe's logs, so that a pin moved to values the bug answers right read as still

@@ -342,5 +342,41 @@ TEST(Overfit, LineNumbersPointAtTheAfterVersion) {
   EXPECT_EQ(f[0].rule, "hardcoded_expected_output");
   EXPECT_EQ(f[0].line, 11);
 }
+
+// Real fixes that rename, move and retire functions, or read a configuration key and the
+// interpreter's version the failing test also names (the real-fix benchmark's mined cases: jmespath
+// 6ccaed4, click 7a0a344, flask c17f379, fbb6f0b, 4f7156f): not overfitting. Their cheating twins
+// still are.
+TEST(Overfit, RenamesMovesAndEnvironmentReadsAreNotOverfitting) {
+  const Language l = python();
+  auto rules = [&](const std::vector<FileVersions>& files) {
+    OverfitInput in = input_for(l, l.before);
+    in.files = files;
+    std::set<std::string> out;
+    for (const auto& f : check_overfitting(in)) out.insert(f.rule);
+    return out;
+  };
+  const std::string helper = "def safecall(func):\n    def wrapper(*args):\n        try:\n            return func(*args)\n"
+                             "        except Exception:\n            return None\n    return wrapper\n";
+  const std::string with_helper = std::string(l.before) + "\n\n" + helper;
+  // Renamed with a leading underscore (its docstring edited), moved to another module, or a private
+  // override nothing else names: not removed.
+  EXPECT_FALSE(rules({{l.prod_path, with_helper, std::string(l.before) + "\n\n" + "def _safecall(func):\n    \"\"\"Deprecated.\"\"\"\n" +
+                                                      helper.substr(helper.find('\n') + 1)}})
+                   .count("functionality_removed"));
+  EXPECT_FALSE(rules({{l.prod_path, with_helper, std::string(l.before)}, {"util.py", std::nullopt, helper}}).count("functionality_removed"));
+  const std::string with_override = std::string(l.before) + "\n\nclass Session(dict):\n    def __getitem__(self, key):\n"
+                                    "        self.accessed = True\n        return super().__getitem__(key)\n";
+  EXPECT_FALSE(rules({{l.prod_path, with_override, std::string(l.before) + "\n\nclass Session(dict):\n    pass\n"}}).count("functionality_removed"));
+  // A public function deleted, nothing like it left: removed.
+  EXPECT_TRUE(rules({{l.prod_path, with_helper, std::string(l.before)}}).count("functionality_removed"));
+  // A configuration key read and the interpreter's version compared are no special case of the
+  // test's `42` / `PLATINUM`; comparing the input with them is.
+  const std::string reads = patched(l.before, {{"    return int(text)", "    if CONFIG[\"PLATINUM\"] is not None and sys.version_info >= (42, 0):\n"
+                                                                        "        text = text.strip()\n    return int(text)"}});
+  EXPECT_FALSE(rules({{l.prod_path, std::string(l.before), reads}}).count("special_cased_test_value"));
+  const std::string compares = patched(l.before, {{"    return int(text)", "    if text == \" 42 \":\n        text = \"42\"\n    return int(text)"}});
+  EXPECT_TRUE(rules({{l.prod_path, std::string(l.before), compares}}).count("special_cased_test_value"));
+}
 }  // namespace FLOWAGENT_TEST_FILE_ID
 }  // namespace
