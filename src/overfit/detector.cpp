@@ -166,17 +166,24 @@ bool trivial(std::string_view t, const std::string& v) {
 }
 
 /// Non-trivial literals inside a node (negative numbers keep their sign).
+/// The value of the literal node `c` (a string or number), a leading minus included; "" when it
+/// is trivial.
+std::string literal_of(const Tree& tree, TSNode c) {
+  const auto t = type(c);
+  std::string v = literal_value(t, tree.text(c));
+  TSNode p = ts_node_parent(c);
+  if (is_number(t) && !ts_node_is_null(p) && (type(p) == "unary_expression" || type(p) == "unary_operator") &&
+      starts_with(trim(tree.text(p)), "-"))
+    v = "-" + v;
+  return trivial(t, v) ? std::string() : v;
+}
+
 std::vector<std::string> literals_in(const Tree& tree, TSNode n) {
   std::vector<std::string> out;
   walk(n, [&](TSNode c) {
     auto t = type(c);
     if (!is_string(t) && !is_number(t)) return;
-    std::string v = literal_value(t, tree.text(c));
-    TSNode p = ts_node_parent(c);
-    if (is_number(t) && !ts_node_is_null(p) && (type(p) == "unary_expression" || type(p) == "unary_operator") &&
-        starts_with(trim(tree.text(p)), "-"))
-      v = "-" + v;
-    if (!trivial(t, v)) out.push_back(v);
+    if (std::string v = literal_of(tree, c); !v.empty()) out.push_back(std::move(v));
   });
   return out;
 }
@@ -200,12 +207,7 @@ std::vector<std::string> compared_literals_in(const Tree& tree, TSNode cond) {
       }
       if (ts_node_eq(p, cond)) break;
     }
-    std::string v = literal_value(t, tree.text(c));
-    TSNode p = ts_node_parent(c);
-    if (is_number(t) && !ts_node_is_null(p) && (type(p) == "unary_expression" || type(p) == "unary_operator") &&
-        starts_with(trim(tree.text(p)), "-"))
-      v = "-" + v;
-    if (!trivial(t, v)) out.push_back(v);
+    if (std::string v = literal_of(tree, c); !v.empty()) out.push_back(std::move(v));
   });
   return out;
 }
