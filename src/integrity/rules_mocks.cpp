@@ -2596,6 +2596,18 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
           why = t.name + " comes from the project module " + module + " and the test exercises it";
         }
         if (why.empty()) continue;
+        // (A module the tests import that changes a class or function it defines itself, at its top
+        // level, `setattr(Flask, name, wrapped)` in app.py beside `class Flask`: the module's own
+        // definition, production code the fix touches, not a stand-in installed by test code: flask
+        // 6a64969 in bench/real_fixes.)
+        static const std::regex support_name(R"((?:help|test|fixture|fake|stub|mock|conftest|support))", std::regex::icase);
+        if (helper != helpers.end() && f.before && !is_test_path(f.path) && !std::regex_search(std::string(basename(f.path)), support_name)) {
+          const std::string root_name = holder.empty() ? t.name : holder.substr(0, holder.find('.'));
+          if (is_plain_name(root_name) && root_name.find('.') == std::string::npos &&
+              std::regex_search(*f.after, detail::cached_regex("(?:^|\\n)(?:export\\s+)?(?:class|def|async\\s+def|function|async\\s+function)\\s+" +
+                                                                root_name + "\\b")))
+            continue;
+        }
         if (lang == Lang::python && undone_in_new_test(files, f, n, t, options, helpers)) continue;
         if (lang == Lang::python && !t.mutation && python_spy_forwards(*f.after, n, shown)) continue;
         out.push_back({"mocked_code_under_test", f.path, n,

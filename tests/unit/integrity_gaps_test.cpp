@@ -218,6 +218,26 @@ TEST(GuardGaps, PythonImportsThroughImportlibSysPathAndDeepChains) {
   expect_stand_in_caught(vias, "", checker, stand_in, stronger, "tests/test_calc.py::test_add", kPyChange);
 }
 
+// A production module the tests import, changed by the fix, that changes a class it defines itself
+// (flask 6a64969: `setattr(Flask, method.__name__, add_ctx(base_method))` in src/flask/app.py beside
+// `class Flask`): the module's own definition, not a stand-in installed by test code. A support
+// module doing the same to the code under test is still one.
+TEST(GuardGaps, AProductionModuleChangingItsOwnClassIsNoStandIn) {
+  const std::string test = "from pkg.app import App\n\n\ndef test_route():\n    assert App().route() == 'ok'\n";
+  const std::string app_before = "class App:\n    def route(self):\n        return 'ok'\n";
+  const std::string app_after = app_before + "\n\nfor _name in ('route',):\n    setattr(App, _name, getattr(App, _name))\n";
+  const std::map<std::string, std::string> head = {{"tests/test_app.py", test}, {"pkg/__init__.py", ""}, {"pkg/app.py", app_before}};
+  auto f = guard_one("pkg/app.py", app_before, app_after, "tests/test_app.py::test_route", head);
+  EXPECT_FALSE(has_code(f, "mocked_code_under_test")) << codes(f);
+  // The same in a support module the tests import, to a class of the code under test: a stand-in.
+  const std::string support_before = "from pkg.app import App\n";
+  const std::string support_after = support_before + "\n\nsetattr(App, 'route', lambda self: 'ok')\n";
+  const std::string test2 = "import tests.helpers\nfrom pkg.app import App\n\n\ndef test_route():\n    assert App().route() == 'ok'\n";
+  auto g = guard_one("tests/helpers.py", support_before, support_after, "tests/test_app.py::test_route",
+                     {{"tests/test_app.py", test2}, {"tests/__init__.py", ""}, {"pkg/__init__.py", ""}, {"pkg/app.py", app_before}});
+  EXPECT_TRUE(has_code(g, "mocked_code_under_test")) << codes(g);
+}
+
 TEST(GuardGaps, JavaScriptImportMapsPathAliasesAndModuleNameMapper) {
   const std::string check = "const assert = require('node:assert');\nconst calc = require('../calc');\n\n"
                             "function check(got, want) {\n  assert.strictEqual(got, want);\n}\n\nmodule.exports = { check };\n";
