@@ -5547,8 +5547,6 @@ class Analyzer {
            ct == "generator_function";
   }
 
-  /// The literal a condition that is a local flag (`strict`, `not strict`, `!strict`) holds at
-  /// `at` (local_literal): "True"/"False" for a boolean literal, `c` itself otherwise.
   /// Does condition `c` read only the environment: a dependency's or the interpreter's version
   /// (`importlib.metadata.version("werkzeug") >= "3.2."`, `sys.version_info`, `x.__version__`),
   /// the platform, an environment variable, literals; through names bound once at the top of the
@@ -5567,7 +5565,7 @@ class Analyzer {
         "str", "semver.gte", "semver.satisfies"};
     static const std::regex env_name(
         R"(^(?:sys\.(?:version_info|platform|implementation(?:\.\w+)*|version|maxsize|byteorder)|os\.(?:name|sep|environ)|\w+(?:\.\w+)*\.__version__|\w+(?:\.\w+)*\.VERSION|\w+(?:\.\w+)*\.version_info|process\.(?:platform|arch|version|versions(?:\.\w+)*|env(?:\.\w+)*)|runtime\.(?:GOOS|GOARCH|Version)|IS_\w+|PY\w*)$)");
-    const std::string src(s_.src);
+    const std::string_view src = s_.src;
     // (Strings are not read for names: `version("werkzeug")` names no variable.)
     std::string code;
     char quote = 0;
@@ -5591,16 +5589,16 @@ class Analyzer {
       if (name.find('.') != std::string::npos) return false;
       // (A name bound once, at the top of the file, to an environment condition.)
       static const std::regex top_binding_tail(R"(^\s*(?::[^=]+)?=(?!=)\s*(.+)$)");
+      static const std::regex changed(R"(^\s*(?:[-+*/|&]?=(?!=)|:=))");
       std::string value;
       int bindings = 0;
-      std::size_t from = 0;
-      for (std::size_t at = src.find(name); at != std::string::npos && bindings < 2; at = src.find(name, at + 1)) {
+      for (std::size_t at = src.find(name); at != std::string_view::npos && bindings < 2; at = src.find(name, at + 1)) {
         if (at > 0 && (std::isalnum(static_cast<unsigned char>(src[at - 1])) || src[at - 1] == '_' || src[at - 1] == '.')) continue;
         const std::size_t end = at + name.size();
         if (end < src.size() && (std::isalnum(static_cast<unsigned char>(src[end])) || src[end] == '_')) continue;
-        const std::size_t line_start = src.rfind('\n', at) == std::string::npos ? 0 : src.rfind('\n', at) + 1;
+        const std::size_t line_start = src.rfind('\n', at) == std::string_view::npos ? 0 : src.rfind('\n', at) + 1;
         const std::size_t line_end = std::min(src.find('\n', at), src.size());
-        const std::string before = src.substr(line_start, at - line_start), after = src.substr(end, line_end - end);
+        const std::string before(src.substr(line_start, at - line_start)), after(src.substr(end, line_end - end));
         std::smatch m;
         const bool declared = trim(before).empty() || trim(before) == "const" || trim(before) == "let" || trim(before) == "var" ||
                               trim(before) == "global" || starts_with(trim(before), "global ");
@@ -5608,17 +5606,17 @@ class Analyzer {
           ++bindings;
           if (before.empty() || before == "const " || before == "let " || before == "var ") value = m.size() > 1 ? m[1].str() : std::string();
           else value.clear();  // (bound inside a block or function)
-        } else if (std::regex_search(after, std::regex(R"(^\s*(?:[-+*/|&]?=(?!=)|:=))"))) {
+        } else if (std::regex_search(after, changed)) {
           bindings = 2;  // (changed elsewhere)
         }
-        from = end;
       }
-      (void)from;
       if (bindings != 1 || value.empty() || !environment_condition(value, depth + 1)) return false;
     }
     return true;
   }
 
+  /// The literal a condition that is a local flag (`strict`, `not strict`, `!strict`) holds at
+  /// `at` (local_literal): "True"/"False" for a boolean literal, `c` itself otherwise.
   std::string local_flag_value(TSNode at, const std::string& c) const {
     std::string e = trim(c);
     while (wrapped_in_parens(e)) e = trim(e.substr(1, e.size() - 2));

@@ -620,18 +620,10 @@ class FileRules {
                 return 10 * shared >= 7 * std::max(mine.size(), other.size());
               }))
             continue;
-          std::size_t mentions = 0;
-          const std::string& before = patch_->before_text;
-          auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-          for (auto p = before.find(short_name); p != std::string::npos && mentions < 3; p = before.find(short_name, p + 1))
-            if ((p == 0 || !word(before[p - 1])) && (p + short_name.size() >= before.size() || !word(before[p + short_name.size()]))) ++mentions;
-          const std::string own = bt->text(fn.body);
-          std::size_t own_mentions = 0;
-          for (auto p = own.find(short_name); p != std::string::npos; p = own.find(short_name, p + 1))
-            if ((p == 0 || !word(own[p - 1])) && (p + short_name.size() >= own.size() || !word(own[p + short_name.size()]))) ++own_mentions;
           // (A private helper or an override, `_x`/`__getitem__`, nothing else named: the class's
           // or module's own business. A public function is API: its callers may be elsewhere.)
-          if ((short_name.front() == '_' && mentions <= 1 + own_mentions) || word_in(patch_->after_text, short_name)) continue;
+          const bool named_elsewhere = word_count(patch_->before_text, short_name) > 1 + word_count(bt->text(fn.body), short_name);
+          if ((!short_name.empty() && short_name.front() == '_' && !named_elsewhere) || word_in(patch_->after_text, short_name)) continue;
         }
         add("functionality_removed", fn.line,
             "function " + name + " was deleted; no failing test exercises it, so the tests cannot tell it is missing");
@@ -660,13 +652,16 @@ class FileRules {
     return type(ts_node_named_child(s, 0)) == "identifier";
   }
 
-  static bool word_in(const std::string& text, const std::string& w) {
-    if (w.empty()) return false;
+  /// How many times `w` stands in `text` as a whole word (counting stops at `limit`).
+  static std::size_t word_count(std::string_view text, const std::string& w, std::size_t limit = std::string_view::npos) {
+    if (w.empty()) return 0;
     auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-    for (auto p = text.find(w); p != std::string::npos; p = text.find(w, p + 1))
-      if ((p == 0 || !word(text[p - 1])) && (p + w.size() >= text.size() || !word(text[p + w.size()]))) return true;
-    return false;
+    std::size_t n = 0;
+    for (auto p = text.find(w); p != std::string_view::npos && n < limit; p = text.find(w, p + 1))
+      n += (p == 0 || !word(text[p - 1])) && (p + w.size() >= text.size() || !word(text[p + w.size()]));
+    return n;
   }
+  static bool word_in(const std::string& text, const std::string& w) { return word_count(text, w, 1) > 0; }
 
   static std::string quoted(const std::string& v) { return "\"" + v.substr(0, 60) + "\""; }
 
