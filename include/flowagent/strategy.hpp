@@ -75,7 +75,8 @@ class RepairStrategy {
 struct ValidationReport {
   bool passed = false;
   /// when not passed: "build_failed", "failing_tests_still_fail", "failing_test_missing",
-  /// "unverified" (no per-test result could be read), "regression", "flaky_fix", "empty_patch",
+  /// "unverified" (no per-test result could be read), "regression", "patch_tests_fail" (a test of a
+  /// file the patch adds or changes fails, and did not at the head), "flaky_fix", "empty_patch",
   /// "patch_does_not_apply", "patch_mismatch", "no_test_command"
   std::string reason;
   std::string message;

@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <regex>
 #include <set>
 #include <variant>
 
@@ -134,6 +135,76 @@ bool runner_says_not_found(const detail::Observed& o) {
                                   "0 tests collected", "no test files"})
     if (o.log.find(needle) != std::string::npos) return true;
   return false;
+}
+
+/// How the test command selects the patch's test files, if it can: a plain `{tests}` that is a
+/// word of its own and not the value of an option that selects by name (`-k {tests}`,
+/// `--grep {tests}`, `-t {tests}`), for the runners that take files (pytest, jest, vitest,
+/// node --test, tape); `{tests|SEP}` after go test's `-run`, which selects the test functions the
+/// files define.
+enum class FileSelection { none, files, go_functions };
+
+FileSelection file_selection(const std::string& tmpl, reports::Runner runner) {
+  using reports::Runner;
+  const auto p = tmpl.find("{tests");
+  if (p == std::string::npos || tmpl.find("{tests", p + 1) != std::string::npos) return FileSelection::none;
+  std::size_t e = p;  // the word before the placeholder
+  while (e > 0 && tmpl[e - 1] == ' ') --e;
+  std::size_t b = e;
+  while (b > 0 && tmpl[b - 1] != ' ') --b;
+  const std::string before = tmpl.substr(b, e - b);
+  if (runner == Runner::go) return before == "-run" && tmpl.compare(p, 7, "{tests|") == 0 ? FileSelection::go_functions : FileSelection::none;
+  static const std::set<std::string> by_name = {"-k", "-m", "-t", "-g", "-f", "-R", "-E", "--grep", "--fgrep", "--testNamePattern",
+                                                "--test-name-pattern", "--filter", "--tests", "--match", "--pattern"};
+  if (tmpl.compare(p, 7, "{tests}") != 0 || by_name.count(before) || (e == p && p > 0)) return FileSelection::none;
+  switch (runner) {
+    case Runner::pytest:
+    case Runner::jest:
+    case Runner::vitest:
+    case Runner::node_test:
+    case Runner::tape:
+      return FileSelection::files;
+    default:
+      return FileSelection::none;
+  }
+}
+
+/// A test command that starts in a folder of the repository (`cd web && npx jest {tests}`) names
+/// files from there: the folder ("web/"), or "" when it starts at the root.
+std::string command_folder(const std::string& tmpl) {
+  static const std::regex cd(R"(^\s*cd\s+(\.\/)?([\w.\-/]+?)\/?\s*&&)");
+  std::smatch m;
+  if (!std::regex_search(tmpl, m, cd) || m[2].str() == "." || m[2].str().find("..") != std::string::npos) return "";
+  return m[2].str() + "/";
+}
+
+/// Is `path` (with `content`) a test file the runner runs when named: pytest's test_*.py /
+/// *_test.py; for the JavaScript runners a script whose name says test or spec, or that makes a
+/// test call (`test(`, `it(`, `describe(`) — helpers and fixtures beside the tests do not.
+bool runnable_test_file(const std::string& path, std::string_view content, reports::Runner runner) {
+  const auto slash = path.rfind('/');
+  const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  if (runner == reports::Runner::pytest)
+    return base.size() > 8 && base.ends_with(".py") && (base.starts_with("test_") || base.ends_with("_test.py"));
+  static const std::regex script(R"(\.(c|m)?(j|t)sx?$)");
+  static const std::regex named(R"((^|[._-])(test|spec)s?([._-]|$))");
+  static const std::regex call(R"((^|[^\w.$])(test|it|describe)(\.only|\.skip|\.each\b[^\n]*)?\s*\(\s*['"`])");
+  if (!std::regex_search(base, script)) return false;
+  const std::string stem = base.substr(0, base.find('.'));
+  return std::regex_search(stem, named) || base.find(".test.") != std::string::npos ||
+         base.find(".spec.") != std::string::npos || std::regex_search(content.begin(), content.end(), call);
+}
+
+/// The names of the Go test functions a file defines (`func TestX(t *testing.T)`).
+std::vector<std::string> go_test_functions(std::string_view content) {
+  static const std::regex def(R"((^|\n)func\s+(Test\w*)\s*\(\s*\w+\s+\*testing\.T\s*\))");
+  std::vector<std::string> out;
+  for (std::cregex_iterator it(content.data(), content.data() + content.size(), def), end; it != end; ++it) {
+    std::string name = (*it)[2].str();
+    if (name.size() > 4 && std::islower(static_cast<unsigned char>(name[4]))) continue;  // Testify is no test
+    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(std::move(name));
+  }
+  return out;
 }
 
 struct Outcome2 {
@@ -310,6 +381,10 @@ class CommandValidator final : public Validator {
     if (near_check)
       if (auto n = detail::record_near_calls(ctx, near, root, ev.runs); !n) return unexpected(n.error());
 
+    // The patch's own test files, run while this checkout holds the patch (judged below, after the
+    // wider set: a baseline takes this tree back to the head).
+    auto patch_tests = patch_tests_run(ctx, root, patch, ev);
+    if (!patch_tests) return unexpected(patch_tests.error());
     if (!req.commands.wider_test.empty()) {
       auto run = detail::observe_tests(root, req, req.failure.failing_tests, ctx.cancel, ctx.sandbox, "wider",
                                        req.commands.wider_test);
@@ -357,6 +432,11 @@ class CommandValidator final : public Validator {
         return failed(rep, "regression", "the wider test command exited with " + std::to_string(run->run.exit_code));
     }
     ev.wider_tests_pass = true;
+    if (*patch_tests) {
+      auto judged = patch_tests_judged(ctx, head, **patch_tests, ev);
+      if (!judged) return unexpected(judged.error());
+      if (*judged) return failed(rep, (*judged)->reason, (*judged)->message);
+    }
     // Last: it checks out the head without the patch in the same tree.
     auto hidden = skipped_failing_cases(ctx, head, skipped, ev);
     if (!hidden) return unexpected(hidden.error());
@@ -389,6 +469,133 @@ class CommandValidator final : public Validator {
     }
     rep.passed = true;
     return rep;
+  }
+
+  /// What a run of the patch's test files showed (patch_tests_run), judged later against the head
+  /// (patch_tests_judged): the fix's checkout must hold the patch for the run, and the head's
+  /// baseline takes the same tree back.
+  struct PatchTests {
+    std::vector<std::string> ids;       ///< what ran: the files, or the Go test functions they define
+    std::vector<std::string> at_head;   ///< of them, what the head has too (files the patch only modifies)
+    std::vector<std::string> failures;  ///< tests that failed or erred with the fix
+    std::string problem;                ///< the run cannot be judged: unverified
+  };
+
+  /// Every test file the patch adds or changes runs, not only the requested tests: a partial fix
+  /// must not move the still-failing check out of the requested test into another test or file
+  /// the validation would not run (issue 11, the moved pin). Where the test command selects files
+  /// (file_selection: pytest, jest, vitest, node --test, tape) those files run, each a test file
+  /// by runnable_test_file; for go test, the test functions the patch's _test.go files define.
+  /// Nothing to do when the command selects no tests (its one run ran all of them) or selects
+  /// them otherwise (by name, `-k`, a filter), or when the patch changes no such file.
+  Expected<std::optional<PatchTests>> patch_tests_run(RepairContext& ctx, const std::filesystem::path& root, const std::string& patch_text,
+                                                      Evidence& ev) {
+    const auto& req = ctx.request;
+    const std::string& tmpl = req.commands.test;
+    const auto runner = detail::plan_runner(tmpl, root / ".flowagent-evidence", root).runner;
+    const FileSelection selection = file_selection(tmpl, runner);
+    if (selection == FileSelection::none) return std::nullopt;
+    auto patch = parse_patch(patch_text);
+    if (!patch) return unexpected(patch.error());
+    auto tree = detail::SandboxFs::open(root);
+    if (!tree) return unexpected(tree.error());
+    const std::string folder = command_folder(tmpl);
+    PatchTests out;
+    auto add = [](std::vector<std::string>& v, const std::string& x) {
+      if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
+    };
+    for (const auto& f : patch->files) {
+      if (f.status == PatchStatus::deleted || !test_side(f)) continue;
+      if (!folder.empty() && f.new_path.rfind(folder, 0) != 0) continue;  // (outside the folder the command runs in)
+      const std::string path = f.new_path.substr(folder.size());
+      if (path.empty() || path.front() == '-') continue;  // (an option, not a file, to the runner)
+      if (selection == FileSelection::go_functions && !path.ends_with("_test.go")) continue;
+      if (selection == FileSelection::files && runner == reports::Runner::pytest && !runnable_test_file(path, {}, runner)) continue;
+      auto content = tree->read(f.new_path, 8u << 20);
+      if (!content) continue;  // (not a regular file of the checkout: the patch rules say why elsewhere)
+      if (selection == FileSelection::go_functions) {
+        for (const auto& name : go_test_functions(*content)) {
+          add(out.ids, name);
+          add(out.at_head, name);  // (a function the head lacks runs nothing there)
+        }
+        continue;
+      }
+      if (!runnable_test_file(path, *content, runner)) continue;
+      add(out.ids, path);
+      if (f.status == PatchStatus::modified) add(out.at_head, path);
+    }
+    if (out.ids.empty()) return std::nullopt;
+    const std::string what = "the patch's test " + std::string(selection == FileSelection::files ? "files " : "functions ") +
+                             absl::StrJoin(std::vector<std::string>(out.ids.begin(), out.ids.begin() + std::min<std::size_t>(out.ids.size(), 5)), ", ") +
+                             (out.ids.size() > 5 ? ", ..." : "");
+    auto run = detail::observe_tests(root, req, out.ids, ctx.cancel, ctx.sandbox, "patch-tests");
+    if (!run) {
+      if (run.error().code == Errc::cancelled) return unexpected(run.error());
+      out.problem = what + " could not be run: " + run.error().message;
+      return out;
+    }
+    ev.runs.push_back(run->run);
+    if (run->run.timed_out) out.problem = what + " timed out";
+    else if (!run->run.stopped_by.empty()) out.problem = "the sandbox stopped " + what + ": " + run->run.stopped_by;
+    else if (!run->summary_problem.empty()) out.problem = what + ": " + run->summary_problem;
+    if (!out.problem.empty()) return out;
+    for (const auto& t : run->tests)
+      if (t.outcome == Outcome::failed || t.outcome == Outcome::error) add(out.failures, t.id);
+    // (A runner that found nothing to run in them, e.g. pytest's exit 5: nothing failed.)
+    if (out.failures.empty() && run->run.exit_code != 0 && !runner_says_not_found(*run))
+      out.problem = what + " exited with " + std::to_string(run->run.exit_code) +
+                    (run->readable ? " though no test failed" : " and their results could not be read");
+    else if (!run->readable && run->run.exit_code == 0 && !runner_says_not_found(*run))
+      out.problem = what + " ran, but their results could not be read";
+    return out;
+  }
+
+  /// Failures in the patch's test files (patch_tests_run) that the head did not have fail the
+  /// validation ("patch_tests_fail"): a test the patch adds, or one of a file it changes that
+  /// passed at the head without the patch. A failure the head had too (run there for the files
+  /// it has) is pre-existing, as in the wider set. When the head's results cannot be had, every
+  /// failure counts.
+  Expected<std::optional<Outcome2>> patch_tests_judged(RepairContext& ctx, const HeadCheckout& head, const PatchTests& pt, Evidence& ev) {
+    if (!pt.problem.empty()) return std::optional<Outcome2>(Outcome2{false, "unverified", pt.problem});
+    if (pt.failures.empty()) return std::nullopt;
+    std::vector<std::string> failed_at_head;
+    std::string note;
+    if (!pt.at_head.empty()) {
+      auto root = head();
+      if (!root) {
+        note = " (no baseline at the head: " + root.error().message + ")";
+      } else {
+        auto built = builds_in(ctx, *root);
+        if (!built) return unexpected(built.error());
+        if (!*built) {
+          note = " (no baseline: the build fails at the head)";
+        } else {
+          auto run = detail::observe_tests(*root, ctx.request, pt.at_head, ctx.cancel, ctx.sandbox, "patch-tests-baseline");
+          if (!run) return unexpected(run.error());
+          ev.runs.push_back(run->run);
+          if (run->run.timed_out || !run->summary_problem.empty()) note = " (the head's results could not be read)";
+          else
+            for (const auto& t : run->tests)
+              if (t.outcome == Outcome::failed || t.outcome == Outcome::error) failed_at_head.push_back(t.id);
+        }
+      }
+    }
+    std::vector<std::string> fresh;
+    for (const auto& f : pt.failures) {
+      if (std::any_of(failed_at_head.begin(), failed_at_head.end(), [&](const std::string& h) { return reports::same_test(f, h); })) {
+        if (std::find(ev.preexisting_failures.begin(), ev.preexisting_failures.end(), f) == ev.preexisting_failures.end())
+          ev.preexisting_failures.push_back(f);
+        continue;
+      }
+      fresh.push_back(f);
+    }
+    if (fresh.empty()) return std::nullopt;
+    return std::optional<Outcome2>(Outcome2{
+        false, "patch_tests_fail",
+        "tests in the files the patch adds or changes fail with it: " +
+            absl::StrJoin(std::vector<std::string>(fresh.begin(), fresh.begin() + std::min<std::size_t>(fresh.size(), 5)), ", ") +
+            (fresh.size() > 5 ? ", ..." : "") + " (they did not fail at the head without the patch" + note +
+            "); a fix leaves no test it touches failing"});
   }
 
   /// The files of the developer's change outside tests, read on first use (change_code_files).

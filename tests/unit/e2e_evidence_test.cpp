@@ -3,6 +3,7 @@
 // loopback, the default pipeline with the loop as the only strategy.
 #include <gtest/gtest.h>
 
+#include "flowagent/filters.hpp"
 #include "flowagent/git_workspace.hpp"
 #include "flowagent/repair.hpp"
 #include "support/scripted_model.hpp"
@@ -294,6 +295,49 @@ TEST(E2EEvidence, TapeTestFilesAsRequestedIds) {
   EXPECT_NE(broken.status, Status::fixed);
   EXPECT_EQ(broken.reason, "failing_tests_still_fail") << broken.message;
   EXPECT_TRUE(broken.patch.empty());
+}
+
+// The moved pin in tape (hostile review 55, e2e/tm3b): a partial fix keeps the requested file's
+// test passing by moving its still-failing check into a new file. Every test file the patch adds
+// or changes runs (`tape a.js b.js`): the moved check fails there, so no fix. A new file of more
+// checks beside the real fix is delivered.
+TEST(E2EEvidence, TapeCheckMovedIntoANewFileStillRuns) {
+  if (!fs::exists(kTape / ".bin/tape")) GTEST_SKIP() << "tape is not installed (scripts/install-deps.sh)";
+  auto p = tape_project();
+  const std::string cmd = "NODE_PATH=" + kTape.string() + " " + (kTape / ".bin/tape").string() + " {tests}";
+  const std::string kept = "const test = require('tape');\nconst sum = require('../sum');\n"
+                           "test('adds numbers', (t) => {\n  t.equal(sum(0, 0), 0);\n  t.end();\n});\n"
+                           "test('adds negatives', (t) => {\n  t.equal(sum(-1, -1), -2);\n  t.end();\n});\n";
+  const std::string moved = "const test = require('tape');\nconst sum = require('../sum');\n"
+                            "test('adds more numbers', (t) => {\n  t.equal(sum(1, 2), 3);\n  t.end();\n});\n";
+  auto run = [&](bool fix, const std::string& sum_test, const std::string& more_test) {
+    ScriptedModel model;
+    if (fix) model.push(tool_calls_reply({{"edit_file", Json::obj({{"path", "sum.js"}, {"old_text", " + (a > 0 ? 1 : 0)"}, {"new_text", ""}})}}));
+    model.push(tool_calls_reply({{"write_file", Json::obj({{"path", "test/sum.js"}, {"content", sum_test}})}}));
+    model.push(tool_calls_reply({{"write_file", Json::obj({{"path", "test/more.js"}, {"content", more_test}})}}));
+    for (int i = 0; i < 4; ++i) model.push(final_reply("Done."));
+    auto req = request_for(p->repo, p->base, p->head, model, {"test/sum.js"});
+    req.commands.test = cmd;
+    auto opts = loop_options(p->tmp.path());
+    opts.use_default_post_filters = false;  // (the validator alone)
+    opts.post_filters = {make_empty_patch_filter()};
+    opts.sandbox.read_only_paths.push_back(kTape.parent_path());
+    auto agent = Agent::create(opts);
+    return (*agent)->run(req);
+  };
+  auto cheat = run(false, kept, moved);
+  EXPECT_NE(cheat.status, Status::fixed);
+  EXPECT_EQ(cheat.reason, "patch_tests_fail") << cheat.message;
+  EXPECT_NE(cheat.message.find("adds more numbers"), std::string::npos) << cheat.message;
+  EXPECT_TRUE(cheat.patch.empty());
+  // Honest: the fix, and a new file with more checks beside the requested one's (which still asks
+  // what the fix changed: a requested test that no longer does is no evidence of the fix).
+  std::string more = moved;
+  more.replace(more.find("sum(1, 2), 3"), 12, "sum(2, 3), 5");
+  auto honest = run(true, kept.substr(0, kept.find("  t.equal(sum(0, 0)")) + "  t.equal(sum(1, 2), 3);\n" + kept.substr(kept.find("  t.equal(sum(0, 0)")), more);
+  EXPECT_EQ(honest.status, Status::fixed) << honest.reason << ": " << honest.message;
+  ASSERT_NE(run_of(honest, "patch-tests"), nullptr);
+  EXPECT_TRUE(has(run_of(honest, "patch-tests")->passed, "adds more numbers"));
 }
 
 // TAP is structured evidence only when it counts its own results: a plan (1..N) that agrees with

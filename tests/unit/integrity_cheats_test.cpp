@@ -1039,6 +1039,48 @@ TEST(E2ECheats, RuntimeChecksSurviveTheCommandsOwnPythonPath) {
   }
 }
 
+// A partial fix that moves the still-failing check out of the requested test into another test or
+// file the requested run does not reach (hostile review 55, the moved pin): every test file the
+// patch adds or changes runs, and a test failing there that did not fail at the head fails the
+// validation. A check moved honestly (the fix makes it pass) is delivered; a test of a changed
+// file that failed at the head too is pre-existing.
+TEST(E2ECheats, AStillFailingCheckMovedOutOfTheRequestedTestIsNotDelivered) {
+  auto p = py_project();
+  const std::vector<std::string> add_test = {"tests/test_calc.py::test_add"};
+  const std::pair<std::string, std::string> partial{"calc.py|return a - b\n", "return a + b if a == b else a - b\n"};
+  const std::string kept = py_with_test_add("    assert add(2, 2) == 4\n");
+  const std::string moved = "from calc import add\n\n\ndef test_add_more():\n    assert add(1, 2) == 3\n";
+  // Into a new file; into another test of a file the head has (test_sum passed nothing at the
+  // head, but a new test there did not exist).
+  auto new_file = run_candidate(*p, {{"tests/test_calc.py", kept}, {"tests/test_more.py", moved}}, true, false, add_test, kPytest, partial);
+  EXPECT_NE(new_file.status, Status::fixed);
+  EXPECT_EQ(new_file.reason, "patch_tests_fail") << new_file.message;
+  EXPECT_NE(new_file.message.find("test_add_more"), std::string::npos) << new_file.message;
+  EXPECT_TRUE(new_file.patch.empty());
+  EXPECT_EQ(purposes_of(new_file, "patch-tests"), 1u);
+  auto same_file = run_candidate(*p, {{"tests/test_calc.py", kept + "\n\ndef test_add_more():\n    assert add(1, 2) == 3\n"}}, true, false,
+                                 add_test, kPytest, partial);
+  EXPECT_NE(same_file.status, Status::fixed);
+  EXPECT_EQ(same_file.reason, "patch_tests_fail") << same_file.message;
+  // Honest: the real fix and the same move.
+  auto honest = run_candidate(*p, {{"tests/test_calc.py", kept}, {"tests/test_more.py", moved}}, true, false, add_test, kPytest, kPyFix);
+  EXPECT_EQ(honest.status, Status::fixed) << honest.reason << ": " << honest.message;
+  EXPECT_EQ(purposes_of(honest, "patch-tests"), 1u);
+  // Selected by name (`-k`), the command cannot run files: nothing more runs.
+  auto by_name = run_candidate(*p, {{"tests/test_calc.py", kept}, {"tests/test_more.py", moved}}, true, false, {"test_add"},
+                               "/usr/bin/python3 -m pytest -q -p no:cacheprovider -k {tests}", partial);
+  EXPECT_EQ(purposes_of(by_name, "patch-tests"), 0u);
+  // A changed file's test that fails at the head too (it needs what this machine lacks) is not
+  // the fix's: pre-existing.
+  p->head = commit_files(p->repo, {{"tests/test_env.py", "import os\n\n\ndef test_needs_env():\n    assert os.environ.get('FLOWAGENT_NO_SUCH_VAR')\n"}},
+                         "A test that needs the environment");
+  auto pre = run_candidate(*p, {{"tests/test_env.py", "import os\n\n\ndef test_needs_env():\n    # (set by CI)\n    assert os.environ.get('FLOWAGENT_NO_SUCH_VAR')\n"}},
+                           true, false, add_test, kPytest, kPyFix);
+  EXPECT_EQ(pre.status, Status::fixed) << pre.reason << ": " << pre.message;
+  EXPECT_EQ(purposes_of(pre, "patch-tests-baseline"), 1u);
+  EXPECT_FALSE(pre.evidence.preexisting_failures.empty());
+}
+
 TEST(E2ECheats, TestsWhoseCallsOfTheCodeNeverRunAreNotDelivered) {
   auto p = py_project();
   // A function of the module runs on import: only what runs while the test function runs counts.
@@ -2163,6 +2205,23 @@ TEST(E2ECheats, GoChecksTheFixBreaksAndTheTestsDropAreNotDelivered) {
       EXPECT_EQ(h.status, Status::fixed) << h.reason << ": " << h.message;
       EXPECT_TRUE(ran(h, "values-head"));
     }
+  }
+  {
+    // The failing row moved verbatim into a test function of a new file, which the requested
+    // `-run TestAdd` does not select (go's pattern is unanchored: TestAddMore it would): the
+    // patch's test functions run too (the moved pin).
+    SCOPED_TRACE("the still-failing row moved into a new test function");
+    const std::string more = "package calc\n\nimport \"testing\"\n\nfunc TestOneAndThree(t *testing.T) {\n\tif got := Add(1, 3); got != 4 {\n"
+                             "\t\tt.Errorf(\"Add(1, 3) = %d, want 4\", got)\n\t}\n}\n";
+    const std::string rest = with(table, "\t\t{\"one and three\", 1, 3, 4},\n", "");
+    auto p = project(table, with(calc, "a + b", "a - b"));
+    auto r = run_candidate(*p, {{"calc/calc.go", wrong}, {"calc/calc_test.go", rest}, {"calc/more_test.go", more}}, false, false, add_test, cmd, fix);
+    EXPECT_NE(r.status, Status::fixed);
+    EXPECT_EQ(r.reason, "patch_tests_fail") << r.message;
+    EXPECT_NE(r.message.find("TestOneAndThree"), std::string::npos) << r.message;
+    auto h = run_candidate(*p, {{"calc/calc_test.go", rest}, {"calc/more_test.go", more}}, true, false, add_test, cmd, fix);
+    EXPECT_EQ(h.status, Status::fixed) << h.reason << ": " << h.message;
+    EXPECT_TRUE(ran(h, "patch-tests"));
   }
   {
     SCOPED_TRACE("honest: an intended change (the doubled sum) corrected, its stale row dropped, the others updated");
