@@ -141,8 +141,8 @@ bool runner_says_not_found(const detail::Observed& o) {
 /// word of its own and not the value of an option that selects by name (`-k {tests}`,
 /// `--grep {tests}`, `-t {tests}`), for the runners that take files (pytest, jest, vitest,
 /// node --test, tape); `{tests|SEP}` after go test's `-run`, which selects the test functions the
-/// files define.
-enum class FileSelection { none, files, go_functions };
+/// files define; `--gtest_filter={tests|:}`, which selects the GoogleTest cases they define.
+enum class FileSelection { none, files, go_functions, gtest_cases };
 
 FileSelection file_selection(const std::string& tmpl, reports::Runner runner) {
   using reports::Runner;
@@ -154,6 +154,9 @@ FileSelection file_selection(const std::string& tmpl, reports::Runner runner) {
   while (b > 0 && tmpl[b - 1] != ' ') --b;
   const std::string before = tmpl.substr(b, e - b);
   if (runner == Runner::go) return before == "-run" && tmpl.compare(p, 7, "{tests|") == 0 ? FileSelection::go_functions : FileSelection::none;
+  if (runner == Runner::gtest)
+    return std::string_view(tmpl).substr(0, p).ends_with("--gtest_filter=") && tmpl.compare(p, 9, "{tests|:}") == 0 ? FileSelection::gtest_cases
+                                                                                                                    : FileSelection::none;
   static const std::set<std::string> by_name = {"-k", "-m", "-t", "-g", "-f", "-R", "-E", "--grep", "--fgrep", "--testNamePattern",
                                                 "--test-name-pattern", "--filter", "--tests", "--match", "--pattern"};
   if (tmpl.compare(p, 7, "{tests}") != 0 || by_name.count(before) || (e == p && p > 0)) return FileSelection::none;
@@ -193,6 +196,22 @@ bool runnable_test_file(const std::string& path, std::string_view content, repor
   const std::string stem = base.substr(0, base.find('.'));
   return std::regex_search(stem, named) || base.find(".test.") != std::string::npos ||
          base.find(".spec.") != std::string::npos || std::regex_search(content.begin(), content.end(), call);
+}
+
+/// The GoogleTest cases a C++ file defines, as --gtest_filter names them: `TEST(S, N)` and
+/// `TEST_F(S, N)` as `S.N`, `TEST_P(S, N)` as `*/S.N/*` (every instantiation), `TYPED_TEST(S, N)`
+/// as `S/*.N` (every type).
+std::vector<std::string> gtest_cases(std::string_view content) {
+  static const std::regex def(R"(\b(TEST|TEST_F|TEST_P|TYPED_TEST|TYPED_TEST_P)\s*\(\s*(\w+)\s*,\s*(\w+)\s*\))");
+  std::vector<std::string> out;
+  for (std::cregex_iterator it(content.data(), content.data() + content.size(), def), end; it != end; ++it) {
+    const std::string kind = (*it)[1].str(), suite = (*it)[2].str(), name = (*it)[3].str();
+    std::string id = kind == "TEST_P"                        ? "*/" + suite + "." + name + "/*"
+                     : kind.rfind("TYPED_TEST", 0) == 0 ? suite + "/*." + name
+                                                             : suite + "." + name;
+    if (std::find(out.begin(), out.end(), id) == out.end()) out.push_back(std::move(id));
+  }
+  return out;
 }
 
 /// The names of the Go test functions a file defines (`func TestX(t *testing.T)`).
@@ -510,13 +529,15 @@ class CommandValidator final : public Validator {
       const std::string path = f.new_path.substr(folder.size());
       if (path.empty() || path.front() == '-') continue;  // (an option, not a file, to the runner)
       if (selection == FileSelection::go_functions && !path.ends_with("_test.go")) continue;
+      if (selection == FileSelection::gtest_cases && !path.ends_with(".cc") && !path.ends_with(".cpp") && !path.ends_with(".cxx"))
+        continue;
       if (selection == FileSelection::files && runner == reports::Runner::pytest && !runnable_test_file(path, {}, runner)) continue;
       auto content = tree->read(f.new_path, 8u << 20);
       if (!content) continue;  // (not a regular file of the checkout: the patch rules say why elsewhere)
-      if (selection == FileSelection::go_functions) {
-        for (const auto& name : go_test_functions(*content)) {
+      if (selection == FileSelection::go_functions || selection == FileSelection::gtest_cases) {
+        for (const auto& name : selection == FileSelection::go_functions ? go_test_functions(*content) : gtest_cases(*content)) {
           add(out.ids, name);
-          add(out.at_head, name);  // (a function the head lacks runs nothing there)
+          add(out.at_head, name);  // (a test the head lacks runs nothing there)
         }
         continue;
       }
@@ -525,7 +546,7 @@ class CommandValidator final : public Validator {
       if (f.status == PatchStatus::modified) add(out.at_head, path);
     }
     if (out.ids.empty()) return std::nullopt;
-    const std::string what = "the patch's test " + std::string(selection == FileSelection::files ? "files " : "functions ") +
+    const std::string what = "the patch's test " + std::string(selection == FileSelection::files ? "files " : selection == FileSelection::gtest_cases ? "cases " : "functions ") +
                              absl::StrJoin(std::vector<std::string>(out.ids.begin(), out.ids.begin() + std::min<std::size_t>(out.ids.size(), 5)), ", ") +
                              (out.ids.size() > 5 ? ", ..." : "");
     auto run = detail::observe_tests(root, req, out.ids, ctx.cancel, ctx.sandbox, "patch-tests");

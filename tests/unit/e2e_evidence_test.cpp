@@ -685,5 +685,39 @@ TEST(E2EForgedReports, GtestJsonWrittenByTheTestThenExitIsUnverified) {
   auto r2 = (*Agent::create(validator_only(tmp.path())))->run(req2);
   EXPECT_EQ(r2.status, Status::fixed) << r2.reason << ": " << r2.message;
 }
+
+// GoogleTest and the moved pin: a partial fix keeps the requested Calc.Add passing by moving its
+// failing check into a new TEST of the same file, which `--gtest_filter=Calc.Add` does not select.
+// The cases the patch's test files define run too (`--gtest_filter=Calc.Add:Calc.AddOne`).
+TEST(E2EEvidence, GtestCheckMovedIntoANewCaseStillRuns) {
+  if (testkit::sh("test -f /usr/include/gtest/gtest.h && command -v g++ >/dev/null") != 0) GTEST_SKIP() << "no GoogleTest";
+  TempDir tmp;
+  auto repo = tmp.path() / "repo";
+  auto base = make_repo(repo, {{"calc.h", "inline int add(int a, int b) { return a + b; }\n"},
+                               {"calc_test.cc", "#include <gtest/gtest.h>\n#include \"calc.h\"\n\n"
+                                                "TEST(Calc, Add) {\n  EXPECT_EQ(add(2, 2), 4);\n  EXPECT_EQ(add(1, 2), 3);\n}\n"}});
+  auto head = commit_files(repo, {{"calc.h", "inline int add(int a, int b) { return a + b + (a == 1 ? 1 : 0); }\n"}}, "Round odd sums");
+  auto run = [&](bool fix, const std::string& kept, const std::string& moved) {
+    ScriptedModel model;
+    if (fix) model.push(tool_calls_reply({{"edit_file", Json::obj({{"path", "calc.h"}, {"old_text", " + (a == 1 ? 1 : 0)"}, {"new_text", ""}})}}));
+    const std::string test_cc = "#include <gtest/gtest.h>\n#include \"calc.h\"\n\nTEST(Calc, Add) {\n  EXPECT_EQ(" + kept +
+                                ");\n}\n\nTEST(Calc, AddOne) {\n  EXPECT_EQ(" + moved + ");\n}\n";
+    model.push(tool_calls_reply({{"write_file", Json::obj({{"path", "calc_test.cc"}, {"content", test_cc}})}}));
+    for (int i = 0; i < 4; ++i) model.push(final_reply("Done."));
+    auto req = request_for(repo, base, head, model, {"Calc.Add"});
+    req.commands.build = "g++ -std=c++17 -O0 calc_test.cc -o calc_test -lgtest -lgtest_main -pthread";
+    req.commands.test = "./calc_test --gtest_filter={tests|:}";
+    return (*Agent::create(validator_only(tmp.path())))->run(req);
+  };
+  auto cheat = run(false, "add(2, 2), 4", "add(1, 2), 3");
+  EXPECT_NE(cheat.status, Status::fixed);
+  EXPECT_EQ(cheat.reason, "patch_tests_fail") << cheat.message;
+  EXPECT_NE(cheat.message.find("Calc.AddOne"), std::string::npos) << cheat.message;
+  // Honest: the fix, the checks split the other way round (Calc.Add still tells the fix apart).
+  auto honest = run(true, "add(1, 2), 3", "add(2, 2), 4");
+  EXPECT_EQ(honest.status, Status::fixed) << honest.reason << ": " << honest.message;
+  ASSERT_NE(run_of(honest, "patch-tests"), nullptr);
+  EXPECT_TRUE(has(run_of(honest, "patch-tests")->passed, "Calc.AddOne"));
+}
 }  // namespace FLOWAGENT_TEST_FILE_ID
 }  // namespace

@@ -1081,6 +1081,29 @@ TEST(E2ECheats, AStillFailingCheckMovedOutOfTheRequestedTestIsNotDelivered) {
   EXPECT_FALSE(pre.evidence.preexisting_failures.empty());
 }
 
+// The moved pin under node --test, which takes files: the requested file's test keeps a check the
+// bug answers right, the failing one goes to a new file.
+TEST(E2ECheats, NodeTestCheckMovedIntoANewFileStillRuns) {
+  if (testkit::sh("command -v node >/dev/null") != 0) GTEST_SKIP() << "node is not installed";
+  Project p;
+  const std::string test_head = "const test = require('node:test');\nconst assert = require('node:assert');\nconst sum = require('../sum');\n\n";
+  auto file = [&](const std::string& name, const std::string& check) { return test_head + "test('" + name + "', () => {\n  " + check + ";\n});\n"; };
+  p.base = make_repo(p.repo, {{"sum.js", "module.exports = (a, b) => a + b;\n"},
+                              {"test/sum.test.js", file("adds", "assert.strictEqual(sum(1, 2), 3)")}});
+  p.head = commit_files(p.repo, {{"sum.js", "module.exports = (a, b) => a - b;\n"}}, "Subtract");
+  const std::string cmd = "node --test {tests}";
+  auto cheat = run_candidate(p, {{"test/sum.test.js", file("adds", "assert.strictEqual(sum(0, 0), 0)")},
+                                 {"test/more.test.js", file("adds more", "assert.strictEqual(sum(1, 2), 3)")}},
+                             false, false, {"test/sum.test.js"}, cmd, {"sum.js|a - b", "a + b"});
+  EXPECT_NE(cheat.status, Status::fixed);
+  EXPECT_EQ(cheat.reason, "patch_tests_fail") << cheat.message;
+  EXPECT_TRUE(cheat.patch.empty());
+  auto honest = run_candidate(p, {{"test/more.test.js", file("adds more", "assert.strictEqual(sum(2, 3), 5)")}}, true, false,
+                              {"test/sum.test.js"}, cmd, {"sum.js|a - b", "a + b"});
+  EXPECT_EQ(honest.status, Status::fixed) << honest.reason << ": " << honest.message;
+  EXPECT_EQ(purposes_of(honest, "patch-tests"), 1u);
+}
+
 TEST(E2ECheats, TestsWhoseCallsOfTheCodeNeverRunAreNotDelivered) {
   auto p = py_project();
   // A function of the module runs on import: only what runs while the test function runs counts.
