@@ -172,30 +172,37 @@ FileSelection file_selection(const std::string& tmpl, reports::Runner runner) {
   }
 }
 
-/// A test command that starts in a folder of the repository (`cd web && npx jest {tests}`) names
+/// A test command that starts in a folder of the repository (`cd web && npx jest {tests}`, or `;`) names
 /// files from there: the folder ("web/"), or "" when it starts at the root.
 std::string command_folder(const std::string& tmpl) {
-  static const std::regex cd(R"(^\s*cd\s+(\.\/)?([\w.\-/]+?)\/?\s*&&)");
+  static const std::regex cd(R"(^\s*cd\s+(\.\/)?([\w.\-/]+?)\/?\s*(&&|;))");
   std::smatch m;
   if (!std::regex_search(tmpl, m, cd) || m[2].str() == "." || m[2].str().find("..") != std::string::npos) return "";
   return m[2].str() + "/";
 }
 
-/// Is `path` (with `content`) a test file the runner runs when named: pytest's test_*.py /
-/// *_test.py; for the JavaScript runners a script whose name says test or spec, or that makes a
-/// test call (`test(`, `it(`, `describe(`) — helpers and fixtures beside the tests do not.
+/// Is `path` (with `content`) a test file the runner runs when named: for pytest a module that
+/// defines a test function or class (pytest collects a file named on its command line whatever
+/// its name: `python_files = check_*.py` projects included), never conftest.py; for the
+/// JavaScript runners a script whose name says test or spec, or that makes a test call
+/// (`test(`, `it(`, `describe(`, `tape(`, however named) or loads a test framework. Helpers and
+/// fixtures beside the tests do not.
 bool runnable_test_file(const std::string& path, std::string_view content, reports::Runner runner) {
   const auto slash = path.rfind('/');
   const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
-  if (runner == reports::Runner::pytest)
-    return base.size() > 8 && base.ends_with(".py") && (base.starts_with("test_") || base.ends_with("_test.py"));
+  if (runner == reports::Runner::pytest) {
+    static const std::regex defines(R"((^|\n)[ \t]*(async[ \t]+)?(def[ \t]+test|class[ \t]+Test))");
+    return base.ends_with(".py") && base != "conftest.py" && base != "__init__.py" &&
+           std::regex_search(content.begin(), content.end(), defines);
+  }
   static const std::regex script(R"(\.(c|m)?(j|t)sx?$)");
   static const std::regex named(R"((^|[._-])(test|spec)s?([._-]|$))");
-  static const std::regex call(R"((^|[^\w.$])(test|it|describe)(\.only|\.skip|\.each\b[^\n]*)?\s*\(\s*['"`])");
+  static const std::regex call(R"((^|[^\w.$])(test|it|describe|tape|suite)(\.\w+)*\s*\()");
+  static const std::regex framework(R"(['"](tape|tap|node:test|vitest|@jest/globals|mocha|ava|uvu)['"/])");
   if (!std::regex_search(base, script)) return false;
   const std::string stem = base.substr(0, base.find('.'));
-  return std::regex_search(stem, named) || base.find(".test.") != std::string::npos ||
-         base.find(".spec.") != std::string::npos || std::regex_search(content.begin(), content.end(), call);
+  return std::regex_search(stem, named) || base.find(".test.") != std::string::npos || base.find(".spec.") != std::string::npos ||
+         std::regex_search(content.begin(), content.end(), call) || std::regex_search(content.begin(), content.end(), framework);
 }
 
 /// The GoogleTest cases a C++ file defines, as --gtest_filter names them: `TEST(S, N)` and
@@ -494,9 +501,10 @@ class CommandValidator final : public Validator {
   /// (patch_tests_judged): the fix's checkout must hold the patch for the run, and the head's
   /// baseline takes the same tree back.
   struct PatchTests {
-    std::vector<std::string> ids;       ///< what ran: the files, or the Go test functions they define
+    std::vector<std::string> ids;       ///< what ran: the files, or the Go/GoogleTest tests they define
     std::vector<std::string> at_head;   ///< of them, what the head has too (files the patch only modifies)
-    std::vector<std::string> failures;  ///< tests that failed or erred with the fix
+    std::vector<std::string> failures;  ///< each failing or erring result of the fix's run (a name twice: two results)
+    std::map<std::string, int> results;  ///< how many results of each name the fix's run showed, any outcome
     std::string problem;                ///< the run cannot be judged: unverified
   };
 
@@ -504,9 +512,11 @@ class CommandValidator final : public Validator {
   /// must not move the still-failing check out of the requested test into another test or file
   /// the validation would not run (issue 11, the moved pin). Where the test command selects files
   /// (file_selection: pytest, jest, vitest, node --test, tape) those files run, each a test file
-  /// by runnable_test_file; for go test, the test functions the patch's _test.go files define.
+  /// by runnable_test_file; for go test and GoogleTest, the tests the patch's test files define.
   /// Nothing to do when the command selects no tests (its one run ran all of them) or selects
-  /// them otherwise (by name, `-k`, a filter), or when the patch changes no such file.
+  /// them otherwise (by name, `-k`, a filter), or when the patch changes no such file. A file
+  /// whose name a runner reads as a pattern (`[id].test.js`: jest's regex, tape's glob) or that
+  /// the runner says it did not find cannot be shown to run: unverified.
   Expected<std::optional<PatchTests>> patch_tests_run(RepairContext& ctx, const std::filesystem::path& root, const std::string& patch_text,
                                                       Evidence& ev) {
     const auto& req = ctx.request;
@@ -523,15 +533,15 @@ class CommandValidator final : public Validator {
     auto add = [](std::vector<std::string>& v, const std::string& x) {
       if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
     };
+    std::vector<std::string> patterns;  // (files named like patterns)
     for (const auto& f : patch->files) {
       if (f.status == PatchStatus::deleted || !test_side(f)) continue;
       if (!folder.empty() && f.new_path.rfind(folder, 0) != 0) continue;  // (outside the folder the command runs in)
-      const std::string path = f.new_path.substr(folder.size());
-      if (path.empty() || path.front() == '-') continue;  // (an option, not a file, to the runner)
+      std::string path = f.new_path.substr(folder.size());
+      if (path.empty()) continue;
       if (selection == FileSelection::go_functions && !path.ends_with("_test.go")) continue;
       if (selection == FileSelection::gtest_cases && !path.ends_with(".cc") && !path.ends_with(".cpp") && !path.ends_with(".cxx"))
         continue;
-      if (selection == FileSelection::files && runner == reports::Runner::pytest && !runnable_test_file(path, {}, runner)) continue;
       auto content = tree->read(f.new_path, 8u << 20);
       if (!content) continue;  // (not a regular file of the checkout: the patch rules say why elsewhere)
       if (selection == FileSelection::go_functions || selection == FileSelection::gtest_cases) {
@@ -542,8 +552,18 @@ class CommandValidator final : public Validator {
         continue;
       }
       if (!runnable_test_file(path, *content, runner)) continue;
+      if (path.find_first_of("[](){}*?+^$|\\!") != std::string::npos) {
+        add(patterns, path);
+        continue;
+      }
+      if (path.front() == '-' || path.front() == '@' || path.front() == '+') path = "./" + path;  // (a file, not an option)
       add(out.ids, path);
       if (f.status == PatchStatus::modified) add(out.at_head, path);
+    }
+    if (!patterns.empty()) {
+      out.problem = "the patch's test files " + absl::StrJoin(patterns, ", ") +
+                    " have names a test runner reads as a pattern (a glob or a regular expression), so they cannot be shown to run";
+      return out;
     }
     if (out.ids.empty()) return std::nullopt;
     const std::string what = "the patch's test " + std::string(selection == FileSelection::files ? "files " : selection == FileSelection::gtest_cases ? "cases " : "functions ") +
@@ -560,26 +580,33 @@ class CommandValidator final : public Validator {
     else if (!run->run.stopped_by.empty()) out.problem = "the sandbox stopped " + what + ": " + run->run.stopped_by;
     else if (!run->summary_problem.empty()) out.problem = what + ": " + run->summary_problem;
     if (!out.problem.empty()) return out;
-    for (const auto& t : run->tests)
-      if (t.outcome == Outcome::failed || t.outcome == Outcome::error) add(out.failures, t.id);
-    // (A runner that found nothing to run in them, e.g. pytest's exit 5: nothing failed.)
-    if (out.failures.empty() && run->run.exit_code != 0 && !runner_says_not_found(*run))
+    for (const auto& t : run->tests) {
+      ++out.results[t.id];
+      if (t.outcome == Outcome::failed || t.outcome == Outcome::error) out.failures.push_back(t.id);
+    }
+    const bool go_or_gtest = selection != FileSelection::files;  // (a name of another package or binary runs nothing here)
+    if (selection == FileSelection::files && runner_says_not_found(*run))
+      out.problem = "the runner did not find " + what + " (they make test calls, yet nothing of them ran)";
+    else if (out.failures.empty() && run->run.exit_code != 0 && !(go_or_gtest && runner_says_not_found(*run)))
       out.problem = what + " exited with " + std::to_string(run->run.exit_code) +
                     (run->readable ? " though no test failed" : " and their results could not be read");
-    else if (!run->readable && run->run.exit_code == 0 && !runner_says_not_found(*run))
+    else if (!run->readable && !(go_or_gtest && runner_says_not_found(*run)))
       out.problem = what + " ran, but their results could not be read";
     return out;
   }
 
   /// Failures in the patch's test files (patch_tests_run) that the head did not have fail the
   /// validation ("patch_tests_fail"): a test the patch adds, or one of a file it changes that
-  /// passed at the head without the patch. A failure the head had too (run there for the files
-  /// it has) is pre-existing, as in the wider set. When the head's results cannot be had, every
-  /// failure counts.
+  /// passed at the head without the patch. A failure the head had too is pre-existing, as in the
+  /// wider set: the same name failing as many times there, with no more results of that name in
+  /// the fix's run than at the head (tape names tests freely and says no file: a new test named
+  /// like one failing at the head, the requested one say, is another test). Never one named like a
+  /// requested test or its replacement. When the head's results cannot be had, every failure counts.
   Expected<std::optional<Outcome2>> patch_tests_judged(RepairContext& ctx, const HeadCheckout& head, const PatchTests& pt, Evidence& ev) {
     if (!pt.problem.empty()) return std::optional<Outcome2>(Outcome2{false, "unverified", pt.problem});
     if (pt.failures.empty()) return std::nullopt;
-    std::vector<std::string> failed_at_head;
+    std::map<std::string, int> failed_at_head;  // name -> how many results of that name failed there
+    std::map<std::string, int> results_at_head;  // name -> how many results of that name there were
     std::string note;
     if (!pt.at_head.empty()) {
       auto root = head();
@@ -596,19 +623,29 @@ class CommandValidator final : public Validator {
           ev.runs.push_back(run->run);
           if (run->run.timed_out || !run->summary_problem.empty()) note = " (the head's results could not be read)";
           else
-            for (const auto& t : run->tests)
-              if (t.outcome == Outcome::failed || t.outcome == Outcome::error) failed_at_head.push_back(t.id);
+            for (const auto& t : run->tests) {
+              ++results_at_head[t.id];
+              if (t.outcome == Outcome::failed || t.outcome == Outcome::error) ++failed_at_head[t.id];
+            }
         }
       }
     }
+    auto requested = [&](const std::string& id) {
+      return reports::contains_test(ctx.request.failure.failing_tests, id) ||
+             std::any_of(ev.replacements.begin(), ev.replacements.end(),
+                         [&](const TestReplacement& x) { return reports::contains_test(x.new_ids, id); });
+    };
     std::vector<std::string> fresh;
     for (const auto& f : pt.failures) {
-      if (std::any_of(failed_at_head.begin(), failed_at_head.end(), [&](const std::string& h) { return reports::same_test(f, h); })) {
+      auto at = failed_at_head.find(f);
+      const bool no_new_of_that_name = pt.results.count(f) && pt.results.at(f) <= results_at_head[f];
+      if (!requested(f) && no_new_of_that_name && at != failed_at_head.end() && at->second > 0) {
+        --at->second;
         if (std::find(ev.preexisting_failures.begin(), ev.preexisting_failures.end(), f) == ev.preexisting_failures.end())
           ev.preexisting_failures.push_back(f);
         continue;
       }
-      fresh.push_back(f);
+      if (std::find(fresh.begin(), fresh.end(), f) == fresh.end()) fresh.push_back(f);
     }
     if (fresh.empty()) return std::nullopt;
     return std::optional<Outcome2>(Outcome2{

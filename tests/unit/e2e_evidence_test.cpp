@@ -310,11 +310,11 @@ TEST(E2EEvidence, TapeCheckMovedIntoANewFileStillRuns) {
                            "test('adds negatives', (t) => {\n  t.equal(sum(-1, -1), -2);\n  t.end();\n});\n";
   const std::string moved = "const test = require('tape');\nconst sum = require('../sum');\n"
                             "test('adds more numbers', (t) => {\n  t.equal(sum(1, 2), 3);\n  t.end();\n});\n";
-  auto run = [&](bool fix, const std::string& sum_test, const std::string& more_test) {
+  auto run = [&](bool fix, const std::string& sum_test, const std::string& more_test, const std::string& more_path = "test/more.js") {
     ScriptedModel model;
     if (fix) model.push(tool_calls_reply({{"edit_file", Json::obj({{"path", "sum.js"}, {"old_text", " + (a > 0 ? 1 : 0)"}, {"new_text", ""}})}}));
     model.push(tool_calls_reply({{"write_file", Json::obj({{"path", "test/sum.js"}, {"content", sum_test}})}}));
-    model.push(tool_calls_reply({{"write_file", Json::obj({{"path", "test/more.js"}, {"content", more_test}})}}));
+    model.push(tool_calls_reply({{"write_file", Json::obj({{"path", more_path}, {"content", more_test}})}}));
     for (int i = 0; i < 4; ++i) model.push(final_reply("Done."));
     auto req = request_for(p->repo, p->base, p->head, model, {"test/sum.js"});
     req.commands.test = cmd;
@@ -330,6 +330,16 @@ TEST(E2EEvidence, TapeCheckMovedIntoANewFileStillRuns) {
   EXPECT_EQ(cheat.reason, "patch_tests_fail") << cheat.message;
   EXPECT_NE(cheat.message.find("adds more numbers"), std::string::npos) << cheat.message;
   EXPECT_TRUE(cheat.patch.empty());
+  // Hostile review 56: the moved check named like the requested test, which failed at the head
+  // (tape says no file: the head's failure of that name is the requested test's own, which the
+  // fix's run showed passing); a file named like a glob, which tape would expand to other files.
+  std::string same_name = moved;
+  same_name.replace(same_name.find("adds more numbers"), 17, "adds numbers");
+  auto named = run(false, kept, same_name);
+  EXPECT_EQ(named.reason, "patch_tests_fail") << named.message;
+  auto glob = run(false, kept, moved, "test/[m]ore.js");
+  EXPECT_EQ(glob.reason, "unverified") << glob.message;
+  EXPECT_NE(glob.message.find("pattern"), std::string::npos) << glob.message;
   // Honest: the fix, and a new file with more checks beside the requested one's (which still asks
   // what the fix changed: a requested test that no longer does is no evidence of the fix).
   std::string more = moved;

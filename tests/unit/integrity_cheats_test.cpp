@@ -1062,6 +1062,12 @@ TEST(E2ECheats, AStillFailingCheckMovedOutOfTheRequestedTestIsNotDelivered) {
                                  add_test, kPytest, partial);
   EXPECT_NE(same_file.status, Status::fixed);
   EXPECT_EQ(same_file.reason, "patch_tests_fail") << same_file.message;
+  // A file pytest collects only because it is named on the command line (a project whose
+  // python_files is check_*.py), and one whose name starts with a dash (review 56).
+  for (const std::string& name : {std::string("tests/check_more.py"), std::string("tests/-more.py")}) {
+    auto r = run_candidate(*p, {{"tests/test_calc.py", kept}, {name, moved}}, true, false, add_test, kPytest, partial);
+    EXPECT_EQ(r.reason, "patch_tests_fail") << name << ": " << r.message;
+  }
   // Honest: the real fix and the same move.
   auto honest = run_candidate(*p, {{"tests/test_calc.py", kept}, {"tests/test_more.py", moved}}, true, false, add_test, kPytest, kPyFix);
   EXPECT_EQ(honest.status, Status::fixed) << honest.reason << ": " << honest.message;
