@@ -65,7 +65,13 @@ def case_env(case):
     return env
 
 
-def prepare(case, mirror, tmp, allow_network):
+def prepare(case, mirror, tmp, allow_network, change="tests"):
+    """The failing state. change="tests" (the default, this benchmark's): head = the fix's parent plus
+    the test files of the fix (or of `tests_from`); returns (repo, base, head, fix, tests, fixed) with
+    `fixed` the fix's production code files. change="production" (bench/real_fixes --mode update: a
+    commit that changes behaviour on purpose and updates its tests): head = the parent plus every
+    non-test file the commit adds, modifies or deletes; `tests` are then all the commit's test files
+    (deleted ones too) and `fixed` its non-test files."""
     owner_name = case["repo"].rstrip("/").split("github.com/")[1]
     src = os.path.join(mirror, owner_name.replace("/", "+"), "repo")
     if not os.path.isdir(src):
@@ -78,6 +84,22 @@ def prepare(case, mirror, tmp, allow_network):
     tests_from = sh(["git", "rev-parse", case.get("tests_from", fix)], cwd=repo).stdout.strip()
     sh(["git", "checkout", "-q", "--detach", fix + "^"], cwd=repo)
     base = sh(["git", "rev-parse", "HEAD"], cwd=repo).stdout.strip()
+    if change == "production":
+        changed = sh(["git", "diff", "--name-only", "--no-renames", fix + "^", fix], cwd=repo).stdout.split()
+        tests = [f for f in changed if is_test(f)]
+        prod = [f for f in changed if not is_test(f)]
+        if not tests or not prod:
+            raise RuntimeError("the commit does not change both test and non-test files")
+        kept = [f for f in prod if sh(["git", "cat-file", "-e", f"{fix}:{f}"], cwd=repo, check=False).returncode == 0]
+        if kept:
+            sh(["git", "checkout", "-q", fix, "--"] + kept, cwd=repo)
+        gone = [f for f in prod if f not in kept]
+        if gone:
+            sh(["git", "rm", "-q", "--"] + gone, cwd=repo)
+        sh(["git", "-c", "user.name=bench", "-c", "user.email=b@x", "commit", "-q", "-m",
+            "the change: the commit's production files"], cwd=repo)
+        head = sh(["git", "rev-parse", "HEAD"], cwd=repo).stdout.strip()
+        return repo, base, head, fix, tests, prod
     changed = sh(["git", "diff", "--name-only", tests_from + "^", tests_from], cwd=repo).stdout.split()
     tests = [f for f in changed if is_test(f)]
     if not tests:

@@ -18,10 +18,18 @@ With --flip-subset, a python case whose failing tests do not all pass with the f
 explicit "failing" list: the tests that fail before and pass after (the others fail both ways, e.g.
 a missing dependency); the case's "what" says so.
 
+--mode update mines test updates instead (bench/real_fixes/run.py --mode update): commits whose
+production change makes some of their old tests fail. The candidates are the same commits (a
+deleted test file allowed; at least one changed test file must exist at the parent); the failing
+state is the parent plus the commit's non-test files, the failing tests those of the commit's test
+files at the parent that fail there, and the developer's updated test files must make them pass
+(run.py's failing_state / passes_with: the same reproduction, --flip-subset included). Cases get
+"mode": "update".
+
 Reproducible cases (id <repo-short>-<sha7>) go to --out, in cases.json's format; every candidate's
 fate (kept, or why not) goes to --log as JSON lines.
 
-usage: bench/real_fixes/mine.py [--repo owner/name ...] [--mirror /work/.mirror] [--max-commits 200]
+usage: bench/real_fixes/mine.py [--mode fix|update] [--repo owner/name ...] [--mirror /work/.mirror] [--max-commits 200]
                                 [--max-files 30] [--max-lines 600] [--repo-seconds 900]
                                 [--test-seconds 300] [--python-deps DIR] [--flip-subset]
                                 [--out cases.json] [--log mine.jsonl]
@@ -31,9 +39,10 @@ import argparse, importlib.util, json, os, re, shutil, subprocess, sys, tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
-_spec = importlib.util.spec_from_file_location("localize_run", os.path.join(ROOT, "bench", "localize", "run.py"))
-loc = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(loc)
+_spec = importlib.util.spec_from_file_location("real_fixes_run", os.path.join(HERE, "run.py"))
+rf = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(rf)
+loc = rf.loc  # bench/localize/run.py, the one module both use (main() caps its sh)
 
 DEFAULT_REPOS = ["pallets/click", "pallets/flask", "pallets/itsdangerous", "python-semver/python-semver",
                  "jmespath/jmespath.py", "minimistjs/minimist", "juliangruber/balanced-match"]
@@ -91,15 +100,22 @@ def case_for(owner_name, repo, sha, lang, a):
     case = {"id": f"{short_name(owner_name)}-{sha[:7]}", "language": lang,
             "repo": f"https://github.com/{owner_name}", "fix_commit": sha[:7],
             "what": git(repo, "log", "-1", "--format=%s", sha).stdout.strip()[:120]}
+    if a.mode != "fix":
+        case["mode"] = a.mode
     if lang == "python":
-        path = []
+        path, deps = [], a.python_deps
+        if deps and (deps + os.sep).startswith(ROOT + os.sep):
+            # as mined_cases.json: named through the case's env, the checkout's path as $FLOWAGENT
+            deps = "$FLOWAGENT" + deps[len(ROOT):]
         if exists(repo, sha, "src"):
             path.append("src")
-            if a.python_deps:
-                path.append(a.python_deps)
+            if deps:
+                path.append("$FLOWAGENT_PYDEPS" if deps.startswith("$FLOWAGENT/") else deps)
         case["test"] = (f"PYTHONPATH={':'.join(path)} " if path else "") + PYTEST
-        if path and a.python_deps:
-            case["read_only_paths"] = [a.python_deps]
+        if path and deps:
+            case["read_only_paths"] = [deps]
+            if deps.startswith("$FLOWAGENT/"):
+                case["env"] = {"FLOWAGENT_PYDEPS": deps}
     else:
         case.update(json.loads(json.dumps(TAPE)))
     return case
@@ -120,13 +136,17 @@ def candidates(owner_name, repo, a, log):
             why = "the root commit: no parent to fail on"
         elif len(ch) > a.max_files or lines > a.max_lines:
             why = f"too large: {len(ch)} files, {lines} lines"
-        elif any(s == "D" for s, p, n in ch if loc.is_test(p)):
+        elif a.mode == "fix" and any(s == "D" for s, p, n in ch if loc.is_test(p)):
             why = "the commit deletes a test file (the failing state cannot take it)"
+        elif a.mode == "update":
+            tests = [p for s, p, n in ch if loc.is_test(p) and s != "A"]  # the old tests that can fail
+            if not tests:
+                why = "the commit only adds test files: no old test can fail"
         lang = language_of(repo, sha)
         if not why and lang not in ("python", "javascript"):
             why = f"language {lang}: no test command template"
         if not why and lang == "python" and not any(p.endswith(".py") for p in tests):
-            why = "no python test file among the changed tests"
+            why = "no python test file among the " + ("changed" if a.mode == "fix" else "modified or deleted") + " tests"
         if why:
             log({"repo": owner_name, "sha": sha[:7], "kept": False, "why": why})
             continue
@@ -134,10 +154,25 @@ def candidates(owner_name, repo, a, log):
 
 
 def reproduce(case, a, tmp):
-    """bench/localize's reproduction; returns (failing, note) or raises with why not."""
-    repo, base, head, fix, tests, fixed = loc.prepare(case, a.mirror, tmp, False)
-    if not fixed:
-        raise RuntimeError("the fix changes no production code file")
+    """bench/localize's reproduction (run.py's failing_state / passes_with, by the case's mode);
+    returns (failing, note) or raises with why not. Update mode: the failing tests must also pass at
+    the parent (run.py's fail_at_base; --flip-subset drops those that do not)."""
+    mode = case.get("mode", "fix")
+    repo, base, head, fix, tests, fixed = rf.failing_state(case, mode, a.mirror, tmp, False)
+    failing, note = select(case, a, tmp, mode, repo, fix, tests, fixed)
+    if mode != "update":
+        return failing, note
+    bad = rf.fail_at_base(case, repo, base, tmp, failing)
+    if not bad:
+        return failing, note
+    if not (a.flip_subset and case["language"] == "python" and len(bad) < len(failing)):
+        raise RuntimeError(rf.at_base_reason(bad, failing))
+    kept = [t for t in failing if t not in bad]
+    return kept, "; ".join(x for x in (note, f"{len(bad)} of {len(failing)} fail at the parent too, dropped") if x)
+
+
+def select(case, a, tmp, mode, repo, fix, tests, fixed):
+    """The failing tests of the failing state that the developer's files make pass: (failing, note)."""
     d = os.path.join(tmp, "discover")
     shutil.copytree(repo, d, symlinks=True)
     before = os.path.join(tmp, "before")  # an untouched failing state, for --flip-subset
@@ -148,7 +183,7 @@ def reproduce(case, a, tmp):
             if case["language"] == "python" else None
         tail = (r.stdout.strip().splitlines() or [""])[-1][:200] if r is not None else ""
         raise RuntimeError("no test fails in the failing state" + (f" (pytest: {tail})" if tail else ""))
-    if loc.passes_after_fix(case, d, fix, fixed, failing):
+    if rf.passes_with(case, mode, d, fix, fixed, failing):
         if case["language"] != "python":
             return failing, ""
         # flowagent runs the failing tests by id: they must fail so at the failing state, too.
@@ -161,23 +196,31 @@ def reproduce(case, a, tmp):
         kept = [t for t in failing if t in alone]
         return kept, f"{len(kept)} of {len(failing)} failing tests fail when run by id; the others only in their file"
     if not (a.flip_subset and case["language"] == "python"):
-        raise RuntimeError(f"the failing tests do not pass with the fix applied ({len(failing)} failing)")
+        raise RuntimeError(rf.not_passing(mode, f"{len(failing)} failing"))
     # The same selection before and after (a test can fail in its whole file and pass alone, e.g.
     # through a shared cache): the tests that fail without the fix and pass with it, then checked
     # again as the case will run them.
     failed = set(re.findall(r"^FAILED (\S+?)(?: - .*)?$", loc.run_tests(case, before, failing + ["-rf"]).stdout, re.M))
-    passed = set(re.findall(r"^PASSED (\S+)", loc.run_tests(case, d, failing + ["-rA"]).stdout, re.M))
+    # update mode: the tests that still exist after the update, run by file (pytest stops on an id
+    # the updated files no longer have: a renamed or deleted test)
+    sel = failing if mode == "fix" else \
+        sorted({t.split("::")[0] for t in failing if os.path.exists(os.path.join(d, t.split("::")[0]))})
+    passed = set(re.findall(r"^PASSED (\S+)", loc.run_tests(case, d, sel + ["-rA"]).stdout, re.M)) if sel else set()
     flip = [t for t in failing if t in failed and t in passed]
     if not flip:
-        raise RuntimeError(f"the failing tests do not pass with the fix applied (none of {len(failing)} flips)")
+        raise RuntimeError(rf.not_passing(mode, f"none of {len(failing)} flips"))
     still = set(re.findall(r"^FAILED (\S+?)(?: - .*)?$", loc.run_tests(case, before, flip + ["-rf"]).stdout, re.M))
     if not set(flip) <= still or loc.run_tests(case, d, flip).returncode != 0:
         raise RuntimeError(f"the {len(flip)} tests that flip in the selection of {len(failing)} do not flip alone")
-    return flip, f"{len(flip)} of {len(failing)} failing tests pass with the fix; the others fail both ways"
+    return flip, f"{len(flip)} of {len(failing)} failing tests pass with the " + \
+        ("fix; the others fail both ways" if mode == "fix" else "updated tests; the others do not pass with them")
 
 
 def main():
     ap = argparse.ArgumentParser()
+    ap.add_argument("--mode", choices=rf.MODES, default="fix",
+                    help="fix: the fix's tests fail at its parent (default); update: the commit's old tests "
+                         "fail with its production change and its updated tests pass (cases get \"mode\": \"update\")")
     ap.add_argument("--repo", action="append", help="owner/name (repeatable); default: " + ", ".join(DEFAULT_REPOS))
     ap.add_argument("--mirror", default="/work/.mirror")
     ap.add_argument("--max-commits", type=int, default=200)

@@ -16,10 +16,17 @@ passes_after_fix: imported, not copied). For each case it
    delivered patch touches exactly the developer's files.
 Prints a markdown table and "delivered N of M reproducible"; --json writes everything.
 
+--mode update (or a case's "mode": "update", as mine.py --mode update writes them) measures the
+other honest fix, a test update: the developer's commit changes behaviour on purpose, so old tests
+fail. The failing state is the commit's parent plus its PRODUCTION (non-test) files as "the change";
+the failing tests are those of the commit's test files, as they are at the parent, that fail there
+and pass at the parent itself; the developer's updated test files must make them pass (else skipped); the scripted model writes
+exactly the commit's test files (deletions in `rm`), and the delivered patch should touch exactly those.
+
 The discovery runs of step 2 execute the pinned projects' tests directly (no sandbox), as in
 bench/localize. Everything flowagent runs goes through its sandbox (bubblewrap).
 
-usage: bench/real_fixes/run.py [--flowagent BIN] [--mirror /work/.mirror] [--only ID,...]
+usage: bench/real_fixes/run.py [--flowagent BIN] [--mirror /work/.mirror] [--only ID,...] [--mode fix|update]
                                [--language python,javascript,cpp] [--timeout-seconds N]
                                [--trajectory-dir DIR] [--keep DIR] [--json out.json]
 """
@@ -56,8 +63,81 @@ def start_model(patch_dir):
     raise RuntimeError("the scripted model does not listen")
 
 
+MODES = ("fix", "update")
+
+
+def exists(repo, sha, path):
+    return loc.sh(["git", "cat-file", "-e", f"{sha}:{path}"], cwd=repo, check=False).returncode == 0
+
+
+def failing_state(case, mode, mirror, tmp, allow_network):
+    """The failing state of a case: (repo, base, head, fix, tests, developer_files).
+    fix: head = the fix's parent + the fix's test files; `tests` those test files; the developer's
+    files are the fix's production code files (bench/localize's prepare).
+    update: head = the commit's parent + its non-test files; `tests` the commit's test files that
+    the parent has (their old versions, which should fail at head); the developer's files are all
+    the commit's test files (added, modified, deleted)."""
+    if mode == "fix":
+        repo, base, head, fix, tests, fixed = loc.prepare(case, mirror, tmp, allow_network)
+        if not fixed:
+            raise RuntimeError("the fix changes no production code file")
+        return repo, base, head, fix, tests, fixed
+    if mode != "update":
+        raise RuntimeError("unknown mode " + mode)
+    repo, base, head, fix, tests, prod = loc.prepare(case, mirror, tmp, allow_network, change="production")
+    if not any(loc.is_code(f) for f in prod):
+        raise RuntimeError("the commit changes no production code file")
+    old = [t for t in tests if exists(repo, base, t)]
+    if not old:
+        raise RuntimeError("the commit only adds test files: no old test can fail")
+    return repo, base, head, fix, old, tests
+
+
+def passes_with(case, mode, d, fix, files, failing):
+    """In the discovery copy: the developer's files (at the fix commit; deleted ones removed) applied,
+    do the failing tests pass? fix mode: bench/localize's passes_after_fix."""
+    if mode == "fix":
+        return loc.passes_after_fix(case, d, fix, files, failing)
+    kept = [f for f in files if exists(d, fix, f)]
+    if kept:
+        loc.sh(["git", "checkout", "-q", fix, "--"] + kept, cwd=d)
+    gone = [f for f in files if f not in kept and os.path.lexists(os.path.join(d, f))]
+    if gone:
+        loc.sh(["git", "rm", "-q", "--"] + gone, cwd=d)
+    return loc.run_tests(case, d, failing).returncode == 0
+
+
+def fail_at_base(case, repo, base, tmp, failing):
+    """update mode: the failing tests that fail at the parent too (the old tests on the old code): not
+    the change's doing (e.g. a dependency newer than the commit), so no test update the change asks for."""
+    b = os.path.join(tmp, "base")
+    shutil.copytree(repo, b, symlinks=True)
+    try:
+        loc.sh(["git", "checkout", "-q", "--detach", base], cwd=b)
+        if case["language"] != "python":  # test files as ids
+            return [t for t in failing if loc.run_tests(case, b, [t]).returncode != 0]
+        r = loc.run_tests(case, b, failing + ["-rf"])
+        if r.returncode == 0:
+            return []
+        failed = set(re.findall(r"^FAILED (\S+?)(?: - .*)?$", r.stdout, re.M))
+        return [t for t in failing if t in failed] if failed else list(failing)
+    finally:
+        shutil.rmtree(b, ignore_errors=True)
+
+
+def at_base_reason(bad, failing):
+    return (f"{len(bad)} of the {len(failing)} failing tests fail at the parent too (old tests, old code; "
+            f"not the change's doing): {', '.join(bad[:3])}")
+
+
+def not_passing(mode, n=None):
+    what = "with the fix applied" if mode == "fix" else "with the developer's updated test files"
+    return f"the failing tests do not pass {what}" + (f" ({n})" if n is not None else "")
+
+
 def write_patch(repo, fix, fixed, tmp):
-    """The developer's production files at the fix commit, under tmp/patch; deletions in tmp/rm."""
+    """The developer's files at the fix commit (fix mode: production files, update mode: test files),
+    under tmp/patch; deletions in tmp/rm."""
     patch_dir, deleted = os.path.join(tmp, "patch"), []
     os.makedirs(patch_dir)
     for f in fixed:
@@ -102,9 +182,8 @@ def patch_files(patch):
 
 def run_case(case, a, tmp):
     t0 = time.time()
-    repo, base, head, fix, tests, fixed = loc.prepare(case, a.mirror, tmp, a.allow_network)
-    if not fixed:
-        raise RuntimeError("the fix changes no production code file")
+    mode = case.get("mode") or a.mode
+    repo, base, head, fix, tests, fixed = failing_state(case, mode, a.mirror, tmp, a.allow_network)
     d = os.path.join(tmp, "discover")
     shutil.copytree(repo, d, symlinks=True)
     failing = case.get("failing") or loc.discover(case, tests, d)
@@ -118,8 +197,12 @@ def run_case(case, a, tmp):
         test_template = loc.expand(test_template, check_ids)
         if not failing:
             raise RuntimeError("no TAP section fails in the failing files")
-    if not loc.passes_after_fix(case, d, fix, fixed, check_ids):
-        raise RuntimeError("the failing tests do not pass with the fix applied")
+    if not passes_with(case, mode, d, fix, fixed, check_ids):
+        raise RuntimeError(not_passing(mode))
+    if mode == "update":
+        bad = fail_at_base(case, repo, base, tmp, check_ids)
+        if bad:
+            raise RuntimeError(at_base_reason(bad, check_ids))
     shutil.rmtree(d, ignore_errors=True)
     prep_s = time.time() - t0
 
@@ -157,17 +240,17 @@ def run_case(case, a, tmp):
     try:
         res = json.loads(r.stdout)
     except ValueError:
-        return {"status": "no result", "reason": f"exit {r.returncode}", "message": r.stderr[-300:],
+        return {"mode": mode, "status": "no result", "reason": f"exit {r.returncode}", "message": r.stderr[-300:],
                 "failing": failing, "developer_files": fixed, "wall_s": round(time.time() - t0, 1),
                 "repair_s": round(repair_s, 1)}
     if res.get("schema") == "flowagent.cli_error/v1":  # refused before any job ran
         err = res.get("error") or {}
-        return {"status": "cli_error", "reason": err.get("code"), "message": (err.get("message") or "")[:300],
+        return {"mode": mode, "status": "cli_error", "reason": err.get("code"), "message": (err.get("message") or "")[:300],
                 "failing": failing, "developer_files": fixed, "wall_s": round(time.time() - t0, 1),
                 "repair_s": round(repair_s, 1)}
     ev = res.get("evidence") or {}
     delivered = patch_files(res.get("patch"))
-    return {"status": res.get("status"), "reason": res.get("reason"),
+    return {"mode": mode, "status": res.get("status"), "reason": res.get("reason"),
             "message": (res.get("message") or "")[:300], "evidence_kind": ev.get("kind", ""),
             "assertion_check": ev.get("assertion_check", ""),
             "tests": [(t.get("id"), t.get("outcome")) for t in ev.get("tests", [])],
@@ -184,6 +267,10 @@ def main():
     ap.add_argument("--mirror", default="/work/.mirror")
     ap.add_argument("--cases", default=os.path.join(ROOT, "bench", "localize", "cases.json"))
     ap.add_argument("--only", default="")
+    ap.add_argument("--mode", choices=MODES, default="fix",
+                    help="fix: the developer's production files fix the failing state of the fix's tests "
+                         "(default); update: the developer's test files update the tests that the commit's "
+                         "production change makes fail. A case's own \"mode\" wins")
     ap.add_argument("--language", default="")
     ap.add_argument("--allow-network", action="store_true")
     ap.add_argument("--timeout-seconds", type=int, default=1800, help="flowagent repair --timeout-seconds")
@@ -209,7 +296,7 @@ def main():
             try:
                 res = run_case(case, a, tmp)
             except Exception as e:  # a case that cannot be reproduced is reported, not counted
-                res = {"skipped": str(e)[:400]}
+                res = {"mode": case.get("mode") or a.mode, "skipped": str(e)[:400]}
         res = {"id": case["id"], "language": case["language"], **res}
         results.append(res)
         print(json.dumps(res), file=sys.stderr, flush=True)
@@ -219,14 +306,16 @@ def main():
 
 
 def report(results):
+    def name(r):  # update-mode cases are marked; fix mode (older JSON files have no "mode") is not
+        return r["id"] + (" (update)" if r.get("mode", "fix") == "update" else "")
     print("| case | language | failing tests | status | reason | seconds | patch = developer's files |")
     print("|---|---|---|---|---|---|---|")
     for r in results:
         if "skipped" in r:
-            print(f"| {r['id']} | {r['language']} | | skipped: {r['skipped'][:120]} | | | |")
+            print(f"| {name(r)} | {r['language']} | | skipped: {r['skipped'][:120]} | | | |")
             continue
         same = {True: "yes", False: "NO: " + ", ".join(r.get("patch_files") or [])}.get(r.get("exact_files"), "")
-        print(f"| {r['id']} | {r['language']} | {len(r['failing'])} | {r['status']} | {r['reason']} | "
+        print(f"| {name(r)} | {r['language']} | {len(r['failing'])} | {r['status']} | {r['reason']} | "
               f"{r.get('repair_s', '')} | {same} |")
     done = [r for r in results if "skipped" not in r]
     ok = [r for r in done if r["status"] == "fixed"]
@@ -234,10 +323,13 @@ def report(results):
     print(f"delivered {len(ok)} of {len(done)} reproducible"
           f" ({len(results) - len(done)} skipped; the delivered patch touches exactly the developer's files in "
           f"{sum(1 for r in ok if r.get('exact_files'))} of {len(ok)})")
-    for lang in ("python", "javascript", "cpp"):
-        ld = [r for r in done if r["language"] == lang]
+    groups = [(lang, lambda r, lang=lang: r["language"] == lang) for lang in ("python", "javascript", "cpp")]
+    if len({r.get("mode", "fix") for r in results}) > 1:
+        groups += [(f"mode {m}", lambda r, m=m: r.get("mode", "fix") == m) for m in MODES]
+    for label, keep in groups:
+        ld = [r for r in done if keep(r)]
         if ld:
-            print(f"- {lang}: delivered {sum(1 for r in ld if r['status'] == 'fixed')} of {len(ld)}")
+            print(f"- {label}: delivered {sum(1 for r in ld if r['status'] == 'fixed')} of {len(ld)}")
 
 
 if __name__ == "__main__":
