@@ -84,7 +84,8 @@ std::string render_hunk(const PatchHunk& hunk);
 /// take the type of whatever is in the tree), "patch_type_change", "patch_mode_change",
 /// "patch_binary", "patch_path" (outside the tree, .git in any spelling the tools refuse, a control
 /// character, or a file named twice), "patch_control_chars" (an added line holds a terminal control
-/// character other than tab, form feed, vertical tab or a line-ending carriage return).
+/// character other than tab, form feed, vertical tab or a line-ending carriage return),
+/// "patch_long_line" (an added line of a source or configuration file is over 16 KiB).
 struct PatchProblem {
   std::string reason;
   std::string path;

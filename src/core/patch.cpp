@@ -537,6 +537,24 @@ bool looks_binary(std::string_view content) noexcept {
   return std::memchr(content.data(), 0, std::min<std::size_t>(content.size(), 8000)) != nullptr;
 }
 
+namespace {
+
+constexpr std::size_t kMaxSourceLine = 16384;
+
+/// A file of a language or configuration the checks read line by line.
+bool source_like(std::string_view path) {
+  const auto dot = path.rfind('.');
+  const auto slash = path.rfind('/');
+  if (dot == std::string_view::npos || (slash != std::string_view::npos && dot < slash)) return false;
+  static constexpr std::string_view kExts[] = {"py", "pyi", "js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts", "go", "java", "kt",
+                                               "kts", "scala", "c", "cc", "cpp", "cxx", "h", "hh", "hpp", "hxx", "rs", "rb", "cs",
+                                               "php", "swift", "ini", "cfg", "toml"};
+  const std::string_view ext = path.substr(dot + 1);
+  return std::find(std::begin(kExts), std::end(kExts), ext) != std::end(kExts);
+}
+
+}  // namespace
+
 std::vector<PatchProblem> check_patch(const Patch& patch) {
   std::vector<PatchProblem> out;
   auto add = [&](const PatchFile& f, std::string reason, std::string message) {
@@ -601,6 +619,19 @@ std::vector<PatchProblem> check_patch(const Patch& patch) {
               "), which can hide what the line does from a reviewer");
       break;
     }
+    // A source file's line over kMaxSourceLine bytes: the checks read code line by line with
+    // std::regex, which recurses per character a repetition takes (hostile review 56: a 300 kB line
+    // overflowed the stack and killed the process). Minified or generated code is no fix.
+    if (source_like(f.path()))
+      for (const auto& h : f.hunks) {
+        const auto bad = std::find_if(h.lines.begin(), h.lines.end(),
+                                      [](const PatchLine& l) { return l.kind == '+' && l.text.size() > kMaxSourceLine; });
+        if (bad == h.lines.end()) continue;
+        add(f, "patch_long_line",
+            "line " + std::to_string(bad->new_line) + " adds " + std::to_string(bad->text.size()) + " bytes on one line (more than " +
+                std::to_string(kMaxSourceLine) + " in a source or configuration file): minified or generated code is no fix");
+        break;
+      }
   }
   return out;
 }

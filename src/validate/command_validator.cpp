@@ -3,6 +3,7 @@
 // against flakiness, and the wider set for regressions. The loop's own check (check()) runs the
 // same steps in the loop's tree, for feedback only.
 #include <absl/strings/str_join.h>
+#include <re2/re2.h>
 
 #include <algorithm>
 #include <cctype>
@@ -10,7 +11,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <regex>
 #include <set>
 #include <variant>
 
@@ -153,7 +153,15 @@ FileSelection file_selection(const std::string& tmpl, reports::Runner runner) {
   std::size_t b = e;
   while (b > 0 && tmpl[b - 1] != ' ') --b;
   const std::string before = tmpl.substr(b, e - b);
-  if (runner == Runner::go) return before == "-run" && tmpl.compare(p, 7, "{tests|") == 0 ? FileSelection::go_functions : FileSelection::none;
+  if (runner == Runner::go) {
+    // `-run {tests|SEP}`, `-run={tests|SEP}`, `-test.run ...`, quoted or anchored (`-run '^({tests||})$'`).
+    std::string_view lead = std::string_view(tmpl).substr(0, p);
+    while (!lead.empty() && (lead.back() == '\'' || lead.back() == '"' || lead.back() == '^' || lead.back() == '(')) lead.remove_suffix(1);
+    if (lead.ends_with("=")) lead.remove_suffix(1);
+    else while (!lead.empty() && lead.back() == ' ') lead.remove_suffix(1);
+    const bool run = lead.ends_with(" -run") || lead.ends_with(" -test.run") || lead.ends_with(" --run");
+    return run && tmpl.compare(p, 7, "{tests|") == 0 ? FileSelection::go_functions : FileSelection::none;
+  }
   if (runner == Runner::gtest)
     return std::string_view(tmpl).substr(0, p).ends_with("--gtest_filter=") && tmpl.compare(p, 9, "{tests|:}") == 0 ? FileSelection::gtest_cases
                                                                                                                     : FileSelection::none;
@@ -175,44 +183,47 @@ FileSelection file_selection(const std::string& tmpl, reports::Runner runner) {
 /// A test command that starts in a folder of the repository (`cd web && npx jest {tests}`, or `;`) names
 /// files from there: the folder ("web/"), or "" when it starts at the root.
 std::string command_folder(const std::string& tmpl) {
-  static const std::regex cd(R"(^\s*cd\s+(\.\/)?([\w.\-/]+?)\/?\s*(&&|;))");
-  std::smatch m;
-  if (!std::regex_search(tmpl, m, cd) || m[2].str() == "." || m[2].str().find("..") != std::string::npos) return "";
-  return m[2].str() + "/";
+  static const RE2 cd(R"(^\s*cd\s+(?:\./)?([\w.\-/]+?)/?\s*(?:&&|;))");
+  std::string dir;
+  if (!RE2::PartialMatch(tmpl, cd, &dir) || dir == "." || dir.find("..") != std::string::npos) return "";
+  return dir + "/";
 }
 
 /// Is `path` (with `content`) a test file the runner runs when named: for pytest a module that
 /// defines a test function or class (pytest collects a file named on its command line whatever
 /// its name: `python_files = check_*.py` projects included), never conftest.py; for the
-/// JavaScript runners a script whose name says test or spec, or that makes a test call
-/// (`test(`, `it(`, `describe(`, `tape(`, however named) or loads a test framework. Helpers and
-/// fixtures beside the tests do not.
+/// JavaScript runners a script whose name says test or spec or that lies under `__tests__/`, or
+/// that makes a test call (`test(`, `it.concurrent(`, `describe(`, `tape(`, `specify(`, however
+/// named) or loads a test framework. Helpers and fixtures beside the tests do not. The content is
+/// the model's: it is scanned with RE2 (linear time, no recursion: std::regex recurses per
+/// character and a long line overflows the stack).
 bool runnable_test_file(const std::string& path, std::string_view content, reports::Runner runner) {
   const auto slash = path.rfind('/');
   const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  const re2::StringPiece text(content.data(), content.size());
   if (runner == reports::Runner::pytest) {
-    static const std::regex defines(R"((^|\n)[ \t]*(async[ \t]+)?(def[ \t]+test|class[ \t]+Test))");
-    return base.ends_with(".py") && base != "conftest.py" && base != "__init__.py" &&
-           std::regex_search(content.begin(), content.end(), defines);
+    static const RE2 defines(R"((?m)^[ \t]*(?:async[ \t]+)?(?:def[ \t]+test|class[ \t]+Test))");
+    return base.ends_with(".py") && base != "conftest.py" && base != "__init__.py" && RE2::PartialMatch(text, defines);
   }
-  static const std::regex script(R"(\.(c|m)?(j|t)sx?$)");
-  static const std::regex named(R"((^|[._-])(test|spec)s?([._-]|$))");
-  static const std::regex call(R"((^|[^\w.$])(test|it|describe|tape|suite)(\.\w+)*\s*\()");
-  static const std::regex framework(R"(['"](tape|tap|node:test|vitest|@jest/globals|mocha|ava|uvu)['"/])");
-  if (!std::regex_search(base, script)) return false;
+  static const RE2 script(R"(\.[cm]?[jt]sx?$)");
+  static const RE2 named(R"((?:^|[._-])(?:test|spec)s?(?:[._-]|$))");
+  static const RE2 call(R"((?:^|[^\w.$])(?:test|it|describe|tape|suite|specify)(?:\.\w+)*\s*\()");
+  static const RE2 framework(R"(['"](?:tape|tap|node:test|vitest|@jest/globals|mocha|ava|uvu)['"/])");
+  if (!RE2::PartialMatch(base, script)) return false;
   const std::string stem = base.substr(0, base.find('.'));
-  return std::regex_search(stem, named) || base.find(".test.") != std::string::npos || base.find(".spec.") != std::string::npos ||
-         std::regex_search(content.begin(), content.end(), call) || std::regex_search(content.begin(), content.end(), framework);
+  return RE2::PartialMatch(stem, named) || base.find(".test.") != std::string::npos || base.find(".spec.") != std::string::npos ||
+         ("/" + path).find("/__tests__/") != std::string::npos || RE2::PartialMatch(text, call) || RE2::PartialMatch(text, framework);
 }
 
 /// The GoogleTest cases a C++ file defines, as --gtest_filter names them: `TEST(S, N)` and
 /// `TEST_F(S, N)` as `S.N`, `TEST_P(S, N)` as `*/S.N/*` (every instantiation), `TYPED_TEST(S, N)`
-/// as `S/*.N` (every type).
+/// as `S/*.N` (every type). (RE2 over the model's content, as runnable_test_file.)
 std::vector<std::string> gtest_cases(std::string_view content) {
-  static const std::regex def(R"(\b(TEST|TEST_F|TEST_P|TYPED_TEST|TYPED_TEST_P)\s*\(\s*(\w+)\s*,\s*(\w+)\s*\))");
+  static const RE2 def(R"(\b(TEST|TEST_F|TEST_P|TYPED_TEST|TYPED_TEST_P)\s*\(\s*(\w+)\s*,\s*(\w+)\s*\))");
   std::vector<std::string> out;
-  for (std::cregex_iterator it(content.data(), content.data() + content.size(), def), end; it != end; ++it) {
-    const std::string kind = (*it)[1].str(), suite = (*it)[2].str(), name = (*it)[3].str();
+  re2::StringPiece in(content.data(), content.size());
+  std::string kind, suite, name;
+  while (RE2::FindAndConsume(&in, def, &kind, &suite, &name)) {
     std::string id = kind == "TEST_P"                        ? "*/" + suite + "." + name + "/*"
                      : kind.rfind("TYPED_TEST", 0) == 0 ? suite + "/*." + name
                                                              : suite + "." + name;
@@ -221,16 +232,29 @@ std::vector<std::string> gtest_cases(std::string_view content) {
   return out;
 }
 
-/// The names of the Go test functions a file defines (`func TestX(t *testing.T)`).
+/// The Go tests a file defines, as `go test -run` selects them: `Test*`, `Example*` and `Fuzz*`
+/// functions at the top level, however their parameters are spelled (an aliased `testing`, a
+/// signature over several lines); go's own rule that the name goes on with no lower-case letter.
 std::vector<std::string> go_test_functions(std::string_view content) {
-  static const std::regex def(R"((^|\n)func\s+(Test\w*)\s*\(\s*\w+\s+\*testing\.T\s*\))");
+  static const RE2 def(R"((?m)^func[ \t]+((Test|Example|Fuzz)(\w*))[ \t]*\()");
   std::vector<std::string> out;
-  for (std::cregex_iterator it(content.data(), content.data() + content.size(), def), end; it != end; ++it) {
-    std::string name = (*it)[2].str();
-    if (name.size() > 4 && std::islower(static_cast<unsigned char>(name[4]))) continue;  // Testify is no test
-    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(std::move(name));
+  re2::StringPiece in(content.data(), content.size());
+  std::string name, prefix, rest;
+  while (RE2::FindAndConsume(&in, def, &name, &prefix, &rest)) {
+    if (!rest.empty() && std::islower(static_cast<unsigned char>(rest[0]))) continue;  // Testify is no test
+    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
   }
   return out;
+}
+
+/// A run that exited 0 and whose TAP says it had no test at all (`1..0`: tape given only helper
+/// files that load it): no result to read, and none missing.
+bool no_tap_tests(const detail::Observed& o) {
+  if (o.run.exit_code != 0 || !o.tests.empty()) return false;
+  for (std::size_t at = o.log.find("1..0"); at != std::string::npos; at = o.log.find("1..0", at + 1))
+    if ((at == 0 || o.log[at - 1] == '\n') && (at + 4 == o.log.size() || o.log[at + 4] == '\n' || o.log[at + 4] == ' ' || o.log[at + 4] == '\r'))
+      return true;
+  return false;
 }
 
 struct Outcome2 {
@@ -590,7 +614,7 @@ class CommandValidator final : public Validator {
     else if (out.failures.empty() && run->run.exit_code != 0 && !(go_or_gtest && runner_says_not_found(*run)))
       out.problem = what + " exited with " + std::to_string(run->run.exit_code) +
                     (run->readable ? " though no test failed" : " and their results could not be read");
-    else if (!run->readable && !(go_or_gtest && runner_says_not_found(*run)))
+    else if (!run->readable && !(go_or_gtest && runner_says_not_found(*run)) && !no_tap_tests(*run))
       out.problem = what + " ran, but their results could not be read";
     return out;
   }
@@ -605,47 +629,92 @@ class CommandValidator final : public Validator {
   Expected<std::optional<Outcome2>> patch_tests_judged(RepairContext& ctx, const HeadCheckout& head, const PatchTests& pt, Evidence& ev) {
     if (!pt.problem.empty()) return std::optional<Outcome2>(Outcome2{false, "unverified", pt.problem});
     if (pt.failures.empty()) return std::nullopt;
-    std::map<std::string, int> failed_at_head;  // name -> how many results of that name failed there
-    std::map<std::string, int> results_at_head;  // name -> how many results of that name there were
-    std::string note;
-    if (!pt.at_head.empty()) {
-      auto root = head();
-      if (!root) {
-        note = " (no baseline at the head: " + root.error().message + ")";
-      } else {
-        auto built = builds_in(ctx, *root);
-        if (!built) return unexpected(built.error());
-        if (!*built) {
-          note = " (no baseline: the build fails at the head)";
-        } else {
-          auto run = detail::observe_tests(*root, ctx.request, pt.at_head, ctx.cancel, ctx.sandbox, "patch-tests-baseline");
-          if (!run) return unexpected(run.error());
-          ev.runs.push_back(run->run);
-          if (run->run.timed_out || !run->summary_problem.empty()) note = " (the head's results could not be read)";
-          else
-            for (const auto& t : run->tests) {
-              ++results_at_head[t.id];
-              if (t.outcome == Outcome::failed || t.outcome == Outcome::error) ++failed_at_head[t.id];
-            }
-        }
+    // One baseline: how many results of each name failed, and how many there were; whether some
+    // failure there is no test the fix's run shows (the head could not load a file or package:
+    // a collection, import or compile error hides what its tests would do).
+    struct FileBaseline {
+      std::map<std::string, int> failed, results;
+      bool blind = false;
+      std::string note;
+    };
+    auto baseline_at = [&](const std::filesystem::path& root, const std::string& purpose, const std::string& where) -> Expected<FileBaseline> {
+      FileBaseline b;
+      auto built = builds_in(ctx, root);
+      if (!built) return unexpected(built.error());
+      if (!*built) {
+        b.note = " (no baseline: the build fails " + where + ")";
+        return b;
       }
-    }
+      auto run = detail::observe_tests(root, ctx.request, pt.at_head, ctx.cancel, ctx.sandbox, purpose);
+      if (!run) return unexpected(run.error());
+      ev.runs.push_back(run->run);
+      if (run->run.timed_out || !run->summary_problem.empty()) {
+        b.note = " (the results " + where + " could not be read)";
+        return b;
+      }
+      for (const auto& t : run->tests) {
+        ++b.results[t.id];
+        if (t.outcome != Outcome::failed && t.outcome != Outcome::error) continue;
+        ++b.failed[t.id];
+        if (!pt.results.count(t.id)) b.blind = true;
+      }
+      if (run->tests.empty() && run->run.exit_code != 0) b.blind = true;
+      return b;
+    };
     auto requested = [&](const std::string& id) {
       return reports::contains_test(ctx.request.failure.failing_tests, id) ||
              std::any_of(ev.replacements.begin(), ev.replacements.end(),
                          [&](const TestReplacement& x) { return reports::contains_test(x.new_ids, id); });
     };
-    std::vector<std::string> fresh;
-    for (const auto& f : pt.failures) {
-      auto at = failed_at_head.find(f);
-      const bool no_new_of_that_name = pt.results.count(f) && pt.results.at(f) <= results_at_head[f];
-      if (!requested(f) && no_new_of_that_name && at != failed_at_head.end() && at->second > 0) {
-        --at->second;
-        if (std::find(ev.preexisting_failures.begin(), ev.preexisting_failures.end(), f) == ev.preexisting_failures.end())
-          ev.preexisting_failures.push_back(f);
-        continue;
+    // The failures a baseline does not explain: the same name failing as many times there, with
+    // no more results of that name in the fix's run than there.
+    auto unexplained = [&](const std::vector<std::string>& failures, FileBaseline b) {
+      std::vector<std::string> left;
+      for (const auto& f : failures) {
+        auto at = b.failed.find(f);
+        const bool no_new_of_that_name = pt.results.count(f) && pt.results.at(f) <= b.results[f];
+        if (!requested(f) && no_new_of_that_name && at != b.failed.end() && at->second > 0) {
+          --at->second;
+          if (std::find(ev.preexisting_failures.begin(), ev.preexisting_failures.end(), f) == ev.preexisting_failures.end())
+            ev.preexisting_failures.push_back(f);
+          continue;
+        }
+        left.push_back(f);
       }
-      if (std::find(fresh.begin(), fresh.end(), f) == fresh.end()) fresh.push_back(f);
+      return left;
+    };
+    std::string note;
+    std::vector<std::string> fresh = pt.failures;
+    if (!pt.at_head.empty()) {
+      auto root = head();
+      if (!root) {
+        note = " (no baseline at the head: " + root.error().message + ")";
+      } else {
+        auto at_head = baseline_at(*root, "patch-tests-baseline", "at the head");
+        if (!at_head) return unexpected(at_head.error());
+        note = at_head->note;
+        fresh = unexplained(fresh, *at_head);
+        // The head could not load some of the files (the change renamed what they import): what
+        // their tests do without the change tells instead, on the head's tests with the change's
+        // code files as at the base.
+        if (!fresh.empty() && at_head->blind) {
+          auto change = change_code_files(ctx);
+          if (!change) return unexpected(change.error());
+          if (!change->empty()) {
+            if (auto r = put_files(ctx, *root, *change, ctx.request.change.base_commit); !r) return unexpected(r.error());
+            auto before = baseline_at(*root, "patch-tests-before-change", "before the change");
+            if (!before) return unexpected(before.error());
+            fresh = unexplained(fresh, *before);
+            note += " nor, where the head could not load them, before the change" + before->note;
+          }
+        }
+      }
+    }
+    {
+      std::vector<std::string> distinct;
+      for (const auto& f : fresh)
+        if (std::find(distinct.begin(), distinct.end(), f) == distinct.end()) distinct.push_back(f);
+      fresh = std::move(distinct);
     }
     if (fresh.empty()) return std::nullopt;
     return std::optional<Outcome2>(Outcome2{

@@ -4,7 +4,9 @@
 # Usage: tests/review/run.sh CASE_DIR   (env FA_BIN: the flowagent binary; default build/dev's)
 # A case: base/ (the repository before the developer's change), head/ (files the change wrote),
 # patch/ (files the model writes), rm (paths it deletes, optional), failing (test ids), cmd (test
-# command, optional; default go test with a private build cache), expect ("status reason").
+# command, optional; default go test with a private build cache; $FLOWAGENT in it names this
+# checkout, whose third_party/ the sandbox shows read-only: the vendored tape and jest), expect
+# ("status reason").
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$1" && pwd)
@@ -19,11 +21,12 @@ if [ -d "$src/head" ]; then cp -r "$src/head/." .; fi
 git add -A; git commit -qm "the change" --allow-empty; head=$(git rev-parse HEAD)
 cmd="GOCACHE=$d.gocache GOFLAGS=-mod=mod go test ./... -run {tests||}"
 if [ -f "$src/cmd" ]; then cmd=$(cat "$src/cmd"); fi
+root=$(cd "$here/../.." && pwd); cmd=${cmd//\$FLOWAGENT/$root}
 fails=(); for f in $(cat "$src/failing"); do fails+=(--failing "$f"); done
 sleep 0.3
 OPENAI_API_KEY=x "$bin" repair --repo "$d" --base "$base" --head "$head" --test "$cmd" "${fails[@]}" \
   --model openai-compatible:m --base-url "http://127.0.0.1:$port/v1" --trust-model-origin "http://127.0.0.1:$port" \
-  --api-key-env OPENAI_API_KEY --json --quiet > "$d.json" 2> "$d.err" || true
+  --api-key-env OPENAI_API_KEY --sandbox-ro "$root/third_party" --json --quiet > "$d.json" 2> "$d.err" || true
 python3 - "$d.json" "$d.err" <<'PY'
 import json, sys
 try:

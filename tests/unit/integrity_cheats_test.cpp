@@ -1085,6 +1085,25 @@ TEST(E2ECheats, AStillFailingCheckMovedOutOfTheRequestedTestIsNotDelivered) {
   EXPECT_EQ(pre.status, Status::fixed) << pre.reason << ": " << pre.message;
   EXPECT_EQ(purposes_of(pre, "patch-tests-baseline"), 1u);
   EXPECT_FALSE(pre.evidence.preexisting_failures.empty());
+  // The head cannot import the changed file (the change renamed what it imports), which hides that
+  // one of its tests needs the environment (review 56, h01): the head's tests with the change's
+  // code as at the base show it failing there too. A moved check still fails the validation.
+  Project q;
+  const std::string env_test = "\n\ndef test_needs_env():\n    import os\n    assert os.environ.get('FLOWAGENT_NO_SUCH_VAR')\n";
+  q.base = make_repo(q.repo, {{"calc.py", "def add(a, b):\n    return a + b\n"},
+                              {"tests/test_calc.py", "from calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n" + env_test},
+                              {"pytest.ini", "[pytest]\npythonpath = .\n"}, {".gitignore", "__pycache__/\n"}});
+  q.head = commit_files(q.repo, {{"calc.py", "def plus(a, b):\n    return a - b\n"}}, "Rename add");
+  const std::pair<std::string, std::string> restore{"calc.py|return a - b\n", "return a + b\n\n\nadd = plus\n"};
+  const std::string more = "from calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n\n\ndef test_add_zero():\n    assert add(0, 5) == 5\n" + env_test;
+  auto blind = run_candidate(q, {{"tests/test_calc.py", more}}, true, false, add_test, kPytest, restore);
+  EXPECT_EQ(blind.status, Status::fixed) << blind.reason << ": " << blind.message;
+  EXPECT_EQ(purposes_of(blind, "patch-tests-before-change"), 1u);
+  const std::pair<std::string, std::string> half{"calc.py|return a - b\n", "return a + b if a else a - b\n\n\nadd = plus\n"};
+  auto moved_blind = run_candidate(q, {{"tests/test_calc.py", "from calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n\n\n"
+                                                             "def test_add_zero():\n    assert add(0, 5) == 5\n" + env_test}},
+                                   true, false, add_test, kPytest, half);
+  EXPECT_EQ(moved_blind.reason, "patch_tests_fail") << moved_blind.message;
 }
 
 // The moved pin under node --test, which takes files: the requested file's test keeps a check the

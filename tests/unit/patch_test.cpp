@@ -3,6 +3,8 @@
 // trick, delivery refusing anything but a fixed result, and post-filters failing closed.
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include <sys/stat.h>
 
 #include "flowagent/delivery.hpp"
@@ -232,6 +234,20 @@ TEST(PatchRules, SymlinksGitlinksModesTypesAndBinaryAreRefused) {
       auto rs = reasons(*p);
       ASSERT_FALSE(rs.empty()) << text;
       EXPECT_EQ(rs[0], reason) << text;
+    }
+  }
+  {  // a 100 kB line in a test file (std::regex's recursion overflowed the stack on it, review 56);
+     // the same line in a data file is text, and a 16 kB line of code passes
+    auto with_line = [](const std::string& path, std::size_t n) {
+      return "diff --git a/" + path + " b/" + path + "\nnew file mode 100644\nindex 0000000..1111111\n--- /dev/null\n+++ b/" + path +
+             "\n@@ -0,0 +1,2 @@\n+x = 1\n+# " + std::string(n, 'x') + "\n";
+    };
+    for (const auto& [path, n, bad] : std::vector<std::tuple<std::string, std::size_t, bool>>{
+             {"tests/test_x.py", 100000, true}, {"test/more.test.js", 20000, true}, {"setup.cfg", 20000, true},
+             {"tests/data.json", 100000, false}, {"tests/test_x.py", 16000, false}}) {
+      auto p = parse_patch(with_line(path, n));
+      ASSERT_TRUE(p) << p.error().message;
+      EXPECT_EQ(reasons(*p), bad ? std::vector<std::string>{"patch_long_line"} : std::vector<std::string>{}) << path << " " << n;
     }
   }
   {  // honest: tabs, form feeds and CRLF line ends are text

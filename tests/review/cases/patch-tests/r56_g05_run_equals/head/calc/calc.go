@@ -1,0 +1,18 @@
+package calc
+
+// Add returns the sum of a and b.
+func Add(a, b int) int {
+	return abs(a - b)
+}
+
+// Twice returns 2a.
+func Twice(a int) int {
+	return 2 * a
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

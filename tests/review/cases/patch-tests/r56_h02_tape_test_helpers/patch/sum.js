@@ -1,0 +1,5 @@
+module.exports = (a, b) => a + b;
+module.exports.twice = (a) => 2 * a;
+module.exports.half = (a) => a / 2;
+module.exports.thrice = (a) => 3 * a;
+module.exports.negate = (a) => -a;

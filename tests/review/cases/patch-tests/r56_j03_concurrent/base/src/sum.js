@@ -1,0 +1,5 @@
+function sum(a, b) {
+  return a + b;
+}
+
+module.exports = { sum };

@@ -1,0 +1,5 @@
+from calc import add
+
+
+def test_neg():
+    assert add(-1, -2) == -3
