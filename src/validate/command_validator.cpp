@@ -247,10 +247,12 @@ std::vector<std::string> go_test_functions(std::string_view content) {
   return out;
 }
 
-/// A run that exited 0 and whose TAP says it had no test at all (`1..0`: tape given only helper
-/// files that load it): no result to read, and none missing.
+/// A tape or node --test run that exited 0 and whose TAP says it had no test at all (`1..0`: tape
+/// given only helper files that load it): no result to read, and none missing. (A test point
+/// anywhere in the output makes it a run whose results could not be read.)
 bool no_tap_tests(const detail::Observed& o) {
-  if (o.run.exit_code != 0 || !o.tests.empty()) return false;
+  if (o.run.exit_code != 0 || !o.tests.empty() || (o.runner != reports::Runner::tape && o.runner != reports::Runner::node_test)) return false;
+  if (o.log.find("\nok ") != std::string::npos || o.log.find("\nnot ok ") != std::string::npos) return false;
   for (std::size_t at = o.log.find("1..0"); at != std::string::npos; at = o.log.find("1..0", at + 1))
     if ((at == 0 || o.log[at - 1] == '\n') && (at + 4 == o.log.size() || o.log[at + 4] == '\n' || o.log[at + 4] == ' ' || o.log[at + 4] == '\r'))
       return true;
