@@ -137,6 +137,17 @@ bool runner_says_not_found(const detail::Observed& o) {
   return false;
 }
 
+/// Appends `x` to `v` unless it is there already.
+void add_unique(std::vector<std::string>& v, const std::string& x) {
+  if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
+}
+
+/// The first `n` of `v`, comma-separated, then ", ..." when there are more (for messages).
+std::string first_few(const std::vector<std::string>& v, std::size_t n) {
+  return absl::StrJoin(std::vector<std::string>(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(std::min(v.size(), n))), ", ") +
+         (v.size() > n ? ", ..." : "");
+}
+
 /// How the test command selects the patch's test files, if it can: a plain `{tests}` that is a
 /// word of its own and not the value of an option that selects by name (`-k {tests}`,
 /// `--grep {tests}`, `-t {tests}`), for the runners that take files (pytest, jest, vitest,
@@ -350,6 +361,8 @@ class CommandValidator final : public Validator {
   /// workspace (to apply part of the patch to) or its root.
   using HeadWorkspace = std::function<Expected<Workspace*>()>;
   using HeadCheckout = std::function<Expected<std::filesystem::path>()>;
+  /// The files of the developer's change outside tests, read on first use (change_code_files).
+  using ChangeCode = std::function<Expected<const std::vector<std::string>*>()>;
 
   Expected<ValidationReport> run_checks(RepairContext& ctx, const std::filesystem::path& root, const std::string& patch,
                                         ValidationReport& rep, const HeadWorkspace& head_ws) {
@@ -484,15 +497,6 @@ class CommandValidator final : public Validator {
         return failed(rep, "regression", "the wider test command exited with " + std::to_string(run->run.exit_code));
     }
     ev.wider_tests_pass = true;
-    if (*patch_tests) {
-      auto judged = patch_tests_judged(ctx, head, **patch_tests, ev);
-      if (!judged) return unexpected(judged.error());
-      if (*judged) return failed(rep, (*judged)->reason, (*judged)->message);
-    }
-    // Last: it checks out the head without the patch in the same tree.
-    auto hidden = skipped_failing_cases(ctx, head, skipped, ev);
-    if (!hidden) return unexpected(hidden.error());
-    if (*hidden) return failed(rep, (*hidden)->reason, (*hidden)->message);
     // The developer's change outside tests (a git diff of base..head), read once for the checks
     // below, when the first of them needs it.
     std::optional<std::vector<std::string>> change_code_read;
@@ -504,6 +508,15 @@ class CommandValidator final : public Validator {
       }
       return &*change_code_read;
     };
+    if (*patch_tests) {
+      auto judged = patch_tests_judged(ctx, head, **patch_tests, change_code, ev);
+      if (!judged) return unexpected(judged.error());
+      if (*judged) return failed(rep, (*judged)->reason, (*judged)->message);
+    }
+    // Last: it checks out the head without the patch in the same tree.
+    auto hidden = skipped_failing_cases(ctx, head, skipped, ev);
+    if (!hidden) return unexpected(hidden.error());
+    if (*hidden) return failed(rep, (*hidden)->reason, (*hidden)->message);
     // A function the patched tests stopped calling, whose code the patch edits: the edit must
     // change what it answers the old tests (detail::check_stand_ins).
     if (!stand_ins.stand_ins.empty()) {
@@ -556,9 +569,6 @@ class CommandValidator final : public Validator {
     if (!tree) return unexpected(tree.error());
     const std::string folder = command_folder(tmpl);
     PatchTests out;
-    auto add = [](std::vector<std::string>& v, const std::string& x) {
-      if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
-    };
     std::vector<std::string> patterns;  // (files named like patterns)
     for (const auto& f : patch->files) {
       if (f.status == PatchStatus::deleted || !test_side(f)) continue;
@@ -572,19 +582,19 @@ class CommandValidator final : public Validator {
       if (!content) continue;  // (not a regular file of the checkout: the patch rules say why elsewhere)
       if (selection == FileSelection::go_functions || selection == FileSelection::gtest_cases) {
         for (const auto& name : selection == FileSelection::go_functions ? go_test_functions(*content) : gtest_cases(*content)) {
-          add(out.ids, name);
-          add(out.at_head, name);  // (a test the head lacks runs nothing there)
+          add_unique(out.ids, name);
+          add_unique(out.at_head, name);  // (a test the head lacks runs nothing there)
         }
         continue;
       }
       if (!runnable_test_file(path, *content, runner)) continue;
       if (path.find_first_of("[](){}*?+^$|\\!") != std::string::npos) {
-        add(patterns, path);
+        add_unique(patterns, path);
         continue;
       }
       if (path.front() == '-' || path.front() == '@' || path.front() == '+') path = "./" + path;  // (a file, not an option)
-      add(out.ids, path);
-      if (f.status == PatchStatus::modified) add(out.at_head, path);
+      add_unique(out.ids, path);
+      if (f.status == PatchStatus::modified) add_unique(out.at_head, path);
     }
     if (!patterns.empty()) {
       out.problem = "the patch's test files " + absl::StrJoin(patterns, ", ") +
@@ -593,8 +603,7 @@ class CommandValidator final : public Validator {
     }
     if (out.ids.empty()) return std::nullopt;
     const std::string what = "the patch's test " + std::string(selection == FileSelection::files ? "files " : selection == FileSelection::gtest_cases ? "cases " : "functions ") +
-                             absl::StrJoin(std::vector<std::string>(out.ids.begin(), out.ids.begin() + std::min<std::size_t>(out.ids.size(), 5)), ", ") +
-                             (out.ids.size() > 5 ? ", ..." : "");
+                             first_few(out.ids, 5);
     auto run = detail::observe_tests(root, req, out.ids, ctx.cancel, ctx.sandbox, "patch-tests");
     if (!run) {
       if (run.error().code == Errc::cancelled) return unexpected(run.error());
@@ -628,7 +637,8 @@ class CommandValidator final : public Validator {
   /// the fix's run than at the head (tape names tests freely and says no file: a new test named
   /// like one failing at the head, the requested one say, is another test). Never one named like a
   /// requested test or its replacement. When the head's results cannot be had, every failure counts.
-  Expected<std::optional<Outcome2>> patch_tests_judged(RepairContext& ctx, const HeadCheckout& head, const PatchTests& pt, Evidence& ev) {
+  Expected<std::optional<Outcome2>> patch_tests_judged(RepairContext& ctx, const HeadCheckout& head, const PatchTests& pt,
+                                                       const ChangeCode& change_code, Evidence& ev) {
     if (!pt.problem.empty()) return std::optional<Outcome2>(Outcome2{false, "unverified", pt.problem});
     if (pt.failures.empty()) return std::nullopt;
     // One baseline: how many results of each name failed, and how many there were; whether some
@@ -677,8 +687,7 @@ class CommandValidator final : public Validator {
         const bool no_new_of_that_name = pt.results.count(f) && pt.results.at(f) <= b.results[f];
         if (!requested(f) && no_new_of_that_name && at != b.failed.end() && at->second > 0) {
           --at->second;
-          if (std::find(ev.preexisting_failures.begin(), ev.preexisting_failures.end(), f) == ev.preexisting_failures.end())
-            ev.preexisting_failures.push_back(f);
+          add_unique(ev.preexisting_failures, f);
           continue;
         }
         left.push_back(f);
@@ -700,10 +709,10 @@ class CommandValidator final : public Validator {
         // their tests do without the change tells instead, on the head's tests with the change's
         // code files as at the base.
         if (!fresh.empty() && at_head->blind) {
-          auto change = change_code_files(ctx);
+          auto change = change_code();
           if (!change) return unexpected(change.error());
-          if (!change->empty()) {
-            if (auto r = put_files(ctx, *root, *change, ctx.request.change.base_commit); !r) return unexpected(r.error());
+          if (!(*change)->empty()) {
+            if (auto r = put_files(ctx, *root, **change, ctx.request.change.base_commit); !r) return unexpected(r.error());
             auto before = baseline_at(*root, "patch-tests-before-change", "before the change");
             if (!before) return unexpected(before.error());
             fresh = unexplained(fresh, *before);
@@ -712,23 +721,16 @@ class CommandValidator final : public Validator {
         }
       }
     }
-    {
-      std::vector<std::string> distinct;
-      for (const auto& f : fresh)
-        if (std::find(distinct.begin(), distinct.end(), f) == distinct.end()) distinct.push_back(f);
-      fresh = std::move(distinct);
-    }
-    if (fresh.empty()) return std::nullopt;
+    std::vector<std::string> distinct;
+    for (const auto& f : fresh) add_unique(distinct, f);
+    if (distinct.empty()) return std::nullopt;
     return std::optional<Outcome2>(Outcome2{
         false, "patch_tests_fail",
         "tests in the files the patch adds or changes fail with it: " +
-            absl::StrJoin(std::vector<std::string>(fresh.begin(), fresh.begin() + std::min<std::size_t>(fresh.size(), 5)), ", ") +
-            (fresh.size() > 5 ? ", ..." : "") + " (they did not fail at the head without the patch" + note +
+            first_few(distinct, 5) + " (they did not fail at the head without the patch" + note +
             "); a fix leaves no test it touches failing"});
   }
 
-  /// The files of the developer's change outside tests, read on first use (change_code_files).
-  using ChangeCode = std::function<Expected<const std::vector<std::string>*>()>;
 
   /// The files of the developer's change outside tests (base..head).
   static Expected<std::vector<std::string>> change_code_files(RepairContext& ctx) {
@@ -884,30 +886,23 @@ class CommandValidator final : public Validator {
     // command may not take: its enclosing scope (the file or target the fix was validated at) runs.
     std::vector<std::string> ids, run_ids;
     bool scoped = false;  // (a replacement runs at its scope: the scope's other tests are not the question)
-    auto add = [](std::vector<std::string>& v, const std::string& x) {
-      if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
-    };
     for (const auto& id : req.failure.failing_tests) {
       auto rep = std::find_if(ev.replacements.begin(), ev.replacements.end(), [&](const TestReplacement& x) { return x.old_id == id; });
       if (rep == ev.replacements.end()) {
-        add(ids, id);
-        add(run_ids, id);
+        add_unique(ids, id);
+        add_unique(run_ids, id);
         continue;
       }
-      for (const auto& n : rep->new_ids) add(ids, n);
-      add(run_ids, rep->scope);
+      for (const auto& n : rep->new_ids) add_unique(ids, n);
+      add_unique(run_ids, rep->scope);
       scoped = true;
     }
     if (ids.empty()) return std::nullopt;
     auto stop = [](std::string reason, std::string message) {
       return std::optional<Outcome2>(Outcome2{false, std::move(reason), std::move(message)});
     };
-    auto few = [](const std::vector<std::string>& v) {
-      return absl::StrJoin(std::vector<std::string>(v.begin(), v.begin() + std::min<std::size_t>(v.size(), 3)), ", ") +
-             (v.size() > 3 ? ", ..." : "");
-    };
     const std::string at_head = "the head's code without the patch's code changes";
-    const std::string at_base = "the code before the change (" + few(put_back) + " as at the base)";
+    const std::string at_base = "the code before the change (" + first_few(put_back, 3) + " as at the base)";
     // The change's files outside tests as they were at the base, in the checkout at `root`.
     // (`put_back_into`; put_files_into with the head commit writes the head's versions again.)
     auto put_files_into = [&](const std::filesystem::path& root, const std::string& commit) { return put_files(ctx, root, put_back, commit); };
@@ -981,9 +976,9 @@ class CommandValidator final : public Validator {
       where = code ? at_head + " and on " + at_base : at_base;
     }
     if (code)
-      return stop("tests_pass_without_the_fix", "the requested tests, as the patch changes them, pass on " + where + " too (" + few(ids) +
+      return stop("tests_pass_without_the_fix", "the requested tests, as the patch changes them, pass on " + where + " too (" + first_few(ids, 3) +
                                                     "): the code change is not what makes them pass, and they do not tell the change apart");
-    return stop("tests_pass_without_the_change", "the requested tests, as the patch changes them, pass on " + where + " too (" + few(ids) +
+    return stop("tests_pass_without_the_change", "the requested tests, as the patch changes them, pass on " + where + " too (" + first_few(ids, 3) +
                                                      "): they no longer check what the change did, so updating them is no fix of the failure");
   }
 
