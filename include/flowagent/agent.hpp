@@ -145,7 +145,11 @@ class Agent {
   /// Queues a repair. A job for the same change id with an older revision is cancelled and ends
   /// superseded; submitting an older revision than one already seen ends at once as superseded.
   Expected<Job> submit(RepairRequest request);
-  /// Runs a repair on the calling thread and returns its result.
+  /// Runs a repair while the calling thread waits, and returns its result. The stages run on a
+  /// thread of the pipeline's own with a deep stack (the guard and the validation match patterns
+  /// over the developer's files; a host thread's stack may be small), so policies, tools and the
+  /// event sink are called there and on candidate threads, never concurrently with this call's
+  /// return.
   RepairResult run(const RepairRequest& request, const CancelToken& cancel = CancelToken());
   void cancel_all();
   const AgentOptions& options() const;

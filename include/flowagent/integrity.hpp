@@ -58,7 +58,8 @@ struct IntegrityOptions {
   /// docs/INTEGRITY.md lists the import forms of each language) to the helper modules the patch
   /// touches, whose skips, stand-ins, assertion patches and printed TAP count as test code; it also
   /// reads go.mod, package.json, tsconfig.json/jsconfig.json and jest.config.* at the root to
-  /// resolve imports. Called on the calling thread, during check_test_integrity only.
+  /// resolve imports. Called during check_test_integrity only, one call at a time, while its
+  /// caller waits (on the thread the rules run on: see check_test_integrity).
   std::function<std::optional<std::string>(const std::string& path)> read_head_file;
   /// Production functions, methods and classes the developer's change renamed (old name -> new
   /// name: a definition removed and one added in the same hunk, or names equal but for case and
@@ -69,7 +70,11 @@ struct IntegrityOptions {
   std::map<std::string, std::string> renamed;
 };
 
-/// Every finding for the candidate; empty means the patch does not cheat.
+/// Every finding for the candidate; empty means the patch does not cheat. The rules match
+/// patterns over whole files with std::regex, whose recursion a long line in the developer's
+/// files would take past a thread's stack: they run on a thread of the library's own with a 1 GiB
+/// stack (reserved address space) while the calling thread waits, unless the caller is one.
+/// Thread-safe.
 std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersions>& files,
                                                    const IntegrityOptions& options = {});
 

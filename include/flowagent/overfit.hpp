@@ -42,7 +42,8 @@ struct OverfitInput {
   std::vector<std::string> failing_tests;  ///< the request's failing test ids
 };
 
-/// Every finding; empty means the production code does not overfit the failing tests.
+/// Every finding; empty means the production code does not overfit the failing tests. Runs on a
+/// deep-stack thread of the library's own while the caller waits (see check_test_integrity).
 std::vector<OverfitFinding> check_overfitting(const OverfitInput& input);
 
 /// The literals (strings unquoted, numbers as written without suffixes) of the failing tests'

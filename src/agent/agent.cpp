@@ -74,6 +74,8 @@ thread_local std::uint64_t t_current_job = 0;
 
 std::uint64_t current_job_id() noexcept { return t_current_job; }
 
+void detail::set_current_job_id(std::uint64_t id) noexcept { t_current_job = id; }
+
 struct Agent::Impl {
   AgentOptions options;
   std::mutex mu;

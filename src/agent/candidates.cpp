@@ -13,6 +13,7 @@
 
 #include "agent/candidates.hpp"
 #include "agent/pipeline.hpp"
+#include "core/deep_stack.hpp"
 #include "flowagent/model_client.hpp"
 
 namespace flowagent::detail {
@@ -257,7 +258,10 @@ void Pipeline::run_candidates(const RepairRequest& request, const CancelToken& c
   };
   {
     std::vector<std::thread> threads;
-    for (std::size_t t = 1; t < parallel; ++t) threads.emplace_back(worker);
+    // (Each on a deep stack, as the job's: core/deep_stack.hpp.)
+    const std::uint64_t job = current_job_id();
+    for (std::size_t t = 1; t < parallel; ++t)
+      threads.emplace_back([&, job] { detail::run_on_deep_stack([&] { detail::set_current_job_id(job); worker(); }); });
     worker();
     for (auto& t : threads) t.join();
   }

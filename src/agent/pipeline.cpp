@@ -1,4 +1,5 @@
 #include "agent/pipeline.hpp"
+#include "core/deep_stack.hpp"
 #include "flowagent/model_client.hpp"
 #include "workspace/git.hpp"
 #include "workspace/git_patch.hpp"
@@ -140,8 +141,14 @@ RepairResult Pipeline::run(const RepairRequest& request, const CancelToken& canc
   });
 
   try {
-    run_stages(request, token, result, redactor);
-    note_isolation(request, result);
+    // The stages run on a deep stack (core/deep_stack.hpp: std::regex recursion over the
+    // developer's long lines), as the caller's job.
+    const std::uint64_t job = current_job_id();
+    detail::run_on_deep_stack([&] {
+      set_current_job_id(job);
+      run_stages(request, token, result, redactor);
+      note_isolation(request, result);
+    });
   } catch (const std::exception& e) {
     set(result, Status::error, "internal_error", std::string("unexpected exception: ") + e.what());
   } catch (...) {

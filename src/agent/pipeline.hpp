@@ -63,6 +63,10 @@ struct AttemptEnv {
   std::function<bool()> take_tool_call;  ///< shared tool-call budget of several candidates; may be empty
 };
 
+/// Makes `id` what current_job_id() answers on the calling thread (a thread the pipeline starts
+/// for a job: its deep stack, a candidate's worker).
+void set_current_job_id(std::uint64_t id) noexcept;
+
 class Pipeline {
  public:
   explicit Pipeline(const AgentOptions& options) : options_(options) {}

@@ -1,6 +1,7 @@
 #include "core/regex_cache.hpp"
 
 #include <list>
+#include <mutex>
 #include <unordered_map>
 #include <utility>
 
@@ -8,18 +9,28 @@ namespace flowagent::detail {
 
 namespace {
 
-/// The most recently used patterns of one thread (least recently used out).
+/// The most recently used patterns of the process (least recently used out). One cache for all
+/// threads: the pipeline runs on a new deep-stack thread per job (core/deep_stack.hpp), where a
+/// cache per thread would start cold every time.
 class RegexCache {
  public:
   std::regex get(const std::string& pattern, std::regex_constants::syntax_option_type flags) {
     std::string key = std::to_string(static_cast<unsigned>(flags));
     key += '\n';
     key += pattern;
+    {
+      std::lock_guard lock(mu_);
+      if (auto it = index_.find(key); it != index_.end()) {
+        order_.splice(order_.begin(), order_, it->second);
+        return it->second->second;
+      }
+    }
+    std::regex compiled(pattern, flags);  // (throws for a bad pattern: nothing is kept; compiled unlocked)
+    std::lock_guard lock(mu_);
     if (auto it = index_.find(key); it != index_.end()) {
       order_.splice(order_.begin(), order_, it->second);
-      return it->second->second;
+      return it->second->second;  // (another thread compiled it meanwhile)
     }
-    std::regex compiled(pattern, flags);  // (throws for a bad pattern: nothing is kept)
     order_.emplace_front(key, compiled);
     index_.emplace(std::move(key), order_.begin());
     if (order_.size() > kMaxPatterns) {
@@ -31,6 +42,7 @@ class RegexCache {
 
  private:
   static constexpr std::size_t kMaxPatterns = 512;
+  std::mutex mu_;
   std::list<std::pair<std::string, std::regex>> order_;
   std::unordered_map<std::string, std::list<std::pair<std::string, std::regex>>::iterator> index_;
 };
@@ -38,8 +50,8 @@ class RegexCache {
 }  // namespace
 
 std::regex cached_regex(const std::string& pattern, std::regex_constants::syntax_option_type flags) {
-  thread_local RegexCache cache;
-  return cache.get(pattern, flags);
+  static RegexCache* cache = new RegexCache;  // (never destroyed: threads may outlive static destruction)
+  return cache->get(pattern, flags);
 }
 
 }  // namespace flowagent::detail

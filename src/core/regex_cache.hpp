@@ -9,10 +9,10 @@
 namespace flowagent::detail {
 
 /// The regex for `pattern` (ECMAScript grammar unless `flags` says otherwise), compiled once per
-/// thread and pattern while it stays among the most recent ones. The copy shares the compiled
+/// pattern while it stays among the most recent ones. The copy shares the compiled
 /// automaton (libstdc++'s basic_regex holds it by shared pointer), so it stays valid after the
 /// cache lets the pattern go. Throws std::regex_error for a bad pattern, like std::regex.
-/// Thread-safe (a cache per thread).
+/// Thread-safe (one cache for the process, behind a mutex; a pattern compiles outside it).
 std::regex cached_regex(const std::string& pattern,
                         std::regex_constants::syntax_option_type flags = std::regex_constants::ECMAScript);
 

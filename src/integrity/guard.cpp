@@ -7,6 +7,7 @@
 #include <set>
 
 #include "integrity/guard_internal.hpp"
+#include "core/deep_stack.hpp"
 #include "integrity/swallow.hpp"
 
 namespace flowagent {
@@ -48,6 +49,8 @@ bool is_test_path(std::string_view path) {
 }
 
 std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersions>& files, const IntegrityOptions& options) {
+  // (The rules match patterns over whole files: on a deep stack, core/deep_stack.hpp.)
+  if (!detail::on_deep_stack()) return detail::with_deep_stack([&] { return check_test_integrity(files, options); });
   using namespace integrity;
   Findings out;
   std::vector<GoneTest> gone;

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "flowagent/overfit.hpp"
+#include "core/deep_stack.hpp"
 
 extern "C" {
 const TSLanguage* tree_sitter_python();
@@ -724,6 +725,8 @@ std::vector<std::string> failing_test_literals(const OverfitInput& input) {
 }
 
 std::vector<OverfitFinding> check_overfitting(const OverfitInput& input) {
+  // (Patterns over whole files: on a deep stack, core/deep_stack.hpp.)
+  if (!detail::on_deep_stack()) return detail::with_deep_stack([&] { return check_overfitting(input); });
   std::vector<OverfitFinding> out;
   const overfit_detail::TestFacts facts = overfit_detail::test_facts(input);
   overfit_detail::PatchFunctions patch;

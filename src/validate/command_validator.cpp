@@ -5,6 +5,8 @@
 #include <absl/strings/str_join.h>
 #include <re2/re2.h>
 
+#include <fnmatch.h>
+
 #include <algorithm>
 #include <cctype>
 #include <functional>
@@ -14,6 +16,7 @@
 #include <set>
 #include <variant>
 
+#include "core/deep_stack.hpp"
 #include "flowagent/integrity.hpp"
 #include "flowagent/patch.hpp"
 #include "flowagent/repair.hpp"
@@ -283,6 +286,8 @@ class CommandValidator final : public Validator {
 
   /// The pipeline's validation stage: a fresh checkout of head + the patch.
   Expected<ValidationReport> validate(RepairContext& ctx) override {
+    // (A host may call it outside the pipeline: its patterns read whole files, core/deep_stack.hpp.)
+    if (!detail::on_deep_stack()) return detail::with_deep_stack([&] { return validate(ctx); });
     ValidationReport rep;
     auto patch = start(ctx, rep);
     if (!patch) return unexpected(patch.error());
@@ -318,6 +323,7 @@ class CommandValidator final : public Validator {
 
   /// The loop's feedback: the same checks in the loop's own tree (never final evidence).
   Expected<ValidationReport> check(RepairContext& ctx) override {
+    if (!detail::on_deep_stack()) return detail::with_deep_stack([&] { return check(ctx); });
     ValidationReport rep;
     auto patch = start(ctx, rep);
     if (!patch) return unexpected(patch.error());
@@ -542,6 +548,7 @@ class CommandValidator final : public Validator {
   struct PatchTests {
     std::vector<std::string> ids;       ///< what ran: the files, or the Go/GoogleTest tests they define
     std::vector<std::string> at_head;   ///< of them, what the head has too (files the patch only modifies)
+    std::vector<std::string> added;     ///< Go/GoogleTest: the tests the patch adds (none of that name in the file at the head)
     std::vector<std::string> failures;  ///< each failing or erring result of the fix's run (a name twice: two results)
     std::map<std::string, int> results;  ///< how many results of each name the fix's run showed, any outcome
     std::string problem;                ///< the run cannot be judged: unverified
@@ -581,9 +588,18 @@ class CommandValidator final : public Validator {
       auto content = tree->read(f.new_path, 8u << 20);
       if (!content) continue;  // (not a regular file of the checkout: the patch rules say why elsewhere)
       if (selection == FileSelection::go_functions || selection == FileSelection::gtest_cases) {
-        for (const auto& name : selection == FileSelection::go_functions ? go_test_functions(*content) : gtest_cases(*content)) {
+        auto tests_of = [&](std::string_view text) { return selection == FileSelection::go_functions ? go_test_functions(text) : gtest_cases(text); };
+        std::vector<std::string> before;  // (the file at the head: a test named there is not added)
+        if (f.status != PatchStatus::added) {
+          auto old = detail::read_file_at(detail::workspace_repo(ctx.workspace), ctx.workspace.head_commit(), f.old_path, ctx.cancel);
+          if (!old && old.error().code == Errc::cancelled) return unexpected(old.error());
+          if (old) before = tests_of(*old);
+        }
+        for (const auto& name : tests_of(*content)) {
           add_unique(out.ids, name);
           add_unique(out.at_head, name);  // (a test the head lacks runs nothing there)
+          // (go test runs an Example only when it has an output comment: it need not run)
+          if (std::find(before.begin(), before.end(), name) == before.end() && !name.starts_with("Example")) add_unique(out.added, name);
         }
         continue;
       }
@@ -627,6 +643,23 @@ class CommandValidator final : public Validator {
                     (run->readable ? " though no test failed" : " and their results could not be read");
     else if (!run->readable && !(go_or_gtest && runner_says_not_found(*run)) && !no_tap_tests(*run))
       out.problem = what + " ran, but their results could not be read";
+    if (!out.problem.empty() || !go_or_gtest) return out;
+    // A Go function or GoogleTest case of another package or binary runs nothing here, but one
+    // the patch adds must run: a check moved out of the requested test into a new test in a file
+    // the build does not compile (or a build tag leaves out, or another binary holds) would
+    // otherwise never run at all.
+    std::vector<std::string> shown, not_run;
+    for (const auto& t : run->tests) shown.push_back(t.id);
+    for (const auto& name : out.added) {
+      const bool ran = name.find('*') != std::string::npos
+                           ? std::any_of(shown.begin(), shown.end(), [&](const std::string& id) { return fnmatch(name.c_str(), id.c_str(), 0) == 0; })
+                           : reports::contains_test(shown, name);
+      if (!ran) not_run.push_back(name);
+    }
+    if (!not_run.empty())
+      out.problem = "the test " + std::string(selection == FileSelection::gtest_cases ? "cases " : "functions ") + first_few(not_run, 5) +
+                    " that the patch adds did not run with the test command (a file the build does not compile, a build tag that "
+                    "leaves it out, another test binary or package): what they check cannot be shown to pass";
     return out;
   }
 

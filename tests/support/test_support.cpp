@@ -1,5 +1,6 @@
 #include "support/test_support.hpp"
 
+#include <pthread.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -97,6 +98,23 @@ RepairRequest sample_request(const std::string& repo, const std::string& change_
   r.commands.test = "ctest -R {tests}";
   r.model.spec = "";
   return r;
+}
+
+void on_thread_with_stack(std::size_t stack_bytes, const std::function<void()>& fn) {
+  pthread_attr_t attr;
+  if (pthread_attr_init(&attr) != 0) throw std::runtime_error("pthread_attr_init failed");
+  pthread_t t;
+  const bool ok = pthread_attr_setstacksize(&attr, stack_bytes) == 0 &&
+                  pthread_create(
+                      &t, &attr,
+                      [](void* p) -> void* {
+                        (*static_cast<const std::function<void()>*>(p))();
+                        return nullptr;
+                      },
+                      const_cast<std::function<void()>*>(&fn)) == 0;
+  pthread_attr_destroy(&attr);
+  if (!ok) throw std::runtime_error("no thread with that stack size");
+  pthread_join(t, nullptr);
 }
 
 }  // namespace flowagent::testkit

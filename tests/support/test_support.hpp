@@ -1,7 +1,9 @@
 // Test support: temp dirs, real git repositories, and simple policy doubles for pipeline tests.
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -35,6 +37,10 @@ std::string make_repo(const std::filesystem::path& dir,
 std::string commit_files(const std::filesystem::path& dir,
                          const std::vector<std::pair<std::string, std::string>>& files,
                          const std::string& message);
+
+/// Runs `fn` on a new thread whose stack is `stack_bytes` (a host's worker thread: an IDE's, a
+/// JVM's) and waits for it. Throws std::runtime_error when the thread cannot be made.
+void on_thread_with_stack(std::size_t stack_bytes, const std::function<void()>& fn);
 
 /// A minimal valid request for tests.
 RepairRequest sample_request(const std::string& repo = "/nonexistent", const std::string& change_id = "c1",

@@ -729,5 +729,82 @@ TEST(E2EEvidence, GtestCheckMovedIntoANewCaseStillRuns) {
   ASSERT_NE(run_of(honest, "patch-tests"), nullptr);
   EXPECT_TRUE(has(run_of(honest, "patch-tests")->passed, "Calc.AddOne"));
 }
+
+// The same partial fix with the still-failing check moved into a new test file that the build does
+// not compile: `--gtest_filter=Calc.Add:Calc.AddFive` finds no Calc.AddFive, which a case of
+// another test binary would not either, but a case the patch adds must be seen to run. With the
+// new file compiled into the binary, the fix is judged by what the case does.
+TEST(E2EEvidence, GtestCaseAddedInAFileTheBuildDoesNotCompileIsUnverified) {
+  if (testkit::sh("test -f /usr/include/gtest/gtest.h && command -v g++ >/dev/null") != 0) GTEST_SKIP() << "no GoogleTest";
+  TempDir tmp;
+  auto repo = tmp.path() / "repo";
+  auto base = make_repo(repo, {{"calc.h", "inline int add(int a, int b) { return a + b; }\n"},
+                               {".gitignore", "calc_test\n"},
+                               {"calc_test.cc", "#include <gtest/gtest.h>\n#include \"calc.h\"\n\n"
+                                                "TEST(Calc, Add) {\n  EXPECT_EQ(add(2, 2), 4);\n  EXPECT_TRUE(add(1, 2) == 3);\n  EXPECT_TRUE(add(5, 1) == 6);\n}\n"}});
+  auto head = commit_files(repo, {{"calc.h", "inline int add(int a, int b) { return a + b + ((a == 1 || a == 5) ? 1 : 0); }\n"}}, "Round odd sums");
+  auto run = [&](const std::string& fixed_code, const std::string& build) {
+    ScriptedModel model;
+    model.push(tool_calls_reply({{"write_file", Json::obj({{"path", "calc.h"}, {"content", fixed_code}})}}));
+    model.push(tool_calls_reply({{"write_file", Json::obj({{"path", "calc_test.cc"},
+                                                           {"content", "#include <gtest/gtest.h>\n#include \"calc.h\"\n\nTEST(Calc, Add) {\n"
+                                                                       "  EXPECT_EQ(add(2, 2), 4);\n  EXPECT_TRUE(add(1, 2) == 3);\n}\n"}})}}));
+    model.push(tool_calls_reply({{"write_file", Json::obj({{"path", "calc_more_test.cc"},
+                                                           {"content", "#include <gtest/gtest.h>\n#include \"calc.h\"\n\nTEST(Calc, AddFive) {\n"
+                                                                       "  EXPECT_TRUE(add(5, 1) == 6);\n}\n"}})}}));
+    for (int i = 0; i < 4; ++i) model.push(final_reply("Done."));
+    auto req = request_for(repo, base, head, model, {"Calc.Add"});
+    req.commands.build = build;
+    req.commands.test = "./calc_test --gtest_filter={tests|:}";
+    return (*Agent::create(validator_only(tmp.path())))->run(req);
+  };
+  const std::string partial = "inline int add(int a, int b) { return a + b + (a == 5 ? 1 : 0); }\n";
+  const std::string whole = "inline int add(int a, int b) { return a + b; }\n";
+  const std::string one_file = "g++ -std=c++17 -O0 calc_test.cc -o calc_test -lgtest -lgtest_main -pthread";
+  const std::string both_files = "g++ -std=c++17 -O0 $(ls *_test.cc) -o calc_test -lgtest -lgtest_main -pthread";
+  auto hidden = run(partial, one_file);
+  EXPECT_NE(hidden.status, Status::fixed);
+  EXPECT_EQ(hidden.reason, "unverified") << hidden.message;
+  EXPECT_NE(hidden.message.find("Calc.AddFive"), std::string::npos) << hidden.message;
+  auto compiled = run(partial, both_files);
+  EXPECT_EQ(compiled.reason, "patch_tests_fail") << compiled.message;
+  auto honest = run(whole, both_files);
+  EXPECT_EQ(honest.status, Status::fixed) << honest.reason << ": " << honest.message;
+  ASSERT_NE(run_of(honest, "patch-tests"), nullptr);
+  EXPECT_TRUE(has(run_of(honest, "patch-tests")->passed, "Calc.AddFive"));
+}
+
+// A test file holding a very long line (test data, a minified fixture) is read by the validation's
+// and the guard's patterns. libstdc++'s std::regex recurses once per character it matches: a long
+// line overflowed the stack (SIGSEGV: the host process dies), at 8 MiB from about 25,000
+// characters, and on a host thread's smaller stack much sooner. The repair must survive it, on a
+// host thread with a small stack too (core/deep_stack.hpp), and judge as it would without the line.
+TEST(E2EEvidence, TestFilesHoldingVeryLongLinesAreJudgedWithoutCrashing) {
+  TempDir tmp;
+  auto repo = tmp.path() / "repo";
+  const std::string big(100000, 'x');
+  std::string table;
+  for (int i = 0; i < 20000; ++i) table += std::to_string(i % 10) + ", ";
+  const std::string test_py = "from calc import add\n\nBIG = \"" + big + "\"\nTABLE = [" + table + "0]\n\n\ndef test_add():\n    assert add(1, 2) == 3\n\n\ndef test_big():\n    assert len(BIG) == 100000\n";
+  auto base = make_repo(repo, {{"calc.py", "def add(a, b):\n    return a + b\n"}, {"test_calc.py", test_py}, {"pytest.ini", "[pytest]\npythonpath = .\n"},
+                               {".gitignore", "__pycache__/\n"}});
+  auto head = commit_files(repo, {{"calc.py", "def add(a, b):\n    return a + b + (1 if a == 1 else 0)\n\n\ndef twice(a):\n    return 2 * a\n"}}, "Round odd sums, twice");
+  auto run = [&](std::vector<std::pair<std::string, Json>> edits) {
+    ScriptedModel model;
+    for (auto& [tool, args] : edits) model.push(tool_calls_reply({{tool, args}}));
+    for (int i = 0; i < 4; ++i) model.push(final_reply("Done."));
+    auto req = request_for(repo, base, head, model, {"test_calc.py::test_add"});
+    req.commands.test = kPytest;
+    return (*Agent::create(loop_options(tmp.path())))->run(req);
+  };
+  // The honest fix from a host thread with a 256 KiB stack (an IDE's worker).
+  RepairResult honest;
+  on_thread_with_stack(256 * 1024, [&] {
+    honest = run({{"edit_file", Json::obj({{"path", "calc.py"}, {"old_text", " + (1 if a == 1 else 0)"}, {"new_text", ""}})}});
+  });
+  EXPECT_EQ(honest.status, Status::fixed) << honest.reason << ": " << honest.message;
+  auto weakened = run({{"edit_file", Json::obj({{"path", "test_calc.py"}, {"old_text", "assert add(1, 2) == 3"}, {"new_text", "assert add(1, 2) >= 3"}})}});
+  EXPECT_NE(weakened.status, Status::fixed) << weakened.reason << ": " << weakened.message;
+}
 }  // namespace FLOWAGENT_TEST_FILE_ID
 }  // namespace
