@@ -39,7 +39,8 @@ struct IntegrityFinding {
                         ///< "runner_config_exclusion", "shadow_module", "diff_attributes",
                         ///< "test_detection_in_code", "runner_terminated", "report_tampered",
                         ///< "mocked_code_under_test",
-                        ///< "unsupported_language", "parse_error"
+                        ///< "unsupported_language", "parse_error" (also: the files could not be
+                        ///< read with the rules' patterns, path "")
   std::string path;
   int line = 0;         ///< in the after version (before version for deletions and removed lines); 0: the whole file
   std::string message;

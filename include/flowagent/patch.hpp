@@ -85,7 +85,8 @@ std::string render_hunk(const PatchHunk& hunk);
 /// "patch_binary", "patch_path" (outside the tree, .git in any spelling the tools refuse, a control
 /// character, or a file named twice), "patch_control_chars" (an added line holds a terminal control
 /// character other than tab, form feed, vertical tab or a line-ending carriage return),
-/// "patch_long_line" (an added line of a source or configuration file is over 16 KiB).
+/// "patch_long_line" (an added line of a source or configuration file is over 16 KiB),
+/// "patch_too_large" (more than 256 KiB added to source and configuration files in all).
 struct PatchProblem {
   std::string reason;
   std::string path;

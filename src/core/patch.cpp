@@ -540,6 +540,8 @@ bool looks_binary(std::string_view content) noexcept {
 namespace {
 
 constexpr std::size_t kMaxSourceLine = 16384;
+/// What a patch may add to source and configuration files in all (patch_too_large).
+constexpr std::size_t kMaxSourceAdded = 256u << 10;
 
 /// A file of a language or configuration the checks read line by line.
 bool source_like(std::string_view path) {
@@ -632,6 +634,22 @@ std::vector<PatchProblem> check_patch(const Patch& patch) {
                 std::to_string(kMaxSourceLine) + " in a source or configuration file): minified or generated code is no fix");
         break;
       }
+  }
+  // Source and configuration added in all: the guard and the validation read every file the patch
+  // touches, some of it in time that grows faster than the file (hostile review 57: four model-
+  // written test files of 1 MiB held a 60-second job for 101 s). A fix adding more is no fix.
+  std::size_t added = 0;
+  for (const auto& f : patch.files) {
+    if (!source_like(f.path())) continue;
+    for (const auto& h : f.hunks)
+      for (const auto& l : h.lines)
+        if (l.kind == '+') added += l.text.size() + 1;
+    if (added > kMaxSourceAdded) {
+      add(f, "patch_too_large",
+          "the patch adds more than " + std::to_string(kMaxSourceAdded >> 10) +
+              " KiB to source and configuration files (reaching it here): generated code or data is no fix");
+      break;
+    }
   }
   return out;
 }

@@ -48,9 +48,23 @@ bool is_test_path(std::string_view path) {
          starts_with(base, "setupTests.");
 }
 
+static std::vector<IntegrityFinding> integrity_findings(const std::vector<FileVersions>& files, const IntegrityOptions& options);
+
 std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersions>& files, const IntegrityOptions& options) {
-  // (The rules match patterns over whole files: on a deep stack, core/deep_stack.hpp.)
-  if (!detail::on_deep_stack()) return detail::with_deep_stack([&] { return check_test_integrity(files, options); });
+  // The rules match patterns over whole files: on a deep stack (core/deep_stack.hpp). A pattern
+  // they build from the files' text can be past what std::regex compiles (a 50,000-character
+  // name: "Number of NFA states exceeds limit"), which no host expects as an exception: the
+  // patch is then not judged, and not passed (fail closed).
+  try {
+    return detail::with_deep_stack([&] { return integrity_findings(files, options); });
+  } catch (const std::exception& e) {
+    return {IntegrityFinding{"parse_error", "", 0,
+                             std::string("the guard could not read the files with its patterns (") + e.what() +
+                                 ": a name or an expression too long for them); the patch is not judged"}};
+  }
+}
+
+static std::vector<IntegrityFinding> integrity_findings(const std::vector<FileVersions>& files, const IntegrityOptions& options) {
   using namespace integrity;
   Findings out;
   std::vector<GoneTest> gone;

@@ -724,9 +724,20 @@ std::vector<std::string> failing_test_literals(const OverfitInput& input) {
   return {facts.literals.begin(), facts.literals.end()};
 }
 
+static std::vector<OverfitFinding> overfit_findings(const OverfitInput& input);
+
 std::vector<OverfitFinding> check_overfitting(const OverfitInput& input) {
-  // (Patterns over whole files: on a deep stack, core/deep_stack.hpp.)
-  if (!detail::on_deep_stack()) return detail::with_deep_stack([&] { return check_overfitting(input); });
+  // Patterns over whole files: on a deep stack (core/deep_stack.hpp); one the files' text makes
+  // too large to compile fails closed, as in check_test_integrity.
+  try {
+    return detail::with_deep_stack([&] { return overfit_findings(input); });
+  } catch (const std::exception& e) {
+    return {OverfitFinding{"unreadable", "", 0,
+                           std::string("the production code could not be read with the overfitting patterns (") + e.what() + "); not judged"}};
+  }
+}
+
+static std::vector<OverfitFinding> overfit_findings(const OverfitInput& input) {
   std::vector<OverfitFinding> out;
   const overfit_detail::TestFacts facts = overfit_detail::test_facts(input);
   overfit_detail::PatchFunctions patch;

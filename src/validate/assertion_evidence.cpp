@@ -984,6 +984,8 @@ Expected<AssertionCheck> check_assertions_ran(RepairContext& ctx, const fs::path
   const auto repo = workspace_repo(ctx.workspace);
   std::vector<std::pair<std::string, integrity::RequiredAssertion>> required;
   for (auto& [path, c] : files) {
+    // (Reading a file's assertions can take seconds on a large one: the job's limits hold between files.)
+    if (ctx.cancel.cancelled()) return fail(Errc::cancelled, "cancelled while reading the tests' assertions");
     auto after = tree->read(path, 8u << 20);
     if (!after) continue;  // deleted by the patch, or not a readable file
     const PatchFile* pf = nullptr;

@@ -286,8 +286,29 @@ class CommandValidator final : public Validator {
 
   /// The pipeline's validation stage: a fresh checkout of head + the patch.
   Expected<ValidationReport> validate(RepairContext& ctx) override {
-    // (A host may call it outside the pipeline: its patterns read whole files, core/deep_stack.hpp.)
-    if (!detail::on_deep_stack()) return detail::with_deep_stack([&] { return validate(ctx); });
+    return guarded([&] { return validate_here(ctx); });
+  }
+
+  /// The loop's feedback: the same checks in the loop's own tree (never final evidence).
+  Expected<ValidationReport> check(RepairContext& ctx) override {
+    return guarded([&] { return check_here(ctx); });
+  }
+
+ private:
+  /// The checks read the files with patterns: on a deep stack (core/deep_stack.hpp; a host may
+  /// call validate() or check() outside the pipeline). A pattern built from the files' text that
+  /// std::regex cannot compile (too many states) leaves the candidate unverified, never passed.
+  template <class F>
+  static Expected<ValidationReport> guarded(F&& f) {
+    try {
+      return detail::with_deep_stack(f);
+    } catch (const std::regex_error& e) {
+      ValidationReport rep;
+      return failed(rep, "unverified", std::string("the candidate's files could not be read with the validation's patterns (") + e.what() + ")");
+    }
+  }
+
+  Expected<ValidationReport> validate_here(RepairContext& ctx) {
     ValidationReport rep;
     auto patch = start(ctx, rep);
     if (!patch) return unexpected(patch.error());
@@ -321,9 +342,7 @@ class CommandValidator final : public Validator {
     return run_checks(ctx, ws.root(), *patch, rep, head);
   }
 
-  /// The loop's feedback: the same checks in the loop's own tree (never final evidence).
-  Expected<ValidationReport> check(RepairContext& ctx) override {
-    if (!detail::on_deep_stack()) return detail::with_deep_stack([&] { return check(ctx); });
+  Expected<ValidationReport> check_here(RepairContext& ctx) {
     ValidationReport rep;
     auto patch = start(ctx, rep);
     if (!patch) return unexpected(patch.error());
@@ -352,7 +371,19 @@ class CommandValidator final : public Validator {
       failed(rep, "no_test_command", "the request has no test command to validate with");
       return std::string();
     }
-    return candidate_patch(ctx);
+    auto text = candidate_patch(ctx);
+    if (!text || text->empty()) return text;
+    // The patch rules first (the pipeline applies them before validate(); the loop's check() and a
+    // host's call would otherwise run tests on, and read, a patch no rule lets through: a symlink,
+    // megabytes of generated test code).
+    auto parsed = parse_patch(*text);
+    if (!parsed) return unexpected(parsed.error());
+    if (auto problems = check_patch(*parsed); !problems.empty()) {
+      std::string msg;
+      for (const auto& pr : problems) msg += (msg.empty() ? "" : "; ") + pr.message;
+      failed(rep, problems.front().reason, "the patch breaks the patch rules: " + msg);
+    }
+    return text;
   }
 
   static ValidationReport failed(ValidationReport& rep, std::string reason, std::string message) {

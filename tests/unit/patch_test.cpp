@@ -250,6 +250,23 @@ TEST(PatchRules, SymlinksGitlinksModesTypesAndBinaryAreRefused) {
       EXPECT_EQ(reasons(*p), bad ? std::vector<std::string>{"patch_long_line"} : std::vector<std::string>{}) << path << " " << n;
     }
   }
+  {  // more than 256 KiB added to source files in all (four 1 MiB test files held a 60 s job for
+     // 101 s, review 57): 300 lines of 1 KiB in each of two test files; the same in data files,
+     // or 100 KiB of code, passes
+    auto with_lines = [](const std::string& path, int lines) {
+      std::string s = "diff --git a/" + path + " b/" + path + "\nnew file mode 100644\nindex 0000000..1111111\n--- /dev/null\n+++ b/" + path +
+                      "\n@@ -0,0 +1," + std::to_string(lines) + " @@\n";
+      for (int i = 0; i < lines; ++i) s += "+x" + std::to_string(i) + " = '" + std::string(1000, 'y') + "'\n";
+      return s;
+    };
+    for (const auto& [a, b, lines, bad] : std::vector<std::tuple<std::string, std::string, int, bool>>{
+             {"tests/test_a.py", "tests/test_b.py", 150, true}, {"tests/a.json", "tests/b.json", 150, false},
+             {"tests/test_a.py", "src/b.py", 50, false}}) {
+      auto p = parse_patch(with_lines(a, lines) + with_lines(b, lines));
+      ASSERT_TRUE(p) << p.error().message;
+      EXPECT_EQ(reasons(*p), bad ? std::vector<std::string>{"patch_too_large"} : std::vector<std::string>{}) << a << " " << lines;
+    }
+  }
   {  // honest: tabs, form feeds and CRLF line ends are text
     auto p = parse_patch("diff --git a/x.c b/x.c\nindex 1111111..2222222 100644\n--- a/x.c\n+++ b/x.c\n@@ -1 +1,2 @@\n-a\r\n+\tb\r\n+\f\n");
     ASSERT_TRUE(p) << p.error().message;
