@@ -5,6 +5,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <regex>
 #include <tuple>
@@ -1398,6 +1399,9 @@ class Analyzer {
     TSTree* tree = ts_parser_parse_string(parser, nullptr, s_.src.data(), static_cast<uint32_t>(s_.src.size()));
     ts_parser_delete(parser);
     if (!tree) return m;
+    // (Owned: a rule's pattern that std::regex cannot compile throws out of this walk, and
+    // check_test_integrity fails closed on it; the tree must not leak then.)
+    const std::unique_ptr<TSTree, decltype(&ts_tree_delete)> owned(tree, &ts_tree_delete);
     model_ = &m;
     names_ = file_names(lang_, s_.src);
     m.has_error = ts_node_has_error(ts_tree_root_node(tree));
@@ -1432,7 +1436,6 @@ class Analyzer {
     for (auto& h : m.helpers) complementary_lossy_views(h);
     exported_definitions(m);
     if (lang_ == Lang::python || is_js(lang_)) m.returns = returned_sources(s_, ts_tree_root_node(tree), &names_);
-    ts_tree_delete(tree);
     m.parsed = true;
     return m;
   }
