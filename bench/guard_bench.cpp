@@ -51,7 +51,32 @@ void BM_GuardLargeTestFile(benchmark::State& state, const char* path) {
 void BM_GuardJavaTestFile(benchmark::State& state) { BM_GuardLargeTestFile<java_tests>(state, "src/test/java/calc/CalcTest.java"); }
 void BM_GuardPythonTestFile(benchmark::State& state) { BM_GuardLargeTestFile<python_tests>(state, "tests/test_calc.py"); }
 
+// A developer's test file holding one long list literal (test data on one line), and a patch that
+// changes another test's check. tree-sitter reaches a node's i-th child in O(i); the guard's walks
+// by index made this O(elements^2): 1 MB took 15-30 s, 3 MB 195 s (review 57, F3). Through the
+// cached navigation of src/integrity/ts_nav.hpp it grows linearly.
+std::string python_long_literal(int elements, bool changed) {
+  std::string s = "from calc import add\n\nDATA = [";
+  for (int i = 0; i < elements; ++i) s += i ? ",1" : "1";
+  s += "]\n\n\ndef test_data():\n    assert len(DATA) > 0\n\n\ndef test_add():\n    assert add(1, 1) == ";
+  return s + (changed ? "3\n" : "2\n");
+}
+
+void BM_GuardLongLiteralLine(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  const std::vector<FileVersions> files{{"tests/test_data.py", python_long_literal(n, false), python_long_literal(n, true)}};
+  flowagent::IntegrityOptions options;
+  for (auto _ : state) {
+    auto findings = flowagent::check_test_integrity(files, options);
+    benchmark::DoNotOptimize(findings);
+  }
+  state.counters["bytes"] = static_cast<double>(files[0].after->size());
+  state.SetComplexityN(n);
+}
+
 const int kMax = flowagent::bench::smoke_or(50, 800);
+const int kMaxElements = flowagent::bench::smoke_or(4096, 1 << 19);
+BENCHMARK(BM_GuardLongLiteralLine)->RangeMultiplier(8)->Range(4096, kMaxElements)->Unit(benchmark::kMillisecond)->UseRealTime()->Complexity();
 BENCHMARK(BM_GuardJavaTestFile)->RangeMultiplier(4)->Range(50, kMax)->Unit(benchmark::kMillisecond)->Complexity();
 BENCHMARK(BM_GuardPythonTestFile)->RangeMultiplier(4)->Range(50, kMax)->Unit(benchmark::kMillisecond)->Complexity();
 

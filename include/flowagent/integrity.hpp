@@ -40,7 +40,8 @@ struct IntegrityFinding {
                         ///< "test_detection_in_code", "runner_terminated", "report_tampered",
                         ///< "mocked_code_under_test",
                         ///< "unsupported_language", "parse_error" (also: the files could not be
-                        ///< read with the rules' patterns, path "")
+                        ///< read with the rules' patterns, path ""), "cancelled" (IntegrityOptions::
+                        ///< cancelled stopped the guard, path "")
   std::string path;
   int line = 0;         ///< in the after version (before version for deletions and removed lines); 0: the whole file
   std::string message;
@@ -69,6 +70,11 @@ struct IntegrityOptions {
   /// (`Version.isvalid` -> `Version.is_valid`) keeps its checks. Only the change's renames count,
   /// never the patch's. Optional; add_repository_context fills it from base..head.
   std::map<std::string, std::string> renamed;
+  /// Polled while the guard walks the files' syntax trees (every few thousand nodes: a developer's
+  /// multi-megabyte test file takes seconds). When it answers true the guard stops and
+  /// check_test_integrity returns the one finding "cancelled" (path ""): the patch is not judged,
+  /// never passed. Optional; called on the thread the rules run on (see check_test_integrity).
+  std::function<bool()> cancelled;
 };
 
 /// Every finding for the candidate; empty means the patch does not cheat. The rules match

@@ -196,7 +196,7 @@ void walk_code(TSNode n, const std::function<void(TSNode)>& comment, const std::
       leaf(x);
       return;
     }
-    for (uint32_t i = 0; i < ts_node_child_count(x); ++i) walk(ts_node_child(x, i), depth + 1);
+    for (uint32_t i = 0; i < ts_node_child_count(x); ++i) walk(tsnav::child(x, i), depth + 1);
   };
   walk(n, 0);
 }

@@ -56,11 +56,19 @@ std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersion
   // name: "Number of NFA states exceeds limit"), which no host expects as an exception: the
   // patch is then not judged, and not passed (fail closed).
   try {
-    return detail::with_deep_stack([&] { return integrity_findings(files, options); });
-  } catch (const std::exception& e) {
+    return detail::with_deep_stack([&] {
+      const integrity::tsnav::CancelPoll poll(options.cancelled);
+      return integrity_findings(files, options);
+    });
+  } catch (const integrity::tsnav::Cancelled&) {
+    return {IntegrityFinding{"cancelled", "", 0, "the guard was cancelled while it read the files; the patch is not judged"}};
+  } catch (const std::regex_error& e) {
     return {IntegrityFinding{"parse_error", "", 0,
                              std::string("the guard could not read the files with its patterns (") + e.what() +
                                  ": a name or an expression too long for them); the patch is not judged"}};
+  } catch (const std::exception& e) {  // out of memory, most likely: still never passed
+    return {IntegrityFinding{"parse_error", "", 0,
+                             std::string("the guard failed while reading the files (") + e.what() + "); the patch is not judged"}};
   }
 }
 

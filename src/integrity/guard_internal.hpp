@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "flowagent/integrity.hpp"
+#include "integrity/ts_nav.hpp"
 
 namespace flowagent::integrity {
 

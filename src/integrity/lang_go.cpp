@@ -19,7 +19,7 @@ namespace {
 /// Parentheses around an expression, taken off.
 TSNode unparen(TSNode x) {
   while (!ts_node_is_null(x) && Syntax::type(x) == "parenthesized_expression" && ts_node_named_child_count(x) == 1)
-    x = ts_node_named_child(x, 0);
+    x = tsnav::named_child(x, 0);
   return x;
 }
 
@@ -32,14 +32,14 @@ std::pair<TSNode, TSNode> single_binding(TSNode n) {
                                                                                   : TSNode{};
   TSNode right = kind == "var_spec" ? Syntax::field(n, "value") : Syntax::field(n, "right");
   for (TSNode* x : {&left, &right})
-    if (!ts_node_is_null(*x) && Syntax::type(*x) == "expression_list") *x = ts_node_named_child_count(*x) == 1 ? ts_node_named_child(*x, 0) : TSNode{};
+    if (!ts_node_is_null(*x) && Syntax::type(*x) == "expression_list") *x = ts_node_named_child_count(*x) == 1 ? tsnav::named_child(*x, 0) : TSNode{};
   if (ts_node_is_null(left) || Syntax::type(left) != "identifier" || ts_node_is_null(right)) return {};
   return {left, unparen(right)};
 }
 
 void each_node(TSNode n, const std::function<void(TSNode)>& f) {
   f(n);
-  for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) each_node(ts_node_named_child(n, i), f);
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) each_node(tsnav::named_child(n, i), f);
 }
 
 /// A table-driven test's table: a slice or map literal of the test's body (its elements are the
@@ -90,7 +90,7 @@ Table find_table(const Syntax& s, TSNode n) {
           TSNode args = Syntax::field(right, "arguments");
           bool takes = false;
           for (uint32_t i = 0; !ts_node_is_null(args) && i < ts_node_named_child_count(args); ++i)
-            takes = takes || out.names.count(s.text(unparen(ts_node_named_child(args, i)))) > 0;
+            takes = takes || out.names.count(s.text(unparen(tsnav::named_child(args, i)))) > 0;
           if (takes && fn != "append" && fn != "slices.Clone") part = true;
           if (takes && (fn == "append" || fn == "slices.Clone") && !out.names.count(name)) full = true;
         }
@@ -155,12 +155,12 @@ bool table_loop_leaves_rows_out(const Syntax& s, TSNode n, const Table& table) {
   // statements or comments between), `if !assert.Equal(...) { return }`.
   auto after_failure = [&](TSNode exit) {
     static const std::regex reported(R"(\.\s*(?:Error|Errorf|Fatal|Fatalf|Fail|FailNow)\s*\(|\b(?:assert|require)\s*\.\s*[A-Z]\w*\s*\()");
-    for (TSNode p = ts_node_prev_named_sibling(exit); !ts_node_is_null(p); p = ts_node_prev_named_sibling(p))
+    for (TSNode p = tsnav::prev_named_sibling(exit); !ts_node_is_null(p); p = tsnav::prev_named_sibling(p))
       if (std::regex_search(s.text(p), reported)) return true;
     // (The block's own `if`: its condition asserts.)
-    TSNode block = ts_node_parent(exit);
-    if (!ts_node_is_null(block) && Syntax::type(block) == "statement_list") block = ts_node_parent(block);
-    TSNode owner = ts_node_is_null(block) ? TSNode{} : ts_node_parent(block);
+    TSNode block = tsnav::parent(exit);
+    if (!ts_node_is_null(block) && Syntax::type(block) == "statement_list") block = tsnav::parent(block);
+    TSNode owner = ts_node_is_null(block) ? TSNode{} : tsnav::parent(block);
     if (!ts_node_is_null(owner) && Syntax::type(owner) == "if_statement")
       if (TSNode cond = Syntax::field(owner, "condition"); !ts_node_is_null(cond) && std::regex_search(s.text(cond), reported)) return true;
     return false;
@@ -169,18 +169,18 @@ bool table_loop_leaves_rows_out(const Syntax& s, TSNode n, const Table& table) {
   // Leaves the loop (labelled `label`) before its last row.
   std::function<bool(TSNode, const std::string&, bool)> leaves_early = [&](TSNode x, const std::string& label, bool nested) {
     for (uint32_t i = 0; i < ts_node_named_child_count(x); ++i) {
-      TSNode k = ts_node_named_child(x, i);
+      TSNode k = tsnav::named_child(x, i);
       const std::string t(Syntax::type(k));
       if (t == "func_literal") continue;
       if (t == "break_statement") {
-        if ((ts_node_named_child_count(k) == 0 ? !nested : (!label.empty() && s.text(ts_node_named_child(k, 0)) == label)) && !after_failure(k))
+        if ((ts_node_named_child_count(k) == 0 ? !nested : (!label.empty() && s.text(tsnav::named_child(k, 0)) == label)) && !after_failure(k))
           return true;
         continue;
       }
       if (t == "return_statement" || t == "goto_statement") {
         if (t == "goto_statement" && ts_node_named_child_count(k) > 0) {
           // (`goto next` to a label at the end of the loop's body is a `continue`.)
-          const std::string target = s.text(ts_node_named_child(k, 0));
+          const std::string target = s.text(tsnav::named_child(k, 0));
           bool inside = false;
           each_node(loop_body, [&](TSNode y) {
             if (Syntax::type(y) == "labeled_statement")
@@ -200,11 +200,11 @@ bool table_loop_leaves_rows_out(const Syntax& s, TSNode n, const Table& table) {
   each_node(n, [&](TSNode x) {
     if (Syntax::type(x) != "for_statement") return;
     std::string label;
-    if (TSNode up = ts_node_parent(x); !ts_node_is_null(up) && Syntax::type(up) == "labeled_statement")
+    if (TSNode up = tsnav::parent(x); !ts_node_is_null(up) && Syntax::type(up) == "labeled_statement")
       if (TSNode l = Syntax::field(up, "label"); !ts_node_is_null(l)) label = s.text(l);
     TSNode body = Syntax::field(x, "body");
     for (uint32_t i = 0; i < ts_node_named_child_count(x); ++i) {
-      TSNode k = ts_node_named_child(x, i);
+      TSNode k = tsnav::named_child(x, i);
       const std::string kt(Syntax::type(k));
       bool over = false, partial = false;
       if (kt == "range_clause") {
@@ -226,9 +226,9 @@ bool table_loop_leaves_rows_out(const Syntax& s, TSNode n, const Table& table) {
           TSNode args = Syntax::field(r, "arguments");
           static const std::set<std::string, std::less<>> kWhole = {"slices.Clone", "slices.Values", "slices.All", "slices.Backward", "append"};
           for (uint32_t j = 0; kWhole.count(fn) && !ts_node_is_null(args) && j < ts_node_named_child_count(args); ++j) {
-            TSNode arg = ts_node_named_child(args, j);
+            TSNode arg = tsnav::named_child(args, j);
             const bool spread = Syntax::type(arg) == "variadic_argument" && ts_node_named_child_count(arg) == 1;
-            if (spread) arg = ts_node_named_child(arg, 0);
+            if (spread) arg = tsnav::named_child(arg, 0);
             if ((j == 0 || (fn == "append" && spread)) && is_table(arg) && !partial_name(arg)) partial = false;
           }
         }

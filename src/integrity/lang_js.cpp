@@ -17,7 +17,7 @@ UnitInfo js_unit(const Syntax& s, TSNode n, const std::string& scope) {
   if (!kTest.count(base)) return u;
   TSNode args = Syntax::field(n, "arguments");
   if (ts_node_is_null(args) || ts_node_named_child_count(args) == 0) return u;
-  TSNode first = ts_node_named_child(args, 0);
+  TSNode first = tsnav::named_child(args, 0);
   if (Syntax::type(first) != "string" && Syntax::type(first) != "template_string") return u;
   std::string title = s.text(first);
   if (title.size() >= 2) title = title.substr(1, title.size() - 2);
@@ -55,7 +55,7 @@ UnitInfo js_unit(const Syntax& s, TSNode n, const std::string& scope) {
   }
   // node:test / tape options object: test('x', { skip: true }, fn)
   if (ts_node_named_child_count(args) >= 2) {
-    TSNode opt_node = ts_node_named_child(args, 1);
+    TSNode opt_node = tsnav::named_child(args, 1);
     std::string opt = s.text(opt_node);
     if (Syntax::type(opt_node) == "object" && (contains(opt, "skip") || contains(opt, "todo"))) u.decorators.push_back(opt);
     if (Syntax::type(opt_node) == "object" && contains(opt, "only")) u.focus = true;

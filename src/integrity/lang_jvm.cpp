@@ -35,7 +35,7 @@ UnitInfo jvm_unit(const Syntax& s, TSNode n, const std::string& scope) {
   if (t != "method_declaration" && t != "function_declaration") return u;
   std::string mods;
   for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i)
-    if (Syntax::type(ts_node_named_child(n, i)) == "modifiers") mods = s.text(ts_node_named_child(n, i));
+    if (Syntax::type(tsnav::named_child(n, i)) == "modifiers") mods = s.text(tsnav::named_child(n, i));
   // (Also written qualified: `@org.junit.Test`, `@org.junit.jupiter.api.Test`.)
   static const std::regex kTestAnnotation(R"(@\s*(?:[\w]+\s*\.\s*)*(?:Test|ParameterizedTest|RepeatedTest|TestFactory|TestTemplate)\b)");
   if (!std::regex_search(mods.substr(0, kRegexLineChars), kTestAnnotation)) return u;
@@ -57,8 +57,8 @@ UnitInfo jvm_unit(const Syntax& s, TSNode n, const std::string& scope) {
   if (!ts_node_is_null(name)) fn = s.text(name);
   else
     for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i)
-      if (Syntax::type(ts_node_named_child(n, i)) == "simple_identifier") {
-        fn = s.text(ts_node_named_child(n, i));
+      if (Syntax::type(tsnav::named_child(n, i)) == "simple_identifier") {
+        fn = s.text(tsnav::named_child(n, i));
         break;
       }
   u.name = scope.empty() ? fn : scope + "." + fn;

@@ -175,7 +175,7 @@ static bool python_yields(TSNode n, int depth) {
   if (t == "yield") return true;
   if (t == "function_definition" || t == "lambda" || t == "class_definition") return false;
   for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i)
-    if (python_yields(ts_node_named_child(n, i), depth + 1)) return true;
+    if (python_yields(tsnav::named_child(n, i), depth + 1)) return true;
   return false;
 }
 
@@ -203,11 +203,11 @@ UnitInfo python_unit(const Syntax& s, TSNode n, const std::string& scope, bool s
   TSNode name = Syntax::field(n, "name");
   std::string fn = ts_node_is_null(name) ? "" : s.text(name);
   if (!starts_with(fn, "test")) return u;
-  TSNode parent = ts_node_parent(n);
+  TSNode parent = tsnav::parent(n);
   if (!ts_node_is_null(parent) && Syntax::type(parent) == "decorated_definition")
     for (uint32_t i = 0; i < ts_node_named_child_count(parent); ++i)
-      if (Syntax::type(ts_node_named_child(parent, i)) == "decorator") {
-        std::string d = text_without_comments(s, ts_node_named_child(parent, i));
+      if (Syntax::type(tsnav::named_child(parent, i)) == "decorator") {
+        std::string d = text_without_comments(s, tsnav::named_child(parent, i));
         if (int k = parametrize_cases(d, s.src); k > 0) u.cases *= k;
         else if (k < 0) u.cases_unknown = true;
         u.decorators.push_back(std::move(d));

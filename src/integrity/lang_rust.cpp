@@ -14,7 +14,7 @@ UnitInfo rust_unit(const Syntax& s, TSNode n, const std::string& scope) {
     const std::string_view t = Syntax::type(p);
     return t == "attribute_item" || t == "line_comment" || t == "block_comment";
   };
-  for (TSNode p = ts_node_prev_named_sibling(n); !ts_node_is_null(p) && attribute_or_comment(p); p = ts_node_prev_named_sibling(p)) {
+  for (TSNode p = tsnav::prev_named_sibling(n); !ts_node_is_null(p) && attribute_or_comment(p); p = tsnav::prev_named_sibling(p)) {
     if (Syntax::type(p) != "attribute_item") continue;
     std::string a = s.text(p);
     if (contains(a, "test]") || contains(a, "::test") || contains(a, "#[test") || contains(a, "#[rstest")) is_test = true;
@@ -38,9 +38,9 @@ UnitInfo rust_unit(const Syntax& s, TSNode n, const std::string& scope) {
   }
   if (!is_test) return u;
   // The enclosing module's cfg: `#[cfg(all(test, feature = "slow"))] mod tests` compiles only sometimes.
-  for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p))
+  for (TSNode p = tsnav::parent(n); !ts_node_is_null(p); p = tsnav::parent(p))
     if (Syntax::type(p) == "mod_item")
-      for (TSNode a = ts_node_prev_named_sibling(p); !ts_node_is_null(a) && attribute_or_comment(a); a = ts_node_prev_named_sibling(a)) {
+      for (TSNode a = tsnav::prev_named_sibling(p); !ts_node_is_null(a) && attribute_or_comment(a); a = tsnav::prev_named_sibling(a)) {
         if (Syntax::type(a) != "attribute_item") continue;
         const std::string attr = strip_spaces(s.text(a));
         if (starts_with(attr, "#[cfg(") && attr != "#[cfg(test)]") u.decorators.push_back("build: " + attr);

@@ -262,7 +262,7 @@ std::string constant_elements(const Syntax& s, TSNode e) {
     TSNode left = Syntax::field(e, "left"), right = Syntax::field(e, "right");
     for (TSNode side : {left, right}) {
       if (ts_node_is_null(side) || Syntax::type(side) != "list" || ts_node_named_child_count(side) != 1) continue;
-      const std::string v = strip_spaces(s.text(ts_node_named_child(side, 0)));
+      const std::string v = strip_spaces(s.text(tsnav::named_child(side, 0)));
       if (s.text(e).find('*') != std::string::npos && literal_text(v)) return v;
     }
     return {};
@@ -277,14 +277,14 @@ std::string constant_elements(const Syntax& s, TSNode e) {
   const uint32_t n_args = ts_node_named_child_count(args);
   if (t == "call") {
     if (head != "map" || n_args != 2) return {};
-    fn = ts_node_named_child(args, 0);
+    fn = tsnav::named_child(args, 0);
   } else if (head == "Array.from" && n_args == 2) {
-    fn = ts_node_named_child(args, 1);
+    fn = tsnav::named_child(args, 1);
   } else {
     if (Syntax::type(callee) != "member_expression" || n_args != 1) return {};
     TSNode prop = Syntax::field(callee, "property");
     if (ts_node_is_null(prop) || (s.text(prop) != "map" && s.text(prop) != "flatMap")) return {};
-    fn = ts_node_named_child(args, 0);
+    fn = tsnav::named_child(args, 0);
   }
   const std::string_view ft = Syntax::type(fn);
   if (ft != "arrow_function" && ft != "function_expression" && ft != "function" && ft != "lambda") return {};
@@ -301,7 +301,7 @@ std::string constant_elements(const Syntax& s, TSNode e) {
 
 /// Does `n` sit in a loop (within its function) over an empty collection?
 bool in_loop_over_nothing(const Syntax& s, TSNode n, const Definitions& defs) {
-  for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
+  for (TSNode p = tsnav::parent(n); !ts_node_is_null(p); p = tsnav::parent(p)) {
     const std::string_view t = Syntax::type(p);
     static const std::set<std::string_view> kFunctions = {"function_definition", "function_declaration", "arrow_function",
                                                           "function_expression", "method_definition", "func_literal",
@@ -311,7 +311,7 @@ bool in_loop_over_nothing(const Syntax& s, TSNode n, const Definitions& defs) {
       TSNode over = Syntax::field(p, t == "enhanced_for_statement" ? "value" : "right");
       if (t == "for_statement" && ts_node_is_null(over))  // Go: `for _, x := range xs`
         for (uint32_t i = 0; i < ts_node_named_child_count(p); ++i)
-          if (Syntax::type(ts_node_named_child(p, i)) == "range_clause") over = Syntax::field(ts_node_named_child(p, i), "right");
+          if (Syntax::type(tsnav::named_child(p, i)) == "range_clause") over = Syntax::field(tsnav::named_child(p, i), "right");
       if (empty_collection(s, over, defs)) return true;
     }
   }
@@ -397,7 +397,7 @@ bool named_function(std::string_view t) {
 /// callback of `test('x', () => {...})`).
 std::vector<TSNode> functions_around(TSNode n, TSNode root) {
   std::vector<TSNode> around;
-  for (TSNode f = ts_node_parent(n); !ts_node_is_null(f) && !ts_node_eq(f, root); f = ts_node_parent(f))
+  for (TSNode f = tsnav::parent(n); !ts_node_is_null(f) && !ts_node_eq(f, root); f = tsnav::parent(f))
     if (anonymous_function(Syntax::type(f)) || named_function(Syntax::type(f))) around.push_back(f);
   if (!ts_node_is_null(root) && !anonymous_function(Syntax::type(root)) && !named_function(Syntax::type(root)) && !around.empty())
     around.pop_back();
@@ -411,7 +411,7 @@ std::string function_name(const Syntax& s, TSNode f) {
     TSNode nm = Syntax::field(f, "name");
     return ts_node_is_null(nm) ? std::string() : s.text(nm);
   }
-  TSNode up = ts_node_parent(f);
+  TSNode up = tsnav::parent(f);
   if (ts_node_is_null(up)) return {};
   const std::string_view ut = Syntax::type(up);
   if (ut != "variable_declarator" && ut != "assignment_expression" && ut != "assignment" && ut != "init_declarator" &&
@@ -422,7 +422,7 @@ std::string function_name(const Syntax& s, TSNode f) {
   if (ts_node_is_null(named)) named = Syntax::field(up, "declarator");
   if (ts_node_is_null(named)) named = Syntax::field(up, "pattern");
   if (ts_node_is_null(named) && ut == "expression_list" && ts_node_named_child_count(up) == 1)
-    if (TSNode decl = ts_node_parent(up); !ts_node_is_null(decl)) named = Syntax::field(decl, "left");
+    if (TSNode decl = tsnav::parent(up); !ts_node_is_null(decl)) named = Syntax::field(decl, "left");
   const std::string fn = ts_node_is_null(named) ? std::string() : strip_spaces(s.text(named));
   return is_plain_name(fn) && fn.find('.') == std::string::npos ? fn : std::string();
 }
@@ -431,12 +431,12 @@ std::string function_name(const Syntax& s, TSNode f) {
 /// ...`) or in an object of options (`{ onResult: (v) => ... }`); or, bound to a name, the unit's
 /// first call handed that name (`add(2, 2, onSum)`, `reg.on_row(on_row)`). A null node when none.
 TSNode handed_call(const Syntax& s, TSNode f, TSNode root) {
-  TSNode args = ts_node_parent(f);
+  TSNode args = tsnav::parent(f);
   while (!ts_node_is_null(args) && (Syntax::type(args) == "pair" || Syntax::type(args) == "object" || Syntax::type(args) == "keyword_argument" ||
                                     Syntax::type(args) == "parenthesized_expression"))
-    args = ts_node_parent(args);
+    args = tsnav::parent(args);
   if (!ts_node_is_null(args) && (Syntax::type(args) == "arguments" || Syntax::type(args) == "argument_list") && anonymous_function(Syntax::type(f)))
-    return ts_node_parent(args);
+    return tsnav::parent(args);
   const std::string fn = function_name(s, f);
   TSNode call{};
   if (fn.empty() || ts_node_is_null(root)) return call;
@@ -445,20 +445,20 @@ TSNode handed_call(const Syntax& s, TSNode f, TSNode root) {
     const std::string_view xt = Syntax::type(x);
     if (xt == "arguments" || xt == "argument_list")
       for (uint32_t i = 0; i < ts_node_named_child_count(x) && ts_node_is_null(call); ++i) {
-        TSNode a = ts_node_named_child(x, i);
+        TSNode a = tsnav::named_child(x, i);
         if (Syntax::type(a) == "keyword_argument") a = Syntax::field(a, "value");
         // (`add(2, 2, { onResult })`, `{ onResult: onSum }`.)
         if (!ts_node_is_null(a) && Syntax::type(a) == "object")
           for (uint32_t j = 0; j < ts_node_named_child_count(a); ++j) {
-            TSNode member = ts_node_named_child(a, j);
+            TSNode member = tsnav::named_child(a, j);
             if (Syntax::type(member) == "pair") member = Syntax::field(member, "value");
             if (!ts_node_is_null(member) && (Syntax::type(member) == "shorthand_property_identifier" || Syntax::type(member) == "identifier") &&
                 s.text(member) == fn)
-              call = ts_node_parent(x);
+              call = tsnav::parent(x);
           }
-        if (!ts_node_is_null(a) && Syntax::type(a) == "identifier" && s.text(a) == fn) call = ts_node_parent(x);
+        if (!ts_node_is_null(a) && Syntax::type(a) == "identifier" && s.text(a) == fn) call = tsnav::parent(x);
       }
-    for (uint32_t i = 0; i < ts_node_named_child_count(x); ++i) find(ts_node_named_child(x, i), depth + 1);
+    for (uint32_t i = 0; i < ts_node_named_child_count(x); ++i) find(tsnav::named_child(x, i), depth + 1);
   };
   find(root, 0);
   return call;
@@ -480,7 +480,7 @@ bool runs_handed(const Syntax& s, TSNode n, TSNode root) {
   if (around.empty()) return false;
   // (The innermost function decides.)
   const TSNode f = around.front();
-  const TSNode up_node = ts_node_parent(f);
+  const TSNode up_node = tsnav::parent(f);
   if (ts_node_is_null(up_node)) return false;
   const TSNode call = handed_call(s, f, root);
   if (!ts_node_is_null(call)) {
@@ -501,7 +501,7 @@ bool runs_handed(const Syntax& s, TSNode n, TSNode root) {
       if (TSNode args = Syntax::field(call, "arguments"); !ts_node_is_null(args)) {
         bool others_constant = true;
         for (uint32_t i = 0; i < ts_node_named_child_count(args) && others_constant; ++i) {
-          TSNode a = ts_node_named_child(args, i);
+          TSNode a = tsnav::named_child(args, i);
           if (ts_node_eq(a, f) || (Syntax::type(a) == "identifier" && s.text(a) == function_name(s, f))) continue;
           if (Syntax::type(a) == "keyword_argument") continue;
           others_constant = constant(strip_spaces(s.text(a)));
@@ -549,7 +549,7 @@ bool runs_handed(const Syntax& s, TSNode n, TSNode root) {
     // (Bound to a name and handed to no call: it runs when the name is used again, `fetch: bump` or
     // `bump()`; a `def` nothing names again never runs.)
     TSNode scope = f;
-    while (!ts_node_is_null(ts_node_parent(scope))) scope = ts_node_parent(scope);
+    while (!ts_node_is_null(tsnav::parent(scope))) scope = tsnav::parent(scope);
     const std::string all = s.text(scope);
     std::size_t mentions = 0;
     for (std::size_t at = all.find(fn); at != std::string::npos && mentions < 2; at = all.find(fn, at + 1))
@@ -585,7 +585,7 @@ std::string call_and_receiver_calls(const Syntax& s, TSNode call, TSNode root) {
     // (`calc.events.on('sum', ...)` then `calc.add(2, 2)`: the object the emitter belongs to.)
     if (const auto dot = receivers.back().find('.'); dot != std::string::npos && dot > 0) receivers.push_back(receivers.back().substr(0, dot));
   }
-  for (TSNode up = ts_node_parent(call); !ts_node_is_null(up); up = ts_node_parent(up)) {
+  for (TSNode up = tsnav::parent(call); !ts_node_is_null(up); up = tsnav::parent(up)) {
     const std::string_view ut = Syntax::type(up);
     if (ut == "await_expression" || ut == "parenthesized_expression") continue;
     if (ut == "assignment" || ut == "assignment_expression" || ut == "variable_declarator" || ut == "short_var_declaration" ||
@@ -605,7 +605,7 @@ std::string call_and_receiver_calls(const Syntax& s, TSNode call, TSNode root) {
   // ...)`, or that name no event.)
   std::string event;
   if (TSNode args = Syntax::field(call, "arguments"); !ts_node_is_null(args) && ts_node_named_child_count(args) >= 2) {
-    const std::string first = strip_spaces(s.text(ts_node_named_child(args, 0)));
+    const std::string first = strip_spaces(s.text(tsnav::named_child(args, 0)));
     if (first.size() >= 2 && (first.front() == '\'' || first.front() == '"' || first.front() == '`') && first.back() == first.front()) event = first;
   }
   // (The unit's later calls on them: statements after the call, a few.)
@@ -626,7 +626,7 @@ std::string call_and_receiver_calls(const Syntax& s, TSNode call, TSNode root) {
         // (Another event's literal name first: not this listener's.)
         TSNode xargs = Syntax::field(x, "arguments");
         const std::string first = ts_node_is_null(xargs) || ts_node_named_child_count(xargs) == 0 ? std::string()
-                                                                                                  : strip_spaces(s.text(ts_node_named_child(xargs, 0)));
+                                                                                                  : strip_spaces(s.text(tsnav::named_child(xargs, 0)));
         if (first.size() >= 2 && (first.front() == '\'' || first.front() == '"' || first.front() == '`') && first != event) on = false;
       }
       if (on && text.size() < 400) {
@@ -642,14 +642,14 @@ std::string call_and_receiver_calls(const Syntax& s, TSNode call, TSNode root) {
         TSNode xargs = Syntax::field(x, "arguments");
         bool literal_only = passes_on && !ts_node_is_null(xargs) && ts_node_named_child_count(xargs) > (event.empty() ? 0u : 1u);
         for (uint32_t i = event.empty() ? 0 : 1; !ts_node_is_null(xargs) && i < ts_node_named_child_count(xargs) && literal_only; ++i)
-          literal_only = constant(strip_spaces(s.text(ts_node_named_child(xargs, i))));
+          literal_only = constant(strip_spaces(s.text(tsnav::named_child(xargs, i))));
         if (literal_only) fed_constants = true;
         out += " + (" + annihilated(s.text(x)) + ")";
         ++taken;
         return;
       }
     }
-    for (uint32_t i = 0; i < ts_node_named_child_count(x); ++i) visit(ts_node_named_child(x, i), depth + 1);
+    for (uint32_t i = 0; i < ts_node_named_child_count(x); ++i) visit(tsnav::named_child(x, i), depth + 1);
   };
   visit(root, 0);
   return fed_constants ? alone : out;
@@ -668,11 +668,11 @@ bool called_with_constants(const Syntax& s, TSNode root, const std::string& name
       if (!ts_node_is_null(callee) && s.text(callee) == name && !ts_node_is_null(xargs) && ts_node_named_child_count(xargs) > 0) {
         bool all_constant = true;
         for (uint32_t i = 0; i < ts_node_named_child_count(xargs) && all_constant; ++i)
-          all_constant = constant(strip_spaces(s.text(ts_node_named_child(xargs, i))));
+          all_constant = constant(strip_spaces(s.text(tsnav::named_child(xargs, i))));
         fed = all_constant;
       }
     }
-    for (uint32_t i = 0; i < ts_node_named_child_count(x); ++i) visit(ts_node_named_child(x, i), depth + 1);
+    for (uint32_t i = 0; i < ts_node_named_child_count(x); ++i) visit(tsnav::named_child(x, i), depth + 1);
   };
   visit(root, 0);
   return fed;
@@ -707,7 +707,7 @@ std::string flows_into_callback(const Syntax& s, TSNode n, TSNode root, std::str
           collect(x, depth + 1);
           return;
         }
-      for (uint32_t i = 0; i < ts_node_named_child_count(p); ++i) collect(ts_node_named_child(p, i), depth + 1);
+      for (uint32_t i = 0; i < ts_node_named_child_count(p); ++i) collect(tsnav::named_child(p, i), depth + 1);
     };
     TSNode params = Syntax::field(f, "parameters");
     if (ts_node_is_null(params)) params = Syntax::field(f, "parameter");
@@ -770,7 +770,7 @@ std::string changed_name(const Syntax& s, TSNode target) {
   TSNode object = Syntax::field(target, "value");
   for (const char* f : {"object", "operand", "array", "argument"})
     if (ts_node_is_null(object)) object = Syntax::field(target, f);
-  if (ts_node_is_null(object) && ts_node_named_child_count(target) > 0) object = ts_node_named_child(target, 0);
+  if (ts_node_is_null(object) && ts_node_named_child_count(target) > 0) object = tsnav::named_child(target, 0);
   return ts_node_is_null(object) ? std::string() : changed_name(s, object);
 }
 
@@ -787,13 +787,13 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
     // False`: its condition, negated when the literals are the other way round.)
     {
       TSNode r = right;
-      while (!ts_node_is_null(r) && Syntax::type(r) == "parenthesized_expression" && ts_node_named_child_count(r) == 1) r = ts_node_named_child(r, 0);
+      while (!ts_node_is_null(r) && Syntax::type(r) == "parenthesized_expression" && ts_node_named_child_count(r) == 1) r = tsnav::named_child(r, 0);
       const std::string_view rt = ts_node_is_null(r) ? std::string_view() : Syntax::type(r);
       if ((rt == "ternary_expression" || rt == "conditional_expression") && ts_node_named_child_count(r) == 3) {
         const bool python = Syntax::field(r, "condition").id == nullptr;  // (Python's has no fields)
-        TSNode cond = python ? ts_node_named_child(r, 1) : Syntax::field(r, "condition");
-        TSNode yes = python ? ts_node_named_child(r, 0) : Syntax::field(r, "consequence");
-        TSNode no = python ? ts_node_named_child(r, 2) : Syntax::field(r, "alternative");
+        TSNode cond = python ? tsnav::named_child(r, 1) : Syntax::field(r, "condition");
+        TSNode yes = python ? tsnav::named_child(r, 0) : Syntax::field(r, "consequence");
+        TSNode no = python ? tsnav::named_child(r, 2) : Syntax::field(r, "alternative");
         const auto truth = [&](TSNode x) {
           const std::string v = ts_node_is_null(x) ? std::string() : strip_spaces(s.text(x));
           return v == "true" || v == "True" ? 1 : v == "false" || v == "False" ? 0 : -1;
@@ -852,7 +852,7 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
     // still the constant 4).
     const bool update = t == "update_expression" || t == "inc_statement" || t == "dec_statement";
     TSNode left = update ? Syntax::field(n, "argument") : Syntax::field(n, "left");
-    if (update && ts_node_is_null(left) && ts_node_named_child_count(n) >= 1) left = ts_node_named_child(n, 0);
+    if (update && ts_node_is_null(left) && ts_node_named_child_count(n) >= 1) left = tsnav::named_child(n, 0);
     TSNode right = update ? TSNode{} : Syntax::field(n, "right");
     const bool item = !ts_node_is_null(left) && Syntax::type(left) != "identifier";
     std::string name = changed_name(s, left);
@@ -966,7 +966,7 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
                                                           : strip_spaces(s.text(fn));
       for (uint32_t i = 0; i < ts_node_named_child_count(args) && !std::regex_match(callee_text, looks); ++i) {
         std::smatch m;
-        const std::string a = strip_spaces(s.text(ts_node_named_child(args, i)));
+        const std::string a = strip_spaces(s.text(tsnav::named_child(args, i)));
         if (a.size() > 200 || !std::regex_search(a, m, handed)) continue;
         const std::string name = m[1].matched ? m[1].str() : m[2].matched ? m[2].str() : m[3].str();
         // (A mock or a collector the test also calls with constants, `cb(4)`: not filled by the code
@@ -1004,11 +1004,11 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
     bind(Syntax::field(n, "declarator"), Syntax::field(n, "value"));
   else if (t == "let_declaration")
     bind(Syntax::field(n, "pattern"), Syntax::field(n, "value"));
-  else if (t == "as_pattern" && !ts_node_is_null(ts_node_parent(n)) && Syntax::type(ts_node_parent(n)) == "with_item" &&
+  else if (t == "as_pattern" && !ts_node_is_null(tsnav::parent(n)) && Syntax::type(tsnav::parent(n)) == "with_item" &&
            ts_node_named_child_count(n) >= 1)
     // Python `with client.get() as rv:`: rv is what the manager's `__enter__` gives, read as the
     // expression itself (a response, a file, a connection used as its own manager).
-    bind(Syntax::field(n, "alias"), ts_node_named_child(n, 0));
+    bind(Syntax::field(n, "alias"), tsnav::named_child(n, 0));
   else if (t == "resource")
     // Java `try (var in = open(path))`.
     bind(Syntax::field(n, "name"), Syntax::field(n, "value"));
@@ -1017,10 +1017,10 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
     // jest count its checks (`expect.assertions(1)`, so the handler must run): the error comes
     // from what the try block runs. (Without the count the handler's check is optional.)
     TSNode param = Syntax::field(n, "parameter");
-    TSNode owner = ts_node_parent(n);
+    TSNode owner = tsnav::parent(n);
     TSNode block = ts_node_is_null(owner) ? owner : Syntax::field(owner, "body");
     bool counted = false;
-    for (TSNode f = owner; !ts_node_is_null(f) && !counted; f = ts_node_parent(f)) {
+    for (TSNode f = owner; !ts_node_is_null(f) && !counted; f = tsnav::parent(f)) {
       const std::string_view ft = Syntax::type(f);
       if (ft != "arrow_function" && ft != "function_expression" && ft != "function" && ft != "function_declaration") continue;
       counted = jest_counts_assertions(s.text(f));
@@ -1031,17 +1031,17 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
   else if (t == "arrow_function" || t == "function_expression" || t == "function") {
     // The value a promise resolves to, handed to its `.then` callback: `add(2, 2).then((v) => ...)`
     // binds `v` to `add(2, 2)`, as `const v = await add(2, 2)` would.
-    TSNode args = ts_node_parent(n);
-    TSNode call = ts_node_is_null(args) ? args : ts_node_parent(args);
+    TSNode args = tsnav::parent(n);
+    TSNode call = ts_node_is_null(args) ? args : tsnav::parent(args);
     TSNode callee = ts_node_is_null(call) ? call : Syntax::field(call, "function");
     if (!ts_node_is_null(callee) && Syntax::type(args) == "arguments" && Syntax::type(callee) == "member_expression" &&
-        ts_node_eq(ts_node_named_child(args, 0), n)) {
+        ts_node_eq(tsnav::named_child(args, 0), n)) {
       TSNode prop = Syntax::field(callee, "property");
       TSNode object = Syntax::field(callee, "object");
       TSNode param = Syntax::field(n, "parameter");
       if (ts_node_is_null(param)) {
         TSNode params = Syntax::field(n, "parameters");
-        if (!ts_node_is_null(params) && ts_node_named_child_count(params) >= 1) param = ts_node_named_child(params, 0);
+        if (!ts_node_is_null(params) && ts_node_named_child_count(params) >= 1) param = tsnav::named_child(params, 0);
       }
       if (!ts_node_is_null(prop) && !ts_node_is_null(object) && !ts_node_is_null(param) && s.text(prop) == "then" &&
           Syntax::type(param) == "identifier")
@@ -1062,7 +1062,7 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
       std::vector<std::string> names;
       if (!ts_node_is_null(params) && Syntax::type(params) == "identifier") names.push_back(s.text(params));
       for (uint32_t i = 0; !ts_node_is_null(params) && Syntax::type(params) != "identifier" && i < ts_node_named_child_count(params); ++i)
-        if (TSNode p = ts_node_named_child(params, i); Syntax::type(p) == "identifier") names.push_back(s.text(p));
+        if (TSNode p = tsnav::named_child(params, i); Syntax::type(p) == "identifier") names.push_back(s.text(p));
       // (Only a parameter a check of the callback reads itself, `expect(sum).toBe(4)`: one stored
       // into a collection is read through that collection, dead parts and all.)
       const std::string body = names.empty() ? std::string() : s.text(n);
@@ -1083,13 +1083,13 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
       if (!names.empty() && !std::regex_search(body, calls_done) && !std::regex_search(s.text(root), ensured)) names.clear();
       if (!names.empty()) {
         // (Asked as for a value made of the first parameter: the same rules decide whether anything flows.)
-        const std::string flows = flows_into_callback(s, ts_node_named_child(n, ts_node_named_child_count(n) - 1), root, names.front());
+        const std::string flows = flows_into_callback(s, tsnav::named_child(n, ts_node_named_child_count(n) - 1), root, names.front());
         if (!flows.empty())
           for (const auto& x : names) defs[x].push_back({Syntax::line(n), flows});
       }
     }
   }
-  for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) collect_definitions(s, ts_node_named_child(n, i), defs, depth + 1, root);
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) collect_definitions(s, tsnav::named_child(n, i), defs, depth + 1, root);
 }
 
 /// The one definition of `name` a check at `line` sees, nullptr when there is none; `ambiguous`
@@ -1213,11 +1213,11 @@ std::vector<std::vector<std::string>> name_chains(std::string_view e) { return c
 /// them in turn. Every name chain of each cell (a lambda's calls too); empty when the parameter is
 /// no column of a table the decorator writes out, or goes to a fixture (`indirect`).
 std::set<std::string> parametrized_names(const Syntax& s, TSNode unit, const std::string& param) {
-  TSNode outer = ts_node_parent(unit);
+  TSNode outer = tsnav::parent(unit);
   if (ts_node_is_null(outer) || Syntax::type(outer) != "decorated_definition") return {};
   static const std::regex head(R"(parametrize\(\s*['"]([\w\s,]+)['"]\s*,\s*\[)");
   for (uint32_t i = 0; i < ts_node_named_child_count(outer); ++i) {
-    TSNode d = ts_node_named_child(outer, i);
+    TSNode d = tsnav::named_child(outer, i);
     if (Syntax::type(d) != "decorator") continue;
     const std::string text = s.text(d);
     std::smatch m;
@@ -1260,12 +1260,12 @@ std::set<std::string> parametrized_names(const Syntax& s, TSNode unit, const std
 }
 
 std::set<std::string> parametrized_strings(const Syntax& s, TSNode unit, const std::string& param) {
-  TSNode outer = ts_node_parent(unit);
+  TSNode outer = tsnav::parent(unit);
   if (ts_node_is_null(outer) || Syntax::type(outer) != "decorated_definition") return {};
   static const std::regex head(R"(parametrize\(\s*['"]\s*(\w+)\s*['"]\s*,\s*[\[(]([^\]\)]*)[\])])");
   static const std::regex literal(R"(^\s*['"]([\w.]+)['"]\s*$)");
   for (uint32_t i = 0; i < ts_node_named_child_count(outer); ++i) {
-    TSNode d = ts_node_named_child(outer, i);
+    TSNode d = tsnav::named_child(outer, i);
     if (Syntax::type(d) != "decorator") continue;
     const std::string text = s.text(d);
     std::smatch m;
@@ -1289,7 +1289,7 @@ std::set<std::string> parametrized_strings(const Syntax& s, TSNode unit, const s
 std::map<std::string, std::string> function_returns(const Syntax& s, TSNode any, TSNode skip = TSNode{}) {
   std::map<std::string, std::string> out;
   TSNode root = any;
-  while (!ts_node_is_null(ts_node_parent(root))) root = ts_node_parent(root);
+  while (!ts_node_is_null(tsnav::parent(root))) root = tsnav::parent(root);
   std::function<void(TSNode, int)> visit = [&](TSNode n, int d) {
     if (d > kMaxSyntaxDepth || out.size() > 512) return;
     const std::string_view t = Syntax::type(n);
@@ -1319,14 +1319,14 @@ std::map<std::string, std::string> function_returns(const Syntax& s, TSNode any,
           if (bt == "function_declaration" || bt == "function_definition" || bt == "arrow_function" || bt == "function_expression" ||
               bt == "lambda")
             return;
-          if (bt == "return_statement" && ts_node_named_child_count(b) > 0) returned += s.text(ts_node_named_child(b, 0)) + ";";
-          for (uint32_t i = 0; i < ts_node_named_child_count(b); ++i) find(ts_node_named_child(b, i), dd + 1);
+          if (bt == "return_statement" && ts_node_named_child_count(b) > 0) returned += s.text(tsnav::named_child(b, 0)) + ";";
+          for (uint32_t i = 0; i < ts_node_named_child_count(b); ++i) find(tsnav::named_child(b, i), dd + 1);
         };
         find(body, 0);
       }
       if (!returned.empty()) out.emplace(fname, returned);
     }
-    for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) visit(ts_node_named_child(n, i), d + 1);
+    for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) visit(tsnav::named_child(n, i), d + 1);
   };
   visit(root, 0);
   return out;
@@ -1347,8 +1347,8 @@ std::map<std::string, std::set<std::string>> returned_sources(const Syntax& s, T
         const std::string_view bt = Syntax::type(b);
         if (bt == "function_declaration" || bt == "function_definition" || bt == "arrow_function" || bt == "function_expression" || bt == "lambda")
           return;
-        if (bt == "return_statement" && ts_node_named_child_count(b) > 0) returned.push_back(s.text(ts_node_named_child(b, 0)));
-        for (uint32_t i = 0; i < ts_node_named_child_count(b); ++i) find(ts_node_named_child(b, i), d + 1);
+        if (bt == "return_statement" && ts_node_named_child_count(b) > 0) returned.push_back(s.text(tsnav::named_child(b, 0)));
+        for (uint32_t i = 0; i < ts_node_named_child_count(b); ++i) find(tsnav::named_child(b, i), d + 1);
       };
       find(body, 0);
     }
@@ -1372,7 +1372,7 @@ std::map<std::string, std::set<std::string>> returned_sources(const Syntax& s, T
     if (!kept.empty()) out[name] = std::move(kept);
   };
   for (uint32_t i = 0; i < ts_node_named_child_count(root); ++i) {
-    TSNode st = ts_node_named_child(root, i);
+    TSNode st = tsnav::named_child(root, i);
     for (int unwrap = 0; unwrap < 2; ++unwrap) {  // (`export ...`, `@decorator def ...`)
       const std::string_view t = Syntax::type(st);
       if (t != "export_statement" && t != "decorated_definition") break;
@@ -1386,7 +1386,7 @@ std::map<std::string, std::set<std::string>> returned_sources(const Syntax& s, T
       read(ts_node_is_null(n) ? std::string() : s.text(n), st, Syntax::field(st, "body"));
     } else if (t == "lexical_declaration" || t == "variable_declaration") {
       for (uint32_t k = 0; k < ts_node_named_child_count(st); ++k) {
-        TSNode d = ts_node_named_child(st, k);
+        TSNode d = tsnav::named_child(st, k);
         if (Syntax::type(d) != "variable_declarator") continue;
         TSNode v = Syntax::field(d, "value"), n = Syntax::field(d, "name");
         if (ts_node_is_null(v) || ts_node_is_null(n) || Syntax::type(n) != "identifier") continue;
@@ -1395,7 +1395,7 @@ std::map<std::string, std::set<std::string>> returned_sources(const Syntax& s, T
       }
     } else if (t == "expression_statement" && ts_node_named_child_count(st) == 1) {
       // `exports.compute = (a, b) => ...`, `module.exports.compute = function (...) { ... }`
-      TSNode e = ts_node_named_child(st, 0);
+      TSNode e = tsnav::named_child(st, 0);
       if (Syntax::type(e) != "assignment_expression") continue;
       TSNode l = Syntax::field(e, "left"), v = Syntax::field(e, "right");
       if (ts_node_is_null(l) || ts_node_is_null(v) || Syntax::type(l) != "member_expression") continue;
@@ -1418,18 +1418,18 @@ void resolve_operand_sources(const Syntax& s, TSNode unit, std::vector<Assertion
   if (imported && !imported->fixtures.empty())
     if (TSNode ps = Syntax::field(unit, "parameters"); !ts_node_is_null(ps))
       for (uint32_t i = 0; i < ts_node_named_child_count(ps); ++i)
-        if (TSNode p = ts_node_named_child(ps, i); Syntax::type(p) == "identifier") params.insert(s.text(p));
+        if (TSNode p = tsnav::named_child(ps, i); Syntax::type(p) == "identifier") params.insert(s.text(p));
   Definitions defs;
   collect_definitions(s, unit, defs, 0);
   // A method of a Python class: an attribute its `__init__` (or `setUp`) binds to a name, `self.fn =
   // add`, or to a parameter whose default is a name, `def __init__(self, fn=add): self.fn = fn`,
   // is read as that name (`self.fn(a, b)` computes with add; review 30 h09). (`self.` is no part of
   // a source: `self.fn` reads `fn`.)
-  for (TSNode up = ts_node_parent(unit); !ts_node_is_null(up); up = ts_node_parent(up)) {
+  for (TSNode up = tsnav::parent(unit); !ts_node_is_null(up); up = tsnav::parent(up)) {
     if (Syntax::type(up) != "class_definition") continue;
     TSNode body = Syntax::field(up, "body");
     for (uint32_t i = 0; !ts_node_is_null(body) && i < ts_node_named_child_count(body); ++i) {
-      TSNode f = ts_node_named_child(body, i);
+      TSNode f = tsnav::named_child(body, i);
       if (Syntax::type(f) == "decorated_definition") f = Syntax::field(f, "definition");
       if (ts_node_is_null(f) || Syntax::type(f) != "function_definition" || ts_node_eq(f, unit)) continue;
       const std::string name = s.text(Syntax::field(f, "name"));
@@ -1457,17 +1457,17 @@ void resolve_operand_sources(const Syntax& s, TSNode unit, std::vector<Assertion
   // the unit sees that value wherever it does not bind the name itself.
   {
     TSNode root = unit;
-    while (!ts_node_is_null(ts_node_parent(root))) root = ts_node_parent(root);
+    while (!ts_node_is_null(tsnav::parent(root))) root = tsnav::parent(root);
     std::set<std::string> top;
     for (uint32_t i = 0; i < ts_node_named_child_count(root); ++i) {
-      TSNode st = ts_node_named_child(root, i);
+      TSNode st = tsnav::named_child(root, i);
       const std::string_view t = Syntax::type(st);
       if (t == "lexical_declaration" || t == "variable_declaration") {
         for (uint32_t k = 0; k < ts_node_named_child_count(st); ++k)
-          if (TSNode d = ts_node_named_child(st, k); Syntax::type(d) == "variable_declarator")
+          if (TSNode d = tsnav::named_child(st, k); Syntax::type(d) == "variable_declarator")
             if (TSNode nm = Syntax::field(d, "name"); !ts_node_is_null(nm) && Syntax::type(nm) == "identifier") top.insert(s.text(nm));
       } else if (t == "expression_statement" && ts_node_named_child_count(st) == 1) {
-        TSNode a = ts_node_named_child(st, 0);
+        TSNode a = tsnav::named_child(st, 0);
         if (Syntax::type(a) == "assignment")
           if (TSNode l = Syntax::field(a, "left"); !ts_node_is_null(l) && Syntax::type(l) == "identifier") top.insert(s.text(l));
       }

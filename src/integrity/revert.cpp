@@ -211,7 +211,7 @@ namespace {
 class IntegrityFilter final : public PostFilter {
  public:
   std::string_view name() const override { return "test_integrity"; }
-  Expected<std::optional<Rejection>> check(const PostFilterInput& in, const CancelToken&) override {
+  Expected<std::optional<Rejection>> check(const PostFilterInput& in, const CancelToken& cancel) override {
     if (!in.workspace)  // no file contents to compare: cannot vouch for the fix
       return std::optional<Rejection>(Rejection{"integrity_unverifiable",
                                                 "the test-integrity guard has no workspace to read the touched files from",
@@ -227,7 +227,10 @@ class IntegrityFilter final : public PostFilter {
     auto context = detail::add_repo_context(o, detail::workspace_repo(*in.workspace), in.workspace->head_commit(),
                                             in.change);
     if (!context) return unexpected(context.error());
+    o.cancelled = [&cancel] { return cancel.cancelled(); };
     auto findings = check_test_integrity(*files, o);
+    // (The job's wall-clock limit or its cancel stopped the walk of a developer's huge test file.)
+    if (cancel.cancelled()) return fail(Errc::cancelled, "cancelled while the test-integrity guard read the files");
     if (findings.empty()) return std::optional<Rejection>{};
     std::string msg;
     for (const auto& f : findings) {

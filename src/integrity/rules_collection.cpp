@@ -20,7 +20,7 @@ namespace flowagent::integrity {
 std::string definition_condition(const Syntax& s, TSNode n, Lang lang) {
   std::string conds;
   TSNode child = n;
-  for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); child = p, p = ts_node_parent(p)) {
+  for (TSNode p = tsnav::parent(n); !ts_node_is_null(p); child = p, p = tsnav::parent(p)) {
     const std::string_view t = Syntax::type(p);
     if (lang == Lang::python && (t == "function_definition" || t == "lambda")) break;
     if (t != "if_statement") continue;

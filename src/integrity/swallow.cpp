@@ -67,7 +67,7 @@ string callee_text(const Syntax& s, TSNode call) {
     return ts_node_is_null(c) ? "" : s.text(c);
   }
   TSNode f = Syntax::field(call, "function");
-  if (ts_node_is_null(f) && ts_node_named_child_count(call) > 0) f = ts_node_named_child(call, 0);
+  if (ts_node_is_null(f) && ts_node_named_child_count(call) > 0) f = tsnav::named_child(call, 0);
   return ts_node_is_null(f) ? "" : s.text(f);
 }
 
@@ -78,7 +78,7 @@ TSNode arguments_of(TSNode call) {
   TSNode args = Syntax::field(call, "arguments");
   if (!ts_node_is_null(args)) return args;
   for (uint32_t i = 0; i < ts_node_named_child_count(call); ++i) {
-    TSNode c = ts_node_named_child(call, i);
+    TSNode c = tsnav::named_child(call, i);
     if (one_of(Syntax::type(c), {"argument_list", "arguments", "value_arguments"})) return c;
   }
   return TSNode{};
@@ -89,7 +89,7 @@ std::vector<TSNode> argument_nodes(TSNode call) {
   TSNode args = arguments_of(call);
   if (ts_node_is_null(args)) return out;
   for (uint32_t i = 0; i < ts_node_named_child_count(args); ++i) {
-    TSNode a = ts_node_named_child(args, i);
+    TSNode a = tsnav::named_child(args, i);
     if (!one_of(Syntax::type(a), {"comment", "line_comment", "block_comment"})) out.push_back(a);
   }
   return out;
@@ -99,12 +99,12 @@ std::vector<TSNode> argument_nodes(TSNode call) {
 template <class Fn>
 void walk(TSNode n, Fn&& fn) {
   if (!fn(n)) return;
-  for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) walk(ts_node_named_child(n, i), fn);
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) walk(tsnav::named_child(n, i), fn);
 }
 
 /// The nearest function node enclosing `n` (not `n` itself).
 TSNode enclosing_function(TSNode n) {
-  for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p))
+  for (TSNode p = tsnav::parent(n); !ts_node_is_null(p); p = tsnav::parent(p))
     if (is_function(Syntax::type(p))) return p;
   return TSNode{};
 }
@@ -115,7 +115,7 @@ TSNode js_function_named(const Syntax& s, TSNode callback);
 /// the catch clause's parameter or the function's first parameter; "" when none or a pattern.
 string js_error_name(const Syntax& s, TSNode h) {
   if (ts_node_is_null(h)) return "";
-  TSNode p = ts_node_parent(h);
+  TSNode p = tsnav::parent(h);
   if (!is_function(Syntax::type(h)) && !ts_node_is_null(p) && Syntax::type(p) == "catch_clause") {
     TSNode prm = Syntax::field(p, "parameter");
     return !ts_node_is_null(prm) && Syntax::type(prm) == "identifier" ? s.text(prm) : "";
@@ -125,16 +125,16 @@ string js_error_name(const Syntax& s, TSNode h) {
   if (!ts_node_is_null(param)) return Syntax::type(param) == "identifier" ? s.text(param) : "";
   TSNode params = Syntax::field(h, "parameters");
   if (ts_node_is_null(params) || ts_node_named_child_count(params) == 0) return "";
-  TSNode first = ts_node_named_child(params, 0);
+  TSNode first = tsnav::named_child(params, 0);
   if (Syntax::type(first) == "required_parameter") first = Syntax::field(first, "pattern");
   return !ts_node_is_null(first) && Syntax::type(first) == "identifier" ? s.text(first) : "";
 }
 
 /// The error handler enclosing `n`: the nearest catch clause's body or function.
 TSNode js_handler_of(TSNode n) {
-  for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
+  for (TSNode p = tsnav::parent(n); !ts_node_is_null(p); p = tsnav::parent(p)) {
     if (is_function(Syntax::type(p))) return p;
-    TSNode up = ts_node_parent(p);
+    TSNode up = tsnav::parent(p);
     if (!ts_node_is_null(up) && Syntax::type(up) == "catch_clause" && ts_node_eq(Syntax::field(up, "body"), p)) return p;
   }
   return TSNode{};
@@ -187,7 +187,7 @@ string js_error_property(const Syntax& s, TSNode n, const string& err, int depth
         if (Syntax::type(nm) == "identifier" && s.text(nm) == name) found = js_error_property(s, v, err, depth + 1);
         if (Syntax::type(nm) == "object_pattern" && Syntax::type(v) == "identifier" && s.text(v) == err)
           for (uint32_t i = 0; i < ts_node_named_child_count(nm); ++i) {
-            TSNode pp = ts_node_named_child(nm, i);
+            TSNode pp = tsnav::named_child(nm, i);
             if (Syntax::type(pp) == "shorthand_property_identifier_pattern" && s.text(pp) == name) found = name;
             if (Syntax::type(pp) == "pair_pattern" && s.text(Syntax::field(pp, "value")) == name) found = js_unquoted(s.text(Syntax::field(pp, "key")));
           }
@@ -204,7 +204,7 @@ string js_error_property(const Syntax& s, TSNode n, const string& err, int depth
     TSNode obj = Syntax::field(n, "object");
     // `(e || {}).code`: the error's own property.
     if (Syntax::type(obj) == "parenthesized_expression" && ts_node_named_child_count(obj) == 1) {
-      TSNode in = ts_node_named_child(obj, 0);
+      TSNode in = tsnav::named_child(obj, 0);
       if (Syntax::type(in) == "binary_expression" && one_of(strip_spaces(s.text(Syntax::field(in, "operator"))), {"||", "??"}))
         obj = Syntax::field(in, "left");
     }
@@ -242,7 +242,7 @@ bool js_message_may_hold(const Syntax& s, string lit) {
 
 /// The root of the tree that holds `n`.
 TSNode tree_root(TSNode n) {
-  while (!ts_node_is_null(ts_node_parent(n))) n = ts_node_parent(n);
+  while (!ts_node_is_null(tsnav::parent(n))) n = tsnav::parent(n);
   return n;
 }
 
@@ -271,7 +271,7 @@ std::optional<std::vector<string>> js_string_members(const Syntax& s, TSNode n, 
   if (t != "array") return std::nullopt;
   std::vector<string> out;
   for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) {
-    TSNode m = ts_node_named_child(n, i);
+    TSNode m = tsnav::named_child(n, i);
     if (Syntax::type(m) != "string") return std::nullopt;
     out.push_back(js_unquoted(s.text(m)));
   }
@@ -313,11 +313,11 @@ int js_on_last_attempt(const Syntax& s, TSNode cond) {
   const string op = strip_spaces(s.text(Syntax::field(cond, "operator")));
   if (!one_of(op, {"===", "==", "!==", "!=", ">=", ">", "<=", "<"})) return -1;
   const string l = strip_spaces(s.text(Syntax::field(cond, "left"))), r = strip_spaces(s.text(Syntax::field(cond, "right")));
-  for (TSNode p = ts_node_parent(cond); !ts_node_is_null(p); p = ts_node_parent(p)) {
+  for (TSNode p = tsnav::parent(cond); !ts_node_is_null(p); p = tsnav::parent(p)) {
     if (is_function(Syntax::type(p))) return -1;
     if (Syntax::type(p) != "for_statement") continue;
     TSNode c = Syntax::field(p, "condition");
-    if (!ts_node_is_null(c) && Syntax::type(c) == "expression_statement" && ts_node_named_child_count(c) == 1) c = ts_node_named_child(c, 0);
+    if (!ts_node_is_null(c) && Syntax::type(c) == "expression_statement" && ts_node_named_child_count(c) == 1) c = tsnav::named_child(c, 0);
     if (ts_node_is_null(c) || Syntax::type(c) != "binary_expression") return -1;
     const string lop = strip_spaces(s.text(Syntax::field(c, "operator")));
     const string i = strip_spaces(s.text(Syntax::field(c, "left"))), n = strip_spaces(s.text(Syntax::field(c, "right")));
@@ -347,7 +347,7 @@ int js_on_last_attempt(const Syntax& s, TSNode cond) {
 /// under any condition is reached in the end: a failure that persists either meets it or loops
 /// until the test times out.
 bool js_in_endless_retry(const Syntax& s, TSNode h) {
-  TSNode clause = ts_node_parent(h);
+  TSNode clause = tsnav::parent(h);
   if (ts_node_is_null(clause) || Syntax::type(clause) != "catch_clause") return false;
   bool leaves = false;
   walk(h, [&](TSNode n) {
@@ -355,7 +355,7 @@ bool js_in_endless_retry(const Syntax& s, TSNode h) {
     return !leaves && !is_function(Syntax::type(n));
   });
   if (leaves) return false;
-  for (TSNode p = ts_node_parent(clause); !ts_node_is_null(p); p = ts_node_parent(p)) {
+  for (TSNode p = tsnav::parent(clause); !ts_node_is_null(p); p = tsnav::parent(p)) {
     const string_view pt = Syntax::type(p);
     if (is_function(pt)) return false;
     if (pt == "for_statement") {
@@ -377,12 +377,12 @@ int js_predicate_verdict(const Syntax& s, TSNode def) {
   TSNode body = Syntax::field(def, "body");
   if (!ts_node_is_null(body) && Syntax::type(body) == "statement_block" && ts_node_named_child_count(body) >= 1) {
     const uint32_t k = ts_node_named_child_count(body);
-    TSNode last = ts_node_named_child(body, k - 1);
+    TSNode last = tsnav::named_child(body, k - 1);
     bool declarations = true;
     for (uint32_t i = 0; i + 1 < k; ++i)
-      declarations = declarations && one_of(Syntax::type(ts_node_named_child(body, i)), {"lexical_declaration", "variable_declaration", "comment"});
+      declarations = declarations && one_of(Syntax::type(tsnav::named_child(body, i)), {"lexical_declaration", "variable_declaration", "comment"});
     if (declarations && Syntax::type(last) == "return_statement" && ts_node_named_child_count(last) == 1)
-      body = ts_node_named_child(last, 0);
+      body = tsnav::named_child(last, 0);
   }
   return ts_node_is_null(body) || Syntax::type(body) == "statement_block" ? -1 : js_true_of_assertion_failure(s, body);
 }
@@ -395,7 +395,7 @@ int js_true_of_assertion_failure(const Syntax& s, TSNode cond) {
   if (ts_node_is_null(cond)) return -1;
   const string_view t = Syntax::type(cond);
   if (t == "parenthesized_expression" && ts_node_named_child_count(cond) == 1)
-    return js_true_of_assertion_failure(s, ts_node_named_child(cond, 0));
+    return js_true_of_assertion_failure(s, tsnav::named_child(cond, 0));
   if (t == "unary_expression") {
     if (strip_spaces(s.text(Syntax::field(cond, "operator"))) != "!") return -1;
     const int v = js_true_of_assertion_failure(s, Syntax::field(cond, "argument"));
@@ -564,7 +564,7 @@ bool js_exits(TSNode st) {
   if (one_of(Syntax::type(st), {"return_statement", "break_statement", "continue_statement"})) return true;
   if (Syntax::type(st) != "statement_block") return false;
   const uint32_t n = ts_node_named_child_count(st);
-  return n > 0 && js_exits(ts_node_named_child(st, n - 1));
+  return n > 0 && js_exits(tsnav::named_child(st, n - 1));
 }
 
 /// Can an assertion failure handed to the handler `h` (a function or a catch body) reach `n`, a
@@ -578,7 +578,7 @@ bool reached_by_assertion_failure(const Syntax& s, TSNode n, TSNode h) {
                       (is_call(Syntax::type(n)) &&
                        !one_of(callee_name(s, n), {"reject", "done", "cb", "callback", "next", "end", "error", "threw", "Error", "Errorf", "Fail"}));
   for (TSNode x = n; !ts_node_eq(x, h);) {
-    TSNode p = ts_node_parent(x);
+    TSNode p = tsnav::parent(x);
     if (ts_node_is_null(p)) break;
     const string_view pt = Syntax::type(p);
     // A throw inside a try of the handler's own is caught there (`try { throw e } catch {}`):
@@ -601,14 +601,14 @@ bool reached_by_assertion_failure(const Syntax& s, TSNode n, TSNode h) {
     }
     if (pt == "statement_block" || pt == "switch_default")
       for (uint32_t i = 0; i < ts_node_named_child_count(p); ++i) {
-        TSNode st = ts_node_named_child(p, i);
+        TSNode st = tsnav::named_child(p, i);
         if (ts_node_eq(st, x)) break;
         if (js_exits(st)) return false;
         if (Syntax::type(st) == "if_statement") {  // `if (c) return;`, `if (c) {...} else { return; }`
           const int v = js_true_of_assertion_failure(s, Syntax::field(st, "condition"));
           if (js_exits(Syntax::field(st, "consequence")) && v != 0) return false;
           TSNode alt = Syntax::field(st, "alternative");
-          if (!ts_node_is_null(alt) && Syntax::type(alt) == "else_clause" && ts_node_named_child_count(alt) > 0) alt = ts_node_named_child(alt, 0);
+          if (!ts_node_is_null(alt) && Syntax::type(alt) == "else_clause" && ts_node_named_child_count(alt) > 0) alt = tsnav::named_child(alt, 0);
           if (!ts_node_is_null(alt) && js_exits(alt) && v != 1) return false;
         }
       }
@@ -654,7 +654,7 @@ std::optional<bool> js_parameter_reporter(const Syntax& s, TSNode callee, int de
   const string name = s.text(callee);
   TSNode fn{}, fallback{};  // the function, and the parameter's default value (`fail = () => {}`)
   std::size_t index = 0;
-  for (TSNode p = ts_node_parent(callee); !ts_node_is_null(p) && ts_node_is_null(fn); p = ts_node_parent(p)) {
+  for (TSNode p = tsnav::parent(callee); !ts_node_is_null(p) && ts_node_is_null(fn); p = tsnav::parent(p)) {
     if (!is_function(Syntax::type(p))) continue;
     TSNode params = Syntax::field(p, "parameters");
     if (TSNode one = Syntax::field(p, "parameter"); !ts_node_is_null(one)) {
@@ -662,7 +662,7 @@ std::optional<bool> js_parameter_reporter(const Syntax& s, TSNode callee, int de
       continue;
     }
     for (uint32_t i = 0; !ts_node_is_null(params) && i < ts_node_named_child_count(params); ++i) {
-      TSNode prm = ts_node_named_child(params, i);
+      TSNode prm = tsnav::named_child(params, i);
       if (one_of(Syntax::type(prm), {"required_parameter", "optional_parameter"})) prm = Syntax::field(prm, "pattern");
       TSNode dflt{};
       if (!ts_node_is_null(prm) && Syntax::type(prm) == "assignment_pattern") {
@@ -679,7 +679,7 @@ std::optional<bool> js_parameter_reporter(const Syntax& s, TSNode callee, int de
   }
   if (ts_node_is_null(fn)) return std::nullopt;
   TSNode fname = Syntax::field(fn, "name");
-  if (TSNode up = ts_node_parent(fn); ts_node_is_null(fname) && !ts_node_is_null(up) && Syntax::type(up) == "variable_declarator")
+  if (TSNode up = tsnav::parent(fn); ts_node_is_null(fname) && !ts_node_is_null(up) && Syntax::type(up) == "variable_declarator")
     fname = Syntax::field(up, "name");
   if (ts_node_is_null(fname) || Syntax::type(fname) != "identifier") return std::nullopt;
   const string wrapper = s.text(fname);
@@ -731,7 +731,7 @@ TSNode js_local_method(const Syntax& s, TSNode member, bool& built) {
       if (one_of(Syntax::type(d), {"class_declaration", "class"}) && s.text(Syntax::field(d, "name")) == cls) {
         TSNode body = Syntax::field(d, "body");
         for (uint32_t i = 0; !ts_node_is_null(body) && i < ts_node_named_child_count(body); ++i) {
-          TSNode m = ts_node_named_child(body, i);
+          TSNode m = tsnav::named_child(body, i);
           if (Syntax::type(m) == "method_definition" && s.text(Syntax::field(m, "name")) == method) found = m;
         }
         if (ts_node_is_null(found)) found = d;  // the class, without that method
@@ -745,7 +745,7 @@ TSNode js_local_method(const Syntax& s, TSNode member, bool& built) {
   built = true;
   if (Syntax::type(value) != "object") return TSNode{};
   for (uint32_t i = 0; i < ts_node_named_child_count(value); ++i) {
-    TSNode m = ts_node_named_child(value, i);
+    TSNode m = tsnav::named_child(value, i);
     if (Syntax::type(m) == "method_definition" && s.text(Syntax::field(m, "name")) == method) return m;
     if (Syntax::type(m) == "pair" && js_unquoted(s.text(Syntax::field(m, "key"))) == method) {
       TSNode v = Syntax::field(m, "value");
@@ -808,7 +808,7 @@ bool call_reports(const Syntax& s, TSNode n, const string& err, bool given, int 
       s.src.find("clearTimeout") == string::npos && s.src.find("clearImmediate") == string::npos) {
     bool rethrows = false;
     walk(args[0], [&](TSNode x) {
-      if (Syntax::type(x) == "throw_statement" && ts_node_named_child_count(x) > 0 && s.text(ts_node_named_child(x, 0)) == err &&
+      if (Syntax::type(x) == "throw_statement" && ts_node_named_child_count(x) > 0 && s.text(tsnav::named_child(x, 0)) == err &&
           reached_by_assertion_failure(s, x, args[0]))
         rethrows = true;
       return !rethrows && (ts_node_eq(x, args[0]) || !is_function(Syntax::type(x)));
@@ -831,7 +831,7 @@ bool call_reports(const Syntax& s, TSNode n, const string& err, bool given, int 
 /// A catch clause's body `h` that stores the error (`lastErr = e`, `failed = e`) rethrown after the
 /// try (`throw lastErr` after a retry loop, `if (failed) throw failed` after a `finally`).
 bool js_stored_and_rethrown(const Syntax& s, TSNode h, const string& err) {
-  TSNode clause = ts_node_parent(h);
+  TSNode clause = tsnav::parent(h);
   if (err.empty() || ts_node_is_null(clause) || Syntax::type(clause) != "catch_clause") return false;
   std::set<string> stored;
   walk(h, [&](TSNode n) {
@@ -844,23 +844,23 @@ bool js_stored_and_rethrown(const Syntax& s, TSNode h, const string& err) {
     return !is_function(Syntax::type(n));
   });
   if (stored.empty()) return false;
-  TSNode tries = ts_node_parent(clause);
+  TSNode tries = tsnav::parent(clause);
   TSNode fn = enclosing_function(tries);
   if (ts_node_is_null(fn)) {
     fn = tries;
-    while (!ts_node_is_null(ts_node_parent(fn))) fn = ts_node_parent(fn);
+    while (!ts_node_is_null(tsnav::parent(fn))) fn = tsnav::parent(fn);
   }
   bool rethrown = false;
   walk(fn, [&](TSNode n) {
     if (rethrown) return false;
     if (!ts_node_eq(n, fn) && is_function(Syntax::type(n))) return false;
     if (Syntax::type(n) != "throw_statement" || ts_node_start_byte(n) < ts_node_end_byte(tries)) return true;
-    TSNode arg = ts_node_named_child_count(n) > 0 ? ts_node_named_child(n, 0) : TSNode{};
+    TSNode arg = ts_node_named_child_count(n) > 0 ? tsnav::named_child(n, 0) : TSNode{};
     if (ts_node_is_null(arg) || Syntax::type(arg) != "identifier" || !stored.count(s.text(arg))) return true;
     const string v = s.text(arg);
     // Unconditional, or under `if (v)` / `if (v !== undefined)` only.
     bool plain = true;
-    for (TSNode x = n, p = ts_node_parent(n); plain && !ts_node_is_null(p) && !ts_node_eq(x, fn); x = p, p = ts_node_parent(p)) {
+    for (TSNode x = n, p = tsnav::parent(n); plain && !ts_node_is_null(p) && !ts_node_eq(x, fn); x = p, p = tsnav::parent(p)) {
       if (Syntax::type(p) == "if_statement") {
         const string c = strip_spaces(s.text(Syntax::field(p, "condition")));
         plain = ts_node_eq(x, Syntax::field(p, "consequence")) &&
@@ -913,7 +913,7 @@ bool handler_rethrows(const Syntax& s, TSNode h, const LocalDefs& defs, int dept
 /// JavaScript: the try statement (within `n`'s function) whose block holds `n` and whose catch
 /// clause drops an assertion failure: no throw or failing call that one reaches. Null otherwise.
 TSNode js_try_dropping(const Syntax& s, TSNode n) {
-  for (TSNode x = n, p = ts_node_parent(n); !ts_node_is_null(p) && !is_function(Syntax::type(p)); x = p, p = ts_node_parent(p)) {
+  for (TSNode x = n, p = tsnav::parent(n); !ts_node_is_null(p) && !is_function(Syntax::type(p)); x = p, p = tsnav::parent(p)) {
     if (Syntax::type(p) != "try_statement" || !ts_node_eq(Syntax::field(p, "body"), x)) continue;
     // A `return` (or `break`/`continue`) in `finally` discards the failure whatever the catch does.
     bool finally_exits = false;
@@ -965,25 +965,25 @@ int drops_failures_in(const Syntax& s, TSNode def, const LocalDefs& defs, const 
 /// The call that receives `fn` (a function value) as an argument, directly or as a keyword
 /// argument (`target=check`); null when `fn` is not an argument.
 TSNode receiving_call(TSNode fn) {
-  TSNode p = ts_node_parent(fn);
+  TSNode p = tsnav::parent(fn);
   // Kotlin's trailing lambda: call_expression > call_suffix > annotated_lambda > lambda_literal.
   if (!ts_node_is_null(p) && Syntax::type(p) == "annotated_lambda") {
-    TSNode suffix = ts_node_parent(p);
-    TSNode c = ts_node_is_null(suffix) ? TSNode{} : ts_node_parent(suffix);
+    TSNode suffix = tsnav::parent(p);
+    TSNode c = ts_node_is_null(suffix) ? TSNode{} : tsnav::parent(suffix);
     return !ts_node_is_null(c) && Syntax::type(suffix) == "call_suffix" && Syntax::type(c) == "call_expression" ? c : TSNode{};
   }
-  while (!ts_node_is_null(p) && Syntax::type(p) == "parenthesized_expression") p = ts_node_parent(p);
-  if (!ts_node_is_null(p) && Syntax::type(p) == "keyword_argument") p = ts_node_parent(p);
+  while (!ts_node_is_null(p) && Syntax::type(p) == "parenthesized_expression") p = tsnav::parent(p);
+  if (!ts_node_is_null(p) && Syntax::type(p) == "keyword_argument") p = tsnav::parent(p);
   if (ts_node_is_null(p) || !one_of(Syntax::type(p), {"argument_list", "arguments", "value_arguments"})) return TSNode{};
-  TSNode c = ts_node_parent(p);
+  TSNode c = tsnav::parent(p);
   return !ts_node_is_null(c) && is_call(Syntax::type(c)) ? c : TSNode{};
 }
 
 /// The node a value is stored into: `x = v`, `let x = v`, `T x = v`, `const x = v` (null when `v`
 /// is not the value of a binding).
 TSNode binding_target(TSNode value) {
-  TSNode up = ts_node_parent(value);
-  while (!ts_node_is_null(up) && Syntax::type(up) == "parenthesized_expression") up = ts_node_parent(up);
+  TSNode up = tsnav::parent(value);
+  while (!ts_node_is_null(up) && Syntax::type(up) == "parenthesized_expression") up = tsnav::parent(up);
   if (ts_node_is_null(up)) return TSNode{};
   const string_view ut = Syntax::type(up);
   if (ut == "variable_declarator") return Syntax::field(up, "name");
@@ -1011,7 +1011,7 @@ string stored_in(const Syntax& s, TSNode call) {
 }
 
 bool bare_statement(TSNode n) {
-  TSNode up = ts_node_parent(n);
+  TSNode up = tsnav::parent(n);
   return !ts_node_is_null(up) && Syntax::type(up) == "expression_statement";
 }
 
@@ -1074,12 +1074,12 @@ string py_async_handoff(const Syntax& s, TSNode call, TSNode unit, const string&
     return false;
   };
   auto awaited_value = [&](TSNode n) {
-    TSNode v = ts_node_parent(n);
-    if (!ts_node_is_null(v) && Syntax::type(v) == "await") v = ts_node_parent(v);
+    TSNode v = tsnav::parent(n);
+    if (!ts_node_is_null(v) && Syntax::type(v) == "await") v = tsnav::parent(v);
     return v;
   };
   if (name == "gather" || name == "wait") {
-    TSNode up = ts_node_parent(call);
+    TSNode up = tsnav::parent(call);
     const bool awaited = !ts_node_is_null(up) && Syntax::type(up) == "await";
     const string args = strip_spaces(s.text(arguments_of(call)));
     if (!awaited && bare_statement(call))
@@ -1111,7 +1111,7 @@ string py_async_handoff(const Syntax& s, TSNode call, TSNode unit, const string&
   const string var = stored_in(s, call);
   if (var.empty()) {
     // Handed on: to gather/wait (judged as those), or somewhere that awaits it.
-    for (TSNode p = ts_node_parent(call); !ts_node_is_null(p) && !ts_node_eq(p, unit); p = ts_node_parent(p))
+    for (TSNode p = tsnav::parent(call); !ts_node_is_null(p) && !ts_node_eq(p, unit); p = tsnav::parent(p))
       if (Syntax::type(p) == "call") {
         const string outer = callee_name(s, p);
         if (one_of(outer, {"gather", "wait"})) return py_async_handoff(s, p, unit, outer);
@@ -1151,7 +1151,7 @@ string py_handoff(const Syntax& s, TSNode call, TSNode unit, const string& name)
            "`): its assertion failure is printed there and never reaches the test";
   if (name == "run_in_executor") {
     // A future: its exception surfaces only where it is awaited.
-    TSNode up = ts_node_parent(call);
+    TSNode up = tsnav::parent(call);
     if (!ts_node_is_null(up) && Syntax::type(up) == "await") return "";
     const string var = stored_in(s, call);
     if (!var.empty() && contains(compact(s, unit), "await" + var)) return "";
@@ -1160,7 +1160,7 @@ string py_handoff(const Syntax& s, TSNode call, TSNode unit, const string& name)
   }
   if (!one_of(name, {"submit", "apply_async", "map_async"})) return "";
   const string read = name == "submit" ? ".result(" : ".get(";
-  TSNode up = ts_node_parent(call);
+  TSNode up = tsnav::parent(call);
   if (!ts_node_is_null(up) && Syntax::type(up) == "attribute") {
     TSNode attr = Syntax::field(up, "attribute");
     if (!ts_node_is_null(attr) && ("." + s.text(attr) + "(") == read) return "";
@@ -1179,10 +1179,10 @@ string js_handoff(const Syntax& s, TSNode call, const LocalDefs& defs, const str
   if (!one_of(name, {"then", "catch", "finally"})) return "";
   // Handlers later in the chain catch what this callback throws.
   for (TSNode cur = call;;) {
-    TSNode member = ts_node_parent(cur);
+    TSNode member = tsnav::parent(cur);
     if (ts_node_is_null(member) || Syntax::type(member) != "member_expression") break;
     TSNode obj = Syntax::field(member, "object");
-    TSNode outer = ts_node_parent(member);
+    TSNode outer = tsnav::parent(member);
     if (ts_node_is_null(obj) || !ts_node_eq(obj, cur) || ts_node_is_null(outer) || Syntax::type(outer) != "call_expression") break;
     TSNode prop = Syntax::field(member, "property");
     const string m = ts_node_is_null(prop) ? "" : s.text(prop);
@@ -1229,9 +1229,9 @@ int js_predicate_of_assertion_failure(const Syntax& s, TSNode def) {
 }
 
 bool js_settled_outcomes_checked(const Syntax& s, TSNode call, TSNode unit) {
-  TSNode up = ts_node_parent(call);
+  TSNode up = tsnav::parent(call);
   while (!ts_node_is_null(up) && (Syntax::type(up) == "await_expression" || Syntax::type(up) == "parenthesized_expression"))
-    up = ts_node_parent(up);
+    up = tsnav::parent(up);
   if (ts_node_is_null(up) || Syntax::type(up) != "variable_declarator") return false;
   const std::string var = s.text(Syntax::field(up, "name"));
   if (var.empty()) return false;
@@ -1293,7 +1293,7 @@ string js_callback_drops(const Syntax& s, TSNode callback, uint32_t index, TSNod
   if (ts_node_is_null(param)) {
     TSNode params = Syntax::field(fn, "parameters");
     if (ts_node_is_null(params) || ts_node_named_child_count(params) <= index) return "";
-    param = ts_node_named_child(params, index);
+    param = tsnav::named_child(params, index);
     if (Syntax::type(param) == "required_parameter") param = Syntax::field(param, "pattern");
   }
   if (ts_node_is_null(param)) return "";
@@ -1342,7 +1342,7 @@ string js_callback_drops(const Syntax& s, TSNode callback, uint32_t index, TSNod
     walk(body, [&](TSNode n) {
       if (!first.empty()) return false;
       if (Syntax::type(n) != "identifier" || !names.count(s.text(n))) return true;
-      TSNode parent = ts_node_parent(n);
+      TSNode parent = tsnav::parent(n);
       if (!ts_node_is_null(parent) && Syntax::type(parent) == "member_expression" && ts_node_eq(Syntax::field(parent, "property"), n))
         return true;  // `x.p` is another value
       if (!field.empty() && Syntax::type(param) == "identifier") {
@@ -1368,12 +1368,12 @@ string js_callback_drops(const Syntax& s, TSNode callback, uint32_t index, TSNod
       if (ts_node_eq(n, body)) return true;  // the concise body `(p) => p` hands it on
       // Handed to a function of the file (`(p) => settle(p)`): judged by what that function does.
       if (!ts_node_is_null(parent) && Syntax::type(parent) == "arguments") {
-        TSNode call = ts_node_parent(parent);
+        TSNode call = tsnav::parent(parent);
         TSNode callee = ts_node_is_null(call) ? call : Syntax::field(call, "function");
         if (!ts_node_is_null(callee) && Syntax::type(callee) == "identifier") {
           uint32_t k = 0;
           for (; k < ts_node_named_child_count(parent); ++k)
-            if (ts_node_eq(ts_node_named_child(parent, k), n)) break;
+            if (ts_node_eq(tsnav::named_child(parent, k), n)) break;
           if (!ts_node_is_null(js_function_named(s, callee))) {
             first = js_callback_drops(s, callee, k, call, unit, depth + 1);
             return true;
@@ -1415,13 +1415,13 @@ std::optional<string> js_uses_judged(const Syntax& s, const string& var, TSNode 
 /// callback, or stored and its field read. "" when the object goes anywhere else.
 string js_field_dropped(const Syntax& s, TSNode obj, const string& field, TSNode unit, int depth) {
   if (depth > 8) return "";
-  TSNode up = ts_node_parent(obj);
-  while (!ts_node_is_null(up) && Syntax::type(up) == "parenthesized_expression") up = ts_node_parent(up);
+  TSNode up = tsnav::parent(obj);
+  while (!ts_node_is_null(up) && Syntax::type(up) == "parenthesized_expression") up = tsnav::parent(up);
   if (ts_node_is_null(up)) return "";
   if (Syntax::type(up) == "array") {
-    TSNode mem = ts_node_parent(up);
+    TSNode mem = tsnav::parent(up);
     if (ts_node_is_null(mem) || Syntax::type(mem) != "member_expression" || !ts_node_eq(Syntax::field(mem, "object"), up)) return "";
-    TSNode outer = ts_node_parent(mem);
+    TSNode outer = tsnav::parent(mem);
     const string m = s.text(Syntax::field(mem, "property"));
     if (ts_node_is_null(outer) || Syntax::type(outer) != "call_expression") return "";
     const auto args = argument_nodes(outer);
@@ -1437,7 +1437,7 @@ string js_field_dropped(const Syntax& s, TSNode obj, const string& field, TSNode
   const string var = s.text(nm);
   // As for a stored promise: one use that keeps it (or hands the whole object on) keeps it.
   const auto why = js_uses_judged(s, var, up, unit, [&](TSNode n) -> std::optional<string> {
-    TSNode parent = ts_node_parent(n);
+    TSNode parent = tsnav::parent(n);
     if (ts_node_is_null(parent) || Syntax::type(parent) != "member_expression" || !ts_node_eq(Syntax::field(parent, "object"), n))
       return string();  // the whole object handed on: not known to drop it
     if (s.text(Syntax::field(parent, "property")) != field) return std::nullopt;
@@ -1504,10 +1504,10 @@ std::optional<string> js_handler_drops(const Syntax& s, TSNode handler, TSNode a
 /// not known to drop it.
 string js_promise_dropped(const Syntax& s, TSNode p, TSNode unit, int depth) {
   if (depth > 8) return "";
-  TSNode up = ts_node_parent(p);
+  TSNode up = tsnav::parent(p);
   while (!ts_node_is_null(up) && Syntax::type(up) == "parenthesized_expression") {
     p = up;
-    up = ts_node_parent(up);
+    up = tsnav::parent(up);
   }
   if (ts_node_is_null(up)) return "";
   const string_view ut = Syntax::type(up);
@@ -1520,7 +1520,7 @@ string js_promise_dropped(const Syntax& s, TSNode p, TSNode unit, int depth) {
   }
   if (ut == "arrow_function") return js_function_result_lost(s, up, unit);  // the concise body: returned
   if (ut == "return_statement") {
-    for (TSNode f = ts_node_parent(up); !ts_node_is_null(f); f = ts_node_parent(f))
+    for (TSNode f = tsnav::parent(up); !ts_node_is_null(f); f = tsnav::parent(f))
       if (one_of(Syntax::type(f), {"arrow_function", "function_expression", "function", "function_declaration", "method_definition"}))
         return js_function_result_lost(s, f, unit);
     return "";
@@ -1537,13 +1537,13 @@ string js_promise_dropped(const Syntax& s, TSNode p, TSNode unit, int depth) {
     TSNode key = Syntax::field(up, "key");
     string k = ts_node_is_null(key) ? "" : s.text(key);
     k = js_unquoted(k);
-    TSNode obj = ts_node_parent(up);
+    TSNode obj = tsnav::parent(up);
     return k.empty() || ts_node_is_null(obj) ? "" : js_field_dropped(s, obj, k, unit, depth + 1);
   }
   // `[check()].map(...)`: the array of promises is the receiver of a collection method, or is
   // stored (`const ps = [check()]`) and judged by the uses of its name.
   if (ut == "array") {
-    TSNode mem = ts_node_parent(up);
+    TSNode mem = tsnav::parent(up);
     if (!ts_node_is_null(mem) && Syntax::type(mem) == "member_expression" && ts_node_eq(Syntax::field(mem, "object"), up)) {
       p = up;
       up = mem;
@@ -1556,7 +1556,7 @@ string js_promise_dropped(const Syntax& s, TSNode p, TSNode unit, int depth) {
     // A chain: `p.then(...)`, `p.catch(...)`, `p['catch'](...)`, `p.finally(...)`: a rejection
     // handler decides (one that hands the error on, `done`, `reject`, or rethrows, reports it; one
     // that drops it loses it), else the chain's end.
-    TSNode outer = ts_node_parent(up);
+    TSNode outer = tsnav::parent(up);
     if (ts_node_is_null(outer) || Syntax::type(outer) != "call_expression") return "";
     TSNode prop = Syntax::field(up, subscripted ? "index" : "property");
     string m = ts_node_is_null(prop) ? "" : s.text(prop);
@@ -1578,9 +1578,9 @@ string js_promise_dropped(const Syntax& s, TSNode p, TSNode unit, int depth) {
     return js_promise_dropped(s, outer, unit, depth + 1);
   }
   TSNode holder = up;
-  if (ut == "array") holder = ts_node_parent(up);  // Promise.race([a, b])
+  if (ut == "array") holder = tsnav::parent(up);  // Promise.race([a, b])
   if (!ts_node_is_null(holder) && Syntax::type(holder) == "arguments") {
-    TSNode call = ts_node_parent(holder);
+    TSNode call = tsnav::parent(holder);
     if (ts_node_is_null(call)) return "";
     const string callee = strip_spaces(callee_text(s, call));
     if (callee == "Promise.race") {
@@ -1589,7 +1589,7 @@ string js_promise_dropped(const Syntax& s, TSNode p, TSNode unit, int depth) {
       bool fulfils = false;
       if (ut == "array")
         for (uint32_t i = 0; i < ts_node_named_child_count(up); ++i) {
-          TSNode other = ts_node_named_child(up, i);
+          TSNode other = tsnav::named_child(up, i);
           if (ts_node_eq(other, p)) continue;
           string t = strip_spaces(s.text(other));
           // A call of a function the file defines: judged by its definition (`timeout(ms)` that rejects).
@@ -1618,7 +1618,7 @@ string js_promise_dropped(const Syntax& s, TSNode p, TSNode unit, int depth) {
              "), which settles its rejection as a value the test never checks";
     if (callee == "Promise.all" || callee == "Promise.allSettled") return js_promise_dropped(s, call, unit, depth + 1);
     // `Promise.prototype.catch.call(p, h)`, `.then.call(p, ok, h)`, `.apply(p, [...])`: a chain on p.
-    if (ut != "array" && (ends_with(callee, ".catch.call") || ends_with(callee, ".then.call")) && ts_node_eq(ts_node_named_child(holder, 0), p)) {
+    if (ut != "array" && (ends_with(callee, ".catch.call") || ends_with(callee, ".then.call")) && ts_node_eq(tsnav::named_child(holder, 0), p)) {
       const auto call_args = argument_nodes(call);
       const std::size_t h = ends_with(callee, ".catch.call") ? 1 : 2;
       if (call_args.size() > h)
@@ -1650,7 +1650,7 @@ string js_promise_dropped(const Syntax& s, TSNode p, TSNode unit, int depth) {
     if (ut != "array" && !ts_node_is_null(fn) && Syntax::type(fn) == "identifier" && !ts_node_is_null(js_function_named(s, fn))) {
       uint32_t k = 0;
       for (; k < ts_node_named_child_count(holder); ++k)
-        if (ts_node_eq(ts_node_named_child(holder, k), p)) break;
+        if (ts_node_eq(tsnav::named_child(holder, k), p)) break;
       return js_callback_drops(s, fn, k, call, unit, depth + 1);
     }
     // Handed to a helper module's function that drops failures (`await quietly(check())` with
@@ -1671,7 +1671,7 @@ string js_promise_dropped(const Syntax& s, TSNode p, TSNode unit, int depth) {
   }
   if (var.empty()) return "";
   const auto why = js_uses_judged(s, var, up, unit, [&](TSNode n) -> std::optional<string> {
-    TSNode parent = ts_node_parent(n);
+    TSNode parent = tsnav::parent(n);
     // Another assignment to the name is not a use of this promise.
     if (!ts_node_is_null(parent) && Syntax::type(parent) == "assignment_expression" && ts_node_eq(Syntax::field(parent, "left"), n))
       return std::nullopt;
@@ -1684,7 +1684,7 @@ string js_promise_dropped(const Syntax& s, TSNode p, TSNode unit, int depth) {
 string rust_handoff(const Syntax& s, TSNode call, TSNode unit, const string& name) {
   if (name != "spawn") return "";
   // Scoped threads (`thread::scope(|s| s.spawn(...))`) re-raise a panic when the scope ends.
-  for (TSNode p = ts_node_parent(call); !ts_node_is_null(p) && !ts_node_eq(p, unit); p = ts_node_parent(p))
+  for (TSNode p = tsnav::parent(call); !ts_node_is_null(p) && !ts_node_eq(p, unit); p = tsnav::parent(p))
     if (is_call(Syntax::type(p)) && callee_name(s, p) == "scope") return "";
   const string why = "runs in a spawned thread whose join() result the test drops";
   // How a join result is used: unwrapped (a panic re-raised) or asserted on.
@@ -1700,12 +1700,12 @@ string rust_handoff(const Syntax& s, TSNode call, TSNode unit, const string& nam
     return (starts_with(use, ".is_ok(") || starts_with(use, ".is_err(")) &&
            (ends_with(before, "assert!(") || ends_with(before, "assert!(!"));
   };
-  TSNode up = ts_node_parent(call);
+  TSNode up = tsnav::parent(call);
   if (!ts_node_is_null(up) && Syntax::type(up) == "field_expression") {
     TSNode field = Syntax::field(up, "field");
-    TSNode join = ts_node_parent(up);
+    TSNode join = tsnav::parent(up);
     if (ts_node_is_null(field) || s.text(field) != "join" || ts_node_is_null(join)) return "";
-    TSNode use = ts_node_parent(join);
+    TSNode use = tsnav::parent(join);
     if (ts_node_is_null(use)) return why;
     const string_view ut = Syntax::type(use);
     if (ut == "try_expression") return "";
@@ -1775,7 +1775,7 @@ string kotlin_handoff(const Syntax& s, TSNode call, const string& name) {
   const string callee = strip_spaces(callee_text(s, call));
   if (!starts_with(callee, "GlobalScope.") && !starts_with(callee, "CoroutineScope(") && !contains(callee, "MainScope()")) return "";
   if (name == "async") {
-    TSNode up = ts_node_parent(call);
+    TSNode up = tsnav::parent(call);
     if (!ts_node_is_null(up) && Syntax::type(up) != "statements" && Syntax::type(up) != "source_file") return "";  // awaited or stored
   }
   return "runs in a coroutine launched outside the test's scope (`" + quote(callee) +
@@ -1798,7 +1798,7 @@ string jvm_handoff(const Syntax& s, TSNode call, TSNode unit, const LocalDefs& d
     return "";
   TSNode cur = call;
   for (;;) {
-    TSNode outer = ts_node_parent(cur);
+    TSNode outer = tsnav::parent(cur);
     if (ts_node_is_null(outer) || Syntax::type(outer) != "method_invocation") break;
     TSNode obj = Syntax::field(outer, "object");
     if (ts_node_is_null(obj) || !ts_node_eq(obj, cur)) break;
@@ -1909,7 +1909,7 @@ LocalDefs collect_local_defs(const Syntax& s, Lang lang, TSNode root) {
           exported(Syntax::field(l, "property"), v);
         if (!ts_node_is_null(v) && lt == "module.exports" && Syntax::type(v) == "object")
           for (uint32_t i = 0; i < ts_node_named_child_count(v); ++i) {
-            TSNode pair = ts_node_named_child(v, i);
+            TSNode pair = tsnav::named_child(v, i);
             if (Syntax::type(pair) == "pair") exported(Syntax::field(pair, "key"), Syntax::field(pair, "value"));
           }
       }
@@ -1961,10 +1961,10 @@ std::string handoff_swallows(const Syntax& s, Lang lang, TSNode fn, TSNode unit,
   }
   if (js_async) {
     // An async function called on the spot: `(async () => { ... })()`.
-    TSNode callee = fn, up = ts_node_parent(fn);
+    TSNode callee = fn, up = tsnav::parent(fn);
     while (!ts_node_is_null(up) && Syntax::type(up) == "parenthesized_expression") {
       callee = up;
-      up = ts_node_parent(up);
+      up = tsnav::parent(up);
     }
     if (!ts_node_is_null(up) && Syntax::type(up) == "call_expression" && ts_node_eq(Syntax::field(up, "function"), callee))
       return js_promise_dropped(s, up, unit);
@@ -1996,7 +1996,7 @@ std::string handoff_swallows(const Syntax& s, Lang lang, TSNode fn, TSNode unit,
                                                                    ts_node_end_byte(n) <= ts_node_end_byte(fn))) {
       if (TSNode c = receiving_call(n); !ts_node_is_null(c)) why = call_swallows(s, lang, c, unit, defs, try_swallows);
       // Python: the coroutine it makes handed on (`asyncio.create_task(check())`, `gather(check(), ...)`).
-      TSNode made = ts_node_parent(n);
+      TSNode made = tsnav::parent(n);
       if (why.empty() && lang == Lang::python && !ts_node_is_null(made) && Syntax::type(made) == "call" &&
           ts_node_eq(Syntax::field(made, "function"), n) && starts_with(s.text(fn), "async"))
         if (TSNode c = receiving_call(made); !ts_node_is_null(c)) why = py_async_handoff(s, c, unit, callee_name(s, c));
@@ -2027,7 +2027,7 @@ bool js_returns_promise(const Syntax& s, TSNode value, const LocalDefs& defs, in
   // A returned expression: a call of a promise-returning function of the file, through .then/.catch/.finally.
   TSNode fn_body = Syntax::field(value, "body");
   std::function<bool(TSNode, int)> promise_value = [&](TSNode e, int hops) -> bool {
-    while (!ts_node_is_null(e) && Syntax::type(e) == "parenthesized_expression") e = ts_node_named_child(e, 0);
+    while (!ts_node_is_null(e) && Syntax::type(e) == "parenthesized_expression") e = tsnav::named_child(e, 0);
     if (ts_node_is_null(e)) return false;
     // `const p = check(); return p;`: the local's value.
     if (Syntax::type(e) == "identifier" && hops < 4 && !ts_node_is_null(fn_body)) {
@@ -2051,7 +2051,7 @@ bool js_returns_promise(const Syntax& s, TSNode value, const LocalDefs& defs, in
     if (one_of(Syntax::type(e), {"array", "subscript_expression", "binary_expression", "ternary_expression", "sequence_expression",
                                  "object", "pair", "spread_element", "member_expression"}) && hops < 8) {
       for (uint32_t i = 0; i < ts_node_named_child_count(e); ++i) {
-        TSNode c = ts_node_named_child(e, i);
+        TSNode c = tsnav::named_child(e, i);
         if (one_of(Syntax::type(c), {"await_expression", "arrow_function", "function_expression", "function"})) continue;
         if (promise_value(c, hops + 1)) return true;
       }
@@ -2085,7 +2085,7 @@ bool js_returns_promise(const Syntax& s, TSNode value, const LocalDefs& defs, in
     if (found) return false;
     const string_view t = Syntax::type(n);
     if (one_of(t, {"arrow_function", "function_expression", "function", "function_declaration", "method_definition"})) return false;
-    if (t == "return_statement" && ts_node_named_child_count(n) > 0 && promise_value(ts_node_named_child(n, 0), 0)) found = true;
+    if (t == "return_statement" && ts_node_named_child_count(n) > 0 && promise_value(tsnav::named_child(n, 0), 0)) found = true;
     return !found;
   });
   return found;
@@ -2107,11 +2107,11 @@ std::string helper_handed_off(const Syntax& s, Lang lang, TSNode unit, const std
   walk(unit, [&](TSNode n) {
     if (direct) return false;
     if (Syntax::type(n) != "identifier" || s.text(n) != name) return true;
-    TSNode up = ts_node_parent(n);
+    TSNode up = tsnav::parent(n);
     // `self.name` / `obj.name`: an attribute of something else, unless the helper is a method.
     if (!ts_node_is_null(up) && Syntax::type(up) == "attribute" && ts_node_eq(Syntax::field(up, "attribute"), n)) return false;
     // In a branch that never runs (`if False:`, `if 0:`): not a reference at all.
-    for (TSNode a = up; !ts_node_is_null(a) && !ts_node_eq(a, unit); a = ts_node_parent(a))
+    for (TSNode a = up; !ts_node_is_null(a) && !ts_node_eq(a, unit); a = tsnav::parent(a))
       if (one_of(Syntax::type(a), {"if_statement", "while_statement"})) {
         TSNode cond = Syntax::field(a, "condition");
         const string c = ts_node_is_null(cond) ? "" : strip_spaces(s.text(cond));
@@ -2120,7 +2120,7 @@ std::string helper_handed_off(const Syntax& s, Lang lang, TSNode unit, const std
     any = true;
     string why;
     // Inside a lambda or nested function of the test: it runs only when that function does.
-    for (TSNode a = up; !ts_node_is_null(a) && !ts_node_eq(a, unit); a = ts_node_parent(a))
+    for (TSNode a = up; !ts_node_is_null(a) && !ts_node_eq(a, unit); a = tsnav::parent(a))
       if (one_of(Syntax::type(a), {"lambda", "function_definition", "arrow_function", "function_expression"})) {
         why = handoff_swallows(s, lang, a, unit, defs, try_swallows);
         if (!why.empty()) {
@@ -2140,8 +2140,8 @@ std::string helper_handed_off(const Syntax& s, Lang lang, TSNode unit, const std
         return false;
       }
       // A coroutine: it runs only when awaited, or where it is handed on.
-      TSNode outer = ts_node_parent(up);
-      while (!ts_node_is_null(outer) && Syntax::type(outer) == "parenthesized_expression") outer = ts_node_parent(outer);
+      TSNode outer = tsnav::parent(up);
+      while (!ts_node_is_null(outer) && Syntax::type(outer) == "parenthesized_expression") outer = tsnav::parent(outer);
       if (!ts_node_is_null(outer) && Syntax::type(outer) == "await") {
         direct = true;
         return false;
@@ -2172,8 +2172,8 @@ std::string with_swallows(const Syntax& s, TSNode with_stmt, const LocalDefs& de
   string why;
   walk(with_stmt, [&](TSNode n) {
     if (!why.empty() || (!ts_node_is_null(body) && ts_node_eq(n, body))) return false;
-    const bool plain = Syntax::type(n) == "identifier" && Syntax::type(ts_node_parent(n)) != "call" &&
-                       Syntax::type(ts_node_parent(n)) != "attribute";
+    const bool plain = Syntax::type(n) == "identifier" && Syntax::type(tsnav::parent(n)) != "call" &&
+                       Syntax::type(tsnav::parent(n)) != "attribute";
     if (Syntax::type(n) != "call" && !plain) return true;
     const string name = Syntax::type(n) == "call" ? callee_name(s, n) : s.text(n);
     if (auto c = defs.classes.find(name); c != defs.classes.end()) {
@@ -2232,7 +2232,7 @@ std::string receiver_reassigned(const Syntax& s, Lang lang, TSNode check, TSNode
   const string r = s.text(recv);
   // The function whose parameter it is.
   TSNode binder{};
-  for (TSNode p = ts_node_parent(check); !ts_node_is_null(p); p = ts_node_parent(p)) {
+  for (TSNode p = tsnav::parent(check); !ts_node_is_null(p); p = tsnav::parent(p)) {
     if (is_function(Syntax::type(p))) {
       TSNode params = Syntax::field(p, "parameters");
       if (ts_node_is_null(params)) params = Syntax::field(p, "parameter");

@@ -1400,8 +1400,9 @@ class Analyzer {
     ts_parser_delete(parser);
     if (!tree) return m;
     // (Owned: a rule's pattern that std::regex cannot compile throws out of this walk, and
-    // check_test_integrity fails closed on it; the tree must not leak then.)
-    const std::unique_ptr<TSTree, decltype(&ts_tree_delete)> owned(tree, &ts_tree_delete);
+    // check_test_integrity fails closed on it; the tree must not leak then. The owner also keeps
+    // the linear-time navigation cache of ts_nav.hpp for it.)
+    const tsnav::OwnedTree owned(tree);
     model_ = &m;
     names_ = file_names(lang_, s_.src);
     m.has_error = ts_node_has_error(ts_tree_root_node(tree));
@@ -1414,7 +1415,7 @@ class Analyzer {
           return;
         }
         if (!ts_node_has_error(n)) return;
-        for (uint32_t i = 0; i < ts_node_child_count(n); ++i) errors(ts_node_child(n, i), depth + 1);
+        for (uint32_t i = 0; i < ts_node_child_count(n); ++i) errors(tsnav::child(n, i), depth + 1);
       };
       errors(ts_tree_root_node(tree), 0);
     }
@@ -1453,7 +1454,7 @@ class Analyzer {
     if (t == "call" || t == "call_expression") f = field(n, "function");
     else if (t == "method_invocation") f = field(n, "name");
     else if (t == "macro_invocation") f = field(n, "macro");
-    if (ts_node_is_null(f) && ts_node_named_child_count(n) > 0) f = ts_node_named_child(n, 0);
+    if (ts_node_is_null(f) && ts_node_named_child_count(n) > 0) f = tsnav::named_child(n, 0);
     if (ts_node_is_null(f)) return {};
     // Member chains (expect(x).toBe, self.assertEqual, t.Errorf, assert.Equal): the last member.
     for (const char* member : {"property", "attribute", "field", "name"}) {
@@ -1489,9 +1490,9 @@ class Analyzer {
     TSNode args = field(n, "arguments");
     if (ts_node_is_null(args))
       for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) {
-        std::string_view ct = type(ts_node_named_child(n, i));
+        std::string_view ct = type(tsnav::named_child(n, i));
         if (ct == "argument_list" || ct == "token_tree" || ct == "value_arguments" || ct == "call_suffix")
-          args = ts_node_named_child(n, i);
+          args = tsnav::named_child(n, i);
       }
     return args;
   }
@@ -1623,14 +1624,14 @@ class Analyzer {
       if (TSNode param = field(h, "parameter"); !ts_node_is_null(param) && type(param) == "identifier") e = text(param);
     } else if (lang_ == Lang::java) {
       for (uint32_t j = 0; j < ts_node_named_child_count(h); ++j)
-        if (TSNode p = ts_node_named_child(h, j); type(p) == "catch_formal_parameter" && !ts_node_is_null(field(p, "name")))
+        if (TSNode p = tsnav::named_child(h, j); type(p) == "catch_formal_parameter" && !ts_node_is_null(field(p, "name")))
           e = text(field(p, "name"));
     } else if (lang_ == Lang::python) {
       const std::string head = text(h).substr(0, text(h).find(':'));
       if (const auto as = head.rfind(" as "); as != std::string::npos) e = trim(head.substr(as + 4));
       for (uint32_t j = ts_node_named_child_count(h); j-- > 0;)
-        if (type(ts_node_named_child(h, j)) == "block") {
-          body = ts_node_named_child(h, j);
+        if (type(tsnav::named_child(h, j)) == "block") {
+          body = tsnav::named_child(h, j);
           break;
         }
     }
@@ -1646,7 +1647,7 @@ class Analyzer {
     static const std::regex rethrow_unless(R"(^if\(?(?:!\(|not)(?:\w+instanceof(\w+)|isinstance\(\w+,(\w+)\))\)?\)?:?\{?(?:throw\w+;?|raise\w*)\}?$)");
     bool checked = false;
     for (uint32_t i = 0; i < ts_node_named_child_count(body) && !checked; ++i) {
-      TSNode st = ts_node_named_child(body, i);
+      TSNode st = tsnav::named_child(body, i);
       const std::string_view t = type(st);
       if (t == "comment") continue;
       // (Python's `assert isinstance(e, ValueError)`, `assert e.code == 4`.)
@@ -1670,8 +1671,8 @@ class Analyzer {
         if (contains(text(st), "return") || (contains(x, "throw") && !contains(x, "throw" + e + ";") && !ends_with(x, "throw" + e))) break;
         continue;
       }
-      TSNode x = ts_node_named_child_count(st) > 0 ? ts_node_named_child(st, 0) : st;
-      if (type(x) == "await_expression" && ts_node_named_child_count(x) > 0) x = ts_node_named_child(x, 0);
+      TSNode x = ts_node_named_child_count(st) > 0 ? tsnav::named_child(st, 0) : st;
+      if (type(x) == "await_expression" && ts_node_named_child_count(x) > 0) x = tsnav::named_child(x, 0);
       if ((type(x) != "call_expression" && type(x) != "call" && type(x) != "method_invocation") || !has_word(text(x), e) ||
           std::regex_search(text(x), generic))
         continue;
@@ -1697,7 +1698,7 @@ class Analyzer {
   bool statement_operands(TSNode body, TSNode stop, Assertion& a) const {
     bool tautology = false, itself = false;
     for (uint32_t i = 0; !ts_node_is_null(body) && i < ts_node_named_child_count(body); ++i) {
-      TSNode x = ts_node_named_child(body, i);
+      TSNode x = tsnav::named_child(body, i);
       if (!ts_node_is_null(stop) && ts_node_eq(x, stop)) break;
       if (type(x) == "comment" || type(x) == "line_comment" || type(x) == "block_comment") continue;
       if (throws_itself(x)) itself = true;
@@ -1714,10 +1715,10 @@ class Analyzer {
   /// the operands of its body's statements (each assigned value as computed) added to `a`; true
   /// when the body raises by itself (`raise ValueError`): the expectation holds whatever the code does.
   bool with_body_operands(TSNode n, Assertion& a) const {
-    TSNode w = ts_node_parent(n);
+    TSNode w = tsnav::parent(n);
     for (int up = 0; up < 3 && !ts_node_is_null(w) && type(w) != "with_statement"; ++up) {
       if (type(w) != "with_item" && type(w) != "with_clause" && type(w) != "as_pattern") return false;
-      w = ts_node_parent(w);
+      w = tsnav::parent(w);
     }
     if (ts_node_is_null(w) || type(w) != "with_statement") return false;
     return statement_operands(field(w, "body"), TSNode{}, a);
@@ -1727,9 +1728,9 @@ class Analyzer {
   /// failure (`t.Fatal`, `t.Errorf`, ...) or returns after one, `t.Logf` not?
   bool go_case_fails(TSNode c) const {
     for (uint32_t i = 0; i < ts_node_named_child_count(c); ++i) {
-      TSNode st = ts_node_named_child(c, i);
+      TSNode st = tsnav::named_child(c, i);
       if (type(st) != "expression_statement" || ts_node_named_child_count(st) == 0) continue;
-      TSNode call = ts_node_named_child(st, 0);
+      TSNode call = tsnav::named_child(st, 0);
       if (type(call) != "call_expression") continue;
       const std::string name = callee(call);
       if (kGoFail.count(name) || name == "Fatal" || name == "Fatalf") return true;
@@ -1741,7 +1742,7 @@ class Analyzer {
   /// `warns`: a warning does not end the block)?
   bool raises_block(TSNode block) const {
     if (lang_ != Lang::python) return false;
-    TSNode w = ts_node_parent(block);
+    TSNode w = tsnav::parent(block);
     if (ts_node_is_null(w) || type(w) != "with_statement" || !ts_node_eq(field(w, "body"), block)) return false;
     const std::string head = strip_spaces(text(w).substr(0, ts_node_start_byte(block) - ts_node_start_byte(w)));
     return contains(head, "raises(") || contains(head, "assertRaises(") || contains(head, "assertRaisesRegex(") || contains(head, "assertRaisesRegexp(");
@@ -1749,7 +1750,7 @@ class Analyzer {
 
   /// Is `n` inside a loop of its function (`for`, `while`, `do`)?
   bool in_loop(TSNode n) const {
-    for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
+    for (TSNode p = tsnav::parent(n); !ts_node_is_null(p); p = tsnav::parent(p)) {
       const std::string_view t = type(p);
       if (t == "for_statement" || t == "while_statement" || t == "do_statement" || t == "for_in_statement" || t == "enhanced_for_statement" ||
           t == "for_range_loop" || t == "range_based_for_statement" || t == "for_expression" || t == "while_expression")
@@ -1766,7 +1767,7 @@ class Analyzer {
     if (TSNode b = field(t, "body"); !ts_node_is_null(b)) return b;
     if (type(t) == "try_expression")
       for (uint32_t i = 0; i < ts_node_named_child_count(t); ++i)
-        if (type(ts_node_named_child(t, i)) == "statements") return ts_node_named_child(t, i);
+        if (type(tsnav::named_child(t, i)) == "statements") return tsnav::named_child(t, i);
     return TSNode{};
   }
 
@@ -1775,21 +1776,21 @@ class Analyzer {
   bool handlers_return(TSNode t, bool loop) const {
     bool any = false;
     for (uint32_t i = 0; i < ts_node_named_child_count(t); ++i) {
-      TSNode h = ts_node_named_child(t, i);
+      TSNode h = tsnav::named_child(t, i);
       const std::string_view ht = type(h);
       if (ht == "finally_clause") return false;
       if (ht != "catch_clause" && ht != "except_clause" && ht != "catch_block") continue;
       TSNode body = field(h, "body");
       if (ts_node_is_null(body))
         for (uint32_t j = ts_node_named_child_count(h); j-- > 0;)
-          if (const std::string_view bt = type(ts_node_named_child(h, j));
+          if (const std::string_view bt = type(tsnav::named_child(h, j));
               bt == "block" || bt == "compound_statement" || bt == "statement_block" || bt == "statements") {
-            body = ts_node_named_child(h, j);
+            body = tsnav::named_child(h, j);
             break;
           }
       if (ts_node_is_null(body) || ts_node_named_child_count(body) == 0) return false;
       // (In a loop over inputs, `continue`: a `return` there ends the test at the first input.)
-      TSNode last = ts_node_named_child(body, ts_node_named_child_count(body) - 1);
+      TSNode last = tsnav::named_child(body, ts_node_named_child_count(body) - 1);
       if (type(last) != (loop ? "continue_statement" : "return_statement")) return false;
       any = true;
     }
@@ -2157,7 +2158,7 @@ class Analyzer {
         found = true;
         return;
       }
-      for (uint32_t i = 0; i < ts_node_named_child_count(y); ++i) walk(ts_node_named_child(y, i), depth + 1);
+      for (uint32_t i = 0; i < ts_node_named_child_count(y); ++i) walk(tsnav::named_child(y, i), depth + 1);
     };
     walk(x, 0);
     return found;
@@ -2212,7 +2213,7 @@ class Analyzer {
     // (Kotlin's `catch (e: JSONException) { ... }`.)
     if (ht == "catch_block")
       for (uint32_t j = 0; j < ts_node_named_child_count(h); ++j)
-        if (type(ts_node_named_child(h, j)) == "user_type") ty = text(ts_node_named_child(h, j));
+        if (type(tsnav::named_child(h, j)) == "user_type") ty = text(tsnav::named_child(h, j));
     if (ht == "except_clause") {
       // (`except ValueError as e:`, `except (A, B):`; a bare `except:` catches everything.)
       const std::string head = text(h).substr(0, text(h).find(':'));
@@ -2220,14 +2221,14 @@ class Analyzer {
       if (const auto as = ty.find(" as "); as != std::string::npos) ty = trim(ty.substr(0, as));
     } else if (lang_ == Lang::java || lang_ == Lang::kotlin) {
       for (uint32_t j = 0; j < ts_node_named_child_count(h); ++j)
-        if (TSNode p = ts_node_named_child(h, j); type(p) == "catch_formal_parameter")
+        if (TSNode p = tsnav::named_child(h, j); type(p) == "catch_formal_parameter")
           for (uint32_t k = 0; k < ts_node_named_child_count(p); ++k)
-            if (type(ts_node_named_child(p, k)) == "catch_type") ty = text(ts_node_named_child(p, k));
+            if (type(tsnav::named_child(p, k)) == "catch_type") ty = text(tsnav::named_child(p, k));
     } else if (lang_ == Lang::cpp) {
       // (`catch (const std::invalid_argument& e)`: the type; `catch (...)`: none.)
       if (TSNode ps = field(h, "parameters"); !ts_node_is_null(ps))
         for (uint32_t j = 0; j < ts_node_named_child_count(ps); ++j)
-          if (TSNode d = ts_node_named_child(ps, j); type(d) == "parameter_declaration" && !ts_node_is_null(field(d, "type")))
+          if (TSNode d = tsnav::named_child(ps, j); type(d) == "parameter_declaration" && !ts_node_is_null(field(d, "type")))
             ty = text(field(d, "type"));
     }
     return ty;
@@ -2449,7 +2450,7 @@ class Analyzer {
     if (!exact_type.empty()) checked_type = exact_type;
     // (The statement of the check, in a block of the unit.)
     TSNode st = n;
-    for (TSNode p = ts_node_parent(st); !ts_node_is_null(p); p = ts_node_parent(st)) {
+    for (TSNode p = tsnav::parent(st); !ts_node_is_null(p); p = tsnav::parent(st)) {
       const std::string_view pt = type(p);
       // (C++'s `EXPECT_TRUE(threw) << "message";`.)
       if (pt != "expression_statement" && pt != "await_expression" && !(lang_ == Lang::cpp && pt == "binary_expression")) break;
@@ -2461,7 +2462,7 @@ class Analyzer {
     const std::regex assigned = detail::cached_regex("(?:^|[^\\w$.])" + v + R"(\s*(?:[-+*/|&^%]|\?\?|\|\||&&)?=(?!=))");
     // The nearest try before the check in its block, the flag not assigned between them.
     TSNode t{};
-    for (TSNode sib = ts_node_prev_named_sibling(st); !ts_node_is_null(sib); sib = ts_node_prev_named_sibling(sib)) {
+    for (TSNode sib = tsnav::prev_named_sibling(st); !ts_node_is_null(sib); sib = tsnav::prev_named_sibling(sib)) {
       if (is_try(sib)) {
         t = sib;
         break;
@@ -2479,7 +2480,7 @@ class Analyzer {
     // Some handler sets it to a truthy value; the expected type is what those handlers catch.
     bool set = false, broad = false;
     for (uint32_t i = 0; i < ts_node_named_child_count(t); ++i) {
-      TSNode h = ts_node_named_child(t, i);
+      TSNode h = tsnav::named_child(t, i);
       const std::string_view ht = type(h);
       if (ht == "finally_clause" || ht == "else_clause") {
         if (std::regex_search(text(h), assigned) || std::regex_search(text(h), exits)) return false;
@@ -2509,7 +2510,7 @@ class Analyzer {
     // Before the try, the flag starts falsy (or unset: `let err;`), and is bound in the unit.
     bool initialized = false;
     TSNode init_stmt{};
-    for (TSNode sib = ts_node_prev_named_sibling(t); !ts_node_is_null(sib); sib = ts_node_prev_named_sibling(sib)) {
+    for (TSNode sib = tsnav::prev_named_sibling(t); !ts_node_is_null(sib); sib = tsnav::prev_named_sibling(sib)) {
       init_stmt = sib;
       const std::string x = trim(text(sib));
       if (!std::regex_search(x.substr(0, kRegexLineChars), detail::cached_regex(vr))) continue;
@@ -2537,8 +2538,8 @@ class Analyzer {
       std::vector<std::pair<uint32_t, uint32_t>> allowed{{ts_node_start_byte(init_stmt), ts_node_end_byte(init_stmt)},
                                                           {ts_node_start_byte(st), ts_node_end_byte(unit_node_)}};
       for (uint32_t i = 0; i < ts_node_named_child_count(t); ++i)
-        if (const std::string_view ht = type(ts_node_named_child(t, i)); ht == "catch_clause" || ht == "except_clause" || ht == "catch_block")
-          allowed.emplace_back(ts_node_start_byte(ts_node_named_child(t, i)), ts_node_end_byte(ts_node_named_child(t, i)));
+        if (const std::string_view ht = type(tsnav::named_child(t, i)); ht == "catch_clause" || ht == "except_clause" || ht == "catch_block")
+          allowed.emplace_back(ts_node_start_byte(tsnav::named_child(t, i)), ts_node_end_byte(tsnav::named_child(t, i)));
       const std::regex& word = detail::cached_regex("(?:^|[^\\w$.])(" + v + ")(?![\\w$])");
       for (std::sregex_iterator it(code.begin(), code.end(), word), end; it != end; ++it) {
         const uint32_t at = base + static_cast<uint32_t>(it->position(1));
@@ -2567,15 +2568,15 @@ class Analyzer {
   std::vector<Assertion> expected_throw(TSNode n, Assertion a) const {
     // (The fail's own statement: `fail(...);`, C++'s `FAIL() << "..."`, an awaited JS call.)
     TSNode st = n;
-    for (TSNode p = ts_node_parent(st); !ts_node_is_null(p); p = ts_node_parent(st)) {
+    for (TSNode p = tsnav::parent(st); !ts_node_is_null(p); p = tsnav::parent(st)) {
       const std::string_view pt = type(p);
       if (pt != "expression_statement" && pt != "await_expression" && pt != "binary_expression" && pt != "parenthesized_expression") break;
       if (pt == "binary_expression" && !ts_node_eq(field(p, "left"), st)) return {};
       st = p;
     }
-    TSNode block = ts_node_parent(st);
+    TSNode block = tsnav::parent(st);
     if (ts_node_is_null(block)) return {};
-    TSNode owner = ts_node_parent(block);
+    TSNode owner = tsnav::parent(block);
     if (ts_node_is_null(owner)) return {};
     const auto is_try = [&](TSNode x) {
       return !ts_node_is_null(x) && (type(x) == "try_statement" || type(x) == "try_with_resources_statement" || type(x) == "try_expression");
@@ -2585,8 +2586,8 @@ class Analyzer {
     bool whole_body = false;
     if (type(owner) == "else_clause" && lang_ == Lang::python) {
       whole_body = true;
-      owner = ts_node_parent(owner);
-    } else if (TSNode prev = ts_node_prev_named_sibling(st); !is_try(owner) && is_try(prev) && handlers_return(prev, in_loop(st))) {
+      owner = tsnav::parent(owner);
+    } else if (TSNode prev = tsnav::prev_named_sibling(st); !is_try(owner) && is_try(prev) && handlers_return(prev, in_loop(st))) {
       // (`try { parse(s); } catch (E e) { return; } fail("expected E");`)
       whole_body = true;
       owner = prev;
@@ -2599,7 +2600,7 @@ class Analyzer {
     // catch (Exception e) {}` expects any Exception.)
     bool catches = false, broad = false;
     for (uint32_t i = 0; i < ts_node_named_child_count(owner); ++i) {
-      TSNode h = ts_node_named_child(owner, i);
+      TSNode h = tsnav::named_child(owner, i);
       const std::string_view ht = type(h);
       if (ht != "catch_clause" && ht != "except_clause" && ht != "catch_block") continue;
       if (reraises(h)) continue;
@@ -2670,7 +2671,7 @@ class Analyzer {
       if (exit_stmt(x) && !exit_stmt(x, /*passing=*/true) && t != "return_statement" && t != "continue_statement" && t != "break_statement")
         return true;
       if (t != "expression_statement" || ts_node_named_child_count(x) == 0) return false;
-      TSNode e = ts_node_named_child(x, 0);
+      TSNode e = tsnav::named_child(x, 0);
       while (type(e) == "binary_expression" && !ts_node_is_null(field(e, "left"))) e = field(e, "left");  // (`FAIL() << ...`)
       if (type(e) != "call" && type(e) != "call_expression") return false;
       const std::string name = callee(e);
@@ -2680,13 +2681,13 @@ class Analyzer {
     const std::string_view bt = type(b);
     if (bt != "block" && bt != "statement_block" && bt != "compound_statement") return fails(b);
     for (uint32_t i = 0; i < ts_node_named_child_count(b); ++i)
-      if (fails(ts_node_named_child(b, i))) return true;
+      if (fails(tsnav::named_child(b, i))) return true;
     return false;
   }
 
   /// Is `n` inside a try statement (or a C++ try block) of the test being read?
   bool handled_within_unit(TSNode n) const {
-    for (TSNode p = ts_node_parent(n); !ts_node_is_null(p) && !ts_node_eq(p, unit_node_); p = ts_node_parent(p))
+    for (TSNode p = tsnav::parent(n); !ts_node_is_null(p) && !ts_node_eq(p, unit_node_); p = tsnav::parent(p))
       if (type(p) == "try_statement" || type(p) == "try_block") return true;
     return false;
   }
@@ -2709,7 +2710,7 @@ class Analyzer {
   /// the condition holds; a fake's failure is not the test's check).
   std::optional<FailureBranch> failure_branch(TSNode n) const {
     TSNode from = n;
-    for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); from = p, p = ts_node_parent(p)) {
+    for (TSNode p = tsnav::parent(n); !ts_node_is_null(p); from = p, p = tsnav::parent(p)) {
       const std::string_view pt = type(p);
       if (pt == "if_statement" || pt == "elif_clause") {
         TSNode cons = field(p, "consequence"), cond = field(p, "condition");
@@ -2717,11 +2718,11 @@ class Analyzer {
         return FailureBranch{unparen(without_comments(text(cond))), true, line(p)};
       }
       if (pt == "else_clause") {
-        TSNode owner = ts_node_parent(p);
+        TSNode owner = tsnav::parent(p);
         if (ts_node_is_null(owner) || type(owner) != "if_statement") return std::nullopt;
-        if (TSNode up = ts_node_parent(owner); !ts_node_is_null(up) && type(up) == "else_clause") return std::nullopt;
+        if (TSNode up = tsnav::parent(owner); !ts_node_is_null(up) && type(up) == "else_clause") return std::nullopt;
         for (uint32_t i = 0; i < ts_node_named_child_count(owner); ++i)
-          if (type(ts_node_named_child(owner, i)) == "elif_clause") return std::nullopt;
+          if (type(tsnav::named_child(owner, i)) == "elif_clause") return std::nullopt;
         TSNode cond = field(owner, "condition");
         if (ts_node_is_null(cond)) return std::nullopt;
         return FailureBranch{unparen(without_comments(text(cond))), false, line(owner)};
@@ -2732,8 +2733,8 @@ class Analyzer {
         // a statement of its own: inside a lambda, a ternary or a comprehension it need not run.
         TSNode left = field(p, "left"), right = field(p, "right");
         if (ts_node_is_null(left) || ts_node_is_null(right) || !ts_node_eq(right, from)) return std::nullopt;
-        TSNode up = ts_node_parent(p);
-        while (!ts_node_is_null(up) && type(up) == "parenthesized_expression") up = ts_node_parent(up);
+        TSNode up = tsnav::parent(p);
+        while (!ts_node_is_null(up) && type(up) == "parenthesized_expression") up = tsnav::parent(up);
         if (ts_node_is_null(up) || type(up) != "expression_statement") return std::nullopt;
         return FailureBranch{unparen(without_comments(text(left))), op == "and" || op == "&&", line(p)};
       }
@@ -2939,14 +2940,14 @@ class Analyzer {
     if (go_failure || (lang_ == Lang::go && kGoFail.count(name) && call_args(n).empty())) {
       last_own_if_ = true;  // the branch's own `if` is the check, not a condition it runs under
       // if got != want { t.Errorf(...) }: the condition tells what was checked.
-      for (TSNode child = n, p = ts_node_parent(n); !ts_node_is_null(p); child = p, p = ts_node_parent(p)) {
+      for (TSNode child = n, p = tsnav::parent(n); !ts_node_is_null(p); child = p, p = tsnav::parent(p)) {
         // (A tagless switch's case, `switch { case err != nil: t.Fatal(err); case got != 42:
         // t.Errorf(...) }`: a failure branch of its conditions, as an `else if` chain is; `case a,
         // b:` is either.)
         // (In its `default:`, `switch { case got == 42: default: t.Errorf(...) }`: the cases' conditions
         // are what is checked.)
         if (type(p) == "expression_case" || type(p) == "default_case") {
-          TSNode sw = ts_node_parent(p);
+          TSNode sw = tsnav::parent(p);
           if (ts_node_is_null(sw) || type(sw) != "expression_switch_statement" || !ts_node_is_null(field(sw, "value"))) continue;
           const auto conditions = [&](TSNode c) {
             std::string cond;
@@ -2958,7 +2959,7 @@ class Analyzer {
             // (Reached only when no case above holds: a case above that does not fail, `case got > 0:`
             // or `case true:` first, narrows it: `!(got > 0) && got != 42` fails on less.)
             std::string shadow;
-            for (TSNode c = ts_node_prev_named_sibling(p); !ts_node_is_null(c); c = ts_node_prev_named_sibling(c))
+            for (TSNode c = tsnav::prev_named_sibling(p); !ts_node_is_null(c); c = tsnav::prev_named_sibling(c))
               if (type(c) == "expression_case" && !go_case_fails(c))
                 if (const std::string cond = conditions(c); !cond.empty()) {
                   // (`case true:` above: never reached.)
@@ -2972,7 +2973,7 @@ class Analyzer {
           }
           std::string any;
           for (uint32_t i = 0; i < ts_node_named_child_count(sw); ++i)
-            if (TSNode c = ts_node_named_child(sw, i); type(c) == "expression_case")
+            if (TSNode c = tsnav::named_child(sw, i); type(c) == "expression_case")
               if (const std::string cond = conditions(c); !cond.empty()) any += (any.empty() ? "" : " || ") + cond;
           if (!any.empty()) return clause_checks(a, any, {"&&"}, /*negated=*/false);
           continue;
@@ -3123,9 +3124,9 @@ class Analyzer {
         ty = ty.substr(ty.rfind('.') == std::string::npos ? 0 : ty.rfind('.') + 1);
         a.kind = broad_exception(ty) ? Kind::throws_broad : Kind::throws_specific;
         TSNode st = n;
-        while (!ts_node_is_null(ts_node_parent(st)) && type(ts_node_parent(st)) == "expression_statement") st = ts_node_parent(st);
+        while (!ts_node_is_null(tsnav::parent(st)) && type(tsnav::parent(st)) == "expression_statement") st = tsnav::parent(st);
         bool tautology = false;
-        for (TSNode x = ts_node_next_named_sibling(st); !ts_node_is_null(x); x = ts_node_next_named_sibling(x)) {
+        for (TSNode x = tsnav::next_named_sibling(st); !ts_node_is_null(x); x = tsnav::next_named_sibling(x)) {
           if (type(x) == "comment" || type(x) == "line_comment" || type(x) == "block_comment") continue;
           if (throws_itself(x)) a.tautology = true;
           std::string e = trim(text(x));
@@ -3306,10 +3307,10 @@ class Analyzer {
         const std::function<void(TSNode, int)> trailing = [&](TSNode x, int depth) {
           if (depth > 3 || throws_by_itself) return;
           for (uint32_t i = 0; i < ts_node_named_child_count(x); ++i) {
-            TSNode c = ts_node_named_child(x, i);
+            TSNode c = tsnav::named_child(x, i);
             if (type(c) == "lambda_literal") {
               for (uint32_t j = 0; j < ts_node_named_child_count(c); ++j)
-                if (throws_itself(ts_node_named_child(c, j))) throws_by_itself = true;
+                if (throws_itself(tsnav::named_child(c, j))) throws_by_itself = true;
             } else if (type(c) == "call_suffix" || type(c) == "annotated_lambda") {
               trailing(c, depth + 1);
             }
@@ -3319,7 +3320,7 @@ class Analyzer {
       }
       for (TSNode list : lists)
         for (uint32_t i = 0; i < ts_node_named_child_count(list); ++i) {
-          TSNode f = ts_node_named_child(list, i);
+          TSNode f = tsnav::named_child(list, i);
           const std::string_view ft = type(f);
           if ((ft == "arrow_function" || ft == "lambda_expression" || ft == "lambda" || ft == "function_expression" || ft == "lambda_literal" ||
                ft == "func_literal") &&
@@ -3725,7 +3726,7 @@ class Analyzer {
         return;
       }
       for (uint32_t i = 0; i < ts_node_named_child_count(x) && !fails; ++i) {
-        TSNode child = ts_node_named_child(x, i);
+        TSNode child = tsnav::named_child(x, i);
         scan(child);
         if (!fails && exit_stmt(child, /*passing=*/true)) break;
       }
@@ -4396,7 +4397,7 @@ class Analyzer {
   bool finally_drops(TSNode try_node) const {
     TSNode fin{};
     for (uint32_t i = 0; i < ts_node_named_child_count(try_node); ++i) {
-      TSNode c = ts_node_named_child(try_node, i);
+      TSNode c = tsnav::named_child(try_node, i);
       if (type(c) == "finally_clause" || type(c) == "finally_block") fin = c;
     }
     if (ts_node_is_null(fin)) return false;
@@ -4419,7 +4420,7 @@ class Analyzer {
       } else if (t == "label") {
         labels.insert(strip_spaces(text(n)).substr(0, strip_spaces(text(n)).find('@')));
       }
-      for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) collect(ts_node_named_child(n, i), depth + 1);
+      for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) collect(tsnav::named_child(n, i), depth + 1);
     };
     collect(fin, 0);
     // The label a jump names (`break outer`, `break@outer`): "" when none.
@@ -4452,7 +4453,7 @@ class Analyzer {
       }
       const bool loop = in_loop || kLoops.count(t) > 0;
       const bool sw = in_switch || kSwitches.count(t) > 0;
-      for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) walk(ts_node_named_child(n, i), loop, sw, depth + 1);
+      for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) walk(tsnav::named_child(n, i), loop, sw, depth + 1);
     };
     walk(fin, false, false, 0);
     return drops;
@@ -4462,7 +4463,7 @@ class Analyzer {
     if (lang_ != Lang::cpp && lang_ != Lang::go && lang_ != Lang::rust && finally_drops(try_node)) return true;
     const uint32_t n = ts_node_named_child_count(try_node);
     for (uint32_t i = 0; i < n; ++i) {
-      TSNode c = ts_node_named_child(try_node, i);
+      TSNode c = tsnav::named_child(try_node, i);
       std::string_view ct = type(c);
       if (ct != "except_clause" && ct != "except_group_clause" && ct != "catch_clause" && ct != "catch_block") continue;
       const std::string h = text(c);
@@ -4516,7 +4517,7 @@ class Analyzer {
     TSNode body = field(handler, "body");
     if (ts_node_is_null(body))
       for (uint32_t i = ts_node_named_child_count(handler); i-- > 0;) {
-        TSNode c = ts_node_named_child(handler, i);
+        TSNode c = tsnav::named_child(handler, i);
         std::string_view ct = type(c);
         if (ct == "block" || ct == "statement_block" || ct == "compound_statement" || ct == "statements") {
           body = c;
@@ -4527,14 +4528,14 @@ class Analyzer {
     static const std::set<std::string, std::less<>> kFailCalls = {"fail", "FAIL", "Fail", "FailNow", "Fatal", "Fatalf",
                                                                   "ADD_FAILURE", "GTEST_FAIL", "reject", "panic", "abort"};
     for (uint32_t i = 0; i < ts_node_named_child_count(body); ++i) {
-      TSNode st = ts_node_named_child(body, i);
+      TSNode st = tsnav::named_child(body, i);
       std::string_view t = type(st);
       if (t == "raise_statement" || t == "throw_statement" || t == "throw_expression") return true;
       if (t == "expression_statement" || t == "return_statement") {
         for (uint32_t j = 0; j < ts_node_named_child_count(st); ++j) {
-          TSNode e = ts_node_named_child(st, j);
+          TSNode e = tsnav::named_child(st, j);
           std::string_view et = type(e);
-          if (et == "await_expression" && ts_node_named_child_count(e) > 0) e = ts_node_named_child(e, 0), et = type(e);
+          if (et == "await_expression" && ts_node_named_child_count(e) > 0) e = tsnav::named_child(e, 0), et = type(e);
           // `FAIL() << e.what()`, `ADD_FAILURE() << ...`: the failing call is the stream's left end.
           while (et == "binary_expression" && !ts_node_is_null(field(e, "left"))) e = field(e, "left"), et = type(e);
           if (et == "throw_expression") return true;
@@ -4565,10 +4566,10 @@ class Analyzer {
     if (is_js(lang_)) {
       TSNode args = field(n, "arguments");
       if (!ts_node_is_null(args) && ts_node_named_child_count(args) > 0)
-        return ts_node_named_child(args, ts_node_named_child_count(args) - 1);
+        return tsnav::named_child(args, ts_node_named_child_count(args) - 1);
     }
     for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i)
-      if (type(ts_node_named_child(n, i)) == "function_body") return ts_node_named_child(n, i);
+      if (type(tsnav::named_child(n, i)) == "function_body") return tsnav::named_child(n, i);
     return n;
   }
 
@@ -4655,7 +4656,7 @@ class Analyzer {
     TSNode body = field(f->second, "body");
     const std::string returned = text(body);
     for (uint32_t i = 0; !ts_node_is_null(body) && i < ts_node_named_child_count(body); ++i) {
-      TSNode d = ts_node_named_child(body, i);
+      TSNode d = tsnav::named_child(body, i);
       if (type(d) == "decorated_definition") d = field(d, "definition");
       if (ts_node_is_null(d) || type(d) != "function_definition") continue;
       const std::string inner = text(field(d, "name"));
@@ -4665,7 +4666,7 @@ class Analyzer {
         if (generator || depth > kMaxSyntaxDepth) return;
         if (type(n) == "yield") generator = true;
         if (depth > 0 && (type(n) == "function_definition" || type(n) == "lambda" || type(n) == "class_definition")) return;
-        for (uint32_t k = 0; k < ts_node_named_child_count(n); ++k) walk(ts_node_named_child(n, k), depth + 1);
+        for (uint32_t k = 0; k < ts_node_named_child_count(n); ++k) walk(tsnav::named_child(n, k), depth + 1);
       };
       walk(field(d, "body"), 1);
       if ((coroutine || generator) && std::regex_search(returned, detail::cached_regex("\\breturn\\s+" + inner + "\\b")))
@@ -4690,7 +4691,7 @@ class Analyzer {
         if (auto d = defs_.imported_droppers.find(callee_name); why.empty() && d != defs_.imported_droppers.end())
           why = "applies " + d->second;
       }
-      for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) walk(ts_node_named_child(n, i), depth + 1);
+      for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) walk(tsnav::named_child(n, i), depth + 1);
     };
     walk(wrapper, 0);
     return why;
@@ -4701,10 +4702,10 @@ class Analyzer {
   /// "" when none).
   std::string python_class_wrapper_swallows(TSNode cls, int depth = 0) const {
     if (depth > 6) return "";
-    TSNode parent = ts_node_parent(cls);
+    TSNode parent = tsnav::parent(cls);
     if (depth == 0 && !ts_node_is_null(parent) && type(parent) == "decorated_definition")
       for (uint32_t i = 0; i < ts_node_named_child_count(parent); ++i) {
-        TSNode d = ts_node_named_child(parent, i);
+        TSNode d = tsnav::named_child(parent, i);
         if (type(d) != "decorator") continue;
         if (std::string why = decorator_swallows(s_, lang_, text(d), defs_, try_swallows()); !why.empty())
           return starts_with(why, "runs under ") ? "runs in a test class under " + why.substr(11) : "runs in a test class that " + why;
@@ -4715,7 +4716,7 @@ class Analyzer {
       }
     TSNode sup = field(cls, "superclasses");
     for (uint32_t i = 0; !ts_node_is_null(sup) && i < ts_node_named_child_count(sup); ++i) {
-      TSNode arg = ts_node_named_child(sup, i);
+      TSNode arg = tsnav::named_child(sup, i);
       std::string base;
       bool meta = false;
       if (type(arg) == "keyword_argument") {
@@ -4738,7 +4739,7 @@ class Analyzer {
         // methods are the tests' helpers, judged where the tests call them).
         TSNode body = field(base_class, "body");
         for (uint32_t k = 0; !ts_node_is_null(body) && k < ts_node_named_child_count(body); ++k) {
-          TSNode d = ts_node_named_child(body, k);
+          TSNode d = tsnav::named_child(body, k);
           if (type(d) == "decorated_definition") d = field(d, "definition");
           if (!ts_node_is_null(d) && type(d) == "function_definition" && text(field(d, "name")) == "__init_subclass__") wrapper = d;
         }
@@ -4784,7 +4785,7 @@ class Analyzer {
           why = "is wrapped at module level (line " + std::to_string(line(n)) + ") by " + d->second;
         }
       }
-      for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) walk(ts_node_named_child(n, i), depth + 1, context);
+      for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) walk(tsnav::named_child(n, i), depth + 1, context);
     };
     walk(root, 0, "");
     return why;
@@ -4800,7 +4801,7 @@ class Analyzer {
     // because it has a __init__ constructor"); unittest.TestCase subclasses keep theirs.
     const bool test_case = !ts_node_is_null(sup) && contains(text(sup), "TestCase");
     for (uint32_t i = 0; !ts_node_is_null(body) && !test_case && i < ts_node_named_child_count(body); ++i) {
-      TSNode d = ts_node_named_child(body, i);
+      TSNode d = tsnav::named_child(body, i);
       if (type(d) == "decorated_definition") d = field(d, "definition");
       if (ts_node_is_null(d) || type(d) != "function_definition") continue;
       const std::string fn = text(field(d, "name"));
@@ -4824,7 +4825,7 @@ class Analyzer {
     if (t == "try_statement" || t == "try_expression") {
       const bool sw = swallows(n);
       for (uint32_t i = 0; i < ts_node_child_count(n); ++i) {
-        TSNode c = ts_node_child(n, i);
+        TSNode c = tsnav::child(n, i);
         std::string_view ct = type(c);
         // (Kotlin: the try's statements are children of the try_expression itself, after its `{`.)
         const bool body = ct == "block" || ct == "statement_block" || ct == "compound_statement" || ct == "statements";
@@ -4875,7 +4876,7 @@ class Analyzer {
       const std::string r = text(n).substr(0, kConditionChars);
       if (contains(r, "SkipTest") || contains(r, "skip.Exception") || contains(r, "Skipped")) {
         bool cond = false;
-        for (TSNode p = ts_node_parent(n); !ts_node_is_null(p) && type(p) != "function_definition"; p = ts_node_parent(p))
+        for (TSNode p = tsnav::parent(n); !ts_node_is_null(p) && type(p) != "function_definition"; p = tsnav::parent(p))
           if (type(p) == "if_statement") {
             TSNode c = field(p, "condition");
             cond = platform_condition(ts_node_is_null(c) ? text(p).substr(0, kConditionChars) : text(c));
@@ -4895,7 +4896,7 @@ class Analyzer {
       if (kSkipCalls.count(name)) {
         // Conditional on the platform when an enclosing if says so.
         bool cond = false;
-        for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
+        for (TSNode p = tsnav::parent(n); !ts_node_is_null(p); p = tsnav::parent(p)) {
           std::string_view pt = type(p);
           if (pt == "if_statement" || pt == "if_expression") {
             TSNode c = field(p, "condition");
@@ -4911,12 +4912,12 @@ class Analyzer {
         // gtest-spi: the wrapped statement's failures are expected (they make the check pass).
         ++inverted_depth_;
         for (uint32_t i = 0; i < ts_node_child_count(n); ++i)
-          visit(ts_node_child(n, i), scope, scope_collectable, unit, swallow_depth, recovering);
+          visit(tsnav::child(n, i), scope, scope_collectable, unit, swallow_depth, recovering);
         --inverted_depth_;
         return;
       } else if (name == "catch_unwind") {
         for (uint32_t i = 0; i < ts_node_child_count(n); ++i)
-          visit(ts_node_child(n, i), scope, scope_collectable, unit, swallow_depth + 1, recovering);
+          visit(tsnav::child(n, i), scope, scope_collectable, unit, swallow_depth + 1, recovering);
         return;
       } else if (auto checks = classify_call(n); !checks.empty()) {
         const bool inverts = last_inverts_;
@@ -4938,7 +4939,7 @@ class Analyzer {
       }
     }
     for (uint32_t i = 0; i < ts_node_child_count(n); ++i)
-      visit(ts_node_child(n, i), scope, scope_collectable, unit, swallow_depth, recovering);
+      visit(tsnav::child(n, i), scope, scope_collectable, unit, swallow_depth, recovering);
   }
 
   void visit_outside(TSNode n, const std::string& scope, bool scope_collectable, int swallow_depth, bool recovering) {
@@ -4951,20 +4952,20 @@ class Analyzer {
       if (!ts_node_is_null(name)) cls = text(name);
       else
         for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i)
-          if (type(ts_node_named_child(n, i)) == "type_identifier") {
-            cls = text(ts_node_named_child(n, i));
+          if (type(tsnav::named_child(n, i)) == "type_identifier") {
+            cls = text(tsnav::named_child(n, i));
             break;
           }
       // Class-level skip markers apply to every test inside.
       std::string head = text(n).substr(0, text(n).find_first_of("{:"));
-      TSNode parent = ts_node_parent(n);
+      TSNode parent = tsnav::parent(n);
       if (!ts_node_is_null(parent) && type(parent) == "decorated_definition") head = text(parent).substr(0, text(parent).find("class "));
       if (auto m = skip_marker(head)) add_marker(nullptr, "class " + cls + ": " + *m, platform_condition(head));
       const bool collectable = lang_ != Lang::python || python_class_collectable(n, cls);
       const std::string saved_class_swallow = class_swallow_;
       if (lang_ == Lang::python && class_swallow_.empty()) class_swallow_ = python_class_wrapper_swallows(n);
       for (uint32_t i = 0; i < ts_node_child_count(n); ++i)
-        visit(ts_node_child(n, i), scope.empty() ? cls : scope + "." + cls, collectable && scope_collectable, nullptr,
+        visit(tsnav::child(n, i), scope.empty() ? cls : scope + "." + cls, collectable && scope_collectable, nullptr,
               swallow_depth, recovering);
       class_swallow_ = saved_class_swallow;
       return;
@@ -4977,18 +4978,18 @@ class Analyzer {
         TSNode args = field(n, "arguments");
         std::string title;
         if (!ts_node_is_null(args) && ts_node_named_child_count(args) > 0) {
-          title = text(ts_node_named_child(args, 0));
+          title = text(tsnav::named_child(args, 0));
           if (title.size() >= 2) title = title.substr(1, title.size() - 2);
         }
         if (base == "xdescribe" || contains(f, ".skip")) add_marker(nullptr, "describe " + title + ": " + f, false);
         if (base == "fdescribe" || contains(f, ".only")) add_marker(nullptr, "focus " + title, false);
         for (uint32_t i = 0; i < ts_node_child_count(n); ++i)
-          visit(ts_node_child(n, i), scope.empty() ? title : scope + " " + title, scope_collectable, nullptr,
+          visit(tsnav::child(n, i), scope.empty() ? title : scope + " " + title, scope_collectable, nullptr,
                 swallow_depth, recovering);
         return;
       }
     }
-    if (lang_ == Lang::python && (t == "expression_statement" || t == "raise_statement") && ts_node_is_null(ts_node_parent(ts_node_parent(n)))) {
+    if (lang_ == Lang::python && (t == "expression_statement" || t == "raise_statement") && ts_node_is_null(tsnav::parent(tsnav::parent(n)))) {
       // Module level: pytestmark, pytest.skip(allow_module_level=True), importorskip, raise SkipTest.
       std::string s = text(n);
       if (starts_with(s, "pytestmark") || contains(s, "allow_module_level") || t == "raise_statement")
@@ -4996,7 +4997,7 @@ class Analyzer {
       if (contains(s, "pytest.skip(") && contains(s, "allow_module_level")) add_marker(nullptr, "module: pytest.skip", platform_condition(s));
       if (contains(s, "importorskip(")) add_marker(nullptr, "module: importorskip", false);
     }
-    if (lang_ == Lang::python && t == "if_statement" && ts_node_is_null(ts_node_parent(ts_node_parent(n)))) {
+    if (lang_ == Lang::python && t == "if_statement" && ts_node_is_null(tsnav::parent(tsnav::parent(n)))) {
       // Module level `if cond: pytest.skip(..., allow_module_level=True)` / `raise unittest.SkipTest`.
       std::string s = text(n);
       // (Not one only in the branch of a condition never true on Python 3, `if sys.version_info[:2] ==
@@ -5013,13 +5014,13 @@ class Analyzer {
     if (lang_ == Lang::rust && t == "mod_item") {
       TSNode name = field(n, "name");
       for (uint32_t i = 0; i < ts_node_child_count(n); ++i)
-        visit(ts_node_child(n, i), ts_node_is_null(name) ? scope : text(name), scope_collectable, nullptr, swallow_depth, recovering);
+        visit(tsnav::child(n, i), ts_node_is_null(name) ? scope : text(name), scope_collectable, nullptr, swallow_depth, recovering);
       return;
     }
     UnitInfo info = recognize(n, scope, scope_collectable);
     if (info.name.empty()) {
       for (uint32_t i = 0; i < ts_node_child_count(n); ++i)
-        visit(ts_node_child(n, i), scope, scope_collectable, nullptr, swallow_depth, recovering);
+        visit(tsnav::child(n, i), scope, scope_collectable, nullptr, swallow_depth, recovering);
       return;
     }
     TestUnit u;
@@ -5038,7 +5039,7 @@ class Analyzer {
         }
     u.cases = std::max(1, info.cases);
     u.cases_unknown = info.cases_unknown;
-    TSNode parent = ts_node_parent(n);
+    TSNode parent = tsnav::parent(n);
     if (lang_ == Lang::python && !ts_node_is_null(parent) && type(parent) == "decorated_definition") u.line = line(parent);
     for (const auto& d : info.decorators) {
       if (lang_ == Lang::python)
@@ -5067,7 +5068,7 @@ class Analyzer {
     }
     // C/C++: a test inside #if/#ifdef is compiled only when the condition holds.
     if (lang_ == Lang::cpp)
-      for (TSNode p = parent; !ts_node_is_null(p); p = ts_node_parent(p)) {
+      for (TSNode p = parent; !ts_node_is_null(p); p = tsnav::parent(p)) {
         std::string_view pt = type(p);
         if (pt == "preproc_if" || pt == "preproc_ifdef" || pt == "preproc_else" || pt == "preproc_elif") {
           TSNode c = field(p, "condition");
@@ -5102,7 +5103,7 @@ class Analyzer {
                                        [](const std::string& d) { return std::regex_search(d.substr(0, kRegexLineChars), junit_expected); }) ||
                            std::regex_search(text(body_of(n)).substr(0, kRegexLineChars * 8), rule_expect));
     for (uint32_t i = 0; i < ts_node_child_count(n); ++i)
-      visit(ts_node_child(n, i), scope, scope_collectable, &model_->tests[index], swallow_depth, rec);
+      visit(tsnav::child(n, i), scope, scope_collectable, &model_->tests[index], swallow_depth, rec);
     unit_expects_throw_ = false;
     if (info.expects_failure) --inverted_depth_;
     unit_node_ = TSNode{};
@@ -5228,10 +5229,10 @@ class Analyzer {
     }
     bool returned = false;
     for (uint32_t i = 0; i < ts_node_named_child_count(body); ++i) {
-      TSNode st = ts_node_named_child(body, i);
+      TSNode st = tsnav::named_child(body, i);
       const std::string_view t = type(st);
       if (t == "comment" || t == "pass_statement") continue;
-      if (t == "expression_statement" && ts_node_named_child_count(st) == 1 && type(ts_node_named_child(st, 0)) == "string") continue;
+      if (t == "expression_statement" && ts_node_named_child_count(st) == 1 && type(tsnav::named_child(st, 0)) == "string") continue;
       if (t != "return_statement" || returned) return false;
       std::string v = strip_spaces(text(st));
       v = v.substr(6);  // "return"
@@ -5275,7 +5276,7 @@ class Analyzer {
     if (t == "return_statement" || t == "continue_statement" || t == "break_statement" || t == "return_expression") return true;
     if (t == "raise_statement" || t == "throw_statement") return !passing;
     if (t != "expression_statement") return false;
-    if (ts_node_named_child_count(s) > 0 && type(ts_node_named_child(s, 0)) == "return_expression") return true;
+    if (ts_node_named_child_count(s) > 0 && type(tsnav::named_child(s, 0)) == "return_expression") return true;
     const std::string x = strip_spaces(text(s));
     static constexpr std::string_view kPassing[] = {
         "pytest.skip(", "pytest.exit(", "self.skipTest(", "sys.exit(", "os._exit(", "exit(", "quit(", "t.Skip(",
@@ -5296,7 +5297,7 @@ class Analyzer {
     TSNode cond = field(s, "condition");
     if (ts_node_is_null(cons) || ts_node_is_null(cond)) return std::nullopt;
     bool exits = exit_stmt(cons, true);
-    for (uint32_t i = 0; !exits && i < ts_node_named_child_count(cons); ++i) exits = exit_stmt(ts_node_named_child(cons, i), true);
+    for (uint32_t i = 0; !exits && i < ts_node_named_child_count(cons); ++i) exits = exit_stmt(tsnav::named_child(cons, i), true);
     if (!exits) return std::nullopt;
     return text(cond);
   }
@@ -5312,8 +5313,8 @@ class Analyzer {
   bool nested_called(TSNode fn) const {
     if (ts_node_is_null(unit_node_)) return true;
     auto parent_of = [&](TSNode x) {
-      TSNode up = ts_node_parent(x);
-      while (!ts_node_is_null(up) && type(up) == "parenthesized_expression") up = ts_node_parent(up);
+      TSNode up = tsnav::parent(x);
+      while (!ts_node_is_null(up) && type(up) == "parenthesized_expression") up = tsnav::parent(up);
       return up;
     };
     const std::string_view ft = type(fn);
@@ -5326,19 +5327,19 @@ class Analyzer {
       static const std::regex wrapping(R"(^@\s*(?:functools\.)?(?:lru_cache|cache|cached_property|wraps|total_ordering)\b|^@\s*(?:staticmethod|classmethod|property|pytest\.fixture|fixture|contextlib\.contextmanager|contextmanager|asynccontextmanager)\b)");
       bool registers = false;
       for (uint32_t i = 0; i < ts_node_named_child_count(up); ++i) {
-        const TSNode d = ts_node_named_child(up, i);
+        const TSNode d = tsnav::named_child(up, i);
         if (type(d) == "decorator" && !std::regex_search(trim(text(d)), wrapping)) registers = true;
       }
       if (registers) return true;
     }
     // (A method or attribute of a class the test defines, `class Fake: write = lambda self, v: ...`:
     // what the class is handed to calls it.)
-    for (TSNode c = up; !ts_node_is_null(c) && !ts_node_eq(c, unit_node_); c = ts_node_parent(c)) {
+    for (TSNode c = up; !ts_node_is_null(c) && !ts_node_eq(c, unit_node_); c = tsnav::parent(c)) {
       const std::string_view ct = type(c);
       if (ct == "assignment" || ct == "expression_statement" || ct == "variable_declarator" || ct == "lexical_declaration" ||
           ct == "field_definition" || ct == "public_field_definition" || ct == "field_declaration" || ct == "init_declarator")
         continue;
-      const TSNode cp = ts_node_parent(c);
+      const TSNode cp = tsnav::parent(c);
       if (ct == "class_body" || ct == "field_declaration_list" || ct == "declaration_list" ||
           (ct == "block" && !ts_node_is_null(cp) && type(cp) == "class_definition") || ct == "class_definition")
         return true;
@@ -5352,7 +5353,7 @@ class Analyzer {
     }
     // Wrapped without being called: the wrapper is the value (`const cb = jest.fn(() => ...)`).
     if (!ts_node_is_null(up) && (type(up) == "arguments" || type(up) == "argument_list")) {
-      TSNode call = ts_node_parent(up);
+      TSNode call = tsnav::parent(up);
       if (ts_node_is_null(call)) return true;
       TSNode callee = field(call, "function");
       static const std::set<std::string, std::less<>> kWrappers = {"jest.fn", "vi.fn", "sinon.spy", "sinon.fake", "functools.partial", "partial"};
@@ -5372,7 +5373,7 @@ class Analyzer {
       name_node = field(up, ut == "variable_declarator" ? "name" : ut == "assignment" ? "left" : ut == "init_declarator" ? "declarator" : "pattern");
       if (!ts_node_is_null(name_node) && ut != "variable_declarator" && !ts_node_eq(field(up, ut == "assignment" ? "right" : "value"), value)) return true;
     } else if (ut == "expression_list") {  // Go: `later := func() {...}`
-      TSNode decl = ts_node_parent(up);
+      TSNode decl = tsnav::parent(up);
       if (ts_node_is_null(decl) || type(decl) != "short_var_declaration") return true;
       name_node = field(decl, "left");
     } else {
@@ -5385,7 +5386,7 @@ class Analyzer {
     const bool generator = is_generator(fn);
     // (A method of a class the test defines is reached by its name as a member: `Rows.verify(...)`.)
     bool method = false;
-    for (TSNode c = ts_node_parent(fn); !method && !ts_node_is_null(c) && !ts_node_eq(c, unit_node_); c = ts_node_parent(c))
+    for (TSNode c = tsnav::parent(fn); !method && !ts_node_is_null(c) && !ts_node_eq(c, unit_node_); c = tsnav::parent(c))
       method = type(c) == "class_definition" || type(c) == "class_body" || type(c) == "class_declaration" || type(c) == "class";
     const uint32_t vb = ts_node_start_byte(value), ve = ts_node_end_byte(value);
     bool used = false;
@@ -5398,9 +5399,9 @@ class Analyzer {
       if (xt == "comment" || xt == "line_comment" || xt == "block_comment") return;
       if ((xt == "identifier" || xt == "property_identifier" || xt == "field_identifier" || xt == "shorthand_property_identifier") &&
           text(x) == name) {
-        TSNode p = ts_node_parent(x);
+        TSNode p = tsnav::parent(x);
         const std::string_view pt = ts_node_is_null(p) ? std::string_view() : type(p);
-        TSNode gp = ts_node_is_null(p) ? TSNode{} : ts_node_parent(p);
+        TSNode gp = ts_node_is_null(p) ? TSNode{} : tsnav::parent(p);
         const bool discarded =
             pt == "delete_statement" ||                                                         // Python `del f`
             (pt == "return_statement" && unit_is_test_ && returns_from_unit(p)) ||              // a test's return value is dropped
@@ -5413,7 +5414,7 @@ class Analyzer {
         if (!discarded && !mention_only(x, method)) used = true;
         return;
       }
-      for (uint32_t i = 0; i < ts_node_named_child_count(x); ++i) find(ts_node_named_child(x, i), depth + 1);
+      for (uint32_t i = 0; i < ts_node_named_child_count(x); ++i) find(tsnav::named_child(x, i), depth + 1);
     };
     find(unit_node_, 0);
     // Looked up by a name the test builds (`locals()['check_' + kind]()`, `vars()[f"check_{k}"]`,
@@ -5436,7 +5437,7 @@ class Analyzer {
   /// `later.__name__`), `bind` without a call, or a bare statement. `method`: the function is a
   /// method of a class the test defines.
   bool mention_only(TSNode x, bool method) const {
-    TSNode p = ts_node_parent(x);
+    TSNode p = tsnav::parent(x);
     if (ts_node_is_null(p)) return false;
     const std::string_view pt = type(p);
     auto is_field = [&](TSNode parent, const char* f) { const TSNode v = field(parent, f); return !ts_node_is_null(v) && ts_node_eq(v, x); };
@@ -5455,7 +5456,7 @@ class Analyzer {
           pt == "method_declaration") && is_field(p, "name")))  // (another definition's own name)
       return true;
     auto called_as = [&](TSNode callee) {
-      const TSNode up = ts_node_parent(callee);
+      const TSNode up = tsnav::parent(callee);
       if (ts_node_is_null(up)) return false;
       const std::string_view ut = type(up);
       return (ut == "call" || ut == "call_expression") && ts_node_eq(field(up, "function"), callee);
@@ -5473,14 +5474,14 @@ class Analyzer {
       if (kLooks.count(name)) return true;
       if (pt == "method_invocation") return false;
       if (name == "bind" && called_as(p)) {  // (only a bound copy dropped on the floor runs nothing)
-        const TSNode bound = ts_node_parent(p);
-        const TSNode up = ts_node_parent(bound);
+        const TSNode bound = tsnav::parent(p);
+        const TSNode up = tsnav::parent(bound);
         return !ts_node_is_null(up) && type(up) == "expression_statement";
       }
       if (called_as(p)) return false;  // (`later.call(...)`, `h.run()`)
       cur = p;
     }
-    const TSNode pc = ts_node_parent(cur);
+    const TSNode pc = tsnav::parent(cur);
     if (ts_node_is_null(pc)) return false;
     const std::string_view pct = type(pc);
     if (pct == "expression_statement" || pct == "assert_statement") return true;
@@ -5493,7 +5494,7 @@ class Analyzer {
       return std::regex_match(strip_spaces(text(pc).substr(0, 400)), nil_check);
     }
     if (pct == "arguments" || pct == "argument_list") {
-      const TSNode call = ts_node_parent(pc);
+      const TSNode call = tsnav::parent(pc);
       if (ts_node_is_null(call)) return false;
       TSNode callee = field(call, "function");
       std::string name;
@@ -5504,7 +5505,7 @@ class Analyzer {
         if (!ts_node_is_null(object)) name = strip_spaces(text(object)) + "." + name;
       }
       // (`Objects.requireNonNull(check).run()`: what the call returns is the function, used on.)
-      const TSNode up = ts_node_parent(call);
+      const TSNode up = tsnav::parent(call);
       if (!ts_node_is_null(up) && type(up) != "expression_statement" && (name == "Objects.requireNonNull" || name == "requireNonNull"))
         return false;
       static const std::set<std::string, std::less<>> kLooks = {
@@ -5535,7 +5536,7 @@ class Analyzer {
         return;
       }
       if (xt == "function_definition" || xt == "lambda" || xt == "class_definition") return;
-      for (uint32_t i = 0; i < ts_node_named_child_count(x); ++i) find(ts_node_named_child(x, i), depth + 1);
+      for (uint32_t i = 0; i < ts_node_named_child_count(x); ++i) find(tsnav::named_child(x, i), depth + 1);
     };
     find(field(fn, "body"), 0);
     return found;
@@ -5638,7 +5639,7 @@ class Analyzer {
   std::optional<std::string> local_literal(TSNode at, const std::string& name) const {
     if (name.empty() || !is_plain_name(name) || name.find('.') != std::string::npos) return std::nullopt;
     TSNode fn = unit_node_;
-    for (TSNode x = ts_node_parent(at); !ts_node_is_null(x); x = ts_node_parent(x))
+    for (TSNode x = tsnav::parent(at); !ts_node_is_null(x); x = tsnav::parent(x))
       if (function_like(x) || ts_node_eq(x, unit_node_)) {
         fn = x;
         break;
@@ -5696,7 +5697,7 @@ class Analyzer {
   /// read in that function (another test's `rows = []` is not this one's), others in the file.
   bool empty_iterable(TSNode at, const std::string& expr) const {
     if (is_plain_name(expr))
-      for (TSNode c = ts_node_parent(at); !ts_node_is_null(c); c = ts_node_parent(c)) {
+      for (TSNode c = tsnav::parent(at); !ts_node_is_null(c); c = tsnav::parent(c)) {
         if (!function_like(c)) continue;
         const std::string fn = text(c);
         const std::regex binds = detail::cached_regex("(?:^|\\n)[ \\t]*(?:(?:const|let|var|auto|val)\\s+)?(?:mut\\s+)?" + expr + "[ \\t]*(?::[^=\\n]*)?=[^=]");
@@ -5709,7 +5710,7 @@ class Analyzer {
   /// Is the `return` statement `r` the unit's own (not a nested function's)?
   bool returns_from_unit(TSNode r) const {
     bool seen = false;  // (one function between the return and the unit: the unit's own callback)
-    for (TSNode c = ts_node_parent(r); !ts_node_is_null(c); c = ts_node_parent(c)) {
+    for (TSNode c = tsnav::parent(r); !ts_node_is_null(c); c = tsnav::parent(c)) {
       if (ts_node_eq(c, unit_node_)) return !seen || !function_like(unit_node_);
       if (function_like(c)) {
         if (seen) return false;
@@ -5722,7 +5723,7 @@ class Analyzer {
   /// C++: does the declaration `decl` (an init_declarator's) only hold the lambda (`auto f = ...`,
   /// `std::function<void()> f = ...`), rather than hand it to an object that runs it?
   bool cpp_plain_holder(TSNode init_declarator) const {
-    const TSNode decl = ts_node_parent(init_declarator);
+    const TSNode decl = tsnav::parent(init_declarator);
     if (ts_node_is_null(decl)) return true;
     const TSNode ty = field(decl, "type");
     if (ts_node_is_null(ty)) return true;
@@ -5747,15 +5748,15 @@ class Analyzer {
       if (ts_node_is_null(b)) return false;
       if (!block_type(type(b))) return always_exits(b, le, depth + 1);
       for (uint32_t i = 0; i < ts_node_named_child_count(b); ++i)
-        if (always_exits(ts_node_named_child(b, i), le, depth + 1)) return true;
+        if (always_exits(tsnav::named_child(b, i), le, depth + 1)) return true;
       return false;
     };
     // The block a clause holds (`except E: ...`, `catch (e) {...}`, `finally {...}`, `else {...}`).
     auto clause_block = [&](TSNode c) {
       TSNode b = field(c, "body");
       for (uint32_t i = ts_node_named_child_count(c); ts_node_is_null(b) && i-- > 0;)
-        if (block_type(type(ts_node_named_child(c, i)))) b = ts_node_named_child(c, i);
-      if (ts_node_is_null(b) && ts_node_named_child_count(c) > 0) b = ts_node_named_child(c, ts_node_named_child_count(c) - 1);
+        if (block_type(type(tsnav::named_child(c, i)))) b = tsnav::named_child(c, i);
+      if (ts_node_is_null(b) && ts_node_named_child_count(c) > 0) b = tsnav::named_child(c, ts_node_named_child_count(c) - 1);
       return b;
     };
     // A block whose first statement (after `pass`, docstrings, comments) leaves it: nothing before
@@ -5764,10 +5765,10 @@ class Analyzer {
     const auto leaves_first = [&](TSNode b) {
       if (ts_node_is_null(b) || !block_type(type(b))) return false;
       for (uint32_t i = 0; i < ts_node_named_child_count(b); ++i) {
-        const TSNode c = ts_node_named_child(b, i);
+        const TSNode c = tsnav::named_child(b, i);
         const std::string_view ct = type(c);
         if (ct == "pass_statement" || ct == "comment" || ct == "line_comment" || ct == "block_comment" || ct == "empty_statement") continue;
-        if (ct == "expression_statement" && ts_node_named_child_count(c) == 1 && type(ts_node_named_child(c, 0)) == "string") continue;
+        if (ct == "expression_statement" && ts_node_named_child_count(c) == 1 && type(tsnav::named_child(c, 0)) == "string") continue;
         const std::string_view first = type(c);
         return first == "return_statement" || (loop_exits && (first == "break_statement" || first == "continue_statement"));
       }
@@ -5775,7 +5776,7 @@ class Analyzer {
     };
     if (block_type(t)) return block_exits(s, loop_exits);
     if (t == "expression_statement" && ts_node_named_child_count(s) == 1) {
-      const TSNode e = ts_node_named_child(s, 0);
+      const TSNode e = tsnav::named_child(s, 0);
       const std::string_view et = type(e);
       return (et == "loop_expression" || et == "while_expression" || et == "if_expression" || et == "block" || et == "for_expression") &&
              always_exits(e, loop_exits, depth + 1);
@@ -5793,7 +5794,7 @@ class Analyzer {
       if (lang_ == Lang::python) {
         bool has_else = false;
         for (uint32_t i = 0; i < ts_node_named_child_count(s); ++i) {
-          const TSNode c = ts_node_named_child(s, i);
+          const TSNode c = tsnav::named_child(s, i);
           if (type(c) == "elif_clause" && !block_exits(field(c, "consequence"), loop_exits)) return false;
           if (type(c) == "else_clause") {
             if (!block_exits(clause_block(c), loop_exits)) return false;
@@ -5810,7 +5811,7 @@ class Analyzer {
     if (t == "try_statement") {
       bool handlers_exit = true, finally_exits = false;
       for (uint32_t i = 0; i < ts_node_named_child_count(s); ++i) {
-        const TSNode c = ts_node_named_child(s, i);
+        const TSNode c = tsnav::named_child(s, i);
         const std::string_view ct = type(c);
         if (ct == "except_clause" || ct == "catch_clause" || ct == "except_group_clause") handlers_exit = handlers_exit && block_exits(clause_block(c), loop_exits);
         else if (ct == "finally_clause") finally_exits = block_exits(clause_block(c), loop_exits);
@@ -5830,7 +5831,7 @@ class Analyzer {
       if (t == "for_statement" && lang_ == Lang::go) {
         forever = true;  // (`for {`; `for true {`)
         for (uint32_t i = 0; i < ts_node_named_child_count(s); ++i) {
-          const TSNode c = ts_node_named_child(s, i);
+          const TSNode c = tsnav::named_child(s, i);
           if (!ts_node_eq(c, body) && type(c) != "comment" && !const_true(text(c))) forever = false;
         }
       }
@@ -5853,7 +5854,7 @@ class Analyzer {
     if (ts_node_is_null(init)) init = field(loop, "init");
     if (lang_ == Lang::go)
       for (uint32_t i = 0; i < ts_node_named_child_count(loop); ++i) {
-        const TSNode c = ts_node_named_child(loop, i);
+        const TSNode c = tsnav::named_child(loop, i);
         if (type(c) == "for_clause") {
           cond = field(c, "condition");
           init = field(c, "initializer");
@@ -5883,11 +5884,11 @@ class Analyzer {
     const TSNode body = field(try_stmt, "body");
     if (ts_node_is_null(body)) return false;
     for (uint32_t i = 0; i < ts_node_named_child_count(body); ++i) {
-      const TSNode c = ts_node_named_child(body, i);
+      const TSNode c = tsnav::named_child(body, i);
       const std::string_view ct = type(c);
       if (ct == "pass_statement" || ct == "comment" || ct == "line_comment" || ct == "block_comment" || ct == "empty_statement") continue;
       if (ct == "expression_statement" && ts_node_named_child_count(c) == 1 &&
-          (type(ts_node_named_child(c, 0)) == "string" || type(ts_node_named_child(c, 0)) == "ellipsis"))
+          (type(tsnav::named_child(c, 0)) == "string" || type(tsnav::named_child(c, 0)) == "ellipsis"))
         continue;
       return false;
     }
@@ -5903,7 +5904,7 @@ class Analyzer {
     auto passing_exit = [&](TSNode clause) {
       TSNode b = field(clause, "body");
       for (uint32_t i = ts_node_named_child_count(clause); ts_node_is_null(b) && i-- > 0;)
-        if (block_type(type(ts_node_named_child(clause, i)))) b = ts_node_named_child(clause, i);
+        if (block_type(type(tsnav::named_child(clause, i)))) b = tsnav::named_child(clause, i);
       if (ts_node_is_null(b)) return false;
       // (A handler that fails the test first, `ADD_FAILURE() << ...; return;`, or one for an
       // interruption, `catch (InterruptedException e) { ...interrupt(); return; }`, skips nothing.)
@@ -5913,7 +5914,7 @@ class Analyzer {
       // (A handler that skips, `except ImportError: pytest.skip(...)`, reports the test skipped,
       // not passed: the skip markers judge it, as they judged `importorskip`.)
       for (uint32_t i = 0; i < ts_node_named_child_count(b); ++i) {
-        const TSNode st = ts_node_named_child(b, i);
+        const TSNode st = tsnav::named_child(b, i);
         if (!exit_stmt(st, true)) continue;
         static const std::regex skips(R"(^\s*(?:pytest\.skip|self\.skipTest|t\.Skip(?:Now|f)?|GTEST_SKIP)\s*\()");
         return !std::regex_search(text(st).substr(0, kConditionChars), skips);
@@ -5921,11 +5922,11 @@ class Analyzer {
       return false;
     };
     for (uint32_t i = 0; i < ts_node_named_child_count(s); ++i) {
-      const TSNode c = ts_node_named_child(s, i);
+      const TSNode c = tsnav::named_child(s, i);
       const std::string_view ct = type(c);
       if ((ct == "except_clause" || ct == "catch_clause" || ct == "except_group_clause") && passing_exit(c)) {
         std::string what = trim(text(body));
-        if (block_type(type(body)) && ts_node_named_child_count(body) > 0) what = trim(text(ts_node_named_child(body, 0)));
+        if (block_type(type(body)) && ts_node_named_child_count(body) > 0) what = trim(text(tsnav::named_child(body, 0)));
         what = what.substr(0, what.find('\n'));
         return "`" + what.substr(0, kConditionChars) + "` raises";
       }
@@ -5946,10 +5947,10 @@ class Analyzer {
       const std::string_view t = type(c);
       if (t == "switch_block_statement_group" || t == "switch_rule") {  // Java: its labels
         for (uint32_t i = 0; i < ts_node_named_child_count(c); ++i) {
-          const TSNode l = ts_node_named_child(c, i);
+          const TSNode l = tsnav::named_child(c, i);
           if (type(l) != "switch_label") continue;
           if (ts_node_named_child_count(l) == 0) is_default = true;
-          for (uint32_t k = 0; k < ts_node_named_child_count(l); ++k) out.push_back(text(ts_node_named_child(l, k)));
+          for (uint32_t k = 0; k < ts_node_named_child_count(l); ++k) out.push_back(text(tsnav::named_child(l, k)));
         }
         return out;
       }
@@ -5974,12 +5975,12 @@ class Analyzer {
     // (The clause's own values, `case check():`, are evaluated.)
     if (const TSNode v = field(clause, ct == "match_arm" ? "pattern" : "value"); !ts_node_is_null(v) && ts_node_eq(v, cur)) return std::nullopt;
     if ((ct == "switch_block_statement_group" || ct == "switch_rule") && ts_node_named_child_count(clause) > 0 &&
-        ts_node_eq(ts_node_named_child(clause, 0), cur))
+        ts_node_eq(tsnav::named_child(clause, 0), cur))
       return std::nullopt;
-    TSNode sw = ts_node_parent(clause);
+    TSNode sw = tsnav::parent(clause);
     while (!ts_node_is_null(sw) && (type(sw) == "switch_body" || type(sw) == "switch_block" || type(sw) == "match_block" ||
                                     type(sw) == "compound_statement"))
-      sw = ts_node_parent(sw);
+      sw = tsnav::parent(sw);
     if (ts_node_is_null(sw)) return std::nullopt;
     TSNode subject = field(sw, "value");
     if (ts_node_is_null(subject)) subject = field(sw, "condition");
@@ -6011,7 +6012,7 @@ class Analyzer {
     // (An earlier case may fall into this one: JavaScript, Java and C++ without `break`, Go's
     // `fallthrough`; Rust's arms and Java's `->` rules do not fall through.)
     if (ct != "match_arm" && ct != "switch_rule")
-      for (TSNode prev = ts_node_prev_named_sibling(clause); !ts_node_is_null(prev); prev = ts_node_prev_named_sibling(prev)) {
+      for (TSNode prev = tsnav::prev_named_sibling(clause); !ts_node_is_null(prev); prev = tsnav::prev_named_sibling(prev)) {
         const std::string_view pt = type(prev);
         if (ts_node_eq(prev, subject) || pt == "comment" || pt == "line_comment" || pt == "block_comment") continue;
         if (pt != "switch_case" && pt != "expression_case" && pt != "case_statement" && pt != "switch_block_statement_group") return std::nullopt;
@@ -6030,10 +6031,10 @@ class Analyzer {
   std::optional<std::string> callback_never_runs(TSNode fn) const {
     static const std::set<std::string, std::less<>> kEach = {"forEach", "map", "filter", "some", "every", "find", "findIndex", "flatMap",
                                                              "peek", "anyMatch", "allMatch", "forEachOrdered", "reduce"};
-    const TSNode args = ts_node_parent(fn);
+    const TSNode args = tsnav::parent(fn);
     if (lang_ == Lang::java && !ts_node_is_null(args) && type(args) == "argument_list") {
       // `List.of().forEach(x -> ...)`, `IntStream.range(0, 0).forEach(...)`, `Stream.empty().forEach(...)`.
-      const TSNode call = ts_node_parent(args);
+      const TSNode call = tsnav::parent(args);
       if (ts_node_is_null(call) || type(call) != "method_invocation") return std::nullopt;
       const TSNode object = field(call, "object");
       if (!ts_node_is_null(object) && kEach.count(text(field(call, "name"))) && empty_iterable(call, text(object)))
@@ -6042,7 +6043,7 @@ class Analyzer {
     }
     if (!is_js(lang_)) return std::nullopt;
     if (ts_node_is_null(args) || type(args) != "arguments") return std::nullopt;
-    const TSNode call = ts_node_parent(args);
+    const TSNode call = tsnav::parent(args);
     if (ts_node_is_null(call)) return std::nullopt;
     const TSNode callee = field(call, "function");
     if (ts_node_is_null(callee)) return std::nullopt;
@@ -6070,7 +6071,7 @@ class Analyzer {
     static const std::regex fake(R"(useFakeTimers|advanceTimers|runAllTimers|runOnlyPendingTimers|runAllTicks|fakeTimers|FakeTimers|\.tick\s*\()");
     if (std::regex_search(s_.src.substr(0, std::size_t{1} << 20), fake)) return std::nullopt;
     // (The test's own function takes no parameter: no callback to end it.)
-    for (TSNode c = ts_node_parent(fn); !ts_node_is_null(c); c = ts_node_parent(c)) {
+    for (TSNode c = tsnav::parent(fn); !ts_node_is_null(c); c = tsnav::parent(c)) {
       const std::string_view ct = type(c);
       if (ct == "arrow_function" || ct == "function_expression" || ct == "function" || ct == "function_declaration") {
         const TSNode ps = field(c, "parameters");
@@ -6110,17 +6111,17 @@ class Analyzer {
   /// compares: of its comparison, an argument of the check call itself or of its `expect(...)`;
   /// not inside another call (`sum(map(...))`).
   bool compared_side(TSNode x, TSNode n) const {
-    for (TSNode p = ts_node_parent(x); !ts_node_is_null(p); x = p, p = ts_node_parent(p)) {
+    for (TSNode p = tsnav::parent(x); !ts_node_is_null(p); x = p, p = tsnav::parent(p)) {
       const std::string_view tp = type(p);
       if (tp == "parenthesized_expression" || tp == "await_expression" || tp == "await" || tp == "list_splat") continue;
       // `tuple(f(a) for a in [...])`: the generator is the call's argument list.
       if (tp == "call" && type(x) == "generator_expression") {
         const std::string callee = strip_spaces(text(field(p, "function")));
         if (callee == "list" || callee == "tuple") continue;
-        return callee == "all" && ts_node_eq(ts_node_parent(p), n);  // (`assert all(...)`)
+        return callee == "all" && ts_node_eq(tsnav::parent(p), n);  // (`assert all(...)`)
       }
       if (tp == "argument_list" || tp == "arguments") {
-        TSNode call = ts_node_parent(p);
+        TSNode call = tsnav::parent(p);
         if (ts_node_is_null(call)) return false;
         const std::string callee = strip_spaces(text(field(call, "function")));
         if ((callee == "list" || callee == "tuple" || callee == "Array.from" || callee == "Promise.all" || callee == "asyncio.gather") &&
@@ -6150,7 +6151,7 @@ class Analyzer {
       std::set<std::string> elems;
       bool all_calls = ts_node_named_child_count(x) >= 2;
       for (uint32_t i = 0; i < ts_node_named_child_count(x) && all_calls; ++i) {
-        TSNode e = ts_node_named_child(x, i);
+        TSNode e = tsnav::named_child(x, i);
         if (type(e) == "comment") continue;
         const std::string et = strip_spaces(text(e));
         all_calls = et.find('(') != std::string::npos && !is_literal(et);
@@ -6172,23 +6173,23 @@ class Analyzer {
         // (`pool.starmap(f, rows)`, `itertools.starmap(f, rows)`: each row the arguments.)
         const bool starmap = callee == "starmap" || ends_with(callee, ".starmap");
         if (t == "call" && starmap && ts_node_named_child_count(args) == 2) {
-          TSNode f = ts_node_named_child(args, 0);
+          TSNode f = tsnav::named_child(args, 0);
           if (type(f) == "identifier" || type(f) == "attribute")
-            if (const auto table = literal_table(text(ts_node_named_child(args, 1)))) r = static_cast<int>(table->size());
+            if (const auto table = literal_table(text(tsnav::named_child(args, 1)))) r = static_cast<int>(table->size());
         } else if (t == "call" && (callee == "map" || ends_with(callee, ".map")) && ts_node_named_child_count(args) >= 2) {
-          TSNode f = ts_node_named_child(args, 0);
+          TSNode f = tsnav::named_child(args, 0);
           bool maps_a_call = type(f) == "identifier" || type(f) == "attribute";
           if (type(f) == "lambda") {
             TSNode ps = field(f, "parameters"), b = field(f, "body");
             maps_a_call = !ts_node_is_null(ps) && !ts_node_is_null(b) && calls_with(text(ps), text(b));
           }
           std::string cols;
-          for (uint32_t i = 1; i < ts_node_named_child_count(args); ++i) cols += (i > 1 ? ", " : "") + text(ts_node_named_child(args, i));
+          for (uint32_t i = 1; i < ts_node_named_child_count(args); ++i) cols += (i > 1 ? ", " : "") + text(tsnav::named_child(args, i));
           if (maps_a_call)
             if (const auto table = literal_table("zip(" + cols + ")")) r = static_cast<int>(table->size());
         } else if (t == "call_expression" && type(fn) == "member_expression" && text(field(fn, "property")) == "map" &&
                    ts_node_named_child_count(args) == 1) {
-          TSNode cb = ts_node_named_child(args, 0);
+          TSNode cb = tsnav::named_child(args, 0);
           TSNode ps = field(cb, "parameters");
           if (ts_node_is_null(ps)) ps = field(cb, "parameter");
           TSNode b = field(cb, "body");
@@ -6204,9 +6205,9 @@ class Analyzer {
   /// not); a null node when there is none.
   TSNode top_level_function(TSNode n, const std::string& name) const {
     TSNode root = n;
-    for (TSNode up = ts_node_parent(root); !ts_node_is_null(up); up = ts_node_parent(up)) root = up;
+    for (TSNode up = tsnav::parent(root); !ts_node_is_null(up); up = tsnav::parent(up)) root = up;
     for (uint32_t i = 0; i < ts_node_named_child_count(root); ++i) {
-      TSNode d = ts_node_named_child(root, i);
+      TSNode d = tsnav::named_child(root, i);
       if (type(d) == "decorated_definition") d = field(d, "definition");
       if (!ts_node_is_null(d) && type(d) == "function_definition" && text(field(d, "name")) == name) return d;
     }
@@ -6231,7 +6232,7 @@ class Analyzer {
             return;
           }
         }
-        for (uint32_t i = 0; i < ts_node_named_child_count(x); ++i) find(ts_node_named_child(x, i), depth + 1);
+        for (uint32_t i = 0; i < ts_node_named_child_count(x); ++i) find(tsnav::named_child(x, i), depth + 1);
       };
       find(unit_node_, 0);
       if (!ts_node_is_null(value)) return node_rows(value);
@@ -6240,7 +6241,7 @@ class Analyzer {
     TSNode params = field(unit_node_, "parameters");
     if (ts_node_is_null(params)) return 0;
     bool param = false;
-    for (uint32_t i = 0; i < ts_node_named_child_count(params); ++i) param = param || text(ts_node_named_child(params, i)) == name;
+    for (uint32_t i = 0; i < ts_node_named_child_count(params); ++i) param = param || text(tsnav::named_child(params, i)) == name;
     if (!param) return 0;
     if (TSNode d = top_level_function(unit_node_, name); !ts_node_is_null(d)) {
       TSNode body = field(d, "body");
@@ -6248,15 +6249,15 @@ class Analyzer {
       TSNode last{};
       int statements = 0;
       for (uint32_t j = 0; !ts_node_is_null(body) && j < ts_node_named_child_count(body); ++j) {
-        TSNode st = ts_node_named_child(body, j);
+        TSNode st = tsnav::named_child(body, j);
         if (type(st) == "comment" || (type(st) == "expression_statement" && ts_node_named_child_count(st) == 1 &&
-                                      type(ts_node_named_child(st, 0)) == "string"))
+                                      type(tsnav::named_child(st, 0)) == "string"))
           continue;
         ++statements;
         last = st;
       }
       if (statements != 1 || type(last) != "return_statement" || ts_node_named_child_count(last) != 1) return 0;
-      return node_rows(ts_node_named_child(last, 0));
+      return node_rows(tsnav::named_child(last, 0));
     }
     return 0;
   }
@@ -6279,10 +6280,10 @@ class Analyzer {
     if (TSNode d = top_level_function(n, name); !ts_node_is_null(d)) {
       TSNode params = field(d, "parameters"), body = field(d, "body");
       if (ts_node_is_null(params) || ts_node_is_null(body) || ts_node_named_child_count(params) != 1) return 0;
-      const std::string param = text(ts_node_named_child(params, 0));
-      TSNode last = ts_node_named_child(body, ts_node_named_child_count(body) - 1);
+      const std::string param = text(tsnav::named_child(params, 0));
+      TSNode last = tsnav::named_child(body, ts_node_named_child_count(body) - 1);
       if (ts_node_is_null(last) || type(last) != "return_statement" || ts_node_named_child_count(last) != 1) return 0;
-      TSNode value = ts_node_named_child(last, 0);
+      TSNode value = tsnav::named_child(last, 0);
       if (type(value) != "list_comprehension" && type(value) != "generator_expression") return 0;
       TSNode elem = field(value, "body");
       if (ts_node_is_null(elem) || text(elem).find('(') == std::string::npos) return 0;
@@ -6290,7 +6291,7 @@ class Analyzer {
       int clauses = 0;
       bool over_param = false;
       for (uint32_t j = 0; j < ts_node_named_child_count(value); ++j) {
-        TSNode c = ts_node_named_child(value, j);
+        TSNode c = tsnav::named_child(value, j);
         if (type(c) == "for_in_clause") {
           ++clauses;
           TSNode right = field(c, "right"), left = field(c, "left");
@@ -6339,7 +6340,7 @@ class Analyzer {
         rows = r;
         return;
       }
-      for (uint32_t i = 0; i < ts_node_named_child_count(x); ++i) walk(ts_node_named_child(x, i), depth + 1);
+      for (uint32_t i = 0; i < ts_node_named_child_count(x); ++i) walk(tsnav::named_child(x, i), depth + 1);
     };
     walk(n, 0);
     return found == 1 ? rows : 0;
@@ -6351,13 +6352,13 @@ class Analyzer {
   void closure_rows(Assertion& a, TSNode check, TSNode fn) const {
     std::string name;
     TSNode nm = field(fn, "name");
-    TSNode up = ts_node_parent(fn);
+    TSNode up = tsnav::parent(fn);
     if (!ts_node_is_null(nm)) name = text(nm);
     else if (!ts_node_is_null(up) && (type(up) == "variable_declarator" || type(up) == "assignment"))
       name = text(field(up, type(up) == "variable_declarator" ? "name" : "left"));
-    else if (!ts_node_is_null(up) && type(up) == "expression_list" && !ts_node_is_null(ts_node_parent(up)) &&
-             type(ts_node_parent(up)) == "short_var_declaration")
-      name = text(field(ts_node_parent(up), "left"));
+    else if (!ts_node_is_null(up) && type(up) == "expression_list" && !ts_node_is_null(tsnav::parent(up)) &&
+             type(tsnav::parent(up)) == "short_var_declaration")
+      name = text(field(tsnav::parent(up), "left"));
     if (name.empty() || ts_node_is_null(unit_node_) || name.find_first_of(" ,") != std::string::npos) return;
     const std::string all = text(unit_node_);
     const std::size_t base = ts_node_start_byte(unit_node_);
@@ -6390,8 +6391,8 @@ class Analyzer {
 
   /// `[[1, 2], [3, 4]].forEach(([a, b]) => { assert... })`: the callback `fn` runs once per row.
   void js_table_callback(Assertion& a, TSNode check, TSNode fn) const {
-    TSNode args = ts_node_parent(fn);
-    TSNode call = ts_node_is_null(args) ? args : ts_node_parent(args);
+    TSNode args = tsnav::parent(fn);
+    TSNode call = ts_node_is_null(args) ? args : tsnav::parent(args);
     if (ts_node_is_null(call) || type(args) != "arguments" || type(call) != "call_expression") return;
     TSNode callee = field(call, "function");
     if (ts_node_is_null(callee) || type(callee) != "member_expression") return;
@@ -6593,13 +6594,13 @@ class Analyzer {
       TSNode cur = n;
       bool negate = false;
       std::string last;
-      for (TSNode up = ts_node_parent(cur); !ts_node_is_null(up) && type(up) == "member_expression"; up = ts_node_parent(cur)) {
+      for (TSNode up = tsnav::parent(cur); !ts_node_is_null(up) && type(up) == "member_expression"; up = tsnav::parent(cur)) {
         if (!ts_node_eq(field(up, "object"), cur)) break;
         last = text(field(up, "property"));
         if (last == "not") negate = true;
         cur = up;
       }
-      TSNode parent = ts_node_parent(cur);
+      TSNode parent = tsnav::parent(cur);
       if (last.empty() || (!ts_node_is_null(parent) && type(parent) == "call_expression" && ts_node_eq(field(parent, "function"), cur)))
         return std::nullopt;
       const std::string c = literal_ternary(raw[0], /*strict=*/last != "ok");
@@ -6768,7 +6769,7 @@ class Analyzer {
         if (kComment.count(t)) return;
         // (What an interpolation computes is code: restored, its own strings masked again.)
         for (uint32_t i = 0; i < ts_node_named_child_count(x); ++i) {
-          TSNode c = ts_node_named_child(x, i);
+          TSNode c = tsnav::named_child(x, i);
           if (!kInterpolation.count(type(c))) continue;
           const auto [cf, ct] = span(c);
           for (std::size_t k = cf; k < ct; ++k) out[k] = original[k];
@@ -6776,7 +6777,7 @@ class Analyzer {
         }
         return;
       }
-      for (uint32_t i = 0; i < ts_node_child_count(x); ++i) mask(ts_node_child(x, i), depth + 1);
+      for (uint32_t i = 0; i < ts_node_child_count(x); ++i) mask(tsnav::child(x, i), depth + 1);
     };
     mask(unit_node_, 0);
     return out;
@@ -7497,8 +7498,8 @@ class Analyzer {
     if (a.kind == Kind::eq && !a.operands.empty()) {
       // The check's own text, and the condition of the `if` it sits in (Go: `if got/2 != 3.5 { t.Fatal(...) }`).
       std::string context = s_.text(n).substr(0, 4096);
-      TSNode p = ts_node_parent(n);
-      for (int up = 0; up < 4 && !ts_node_is_null(p); ++up, p = ts_node_parent(p))
+      TSNode p = tsnav::parent(n);
+      for (int up = 0; up < 4 && !ts_node_is_null(p); ++up, p = tsnav::parent(p))
         if (type(p) == "if_statement") {
           TSNode cond = Syntax::field(p, "condition");
           if (!ts_node_is_null(cond)) context += " " + s_.text(cond).substr(0, 4096);
@@ -7542,7 +7543,7 @@ class Analyzer {
       if (a.dead.empty()) a.dead = why;
     };
     TSNode cur = n;
-    for (TSNode p = ts_node_parent(n); !ts_node_is_null(p) && !ts_node_eq(cur, unit_node_); cur = p, p = ts_node_parent(p)) {
+    for (TSNode p = tsnav::parent(n); !ts_node_is_null(p) && !ts_node_eq(cur, unit_node_); cur = p, p = tsnav::parent(p)) {
       const std::string_view pt = type(p);
       const bool block = pt == "block" || pt == "statement_block" || pt == "compound_statement" || pt == "statements" ||
                          pt == "function_body" || pt == "expression_statement_list" || pt == "statement_list";
@@ -7550,19 +7551,19 @@ class Analyzer {
       // the last statement that is not itself a check never completes when the test passes.)
       // (Kotlin: the body holds its `statements`; a check in a `finally` runs whether or not the try body throws.)
       const TSNode unit_body = body_of(unit_node_);
-      const bool top_block = ts_node_eq(p, unit_body) || (type(p) == "statements" && ts_node_eq(ts_node_parent(p), unit_body));
+      const bool top_block = ts_node_eq(p, unit_body) || (type(p) == "statements" && ts_node_eq(tsnav::parent(p), unit_body));
       bool in_finally = false;
-      for (TSNode up = ts_node_parent(n); !ts_node_is_null(up) && !ts_node_eq(up, p) && !in_finally; up = ts_node_parent(up))
+      for (TSNode up = tsnav::parent(n); !ts_node_is_null(up) && !ts_node_eq(up, p) && !in_finally; up = tsnav::parent(up))
         in_finally = type(up) == "finally_clause";
       if (block && unit_expects_throw_ && top_block && type(cur) != "statements" && !in_finally) {
         static const std::regex check_stmt(
             R"(^\s*(?:(?:org\.junit\.)?(?:Assert|Assertions)\s*\.\s*)?(?:assert(?:Equals|NotEquals|True|False|Null|NotNull|Same|NotSame|ArrayEquals|That|All|InstanceOf|Iterable\w*|Lines\w*|Throws|DoesNotThrow|Contains\w*)?|fail)\s*[(<])");
         bool later_statement = false;
-        for (TSNode sib = ts_node_next_named_sibling(cur); !ts_node_is_null(sib) && !later_statement; sib = ts_node_next_named_sibling(sib))
+        for (TSNode sib = tsnav::next_named_sibling(cur); !ts_node_is_null(sib) && !later_statement; sib = tsnav::next_named_sibling(sib))
           later_statement = type(sib) != "line_comment" && type(sib) != "block_comment" && type(sib) != "comment" &&
                             !std::regex_search(text(sib).substr(0, kConditionChars), check_stmt);
         bool earlier_statement = false;
-        for (TSNode sib = ts_node_prev_named_sibling(cur); !ts_node_is_null(sib) && !earlier_statement; sib = ts_node_prev_named_sibling(sib))
+        for (TSNode sib = tsnav::prev_named_sibling(cur); !ts_node_is_null(sib) && !earlier_statement; sib = tsnav::prev_named_sibling(sib))
           earlier_statement = type(sib) != "line_comment" && type(sib) != "block_comment" && type(sib) != "comment" &&
                               !std::regex_search(text(sib).substr(0, kConditionChars), check_stmt);
         if (!later_statement)
@@ -7573,8 +7574,8 @@ class Analyzer {
       const bool hoisted = is_js(lang_) && (type(cur) == "function_declaration" || type(cur) == "generator_function_declaration");
       // Rust: `#[cfg(...)]` right before the statement compiles it only under that configuration.
       if (block && lang_ == Lang::rust) {
-        TSNode attr = ts_node_prev_named_sibling(cur);
-        while (!ts_node_is_null(attr) && (type(attr) == "line_comment" || type(attr) == "block_comment")) attr = ts_node_prev_named_sibling(attr);
+        TSNode attr = tsnav::prev_named_sibling(cur);
+        while (!ts_node_is_null(attr) && (type(attr) == "line_comment" || type(attr) == "block_comment")) attr = tsnav::prev_named_sibling(attr);
         static const std::regex cfg(R"(^#\[\s*cfg\s*\(([\s\S]*)\)\s*\]$)");
         std::smatch cm;
         const std::string at = ts_node_is_null(attr) || type(attr) != "attribute_item" ? std::string() : text(attr);
@@ -7589,7 +7590,7 @@ class Analyzer {
       }
       bool labeled = type(cur) == "labeled_statement";  // (code after a label runs when a `goto` jumps to it)
       if (block && !hoisted)
-        for (TSNode sib = ts_node_prev_named_sibling(cur); !ts_node_is_null(sib); sib = ts_node_prev_named_sibling(sib)) {
+        for (TSNode sib = tsnav::prev_named_sibling(cur); !ts_node_is_null(sib); sib = tsnav::prev_named_sibling(sib)) {
           if (exit_stmt(sib)) {
             mark_dead("after `" + quote(text(sib).substr(0, text(sib).find('\n'))) + "` (line " + std::to_string(line(sib)) + ")");
           } else if (type(sib) == "goto_statement" && !labeled) {
@@ -7683,8 +7684,8 @@ class Analyzer {
       } else if (pt == "conditional_expression" || pt == "ternary_expression") {
         // `check() if False else None`, `cond ? null : check()`.
         const bool py = lang_ == Lang::python;
-        TSNode cond = py ? ts_node_named_child(p, 1) : field(p, "condition");
-        TSNode cons = py ? ts_node_named_child(p, 0) : field(p, "consequence");
+        TSNode cond = py ? tsnav::named_child(p, 1) : field(p, "condition");
+        TSNode cons = py ? tsnav::named_child(p, 0) : field(p, "consequence");
         if (!ts_node_is_null(cond) && !ts_node_eq(cond, cur) && !ts_node_is_null(cons)) {
           const bool then_branch = ts_node_eq(cons, cur);
           const std::string c = local_flag_value(p, text(cond));
@@ -7725,7 +7726,7 @@ class Analyzer {
       } else if (pt == "go_statement") {
         // `go check(t, ...)`: a goroutine the test does not wait for may run after it has passed (a
         // `go func() {...}()` is read by unwaited_goroutine_checks, lang_go.cpp, with the same waits).
-        const TSNode started = ts_node_named_child(p, 0);
+        const TSNode started = tsnav::named_child(p, 0);
         const TSNode fn = ts_node_is_null(started) ? TSNode{} : field(started, "function");
         if (!ts_node_is_null(fn) && type(fn) != "func_literal") {
           const std::string unit = text(unit_node_);
@@ -7745,12 +7746,12 @@ class Analyzer {
         // `[check() for _ in []]`; a generator expression never consumed runs nothing.
         bool in_clause = false;
         for (uint32_t i = 0; i < ts_node_named_child_count(p); ++i) {
-          const TSNode c = ts_node_named_child(p, i);
+          const TSNode c = tsnav::named_child(p, i);
           if (ts_node_eq(c, cur) && (type(c) == "for_in_clause" || type(c) == "if_clause")) in_clause = true;
         }
         if (!in_clause) {
           for (uint32_t i = 0; i < ts_node_named_child_count(p); ++i) {
-            const TSNode c = ts_node_named_child(p, i);
+            const TSNode c = tsnav::named_child(p, i);
             if (type(c) != "for_in_clause") continue;
             const TSNode right = field(c, "right");
             if (!ts_node_is_null(right) && empty_iterable(right, text(right)))
@@ -7767,12 +7768,12 @@ class Analyzer {
         if (ts_node_is_null(right)) right = field(p, "value");
         if (ts_node_is_null(right) && lang_ == Lang::go)  // (`for _, x := range xs {`)
           for (uint32_t i = 0; i < ts_node_named_child_count(p); ++i)
-            if (type(ts_node_named_child(p, i)) == "range_clause") right = field(ts_node_named_child(p, i), "right");
+            if (type(tsnav::named_child(p, i)) == "range_clause") right = field(tsnav::named_child(p, i), "right");
         if (!ts_node_is_null(right) && !ts_node_eq(right, cur) && (empty_iterable(right, text(right)) || empty_iterable(right, compact_condition(text(right)))))
           mark_dead("in a loop over nothing (`" + quote(text(right)) + "`, line " + std::to_string(line(p)) + ")");
         else if (!ts_node_is_null(right) && !ts_node_eq(right, cur))
           table_rows(a, n, text(right), field(p, "left"), field(p, "body"));
-      } else if ((pt == "except_clause" || pt == "catch_clause" || pt == "except_group_clause") && cannot_raise(ts_node_parent(p))) {
+      } else if ((pt == "except_clause" || pt == "catch_clause" || pt == "except_group_clause") && cannot_raise(tsnav::parent(p))) {
         mark_dead("in a handler of a `try` whose body cannot raise (line " + std::to_string(line(p)) + ")");
       } else if (pt == "except_clause" || pt == "catch_clause" || pt == "except_group_clause") {
         // A handler's check may honestly not run, unless the test makes jest count its checks
@@ -7823,7 +7824,7 @@ class Analyzer {
         if (!nested_called(p)) mark_dead("in a lambda never called (line " + std::to_string(line(p)) + ")");
         else if (auto why = callback_never_runs(p)) mark_dead(*why);
         swallowed_by(a, handoff_swallows(s_, lang_, p, unit_node_, defs_, try_swallows()));
-      } else if (pt == "method_definition" && is_js(lang_) && !ts_node_is_null(ts_node_parent(p)) && type(ts_node_parent(p)) == "object" &&
+      } else if (pt == "method_definition" && is_js(lang_) && !ts_node_is_null(tsnav::parent(p)) && type(tsnav::parent(p)) == "object" &&
                  !nested_called(p)) {
         mark_dead("in a method of an object literal never used (line " + std::to_string(line(p)) + ")");
       }
@@ -7834,7 +7835,7 @@ class Analyzer {
   void visit_functions_in(TSNode n, const std::string& scope, bool scope_collectable, TestUnit* unit, int swallow_depth,
                           bool recovering) {
     for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) {
-      TSNode c = ts_node_named_child(n, i);
+      TSNode c = tsnav::named_child(n, i);
       const std::string_view ct = type(c);
       if (ct == "arrow_function" || ct == "function_expression" || ct == "function" || ct == "lambda_expression" ||
           ct == "lambda" || ct == "closure_expression" || ct == "func_literal")
@@ -7914,7 +7915,7 @@ class Analyzer {
       const std::string_view ct = type(c);
       if (ct == "call" || ct == "call_expression" || ct == "method_invocation") calls.push_back(c);
       if ((ct == "identifier" || ct == "field_identifier" || ct == "property_identifier") && helpers.count(text(c))) named.insert(text(c));
-      for (uint32_t i = 0; i < ts_node_named_child_count(c); ++i) gather(ts_node_named_child(c, i));
+      for (uint32_t i = 0; i < ts_node_named_child_count(c); ++i) gather(tsnav::named_child(c, i));
     };
     gather(n);
     for (TSNode c : calls) {
@@ -7940,7 +7941,7 @@ class Analyzer {
         const std::string r = receiver.substr(receiver.find_last_of(".:") == std::string::npos ? 0 : receiver.find_last_of(".:") + 1);
         std::string owner;
         if (auto d = defs_.functions.find(name); d != defs_.functions.end())
-          for (TSNode up = ts_node_parent(d->second); !ts_node_is_null(up) && owner.empty(); up = ts_node_parent(up))
+          for (TSNode up = tsnav::parent(d->second); !ts_node_is_null(up) && owner.empty(); up = tsnav::parent(up))
             if (const std::string_view ut = type(up); ut == "class_definition" || ut == "class_declaration" || ut == "class_specifier" || ut == "class")
               if (TSNode cn = field(up, "name"); !ts_node_is_null(cn)) owner = text(cn);
         const bool self_like = r == "self" || r == "this" || r == "cls" || r == "super()" || (!owner.empty() && r == owner);
@@ -7952,7 +7953,7 @@ class Analyzer {
       annotate(c, site);
       // (A generator helper called as a statement of its own: its body runs only when iterated.)
       if (auto d = defs_.functions.find(name); d != defs_.functions.end() && local.count(name) && is_generator(d->second) &&
-                                               !ts_node_is_null(ts_node_parent(c)) && type(ts_node_parent(c)) == "expression_statement" &&
+                                               !ts_node_is_null(tsnav::parent(c)) && type(tsnav::parent(c)) == "expression_statement" &&
                                                site.dead.empty())
         site.dead = "a generator called as a statement of its own, never iterated (line " + std::to_string(line(c)) + ")";
       if (inverted_calls_.count(ts_node_start_byte(c))) site.inverted = true;
@@ -7984,7 +7985,7 @@ class Analyzer {
           u.dead_calls.emplace(name, "shadowed by the test's own definition of " + name + " (line " + std::to_string(line(c)) + ")");
           return;
         }
-        for (uint32_t i = 0; i < ts_node_named_child_count(c); ++i) find_def(ts_node_named_child(c, i), false);
+        for (uint32_t i = 0; i < ts_node_named_child_count(c); ++i) find_def(tsnav::named_child(c, i), false);
       };
       find_def(n, true);
     }
@@ -8053,7 +8054,7 @@ class Analyzer {
         if (t == "method_declaration") return name_of(field(n, "name"));
         if (t == "function_declaration")
           for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i)
-            if (type(ts_node_named_child(n, i)) == "simple_identifier") return text(ts_node_named_child(n, i));
+            if (type(tsnav::named_child(n, i)) == "simple_identifier") return text(tsnav::named_child(n, i));
         return "";
       case Lang::cpp: {
         if (t != "function_definition") return "";
@@ -8073,8 +8074,8 @@ class Analyzer {
     const std::string name = helper_name(n);
     if (!name.empty()) {
       TSNode outer = n;
-      if (lang_ == Lang::python && !ts_node_is_null(ts_node_parent(n)) && type(ts_node_parent(n)) == "decorated_definition")
-        outer = ts_node_parent(n);
+      if (lang_ == Lang::python && !ts_node_is_null(tsnav::parent(n)) && type(tsnav::parent(n)) == "decorated_definition")
+        outer = tsnav::parent(n);
       const int b = line(outer), e = static_cast<int>(ts_node_end_point(n).row) + 1;
       const bool holds_test = std::any_of(model_->tests.begin(), model_->tests.end(),
                                           [&](const TestUnit& t) { return t.line >= b && t.line <= e; });
@@ -8088,7 +8089,7 @@ class Analyzer {
         model_->helpers.back().line = line(n);
         model_->helpers.back().end_line = e;
         model_->helpers.back().constant_truthy = returns_constant_truthy(n);
-        for (TSNode up = ts_node_parent(n); !ts_node_is_null(up); up = ts_node_parent(up))
+        for (TSNode up = tsnav::parent(n); !ts_node_is_null(up); up = tsnav::parent(up))
           if (type(up) == "class_definition" || type(up) == "class_declaration" || type(up) == "class") {
             if (TSNode cn = field(up, "name"); !ts_node_is_null(cn)) model_->helpers.back().owner = text(cn);
             break;
@@ -8098,7 +8099,7 @@ class Analyzer {
         const std::string saved_comments = model_->comments;
         unit_node_ = n;
         const std::size_t index = model_->helpers.size() - 1;
-        for (uint32_t i = 0; i < ts_node_child_count(n); ++i) visit(ts_node_child(n, i), "", true, &model_->helpers[index], 0, false);
+        for (uint32_t i = 0; i < ts_node_child_count(n); ++i) visit(tsnav::child(n, i), "", true, &model_->helpers[index], 0, false);
         resolve_operand_sources(s_, n, model_->helpers[index].asserts, &names_, imported_);
         model_->helpers[index].params = definition_params(text(n), name, lang_);
         model_->helpers[index].param_defaults = definition_param_defaults(text(n), name, lang_);
@@ -8108,7 +8109,7 @@ class Analyzer {
         return;
       }
     }
-    for (uint32_t i = 0; i < ts_node_child_count(n); ++i) collect_helpers(ts_node_child(n, i));
+    for (uint32_t i = 0; i < ts_node_child_count(n); ++i) collect_helpers(tsnav::child(n, i));
   }
 
   Lang lang_;

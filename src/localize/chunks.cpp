@@ -12,6 +12,7 @@
 
 
 namespace flowagent {
+namespace tsnav = integrity::tsnav;
 
 double suspiciousness(SpectrumFormula f, const SpectrumCounts& c) noexcept {
   const double ef = c.failed_covered, ep = c.passed_covered, F = c.total_failed, P = c.total_passed;
@@ -97,8 +98,8 @@ class Chunker {
     TSTree* tree = ts_parser_parse_string(parser, nullptr, src_.data(), static_cast<uint32_t>(src_.size()));
     ts_parser_delete(parser);
     if (!tree) return {};
+    const integrity::tsnav::OwnedTree owned(tree);
     visit(ts_tree_root_node(tree), "", 0);
-    ts_tree_delete(tree);
     return std::move(out_);
   }
 
@@ -133,7 +134,7 @@ class Chunker {
     // Kotlin and others: the first identifier-like child.
     const uint32_t cnt = ts_node_named_child_count(n);
     for (uint32_t i = 0; i < cnt; ++i) {
-      TSNode c = ts_node_named_child(n, i);
+      TSNode c = tsnav::named_child(n, i);
       if (one_of(ts_node_type(c), {"simple_identifier", "type_identifier", "identifier"})) return text(c);
     }
     return {};
@@ -178,7 +179,7 @@ class Chunker {
       }
     }
     const uint32_t cnt = ts_node_named_child_count(n);
-    for (uint32_t i = 0; i < cnt; ++i) visit(ts_node_named_child(n, i), inner, depth + 1);
+    for (uint32_t i = 0; i < cnt; ++i) visit(tsnav::named_child(n, i), inner, depth + 1);
   }
 
   std::string file_;

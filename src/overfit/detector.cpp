@@ -11,6 +11,7 @@
 
 #include "flowagent/overfit.hpp"
 #include "core/deep_stack.hpp"
+#include "integrity/ts_nav.hpp"
 
 extern "C" {
 const TSLanguage* tree_sitter_python();
@@ -24,6 +25,7 @@ namespace flowagent {
 // The rules' helpers live in a named namespace: in a unity build (the CI presets) an anonymous
 // namespace is shared with the other files of the batch, and `Lang`/`lang_of` exist in integrity too.
 namespace overfit_detail {
+namespace tsnav = integrity::tsnav;
 namespace {
 
 enum class Lang { none, python, cpp, javascript, typescript };
@@ -109,22 +111,23 @@ std::vector<std::pair<int, std::string>> unmatched_lines(const std::optional<std
 
 // ---- tree-sitter helpers ------------------------------------------------------------------------
 
+/// Parses `s`; owns the tree and its navigation cache (integrity/ts_nav.hpp).
+TSTree* parse_tree(Lang lang, const std::string& s) {
+  const TSLanguage* language = ts_language(lang);
+  if (!language) return nullptr;
+  TSParser* parser = ts_parser_new();
+  TSTree* tree = nullptr;
+  if (ts_parser_set_language(parser, language))
+    tree = ts_parser_parse_string(parser, nullptr, s.data(), static_cast<uint32_t>(s.size()));
+  ts_parser_delete(parser);
+  return tree;
+}
+
 struct Tree {
+  tsnav::OwnedTree owned;
   TSTree* tree = nullptr;
   const std::string* src = nullptr;
-  Tree(Lang lang, const std::string& s) : src(&s) {
-    const TSLanguage* language = ts_language(lang);
-    if (!language) return;
-    TSParser* parser = ts_parser_new();
-    if (ts_parser_set_language(parser, language))
-      tree = ts_parser_parse_string(parser, nullptr, s.data(), static_cast<uint32_t>(s.size()));
-    ts_parser_delete(parser);
-  }
-  ~Tree() {
-    if (tree) ts_tree_delete(tree);
-  }
-  Tree(const Tree&) = delete;
-  Tree& operator=(const Tree&) = delete;
+  Tree(Lang lang, const std::string& s) : owned(parse_tree(lang, s)), tree(owned.get()), src(&s) {}
   TSNode root() const { return ts_tree_root_node(tree); }
   std::string text(TSNode n) const { return src->substr(ts_node_start_byte(n), ts_node_end_byte(n) - ts_node_start_byte(n)); }
 };
@@ -135,7 +138,7 @@ TSNode field(TSNode n, const char* name) { return ts_node_child_by_field_name(n,
 
 void walk(TSNode n, const std::function<void(TSNode)>& f) {
   f(n);
-  for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) walk(ts_node_named_child(n, i), f);
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) walk(tsnav::named_child(n, i), f);
 }
 
 bool is_string(std::string_view t) {
@@ -172,7 +175,7 @@ bool trivial(std::string_view t, const std::string& v) {
 std::string literal_of(const Tree& tree, TSNode c) {
   const auto t = type(c);
   std::string v = literal_value(t, tree.text(c));
-  TSNode p = ts_node_parent(c);
+  TSNode p = tsnav::parent(c);
   if (is_number(t) && !ts_node_is_null(p) && (type(p) == "unary_expression" || type(p) == "unary_operator") &&
       starts_with(trim(tree.text(p)), "-"))
     v = "-" + v;
@@ -199,7 +202,7 @@ std::vector<std::string> compared_literals_in(const Tree& tree, TSNode cond) {
   walk(cond, [&](TSNode c) {
     auto t = type(c);
     if (!is_string(t) && !is_number(t)) return;
-    for (TSNode p = ts_node_parent(c); !ts_node_is_null(p); p = ts_node_parent(p)) {
+    for (TSNode p = tsnav::parent(c); !ts_node_is_null(p); p = tsnav::parent(p)) {
       const auto pt = type(p);
       if (pt == "subscript" || pt == "subscript_expression" || pt == "element_reference" || pt == "index_expression") return;
       if (pt == "comparison_operator" || pt == "binary_expression") {
@@ -273,10 +276,10 @@ std::vector<TSNode> statements(const Tree& tree, TSNode body) {
     return out;
   }
   for (uint32_t i = 0; i < ts_node_named_child_count(body); ++i) {
-    TSNode c = ts_node_named_child(body, i);
+    TSNode c = tsnav::named_child(body, i);
     auto t = type(c);
     if (t == "comment") continue;
-    if (t == "expression_statement" && ts_node_named_child_count(c) == 1 && type(ts_node_named_child(c, 0)) == "string" &&
+    if (t == "expression_statement" && ts_node_named_child_count(c) == 1 && type(tsnav::named_child(c, 0)) == "string" &&
         out.empty())
       continue;  // docstring
     out.push_back(c);
@@ -500,11 +503,11 @@ class FileRules {
         nt == "ternary_expression") {
       cond = field(n, "condition");
       if (ts_node_is_null(cond) && nt == "conditional_expression" && lang_ == Lang::python && ts_node_named_child_count(n) >= 2)
-        cond = ts_node_named_child(n, 1);  // a if COND else b
+        cond = tsnav::named_child(n, 1);  // a if COND else b
     } else if (nt == "switch_case" || nt == "case_statement") {
       cond = field(n, "value");
     } else if (nt == "case_clause" && lang_ == Lang::python && ts_node_named_child_count(n) > 0) {
-      cond = ts_node_named_child(n, 0);
+      cond = tsnav::named_child(n, 0);
     }
     return cond;
   }
@@ -562,11 +565,11 @@ class FileRules {
         }
         // returns of a test's expected value
         if (nt == "return_statement" && is_new(n) && ts_node_named_child_count(n) >= 1) {
-          TSNode v = ts_node_named_child(n, 0);
-          while (type(v) == "parenthesized_expression" && ts_node_named_child_count(v) == 1) v = ts_node_named_child(v, 0);
+          TSNode v = tsnav::named_child(n, 0);
+          while (type(v) == "parenthesized_expression" && ts_node_named_child_count(v) == 1) v = tsnav::named_child(v, 0);
           TSNode num = v;
           if ((type(v) == "unary_expression" || type(v) == "unary_operator") && ts_node_named_child_count(v) == 1)
-            num = ts_node_named_child(v, 0);
+            num = tsnav::named_child(v, 0);
           if (is_string(type(num)) || is_number(type(num))) {
             auto lits = literals_in(t, v);
             if (auto lit = test_literal(lits); lit && !old_literals.count(*lit))
@@ -579,7 +582,7 @@ class FileRules {
           TSNode body = field(n, "body");
           if (ts_node_is_null(body))
             for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i)
-              if (type(ts_node_named_child(n, i)) == "block") body = ts_node_named_child(n, i);
+              if (type(tsnav::named_child(n, i)) == "block") body = tsnav::named_child(n, i);
           auto st = statements(t, body);
           if (!ts_node_is_null(body) && !raises(t, body) && broad_handler(t, n) &&
               std::all_of(st.begin(), st.end(), [&](TSNode s) { return trivial_statement(t, s); }))
@@ -650,7 +653,7 @@ class FileRules {
   /// `return x` of a bare name: the function hands its input back untouched.
   static bool passthrough(const Tree&, TSNode s) {
     if (type(s) != "return_statement" || ts_node_named_child_count(s) != 1) return false;
-    return type(ts_node_named_child(s, 0)) == "identifier";
+    return type(tsnav::named_child(s, 0)) == "identifier";
   }
 
   /// How many times `w` stands in `text` as a whole word (counting stops at `limit`).
@@ -731,9 +734,13 @@ std::vector<OverfitFinding> check_overfitting(const OverfitInput& input) {
   // too large to compile fails closed, as in check_test_integrity.
   try {
     return detail::with_deep_stack([&] { return overfit_findings(input); });
-  } catch (const std::exception& e) {
+  } catch (const std::regex_error& e) {
     return {OverfitFinding{"unreadable", "", 0,
-                           std::string("the production code could not be read with the overfitting patterns (") + e.what() + "); not judged"}};
+                           std::string("the production code could not be read with the overfitting patterns (") + e.what() +
+                               ": a name or an expression too long for them); not judged"}};
+  } catch (const std::exception& e) {  // out of memory, most likely: still never passed
+    return {OverfitFinding{"unreadable", "", 0,
+                           std::string("the overfitting check failed while reading the production code (") + e.what() + "); not judged"}};
   }
 }
 
