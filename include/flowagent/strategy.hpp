@@ -92,8 +92,12 @@ class Validator {
   /// The deciding validation: the pipeline's "validate" stage, once per candidate. The built-in
   /// validator applies the workspace's patch to a fresh checkout from context.workspaces.
   virtual Expected<ValidationReport> validate(RepairContext& context) = 0;
-  /// A cheaper check a strategy may run for feedback before it stops (the built-in one runs in the
-  /// strategy's own tree). Never final evidence. Defaults to validate().
+  /// A check a strategy may run for feedback before it stops. Never final evidence by itself; the
+  /// built-in validator's check is its validation in a fresh checkout (in the strategy's own tree
+  /// when context.workspaces is null), and within one repair run its validate() takes the check's
+  /// report for the same request, head and patch, once, instead of running the tests again: a
+  /// repeatable verdict only, and a pass only when no check of the run failed before
+  /// (docs/ARCHITECTURE.md, "The repair loop and validation"). Defaults to validate().
   virtual Expected<ValidationReport> check(RepairContext& context) { return validate(context); }
 };
 

@@ -10,6 +10,7 @@
 
 #include "agent/defaults.hpp"
 #include "agent/pipeline.hpp"
+#include "core/deep_stack.hpp"
 #include "flowagent/repair.hpp"
 
 namespace flowagent {
@@ -70,11 +71,41 @@ std::optional<RepairResult> Job::result() const {
 
 namespace {
 thread_local std::uint64_t t_current_job = 0;
+thread_local std::uint64_t t_current_run = 0;
+std::atomic<std::uint64_t> g_runs{0};
 }  // namespace
 
 std::uint64_t current_job_id() noexcept { return t_current_job; }
 
 void detail::set_current_job_id(std::uint64_t id) noexcept { t_current_job = id; }
+
+std::uint64_t detail::current_run_id() noexcept { return t_current_run; }
+
+std::uint64_t detail::new_run_id() noexcept { return ++g_runs; }
+
+detail::RunIds detail::current_run_ids() noexcept { return {t_current_job, t_current_run}; }
+
+void detail::set_current_run_ids(RunIds ids) noexcept {
+  t_current_job = ids.job;
+  t_current_run = ids.run;
+}
+
+void detail::run_as_job_on_deep_stack(const std::function<void()>& fn, std::uint64_t run) {
+  const RunIds outer = current_run_ids();
+  const RunIds ids{outer.job, run ? run : outer.run};
+  run_on_deep_stack([&] {
+    // (Inline when the caller is a deep-stack thread already: its ids are put back after.)
+    const RunIds before = current_run_ids();
+    set_current_run_ids(ids);
+    try {
+      fn();
+    } catch (...) {
+      set_current_run_ids(before);
+      throw;
+    }
+    set_current_run_ids(before);
+  });
+}
 
 struct Agent::Impl {
   AgentOptions options;

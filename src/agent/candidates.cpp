@@ -13,7 +13,6 @@
 
 #include "agent/candidates.hpp"
 #include "agent/pipeline.hpp"
-#include "core/deep_stack.hpp"
 #include "flowagent/model_client.hpp"
 
 namespace flowagent::detail {
@@ -259,9 +258,12 @@ void Pipeline::run_candidates(const RepairRequest& request, const CancelToken& c
   {
     std::vector<std::thread> threads;
     // (Each on a deep stack, as the job's: core/deep_stack.hpp.)
-    const std::uint64_t job = current_job_id();
+    const detail::RunIds ids = detail::current_run_ids();
     for (std::size_t t = 1; t < parallel; ++t)
-      threads.emplace_back([&, job] { detail::run_on_deep_stack([&] { detail::set_current_job_id(job); worker(); }); });
+      threads.emplace_back([&, ids] {
+        detail::set_current_run_ids(ids);  // this thread's own, carried on to its deep stack
+        detail::run_as_job_on_deep_stack(worker);
+      });
     worker();
     for (auto& t : threads) t.join();
   }

@@ -1,5 +1,5 @@
 #include "agent/pipeline.hpp"
-#include "core/deep_stack.hpp"
+#include "core/patch_rules.hpp"
 #include "flowagent/model_client.hpp"
 #include "workspace/git.hpp"
 #include "workspace/git_patch.hpp"
@@ -143,12 +143,12 @@ RepairResult Pipeline::run(const RepairRequest& request, const CancelToken& canc
   try {
     // The stages run on a deep stack (core/deep_stack.hpp: std::regex recursion over the
     // developer's long lines), as the caller's job.
-    const std::uint64_t job = current_job_id();
-    detail::run_on_deep_stack([&] {
-      set_current_job_id(job);
-      run_stages(request, token, result, redactor);
-      note_isolation(request, result);
-    });
+    run_as_job_on_deep_stack(
+        [&] {
+          run_stages(request, token, result, redactor);
+          note_isolation(request, result);
+        },
+        new_run_id());
   } catch (const std::exception& e) {
     set(result, Status::error, "internal_error", std::string("unexpected exception: ") + e.what());
   } catch (...) {
@@ -442,9 +442,7 @@ bool Pipeline::run_attempt(const AttemptEnv& env, Workspace& ws_ref, Accepted& o
     if (auto problems = check_patch(*patch); !problems.empty()) {
       PhaseTimer timer(result, "postfilter");
       phase("postfilter", "checking the patch rules");
-      std::string msg;
-      for (const auto& pr : problems) msg += (msg.empty() ? "" : "; ") + pr.message;
-      set(result, Status::rejected, problems.front().reason, "the fix may not be delivered: " + msg);
+      set(result, Status::rejected, problems.front().reason, "the fix may not be delivered: " + join_patch_problems(problems));
       return false;
     }
     ctx.patch = &*patch;  // the validator applies exactly this to a fresh checkout

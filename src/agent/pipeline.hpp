@@ -66,6 +66,22 @@ struct AttemptEnv {
 /// Makes `id` what current_job_id() answers on the calling thread (a thread the pipeline starts
 /// for a job: its deep stack, a candidate's worker).
 void set_current_job_id(std::uint64_t id) noexcept;
+/// Which job and which pipeline run the calling thread works for. The run id is set for each
+/// Pipeline::run (Agent::run's jobs have job id 0 but a run id of their own): what is kept for
+/// the length of one repair (the validator's memo of its checks) is kept by it.
+struct RunIds {
+  std::uint64_t job = 0;
+  std::uint64_t run = 0;  ///< 0: not inside a pipeline run
+};
+std::uint64_t current_run_id() noexcept;
+/// A run id no earlier run had (process-wide).
+std::uint64_t new_run_id() noexcept;
+RunIds current_run_ids() noexcept;
+void set_current_run_ids(RunIds ids) noexcept;
+/// Runs `fn` on a deep-stack thread (core/deep_stack.hpp) as the calling thread's job and run
+/// (`run`, when not 0, instead of the caller's): there, current_job_id() and current_run_id()
+/// answer so. Exceptions of `fn` reach the caller.
+void run_as_job_on_deep_stack(const std::function<void()>& fn, std::uint64_t run = 0);
 
 class Pipeline {
  public:

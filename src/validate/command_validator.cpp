@@ -17,7 +17,10 @@
 #include <variant>
 
 #include "core/deep_stack.hpp"
+#include "core/patch_rules.hpp"
+#include "agent/pipeline.hpp"
 #include "flowagent/integrity.hpp"
+#include "flowagent/json.hpp"
 #include "flowagent/patch.hpp"
 #include "flowagent/repair.hpp"
 #include "reports/test_identity.hpp"
@@ -284,27 +287,132 @@ class CommandValidator final : public Validator {
   explicit CommandValidator(ValidatorOptions o) : opt_(o) {}
   std::string_view name() const override { return "command"; }
 
-  /// The pipeline's validation stage: a fresh checkout of head + the patch.
+  /// The pipeline's validation stage: a fresh checkout of head + the patch. A report the loop's
+  /// check() made in this job for this same request, head and patch in a fresh checkout is that
+  /// validation already (check() keeps only verdicts that another run would repeat, and a pass
+  /// only while no check of the job failed): it is taken, once, instead of running the same
+  /// tests again.
   Expected<ValidationReport> validate(RepairContext& ctx) override {
+    if (auto text = candidate_patch(ctx); text && !text->empty()) {
+      if (auto known = recall(memo_key(ctx, *text), /*take=*/true)) {
+        ctx.result.trajectory.push_back(TrajectoryStep{
+            "note", "validator", {},
+            std::string("the loop's check of this same patch ran in a fresh checkout of the head (") +
+                (known->report.passed ? "passed" : known->report.reason) + "): its runs are the validation's",
+            true, 0});
+        return std::move(known->report);
+      }
+    }
     return guarded([&] { return validate_here(ctx); });
   }
 
-  /// The loop's feedback: the same checks in the loop's own tree (never final evidence).
+  /// The loop's feedback. With a workspace provider, the validation itself: a fresh checkout of
+  /// head + the patch, so what the loop left in its tree (untracked files, build outputs) cannot
+  /// make the check pass; the report is remembered for validate() (see there), and a check of the
+  /// same patch again (the model answers "done" without a change) gets the same verdict without a
+  /// run, so "done" again cannot re-roll a flaky test. Without a provider, the same checks in the
+  /// loop's own tree. Never final evidence by itself.
   Expected<ValidationReport> check(RepairContext& ctx) override {
-    return guarded([&] { return check_here(ctx); });
+    if (!ctx.workspaces) return guarded([&] { return check_here(ctx); });
+    auto text = candidate_patch(ctx);
+    std::string key;
+    if (text && !text->empty()) {
+      key = memo_key(ctx, *text);
+      if (auto known = recall(key, /*take=*/false)) {
+        ctx.state.last_build_log = std::move(known->build_log);
+        ctx.state.last_test_log = std::move(known->test_log);
+        return std::move(known->report);
+      }
+    }
+    auto rep = guarded([&] { return validate_here(ctx); });
+    if (rep && !key.empty()) {
+      const std::uint64_t job = detail::current_run_id();
+      std::lock_guard lock(mu_);
+      // A pass after a failed check of the job is not taken: the model, shown the failure, could
+      // have tried again until a flaky fix passed once. The validation then runs on its own.
+      if (!rep->passed) remember_failed_job(job);
+      if (repeatable(*rep) && (!rep->passed || !failed_jobs_.count(job)))
+        remember(std::move(key), Remembered{*rep, ctx.state.last_build_log, ctx.state.last_test_log, 0});
+    }
+    return rep;
   }
 
  private:
+  static constexpr char kMemoSeparator = '\x1f';
+  /// A check's report as the loop's tree saw it, with the logs it left for the model's tools.
+  struct Remembered {
+    ValidationReport report;
+    std::string build_log, test_log;
+    std::uint64_t seq;  ///< insertion order (the oldest goes first when full)
+  };
+
+  /// A verdict another run of the same patch would give again: a pass in a fresh checkout, or a
+  /// failure of the tests themselves; never one the machine may have caused (a timeout, the
+  /// sandbox's bounds, a build that failed, results that could not be read).
+  static bool repeatable(const ValidationReport& rep) {
+    for (const auto& r : rep.evidence.runs)
+      if (r.timed_out || !r.stopped_by.empty()) return false;
+    if (rep.passed) return rep.evidence.fresh_checkout;
+    static const std::set<std::string, std::less<>> kTestVerdicts = {"failing_tests_still_fail", "failing_test_missing",
+                                                                     "patch_tests_fail", "empty_patch", "patch_does_not_apply"};
+    return kTestVerdicts.count(rep.reason) > 0;
+  }
+
+  /// Everything a validation's outcome depends on besides this validator's options: the repair run
+  /// (the memo never outlives it: a host's retry of a request validates again), the sandbox and the
+  /// checkouts it runs in, the whole request, the head, the patch. Empty outside a pipeline run (a
+  /// host's own call) or when the request is not valid UTF-8 (no memo then).
+  static std::string memo_key(const RepairContext& ctx, const std::string& patch) {
+    const std::uint64_t job = detail::current_run_id();
+    if (job == 0) return {};
+    auto request = dump_json(to_json(ctx.request));
+    if (!request) return {};
+    return std::to_string(job) + kMemoSeparator + std::to_string(reinterpret_cast<std::uintptr_t>(ctx.sandbox)) + kMemoSeparator +
+           std::to_string(reinterpret_cast<std::uintptr_t>(ctx.workspaces)) + kMemoSeparator + *request + kMemoSeparator +
+           ctx.workspace.head_commit() + kMemoSeparator + patch;
+  }
+  /// (Under mu_.)
+  void remember(std::string key, Remembered r) {
+    if (passed_.size() >= kMaxRemembered) {
+      auto oldest = std::min_element(passed_.begin(), passed_.end(), [](const auto& x, const auto& y) { return x.second.seq < y.second.seq; });
+      passed_.erase(oldest);
+    }
+    r.seq = ++seq_;
+    passed_.insert_or_assign(std::move(key), std::move(r));
+  }
+  /// (Under mu_.) Run ids grow: the smallest is the oldest run, the one most likely over.
+  void remember_failed_job(std::uint64_t job) {
+    if (failed_jobs_.size() >= kMaxFailedJobs) failed_jobs_.erase(failed_jobs_.begin());
+    failed_jobs_.insert(job);
+  }
+  std::optional<Remembered> recall(const std::string& key, bool take) {
+    if (key.empty()) return std::nullopt;
+    std::lock_guard lock(mu_);
+    auto it = passed_.find(key);
+    if (it == passed_.end()) return std::nullopt;
+    if (!take) return it->second;
+    Remembered r = std::move(it->second);
+    passed_.erase(it);
+    return r;
+  }
+
+
   /// The checks read the files with patterns: on a deep stack (core/deep_stack.hpp; a host may
   /// call validate() or check() outside the pipeline). A pattern built from the files' text that
-  /// std::regex cannot compile (too many states) leaves the candidate unverified, never passed.
+  /// std::regex cannot compile (too many states) leaves the candidate unverified, never passed; so
+  /// does any other exception of the checks (out of memory), as in check_test_integrity.
   template <class F>
   static Expected<ValidationReport> guarded(F&& f) {
     try {
       return detail::with_deep_stack(f);
     } catch (const std::regex_error& e) {
       ValidationReport rep;
-      return failed(rep, "unverified", std::string("the candidate's files could not be read with the validation's patterns (") + e.what() + ")");
+      return failed(rep, "unverified",
+                    std::string("the candidate's files could not be read with the validation's patterns (") + e.what() +
+                        ": a name or an expression too long for them)");
+    } catch (const std::exception& e) {
+      ValidationReport rep;
+      return failed(rep, "unverified", std::string("the validation failed while reading the candidate (") + e.what() + ")");
     }
   }
 
@@ -376,13 +484,15 @@ class CommandValidator final : public Validator {
     // The patch rules first (the pipeline applies them before validate(); the loop's check() and a
     // host's call would otherwise run tests on, and read, a patch no rule lets through: a symlink,
     // megabytes of generated test code).
-    auto parsed = parse_patch(*text);
-    if (!parsed) return unexpected(parsed.error());
-    if (auto problems = check_patch(*parsed); !problems.empty()) {
-      std::string msg;
-      for (const auto& pr : problems) msg += (msg.empty() ? "" : "; ") + pr.message;
-      failed(rep, problems.front().reason, "the patch breaks the patch rules: " + msg);
+    // (The pipeline hands its parsed patch in ctx.patch; a host's call may not have checked it.)
+    std::optional<Patch> parsed;
+    if (!ctx.patch) {
+      auto p = parse_patch(*text);
+      if (!p) return unexpected(p.error());
+      parsed = std::move(*p);
     }
+    if (auto problems = check_patch(ctx.patch ? *ctx.patch : *parsed); !problems.empty())
+      failed(rep, problems.front().reason, "the patch breaks the patch rules: " + detail::join_patch_problems(problems));
     return text;
   }
 
@@ -1459,6 +1569,14 @@ class CommandValidator final : public Validator {
 
   ValidatorOptions opt_;
   std::mutex mu_;
+  /// Reports of check() in a fresh checkout, by memo_key; each taken once by validate().
+  /// (Bounded: candidates of concurrent jobs each leave at most one before their validation.)
+  static constexpr std::size_t kMaxRemembered = 16;
+  std::map<std::string, Remembered> passed_;
+  std::uint64_t seq_ = 0;
+  /// Runs (detail::current_run_id: one per repair) with a failed check: their passes are not remembered.
+  static constexpr std::size_t kMaxFailedJobs = 4096;
+  std::set<std::uint64_t> failed_jobs_;
   /// (repository, head, build, wider command) -> test id -> failed at the head.
   struct Baseline {
     bool failed = false;                  ///< the test failed at the head

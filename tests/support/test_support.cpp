@@ -100,6 +100,13 @@ RepairRequest sample_request(const std::string& repo, const std::string& change_
   return r;
 }
 
+int count_notes(const RepairResult& r, const std::string& name, const std::string& needle) {
+  int n = 0;
+  for (const auto& s : r.trajectory)
+    if (s.kind == "note" && s.name == name && s.output.find(needle) != std::string::npos) ++n;
+  return n;
+}
+
 void on_thread_with_stack(std::size_t stack_bytes, const std::function<void()>& fn) {
   pthread_attr_t attr;
   if (pthread_attr_init(&attr) != 0) throw std::runtime_error("pthread_attr_init failed");

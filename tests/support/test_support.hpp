@@ -38,6 +38,9 @@ std::string commit_files(const std::filesystem::path& dir,
                          const std::vector<std::pair<std::string, std::string>>& files,
                          const std::string& message);
 
+/// The trajectory's notes of `name` ("validator", "overfitting", ...) whose output holds `needle`.
+int count_notes(const RepairResult& r, const std::string& name, const std::string& needle);
+
 /// Runs `fn` on a new thread whose stack is `stack_bytes` (a host's worker thread: an IDE's, a
 /// JVM's) and waits for it. Throws std::runtime_error when the thread cannot be made.
 void on_thread_with_stack(std::size_t stack_bytes, const std::function<void()>& fn);

@@ -194,13 +194,6 @@ std::set<std::int64_t> candidates_in_trajectory(const RepairResult& r) {
   return out;
 }
 
-int count_notes(const RepairResult& r, const std::string& name, const std::string& needle) {
-  int n = 0;
-  for (const auto& s : r.trajectory)
-    if (s.kind == "note" && s.name == name && s.output.find(needle) != std::string::npos) ++n;
-  return n;
-}
-
 }  // namespace
 
 TEST(E2ECandidates, OfACheatAnOverfitAndARightFixTheRightOneIsDelivered) {

@@ -89,13 +89,6 @@ void push_cheat(ScriptedModel& m) {
   m.push(final_reply("Fixed the gold price."));
 }
 
-int count_notes(const RepairResult& r, const std::string& name, const std::string& needle) {
-  int n = 0;
-  for (const auto& s : r.trajectory)
-    if (s.kind == "note" && s.name == name && s.output.find(needle) != std::string::npos) ++n;
-  return n;
-}
-
 /// The cheat (and then `after`, if any) against a project, with `rounds` refinement rounds.
 RepairResult run_cheat(int rounds, const std::function<void(ScriptedModel&)>& after) {
   Project p;
