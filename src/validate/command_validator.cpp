@@ -288,9 +288,9 @@ class CommandValidator final : public Validator {
   std::string_view name() const override { return "command"; }
 
   /// The pipeline's validation stage: a fresh checkout of head + the patch. A report the loop's
-  /// check() made in this job for this same request, head and patch in a fresh checkout is that
-  /// validation already (check() keeps only verdicts that another run would repeat, and a pass
-  /// only while no check of the job failed): it is taken, once, instead of running the same
+  /// check() made in this repair run for this same request, head and patch in a fresh checkout is
+  /// that validation already (check() keeps only verdicts that another run would repeat, and a
+  /// pass only while no check of the run failed): it is taken, once, instead of running the same
   /// tests again.
   Expected<ValidationReport> validate(RepairContext& ctx) override {
     if (auto text = candidate_patch(ctx); text && !text->empty()) {
@@ -326,12 +326,12 @@ class CommandValidator final : public Validator {
     }
     auto rep = guarded([&] { return validate_here(ctx); });
     if (rep && !key.empty()) {
-      const std::uint64_t job = detail::current_run_id();
+      const std::uint64_t run = detail::current_run_id();
       std::lock_guard lock(mu_);
-      // A pass after a failed check of the job is not taken: the model, shown the failure, could
+      // A pass after a failed check of the run is not taken: the model, shown the failure, could
       // have tried again until a flaky fix passed once. The validation then runs on its own.
-      if (!rep->passed) remember_failed_job(job);
-      if (repeatable(*rep) && (!rep->passed || !failed_jobs_.count(job)))
+      if (!rep->passed) remember_failed_run(run);
+      if (repeatable(*rep) && (!rep->passed || !failed_runs_.count(run)))
         remember(std::move(key), Remembered{*rep, ctx.state.last_build_log, ctx.state.last_test_log, 0});
     }
     return rep;
@@ -339,7 +339,7 @@ class CommandValidator final : public Validator {
 
  private:
   static constexpr char kMemoSeparator = '\x1f';
-  /// A check's report as the loop's tree saw it, with the logs it left for the model's tools.
+  /// A check's report (from its fresh checkout), with the logs it left for the model's tools.
   struct Remembered {
     ValidationReport report;
     std::string build_log, test_log;
@@ -363,11 +363,11 @@ class CommandValidator final : public Validator {
   /// checkouts it runs in, the whole request, the head, the patch. Empty outside a pipeline run (a
   /// host's own call) or when the request is not valid UTF-8 (no memo then).
   static std::string memo_key(const RepairContext& ctx, const std::string& patch) {
-    const std::uint64_t job = detail::current_run_id();
-    if (job == 0) return {};
+    const std::uint64_t run = detail::current_run_id();
+    if (run == 0) return {};
     auto request = dump_json(to_json(ctx.request));
     if (!request) return {};
-    return std::to_string(job) + kMemoSeparator + std::to_string(reinterpret_cast<std::uintptr_t>(ctx.sandbox)) + kMemoSeparator +
+    return std::to_string(run) + kMemoSeparator + std::to_string(reinterpret_cast<std::uintptr_t>(ctx.sandbox)) + kMemoSeparator +
            std::to_string(reinterpret_cast<std::uintptr_t>(ctx.workspaces)) + kMemoSeparator + *request + kMemoSeparator +
            ctx.workspace.head_commit() + kMemoSeparator + patch;
   }
@@ -381,9 +381,9 @@ class CommandValidator final : public Validator {
     passed_.insert_or_assign(std::move(key), std::move(r));
   }
   /// (Under mu_.) Run ids grow: the smallest is the oldest run, the one most likely over.
-  void remember_failed_job(std::uint64_t job) {
-    if (failed_jobs_.size() >= kMaxFailedJobs) failed_jobs_.erase(failed_jobs_.begin());
-    failed_jobs_.insert(job);
+  void remember_failed_run(std::uint64_t run) {
+    if (failed_runs_.size() >= kMaxFailedRuns) failed_runs_.erase(failed_runs_.begin());
+    failed_runs_.insert(run);
   }
   std::optional<Remembered> recall(const std::string& key, bool take) {
     if (key.empty()) return std::nullopt;
@@ -395,7 +395,6 @@ class CommandValidator final : public Validator {
     passed_.erase(it);
     return r;
   }
-
 
   /// The checks read the files with patterns: on a deep stack (core/deep_stack.hpp; a host may
   /// call validate() or check() outside the pipeline). A pattern built from the files' text that
@@ -1575,8 +1574,8 @@ class CommandValidator final : public Validator {
   std::map<std::string, Remembered> passed_;
   std::uint64_t seq_ = 0;
   /// Runs (detail::current_run_id: one per repair) with a failed check: their passes are not remembered.
-  static constexpr std::size_t kMaxFailedJobs = 4096;
-  std::set<std::uint64_t> failed_jobs_;
+  static constexpr std::size_t kMaxFailedRuns = 4096;
+  std::set<std::uint64_t> failed_runs_;
   /// (repository, head, build, wider command) -> test id -> failed at the head.
   struct Baseline {
     bool failed = false;                  ///< the test failed at the head
