@@ -71,19 +71,31 @@ const Kids& kids(TreeCache& c, TSNode n) {
   return k;
 }
 
-/// Where `n` is among `k.all`: the index, or k.all.size() when it is not a child.
-std::size_t index_of(const Kids& k, TSNode n) {
-  const uint32_t start = ts_node_start_byte(n);
-  // Children are in order and do not overlap; those starting where n starts are few (zero-width
-  // ones, then n).
+/// Calls `visit` on the children of `k` that may be a node starting at byte `start` or hold it,
+/// nearest first, until it returns true: the last child starting at or before `start`, then back
+/// while they reach it. Children are in order and do not overlap, so those are few (zero-width
+/// ones, then the node or the child holding it). Returns whether `visit` returned true.
+template <class Visit>
+bool scan_back(const Kids& k, uint32_t start, Visit visit) {
   auto it = std::upper_bound(k.all.begin(), k.all.end(), start,
                              [](uint32_t s, const TSNode& x) { return s < ts_node_start_byte(x); });
   while (it != k.all.begin()) {
     --it;
-    if (it->id == n.id) return static_cast<std::size_t>(it - k.all.begin());
+    if (visit(*it, static_cast<std::size_t>(it - k.all.begin()))) return true;
     if (ts_node_end_byte(*it) < start) break;
   }
-  return k.all.size();
+  return false;
+}
+
+/// Where `n` is among `k.all`: the index, or k.all.size() when it is not a child.
+std::size_t index_of(const Kids& k, TSNode n) {
+  std::size_t found = k.all.size();
+  scan_back(k, ts_node_start_byte(n), [&](const TSNode& x, std::size_t i) {
+    if (x.id != n.id) return false;
+    found = i;
+    return true;
+  });
+  return found;
 }
 
 /// The visible parent of `n` by descending from the root through cached children; null when not
@@ -95,22 +107,19 @@ TSNode parent_cached(TreeCache& c, TSNode n) {
   const uint32_t end = ts_node_end_byte(n);
   TSNode x = root;
   for (;;) {
-    const Kids& k = kids(c, x);
-    auto it = std::upper_bound(k.all.begin(), k.all.end(), start,
-                               [](uint32_t s, const TSNode& y) { return s < ts_node_start_byte(y); });
     TSNode down{};
-    while (it != k.all.begin()) {
-      --it;
-      if (it->id == n.id) return x;
-      const uint32_t ys = ts_node_start_byte(*it);
-      const uint32_t ye = ts_node_end_byte(*it);
-      if (ye < start) break;
+    const bool is_child = scan_back(kids(c, x), start, [&](const TSNode& y, std::size_t) {
+      if (y.id == n.id) return true;
+      const uint32_t ys = ts_node_start_byte(y);
+      const uint32_t ye = ts_node_end_byte(y);
       // The first (rightmost) child spanning n that has children of its own: n is in it. Among
       // several (zero-width neighbours), a wider one wins.
-      if (ys <= start && ye >= end && ts_node_child_count(*it) > 0 &&
+      if (ys <= start && ye >= end && ts_node_child_count(y) > 0 &&
           (ts_node_is_null(down) || (ts_node_end_byte(down) == ts_node_start_byte(down) && ye > ys)))
-        down = *it;
-    }
+        down = y;
+      return false;
+    });
+    if (is_child) return x;
     if (ts_node_is_null(down)) return TSNode{};
     x = down;
   }
@@ -152,7 +161,9 @@ namespace {
 /// The named sibling `step` (+1 or -1) away from `n`, through the cached children of its parent.
 TSNode named_sibling(TSNode n, int step) {
   TreeCache* c = cache_for(n);
-  if (!c) return step > 0 ? ts_node_next_named_sibling(n) : ts_node_prev_named_sibling(n);
+  // (A node spanning no bytes: tree-sitter is asked, as parent() does.)
+  if (!c || ts_node_start_byte(n) == ts_node_end_byte(n))
+    return step > 0 ? ts_node_next_named_sibling(n) : ts_node_prev_named_sibling(n);
   const TSNode p = parent(n);
   if (ts_node_is_null(p)) return step > 0 ? ts_node_next_named_sibling(n) : ts_node_prev_named_sibling(n);
   const Kids& k = kids(*c, p);

@@ -107,6 +107,31 @@ int count_notes(const RepairResult& r, const std::string& name, const std::strin
   return n;
 }
 
+ShopProject::ShopProject(std::string change_id, std::vector<std::pair<std::string, std::string>> extra, bool local_rates) {
+  const std::string rates = local_rates ? "try:\n    from local_rates import RATES\nexcept ImportError:\n    RATES = {\"GOLD\": 0.2}\n\n\n"
+                                        : "RATES = {\"GOLD\": 0.2}\n\n\n";
+  auto shop = [&](const std::string& tier) {
+    return rates + "def price(amount, tier):\n    rate = RATES.get(" + tier + ", 0)\n    return amount * (1 - rate)\n";
+  };
+  std::vector<std::pair<std::string, std::string>> files = {
+      {"shop.py", shop("tier")},
+      {"test_shop.py", "from shop import price\n\n\ndef test_gold():\n    assert price(250, \"GOLD\") == 200\n"},
+      {".gitignore", local_rates ? "__pycache__/\nlocal_rates.py\n" : "__pycache__/\n"}};
+  for (auto& f : extra) files.push_back(std::move(f));
+  const std::string base = make_repo(repo, files);
+  const std::string head = commit_files(repo, {{"shop.py", shop("tier.lower()")}}, "Normalize tiers");
+  auto& r = request;
+  r.repository = repo.string();
+  r.change.id = std::move(change_id);
+  r.change.base_commit = base;
+  r.change.head_commit = head;
+  r.change.author = {"Dev", "dev@example.com", AuthorKind::person};
+  r.failure.failing_tests = {"test_shop.py::test_gold"};
+  r.commands.test = "/usr/bin/python3 -m pytest -q -p no:cacheprovider {tests}";
+  r.commands.timeout_seconds = 120;
+  r.model.spec = "openai-compatible:scripted";
+}
+
 void on_thread_with_stack(std::size_t stack_bytes, const std::function<void()>& fn) {
   pthread_attr_t attr;
   if (pthread_attr_init(&attr) != 0) throw std::runtime_error("pthread_attr_init failed");

@@ -45,6 +45,20 @@ int count_notes(const RepairResult& r, const std::string& name, const std::strin
 /// JVM's) and waits for it. Throws std::runtime_error when the thread cannot be made.
 void on_thread_with_stack(std::size_t stack_bytes, const std::function<void()>& fn);
 
+/// The end-to-end tests' small pytest project: shop.py's price() looks a tier's rate up in RATES,
+/// and the change ("Normalize tiers") lower-cases the tier, so test_shop.py::test_gold fails at
+/// the head. `extra` files join the base commit. With `local_rates`, shop.py first imports RATES
+/// from an optional, git-ignored local_rates.py (a developer's local override). `request` asks to
+/// repair it with pytest and a scripted model ("openai-compatible:scripted"; the test sets
+/// model.base_url).
+struct ShopProject {
+  explicit ShopProject(std::string change_id, std::vector<std::pair<std::string, std::string>> extra = {},
+                       bool local_rates = false);
+  TempDir tmp;
+  std::filesystem::path repo = tmp.path() / "repo";
+  RepairRequest request;
+};
+
 /// A minimal valid request for tests.
 RepairRequest sample_request(const std::string& repo = "/nonexistent", const std::string& change_id = "c1",
                              std::int64_t revision = 1);

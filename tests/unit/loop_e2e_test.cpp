@@ -21,32 +21,8 @@ using namespace flowagent::testkit;
 
 namespace {
 
-struct Project {
-  TempDir tmp;
-  fs::path repo = tmp.path() / "repo";
-  RepairRequest request;
-  explicit Project(std::vector<std::pair<std::string, std::string>> extra = {}) {
-    std::vector<std::pair<std::string, std::string>> files = {
-        {"shop.py", "RATES = {\"GOLD\": 0.2}\n\n\ndef price(amount, tier):\n    rate = RATES.get(tier, 0)\n    return amount * (1 - rate)\n"},
-        {"test_shop.py", "from shop import price\n\n\ndef test_gold():\n    assert price(250, \"GOLD\") == 200\n"},
-        {".gitignore", "__pycache__/\n"}};
-    for (auto& f : extra) files.push_back(std::move(f));
-    const std::string base = make_repo(repo, files);
-    const std::string head = commit_files(
-        repo, {{"shop.py", "RATES = {\"GOLD\": 0.2}\n\n\ndef price(amount, tier):\n    rate = RATES.get(tier.lower(), 0)\n"
-                           "    return amount * (1 - rate)\n"}},
-        "Normalize tiers");
-    auto& r = request;
-    r.repository = repo.string();
-    r.change.id = "ctx-1";
-    r.change.base_commit = base;
-    r.change.head_commit = head;
-    r.change.author = {"Dev", "dev@example.com", AuthorKind::person};
-    r.failure.failing_tests = {"test_shop.py::test_gold"};
-    r.commands.test = "/usr/bin/python3 -m pytest -q -p no:cacheprovider {tests}";
-    r.commands.timeout_seconds = 120;
-    r.model.spec = "openai-compatible:scripted";
-  }
+struct Project : ShopProject {
+  explicit Project(std::vector<std::pair<std::string, std::string>> extra = {}) : ShopProject("ctx-1", std::move(extra)) {}
 };
 
 AgentOptions loop_only(const fs::path& tmp, ReactOptions ro = {}) {

@@ -24,31 +24,8 @@ constexpr const char* kReused = "its runs are the validation's";
 
 /// shop.py reads its rates from an optional, git-ignored local_rates.py (a developer's local
 /// override) before its own; the change lower-cases the tier, so test_gold fails.
-struct Project {
-  TempDir tmp;
-  fs::path repo = tmp.path() / "repo";
-  RepairRequest request;
-  Project() {
-    const std::string base = make_repo(
-        repo, {{"shop.py", "try:\n    from local_rates import RATES\nexcept ImportError:\n    RATES = {\"GOLD\": 0.2}\n\n\n"
-                           "def price(amount, tier):\n    rate = RATES.get(tier, 0)\n    return amount * (1 - rate)\n"},
-               {"test_shop.py", "from shop import price\n\n\ndef test_gold():\n    assert price(250, \"GOLD\") == 200\n"},
-               {".gitignore", "__pycache__/\nlocal_rates.py\n"}});
-    const std::string head = commit_files(
-        repo, {{"shop.py", "try:\n    from local_rates import RATES\nexcept ImportError:\n    RATES = {\"GOLD\": 0.2}\n\n\n"
-                           "def price(amount, tier):\n    rate = RATES.get(tier.lower(), 0)\n    return amount * (1 - rate)\n"}},
-        "Normalize tiers");
-    auto& r = request;
-    r.repository = repo.string();
-    r.change.id = "memo-1";
-    r.change.base_commit = base;
-    r.change.head_commit = head;
-    r.change.author = {"Dev", "dev@example.com", AuthorKind::person};
-    r.failure.failing_tests = {"test_shop.py::test_gold"};
-    r.commands.test = "/usr/bin/python3 -m pytest -q -p no:cacheprovider {tests}";
-    r.commands.timeout_seconds = 120;
-    r.model.spec = "openai-compatible:scripted";
-  }
+struct Project : ShopProject {
+  Project() : ShopProject("memo-1", {}, /*local_rates=*/true) {}
 };
 
 RepairResult repair(Project& p, ScriptedModel& model) {
