@@ -1,4 +1,6 @@
 // Built-in pre-execution filters: decide early, and say why, when a repair is not worth trying.
+#include <absl/strings/ascii.h>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -9,12 +11,6 @@
 namespace flowagent {
 
 namespace {
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-  return out;
-}
 
 bool has_suffix(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
@@ -41,7 +37,7 @@ class AutomatedAuthorFilter final : public PreFilter {
   Expected<std::optional<Abstention>> check(const RepairRequest& r, const CancelToken&) override {
     const auto& a = r.change.author;
     if (a.kind == AuthorKind::bot) return abstain("automated_author", "the change was made by an automated account");
-    const std::string name = lower(a.name), email = lower(a.email);
+    const std::string name = absl::AsciiStrToLower(a.name), email = absl::AsciiStrToLower(a.email);
     static constexpr std::array<std::string_view, 8> kMarkers = {
         "[bot]", "dependabot", "renovate", "github-actions", "copybara", "autoroll", "-bot@", "greenkeeper"};
     for (auto m : kMarkers) {
@@ -79,7 +75,7 @@ class BinaryFilesFilter final : public PreFilter {
                                                                 ".webp", ".tif", ".tiff", ".psd", ".svgz", ".heic",
                                                                 ".avif", ".pdf", ".zip", ".jar"};
     for (const auto& f : r.change.files) {
-      const std::string p = lower(f.path);
+      const std::string p = absl::AsciiStrToLower(f.path);
       bool image = std::any_of(kImage.begin(), kImage.end(), [&](auto ext) { return has_suffix(p, ext); });
       if (f.binary || image)
         return abstain("binary_files", "the change touches the binary file " + f.path);

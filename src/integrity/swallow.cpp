@@ -43,7 +43,7 @@ bool is_call(string_view t) {
 
 /// The last name segment of a callee text: `concurrent.futures.ThreadPoolExecutor(...).submit` ->
 /// `submit`, `std::thread::spawn` -> `spawn`, `Thread<T>` -> `Thread`.
-string last_segment(string t) {
+string callee_last_segment(string t) {
   t = strip_spaces(std::move(t));
   if (auto lt = t.find('<'); lt != string::npos) t = t.substr(0, lt);
   // Drop a trailing argument list of the receiver chain only when the callee itself ends in a name.
@@ -71,7 +71,7 @@ string callee_text(const Syntax& s, TSNode call) {
   return ts_node_is_null(f) ? "" : s.text(f);
 }
 
-string callee_name(const Syntax& s, TSNode call) { return last_segment(callee_text(s, call)); }
+string callee_name(const Syntax& s, TSNode call) { return callee_last_segment(callee_text(s, call)); }
 
 /// The arguments node of a call.
 TSNode arguments_of(TSNode call) {
@@ -412,7 +412,7 @@ int js_true_of_assertion_failure(const Syntax& s, TSNode cond) {
     // a comparison with each member.
     TSNode f = Syntax::field(cond, "function");
     TSNode object = !ts_node_is_null(f) && Syntax::type(f) == "member_expression" ? Syntax::field(f, "object") : TSNode{};
-    const string method = last_segment(callee);
+    const string method = callee_last_segment(callee);
     // The message tested for a literal (`e.message.includes('ECONNRESET')`, `/timed out/i.test(e.message)`).
     if (one_of(method, {"includes", "startsWith", "endsWith", "test", "match"}) && args.size() == 1 && !ts_node_is_null(object)) {
       TSNode subject = method == "test" ? args[0] : object;
@@ -446,10 +446,10 @@ int js_true_of_assertion_failure(const Syntax& s, TSNode cond) {
     // One a helper module of the project defines (`isErrorWithMessage(e)`, `errors.isTransient(e)`),
     // read there the same way.
     if (s.imported_predicates && !ts_node_is_null(f) && one_of(Syntax::type(f), {"identifier", "member_expression"}))
-      if (auto d = s.imported_predicates->find(last_segment(callee)); d != s.imported_predicates->end()) return d->second;
+      if (auto d = s.imported_predicates->find(callee_last_segment(callee)); d != s.imported_predicates->end()) return d->second;
     // A predicate of the error from a library (`axios.isCancel(e)`, `isNotFound(e)`): false of an
     // assertion failure unless every error satisfies it (`isError(e)`).
-    const string name = last_segment(callee);
+    const string name = callee_last_segment(callee);
     bool given = false;
     for (TSNode a : args) given = given || (Syntax::type(a) == "identifier" && s.text(a) == err);
     if (!given) return -1;
@@ -478,7 +478,7 @@ int js_true_of_assertion_failure(const Syntax& s, TSNode cond) {
     if (ts_node_is_null(ty) || (Syntax::type(ty) != "identifier" && Syntax::type(ty) != "member_expression")) return -1;
     const string tt = strip_spaces(s.text(ty));
     if (!err.empty() && starts_with(tt, err + ".")) return -1;  // `e instanceof e.constructor`
-    if (one_of(last_segment(tt), {"AssertionError", "Error", "Object", "JestAssertionError", "AssertionFailedError"})) return 1;
+    if (one_of(callee_last_segment(tt), {"AssertionError", "Error", "Object", "JestAssertionError", "AssertionFailedError"})) return 1;
     // A name the file binds to one (`const { AssertionError: AE } = require('assert')`, `const AE = assert.AssertionError`).
     if (Syntax::type(ty) == "identifier") {
       const std::regex alias = detail::cached_regex("(?:AssertionError\\s*:\\s*" + tt + "\\b|\\b" + tt + "\\s*=\\s*[\\w$.]*(?:AssertionError|\\bError)\\b)");
@@ -638,7 +638,7 @@ std::optional<bool> imported_reporter(const Syntax& s, TSNode callee) {
   } else if (t != "identifier") {
     return std::nullopt;
   }
-  const auto r = s.imported_reporters->find(last_segment(s.text(callee)));
+  const auto r = s.imported_reporters->find(callee_last_segment(s.text(callee)));
   if (r == s.imported_reporters->end()) return std::nullopt;
   return r->second;
 }
@@ -724,7 +724,7 @@ TSNode js_local_method(const Syntax& s, TSNode member, bool& built) {
   if (contains(strip_spaces(s.src.substr(0, 262144)), name + "." + method + "=")) return TSNode{};
   if (Syntax::type(value) == "new_expression") {
     // An instance of a class the file defines: its method; of another class: not known.
-    const string cls = last_segment(callee_text(s, value));
+    const string cls = callee_last_segment(callee_text(s, value));
     TSNode found{};
     walk(root, [&](TSNode d) {
       if (!ts_node_is_null(found)) return false;
@@ -765,7 +765,7 @@ TSNode js_local_method(const Syntax& s, TSNode member, bool& built) {
 /// cannot read).
 bool call_reports(const Syntax& s, TSNode n, const string& err, bool given, int depth) {
   const string callee = strip_spaces(callee_text(s, n));
-  const string name = last_segment(callee);
+  const string name = callee_last_segment(callee);
   if (starts_with(callee, "console.") || starts_with(callee, "process.stdout.") || starts_with(callee, "process.stderr.")) return false;
   TSNode f = Syntax::field(n, "function");
   if (!ts_node_is_null(f) && Syntax::type(f) == "identifier") {
@@ -894,7 +894,7 @@ bool fails_on_assertion_failure(const Syntax& s, TSNode h, int depth) {
 bool handler_rethrows(const Syntax& s, TSNode h, const LocalDefs& defs, int depth = 0) {
   const string_view t = Syntax::type(h);
   if (t == "identifier" || t == "member_expression") {
-    const string name = last_segment(s.text(h));
+    const string name = callee_last_segment(s.text(h));
     // The file's own function by that name decides (a local no-op `reject` reports nothing).
     if (auto d = defs.functions.find(name); d != defs.functions.end() && Syntax::type(h) == "identifier")
       return depth < 3 && handler_rethrows(s, d->second, defs, depth + 1);
@@ -1198,7 +1198,7 @@ string js_handoff(const Syntax& s, TSNode call, const LocalDefs& defs, const str
 
 /// JavaScript callees that call a function and ignore the promise it returns.
 bool js_ignores_returned_promise(const string& callee) {
-  return one_of(last_segment(callee), {"forEach", "setTimeout", "setImmediate", "setInterval", "nextTick", "queueMicrotask",
+  return one_of(callee_last_segment(callee), {"forEach", "setTimeout", "setImmediate", "setInterval", "nextTick", "queueMicrotask",
                                        "on", "once", "addListener", "addEventListener", "prependListener"});
 }
 
@@ -1474,7 +1474,7 @@ std::optional<string> js_handler_drops(const Syntax& s, TSNode handler, TSNode a
                ") is a parameter some call hands a function that drops its failure";
     }
     // A library's no-op (`_.noop`, `noop` from lodash, `identity`): drops it.
-    if (ts_node_is_null(def) && one_of(last_segment(s.text(handler)), {"noop", "identity", "ignore", "stubTrue", "stubFalse",
+    if (ts_node_is_null(def) && one_of(callee_last_segment(s.text(handler)), {"noop", "identity", "ignore", "stubTrue", "stubFalse",
                                                                          "stubUndefined", "constant", "swallow", "nothing", "F", "T"}))
       return "runs in a promise whose rejection handler (`" + quote(s.text(handler)) + "`, line " + line + ") does nothing with its failure";
     if (ts_node_is_null(def)) return string();  // `done`, `reject`, `t.fail`, a parameter: reports it
@@ -1656,7 +1656,7 @@ string js_promise_dropped(const Syntax& s, TSNode p, TSNode unit, int depth) {
     // Handed to a helper module's function that drops failures (`await quietly(check())` with
     // `exports.quietly = (p) => p.catch(() => {})` in test-utils.js).
     if (ut != "array" && s.imported_droppers && !ts_node_is_null(fn) && one_of(Syntax::type(fn), {"identifier", "member_expression"}))
-      if (auto d = s.imported_droppers->find(last_segment(s.text(fn))); d != s.imported_droppers->end())
+      if (auto d = s.imported_droppers->find(callee_last_segment(s.text(fn))); d != s.imported_droppers->end())
         return "runs in a promise handed to " + d->second;
     return "";  // expect(p).rejects, t.rejects(p), assert.rejects(p), a helper: not known to drop it
   }
@@ -1823,7 +1823,7 @@ string jvm_handoff(const Syntax& s, TSNode call, TSNode unit, const LocalDefs& d
 string call_swallows(const Syntax& s, Lang lang, TSNode call, TSNode unit, const LocalDefs& defs,
                      const TrySwallows& try_swallows) {
   const string text = strip_spaces(callee_text(s, call));
-  const string name = last_segment(text);
+  const string name = callee_last_segment(text);
   // A wrapper the file defines, called by its plain name.
   if (auto d = defs.functions.find(name);
       d != defs.functions.end() && (text == name || text == "self." + name || text == "this." + name))
@@ -2198,7 +2198,7 @@ std::string decorator_swallows(const Syntax& s, Lang lang, const std::string& de
   string d = strip_spaces(decorator);
   if (starts_with(d, "@")) d = d.substr(1);
   d = d.substr(0, d.find('('));
-  const string name = last_segment(d);
+  const string name = callee_last_segment(d);
   // A function, or a class whose __call__/__init__ wraps the test.
   TSNode def{};
   if (auto f = defs.functions.find(name); f != defs.functions.end()) def = f->second;

@@ -42,12 +42,6 @@ struct Url {
   std::string host, port, target;
 };
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-  return out;
-}
-
 Expected<Url> parse_url(std::string_view url) {
   Url u;
   std::string_view rest;
@@ -91,10 +85,10 @@ std::string env(const char* a, const char* b) {
 }
 
 bool no_proxy_for(const std::string& host) {
-  const std::string h = lower(host);
+  const std::string h = absl::AsciiStrToLower(host);
   for (absl::string_view raw : absl::StrSplit(env("NO_PROXY", "no_proxy"), ',', absl::SkipWhitespace())) {
     const absl::string_view stripped = absl::StripAsciiWhitespace(raw);
-    std::string item = lower(std::string_view(stripped.data(), stripped.size()));
+    std::string item = absl::AsciiStrToLower(stripped);
     if (item == "*") return true;
     if (!item.empty() && item.front() == '.') item.erase(0, 1);
     if (item.empty()) continue;
@@ -310,7 +304,10 @@ class BeastTransport final : public HttpTransport {
     auto& res = parser.get();
     HttpResponse out;
     out.status = res.result_int();
-    for (const auto& f : res) out.headers.emplace_back(lower(f.name_string()), std::string(f.value()));
+    for (const auto& f : res) {
+      const auto name = f.name_string();
+      out.headers.emplace_back(absl::AsciiStrToLower(absl::string_view(name.data(), name.size())), std::string(f.value()));
+    }
     out.body = std::move(res.body());
     keep_alive = res.keep_alive();
     conn.tcp().expires_never();

@@ -131,13 +131,6 @@ std::string rel_to_root(const std::string& name, const fs::path& root) {
   return rel;
 }
 
-std::string random_suffix() {
-  std::random_device rd;
-  std::ostringstream ss;
-  ss << std::hex << ((static_cast<std::uint64_t>(rd()) << 32) | rd());
-  return ss.str();
-}
-
 /// A private directory inside the checkout for the coverage data, removed afterwards.
 /// A pytest plugin for the coverage run: the functions each test module calls itself while pytest
 /// imports it (collection: `@pytest.mark.parametrize("got", [add(2, 2)])`, a module-level table

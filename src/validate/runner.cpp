@@ -91,13 +91,6 @@ Found find_runner(std::string_view tmpl) {
   return {};
 }
 
-std::string random_suffix() {
-  std::random_device rd;
-  std::ostringstream ss;
-  ss << std::hex << ((static_cast<std::uint64_t>(rd()) << 32) | rd());
-  return ss.str();
-}
-
 /// `npm test`, `npm run X`, `yarn X`, `pnpm X`: the runner named by the package.json script, and
 /// where arguments for it go (after "--").
 Found find_script_runner(std::string_view tmpl, const fs::path& root) {
@@ -135,6 +128,13 @@ Found find_script_runner(std::string_view tmpl, const fs::path& root) {
 }
 
 }  // namespace
+
+std::string random_suffix() {
+  std::random_device rd;
+  std::ostringstream ss;
+  ss << std::hex << ((static_cast<std::uint64_t>(rd()) << 32) | rd());
+  return ss.str();
+}
 
 Runner detect_runner(std::string_view command_template) { return find_runner(command_template).runner; }
 

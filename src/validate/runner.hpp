@@ -20,6 +20,9 @@ namespace flowagent::detail {
 /// node --test, tape, mvn, gradle, cargo; GoogleTest when the template passes --gtest_ flags).
 reports::Runner detect_runner(std::string_view command_template);
 
+/// 16 random hex digits, for names of private files and directories in a checkout.
+std::string random_suffix();
+
 /// A test command rewritten to leave a machine report in `report_dir`.
 struct RunnerPlan {
   reports::Runner runner = reports::Runner::unknown;
