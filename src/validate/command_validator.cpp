@@ -3,6 +3,7 @@
 // against flakiness, and the wider set for regressions. The loop's own check (check()) runs the
 // same steps in the loop's tree, for feedback only.
 #include <absl/strings/str_join.h>
+#include <absl/strings/str_replace.h>
 #include <re2/re2.h>
 
 #include <fnmatch.h>
@@ -321,10 +322,12 @@ class CommandValidator final : public Validator {
       if (auto known = recall(key, /*take=*/false)) {
         ctx.state.last_build_log = std::move(known->build_log);
         ctx.state.last_test_log = std::move(known->test_log);
+        relocate_logs(ctx, known->fresh_root);
         return std::move(known->report);
       }
     }
-    auto rep = guarded([&] { return validate_here(ctx); });
+    std::string fresh_root;
+    auto rep = guarded([&] { return validate_here(ctx, &fresh_root); });
     if (rep && !key.empty()) {
       const std::uint64_t run = detail::current_run_id();
       std::lock_guard lock(mu_);
@@ -332,8 +335,9 @@ class CommandValidator final : public Validator {
       // have tried again until a flaky fix passed once. The validation then runs on its own.
       if (!rep->passed) remember_failed_run(run);
       if (repeatable(*rep) && (!rep->passed || !failed_runs_.count(run)))
-        remember(std::move(key), Remembered{*rep, ctx.state.last_build_log, ctx.state.last_test_log, 0});
+        remember(std::move(key), Remembered{*rep, ctx.state.last_build_log, ctx.state.last_test_log, fresh_root, 0});
     }
+    relocate_logs(ctx, fresh_root);
     return rep;
   }
 
@@ -343,8 +347,19 @@ class CommandValidator final : public Validator {
   struct Remembered {
     ValidationReport report;
     std::string build_log, test_log;
-    std::uint64_t seq;  ///< insertion order (the oldest goes first when full)
+    std::string fresh_root;  ///< the checkout the logs name (relocated for each loop that recalls them)
+    std::uint64_t seq;       ///< insertion order (the oldest goes first when full)
   };
+
+  /// The build and test logs a check left for the model's tools (read_log) name the fresh checkout
+  /// it ran in, a directory the loop's tools cannot reach: they name the loop's own tree instead,
+  /// which holds the same files (head + the same patch).
+  static void relocate_logs(RepairContext& ctx, const std::string& fresh_root) {
+    const std::string own = ctx.workspace.root().string();
+    if (fresh_root.empty() || fresh_root == own) return;
+    for (std::string* log : {&ctx.state.last_build_log, &ctx.state.last_test_log})
+      if (log->find(fresh_root) != std::string::npos) *log = absl::StrReplaceAll(*log, {{fresh_root, own}});
+  }
 
   /// A verdict another run of the same patch would give again: a pass in a fresh checkout, or a
   /// failure of the tests themselves; never one the machine may have caused (a timeout, the
@@ -415,7 +430,8 @@ class CommandValidator final : public Validator {
     }
   }
 
-  Expected<ValidationReport> validate_here(RepairContext& ctx) {
+  /// (`fresh_root`, when given: where the fresh checkout was.)
+  Expected<ValidationReport> validate_here(RepairContext& ctx, std::string* fresh_root = nullptr) {
     ValidationReport rep;
     auto patch = start(ctx, rep);
     if (!patch) return unexpected(patch.error());
@@ -428,6 +444,7 @@ class CommandValidator final : public Validator {
     auto fresh = ctx.workspaces->acquire(at_head, ctx.cancel);
     if (!fresh) return unexpected(fresh.error());
     Workspace& ws = **fresh;
+    if (fresh_root) *fresh_root = ws.root().string();
     if (ws.head_commit() != ctx.workspace.head_commit())
       return fail(Errc::internal, "the fresh checkout is at " + ws.head_commit() + ", not " + ctx.workspace.head_commit());
     if (auto r = ws.make_pristine(); !r) return unexpected(r.error());

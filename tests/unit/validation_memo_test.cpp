@@ -4,6 +4,9 @@
 // projects, pytest, a scripted model on loopback.
 #include <gtest/gtest.h>
 
+#include <regex>
+#include <set>
+
 #include "agent/pipeline.hpp"
 #include "flowagent/git_workspace.hpp"
 #include "flowagent/repair.hpp"
@@ -28,11 +31,16 @@ struct Project : ShopProject {
   Project() : ShopProject("memo-1", {}, /*local_rates=*/true) {}
 };
 
-RepairResult repair(Project& p, ScriptedModel& model) {
-  AgentOptions o;
+/// The project's pool of git checkouts (the loop's and the validator's fresh ones).
+std::shared_ptr<WorkspaceProvider> pool_of(const Project& p) {
   GitWorkspaceOptions w;
   w.root = p.tmp.path() / "pool";
-  o.workspaces = make_git_workspace_provider(w);
+  return make_git_workspace_provider(w);
+}
+
+RepairResult repair(Project& p, ScriptedModel& model) {
+  AgentOptions o;
+  o.workspaces = pool_of(p);
   o.strategies = {make_react_strategy({})};
   o.summarizer = make_template_summarizer();
   o.validator = make_command_validator({});
@@ -41,6 +49,12 @@ RepairResult repair(Project& p, ScriptedModel& model) {
   RepairRequest req = p.request;
   req.model.base_url = model.base_url();
   return (*agent)->run(req);
+}
+
+/// A loop's context over `ws`, with `provider` for the validator's fresh checkouts.
+RepairContext loop_context(Project& p, Workspace& ws, ToolRegistry& tools, ToolState& state, RepairResult& result, CancelToken& cancel,
+                           WorkspaceProvider& provider) {
+  return RepairContext{p.request, ws, tools, state, nullptr, cancel, result, [](const Event&) {}, nullptr, nullptr, nullptr, &provider, {}};
 }
 
 const Json kHonestEdit = Json::obj({{"path", "shop.py"}, {"old_text", "tier.lower()"}, {"new_text", "tier.upper()"}});
@@ -81,17 +95,14 @@ TEST(E2EValidationMemo, AFileTheLoopLeftOutsideThePatchDoesNotPassTheCheck) {
 
 TEST(E2EValidationMemo, AnotherPatchThanTheOneCheckedIsValidatedAnew) {
   Project p;
-  GitWorkspaceOptions w;
-  w.root = p.tmp.path() / "pool";
-  auto provider = make_git_workspace_provider(w);
+  auto provider = pool_of(p);
   CancelToken cancel;
   auto ws = provider->acquire(p.request, cancel);
   ASSERT_TRUE(ws) << ws.error().message;
   ToolRegistry tools;
   ToolState state;
   RepairResult result;
-  RepairContext ctx{p.request, **ws, tools, state, nullptr, cancel, result, [](const Event&) {}, nullptr, nullptr, nullptr,
-                    provider.get(), {}};
+  RepairContext ctx = loop_context(p, **ws, tools, state, result, cancel, *provider);
   auto validator = make_command_validator({});
   detail::set_current_run_ids({0, detail::new_run_id()});  // (a repair's: the memo is kept per run; none outside one)
   const fs::path shop = (*ws)->root() / "shop.py";
@@ -158,6 +169,58 @@ TEST(E2EValidationMemo, AnotherPatchThanTheOneCheckedIsValidatedAnew) {
   ASSERT_TRUE(validator->check(ctx));
   ASSERT_TRUE(validator->validate(ctx));
   EXPECT_EQ(count_notes(result, "validator", kReused), 2);
+}
+
+TEST(E2EValidationMemo, TheLogsAFailedCheckLeavesNameTheLoopsOwnTree) {
+  // The check runs in a fresh checkout, but the loop's read_log shows its logs: the paths in them
+  // name the loop's own tree (the same files), which the loop's tools can read, also when another
+  // candidate's loop is given the remembered verdict.
+  Project p;
+  auto provider = pool_of(p);
+  CancelToken cancel;
+  auto validator = make_command_validator({});
+  detail::set_current_run_ids({0, detail::new_run_id()});
+  struct Loop {
+    std::unique_ptr<Workspace> ws;
+    ToolRegistry tools;
+    ToolState state;
+    RepairResult result;
+  };
+  auto check_in = [&](Loop& l) {
+    RepairContext ctx = loop_context(p, *l.ws, l.tools, l.state, l.result, cancel, *provider);
+    return validator->check(ctx);
+  };
+  auto error_paths = [](const std::string& log) {
+    std::set<std::string> out;
+    const std::regex shown("RuntimeError: in (\\S+)");
+    for (std::sregex_iterator it(log.begin(), log.end(), shown), end; it != end; ++it) out.insert((*it)[1].str());
+    return out;
+  };
+  Loop a, b;
+  for (Loop* l : {&a, &b}) {
+    auto ws = provider->acquire(p.request, cancel);
+    ASSERT_TRUE(ws) << ws.error().message;
+    l->ws = std::move(*ws);
+    const fs::path shop = l->ws->root() / "shop.py";
+    const std::string head_text = read_file(shop);
+    write_file(shop, std::string(head_text).replace(head_text.find("    rate = RATES.get(tier.lower(), 0)"), 37,
+                                                    "    raise RuntimeError('in ' + __file__)"));
+  }
+  ASSERT_NE(a.ws->root(), b.ws->root());
+  auto first = check_in(a);
+  ASSERT_TRUE(first) << first.error().message;
+  EXPECT_EQ(first->reason, "failing_tests_still_fail") << first->message;
+  EXPECT_TRUE(first->evidence.fresh_checkout);
+  EXPECT_EQ(error_paths(a.state.last_test_log), std::set<std::string>{(a.ws->root() / "shop.py").string()}) << a.state.last_test_log;
+  // The same patch checked from another loop: the remembered verdict, its logs naming that loop's tree.
+  auto second = check_in(b);
+  ASSERT_TRUE(second) << second.error().message;
+  EXPECT_EQ(second->reason, "failing_tests_still_fail");
+  EXPECT_EQ(error_paths(b.state.last_test_log), std::set<std::string>{(b.ws->root() / "shop.py").string()}) << b.state.last_test_log;
+  int failing_runs = 0;
+  for (const auto& run : second->evidence.runs) failing_runs += run.purpose == "failing";
+  EXPECT_EQ(failing_runs, 1);  // (one run: the first check's)
+  detail::set_current_run_ids({});
 }
 
 TEST(E2EValidationMemo, APassAfterAFailedCheckIsValidatedAgain) {
