@@ -15,8 +15,6 @@ namespace flowagent {
 
 namespace {
 
-bool has_prefix(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
 /// C-style quoting as git does it (core.quotePath=false: bytes >= 0x80 stay as they are).
 bool needs_quote(std::string_view s) {
   for (unsigned char c : s)
@@ -241,7 +239,7 @@ class Parser {
   Expected<Patch> run() {
     Patch patch;
     while (i_ < lines_.size()) {
-      if (!has_prefix(lines_[i_], "diff --git ")) return error("expected \"diff --git\"");
+      if (!lines_[i_].starts_with("diff --git ")) return error("expected \"diff --git\"");
       auto f = file();
       if (!f) return unexpected(f.error());
       patch.files.push_back(std::move(*f));
@@ -256,7 +254,7 @@ class Parser {
     return fail(Errc::protocol, "patch line " + std::to_string(i_ + 1) + ": " + what + " (\"" + line + "\")");
   }
 
-  bool at(std::string_view prefix) const { return i_ < lines_.size() && has_prefix(lines_[i_], prefix); }
+  bool at(std::string_view prefix) const { return i_ < lines_.size() && lines_[i_].starts_with(prefix); }
 
   Expected<PatchFile> file() {
     PatchFile f;
@@ -270,25 +268,25 @@ class Parser {
     for (; i_ < lines_.size() && !at("diff --git ") && !at("@@ "); ++i_) {
       std::string_view l = lines_[i_];
       auto rest = [&](std::string_view p) { return l.substr(p.size()); };
-      if (has_prefix(l, "old mode ")) {
+      if (l.starts_with("old mode ")) {
         auto m = parse_mode(rest("old mode "));
         if (!m) return error("bad mode");
         old_mode = *m;
-      } else if (has_prefix(l, "new mode ")) {
+      } else if (l.starts_with("new mode ")) {
         auto m = parse_mode(rest("new mode "));
         if (!m) return error("bad mode");
         new_mode = *m;
-      } else if (has_prefix(l, "new file mode ")) {
+      } else if (l.starts_with("new file mode ")) {
         auto m = parse_mode(rest("new file mode "));
         if (!m) return error("bad mode");
         new_mode = *m;
         added = true;
-      } else if (has_prefix(l, "deleted file mode ")) {
+      } else if (l.starts_with("deleted file mode ")) {
         auto m = parse_mode(rest("deleted file mode "));
         if (!m) return error("bad mode");
         old_mode = *m;
         deleted = true;
-      } else if (has_prefix(l, "index ")) {
+      } else if (l.starts_with("index ")) {
         auto v = rest("index ");
         auto dots = v.find("..");
         auto sp = v.find(' ');
@@ -301,32 +299,32 @@ class Parser {
           if (!m) return error("bad mode");
           index_mode = *m;
         }
-      } else if (has_prefix(l, "similarity index ") || has_prefix(l, "dissimilarity index ")) {
+      } else if (l.starts_with("similarity index ") || l.starts_with("dissimilarity index ")) {
         auto v = l.substr(l.find("index ") + 6);
         if (v.empty() || v.back() != '%') return error("bad similarity");
         auto n = to_int(v.substr(0, v.size() - 1));
         if (!n || *n > 100) return error("bad similarity");
-        if (has_prefix(l, "similarity")) f.similarity = *n;
-      } else if (has_prefix(l, "rename from ")) {
+        if (l.starts_with("similarity")) f.similarity = *n;
+      } else if (l.starts_with("rename from ")) {
         auto n = read_name(rest("rename from "));
         if (!n) return error("bad name");
         f.old_path = *n;
         renamed = true;
-      } else if (has_prefix(l, "rename to ")) {
+      } else if (l.starts_with("rename to ")) {
         auto n = read_name(rest("rename to "));
         if (!n) return error("bad name");
         f.new_path = *n;
         renamed = true;
-      } else if (has_prefix(l, "copy from ") || has_prefix(l, "copy to ")) {
+      } else if (l.starts_with("copy from ") || l.starts_with("copy to ")) {
         return error("copies are not supported");
-      } else if (has_prefix(l, "Binary files ")) {
+      } else if (l.starts_with("Binary files ")) {
         f.is_text = false;
         binary_marker = true;
       } else if (l == "GIT binary patch") {
         f.is_text = false;
         binary_marker = true;
-        while (i_ + 1 < lines_.size() && !has_prefix(lines_[i_ + 1], "diff --git ")) ++i_;
-      } else if (has_prefix(l, "--- ")) {
+        while (i_ + 1 < lines_.size() && !lines_[i_ + 1].starts_with("diff --git ")) ++i_;
+      } else if (l.starts_with("--- ")) {
         auto n = read_name(rest("--- "));
         if (!n) return error("bad name");
         minus = *n;
