@@ -12,7 +12,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 # "debian packages (space separated) | why flowagent needs them"
 DEPS=(
   "build-essential cmake ninja-build pkg-config git lld | build (lld: links the test binaries several times faster than GNU ld), tests, workspaces (git worktrees and diffs)"
-  "libboost1.81-dev libboost-filesystem1.81-dev | Asio and Beast for the model HTTP clients (1.81: cancellation slots, Process v2)"
+  "libboost1.81-dev libboost-filesystem1.81-dev | Asio and Beast for the model HTTP clients (1.81: cancellation slots, Process v2); Boost.Regex (header-only) for the guard's and the validation's patterns: several times faster than std::regex and no recursion per character"
   "libabsl-dev | string utilities, str_format, flat_hash_map"
   "libsimdjson-dev | fast, validating JSON parser (requests, tool arguments, JSON reports)"
   "libre2-dev | search_code's regex engine: linear time, safe on model-written patterns"

@@ -78,9 +78,10 @@ struct IntegrityOptions {
 };
 
 /// Every finding for the candidate; empty means the patch does not cheat. The rules match
-/// patterns over whole files with std::regex, whose recursion a long line in the developer's
-/// files would take past a thread's stack: they run on a thread of the library's own with a 1 GiB
-/// stack (reserved address space) while the calling thread waits, unless the caller is one.
+/// patterns over whole files and walk their syntax trees recursively, which deeply nested code in
+/// the developer's files would take past a thread's stack: they run on a thread of the library's
+/// own with a 1 GiB stack (reserved address space) while the calling thread waits, unless the
+/// caller is one.
 /// Thread-safe.
 std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersions>& files,
                                                    const IntegrityOptions& options = {});

@@ -13,7 +13,7 @@
 //                              unconditional early return at the top of a function, a boolean
 //                              flag flipped from true to false, a check commented out
 //   unreadable                 the files could not be read with the detector's patterns (one built
-//                              from their text too large for std::regex): not judged, so rejected
+//                              from their text too large for the regex engine): not judged, so rejected
 // Syntactic rules use the tree-sitter grammars of Python, JavaScript/TypeScript and C++; the
 // textual rules (`#if 0`, flags, commented-out checks) apply to every language. Test files
 // (is_test_path) are the integrity guard's business and are skipped here.

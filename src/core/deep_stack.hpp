@@ -1,7 +1,8 @@
-// Internal: run work on a thread with a deep stack. libstdc++'s std::regex matches by recursion,
-// one level per character a repetition consumes (~300 bytes each, ~600 under ASan): a pattern's
-// `\w*` or `[^)]*` over a 30,000-character run of a file overflowed an 8 MiB stack, and a host's
-// thread (an IDE's worker, a JVM thread) may have far less. The guard and the validation read the
+// Internal: run work on a thread with a deep stack. The guard walks syntax trees recursively, and
+// until the library's patterns moved to Boost.Regex (core/regex.hpp), libstdc++'s std::regex
+// matched by recursion, one level per character a repetition consumes (~300 bytes each, ~600 under
+// ASan): a pattern's `\w*` or `[^)]*` over a 30,000-character run of a file overflowed an 8 MiB
+// stack, and a host's thread (an IDE's worker, a JVM thread) may have far less. The guard and the validation read the
 // developer's files, whose long lines (test data, a minified fixture) are not the model's to bound
 // (patch_long_line bounds what a patch adds), so the pipeline and the public entry points that
 // match patterns over file text run on a thread whose stack is kDeepStackBytes: reserved address

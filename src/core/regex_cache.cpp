@@ -14,7 +14,7 @@ namespace {
 /// cache per thread would start cold every time.
 class RegexCache {
  public:
-  std::regex get(const std::string& pattern, std::regex_constants::syntax_option_type flags) {
+  rx::regex get(const std::string& pattern, rx::regex_constants::syntax_option_type flags) {
     std::string key = std::to_string(static_cast<unsigned>(flags));
     key += '\n';
     key += pattern;
@@ -25,7 +25,7 @@ class RegexCache {
         return it->second->second;
       }
     }
-    std::regex compiled(pattern, flags);  // (throws for a bad pattern: nothing is kept; compiled unlocked)
+    rx::regex compiled(pattern, flags);  // (throws for a bad pattern: nothing is kept; compiled unlocked)
     std::lock_guard lock(mu_);
     if (auto it = index_.find(key); it != index_.end()) {
       order_.splice(order_.begin(), order_, it->second);
@@ -43,13 +43,13 @@ class RegexCache {
  private:
   static constexpr std::size_t kMaxPatterns = 512;
   std::mutex mu_;
-  std::list<std::pair<std::string, std::regex>> order_;
-  std::unordered_map<std::string, std::list<std::pair<std::string, std::regex>>::iterator> index_;
+  std::list<std::pair<std::string, rx::regex>> order_;
+  std::unordered_map<std::string, std::list<std::pair<std::string, rx::regex>>::iterator> index_;
 };
 
 }  // namespace
 
-std::regex cached_regex(const std::string& pattern, std::regex_constants::syntax_option_type flags) {
+rx::regex cached_regex(const std::string& pattern, rx::regex_constants::syntax_option_type flags) {
   static RegexCache* cache = new RegexCache;  // (never destroyed: threads may outlive static destruction)
   return cache->get(pattern, flags);
 }

@@ -5,10 +5,10 @@
 #include <cctype>
 #include <map>
 #include <optional>
-#include <regex>
 #include <set>
 #include <utility>
 
+#include "core/regex.hpp"
 #include "integrity/guard_internal.hpp"
 #include "core/regex_cache.hpp"
 
@@ -41,12 +41,12 @@ std::set<std::string> statement_calls(const std::vector<std::string>& lines, int
   }
   // A comprehension or generator, or an array method that calls back per element: the calls
   // inside run once per element, so none when the collection is empty at run time.
-  static const std::regex py_loop(R"([\[({][^\n]*?\sfor\s[^\n]*?\sin\s)");
-  static const std::regex js_loop(R"(\.\s*(?:map|filter|every|some|forEach|reduce|reduceRight|flatMap|find|findIndex|findLast)\s*\(|\bArray\s*\.\s*from\s*\()");
-  *iterates = std::regex_search(code, lang == Lang::python ? py_loop : js_loop);
+  static const rx::regex py_loop(R"([\[({][^\n]*?\sfor\s[^\n]*?\sin\s)");
+  static const rx::regex js_loop(R"(\.\s*(?:map|filter|every|some|forEach|reduce|reduceRight|flatMap|find|findIndex|findLast)\s*\(|\bArray\s*\.\s*from\s*\()");
+  *iterates = rx::regex_search(code, lang == Lang::python ? py_loop : js_loop);
   std::set<std::string> out;
-  static const std::regex call(R"(([A-Za-z_$][\w$]*)\s*\()");
-  for (std::sregex_iterator it(code.begin(), code.end(), call), e; it != e; ++it) out.insert((*it)[1].str());
+  static const rx::regex call(R"(([A-Za-z_$][\w$]*)\s*\()");
+  for (rx::sregex_iterator it(code.begin(), code.end(), call), e; it != e; ++it) out.insert((*it)[1].str());
   return out;
 }
 
@@ -125,22 +125,22 @@ TestCalls requested_test_calls(const std::string& path, const std::string& after
   };
   // Each call in those spans, by how it is reached: `add(`, `cart.total(`, `calc.add(`,
   // `subprocess.run(`, `os.path.join(` (the chain's first name decides).
-  static const std::regex call(R"(((?:[A-Za-z_$][\w$]*\s*\.\s*)*)([A-Za-z_$][\w$]*)\s*\()");
-  static const std::regex first_name(R"(^([A-Za-z_$][\w$]*))");
-  static const std::regex word(R"((?:^|[^\w$.])([A-Za-z_$][\w$]*)(?![\w$]))");
+  static const rx::regex call(R"(((?:[A-Za-z_$][\w$]*\s*\.\s*)*)([A-Za-z_$][\w$]*)\s*\()");
+  static const rx::regex first_name(R"(^([A-Za-z_$][\w$]*))");
+  static const rx::regex word(R"((?:^|[^\w$.])([A-Za-z_$][\w$]*)(?![\w$]))");
   // The imported names in the value of each top-level name (`OPS = {'+': add}`, `const ops = {
   // add }`; a statement runs on over its indented or closing lines).
   std::map<std::string, std::set<std::string>> top_values;
   {
-    static const std::regex top(R"(^(?:(?:const|let|var)\s+)?([A-Za-z_$][\w$]*)\s*(?::[^=]*)?=(?!=)(.*)$)");
+    static const rx::regex top(R"(^(?:(?:const|let|var)\s+)?([A-Za-z_$][\w$]*)\s*(?::[^=]*)?=(?!=)(.*)$)");
     std::string current;
     for_each_capped_line(after, [&](int, const std::string& text) {
       const std::string line = code_only(text, lang);
-      std::smatch m;
+      rx::smatch m;
       std::string rest;
       if (!line.empty() && !std::isspace(static_cast<unsigned char>(line[0])) && std::string_view(")]}").find(line[0]) == std::string_view::npos) {
         current.clear();
-        if (!std::regex_match(line, m, top)) return;
+        if (!rx::regex_match(line, m, top)) return;
         current = m[1].str();
         rest = m[2].str();
       } else if (current.empty()) {
@@ -148,18 +148,18 @@ TestCalls requested_test_calls(const std::string& path, const std::string& after
       } else {
         rest = line;
       }
-      for (std::sregex_iterator it(rest.begin(), rest.end(), word), e; it != e; ++it)
+      for (rx::sregex_iterator it(rest.begin(), rest.end(), word), e; it != e; ++it)
         if (const std::string n = (*it)[1].str(); n != current && names.imported.count(n) && !own(n)) top_values[current].insert(n);
     });
   }
   for_each_capped_line(after, [&](int line_no, const std::string& text) {
     if (std::none_of(spans.begin(), spans.end(), [&](const auto& sp) { return line_no >= sp.first && line_no <= sp.second; })) return;
     const std::string line = code_only(text, lang);  // code in a string is not called here
-    for (std::sregex_iterator it(line.begin(), line.end(), call), e; it != e; ++it) {
+    for (rx::sregex_iterator it(line.begin(), line.end(), call), e; it != e; ++it) {
       const std::string name = (*it)[2].str();
       const std::string chain = (*it)[1].str();
-      std::smatch fm;
-      const std::string head = std::regex_search(chain, fm, first_name) ? fm[1].str() : std::string();
+      rx::smatch fm;
+      const std::string head = rx::regex_search(chain, fm, first_name) ? fm[1].str() : std::string();
       if (head.empty()) {
         if (own(name)) continue;
         if (auto im = names.imported.find(name); im != names.imported.end()) out.imported[name].insert(im->second);
@@ -177,11 +177,11 @@ TestCalls requested_test_calls(const std::string& path, const std::string& after
     // value of a top-level name the test uses (`OPS = {'+': add}` ... `OPS['+'](2, 2)`). Not a
     // sort key or comparator (`key=priority`, `cmp_to_key(compare)`, `xs.sort(compare)`): only the order of its
     // results counts there, which a moved result keeps.
-    static const std::regex order_only(R"((?:\bkey\s*=|\bcmp_to_key\s*\(|\.(?:sort|toSorted)\s*\()\s*$)");
-    for (std::sregex_iterator it(line.begin(), line.end(), word), e; it != e; ++it) {
+    static const rx::regex order_only(R"((?:\bkey\s*=|\bcmp_to_key\s*\(|\.(?:sort|toSorted)\s*\()\s*$)");
+    for (rx::sregex_iterator it(line.begin(), line.end(), word), e; it != e; ++it) {
       const std::string name = (*it)[1].str();
       const std::size_t next = line.find_first_not_of(" \t", static_cast<std::size_t>(it->position(1) + it->length(1)));
-      if (std::regex_search(line.substr(0, static_cast<std::size_t>(it->position(1))), order_only)) continue;
+      if (rx::regex_search(line.substr(0, static_cast<std::size_t>(it->position(1))), order_only)) continue;
       if (auto tv = top_values.find(name); tv != top_values.end()) out.referenced.insert(tv->second.begin(), tv->second.end());
       if (next != std::string::npos && line[next] == '(') continue;
       if (names.imported.count(name) && !own(name)) out.referenced.insert(name);
@@ -196,11 +196,11 @@ namespace {
 /// import add as plus`, `import numpy as np`, `const { add: plus } = require(...)` (also any
 /// `key: value` pair of an object literal: the callers look up only names imported from a module).
 std::vector<std::pair<std::string, std::string>> import_aliases(Lang lang, const std::string& text) {
-  static const std::regex py(R"(\b([A-Za-z_]\w*)\s+as\s+([A-Za-z_]\w*)\b)");
-  static const std::regex js(R"((?:^|[{,\s])([A-Za-z_$][\w$]*)\s*:\s*([A-Za-z_$][\w$]*)(?![\w$]))");
+  static const rx::regex py(R"(\b([A-Za-z_]\w*)\s+as\s+([A-Za-z_]\w*)\b)");
+  static const rx::regex js(R"((?:^|[{,\s])([A-Za-z_$][\w$]*)\s*:\s*([A-Za-z_$][\w$]*)(?![\w$]))");
   std::vector<std::pair<std::string, std::string>> out;
   const std::string head = text.substr(0, 1u << 20);
-  for (std::sregex_iterator it(head.begin(), head.end(), lang == Lang::python ? py : js), e; it != e; ++it)
+  for (rx::sregex_iterator it(head.begin(), head.end(), lang == Lang::python ? py : js), e; it != e; ++it)
     out.emplace_back((*it)[1].str(), (*it)[2].str());
   return out;
 }
@@ -279,18 +279,18 @@ std::vector<PinnedCall> pinned_calls(const std::string& path, const std::string&
   // `const c = new Calc(...)`, a pytest fixture or helper that returns one (`return Calc()`).
   std::map<std::string, std::pair<std::string, std::string>> instances;
   {
-    static const std::regex assigned(R"((?:^|[^\w$.])((?:self\.|this\.)?[A-Za-z_$][\w$]*)\s*=\s*(new\s+)?([A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*)?)\s*\()");
-    static const std::regex returned(R"(^\s*(?:return|yield)\s+(new\s+)?([A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*)?)\s*\()");
+    static const rx::regex assigned(R"((?:^|[^\w$.])((?:self\.|this\.)?[A-Za-z_$][\w$]*)\s*=\s*(new\s+)?([A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*)?)\s*\()");
+    static const rx::regex returned(R"(^\s*(?:return|yield)\s+(new\s+)?([A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*)?)\s*\()");
     auto strip = [](std::string s) {
       s.erase(std::remove_if(s.begin(), s.end(), [](unsigned char c) { return std::isspace(c); }), s.end());
       return s;
     };
     for_each_capped_line(before, [&](int line_no, const std::string& text) {
       const std::string line = code_only(text, lang);
-      for (std::sregex_iterator it(line.begin(), line.end(), assigned), e; it != e; ++it)
+      for (rx::sregex_iterator it(line.begin(), line.end(), assigned), e; it != e; ++it)
         if (auto c = class_of(strip((*it)[3].str())); c && !instances.count((*it)[1].str())) instances.emplace((*it)[1].str(), *c);
-      std::smatch m;
-      if (!std::regex_search(line, m, returned)) return;
+      rx::smatch m;
+      if (!rx::regex_search(line, m, returned)) return;
       for (const auto& h : b.helpers)
         if (line_no > h.line && line_no <= h.end_line)
           if (auto c = class_of(strip(m[2].str())); c && !instances.count(h.name)) instances.emplace(h.name, *c);
@@ -303,17 +303,17 @@ std::vector<PinnedCall> pinned_calls(const std::string& path, const std::string&
   std::map<std::string, std::string> module_names;
   std::map<std::string, std::pair<std::string, std::string>> member_names;  // name -> {function, module}
   if (lang == Lang::python) {
-    static const std::regex by_name(R"(^\s*((?:self\.)?[A-Za-z_]\w*)\s*=\s*(?:importlib\s*\.\s*)?(?:import_module|__import__)\s*\(\s*['"]([\w.]+)['"]\s*\))");
-    static const std::regex member(R"(^\s*((?:self\.|cls\.)?[A-Za-z_]\w*)\s*=\s*([A-Za-z_]\w*)\s*\.\s*([A-Za-z_]\w*)\s*$)");
-    static const std::regex local_import(R"(^\s*import\s+([\w.]+)(?:\s+as\s+(\w+))?\s*$)");
-    static const std::regex returns_name(R"(^\s*(?:return|yield)\s+([A-Za-z_]\w*)\s*$)");
+    static const rx::regex by_name(R"(^\s*((?:self\.)?[A-Za-z_]\w*)\s*=\s*(?:importlib\s*\.\s*)?(?:import_module|__import__)\s*\(\s*['"]([\w.]+)['"]\s*\))");
+    static const rx::regex member(R"(^\s*((?:self\.|cls\.)?[A-Za-z_]\w*)\s*=\s*([A-Za-z_]\w*)\s*\.\s*([A-Za-z_]\w*)\s*$)");
+    static const rx::regex local_import(R"(^\s*import\s+([\w.]+)(?:\s+as\s+(\w+))?\s*$)");
+    static const rx::regex returns_name(R"(^\s*(?:return|yield)\s+([A-Za-z_]\w*)\s*$)");
     std::map<std::string, std::string> imported_here;  // (per helper: local name -> module)
     const TestUnit* current = nullptr;
     for_each_capped_line(before, [&](int line_no, const std::string& text) {
       const std::string line = code_only(text, lang);
-      std::smatch m;
-      if (std::regex_search(text, m, by_name)) module_names[m[1].str()] = m[2].str();  // (the name is a literal)
-      if (std::regex_search(line, m, member) && names.module_bindings.count(m[2].str()))
+      rx::smatch m;
+      if (rx::regex_search(text, m, by_name)) module_names[m[1].str()] = m[2].str();  // (the name is a literal)
+      if (rx::regex_search(line, m, member) && names.module_bindings.count(m[2].str()))
         member_names[m[1].str()] = {m[3].str(), names.imported.at(m[2].str())};
       const TestUnit* in = nullptr;
       for (const auto& h : b.helpers)
@@ -323,8 +323,8 @@ std::vector<PinnedCall> pinned_calls(const std::string& path, const std::string&
         imported_here.clear();
       }
       if (!in) return;
-      if (std::regex_search(line, m, local_import)) imported_here[m[2].matched ? m[2].str() : m[1].str()] = m[1].str();
-      if (std::regex_search(line, m, returns_name)) {
+      if (rx::regex_search(line, m, local_import)) imported_here[m[2].matched ? m[2].str() : m[1].str()] = m[1].str();
+      if (rx::regex_search(line, m, returns_name)) {
         if (auto it = imported_here.find(m[1].str()); it != imported_here.end()) module_names[in->name] = it->second;
         else if (names.module_bindings.count(m[1].str())) module_names[in->name] = names.imported.at(m[1].str());
       }
@@ -371,8 +371,8 @@ std::vector<PinnedCall> pinned_calls(const std::string& path, const std::string&
   auto unresolved_call = [&](const std::string& e, const TestUnit& t) -> std::optional<PinnedCall> {
     // A function named by a string: a member of a dict of functions (`ops["add"](2, 2)`, a
     // fixture returning `{"add": calc.add}`), `getattr(calc, "add")(2, 2)` (review 31).
-    static const std::regex by_string(R"(^(?:[A-Za-z_$][\w$.]*\[|getattr\([A-Za-z_$][\w$.]*,)['"]([A-Za-z_$][\w$]*)['"][\])]\()");
-    if (std::smatch m; std::regex_search(e, m, by_string) && final_call_open(e) == static_cast<std::size_t>(m.length(0)) - 1) {
+    static const rx::regex by_string(R"(^(?:[A-Za-z_$][\w$.]*\[|getattr\([A-Za-z_$][\w$.]*,)['"]([A-Za-z_$][\w$]*)['"][\])]\()");
+    if (rx::smatch m; rx::regex_search(e, m, by_string) && final_call_open(e) == static_cast<std::size_t>(m.length()) - 1) {
       const bool through_getattr = e.rfind("getattr(", 0) == 0;
       const std::string receiver = through_getattr ? e.substr(8, e.find(',') - 8) : e.substr(0, e.find('['));
       if (auto im = names.imported.find(receiver); im != names.imported.end() && names.module_bindings.count(receiver))
@@ -390,8 +390,8 @@ std::vector<PinnedCall> pinned_calls(const std::string& path, const std::string&
     std::string receiver = callee.substr(0, dot);
     for (const char* own : {"self.", "this."})
       if (receiver.rfind(own, 0) == 0) receiver = receiver.substr(5);
-    static const std::regex name_or_call(R"(^[A-Za-z_$][\w$]*(?:\(.*\))?$)");
-    if (!std::regex_match(receiver, name_or_call)) return std::nullopt;
+    static const rx::regex name_or_call(R"(^[A-Za-z_$][\w$]*(?:\(.*\))?$)");
+    if (!rx::regex_match(receiver, name_or_call)) return std::nullopt;
     const std::string head = receiver.substr(0, receiver.find('('));
     // (Not a module the file imports, a module of the runtime or a value the language owns.)
     static const std::set<std::string> owned = {"self", "cls", "this", "super", "os", "sys", "re", "json", "math", "str", "dict", "list",
@@ -414,25 +414,25 @@ std::vector<PinnedCall> pinned_calls(const std::string& path, const std::string&
   // (`const sum = require(path.join(__dirname, '..', 'sum'))`): they may be the same module.
   std::set<std::string> dynamic;
   if (is_js(lang)) {
-    static const std::regex bound(R"((?:const|let|var)\s+([A-Za-z_$][\w$]*|\{[^}]*\})\s*=\s*(?:await\s+)?(?:require|import)\s*\(\s*(?!['"`][^'"`]*['"`]\s*\)))");
-    static const std::regex name(R"([A-Za-z_$][\w$]*)");
+    static const rx::regex bound(R"((?:const|let|var)\s+([A-Za-z_$][\w$]*|\{[^}]*\})\s*=\s*(?:await\s+)?(?:require|import)\s*\(\s*(?!['"`][^'"`]*['"`]\s*\)))");
+    static const rx::regex name(R"([A-Za-z_$][\w$]*)");
     const std::string code = after.substr(0, 1u << 20);
-    for (std::sregex_iterator it(code.begin(), code.end(), bound), e; it != e; ++it) {
+    for (rx::sregex_iterator it(code.begin(), code.end(), bound), e; it != e; ++it) {
       const std::string names_bound = (*it)[1].str();
-      for (std::sregex_iterator n(names_bound.begin(), names_bound.end(), name); n != e; ++n) dynamic.insert((*n)[0].str());
+      for (rx::sregex_iterator n(names_bound.begin(), names_bound.end(), name); n != e; ++n) dynamic.insert((*n)[0].str());
     }
   }
   // The pinned function still called through such a name that the old file bound to its module
   // (`sum(` for the module that is the function, `calc.add(`, a destructured `add(`).
   auto dynamically_called = [&](const PinnedCall& p) {
-    auto escaped = [](std::string n) { return std::regex_replace(n, detail::cached_regex(R"(\$)"), R"(\$)"); };
+    auto escaped = [](std::string n) { return rx::regex_replace(n, detail::cached_regex(R"(\$)"), R"(\$)"); };
     for (const auto& [local, module] : names.imported) {
       if (module != p.module || !dynamic.count(local)) continue;
       const bool binding = names.module_bindings.count(local) > 0;
       const bool itself = exported_of(aliases_before, local) == p.name;
       if (!binding && !itself) continue;
       const std::string form = itself ? escaped(local) : escaped(local) + R"(\s*\.\s*)" + escaped(p.name);
-      if (std::regex_search(after, detail::cached_regex(R"((?:^|[^\w$.]))" + form + R"(\s*\()"))) return true;
+      if (rx::regex_search(after, detail::cached_regex(R"((?:^|[^\w$.]))" + form + R"(\s*\()"))) return true;
     }
     return false;
   };
@@ -440,20 +440,20 @@ std::vector<PinnedCall> pinned_calls(const std::string& path, const std::string&
   // a call compared with one is pinned as with the literal.
   std::set<std::string> constants;
   {
-    static const std::regex py_const(R"(^([A-Za-z_]\w*)[ \t]*(?::[ \t]*\w+[ \t]*)?=[ \t]*(-?\d[\d_.eE+-]*|[rRbBuU]?(['"])[^'"\\]*\3|True|False)[ \t]*(?:#.*)?$)");
-    static const std::regex js_const(R"(^(?:const|let|var)[ \t]+([A-Za-z_$][\w$]*)[ \t]*=[ \t]*(-?\d[\d_.eE+-]*|(['"`])[^'"`\\$]*\3|true|false)[ \t]*;?[ \t]*(?://.*)?$)");
-    static const std::regex bound_py(R"(^[ \t]*([A-Za-z_]\w*)[ \t]*(?::[^=]*)?=[^=])");
-    static const std::regex bound_js(R"((?:^|[^\w$.])([A-Za-z_$][\w$]*)[ \t]*=[^=>])");
+    static const rx::regex py_const(R"(^([A-Za-z_]\w*)[ \t]*(?::[ \t]*\w+[ \t]*)?=[ \t]*(-?\d[\d_.eE+-]*|[rRbBuU]?(['"])[^'"\\]*\3|True|False)[ \t]*(?:#.*)?$)");
+    static const rx::regex js_const(R"(^(?:const|let|var)[ \t]+([A-Za-z_$][\w$]*)[ \t]*=[ \t]*(-?\d[\d_.eE+-]*|(['"`])[^'"`\\$]*\3|true|false)[ \t]*;?[ \t]*(?://.*)?$)");
+    static const rx::regex bound_py(R"(^[ \t]*([A-Za-z_]\w*)[ \t]*(?::[^=]*)?=[^=])");
+    static const rx::regex bound_js(R"((?:^|[^\w$.])([A-Za-z_$][\w$]*)[ \t]*=[^=>])");
     std::map<std::string, int> times;
     std::set<std::string> literal_bound;
     for_each_capped_line(before, [&](int, const std::string& line) {
-      std::smatch m;
+      rx::smatch m;
       if (lang == Lang::python) {
-        if (std::regex_search(line, m, bound_py)) ++times[m[1].str()];
-        if (std::regex_match(line, m, py_const)) literal_bound.insert(m[1].str());
+        if (rx::regex_search(line, m, bound_py)) ++times[m[1].str()];
+        if (rx::regex_match(line, m, py_const)) literal_bound.insert(m[1].str());
       } else {
-        for (std::sregex_iterator it(line.begin(), line.end(), bound_js), e; it != e; ++it) ++times[(*it)[1].str()];
-        if (std::regex_match(line, m, js_const)) literal_bound.insert(m[1].str());
+        for (rx::sregex_iterator it(line.begin(), line.end(), bound_js), e; it != e; ++it) ++times[(*it)[1].str()];
+        if (rx::regex_match(line, m, js_const)) literal_bound.insert(m[1].str());
       }
     });
     for (const auto& n : literal_bound)
@@ -483,8 +483,8 @@ std::vector<PinnedCall> pinned_calls(const std::string& path, const std::string&
       }
       // (Through a conversion that keeps the value: `list(sums(pairs))` of a generator,
       // `Array.from(gen())`, `str(label(2))`.)
-      static const std::regex converted(R"(^(?:list|tuple|sorted|set|frozenset|dict|str|int|float|Array\.from|String|Number)\((.*)\)$)");
-      for (std::smatch m; std::regex_match(op, m, converted) && final_call_open(op) == op.find('(');) op = m[1].str();
+      static const rx::regex converted(R"(^(?:list|tuple|sorted|set|frozenset|dict|str|int|float|Array\.from|String|Number)\((.*)\)$)");
+      for (rx::smatch m; rx::regex_match(op, m, converted) && final_call_open(op) == op.find('(');) op = m[1].str();
       auto pinned = call_of(op);
       if (!pinned && op.rfind("await", 0) == 0) pinned = call_of(op.substr(5));
       if (!pinned && unseen_too) pinned = unresolved_call(op, t);

@@ -6,9 +6,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
-#include <regex>
 #include <set>
 
+#include "core/regex.hpp"
 #include "reports/test_identity.hpp"
 #include "integrity/guard_internal.hpp"
 #include "core/regex_cache.hpp"
@@ -212,13 +212,13 @@ int count_elements(std::string_view list) {
 
 /// Does `text` use any name bound in `names` (`a, (b, c)`, `[a, b]`, `(n)`) as a whole word?
 bool uses_any_word(std::string_view names, std::string_view text) {
-  static const std::regex word(R"([A-Za-z_$][\w$]*)");
+  static const rx::regex word(R"([A-Za-z_$][\w$]*)");
   static const std::set<std::string> kDecl = {"const", "let", "var", "in", "of", "function", "async"};
   const std::string n(names), t(text);
-  for (std::sregex_iterator w(n.begin(), n.end(), word), e; w != e; ++w) {
+  for (rx::sregex_iterator w(n.begin(), n.end(), word), e; w != e; ++w) {
     if (kDecl.count(w->str()) || w->str() == "_") continue;
-    const std::regex use = detail::cached_regex("(^|[^\\w$.])" + w->str() + "([^\\w$]|$)");
-    if (std::regex_search(t, use)) return true;
+    const rx::regex use = detail::cached_regex("(^|[^\\w$.])" + w->str() + "([^\\w$]|$)");
+    if (rx::regex_search(t, use)) return true;
   }
   return false;
 }
@@ -393,8 +393,8 @@ std::optional<std::string> skip_marker(std::string_view text) {
   // Java allows blanks between `@` and the name (`@ Disabled`).
   std::string squeezed;
   if (text.find("@ ") != std::string_view::npos || text.find("@\t") != std::string_view::npos) {
-    static const std::regex blanks(R"(@\s+)");
-    squeezed = std::regex_replace(std::string(text.substr(0, std::size_t{1} << 20)), blanks, "@");
+    static const rx::regex blanks(R"(@\s+)");
+    squeezed = rx::regex_replace(std::string(text.substr(0, std::size_t{1} << 20)), blanks, "@");
     text = squeezed;
   }
   for (auto m : kMarkers)
@@ -411,13 +411,13 @@ std::string without_type_assertions(std::string_view expr) {
   if (!asserted && !non_null_mark) return e;
   // (`as T` / `satisfies T` before a closing bracket, a comma, a semicolon or the end: T a name, a
   // qualified or generic name, an indexed type, an array type; a Rust primitive stays.)
-  static const std::regex assertion(
+  static const rx::regex assertion(
       R"re(\s+(?:as|satisfies)\s+(?!(?:u8|u16|u32|u64|u128|usize|i8|i16|i32|i64|i128|isize|f32|f64|char|bool)\b)(?:const\b|unknown\b|any\b|[A-Za-z_$][\w$.]*(?:<[^<>()]*>)?(?:\[\s*(?:'[^']*'|"[^"]*"|\w*)\s*\])*)(?=\s*(?:[)\],;]|$)))re");
-  if (asserted) e = std::regex_replace(e, assertion, "");
+  if (asserted) e = rx::regex_replace(e, assertion, "");
   if (!non_null_mark) return e;
   // (A non-null assertion: `x!.y`, `x![0]`, `f(x!)`; not `!=`, nor a Rust macro `m!(`.)
-  static const std::regex non_null(R"(([\w$)\]])!(?=[.\[),;]|$))");
-  return std::regex_replace(e, non_null, "$1");
+  static const rx::regex non_null(R"(([\w$)\]])!(?=[.\[),;]|$))");
+  return rx::regex_replace(e, non_null, "$1");
 }
 
 std::string python_without_comment(const std::string& l) {
@@ -545,8 +545,8 @@ std::string code_only(std::string_view line, Lang lang) {
 }
 
 bool literal_text(const std::string& e) {
-  static const std::regex literal(R"(^(?:-?[0-9][\w.+-]*|"[^"]*"|'[^']*'|`[^`$]*`|true|false|True|False|None|null|nil|undefined)$)");
-  return std::regex_match(e, literal);
+  static const rx::regex literal(R"(^(?:-?[0-9][\w.+-]*|"[^"]*"|'[^']*'|`[^`$]*`|true|false|True|False|None|null|nil|undefined)$)");
+  return rx::regex_match(e, literal);
 }
 
 std::size_t matching_close(std::string_view t, std::size_t open, bool raw_backticks) {
@@ -645,11 +645,11 @@ std::string with_renames(const std::string& text, const std::map<std::string, st
   // A name the file defines itself (a local reference implementation `def add` kept beside the
   // renamed production `plus`) is its own, not the renamed one.
   std::set<std::string> own;
-  static const std::regex definition(
+  static const rx::regex definition(
       R"((?:^|\n)[ \t]*(?:(?:export|async|static|public|private|protected|final)\s+)*(?:def|class|function|func|fn|const|let|var|val)\s+(\w+))"
       R"(|(?:^|\n)(\w+)\s*(?::[^=\n]+)?=[^=])");
   const std::string head = text.substr(0, std::size_t{1} << 20);
-  for (std::sregex_iterator it(head.begin(), head.end(), definition), e; it != e; ++it) {
+  for (rx::sregex_iterator it(head.begin(), head.end(), definition), e; it != e; ++it) {
     const std::string n = (*it)[1].matched ? (*it)[1].str() : (*it)[2].str();
     if (!renamed.count(n)) continue;
     // `add = calc.add`, `const add = require('./calc').add`: an alias of the renamed name, renamed with it.
@@ -775,10 +775,10 @@ std::map<std::string, std::vector<std::vector<std::string>>> call_arguments(cons
   return out;
 }
 
-bool run_status_replaced(const std::string& text, const std::regex& held, const std::regex& ends, std::string_view run) {
-  std::smatch m;
-  const std::string result = std::regex_search(text, m, held) ? m[1].str() : std::string();
-  for (std::sregex_iterator it(text.begin(), text.end(), ends), e; it != e; ++it) {
+bool run_status_replaced(const std::string& text, const rx::regex& held, const rx::regex& ends, std::string_view run) {
+  rx::smatch m;
+  const std::string result = rx::regex_search(text, m, held) ? m[1].str() : std::string();
+  for (rx::sregex_iterator it(text.begin(), text.end(), ends), e; it != e; ++it) {
     const std::string v = strip_spaces((*it)[1].str());
     const bool passes_on = contains(v, run) || (!result.empty() && (v == result || starts_with(v, result + "?") ||
                                                                     starts_with(v, result + "!=0?") || starts_with(v, result + "==0?")));
@@ -786,8 +786,8 @@ bool run_status_replaced(const std::string& text, const std::regex& held, const 
   }
   if (result.empty()) return false;
   // Its result assigned again after the run (`code = 0`, `code++`): more than the one binding.
-  const std::regex assigned = detail::cached_regex("(?:^|[^\\w.])" + result + R"(\s*(?:[-+*/|&^:]?=[^=]|\+\+|--))");
-  return std::distance(std::sregex_iterator(text.begin(), text.end(), assigned), std::sregex_iterator()) > 1;
+  const rx::regex assigned = detail::cached_regex("(?:^|[^\\w.])" + result + R"(\s*(?:[-+*/|&^:]?=[^=]|\+\+|--))");
+  return std::distance(rx::sregex_iterator(text.begin(), text.end(), assigned), rx::sregex_iterator()) > 1;
 }
 
 /// guard_internal.hpp. (Review 31 W8: `add(2.0, 2.0)` repeats `add(2, 2)`.)

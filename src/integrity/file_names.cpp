@@ -3,7 +3,7 @@
 // `equalTo`) only when that name comes from a known assertion or comparison library: a function
 // the file (or the project) defines under such a name can do anything, so its name proves nothing
 // (`def assert_equal(a, b): pass`).
-#include <regex>
+#include "core/regex.hpp"
 
 #include "integrity/guard_internal.hpp"
 
@@ -93,32 +93,32 @@ std::string FileNames::canonical(std::string_view chain) const {
 
 FileNames file_names(Lang lang, const std::string& src) {
   FileNames out;
-  static const std::regex py_def(R"(^[ \t]*(?:async[ \t]+)?def[ \t]+([A-Za-z_]\w*))");
-  static const std::regex py_assign(R"(^([A-Za-z_]\w*)[ \t]*=[ \t]*lambda\b)");
-  static const std::regex py_from(R"(^[ \t]*from[ \t]+([\w.]+)[ \t]+import[ \t]+(.+))");
-  static const std::regex py_import(R"(^[ \t]*import[ \t]+([\w.]+)(?:[ \t]+as[ \t]+(\w+))?)");
-  static const std::regex js_def(
+  static const rx::regex py_def(R"(^[ \t]*(?:async[ \t]+)?def[ \t]+([A-Za-z_]\w*))");
+  static const rx::regex py_assign(R"(^([A-Za-z_]\w*)[ \t]*=[ \t]*lambda\b)");
+  static const rx::regex py_from(R"(^[ \t]*from[ \t]+([\w.]+)[ \t]+import[ \t]+(.+))");
+  static const rx::regex py_import(R"(^[ \t]*import[ \t]+([\w.]+)(?:[ \t]+as[ \t]+(\w+))?)");
+  static const rx::regex js_def(
       R"(\bfunction\s*\*?\s*([A-Za-z_$][\w$]*)|\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s+)?(?:function\b|\([^)]*\)\s*=>|[A-Za-z_$][\w$]*\s*=>))");
-  static const std::regex js_named(R"(\bimport\s+(?:[\w$]+\s*,\s*)?\{([^}]*)\}\s*from\s*['"]([^'"]+)['"])");
-  static const std::regex js_default(R"(\bimport\s+(?:\*\s+as\s+)?([A-Za-z_$][\w$]*)\s*(?:,\s*\{[^}]*\})?\s*from\s*['"]([^'"]+)['"])");
-  static const std::regex js_require_named(R"(\b(?:const|let|var)\s*\{([^}]*)\}\s*=\s*require\(\s*['"]([^'"]+)['"]\s*\))");
-  static const std::regex js_require(R"(\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*require\(\s*['"]([^'"]+)['"]\s*\))");
-  static const std::regex go_def(R"(^func\s+(?:\([^)]*\)\s*)?([A-Za-z_]\w*)|^\s*(?:var\s+)?([A-Za-z_]\w*)\s*:?=\s*func\b)");
-  static const std::regex go_import(R"re(^\s*(?:import\s+)?(?:([A-Za-z_]\w*|\.)\s+)?"([\w./\-]+)"\s*$)re");
-  static const std::regex jvm_def(R"(\b([A-Za-z_]\w*)\s*\([^;]*\)\s*(?:throws\s+[\w., ]+)?\{)");
-  static const std::regex jvm_import(R"(^\s*import\s+(static\s+)?([\w.]+)\.(\w+|\*)\s*;?)");
-  static const std::regex cpp_def(R"(\b(?:MATCHER(?:_P\d*)?|ACTION(?:_P\d*)?)\s*\(\s*([A-Za-z_]\w*)|\b([A-Za-z_]\w*)\s*\([^;{)]*\)\s*(?:const\s*)?\{|#\s*define\s+([A-Za-z_]\w*))");
-  auto define = [&](const std::smatch& m) {
+  static const rx::regex js_named(R"(\bimport\s+(?:[\w$]+\s*,\s*)?\{([^}]*)\}\s*from\s*['"]([^'"]+)['"])");
+  static const rx::regex js_default(R"(\bimport\s+(?:\*\s+as\s+)?([A-Za-z_$][\w$]*)\s*(?:,\s*\{[^}]*\})?\s*from\s*['"]([^'"]+)['"])");
+  static const rx::regex js_require_named(R"(\b(?:const|let|var)\s*\{([^}]*)\}\s*=\s*require\(\s*['"]([^'"]+)['"]\s*\))");
+  static const rx::regex js_require(R"(\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*require\(\s*['"]([^'"]+)['"]\s*\))");
+  static const rx::regex go_def(R"(^func\s+(?:\([^)]*\)\s*)?([A-Za-z_]\w*)|^\s*(?:var\s+)?([A-Za-z_]\w*)\s*:?=\s*func\b)");
+  static const rx::regex go_import(R"re(^\s*(?:import\s+)?(?:([A-Za-z_]\w*|\.)\s+)?"([\w./\-]+)"\s*$)re");
+  static const rx::regex jvm_def(R"(\b([A-Za-z_]\w*)\s*\([^;]*\)\s*(?:throws\s+[\w., ]+)?\{)");
+  static const rx::regex jvm_import(R"(^\s*import\s+(static\s+)?([\w.]+)\.(\w+|\*)\s*;?)");
+  static const rx::regex cpp_def(R"(\b(?:MATCHER(?:_P\d*)?|ACTION(?:_P\d*)?)\s*\(\s*([A-Za-z_]\w*)|\b([A-Za-z_]\w*)\s*\([^;{)]*\)\s*(?:const\s*)?\{|#\s*define\s+([A-Za-z_]\w*))");
+  auto define = [&](const rx::smatch& m) {
     for (std::size_t i = 1; i < m.size(); ++i)
       if (m[i].matched) out.defined.insert(m[i].str());
   };
-  auto all = [&](const std::string& line, const std::regex& re, auto fn) {
-    for (auto it = std::sregex_iterator(line.begin(), line.end(), re); it != std::sregex_iterator(); ++it) fn(*it);
+  auto all = [&](const std::string& line, const rx::regex& re, auto fn) {
+    for (auto it = rx::sregex_iterator(line.begin(), line.end(), re); it != rx::sregex_iterator(); ++it) fn(*it);
   };
   if (src.size() > kImportBytesBudget) return out;  // no names: nothing is read as a library's
   std::string open_from;  // a parenthesised `from x import (` still open: its module
   for_each_capped_line(src, [&](int, const std::string& line) {
-    std::smatch m;
+    rx::smatch m;
     switch (lang) {
       case Lang::python: {
         if (!open_from.empty()) {
@@ -128,8 +128,8 @@ FileNames file_names(Lang lang, const std::string& src) {
           return;
         }
         all(line, py_def, define);
-        if (std::regex_search(line, m, py_assign)) define(m);
-        if (std::regex_search(line, m, py_from)) {
+        if (rx::regex_search(line, m, py_assign)) define(m);
+        if (rx::regex_search(line, m, py_from)) {
           std::string list = m[2].str();
           if (auto hash = list.find('#'); hash != std::string::npos) list.resize(hash);
           list = trim(list);
@@ -142,7 +142,7 @@ FileNames file_names(Lang lang, const std::string& src) {
             if (trim(n) == "*") out.star_imports.push_back(m[1].str());  // `from calc import *`
             else add_import(out, n, m[1].str());
           }
-        } else if (std::regex_search(line, m, py_import)) {
+        } else if (rx::regex_search(line, m, py_import)) {
           const std::string module = m[1].str();
           if (m[2].matched) add_import(out, m[2].str(), module, true);
           else add_import(out, module.substr(0, module.find('.')), module.substr(0, module.find('.')), true);
@@ -154,22 +154,22 @@ FileNames file_names(Lang lang, const std::string& src) {
       case Lang::tsx:
         all(line, js_def, define);
         for (const auto* re : {&js_named, &js_require_named})
-          all(line, *re, [&](const std::smatch& x) {
+          all(line, *re, [&](const rx::smatch& x) {
             for (const auto& n : split_top(x[1].str(), {","})) add_import(out, n, x[2].str());
           });
-        for (const auto* re : {&js_default, &js_require}) all(line, *re, [&](const std::smatch& x) { add_import(out, x[1].str(), x[2].str(), true); });
+        for (const auto* re : {&js_default, &js_require}) all(line, *re, [&](const rx::smatch& x) { add_import(out, x[1].str(), x[2].str(), true); });
         // `const { add } = calc;` with `calc` a module the file required: add is that module's.
         {
-          static const std::regex js_destructured(R"(\b(?:const|let|var)\s*\{([^}]*)\}\s*=\s*([A-Za-z_$][\w$]*)\s*;?\s*$)");
-          if (std::regex_search(line, m, js_destructured) && out.module_bindings.count(m[2].str())) {
+          static const rx::regex js_destructured(R"(\b(?:const|let|var)\s*\{([^}]*)\}\s*=\s*([A-Za-z_$][\w$]*)\s*;?\s*$)");
+          if (rx::regex_search(line, m, js_destructured) && out.module_bindings.count(m[2].str())) {
             const std::string module = out.imported[m[2].str()];
             for (const auto& n : split_top(m[1].str(), {","})) add_import(out, n, module);
           }
         }
         break;
       case Lang::go:
-        if (std::regex_search(line, m, go_def)) define(m);
-        if (std::regex_search(line, m, go_import)) {
+        if (rx::regex_search(line, m, go_def)) define(m);
+        if (rx::regex_search(line, m, go_import)) {
           const std::string path = m[2].str();
           const std::string alias = m[1].matched ? m[1].str() : path.substr(path.rfind('/') + 1);
           if (alias == ".") out.star_imports.push_back(path);
@@ -178,7 +178,7 @@ FileNames file_names(Lang lang, const std::string& src) {
         break;
       case Lang::java:
       case Lang::kotlin:
-        if (std::regex_search(line, m, jvm_import)) {
+        if (rx::regex_search(line, m, jvm_import)) {
           if (m[3].str() == "*") out.star_imports.push_back(m[2].str());
           else add_import(out, m[3].str(), m[2].str());
         } else {
@@ -188,8 +188,8 @@ FileNames file_names(Lang lang, const std::string& src) {
       case Lang::cpp: {
         all(line, cpp_def, define);
         // `using calc::add;`: `add` is calc's member (`calc.add`, as the operand chains spell it).
-        static const std::regex cpp_using(R"(^\s*using\s+((?:\w+::)*\w+)::(\w+)\s*;)");
-        if (std::regex_search(line, m, cpp_using)) {
+        static const rx::regex cpp_using(R"(^\s*using\s+((?:\w+::)*\w+)::(\w+)\s*;)");
+        if (rx::regex_search(line, m, cpp_using)) {
           std::string ns = m[1].str();
           for (std::size_t p = ns.find("::"); p != std::string::npos; p = ns.find("::")) ns.replace(p, 2, ".");
           add_import(out, m[2].str(), ns);

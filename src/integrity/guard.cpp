@@ -1,11 +1,11 @@
 // The test-integrity guard's entry point: models every touched file before and after the patch,
 // then runs the rule families (guard_internal.hpp lists the parts).
-#include <regex>
 #include <tuple>
 #include <functional>
 #include <memory>
 #include <set>
 
+#include "core/regex.hpp"
 #include "integrity/guard_internal.hpp"
 #include "core/deep_stack.hpp"
 #include "integrity/swallow.hpp"
@@ -62,7 +62,7 @@ std::vector<IntegrityFinding> check_test_integrity(const std::vector<FileVersion
     });
   } catch (const integrity::tsnav::Cancelled&) {
     return {IntegrityFinding{"cancelled", "", 0, "the guard was cancelled while it read the files; the patch is not judged"}};
-  } catch (const std::regex_error& e) {
+  } catch (const rx::regex_error& e) {
     return {IntegrityFinding{"parse_error", "", 0,
                              std::string("the guard could not read the files with its patterns (") + e.what() +
                                  ": a name or an expression too long for them); the patch is not judged"}};
@@ -199,10 +199,10 @@ static std::vector<IntegrityFinding> integrity_findings(const std::vector<FileVe
       // `tests/`, `test/`, the root; `<...>` too, for a project's own header on the include path.)
       std::set<std::string> included;
       if (lang == Lang::cpp) {
-        static const std::regex inc(R"re(^\s*#\s*include\s*["<]([^">]+)[">])re");
+        static const rx::regex inc(R"re(^\s*#\s*include\s*["<]([^">]+)[">])re");
         for_each_capped_line(text, [&](int, const std::string& l) {
-          std::smatch m;
-          if (!contains(l, "include") || !std::regex_search(l, m, inc)) return;
+          rx::smatch m;
+          if (!contains(l, "include") || !rx::regex_search(l, m, inc)) return;
           for (const std::string& b : {dir_of(path), std::string("include"), std::string("tests"), std::string("test"), std::string()})
             if (std::string p = join(b, m[1].str()); !p.empty()) included.insert(p);
         });

@@ -26,13 +26,13 @@
 #include <initializer_list>
 #include <map>
 #include <optional>
-#include <regex>
 #include <set>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/regex.hpp"
 #include "flowagent/integrity.hpp"
 #include "integrity/ts_nav.hpp"
 
@@ -437,7 +437,7 @@ bool uses_any_word(std::string_view names, std::string_view text);
 /// exit with its status (group 1); `run` is the run's call as written without spaces (`.Run()`,
 /// `RUN_ALL_TESTS`). The status passes on when an exit names the run, returns the name or tests it
 /// (`failed ? 1 : 0`), and the name is bound once.
-bool run_status_replaced(const std::string& text, const std::regex& held, const std::regex& ends, std::string_view run);
+bool run_status_replaced(const std::string& text, const rx::regex& held, const rx::regex& ends, std::string_view run);
 /// One interpolation of an f-string or a template literal: the expression, its conversion (`s`,
 /// `r`, `a` of Python's `!s`; "" otherwise) and its format spec (`.2f`, `.{n}f`; "" for none).
 struct Interpolation {

@@ -58,8 +58,8 @@ void cpp_rules(const RuleContext& c, Findings& out) {
     // RUN_ALL_TESTS();`, or the name holding it returned (or tested: `return failed ? 1 : 0;`)
     // and never assigned again (review 30: `const int outcome = RUN_ALL_TESTS(); ... return 0;`).
     if (!existed && contains(text, "RUN_ALL_TESTS")) {
-      static const std::regex held(R"(\b([A-Za-z_]\w*)\s*=\s*RUN_ALL_TESTS\s*\(\s*\))");
-      static const std::regex ends(R"(\b(?:return|(?:std\s*::\s*)?(?:exit|_Exit|quick_exit))\b\s*\(?([^;]*?)\)?\s*;)");
+      static const rx::regex held(R"(\b([A-Za-z_]\w*)\s*=\s*RUN_ALL_TESTS\s*\(\s*\))");
+      static const rx::regex ends(R"(\b(?:return|(?:std\s*::\s*)?(?:exit|_Exit|quick_exit))\b\s*\(?([^;]*?)\)?\s*;)");
       const bool forged = run_status_replaced(text, held, ends, "RUN_ALL_TESTS");
       if (forged) {
         out.push_back({"runner_hook", path, 0, "a test main() that ends with a status other than the one RUN_ALL_TESTS() returned: the tests' result is replaced"});

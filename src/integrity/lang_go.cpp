@@ -6,9 +6,9 @@
 #include <optional>
 #include <iterator>
 #include <string_view>
-#include <regex>
 #include <set>
 
+#include "core/regex.hpp"
 #include "integrity/guard_internal.hpp"
 #include "core/regex_cache.hpp"
 
@@ -154,15 +154,15 @@ bool table_loop_leaves_rows_out(const Syntax& s, TSNode n, const Table& table) {
   // An exit the test reaches only after reporting a failure: `t.Errorf(...); return` (with
   // statements or comments between), `if !assert.Equal(...) { return }`.
   auto after_failure = [&](TSNode exit) {
-    static const std::regex reported(R"(\.\s*(?:Error|Errorf|Fatal|Fatalf|Fail|FailNow)\s*\(|\b(?:assert|require)\s*\.\s*[A-Z]\w*\s*\()");
+    static const rx::regex reported(R"(\.\s*(?:Error|Errorf|Fatal|Fatalf|Fail|FailNow)\s*\(|\b(?:assert|require)\s*\.\s*[A-Z]\w*\s*\()");
     for (TSNode p = tsnav::prev_named_sibling(exit); !ts_node_is_null(p); p = tsnav::prev_named_sibling(p))
-      if (std::regex_search(s.text(p), reported)) return true;
+      if (rx::regex_search(s.text(p), reported)) return true;
     // (The block's own `if`: its condition asserts.)
     TSNode block = tsnav::parent(exit);
     if (!ts_node_is_null(block) && Syntax::type(block) == "statement_list") block = tsnav::parent(block);
     TSNode owner = ts_node_is_null(block) ? TSNode{} : tsnav::parent(block);
     if (!ts_node_is_null(owner) && Syntax::type(owner) == "if_statement")
-      if (TSNode cond = Syntax::field(owner, "condition"); !ts_node_is_null(cond) && std::regex_search(s.text(cond), reported)) return true;
+      if (TSNode cond = Syntax::field(owner, "condition"); !ts_node_is_null(cond) && rx::regex_search(s.text(cond), reported)) return true;
     return false;
   };
   TSNode loop_body{};  // (the body of the loop leaves_early reads)
@@ -276,18 +276,18 @@ bool table_loop_leaves_rows_out(const Syntax& s, TSNode n, const Table& table) {
 /// channel operation (`<-done`), `t.Cleanup(...)`, or a call of a function of the file whose body
 /// waits (`waitAll(&wg)`, `waitAll` in `waiting_helpers`), after the goroutine's body.
 int unwaited_goroutine_checks(std::string_view body, const std::set<std::string>& waiting_helpers) {
-  static const std::regex go_func(R"(\bgo\s+func\s*\([^)]*\)\s*\{)");
-  static const std::regex check(R"(\b(?:t|b|tb)\s*\.\s*(?:Error|Errorf|Fatal|Fatalf|Fail|FailNow)\s*\(|\b(?:assert|require)\s*\.\s*[A-Z]\w*\s*\()");
+  static const rx::regex go_func(R"(\bgo\s+func\s*\([^)]*\)\s*\{)");
+  static const rx::regex check(R"(\b(?:t|b|tb)\s*\.\s*(?:Error|Errorf|Fatal|Fatalf|Fail|FailNow)\s*\(|\b(?:assert|require)\s*\.\s*[A-Z]\w*\s*\()");
   // (A call of a function of the file that waits, `waitAll(&wg)`, is a wait too.)
   std::string helpers;
   for (const auto& h : waiting_helpers) helpers += "|\\b" + h + "\\s*\\(";
-  const std::regex wait = detail::cached_regex(R"(\.\s*Wait\s*\(|<-|\bCleanup\s*\()" + helpers);
+  const rx::regex wait = detail::cached_regex(R"(\.\s*Wait\s*\(|<-|\bCleanup\s*\()" + helpers);
   int n = 0;
   const std::string text(body);
   // (A wait set up before the goroutines: `defer wg.Wait()`, `t.Cleanup(wg.Wait)`.)
-  static const std::regex deferred(R"(\bdefer\s+[\w.]*\.\s*Wait\s*\(|\bCleanup\s*\([^)]*\bWait\b)");
-  if (std::regex_search(text, deferred)) return 0;
-  for (std::sregex_iterator it(text.begin(), text.end(), go_func), e; it != e; ++it) {
+  static const rx::regex deferred(R"(\bdefer\s+[\w.]*\.\s*Wait\s*\(|\bCleanup\s*\([^)]*\bWait\b)");
+  if (rx::regex_search(text, deferred)) return 0;
+  for (rx::sregex_iterator it(text.begin(), text.end(), go_func), e; it != e; ++it) {
     std::size_t open = static_cast<std::size_t>(it->position() + it->length()) - 1, close = open;
     for (int depth = 0; close < text.size(); ++close) {
       if (text[close] == '{') ++depth;
@@ -295,9 +295,9 @@ int unwaited_goroutine_checks(std::string_view body, const std::set<std::string>
     }
     if (close >= text.size()) break;
     const std::string inner = text.substr(open, close - open);
-    if (!std::regex_search(inner, check)) continue;
+    if (!rx::regex_search(inner, check)) continue;
     const std::string rest = text.substr(close + 1);
-    if (!std::regex_search(rest, wait)) n += static_cast<int>(std::distance(std::sregex_iterator(inner.begin(), inner.end(), check), std::sregex_iterator()));
+    if (!rx::regex_search(rest, wait)) n += static_cast<int>(std::distance(rx::sregex_iterator(inner.begin(), inner.end(), check), rx::sregex_iterator()));
   }
   return n;
 }
@@ -371,11 +371,11 @@ void go_rules(const RuleContext& c, Findings& out) {
       // newer toolchain: both still compile wherever the tests are meant to run.
       std::string expr = starts_with(b, "//go:build") ? b.substr(10) : b.substr(b.find("build") + 5);
       // `!go1.21` (older toolchains only) does not hold for a current one.
-      static const std::regex release(R"((!\s*)?\bgo1\.(\d+)\b)");
+      static const rx::regex release(R"((!\s*)?\bgo1\.(\d+)\b)");
       bool released = false, unreleased = false;
-      for (std::sregex_iterator it(expr.begin(), expr.end(), release), e; it != e; ++it)
+      for (rx::sregex_iterator it(expr.begin(), expr.end(), release), e; it != e; ++it)
         (!(*it)[1].matched && std::stoi((*it)[2].str().substr(0, 4)) <= kNewestGoMinor ? released : unreleased) = true;
-      if (released && !unreleased) expr = std::regex_replace(expr, release, "linux");
+      if (released && !unreleased) expr = rx::regex_replace(expr, release, "linux");
       const bool platform_only = expr.find_first_not_of(" !()&|,abcdefghijklmnopqrstuvwxyz0123456789") == std::string::npos &&
                                  platform_condition(expr) && !contains(expr, "ignore") && !contains(expr, "never");
       // A released-version constraint alone holds for any current toolchain, even on the failing
@@ -398,14 +398,14 @@ void go_rules(const RuleContext& c, Findings& out) {
     // lines into results) and its exit status: a TestMain that sends the output elsewhere while the
     // tests run, or exits with anything but what m.Run() returned, can print or exit a verdict of
     // its own (review 30: stdout sent to /dev/null around m.Run(), forged `--- PASS` lines, exit 0).
-    static const std::regex redirects(R"(\bos\s*\.\s*Std(?:out|err)\s*=[^=]|\b(?:syscall|unix)\s*\.\s*Dup[23]?\s*\()");
-    if (std::regex_search(text, redirects)) {
+    static const rx::regex redirects(R"(\bos\s*\.\s*Std(?:out|err)\s*=[^=]|\b(?:syscall|unix)\s*\.\s*Dup[23]?\s*\()");
+    if (rx::regex_search(text, redirects)) {
       out.push_back({"report_tampered", path, 0,
                      "TestMain replaces the test binary's standard output or error: the runner's report of the tests is read from them"});
       return;
     }
-    static const std::regex run_result(R"(\b([A-Za-z_]\w*)\s*:?=\s*[A-Za-z_]\w*\s*\.\s*Run\s*\(\s*\))");
-    static const std::regex exits(R"(\bos\s*\.\s*Exit\s*\(([^()]*(?:\([^()]*\)[^()]*)*)\))");
+    static const rx::regex run_result(R"(\b([A-Za-z_]\w*)\s*:?=\s*[A-Za-z_]\w*\s*\.\s*Run\s*\(\s*\))");
+    static const rx::regex exits(R"(\bos\s*\.\s*Exit\s*\(([^()]*(?:\([^()]*\)[^()]*)*)\))");
     const bool forged = run_status_replaced(text, run_result, exits, ".Run()");
     if (forged) {
       out.push_back({"runner_hook", path, 0, "TestMain exits with a status other than the one m.Run() returned: the tests' result is replaced"});
@@ -414,12 +414,12 @@ void go_rules(const RuleContext& c, Findings& out) {
   }
   // Checks moved into a goroutine nothing waits for (the test may end before they run).
   auto waiting_helpers = [](const FileModel& m, const std::string& text) {
-    static const std::regex waits(R"(\.\s*Wait\s*\(|<-)");
+    static const rx::regex waits(R"(\.\s*Wait\s*\(|<-)");
     std::set<std::string> names;
     for (const auto& h : m.helpers) {
       const std::string body(line_span(text, h.line, h.end_line));
       if (h.name.size() < 64 && regex_safe_name(h.name) &&
-          std::regex_search(body, waits))
+          rx::regex_search(body, waits))
         names.insert(h.name);
     }
     return names;

@@ -2,9 +2,9 @@
 // junit-platform.properties, extensions and listeners, shadowed test libraries).
 #include <algorithm>
 
-#include <regex>
 #include <set>
 
+#include "core/regex.hpp"
 #include "integrity/guard_internal.hpp"
 
 namespace flowagent::integrity {
@@ -37,15 +37,15 @@ UnitInfo jvm_unit(const Syntax& s, TSNode n, const std::string& scope) {
   for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i)
     if (Syntax::type(tsnav::named_child(n, i)) == "modifiers") mods = s.text(tsnav::named_child(n, i));
   // (Also written qualified: `@org.junit.Test`, `@org.junit.jupiter.api.Test`.)
-  static const std::regex kTestAnnotation(R"(@\s*(?:[\w]+\s*\.\s*)*(?:Test|ParameterizedTest|RepeatedTest|TestFactory|TestTemplate)\b)");
-  if (!std::regex_search(mods.substr(0, kRegexLineChars), kTestAnnotation)) return u;
+  static const rx::regex kTestAnnotation(R"(@\s*(?:[\w]+\s*\.\s*)*(?:Test|ParameterizedTest|RepeatedTest|TestFactory|TestTemplate)\b)");
+  if (!rx::regex_search(mods.substr(0, kRegexLineChars), kTestAnnotation)) return u;
   if (int k = parameter_cases(mods); k > 0) u.cases = k;
   u.decorators.push_back(mods);
   // JUnit 4 `@Test(expected = AssertionError.class)`: a failing assertion makes the test pass.
-  static const std::regex kExpected(R"(@(?:[\w]+\.)*Test\s*\([^)]*\bexpected\s*=\s*([\w.]+)\s*(?:\.|::)\s*class)");
-  std::smatch m;
+  static const rx::regex kExpected(R"(@(?:[\w]+\.)*Test\s*\([^)]*\bexpected\s*=\s*([\w.]+)\s*(?:\.|::)\s*class)");
+  rx::smatch m;
   const std::string head = mods.substr(0, kRegexLineChars);
-  if (std::regex_search(head, m, kExpected)) {
+  if (rx::regex_search(head, m, kExpected)) {
     std::string type = m[1].str();
     type = type.substr(type.rfind('.') == std::string::npos ? 0 : type.rfind('.') + 1);
     static const std::set<std::string, std::less<>> kCatchesFailure = {"AssertionError", "AssertionFailedError", "ComparisonFailure",
@@ -69,8 +69,8 @@ UnitInfo jvm_unit(const Syntax& s, TSNode n, const std::string& scope) {
   TSNode ret = Syntax::field(n, "type");
   const bool must_be_void = !contains(mods, "@TestFactory") && !contains(mods, "@TestTemplate");
   const bool non_void = t == "method_declaration" && must_be_void && !ts_node_is_null(ret) && s.text(ret) != "void";
-  static const std::regex kHidden(R"((^|\s)(private|static)(\s|$))");
-  if (std::regex_search(mods.substr(0, kRegexLineChars), kHidden) || non_void) {
+  static const rx::regex kHidden(R"((^|\s)(private|static)(\s|$))");
+  if (rx::regex_search(mods.substr(0, kRegexLineChars), kHidden) || non_void) {
     u.collectable = false;
     u.hidden_by = "JUnit runs only non-private, non-static test methods that return void";
   }

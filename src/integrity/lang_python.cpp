@@ -2,7 +2,7 @@
 // configuration in pytest.ini / pyproject.toml / setup.cfg / tox.ini, collection switches).
 #include <algorithm>
 #include <functional>
-#include <regex>
+#include "core/regex.hpp"
 
 #include "core/regex_cache.hpp"
 #include "integrity/guard_internal.hpp"
@@ -23,9 +23,9 @@ int parametrize_values(std::string a, std::string_view src, int depth = 0) {
   // without a filter (`[f for f in all_functions()]`), unknown (-1). Other expressions it cannot
   // count give 0 (read as one case, as before).
   {
-    static const std::regex comprehension(R"(^\[(.+?)\s+for\s+(.+?)\s+in\s+(.+?)(\s+if\s+.+)?\]$)");
-    std::smatch cm;
-    if (std::regex_match(a, cm, comprehension)) {
+    static const rx::regex comprehension(R"(^\[(.+?)\s+for\s+(.+?)\s+in\s+(.+?)(\s+if\s+.+)?\]$)");
+    rx::smatch cm;
+    if (rx::regex_match(a, cm, comprehension)) {
       const int n = parametrize_values(cm[3].str(), src, depth + 1);
       if (cm[4].matched) return 1;
       return n == 0 ? -1 : n;
@@ -42,12 +42,12 @@ int parametrize_values(std::string a, std::string_view src, int depth = 0) {
     }
     return total;
   }
-  static const std::regex listed(R"(^(?:list|tuple)\s*\((.*)\)$)");
-  std::smatch m;
+  static const rx::regex listed(R"(^(?:list|tuple)\s*\((.*)\)$)");
+  rx::smatch m;
 
-  if (std::regex_match(a, m, listed)) return parametrize_values(m[1].str(), src, depth + 1);
-  static const std::regex ranged(R"(^range\s*\(\s*(-?\d+)\s*(?:,\s*(-?\d+)\s*)?(?:,\s*(-?\d+)\s*)?\)$)");
-  if (std::regex_match(a, m, ranged)) {
+  if (rx::regex_match(a, m, listed)) return parametrize_values(m[1].str(), src, depth + 1);
+  static const rx::regex ranged(R"(^range\s*\(\s*(-?\d+)\s*(?:,\s*(-?\d+)\s*)?(?:,\s*(-?\d+)\s*)?\)$)");
+  if (rx::regex_match(a, m, ranged)) {
     long lo = 0, hi = std::stol(m[1].str()), step = 1;
     if (m[2].matched) {
       lo = hi;
@@ -58,17 +58,17 @@ int parametrize_values(std::string a, std::string_view src, int depth = 0) {
     const long n = step > 0 ? (hi - lo + step - 1) / step : (lo - hi - step - 1) / -step;
     return static_cast<int>(std::clamp(n, 0L, 100000L));
   }
-  static const std::regex named(R"(^([A-Za-z_]\w*)\s*(?:\[\s*(-?\d*)\s*:\s*(-?\d*)\s*\])?$)");
-  if (!std::regex_match(a, m, named)) return 0;
+  static const rx::regex named(R"(^([A-Za-z_]\w*)\s*(?:\[\s*(-?\d*)\s*:\s*(-?\d*)\s*\])?$)");
+  if (!rx::regex_match(a, m, named)) return 0;
   // (The name bound once at module level, its value to the matching bracket.)
   const std::string name = m[1].str();
-  const std::regex bind = detail::cached_regex("(?:^|\\n)" + name + R"(\s*(?::[^=\n]*)?=\s*)");
+  const rx::regex bind = detail::cached_regex("(?:^|\\n)" + name + R"(\s*(?::[^=\n]*)?=\s*)");
   const std::string text(src.substr(0, std::size_t{1} << 20));
-  std::smatch b;
-  if (!std::regex_search(text, b, bind)) return 0;
-  const std::size_t at = static_cast<std::size_t>(b.position(0) + b.length(0));
-  if (std::sregex_iterator(text.begin(), text.end(), bind) != std::sregex_iterator() &&
-      std::distance(std::sregex_iterator(text.begin(), text.end(), bind), std::sregex_iterator()) != 1)
+  rx::smatch b;
+  if (!rx::regex_search(text, b, bind)) return 0;
+  const std::size_t at = static_cast<std::size_t>(b.position() + b.length());
+  if (rx::sregex_iterator(text.begin(), text.end(), bind) != rx::sregex_iterator() &&
+      std::distance(rx::sregex_iterator(text.begin(), text.end(), bind), rx::sregex_iterator()) != 1)
     return 0;
   std::string value;
   if (at < text.size() && (text[at] == '[' || text[at] == '(')) {

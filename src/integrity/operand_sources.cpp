@@ -10,9 +10,9 @@
 #include <functional>
 #include <optional>
 #include <map>
-#include <regex>
 #include <set>
 
+#include "core/regex.hpp"
 #include "core/regex_cache.hpp"
 #include "integrity/guard_internal.hpp"
 
@@ -151,7 +151,7 @@ std::string annihilated(const std::string& value) {
   std::string v = trim(value);
   while (v.size() > 2 && v.front() == '(' && closing_paren(v, 0) == v.size() - 1) v = trim(v.substr(1, v.size() - 2));
   if (split_top(v, {"||", "&&", "??", " or ", " and ", "?", ","}).size() != 1) return value;
-  static const std::regex zero(R"(^\(*\s*(?:-?0+(?:\.0*)?n?|false|False)\s*\)*$)");
+  static const rx::regex zero(R"(^\(*\s*(?:-?0+(?:\.0*)?n?|false|False)\s*\)*$)");
   // `x - x` (one subtraction of a value from itself).
   if (const auto minus = split_top(v, {"-"}); minus.size() == 2 && split_top(v, {"+"}).size() == 1 &&
                                               strip_spaces(minus[0]) == strip_spaces(minus[1]) && !literal_text(strip_spaces(minus[0])))
@@ -163,7 +163,7 @@ std::string annihilated(const std::string& value) {
     const auto factors = split_top(t, {"*"});
     bool dead = false;
     for (const auto& f : factors)
-      if (factors.size() >= 2 && std::regex_match(trim(f), zero)) dead = true;
+      if (factors.size() >= 2 && rx::regex_match(trim(f), zero)) dead = true;
     any = any || dead;
     out += (out.empty() ? "" : " + ") + (dead ? std::string("0") : trim(t));
   }
@@ -185,17 +185,17 @@ std::string live_value(const std::string& value, int depth = 0) {
   // (A clamp against a literal, `max(v, 4)`, `Math.min(v, 4)`, `std::max(v, 4)`, `v.max(4)`: the
   // literal wherever the check can pass; an item of a literal tuple, `(v, 4)[1]`: that item.)
   {
-    static const std::regex clamp(R"(^(?:(?:Math|std|math|numpy|np)(?:\.|::))?(?:max|min)\((.*)\)$)");
-    static const std::regex method_clamp(R"(^(.+)\.(?:max|min)\((.+)\)$)");
-    std::smatch m;
-    if (std::regex_match(v, m, clamp)) {
+    static const rx::regex clamp(R"(^(?:(?:Math|std|math|numpy|np)(?:\.|::))?(?:max|min)\((.*)\)$)");
+    static const rx::regex method_clamp(R"(^(.+)\.(?:max|min)\((.+)\)$)");
+    rx::smatch m;
+    if (rx::regex_match(v, m, clamp)) {
       for (const auto& arg : split_top(m[1].str(), {","}))
         if (literal_text(strip_spaces(arg))) return trim(arg);
-    } else if (std::regex_match(v, m, method_clamp) && literal_text(strip_spaces(m[2].str()))) {
+    } else if (rx::regex_match(v, m, method_clamp) && literal_text(strip_spaces(m[2].str()))) {
       return trim(m[2].str());
     }
-    static const std::regex item_of(R"(^[(\[](.*)[)\]]\s*\[\s*(\d+)\s*\]$)");
-    if (std::regex_match(v, m, item_of))
+    static const rx::regex item_of(R"(^[(\[](.*)[)\]]\s*\[\s*(\d+)\s*\]$)");
+    if (rx::regex_match(v, m, item_of))
       if (const auto items = split_top(m[1].str(), {","}); m[2].length() < 6 && std::stoul(m[2].str()) < items.size())
         return live_value(items[std::stoul(m[2].str())], depth + 1);
   }
@@ -326,14 +326,14 @@ bool constant(std::string_view e);
 /// `got.append(4)` still is). Any other name, `calc.add(2, 2)`'s `calc`, is left alone.
 void fill_collection(const Syntax& s, TSNode root, TSNode n, Definitions& defs, const std::string& name, const std::string& added,
                      bool may_declare = true) {
-  static const std::regex empty_start(
+  static const rx::regex empty_start(
       R"(^(?:\[\]|\{\}|\(\)|(?:set|list|dict|deque|collections\.deque|Counter|OrderedDict|bytearray)\(\)|(?:collections\.)?defaultdict\([\w.]*\)|new(?:Array|Set|Map)\(\)|)"
       R"((?:Vec|HashMap|HashSet|BTreeMap|BTreeSet|VecDeque|String)::(?:new\(\)|with_capacity\([^()]*\))|vec!\[\]|)"
       R"((?:queue\.|asyncio\.)?(?:Simple|Lifo|Priority)?Queue\(\)|(?:jest|vi)\.fn\(\)|sinon\.(?:spy|fake)\(\)|(?:unittest\.mock\.|mock\.)?(?:Magic|Async)?Mock\(\)|)"
       R"(new(?:ArrayList|LinkedList|HashMap|HashSet|TreeMap|TreeSet|LinkedHashMap|LinkedHashSet|ArrayDeque|Vector)(?:<[^()]*>)?\(\)|)"
       R"((?:mutableListOf|mutableSetOf|mutableMapOf|arrayListOf)(?:<[^()]*>)?\(\)|\[\][\w.*]+\{\}|map\[[^\]]*\][\w.*]+\{\}|make\(\[\][\w.*]+,0\)|)"
       R"(new\w+\[\d+\]|\[0;\d+\]|std::(?:vector|map|set)<[^()]*>\{\})$|^\(.*\)\+\(.*\)$)");
-  static const std::regex container(R"((?:^|[^\w])(?:std::)?(?:vector|list|deque|set|map|multiset|multimap|unordered_map|unordered_set|string|array)\b|\[\]\s*$|\w\s*\[\s*\d+\s*\]\s*$)");
+  static const rx::regex container(R"((?:^|[^\w])(?:std::)?(?:vector|list|deque|set|map|multiset|multimap|unordered_map|unordered_set|string|array)\b|\[\]\s*$|\w\s*\[\s*\d+\s*\]\s*$)");
   if (!is_plain_name(name) || name.find('.') != std::string::npos) return;
   auto it = defs.find(name);
   if (it == defs.end() || it->second.empty()) {
@@ -348,10 +348,10 @@ void fill_collection(const Syntax& s, TSNode root, TSNode n, Definitions& defs, 
         all.find("var " + name) == std::string_view::npos)
       return;
     const std::string whole(all);
-    const std::regex declared = detail::cached_regex("([\\w:<>, \\[\\]]+)\\s+" + name + "\\s*(?:;|\\{\\s*\\}\\s*;|\\[\\s*\\d+\\s*\\]\\s*;|$)");
-    const std::regex go_var = detail::cached_regex("(?:^|\\n)[ \\t]*var[ \\t]+" + name + "[ \\t]+(?:\\[\\]|map\\[)");
-    std::smatch dm;
-    if (((std::regex_search(whole, dm, declared) && std::regex_search(dm[1].str(), container)) || std::regex_search(whole, go_var)) &&
+    const rx::regex declared = detail::cached_regex("([\\w:<>, \\[\\]]+)\\s+" + name + "\\s*(?:;|\\{\\s*\\}\\s*;|\\[\\s*\\d+\\s*\\]\\s*;|$)");
+    const rx::regex go_var = detail::cached_regex("(?:^|\\n)[ \\t]*var[ \\t]+" + name + "[ \\t]+(?:\\[\\]|map\\[)");
+    rx::smatch dm;
+    if (((rx::regex_search(whole, dm, declared) && rx::regex_search(dm[1].str(), container)) || rx::regex_search(whole, go_var)) &&
         !in_loop_over_nothing(s, n, defs))
       defs[name].push_back({Syntax::line(n), added});
     return;
@@ -377,7 +377,7 @@ void fill_collection(const Syntax& s, TSNode root, TSNode n, Definitions& defs, 
       }
       if (!kPlaceholders.count(value)) literal_collection = false;
     }
-  if ((!literal_collection && !std::regex_match(start, empty_start)) || in_loop_over_nothing(s, n, defs)) return;
+  if ((!literal_collection && !rx::regex_match(start, empty_start)) || in_loop_over_nothing(s, n, defs)) return;
   last.value = "(" + last.value + ") + (" + added + ")";
   last.line = std::max(last.line, Syntax::line(n));
 }
@@ -466,8 +466,8 @@ TSNode handed_call(const Syntax& s, TSNode f, TSNode root) {
 
 /// A timer: its callback has not run when the test's next statement does.
 bool timer_callee(const std::string& name) {
-  static const std::regex timer(R"(^(?:(?:globalThis|window|global)\.)?(?:setTimeout|setInterval|setImmediate|queueMicrotask)$)");
-  return std::regex_match(name, timer);
+  static const rx::regex timer(R"(^(?:(?:globalThis|window|global)\.)?(?:setTimeout|setInterval|setImmediate|queueMicrotask)$)");
+  return rx::regex_match(name, timer);
 }
 
 /// Does `n` sit in a function handed to the code or called (a callback, a stub), within `root`
@@ -490,11 +490,11 @@ bool runs_handed(const Syntax& s, TSNode n, TSNode root) {
     const TSNode callee = Syntax::field(call, "function");
     if (ts_node_is_null(callee)) return true;
     const std::string name = strip_spaces(s.text(callee));
-    static const std::regex over_nothing(R"(^(?:\[\]|\{\}|\(\))\.(?:forEach|map|filter|some|every|reduce|flatMap|find)$)");
-    if (timer_callee(name) || std::regex_match(name, over_nothing)) return false;
-    static const std::regex over_literals(R"(^(\[.*\]|Promise\.(?:resolve|reject)\(.*\))\.(?:forEach|map|filter|some|every|reduce|flatMap|find|then|catch|finally)$)");
-    std::smatch lm;
-    if (std::regex_match(name, lm, over_literals) && constant(lm[1].str())) return false;
+    static const rx::regex over_nothing(R"(^(?:\[\]|\{\}|\(\))\.(?:forEach|map|filter|some|every|reduce|flatMap|find)$)");
+    if (timer_callee(name) || rx::regex_match(name, over_nothing)) return false;
+    static const rx::regex over_literals(R"(^(\[.*\]|Promise\.(?:resolve|reject)\(.*\))\.(?:forEach|map|filter|some|every|reduce|flatMap|find|then|catch|finally)$)");
+    rx::smatch lm;
+    if (rx::regex_match(name, lm, over_literals) && constant(lm[1].str())) return false;
     static const std::set<std::string, std::less<>> kApplies = {"map", "filter", "reduce", "functools.reduce", "itertools.starmap", "sorted",
                                                                 "min", "max", "list", "tuple", "any", "all", "sum"};
     if (kApplies.count(name))
@@ -520,14 +520,14 @@ bool runs_handed(const Syntax& s, TSNode n, TSNode root) {
         (s.src.find("function " + name) != std::string_view::npos || s.src.find("def " + name) != std::string_view::npos ||
          s.src.find(name + " =") != std::string_view::npos || s.src.find(name + "=") != std::string_view::npos)) {
       // (`const later = (f) => {}`, `function later(f) {}`, `def later(f): pass`, `later = lambda f: None`.)
-      const std::regex noop = detail::cached_regex(
+      const rx::regex noop = detail::cached_regex(
           "(?:\\b(?:const|let|var)\\s+" + name + "\\s*=\\s*(?:async\\s*)?\\(([^()]*)\\)\\s*=>\\s*\\{([^{}]*)\\}|\\bfunction\\s+" + name +
           "\\s*\\(([^()]*)\\)\\s*\\{([^{}]*)\\}|\\bdef\\s+" + name + "\\s*\\(([^()]*)\\)\\s*:\\s*(pass|\\.\\.\\.|return(?:\\s+None)?)\\s*(?:\\n|$)|\\b" + name +
           "\\s*=\\s*lambda\\s*([^:]*):\\s*(None|0|False)\\s*(?:\\n|$))");
-      std::smatch m;
+      rx::smatch m;
       const std::string_view src = s.src;
       const std::string text(src.substr(0, std::min<std::size_t>(src.size(), 200000)));
-      if (std::regex_search(text, m, noop)) {
+      if (rx::regex_search(text, m, noop)) {
         const int group = m[1].matched ? 1 : m[3].matched ? 3 : m[5].matched ? 5 : 7;
         const std::string params = m[group].str(), body = m[group + 1].str();
         bool uses = false;
@@ -634,11 +634,11 @@ std::string call_and_receiver_calls(const Syntax& s, TSNode call, TSNode root) {
         // holds is partly those constants, whichever item the check reads; nothing flows from the code then.)
         // (Only a call that hands values on, `emit`, `send`, `next`, the receiver called itself: not one
         // that computes, `calc.add(2, 2)`.)
-        static const std::regex hands_on(
+        static const rx::regex hands_on(
             R"((?:^|\.|->)(?:emit|emitAsync|dispatch|dispatchEvent|trigger|fire|send|sendMessage|publish|next|notify|write|push|put|call|apply|invoke|resolve|reject|feed|handle|on_\w+|onNext|onResult|accept|run)$)");
         TSNode xfn = Syntax::field(x, "function");
         const std::string xcallee = ts_node_is_null(xfn) ? std::string() : strip_spaces(s.text(xfn));
-        const bool passes_on = xcallee.empty() || is_plain_name(xcallee) || std::regex_search(xcallee, hands_on);
+        const bool passes_on = xcallee.empty() || is_plain_name(xcallee) || rx::regex_search(xcallee, hands_on);
         TSNode xargs = Syntax::field(x, "arguments");
         bool literal_only = passes_on && !ts_node_is_null(xargs) && ts_node_named_child_count(xargs) > (event.empty() ? 0u : 1u);
         for (uint32_t i = event.empty() ? 0 : 1; !ts_node_is_null(xargs) && i < ts_node_named_child_count(xargs) && literal_only; ++i)
@@ -718,11 +718,11 @@ std::string flows_into_callback(const Syntax& s, TSNode n, TSNode root, std::str
     names.erase(std::remove_if(names.begin(), names.end(),
                                [&](const std::string& w) {
                                  // (Also `[v] = [4]`, `v, = (4,)`, `v &&= 4`, `for (v of [4])`, `for v in (4,):`.)
-                                 const std::regex again = detail::cached_regex(
+                                 const rx::regex again = detail::cached_regex(
                                      "(?:^|[^\\w.$])(?:let\\s+|var\\s+|const\\s+|auto\\s+|int\\s+|mut\\s+)?" + w +
                                      "\\s*(?::=|=(?![=>])|\\+=|-=|\\*=|&&=|\\|\\|=|\\?\\?=|,\\s*=(?![=>]))|[\\[(,]\\s*" + w + "\\s*[\\]),][^=;\\n]*=(?![=>])|\\bfor\\s*\\(?\\s*(?:const\\s+|let\\s+|var\\s+)?" + w +
                                      "\\s+(?:of|in)\\b|\\barguments\\s*\\[");
-                                 return std::regex_search(body, again);
+                                 return rx::regex_search(body, again);
                                }),
                 names.end());
     bool mentioned = false;
@@ -742,8 +742,8 @@ std::string flows_into_callback(const Syntax& s, TSNode n, TSNode root, std::str
     if (Syntax::type(callee) == "member_expression" || Syntax::type(callee) == "attribute") object = Syntax::field(callee, "object");
     if (!ts_node_is_null(object) && Syntax::type(object) == "identifier") {
       const std::string o = s.text(object);
-      const std::regex local_object = detail::cached_regex("(?:^|[^\\w.$])" + o + "\\s*=\\s*(?:\\{|(?:types\\.)?SimpleNamespace\\(|type\\()");
-      if (std::regex_search(s.text(root), local_object)) return {};
+      const rx::regex local_object = detail::cached_regex("(?:^|[^\\w.$])" + o + "\\s*=\\s*(?:\\{|(?:types\\.)?SimpleNamespace\\(|type\\()");
+      if (rx::regex_search(s.text(root), local_object)) return {};
     }
   }
   // (A named callback the test also calls itself with constants, `onSum(4)`: what it holds is partly
@@ -865,10 +865,10 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
     if (!update && !ts_node_is_null(left) && !ts_node_is_null(right) && ts_node_end_byte(left) <= ts_node_start_byte(right)) {
       const std::string op = strip_spaces(std::string(std::string_view(s.src).substr(ts_node_end_byte(left), ts_node_start_byte(right) - ts_node_end_byte(left))));
       const std::string by = strip_spaces(live_value(s.text(right)));
-      static const std::regex zero(R"(^(?:0+(?:\.0*)?|0\+0|\(0\))$)");
-      static const std::regex one(R"(^(?:1(?:\.0*)?|\(1\))$)");
-      identity = ((op == "+=" || op == "-=" || op == "|=" || op == "^=" || op == "<<=" || op == ">>=") && std::regex_match(by, zero)) ||
-                 ((op == "*=" || op == "/=" || op == "//=" || op == "**=") && std::regex_match(by, one));
+      static const rx::regex zero(R"(^(?:0+(?:\.0*)?|0\+0|\(0\))$)");
+      static const rx::regex one(R"(^(?:1(?:\.0*)?|\(1\))$)");
+      identity = ((op == "+=" || op == "-=" || op == "|=" || op == "^=" || op == "<<=" || op == ">>=") && rx::regex_match(by, zero)) ||
+                 ((op == "*=" || op == "/=" || op == "//=" || op == "**=") && rx::regex_match(by, one));
     }
     if (!identity && !name.empty() && (update || !ts_node_is_null(right)) && !in_loop_over_nothing(s, n, defs)) {
       const std::string added = update ? "1" : annihilated(s.text(right));
@@ -935,8 +935,8 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
         for (auto part : split_top(live_value(added), {","})) {
           if (std::exchange(first_part, false) && keyed) continue;
           part = strip_spaces(part);
-          static const std::regex keyword(R"(^\w+=(?!=))");
-          part = std::regex_replace(part, keyword, "");
+          static const rx::regex keyword(R"(^\w+=(?!=))");
+          part = rx::regex_replace(part, keyword, "");
           if (part.size() >= 2 && (part.front() == '[' || part.front() == '(') && matching_close(part, 0) == part.size() - 1) {
             for (const auto& item : split_top(std::string_view(part).substr(1, part.size() - 2), {","}))
               mixed = mixed || literal_text(strip_spaces(item));
@@ -953,28 +953,28 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
     // `Add(2, 2, &out)`, `load(rows)`), a bound fill method as a callback (`bus.on(got.append)`,
     // `got::add`, `std::back_inserter(got)`): it holds what that call computes.
     if (TSNode args = Syntax::field(n, "arguments"); !ts_node_is_null(args)) {
-      static const std::regex handed(
+      static const rx::regex handed(
           R"(^(?:&(?:mut)?|\w+=|\.\.\.)?([A-Za-z_]\w*)$|^(?:\w+=)?([A-Za-z_]\w*)(?:\.|::)(?:append|push|add|push_back|extend|insert|update|put|set|emplace_back)$|^(?:std::)?(?:back_inserter|inserter)\(([A-Za-z_]\w*)[,)])");
       const std::string call_text = annihilated(s.text(n));
       // (Not a callee that only looks at it, nor the check itself.)
-      static const std::regex looks(
+      static const rx::regex looks(
           R"(^(?:print|len|str|repr|id|type|isinstance|sorted|list|tuple|set|frozenset|any|all|sum|min|max|bool|iter|enumerate|zip|)"
           R"(console\.\w+|JSON\.stringify|Array\.isArray|Object\.(?:keys|values|entries|freeze)|expect|assert\w*|self\.assert\w*|)"
           R"(t\.(?:Log|Logf|Error|Errorf|Fatal|Fatalf)|fmt\.\w+|reflect\.DeepEqual|(?:assert|require)\.\w+|EXPECT_\w+|ASSERT_\w+|)"
           R"(assert_eq!?|assert_ne!?|assert!?|copy\.\w+|json\.dumps|logging\.\w+|log\.\w+)$)");
       const std::string callee_text = ts_node_is_null(fn) ? (t == "method_invocation" ? s.text(Syntax::field(n, "name")) : std::string())
                                                           : strip_spaces(s.text(fn));
-      for (uint32_t i = 0; i < ts_node_named_child_count(args) && !std::regex_match(callee_text, looks); ++i) {
-        std::smatch m;
+      for (uint32_t i = 0; i < ts_node_named_child_count(args) && !rx::regex_match(callee_text, looks); ++i) {
+        rx::smatch m;
         const std::string a = strip_spaces(s.text(tsnav::named_child(args, i)));
-        if (a.size() > 200 || !std::regex_search(a, m, handed)) continue;
+        if (a.size() > 200 || !rx::regex_search(a, m, handed)) continue;
         const std::string name = m[1].matched ? m[1].str() : m[2].matched ? m[2].str() : m[3].str();
         // (A mock or a collector the test also calls with constants, `cb(4)`: not filled by the code
         // alone. Looked for only where the name is one, as the look walks the unit.)
-        static const std::regex callable_start(R"(^(?:(?:jest|vi)\.fn|sinon\.(?:spy|fake)|(?:unittest\.mock\.|mock\.)?(?:Magic|Async)?Mock)\(\)$)");
+        static const rx::regex callable_start(R"(^(?:(?:jest|vi)\.fn|sinon\.(?:spy|fake)|(?:unittest\.mock\.|mock\.)?(?:Magic|Async)?Mock)\(\)$)");
         if (m[1].matched)
           if (const auto d = defs.find(name); d != defs.end() && !d->second.empty() &&
-                                              std::regex_match(strip_spaces(d->second.back().value), callable_start) &&
+                                              rx::regex_match(strip_spaces(d->second.back().value), callable_start) &&
                                               called_with_constants(s, root, name))
             continue;
         fill_collection(s, root, n, defs, name, m[2].matched ? call_and_receiver_calls(s, n, root) : call_text,
@@ -1068,19 +1068,19 @@ void collect_definitions(const Syntax& s, TSNode n, Definitions& defs, int depth
       const std::string body = names.empty() ? std::string() : s.text(n);
       names.erase(std::remove_if(names.begin(), names.end(),
                                  [&](const std::string& x) {
-                                   const std::regex checked = detail::cached_regex(
+                                   const rx::regex checked = detail::cached_regex(
                                        "\\b(?:expect|assert\\w*|equal|deepEqual|strictEqual|deepStrictEqual|is|same)\\s*\\(\\s*" + x + "\\s*[,)]");
-                                   return defs.count(x) > 0 || !std::regex_search(body, checked);
+                                   return defs.count(x) > 0 || !rx::regex_search(body, checked);
                                  }),
                   names.end());
       // (Only where the test makes sure the callback runs: it calls `done()`, or the test counts its
       // checks, `expect.assertions(n)`, `expect.hasAssertions()`, `t.plan(n)`. Otherwise a code that never
       // calls it passes the test with no check run.)
-      static const std::regex ensured(R"(\bexpect\s*\.\s*(?:assertions|hasAssertions)\s*\(|\.plan\s*\()");
-      static const std::regex calls_done(R"(\b(?:done|cb|callback|end|finish|resolve)\s*\()");
+      static const rx::regex ensured(R"(\bexpect\s*\.\s*(?:assertions|hasAssertions)\s*\(|\.plan\s*\()");
+      static const rx::regex calls_done(R"(\b(?:done|cb|callback|end|finish|resolve)\s*\()");
       // (Asked only of a callback with such a parameter: every node of the unit comes here, and the
       // unit's text is long.)
-      if (!names.empty() && !std::regex_search(body, calls_done) && !std::regex_search(s.text(root), ensured)) names.clear();
+      if (!names.empty() && !rx::regex_search(body, calls_done) && !rx::regex_search(s.text(root), ensured)) names.clear();
       if (!names.empty()) {
         // (Asked as for a value made of the first parameter: the same rules decide whether anything flows.)
         const std::string flows = flows_into_callback(s, tsnav::named_child(n, ts_node_named_child_count(n) - 1), root, names.front());
@@ -1215,20 +1215,20 @@ std::vector<std::vector<std::string>> name_chains(std::string_view e) { return c
 std::set<std::string> parametrized_names(const Syntax& s, TSNode unit, const std::string& param) {
   TSNode outer = tsnav::parent(unit);
   if (ts_node_is_null(outer) || Syntax::type(outer) != "decorated_definition") return {};
-  static const std::regex head(R"(parametrize\(\s*['"]([\w\s,]+)['"]\s*,\s*\[)");
+  static const rx::regex head(R"(parametrize\(\s*['"]([\w\s,]+)['"]\s*,\s*\[)");
   for (uint32_t i = 0; i < ts_node_named_child_count(outer); ++i) {
     TSNode d = tsnav::named_child(outer, i);
     if (Syntax::type(d) != "decorator") continue;
     const std::string text = s.text(d);
-    std::smatch m;
-    if (!std::regex_search(text, m, head) || contains(text, "indirect")) continue;
+    rx::smatch m;
+    if (!rx::regex_search(text, m, head) || contains(text, "indirect")) continue;
     std::vector<std::string> params;
     for (const auto& p : split_top(m[1].str(), {","})) params.push_back(strip_spaces(p));
     const auto column = std::find(params.begin(), params.end(), param);
     if (column == params.end()) continue;
     const std::size_t at = static_cast<std::size_t>(column - params.begin());
     // The list: from its `[` to the matching `]`.
-    const std::size_t open = static_cast<std::size_t>(m.position(0) + m.length(0)) - 1;
+    const std::size_t open = static_cast<std::size_t>(m.position() + m.length()) - 1;
     int depth = 0;
     std::size_t close = std::string::npos;
     for (std::size_t k = open; k < text.size(); ++k) {
@@ -1262,20 +1262,20 @@ std::set<std::string> parametrized_names(const Syntax& s, TSNode unit, const std
 std::set<std::string> parametrized_strings(const Syntax& s, TSNode unit, const std::string& param) {
   TSNode outer = tsnav::parent(unit);
   if (ts_node_is_null(outer) || Syntax::type(outer) != "decorated_definition") return {};
-  static const std::regex head(R"(parametrize\(\s*['"]\s*(\w+)\s*['"]\s*,\s*[\[(]([^\]\)]*)[\])])");
-  static const std::regex literal(R"(^\s*['"]([\w.]+)['"]\s*$)");
+  static const rx::regex head(R"(parametrize\(\s*['"]\s*(\w+)\s*['"]\s*,\s*[\[(]([^\]\)]*)[\])])");
+  static const rx::regex literal(R"(^\s*['"]([\w.]+)['"]\s*$)");
   for (uint32_t i = 0; i < ts_node_named_child_count(outer); ++i) {
     TSNode d = tsnav::named_child(outer, i);
     if (Syntax::type(d) != "decorator") continue;
     const std::string text = s.text(d);
-    std::smatch m;
-    if (!std::regex_search(text, m, head) || m[1].str() != param) continue;
+    rx::smatch m;
+    if (!rx::regex_search(text, m, head) || m[1].str() != param) continue;
     if (contains(text, "indirect")) return {};  // the values go to a fixture, which returns anything
     std::set<std::string> values;
     for (const auto& item : split_top(m[2].str(), {","})) {
       if (strip_spaces(item).empty()) continue;
-      std::smatch v;
-      if (!std::regex_match(item, v, literal)) return {};
+      rx::smatch v;
+      if (!rx::regex_match(item, v, literal)) return {};
       values.insert(v[1].str());
     }
     return values;
@@ -1283,15 +1283,22 @@ std::set<std::string> parametrized_strings(const Syntax& s, TSNode unit, const s
   return {};
 }
 
-/// What each function of the file holding `any` returns, as text (`function inputs() { return
-/// [add(2, 2)]; }` -> `[add(2, 2)];`): its return statements' expressions, a concise arrow's body.
-/// `skip`: a function left out (the unit being read).
-std::map<std::string, std::string> function_returns(const Syntax& s, TSNode any, TSNode skip = TSNode{}) {
-  std::map<std::string, std::string> out;
-  TSNode root = any;
-  while (!ts_node_is_null(tsnav::parent(root))) root = tsnav::parent(root);
+namespace {
+
+/// One function of a file and what it returns (function_returns), in the order a walk meets them.
+struct FunctionReturn {
+  uint32_t start = 0, end = 0;  ///< the function's bytes and symbol: what identifies it in any parse of the same text
+  TSSymbol symbol = 0;
+  std::string name, returned;
+};
+
+/// Every function of the tree at `root` with a non-empty return, in pre-order, up to the point
+/// where 515 names were seen (function_returns keeps at most 513, one function left out).
+std::vector<FunctionReturn> all_function_returns(const Syntax& s, TSNode root) {
+  std::vector<FunctionReturn> out;
+  std::set<std::string, std::less<>> names;
   std::function<void(TSNode, int)> visit = [&](TSNode n, int d) {
-    if (d > kMaxSyntaxDepth || out.size() > 512) return;
+    if (d > kMaxSyntaxDepth || names.size() > 514) return;
     const std::string_view t = Syntax::type(n);
     TSNode body{};
     std::string fname;
@@ -1308,7 +1315,7 @@ std::map<std::string, std::string> function_returns(const Syntax& s, TSNode any,
         body = Syntax::field(v, "body");
       }
     }
-    if (!fname.empty() && !ts_node_is_null(body) && (ts_node_is_null(skip) || !ts_node_eq(n, skip))) {
+    if (!fname.empty() && !ts_node_is_null(body)) {
       std::string returned;
       if (Syntax::type(body) != "statement_block" && Syntax::type(body) != "block") {
         returned = s.text(body);  // a concise arrow body
@@ -1324,11 +1331,47 @@ std::map<std::string, std::string> function_returns(const Syntax& s, TSNode any,
         };
         find(body, 0);
       }
-      if (!returned.empty()) out.emplace(fname, returned);
+      if (!returned.empty()) {
+        names.insert(fname);
+        out.push_back({ts_node_start_byte(n), ts_node_end_byte(n), ts_node_symbol(n), std::move(fname), std::move(returned)});
+      }
     }
     for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) visit(tsnav::named_child(n, i), d + 1);
   };
   visit(root, 0);
+  return out;
+}
+
+}  // namespace
+
+/// What each function of the file holding `any` returns, as text (`function inputs() { return
+/// [add(2, 2)]; }` -> `[add(2, 2)];`): its return statements' expressions, a concise arrow's body.
+/// `skip`: a function left out (the unit being read).
+/// Each test of a file asks this with itself left out: the file's functions are read once per
+/// file text and grammar (per thread) and filtered per call, or the guard's time grew with tests
+/// x file size (guard_bench: a Java file of 800 tests took 13.7 s in a Debug build).
+std::map<std::string, std::string> function_returns(const Syntax& s, TSNode any, TSNode skip = TSNode{}) {
+  TSNode root = any;
+  while (!ts_node_is_null(tsnav::parent(root))) root = tsnav::parent(root);
+  struct Cache {
+    std::string src;
+    const TSLanguage* language = nullptr;
+    std::vector<FunctionReturn> functions;
+  };
+  thread_local Cache cache;
+  const TSLanguage* language = ts_tree_language(root.tree);
+  if (cache.language != language || cache.src != s.src) {
+    cache.functions = all_function_returns(s, root);
+    cache.src = s.src;
+    cache.language = language;
+  }
+  std::map<std::string, std::string> out;
+  const bool skipping = !ts_node_is_null(skip);
+  for (const auto& f : cache.functions) {
+    if (out.size() > 512) break;
+    if (skipping && f.start == ts_node_start_byte(skip) && f.end == ts_node_end_byte(skip) && f.symbol == ts_node_symbol(skip)) continue;
+    out.emplace(f.name, f.returned);
+  }
   return out;
 }
 
@@ -1400,9 +1443,9 @@ std::map<std::string, std::set<std::string>> returned_sources(const Syntax& s, T
       TSNode l = Syntax::field(e, "left"), v = Syntax::field(e, "right");
       if (ts_node_is_null(l) || ts_node_is_null(v) || Syntax::type(l) != "member_expression") continue;
       const std::string target = s.text(l);
-      static const std::regex exported(R"(^(?:module\.)?exports\.([A-Za-z_$][\w$]*)$)");
-      std::smatch m;
-      if (std::regex_match(target, m, exported) &&
+      static const rx::regex exported(R"(^(?:module\.)?exports\.([A-Za-z_$][\w$]*)$)");
+      rx::smatch m;
+      if (rx::regex_match(target, m, exported) &&
           (Syntax::type(v) == "arrow_function" || Syntax::type(v) == "function_expression" || Syntax::type(v) == "function"))
         read(m[1].str(), v, Syntax::field(v, "body"));
     }
@@ -1437,8 +1480,8 @@ void resolve_operand_sources(const Syntax& s, TSNode unit, std::vector<Assertion
       const std::string text = s.text(f);
       const auto defaults = definition_param_defaults(text, name, Lang::python);
       const auto init_params = definition_params(text, name, Lang::python);
-      static const std::regex bound(R"((?:^|\n)[ \t]+self\s*\.\s*([A-Za-z_]\w*)\s*=\s*([A-Za-z_][\w.]*)[ \t]*(?=\n|$))");
-      for (std::sregex_iterator m(text.begin(), text.end(), bound), e; m != e; ++m) {
+      static const rx::regex bound(R"((?:^|\n)[ \t]+self\s*\.\s*([A-Za-z_]\w*)\s*=\s*([A-Za-z_][\w.]*)[ \t]*(?=\n|$))");
+      for (rx::sregex_iterator m(text.begin(), text.end(), bound), e; m != e; ++m) {
         std::string value = (*m)[2].str();
         if (std::find(init_params.begin(), init_params.end(), value) != init_params.end()) {
           const auto d = defaults.find(value);
@@ -1485,20 +1528,20 @@ void resolve_operand_sources(const Syntax& s, TSNode unit, std::vector<Assertion
       Definitions file_defs;
       collect_definitions(s, root, file_defs, 0);
       // (A module the file binds is its imports' business: `const calc = require('./calc')`.)
-      static const std::regex module_value(R"(^\s*(?:await\s+)?(?:require|import|(?:importlib\s*\.\s*)?import_module|__import__)\s*\()");
+      static const rx::regex module_value(R"(^\s*(?:await\s+)?(?:require|import|(?:importlib\s*\.\s*)?import_module|__import__)\s*\()");
       for (const auto& name : top)
         if (auto it = file_defs.find(name); it != file_defs.end() && it->second.size() == 1 &&
                                             !(file_names && file_names->imported.count(name)) &&
-                                            !std::regex_search(it->second.front().value, module_value))
+                                            !rx::regex_search(it->second.front().value, module_value))
           defs[name].push_back({0, it->second.front().value});
     }
   }
   ModuleValues modules;
   for (const auto& [name, ds] : defs) {
     if (ds.size() != 1) continue;
-    static const std::regex import_call(R"(^\s*(?:importlib\s*\.\s*)?(?:import_module|__import__)\s*\(\s*(?:(['"])([\w.]+)\1|(\w+))\s*\)\s*$)");
-    std::smatch m;
-    if (!std::regex_match(ds.front().value, m, import_call)) continue;
+    static const rx::regex import_call(R"(^\s*(?:importlib\s*\.\s*)?(?:import_module|__import__)\s*\(\s*(?:(['"])([\w.]+)\1|(\w+))\s*\)\s*$)");
+    rx::smatch m;
+    if (!rx::regex_match(ds.front().value, m, import_call)) continue;
     if (m[2].matched) modules[name].insert(m[2].str());
     // A parameter the test rebinds is not what the parametrization passes.
     else if (!defs.count(m[3].str()))

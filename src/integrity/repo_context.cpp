@@ -1,9 +1,9 @@
 // The guard's project context from a git repository (see the header).
 #include "integrity/repo_context.hpp"
 
-#include <regex>
 #include <set>
 
+#include "core/regex.hpp"
 #include "workspace/git_patch.hpp"
 #include "workspace/repo_ops.hpp"
 
@@ -13,15 +13,15 @@ namespace {
 
 /// The name a line defines (a function, method or class), or "".
 std::string defined_name(const std::string& line) {
-  static const std::regex keyword_def(
+  static const rx::regex keyword_def(
       R"(^\s*(?:(?:export|default|async|public|private|protected|internal|static|final|abstract|open|override|pub|inline|virtual)\s+)*)"
       R"((?:def|class|function|func|fn|struct|interface|enum|trait)\s+(?:\([^)]*\)\s*)?([A-Za-z_]\w*))");
   // Java/C/C++ style: `public static boolean isValid(String s) {`, `int Calc::add(int a) const {`.
-  static const std::regex typed_def(R"(^\s*(?:[\w<>\[\],\*&:]+\s+)+(?:\w+::)*([A-Za-z_]\w*)\s*\([^;]*\)\s*(?:const\s*)?(?:throws\s+[\w., ]+)?\{?\s*$)");
+  static const rx::regex typed_def(R"(^\s*(?:[\w<>\[\],\*&:]+\s+)+(?:\w+::)*([A-Za-z_]\w*)\s*\([^;]*\)\s*(?:const\s*)?(?:throws\s+[\w., ]+)?\{?\s*$)");
   static const std::set<std::string, std::less<>> kNot = {"if", "for", "while", "switch", "return", "catch", "new", "else", "do", "sizeof"};
-  std::smatch m;
-  if (std::regex_search(line, m, keyword_def)) return m[1].str();
-  if (line.size() < 400 && std::regex_search(line, m, typed_def) && !kNot.count(m[1].str())) return m[1].str();
+  rx::smatch m;
+  if (rx::regex_search(line, m, keyword_def)) return m[1].str();
+  if (line.size() < 400 && rx::regex_search(line, m, typed_def) && !kNot.count(m[1].str())) return m[1].str();
   return {};
 }
 

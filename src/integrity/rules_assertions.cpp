@@ -16,10 +16,10 @@
 #include <cmath>
 #include <functional>
 #include <optional>
-#include <regex>
 #include <tuple>
 #include <sstream>
 
+#include "core/regex.hpp"
 #include "integrity/guard_internal.hpp"
 #include "core/regex_cache.hpp"
 
@@ -81,23 +81,23 @@ bool js_assertion_module(const std::string& m) {
 /// Names a file binds from imports: Python `from m import a, b as c`; JS require/import.
 std::map<std::string, std::string> imported_names(const std::string& text, Lang lang) {
   std::map<std::string, std::string> out;
-  static const std::regex py_from(R"(^\s*from\s+([\w.]+)\s+import\s+\(?([\w\s,]+)\)?)");
-  static const std::regex js_req(R"((?:const|let|var)\s+(\{[^}]*\}|[\w$]+)\s*=\s*require\(\s*['"]([^'"]+)['"]\s*\))");
-  static const std::regex js_imp(R"(import\s+(?:\*\s+as\s+)?(\{[^}]*\}|[\w$]+)(?:\s*,\s*(\{[^}]*\}))?\s+from\s+['"]([^'"]+)['"])");
-  static const std::regex word(R"([\w$]+)");
+  static const rx::regex py_from(R"(^\s*from\s+([\w.]+)\s+import\s+\(?([\w\s,]+)\)?)");
+  static const rx::regex js_req(R"((?:const|let|var)\s+(\{[^}]*\}|[\w$]+)\s*=\s*require\(\s*['"]([^'"]+)['"]\s*\))");
+  static const rx::regex js_imp(R"(import\s+(?:\*\s+as\s+)?(\{[^}]*\}|[\w$]+)(?:\s*,\s*(\{[^}]*\}))?\s+from\s+['"]([^'"]+)['"])");
+  static const rx::regex word(R"([\w$]+)");
   auto bind = [&](const std::string& list, const std::string& module) {
     std::string last;
-    for (std::sregex_iterator w(list.begin(), list.end(), word), e; w != e; ++w) {
+    for (rx::sregex_iterator w(list.begin(), list.end(), word), e; w != e; ++w) {
       if (w->str() == "as") continue;
       out[w->str()] = module;
     }
   };
   for_each_capped_line(text, [&](int, const std::string& line) {
-    std::smatch m;
-    if (lang == Lang::python && std::regex_search(line, m, py_from)) bind(m[2].str(), m[1].str());
+    rx::smatch m;
+    if (lang == Lang::python && rx::regex_search(line, m, py_from)) bind(m[2].str(), m[1].str());
     if (is_js(lang)) {
-      if (std::regex_search(line, m, js_req)) bind(m[1].str(), m[2].str());
-      if (std::regex_search(line, m, js_imp)) {
+      if (rx::regex_search(line, m, js_req)) bind(m[1].str(), m[2].str());
+      if (rx::regex_search(line, m, js_imp)) {
         bind(m[1].str(), m[3].str());
         if (m[2].matched) bind(m[2].str(), m[3].str());
       }
@@ -121,38 +121,38 @@ void assertion_def_rules(const RuleContext& c, Findings& out) {
   if (c.file.before)
     for (auto& [k, v] : imported_names(*c.file.before, c.lang)) imports.emplace(k, v);
   if (c.lang == Lang::python) {
-    static const std::regex method(R"(^(\s+)def\s+(\w+)\s*\(\s*(self|cls)\b)");
-    static const std::regex class_attr(R"(^\s+(\w+)\s*=[^=])");
-    static const std::regex self_attr(R"(\b(?:self|cls|TestCase|unittest\.TestCase|\w+\.__class__)\s*\.\s*(\w+)\s*=[^=])");
-    static const std::regex set_attr(R"(\bsetattr\s*\(\s*[\w.]+\s*,\s*['"](\w+)['"])");
-    static const std::regex pytest_attr(R"(^\s*(?:pytest|_pytest\.\w+)\s*\.\s*(\w+)\s*=[^=])");
-    static const std::regex local_def(R"(^\s*(?:async\s+)?def\s+(\w+)\s*\()");
-    static const std::regex local_assign(R"(^\s*(\w+)\s*(?::[^=]+)?=[^=])");
+    static const rx::regex method(R"(^(\s+)def\s+(\w+)\s*\(\s*(self|cls)\b)");
+    static const rx::regex class_attr(R"(^\s+(\w+)\s*=[^=])");
+    static const rx::regex self_attr(R"(\b(?:self|cls|TestCase|unittest\.TestCase|\w+\.__class__)\s*\.\s*(\w+)\s*=[^=])");
+    static const rx::regex set_attr(R"(\bsetattr\s*\(\s*[\w.]+\s*,\s*['"](\w+)['"])");
+    static const rx::regex pytest_attr(R"(^\s*(?:pytest|_pytest\.\w+)\s*\.\s*(\w+)\s*=[^=])");
+    static const rx::regex local_def(R"(^\s*(?:async\s+)?def\s+(\w+)\s*\()");
+    static const rx::regex local_assign(R"(^\s*(\w+)\s*(?::[^=]+)?=[^=])");
     for (const auto& [n, full] : added) {
       const std::string l = full.substr(0, kRegexLineChars);
-      std::smatch m;
-      if (std::regex_search(l, m, method) && unittest_assertion(m[2].str()) && !m[1].str().empty()) {
+      rx::smatch m;
+      if (rx::regex_search(l, m, method) && unittest_assertion(m[2].str()) && !m[1].str().empty()) {
         flag(n, l, "the test class overrides unittest's " + m[2].str() + ": its checks no longer check");
         return;
       }
-      if (std::regex_search(l, m, self_attr) && unittest_assertion(m[1].str())) {
+      if (rx::regex_search(l, m, self_attr) && unittest_assertion(m[1].str())) {
         flag(n, l, "unittest's " + m[1].str() + " is replaced at run time");
         return;
       }
-      if (std::regex_search(l, m, set_attr) && (unittest_assertion(m[1].str()) || assertion_like(m[1].str()))) {
+      if (rx::regex_search(l, m, set_attr) && (unittest_assertion(m[1].str()) || assertion_like(m[1].str()))) {
         flag(n, l, "an assertion function (" + m[1].str() + ") is replaced at run time");
         return;
       }
-      if (std::regex_search(l, m, pytest_attr)) {
+      if (rx::regex_search(l, m, pytest_attr)) {
         flag(n, l, "pytest's " + m[1].str() + " is replaced");
         return;
       }
-      if (std::regex_search(l, m, class_attr) && unittest_assertion(m[1].str())) {
+      if (rx::regex_search(l, m, class_attr) && unittest_assertion(m[1].str())) {
         flag(n, l, "the test class rebinds unittest's " + m[1].str());
         return;
       }
       for (const auto* re : {&local_def, &local_assign})
-        if (std::regex_search(l, m, *re)) {
+        if (rx::regex_search(l, m, *re)) {
           const std::string name = m[1].str();
           auto it = imports.find(name);
           if (it != imports.end() && assertion_like(name)) {
@@ -164,15 +164,15 @@ void assertion_def_rules(const RuleContext& c, Findings& out) {
     return;
   }
   if (is_js(c.lang)) {
-    static const std::regex decl(R"(^\s*(?:export\s+)?(?:const|let|var)\s+([\w$]+)\s*(?::[^=]+)?=\s*(.*))");
-    static const std::regex destructure(R"(^\s*(?:const|let|var)\s+\{([^}]*)\}\s*=\s*(.*))");
-    static const std::regex fn(R"(^\s*(?:export\s+)?(?:async\s+)?function\s*\*?\s*([\w$]+)\s*\()");
-    static const std::regex assign(R"(^\s*(?:global(?:This)?\.)?([\w$]+)\s*=[^=>])");
-    static const std::regex word(R"([\w$]+)");
+    static const rx::regex decl(R"(^\s*(?:export\s+)?(?:const|let|var)\s+([\w$]+)\s*(?::[^=]+)?=\s*(.*))");
+    static const rx::regex destructure(R"(^\s*(?:const|let|var)\s+\{([^}]*)\}\s*=\s*(.*))");
+    static const rx::regex fn(R"(^\s*(?:export\s+)?(?:async\s+)?function\s*\*?\s*([\w$]+)\s*\()");
+    static const rx::regex assign(R"(^\s*(?:global(?:This)?\.)?([\w$]+)\s*=[^=>])");
+    static const rx::regex word(R"([\w$]+)");
     auto from_library = [&](const std::string& rhs) {
-      std::smatch r;
-      static const std::regex req(R"(^\s*(?:await\s+)?(?:require|import)\(\s*['"]([^'"]+)['"]\s*\))");
-      if (std::regex_search(rhs, r, req)) return js_assertion_module(r[1].str()) || r[1].str()[0] != '.';
+      rx::smatch r;
+      static const rx::regex req(R"(^\s*(?:await\s+)?(?:require|import)\(\s*['"]([^'"]+)['"]\s*\))");
+      if (rx::regex_search(rhs, r, req)) return js_assertion_module(r[1].str()) || r[1].str()[0] != '.';
       // A member of an imported library (`const { strict: assert } = require(...)` is caught above).
       const std::string head = rhs.substr(0, rhs.find_first_of(".;( "));
       auto it = imports.find(head);
@@ -185,24 +185,24 @@ void assertion_def_rules(const RuleContext& c, Findings& out) {
     };
     for (const auto& [n, full] : added) {
       const std::string l = full.substr(0, kRegexLineChars);
-      std::smatch m;
-      if (std::regex_search(l, m, decl) && guarded(m[1].str()) && !from_library(m[2].str())) {
+      rx::smatch m;
+      if (rx::regex_search(l, m, decl) && guarded(m[1].str()) && !from_library(m[2].str())) {
         flag(n, l, "the assertion function " + m[1].str() + " is redefined in the test file");
         return;
       }
-      if (std::regex_search(l, m, destructure) && !from_library(m[2].str())) {
+      if (rx::regex_search(l, m, destructure) && !from_library(m[2].str())) {
         const std::string names = m[1].str();
-        for (std::sregex_iterator w(names.begin(), names.end(), word), e; w != e; ++w)
+        for (rx::sregex_iterator w(names.begin(), names.end(), word), e; w != e; ++w)
           if (guarded(w->str()) || (assertion_like(w->str()) && w->str() != "check" && w->str() != "verify")) {
             flag(n, l, "assertion functions (" + w->str() + ") are bound to stand-ins in the test file");
             return;
           }
       }
-      if (std::regex_search(l, m, fn) && guarded(m[1].str())) {
+      if (rx::regex_search(l, m, fn) && guarded(m[1].str())) {
         flag(n, l, "the assertion function " + m[1].str() + " is redefined in the test file");
         return;
       }
-      if (std::regex_search(l, m, assign) && guarded(m[1].str()) && !contains(l, "require(") && !contains(l, "import(")) {
+      if (rx::regex_search(l, m, assign) && guarded(m[1].str()) && !contains(l, "require(") && !contains(l, "import(")) {
         flag(n, l, "the assertion function " + m[1].str() + " is reassigned in the test file");
         return;
       }
@@ -210,12 +210,12 @@ void assertion_def_rules(const RuleContext& c, Findings& out) {
     return;
   }
   if (c.lang == Lang::java || c.lang == Lang::kotlin) {
-    static const std::regex jdef(
+    static const rx::regex jdef(
         R"(^\s*(?:(?:public|private|protected|static|final|override|internal)\s+)*(?:fun\s+|[\w<>\[\],?]+[\w<>\[\],?\s]*\s+)(assert(?:Equals|NotEquals|True|False|Null|NotNull|Same|NotSame|That|Throws|ArrayEquals|IterableEquals|LinesMatch|All|DoesNotThrow|Timeout)|fail)\s*\()");
     for (const auto& [n, full] : added) {
       const std::string l = full.substr(0, kRegexLineChars);
-      std::smatch m;
-      if (std::regex_search(l, m, jdef) && !contains(l, "return ") && !contains(l, ";")) {
+      rx::smatch m;
+      if (rx::regex_search(l, m, jdef) && !contains(l, "return ") && !contains(l, ";")) {
         flag(n, l, "the test file defines its own " + m[1].str() + ", shadowing the assertion library's");
         return;
       }
@@ -223,11 +223,11 @@ void assertion_def_rules(const RuleContext& c, Findings& out) {
     return;
   }
   if (c.lang == Lang::go) {
-    static const std::regex gdef(R"(^\s*(?:var\s+)?(assert|require)\s*(?::=|=)|^\s*func\s+\([^)]*\)\s*(Equal|True|False|Nil|NoError)\s*\()");
+    static const rx::regex gdef(R"(^\s*(?:var\s+)?(assert|require)\s*(?::=|=)|^\s*func\s+\([^)]*\)\s*(Equal|True|False|Nil|NoError)\s*\()");
     for (const auto& [n, full] : added) {
       const std::string l = full.substr(0, kRegexLineChars);
-      std::smatch m;
-      if (std::regex_search(l, m, gdef)) {
+      rx::smatch m;
+      if (rx::regex_search(l, m, gdef)) {
         flag(n, l, "testify's assertion package is shadowed in the test file");
         return;
       }
@@ -338,19 +338,19 @@ std::map<std::string, std::string> go_table_columns(std::string_view unit) {
   auto close_of = [&](std::size_t open) {  // the bracket closing the one at `open` (Go: raw backtick strings)
     return std::min(matching_close(unit, open, true), unit.size());
   };
-  static const std::regex table_re(R"((?:\[\]|map\[[^\]]*\])\s*struct\s*\{)");
-  static const std::regex field_re(R"(^([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s+\S)");
-  static const std::regex key_re(R"(^([A-Za-z_]\w*):(?!=)(.*)$)");
+  static const rx::regex table_re(R"((?:\[\]|map\[[^\]]*\])\s*struct\s*\{)");
+  static const rx::regex field_re(R"(^([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s+\S)");
+  static const rx::regex key_re(R"(^([A-Za-z_]\w*):(?!=)(.*)$)");
   const std::string text(unit);
-  for (std::sregex_iterator it(text.begin(), text.end(), table_re), end; it != end; ++it) {
+  for (rx::sregex_iterator it(text.begin(), text.end(), table_re), end; it != end; ++it) {
     const std::size_t open = static_cast<std::size_t>(it->position() + it->length() - 1);
     const std::size_t close = close_of(open);
     if (close >= unit.size()) continue;
     std::vector<std::string> fields;
     for (const auto& part : split_top(unit.substr(open + 1, close - open - 1), {"\n", ";"})) {
-      std::smatch fm;
+      rx::smatch fm;
       const std::string decl = trim(part);
-      if (std::regex_search(decl, fm, field_re))
+      if (rx::regex_search(decl, fm, field_re))
         for (const auto& n : split_top(fm[1].str(), {","})) fields.push_back(trim(n));
     }
     std::size_t rows_open = close + 1;
@@ -361,14 +361,14 @@ std::map<std::string, std::string> go_table_columns(std::string_view unit) {
     // The loop variable: `for _, tt := range <the table's name>` or `range []struct{...}` itself.
     std::string var;
     const std::string before = text.substr(0, static_cast<std::size_t>(it->position()));
-    static const std::regex direct(R"(for\s+\w+\s*,\s*([A-Za-z_]\w*)\s*:=\s*range\s*$)");
-    static const std::regex named(R"(([A-Za-z_]\w*)\s*:?=\s*$)");
-    std::smatch vm;
-    if (std::regex_search(before, vm, direct)) {
+    static const rx::regex direct(R"(for\s+\w+\s*,\s*([A-Za-z_]\w*)\s*:=\s*range\s*$)");
+    static const rx::regex named(R"(([A-Za-z_]\w*)\s*:?=\s*$)");
+    rx::smatch vm;
+    if (rx::regex_search(before, vm, direct)) {
       var = vm[1].str();
-    } else if (std::regex_search(before, vm, named)) {
-      const std::regex loop = detail::cached_regex(R"(for\s+\w+\s*,\s*([A-Za-z_]\w*)\s*:=\s*range\s+)" + vm[1].str() + R"(\b)");
-      if (std::smatch lm; std::regex_search(text, lm, loop)) var = lm[1].str();
+    } else if (rx::regex_search(before, vm, named)) {
+      const rx::regex loop = detail::cached_regex(R"(for\s+\w+\s*,\s*([A-Za-z_]\w*)\s*:=\s*range\s+)" + vm[1].str() + R"(\b)");
+      if (rx::smatch lm; rx::regex_search(text, lm, loop)) var = lm[1].str();
     }
     if (var.empty()) continue;
     for (const auto& row_text : split_top(unit.substr(rows_open + 1, rows_close - rows_open - 1), {","})) {
@@ -380,8 +380,8 @@ std::map<std::string, std::string> go_table_columns(std::string_view unit) {
       for (std::size_t i = 0; i < cells.size(); ++i) {
         const std::string cell = strip_spaces(cells[i]);
         if (cell.empty()) continue;
-        std::smatch km;
-        if (std::regex_match(cell, km, key_re)) columns[var + "." + km[1].str()] += km[2].str() + ";";
+        rx::smatch km;
+        if (rx::regex_match(cell, km, key_re)) columns[var + "." + km[1].str()] += km[2].str() + ";";
         else if (i < fields.size()) columns[var + "." + fields[i]] += cell + ";";
       }
     }
@@ -521,9 +521,9 @@ std::string project_module_text(const RuleContext& c, const std::string& spec) {
     for (const auto ext : js_module_suffixes()) wanted.push_back(rel + std::string(ext));
   } else if (c.lang == Lang::go) {
     const auto mod = project_text(c, "go.mod");
-    static const std::regex module_line(R"((?:^|\n)\s*module\s+(\S+))");
-    std::smatch m;
-    if (!mod || !std::regex_search(*mod, m, module_line)) return "";
+    static const rx::regex module_line(R"((?:^|\n)\s*module\s+(\S+))");
+    rx::smatch m;
+    if (!mod || !rx::regex_search(*mod, m, module_line)) return "";
     const std::string root = m[1].str();
     if (spec == root) go_dir = "";
     else if (starts_with(spec, root + "/")) go_dir = spec.substr(root.size() + 1) + "/";
@@ -558,16 +558,16 @@ std::string project_module_text(const RuleContext& c, const std::string& spec) {
 /// _impl`, `const { add: plus } = require(...)`).
 std::set<std::string> fn_aliases(const std::string& text, const std::string& fn) {
   std::set<std::string> out;
-  const std::regex alias = detail::cached_regex("(?:^|[^\\w$.])" + fn + R"(\s*(?:\bas\b|:)\s*([A-Za-z_$][\w$]*))");
-  for (std::sregex_iterator it(text.begin(), text.end(), alias), e; it != e; ++it)
+  const rx::regex alias = detail::cached_regex("(?:^|[^\\w$.])" + fn + R"(\s*(?:\bas\b|:)\s*([A-Za-z_$][\w$]*))");
+  for (rx::sregex_iterator it(text.begin(), text.end(), alias), e; it != e; ++it)
     if ((*it)[1].str() != fn) out.insert((*it)[1].str());
   return out;
 }
 
 /// Does `code` call `fn` or take it as a value (`add(`, `.add`, `::add`), by that name only?
 bool uses_name(const std::string& code, const std::string& fn) {
-  const std::regex use = detail::cached_regex("(?:^|[^\\w$])" + fn + R"(\s*\(|[.:])" + fn + R"((?![\w$]))");
-  return std::regex_search(code, use);
+  const rx::regex use = detail::cached_regex("(?:^|[^\\w$])" + fn + R"(\s*\(|[.:])" + fn + R"((?![\w$]))");
+  return rx::regex_search(code, use);
 }
 
 /// Does a module's text call the function `fn` or take it as a value, by its name or an alias the
@@ -585,11 +585,11 @@ bool computes_with(const std::string& text, const std::string& fn) {
 /// name.
 std::optional<std::string> definition_text(const std::string& text, const std::string& name) {
   if (name.empty()) return std::nullopt;
-  const std::regex py_def = detail::cached_regex("(?:^|\\n)([ \\t]*)(?:async\\s+)?(?:def|class)\\s+" + name + "\\b");
-  std::smatch m;
-  if (std::regex_search(text, m, py_def) && text.find(':', static_cast<std::size_t>(m.position(0))) != std::string::npos &&
-      std::regex_search(text.substr(static_cast<std::size_t>(m.position(0)), 400), detail::cached_regex("^\\n?[ \\t]*(?:async\\s+)?(?:def|class)\\s+" + name + "\\b[^\\n]*:[ \\t]*(?:#[^\\n]*)?\\n"))) {
-    const std::size_t start = static_cast<std::size_t>(m.position(0)) + (text[static_cast<std::size_t>(m.position(0))] == '\n' ? 1 : 0);
+  const rx::regex py_def = detail::cached_regex("(?:^|\\n)([ \\t]*)(?:async\\s+)?(?:def|class)\\s+" + name + "\\b");
+  rx::smatch m;
+  if (rx::regex_search(text, m, py_def) && text.find(':', static_cast<std::size_t>(m.position())) != std::string::npos &&
+      rx::regex_search(text.substr(static_cast<std::size_t>(m.position()), 400), detail::cached_regex("^\\n?[ \\t]*(?:async\\s+)?(?:def|class)\\s+" + name + "\\b[^\\n]*:[ \\t]*(?:#[^\\n]*)?\\n"))) {
+    const std::size_t start = static_cast<std::size_t>(m.position()) + (text[static_cast<std::size_t>(m.position())] == '\n' ? 1 : 0);
     const std::size_t indent = m[1].length();
     std::size_t end = text.find('\n', start);
     while (end != std::string::npos) {
@@ -601,12 +601,12 @@ std::optional<std::string> definition_text(const std::string& text, const std::s
     }
     return text.substr(start, (end == std::string::npos ? text.size() : end) - start);
   }
-  const std::regex head = detail::cached_regex("(?:^|[^\\w$.])(?:(?:function\\*?|func|def|const|let|var|val|final|static|public|private|protected)\\s+)?"
+  const rx::regex head = detail::cached_regex("(?:^|[^\\w$.])(?:(?:function\\*?|func|def|const|let|var|val|final|static|public|private|protected)\\s+)?"
                         "(?:module\\.)?(?:exports\\.)?(?:\\([^)]*\\)\\s*)?" + name +
                         "\\s*(?:\\([^)]*\\)\\s*[\\w<>\\[\\],. ]*\\{|(?::[^=\\n]*)?:?=(?![=>])|:(?!:))");
-  if (!std::regex_search(text, m, head)) return std::nullopt;
-  std::size_t i = static_cast<std::size_t>(m.position(0) + m.length(0));
-  const std::size_t start = static_cast<std::size_t>(m.position(0));
+  if (!rx::regex_search(text, m, head)) return std::nullopt;
+  std::size_t i = static_cast<std::size_t>(m.position() + m.length());
+  const std::size_t start = static_cast<std::size_t>(m.position());
   int depth = text[i - 1] == '{' ? 1 : 0;
   bool braced = depth > 0;
   for (; i < text.size() && i - start < 20000; ++i) {
@@ -651,11 +651,11 @@ bool name_computes(const std::string& text, const std::string& name, const std::
     if (a != name && uses_name(*def, a)) return true;
   if (depth >= 3) return false;
   // Names the definition uses (outside its strings) that the module defines.
-  static const std::regex strings(R"('[^'\n]*'|"[^"\n]*"|`[^`]*`)");
-  const std::string code = std::regex_replace(*def, strings, "''");
-  static const std::regex used(R"([A-Za-z_$][\w$]*)");
+  static const rx::regex strings(R"('[^'\n]*'|"[^"\n]*"|`[^`]*`)");
+  const std::string code = rx::regex_replace(*def, strings, "''");
+  static const rx::regex used(R"([A-Za-z_$][\w$]*)");
   std::set<std::string> seen{name, fn};
-  for (std::sregex_iterator it(code.begin(), code.end(), used), e; it != e; ++it) {
+  for (rx::sregex_iterator it(code.begin(), code.end(), used), e; it != e; ++it) {
     const std::string w = it->str();
     if (!seen.insert(w).second || w.size() < 2) continue;
     if (definition_text(text, w) && name_computes(text, w, fn, depth + 1)) return true;
@@ -670,10 +670,10 @@ std::optional<std::string> constant_value(const std::string& text, const std::st
   // name its value by position (all of the right side when the counts differ).
   if (!name.empty() && std::all_of(name.begin(), name.end(), [](char ch) { return ident_char(ch); })) {
     // (Starred or nested targets, `A, *_ = ...`, `(A, B), C = ...`: all of the right side.)
-    const std::regex tuple = detail::cached_regex("(?:^|\\n)([ \\t(\\[]*(?:\\*?[A-Za-z_]\\w*[ \\t)\\]]*,[ \\t(\\[]*)*" + name +
+    const rx::regex tuple = detail::cached_regex("(?:^|\\n)([ \\t(\\[]*(?:\\*?[A-Za-z_]\\w*[ \\t)\\]]*,[ \\t(\\[]*)*" + name +
                            "(?:[ \\t)\\]]*,[ \\t(\\[]*\\*?[A-Za-z_]\\w*)*[ \\t)\\]]*)(?::=|=(?!=))[ \\t]*([^\\n]+)");
-    std::smatch t;
-    if (std::regex_search(text, t, tuple) && t[1].str().find(',') != std::string::npos) {
+    rx::smatch t;
+    if (rx::regex_search(text, t, tuple) && t[1].str().find(',') != std::string::npos) {
       const std::string lhs = t[1].str();
       const bool plain = lhs.find_first_of("*()[]") == std::string::npos;
       const auto names = split_top(lhs, {","});
@@ -686,9 +686,9 @@ std::optional<std::string> constant_value(const std::string& text, const std::st
   const auto def = definition_text(text, name);
   if (!def) return std::nullopt;
   // What follows the binding: `= value`, `: value`, `:= value`.
-  static const std::regex bound(R"(^[\s\S]*?(?::?=(?![=>])|:(?!:))\s*([\s\S]*)$)");
-  std::smatch m;
-  if (!std::regex_match(*def, m, bound)) return std::nullopt;
+  static const rx::regex bound(R"(^[\s\S]*?(?::?=(?![=>])|:(?!:))\s*([\s\S]*)$)");
+  rx::smatch m;
+  if (!rx::regex_match(*def, m, bound)) return std::nullopt;
   return strip_spaces(m[1].str());
 }
 
@@ -699,37 +699,37 @@ std::optional<std::string> constant_value(const std::string& text, const std::st
 bool name_changed(const std::string& text, const std::string& name, bool js) {
   std::string re;  // the name as a regex (`$` is a name's letter in JavaScript)
   for (char ch : name) re += ch == '$' ? std::string("\\$") : std::string(1, ch);
-  const std::regex assigned = detail::cached_regex(R"((?:^|[^\w$.]))" + re +
+  const rx::regex assigned = detail::cached_regex(R"((?:^|[^\w$.]))" + re +
                             R"(\b(?:\s*(?:\[[^\]\n]*\]|\.\s*[A-Za-z_$][\w$]*))*(?:\s*:\s*[A-Za-z_][\w.\[\], ]*)?\s*(?:[-+*/|&]|\?\?|\|\|)?=(?!=))");
-  const std::regex mutated = detail::cached_regex(R"((?:^|[^\w$.]))" + re +
+  const rx::regex mutated = detail::cached_regex(R"((?:^|[^\w$.]))" + re +
                            R"(\s*\.\s*(?:push|set|update|append|extend|setdefault|insert|add|splice|unshift|pop|clear|__setitem__)\s*\(|assign\s*\(\s*)" +
                            re + R"(\b|global\s+)" + re + R"(\b)");
-  if (std::regex_search(text, mutated)) return true;
+  if (rx::regex_search(text, mutated)) return true;
   // Bindings that reach the file's name: an item or attribute set; one at the top level (a
   // declaration or a plain assignment); in JavaScript a plain assignment anywhere (`CASES = ...` in
   // a hook). Not a Python function's local of the same name, nor a declaration inside a function.
   int bindings = 0;
-  static const std::regex declaration(R"(^(?:export\s+)?(?:const|let|var)\s+$)");
-  for (std::sregex_iterator it(text.begin(), text.end(), assigned), e; it != e; ++it) {
+  static const rx::regex declaration(R"(^(?:export\s+)?(?:const|let|var)\s+$)");
+  for (rx::sregex_iterator it(text.begin(), text.end(), assigned), e; it != e; ++it) {
     const std::string m = it->str();
     const std::size_t eq = m.find('=');
     const std::size_t name_at = m.find(name);
     const bool item = name_at != std::string::npos && m.find_first_of("[.", name_at + name.size()) < eq;
-    const std::size_t at = static_cast<std::size_t>(it->position(0)) + (name_at == std::string::npos ? 0 : name_at);
+    const std::size_t at = static_cast<std::size_t>(it->position()) + (name_at == std::string::npos ? 0 : name_at);
     const std::size_t nl = at == 0 ? std::string::npos : text.rfind('\n', at - 1);
     const std::size_t line_start = nl == std::string::npos ? 0 : nl + 1;
     const std::string prefix = text.substr(line_start, at - line_start);
     const bool indented = !prefix.empty() && (prefix[0] == ' ' || prefix[0] == '\t');
     const bool blank = prefix.find_first_not_of(" \t") == std::string::npos;
-    if (item || (!indented && (blank || std::regex_match(prefix, declaration))) || (js && blank)) ++bindings;
+    if (item || (!indented && (blank || rx::regex_match(prefix, declaration))) || (js && blank)) ++bindings;
   }
   return bindings > 1;
 }
 
 /// Does a module's text read as JavaScript (declarations, ES imports or exports, `require(`)?
 static bool js_source(const std::string& text) {
-  static const std::regex js_marks(R"((?:^|\n)\s*(?:const|let|var|export|import\s*\{)\s|require\s*\()");
-  return std::regex_search(text, js_marks);
+  static const rx::regex js_marks(R"((?:^|\n)\s*(?:const|let|var|export|import\s*\{)\s|require\s*\()");
+  return rx::regex_search(text, js_marks);
 }
 
 static bool empty_in(const std::string& text, const std::string& expr, int depth);
@@ -751,9 +751,9 @@ static bool empty_in(const std::string& text, const std::string& expr, int depth
   if (depth > 3) return false;
   std::string e = strip_spaces(expr);
   // What iterating a view or copy of a collection goes over: the collection's entries.
-  static const std::regex view(
+  static const rx::regex view(
       R"(^(?:Object\.(?:entries|keys|values)|enumerate|sorted|list|tuple|iter|reversed|Array\.from)\((.*)\)$|^(.*)\.(?:items|keys|values|entries)\(\)$)");
-  for (std::smatch m; e.size() < 4096 && std::regex_match(e, m, view);) {
+  for (rx::smatch m; e.size() < 4096 && rx::regex_match(e, m, view);) {
     e = m[1].matched ? m[1].str() : m[2].str();
     if (e.empty()) return true;  // (`list()`, `sorted()` of nothing)
   }
@@ -763,50 +763,50 @@ static bool empty_in(const std::string& text, const std::string& expr, int depth
                                                              "range(False)", "range(len([]))", "newArray(0)", "Array(0)", "0"};
   if (kEmpty.count(e)) return true;
   // `new Array(0).fill(0)`, `[].concat()`: a copy of nothing.
-  static const std::regex copy_of(R"(^(.*)\.(?:fill\([^()]*\)|slice\(\)|concat\(\)|toArray\(\)|iter\(\)|into_iter\(\)|stream\(\)|begin\(\)))");
-  if (std::smatch m; e.size() < 4096 && std::regex_match(e, m, copy_of) && !m[1].str().empty()) return empty_in(text, m[1].str(), depth + 1);
+  static const rx::regex copy_of(R"(^(.*)\.(?:fill\([^()]*\)|slice\(\)|concat\(\)|toArray\(\)|iter\(\)|into_iter\(\)|stream\(\)|begin\(\)))");
+  if (rx::smatch m; e.size() < 4096 && rx::regex_match(e, m, copy_of) && !m[1].str().empty()) return empty_in(text, m[1].str(), depth + 1);
   // `range(-1)`, `range(0, 3, -1)`: no integer in it.
-  static const std::regex range_one(R"(^range\((-?\d{1,9})\)$)");
-  if (std::smatch m; std::regex_match(e, m, range_one)) return std::stol(m[1].str()) <= 0;
-  static const std::regex range_down(R"(^range\((-?\d{1,9}),(-?\d{1,9}),-(\d{1,9})\)$)");
-  if (std::smatch m; std::regex_match(e, m, range_down)) return std::stol(m[1].str()) <= std::stol(m[2].str());
+  static const rx::regex range_one(R"(^range\((-?\d{1,9})\)$)");
+  if (rx::smatch m; rx::regex_match(e, m, range_one)) return std::stol(m[1].str()) <= 0;
+  static const rx::regex range_down(R"(^range\((-?\d{1,9}),(-?\d{1,9}),-(\d{1,9})\)$)");
+  if (rx::smatch m; rx::regex_match(e, m, range_down)) return std::stol(m[1].str()) <= std::stol(m[2].str());
   // Ranges with nothing in them: `range(1, 1)`, `range(5, 2)`, Rust's `0..0` / `3..=2`, and empty
   // collections spelled with their type (`[]int{}`, `new int[0]`, `List.of()`, `Vec::new()`).
-  static const std::regex range(R"(^range\((-?\d{1,9}),(-?\d{1,9})(?:,(\d{1,9}))?\)$|^\(?(-?\d{1,9})\.\.(=?)(-?\d{1,9})\)?$)");
-  if (std::smatch m; std::regex_match(e, m, range)) {
+  static const rx::regex range(R"(^range\((-?\d{1,9}),(-?\d{1,9})(?:,(\d{1,9}))?\)$|^\(?(-?\d{1,9})\.\.(=?)(-?\d{1,9})\)?$)");
+  if (rx::smatch m; rx::regex_match(e, m, range)) {
     if (m[1].matched) return std::stol(m[1].str()) >= std::stol(m[2].str()) && (!m[3].matched || std::stol(m[3].str()) > 0);
     const long from = std::stol(m[4].str()), to = std::stol(m[6].str());
     return m[5].length() ? from > to : from >= to;
   }
-  static const std::regex typed_empty(
+  static const rx::regex typed_empty(
       R"(^(?:(?:\[\]|map\[[\w.*\[\]]*\])[\w.*\[\]]*\{\}|new[\w.<>]+\[0\]|new[\w.<>]+\[\]\{\}|(?:List|Set|Map)\.of\(\)|)"
       R"(Collections\.empty(?:List|Set|Map)\(\)|Arrays\.asList\(\)|Stream\.empty\(\)|vec!\[\]|Vec::new\(\)|(?:std::)?iter::empty\(\)|)"
       R"(std::(?:vector|list|set|map)<[^>]*>\{\}|emptyList\(\)|listOf\(\)|emptyArray\(\)|arrayOf\(\)|)"
       R"((?:java\.util\.)?(?:List|Set|Map)\.of\(\)|new(?:java\.util\.)?(?:ArrayList|LinkedList|HashSet|TreeSet|ArrayDeque)(?:<[^()]*>)?\(\)|)"
       R"((?:java\.util\.stream\.)?(?:Int|Long)?Stream\.(?:empty\(\)|range\((-?\d+),\1\)|of\(\))|)"
       R"(Vec::<[^()]*>::new\(\)|(?:std::)?iter::empty(?:::<[^()]*>)?\(\)|\[[^\[\];]*;0\]|make\(\[\][\w.*]+,0\)|\[0\][\w.*]+\{\})$)");
-  if (std::regex_match(e, typed_empty)) return true;
-  static const std::regex ident(R"(^[A-Za-z_][\w]*$)");
-  if (!std::regex_match(e, ident)) return false;
-  const std::regex bound = detail::cached_regex("(?:^|\\n)[ \\t]*(?:(?:export\\s+)?(?:const|let|var)\\s+)?" + e +
+  if (rx::regex_match(e, typed_empty)) return true;
+  static const rx::regex ident(R"(^[A-Za-z_][\w]*$)");
+  if (!rx::regex_match(e, ident)) return false;
+  const rx::regex bound = detail::cached_regex("(?:^|\\n)[ \\t]*(?:(?:export\\s+)?(?:const|let|var)\\s+)?" + e +
                          "[ \\t]*(?::[^=\\n]*)?=[ \\t]*([^\\n;]*?)[ \\t]*;?[ \\t]*(?:(?:#|//)[^\\n]*)?(?=\\n|$)");
-  std::smatch m;
+  rx::smatch m;
   // (Go: `var rows []int` declares a nil slice, `var m map[string]int` a nil map.)
   const bool declared_nil =
       contains(text, "var") &&
-      std::regex_search(text, m, detail::cached_regex("(?:^|\\n)[ \\t]*var[ \\t]+" + e + "[ \\t]+(?:\\[\\]|map\\[)[^=\\n]*(?=\\n|$)"));
-  if (!declared_nil && (!std::regex_search(text, m, bound) || !empty_in(text, strip_spaces(m[1].str()), depth + 1))) return false;
+      rx::regex_search(text, m, detail::cached_regex("(?:^|\\n)[ \\t]*var[ \\t]+" + e + "[ \\t]+(?:\\[\\]|map\\[)[^=\\n]*(?=\\n|$)"));
+  if (!declared_nil && (!rx::regex_search(text, m, bound) || !empty_in(text, strip_spaces(m[1].str()), depth + 1))) return false;
   // Any use but reading it may fill it: `rows += ...`, `rows[:] = ...`, `load_into(rows)`,
   // `push.apply(rows, ...)`, a second binding. Only iterating it, its length, comparing it,
   // membership in it and printing it leave it empty.
-  const std::size_t bound_at = static_cast<std::size_t>(m.position(0));
-  const std::size_t bound_end = bound_at + static_cast<std::size_t>(m.length(0));
-  static const std::regex read_call(
+  const std::size_t bound_at = static_cast<std::size_t>(m.position());
+  const std::size_t bound_end = bound_at + static_cast<std::size_t>(m.length());
+  static const rx::regex read_call(
       R"(^\s*\.\s*(?:forEach|map|filter|some|every|find|findIndex|flatMap|reduce|iter|into_iter|items|keys|values|entries|length|len|size|stream|each|isEmpty|is_empty|empty|count|copy|slice|get|has|contains|includes|indexOf)\b(?!\s*=[^=])|)"
       R"(^\s*\[[^\]\n]*\](?!\s*(?:[-+*/|&]|\?\?|\|\||&&)?=[^=]))");
-  static const std::regex reads_before(
+  static const rx::regex reads_before(
       R"((?:\b(?:in|of|range|if|while|not|assert|return)|\bin\s*&(?:mut\s+)?|[^:]:|==|!=|\b(?:print|console\.log|logging\.\w+|logger\.\w+|log\.\w+)\([^()]*,|\b(?:len|any|all|max|min|sum|bool|id|type|isinstance|enumerate|sorted|reversed|iter|list|tuple|zip|print|repr|str|json\.dumps|copy\.copy|copy\.deepcopy|JSON\.stringify|Array\.isArray|Object\.freeze|Object\.(?:keys|values|entries)|Array\.from|console\.log|std::size)\s*\()\s*$)");
-  static const std::regex ends_read(R"(^\s*(?:$|[:{)\],;]|==|!=|\band\b|\bor\b|&&|\|\||\bif\b|\belse\b|\bis\b))");
+  static const rx::regex ends_read(R"(^\s*(?:$|[:{)\],;]|==|!=|\band\b|\bor\b|&&|\|\||\bif\b|\belse\b|\bis\b))");
   for (std::size_t at = text.find(e); at != std::string::npos; at = text.find(e, at + 1)) {
     if ((at > 0 && (ident_char(text[at - 1]) || text[at - 1] == '$' || text[at - 1] == '.')) ||
         (at + e.size() < text.size() && (ident_char(text[at + e.size()]) || text[at + e.size()] == '$')))
@@ -817,19 +817,19 @@ static bool empty_in(const std::string& text, const std::string& expr, int depth
     if (line_spot(before, before.size(), true) != LineSpot::code) continue;  // (a comment's or string's mention)
     const std::size_t line_end = std::min(text.find('\n', at), at + 200);  // (npos: the text's end)
     const std::string rest = text.substr(at + e.size(), line_end - at - e.size());
-    if (std::regex_search(rest, read_call)) continue;
+    if (rx::regex_search(rest, read_call)) continue;
     // (Adding nothing fills nothing: `rows += []`, `rows[:] = []`, `rows.extend(())`, `rows.sort()`.)
-    static const std::regex adds_nothing(
+    static const rx::regex adds_nothing(
         R"(^\s*(?:(?:\+|\|)=\s*(?:\[\]|\(\)|\{\}|(?:set|list|dict|tuple|frozenset)\(\))|\[-?\d*:-?\d*\]\s*=\s*(?:\[\]|\(\))|\.\s*(?:extend|update|concat)\(\s*(?:\[\]|\(\)|\{\})?\s*\)|\.\s*(?:sort|reverse|clear)\(\s*\))\s*;?\s*(?:$|[#/]))");
-    if (std::regex_search(rest, adds_nothing)) continue;
+    if (rx::regex_search(rest, adds_nothing)) continue;
     // (Bound again to nothing or to a copy of itself: `rows = ()`, `rows = rows[:]`, `rows = list(rows)`.)
-    if (std::smatch rb; std::regex_match(rest, rb, std::regex(R"(^\s*(?::\s*[^=]+)?=(?!=)\s*(.*?)\s*;?\s*$)"))) {
+    if (rx::smatch rb; rx::regex_match(rest, rb, rx::regex(R"(^\s*(?::\s*[^=]+)?=(?!=)\s*(.*?)\s*;?\s*$)"))) {
       const std::string v = strip_spaces(rb[1].str());
       if (v == e + "[:]" || v == "list(" + e + ")" || v == "[..." + e + "]" || v == e + ".copy()" || v == e + ".slice()" ||
           empty_in(text, v, depth + 1))
         continue;
     }
-    if (std::regex_search(before, reads_before) && std::regex_search(rest, ends_read)) continue;
+    if (rx::regex_search(before, reads_before) && rx::regex_search(rest, ends_read)) continue;
     return false;
   }
   return true;
@@ -844,12 +844,12 @@ bool constant_computed(const std::string& text, const std::string& name, const s
   if (name_changed(text, name, js_source(text))) return true;
   // Through names the module binds (`SUM = _raw + 0` with `_raw = calc.add(1, 3)`).
   if (computes_with(*v, fn) || name_computes(text, name, fn)) return true;
-  static const std::regex call(R"(([A-Za-z_$][\w$.]*)\()");
+  static const rx::regex call(R"(([A-Za-z_$][\w$.]*)\()");
   static const std::set<std::string> kLiteral = {"Decimal", "Fraction", "BigInt", "Symbol", "frozenset", "tuple", "set", "dict", "list",
                                                  "Object.freeze", "new Date", "Date", "int", "float", "str", "bytes", "complex",
                                                  "BigInteger.valueOf", "BigDecimal.valueOf", "List.of", "Set.of", "Map.of", "Arrays.asList",
                                                  "Duration.ofSeconds", "Duration.ofMillis", "auto", "enum.auto", "Number", "String"};
-  for (std::sregex_iterator it(v->begin(), v->end(), call), e; it != e; ++it) {
+  for (rx::sregex_iterator it(v->begin(), v->end(), call), e; it != e; ++it) {
     std::string head = (*it)[1].str();
     if (starts_with(head, "new")) head = head.substr(3);
     if (!kLiteral.count(head)) return true;
@@ -875,17 +875,17 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
   const auto imports_before = dynamic ? imported_names(*c.file.before, c.lang) : std::map<std::string, std::string>{};
   std::set<std::string> module_aliases;  // names bound to a module object (`import calc as c`, `const calc = require(...)`)
   if (c.lang == Lang::python) {  // `import calc` / `import calc as c`: the module object's name
-    static const std::regex module_import(R"((?:^|\n)\s*import\s+([\w.]+)(?:\s+as\s+(\w+))?)");
+    static const rx::regex module_import(R"((?:^|\n)\s*import\s+([\w.]+)(?:\s+as\s+(\w+))?)");
     const std::string& text = *c.file.after;
-    for (std::sregex_iterator it(text.begin(), text.end(), module_import), end; it != end; ++it) {
+    for (rx::sregex_iterator it(text.begin(), text.end(), module_import), end; it != end; ++it) {
       const std::string alias = (*it)[2].matched ? (*it)[2].str() : (*it)[1].str();
       imports.emplace(alias, (*it)[1].str());
       module_aliases.insert(alias);
     }
   } else if (is_js(c.lang)) {
-    static const std::regex whole(R"((?:const|let|var)\s+([\w$]+)\s*=\s*require\(|import\s+\*\s+as\s+([\w$]+))");
+    static const rx::regex whole(R"((?:const|let|var)\s+([\w$]+)\s*=\s*require\(|import\s+\*\s+as\s+([\w$]+))");
     const std::string& text = *c.file.after;
-    for (std::sregex_iterator it(text.begin(), text.end(), whole), end; it != end; ++it)
+    for (rx::sregex_iterator it(text.begin(), text.end(), whole), end; it != end; ++it)
       module_aliases.insert((*it)[1].matched ? (*it)[1].str() : (*it)[2].str());
   }
   std::vector<std::string> lines;
@@ -899,11 +899,11 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
   };
   // Go: the import path a package qualifier names (`ref` -> "example.com/calc/ref", or an alias).
   auto go_import_path = [&](const std::string& q) -> std::string {
-    const std::regex path = detail::cached_regex("(?:^|[\\s(])(?:" + q + "\\s+)?\"((?:[\\w.-]+/)*)" + q + "\"");
-    const std::regex aliased = detail::cached_regex("(?:^|[\\s(])" + q + "\\s+\"([^\"]+)\"");
-    std::smatch m;
-    if (std::regex_search(*c.file.after, m, aliased)) return m[1].str();
-    if (std::regex_search(*c.file.after, m, path)) return m[1].str() + q;
+    const rx::regex path = detail::cached_regex("(?:^|[\\s(])(?:" + q + "\\s+)?\"((?:[\\w.-]+/)*)" + q + "\"");
+    const rx::regex aliased = detail::cached_regex("(?:^|[\\s(])" + q + "\\s+\"([^\"]+)\"");
+    rx::smatch m;
+    if (rx::regex_search(*c.file.after, m, aliased)) return m[1].str();
+    if (rx::regex_search(*c.file.after, m, path)) return m[1].str() + q;
     return "";
   };
   // Does a name of another project module the file imports compute with `fn`: a module-level
@@ -922,39 +922,39 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
     }
     const std::string& text = module_text(spec);
     if (text.empty()) return false;
-    static const std::regex constant(R"(^[A-Z][A-Z0-9_]*$)");
+    static const rx::regex constant(R"(^[A-Z][A-Z0-9_]*$)");
     const std::string& last = chain.back();
-    if (std::regex_match(last, constant) && constant_value(text, last)) return constant_computed(text, last, fn);
+    if (rx::regex_match(last, constant) && constant_value(text, last)) return constant_computed(text, last, fn);
     // The name read of the module (`ref.expected`, `golden.SUMS`, a bare imported `expected`), by its definition.
     return name_computes(text, chain.size() >= 2 ? chain[1] : chain[0], fn);
   };
   // What a function of the test file returns (`def expected(a, b): return calc.add(a, b)`), by name.
   std::map<std::string, std::string> file_returns;
   if (c.lang == Lang::python) {
-    static const std::regex def(R"(^(\s*)def\s+(\w+)\s*\()");
-    static const std::regex ret(R"(^\s*return\s+(.+)$)");
+    static const rx::regex def(R"(^(\s*)def\s+(\w+)\s*\()");
+    static const rx::regex ret(R"(^\s*return\s+(.+)$)");
     for (std::size_t i = 0; i < lines.size(); ++i) {
-      std::smatch dm;
-      if (!std::regex_search(lines[i], dm, def)) continue;
+      rx::smatch dm;
+      if (!rx::regex_search(lines[i], dm, def)) continue;
       const std::size_t indent = dm[1].length();
       std::string returned;
       for (std::size_t k = i + 1; k < lines.size(); ++k) {
         const auto first = lines[k].find_first_not_of(" \t");
         if (first == std::string::npos) continue;
         if (first <= indent) break;
-        std::smatch rm;
-        if (std::regex_search(lines[k], rm, ret)) returned += strip_spaces(rm[1].str()) + ";";
+        rx::smatch rm;
+        if (rx::regex_search(lines[k], rm, ret)) returned += strip_spaces(rm[1].str()) + ";";
       }
       if (!returned.empty()) file_returns.emplace(dm[2].str(), returned);
     }
   }
-  static const std::regex call_re(R"(^([A-Za-z_$][\w$]*)(?:(?:\.|::)([A-Za-z_$][\w$]*))?\()");
-  static const std::regex getattr_re(R"(getattr\(([A-Za-z_][\w.]*),['"](\w+)['"]\))");
-  static const std::regex assign(R"(^\s*(?:(?:const|let|var|final|auto)\s+)?(?:[\w<>\[\],.]+\s+)?([A-Za-z_$][\w$]*)\s*:?=\s*([^=].*?)\s*;?\s*$)");
-  static const std::regex walrus(R"(\(([A-Za-z_]\w*):=)");
+  static const rx::regex call_re(R"(^([A-Za-z_$][\w$]*)(?:(?:\.|::)([A-Za-z_$][\w$]*))?\()");
+  static const rx::regex getattr_re(R"(getattr\(([A-Za-z_][\w.]*),['"](\w+)['"]\))");
+  static const rx::regex assign(R"(^\s*(?:(?:const|let|var|final|auto)\s+)?(?:[\w<>\[\],.]+\s+)?([A-Za-z_$][\w$]*)\s*:?=\s*([^=].*?)\s*;?\s*$)");
+  static const rx::regex walrus(R"(\(([A-Za-z_]\w*):=)");
   // Go: `if got := Add(tt.a, tt.b); got != tt.want {`: got holds the call.
-  static const std::regex go_if_init(R"(^\s*if\s+([A-Za-z_]\w*)\s*:=\s*([^;]+);)");
-  static const std::regex tuple_assign(
+  static const rx::regex go_if_init(R"(^\s*if\s+([A-Za-z_]\w*)\s*:=\s*([^;]+);)");
+  static const rx::regex tuple_assign(
       R"(^\s*(?:(?:const|let|var|val)\s+)?\(?([A-Za-z_$][\w$]*(?:\s*,\s*[A-Za-z_$][\w$]*)+)\)?\s*:?=\s*([^=].*?)\s*;?\s*$)");
   // The test file's added lines: where a patch can put data computed by the code under test
   // (table rows, fixtures, helpers). check_test_integrity has them already.
@@ -990,8 +990,8 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
   {
     for (const auto& l : lines) {
       flat_lines.push_back(strip_spaces(l));
-      std::smatch m;
-      if (std::regex_match(l, m, tuple_assign)) {
+      rx::smatch m;
+      if (rx::regex_match(l, m, tuple_assign)) {
         const auto names = split_top(m[1].str(), {","});
         const auto values = split_top(m[2].str(), {","});
         if (names.size() == values.size()) {
@@ -999,8 +999,8 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
           continue;
         }
       }
-      if (std::regex_match(l, m, assign)) locals[m[1].str()].push_back(strip_spaces(m[2].str()));
-      if (std::regex_search(l, m, go_if_init)) locals[m[1].str()].push_back(strip_spaces(m[2].str()));
+      if (rx::regex_match(l, m, assign)) locals[m[1].str()].push_back(strip_spaces(m[2].str()));
+      if (rx::regex_search(l, m, go_if_init)) locals[m[1].str()].push_back(strip_spaces(m[2].str()));
     }
     std::set<std::string> checked_locals;
     for (const auto* units : {&c.after.tests, &c.after.helpers})
@@ -1032,45 +1032,45 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
   // never changes afterwards (no `CASES[k] = ...`, `.update(...)`, `Object.assign(CASES, ...)`):
   // a table of literals, whatever else the patch computes elsewhere in the file.
   std::function<bool(const std::string&, int)> literal_table = [&](const std::string& expr, int depth) -> bool {
-    static const std::regex root_name(R"(^([A-Za-z_$][\w$]*)\s*(?:[\[.]|$))");
-    std::smatch rm;
-    if (!c.file.after || depth > 2 || !std::regex_search(expr, rm, root_name)) return false;
+    static const rx::regex root_name(R"(^([A-Za-z_$][\w$]*)\s*(?:[\[.]|$))");
+    rx::smatch rm;
+    if (!c.file.after || depth > 2 || !rx::regex_search(expr, rm, root_name)) return false;
     // A loop variable over such a table (`for (const { a, b, want } of CASES)`, `for (const [k,
     // want] of Object.entries(CASES))`, `for a, b, want in CASES:`): the table decides.
     {
-      static const std::regex js_loop(R"(for\s*\(\s*(?:const|let|var)\s+([^;]*?)\s+of\s+([^)\n]+?)\s*\))");
-      static const std::regex py_loop(R"((?:^|\n)[ \t]*for\s+([^\n]+?)\s+in\s+([^\n]+?)\s*:)");
-      static const std::regex view(R"(^(?:Object\.(?:entries|values)|enumerate|sorted|list|tuple)\((.*)\)$|^(.*)\.(?:items|values)\(\)$)");
-      const std::regex word = detail::cached_regex("(?:^|[^\\w$])" + rm[1].str() + "(?![\\w$])");
-      const std::regex assigned = detail::cached_regex("(?:^|[^\\w$.])" + rm[1].str() + "\\s*=(?!=)");
+      static const rx::regex js_loop(R"(for\s*\(\s*(?:const|let|var)\s+([^;]*?)\s+of\s+([^)\n]+?)\s*\))");
+      static const rx::regex py_loop(R"((?:^|\n)[ \t]*for\s+([^\n]+?)\s+in\s+([^\n]+?)\s*:)");
+      static const rx::regex view(R"(^(?:Object\.(?:entries|values)|enumerate|sorted|list|tuple)\((.*)\)$|^(.*)\.(?:items|values)\(\)$)");
+      const rx::regex word = detail::cached_regex("(?:^|[^\\w$])" + rm[1].str() + "(?![\\w$])");
+      const rx::regex assigned = detail::cached_regex("(?:^|[^\\w$.])" + rm[1].str() + "\\s*=(?!=)");
       const std::string& text = *c.file.after;
       // (Only a name no statement of the file assigns: loops are not scoped to the test here.)
-      if (rm[1].str().find('$') == std::string::npos && !std::regex_search(text, assigned))
+      if (rm[1].str().find('$') == std::string::npos && !rx::regex_search(text, assigned))
       for (const auto* loop : {&js_loop, &py_loop})
-        for (std::sregex_iterator it(text.begin(), text.end(), *loop), e; it != e; ++it) {
-          if (!std::regex_search((*it)[1].str(), word)) continue;
+        for (rx::sregex_iterator it(text.begin(), text.end(), *loop), e; it != e; ++it) {
+          if (!rx::regex_search((*it)[1].str(), word)) continue;
           std::string over = strip_spaces((*it)[2].str());
-          for (std::smatch vm; over.size() < 2048 && std::regex_match(over, vm, view);) over = vm[1].matched ? vm[1].str() : vm[2].str();
+          for (rx::smatch vm; over.size() < 2048 && rx::regex_match(over, vm, view);) over = vm[1].matched ? vm[1].str() : vm[2].str();
           if (over != rm[1].str() && literal_table(over, depth + 1)) return true;
         }
     }
     std::string name;  // as a regex (`$` is a name's letter in JavaScript)
     for (char ch : rm[1].str()) name += ch == '$' ? std::string("\\$") : std::string(1, ch);
     const std::string& text = *c.file.after;
-    const std::regex binding = detail::cached_regex(R"((?:^|\n)(?:export\s+)?(?:(?:const|let|var|final|static|private|public)\s+)*)" + name +
+    const rx::regex binding = detail::cached_regex(R"((?:^|\n)(?:export\s+)?(?:(?:const|let|var|final|static|private|public)\s+)*)" + name +
                              R"(\s*(?::[^=\n]*)?=\s*([\[{(]))");
-    std::smatch bm;
-    if (!std::regex_search(text, bm, binding)) return false;
+    rx::smatch bm;
+    if (!rx::regex_search(text, bm, binding)) return false;
     const std::size_t open = static_cast<std::size_t>(bm.position(1));
     const std::size_t close = matching_close(text, open, false);
     if (close == std::string_view::npos) return false;
     // Literals only: strings, numbers, the language's constants, JavaScript's bare keys.
-    static const std::regex strings(R"("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`[^`$]*`)");
-    static const std::regex numbers(R"((?:^|[^\w$.])-?[0-9][\w.]*)");
-    std::string body = std::regex_replace(text.substr(open, close - open + 1), strings, " 0 ");
-    body = std::regex_replace(body, numbers, " ");
-    static const std::regex word(R"([A-Za-z_$][\w$]*(\s*:)?)");
-    for (std::sregex_iterator it(body.begin(), body.end(), word), e; it != e; ++it) {
+    static const rx::regex strings(R"("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`[^`$]*`)");
+    static const rx::regex numbers(R"((?:^|[^\w$.])-?[0-9][\w.]*)");
+    std::string body = rx::regex_replace(text.substr(open, close - open + 1), strings, " 0 ");
+    body = rx::regex_replace(body, numbers, " ");
+    static const rx::regex word(R"([A-Za-z_$][\w$]*(\s*:)?)");
+    for (rx::sregex_iterator it(body.begin(), body.end(), word), e; it != e; ++it) {
       const std::string w = it->str().substr(0, it->str().find_first_of(" \t\n:"));
       static const std::set<std::string, std::less<>> kConstants = {"true", "false", "True", "False", "None", "null", "undefined", "nil"};
       if (kConstants.count(w)) continue;
@@ -1084,18 +1084,18 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
     const std::string bare = rm[1].str();
     if (name_changed(text, bare, true)) return false;
     if (text.find("'" + bare + "'") != std::string::npos || text.find("\"" + bare + "\"") != std::string::npos) return false;
-    static const std::regex js_rows(R"(for\s*\(\s*(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s+of\s+([^)\n]+?)\s*\))");
-    static const std::regex py_rows(R"((?:^|\n)[ \t]*for\s+([A-Za-z_]\w*)\s+in\s+([^\n]+?)\s*:)");
+    static const rx::regex js_rows(R"(for\s*\(\s*(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s+of\s+([^)\n]+?)\s*\))");
+    static const rx::regex py_rows(R"((?:^|\n)[ \t]*for\s+([A-Za-z_]\w*)\s+in\s+([^\n]+?)\s*:)");
     for (const auto* loop : {&js_rows, &py_rows})
-      for (std::sregex_iterator it(text.begin(), text.end(), *loop), e; it != e; ++it) {
+      for (rx::sregex_iterator it(text.begin(), text.end(), *loop), e; it != e; ++it) {
         const std::string over = strip_spaces((*it)[2].str());
         if (over != bare && over.find(bare + ".") != 0 && over.find("(" + bare + ")") == std::string::npos) continue;
         const std::string row = (*it)[1].str();
         if (row.find('$') != std::string::npos) return false;
-        const std::regex written = detail::cached_regex("(?:^|[^\\w$.])" + row + R"((?:\s*(?:\.\s*[A-Za-z_$][\w$]*|\[[^\]\n]*\]))+\s*(?:[-+*/|&]|\?\?|\|\|)?=(?!=)|)" +
+        const rx::regex written = detail::cached_regex("(?:^|[^\\w$.])" + row + R"((?:\s*(?:\.\s*[A-Za-z_$][\w$]*|\[[^\]\n]*\]))+\s*(?:[-+*/|&]|\?\?|\|\|)?=(?!=)|)" +
                                  "(?:^|[^\\w$.])" + row + R"(\s*\.\s*(?:push|set|update|append|extend|setdefault|insert|add|splice|unshift|pop|clear)\s*\(|assign\s*\(\s*)" +
                                  row + "\\b");
-        if (std::regex_search(text, written)) return false;  // `row.want = ...`, `row.update(...)`
+        if (rx::regex_search(text, written)) return false;  // `row.want = ...`, `row.update(...)`
       }
     return true;
   };
@@ -1106,31 +1106,31 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
   auto result_unused = [&](const std::string& l, std::size_t at) {
     const std::string prefix = strip_spaces(l.substr(0, at));
     if (prefix.empty() || prefix == "await" || prefix == "void") return true;
-    static const std::regex hook(
+    static const rx::regex hook(
         R"(^(?:before|beforeEach|beforeAll|after|afterEach|afterAll|setup|teardown|suiteSetup|suiteTeardown)\((?:async)?(?:\(\)|_)=>(?:await)?$)");
-    if (std::regex_match(prefix, hook)) return true;
-    static const std::regex stored(R"(^(?:(?:const|let|var|final|auto)\s+)?([A-Za-z_$][\w$]*)\s*(?::[^=]*)?=\s*(?:await\s+)?$)");
-    std::smatch m;
+    if (rx::regex_match(prefix, hook)) return true;
+    static const rx::regex stored(R"(^(?:(?:const|let|var|final|auto)\s+)?([A-Za-z_$][\w$]*)\s*(?::[^=]*)?=\s*(?:await\s+)?$)");
+    rx::smatch m;
     const std::string raw = l.substr(0, at);
     const std::size_t lead = raw.find_first_not_of(" \t");
     const std::string assignment = lead == std::string::npos ? std::string() : raw.substr(lead);
-    if (assignment.empty() || !std::regex_match(assignment, m, stored) || !c.file.after) return false;
+    if (assignment.empty() || !rx::regex_match(assignment, m, stored) || !c.file.after) return false;
     const std::string name = m[1].str();
     if (name.find('$') != std::string::npos) return false;
     // Every other use of the name is a declaration without a value or another store.
     // (Read as an attribute too: `EXPECTED = plus(1, 3)` in a class body, read as `self.EXPECTED`.)
-    const std::regex use = detail::cached_regex("(?:^|[^\\w$])" + name + "(?![\\w$])");
-    const std::regex only_store = detail::cached_regex("^\\s*(?:(?:let|var)\\s+" + name + "\\s*;?|(?:(?:const|let|var)\\s+)?" + name +
+    const rx::regex use = detail::cached_regex("(?:^|[^\\w$])" + name + "(?![\\w$])");
+    const rx::regex only_store = detail::cached_regex("^\\s*(?:(?:let|var)\\s+" + name + "\\s*;?|(?:(?:const|let|var)\\s+)?" + name +
                                 "\\s*(?::[^=]*)?=(?!=).*|global\\s+" + name + "|nonlocal\\s+" + name + ")\\s*$");
     std::istringstream in(*c.file.after);
     for (std::string line; std::getline(in, line);)
-      if (std::regex_search(line, use) && !std::regex_match(line, only_store)) return false;
+      if (rx::regex_search(line, use) && !rx::regex_match(line, only_store)) return false;
     return true;
   };
   // A call of `fn` (of `module`) on an added line that no check looks at: its text, or "".
   auto added_data_call = [&](const std::string& fn, const std::string& module, const std::string& oracle,
                              const TestUnit& unit) -> std::string {
-    static const std::regex def_head(R"((?:def|func|function)\s+$)");  // before a definition's name
+    static const rx::regex def_head(R"((?:def|func|function)\s+$)");  // before a definition's name
     // Lines that stand only inside another test's body (a benchmark, a smoke test): data there
     // cannot feed this test's expected value (a global it assigns is followed as a local).
     std::set<std::string> outside_other_tests;
@@ -1157,15 +1157,15 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
         }
       // The function imported under another name: `from calc import add as plus`, `import { add
       // as plus }`, `const { add: plus } = require(...)`.
-      const std::regex renamed = detail::cached_regex("(?:^|[^\\w$])" + fn + R"((?:\s+as\s+|\s*:\s*)([A-Za-z_$][\w$]*))");
-      for (std::sregex_iterator it(text.begin(), text.end(), renamed), end; it != end; ++it)
+      const rx::regex renamed = detail::cached_regex("(?:^|[^\\w$])" + fn + R"((?:\s+as\s+|\s*:\s*)([A-Za-z_$][\w$]*))");
+      for (rx::sregex_iterator it(text.begin(), text.end(), renamed), end; it != end; ++it)
         if (auto imp = imports.find((*it)[1].str()); imp != imports.end() && imp->second == module) heads.push_back((*it)[1].str() + "(");
     } else {
       heads.push_back(module == "." ? fn + "(" : module + "." + fn + "(");
       if (module != ".") heads.push_back(module + "::" + fn + "(");
       // Java/Kotlin: `import static calc.Calc.add;` (or `.*`): the function by its bare name.
-      const std::regex static_import = detail::cached_regex(R"(import\s+static\s+[\w.]*\b)" + module + R"(\.(?:\*|)" + fn + R"()\s*;?)");
-      if (module != "." && std::regex_search(text, static_import)) heads.push_back(fn + "(");
+      const rx::regex static_import = detail::cached_regex(R"(import\s+static\s+[\w.]*\b)" + module + R"(\.(?:\*|)" + fn + R"()\s*;?)");
+      if (module != "." && rx::regex_search(text, static_import)) heads.push_back(fn + "(");
     }
     for (const auto& l : added)
       for (const auto& head : heads) {
@@ -1174,7 +1174,7 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
           // A whole name: not `x.add(` for a bare `add(` (nor `xadd(`), not the definition.
           if (at > 0 && (ident_char(l[at - 1]) || (head.find('.') == std::string::npos && head.find("::") == std::string::npos && l[at - 1] == '.')))
             continue;
-          if (std::regex_search(l.substr(0, at), def_head)) continue;  // the definition itself
+          if (rx::regex_search(l.substr(0, at), def_head)) continue;  // the definition itself
           if (in_string_literal(l, at)) continue;  // a message's text (`f"add({a}, {b})"`), no call
           const std::size_t open = at + head.size() - 1;
           const std::size_t close = closing_paren(l, open);
@@ -1184,15 +1184,15 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
           return call;
         }
       }
-    static const std::regex import_line(R"(^\s*(?:import\b|from\s+\S+\s+import\b|package\b|#include\b|using\b|use\b)|\brequire\s*\()");
+    static const rx::regex import_line(R"(^\s*(?:import\b|from\s+\S+\s+import\b|package\b|#include\b|using\b|use\b)|\brequire\s*\()");
     // A call in another test file or test-support module the patch adds to (a conftest fixture,
     // a helper module), on a line that is not itself a check.
-    static const std::regex check_line(R"(^\s*(?:assert|expect\b|self\.assert|t\.(?:Error|Fatal|Fail)|require\.|Assert|EXPECT_|ASSERT_))");
+    static const rx::regex check_line(R"(^\s*(?:assert|expect\b|self\.assert|t\.(?:Error|Fatal|Fail)|require\.|Assert|EXPECT_|ASSERT_))");
     if (c.support_added)
       for (const auto& [path, other_lines] : *c.support_added) {
         if (path == c.file.path || lang_of(path) != c.lang) continue;
         for (const auto& l : other_lines) {
-          if (std::regex_search(l, check_line)) continue;
+          if (rx::regex_search(l, check_line)) continue;
           for (const auto& h : heads) {
             // In another file the module's function may be reached by its bare name too.
             const std::string bare = h.substr(h.find_last_of(".:") == std::string::npos ? 0 : h.find_last_of(".:") + 1);
@@ -1200,7 +1200,7 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
               if (head.size() < 2) continue;
               for (auto at = l.find(head); at != std::string::npos; at = l.find(head, at + 1)) {
                 if (at > 0 && (ident_char(l[at - 1]) || (head != h && l[at - 1] == '.'))) continue;
-                if (std::regex_search(l.substr(0, at), def_head)) continue;  // the definition itself
+                if (rx::regex_search(l.substr(0, at), def_head)) continue;  // the definition itself
                 const std::size_t close = closing_paren(l, at + head.size() - 1);
                 if (close < l.size()) return strip_spaces(l.substr(at, close - at + 1)) + " (" + path + ")";
               }
@@ -1214,7 +1214,7 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
       for (const auto& [alias, from] : imports) {
         if (from != module || !module_aliases.count(alias)) continue;
         for (const auto& l : added) {
-          if (std::regex_search(l, import_line)) continue;
+          if (rx::regex_search(l, import_line)) continue;
           for (auto at = l.find(alias); at != std::string::npos; at = l.find(alias, at + 1)) {
             const std::size_t end = at + alias.size();
             if ((at > 0 && (ident_char(l[at - 1]) || l[at - 1] == '.' || l[at - 1] == '\'' || l[at - 1] == '"')) ||
@@ -1228,7 +1228,7 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
     // The function as a value (`f = calc.add`, `partial(calc.add, 1)`, `map(add, xs)`,
     // `add.call(null, 1, 3)`, `Calc::add`): a call of it the rule cannot see the text of.
     for (const auto& l : added) {
-      if (std::regex_search(l, import_line) || starts_with(l, "def ") || starts_with(l, "func ") || starts_with(l, "function ")) continue;
+      if (rx::regex_search(l, import_line) || starts_with(l, "def ") || starts_with(l, "func ") || starts_with(l, "function ")) continue;
       for (const auto& head : heads) {
         if (head.size() < 2) continue;
         std::string name = head.substr(0, head.size() - 1);
@@ -1259,10 +1259,10 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
       [&](const std::string& e, const std::string& module, const std::string& fn, int depth) -> bool {
     if (depth > 6 || e.empty()) return false;
     if (literal_text(e)) return true;
-    static const std::regex dotted(R"(^([A-Za-z_$][\w$]*)(?:\.[A-Za-z_$][\w$]*)+$)");
-    static const std::regex scaled(R"(^-?[0-9][\w.]*\*(.+)$)");
-    static const std::regex construct(R"(^(?:new)?([A-Za-z_$][\w$]*)(?:\.[A-Za-z_$][\w$]*)*(?:<[^()]*>)?\((.*)\)$)");
-    std::smatch m;
+    static const rx::regex dotted(R"(^([A-Za-z_$][\w$]*)(?:\.[A-Za-z_$][\w$]*)+$)");
+    static const rx::regex scaled(R"(^-?[0-9][\w.]*\*(.+)$)");
+    static const rx::regex construct(R"(^(?:new)?([A-Za-z_$][\w$]*)(?:\.[A-Za-z_$][\w$]*)*(?:<[^()]*>)?\((.*)\)$)");
+    rx::smatch m;
     if (is_plain_name(e)) {
       auto it = locals.find(e);
       if (it == locals.end()) return false;
@@ -1292,27 +1292,27 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
       if (c.lang == Lang::go) {
         static const std::set<std::string> kConversions = {"int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16",
                                                            "uint32", "uint64", "float32", "float64", "string", "byte", "rune"};
-        return kConversions.count(root) > 0 || std::regex_search(*c.file.after, detail::cached_regex("\"(?:[\\w.-]+/)*" + root + "\""));
+        return kConversions.count(root) > 0 || rx::regex_search(*c.file.after, detail::cached_regex("\"(?:[\\w.-]+/)*" + root + "\""));
       }
       return !root.empty() && std::isupper(static_cast<unsigned char>(root[0]));  // a class: `BigInteger.valueOf`, `Color.RED`
     };
-    if (std::regex_match(e, m, dotted)) {
+    if (rx::regex_match(e, m, dotted)) {
       // `self.EXPECTED`, `this.expected`: the attribute's values as the file assigns them.
       if (m[1].str() == "self" || m[1].str() == "this" || m[1].str() == "cls")
         return value_expression(e.substr(e.rfind('.') + 1), module, fn, depth + 1);
       // A named constant of the code under test (`Calc.Level.HIGH`, `calc.ERROR`): a name for a value.
-      static const std::regex constant_tail(R"(\.[A-Z][A-Z0-9_]*$)");
-      if (m[1].str() == module && std::regex_search(e, constant_tail)) return true;
+      static const rx::regex constant_tail(R"(\.[A-Z][A-Z0-9_]*$)");
+      if (m[1].str() == module && rx::regex_search(e, constant_tail)) return true;
       return foreign_root(m[1].str());
     }
-    if (std::regex_match(e, m, scaled)) return value_expression(m[1].str(), module, fn, depth + 1);
+    if (rx::regex_match(e, m, scaled)) return value_expression(m[1].str(), module, fn, depth + 1);
     auto all_values = [&](const std::string& inner) {
       for (const auto& part : split_top(inner, {","}))
         if (!part.empty() && !value_expression(strip_spaces(part), module, fn, depth + 1)) return false;
       return true;
     };
     if ((e.front() == '[' || e.front() == '{') && matching_close(e, 0) == e.size() - 1) return all_values(e.substr(1, e.size() - 2));
-    if (std::regex_match(e, m, construct) && closing_paren(e, e.find('(')) == e.size() - 1) {
+    if (rx::regex_match(e, m, construct) && closing_paren(e, e.find('(')) == e.size() - 1) {
       const std::string head = e.substr(0, e.find('('));
       const std::string last = head.substr(head.find_last_of(".:") == std::string::npos ? 0 : head.find_last_of(".:") + 1);
       if (last == fn) return false;
@@ -1338,25 +1338,25 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
     std::set<std::string> accumulated;                     // totals read through `+=` (computed holds the addend)
     for (int n = at.line; n <= at.end_line && n >= 1 && static_cast<std::size_t>(n) <= lines.size(); ++n) {
       const std::string& l = lines[static_cast<std::size_t>(n - 1)];
-      std::smatch m;
-      if (std::regex_match(l, m, assign)) computed[m[1].str()] = strip_spaces(m[2].str());
+      rx::smatch m;
+      if (rx::regex_match(l, m, assign)) computed[m[1].str()] = strip_spaces(m[2].str());
       // `got, want := Add(2, 2), Add(1, 3)` / `a, b = x, y`: by position.
-      if (std::regex_match(l, m, tuple_assign)) {
+      if (rx::regex_match(l, m, tuple_assign)) {
         const auto names = split_top(m[1].str(), {","});
         const auto values = split_top(m[2].str(), {","});
         if (names.size() == values.size())
           for (std::size_t k = 0; k < names.size(); ++k) computed[strip_spaces(names[k])] = strip_spaces(values[k]);
       }
-      if (c.lang == Lang::go && std::regex_search(l, m, go_if_init)) computed[m[1].str()] = strip_spaces(m[2].str());
+      if (c.lang == Lang::go && rx::regex_search(l, m, go_if_init)) computed[m[1].str()] = strip_spaces(m[2].str());
       // `total += add(a, b)` over a literal start (`total = 0`): the total is computed by what is added.
-      static const std::regex accumulate(R"(^\s*([A-Za-z_$][\w$]*)\s*[-+]=\s*(.+?)\s*;?\s*$)");
-      if (std::regex_match(l, m, accumulate) && (!computed.count(m[1].str()) || literal_text(computed[m[1].str()]))) {
+      static const rx::regex accumulate(R"(^\s*([A-Za-z_$][\w$]*)\s*[-+]=\s*(.+?)\s*;?\s*$)");
+      if (rx::regex_match(l, m, accumulate) && (!computed.count(m[1].str()) || literal_text(computed[m[1].str()]))) {
         computed[m[1].str()] = strip_spaces(m[2].str());
         accumulated.insert(m[1].str());
       }
       // `(r := calc.add(2, 2))`: r holds the call.
       const std::string flat = strip_spaces(l);
-      for (std::sregex_iterator it(flat.begin(), flat.end(), walrus), e; it != e; ++it) {
+      for (rx::sregex_iterator it(flat.begin(), flat.end(), walrus), e; it != e; ++it) {
         const std::size_t open = static_cast<std::size_t>(it->position());
         const std::size_t close = closing_paren(flat, open);
         if (close < flat.size()) computed[(*it)[1].str()] = flat.substr(open + it->length(), close - open - static_cast<std::size_t>(it->length()));
@@ -1365,17 +1365,17 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
     // An operand as the code it runs: getattr(calc, "add") read as calc.add, a local bound to a
     // function (`f = calc.add`) read as it, wrappers that only restate the value removed.
     auto spelled = [&](std::string e) {
-      e = std::regex_replace(unwrapped_operand(std::move(e)), getattr_re, "$1.$2");
+      e = rx::regex_replace(unwrapped_operand(std::move(e)), getattr_re, "$1.$2");
       if (e.size() > 2 && e.front() == '(' && e.back() == ')' && closing_paren(e, 0) == e.size() - 1) e = e.substr(1, e.size() - 2);
-      std::smatch wm;
-      static const std::regex walrus_head(R"(^([A-Za-z_]\w*):=(.+)$)");
-      if (std::regex_match(e, wm, walrus_head)) e = wm[2].str();
-      std::smatch lm;
-      static const std::regex local_call(R"(^([A-Za-z_$][\w$]*)\()");
-      if (std::regex_search(e, lm, local_call))
+      rx::smatch wm;
+      static const rx::regex walrus_head(R"(^([A-Za-z_]\w*):=(.+)$)");
+      if (rx::regex_match(e, wm, walrus_head)) e = wm[2].str();
+      rx::smatch lm;
+      static const rx::regex local_call(R"(^([A-Za-z_$][\w$]*)\()");
+      if (rx::regex_search(e, lm, local_call))
         if (auto it = computed.find(lm[1].str()); it != computed.end()) {
-          static const std::regex dotted(R"(^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$)");
-          if (std::regex_match(it->second, dotted)) e = it->second + e.substr(lm[1].length());
+          static const rx::regex dotted(R"(^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$)");
+          if (rx::regex_match(it->second, dotted)) e = it->second + e.substr(lm[1].length());
         }
       return e;
     };
@@ -1394,8 +1394,8 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
     // (`from` is the imports of the file the operand is in: a before-check reads the old imports.)
     auto callee = [&](const std::string& operand, const std::map<std::string, std::string>* from = nullptr) -> std::pair<std::string, std::string> {
       const auto& names = from ? *from : imports;
-      std::smatch m;
-      if (!std::regex_search(operand, m, call_re)) return {};
+      rx::smatch m;
+      if (!rx::regex_search(operand, m, call_re)) return {};
       if (!dynamic) return {m[2].matched ? m[2].str() : m[1].str(), m[2].matched ? m[1].str() : std::string(".")};
       if (m[2].matched) {  // `calc.add(` : the module object's name (or what it was imported from)
         auto it = names.find(m[1].str());
@@ -1414,8 +1414,8 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
           const std::string flat = spelled(part);
           // A class or package of the project that calls it (`MathRef.sum(1, 3)`, `new
           // Calc().add(1, 3)`, Go's `ref.Sum(1, 3)`).
-          static const std::regex qualifier(R"((?:^|[^\w$.])([A-Za-z_$][\w$]*)(?:\.|\(|::))");
-          for (std::sregex_iterator it(flat.begin(), flat.end(), qualifier), end; it != end; ++it) {
+          static const rx::regex qualifier(R"((?:^|[^\w$.])([A-Za-z_$][\w$]*)(?:\.|\(|::))");
+          for (rx::sregex_iterator it(flat.begin(), flat.end(), qualifier), end; it != end; ++it) {
             std::string q = (*it)[1].str();
             if (starts_with(q, "new") && q.size() > 3 && std::isupper(static_cast<unsigned char>(q[3]))) q = q.substr(3);  // `newCalc(`
             if (q == module || q == fn || q == "new") continue;
@@ -1446,7 +1446,7 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
         return false;
       }
       std::set<std::string> seen;
-      std::vector<std::string> todo{std::regex_replace(e, getattr_re, "$1.$2")};
+      std::vector<std::string> todo{rx::regex_replace(e, getattr_re, "$1.$2")};
       while (!todo.empty() && seen.size() < 16) {
         const std::string x = todo.back();
         todo.pop_back();
@@ -1455,8 +1455,8 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
           if (ch.size() == 1 && computed.count(ch[0])) todo.push_back(computed[ch[0]]);
           // A module-level name (`WARM = calc.add(1, 3)`, a global a test assigns): its values.
           if (ch.size() == 1 && !computed.count(ch[0]) && locals.count(ch[0]))
-            for (const auto& v : locals[ch[0]]) todo.push_back(std::regex_replace(v, getattr_re, "$1.$2"));
-          if (ch.size() == 1 && file_returns.count(ch[0])) todo.push_back(std::regex_replace(file_returns[ch[0]], getattr_re, "$1.$2"));
+            for (const auto& v : locals[ch[0]]) todo.push_back(rx::regex_replace(v, getattr_re, "$1.$2"));
+          if (ch.size() == 1 && file_returns.count(ch[0])) todo.push_back(rx::regex_replace(file_returns[ch[0]], getattr_re, "$1.$2"));
           auto it = imports.find(ch[0]);
           // Another project module that computes the value with the function (an unchanged helper).
           if (it != imports.end() && it->second != module && !js_assertion_module(it->second) &&
@@ -1474,9 +1474,9 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
     // value object of the module built from written-out values (`Money(150)`, `calc.Level('high')`,
     // `Money(cents=150)`) names a value the same way, unless its class computes with the function.
     std::function<bool(const std::string&, const std::string&)> named_constant = [&](const std::string& e, const std::string& fn) -> bool {
-      static const std::regex constant(R"(^(?:([A-Za-z_$][\w$]*)\.)?(?:[A-Za-z_$][\w$]*\.)*([A-Z][A-Z0-9_]*)$)");
-      static const std::regex value_object(R"(^(?:new)?(?:([A-Za-z_$][\w$]*)\.)?(?:[A-Za-z_$][\w$]*\.)*([A-Z][\w$]*)\((.*)\)$)");
-      std::smatch m;
+      static const rx::regex constant(R"(^(?:([A-Za-z_$][\w$]*)\.)?(?:[A-Za-z_$][\w$]*\.)*([A-Z][A-Z0-9_]*)$)");
+      static const rx::regex value_object(R"(^(?:new)?(?:([A-Za-z_$][\w$]*)\.)?(?:[A-Za-z_$][\w$]*\.)*([A-Z][\w$]*)\((.*)\)$)");
+      rx::smatch m;
       auto spec_of = [&](const std::string& root, const std::string& name) {
         if (!dynamic) return root;  // Java/Kotlin: the class (`Expected.FOUR`)
         auto it = imports.find(root.empty() ? name : root);
@@ -1484,33 +1484,33 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
       };
       // A constant's own value or name (`calc.Level.HIGH.value`), one entry of a constant table
       // (`calc.DEFAULTS['total']`): the constant itself.
-      static const std::regex accessor(R"((?:\.(?:value|name)|\[(?:'[^']*'|"[^"]*"|[0-9]+)\])$)");
+      static const rx::regex accessor(R"((?:\.(?:value|name)|\[(?:'[^']*'|"[^"]*"|[0-9]+)\])$)");
       std::string bare = e;
-      for (std::smatch am; bare.size() < 400 && std::regex_search(bare, am, accessor);) bare = bare.substr(0, static_cast<std::size_t>(am.position(0)));
+      for (rx::smatch am; bare.size() < 400 && rx::regex_search(bare, am, accessor);) bare = bare.substr(0, static_cast<std::size_t>(am.position()));
       if (bare != e) return named_constant(bare, fn);
-      if (std::regex_match(e, m, constant)) {
+      if (rx::regex_match(e, m, constant)) {
         // A bare name the test file binds itself (`WARM = calc.add(1, 3)`) is read there.
         const bool own = !m[1].matched && !imports.count(m[2].str());
         const std::string& text = own ? *c.file.after : module_text(spec_of(m[1].str(), m[2].str()));
         return text.empty() || !constant_computed(text, m[2].str(), fn);
       }
       // (Go's exported functions are capitalised: only dynamic languages' and `new` classes.)
-      if ((!dynamic && !starts_with(e, "new")) || !std::regex_match(e, m, value_object) || closing_paren(e, e.find('(')) != e.size() - 1)
+      if ((!dynamic && !starts_with(e, "new")) || !rx::regex_match(e, m, value_object) || closing_paren(e, e.find('(')) != e.size() - 1)
         return false;
       for (const auto& arg : split_top(m[3].str(), {","})) {
         std::string v = strip_spaces(arg);
-        static const std::regex keyword(R"(^[A-Za-z_]\w*=(?!=)(.+)$)");
-        std::smatch km;
-        if (std::regex_match(v, km, keyword)) v = km[1].str();
+        static const rx::regex keyword(R"(^[A-Za-z_]\w*=(?!=)(.+)$)");
+        rx::smatch km;
+        if (rx::regex_match(v, km, keyword)) v = km[1].str();
         if (!v.empty() && !literal_text(v) && !named_constant(v, fn) && !value_expression(v, "", fn, 0)) return false;
       }
       const std::string& text = module_text(spec_of(m[1].str(), m[2].str()));
       const auto cls = text.find("class " + m[2].str());
       if (cls == std::string::npos) return true;
-      static const std::regex next_top(R"(\n(?:class|def|function|export|const|let|var|async)\b)");
-      std::smatch nm;
+      static const rx::regex next_top(R"(\n(?:class|def|function|export|const|let|var|async)\b)");
+      rx::smatch nm;
       const std::string rest = text.substr(cls + 1);
-      const std::string body = std::regex_search(rest, nm, next_top) ? rest.substr(0, static_cast<std::size_t>(nm.position(0))) : rest;
+      const std::string body = rx::regex_search(rest, nm, next_top) ? rest.substr(0, static_cast<std::size_t>(nm.position())) : rest;
       return !computes_with(body, fn);
     };
     auto pinned_in = [&](const TestUnit& t, const std::string& checked) {
@@ -1531,9 +1531,9 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
       std::pair<std::string, std::string> fn;
       int calls = 0;
       // (An absolute value of it relates the same results: `abs(add(2, 2) - add(1, 3))`.)
-      static const std::regex absolute(R"(^(?:Math\.abs|abs|math\.fabs|fabs)\((.*)\)$)");
-      std::smatch am;
-      if (std::regex_match(op, am, absolute) && closing_paren(op, op.find('(')) == op.size() - 1) return relation_of(am[1].str(), from);
+      static const rx::regex absolute(R"(^(?:Math\.abs|abs|math\.fabs|fabs)\((.*)\)$)");
+      rx::smatch am;
+      if (rx::regex_match(op, am, absolute) && closing_paren(op, op.find('(')) == op.size() - 1) return relation_of(am[1].str(), from);
       for (const auto& written : split_top(op, {"-", "+", "*", "/", "%"})) {
         // (A unary minus and `//` leave empty terms: `-add(1, 3) + add(2, 2)`, `a // b`. The new
         // test's terms are read through its locals: `x = add(2, 2)` ... `x - y`.)
@@ -1596,8 +1596,8 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
     };
     // (Not when the file defines a function of that name itself: the call is its own reference.)
     const auto own_definition = [&](const std::string& fn) {
-      const std::string name = std::regex_replace(fn, detail::cached_regex(R"(\$)"), R"(\$)");
-      return std::regex_search(*c.file.after, detail::cached_regex(R"((?:\bdef|\bfunction)\s+)" + name + R"(\s*\(|\b(?:const|let|var)\s+)" + name + R"(\s*=)"));
+      const std::string name = rx::regex_replace(fn, detail::cached_regex(R"(\$)"), R"(\$)");
+      return rx::regex_search(*c.file.after, detail::cached_regex(R"((?:\bdef|\bfunction)\s+)" + name + R"(\s*\(|\b(?:const|let|var)\s+)" + name + R"(\s*=)"));
     };
     for (const auto& a : at.asserts) {
       if (a.kind != Kind::eq) continue;
@@ -1623,9 +1623,9 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
           const auto at_op = line.find(op);
           if (at_op == std::string::npos) return false;
           line.erase(at_op, op.size());
-          static const std::regex number(R"((?:^|[^\w$.])(-?\d+(?:\.\d+)?)(?![\w.]))");
+          static const rx::regex number(R"((?:^|[^\w$.])(-?\d+(?:\.\d+)?)(?![\w.]))");
           std::vector<double> literals;
-          for (std::sregex_iterator it(line.begin(), line.end(), number), e; it != e; ++it) literals.push_back(std::stod((*it)[1].str()));
+          for (rx::sregex_iterator it(line.begin(), line.end(), number), e; it != e; ++it) literals.push_back(std::stod((*it)[1].str()));
           if (literals.size() != 1) return false;
           const auto v1 = with_constant_results(op, fn.first, 3), v2 = with_constant_results(op, fn.first, 7);
           if (!v1 || !v2 || std::fabs(*v1 - literals[0]) > 1e-9 || std::fabs(*v2 - literals[0]) > 1e-9) return false;
@@ -1695,7 +1695,7 @@ void oracle_replacement_rules(const RuleContext& c, Findings& out) {
           // (A named constant imported from a module that binds it to a written-out value:
           // `SUM_2_2 = 4` beside a `BASELINE = calc.add(0, 0)` in the same constants module.)
           if (literal_values(oracle) || value_expression(oracle, m1, f1, 0) || literal_table(oracle, 0) || literal_table(strip_spaces(other), 0) ||
-              (std::regex_match(oracle, detail::cached_regex(R"(^[A-Z][A-Z0-9_]*$)")) && imports.count(oracle) &&
+              (rx::regex_match(oracle, detail::cached_regex(R"(^[A-Z][A-Z0-9_]*$)")) && imports.count(oracle) &&
                !module_text(imports.at(oracle)).empty() && named_constant(oracle, f1)))
             continue;
           data = added_data_call(f1, m1, strip_spaces(other), at);

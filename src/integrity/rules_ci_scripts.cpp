@@ -4,7 +4,7 @@
 // linter, formatter or type checker decide nothing about tests and are honest; any command the
 // guard does not know stays suspect (fail closed).
 #include <algorithm>
-#include <regex>
+#include "core/regex.hpp"
 
 #include "integrity/guard_internal.hpp"
 
@@ -36,8 +36,8 @@ bool non_test_tool(std::string_view tool) {
 
 /// A package script or make target named for linting or formatting (`npm run lint`, `make fmt`).
 bool lint_script(std::string_view name) {
-  static const std::regex re(R"(^(lint|fmt|format|prettier|eslint|typecheck|type-check|types|style|spell|check-format|format-check|lint:[\w:-]+|fmt-check|vet)$)");
-  return std::regex_match(std::string(name), re);
+  static const rx::regex re(R"(^(lint|fmt|format|prettier|eslint|typecheck|type-check|types|style|spell|check-format|format-check|lint:[\w:-]+|fmt-check|vet)$)");
+  return rx::regex_match(std::string(name), re);
 }
 
 std::vector<std::string> words_of(std::string_view segment) {
@@ -211,8 +211,8 @@ bool item_honest(const Lines& L, std::pair<std::size_t, std::size_t> range) {
 }
 
 /// Test runners as a CI line names them.
-const std::regex& test_invocation() {
-  static const std::regex re(
+const rx::regex& test_invocation() {
+  static const rx::regex re(
       R"((^|[^\w.-])(pytest|py\.test|unittest|nosetests|tox|nox|jest|vitest|mocha|ava|ctest|go test|cargo test|cargo nextest|mvn|mvnw|gradle|gradlew|npm test|npm run test|yarn test|pnpm test|bun test|make test|make check|bazel test|phpunit|rspec|node --test)([^\w-]|$))");
   return re;
 }
@@ -268,7 +268,7 @@ void runner_script_rules(const RuleContext& c, Findings& out) {
       std::size_t k = 0;
       for_each_capped_line(text, [&](int, const std::string& l) {
         const std::string code = trim(l);
-        if (!starts_with(code, "#") && std::regex_search(l, test_invocation())) ++k;
+        if (!starts_with(code, "#") && rx::regex_search(l, test_invocation())) ++k;
       });
       return k;
     };

@@ -8,10 +8,10 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
-#include <regex>
 #include <set>
 #include <utility>
 
+#include "core/regex.hpp"
 #include "integrity/guard_internal.hpp"
 #include "core/regex_cache.hpp"
 
@@ -64,9 +64,9 @@ bool never_true_condition(std::string_view cond_in) {
                                                           "IS_PY2", "PYTHON2", "PY26", "PY27"};
   if (kPy2.count(c)) return true;
   {
-    static const std::regex major(R"(^sys\.version_info(?:\[0\]|\.major)(==|<=|<|!=|>=|>)(\d+)$)");
-    std::smatch m;
-    if (std::regex_match(c, m, major)) {
+    static const rx::regex major(R"(^sys\.version_info(?:\[0\]|\.major)(==|<=|<|!=|>=|>)(\d+)$)");
+    rx::smatch m;
+    if (rx::regex_match(c, m, major)) {
       const std::string op = m[1].str();
       const long v = std::stol(m[2].str());
       const bool holds = op == "==" ? 3 == v : op == "<" ? 3 < v : op == "<=" ? 3 <= v : op == "!=" ? 3 != v : op == ">" ? 3 > v : 3 >= v;
@@ -74,10 +74,10 @@ bool never_true_condition(std::string_view cond_in) {
     }
   }
   // sys.version_info OP (major, minor): false for every Python 3.0 - 3.99.
-  static const std::regex kVersion(R"(^sys\.version_info(?:\[:?\d?\])?(<=|>=|<|>|==)\((\d{1,4}),?(\d{1,4})?[^)]*\)$)");
-  std::smatch m;
+  static const rx::regex kVersion(R"(^sys\.version_info(?:\[:?\d?\])?(<=|>=|<|>|==)\((\d{1,4}),?(\d{1,4})?[^)]*\)$)");
+  rx::smatch m;
   const std::string head = c.substr(0, kRegexLineChars);
-  if (!std::regex_match(head, m, kVersion)) return false;
+  if (!rx::regex_match(head, m, kVersion)) return false;
   const std::string op = m[1].str();
   const long major = std::stol(m[2].str()), minor = m[3].matched ? std::stol(m[3].str()) : 0;
   for (long v = 0; v <= 99; ++v) {
@@ -126,7 +126,7 @@ struct ModDecl {
 std::vector<ModDecl> mod_decls(const std::optional<std::string>& text) {
   std::vector<ModDecl> out;
   if (!text) return out;
-  static const std::regex kDecl(R"(^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\s*;)");
+  static const rx::regex kDecl(R"(^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\s*;)");
   std::string attrs;
   for_each_capped_line(*text, [&](int n, const std::string& line) {
     const std::string t = trim(line);
@@ -134,8 +134,8 @@ std::vector<ModDecl> mod_decls(const std::optional<std::string>& text) {
       attrs += strip_spaces(t);
       return;
     }
-    std::smatch m;
-    if (std::regex_search(line, m, kDecl)) out.push_back({m[1].str(), attrs, n});
+    rx::smatch m;
+    if (rx::regex_search(line, m, kDecl)) out.push_back({m[1].str(), attrs, n});
     if (!t.empty() && !starts_with(t, "//")) attrs.clear();
   });
   return out;
@@ -143,16 +143,16 @@ std::vector<ModDecl> mod_decls(const std::optional<std::string>& text) {
 
 bool inline_module(const std::optional<std::string>& text, const std::string& name) {
   if (!text) return false;
-  const std::regex inline_mod = detail::cached_regex("(^|\\n)\\s*(?:pub(?:\\([^)]*\\))?\\s+)?mod\\s+" + name + "\\s*\\{");
-  return std::regex_search(text->substr(0, std::size_t{1} << 20), inline_mod);
+  const rx::regex inline_mod = detail::cached_regex("(^|\\n)\\s*(?:pub(?:\\([^)]*\\))?\\s+)?mod\\s+" + name + "\\s*\\{");
+  return rx::regex_search(text->substr(0, std::size_t{1} << 20), inline_mod);
 }
 
 /// Files a `mod name;` in `file` may name (`#[path = "..."]` first).
 std::vector<std::string> module_files(const std::string& file, const ModDecl& d) {
   const std::string dir = dir_of(file);
-  static const std::regex kPath(R"re(#\[path="([^"]+)"\])re");
-  std::smatch m;
-  if (std::regex_search(d.attrs, m, kPath)) return {join(dir, m[1].str())};
+  static const rx::regex kPath(R"re(#\[path="([^"]+)"\])re");
+  rx::smatch m;
+  if (rx::regex_search(d.attrs, m, kPath)) return {join(dir, m[1].str())};
   const std::string_view base = basename(file);
   const bool root = base == "lib.rs" || base == "main.rs" || base == "mod.rs" || starts_with(dir_of(file), "tests") ||
                     contains(file, "src/bin/");
@@ -186,9 +186,9 @@ void rust_module_rules(const FileVersions& f, const std::vector<FileVersions>& f
     }
     // The cfg it compiles under changed (cfg(test) to a cfg that never holds under `cargo test`).
     const bool was_test = contains(b.attrs, "#[cfg(test)]");
-    std::smatch m;
-    static const std::regex kCfg(R"(#\[cfg\((.*?)\)\])");
-    if (!was_test || a->attrs == b.attrs || !std::regex_search(a->attrs, m, kCfg) || m[1].str() == "test") continue;
+    rx::smatch m;
+    static const rx::regex kCfg(R"(#\[cfg\((.*?)\)\])");
+    if (!was_test || a->attrs == b.attrs || !rx::regex_search(a->attrs, m, kCfg) || m[1].str() == "test") continue;
     if (platform_condition(m[1].str())) continue;
     out.push_back({"build_tag_added", f.path, a->line,
                    "the tests of `mod " + b.name + ";` now compile only under cfg(" + m[1].str() + ") instead of cfg(test)"});
@@ -267,17 +267,17 @@ std::vector<std::pair<int, std::string>> removed_lines(const std::optional<std::
 /// beside the definition: the module no longer holds a test of that name when pytest collects it.
 void python_rebinding(const FileVersions& f, Findings& out) {
   // `del test_add`, `test_add = None`, `test_add, _ = None, None`, `TestAdd.test_add = ...`.
-  static const std::regex kRebind(
+  static const rx::regex kRebind(
       R"(^\s*(?:del\s+((?:test|Test)\w*(?:\s*,\s*\w+)*)\s*$|((?:\w+\s*,\s*)*(?:test|Test)\w*(?:\s*,\s*\w+)*)\s*(?::[^=]+)?=[^=]|(Test\w*)\.(test\w*)\s*=[^=]))");
   // Through the module's namespace: globals().pop("test_add"), del globals()['test_add'],
   // vars()['test_add'] = ..., delattr(sys.modules[__name__], 'test_add'), setattr(module, ...),
   // globals().update(test_add=None); a computed name (`if n.startswith("test_")`) removes them all.
-  static const std::regex kNamespace(
+  static const rx::regex kNamespace(
       R"((?:globals|vars|locals)\s*\(\s*\)|sys\s*\.\s*modules\s*\[\s*__name__\s*\]|__dict__|(?:delattr|setattr)\s*\()");
-  static const std::regex kQuotedTest(R"(['"]((?:test|Test)\w*)['"])");
-  static const std::regex kModuleNamespace(R"((?:globals|vars|locals)\s*\(\s*\)|sys\s*\.\s*modules\s*\[\s*__name__\s*\])");
-  static const std::regex kKeyword(R"(\b((?:test|Test)\w*)\s*=[^=])");
-  static const std::regex kWord(R"(\w+)");
+  static const rx::regex kQuotedTest(R"(['"]((?:test|Test)\w*)['"])");
+  static const rx::regex kModuleNamespace(R"((?:globals|vars|locals)\s*\(\s*\)|sys\s*\.\s*modules\s*\[\s*__name__\s*\])");
+  static const rx::regex kKeyword(R"(\b((?:test|Test)\w*)\s*=[^=])");
+  static const rx::regex kWord(R"(\w+)");
   const std::string& after = *f.after;
   auto defines = [&](const std::string& name) { return contains(after, "def " + name + "(") || contains(after, "class " + name); };
   auto defines_prefixed = [&](const std::string& prefix) {
@@ -289,15 +289,15 @@ void python_rebinding(const FileVersions& f, Findings& out) {
     // A call split over lines: this line and the next added one together.
     std::string window = line.substr(0, kRegexLineChars);
     if (i + 1 < added.size() && added[i + 1].first == n + 1) window += " " + added[i + 1].second.substr(0, kRegexLineChars);
-    std::smatch m;
+    rx::smatch m;
     std::vector<std::string> names;
     bool computed = false;
-    if (std::regex_search(line, m, kRebind)) {
+    if (rx::regex_search(line, m, kRebind)) {
       if (m[3].matched) {
         names.push_back(m[4].str());
       } else {
         const std::string list = m[1].matched ? m[1].str() : m[2].str();
-        for (std::sregex_iterator w(list.begin(), list.end(), kWord), e; w != e; ++w) names.push_back(w->str());
+        for (rx::sregex_iterator w(list.begin(), list.end(), kWord), e; w != e; ++w) names.push_back(w->str());
       }
       if (m[3].matched && !contains(after, "class " + m[3].str())) names.clear();
       if (m[3].matched && !names.empty()) {
@@ -309,13 +309,13 @@ void python_rebinding(const FileVersions& f, Findings& out) {
           return;
         }
       }
-    } else if (std::regex_search(window, kNamespace)) {
-      for (std::sregex_iterator q(window.begin(), window.end(), kQuotedTest), e; q != e; ++q) {
+    } else if (rx::regex_search(window, kNamespace)) {
+      for (rx::sregex_iterator q(window.begin(), window.end(), kQuotedTest), e; q != e; ++q) {
         const std::string name = (*q)[1].str();
         if (defines(name)) names.push_back(name);
-        else if (defines_prefixed(name) && std::regex_search(window, kModuleNamespace)) computed = true;
+        else if (defines_prefixed(name) && rx::regex_search(window, kModuleNamespace)) computed = true;
       }
-      for (std::sregex_iterator k(window.begin(), window.end(), kKeyword), e; k != e; ++k) names.push_back((*k)[1].str());
+      for (rx::sregex_iterator k(window.begin(), window.end(), kKeyword), e; k != e; ++k) names.push_back((*k)[1].str());
     } else {
       continue;
     }
@@ -351,12 +351,12 @@ void jvm_engine_switch(const FileVersions& f, const std::vector<FileVersions>& f
                    "Jupiter engine does not collect them"});
     return;
   }
-  static const std::regex kAbstract(R"(^\s*(?:public\s+|internal\s+)?abstract\s+class\s+(\w+))");
+  static const rx::regex kAbstract(R"(^\s*(?:public\s+|internal\s+)?abstract\s+class\s+(\w+))");
   for (const auto& [n, line] : added_lines(f.before, f.after)) {
-    std::smatch m;
-    if (!std::regex_search(line, m, kAbstract)) continue;
-    const std::regex was = detail::cached_regex("(^|\\n)\\s*(?:public\\s+|final\\s+|open\\s+|internal\\s+)*class\\s+" + m[1].str() + "\\b");
-    if (!std::regex_search(before.substr(0, std::size_t{1} << 20), was)) continue;
+    rx::smatch m;
+    if (!rx::regex_search(line, m, kAbstract)) continue;
+    const rx::regex was = detail::cached_regex("(^|\\n)\\s*(?:public\\s+|final\\s+|open\\s+|internal\\s+)*class\\s+" + m[1].str() + "\\b");
+    if (!rx::regex_search(before.substr(0, std::size_t{1} << 20), was)) continue;
     const bool subclassed = std::any_of(files.begin(), files.end(), [&](const FileVersions& x) {
       return x.after && (contains(*x.after, "extends " + m[1].str()) || contains(*x.after, ": " + m[1].str() + "("));
     });
@@ -371,11 +371,11 @@ void jvm_engine_switch(const FileVersions& f, const std::vector<FileVersions>& f
 /// `function it() {}`, `globalThis.test = ...`): the file registers nothing. Taking them from a
 /// runner module (`const test = require('node:test')`, `import test from 'ava'`) is how they are used.
 void js_runner_globals(const FileVersions& f, Findings& out) {
-  static const std::regex kShadow(
+  static const rx::regex kShadow(
       R"(^\s*(?:(?:export\s+)?(?:const|let|var)\s+(test|it|describe|specify)\s*=\s*(.*)|(?:async\s+)?function\s*\*?\s*(test|it|describe|specify)\s*\(|(?:globalThis|global|window)\.(test|it|describe|specify)\s*=[^=]))");
   for (const auto& [n, line] : added_lines(f.before, f.after)) {
-    std::smatch m;
-    if (!std::regex_search(line, m, kShadow)) continue;
+    rx::smatch m;
+    if (!rx::regex_search(line, m, kShadow)) continue;
     if (m[1].matched && (contains(m[2].str(), "require(") || contains(m[2].str(), "import(") || starts_with(m[2].str(), "await import")))
       continue;
     out.push_back({"collection_disabled", f.path, n,
@@ -387,18 +387,18 @@ void js_runner_globals(const FileVersions& f, Findings& out) {
 /// Build files: a constant-false `if(...)` added around targets, `enable_testing()`/`include(CTest)`
 /// removed (ctest then finds no tests).
 void build_conditions(const FileVersions& f, Findings& out) {
-  static const std::regex kFalse(R"(^\s*(?:if|elseif)\s*\(\s*(?:FALSE|OFF|NO|N|0|IGNORE|NOTFOUND|false|off|no)\s*\))");
+  static const rx::regex kFalse(R"(^\s*(?:if|elseif)\s*\(\s*(?:FALSE|OFF|NO|N|0|IGNORE|NOTFOUND|false|off|no)\s*\))");
   for (const auto& [n, line] : added_lines(f.before, f.after)) {
-    if (!std::regex_search(line, kFalse)) continue;
+    if (!rx::regex_search(line, kFalse)) continue;
     out.push_back({"collection_disabled", f.path, n, "a build-file condition that is never true now encloses targets: " + quote(line)});
     return;
   }
   if (basename(f.path) != "CMakeLists.txt") return;
   // A test folder's build dropped as a whole.
-  static const std::regex kSubdir(R"(^\s*add_subdirectory\s*\(\s*["']?([^\s"')]+))");
+  static const rx::regex kSubdir(R"(^\s*add_subdirectory\s*\(\s*["']?([^\s"')]+))");
   for (const auto& [n, line] : removed_lines(f.before, f.after)) {
-    std::smatch m;
-    if (!std::regex_search(line, m, kSubdir)) continue;
+    rx::smatch m;
+    if (!rx::regex_search(line, m, kSubdir)) continue;
     const std::string dir = join(dir_of(f.path), m[1].str());
     if (!in_test_folder(dir + "/") || contains(*f.after, m[1].str())) continue;
     out.push_back({"collection_disabled", f.path, n, "add_subdirectory(" + m[1].str() + ") was removed: the tests built there no longer build or run"});
@@ -419,12 +419,12 @@ struct JvmNames {
 
 JvmNames jvm_names(const std::string& text) {
   JvmNames n;
-  static const std::regex package_re(R"(^\s*package\s+([\w.]+))");
-  static const std::regex import_re(R"(^\s*import\s+(?:static\s+)?([\w.]+?)(\.\*)?\s*(?:as\s+(\w+))?\s*;?\s*$)");
+  static const rx::regex package_re(R"(^\s*package\s+([\w.]+))");
+  static const rx::regex import_re(R"(^\s*import\s+(?:static\s+)?([\w.]+?)(\.\*)?\s*(?:as\s+(\w+))?\s*;?\s*$)");
   for_each_capped_line(text, [&](int, const std::string& l) {
-    std::smatch m;
-    if (n.package.empty() && std::regex_search(l, m, package_re)) n.package = m[1].str();
-    else if (std::regex_search(l, m, import_re)) {
+    rx::smatch m;
+    if (n.package.empty() && rx::regex_search(l, m, package_re)) n.package = m[1].str();
+    else if (rx::regex_search(l, m, import_re)) {
       const std::string q = m[1].str();
       if (m[2].matched) n.wildcards.push_back(q);
       else n.imports[m[3].matched ? m[3].str() : q.substr(q.rfind('.') + 1)] = q;
@@ -441,8 +441,8 @@ std::string annotations_before(const std::string& text, std::size_t at) {
   line_start = line_start == std::string::npos ? 0 : line_start + 1;
   std::string mods = text.substr(line_start, at - line_start);
   // A declaration keyword, not `Foo::class` or `Foo.class` in an annotation's arguments.
-  static const std::regex declaration(R"((?:^|[^:.\w])(?:class|interface|object|fun|val|var|typealias|import|package|enum|record)\b)");
-  static const std::regex modifiers(
+  static const rx::regex declaration(R"((?:^|[^:.\w])(?:class|interface|object|fun|val|var|typealias|import|package|enum|record)\b)");
+  static const rx::regex modifiers(
       R"(^(?:(?:public|private|protected|internal|abstract|static|final|open|sealed|data|inline|expect|actual|strictfp)\s*)*$)");
   int depth = 0;
   for (std::size_t end = line_start, lines = 0; end > 0 && lines < 200; ++lines) {
@@ -455,7 +455,7 @@ std::string annotations_before(const std::string& text, std::size_t at) {
     const std::string t = first == std::string::npos ? "" : l.substr(first);
     const bool inside_arguments = depth > 0;
     const bool fits = inside_arguments || t.empty() || starts_with(t, "//") || starts_with(t, "/*") || starts_with(t, "*") ||
-                      std::regex_match(t, modifiers) || (starts_with(t, "@") && !std::regex_search(t, declaration));
+                      rx::regex_match(t, modifiers) || (starts_with(t, "@") && !rx::regex_search(t, declaration));
     // `;`, `{`, `}` outside an annotation's arguments (`@Target({TYPE, METHOD})` holds braces) end a
     // previous declaration or body.
     std::string outside;
@@ -524,8 +524,8 @@ struct JvmAnnotations {
       list = flat.substr(ext);
     else
       return out;
-    static const std::regex word(R"([A-Za-z_][\w.]*)");
-    for (std::sregex_iterator it(list.begin(), list.end(), word), e; it != e; ++it) {
+    static const rx::regex word(R"([A-Za-z_][\w.]*)");
+    for (rx::sregex_iterator it(list.begin(), list.end(), word), e; it != e; ++it) {
       const std::string w = it->str();
       if (w != "extends" && w != "implements" && w != "where" && w != "by") out.push_back(w);
     }
@@ -536,56 +536,56 @@ struct JvmAnnotations {
     const std::string head = text.substr(0, std::size_t{1} << 20);
     auto& n = *names.emplace_back(std::make_unique<JvmNames>(jvm_names(head)));
     // Extensions that decide whether a test runs or that can turn its failure into something else.
-    static const std::regex condition(
+    static const rx::regex condition(
         R"(\b(?:class|object|interface)\s+(\w+)[^{]*\b(?:ExecutionCondition|TestExecutionExceptionHandler|InvocationInterceptor|LifecycleMethodExecutionExceptionHandler)\b)");
-    for (std::sregex_iterator it(head.begin(), head.end(), condition), e; it != e; ++it) conditions.insert((*it)[1].str());
-    static const std::regex decl(R"(@\s*interface\s+(\w+)|\bannotation\s+class\s+(\w+)|\btypealias\s+(\w+)\s*=\s*([\w.]+))");
-    static const std::regex comment(R"(/\*[\s\S]*?\*/|//[^\n]*)");
-    for (std::sregex_iterator it(head.begin(), head.end(), decl), e; it != e; ++it) {
+    for (rx::sregex_iterator it(head.begin(), head.end(), condition), e; it != e; ++it) conditions.insert((*it)[1].str());
+    static const rx::regex decl(R"(@\s*interface\s+(\w+)|\bannotation\s+class\s+(\w+)|\btypealias\s+(\w+)\s*=\s*([\w.]+))");
+    static const rx::regex comment(R"(/\*[\s\S]*?\*/|//[^\n]*)");
+    for (rx::sregex_iterator it(head.begin(), head.end(), decl), e; it != e; ++it) {
       const std::string simple = (*it)[1].matched ? (*it)[1].str() : (*it)[2].matched ? (*it)[2].str() : (*it)[3].str();
       const std::string q = n.package.empty() ? simple : n.package + "." + simple;
       Decl d;
       d.names = &n;
       if ((*it)[4].matched) d.target = (*it)[4].str();
       // Its documentation is not its annotations (`/** Not {@link Disabled}; tags only. */`).
-      else d.mods = std::regex_replace(annotations_before(head, static_cast<std::size_t>(it->position())), comment, " ");
+      else d.mods = rx::regex_replace(annotations_before(head, static_cast<std::size_t>(it->position())), comment, " ");
       decls.emplace(q, std::move(d));
       by_simple[simple].push_back(q);
     }
-    static const std::regex class_decl(R"((?:^|[^:.\w@])(class|interface)\s+(\w+)\b([^{;=]*))");
-    static const std::regex registered(R"(@\s*RegisterExtension\b[^;=]*?\b([A-Z]\w*)(?:<[^>]*>)?\s+\w+\s*([=;][^;]*))");
+    static const rx::regex class_decl(R"((?:^|[^:.\w@])(class|interface)\s+(\w+)\b([^{;=]*))");
+    static const rx::regex registered(R"(@\s*RegisterExtension\b[^;=]*?\b([A-Z]\w*)(?:<[^>]*>)?\s+\w+\s*([=;][^;]*))");
     std::vector<std::pair<std::size_t, std::size_t>> spans;  // each declaration: header start, body start
-    for (std::sregex_iterator it(head.begin(), head.end(), class_decl), e; it != e; ++it)
+    for (rx::sregex_iterator it(head.begin(), head.end(), class_decl), e; it != e; ++it)
       spans.emplace_back(static_cast<std::size_t>(it->position(1)), static_cast<std::size_t>(it->position() + it->length()));
     std::size_t index = 0;
-    for (std::sregex_iterator it(head.begin(), head.end(), class_decl), e; it != e; ++it, ++index) {
+    for (rx::sregex_iterator it(head.begin(), head.end(), class_decl), e; it != e; ++it, ++index) {
       ClassDecl c;
       c.names = &n;
       c.supers = supertypes((*it)[3].str());
-      c.mods = std::regex_replace(annotations_before(head, static_cast<std::size_t>(it->position(1))), comment, " ");
+      c.mods = rx::regex_replace(annotations_before(head, static_cast<std::size_t>(it->position(1))), comment, " ");
       // Its body, up to the next declaration: the extension fields it registers.
       const std::size_t from = spans[index].second;
       const std::size_t to = index + 1 < spans.size() ? spans[index + 1].first : head.size();
       if (to > from && contains(std::string_view(head).substr(from, to - from), "RegisterExtension")) {
         const std::string body = head.substr(from, to - from);
-        static const std::regex type_word(R"(\b([A-Z]\w*)\b)");
-        for (std::sregex_iterator r(body.begin(), body.end(), registered), re; r != re; ++r) {
+        static const rx::regex type_word(R"(\b([A-Z]\w*)\b)");
+        for (rx::sregex_iterator r(body.begin(), body.end(), registered), re; r != re; ++r) {
           c.registered.push_back((*r)[1].str());
           // The initializer's types too: `Extension x = (TestExecutionExceptionHandler) (ctx, t) -> {}`, `new Lenient()`.
           const std::string init = (*r)[2].str().substr(0, 2048);
-          for (std::sregex_iterator w(init.begin(), init.end(), type_word), we; w != we; ++w) c.registered.push_back((*w)[1].str());
+          for (rx::sregex_iterator w(init.begin(), init.end(), type_word), we; w != we; ++w) c.registered.push_back((*w)[1].str());
         }
       }
       // `@BeforeEach void docker() { assumeTrue(...); }`: every test of the class and its subclasses skips.
       if (to > from) {
         // (`assumingThat(c, body)` runs its body only when c holds and never aborts: not an assumption.)
-        static const std::regex lifecycle(R"(@\s*(?:BeforeEach|BeforeAll|Before|BeforeClass)\b[^{]*\{[^}]*\b(?:assume(?:True|False|That|NotNull|NoException)|Assume\.)\b)");
+        static const rx::regex lifecycle(R"(@\s*(?:BeforeEach|BeforeAll|Before|BeforeClass)\b[^{]*\{[^}]*\b(?:assume(?:True|False|That|NotNull|NoException)|Assume\.)\b)");
         const std::string body = head.substr(from, std::min(to - from, std::size_t{1} << 16));
-        c.assumes = (contains(body, "assum") || contains(body, "Assum")) && std::regex_search(body, lifecycle);
+        c.assumes = (contains(body, "assum") || contains(body, "Assum")) && rx::regex_search(body, lifecycle);
         // What runs for every test of the class: its constructors, initializer blocks, field initializers
         // and @Before* methods, and the methods of the class they call (two levels). An assumption or
         // abort there skips every test; one in a helper only some tests call does not.
-        static const std::regex aborting(
+        static const rx::regex aborting(
             R"(\b(?:assume(?:True|False|That|NotNull|NoException)|abort)\s*\(|\bTestAbortedException\b|\bAssumptionViolatedException\b|\bAssume\s*\.)");
         const std::string simple_name = (*it)[2].str();
         std::map<std::string, std::string> methods;  // name -> its text
@@ -611,10 +611,10 @@ struct JvmAnnotations {
                   else if (body[end] == '}') --d;
                 }
                 const std::string block = header + body.substr(k, end - k);
-                static const std::regex method_name(R"((\w+)\s*\([^()]*\)\s*(?:throws\s+[\w.,\s]+)?$)");
-                std::smatch mm;
-                const bool is_method = std::regex_search(header, mm, method_name) && header.find('=') == std::string::npos;
-                if (is_method && mm[1].str() != simple_name && !std::regex_search(header, detail::cached_regex(R"(@\s*(?:BeforeEach|BeforeAll|Before|BeforeClass)\b)")))
+                static const rx::regex method_name(R"((\w+)\s*\([^()]*\)\s*(?:throws\s+[\w.,\s]+)?$)");
+                rx::smatch mm;
+                const bool is_method = rx::regex_search(header, mm, method_name) && header.find('=') == std::string::npos;
+                if (is_method && mm[1].str() != simple_name && !rx::regex_search(header, detail::cached_regex(R"(@\s*(?:BeforeEach|BeforeAll|Before|BeforeClass)\b)")))
                   methods[mm[1].str()] = block;
                 else
                   entry += block + "\n";  // a constructor, an initializer block, a field's initializer, a @Before* method
@@ -634,50 +634,50 @@ struct JvmAnnotations {
         }
         for (int level = 0; level < 2; ++level)
           for (const auto& [mname, mtext] : methods)
-            if (std::regex_search(entry, detail::cached_regex("\\b" + mname + "\\s*\\(")) && !contains(entry, mtext)) entry += mtext + "\n";
-        c.aborts = std::regex_search(entry, aborting);
+            if (rx::regex_search(entry, detail::cached_regex("\\b" + mname + "\\s*\\(")) && !contains(entry, mtext)) entry += mtext + "\n";
+        c.aborts = rx::regex_search(entry, aborting);
         for (const auto& [mname, mtext] : methods)
-          if (std::regex_search(mtext, aborting)) c.aborting_methods.insert(mname);
-        static const std::regex static_call(R"(\b([A-Z]\w*)\s*\.\s*([a-z]\w*)\s*\()");
+          if (rx::regex_search(mtext, aborting)) c.aborting_methods.insert(mname);
+        static const rx::regex static_call(R"(\b([A-Z]\w*)\s*\.\s*([a-z]\w*)\s*\()");
         std::set<std::string> called;
-        for (std::sregex_iterator sc(entry.begin(), entry.end(), static_call), se; sc != se && called.size() < 32; ++sc)
+        for (rx::sregex_iterator sc(entry.begin(), entry.end(), static_call), se; sc != se && called.size() < 32; ++sc)
           if (called.insert((*sc)[1].str() + "." + (*sc)[2].str()).second) c.calls.push_back((*sc)[1].str() + "." + (*sc)[2].str());
         // Other classes' constructors and instance methods run there too: `new Docker()` (its
         // constructor and initializers: `Docker.<init>`), `new Env().require("X")`, and a method
         // called on a field or local of a project type (`Env env = new Env();` ... `env.require("X")`).
         {
-          static const std::regex constructed(R"(\bnew\s+([A-Z]\w*)\s*(?:<[^<>]*>)?\s*\()");
-          for (std::sregex_iterator k(entry.begin(), entry.end(), constructed), ke; k != ke && called.size() < 48; ++k) {
+          static const rx::regex constructed(R"(\bnew\s+([A-Z]\w*)\s*(?:<[^<>]*>)?\s*\()");
+          for (rx::sregex_iterator k(entry.begin(), entry.end(), constructed), ke; k != ke && called.size() < 48; ++k) {
             const std::string cls = (*k)[1].str();
             if (called.insert(cls + ".<init>").second) c.calls.push_back(cls + ".<init>");
             // `new Env(...).require(`: the method called on the new object.
             const std::size_t open = static_cast<std::size_t>(k->position() + k->length()) - 1;
             const std::size_t close = closing_paren(entry, open);
-            static const std::regex then_call(R"(^\s*\.\s*([a-z]\w*)\s*\()");
-            std::smatch tm;
+            static const rx::regex then_call(R"(^\s*\.\s*([a-z]\w*)\s*\()");
+            rx::smatch tm;
             const std::string after = close < entry.size() ? entry.substr(close + 1, 256) : std::string();
-            if (std::regex_search(after, tm, then_call) && called.insert(cls + "." + tm[1].str()).second)
+            if (rx::regex_search(after, tm, then_call) && called.insert(cls + "." + tm[1].str()).second)
               c.calls.push_back(cls + "." + tm[1].str());
           }
           // Typed names of the class body and of what runs: `Env env`, `private final Docker docker`.
           std::map<std::string, std::string> typed;
-          static const std::regex declared(R"(\b([A-Z]\w*)(?:<[^<>]*>)?\s+([a-z_]\w*)\s*[=;,)])");
+          static const rx::regex declared(R"(\b([A-Z]\w*)(?:<[^<>]*>)?\s+([a-z_]\w*)\s*[=;,)])");
           for (const std::string* t : {&body, static_cast<const std::string*>(&entry)})
-            for (std::sregex_iterator k(t->begin(), t->end(), declared), ke; k != ke; ++k) typed.emplace((*k)[2].str(), (*k)[1].str());
+            for (rx::sregex_iterator k(t->begin(), t->end(), declared), ke; k != ke; ++k) typed.emplace((*k)[2].str(), (*k)[1].str());
           // A static factory's product (`Env.system().require("X")`): read as the factory class's method.
-          static const std::regex factory(R"(\b([A-Z]\w*)\s*\.\s*[a-z]\w*\s*\([^()]*\)\s*\.\s*([a-z]\w*)\s*\()");
-          for (std::sregex_iterator k(entry.begin(), entry.end(), factory), ke; k != ke && called.size() < 48; ++k)
+          static const rx::regex factory(R"(\b([A-Z]\w*)\s*\.\s*[a-z]\w*\s*\([^()]*\)\s*\.\s*([a-z]\w*)\s*\()");
+          for (rx::sregex_iterator k(entry.begin(), entry.end(), factory), ke; k != ke && called.size() < 48; ++k)
             if (called.insert((*k)[1].str() + "." + (*k)[2].str()).second) c.calls.push_back((*k)[1].str() + "." + (*k)[2].str());
-          static const std::regex on_name(R"(\b([a-z_]\w*)\s*\.\s*([a-z]\w*)\s*\()");
-          for (std::sregex_iterator k(entry.begin(), entry.end(), on_name), ke; k != ke && called.size() < 48; ++k)
+          static const rx::regex on_name(R"(\b([a-z_]\w*)\s*\.\s*([a-z]\w*)\s*\()");
+          for (rx::sregex_iterator k(entry.begin(), entry.end(), on_name), ke; k != ke && called.size() < 48; ++k)
             if (auto ty = typed.find((*k)[1].str()); ty != typed.end() && called.insert(ty->second + "." + (*k)[2].str()).second)
               c.calls.push_back(ty->second + "." + (*k)[2].str());
         }
         // Exception handlers that rethrow on every path.
-        static const std::regex handler(R"(\bhandle\w*Exception\s*\([^)]*\bThrowable\s+(\w+)\s*\)[^{;]*\{)");
-        std::smatch hm;
+        static const rx::regex handler(R"(\bhandle\w*Exception\s*\([^)]*\bThrowable\s+(\w+)\s*\)[^{;]*\{)");
+        rx::smatch hm;
         bool any_handler = false, all_rethrow = true;
-        for (auto hs = body.cbegin(); std::regex_search(hs, body.cend(), hm, handler);) {
+        for (auto hs = body.cbegin(); rx::regex_search(hs, body.cend(), hm, handler);) {
           any_handler = true;
           const std::size_t open = static_cast<std::size_t>(hm[0].second - body.cbegin()) - 1;
           std::size_t depth = 0, close = open;
@@ -688,9 +688,9 @@ struct JvmAnnotations {
           const std::string m = strip_spaces(body.substr(open, close - open + 1));
           const std::string last = "throw" + hm[1].str() + ";}";
           // Or wrapped in another failure (`throw new AssertionError(msg, throwable);`), not in an abort.
-          const std::regex wrapped = detail::cached_regex("thrownew(\\w+)\\([^;]*\\b" + hm[1].str() + "\\b[^;]*\\);\\}$");
-          std::smatch wm;
-          const bool rethrows = ends_with(m, last) || (std::regex_search(m, wm, wrapped) && !contains(wm[1].str(), "Abort") &&
+          const rx::regex wrapped = detail::cached_regex("thrownew(\\w+)\\([^;]*\\b" + hm[1].str() + "\\b[^;]*\\);\\}$");
+          rx::smatch wm;
+          const bool rethrows = ends_with(m, last) || (rx::regex_search(m, wm, wrapped) && !contains(wm[1].str(), "Abort") &&
                                                        !contains(wm[1].str(), "Assumption") && !contains(wm[1].str(), "Skipped") &&
                                                        !contains(wm[1].str(), "Incomplete"));
           if (!rethrows || contains(m, "return") || contains(m, "catch") || contains(m, "System.exit")) all_rethrow = false;
@@ -733,9 +733,9 @@ struct JvmAnnotations {
           }
         }
         // A composed annotation on it that carries the condition (`@RequiresDocker`).
-        static const std::regex use_re(R"(@\s*([A-Za-z_][\w.]*))");
+        static const rx::regex use_re(R"(@\s*([A-Za-z_][\w.]*))");
         const std::string& mods = it->second.mods;
-        for (std::sregex_iterator u(mods.begin(), mods.end(), use_re), ue; u != ue; ++u)
+        for (rx::sregex_iterator u(mods.begin(), mods.end(), use_re), ue; u != ue; ++u)
           for (const auto& a : resolve((*u)[1].str(), *it->second.names))
             if (auto d = disabling.find(a); d != disabling.end()) return d->second + " (through @" + a + ") on " + r;
         for (const auto& sup : it->second.supers)
@@ -814,11 +814,11 @@ struct JvmAnnotations {
 
   std::optional<std::string> condition_in(const std::string& text) const {
     if (!contains(text, "ExtendWith")) return std::nullopt;
-    static const std::regex ext(R"(ExtendWith\s*\(([^)]*)\))");
-    static const std::regex cls(R"((\w+)\s*(?:\.|::)\s*class\b)");
-    for (std::sregex_iterator it(text.begin(), text.end(), ext), e; it != e; ++it) {
+    static const rx::regex ext(R"(ExtendWith\s*\(([^)]*)\))");
+    static const rx::regex cls(R"((\w+)\s*(?:\.|::)\s*class\b)");
+    for (rx::sregex_iterator it(text.begin(), text.end(), ext), e; it != e; ++it) {
       const std::string args = (*it)[1].str();
-      for (std::sregex_iterator c(args.begin(), args.end(), cls), ce; c != ce; ++c)
+      for (rx::sregex_iterator c(args.begin(), args.end(), cls), ce; c != ce; ++c)
         if (is_condition((*c)[1].str())) return "@ExtendWith(" + (*c)[1].str() + "), an ExecutionCondition";
     }
     return std::nullopt;
@@ -831,7 +831,7 @@ struct JvmAnnotations {
   }
 
   void settle() {
-    static const std::regex use_re(R"(@\s*([A-Za-z_][\w.]*))");
+    static const rx::regex use_re(R"(@\s*([A-Za-z_][\w.]*))");
     for (bool grew = true; grew;) {
       grew = false;
       for (const auto& [q, d] : decls) {
@@ -845,7 +845,7 @@ struct JvmAnnotations {
         } else if (auto cond = condition_in(d.mods)) {
           why = *cond;
         } else {
-          for (std::sregex_iterator it(d.mods.begin(), d.mods.end(), use_re), e; it != e && !why; ++it)
+          for (rx::sregex_iterator it(d.mods.begin(), d.mods.end(), use_re), e; it != e && !why; ++it)
             for (const auto& r : resolve((*it)[1].str(), *d.names))
               if (r != q)
                 if (auto m = skip_of(r)) why = *m + " (through @" + r + ")";
@@ -911,10 +911,10 @@ struct ClassHeader {
 std::vector<ClassHeader> class_headers(const std::string& text) {
   std::vector<ClassHeader> out;
   const std::string head = text.substr(0, std::size_t{1} << 20);
-  static const std::regex class_decl(R"((?:^|[^:.\w@])(?:class|interface)\s+(\w+)\b([^{;=]*))");
+  static const rx::regex class_decl(R"((?:^|[^:.\w@])(?:class|interface)\s+(\w+)\b([^{;=]*))");
   std::size_t counted = 0;
   int line = 1;
-  for (std::sregex_iterator it(head.begin(), head.end(), class_decl), e; it != e; ++it) {
+  for (rx::sregex_iterator it(head.begin(), head.end(), class_decl), e; it != e; ++it) {
     const auto at = static_cast<std::size_t>(it->position(1));
     line += static_cast<int>(std::count(head.begin() + static_cast<std::ptrdiff_t>(counted), head.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
     counted = at;
@@ -925,7 +925,7 @@ std::vector<ClassHeader> class_headers(const std::string& text) {
 }
 
 void jvm_meta_annotation_skips(const std::vector<FileVersions>& files, const IntegrityOptions& options, Findings& out) {
-  static const std::regex use_re(R"((?:^|[\s(,])@\s*([A-Za-z_][\w.]*(?:\s*\.\s*\w+)*)\b(?!\s*(?:class|interface)\b))");
+  static const rx::regex use_re(R"((?:^|[\s(,])@\s*([A-Za-z_][\w.]*(?:\s*\.\s*\w+)*)\b(?!\s*(?:class|interface)\b))");
   std::set<std::string> wanted;
   bool any = false;
   for (const auto& f : files) {
@@ -934,7 +934,7 @@ void jvm_meta_annotation_skips(const std::vector<FileVersions>& files, const Int
     any = true;
     for (const auto& [n, line] : added_lines(f.before, f.after)) {
       const std::string l2 = line.substr(0, kRegexLineChars);
-      for (std::sregex_iterator it(l2.begin(), l2.end(), use_re), e; it != e; ++it) {
+      for (rx::sregex_iterator it(l2.begin(), l2.end(), use_re), e; it != e; ++it) {
         const std::string u = (*it)[1].str();
         wanted.insert(u.substr(u.rfind('.') == std::string::npos ? 0 : u.rfind('.') + 1));
       }
@@ -1005,15 +1005,15 @@ void jvm_meta_annotation_skips(const std::vector<FileVersions>& files, const Int
     if (!f.after || (l != Lang::java && l != Lang::kotlin)) continue;
     const JvmNames names = jvm_names(*f.after);
     for (const auto& [n, line] : added_lines(f.before, f.after)) {
-      static const std::regex declares(R"(@\s*interface\b)");
-      if (std::regex_search(line, declares)) continue;
+      static const rx::regex declares(R"(@\s*interface\b)");
+      if (rx::regex_search(line, declares)) continue;
       const std::string l2 = line.substr(0, kRegexLineChars);
       if (auto cond = now.condition_in(l2)) {
         out.push_back({"skip_added", f.path, n,
                        "the patch adds " + *cond + " of the project: it decides whether the tests under it run"});
         return;
       }
-      for (std::sregex_iterator it(l2.begin(), l2.end(), use_re), e; it != e; ++it) {
+      for (rx::sregex_iterator it(l2.begin(), l2.end(), use_re), e; it != e; ++it) {
         const std::string use = (*it)[1].str();
         const std::string simple = use.substr(use.rfind('.') == std::string::npos ? 0 : use.rfind('.') + 1);
         for (const auto& r : now.resolve(use, names)) {

@@ -4,7 +4,7 @@
 // that detects a test or CI run.
 #include <algorithm>
 #include <cctype>
-#include <regex>
+#include "core/regex.hpp"
 
 #include "integrity/guard_internal.hpp"
 
@@ -109,15 +109,15 @@ std::optional<std::string> shadows(const FileVersions& f) {
   if (framework < parts.size() && prose) return std::nullopt;
   // The framework's library sources by name, wherever they sit below it (a fused copy under
   // `examples/`, a `test/src/gtest.cc`): not its own tests (`gtest_unittest.cc`, `*-test.cc`).
-  static const std::regex library_source(
+  static const rx::regex library_source(
       R"(^(?:g(?:test|mock)(?:[-_](?:all|main|port|printers|death-test|filepath|matchers|spec-builders|cardinalities|internal-utils|typed-test|test-part|assertion-result|internal|actions|more-actions|function-mocker|more-matchers|nice-strict))*\.(?:cc|h)|catch_amalgamated\.(?:cpp|hpp)|unity(?:_internals)?\.(?:c|h)|doctest\.h)$)");
-  if (framework < parts.size() && own_tests && std::regex_match(std::string(base), library_source))
+  if (framework < parts.size() && own_tests && rx::regex_match(std::string(base), library_source))
     return "the C/C++ test framework's sources changed";
   // A build file of the framework's own tests that reaches the project's build (`PARENT_SCOPE`,
   // cached or global compile settings).
   if (framework < parts.size() && own_tests && (base == "CMakeLists.txt" || ends_with(base, ".cmake")) && f.after) {
-    static const std::regex exported(R"(PARENT_SCOPE|\bCACHE\b|add_compile_definitions\s*\(|add_definitions\s*\(|add_compile_options\s*\(|CMAKE_C(?:XX)?_FLAGS)");
-    if (std::regex_search(*f.after, exported)) return "a build file of the test framework's own tests changes the project's build settings";
+    static const rx::regex exported(R"(PARENT_SCOPE|\bCACHE\b|add_compile_definitions\s*\(|add_definitions\s*\(|add_compile_options\s*\(|CMAKE_C(?:XX)?_FLAGS)");
+    if (rx::regex_search(*f.after, exported)) return "a build file of the test framework's own tests changes the project's build settings";
   }
   // (A Bazel `load(...)` statement added to a build file of the vendored framework loads rules; it builds nothing new.)
   if (framework < parts.size() && (base == "BUILD" || base == "BUILD.bazel") && f.before && f.after) {

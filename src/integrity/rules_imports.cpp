@@ -6,7 +6,7 @@
 #include <cctype>
 #include <functional>
 #include <map>
-#include <regex>
+#include "core/regex.hpp"
 
 #include "integrity/guard_internal.hpp"
 #include "core/regex_cache.hpp"
@@ -60,18 +60,18 @@ struct Resolver {
   std::vector<Alias> js_aliases;
 
   Resolver(const std::set<std::string>& k, const std::function<std::optional<std::string>(const std::string&)>& text_of) : known(k) {
-    static const std::regex jvm_root(R"((?:^|/)src/\w+/(?:java|kotlin)/(.+)\.(?:java|kt)$)");
+    static const rx::regex jvm_root(R"((?:^|/)src/\w+/(?:java|kotlin)/(.+)\.(?:java|kt)$)");
     for (const auto& p : known) {
       by_dir[dir_of(p)].push_back(p);
-      std::smatch m;
-      if ((ends_with(p, ".java") || ends_with(p, ".kt")) && std::regex_search(p, m, jvm_root)) jvm_classes[m[1].str()].push_back(p);
+      rx::smatch m;
+      if ((ends_with(p, ".java") || ends_with(p, ".kt")) && rx::regex_search(p, m, jvm_root)) jvm_classes[m[1].str()].push_back(p);
     }
     if (known.count("go.mod"))
       if (auto t = text_of("go.mod")) {
-        static const std::regex module_re(R"(^\s*module\s+"?([^\s"]+))");
+        static const rx::regex module_re(R"(^\s*module\s+"?([^\s"]+))");
         for_each_capped_line(*t, [&](int, const std::string& line) {
-          std::smatch m;
-          if (go_module.empty() && std::regex_search(line, m, module_re)) go_module = m[1].str();
+          rx::smatch m;
+          if (go_module.empty() && rx::regex_search(line, m, module_re)) go_module = m[1].str();
         });
       }
     read_js_maps(text_of);
@@ -91,7 +91,7 @@ struct Resolver {
   }
 
   void read_js_maps(const std::function<std::optional<std::string>(const std::string&)>& text_of) {
-    static const std::regex entry(R"re("([^"]+)"\s*:\s*(?:\[\s*)?"([^"]+)")re");
+    static const rx::regex entry(R"re("([^"]+)"\s*:\s*(?:\[\s*)?"([^"]+)")re");
     // The object following `"key": {` (balanced braces; strings are not expected to hold braces).
     auto object_after = [](const std::string& text, const std::string& key) -> std::string {
       const auto k = text.find("\"" + key + "\"");
@@ -109,12 +109,12 @@ struct Resolver {
     // configuration must not exhaust the stack). An entry split over lines (`"#c": {` then
     // `"node": "./c.js"`) belongs to the key that opened it.
     auto entries = [&](const std::string& obj, const std::function<void(const std::string&, const std::string&)>& fn) {
-      static const std::regex opens(R"re("([^"]{1,200})"\s*:\s*\{)re");
+      static const rx::regex opens(R"re("([^"]{1,200})"\s*:\s*\{)re");
       std::string open_key;
       for_each_capped_line(obj, [&](int, const std::string& line) {
-        std::smatch m;
-        if (std::regex_search(line, m, opens)) open_key = m[1].str();
-        for (std::sregex_iterator it(line.begin(), line.end(), entry), end; it != end; ++it) {
+        rx::smatch m;
+        if (rx::regex_search(line, m, opens)) open_key = m[1].str();
+        for (rx::sregex_iterator it(line.begin(), line.end(), entry), end; it != end; ++it) {
           fn((*it)[1].str(), (*it)[2].str());
           if (!open_key.empty()) fn(open_key, (*it)[2].str());  // a conditional target: {"node": "./c.js"}
         }
@@ -133,11 +133,11 @@ struct Resolver {
       if (!known.count(cfg)) continue;
       auto t = text_of(cfg);
       if (!t) continue;
-      static const std::regex base_re(R"re("baseUrl"\s*:\s*"([^"]*)")re");
+      static const rx::regex base_re(R"re("baseUrl"\s*:\s*"([^"]*)")re");
       std::string base;
       for_each_capped_line(*t, [&](int, const std::string& line) {
-        std::smatch m;
-        if (contains(line, "baseUrl") && std::regex_search(line, m, base_re)) base = join("", m[1].str());
+        rx::smatch m;
+        if (contains(line, "baseUrl") && rx::regex_search(line, m, base_re)) base = join("", m[1].str());
       });
       entries(object_after(*t, "paths"), [&](const std::string& k, const std::string& v) { alias(k, v, base); });
     }
@@ -155,14 +155,14 @@ struct Resolver {
   /// jest moduleNameMapper entries with a plain prefix: `"^@/(.*)$": "<rootDir>/src/$1"`,
   /// `"^config$": "<rootDir>/src/config.js"`.
   void read_mapper(const std::string& obj) {
-    static const std::regex prefix_re(R"re(['"]\^?([\w@~#/.-]*)\(\.\*\)\$?['"]\s*:\s*['"](?:<rootDir>/)?([^'"$]*)\$1([^'"]*)['"])re");
-    static const std::regex exact_re(R"re(['"]\^([\w@~#/.-]+)\$['"]\s*:\s*['"](?:<rootDir>/)?([^'"$]+)['"])re");
+    static const rx::regex prefix_re(R"re(['"]\^?([\w@~#/.-]*)\(\.\*\)\$?['"]\s*:\s*['"](?:<rootDir>/)?([^'"$]*)\$1([^'"]*)['"])re");
+    static const rx::regex exact_re(R"re(['"]\^([\w@~#/.-]+)\$['"]\s*:\s*['"](?:<rootDir>/)?([^'"$]+)['"])re");
     for_each_capped_line(obj, [&](int, const std::string& line) {
-      for (std::sregex_iterator it(line.begin(), line.end(), prefix_re), end; it != end; ++it) {
+      for (rx::sregex_iterator it(line.begin(), line.end(), prefix_re), end; it != end; ++it) {
         const std::string to = join("", (*it)[2].str());
         js_aliases.push_back({(*it)[1].str(), false, to.empty() ? to : to + "/", (*it)[3].str()});
       }
-      for (std::sregex_iterator it(line.begin(), line.end(), exact_re), end; it != end; ++it)
+      for (rx::sregex_iterator it(line.begin(), line.end(), exact_re), end; it != end; ++it)
         js_aliases.push_back({(*it)[1].str(), true, join("", (*it)[2].str()), ""});
     });
   }
@@ -183,16 +183,16 @@ struct Resolver {
     // `os.path.join(os.path.dirname(__file__), "support")`), searched by its absolute imports.
     std::vector<std::string> py_extra;
     if (lang == Lang::python) {
-      static const std::regex sys_path(R"re(\bsys\s*\.\s*path\s*\.\s*(?:insert\s*\(\s*-?\d+\s*,|append\s*\()\s*(.*))re");
-      static const std::regex literal(R"re(['"]([\w./-]+)['"])re");
+      static const rx::regex sys_path(R"re(\bsys\s*\.\s*path\s*\.\s*(?:insert\s*\(\s*-?\d+\s*,|append\s*\()\s*(.*))re");
+      static const rx::regex literal(R"re(['"]([\w./-]+)['"])re");
       for_each_capped_line(text, [&](int, const std::string& line) {
-        std::smatch m;
-        if (!std::regex_search(line, m, sys_path)) return;
+        rx::smatch m;
+        if (!rx::regex_search(line, m, sys_path)) return;
         const std::string arg = m[1].str();
         // The literal parts in order (`os.path.join(os.path.dirname(__file__), "..", "vendor")`),
         // relative to the file when the expression starts from `__file__`.
         std::string rel;
-        for (std::sregex_iterator it(arg.begin(), arg.end(), literal), end; it != end; ++it) rel += (rel.empty() ? "" : "/") + (*it)[1].str();
+        for (rx::sregex_iterator it(arg.begin(), arg.end(), literal), end; it != end; ++it) rel += (rel.empty() ? "" : "/") + (*it)[1].str();
         if (contains(arg, "__file__")) {
           py_extra.push_back(join(dir, rel));
         } else if (!rel.empty()) {
@@ -212,9 +212,9 @@ struct Resolver {
     if ((lang == Lang::java || lang == Lang::kotlin) && is_test_path(path)) {
       // Same-package classes need no import: beside the test, and in every source set.
       take_dir(dir, [](const std::string& p) { return ends_with(p, ".java") || ends_with(p, ".kt"); });
-      static const std::regex own(R"((?:^|/)src/\w+/(?:java|kotlin)/(.+)\.(?:java|kt)$)");
-      std::smatch m;
-      if (std::regex_search(path, m, own)) {
+      static const rx::regex own(R"((?:^|/)src/\w+/(?:java|kotlin)/(.+)\.(?:java|kt)$)");
+      rx::smatch m;
+      if (rx::regex_search(path, m, own)) {
         const std::string package = dir_of(m[1].str());
         for (const auto& [name, paths] : jvm_classes)
           if (dir_of(name) == package)
@@ -236,15 +236,15 @@ struct Resolver {
     };
     for_each_capped_line(text, [&](int, const std::string& line) {
       if (!may_import(line)) return;
-      std::smatch m;
+      rx::smatch m;
       if (lang == Lang::python) {
-        static const std::regex from(R"(^\s*from\s+(\.*)([\w.]*)\s+import\s+\(?([\w\s,*]+))");
-        static const std::regex imp(R"(^\s*import\s+([\w.]+(?:\s+as\s+\w+)?(?:\s*,\s*[\w.]+(?:\s+as\s+\w+)?)*))");
-        static const std::regex dynamic(R"re(\b(?:import_module|__import__)\s*\(\s*['"]([\w.]+)['"])re");
-        static const std::regex word(R"(\w+)");
+        static const rx::regex from(R"(^\s*from\s+(\.*)([\w.]*)\s+import\s+\(?([\w\s,*]+))");
+        static const rx::regex imp(R"(^\s*import\s+([\w.]+(?:\s+as\s+\w+)?(?:\s*,\s*[\w.]+(?:\s+as\s+\w+)?)*))");
+        static const rx::regex dynamic(R"re(\b(?:import_module|__import__)\s*\(\s*['"]([\w.]+)['"])re");
+        static const rx::regex word(R"(\w+)");
         std::vector<std::pair<std::string, std::vector<std::string>>> modules;  // (slash path, bases)
         std::vector<std::string> bases;
-        if (std::regex_search(line, m, from)) {
+        if (rx::regex_search(line, m, from)) {
           const std::size_t dots = m[1].length();
           std::string mod = m[2].str();
           std::replace(mod.begin(), mod.end(), '.', '/');
@@ -255,10 +255,10 @@ struct Resolver {
           }
           std::vector<std::string> mods = {mod};
           const std::string names = m[3].str();
-          for (std::sregex_iterator w(names.begin(), names.end(), word), end; w != end; ++w)
+          for (rx::sregex_iterator w(names.begin(), names.end(), word), end; w != end; ++w)
             if (w->str() != "as") mods.push_back(mod.empty() ? w->str() : mod + "/" + w->str());  // `from pkg import helpers`
           for (const auto& x : mods) modules.push_back({x, bases});
-        } else if (std::regex_search(line, m, imp)) {
+        } else if (rx::regex_search(line, m, imp)) {
           const std::string list = m[1].str();
           for (const auto& part : split_top(list, {","})) {
             std::string mod = trim(part.substr(0, part.find(" as ")));
@@ -267,12 +267,12 @@ struct Resolver {
           }
         }
         // A file run or read by its path: `runpy.run_path("tools/h.py")`, `exec(open("tools/h.py").read())`.
-        static const std::regex by_path(R"re(\b(?:run_path|open|(?:SourceFileLoader|spec_from_file_location)\s*\([^,]*,)\s*\(?\s*['"]([\w./-]+\.py)['"])re");
-        for (std::sregex_iterator it(line.begin(), line.end(), by_path), end; it != end; ++it) {
+        static const rx::regex by_path(R"re(\b(?:run_path|open|(?:SourceFileLoader|spec_from_file_location)\s*\([^,]*,)\s*\(?\s*['"]([\w./-]+\.py)['"])re");
+        for (rx::sregex_iterator it(line.begin(), line.end(), by_path), end; it != end; ++it) {
           take(join("", (*it)[1].str()));
           take(join(dir, (*it)[1].str()));
         }
-        for (std::sregex_iterator it(line.begin(), line.end(), dynamic), end; it != end; ++it) {
+        for (rx::sregex_iterator it(line.begin(), line.end(), dynamic), end; it != end; ++it) {
           std::string mod = (*it)[1].str();
           std::replace(mod.begin(), mod.end(), '.', '/');
           modules.push_back({mod, {}});
@@ -292,9 +292,9 @@ struct Resolver {
           }
         }
       } else if (is_js(lang)) {
-        static const std::regex spec(
+        static const rx::regex spec(
             R"((?:require\s*\(|import\s*\(|from\s+|^\s*import\s+)\s*(?:path\s*\.\s*(?:join|resolve)\s*\(\s*__dirname\s*,\s*)?['"]([^'"]+)['"])");
-        for (std::sregex_iterator it(line.begin(), line.end(), spec), end; it != end; ++it) {
+        for (rx::sregex_iterator it(line.begin(), line.end(), spec), end; it != end; ++it) {
           const std::string s = (*it)[1].str();
           std::vector<std::string> bases;
           // `require(path.join(__dirname, "x"))` names a path relative to the file too.
@@ -309,20 +309,20 @@ struct Resolver {
           }
         }
       } else if (lang == Lang::go) {
-        static const std::regex single(R"re(^\s*import\s+(?:[\w.]+\s+)?"([^"]+)")re");
-        static const std::regex block_open(R"(^\s*import\s*\(\s*$)");
-        static const std::regex block_line(R"re(^\s*(?:[\w.]+\s+)?"([^"]+)")re");
+        static const rx::regex single(R"re(^\s*import\s+(?:[\w.]+\s+)?"([^"]+)")re");
+        static const rx::regex block_open(R"(^\s*import\s*\(\s*$)");
+        static const rx::regex block_line(R"re(^\s*(?:[\w.]+\s+)?"([^"]+)")re");
         if (go_block) {
-          if (std::regex_search(line, m, block_line)) go_import(m[1].str());
+          if (rx::regex_search(line, m, block_line)) go_import(m[1].str());
           if (contains(line, ")")) go_block = false;
-        } else if (std::regex_search(line, m, single)) {
+        } else if (rx::regex_search(line, m, single)) {
           go_import(m[1].str());
-        } else if (std::regex_search(line, block_open)) {
+        } else if (rx::regex_search(line, block_open)) {
           go_block = true;
         }
       } else if (lang == Lang::java || lang == Lang::kotlin) {
-        static const std::regex imp(R"(^\s*import\s+(static\s+)?([\w.]+?)(\.\*)?\s*;?\s*$)");
-        if (!std::regex_search(line, m, imp)) return;
+        static const rx::regex imp(R"(^\s*import\s+(static\s+)?([\w.]+?)(\.\*)?\s*;?\s*$)");
+        if (!rx::regex_search(line, m, imp)) return;
         std::string cls = m[2].str();
         std::replace(cls.begin(), cls.end(), '.', '/');
         auto take_class = [&](const std::string& c) {
@@ -339,8 +339,8 @@ struct Resolver {
           take_class(cls);
         }
       } else if (lang == Lang::cpp) {
-        static const std::regex inc(R"re(^\s*#\s*include\s*["<]([^">]+)[">])re");
-        if (!std::regex_search(line, m, inc)) return;
+        static const rx::regex inc(R"re(^\s*#\s*include\s*["<]([^">]+)[">])re");
+        if (!rx::regex_search(line, m, inc)) return;
         const std::string h = m[1].str();
         for (const std::string& b : {dir, std::string("include"), std::string("tests"), std::string("test"), std::string()}) {
           const std::string p = join(b, h);
@@ -351,9 +351,9 @@ struct Resolver {
           for (const char* ext : {".c", ".cc", ".cpp", ".cxx"}) take(stem + ext);
         }
       } else if (lang == Lang::rust) {
-        static const std::regex mod(R"(^\s*(?:pub(?:\([\w\s]+\))?\s+)?mod\s+(\w+)\s*;)");
-        static const std::regex use(R"(^\s*(?:pub\s+)?use\s+(?:crate|[a-z_]\w*)\s*::\s*(\w+)(?:\s*::\s*(\w+))?)");
-        if (std::regex_search(line, m, mod)) {
+        static const rx::regex mod(R"(^\s*(?:pub(?:\([\w\s]+\))?\s+)?mod\s+(\w+)\s*;)");
+        static const rx::regex use(R"(^\s*(?:pub\s+)?use\s+(?:crate|[a-z_]\w*)\s*::\s*(\w+)(?:\s*::\s*(\w+))?)");
+        if (rx::regex_search(line, m, mod)) {
           const std::string name = m[1].str();
           // `mod x;` in a crate root or mod.rs: beside it; in `a/b.rs`: a/b/x.rs (both are tried).
           const std::string own = path.substr(0, path.size() - 3);
@@ -361,7 +361,7 @@ struct Resolver {
             take(join(b, name + ".rs"));
             take(join(b, name + "/mod.rs"));
           }
-        } else if (std::regex_search(line, m, use)) {
+        } else if (rx::regex_search(line, m, use)) {
           const std::string a = m[1].str();
           take(join("src", a + ".rs"));
           take(join("src", a + "/mod.rs"));
@@ -386,12 +386,12 @@ std::string file_of_test_id(const std::string& id) {
 /// The functions a Go file defines that are not tests (`checkAdd`, `mustParse`; not `TestX`,
 /// `BenchmarkX`, `ExampleX`, `FuzzX`, `TestMain`): what the package's test files can call of it.
 std::set<std::string> go_helper_functions(const std::string& text) {
-  static const std::regex def(R"((?:^|\n)func\s+([A-Za-z_]\w*)\s*[\[(])");
+  static const rx::regex def(R"((?:^|\n)func\s+([A-Za-z_]\w*)\s*[\[(])");
   std::set<std::string> out;
-  for (std::sregex_iterator it(text.begin(), text.end(), def), e; it != e; ++it) {
+  for (rx::sregex_iterator it(text.begin(), text.end(), def), e; it != e; ++it) {
     const std::string n = (*it)[1].str();
-    static const std::regex test_name(R"(^(?:Test|Benchmark|Example|Fuzz)(?:[^a-z].*)?$)");
-    if (!std::regex_match(n, test_name)) out.insert(n);
+    static const rx::regex test_name(R"(^(?:Test|Benchmark|Example|Fuzz)(?:[^a-z].*)?$)");
+    if (!rx::regex_match(n, test_name)) out.insert(n);
   }
   return out;
 }
@@ -404,8 +404,8 @@ bool names_any(const std::string& text, const std::set<std::string>& names) {
     if (n.size() <= 64 && regex_safe_name(n))
       alt += (alt.empty() ? "" : "|") + n;
   if (alt.empty()) return false;
-  const std::regex name = detail::cached_regex("\\b(?:" + alt + ")\\b");
-  return std::regex_search(text, name);
+  const rx::regex name = detail::cached_regex("\\b(?:" + alt + ")\\b");
+  return rx::regex_search(text, name);
 }
 
 /// The helper functions of a test-side file that the patch changes (their text differs, or one
@@ -445,10 +445,10 @@ bool test_by_name(std::string_view path) {
 }  // namespace
 
 std::string go_package(const std::string& text) {
-  static const std::regex package(R"((?:^|\n)[ \t]*package[ \t]+(\w+))");
-  std::smatch m;
+  static const rx::regex package(R"((?:^|\n)[ \t]*package[ \t]+(\w+))");
+  rx::smatch m;
   const std::string head = text.substr(0, 20000);
-  return std::regex_search(head, m, package) ? m[1].str() : std::string();
+  return rx::regex_search(head, m, package) ? m[1].str() : std::string();
 }
 
 std::map<std::string, std::string> test_imported_modules(const std::vector<FileVersions>& files, const IntegrityOptions& o,
@@ -612,9 +612,9 @@ ArgumentGuard python_skip_guard(const std::string& text, int def_line, int skip_
   for (int k = skip_line - 1; k > def_line; --k) {
     const std::string& l = ls[static_cast<std::size_t>(k)];
     if (trim(l).empty() || indent(l) >= mine) continue;
-    static const std::regex if_re(R"(^\s*if\s+(.+):\s*(?:#.*)?$)");
-    std::smatch m;
-    if (!std::regex_search(l, m, if_re)) return {};
+    static const rx::regex if_re(R"(^\s*if\s+(.+):\s*(?:#.*)?$)");
+    rx::smatch m;
+    if (!rx::regex_search(l, m, if_re)) return {};
     cond = trim(m[1].str());
     // Nested deeper than the function body's first level: other conditions may hold too.
     if (indent(l) != indent(ls[static_cast<std::size_t>(def_line) + 1])) return {};
@@ -623,16 +623,16 @@ ArgumentGuard python_skip_guard(const std::string& text, int def_line, int skip_
   if (cond.empty()) return {};
   ArgumentGuard g;
   std::string param;
-  std::smatch m;
-  static const std::regex method(R"re(^(\w+)\s*\.\s*(endswith|startswith)\s*\(\s*(['"])([^'"\\]*)\3\s*\)$)re");
-  static const std::regex compare(R"re(^(\w+)\s*(==|!=)\s*(['"])([^'"\\]*)\3$|^(['"])([^'"\\]*)\5\s*(==|!=)\s*(\w+)$)re");
-  static const std::regex member(R"re(^(['"])([^'"\\]*)\1\s+(not\s+in|in)\s+(\w+)$)re");
-  if (std::regex_match(cond, m, method)) {
+  rx::smatch m;
+  static const rx::regex method(R"re(^(\w+)\s*\.\s*(endswith|startswith)\s*\(\s*(['"])([^'"\\]*)\3\s*\)$)re");
+  static const rx::regex compare(R"re(^(\w+)\s*(==|!=)\s*(['"])([^'"\\]*)\3$|^(['"])([^'"\\]*)\5\s*(==|!=)\s*(\w+)$)re");
+  static const rx::regex member(R"re(^(['"])([^'"\\]*)\1\s+(not\s+in|in)\s+(\w+)$)re");
+  if (rx::regex_match(cond, m, method)) {
     param = m[1].str(), g.op = m[2].str(), g.literal = m[4].str();
-  } else if (std::regex_match(cond, m, compare)) {
+  } else if (rx::regex_match(cond, m, compare)) {
     if (m[1].matched) param = m[1].str(), g.op = m[2].str(), g.literal = m[4].str();
     else param = m[8].str(), g.op = m[7].str(), g.literal = m[6].str();
-  } else if (std::regex_match(cond, m, member)) {
+  } else if (rx::regex_match(cond, m, member)) {
     param = m[4].str(), g.op = contains(m[3].str(), "not") ? "not in" : "in", g.literal = m[2].str();
   } else {
     return {};
@@ -657,9 +657,9 @@ ArgumentGuard python_skip_guard(const std::string& text, int def_line, int skip_
     if (i + 1 == params.size()) index = -1;
   }
   if (index < 0) return {};
-  const std::regex rebound = detail::cached_regex("(?:^|[^.\\w])" + param + "\\s*(?:[-+*/|&^%]|//)?=[^=]|\\bfor\\s+" + param + "\\b");
+  const rx::regex rebound = detail::cached_regex("(?:^|[^.\\w])" + param + "\\s*(?:[-+*/|&^%]|//)?=[^=]|\\bfor\\s+" + param + "\\b");
   for (int k = def_line + 1; k < skip_line; ++k)
-    if (std::regex_search(ls[static_cast<std::size_t>(k)], rebound)) return {};
+    if (rx::regex_search(ls[static_cast<std::size_t>(k)], rebound)) return {};
   g.param = index;
   return g;
 }
@@ -746,7 +746,7 @@ std::map<std::string, std::map<std::string, SkipHelper>> external_skip_helpers(c
 
 bool test_support_module(std::string_view path, const std::string& text) {
   if (is_test_path(path)) return true;
-  static const std::regex framework(
+  static const rx::regex framework(
       R"((?:^|\n)\s*(?:import\s+(?:pytest|unittest|_pytest|hypothesis)\b|from\s+(?:pytest|unittest|_pytest|hypothesis)\b))"
       R"(|\brequire\s*\(\s*['"](?:node:test|tape|tap|chai|sinon|@jest/globals|vitest|ava|mocha|uvu|expect)['"])"
       R"(|\bfrom\s+['"](?:node:test|tape|tap|chai|sinon|@jest/globals|vitest|ava|mocha|uvu|expect)['"])"
@@ -756,7 +756,7 @@ bool test_support_module(std::string_view path, const std::string& text) {
   std::string lower(basename(path));
   for (auto& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   static constexpr std::string_view kNames[] = {"helper", "testing", "testutil", "test_util", "fixture", "fake", "stub", "mock"};
-  return std::regex_search(text.substr(0, 200000), framework) ||
+  return rx::regex_search(text.substr(0, 200000), framework) ||
          std::any_of(std::begin(kNames), std::end(kNames), [&](auto n) { return contains(lower, n); });
 }
 
@@ -772,10 +772,10 @@ void imported_helper_tautologies(const RuleContext& c, const std::string& import
     for (char ch : h.name) name += std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' ? std::string(1, ch) : "\\" + std::string(1, ch);
     // Asserted on by an importer: `assert same(...)`, `assert.ok(h.same(...))`, `expect(same(...))`,
     // `self.assertTrue(same(...))`, `assert!(same(...))`, `assertTrue(Checks.same(...))`.
-    const std::regex asserted = detail::cached_regex("(?:\\bassert\\w*!?(?:\\s*\\.\\s*\\w+)?\\s*\\(?|\\bexpect\\s*\\(|\\b(?:t|tt|st)\\s*\\.\\s*(?:ok|true|assert)\\s*\\()"
+    const rx::regex asserted = detail::cached_regex("(?:\\bassert\\w*!?(?:\\s*\\.\\s*\\w+)?\\s*\\(?|\\bexpect\\s*\\(|\\b(?:t|tt|st)\\s*\\.\\s*(?:ok|true|assert)\\s*\\()"
                               "\\s*(?:[\\w$]+\\s*\\.\\s*)*" + name + "\\s*\\(");
     bool used = false;
-    for_each_capped_line(importers, [&](int, const std::string& l) { used = used || std::regex_search(l, asserted); });
+    for_each_capped_line(importers, [&](int, const std::string& l) { used = used || rx::regex_search(l, asserted); });
     if (!used) continue;
     out.push_back({"assertion_weakened", c.file.path, h.line,
                    "the helper " + h.name + " in a module the tests import now only returns a constant truthy value: "
@@ -787,7 +787,7 @@ void imported_helper_tautologies(const RuleContext& c, const std::string& import
 void helper_skip_rules(const RuleContext& c, Findings& out) {
   if (!c.file.after || !c.after.parsed) return;
   // Skip calls by their test-framework spelling (a production `query.skip(10)` is not one).
-  static const std::regex py(
+  static const rx::regex py(
       R"(\b_?pytest\s*\.\s*(?:skip|xfail|importorskip)\b|\b_?pytest\s*\.\s*mark\s*\.\s*(?:skip|skipif|xfail)\b|\bskipTest\s*\()"
       R"(|\bSkipTest\b|\bunittest\s*\.\s*skip|\bgetattr\s*\(\s*_?pytest\b)");
   // `import pytest as p` / `p = pytest`: the alias's skips too; `from pytest import skip as s`: the
@@ -795,17 +795,17 @@ void helper_skip_rules(const RuleContext& c, Findings& out) {
   // in a new module whose only raise of it is under a condition never true on Python 3).
   std::string alias_pattern, bare_pattern;
   if (c.lang == Lang::python) {
-    static const std::regex alias_re(R"((?:^|\n)\s*(?:import\s+_?pytest(?:\.\w+)*\s+as\s+(\w+)|(\w+)\s*=\s*_?pytest\s*(?:\n|$)))");
+    static const rx::regex alias_re(R"((?:^|\n)\s*(?:import\s+_?pytest(?:\.\w+)*\s+as\s+(\w+)|(\w+)\s*=\s*_?pytest\s*(?:\n|$)))");
     // (`from pytest import (\n skip,\n)`, a backslash continuation, `from unittest.case import SkipTest as X`.)
-    static const std::regex from_re(R"((?:^|\n)[ \t]*from[ \t]+(?:_?pytest|unittest|nose)(?:\.\w+)*[ \t]+import[ \t]+(\([^)]*\)|[^\n]*))");
-    static const std::regex name_re(R"(\b(skip\w*|xfail|importorskip|SkipTest|Skipped|mark)\b(?:\s+as\s+(\w+))?)");
+    static const rx::regex from_re(R"((?:^|\n)[ \t]*from[ \t]+(?:_?pytest|unittest|nose)(?:\.\w+)*[ \t]+import[ \t]+(\([^)]*\)|[^\n]*))");
+    static const rx::regex name_re(R"(\b(skip\w*|xfail|importorskip|SkipTest|Skipped|mark)\b(?:\s+as\s+(\w+))?)");
     std::string text = *c.file.after;
     for (auto at = text.find("\\\n"); at != std::string::npos; at = text.find("\\\n", at)) text.replace(at, 2, " ");
-    for (std::sregex_iterator it(text.begin(), text.end(), alias_re), end; it != end; ++it)
+    for (rx::sregex_iterator it(text.begin(), text.end(), alias_re), end; it != end; ++it)
       alias_pattern += (alias_pattern.empty() ? "" : "|") + ((*it)[1].matched ? (*it)[1].str() : (*it)[2].str());
-    for (std::sregex_iterator it(text.begin(), text.end(), from_re), end; it != end; ++it) {
+    for (rx::sregex_iterator it(text.begin(), text.end(), from_re), end; it != end; ++it) {
       const std::string names = (*it)[1].str();
-      for (std::sregex_iterator n(names.begin(), names.end(), name_re); n != end; ++n) {
+      for (rx::sregex_iterator n(names.begin(), names.end(), name_re); n != end; ++n) {
         const std::string local = (*n)[2].matched ? (*n)[2].str() : (*n)[1].str();
         // (`from pytest import mark`: its skips are `mark.skip(...)`, as the module's.)
         if ((*n)[1].str() == "mark") alias_pattern += (alias_pattern.empty() ? "" : "|") + local;
@@ -816,21 +816,21 @@ void helper_skip_rules(const RuleContext& c, Findings& out) {
   std::string py_extra;
   if (!alias_pattern.empty()) py_extra = "\\b(?:" + alias_pattern + ")\\s*\\.\\s*(?:skip|xfail|importorskip|mark)\\b";
   if (!bare_pattern.empty()) py_extra += (py_extra.empty() ? "" : "|") + ("(?:^|[^.\\w])(?:" + bare_pattern + ")\\s*[(@]|\\braise\\s+(?:" + bare_pattern + ")\\b");
-  const std::regex py_alias = detail::cached_regex(py_extra.empty() ? std::string("(?!)") : py_extra);
-  static const std::regex py_import(R"(^\s*(?:from\s+[\w.]+\s+)?import\s)");
+  const rx::regex py_alias = detail::cached_regex(py_extra.empty() ? std::string("(?!)") : py_extra);
+  static const rx::regex py_import(R"(^\s*(?:from\s+[\w.]+\s+)?import\s)");
   // JS: the test API's skips anywhere; a mocha context's `this.skip()` and `{ skip: true }` options
   // only in test-side code (production code has its own `this.skip()` and `{ skip: 10 }` pagination).
-  static const std::regex js(R"(\b(?:t|test|it|describe|context|suite)\s*\.\s*(?:skip|todo)\s*\()");
-  static const std::regex js_test_side(
+  static const rx::regex js(R"(\b(?:t|test|it|describe|context|suite)\s*\.\s*(?:skip|todo)\s*\()");
+  static const rx::regex js_test_side(
       R"(\b(?:t|tt|st|test|it|describe|context|suite|this|ctx)\s*\.\s*(?:skip|todo)\s*\(|\{\s*(?:skip|todo)\s*:\s*(?!false\b))"
       R"(|\[\s*['"`](?:skip|todo)['"`]\s*\]|\{\s*(?:skip|todo)\s*\}\s*=)");
   // Go: any receiver in test code (`tb.Skip()`), the usual names elsewhere.
-  static const std::regex go(R"(\b(?:t|tb|b|tt|f)\s*\.\s*(?:Skip|SkipNow|Skipf)\s*\()");
-  static const std::regex go_test_side(R"(\.\s*(?:Skip|SkipNow|Skipf)\s*\()");
-  static const std::regex cpp(R"(\bGTEST_SKIP\b)");
-  static const std::regex jvm(R"(\bassume(?:True|False|That|NotNull)\s*\(|\bassumingThat\s*\()");
+  static const rx::regex go(R"(\b(?:t|tb|b|tt|f)\s*\.\s*(?:Skip|SkipNow|Skipf)\s*\()");
+  static const rx::regex go_test_side(R"(\.\s*(?:Skip|SkipNow|Skipf)\s*\()");
+  static const rx::regex cpp(R"(\bGTEST_SKIP\b)");
+  static const rx::regex jvm(R"(\bassume(?:True|False|That|NotNull)\s*\(|\bassumingThat\s*\()");
   const bool test_side = c.test_file || c.imported_by_tests;
-  const std::regex* re = c.lang == Lang::python ? &py : is_js(c.lang) ? (test_side ? &js_test_side : &js)
+  const rx::regex* re = c.lang == Lang::python ? &py : is_js(c.lang) ? (test_side ? &js_test_side : &js)
                        : c.lang == Lang::go ? (test_side ? &go_test_side : &go)
                        : c.lang == Lang::cpp ? &cpp : (c.lang == Lang::java || c.lang == Lang::kotlin) ? &jvm : nullptr;
   if (!re) return;
@@ -840,24 +840,24 @@ void helper_skip_rules(const RuleContext& c, Findings& out) {
   auto within = [](const TestUnit& u, int n) { return n >= u.line && n <= std::max(u.line, u.end_line); };
   for (const auto& [n, full] : added) {
     const std::string l = full.substr(0, kRegexLineChars);
-    std::smatch call;
-    if (!std::regex_search(l, call, *re) && !(c.lang == Lang::python && std::regex_search(l, call, py_alias))) continue;
-    if (c.lang == Lang::python && std::regex_search(l, py_import) && !contains(l, ";")) continue;
+    rx::smatch call;
+    if (!rx::regex_search(l, call, *re) && !(c.lang == Lang::python && rx::regex_search(l, call, py_alias))) continue;
+    if (c.lang == Lang::python && rx::regex_search(l, py_import) && !contains(l, ";")) continue;
     // Inside a test: the test-by-test comparison judges it (platform conditions, failing tests).
     if (std::any_of(c.after.tests.begin(), c.after.tests.end(), [&](const TestUnit& t) { return within(t, n); })) continue;
     // A platform condition around it: an `if` before the call on its line, or the nearest less
     // indented line above it being such an `if` (the skip's own message naming a platform is not one).
-    static const std::regex cond_re(R"(^\s*(?:\}\s*)?(?:if|elif|else\s+if|unless)\b)");
-    const std::string before_call = l.substr(0, static_cast<std::size_t>(call.position(0)));
+    static const rx::regex cond_re(R"(^\s*(?:\}\s*)?(?:if|elif|else\s+if|unless)\b)");
+    const std::string before_call = l.substr(0, static_cast<std::size_t>(call.position()));
     // A marker that carries its condition (`skipif(sys.platform ...)`, `{ skip: isWindows }`).
-    const std::string rest = l.substr(static_cast<std::size_t>(call.position(0)));
+    const std::string rest = l.substr(static_cast<std::size_t>(call.position()));
     const bool carries = contains(call.str(), ":") || contains(rest, "skipif") || contains(rest, "skipIf") || contains(rest, "skipUnless");
     // An `if` whose condition is never true on Python 3 (`sys.version_info[:2] == (2, 6)`) skips nothing.
     const auto never = [&](const std::string& head) {
       if (c.lang != Lang::python) return false;
-      static const std::regex cond(R"(^\s*(?:if|elif)\s+(.*\S)\s*:\s*(?:#.*)?$)");
-      std::smatch m;
-      return std::regex_search(head, m, cond) && never_true_condition(m[1].str());
+      static const rx::regex cond(R"(^\s*(?:if|elif)\s+(.*\S)\s*:\s*(?:#.*)?$)");
+      rx::smatch m;
+      return rx::regex_search(head, m, cond) && never_true_condition(m[1].str());
     };
     const std::size_t colon = before_call.rfind(':');
     bool conditional = (contains(before_call, "if") &&
@@ -872,10 +872,10 @@ void helper_skip_rules(const RuleContext& c, Findings& out) {
       // (A condition over several lines, `if (sys.version_info[0] < 3 or\n sys.version_info[:2] == (2, 6)):`.)
       std::string whole = above;
       for (std::size_t j = static_cast<std::size_t>(k) + 1; j < lines.size() && j < static_cast<std::size_t>(k) + 6 &&
-                                                            !std::regex_search(whole, detail::cached_regex(R"(:\s*(?:#.*)?$)"));
+                                                            !rx::regex_search(whole, detail::cached_regex(R"(:\s*(?:#.*)?$)"));
            ++j)
         whole += " " + trim(lines[j]);
-      conditional = std::regex_search(head, cond_re) && (platform_condition(head) || never(whole.substr(0, kRegexLineChars)));
+      conditional = rx::regex_search(head, cond_re) && (platform_condition(head) || never(whole.substr(0, kRegexLineChars)));
       break;
     }
     if (conditional) continue;
@@ -894,45 +894,45 @@ void assertion_patch_rules(const RuleContext& c, Findings& out) {
   if (!c.file.after || (c.lang != Lang::python && !is_js(c.lang))) return;
   // Patching the assertion library itself: what no production code or honest helper does, in any
   // module (a helper the tests import, the code under test, a plugin).
-  static const std::regex py(
+  static const rx::regex py(
       R"(\b(?:unittest\s*\.\s*)?(?:TestCase|case\s*\.\s*TestCase)\s*\.\s*(?:assert\w*|fail\w*)\s*=[^=])"
       R"(|\bsetattr\s*\(\s*(?:unittest\s*\.\s*)?TestCase\s*,)"
       R"(|\b(?:numpy\s*\.\s*testing|np\s*\.\s*testing|pytest)\s*\.\s*\w+\s*=[^=])"
       R"(|\b(?!self\b|cls\b)\w+\s*\.\s*(?:assert[A-Z_]\w*|fail[A-Z]\w*|failureException)\s*=[^=])");
   // Builtins the checks themselves use (`assert len(x) == 3`); tests honestly stub input, open, print
   // and __import__ (a missing module).
-  static const std::regex builtins(
+  static const rx::regex builtins(
       R"(\b(?:builtins|__builtins__)\s*(?:\.\s*(\w+)\s*=[^=]|\[\s*['"](\w+)['"]\s*\]\s*=[^=])|\bsetattr\s*\(\s*(?:builtins|__builtins__)\s*,\s*['"](\w+)['"])");
   auto patched_builtin = [](const std::string& l) {
-    std::smatch m;
-    if (!std::regex_search(l, m, builtins)) return false;
+    rx::smatch m;
+    if (!rx::regex_search(l, m, builtins)) return false;
     const std::string name = m[1].matched ? m[1].str() : m[2].matched ? m[2].str() : m[3].str();
     static const std::set<std::string> kStubbed = {"input", "open", "print", "__import__", "_", "exit", "quit", "help"};
     return !kStubbed.count(name);
   };
-  static const std::regex js(
+  static const rx::regex js(
       R"(\b(?:assert|expect|chai|should)\s*(?:\.\s*[\w$]+\s*)*\.\s*[\w$]+\s*=[^=>])"
       R"(|\brequire\s*\(\s*['"](?:node:)?assert(?:/strict)?['"]\s*\)\s*(?:\.\s*[\w$]+\s*)+=[^=>])"
       R"(|\bObject\s*\.\s*(?:defineProperty|assign|setPrototypeOf)\s*\(\s*(?:assert|expect|chai)\b)");
   // JS names bound to an assertion library (`const a = require('node:assert')`, `import * as a from 'chai'`).
   std::string js_aliases;
   if (is_js(c.lang)) {
-    static const std::regex bind(
+    static const rx::regex bind(
         R"((?:const|let|var)\s+([\w$]+)\s*=\s*require\(\s*['"](?:node:)?(?:assert(?:/strict)?|chai|should|expect)['"]\s*\))"
         R"(|import\s+(?:\*\s+as\s+)?([\w$]+)\s+from\s+['"](?:node:)?(?:assert(?:/strict)?|chai|should|expect)['"])");
     const std::string& text = *c.file.after;
-    for (std::sregex_iterator it(text.begin(), text.end(), bind), end; it != end; ++it) {
+    for (rx::sregex_iterator it(text.begin(), text.end(), bind), end; it != end; ++it) {
       const std::string name = (*it)[1].matched ? (*it)[1].str() : (*it)[2].str();
       if (name.find('$') == std::string::npos) js_aliases += (js_aliases.empty() ? "" : "|") + name;
     }
   }
-  const std::regex js_alias = detail::cached_regex(js_aliases.empty() ? std::string("(?!)")
+  const rx::regex js_alias = detail::cached_regex(js_aliases.empty() ? std::string("(?!)")
                                                : "\\b(?:" + js_aliases + ")\\s*(?:\\.\\s*[\\w$]+\\s*)*\\.\\s*[\\w$]+\\s*=[^=>]"
                                                  "|\\bObject\\s*\\.\\s*(?:defineProperty|assign|setPrototypeOf)\\s*\\(\\s*(?:" + js_aliases + ")\\b");
   for (const auto& [n, full] : added_lines(c.file.before, c.file.after)) {
     const std::string l = full.substr(0, kRegexLineChars);
-    const bool hit = c.lang == Lang::python ? std::regex_search(l, py) || patched_builtin(l)
-                                            : std::regex_search(l, js) || std::regex_search(l, js_alias);
+    const bool hit = c.lang == Lang::python ? rx::regex_search(l, py) || patched_builtin(l)
+                                            : rx::regex_search(l, js) || rx::regex_search(l, js_alias);
     if (!hit) continue;
     out.push_back({"assertion_replaced", c.file.path, n,
                    "the assertion library is patched" + std::string(c.test_file ? "" : " from a module outside the tests") +

@@ -14,10 +14,10 @@
 #include <map>
 #include <memory>
 #include <span>
-#include <regex>
 #include <set>
 #include <utility>
 
+#include "core/regex.hpp"
 #include "integrity/guard_internal.hpp"
 #include "core/regex_cache.hpp"
 
@@ -74,9 +74,9 @@ bool emptied(const std::string& line) {
   // One statement: `calc._cache[k] = 4; calc._cache.clear()` seeds as well as empties.
   if (code.find(';') != std::string::npos) return false;
   const std::string flat = strip_spaces(code);
-  static const std::regex empty(
+  static const rx::regex empty(
       R"(\.clear\(\)$|(?:,|=)(?:\{\}|\[\]|dict\(\)|set\(\)|list\(\)|(?:collections\.)?OrderedDict\(\)|(?:weakref\.)?Weak(?:Value|Key)Dictionary\(\)|(?:collections\.)?(?:Counter|deque)\(\))\)*(?:as\w+)?:?$)");
-  return std::regex_search(flat, empty);
+  return rx::regex_search(flat, empty);
 }
 
 /// A pacing call's argument that is the delay itself, scaled or bounded (`RETRY_DELAY`,
@@ -84,9 +84,9 @@ bool emptied(const std::string& line) {
 /// another call (`fee(x, RATE)`).
 bool pacing_argument(const std::string& arg, const std::string& name) {
   if (!has_word(arg, name)) return false;
-  static const std::regex call(R"(([A-Za-z_][\w.]*)\s*\()");
+  static const rx::regex call(R"(([A-Za-z_][\w.]*)\s*\()");
   static const std::set<std::string, std::less<>> kBounds = {"min", "max", "float", "int", "abs", "Duration", "time.Duration"};
-  for (std::sregex_iterator it(arg.begin(), arg.end(), call), e; it != e; ++it)
+  for (rx::sregex_iterator it(arg.begin(), arg.end(), call), e; it != e; ++it)
     if (!kBounds.count((*it)[1].str())) return false;
   return true;
 }
@@ -94,17 +94,17 @@ bool pacing_argument(const std::string& arg, const std::string& name) {
 /// A line that reads `name` only to pace the code: an argument of a sleep, a timer or a wait
 /// (`time.sleep(RETRY_DELAY)`, `setTimeout(f, POLL_MS)`, `event.wait(timeout=TIMEOUT)`).
 bool paces(const std::string& line, const std::string& name) {
-  static const std::regex call(
+  static const rx::regex call(
       R"(\b(?:sleep|Sleep|wait|wait_for|waitFor|setTimeout|setInterval|delay|timeout|Timeout|After|NewTimer|NewTicker)\s*\()"
       R"(|\btimeout\s*=)");
   // Logging the delay changes nothing either (`log.info("retrying in %s s", RETRY_DELAY)`).
-  static const std::regex logging(R"(^\s*(?:(?:log|logger|logging|LOG|LOGGER|console|self\.log|self\.logger)\s*\.\s*\w+|print|warnings\s*\.\s*warn)\s*\()");
-  if (std::regex_search(line, logging)) return true;
+  static const rx::regex logging(R"(^\s*(?:(?:log|logger|logging|LOG|LOGGER|console|self\.log|self\.logger)\s*\.\s*\w+|print|warnings\s*\.\s*warn)\s*\()");
+  if (rx::regex_search(line, logging)) return true;
   // The name is the pacing argument itself (or a plain product with it: `RETRY_DELAY * 2 ** n`),
   // not something computed from it by a call (`wait_for(fee(x, RATE), timeout=5)`), and no
   // other mention of it sits outside that argument.
   std::size_t inside = 0;
-  for (std::sregex_iterator it(line.begin(), line.end(), call), e; it != e; ++it) {
+  for (rx::sregex_iterator it(line.begin(), line.end(), call), e; it != e; ++it) {
     std::size_t i = static_cast<std::size_t>(it->position() + it->length());
     int depth = 0;
     std::string arg;
@@ -134,28 +134,28 @@ bool temp_location_value(const std::string& line, const std::string& name) {
   if (at == std::string::npos) return false;
   std::string value = line.substr(at + name.size() + 2);
   // An f-string's fields are code (`f"{tmp_path}/t.db"`); the rest of a string is text.
-  static const std::regex fstring(R"(\b[fF]("[^"]*"|'[^']*'))");
-  static const std::regex field(R"(\{([^{}]*)\})");
+  static const rx::regex fstring(R"(\b[fF]("[^"]*"|'[^']*'))");
+  static const rx::regex field(R"(\{([^{}]*)\})");
   std::string unfolded;
   std::size_t pos = 0;
-  for (std::sregex_iterator it(value.begin(), value.end(), fstring), e; it != e; ++it) {
+  for (rx::sregex_iterator it(value.begin(), value.end(), fstring), e; it != e; ++it) {
     unfolded += value.substr(pos, static_cast<std::size_t>(it->position()) - pos) + " ";
     const std::string body = (*it)[1].str();
-    for (std::sregex_iterator fi(body.begin(), body.end(), field), fe; fi != fe; ++fi) unfolded += " " + (*fi)[1].str() + " ";
+    for (rx::sregex_iterator fi(body.begin(), body.end(), field), fe; fi != fe; ++fi) unfolded += " " + (*fi)[1].str() + " ";
     pos = static_cast<std::size_t>(it->position() + it->length());
   }
   value = unfolded + value.substr(pos);
-  static const std::regex strings(R"("[^"]*"|'[^']*')");
-  value = std::regex_replace(value, strings, " ");
+  static const rx::regex strings(R"("[^"]*"|'[^']*')");
+  value = rx::regex_replace(value, strings, " ");
   // Only a path built from the temporary folder: no numbers, indexing or arithmetic that could
   // compute something else from it (`(tmp_path, 0)[1]`).
   if (value.find_first_of("0123456789[]+-*%{}") != std::string::npos) return false;
   static const std::set<std::string, std::less<>> kAllowed = {
       "str", "os", "path", "join", "fspath", "Path", "pathlib", "tmp_path", "tmpdir", "tmp_path_factory", "mktemp",
       "getbasetemp", "tempfile", "mkdtemp", "gettempdir", "strpath", "as_posix", "resolve", "value", "raising", "new", "True", "False"};
-  static const std::regex word(R"([A-Za-z_]\w*)");
+  static const rx::regex word(R"([A-Za-z_]\w*)");
   bool temp = false;
-  for (std::sregex_iterator it(value.begin(), value.end(), word), e; it != e; ++it) {
+  for (rx::sregex_iterator it(value.begin(), value.end(), word), e; it != e; ++it) {
     const std::string w = it->str();
     if (!kAllowed.count(w)) return false;
     temp = temp || w == "tmp_path" || w == "tmpdir" || w == "tmp_path_factory" || w == "tempfile";
@@ -190,15 +190,15 @@ struct PyClasses {
 
   void add(const std::string& text) {
     texts.push_back(&text);
-    static const std::regex cls(R"(^(\s*)class\s+(\w+)\s*(?:\(([^)]*)\))?)");
-    static const std::regex assign(R"(^(\s*)([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*,?\s*(?::[^=]+)?=[^=])");
+    static const rx::regex cls(R"(^(\s*)class\s+(\w+)\s*(?:\(([^)]*)\))?)");
+    static const rx::regex assign(R"(^(\s*)([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*,?\s*(?::[^=]+)?=[^=])");
     std::string name;
     std::size_t class_indent = 0, body_indent = std::string::npos;
     for_each_capped_line(text, [&](int, const std::string& l) {
       const auto first = l.find_first_not_of(" \t");
       if (first == std::string::npos || l[first] == '#') return;
-      std::smatch m;
-      if (std::regex_search(l, m, cls)) {
+      rx::smatch m;
+      if (rx::regex_search(l, m, cls)) {
         name = m[2].str();
         class_indent = m[1].length();
         body_indent = std::string::npos;
@@ -215,7 +215,7 @@ struct PyClasses {
         return;
       }
       if (body_indent == std::string::npos) body_indent = first;
-      if (first == body_indent && std::regex_search(l, m, assign))
+      if (first == body_indent && rx::regex_search(l, m, assign))
         for (const auto& part : split_top(m[2].str(), {","})) attributes[name].insert(strip_spaces(part));
     });
   }
@@ -234,8 +234,8 @@ struct PyClasses {
     if (!defined) return false;
     std::string owners = "self|cls|type\\s*\\(\\s*self\\s*\\)|self\\s*\\.\\s*__class__";
     for (const auto& c : chain) owners += "|" + c;
-    const std::regex read = detail::cached_regex("\\b(?:" + owners + ")\\s*\\.\\s*" + attr + "\\b");
-    return std::any_of(texts.begin(), texts.end(), [&](const std::string* t) { return std::regex_search(*t, read); });
+    const rx::regex read = detail::cached_regex("\\b(?:" + owners + ")\\s*\\.\\s*" + attr + "\\b");
+    return std::any_of(texts.begin(), texts.end(), [&](const std::string* t) { return rx::regex_search(*t, read); });
   }
 
   /// Is `attr` a class attribute of any production class that production code reads? (For a write
@@ -255,7 +255,7 @@ std::string without_ext(std::string_view p) {
 }
 
 void add_definitions(const std::string& text, std::set<std::string>& out) {
-  static const std::regex defs(
+  static const rx::regex defs(
       R"(^[ \t]*(?:(?:export|default|async|public|private|protected|internal|static|final|abstract|open|data|sealed|pub)\s+)*)"
       R"((?:def|class|object|function|func|fn|struct|interface|enum|const|let|var|val)\s+(?:\([^)]*\)\s*)?(\w+))"
       R"(|^[ \t]*exports\.(\w+)\s*=|module\.exports\s*=\s*\{([^}]*)\})"
@@ -264,15 +264,15 @@ void add_definitions(const std::string& text, std::set<std::string>& out) {
       // (`class Calc: OFFSET = 1`, patched with patch.object(Calc, "OFFSET", 0)): state the code
       // under test reads.
       R"(|^[ \t]*(?:(?:static|readonly|public|private|protected)\s+)*(_*[A-Z][A-Z0-9_]+)\s*(?::[^=]+)?=[^=])");
-  static const std::regex word(R"(\w+)");
+  static const rx::regex word(R"(\w+)");
   for_each_capped_line(text, [&](int, const std::string& line) {
-    std::smatch m;
-    if (!std::regex_search(line, m, defs)) return;
+    rx::smatch m;
+    if (!rx::regex_search(line, m, defs)) return;
     for (int g : {1, 2, 4, 5})
       if (m[g].matched) out.insert(m[g].str());
     if (m[3].matched) {
       const std::string names = m[3].str();
-      for (std::sregex_iterator w(names.begin(), names.end(), word), end; w != end; ++w) out.insert(w->str());
+      for (rx::sregex_iterator w(names.begin(), names.end(), word), end; w != end; ++w) out.insert(w->str());
     }
   });
 }
@@ -285,14 +285,14 @@ Production production(const std::vector<FileVersions>& files, const IntegrityOpt
     p.modules.insert(without_ext(f.path));
     if (f.after) add_definitions(*f.after, p.defined);
     if (f.after) {
-      static const std::regex setter(R"((?:^|\n)[ \t]*(?:@(\w+)\.setter\b|(?:static\s+)?set\s+(\w+)\s*\())");
-      for (std::sregex_iterator it(f.after->begin(), f.after->end(), setter), e; it != e; ++it)
+      static const rx::regex setter(R"((?:^|\n)[ \t]*(?:@(\w+)\.setter\b|(?:static\s+)?set\s+(\w+)\s*\())");
+      for (rx::sregex_iterator it(f.after->begin(), f.after->end(), setter), e; it != e; ++it)
         p.setters.insert((*it)[1].matched ? (*it)[1].str() : (*it)[2].str());
     }
     if (f.after && lang_of(f.path) == Lang::python) {
       p.classes->add(*f.after);
-      static const std::regex module_var(R"((?:^|\n)([A-Za-z_]\w*)\s*(?::[^=\n]+)?=[^=])");
-      for (std::sregex_iterator it(f.after->begin(), f.after->end(), module_var), e; it != e; ++it) p.module_vars.insert((*it)[1].str());
+      static const rx::regex module_var(R"((?:^|\n)([A-Za-z_]\w*)\s*(?::[^=\n]+)?=[^=])");
+      for (rx::sregex_iterator it(f.after->begin(), f.after->end(), module_var), e; it != e; ++it) p.module_vars.insert((*it)[1].str());
     }
   };
   for (const auto& f : files) take(f);
@@ -302,8 +302,8 @@ Production production(const std::vector<FileVersions>& files, const IntegrityOpt
   static constexpr std::string_view kKeywords[] = {"if", "for", "while", "switch", "return", "catch", "main", "TEST", "TEST_F"};
   for (auto k : kKeywords) p.defined.erase(std::string(k));
   // Constants and how often production code mentions them outside their definitions.
-  static const std::regex constant(R"(^[ \t]*(?:(?:static|readonly|public|private|protected)\s+)*(_*[A-Z][A-Z0-9_]+)\s*(?::[^=]+)?=[^=])");
-  static const std::regex computed(
+  static const rx::regex constant(R"(^[ \t]*(?:(?:static|readonly|public|private|protected)\s+)*(_*[A-Z][A-Z0-9_]+)\s*(?::[^=]+)?=[^=])");
+  static const rx::regex computed(
       R"(\b(?:globals|vars|locals|getattr|eval|exec|attrgetter)\s*\(|__dict__|__getattribute__|\bimport\s*\(|\[\s*[A-Za-z_]\w*\s*\])");
   std::map<std::string, int> uses;
   bool dynamic = false;
@@ -320,16 +320,16 @@ Production production(const std::vector<FileVersions>& files, const IntegrityOpt
   auto scan = [&](const FileVersions& f) {
     if (is_test_path(f.path) || lang_of(f.path) == Lang::none || !f.after) return;
     for_each_capped_line(*f.after, [&](int, const std::string& line) {
-      std::smatch m;
-      if (std::regex_search(line, m, constant)) {
+      rx::smatch m;
+      if (rx::regex_search(line, m, constant)) {
         uses.emplace(m[1].str(), 0);
         const std::string rest = m.suffix().str();
-        if (std::regex_search(rest, computed)) dynamic = true;
+        if (rx::regex_search(rest, computed)) dynamic = true;
         for (auto& [name, count] : uses)
           if (mentions(rest, name)) ++count;
         return;
       }
-      if (std::regex_search(line, computed)) dynamic = true;
+      if (rx::regex_search(line, computed)) dynamic = true;
       for (auto& [name, count] : uses)
         if (mentions(line, name)) ++count;
     });
@@ -384,40 +384,40 @@ std::string js_project_module(const std::string& test_path, const std::string& s
 /// `import { x } from 'm'`, `import * as x from 'm'`. name -> module.
 std::map<std::string, std::string> imports(const std::string& text, Lang lang) {
   std::map<std::string, std::string> out;
-  static const std::regex py_from(R"(^\s*from\s+([\w.]+)\s+import\s+\(?([\w\s,]+)\)?)");
-  static const std::regex py_import(R"(^\s*import\s+([\w.]+)(?:\s+as\s+(\w+))?)");
-  static const std::regex js_req(R"((?:const|let|var)\s+(\{[^}]*\}|\w+)\s*=\s*require\(\s*['"]([^'"]+)['"]\s*\))");
-  static const std::regex js_imp(R"(import\s+(?:\*\s+as\s+)?(\{[^}]*\}|\w+)(?:\s*,\s*(\{[^}]*\}))?\s+from\s+['"]([^'"]+)['"])");
-  static const std::regex word(R"(\w+)");
+  static const rx::regex py_from(R"(^\s*from\s+([\w.]+)\s+import\s+\(?([\w\s,]+)\)?)");
+  static const rx::regex py_import(R"(^\s*import\s+([\w.]+)(?:\s+as\s+(\w+))?)");
+  static const rx::regex js_req(R"((?:const|let|var)\s+(\{[^}]*\}|\w+)\s*=\s*require\(\s*['"]([^'"]+)['"]\s*\))");
+  static const rx::regex js_imp(R"(import\s+(?:\*\s+as\s+)?(\{[^}]*\}|\w+)(?:\s*,\s*(\{[^}]*\}))?\s+from\s+['"]([^'"]+)['"])");
+  static const rx::regex word(R"(\w+)");
   auto names = [&](const std::string& list, const std::string& module) {
     // "{ a, b as c }" -> a, c; "x" -> x
     std::string l = list;
-    for (std::sregex_iterator w(l.begin(), l.end(), word), e; w != e; ++w) {
+    for (rx::sregex_iterator w(l.begin(), l.end(), word), e; w != e; ++w) {
       if (w->str() == "as") continue;
       out[w->str()] = module;
     }
   };
   for_each_capped_line(text, [&](int, const std::string& line) {
-    std::smatch m;
+    rx::smatch m;
     if (lang == Lang::python) {
-      if (std::regex_search(line, m, py_from)) {
+      if (rx::regex_search(line, m, py_from)) {
         const std::string module = m[1].str(), list = m[2].str();
         for (const auto& item : split_top(list, {","})) {
           std::vector<std::string> words;
-          for (std::sregex_iterator w(item.begin(), item.end(), word), end; w != end; ++w) words.push_back(w->str());
+          for (rx::sregex_iterator w(item.begin(), item.end(), word), end; w != end; ++w) words.push_back(w->str());
           if (words.size() == 3 && words[1] == "as") out[words[2]] = module + "." + words[0];  // `add as real_add`
           else if (words.size() == 1) out[words[0]] = module + "." + words[0];
         }
-      } else if (std::regex_search(line, m, py_import)) {
+      } else if (rx::regex_search(line, m, py_import)) {
         out[m[2].matched ? m[2].str() : m[1].str()] = m[1].str();
       } else {
         // `mod = importlib.import_module("calc")`, `mod = __import__("calc")`: mod is the module.
-        static const std::regex py_dynamic(R"(^\s*(\w+)\s*=\s*(?:importlib\s*\.\s*)?(?:import_module|__import__)\s*\(\s*['"]([\w.]+)['"])");
-        if (std::regex_search(line, m, py_dynamic)) out[m[1].str()] = m[2].str();
+        static const rx::regex py_dynamic(R"(^\s*(\w+)\s*=\s*(?:importlib\s*\.\s*)?(?:import_module|__import__)\s*\(\s*['"]([\w.]+)['"])");
+        if (rx::regex_search(line, m, py_dynamic)) out[m[1].str()] = m[2].str();
       }
     } else if (is_js(lang)) {
-      if (std::regex_search(line, m, js_req)) names(m[1].str(), m[2].str());
-      if (std::regex_search(line, m, js_imp)) {
+      if (rx::regex_search(line, m, js_req)) names(m[1].str(), m[2].str());
+      if (rx::regex_search(line, m, js_imp)) {
         names(m[1].str(), m[3].str());
         if (m[2].matched) names(m[2].str(), m[3].str());
       }
@@ -430,11 +430,11 @@ std::map<std::string, std::string> imports(const std::string& text, Lang lang) {
 /// definition: the test exercises it. Using the mock object a patch returns (`connect.return_value`)
 /// is not a call of the replaced function.
 bool called_elsewhere(const std::string& text, const std::string& name, int skip) {
-  const std::regex call = detail::cached_regex("\\b" + name + "\\s*\\(");
-  const std::regex def = detail::cached_regex("\\b(def|function|func)\\s+" + name + "\\b");
+  const rx::regex call = detail::cached_regex("\\b" + name + "\\s*\\(");
+  const rx::regex def = detail::cached_regex("\\b(def|function|func)\\s+" + name + "\\b");
   bool found = false;
   for_each_capped_line(text, [&](int n, const std::string& l) {
-    if (n != skip && std::regex_search(l, call) && !std::regex_search(l, def)) found = true;
+    if (n != skip && rx::regex_search(l, call) && !rx::regex_search(l, def)) found = true;
   });
   return found;
 }
@@ -471,10 +471,10 @@ bool python_local_binding_harmless(const std::string& text, int line, const std:
   const std::string head = trim(lines[static_cast<std::size_t>(header)]);
   if (starts_with(head, "class ")) return true;
   const int hi = py_indent(lines[static_cast<std::size_t>(header)]);
-  const std::regex bare = detail::cached_regex("(^|[^\\w.])" + name + "\\s*\\(");
-  const std::regex qualified = detail::cached_regex("\\b([A-Za-z_][\\w.]*)\\." + name + "\\s*\\(");
+  const rx::regex bare = detail::cached_regex("(^|[^\\w.])" + name + "\\s*\\(");
+  const rx::regex qualified = detail::cached_regex("\\b([A-Za-z_][\\w.]*)\\." + name + "\\s*\\(");
   // Other local names of the same function (`from calc import add as real_add`).
-  std::vector<std::regex> aliases;
+  std::vector<rx::regex> aliases;
   for (const auto& [alias, full] : imported)
     if (alias != name && full == real_module + "." + name) aliases.emplace_back("(^|[^\\w.])" + alias + "\\s*\\(");
   bool calls_bare = false, calls_real = false;
@@ -483,10 +483,10 @@ bool python_local_binding_harmless(const std::string& text, int line, const std:
     if (!py_blank(l) && py_indent(l) <= hi) break;
     if (static_cast<int>(i) + 1 == line) continue;
     const std::string c = l.substr(0, kRegexLineChars);
-    if (std::regex_search(c, bare) && !contains(c, "def " + name)) calls_bare = true;
+    if (rx::regex_search(c, bare) && !contains(c, "def " + name)) calls_bare = true;
     for (const auto& a : aliases)
-      if (std::regex_search(c, a)) calls_real = true;
-    for (std::sregex_iterator it(c.begin(), c.end(), qualified), e; it != e; ++it) {
+      if (rx::regex_search(c, a)) calls_real = true;
+    for (rx::sregex_iterator it(c.begin(), c.end(), qualified), e; it != e; ++it) {
       const std::string chain = (*it)[1].str();
       const std::string h = chain.substr(0, chain.find('.'));
       const auto im = imported.find(h);
@@ -516,10 +516,10 @@ bool python_spy_forwards(const std::string& text, int line, const std::string& f
     const auto open = call.find('(');
     if (open != std::string::npos && closing_paren(call, open) < call.size()) break;
   }
-  static const std::regex mocking(R"(\b(?:monkeypatch\s*\.\s*setattr|(?:mock\s*\.\s*)?patch\s*\.\s*object|setattr)\s*\()");
-  std::smatch m;
-  if (!std::regex_search(call, m, mocking)) return false;
-  const std::size_t open = static_cast<std::size_t>(m.position(0) + m.length(0)) - 1;
+  static const rx::regex mocking(R"(\b(?:monkeypatch\s*\.\s*setattr|(?:mock\s*\.\s*)?patch\s*\.\s*object|setattr)\s*\()");
+  rx::smatch m;
+  if (!rx::regex_search(call, m, mocking)) return false;
+  const std::size_t open = static_cast<std::size_t>(m.position() + m.length()) - 1;
   const std::size_t close = closing_paren(call, open);
   if (close == std::string::npos || close >= call.size()) return false;
   const auto args = split_top(call.substr(open + 1, close - open - 1), {","});
@@ -545,8 +545,8 @@ bool python_spy_forwards(const std::string& text, int line, const std::string& f
     return false;
   }
   if (!ends_with(strip_spaces(full), "." + attr) && strip_spaces(full) != attr) return false;
-  static const std::regex ident(R"(^[A-Za-z_]\w*$)");
-  if (!std::regex_match(spy, ident)) return false;
+  static const rx::regex ident(R"(^[A-Za-z_]\w*$)");
+  if (!rx::regex_match(spy, ident)) return false;
   const int own = py_indent(lines[static_cast<std::size_t>(line - 1)]);
   // The scope: the function the patch sits in (its header's line and end), or the module.
   int scope_begin = 0, scope_end = static_cast<int>(lines.size());
@@ -568,15 +568,15 @@ bool python_spy_forwards(const std::string& text, int line, const std::string& f
   // `as`, def/class, global): `binds(l, n)`.
   const auto binds = [](const std::string& l, const std::string& n) {
     const std::string w = "\\b" + n + "\\b";
-    return std::regex_search(l, detail::cached_regex("^\\s*" + n + R"(\s*(?::[^=]+)?(?:[-+*/%|&^@]|//|\*\*|>>|<<)?=[^=])")) ||
-           std::regex_search(l, detail::cached_regex(w + R"(\s*:=)")) ||
-           std::regex_search(l, detail::cached_regex("^\\s*(?:[\\w\\s\\[\\]()*]*,\\s*)?\\(?\\*?" + n + R"(\s*,[^=]*=[^=])")) ||
-           std::regex_search(l, detail::cached_regex(R"(^\s*(?:\w[\w\s\[\]()*]*,\s*)+\*?)" + n + R"(\s*\)?\s*=[^=])")) ||
-           std::regex_search(l, detail::cached_regex(R"(\bfor\b[^:]*)" + w + R"([^:]*\bin\b)")) ||
-           std::regex_search(l, detail::cached_regex(R"(\bas\s+)" + n + "\\b")) ||
-           std::regex_search(l, detail::cached_regex(R"(\b(?:def|class)\s+)" + n + "\\b")) ||
-           std::regex_search(l, detail::cached_regex(R"(\b(?:global|nonlocal)\b.*)" + w)) ||
-           std::regex_search(l, detail::cached_regex(R"(\bimport\s+(?:[\w.]+\s*,\s*)*)" + n + R"(\s*(?:,|$))"));
+    return rx::regex_search(l, detail::cached_regex("^\\s*" + n + R"(\s*(?::[^=]+)?(?:[-+*/%|&^@]|//|\*\*|>>|<<)?=[^=])")) ||
+           rx::regex_search(l, detail::cached_regex(w + R"(\s*:=)")) ||
+           rx::regex_search(l, detail::cached_regex("^\\s*(?:[\\w\\s\\[\\]()*]*,\\s*)?\\(?\\*?" + n + R"(\s*,[^=]*=[^=])")) ||
+           rx::regex_search(l, detail::cached_regex(R"(^\s*(?:\w[\w\s\[\]()*]*,\s*)+\*?)" + n + R"(\s*\)?\s*=[^=])")) ||
+           rx::regex_search(l, detail::cached_regex(R"(\bfor\b[^:]*)" + w + R"([^:]*\bin\b)")) ||
+           rx::regex_search(l, detail::cached_regex(R"(\bas\s+)" + n + "\\b")) ||
+           rx::regex_search(l, detail::cached_regex(R"(\b(?:def|class)\s+)" + n + "\\b")) ||
+           rx::regex_search(l, detail::cached_regex(R"(\b(?:global|nonlocal)\b.*)" + w)) ||
+           rx::regex_search(l, detail::cached_regex(R"(\bimport\s+(?:[\w.]+\s*,\s*)*)" + n + R"(\s*(?:,|$))"));
   };
   const auto bindings = [&](const std::string& n, int from, int to) {
     int count = 0;
@@ -591,17 +591,17 @@ bool python_spy_forwards(const std::string& text, int line, const std::string& f
     return args.size() == 2 && (v == last + "." + attr || ends_with(v, "." + last + "." + attr));
   };
   std::set<std::string> saved;
-  static const std::regex assign(R"(^\s*([A-Za-z_]\w*)\s*(?::[^=]+)?=\s*([^=].*)$)");
+  static const rx::regex assign(R"(^\s*([A-Za-z_]\w*)\s*(?::[^=]+)?=\s*([^=].*)$)");
   for (int pass = 0; pass < 2 && saved.empty(); ++pass) {
     const int from = pass == 0 ? scope_begin + 1 : 0, to = pass == 0 ? line - 1 : static_cast<int>(lines.size());
     if (pass == 0 && scope_begin == 0 && own == 0) continue;
     for (int i = from; i < to && i < static_cast<int>(lines.size()); ++i) {
       const std::string& l = lines[static_cast<std::size_t>(i)];
       if (pass == 1 && py_indent(l) != 0) continue;
-      std::smatch a;
+      rx::smatch a;
       const std::string lc = l.substr(0, kRegexLineChars);
       if (pass == 1 && i + 1 >= line) break;
-      if (std::regex_match(lc, a, assign) && is_original(strip_spaces(a[2].str()))) saved.insert(a[1].str());
+      if (rx::regex_match(lc, a, assign) && is_original(strip_spaces(a[2].str()))) saved.insert(a[1].str());
     }
     for (auto it = saved.begin(); it != saved.end();) {
       const int n = pass == 0 ? bindings(*it, scope_begin + 1, scope_end) : bindings(*it, 0, static_cast<int>(lines.size()));
@@ -615,7 +615,7 @@ bool python_spy_forwards(const std::string& text, int line, const std::string& f
     const std::string& l = lines[static_cast<std::size_t>(i)];
     if (py_blank(l)) continue;
     if (py_indent(l) < own) break;
-    if (py_indent(l) == own && std::regex_search(l, detail::cached_regex("^\\s*def\\s+" + spy + "\\s*\\("))) {
+    if (py_indent(l) == own && rx::regex_search(l, detail::cached_regex("^\\s*def\\s+" + spy + "\\s*\\("))) {
       def = i;
       break;
     }
@@ -632,13 +632,13 @@ bool python_spy_forwards(const std::string& text, int line, const std::string& f
   int body_from = def + 1;
   for (int i = def; i < static_cast<int>(lines.size()) && i < def + 8; ++i) {
     head += lines[static_cast<std::size_t>(i)] + " ";
-    if (std::regex_search(lines[static_cast<std::size_t>(i)], detail::cached_regex(R"(\)\s*(?:->[^:]+)?:\s*(?:#.*)?$)"))) {
+    if (rx::regex_search(lines[static_cast<std::size_t>(i)], detail::cached_regex(R"(\)\s*(?:->[^:]+)?:\s*(?:#.*)?$)"))) {
       body_from = i + 1;
       break;
     }
   }
-  std::smatch d;
-  if (!std::regex_search(head, d, detail::cached_regex(R"(def\s+\w+\s*\(([^)]*)\)\s*(?:->[^:]+)?:)"))) return false;
+  rx::smatch d;
+  if (!rx::regex_search(head, d, detail::cached_regex(R"(def\s+\w+\s*\(([^)]*)\)\s*(?:->[^:]+)?:)"))) return false;
   std::vector<std::string> params;
   for (const auto& p : split_top(d[1].str(), {","})) {
     // (A default of its own, `upper=False`, is a value it hands the original that the caller did not.)
@@ -675,8 +675,8 @@ bool python_spy_forwards(const std::string& text, int line, const std::string& f
   std::size_t calls_of_original = 0;
   for (const auto& l : body)
     for (const auto& n : saved) {
-      const std::regex& call_re = detail::cached_regex("\\b" + n + "\\s*\\(");
-      for (std::sregex_iterator it(l.begin(), l.end(), call_re), end; it != end; ++it) ++calls_of_original;
+      const rx::regex& call_re = detail::cached_regex("\\b" + n + "\\s*\\(");
+      for (rx::sregex_iterator it(l.begin(), l.end(), call_re), end; it != end; ++it) ++calls_of_original;
     }
   if (calls_of_original != 1) return false;
   bool any_return = false, top_call = false;
@@ -684,9 +684,9 @@ bool python_spy_forwards(const std::string& text, int line, const std::string& f
   for (const auto& l : body) {
     const std::string t = trim(l);
     // (`nonlocal calls` / `global` to count calls in the test's own names is fine.)
-    static const std::regex banned(R"(^(?:try|except|finally|with|async\s+with|yield|raise|del)\b|\b(?:setattr|delattr|vars|exec|eval|__dict__|__class__|object\.__setattr__)\b)");
-    if (std::regex_search(t, banned)) return false;
-    if (std::smatch hm; py_indent(l) == body_indent && std::regex_match(t, hm, detail::cached_regex(R"(^([A-Za-z_]\w*)\s*=\s*(.+)$)")) &&
+    static const rx::regex banned(R"(^(?:try|except|finally|with|async\s+with|yield|raise|del)\b|\b(?:setattr|delattr|vars|exec|eval|__dict__|__class__|object\.__setattr__)\b)");
+    if (rx::regex_search(t, banned)) return false;
+    if (rx::smatch hm; py_indent(l) == body_indent && rx::regex_match(t, hm, detail::cached_regex(R"(^([A-Za-z_]\w*)\s*=\s*(.+)$)")) &&
                         forwards(hm[2].str())) {
       held = hm[1].str();
       continue;
@@ -707,8 +707,8 @@ bool python_spy_forwards(const std::string& text, int line, const std::string& f
     for (std::string p : params) {
       p = p.substr(p.find_first_not_of('*'));
       if (!held.empty() && binds(t, held)) return false;
-      if (binds(t, p) || std::regex_search(t, detail::cached_regex("\\b" + p + R"(\s*(?:\[[^\]]*\]\s*)?(?:\.\s*\w+\s*)*(?:[-+*/%|&^@]|//|\*\*)?=[^=])")) ||
-          std::regex_search(t, detail::cached_regex("\\b" + p + R"((?:\s*\.\s*\w+)*\s*\.\s*\w+\s*\()")))
+      if (binds(t, p) || rx::regex_search(t, detail::cached_regex("\\b" + p + R"(\s*(?:\[[^\]]*\]\s*)?(?:\.\s*\w+\s*)*(?:[-+*/%|&^@]|//|\*\*)?=[^=])")) ||
+          rx::regex_search(t, detail::cached_regex("\\b" + p + R"((?:\s*\.\s*\w+)*\s*\.\s*\w+\s*\()")))
         return false;
     }
   }
@@ -765,10 +765,10 @@ bool local_value_calls_real(const std::string& text, int line, const std::string
   const auto eq = body.find_first_of(lang == Lang::go ? "=" : "={");
   if (eq == std::string::npos) return false;
   const std::string value = body.substr(eq + 1, kRegexLineChars * 8);
-  const std::regex qualified = detail::cached_regex("(::|\\.|->)\\s*" + name + "\\b");
-  const std::regex bare = detail::cached_regex("(^|[^\\w.])" + name + "\\s*\\(");
+  const rx::regex qualified = detail::cached_regex("(::|\\.|->)\\s*" + name + "\\b");
+  const rx::regex bare = detail::cached_regex("(^|[^\\w.])" + name + "\\s*\\(");
   auto reaches = [&](const std::string& code) {
-    return std::regex_search(code, qualified) || (lang == Lang::go && std::regex_search(code, bare));
+    return rx::regex_search(code, qualified) || (lang == Lang::go && rx::regex_search(code, bare));
   };
   // Names bound to the real function before the binding (`realAdd := Add`, `auto real = &::add;`,
   // `int (*real)(int, int) = ::add;`): calls through them reach it too.
@@ -780,10 +780,10 @@ bool local_value_calls_real(const std::string& text, int line, const std::string
   };
   std::set<std::string> aliases;
   {
-    const std::regex alias_def = alias_pattern(false);
+    const rx::regex alias_def = alias_pattern(false);
     for_each_capped_line(text, [&](int n, const std::string& l) {
-      std::smatch am;
-      if (n < line && std::regex_search(l, am, alias_def) && am[1].str() != name) aliases.insert(am[1].str());
+      rx::smatch am;
+      if (n < line && rx::regex_search(l, am, alias_def) && am[1].str() != name) aliases.insert(am[1].str());
     });
   }
   const auto start = value.find_first_not_of(" \t\n");
@@ -801,8 +801,8 @@ bool local_value_calls_real(const std::string& text, int line, const std::string
   // overwritten later is a stand-in. A literal that returns nothing must call it at all, live (not
   // in `if false {...}`, `if (0) {...}`, `#if 0`).
   std::string code = value.substr(value.find('{') == std::string::npos ? value.size() : value.find('{') + 1);
-  static const std::regex dead_if(R"(\bif\s*(?:constexpr\s*)?\(?\s*(?:false|0|!\s*true|nil\s*!=\s*nil)\s*\)?\s*\{)");
-  for (std::smatch d; std::regex_search(code, d, dead_if);) {
+  static const rx::regex dead_if(R"(\bif\s*(?:constexpr\s*)?\(?\s*(?:false|0|!\s*true|nil\s*!=\s*nil)\s*\)?\s*\{)");
+  for (rx::smatch d; rx::regex_search(code, d, dead_if);) {
     const std::size_t open = static_cast<std::size_t>(d.position()) + d.length() - 1;
     int level = 0;
     std::size_t close = open;
@@ -826,38 +826,38 @@ bool local_value_calls_real(const std::string& text, int line, const std::string
     p = e + 1;
   }
   {
-    const std::regex alias_def = alias_pattern(true);
+    const rx::regex alias_def = alias_pattern(true);
     for (const auto& st : statements)
-      if (std::smatch am; std::regex_search(st, am, alias_def) && am[1].str() != name) aliases.insert(am[1].str());
+      if (rx::smatch am; rx::regex_search(st, am, alias_def) && am[1].str() != name) aliases.insert(am[1].str());
   }
   // `Add(a, b)`, `::add(a, b)`, `calc.Add(a, b)`, `c->add(a, b)`, `real(a, b)`: one call, the whole expression.
   auto real_call = [&](const std::string& e) {
-    static const std::regex callee(R"(^((?:::)?(?:[A-Za-z_]\w*\s*(?:\.|::|->)\s*)*)([A-Za-z_]\w*)\s*\()");
-    std::smatch m;
-    if (!std::regex_search(e, m, callee)) return false;
+    static const rx::regex callee(R"(^((?:::)?(?:[A-Za-z_]\w*\s*(?:\.|::|->)\s*)*)([A-Za-z_]\w*)\s*\()");
+    rx::smatch m;
+    if (!rx::regex_search(e, m, callee)) return false;
     const std::string fn = m[2].str();
     const bool qualified_call = !m[1].str().empty();
     if (!(fn == name && (qualified_call || lang == Lang::go)) && !(aliases.count(fn) && !qualified_call)) return false;
     const std::size_t open = static_cast<std::size_t>(m.length()) - 1;
     return closing_paren(e, open) + 1 == e.size();
   };
-  static const std::regex returns_value(R"(^(?:return|co_return)\s+(.+)$)");
-  static const std::regex assigned(R"(^(?:(?:const\s+)?(?:auto|int|long|double|float|bool|var|std::\w+)\s*&?\s*)?(\w+)\s*:?=\s*(.+)$)");
+  static const rx::regex returns_value(R"(^(?:return|co_return)\s+(.+)$)");
+  static const rx::regex assigned(R"(^(?:(?:const\s+)?(?:auto|int|long|double|float|bool|var|std::\w+)\s*&?\s*)?(\w+)\s*:?=\s*(.+)$)");
   std::map<std::string, int> writes;
   std::set<std::string> from_real;
   for (const auto& st : statements) {
-    std::smatch a;
-    if (std::regex_match(st, a, assigned)) {
+    rx::smatch a;
+    if (rx::regex_match(st, a, assigned)) {
       ++writes[a[1].str()];
       if (real_call(a[2].str())) from_real.insert(a[1].str());
     }
-    static const std::regex bump(R"(^(\w+)\s*(?:[-+*/%|&^]=|\+\+|--))");
-    if (std::smatch b; std::regex_search(st, b, bump)) ++writes[b[1].str()];
+    static const rx::regex bump(R"(^(\w+)\s*(?:[-+*/%|&^]=|\+\+|--))");
+    if (rx::smatch b; rx::regex_search(st, b, bump)) ++writes[b[1].str()];
   }
   bool any_return = false;
   for (const auto& st : statements) {
-    std::smatch r;
-    if (!std::regex_match(st, r, returns_value)) continue;
+    rx::smatch r;
+    if (!rx::regex_match(st, r, returns_value)) continue;
     any_return = true;
     const std::string e = r[1].str();
     if (real_call(e)) continue;
@@ -872,18 +872,18 @@ bool local_value_calls_real(const std::string& text, int line, const std::string
 /// of that name now takes those calls. A new file has no old calls to take.
 bool called_bare_before(const std::optional<std::string>& before, const std::string& name) {
   if (!before) return false;
-  const std::regex call = detail::cached_regex("(^|[^\\w.:>])" + name + "\\s*\\(");
-  static const std::regex word_before(R"(([A-Za-z_]\w*)[\s\*&]*$)");
+  const rx::regex call = detail::cached_regex("(^|[^\\w.:>])" + name + "\\s*\\(");
+  static const rx::regex word_before(R"(([A-Za-z_]\w*)[\s\*&]*$)");
   static const std::set<std::string, std::less<>> kBeforeACall = {"return", "co_return", "co_await", "throw", "else", "case",
                                                                  "do", "in", "go", "defer", "await", "not", "and", "or"};
   bool found = false;
   for_each_capped_line(*before, [&](int, const std::string& l) {
     if (found || contains(l, "func " + name) || contains(l, "def " + name)) return;
-    for (std::sregex_iterator it(l.begin(), l.end(), call), e; it != e && !found; ++it) {
+    for (rx::sregex_iterator it(l.begin(), l.end(), call), e; it != e && !found; ++it) {
       // `Node node("x")`, `auto node(...)`: a declaration of a variable of that name, not a call.
       const std::string head = l.substr(0, static_cast<std::size_t>(it->position()) + (*it)[1].length());
-      std::smatch w;
-      if (std::regex_search(head, w, word_before) && !kBeforeACall.count(w[1].str())) continue;
+      rx::smatch w;
+      if (rx::regex_search(head, w, word_before) && !kBeforeACall.count(w[1].str())) continue;
       found = true;
     }
   });
@@ -911,16 +911,16 @@ std::vector<std::string> arguments_at(const std::string& line, const std::string
 std::string python_getattr_as_attribute(const std::string& line) {
   std::string out = line;
   if (out.find("getattr") != std::string::npos) {
-    static const std::regex two(R"(\bgetattr\s*\(\s*([A-Za-z_][\w.]*)\s*,\s*['"](\w+)['"]\s*\))");
-    out = std::regex_replace(out, two, "$1.$2");
+    static const rx::regex two(R"(\bgetattr\s*\(\s*([A-Za-z_][\w.]*)\s*,\s*['"](\w+)['"]\s*\))");
+    out = rx::regex_replace(out, two, "$1.$2");
   }
   // A namespace read by key is the attribute: `calc.__dict__["SETTINGS"]`, `vars(calc).get("SETTINGS")`.
   if (out.find("__dict__") != std::string::npos || out.find("vars") != std::string::npos) {
-    static const std::regex keyed(
+    static const rx::regex keyed(
         R"((?:\bvars\s*\(\s*([A-Za-z_][\w.]*)\s*\)|\b([A-Za-z_][\w.]*?)\s*\.\s*__dict__)\s*(?:\[\s*['"](\w+)['"]\s*\]|\.\s*get\s*\(\s*['"](\w+)['"]\s*\)))");
     std::string rewritten;
     std::size_t from = 0;
-    for (std::sregex_iterator it(out.begin(), out.end(), keyed), e; it != e; ++it) {
+    for (rx::sregex_iterator it(out.begin(), out.end(), keyed), e; it != e; ++it) {
       const auto& m = *it;
       rewritten += out.substr(from, static_cast<std::size_t>(m.position()) - from) + (m[1].matched ? m[1].str() : m[2].str()) + "." +
                    (m[3].matched ? m[3].str() : m[4].str());
@@ -933,11 +933,11 @@ std::string python_getattr_as_attribute(const std::string& line) {
   // a walrus in a target is what it binds (`(s := calc.SETTINGS)["offset"] = 0`); the class of a
   // value, as a write's owner, is where the value's attributes come from (`type(calc.config).offset = ...`).
   if (out.find("modules") != std::string::npos || out.find("import_module") != std::string::npos) {
-    static const std::regex by_name(
+    static const rx::regex by_name(
         R"((?:\bsys\s*\.\s*modules\s*(?:\[\s*['"]([\w.]+)['"]\s*\]|\.\s*get\s*\(\s*['"]([\w.]+)['"]\s*\))|\b(?:importlib\s*\.\s*)?import_module\s*\(\s*['"]([\w.]+)['"]\s*\))(?=\s*\.))");
     std::string rewritten;
     std::size_t from = 0;
-    for (std::sregex_iterator it(out.begin(), out.end(), by_name), e; it != e; ++it) {
+    for (rx::sregex_iterator it(out.begin(), out.end(), by_name), e; it != e; ++it) {
       const auto& m = *it;
       rewritten += out.substr(from, static_cast<std::size_t>(m.position()) - from) + (m[1].matched ? m[1].str() : m[2].matched ? m[2].str() : m[3].str());
       from = static_cast<std::size_t>(m.position() + m.length());
@@ -945,20 +945,20 @@ std::string python_getattr_as_attribute(const std::string& line) {
     if (from > 0) out = rewritten + out.substr(from);
   }
   if (out.find(":=") != std::string::npos) {
-    static const std::regex walrus_target(R"(^(\s*)\(\s*\w+\s*:=\s*([A-Za-z_][\w.]*)\s*\))");
-    out = std::regex_replace(out, walrus_target, "$1$2");
+    static const rx::regex walrus_target(R"(^(\s*)\(\s*\w+\s*:=\s*([A-Za-z_][\w.]*)\s*\))");
+    out = rx::regex_replace(out, walrus_target, "$1$2");
   }
   if (out.find("type") != std::string::npos) {
-    static const std::regex class_owner(R"(^(\s*)type\s*\(\s*([A-Za-z_][\w.]*\.[\w.]+)\s*\)(\s*\.\s*\w+\s*=[^=]))");
-    out = std::regex_replace(out, class_owner, "$1$2$3");
+    static const rx::regex class_owner(R"(^(\s*)type\s*\(\s*([A-Za-z_][\w.]*\.[\w.]+)\s*\)(\s*\.\s*\w+\s*=[^=]))");
+    out = rx::regex_replace(out, class_owner, "$1$2$3");
   }
   // The unbound setter is setattr: `object.__setattr__(calc.config, "offset", 0)`, `type.__setattr__(C, ...)`,
   // `calc.config.__setattr__("offset", 0)`.
   if (out.find("__setattr__") != std::string::npos) {
-    static const std::regex unbound(R"(\b(?:object|type|builtins\.object)\s*\.\s*__setattr__\s*\()");
-    out = std::regex_replace(out, unbound, "setattr(");
-    static const std::regex bound(R"(\b([A-Za-z_][\w.]*?)\s*\.\s*__setattr__\s*\()");
-    out = std::regex_replace(out, bound, "setattr($1, ");
+    static const rx::regex unbound(R"(\b(?:object|type|builtins\.object)\s*\.\s*__setattr__\s*\()");
+    out = rx::regex_replace(out, unbound, "setattr(");
+    static const rx::regex bound(R"(\b([A-Za-z_][\w.]*?)\s*\.\s*__setattr__\s*\()");
+    out = rx::regex_replace(out, bound, "setattr($1, ");
   }
   return out;
 }
@@ -968,20 +968,20 @@ std::string python_getattr_as_attribute(const std::string& line) {
 /// `c.add.__self__.__class__.offset = 0`), or "".
 std::string opaque_write(const std::string& line) {
   if (line.find('=') == std::string::npos && line.find("del ") == std::string::npos) return "";
-  static const std::regex write(
+  static const rx::regex write(
       R"(^\s*(.+?)(?:\.\s*(\w+)|\[\s*['"](\w+)['"]\s*\])\s*(?:(?:[-+*/|&^%]|//|<<|>>|\*\*)?=[^=]))");
-  static const std::regex deleted(R"(^\s*del\s+(.+?)(?:\.\s*(\w+)|\[\s*['"](\w+)['"]\s*\])\s*$)");
-  std::smatch m;
-  if (!std::regex_search(line, m, deleted) && !std::regex_search(line, m, write)) return "";
+  static const rx::regex deleted(R"(^\s*del\s+(.+?)(?:\.\s*(\w+)|\[\s*['"](\w+)['"]\s*\])\s*$)");
+  rx::smatch m;
+  if (!rx::regex_search(line, m, deleted) && !rx::regex_search(line, m, write)) return "";
   const std::string owner = strip_spaces(m[1].str());
   if (owner.find('=') != std::string::npos) return "";
-  static const std::regex plain(R"(^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$)");
-  static const std::regex dunder(R"(__\w+__)");
-  const bool resolvable = std::regex_match(owner, plain) && !std::regex_search(owner, dunder);
+  static const rx::regex plain(R"(^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$)");
+  static const rx::regex dunder(R"(__\w+__)");
+  const bool resolvable = rx::regex_match(owner, plain) && !rx::regex_search(owner, dunder);
   if (resolvable || starts_with(owner, "self.") || starts_with(owner, "self[") || owner == "self") return "";
   // A subscript write needs an introspected owner (`x.__globals__["OFFSET"]`); `results["OFFSET"] = 1`
   // on a local is the test's own data.
-  if (m[3].matched && !std::regex_search(owner, dunder) && owner.find("getmodule") == std::string::npos &&
+  if (m[3].matched && !rx::regex_search(owner, dunder) && owner.find("getmodule") == std::string::npos &&
       owner.find("sys.modules") == std::string::npos && owner.find("globals()") == std::string::npos && owner.find("vars(") == std::string::npos)
     return "";
   return m[2].matched ? m[2].str() : m[3].str();
@@ -990,98 +990,98 @@ std::string opaque_write(const std::string& line) {
 /// Mock targets on one added line, per language.
 std::vector<Target> targets(const std::string& raw, Lang lang, bool gmock) {
   std::vector<Target> out;
-  std::smatch m;
+  rx::smatch m;
   std::string line = raw;
   if (lang == Lang::python) {
     // The class of an instance is the class: setattr(type(Calc()), ...), Calc().__class__.
-    static const std::regex type_of(R"(\btype\s*\(\s*([A-Za-z_][\w.]*)\s*\([^()]*\)\s*\)|\b([A-Za-z_][\w.]*)\s*\([^()]*\)\s*\.\s*__class__\b)");
-    if (std::regex_search(line, m, type_of)) line = std::regex_replace(line, type_of, "$1$2");
-    static const std::regex dotted(R"((?:monkeypatch\.setattr|patch|mocker\.patch)\(\s*['"]([\w.]+)\.(\w+)['"])");
-    static const std::regex object(R"((?:monkeypatch\.setattr|patch\.object|mocker\.patch\.object)\(\s*([\w.]+)\s*,\s*['"](\w+)['"])");
+    static const rx::regex type_of(R"(\btype\s*\(\s*([A-Za-z_][\w.]*)\s*\([^()]*\)\s*\)|\b([A-Za-z_][\w.]*)\s*\([^()]*\)\s*\.\s*__class__\b)");
+    if (rx::regex_search(line, m, type_of)) line = rx::regex_replace(line, type_of, "$1$2");
+    static const rx::regex dotted(R"((?:monkeypatch\.setattr|patch|mocker\.patch)\(\s*['"]([\w.]+)\.(\w+)['"])");
+    static const rx::regex object(R"((?:monkeypatch\.setattr|patch\.object|mocker\.patch\.object)\(\s*([\w.]+)\s*,\s*['"](\w+)['"])");
     // Without a mocking API: `calc.add = lambda ...`, setattr(calc, 'add', ...), sys.modules['calc'] = ...,
     // and a local `def add` / `add = ...` that shadows an imported `add` (resolved by the caller).
-    static const std::regex attr(R"(^\s*([A-Za-z_]\w*(?:\.\w+)*)\.(\w+)\s*=[^=])");
-    static const std::regex set_attr(R"((?:\bsetattr|__setattr__)\s*\(\s*([A-Za-z_][\w.]*)\s*,\s*['"](\w+)['"])");
+    static const rx::regex attr(R"(^\s*([A-Za-z_]\w*(?:\.\w+)*)\.(\w+)\s*=[^=])");
+    static const rx::regex set_attr(R"((?:\bsetattr|__setattr__)\s*\(\s*([A-Za-z_][\w.]*)\s*,\s*['"](\w+)['"])");
     // setattr(calc, name, ...) with a computed name: any attribute of the object may be replaced.
-    static const std::regex set_attr_computed(R"((?:\bsetattr|__setattr__)\s*\(\s*([A-Za-z_][\w.]*)\s*,\s*[A-Za-z_])");
+    static const rx::regex set_attr_computed(R"((?:\bsetattr|__setattr__)\s*\(\s*([A-Za-z_][\w.]*)\s*,\s*[A-Za-z_])");
     // sys.modules["calc"].add = ...: the module's attribute through the module table.
-    static const std::regex sys_modules_attr(R"(\bsys\s*\.\s*modules\s*\[\s*['"]([\w.]+)['"]\s*\]\s*\.\s*(\w+)\s*=[^=])");
-    static const std::regex sys_modules(R"(\bsys\s*\.\s*modules\s*\[\s*['"]([\w.]+)['"]\s*\]\s*=[^=]|\bsys\s*\.\s*modules\s*\.\s*(?:update|setdefault)\s*\(\s*\{?\s*['"]([\w.]+)['"])");
-    static const std::regex local_def(R"(^\s*(?:async\s+)?(?:def|class)\s+(\w+)\b)");
-    static const std::regex local_assign(R"(^\s*(\w+)\s*(?::[^=]+)?=[^=])");
+    static const rx::regex sys_modules_attr(R"(\bsys\s*\.\s*modules\s*\[\s*['"]([\w.]+)['"]\s*\]\s*\.\s*(\w+)\s*=[^=])");
+    static const rx::regex sys_modules(R"(\bsys\s*\.\s*modules\s*\[\s*['"]([\w.]+)['"]\s*\]\s*=[^=]|\bsys\s*\.\s*modules\s*\.\s*(?:update|setdefault)\s*\(\s*\{?\s*['"]([\w.]+)['"])");
+    static const rx::regex local_def(R"(^\s*(?:async\s+)?(?:def|class)\s+(\w+)\b)");
+    static const rx::regex local_assign(R"(^\s*(\w+)\s*(?::[^=]+)?=[^=])");
     // The module's namespace written directly: vars(calc).update(add=...), calc.__dict__['add'] = ...
-    static const std::regex ns_update(
+    static const rx::regex ns_update(
         R"(\b(?:vars\s*\(\s*([A-Za-z_][\w.]*)\s*\)|([A-Za-z_][\w.]*)\s*\.\s*__dict__)\s*(\.\s*(?:update|setdefault|__setitem__)\s*\(|\[[^\]]*\]\s*=[^=]))");
-    if (std::regex_search(line, m, ns_update)) {
+    if (rx::regex_search(line, m, ns_update)) {
       const std::string owner = m[1].matched ? m[1].str() : m[2].str();
-      static const std::regex key(R"((?:^|[(,{\[]\s*)(\w+)\s*=[^=]|['"](\w+)['"]\s*[\]:,])");
+      static const rx::regex key(R"((?:^|[(,{\[]\s*)(\w+)\s*=[^=]|['"](\w+)['"]\s*[\]:,])");
       const std::string rest = m[3].str().substr(m[3].str().find_first_of("([")) + m.suffix().str();
-      for (std::sregex_iterator k(rest.begin(), rest.end(), key), e; k != e; ++k)
+      for (rx::sregex_iterator k(rest.begin(), rest.end(), key), e; k != e; ++k)
         out.push_back({"", (*k)[1].matched ? (*k)[1].str() : (*k)[2].str(), owner, true});
       if (!out.empty()) return out;
     }
     // monkeypatch.setitem(calc.__dict__, "add", ...), setitem(vars(calc), "add", ...): the namespace itself.
-    static const std::regex set_item(
+    static const rx::regex set_item(
         R"(\bsetitem\s*\(\s*(?:vars\s*\(\s*([A-Za-z_][\w.]*)\s*\)|([A-Za-z_][\w.]*)\s*\.\s*__dict__)\s*,\s*['"](\w+)['"])");
-    if (std::regex_search(line, m, set_item)) {
+    if (rx::regex_search(line, m, set_item)) {
       out.push_back({"", m[3].str(), m[1].matched ? m[1].str() : m[2].str(), true});
       return out;
     }
     // patch.multiple(Calc, OFFSET=0, add=...) / patch.multiple("calc", ...): each keyword is a target.
-    static const std::regex multiple(R"((?:\bpatch|mocker\s*\.\s*patch)\s*\.\s*multiple\s*\(\s*(?:['"]([\w.]+)['"]|([\w.]+))\s*,(.*))");
+    static const rx::regex multiple(R"((?:\bpatch|mocker\s*\.\s*patch)\s*\.\s*multiple\s*\(\s*(?:['"]([\w.]+)['"]|([\w.]+))\s*,(.*))");
     // The keyword forms: monkeypatch.setattr(target=Calc, name="OFFSET", value=0), patch.object(target=..., attribute=...).
-    static const std::regex keywords(
+    static const rx::regex keywords(
         R"((?:monkeypatch\.setattr|patch\.object|mocker\.patch\.object)\s*\((?=[^)]*\btarget\s*=\s*([\w.]+))(?=[^)]*\b(?:name|attribute)\s*=\s*['"](\w+)['"]))");
-    if (std::regex_search(line, m, multiple)) {
-      static const std::regex key(R"((?:^|,)\s*(\w+)\s*=[^=])");
+    if (rx::regex_search(line, m, multiple)) {
+      static const rx::regex key(R"((?:^|,)\s*(\w+)\s*=[^=])");
       const std::string rest = m[3].str();
-      for (std::sregex_iterator k(rest.begin(), rest.end(), key), e; k != e; ++k)
+      for (rx::sregex_iterator k(rest.begin(), rest.end(), key), e; k != e; ++k)
         out.push_back(m[1].matched ? Target{m[1].str(), (*k)[1].str(), ""} : Target{"", (*k)[1].str(), m[2].str()});
       if (!out.empty()) return out;
     }
-    if (std::regex_search(line, m, keywords)) {
+    if (rx::regex_search(line, m, keywords)) {
       out.push_back({"", m[2].str(), m[1].str()});
       return out;
     }
     // A production container changed in place: `calc.SETTINGS["offset"] = 0`, `calc.SETTINGS.update(...)`,
     // `del calc.RULES[0]`, monkeypatch.setitem(calc.SETTINGS, ...), patch.dict(calc.SETTINGS, ...) or
     // patch.dict("calc.SETTINGS", ...); and `SETTINGS["offset"] = 0` on a name imported from the project.
-    static const std::regex mutated(
+    static const rx::regex mutated(
         R"(^\s*(?:del\s+)?([A-Za-z_][\w.]*)\.(\w+)\s*(?:(?:\[[^\]]*\]\s*)+(?:(?:[-+*/|&^%]|//|<<|>>|\*\*)?=[^=]|$)|(?:[-+*/|&^%]|//|<<|>>|\*\*)=|\.\s*(?:update|setdefault|clear|pop|popitem|append|extend|insert|remove|add|discard|__setitem__|__delitem__|__ior__)\s*\())");
-    static const std::regex item_api(
+    static const rx::regex item_api(
         R"(\b(?:setitem|delitem|patch\s*\.\s*dict|(?:dict|list|set|OrderedDict|collections\s*\.\s*OrderedDict)\s*\.\s*(?:update|setdefault|clear|pop|popitem|append|extend|insert|remove|add|discard|__setitem__|__delitem__))\s*\(\s*([A-Za-z_][\w.]*)\.(\w+)\s*[,)])");
-    static const std::regex item_dotted(R"(\bpatch\s*\.\s*dict\s*\(\s*['"]([\w.]+)\.(\w+)['"])");
-    static const std::regex bare_mutated(
+    static const rx::regex item_dotted(R"(\bpatch\s*\.\s*dict\s*\(\s*['"]([\w.]+)\.(\w+)['"])");
+    static const rx::regex bare_mutated(
         R"(^\s*(?:del\s+)?([A-Za-z_]\w*)\s*(?:(?:\[[^\]]*\]\s*)+(?:(?:[-+*/|&^%]|//|<<|>>|\*\*)?=[^=]|$)|\.\s*(?:update|setdefault|clear|pop|popitem|append|extend|insert|remove|add|discard|__setitem__|__delitem__)\s*\())");
-    if (std::regex_search(line, m, item_dotted)) {
+    if (rx::regex_search(line, m, item_dotted)) {
       out.push_back({m[1].str(), m[2].str(), ""});
       return out;
     }
     // A write, not a read (`calc.SETTINGS["missing"]` alone under pytest.raises is a read).
-    static const std::regex writes(R"([^=!<>]=[^=]|^\s*del\s|\.\s*(?:update|setdefault|clear|pop|popitem|append|extend|insert|remove|add|discard|__setitem__|__delitem__|__ior__)\s*\()");
-    const bool write = std::regex_search(line, writes);
-    if (std::regex_search(line, m, item_api) ||
-        (write && std::regex_search(line, m, mutated) && m[1].str() != "self" && m[1].str() != "cls" &&
+    static const rx::regex writes(R"([^=!<>]=[^=]|^\s*del\s|\.\s*(?:update|setdefault|clear|pop|popitem|append|extend|insert|remove|add|discard|__setitem__|__delitem__|__ior__)\s*\()");
+    const bool write = rx::regex_search(line, writes);
+    if (rx::regex_search(line, m, item_api) ||
+        (write && rx::regex_search(line, m, mutated) && m[1].str() != "self" && m[1].str() != "cls" &&
          !(m[1].str() == "sys" && m[2].str() == "modules"))) {
       Target t{"", m[2].str(), m[1].str(), true};
       t.mutation = true;
       out.push_back(t);
       return out;
     }
-    if (write && std::regex_search(line, m, bare_mutated) && m[1].str() != "self" && m[1].str() != "cls") {
+    if (write && rx::regex_search(line, m, bare_mutated) && m[1].str() != "self" && m[1].str() != "cls") {
       Target t{"", m[1].str(), m[1].str(), true};
       t.mutation = true;
       out.push_back(t);
       return out;
     }
-    if (std::regex_search(line, m, dotted)) out.push_back({m[1].str(), m[2].str(), ""});
-    else if (std::regex_search(line, m, object)) out.push_back({"", m[2].str(), m[1].str()});
-    else if (std::regex_search(line, m, sys_modules_attr)) out.push_back({m[1].str(), m[2].str(), ""});
-    else if (std::regex_search(line, m, sys_modules)) out.push_back({m[1].matched ? m[1].str() : m[2].str(), "", "", true});
-    else if (std::regex_search(line, m, set_attr) && m[1].str() != "self") out.push_back({"", m[2].str(), m[1].str(), true});
-    else if (std::regex_search(line, m, set_attr_computed) && m[1].str() != "self" && m[1].str() != "cls")
+    if (rx::regex_search(line, m, dotted)) out.push_back({m[1].str(), m[2].str(), ""});
+    else if (rx::regex_search(line, m, object)) out.push_back({"", m[2].str(), m[1].str()});
+    else if (rx::regex_search(line, m, sys_modules_attr)) out.push_back({m[1].str(), m[2].str(), ""});
+    else if (rx::regex_search(line, m, sys_modules)) out.push_back({m[1].matched ? m[1].str() : m[2].str(), "", "", true});
+    else if (rx::regex_search(line, m, set_attr) && m[1].str() != "self") out.push_back({"", m[2].str(), m[1].str(), true});
+    else if (rx::regex_search(line, m, set_attr_computed) && m[1].str() != "self" && m[1].str() != "cls")
       out.push_back({"", "", m[1].str(), true});
-    else if (std::regex_search(line, m, attr) && m[1].str() != "self" && m[1].str() != "cls") {
+    else if (rx::regex_search(line, m, attr) && m[1].str() != "self" && m[1].str() != "cls") {
       // `calc.add.__code__ = ...`, `calc.Calc.add.__defaults__ = ...`: a function's internals
       // replaced is the function replaced.
       std::string owner = m[1].str(), name = m[2].str();
@@ -1094,41 +1094,41 @@ std::vector<Target> targets(const std::string& raw, Lang lang, bool gmock) {
       }
       if (owner != "self" && owner != "cls") out.push_back({"", name, owner, true});
     }
-    else if (std::regex_search(line, m, local_def) || std::regex_search(line, m, local_assign)) out.push_back({"", m[1].str(), m[1].str(), true});
+    else if (rx::regex_search(line, m, local_def) || rx::regex_search(line, m, local_assign)) out.push_back({"", m[1].str(), m[1].str(), true});
   } else if (is_js(lang)) {
-    static const std::regex mod(R"(\b(?:jest|vi)\.(?:mock|doMock|unstable_mockModule)\(\s*['"]([^'"]+)['"])");
-    static const std::regex spy(R"(\b(?:jest|vi)\.spyOn\(\s*([\w.]+)\s*,\s*['"](\w+)['"]\s*\)\s*\.\s*mock)");
-    static const std::regex assign(R"(^\s*([\w]+)\.(\w+)\s*=\s*(?:jest|vi)\.fn\()");
+    static const rx::regex mod(R"(\b(?:jest|vi)\.(?:mock|doMock|unstable_mockModule)\(\s*['"]([^'"]+)['"])");
+    static const rx::regex spy(R"(\b(?:jest|vi)\.spyOn\(\s*([\w.]+)\s*,\s*['"](\w+)['"]\s*\)\s*\.\s*mock)");
+    static const rx::regex assign(R"(^\s*([\w]+)\.(\w+)\s*=\s*(?:jest|vi)\.fn\()");
     // Without a mocking API: `calc.add = () => 4` on an imported module, Object.defineProperty /
     // Object.assign on it, and a local function or binding that shadows an imported name.
     // Also through the prototype (`Calc.prototype.add = ...`) and by a computed key (`calc['add'] = ...`),
     // and a project module's cache entry replaced (`require.cache[require.resolve('../calc')] = ...`).
-    static const std::regex plain_assign(R"(^\s*([\w$]+)(?:\s*\.\s*prototype)?(?:\.([\w$]+)|\[\s*['"`]([\w$]+)['"`]\s*\])\s*=[^=])");
-    static const std::regex cache(R"(\brequire\s*\.\s*cache\s*\[\s*require\s*\.\s*resolve\s*\(\s*['"]([^'"]+)['"])");
-    if (std::regex_search(line, m, cache)) out.push_back({m[1].str(), "", ""});
-    static const std::regex define(R"(\bObject\s*\.\s*(?:defineProperty|assign)\s*\(\s*([\w$]+)\s*,\s*(?:['"]([\w$]+)['"])?)");
-    static const std::regex local_fn(R"(^\s*(?:async\s+)?function\s*\*?\s*([\w$]+)\s*\(|^\s*(?:const|let|var)\s+([\w$]+)\s*=(?!\s*(?:await\s+)?(?:require|import)\s*\())");
-    if (std::regex_search(line, m, mod)) out.push_back({m[1].str(), "", ""});
-    if (std::regex_search(line, m, spy)) out.push_back({"", m[2].str(), m[1].str()});
-    if (std::regex_search(line, m, assign)) out.push_back({"", m[2].str(), m[1].str()});
-    else if (std::regex_search(line, m, plain_assign) && m[1].str() != "this" && m[1].str() != "module" && m[1].str() != "exports")
+    static const rx::regex plain_assign(R"(^\s*([\w$]+)(?:\s*\.\s*prototype)?(?:\.([\w$]+)|\[\s*['"`]([\w$]+)['"`]\s*\])\s*=[^=])");
+    static const rx::regex cache(R"(\brequire\s*\.\s*cache\s*\[\s*require\s*\.\s*resolve\s*\(\s*['"]([^'"]+)['"])");
+    if (rx::regex_search(line, m, cache)) out.push_back({m[1].str(), "", ""});
+    static const rx::regex define(R"(\bObject\s*\.\s*(?:defineProperty|assign)\s*\(\s*([\w$]+)\s*,\s*(?:['"]([\w$]+)['"])?)");
+    static const rx::regex local_fn(R"(^\s*(?:async\s+)?function\s*\*?\s*([\w$]+)\s*\(|^\s*(?:const|let|var)\s+([\w$]+)\s*=(?!\s*(?:await\s+)?(?:require|import)\s*\())");
+    if (rx::regex_search(line, m, mod)) out.push_back({m[1].str(), "", ""});
+    if (rx::regex_search(line, m, spy)) out.push_back({"", m[2].str(), m[1].str()});
+    if (rx::regex_search(line, m, assign)) out.push_back({"", m[2].str(), m[1].str()});
+    else if (rx::regex_search(line, m, plain_assign) && m[1].str() != "this" && m[1].str() != "module" && m[1].str() != "exports")
       out.push_back({"", m[2].matched ? m[2].str() : m[3].str(), m[1].str(), true});
-    else if (std::regex_search(line, m, define)) out.push_back({"", m[2].matched ? m[2].str() : "", m[1].str(), true});
-    else if (std::regex_search(line, m, local_fn)) {
+    else if (rx::regex_search(line, m, define)) out.push_back({"", m[2].matched ? m[2].str() : "", m[1].str(), true});
+    else if (rx::regex_search(line, m, local_fn)) {
       const std::string name = m[1].matched ? m[1].str() : m[2].str();
       out.push_back({"", name, name, true});
     }
   } else if (lang == Lang::go) {
-    static const std::regex swap(R"(^\s*(\w+)\s*=\s*func\s*\()");
+    static const rx::regex swap(R"(^\s*(\w+)\s*=\s*func\s*\()");
     // Local bindings: `Add := ...`, `Add, _ := ...`, `var Add = ...`, `var Add func(int, int) int = ...`,
     // and a function literal's parameter (`func(Add func(int, int) int) { ... }(fake)`).
-    static const std::regex declared(R"(^\s*(?:var\s+([\w\s,]+?)(?:\s+[\w.\[\]\*]+(?:\([^)]*\)[\w\s]*)?)?\s*=[^=]|([\w\s,]+?)\s*:=))");
-    static const std::regex word(R"(\w+)");
-    if (std::regex_search(line, m, swap)) {
+    static const rx::regex declared(R"(^\s*(?:var\s+([\w\s,]+?)(?:\s+[\w.\[\]\*]+(?:\([^)]*\)[\w\s]*)?)?\s*=[^=]|([\w\s,]+?)\s*:=))");
+    static const rx::regex word(R"(\w+)");
+    if (rx::regex_search(line, m, swap)) {
       out.push_back({"", m[1].str(), ""});
-    } else if (std::regex_search(line, m, declared)) {
+    } else if (rx::regex_search(line, m, declared)) {
       const std::string names = m[1].matched ? m[1].str() : m[2].str();
-      for (std::sregex_iterator w(names.begin(), names.end(), word), e; w != e; ++w)
+      for (rx::sregex_iterator w(names.begin(), names.end(), word), e; w != e; ++w)
         if (w->str() != "_") out.push_back({"", w->str(), "", false, true});
     }
     // Function literals (`func(` right after a non-identifier): their parameters, brackets balanced.
@@ -1152,37 +1152,37 @@ std::vector<Target> targets(const std::string& raw, Lang lang, bool gmock) {
     // A local declaration named like the code under test (a lambda, `std::function`, a function
     // pointer, a functor object, brace-initialised or not) or a using-declaration from a namespace
     // of the test's own: the unqualified calls after it reach the stand-in.
-    static const std::regex declared(
+    static const rx::regex declared(
         R"(^\s*(?:(?:static|constexpr|const|inline|volatile|thread_local)\s+)*(?:auto|[A-Za-z_][\w:]*(?:<[^;]*>)?)(?:\s*[\*&]+\s*|\s+)(\w+)\s*(?:=[^=]|\{|;|\((?!\s*\)\s*[;{])))");
-    static const std::regex fn_pointer(R"(\(\s*\*\s*(\w+)\s*\)\s*\()");
-    static const std::regex using_decl(R"(^\s*using\s+((?:\w+::)*\w+)::(\w+)\s*;)");
+    static const rx::regex fn_pointer(R"(\(\s*\*\s*(\w+)\s*\)\s*\()");
+    static const rx::regex using_decl(R"(^\s*using\s+((?:\w+::)*\w+)::(\w+)\s*;)");
     static const std::set<std::string, std::less<>> kNotTypes = {"return", "co_return", "throw", "delete", "new", "case", "goto",
                                                                  "else", "do", "using", "typedef", "namespace", "class", "struct",
                                                                  "enum", "template", "friend", "operator", "public", "private"};
-    static const std::regex anonymous_object(R"(^\s*(?:struct|class)\b.*\}\s*(\w+)\s*;\s*$)");
-    if (std::regex_search(line, m, anonymous_object)) {
+    static const rx::regex anonymous_object(R"(^\s*(?:struct|class)\b.*\}\s*(\w+)\s*;\s*$)");
+    if (rx::regex_search(line, m, anonymous_object)) {
       out.push_back({"", m[1].str(), "", false, true});
-    } else if (std::regex_search(line, m, using_decl)) {
+    } else if (rx::regex_search(line, m, using_decl)) {
       out.push_back({"", m[2].str(), "", false, false, m[1].str()});
-    } else if (std::regex_search(line, m, fn_pointer)) {
+    } else if (rx::regex_search(line, m, fn_pointer)) {
       out.push_back({"", m[1].str(), "", false, true});
-    } else if (std::regex_search(line, m, declared)) {
+    } else if (rx::regex_search(line, m, declared)) {
       const std::string first = trim(line).substr(0, trim(line).find_first_of(" \t*&<("));
       if (!kNotTypes.count(first)) out.push_back({"", m[1].str(), "", false, true});
     }
-    static const std::regex sub(R"(\b(?:class|struct)\s+\w+\s*(?:final\s*)?:\s*(?:public|private|protected)?\s*([\w:]+))");
-    if (gmock && std::regex_search(line, m, sub)) {
+    static const rx::regex sub(R"(\b(?:class|struct)\s+\w+\s*(?:final\s*)?:\s*(?:public|private|protected)?\s*([\w:]+))");
+    if (gmock && rx::regex_search(line, m, sub)) {
       std::string base = m[1].str();
       if (auto p = base.rfind("::"); p != std::string::npos) base = base.substr(p + 2);
       out.push_back({"", base, ""});
     }
   } else if (lang == Lang::java || lang == Lang::kotlin) {
-    static const std::regex mock(R"(\b(?:mock|spy|mockStatic)\(\s*(\w+)(?:::class(?:\.java)?|\.class)\s*[,)])");
-    static const std::regex annotated(R"(@(?:Mock|Spy|MockBean|SpyBean)\b[^;\n]*?\b(?:private\s+|lateinit\s+var\s+|var\s+|val\s+)?(\w+)\s+\w+\s*[;=])");
-    static const std::regex kotlin_annotated(R"(@(?:Mock|Spy|MockK|SpyK)\b.*:\s*(\w+))");
-    if (std::regex_search(line, m, mock)) out.push_back({"", m[1].str(), ""});
-    else if (std::regex_search(line, m, annotated)) out.push_back({"", m[1].str(), ""});
-    else if (std::regex_search(line, m, kotlin_annotated)) out.push_back({"", m[1].str(), ""});
+    static const rx::regex mock(R"(\b(?:mock|spy|mockStatic)\(\s*(\w+)(?:::class(?:\.java)?|\.class)\s*[,)])");
+    static const rx::regex annotated(R"(@(?:Mock|Spy|MockBean|SpyBean)\b[^;\n]*?\b(?:private\s+|lateinit\s+var\s+|var\s+|val\s+)?(\w+)\s+\w+\s*[;=])");
+    static const rx::regex kotlin_annotated(R"(@(?:Mock|Spy|MockK|SpyK)\b.*:\s*(\w+))");
+    if (rx::regex_search(line, m, mock)) out.push_back({"", m[1].str(), ""});
+    else if (rx::regex_search(line, m, annotated)) out.push_back({"", m[1].str(), ""});
+    else if (rx::regex_search(line, m, kotlin_annotated)) out.push_back({"", m[1].str(), ""});
   }
   return out;
 }
@@ -1235,7 +1235,7 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
   // Also any write to the undoing machinery: `monkeypatch.undo = ...`, `p.stop = ...`, `MonkeyPatch.undo = ...`,
   // `addCleanup = lambda ...` in a class body, setattr(self, "addCleanup", ...), and a fixture whose name is
   // computed (`@pytest.fixture(**{"name": "monkeypatch"})`, `name=NAME`).
-  static const std::regex fixture_override(
+  static const rx::regex fixture_override(
       R"((?:^|\n)[ \t]*(?:async\s+)?def\s+(?:monkeypatch|mocker|addCleanup|doCleanups|_callCleanup|addClassCleanup|doClassCleanups)\s*\()"
       R"(|(?:^|\n)(?:monkeypatch|mocker)\s*=|\bname\s*=\s*['"](?:monkeypatch|mocker)['"])"
       R"(|(?:^|\n)[ \t]*(?:[\w.]+\s*\.\s*)?(?:addCleanup|doCleanups|_callCleanup|addClassCleanup|doClassCleanups)\s*=[^=])"
@@ -1254,16 +1254,16 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
     for (int round = 0; round < 2; ++round) {
       std::set<std::string> more;
       std::string fn;
-      static const std::regex def(R"(^\s*(?:async\s+)?def\s+(\w+)\s*\()");
+      static const rx::regex def(R"(^\s*(?:async\s+)?def\s+(\w+)\s*\()");
       for_each_capped_line(text, [&](int, const std::string& l) {
-        std::smatch m;
-        if (std::regex_search(l, m, def)) fn = m[1].str();
+        rx::smatch m;
+        if (rx::regex_search(l, m, def)) fn = m[1].str();
         for (const auto& h : holders) {
           if (!has_word(l, h)) continue;
-          const std::regex alias = detail::cached_regex("\\b(\\w+)\\s*(?::=|=)\\s*" + h + "\\s*(?:$|[),;#])");
-          if (std::regex_search(l, m, alias)) more.insert(m[1].str());
-          const std::regex handed = detail::cached_regex("^\\s*(?:return|yield)\\s+" + h + "\\s*(?:#.*)?$");
-          if (!fn.empty() && std::regex_search(l, handed)) more.insert(fn);
+          const rx::regex alias = detail::cached_regex("\\b(\\w+)\\s*(?::=|=)\\s*" + h + "\\s*(?:$|[),;#])");
+          if (rx::regex_search(l, m, alias)) more.insert(m[1].str());
+          const rx::regex handed = detail::cached_regex("^\\s*(?:return|yield)\\s+" + h + "\\s*(?:#.*)?$");
+          if (!fn.empty() && rx::regex_search(l, handed)) more.insert(fn);
         }
       });
       const std::size_t was = holders.size();
@@ -1277,15 +1277,15 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
     for (const auto& h : holders) {
       // (The class is reached through its module too: `_pytest.monkeypatch.MonkeyPatch.undo = ...`.)
       const std::string before_name = h == "MonkeyPatch" ? "(?:^|[^\\w])" : "(?:^|[^.\\w])";
-      const std::regex reach = detail::cached_regex("\\b(?:vars|getattr|setattr|delattr|type)\\s*\\(\\s*(?:[\\w.]*\\.)?" + h + "\\b|" + before_name + h +
+      const rx::regex reach = detail::cached_regex("\\b(?:vars|getattr|setattr|delattr|type)\\s*\\(\\s*(?:[\\w.]*\\.)?" + h + "\\b|" + before_name + h +
                              R"(\s*(?:\.\s*_\w*|\[|(?:\.\s*\w+|\[[^\]]*\])+\s*(?:(?:[-+*/|&^%]|//|<<|>>|\*\*)?=[^=]|\.\s*(?:clear|pop|popitem|remove|append|extend|insert|update|setdefault|__\w+__)\s*\()))");
-      if (std::regex_search(text, reach)) return true;
+      if (rx::regex_search(text, reach)) return true;
     }
     return false;
   };
-  static const std::regex memo(R"(\blru_cache\b|\bfunctools\s*\.\s*cache\b|@\s*cache\b|@\s*cached\b|\bmemoize|\bcachetools\b|\bcached_property\b)");
+  static const rx::regex memo(R"(\blru_cache\b|\bfunctools\s*\.\s*cache\b|@\s*cache\b|@\s*cached\b|\bmemoize|\bcachetools\b|\bcached_property\b)");
   // (The builtins, not methods: `re.compile(`, `model.eval()` run no code from strings.)
-  static const std::regex persistent(R"(\breload\s*\(|\bsys\s*\.\s*modules\b|\bimportlib\b|(?:^|[^.\w])(?:exec|eval|compile)\s*\()");
+  static const rx::regex persistent(R"(\breload\s*\(|\bsys\s*\.\s*modules\b|\bimportlib\b|(?:^|[^.\w])(?:exec|eval|compile)\s*\()");
   // Production memoizing by hand: a container bound at module or class level, written from a function
   // that computes with the replaced name (`_results[(a, b)] = a + b + OFFSET`): a result computed
   // under the stand-in outlives it. A name the function only tests in a condition (`if len(cache) >
@@ -1297,22 +1297,22 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
     // Module and class state: names bound at module level (whatever the initializer: `{}`,
     // `dict.fromkeys(())`, `None`), module-level functions and classes (their attributes hold
     // values too: `_offset.v = OFFSET`, `_Memo.value = ...`) and containers bound in a class body.
-    static const std::regex top(R"(^([A-Za-z_]\w*)\s*(?::[^=]+)?=[^=]|^(?:async\s+)?def\s+(\w+)|^class\s+(\w+))");
-    static const std::regex container(R"(^[ \t]*(\w+)\s*(?::[^=]+)?=\s*(?:\{\}|dict\(|\[\]|set\(|list\(|(?:collections\.)?(?:OrderedDict|defaultdict|Counter|deque)\())");
-    static const std::regex written(R"((?:^|[^.\w])(\w+)\s*(?:\[[^\]]*\]\s*(?:[-+*/|&^%]|//)?=[^=]|\.\s*(?:setdefault|update|__setitem__|append|add)\s*\())");
-    static const std::regex global_decl(R"(^\s*global\s+([\w\s,]+))");
-    static const std::regex def_line(R"(^\s*(?:async\s+)?def\s+(\w+))");
+    static const rx::regex top(R"(^([A-Za-z_]\w*)\s*(?::[^=]+)?=[^=]|^(?:async\s+)?def\s+(\w+)|^class\s+(\w+))");
+    static const rx::regex container(R"(^[ \t]*(\w+)\s*(?::[^=]+)?=\s*(?:\{\}|dict\(|\[\]|set\(|list\(|(?:collections\.)?(?:OrderedDict|defaultdict|Counter|deque)\())");
+    static const rx::regex written(R"((?:^|[^.\w])(\w+)\s*(?:\[[^\]]*\]\s*(?:[-+*/|&^%]|//)?=[^=]|\.\s*(?:setdefault|update|__setitem__|append|add)\s*\())");
+    static const rx::regex global_decl(R"(^\s*global\s+([\w\s,]+))");
+    static const rx::regex def_line(R"(^\s*(?:async\s+)?def\s+(\w+))");
     std::vector<std::string> ls;
     std::set<std::string> state;
     for_each_capped_line(text, [&](int, const std::string& l) {
       ls.push_back(l);
-      std::smatch m;
-      if (std::regex_search(l, m, top)) state.insert(m[1].matched ? m[1].str() : m[2].matched ? m[2].str() : m[3].str());
-      else if (std::regex_search(l, m, container)) state.insert(m[1].str());
+      rx::smatch m;
+      if (rx::regex_search(l, m, top)) state.insert(m[1].matched ? m[1].str() : m[2].matched ? m[2].str() : m[3].str());
+      else if (rx::regex_search(l, m, container)) state.insert(m[1].str());
       // A mutable default argument lives as long as its function (`def _offset(_c={}):`).
-      static const std::regex mutable_default(R"((\w+)\s*(?::[^=,()]+)?=\s*(?:\{\}|\[\]|dict\(\)|list\(\)|set\(\)))");
+      static const rx::regex mutable_default(R"((\w+)\s*(?::[^=,()]+)?=\s*(?:\{\}|\[\]|dict\(\)|list\(\)|set\(\)))");
       if (l.find("def ") != std::string::npos)
-        for (std::sregex_iterator it(l.begin(), l.end(), mutable_default), e; it != e; ++it) state.insert((*it)[1].str());
+        for (rx::sregex_iterator it(l.begin(), l.end(), mutable_default), e; it != e; ++it) state.insert((*it)[1].str());
     });
     const auto ind = [](const std::string& l) { return l.find_first_not_of(" \t"); };
     // The file's functions (methods too): name, first and last line of the body.
@@ -1322,8 +1322,8 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
     };
     std::vector<Fn> fns;
     for (std::size_t d = 0; d < ls.size(); ++d) {
-      std::smatch m;
-      if (!std::regex_search(ls[d], m, def_line)) continue;
+      rx::smatch m;
+      if (!rx::regex_search(ls[d], m, def_line)) continue;
       std::size_t e = d + 1;
       while (e < ls.size() && (trim(ls[e]).empty() || ind(ls[e]) > ind(ls[d]))) ++e;
       fns.push_back({m[1].str(), d, e});
@@ -1361,14 +1361,14 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
     // Functions whose result comes from the replaced name: a return that reads it or calls such a
     // function (`def _read(): return OFFSET`, then `_cache["o"] = _read()`).
     std::set<std::string> giving{t.name};
-    static const std::regex return_line(R"(^\s*return\b(.*)$)");
+    static const rx::regex return_line(R"(^\s*return\b(.*)$)");
     for (bool grew = true; grew;) {
       grew = false;
       for (const auto& fn : fns) {
         if (giving.count(fn.name)) continue;
         for (std::size_t k = fn.def + 1; k < fn.end && !giving.count(fn.name); ++k) {
-          std::smatch rm;
-          if (!std::regex_search(ls[k], rm, return_line)) continue;
+          rx::smatch rm;
+          if (!rx::regex_search(ls[k], rm, return_line)) continue;
           const std::string r = rm[1].str();
           if (std::any_of(giving.begin(), giving.end(), [&](const std::string& w) { return has_word(r, w); })) {
             giving.insert(fn.name);
@@ -1388,12 +1388,12 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
       if (reads(value)) return true;
       const Fn* in = enclosing(i);
       if (!in) return false;
-      static const std::regex local(R"(^\s*\(?\s*([A-Za-z_]\w*(?:\s*,\s*\*?[A-Za-z_]\w*)*)\s*,?\s*\)?\s*(?::[^=]+)?(?:[-+*/|&^%]|//)?=([^=].*)$)");
+      static const rx::regex local(R"(^\s*\(?\s*([A-Za-z_]\w*(?:\s*,\s*\*?[A-Za-z_]\w*)*)\s*,?\s*\)?\s*(?::[^=]+)?(?:[-+*/|&^%]|//)?=([^=].*)$)");
       std::set<std::string> tainted;
       for (int pass = 0; pass < 3; ++pass)
         for (std::size_t k = in->def + 1; k < in->end; ++k) {
-          std::smatch lm;
-          if (!std::regex_search(ls[k], lm, local)) continue;
+          rx::smatch lm;
+          if (!rx::regex_search(ls[k], lm, local)) continue;
           const std::string rhs = lm[2].str();
           if (reads(rhs) || std::any_of(tainted.begin(), tainted.end(), [&](const std::string& w) { return has_word(rhs, w); }))
             for (const auto& n : split_top(lm[1].str(), {","})) tainted.insert(strip_spaces(n).substr(strip_spaces(n).rfind('*') == std::string::npos ? 0 : 1));
@@ -1421,20 +1421,20 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
             }
         }
       }
-      const std::regex word = detail::cached_regex("(?:^|[^.\\w])" + name + "\\b");
+      const rx::regex word = detail::cached_regex("(?:^|[^.\\w])" + name + "\\b");
       for (const Fn* g : group)
         for (std::size_t k = g->def + 1; k < g->end; ++k) {
           const std::string& l = ls[k];
           if (!has_word(l, name)) continue;
           // Printed or logged only: nothing a result depends on.
-          static const std::regex reporting(R"(^\s*(?:print|(?:\w+\.)*(?:debug|info|warning|warn|error|exception|critical|log))\s*\()");
-          if (k != i && std::regex_search(l, reporting)) continue;
+          static const rx::regex reporting(R"(^\s*(?:print|(?:\w+\.)*(?:debug|info|warning|warn|error|exception|critical|log))\s*\()");
+          if (k != i && rx::regex_search(l, reporting)) continue;
           if (k != i) return true;
           // The write's own line: setdefault hands back what it keeps (`return _cache.setdefault("o", x)`),
           // and a second mention reads it (`_cache["o"] = _cache.get("o") or x`).
-          if (std::regex_search(l, detail::cached_regex("(?:^|[^.\\w])" + name + "\\s*\\.\\s*setdefault\\s*\\("))) return true;
-          const auto first = std::sregex_iterator(l.begin(), l.end(), word);
-          if (std::distance(first, std::sregex_iterator()) > 1) return true;
+          if (rx::regex_search(l, detail::cached_regex("(?:^|[^.\\w])" + name + "\\s*\\.\\s*setdefault\\s*\\("))) return true;
+          const auto first = rx::sregex_iterator(l.begin(), l.end(), word);
+          if (std::distance(first, rx::sregex_iterator()) > 1) return true;
         }
       return false;
     };
@@ -1444,32 +1444,32 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
       if (const auto eq = rest.find('='); eq != std::string::npos && (eq + 1 >= rest.size() || rest[eq + 1] != '=')) return rest.substr(eq + 1);
       return rest;
     };
-    static const std::regex attr_written(R"((?:^|[^.\w])(\w+)\s*\.\s*\w+\s*(?:[-+*/|&^%]|//)?=[^=])");
+    static const rx::regex attr_written(R"((?:^|[^.\w])(\w+)\s*\.\s*\w+\s*(?:[-+*/|&^%]|//)?=[^=])");
     for (std::size_t i = 0; i < ls.size(); ++i) {
       if (ind(ls[i]) == 0 || ind(ls[i]) == std::string::npos) continue;
-      std::smatch m;
+      rx::smatch m;
       // `global _effective` in a function that assigns it a value from the replaced name.
-      if (std::regex_search(ls[i], m, global_decl)) {
+      if (rx::regex_search(ls[i], m, global_decl)) {
         std::size_t end = i + 1;
         while (end < ls.size() && (trim(ls[end]).empty() || ind(ls[end]) >= ind(ls[i]))) ++end;
         for (const auto& g : split_top(m[1].str(), {","})) {
           const std::string gname = strip_spaces(g);
-          const std::regex assigned = detail::cached_regex("(?:^|[^.\\w])" + gname + "\\s*(?:[-+*/|&^%]|//)?=[^=]");
+          const rx::regex assigned = detail::cached_regex("(?:^|[^.\\w])" + gname + "\\s*(?:[-+*/|&^%]|//)?=[^=]");
           for (std::size_t k = i + 1; k < end; ++k)
-            if (std::regex_search(ls[k], m, assigned) && from_name(k, stored(ls[k], static_cast<std::size_t>(m.position()))) &&
+            if (rx::regex_search(ls[k], m, assigned) && from_name(k, stored(ls[k], static_cast<std::size_t>(m.position()))) &&
                 read_back(k, gname))
               memos.insert(gname);
         }
       }
       for (const auto* re : {&written, &attr_written})
-        for (std::sregex_iterator it(ls[i].begin(), ls[i].end(), *re), e; it != e; ++it)
+        for (rx::sregex_iterator it(ls[i].begin(), ls[i].end(), *re), e; it != e; ++it)
           if (state.count((*it)[1].str()) && (*it)[1].str() != "self" && from_name(i, stored(ls[i], static_cast<std::size_t>(it->position()))) &&
               read_back(i, (*it)[1].str()))
             memos.insert((*it)[1].str());
       // The process environment keeps what production writes there for every later test
       // (`os.environ.setdefault("CALC_OFFSET", str(OFFSET))`).
-      static const std::regex environ_write(R"(\bos\s*\.\s*environ\s*(?:\[[^\]]*\]\s*=[^=]|\.\s*(?:setdefault|update|__setitem__)\s*\())");
-      if (std::smatch em; std::regex_search(ls[i], em, environ_write) && from_name(i, stored(ls[i], static_cast<std::size_t>(em.position()))))
+      static const rx::regex environ_write(R"(\bos\s*\.\s*environ\s*(?:\[[^\]]*\]\s*=[^=]|\.\s*(?:setdefault|update|__setitem__)\s*\())");
+      if (rx::smatch em; rx::regex_search(ls[i], em, environ_write) && from_name(i, stored(ls[i], static_cast<std::size_t>(em.position()))))
         memos.insert("os.environ");
     }
     return memos;
@@ -1478,41 +1478,41 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
   // not run unless it calls them), the patch's other test-side files and the helper modules the tests
   // import: a `reload` in tests/helpers.py called under the patch carries the stand-in over.
   const auto persists = [&](const std::string& path, const std::string& text) {
-    if (!std::regex_search(text, persistent)) return false;
+    if (!rx::regex_search(text, persistent)) return false;
     const FileModel model = analyze(Lang::python, text);
     std::vector<std::string> ls{""};
     for_each_capped_line(text, [&](int, const std::string& l) { ls.push_back(l); });
     for (std::size_t k = 1; k < ls.size(); ++k) {
-      if (!std::regex_search(ls[k], persistent)) continue;
+      if (!rx::regex_search(ls[k], persistent)) continue;
       const TestUnit* other = nullptr;
       for (const auto& u : model.tests)
         if (static_cast<int>(k) >= u.line && static_cast<int>(k) <= u.end_line && !(path == f.path && line >= u.line && line <= u.end_line))
           other = &u;
       if (!other) return true;
       // Another test: harmless unless something calls it.
-      const std::regex call = detail::cached_regex("(?:^|[^\\w.])" + other->name + "\\s*\\(");
+      const rx::regex call = detail::cached_regex("(?:^|[^\\w.])" + other->name + "\\s*\\(");
       for (std::size_t j = 1; j < ls.size(); ++j)
-        if ((static_cast<int>(j) < other->line || static_cast<int>(j) > other->end_line) && std::regex_search(ls[j], call)) return true;
+        if ((static_cast<int>(j) < other->line || static_cast<int>(j) > other->end_line) && rx::regex_search(ls[j], call)) return true;
     }
     return false;
   };
   std::set<std::string> memo_states;  // production state that memoizes a value computed from the replaced name
   for (const auto& g : files) {
     if (!g.after || lang_of(g.path) != Lang::python) continue;
-    if (std::regex_search(*g.after, fixture_override)) return false;
+    if (rx::regex_search(*g.after, fixture_override)) return false;
     for (const char* undoer : {"monkeypatch", "mocker", "MonkeyPatch"})
       if (tampered(*g.after, undoer)) return false;
     if ((g.path == f.path || is_test_path(g.path) || basename(g.path) == "conftest.py" || helpers.count(g.path)) && persists(g.path, *g.after))
       return false;
-    if (!is_test_path(g.path) && std::regex_search(*g.after, memo)) return false;
+    if (!is_test_path(g.path) && rx::regex_search(*g.after, memo)) return false;
     if (!is_test_path(g.path))
       for (auto& m : hand_memo(*g.after)) memo_states.insert(std::move(m));
   }
   for (const auto& [path, text] : helpers)
-    if (std::regex_search(text, fixture_override) || persists(path, text)) return false;
+    if (rx::regex_search(text, fixture_override) || persists(path, text)) return false;
   for (const auto& g : o.change_files)
     if (g.after && lang_of(g.path) == Lang::python && !is_test_path(g.path)) {
-      if (std::regex_search(*g.after, memo)) return false;
+      if (rx::regex_search(*g.after, memo)) return false;
       for (auto& m : hand_memo(*g.after)) memo_states.insert(std::move(m));
     }
   const FileModel after = analyze(Lang::python, *f.after);
@@ -1554,13 +1554,13 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
     for (int k = unit->line; k <= unit->end_line && k < static_cast<int>(lines.size()); ++k) unit_lines.push_back(line_at(k));
     for (const auto& state : memo_states) {
       if (state == "os.environ") return false;
-      const std::regex replaced = detail::cached_regex(R"((?:monkeypatch|mp)\s*\.\s*setattr\s*\(\s*[\w.]+\s*,\s*['"])" + state + R"(['"]|\bpatch(?:\.object)?\s*\(\s*[\w.]+\s*,\s*['"])" + state + "['\"]");
-      const std::regex cleared = detail::cached_regex("^\\s*[\\w.]*\\b" + state + "\\s*\\.\\s*clear\\s*\\(\\s*\\)\\s*$");
+      const rx::regex replaced = detail::cached_regex(R"((?:monkeypatch|mp)\s*\.\s*setattr\s*\(\s*[\w.]+\s*,\s*['"])" + state + R"(['"]|\bpatch(?:\.object)?\s*\(\s*[\w.]+\s*,\s*['"])" + state + "['\"]");
+      const rx::regex cleared = detail::cached_regex("^\\s*[\\w.]*\\b" + state + "\\s*\\.\\s*clear\\s*\\(\\s*\\)\\s*$");
       bool isolated = false, cleared_before = false, in_finally = false, cleared_finally = false;
       for (const auto& ul : unit_lines) {
-        if (std::regex_search(ul, replaced)) isolated = true;
+        if (rx::regex_search(ul, replaced)) isolated = true;
         if (trim(ul) == "finally:") in_finally = true;
-        if (std::regex_search(ul, cleared)) (in_finally ? cleared_finally : cleared_before) = true;
+        if (rx::regex_search(ul, cleared)) (in_finally ? cleared_finally : cleared_before) = true;
       }
       if (!isolated && !(cleared_before && cleared_finally)) return false;
     }
@@ -1570,28 +1570,28 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
   // (`last`: the last line that can still affect the undoing, the end of a `with` block; the test's end when 0.)
   const auto rebound_in_unit = [&](const std::string& name, int made_at, int last = 0) {
     if (!unit) return true;
-    const std::regex bind = detail::cached_regex("(?:^|[^.\\w])" + name + R"(\s*(?:(?:[-+*/|&^%]|//|<<|>>|\*\*)?=[^=]|:=)|\b(?:as|for|del|global|nonlocal)\s+(?:\w+\s*,\s*)*)" + name + "\\b");
+    const rx::regex bind = detail::cached_regex("(?:^|[^.\\w])" + name + R"(\s*(?:(?:[-+*/|&^%]|//|<<|>>|\*\*)?=[^=]|:=)|\b(?:as|for|del|global|nonlocal)\s+(?:\w+\s*,\s*)*)" + name + "\\b");
     const int end = std::min(last > 0 ? std::min(last, unit->end_line) : unit->end_line, static_cast<int>(lines.size()) - 1);
     for (int k = unit->line + 1; k <= end; ++k)
-      if ((k != made_at && std::regex_search(line_at(k), bind)) || tampered(line_at(k), name)) return true;
+      if ((k != made_at && rx::regex_search(line_at(k), bind)) || tampered(line_at(k), name)) return true;
     return false;
   };
-  static const std::regex fixture_call(R"(^\s*(monkeypatch|mocker)\s*\.\s*\w+)");
-  static const std::regex patch_decorator(R"(^@(?:\w+\.)*patch(?:\.object|\.dict|\.multiple)?\()");
-  std::smatch fm;
+  static const rx::regex fixture_call(R"(^\s*(monkeypatch|mocker)\s*\.\s*\w+)");
+  static const rx::regex patch_decorator(R"(^@(?:\w+\.)*patch(?:\.object|\.dict|\.multiple)?\()");
+  rx::smatch fm;
   // The class a line belongs to (a decorator above it, or a line in its body): its tests, when it has
   // some and every one of them is new. A class decorator patches each test method and undoes after
   // it; setUp runs before each test and its cleanups after it.
   const auto new_class_at = [&](int k, bool below) -> std::optional<std::pair<int, int>> {
-    static const std::regex class_line(R"(^(\s*)class\s+\w+)");
+    static const rx::regex class_line(R"(^(\s*)class\s+\w+)");
     int c = k;
-    std::smatch cm;
+    rx::smatch cm;
     if (below) {
       while (c < static_cast<int>(lines.size()) && (trim(line_at(c)).empty() || trim(line_at(c))[0] == '@')) ++c;
-      if (c >= static_cast<int>(lines.size()) || !std::regex_search(line_at(c), cm, class_line) || indent_of(line_at(c)) != indent_of(line_at(k)))
+      if (c >= static_cast<int>(lines.size()) || !rx::regex_search(line_at(c), cm, class_line) || indent_of(line_at(c)) != indent_of(line_at(k)))
         return std::nullopt;
     } else {
-      while (c > 0 && !(std::regex_search(line_at(c), cm, class_line) && indent_of(line_at(c)) < indent_of(line_at(k)))) --c;
+      while (c > 0 && !(rx::regex_search(line_at(c), cm, class_line) && indent_of(line_at(c)) < indent_of(line_at(k)))) --c;
       if (c <= 0) return std::nullopt;
     }
     int end = c + 1;
@@ -1606,7 +1606,7 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
     return std::pair{c, end - 1};
   };
   bool class_scope = false;
-  if (!unit && decorator && std::regex_search(strip_spaces(text), patch_decorator) && new_class_at(line, true)) return true;
+  if (!unit && decorator && rx::regex_search(strip_spaces(text), patch_decorator) && new_class_at(line, true)) return true;
   if (!unit) {
     // setUp / setup_method of a class whose tests are all new: read as the test it prepares.
     for (const auto& h : after.helpers)
@@ -1618,7 +1618,7 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
   }
   if (!unit) {
     // A function-scoped fixture of this file that takes monkeypatch/mocker, used only by new tests.
-    if (!std::regex_search(text, fm, fixture_call)) return false;
+    if (!rx::regex_search(text, fm, fixture_call)) return false;
     const TestUnit* fixture = nullptr;
     for (const auto& h : after.helpers)
       if (line >= h.line && line <= h.end_line) fixture = &h;
@@ -1646,13 +1646,13 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
   }
   if (!class_scope && !new_test(*unit)) return false;
   const int last = std::min(unit->end_line, static_cast<int>(lines.size()) - 1);
-  static const std::regex with_patch(R"(^\s*(?:async\s+)?with\b.*\bpatch(?:\.object|\.dict|\.multiple)?\s*\()");
-  static const std::regex patch_item(R"(^\s*(?:\w+\.)*patch(?:\.object|\.dict|\.multiple)?\s*\()");
-  if (decorator) return std::regex_search(strip_spaces(text), patch_decorator);
-  if (std::regex_search(text, with_patch)) return true;
+  static const rx::regex with_patch(R"(^\s*(?:async\s+)?with\b.*\bpatch(?:\.object|\.dict|\.multiple)?\s*\()");
+  static const rx::regex patch_item(R"(^\s*(?:\w+\.)*patch(?:\.object|\.dict|\.multiple)?\s*\()");
+  if (decorator) return rx::regex_search(strip_spaces(text), patch_decorator);
+  if (rx::regex_search(text, with_patch)) return true;
   // An item of a parenthesized `with (` over several lines (black's style): the patch is undone
   // when the block ends.
-  if (std::regex_search(text, patch_item)) {
+  if (rx::regex_search(text, patch_item)) {
     for (int k = line - 1; k > unit->line; --k) {
       const std::string fl = strip_spaces(lines[static_cast<std::size_t>(k)]);
       if (fl.empty()) continue;
@@ -1661,20 +1661,20 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
     }
   }
   // `stack.enter_context(patch...(...))` on a `with ExitStack() as stack:` of the test.
-  static const std::regex entered(R"(^\s*(\w+)\s*\.\s*enter_context\s*\(\s*(?:\w+\.)*patch(?:\.object|\.dict|\.multiple)?\s*\()");
-  if (std::regex_search(text, fm, entered)) {
-    const std::regex stack = detail::cached_regex(R"(^\s*(?:async\s+)?with\b.*ExitStack\s*\(\s*\)\s+as\s+)" + fm[1].str() + R"(\b)");
+  static const rx::regex entered(R"(^\s*(\w+)\s*\.\s*enter_context\s*\(\s*(?:\w+\.)*patch(?:\.object|\.dict|\.multiple)?\s*\()");
+  if (rx::regex_search(text, fm, entered)) {
+    const rx::regex stack = detail::cached_regex(R"(^\s*(?:async\s+)?with\b.*ExitStack\s*\(\s*\)\s+as\s+)" + fm[1].str() + R"(\b)");
     for (int k = unit->line; k < line; ++k)
-      if (std::regex_search(line_at(k), stack) && indent_of(line_at(k)) < indent_of(text)) return true;
+      if (rx::regex_search(line_at(k), stack) && indent_of(line_at(k)) < indent_of(text)) return true;
     return false;
   }
   // `with pytest.MonkeyPatch.context() as mp:` undoes at the block's end.
-  static const std::regex mp_call(R"(^\s*(\w+)\s*\.\s*(?:setattr|setitem|delattr|delitem|setenv|delenv)\s*\()");
-  if (std::regex_search(text, fm, mp_call) && fm[1].str() != "monkeypatch" && fm[1].str() != "mocker") {
-    const std::regex context = detail::cached_regex(R"(^\s*(?:async\s+)?with\b.*\b(?:MonkeyPatch|monkeypatch)\s*\.\s*context\s*\(\s*\)\s+as\s+)" + fm[1].str() + R"(\s*:)");
+  static const rx::regex mp_call(R"(^\s*(\w+)\s*\.\s*(?:setattr|setitem|delattr|delitem|setenv|delenv)\s*\()");
+  if (rx::regex_search(text, fm, mp_call) && fm[1].str() != "monkeypatch" && fm[1].str() != "mocker") {
+    const rx::regex context = detail::cached_regex(R"(^\s*(?:async\s+)?with\b.*\b(?:MonkeyPatch|monkeypatch)\s*\.\s*context\s*\(\s*\)\s+as\s+)" + fm[1].str() + R"(\s*:)");
     for (int k = line - 1; k > unit->line; --k)
       if (!trim(line_at(k)).empty() && indent_of(line_at(k)) < indent_of(text)) {
-        if (!std::regex_search(line_at(k), context)) return false;
+        if (!rx::regex_search(line_at(k), context)) return false;
         // The block ends at the first line back at the `with`'s indentation: what the name is bound
         // to after it no longer touches the undoing.
         int block_end = k + 1;
@@ -1686,7 +1686,7 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
     return false;
   }
   // The fixture undoes its changes at teardown; it must be a plain parameter of the test.
-  if (std::regex_search(text, fm, fixture_call)) {
+  if (rx::regex_search(text, fm, fixture_call)) {
     const auto params = python_parameters(lines, unit->line);
     return std::find(params.begin(), params.end(), fm[1].str()) != params.end() && !rebound_in_unit(fm[1].str(), unit->line);
   }
@@ -1698,8 +1698,8 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
   const std::size_t my_indent = indent_of(text);
   if (body_indent == std::string::npos || my_indent < body_indent) return false;
   // `p = patch.object(...)` ... `p.start()` with `self.addCleanup(p.stop)` right beside the start.
-  static const std::regex patcher(R"(^\s*(\w+)\s*=\s*(?:\w+\.)*patch(?:\.object|\.dict|\.multiple)?\s*\()");
-  if (std::regex_search(text, fm, patcher)) {
+  static const rx::regex patcher(R"(^\s*(\w+)\s*=\s*(?:\w+\.)*patch(?:\.object|\.dict|\.multiple)?\s*\()");
+  if (rx::regex_search(text, fm, patcher)) {
     if (my_indent != body_indent) return false;
     const std::string p = fm[1].str();
     if (rebound_in_unit(p, line)) return false;
@@ -1734,16 +1734,16 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
     return v == target;
   };
   std::set<std::string> saved, rebound;
-  static const std::regex binding(R"(^([\w,().]+?)=([^=].*)$)");
-  static const std::regex other_binding(R"(^(\w+)(?:[-+*/%&|^@]|//|\*\*|>>|<<)=|\b(?:for|as)\s+(\w+)|(\w+)\s*:=|\bdel\s+(\w+))");
+  static const rx::regex binding(R"(^([\w,().]+?)=([^=].*)$)");
+  static const rx::regex other_binding(R"(^(\w+)(?:[-+*/%&|^@]|//|\*\*|>>|<<)=|\b(?:for|as)\s+(\w+)|(\w+)\s*:=|\bdel\s+(\w+))");
   for (int k = unit->line + 1; k <= last; ++k) {
-    std::smatch sm;
+    rx::smatch sm;
     const std::string fl = strip_spaces(line_at(k));
-    for (std::sregex_iterator it(line_at(k).begin(), line_at(k).end(), other_binding), e; it != e; ++it)
+    for (rx::sregex_iterator it(line_at(k).begin(), line_at(k).end(), other_binding), e; it != e; ++it)
       for (int g = 1; g <= 4; ++g)
         if ((*it)[g].matched) rebound.insert((*it)[g].str());
-    if (std::smatch om; std::regex_search(fl, om, other_binding) && om[1].matched) rebound.insert(om[1].str());
-    if (!std::regex_match(fl, sm, binding)) continue;
+    if (rx::smatch om; rx::regex_search(fl, om, other_binding) && om[1].matched) rebound.insert(om[1].str());
+    if (!rx::regex_match(fl, sm, binding)) continue;
     auto left = split_top(sm[1].str(), {","}), right = split_top(sm[2].str(), {","});
     const auto bare = [](std::string x) {
       std::erase_if(x, [](char c) { return c == '(' || c == ')'; });
@@ -1773,8 +1773,8 @@ bool undone_in_new_test(const std::vector<FileVersions>& files, const FileVersio
     for (int k = unit->line + 1; k <= last && !other; ++k) {
       const std::string fl = strip_spaces(line_at(k));
       if (!has_word(fl, *v) || restores(fl)) continue;
-      std::smatch sm;
-      const bool save = std::regex_match(fl, sm, binding) && (contains(sm[2].str(), target) || is_target(sm[2].str())) && k <= line;
+      rx::smatch sm;
+      const bool save = rx::regex_match(fl, sm, binding) && (contains(sm[2].str(), target) || is_target(sm[2].str())) && k <= line;
       other = !save;
     }
     v = other ? saved.erase(v) : std::next(v);
@@ -1840,8 +1840,8 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
   auto read_in_project = [&](const std::string& name) {
     if (options.project_files.empty() || !options.read_head_file) return false;
     std::size_t read = 0, bytes = 0;
-    const std::regex word = detail::cached_regex("\\b" + name + "\\b");
-    const std::regex definition = detail::cached_regex("^[ \\t]*" + name + "\\s*(?::[^=]+)?=[^=]");
+    const rx::regex word = detail::cached_regex("\\b" + name + "\\b");
+    const rx::regex definition = detail::cached_regex("^[ \\t]*" + name + "\\s*(?::[^=]+)?=[^=]");
     for (const auto& path : options.project_files) {
       if (is_test_path(path) || lang_of(path) == Lang::none) continue;
       if (++read > 400 || bytes > (std::size_t{16} << 20)) return true;
@@ -1850,7 +1850,7 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
       bytes += text->size();
       bool defines_only = true;
       for_each_capped_line(*text, [&](int, const std::string& l) {
-        if (defines_only && std::regex_search(l, word) && !std::regex_search(l, definition))
+        if (defines_only && rx::regex_search(l, word) && !rx::regex_search(l, definition))
           defines_only = false;
       });
       if (!defines_only) return true;
@@ -1863,7 +1863,7 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
   auto pacing_only = [&](const std::string& name) {
     const auto first = name.find_first_not_of('_');
     if (first == std::string::npos || !std::isupper(static_cast<unsigned char>(name[first]))) return false;
-    const std::regex definition = detail::cached_regex("^[ \\t]*" + name + "\\s*(?::[^=]+)?=[^=]");
+    const rx::regex definition = detail::cached_regex("^[ \\t]*" + name + "\\s*(?::[^=]+)?=[^=]");
     int reads = 0;
     bool other = false;
     std::set<std::string> seen;
@@ -1873,10 +1873,10 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
       for_each_capped_line(text, [&](int, const std::string& l) {
         const std::string above = std::move(previous);
         previous = l;
-        if (other || !has_word(l, name) || std::regex_search(l, definition)) return;
+        if (other || !has_word(l, name) || rx::regex_search(l, definition)) return;
         // A call split over lines: `time.sleep(` above, the name alone as its argument here.
-        static const std::regex open_call(R"(\b(?:sleep|Sleep|wait|wait_for|setTimeout|delay|timeout)\s*\(\s*$)");
-        const bool continued = std::regex_search(above, open_call) && pacing_argument(l, name);
+        static const rx::regex open_call(R"(\b(?:sleep|Sleep|wait|wait_for|setTimeout|delay|timeout)\s*\(\s*$)");
+        const bool continued = rx::regex_search(above, open_call) && pacing_argument(l, name);
         if (continued || paces(l, name)) ++reads;
         else other = true;
       });
@@ -1903,22 +1903,22 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
   // A fill inside a function that runs at import (`def _init(): _table["offset"] = 1` ... `_init()`)
   // is the module's initial contents, not run time.
   auto filled_at_run_time = [&](const std::string& name) {
-    const std::regex filled = detail::cached_regex("\\b" + name +
+    const rx::regex filled = detail::cached_regex("\\b" + name +
                             "\\s*(?:\\[[^\\]]*\\]\\s*(?:[-+*/|&^%]|//)?=[^=]|\\.\\s*(?:setdefault|update|__setitem__|append|add|appendleft)\\s*\\()");
-    static const std::regex def_line(R"(^\s*(?:async\s+)?def\s+(\w+))");
+    static const rx::regex def_line(R"(^\s*(?:async\s+)?def\s+(\w+))");
     const auto in_text = [&](const std::string& text) {
       if (!has_word(text, name)) return false;
       std::vector<std::string> ls;
       for_each_capped_line(text, [&](int, const std::string& l) { ls.push_back(l); });
       const auto ind = [](const std::string& l) { return l.find_first_not_of(" \t"); };
       for (std::size_t i = 0; i < ls.size(); ++i) {
-        if (ind(ls[i]) == 0 || ind(ls[i]) == std::string::npos || !has_word(ls[i], name) || !std::regex_search(ls[i], filled)) continue;
+        if (ind(ls[i]) == 0 || ind(ls[i]) == std::string::npos || !has_word(ls[i], name) || !rx::regex_search(ls[i], filled)) continue;
         std::size_t d = i;
-        std::smatch dm;
-        while (d > 0 && !(std::regex_search(ls[d], dm, def_line) && ind(ls[d]) < ind(ls[i]))) --d;
-        if (!std::regex_search(ls[d], dm, def_line) || ind(ls[d]) >= ind(ls[i])) continue;  // a class or module body
-        const std::regex called_at_import = detail::cached_regex("^(?:\\w+\\s*=\\s*)?" + dm[1].str() + "\\s*\\(");
-        if (std::none_of(ls.begin(), ls.end(), [&](const std::string& l) { return std::regex_search(l, called_at_import); })) return true;
+        rx::smatch dm;
+        while (d > 0 && !(rx::regex_search(ls[d], dm, def_line) && ind(ls[d]) < ind(ls[i]))) --d;
+        if (!rx::regex_search(ls[d], dm, def_line) || ind(ls[d]) >= ind(ls[i])) continue;  // a class or module body
+        const rx::regex called_at_import = detail::cached_regex("^(?:\\w+\\s*=\\s*)?" + dm[1].str() + "\\s*\\(");
+        if (std::none_of(ls.begin(), ls.end(), [&](const std::string& l) { return rx::regex_search(l, called_at_import); })) return true;
       }
       return false;
     };
@@ -1933,11 +1933,11 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
   // `_cache = {}` ... `_cache[key] = ...` in a function) puts it back to where the program starts:
   // isolation, not a stand-in. One defined with contents (`_cache = {"offset": 1}`) is configuration.
   auto reset_to_initial = [&](const std::string& name) {
-    const std::regex defined_empty = detail::cached_regex("(?:^|\\n)[ \\t]*" + name +
+    const rx::regex defined_empty = detail::cached_regex("(?:^|\\n)[ \\t]*" + name +
                                    R"(\s*(?::[^=\n]+)?=\s*(?:\{\}|\[\]|dict\(\)|set\(\)|list\(\)|(?:collections\.)?OrderedDict\(\)|(?:collections\.)?defaultdict\([^)\n]*\)|(?:weakref\.)?Weak(?:Value|Key)Dictionary\(\)|(?:collections\.)?(?:Counter|deque)\([^)\n]*\))\s*(?:#[^\n]*)?(?:\n|$))");
     const auto scan = [&](const std::vector<FileVersions>& fs) {
       return std::any_of(fs.begin(), fs.end(), [&](const FileVersions& g) {
-        return g.after && !is_test_path(g.path) && lang_of(g.path) == Lang::python && std::regex_search(*g.after, defined_empty);
+        return g.after && !is_test_path(g.path) && lang_of(g.path) == Lang::python && rx::regex_search(*g.after, defined_empty);
       });
     };
     return (scan(files) || scan(options.change_files)) && filled_at_run_time(name);
@@ -1960,10 +1960,10 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
     // writes through it are writes to the module.
     std::map<std::string, std::string> namespace_aliases;
     if (lang == Lang::python) {
-      static const std::regex alias(R"(^\s*(\w+)\s*=\s*(?:vars\s*\(\s*([\w.]+)\s*\)|([\w.]+)\s*\.\s*__dict__)\s*$)");
+      static const rx::regex alias(R"(^\s*(\w+)\s*=\s*(?:vars\s*\(\s*([\w.]+)\s*\)|([\w.]+)\s*\.\s*__dict__)\s*$)");
       for_each_capped_line(*f.after, [&](int, const std::string& l) {
-        std::smatch am;
-        if (std::regex_search(l, am, alias)) namespace_aliases[am[1].str()] = am[2].matched ? am[2].str() : am[3].str();
+        rx::smatch am;
+        if (rx::regex_search(l, am, alias)) namespace_aliases[am[1].str()] = am[2].matched ? am[2].str() : am[3].str();
       });
     }
     // Python: a constant of a class set on an instance (`c = Calc()` ... `c.OFFSET = 0`) or overridden
@@ -1972,15 +1972,15 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
     std::map<std::string, std::string> instance_of;  // local -> class it was made from
     std::map<int, std::string> subclass_constant;    // line -> "Base.NAME = ..."
     if (lang == Lang::python) {
-      static const std::regex made(R"(^\s*(\w+)\s*=\s*([A-Z]\w*)\s*\()");
-      static const std::regex cls(R"(^(\s*)class\s+\w+\s*\(\s*([\w.]+)\s*[,)])");
-      static const std::regex constant(R"(^(\s+)(_*[A-Z][A-Z0-9_]+\s*(?::[^=]+)?=[^=].*))");
+      static const rx::regex made(R"(^\s*(\w+)\s*=\s*([A-Z]\w*)\s*\()");
+      static const rx::regex cls(R"(^(\s*)class\s+\w+\s*\(\s*([\w.]+)\s*[,)])");
+      static const rx::regex constant(R"(^(\s+)(_*[A-Z][A-Z0-9_]+\s*(?::[^=]+)?=[^=].*))");
       std::string base;
       std::size_t class_indent = 0;
       for_each_capped_line(*f.after, [&](int n, const std::string& l) {
-        std::smatch cm;
-        if (std::regex_search(l, cm, made)) instance_of[cm[1].str()] = cm[2].str();
-        if (std::regex_search(l, cm, cls)) {
+        rx::smatch cm;
+        if (rx::regex_search(l, cm, made)) instance_of[cm[1].str()] = cm[2].str();
+        if (rx::regex_search(l, cm, cls)) {
           base = cm[2].str();
           class_indent = cm[1].length();
           return;
@@ -1988,7 +1988,7 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
         const auto first = l.find_first_not_of(" \t");
         if (first == std::string::npos) return;
         if (first <= class_indent) base.clear();
-        if (!base.empty() && std::regex_search(l, cm, constant) && static_cast<std::size_t>(cm[1].length()) > class_indent)
+        if (!base.empty() && rx::regex_search(l, cm, constant) && static_cast<std::size_t>(cm[1].length()) > class_indent)
           subclass_constant[n] = base + "." + cm[2].str();
       });
     }
@@ -2010,13 +2010,13 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
         bool fixture = false;  ///< a pytest fixture: its parameter name in a test is that value
       };
       std::map<std::string, Fn> fns;
-      static const std::regex def(R"(^(\s*)(?:async\s+)?def\s+(\w+)\s*\()");
+      static const rx::regex def(R"(^(\s*)(?:async\s+)?def\s+(\w+)\s*\()");
       const auto read_functions = [&](const std::string& text) {
         std::vector<std::string> ls;
         for_each_capped_line(text, [&](int, const std::string& l) { ls.push_back(l); });
         for (std::size_t i = 0; i < ls.size(); ++i) {
-          std::smatch dm;
-          if (!std::regex_search(ls[i], dm, def)) continue;
+          rx::smatch dm;
+          if (!rx::regex_search(ls[i], dm, def)) continue;
           std::vector<std::string> ls1{""};
           ls1.insert(ls1.end(), ls.begin() + static_cast<std::ptrdiff_t>(i), ls.begin() + static_cast<std::ptrdiff_t>(std::min(ls.size(), i + 30)));
           Fn fn;
@@ -2028,16 +2028,16 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
             if (first <= indent) break;
             fn.body.push_back(ls[k]);
           }
-          static const std::regex gives(R"(^\s*(?:return|yield)\s+([A-Za-z_]\w*(?:\s*\.\s*\w+)*)\s*$)");
-          static const std::regex any_return(R"(^\s*(?:return|yield)\b)");
+          static const rx::regex gives(R"(^\s*(?:return|yield)\s+([A-Za-z_]\w*(?:\s*\.\s*\w+)*)\s*$)");
+          static const rx::regex any_return(R"(^\s*(?:return|yield)\b)");
           bool several = false;
           for (const auto& bl : fn.body) {
-            std::smatch gm;
-            if (std::regex_search(bl, gm, gives)) {
+            rx::smatch gm;
+            if (rx::regex_search(bl, gm, gives)) {
               const std::string v = strip_spaces(gm[1].str());
               if (!fn.returned.empty() && fn.returned != v) several = true;
               fn.returned = v;
-            } else if (std::regex_search(bl, any_return)) {
+            } else if (rx::regex_search(bl, any_return)) {
               several = true;
             }
           }
@@ -2050,10 +2050,10 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
           fns.emplace(dm[2].str(), std::move(fn));
         }
         // `get = lambda: calc.SETTINGS`: a function returning that value.
-        static const std::regex lambda_def(R"(^\s*(\w+)\s*=\s*lambda\s*:\s*([A-Za-z_]\w*(?:\s*\.\s*\w+)+)\s*$)");
+        static const rx::regex lambda_def(R"(^\s*(\w+)\s*=\s*lambda\s*:\s*([A-Za-z_]\w*(?:\s*\.\s*\w+)+)\s*$)");
         for (const auto& l : ls) {
-          std::smatch lm;
-          if (std::regex_search(l, lm, lambda_def)) {
+          rx::smatch lm;
+          if (rx::regex_search(l, lm, lambda_def)) {
             Fn fn;
             fn.returned = strip_spaces(lm[2].str());
             fns.emplace(lm[1].str(), std::move(fn));
@@ -2074,10 +2074,10 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
       // module-level name it returns, read once.)
       returned_value = [&, fns, accessors = std::map<std::string, std::string>(), accessors_read = false](const std::string& l) mutable {
         if (l.find("()") == std::string::npos && l.find("( )") == std::string::npos) return l;
-        static const std::regex call(R"(\b([A-Za-z_]\w*(?:\s*\.\s*\w+)*)\s*\(\s*\))");
+        static const rx::regex call(R"(\b([A-Za-z_]\w*(?:\s*\.\s*\w+)*)\s*\(\s*\))");
         std::string rewritten;
         std::size_t from = 0;
-        for (std::sregex_iterator it(l.begin(), l.end(), call), e; it != e; ++it) {
+        for (rx::sregex_iterator it(l.begin(), l.end(), call), e; it != e; ++it) {
           const std::string name = strip_spaces((*it)[1].str());
           std::string value;
           if (auto fit = fns.find(name); fit != fns.end() && !fit->second.fixture) value = fit->second.returned;
@@ -2085,18 +2085,18 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
             if (!accessors_read) {
               accessors_read = true;
               if (!prod) prod = production(files, options);
-              static const std::regex top_def(R"(^def\s+(\w+)\s*\(\s*\)\s*(?:->[^:]*)?:\s*$)");
-              static const std::regex ret(R"(^\s+return\s+(\w+)\s*$)");
+              static const rx::regex top_def(R"(^def\s+(\w+)\s*\(\s*\)\s*(?:->[^:]*)?:\s*$)");
+              static const rx::regex ret(R"(^\s+return\s+(\w+)\s*$)");
               for (const std::string* t : prod->classes->texts) {
                 std::string pending;
                 for_each_capped_line(*t, [&](int, const std::string& pl) {
-                  std::smatch pm;
-                  if (std::regex_search(pl, pm, top_def)) {
+                  rx::smatch pm;
+                  if (rx::regex_search(pl, pm, top_def)) {
                     pending = pm[1].str();
                     return;
                   }
                   if (trim(pl).empty() || starts_with(trim(pl), "#") || starts_with(trim(pl), "\"\"\"")) return;
-                  if (!pending.empty() && std::regex_search(pl, pm, ret) && prod->module_vars.count(pm[1].str())) accessors[pending] = pm[1].str();
+                  if (!pending.empty() && rx::regex_search(pl, pm, ret) && prod->module_vars.count(pm[1].str())) accessors[pending] = pm[1].str();
                   pending.clear();
                 });
               }
@@ -2114,11 +2114,11 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
       // Every binding form: `s = calc.SETTINGS`, `(s := calc.SETTINGS)`, `s, _ = calc.SETTINGS, None`,
       // `for s in [calc.SETTINGS]:`, `with calc.LOCK as s:`, and getattr(calc, "SETTINGS") for calc.SETTINGS.
       // (`self.s = calc.SETTINGS` in setUp: the test's `self.s[...] = 0` writes it.)
-      static const std::regex alias(R"(^\s*((?:self\s*\.\s*)?\w+)\s*=\s*([A-Za-z_]\w*(?:\s*\.\s*\w+)*)\s*$)");
-      static const std::regex walrus(R"(\b(\w+)\s*:=\s*([A-Za-z_]\w*(?:\s*\.\s*\w+)*)\s*[),\]])");
-      static const std::regex tuple(R"(^\s*[\[(]?\s*(\w+(?:\s*,\s*\*?\w+)*)\s*,?\s*[\])]?\s*=\s*(.+)$)");
-      static const std::regex loop(R"(^\s*(?:async\s+)?for\s+(\w+)\s+in\s+[\[(]\s*([A-Za-z_]\w*(?:\s*\.\s*\w+)+)\s*[,\])])");
-      static const std::regex with_as(R"(\b([A-Za-z_]\w*(?:\s*\.\s*\w+)+)\s+as\s+(\w+))");
+      static const rx::regex alias(R"(^\s*((?:self\s*\.\s*)?\w+)\s*=\s*([A-Za-z_]\w*(?:\s*\.\s*\w+)*)\s*$)");
+      static const rx::regex walrus(R"(\b(\w+)\s*:=\s*([A-Za-z_]\w*(?:\s*\.\s*\w+)*)\s*[),\]])");
+      static const rx::regex tuple(R"(^\s*[\[(]?\s*(\w+(?:\s*,\s*\*?\w+)*)\s*,?\s*[\])]?\s*=\s*(.+)$)");
+      static const rx::regex loop(R"(^\s*(?:async\s+)?for\s+(\w+)\s+in\s+[\[(]\s*([A-Za-z_]\w*(?:\s*\.\s*\w+)+)\s*[,\])])");
+      static const rx::regex with_as(R"(\b([A-Za-z_]\w*(?:\s*\.\s*\w+)+)\s+as\s+(\w+))");
       const auto keep = [&](const std::string& local, std::string value) {
         // `calc.SETTINGS if calc.SETTINGS else {}`, `calc.SETTINGS or {}`: the production value is
         // one of what the name may hold.
@@ -2132,8 +2132,8 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
         }
         value = strip_spaces(value);
         // `[calc.SETTINGS][0]`, `(calc.SETTINGS,)[-1]`: the one item.
-        static const std::regex picked(R"(^[\[(]([A-Za-z_][\w.]*),?[\])]\[-?[01]\]$)");
-        if (std::smatch pm; std::regex_match(value, pm, picked)) value = pm[1].str();
+        static const rx::regex picked(R"(^[\[(]([A-Za-z_][\w.]*),?[\])]\[-?[01]\]$)");
+        if (rx::smatch pm; rx::regex_match(value, pm, picked)) value = pm[1].str();
         if (value == "True" || value == "False" || value == "None" || local == value || local == "_" || value.empty() ||
             !std::all_of(value.begin(), value.end(), [](char c) { return ident_char(c) || c == '.'; }) || std::isdigit(static_cast<unsigned char>(value[0])))
           return;
@@ -2141,10 +2141,10 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
       };
       for_each_capped_line(*f.after, [&](int, const std::string& raw) {
         const std::string l = returned_value(python_getattr_as_attribute(raw));
-        std::smatch am;
-        if (std::regex_search(l, am, alias)) keep(strip_spaces(am[1].str()), am[2].str());
-        for (std::sregex_iterator it(l.begin(), l.end(), walrus), e; it != e; ++it) keep((*it)[1].str(), (*it)[2].str());
-        if (std::regex_search(l, am, tuple)) {
+        rx::smatch am;
+        if (rx::regex_search(l, am, alias)) keep(strip_spaces(am[1].str()), am[2].str());
+        for (rx::sregex_iterator it(l.begin(), l.end(), walrus), e; it != e; ++it) keep((*it)[1].str(), (*it)[2].str());
+        if (rx::regex_search(l, am, tuple)) {
           std::string rhs = trim(am[2].str());  // (spaces kept: `a if c else b` is read in keep)
           const std::string lhs = strip_spaces(l.substr(0, l.find('=')));
           // `[s] = [calc.SETTINGS]`, `(s,) = (calc.SETTINGS,)`: unpacked from a literal of the same shape.
@@ -2155,15 +2155,15 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
           for (std::size_t i = 0; i < left.size() && i < right.size() && left.size() == right.size(); ++i)
             keep(strip_spaces(left[i]), right[i]);
         }
-        if (std::regex_search(l, am, loop)) keep(am[1].str(), am[2].str());
-        for (std::sregex_iterator it(l.begin(), l.end(), with_as), e; it != e; ++it) keep((*it)[2].str(), (*it)[1].str());
+        if (rx::regex_search(l, am, loop)) keep(am[1].str(), am[2].str());
+        for (rx::sregex_iterator it(l.begin(), l.end(), with_as), e; it != e; ++it) keep((*it)[2].str(), (*it)[1].str());
       });
       // `from calc import config as cfg`: cfg is calc.config. A pytest fixture handing back a
       // production value (`def settings(): return calc.SETTINGS`): the test's parameter of that name is it.
-      static const std::regex from_as(R"(^\s*from\s+([\w.]+)\s+import\s+\(?(.+?)\)?\s*$)");
+      static const rx::regex from_as(R"(^\s*from\s+([\w.]+)\s+import\s+\(?(.+?)\)?\s*$)");
       for_each_capped_line(*f.after, [&](int, const std::string& l) {
-        std::smatch fm;
-        if (!std::regex_search(l, fm, from_as)) return;
+        rx::smatch fm;
+        if (!rx::regex_search(l, fm, from_as)) return;
         for (const auto& item : split_top(fm[2].str(), {","})) {
           const auto words = split_top(trim(item), {" as "});
           if (words.size() == 2 && !attribute_aliases.count(strip_spaces(words[1])))
@@ -2179,11 +2179,11 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
           for (std::size_t pi = 0; pi < fn.params.size(); ++pi) {
             const std::string& pn = fn.params[pi];
             if (pn.empty() || pn == "self" || pn == "cls" || mutating_helpers[fname].count(pi)) continue;
-            const std::regex changed = detail::cached_regex("^\\s*(?:del\\s+)?" + pn +
+            const rx::regex changed = detail::cached_regex("^\\s*(?:del\\s+)?" + pn +
                                      R"(\s*(?:\[|\.\s*(?:update|setdefault|clear|pop|popitem|append|extend|insert|remove|add|discard|__setitem__|__delitem__|__ior__)\s*\(|\.\s*\w+\s*=[^=]|(?:[-+*/|&^%]|//|<<|>>|\*\*)=))");
             bool mutates = false;
             for (const auto& bl : fn.body) {
-              if (std::regex_search(bl, changed)) mutates = true;
+              if (rx::regex_search(bl, changed)) mutates = true;
               // Handed on to a function that changes that parameter.
               for (const auto& [other, positions] : mutating_helpers) {
                 if (mutates) break;
@@ -2213,18 +2213,18 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
       std::string l0 = lang == Lang::python ? returned_value(python_getattr_as_attribute(full.substr(0, kRegexLineChars))) : full.substr(0, kRegexLineChars);
       if (auto sc = subclass_constant.find(n); sc != subclass_constant.end()) l0 = sc->second;
       if (!attribute_aliases.empty()) {
-        static const std::regex through(R"(^(\s*(?:del\s+)?)((?:self\s*\.\s*)?\w+)(\s*(?:\[|\.|(?:[-+*/|&^%]|//|<<|>>|\*\*)=)))");
-        std::smatch am;
-        if (std::regex_search(l0, am, through))
+        static const rx::regex through(R"(^(\s*(?:del\s+)?)((?:self\s*\.\s*)?\w+)(\s*(?:\[|\.|(?:[-+*/|&^%]|//|<<|>>|\*\*)=)))");
+        rx::smatch am;
+        if (rx::regex_search(l0, am, through))
           if (auto it = attribute_aliases.find(strip_spaces(am[2].str())); it != attribute_aliases.end())
             l0 = am[1].str() + it->second + am[3].str() + am.suffix().str();
       }
       if (!instance_of.empty()) {
         // type(c) and c.__class__ of an instance made from a class: the class.
-        static const std::regex class_of(R"(\btype\s*\(\s*(\w+)\s*\)|\b(\w+)\s*\.\s*__class__\b)");
+        static const rx::regex class_of(R"(\btype\s*\(\s*(\w+)\s*\)|\b(\w+)\s*\.\s*__class__\b)");
         std::string rewritten;
         std::size_t from = 0;
-        for (std::sregex_iterator it(l0.begin(), l0.end(), class_of), e; it != e; ++it) {
+        for (rx::sregex_iterator it(l0.begin(), l0.end(), class_of), e; it != e; ++it) {
           const std::string local = (*it)[1].matched ? (*it)[1].str() : (*it)[2].str();
           auto c = instance_of.find(local);
           if (c == instance_of.end()) continue;
@@ -2234,15 +2234,15 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
         if (from > 0) l0 = rewritten + l0.substr(from);
       }
       if (!instance_of.empty()) {
-        static const std::regex on_instance(R"(^(\s*)(\w+)\s*\.\s*(_*[A-Z][A-Z0-9_]+\s*=[^=].*))");
-        std::smatch im;
-        if (std::regex_search(l0, im, on_instance))
+        static const rx::regex on_instance(R"(^(\s*)(\w+)\s*\.\s*(_*[A-Z][A-Z0-9_]+\s*=[^=].*))");
+        rx::smatch im;
+        if (rx::regex_search(l0, im, on_instance))
           if (auto it = instance_of.find(im[2].str()); it != instance_of.end()) l0 = im[1].str() + it->second + "." + im[3].str();
       }
       if (!namespace_aliases.empty()) {
-        static const std::regex write(R"(^(\s*)(\w+)(\s*(?:\[|\.\s*(?:update|setdefault|__setitem__)\s*\()))");
-        std::smatch wm;
-        if (std::regex_search(l0, wm, write))
+        static const rx::regex write(R"(^(\s*)(\w+)(\s*(?:\[|\.\s*(?:update|setdefault|__setitem__)\s*\()))");
+        rx::smatch wm;
+        if (rx::regex_search(l0, wm, write))
           if (auto it = namespace_aliases.find(wm[2].str()); it != namespace_aliases.end())
             l0 = wm[1].str() + "vars(" + it->second + ")" + wm[3].str() + wm.suffix().str();
       }
@@ -2268,31 +2268,31 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
           }
           return production_attribute_reads->count(attr) > 0;
         };
-        static const std::regex chain(R"(^\s*(?:del\s+)?([A-Za-z_]\w*)\s*\.\s*(\w+)\s*(?:\.\s*\w+\s*)*\.\s*(\w+)\s*(?:(?:[-+*/|&^%]|//|<<|>>|\*\*)?=[^=]))");
-        std::smatch cm;
+        static const rx::regex chain(R"(^\s*(?:del\s+)?([A-Za-z_]\w*)\s*\.\s*(\w+)\s*(?:\.\s*\w+\s*)*\.\s*(\w+)\s*(?:(?:[-+*/|&^%]|//|<<|>>|\*\*)?=[^=]))");
+        rx::smatch cm;
         // (A value bound at module level: a class's attribute, `calc.Calc.OFFSET = 5`, is read as itself.)
         const auto module_value = [&](const std::string& name) {
           if (!prod) prod = production(files, options);
           return prod->module_vars.count(name) > 0 && !prod->classes->attributes.count(name);
         };
-        if (std::regex_search(l0, cm, chain) && cm[1].str() != "self" && cm[1].str() != "cls" && module_value(cm[2].str()) &&
+        if (rx::regex_search(l0, cm, chain) && cm[1].str() != "self" && cm[1].str() != "cls" && module_value(cm[2].str()) &&
             read_by_production(cm[3].str()))
           views.push_back(indent + cm[1].str() + "." + cm[2].str() + ".update()");
         // A lambda that changes its parameter, mapped over production values
         // (`list(map(lambda d: d.update(offset=0), [calc.SETTINGS]))`).
-        static const std::regex lambda(R"(\blambda\s+(\w+)\s*:)");
-        for (std::sregex_iterator it(l0.begin(), l0.end(), lambda), e; it != e; ++it) {
+        static const rx::regex lambda(R"(\blambda\s+(\w+)\s*:)");
+        for (rx::sregex_iterator it(l0.begin(), l0.end(), lambda), e; it != e; ++it) {
           const std::string pn = (*it)[1].str();
-          const std::regex changed = detail::cached_regex("\\b" + pn + R"(\s*(?:\[[^\]]*\]\s*=|\.\s*(?:update|setdefault|clear|pop|popitem|append|extend|insert|remove|add|discard|__setitem__|__delitem__)\s*\())");
-          if (!std::regex_search(l0, changed)) continue;
-          static const std::regex dotted(R"(\b([A-Za-z_]\w*\.[A-Za-z_]\w*)\b)");
-          for (std::sregex_iterator d(l0.begin(), l0.end(), dotted), de; d != de; ++d)
+          const rx::regex changed = detail::cached_regex("\\b" + pn + R"(\s*(?:\[[^\]]*\]\s*=|\.\s*(?:update|setdefault|clear|pop|popitem|append|extend|insert|remove|add|discard|__setitem__|__delitem__)\s*\())");
+          if (!rx::regex_search(l0, changed)) continue;
+          static const rx::regex dotted(R"(\b([A-Za-z_]\w*\.[A-Za-z_]\w*)\b)");
+          for (rx::sregex_iterator d(l0.begin(), l0.end(), dotted), de; d != de; ++d)
             if (!starts_with((*d)[1].str(), pn + ".")) views.push_back(indent + (*d)[1].str() + ".update()");
         }
         // setattr(alias, "offset", 0) read as `alias.offset = 0`, then through the alias.
         if (l0.find("setattr") != std::string::npos) {
-          static const std::regex set_form(R"(\bsetattr\s*\(\s*([A-Za-z_][\w.]*)\s*,\s*['"](\w+)['"]\s*,(.*)\)\s*$)");
-          if (std::smatch sm; std::regex_search(l0, sm, set_form)) {
+          static const rx::regex set_form(R"(\bsetattr\s*\(\s*([A-Za-z_][\w.]*)\s*,\s*['"](\w+)['"]\s*,(.*)\)\s*$)");
+          if (rx::smatch sm; rx::regex_search(l0, sm, set_form)) {
             std::string owner = sm[1].str();
             const std::string head = owner.substr(0, owner.find('.'));
             if (auto al = attribute_aliases.find(head); al != attribute_aliases.end() && al->second != owner) {
@@ -2304,14 +2304,14 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
           }
         }
         // vars(calc.config).update(...), calc.config.__dict__[...] = ...: that value changed in place.
-        static const std::regex namespace_of(R"(\bvars\s*\(\s*([A-Za-z_]\w*\.[\w.]+)\s*\)|\b([A-Za-z_]\w*\.[\w.]+?)\s*\.\s*__dict__\b)");
-        if (std::smatch nm; std::regex_search(l0, nm, namespace_of)) {
+        static const rx::regex namespace_of(R"(\bvars\s*\(\s*([A-Za-z_]\w*\.[\w.]+)\s*\)|\b([A-Za-z_]\w*\.[\w.]+?)\s*\.\s*__dict__\b)");
+        if (rx::smatch nm; rx::regex_search(l0, nm, namespace_of)) {
           const std::string owner = nm[1].matched ? nm[1].str() : nm[2].str();
           if (module_value(owner.substr(owner.rfind('.') + 1))) views.push_back(indent + owner + ".update()");
         }
         // `from calc import config` ... `config.offset = 0`: a production value's attribute written.
-        static const std::regex own_attr(R"(^\s*([A-Za-z_]\w*)(?:\s*\.\s*\w+)*\s*\.\s*(\w+)\s*(?:(?:[-+*/|&^%]|//|<<|>>|\*\*)?=[^=]))");
-        if (std::smatch om; std::regex_search(l0, om, own_attr) && om[1].str() != "self" && om[1].str() != "cls" &&
+        static const rx::regex own_attr(R"(^\s*([A-Za-z_]\w*)(?:\s*\.\s*\w+)*\s*\.\s*(\w+)\s*(?:(?:[-+*/|&^%]|//|<<|>>|\*\*)?=[^=]))");
+        if (rx::smatch om; rx::regex_search(l0, om, own_attr) && om[1].str() != "self" && om[1].str() != "cls" &&
                             module_value(om[1].str()) && read_by_production(om[2].str()))
           views.push_back(indent + om[1].str() + ".update()");
         // A test-file function that changes its parameter in place, handed a production value.
@@ -2335,11 +2335,11 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
         // Python: a module imported at run time (`mod = __import__(name)`, `importlib.import_module("calc")`):
         // its attributes are a module's, whichever module the name turns out to be.
         if (lang == Lang::python) {
-          static const std::regex dynamic(
+          static const rx::regex dynamic(
               R"(^\s*(\w+)\s*=\s*(?:(?:__import__|(?:importlib\s*\.\s*)?import_module)\s*\(\s*|sys\s*\.\s*modules\s*(?:\[\s*|\.\s*get\s*\(\s*))(?:['"]([\w.]+)['"])?)");
           for_each_capped_line(*f.after, [&](int, const std::string& dl) {
-            std::smatch dm;
-            if (std::regex_search(dl, dm, dynamic)) imported.emplace(dm[1].str(), dm[2].matched ? dm[2].str() : "");
+            rx::smatch dm;
+            if (rx::regex_search(dl, dm, dynamic)) imported.emplace(dm[1].str(), dm[2].matched ? dm[2].str() : "");
           });
         }
         imports_read = true;
@@ -2350,11 +2350,11 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
         // A listener subscribed and unsubscribed again (`calc.LISTENERS.append(seen.append)` ...
         // `finally: calc.LISTENERS.remove(seen.append)`): the code under test runs, observed.
         if (lang == Lang::python) {
-          static const std::regex subscribed(R"(^\s*([\w.]+)\s*\.\s*(?:append|add)\s*\((.+)\)\s*$)");
-          static const std::regex unsubscribed(R"(^\s*([\w.]+)\s*\.\s*(?:remove|discard)\s*\((.+)\)\s*$)");
-          std::smatch sm;
-          static const std::regex popped(R"(^\s*([\w.]+)\s*\.\s*pop\s*\(\s*\)\s*$|^\s*del\s+([\w.]+)\s*\[\s*-\s*1\s*\]\s*$)");
-          if (std::regex_search(l, sm, popped)) {
+          static const rx::regex subscribed(R"(^\s*([\w.]+)\s*\.\s*(?:append|add)\s*\((.+)\)\s*$)");
+          static const rx::regex unsubscribed(R"(^\s*([\w.]+)\s*\.\s*(?:remove|discard)\s*\((.+)\)\s*$)");
+          rx::smatch sm;
+          static const rx::regex popped(R"(^\s*([\w.]+)\s*\.\s*pop\s*\(\s*\)\s*$|^\s*del\s+([\w.]+)\s*\[\s*-\s*1\s*\]\s*$)");
+          if (rx::regex_search(l, sm, popped)) {
             // The last subscription taken off again: undoing an append made above.
             const std::string list = strip_spaces(sm[1].matched ? sm[1].str() : sm[2].str());
             bool done = false;
@@ -2363,7 +2363,7 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
             });
             if (done) continue;
           }
-          if (std::regex_search(l, sm, unsubscribed)) {
+          if (rx::regex_search(l, sm, unsubscribed)) {
             // The undoing of a subscription made above.
             const std::string did1 = strip_spaces(sm[1].str()) + ".append(" + strip_spaces(sm[2].str()) + ")";
             const std::string did2 = strip_spaces(sm[1].str()) + ".add(" + strip_spaces(sm[2].str()) + ")";
@@ -2373,7 +2373,7 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
             });
             if (done) continue;
           }
-          if (std::regex_search(l, sm, subscribed)) {
+          if (rx::regex_search(l, sm, subscribed)) {
             // Only a callable that cannot change anything production computes: a bound append of a
             // container the test made (`seen = []` ... `calc.LISTENERS.append(seen.append)`), whatever
             // production does with its (None) result. A function of the test's may edit what it is handed.
@@ -2383,17 +2383,17 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
             lines_of_file();
             const auto reaching = [&](const std::string& name, int at) -> std::string {
               const auto indent = [](const std::string& x) { return x.find_first_not_of(" \t"); };
-              const std::regex bound = detail::cached_regex(R"(^\s*)" + name + R"(\s*(?::[^=]+)?=([^=].*)$)");
-              const std::regex other = detail::cached_regex("^\\s*(?:for\\s+.*\\b" + name + "\\b.*\\bin\\b|with\\b.*\\bas\\s+" + name + "\\b|(?:from\\s+\\S+\\s+)?import\\b.*\\b" +
+              const rx::regex bound = detail::cached_regex(R"(^\s*)" + name + R"(\s*(?::[^=]+)?=([^=].*)$)");
+              const rx::regex other = detail::cached_regex("^\\s*(?:for\\s+.*\\b" + name + "\\b.*\\bin\\b|with\\b.*\\bas\\s+" + name + "\\b|(?:from\\s+\\S+\\s+)?import\\b.*\\b" +
                                      name + "\\b|global\\s|nonlocal\\s|" + name + "\\s*(?:[-+*/|&^%]|//)=)|:=");
-              const std::regex def = detail::cached_regex(R"(^(\s*)(?:async\s+)?(?:def|class)\s+)" + name + R"(\b)");
+              const rx::regex def = detail::cached_regex(R"(^(\s*)(?:async\s+)?(?:def|class)\s+)" + name + R"(\b)");
               std::size_t limit = at >= 1 && static_cast<std::size_t>(at) < file_lines.size() ? indent(file_lines[static_cast<std::size_t>(at)]) : 0;
               for (int k = at - 1; k >= 1; --k) {
                 const std::string& al = file_lines[static_cast<std::size_t>(k)];
                 if (trim(al).empty()) continue;
                 const std::size_t ai = indent(al);
-                std::smatch bm;
-                if (std::regex_search(al, bm, def) && ai <= limit) {
+                rx::smatch bm;
+                if (rx::regex_search(al, bm, def) && ai <= limit) {
                   std::string body;
                   for (std::size_t j = static_cast<std::size_t>(k) + 1; j < file_lines.size(); ++j) {
                     if (trim(file_lines[j]).empty()) continue;
@@ -2402,10 +2402,10 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
                   }
                   return trim(al).rfind("class", 0) == 0 ? std::string() : "def:" + body;
                 }
-                if (ai <= limit && std::regex_search(al, bm, bound)) return trim(bm[1].str());
-                if (ai <= limit && has_word(al, name) && std::regex_search(al, other)) return "";
+                if (ai <= limit && rx::regex_search(al, bm, bound)) return trim(bm[1].str());
+                if (ai <= limit && has_word(al, name) && rx::regex_search(al, other)) return "";
                 // Leaving the enclosing function: only module-level bindings are seen from here.
-                if (ai < limit && std::regex_search(al, detail::cached_regex(R"(^\s*(?:async\s+)?def\s)"))) limit = 0;
+                if (ai < limit && rx::regex_search(al, detail::cached_regex(R"(^\s*(?:async\s+)?def\s)"))) limit = 0;
                 else if (ai < limit) limit = ai;
               }
               return "";
@@ -2413,51 +2413,51 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
             // A built-in container (`[]`, `list()`, `collections.deque(maxlen=4)`, `queue.Queue()`).
             // (A constructor name the test side redefines, `class list(list)`, `class deque(...)`, is not the built-in.)
             const auto fresh_container = [&](const std::string& value) {
-              static const std::regex container(
+              static const rx::regex container(
                   R"(^(?:\[\]|\{\}|(set|list|dict)\(\)|(?:collections\.)?(deque)\((?:maxlen\s*=\s*)?[0-9]*\)|(?:queue\.)?((?:Simple|Lifo|Priority)?Queue)\((?:maxsize\s*=\s*)?[0-9]*\))$)");
-              std::smatch cm;
+              rx::smatch cm;
               const std::string v = strip_spaces(value);
-              if (!std::regex_match(v, cm, container)) return false;
+              if (!rx::regex_match(v, cm, container)) return false;
               const std::string ctor = cm[1].matched ? cm[1].str() : cm[2].matched ? cm[2].str() : cm[3].matched ? cm[3].str() : std::string();
               if (ctor.empty() || contains(v, ".")) return true;
-              const std::regex redefined = detail::cached_regex("(?:^|\\n)\\s*(?:class|def)\\s+" + ctor + "\\b|(?:^|\\n)\\s*" + ctor +
+              const rx::regex redefined = detail::cached_regex("(?:^|\\n)\\s*(?:class|def)\\s+" + ctor + "\\b|(?:^|\\n)\\s*" + ctor +
                                          "\\s*=[^=]|\\bimport\\b[^\\n]*\\bas\\s+" + ctor + "\\b");
               for (const auto& g : files)
                 if (g.after && lang_of(g.path) == Lang::python && (is_test_path(g.path) || basename(g.path) == "conftest.py") &&
-                    std::regex_search(*g.after, redefined))
+                    rx::regex_search(*g.after, redefined))
                   return false;
               return true;
             };
-            static const std::regex recorder(R"(^(\w+)\.(?:append|add|put|put_nowait|appendleft)$)");
-            static const std::regex forwarding(R"(^lambda(\w+):(\w+)\.(?:append|add|put|put_nowait|appendleft)\(\1\)$)");
+            static const rx::regex recorder(R"(^(\w+)\.(?:append|add|put|put_nowait|appendleft)$)");
+            static const rx::regex forwarding(R"(^lambda(\w+):(\w+)\.(?:append|add|put|put_nowait|appendleft)\(\1\)$)");
             // `functools.partial(events.insert, 0)`: a recorder with a fixed position.
-            static const std::regex partial_insert(R"(^(?:functools\.)?partial\((\w+)\.insert,-?[0-9]+\)$)");
-            std::smatch rm;
+            static const rx::regex partial_insert(R"(^(?:functools\.)?partial\((\w+)\.insert,-?[0-9]+\)$)");
+            rx::smatch rm;
             bool safe = false;
             // A bound recorder method of a container the test made (by the binding the subscription sees),
             // or a lambda or local def whose whole body hands its argument to one.
             const auto records = [&](const std::string& callable) {
-              std::smatch cm;
-              if (std::regex_match(callable, cm, recorder)) return fresh_container(reaching(cm[1].str(), n));
-              if (std::regex_match(callable, cm, forwarding)) return fresh_container(reaching(cm[2].str(), n));
-              if (std::regex_match(callable, cm, partial_insert)) return fresh_container(reaching(cm[1].str(), n));
+              rx::smatch cm;
+              if (rx::regex_match(callable, cm, recorder)) return fresh_container(reaching(cm[1].str(), n));
+              if (rx::regex_match(callable, cm, forwarding)) return fresh_container(reaching(cm[2].str(), n));
+              if (rx::regex_match(callable, cm, partial_insert)) return fresh_container(reaching(cm[1].str(), n));
               return false;
             };
             if (records(item)) {
               safe = true;
-            } else if (std::regex_match(item, rm, detail::cached_regex(R"(^\w+$)"))) {
+            } else if (rx::regex_match(item, rm, detail::cached_regex(R"(^\w+$)"))) {
               const std::string value = reaching(item, n);
               if (starts_with(value, "def:")) {
-                static const std::regex one_line(R"(^def:(\w+)\.(?:append|add|put|put_nowait|appendleft)\((\w+)\)\n$)");
-                std::smatch dm;
+                static const rx::regex one_line(R"(^def:(\w+)\.(?:append|add|put|put_nowait|appendleft)\((\w+)\)\n$)");
+                rx::smatch dm;
                 // (`def hook(r): seen.append(r)`: its parameter handed on, nothing else.)
                 const std::string compact = "def:" + strip_spaces(value.substr(4, value.size() - 5)) + "\n";
-                safe = std::regex_match(compact, dm, one_line) && fresh_container(reaching(dm[1].str(), n));
+                safe = rx::regex_match(compact, dm, one_line) && fresh_container(reaching(dm[1].str(), n));
               } else {
                 // A bare mock records its calls and returns a mock: `hook = mock.Mock()` ...
                 // `hook.assert_called_once_with(2)` (one made with side_effect or wraps runs code).
-                static const std::regex bare_mock(R"(^(?:unittest\.)?(?:mock\.)?(?:Magic|Async)?Mock\(\)$)");
-                safe = records(strip_spaces(value)) || std::regex_match(strip_spaces(value), bare_mock);
+                static const rx::regex bare_mock(R"(^(?:unittest\.)?(?:mock\.)?(?:Magic|Async)?Mock\(\)$)");
+                safe = records(strip_spaces(value)) || rx::regex_match(strip_spaces(value), bare_mock);
               }
             }
             // Undone: in the `finally:` of the try right after it, after the `yield` of a fixture, or by
@@ -2521,10 +2521,10 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
           // A namespace of the test file's own (through an alias too) that defines the function.
           std::string ns = t.cpp_namespace.substr(t.cpp_namespace.rfind(':') == std::string::npos ? 0 : t.cpp_namespace.rfind(':') + 1);
           const std::string text = f.after->substr(0, std::size_t{1} << 20);
-          std::smatch am;
-          if (std::regex_search(text, am, detail::cached_regex("\\bnamespace\\s+" + ns + "\\s*=\\s*(?:\\w+::)*(\\w+)\\s*;"))) ns = am[1].str();
-          if (!std::regex_search(text, detail::cached_regex("\\bnamespace\\s+" + ns + "\\s*\\{"))) continue;
-          if (!std::regex_search(text, detail::cached_regex("\\b" + t.name + "\\s*\\([^;{}()]*\\)\\s*(?:const\\s*)?(?:noexcept\\s*)?\\{"))) continue;
+          rx::smatch am;
+          if (rx::regex_search(text, am, detail::cached_regex("\\bnamespace\\s+" + ns + "\\s*=\\s*(?:\\w+::)*(\\w+)\\s*;"))) ns = am[1].str();
+          if (!rx::regex_search(text, detail::cached_regex("\\bnamespace\\s+" + ns + "\\s*\\{"))) continue;
+          if (!rx::regex_search(text, detail::cached_regex("\\b" + t.name + "\\s*\\([^;{}()]*\\)\\s*(?:const\\s*)?(?:noexcept\\s*)?\\{"))) continue;
         }
         if (t.plain) {
           // Only names the file imports (a module, or a function/class from one) are targets here.
@@ -2570,8 +2570,8 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
         // The class the attribute is looked up on: `Calc`, `calc.Calc`, "calc.Calc.offset", an alias (`import Calc as C`).
         const std::string& holder = t.object.empty() ? t.module : t.object;
         std::string owner = holder.substr(holder.rfind('.') == std::string::npos ? 0 : holder.rfind('.') + 1);
-        if (std::smatch am; lang == Lang::python && !owner.empty() &&
-                            std::regex_search(*f.after, am, detail::cached_regex(R"(\b(\w+)\s+as\s+)" + owner + R"(\b)")))
+        if (rx::smatch am; lang == Lang::python && !owner.empty() &&
+                            rx::regex_search(*f.after, am, detail::cached_regex(R"(\b(\w+)\s+as\s+)" + owner + R"(\b)")))
           owner = am[1].str();
         // A property set through its setter on an object (`flask.session.permanent = True`), not on
         // a class (`Calc.offset = ...` replaces the property itself).
@@ -2600,11 +2600,11 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
         // level, `setattr(Flask, name, wrapped)` in app.py beside `class Flask`: the module's own
         // definition, production code the fix touches, not a stand-in installed by test code: flask
         // 6a64969 in bench/real_fixes.)
-        static const std::regex support_name(R"((?:help|test|fixture|fake|stub|mock|conftest|support))", std::regex::icase);
-        if (helper != helpers.end() && f.before && !is_test_path(f.path) && !std::regex_search(std::string(basename(f.path)), support_name)) {
+        static const rx::regex support_name(R"((?:help|test|fixture|fake|stub|mock|conftest|support))", rx::regex::icase);
+        if (helper != helpers.end() && f.before && !is_test_path(f.path) && !rx::regex_search(std::string(basename(f.path)), support_name)) {
           const std::string root_name = holder.empty() ? t.name : holder.substr(0, holder.find('.'));
           if (is_plain_name(root_name) && root_name.find('.') == std::string::npos &&
-              std::regex_search(*f.after, detail::cached_regex("(?:^|\\n)(?:export\\s+)?(?:class|def|async\\s+def|function|async\\s+function)\\s+" +
+              rx::regex_search(*f.after, detail::cached_regex("(?:^|\\n)(?:export\\s+)?(?:class|def|async\\s+def|function|async\\s+function)\\s+" +
                                                                 root_name + "\\b")))
             continue;
         }
@@ -2625,7 +2625,7 @@ void mock_rules(const std::vector<FileVersions>& files, const IntegrityOptions& 
         if (!name.empty() && !external_looking(name) && !dependency_looking(name)) {
           if (!prod) prod = production(files, options);
           if (prod->defined.count(name) || prod->classes->read_attribute_any(name) ||
-              (prod->module_vars.count(name) && std::regex_search(l0, detail::cached_regex(R"(__\w+__|\bgetmodule\s*\(|\bsys\s*\.\s*modules\b|\b(?:globals|vars)\s*\()"))))
+              (prod->module_vars.count(name) && rx::regex_search(l0, detail::cached_regex(R"(__\w+__|\bgetmodule\s*\(|\bsys\s*\.\s*modules\b|\b(?:globals|vars)\s*\()"))))
             why = name + " is production state, written through an expression the guard cannot resolve";
         }
         if (!why.empty()) {

@@ -10,7 +10,7 @@
 // report locations (a path is a string).
 #include <algorithm>
 #include <cctype>
-#include <regex>
+#include "core/regex.hpp"
 
 #include "integrity/guard_internal.hpp"
 #include "core/regex_cache.hpp"
@@ -21,7 +21,7 @@ namespace {
 
 struct Family {
   const char* what;
-  std::regex re;
+  rx::regex re;
 };
 
 /// The table of a language family (C and C++ share one; languages without a table get an empty one).
@@ -81,16 +81,16 @@ const std::vector<Family>& termination(Lang l) {
 /// Lines that end a process on purpose and are honest: death tests run the statement in a child,
 /// `sys.exit(pytest.main())` under `__main__`, Go's `os.Exit(m.Run())` in TestMain.
 bool honest_termination(std::string_view code, Lang l, const std::string& after) {
-  static const std::regex exit0(R"(Exit\s*\(\s*0\s*\))");
+  static const rx::regex exit0(R"(Exit\s*\(\s*0\s*\))");
   if (l == Lang::cpp)
     return contains(code, "_EXIT(") || contains(code, "_DEATH(") || contains(code, "_DEATH_IF_SUPPORTED(");
   if (l == Lang::python) {  // sys.exit(pytest.main()) / raise SystemExit(main()) under __main__
-    static const std::regex main_exit(R"(^\s*(sys\s*\.\s*exit|raise\s+SystemExit)\s*\(\s*[\w.]*main\s*\([^()]*\)\s*\)\s*$)");
-    return std::regex_search(std::string(code), main_exit);
+    static const rx::regex main_exit(R"(^\s*(sys\s*\.\s*exit|raise\s+SystemExit)\s*\(\s*[\w.]*main\s*\([^()]*\)\s*\)\s*$)");
+    return rx::regex_search(std::string(code), main_exit);
   }
   if (l == Lang::go)  // os.Exit(m.Run()), or os.Exit(code) in a TestMain that runs the tests
     return contains(code, "m.Run()") ||
-           (contains(after, "func TestMain(") && contains(after, ".Run()") && !std::regex_search(std::string(code), exit0));
+           (contains(after, "func TestMain(") && contains(after, ".Run()") && !rx::regex_search(std::string(code), exit0));
   return false;
 }
 
@@ -142,12 +142,12 @@ bool sets_argv(std::string_view code) {
 /// Python names bound to the process modules or their functions in `after`: `import os as o`,
 /// `o = os`, `from os import _exit as x`, `x = os._exit`. Each maps to what it stands for ("os",
 /// "os._exit"), so `o._exit(0)` and `x(0)` read as the calls they are.
-std::vector<std::pair<std::regex, std::string>> python_aliases(const std::string& after) {
-  static const std::regex module_as(R"(\bimport\s+(os|sys|signal|posix|nt)\s+as\s+(\w+))");
-  static const std::regex module_eq(R"(^\s*(\w+)\s*=\s*(os|sys|signal|posix|nt)\s*$)");
-  static const std::regex from_import(R"(\bfrom\s+(os|sys|signal|posix|nt)\s+import\s+(\([^)]*\)|[\w \t,]+))");
-  static const std::regex func_eq(R"(^\s*(\w+)\s*=\s*((?:os|sys|signal|posix|nt)\s*\.\s*\w+)\s*$)");
-  static const std::regex name_as(R"((\w+)(?:\s+as\s+(\w+))?)");
+std::vector<std::pair<rx::regex, std::string>> python_aliases(const std::string& after) {
+  static const rx::regex module_as(R"(\bimport\s+(os|sys|signal|posix|nt)\s+as\s+(\w+))");
+  static const rx::regex module_eq(R"(^\s*(\w+)\s*=\s*(os|sys|signal|posix|nt)\s*$)");
+  static const rx::regex from_import(R"(\bfrom\s+(os|sys|signal|posix|nt)\s+import\s+(\([^)]*\)|[\w \t,]+))");
+  static const rx::regex func_eq(R"(^\s*(\w+)\s*=\s*((?:os|sys|signal|posix|nt)\s*\.\s*\w+)\s*$)");
+  static const rx::regex name_as(R"((\w+)(?:\s+as\s+(\w+))?)");
   std::vector<std::pair<std::string, std::string>> names;  // alias -> what it stands for
   // Logical lines (a parenthesised import continues until its ")"), each bounded in length: the
   // regular expressions recurse per character.
@@ -164,20 +164,20 @@ std::vector<std::pair<std::regex, std::string>> python_aliases(const std::string
       lines.push_back(std::move(l));
   }
   for (const auto& line : lines) {
-    std::smatch m;
-    if (std::regex_search(line, m, module_as)) names.emplace_back(m[2].str(), m[1].str());
-    if (std::regex_search(line, m, module_eq)) names.emplace_back(m[1].str(), m[2].str());
-    if (std::regex_search(line, m, func_eq)) names.emplace_back(m[1].str(), m[2].str());
-    if (std::regex_search(line, m, from_import)) {
+    rx::smatch m;
+    if (rx::regex_search(line, m, module_as)) names.emplace_back(m[2].str(), m[1].str());
+    if (rx::regex_search(line, m, module_eq)) names.emplace_back(m[1].str(), m[2].str());
+    if (rx::regex_search(line, m, func_eq)) names.emplace_back(m[1].str(), m[2].str());
+    if (rx::regex_search(line, m, from_import)) {
       const std::string module = m[1].str(), list = m[2].str();
-      for (auto n = std::sregex_iterator(list.begin(), list.end(), name_as); n != std::sregex_iterator(); ++n) {
+      for (auto n = rx::sregex_iterator(list.begin(), list.end(), name_as); n != rx::sregex_iterator(); ++n) {
         const std::string name = (*n)[1].str();
         if (name == "as") continue;
         names.emplace_back((*n)[2].matched ? (*n)[2].str() : name, module + "." + name);
       }
     }
   }
-  std::vector<std::pair<std::regex, std::string>> out;
+  std::vector<std::pair<rx::regex, std::string>> out;
   for (const auto& [alias, target] : names) {
     if (alias == target || alias.size() > 64) continue;
     // `alias.` (a module) or `alias(` (a function), not part of a longer name or an attribute.
@@ -190,11 +190,11 @@ std::vector<std::pair<std::regex, std::string>> python_aliases(const std::string
 
 /// The code of a line as the termination rules read it: aliases resolved (Python) and the name of
 /// a function being defined blanked (a method named `exit` ends nothing; its body still counts).
-std::string resolved(std::string code, Lang l, const std::vector<std::pair<std::regex, std::string>>& aliases) {
+std::string resolved(std::string code, Lang l, const std::vector<std::pair<rx::regex, std::string>>& aliases) {
   if (l != Lang::python) return code;
-  static const std::regex def_name(R"(\bdef\s+\w+)");
-  code = std::regex_replace(code, def_name, "def _");
-  for (const auto& [re, target] : aliases) code = std::regex_replace(code, re, target);
+  static const rx::regex def_name(R"(\bdef\s+\w+)");
+  code = rx::regex_replace(code, def_name, "def _");
+  for (const auto& [re, target] : aliases) code = rx::regex_replace(code, re, target);
   return code;
 }
 
@@ -252,7 +252,7 @@ const std::vector<Family>& success_exit(Lang l) {
 /// `require.main === module` block (the enclosing blocks are found by indentation), or in a file
 /// under bin/, cmd/ or scripts/. Production code there runs as a program, not under a test.
 bool in_entry_point(std::string_view path, const std::string& after, int n) {
-  static const std::regex header(
+  static const rx::regex header(
       R"(^\s*(if\s+__name__\s*==|if\s*\(\s*require\.main\s*===?\s*module|(async\s+)?def\s+main\s*\(|func\s+main\s*\(\s*\)|(int|void)\s+main\s*\(|(pub\s+)?fn\s+main\s*\(\s*\)|.*\bstatic\s+void\s+main\s*\(|(async\s+)?function\s+main\s*\())");
   for (std::string_view dir : {"bin/", "cmd/", "scripts/"})
     if (starts_with(path, dir) || contains(path, "/" + std::string(dir))) return true;
@@ -276,7 +276,7 @@ bool in_entry_point(std::string_view path, const std::string& after, int n) {
     const std::size_t in = indent(l);
     if (in >= level) continue;
     level = in;  // an enclosing block's header
-    if (std::regex_search(std::string(l.substr(0, kRegexLineChars)), header)) return true;
+    if (rx::regex_search(std::string(l.substr(0, kRegexLineChars)), header)) return true;
   }
   return false;
 }
@@ -285,7 +285,7 @@ bool in_entry_point(std::string_view path, const std::string& after, int n) {
 /// comment or a string: `pid = os.fork()`, `if (fork() == 0)`)? The child's `_exit` is honest.
 bool in_forked_child(const std::string& after, int n, Lang lang) {
   if (lang != Lang::python && lang != Lang::cpp) return false;
-  static const std::regex fork_re(R"(\bfork\s*\(\s*\))");
+  static const rx::regex fork_re(R"(\bfork\s*\(\s*\))");
   std::vector<std::string_view> lines;
   for (std::size_t b = 0; b <= after.size();) {
     std::size_t e = after.find('\n', b);
@@ -297,7 +297,7 @@ bool in_forked_child(const std::string& after, int n, Lang lang) {
   // indentation, a closing brace or a comment aside).
   for (std::size_t i = std::min(static_cast<std::size_t>(std::max(n, 1)), lines.size()); i-- > 0;) {
     const std::string_view line = lines[i];
-    if (std::regex_search(code_only(line.substr(0, kRegexLineChars), lang), fork_re)) return true;
+    if (rx::regex_search(code_only(line.substr(0, kRegexLineChars), lang), fork_re)) return true;
     const bool top = !line.empty() && line[0] != ' ' && line[0] != '\t' && line[0] != '}' && line[0] != '#' &&
                      line[0] != '/';
     if (top && i + 1 != static_cast<std::size_t>(n)) break;
@@ -312,16 +312,16 @@ bool in_forked_child(const std::string& after, int n, Lang lang) {
 /// words when the line writes output (`print`, `write`, `echo`, a logger); an application's
 /// returned text such as `"{n} passed, {m} rejected in {s}s"` is neither.
 bool forged_summary(const std::string& raw) {
-  static const std::regex ansi(R"(\x1b\[[0-9;]*m|\\(?:x1b|033|u001b|e|x1B|u001B)\[[0-9;]*m)");
-  static const std::regex vocabulary(
+  static const rx::regex ansi(R"(\x1b\[[0-9;]*m|\\(?:x1b|033|u001b|e|x1B|u001B)\[[0-9;]*m)");
+  static const rx::regex vocabulary(
       R"([\d}]\s+passed(?:,\s+[\d{][^,"'\n]*\s(?:failed|skipped|deselected|xfailed|xpassed|warnings?|errors?|rerun|subtests\s+(?:passed|failed|skipped|xfailed|xpassed)))*\s+in\s+[\d{%])");
-  static const std::regex any_words(R"([\d}]\s+passed(?:,\s+[\d{][^,"'\n]*)*\s+in\s+[\d{%])");
-  static const std::regex writes(R"(\b(?:print|println|printf|puts|write|writeln|echo|eprint|eprintln|fprintf|Fprint|Fprintf|Fprintln|Print|Printf|Println|log|logger|logging|info|warn|warning|error|debug|console|cout|cerr|stdout|stderr)\b)");
-  static const std::regex others(
+  static const rx::regex any_words(R"([\d}]\s+passed(?:,\s+[\d{][^,"'\n]*)*\s+in\s+[\d{%])");
+  static const rx::regex writes(R"(\b(?:print|println|printf|puts|write|writeln|echo|eprint|eprintln|fprintf|Fprint|Fprintf|Fprintln|Print|Printf|Println|log|logger|logging|info|warn|warning|error|debug|console|cout|cerr|stdout|stderr)\b)");
+  static const rx::regex others(
       R"(\[  PASSED  \]|\[==========\]|\[       OK \]|--- PASS:|"Action"\s*:\s*"pass"|\\?"Action\\?"\s*:\s*\\?"pass|\bTests run: [\d{%]|\d+% tests passed|\btest result: ok\b|<testcase\b|<testsuites?\b|["'`]# pass\b|["'`]ok \d+ |\bTests:\s+[\d{$])");
-  const std::string l = std::regex_replace(raw, ansi, "");
-  if (std::regex_search(l, others) || std::regex_search(l, vocabulary)) return true;
-  return std::regex_search(l, any_words) && std::regex_search(l, writes);
+  const std::string l = rx::regex_replace(raw, ansi, "");
+  if (rx::regex_search(l, others) || rx::regex_search(l, vocabulary)) return true;
+  return rx::regex_search(l, any_words) && rx::regex_search(l, writes);
 }
 
 /// Production code the patch adds that ends the process the tests run in, or prints a runner's
@@ -334,8 +334,8 @@ bool forged_summary(const std::string& raw) {
 /// status (process.exit(0), exit(0), process::exit(0)) under the same condition, in the languages
 /// whose runners take such an exit for a finished run; a runner's summary or report text anywhere.
 void production_process_rules(const RuleContext& c, const std::string& after, Findings& out) {
-  const std::vector<std::pair<std::regex, std::string>> aliases =
-      c.lang == Lang::python ? python_aliases(after) : std::vector<std::pair<std::regex, std::string>>{};
+  const std::vector<std::pair<rx::regex, std::string>> aliases =
+      c.lang == Lang::python ? python_aliases(after) : std::vector<std::pair<rx::regex, std::string>>{};
   for (const auto& [n, full] : added_lines(c.file.before, c.file.after)) {
     const std::string l = full.substr(0, kRegexLineChars);
     if (forged_summary(l)) {
@@ -349,7 +349,7 @@ void production_process_rules(const RuleContext& c, const std::string& after, Fi
     if (in_forked_child(after, n, c.lang)) continue;
     for (const auto* fams : {&hard_termination(c.lang), &success_exit(c.lang)}) {
       for (const auto& f : *fams)
-        if (std::regex_search(code, f.re)) {
+        if (rx::regex_search(code, f.re)) {
           out.push_back({"runner_terminated", c.file.path, n,
                          std::string("production code that ends the process the tests run in (") + f.what +
                              "): a report written before it would stand in for the runner's own: " + quote(l)});
@@ -364,10 +364,10 @@ void production_process_rules(const RuleContext& c, const std::string& after, Fi
 /// The line with string literals written in pieces joined (`"GTEST_" "OUTPUT"`, `'junit' + 'xml'`,
 /// `"PA" + "SS"`): a name split so that no literal holds it whole reads as written once.
 static std::string joined_literals(const std::string& l) {
-  static const std::regex pieces(R"re((["'`])\s*(?:\+\s*)?(["'`]))re");
+  static const rx::regex pieces(R"re((["'`])\s*(?:\+\s*)?(["'`]))re");
   std::string out;
   std::size_t last = 0;
-  for (std::sregex_iterator it(l.begin(), l.end(), pieces), e; it != e; ++it) {
+  for (rx::sregex_iterator it(l.begin(), l.end(), pieces), e; it != e; ++it) {
     if ((*it)[1].str() != (*it)[2].str()) continue;
     const auto at = static_cast<std::size_t>(it->position());
     out += l.substr(last, at - last);
@@ -386,8 +386,8 @@ void runner_process_rules(const RuleContext& c, Findings& out) {
     production_process_rules(c, after, out);
     if (out.size() > found) return;
   }
-  const std::vector<std::pair<std::regex, std::string>> aliases =
-      test_side && c.lang == Lang::python ? python_aliases(after) : std::vector<std::pair<std::regex, std::string>>{};
+  const std::vector<std::pair<rx::regex, std::string>> aliases =
+      test_side && c.lang == Lang::python ? python_aliases(after) : std::vector<std::pair<rx::regex, std::string>>{};
   for (const auto& [n, full] : added_lines(c.file.before, c.file.after))
     for (std::size_t at = 0; at < full.size(); at += kRegexLineChars - kRegexOverlapChars) {
     // A long line is read in overlapping windows (std::regex recurses per character).
@@ -395,7 +395,7 @@ void runner_process_rules(const RuleContext& c, Findings& out) {
     const std::string code = resolved(code_only(l, c.lang), c.lang, aliases);
     if (test_side && !honest_termination(code, c.lang, after))
       for (const auto& f : termination(c.lang))
-        if (std::regex_search(code, f.re)) {
+        if (rx::regex_search(code, f.re)) {
           out.push_back({"runner_terminated", c.file.path, n,
                          std::string("test code that ends the runner's process (") + f.what +
                              "): a report written before it would stand in for the runner's own: " + quote(l)});
@@ -407,7 +407,7 @@ void runner_process_rules(const RuleContext& c, Findings& out) {
     if (c.lang == Lang::none) continue;
     auto flag = [&](const std::vector<Family>& fams, const std::string& text, std::string_view who) {
       for (const auto& f : fams)
-        if (std::regex_search(text, f.re)) {
+        if (rx::regex_search(text, f.re)) {
           out.push_back({"report_tampered", c.file.path, n,
                          std::string(who) + " that names " + f.what + ", where a test could forge its results: " + quote(l)});
           return true;
@@ -430,8 +430,8 @@ bool shell_script(std::string_view path, const std::string& text) {
     if (ends_with(path, ext)) return true;
   if (!starts_with(text, "#!")) return false;
   const std::string first = text.substr(0, std::min<std::size_t>(text.find('\n'), kConditionChars));
-  static const std::regex sh(R"(^#!\s*\S*/(?:env\s+)?(?:ba|z|k|da)?sh\b)");
-  return std::regex_search(first, sh);
+  static const rx::regex sh(R"(^#!\s*\S*/(?:env\s+)?(?:ba|z|k|da)?sh\b)");
+  return rx::regex_search(first, sh);
 }
 
 }  // namespace
@@ -448,14 +448,14 @@ void tap_output_rules(const RuleContext& c, Findings& out) {
   // heredoc): a plan, a test point with its number (written, interpolated, formatted or
   // concatenated), a tape-style `# tests`/`# pass` trailer, a `TAP version` header.
   static const std::string num = R"((?:\d|\$\{|\$\w|%[-\d]*[sdiu]|\{[^}]*\}|["'`]\s*[,+]))";
-  static const std::regex in_literal(R"((?:["'`]|\\n)\s*(?:ok(?:\s|\\t)+)" + num + R"(|ok\s*["'`]\s*(?:\+|,\s*\d)|1\.\.)" + num +
+  static const rx::regex in_literal(R"((?:["'`]|\\n)\s*(?:ok(?:\s|\\t)+)" + num + R"(|ok\s*["'`]\s*(?:\+|,\s*\d)|1\.\.)" + num +
                                      R"(|#\s*(?:tests|pass)\s+)" + num + R"(|TAP version\b))");
-  static const std::regex bare(R"(^\s*(?:ok\s+\d+\b|1\.\.\d+\s*$|TAP version \d+|#\s*(?:tests|pass)\s+\d+\s*$))");
-  static const std::regex strict(R"((?:["'`]|\\n)\s*(?:1\.\.)" + num + R"(|TAP version\b|#\s*(?:tests|pass)\s+)" + num +
+  static const rx::regex bare(R"(^\s*(?:ok\s+\d+\b|1\.\.\d+\s*$|TAP version \d+|#\s*(?:tests|pass)\s+\d+\s*$))");
+  static const rx::regex strict(R"((?:["'`]|\\n)\s*(?:1\.\.)" + num + R"(|TAP version\b|#\s*(?:tests|pass)\s+)" + num +
                                  R"(|ok\s+)" + num + R"([^-"'`]{0,12}\s-\s))");
-  static const std::regex shell_tap(R"((?:^|[\s"'])(?:ok\s+(?:\d|\$|%)|1\.\.(?:\d|\$|%)|#\s*(?:tests|pass)\s+(?:\d|\$|%)|TAP version\b))");
+  static const rx::regex shell_tap(R"((?:^|[\s"'])(?:ok\s+(?:\d|\$|%)|1\.\.(?:\d|\$|%)|#\s*(?:tests|pass)\s+(?:\d|\$|%)|TAP version\b))");
   // Writing to the process's output, in every language the guard reads (and shell).
-  static const std::regex output(
+  static const rx::regex output(
       R"(\bprint\s*\(|\bprint\s+["'f]|\bstd(?:out|err)\s*\.\s*write\s*\(|\bconsole\s*\.\s*(?:log|info|warn|error|debug)\s*\()"
       R"(|\bprocess\s*\.\s*std(?:out|err)\s*\.\s*write\s*\(|\bwriteSync\s*\(\s*(?:[12]\b|process\s*\.\s*std(?:out|err))|\bos\s*\.\s*write\s*\(\s*[12]\b)"
       R"(|\bfmt\s*\.\s*(?:Print|Fprint)|\bos\s*\.\s*Std(?:out|err)\b|\bSystem\s*\.\s*(?:out|err)\s*\.\s*print|\bprintln!?\s*\()"
@@ -464,9 +464,9 @@ void tap_output_rules(const RuleContext& c, Findings& out) {
       R"(|\bsys\s*\.\s*(?:__)?std(?:out|err)\b|\bprocess\s*\.\s*std(?:out|err)\b|\bconsole\s*\.\s*\w+\s*\(|\bSystem\s*\.\s*(?:out|err)\b)"
       R"(|\blogg?(?:ing|er)?\s*\.\s*(?:info|warning|warn|error|debug|critical|log)\s*\(|\b(?:fputs|fwrite|dprintf|vprintf)\s*\()"
       R"(|\bwrite\s*\(\s*(?:1|2|STDOUT_FILENO|STDERR_FILENO)\s*,|\bstdout\s*\(\s*\))");
-  static const std::regex shell_output(R"((?:^|[;&|({\s])(?:echo|printf|cat|tee)\b)");
+  static const rx::regex shell_output(R"((?:^|[;&|({\s])(?:echo|printf|cat|tee)\b)");
   // A check on TAP text (a TAP library's own tests compare strings): not output.
-  static const std::regex assertion(
+  static const rx::regex assertion(
       R"(\bassert|\bexpect\s*\(|\b(?:t|tt|st)\s*\.\s*(?:equal|equals|same|deepEqual|deepEquals|strictEqual|match|is|ok|notOk)\s*\()"
       R"(|\.should\b|\b(?:EXPECT|ASSERT)_\w+\s*\(|\bassert_eq!|\brequire\s*\.\s*\w+\s*\()");
   const std::string why = "prints TAP itself (a plan, `ok N` test points or `# pass` counts): the validator's TAP parser "
@@ -477,17 +477,17 @@ void tap_output_rules(const RuleContext& c, Findings& out) {
     // Command by command (`a | b`, `a; b`, `a && b`): TAP text an echo/printf/cat/tee writes, or
     // kept in a variable the script prints later (`POINT="ok 1"`, `echo "$POINT"`); a command that
     // checks TAP text (`grep -q 'ok 1 '`, `[ "$out" = "ok 1" ]`, `case`) prints none of it.
-    static const std::regex writes(
+    static const rx::regex writes(
         R"(^\s*(?:(?:then|do|else|if|while|exec|command|builtin|\{|\(|!)\s+)*(?:\S*/)?(?:echo|printf|cat|tee|print)\b)");
-    static const std::regex assigns(R"(^\s*(?:export\s+|local\s+|readonly\s+)?\w+=)");
+    static const rx::regex assigns(R"(^\s*(?:export\s+|local\s+|readonly\s+)?\w+=)");
     bool prints = false;
-    for_each_capped_line(after, [&](int, const std::string& l) { prints = prints || std::regex_search(l, shell_output); });
+    for_each_capped_line(after, [&](int, const std::string& l) { prints = prints || rx::regex_search(l, shell_output); });
     for (const auto& [n, full] : added_lines(c.file.before, c.file.after)) {
       const std::string l = full.substr(0, kRegexLineChars);
-      bool tap_written = std::regex_search(l, bare) && contains(after, "<<");  // a heredoc body line (`cat <<EOF`)
+      bool tap_written = rx::regex_search(l, bare) && contains(after, "<<");  // a heredoc body line (`cat <<EOF`)
       for (const auto& cmd : split_top(l, {"|", ";", "&&"}))
-        tap_written = tap_written || (std::regex_search(cmd, shell_tap) &&
-                                      (std::regex_search(cmd, writes) || (prints && std::regex_search(cmd, assigns))));
+        tap_written = tap_written || (rx::regex_search(cmd, shell_tap) &&
+                                      (rx::regex_search(cmd, writes) || (prints && rx::regex_search(cmd, assigns))));
       if (tap_written) {
         out.push_back({"report_tampered", c.file.path, n, who + why + quote(l)});
         return;
@@ -499,20 +499,20 @@ void tap_output_rules(const RuleContext& c, Findings& out) {
   auto prints = [&] {
     if (!file_prints) {
       file_prints = false;
-      for_each_capped_line(after, [&](int, const std::string& l) { *file_prints = *file_prints || std::regex_search(l, output); });
+      for_each_capped_line(after, [&](int, const std::string& l) { *file_prints = *file_prints || rx::regex_search(l, output); });
     }
     return *file_prints;
   };
   for (const auto& [n, full] : added_lines(c.file.before, c.file.after)) {
     const std::string l = full.substr(0, kRegexLineChars);
-    if (!std::regex_search(l, in_literal) && !std::regex_search(l, bare)) continue;
+    if (!rx::regex_search(l, in_literal) && !rx::regex_search(l, bare)) continue;
     // Printed on this line, or a TAP string the file prints elsewhere (`emit("ok 1")`, a
     // variable): a line that only asserts on TAP text is a TAP library's own test. A production
     // module the tests import (not test support) only when it prints an unmistakable TAP line
     // there (a plan, `ok N - `, a trailer): `print(f"ok {n} files")` is a program's message.
     const bool support = c.test_file || c.imported_by_tests || basename(c.file.path) == "conftest.py";
-    if (!support && !std::regex_search(l, strict)) continue;
-    if (std::regex_search(l, output) || (support && !std::regex_search(code_only(l, c.lang), assertion) && prints())) {
+    if (!support && !rx::regex_search(l, strict)) continue;
+    if (rx::regex_search(l, output) || (support && !rx::regex_search(code_only(l, c.lang), assertion) && prints())) {
       out.push_back({"report_tampered", c.file.path, n, who + why + quote(l)});
       return;
     }

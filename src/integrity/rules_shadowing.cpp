@@ -13,9 +13,9 @@
 //           the package's production files (`func init() { offset = 0 }`).
 #include <algorithm>
 #include <map>
-#include <regex>
 #include <set>
 
+#include "core/regex.hpp"
 #include "integrity/guard_internal.hpp"
 #include "core/regex_cache.hpp"
 
@@ -122,8 +122,8 @@ void python_shadowing(const Project& pr, Findings& out) {
 // ---- JVM ------------------------------------------------------------------------------------------
 
 void jvm_shadowing(const Project& pr, Findings& out) {
-  static const std::regex kPackage(R"((?:^|\n)\s*package\s+([\w.]+))");
-  static const std::regex kType(R"((?:^|\n)(?:(?:public|final|abstract|sealed|open|data|internal|enum|annotation)\s+)*(?:class|interface|enum|record|object)\s+(\w+))");
+  static const rx::regex kPackage(R"((?:^|\n)\s*package\s+([\w.]+))");
+  static const rx::regex kType(R"((?:^|\n)(?:(?:public|final|abstract|sealed|open|data|internal|enum|annotation)\s+)*(?:class|interface|enum|record|object)\s+(\w+))");
   for (const auto& f : pr.files) {
     const Lang l = lang_of(f.path);
     // Any class the patch adds (a new file, or another top-level class in a changed one), in a test
@@ -131,13 +131,13 @@ void jvm_shadowing(const Project& pr, Findings& out) {
     if ((l != Lang::java && l != Lang::kotlin) || !f.after || third_party(f.path)) continue;
     const std::string head = f.after->substr(0, std::size_t{1} << 20);
     const std::string old_head = f.before ? f.before->substr(0, std::size_t{1} << 20) : "";
-    std::smatch m;
-    const std::string pkg = std::regex_search(head, m, kPackage) ? m[1].str() : "";
+    rx::smatch m;
+    const std::string pkg = rx::regex_search(head, m, kPackage) ? m[1].str() : "";
     std::set<std::string> existed;
-    for (auto it = std::sregex_iterator(old_head.begin(), old_head.end(), kType); it != std::sregex_iterator(); ++it) existed.insert((*it)[1].str());
+    for (auto it = rx::sregex_iterator(old_head.begin(), old_head.end(), kType); it != rx::sregex_iterator(); ++it) existed.insert((*it)[1].str());
     std::string pkg_path = pkg;
     std::replace(pkg_path.begin(), pkg_path.end(), '.', '/');
-    for (auto it = std::sregex_iterator(head.begin(), head.end(), kType); it != std::sregex_iterator(); ++it) {
+    for (auto it = rx::sregex_iterator(head.begin(), head.end(), kType); it != rx::sregex_iterator(); ++it) {
       const std::string cls = (*it)[1].str();
       if (existed.count(cls)) continue;
       const std::string tail = (pkg_path.empty() ? "" : pkg_path + "/") + cls;
@@ -205,8 +205,8 @@ class CppProduction {
   explicit CppProduction(const Project& pr) : pr_(pr) {}
   bool declares(const std::string& name) {
     load();
-    const std::regex word = detail::cached_regex("\\b" + name + "\\b");
-    return std::any_of(texts_.begin(), texts_.end(), [&](const std::string& t) { return std::regex_search(t, word); });
+    const rx::regex word = detail::cached_regex("\\b" + name + "\\b");
+    return std::any_of(texts_.begin(), texts_.end(), [&](const std::string& t) { return rx::regex_search(t, word); });
   }
 
  private:
@@ -237,7 +237,7 @@ void cpp_shadowing(const Project& pr, Findings& out) {
   CppProduction prod(pr);
   // Build files: a macro defined for the test targets (`-Dadd(a,b)=...`, compile_definitions) or a
   // linker wrap (`-Wl,--wrap=add`) of a production name.
-  static const std::regex kBuildDefine(R"((?:-D\s*|--wrap=)([A-Za-z_]\w*))"), kListed(R"(([A-Za-z_]\w*)(?:\([\w, ]*\))?=)");
+  static const rx::regex kBuildDefine(R"((?:-D\s*|--wrap=)([A-Za-z_]\w*))"), kListed(R"(([A-Za-z_]\w*)(?:\([\w, ]*\))?=)");
   for (const auto& f : pr.files) {
     const std::string_view base = basename(f.path);
     if (!f.after || !(base == "CMakeLists.txt" || ends_with(base, ".cmake") || base == "meson.build" || base == "Makefile" ||
@@ -245,9 +245,9 @@ void cpp_shadowing(const Project& pr, Findings& out) {
       continue;
     for (const auto& [n, line] : added_lines(f.before, f.after)) {
       std::vector<std::string> names;
-      for (auto it = std::sregex_iterator(line.begin(), line.end(), kBuildDefine); it != std::sregex_iterator(); ++it) names.push_back((*it)[1].str());
+      for (auto it = rx::sregex_iterator(line.begin(), line.end(), kBuildDefine); it != rx::sregex_iterator(); ++it) names.push_back((*it)[1].str());
       if (contains(line, "compile_definitions") || contains(line, "add_definitions") || contains(line, "defines"))
-        for (auto it = std::sregex_iterator(line.begin(), line.end(), kListed); it != std::sregex_iterator(); ++it) names.push_back((*it)[1].str());
+        for (auto it = rx::sregex_iterator(line.begin(), line.end(), kListed); it != rx::sregex_iterator(); ++it) names.push_back((*it)[1].str());
       for (const auto& name : names)
         if (name.size() > 1 && prod.declares(name)) {
           out.push_back({"mocked_code_under_test", f.path, n,
@@ -256,9 +256,9 @@ void cpp_shadowing(const Project& pr, Findings& out) {
         }
     }
   }
-  static const std::regex kDefine(R"(^\s*#\s*define\s+([A-Za-z_]\w*))");
+  static const rx::regex kDefine(R"(^\s*#\s*define\s+([A-Za-z_]\w*))");
   // A function definition's head: `int add(int a, int b) {`, `static long add(long a, long b)`.
-  static const std::regex kFunction(R"(^\s*(?:(?:static|inline|constexpr|extern)\s+)*[A-Za-z_][\w:<>,\s\*&]*?[\s\*&]([A-Za-z_]\w*)\s*\([^;]*\)\s*(?:const\s*)?(?:noexcept\s*)?\{?\s*$)");
+  static const rx::regex kFunction(R"(^\s*(?:(?:static|inline|constexpr|extern)\s+)*[A-Za-z_][\w:<>,\s\*&]*?[\s\*&]([A-Za-z_]\w*)\s*\([^;]*\)\s*(?:const\s*)?(?:noexcept\s*)?\{?\s*$)");
   static const std::set<std::string, std::less<>> kKeywords = {"if", "for", "while", "switch", "return", "sizeof", "catch", "main"};
   // A new test-side header named like a production header: `#include "calc.h"` searches the
   // including file's folder (and the test target's include folders) first.
@@ -276,19 +276,19 @@ void cpp_shadowing(const Project& pr, Findings& out) {
   for (const auto& f : pr.files) {
     if (lang_of(f.path) != Lang::cpp || !f.after || production(f.path)) continue;
     for (const auto& [n, line] : added_lines(f.before, f.after)) {
-      std::smatch m;
+      rx::smatch m;
       std::string name;
       bool macro = false;
-      if (std::regex_search(line, m, kDefine)) name = m[1].str(), macro = true;
-      else if (std::regex_search(line, m, kFunction) && !contains(line, "TEST")) name = m[1].str();
+      if (rx::regex_search(line, m, kDefine)) name = m[1].str(), macro = true;
+      else if (rx::regex_search(line, m, kFunction) && !contains(line, "TEST")) name = m[1].str();
       if (starts_with(name, "__wrap_")) name = name.substr(7);  // the linker's --wrap replacement of `name`
       if (name.empty() || kKeywords.count(name) || starts_with(name, "_")) continue;
       // A macro of a production name replaces every later use; a function counts when the file
       // uses it beyond its definition (a header's definitions are used by the files including it).
       const bool header = lang_of(f.path) == Lang::cpp && !cpp_source_path(f.path);
       if (!macro && !header) {
-        const std::regex use = detail::cached_regex("\\b" + name + "\\b");
-        if (std::distance(std::sregex_iterator(f.after->begin(), f.after->end(), use), std::sregex_iterator()) < 2) continue;
+        const rx::regex use = detail::cached_regex("\\b" + name + "\\b");
+        if (std::distance(rx::sregex_iterator(f.after->begin(), f.after->end(), use), rx::sregex_iterator()) < 2) continue;
       }
       if (!prod.declares(name)) continue;
       out.push_back({"mocked_code_under_test", f.path, n,
@@ -304,18 +304,18 @@ void cpp_shadowing(const Project& pr, Findings& out) {
 /// Package-level variables the production files of a Go package folder declare.
 std::set<std::string> go_package_vars(const Project& pr, const std::string& dir) {
   std::set<std::string> out;
-  static const std::regex kVar(R"(^var\s+(\w+))"), kInBlock(R"(^\s+(\w+)(?:\s*,\s*(\w+))*\s*(?:[\w.\[\]\*]+\s*)?(?:=|$))");
+  static const rx::regex kVar(R"(^var\s+(\w+))"), kInBlock(R"(^\s+(\w+)(?:\s*,\s*(\w+))*\s*(?:[\w.\[\]\*]+\s*)?(?:=|$))");
   for (const auto& p : pr.paths) {
     if (dir_of(p) != dir || !ends_with(p, ".go") || ends_with(p, "_test.go")) continue;
     auto text = pr.read(p);
     if (!text) continue;
     bool block = false;
     for_each_capped_line(*text, [&](int, const std::string& line) {
-      std::smatch m;
+      rx::smatch m;
       if (starts_with(line, "var (")) block = true;
       else if (block && starts_with(line, ")")) block = false;
-      else if (block && std::regex_search(line, m, kInBlock)) out.insert(m[1].str());
-      else if (std::regex_search(line, m, kVar)) out.insert(m[1].str());
+      else if (block && rx::regex_search(line, m, kInBlock)) out.insert(m[1].str());
+      else if (rx::regex_search(line, m, kVar)) out.insert(m[1].str());
     });
   }
   return out;
@@ -349,7 +349,7 @@ std::vector<GoRegion> go_regions(const std::string& src) {
 
 void go_init_state(const Project& pr, Findings& out) {
   // `offset = 0`, `calc.Offset = 0`, `scale, offset = 1, 0`, `table["k"] = v`, `n += 1`.
-  static const std::regex kAssign(R"(^\s*([\w.]+(?:\[[^\]]*\])?(?:\s*,\s*[\w.]+)*)\s*(?:=|\+=|-=|\*=|/=|\|=|&=)[^=])");
+  static const rx::regex kAssign(R"(^\s*([\w.]+(?:\[[^\]]*\])?(?:\s*,\s*[\w.]+)*)\s*(?:=|\+=|-=|\*=|/=|\|=|&=)[^=])");
   for (const auto& f : pr.files) {
     if (!ends_with(f.path, "_test.go") || !f.after) continue;
     const auto regions = go_regions(*f.after);
@@ -361,20 +361,20 @@ void go_init_state(const Project& pr, Findings& out) {
         break;
       }
       // Every statement of the line: `func init() { offset = 0 }`, `var _ = func() int { offset = 0; return 0 }()`.
-      std::smatch m;
+      rx::smatch m;
       std::string statement, cur;
       for (char ch : line + ";") {
         if (ch != '{' && ch != '}' && ch != ';') {
           cur += ch;
           continue;
         }
-        if (std::regex_search(cur, kAssign)) {
+        if (rx::regex_search(cur, kAssign)) {
           statement = cur;
           break;
         }
         cur.clear();
       }
-      if (statement.empty() || !std::regex_search(statement, m, kAssign)) continue;
+      if (statement.empty() || !rx::regex_search(statement, m, kAssign)) continue;
       auto region = std::find_if(regions.begin(), regions.end(), [&](const GoRegion& r) { return r.first <= n && n <= r.last; });
       if (region == regions.end()) continue;
       if (!vars) vars = go_package_vars(pr, dir_of(f.path));
@@ -389,8 +389,8 @@ void go_init_state(const Project& pr, Findings& out) {
       // { offset = old }()`, t.Cleanup) configures the code for itself; init()/TestMain and a test
       // that leaves the state changed rewrite it for every test that runs after.
       if (!region->setup) {
-        const std::regex assign = detail::cached_regex("\\b" + hit + "\\s*(?:,[^=\\n]*)?=[^=]");
-        const auto assigns = std::distance(std::sregex_iterator(region->text.begin(), region->text.end(), assign), std::sregex_iterator());
+        const rx::regex assign = detail::cached_regex("\\b" + hit + "\\s*(?:,[^=\\n]*)?=[^=]");
+        const auto assigns = std::distance(rx::sregex_iterator(region->text.begin(), region->text.end(), assign), rx::sregex_iterator());
         if ((contains(region->text, "defer ") || contains(region->text, "Cleanup(")) && assigns >= 2) continue;
       }
       out.push_back({"mocked_code_under_test", f.path, n,

@@ -17,10 +17,10 @@
 #include <cstdlib>
 #include <map>
 #include <optional>
-#include <regex>
 #include <set>
 #include <tuple>
 
+#include "core/regex.hpp"
 #include "integrity/guard_internal.hpp"
 #include "core/regex_cache.hpp"
 
@@ -74,10 +74,10 @@ bool type_attribute(std::string_view operand) {
 /// into a few classes; comparing the class checks a range of values, not the value.
 bool folded(std::string_view operand) {
   while (starts_with(operand, "(") && ends_with(operand, ")")) operand = operand.substr(1, operand.size() - 2);
-  static const std::regex fold(R"((?:%|//|>>>?|&)\s*~?\s*(?:-?[0-9][\w.]*|int\s*\(\s*-?[0-9]+\s*\))\s*$)");
+  static const rx::regex fold(R"((?:%|//|>>>?|&)\s*~?\s*(?:-?[0-9][\w.]*|int\s*\(\s*-?[0-9]+\s*\))\s*$)");
   int depth = 0;
   for (char c : operand) depth += c == '(' || c == '[' ? 1 : c == ')' || c == ']' ? -1 : 0;
-  return depth == 0 && std::regex_search(std::string(operand), fold);
+  return depth == 0 && rx::regex_search(std::string(operand), fold);
 }
 
 Kind kind_of(const Assertion& a) {
@@ -353,7 +353,7 @@ TestUnit with_helpers(const TestUnit& t, const FileModel& m) {
           // strict: check(...)`, is its callers' to set: not read here.)
           for (const auto& g : cs->second.guards)
             if (std::none_of(d.caller->params.begin(), d.caller->params.end(), [&](const std::string& p) {
-                  return std::regex_search(g, detail::cached_regex("\\b" + p + "\\b"));
+                  return rx::regex_search(g, detail::cached_regex("\\b" + p + "\\b"));
                 }) || d.caller == &t)
               a.guards.insert(a.guards.begin(), g);
           a.optional = a.optional || cs->second.optional;
@@ -369,7 +369,7 @@ TestUnit with_helpers(const TestUnit& t, const FileModel& m) {
         if (!b.empty()) {
           // Operands stay the non-literal ones; a source that was a parameter becomes the names
           // the argument is computed from (`Add(2,2)` -> Add).
-          static const std::regex chain(R"([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)");
+          static const rx::regex chain(R"([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)");
           std::set<std::string> operands, sources;
           for (const auto& o : a.operands)
             if (std::string r = with_renames(o, b); !literal_text(r)) operands.insert(std::move(r));
@@ -382,7 +382,7 @@ TestUnit with_helpers(const TestUnit& t, const FileModel& m) {
             }
             if (literal_text(arg->second)) continue;
             const std::string& e = arg->second;
-            for (std::sregex_iterator c(e.begin(), e.end(), chain), end; c != end; ++c)
+            for (rx::sregex_iterator c(e.begin(), e.end(), chain), end; c != end; ++c)
               if (!literal_text(c->str())) sources.insert(c->str());
           }
           a.operands = std::move(operands);
@@ -708,7 +708,7 @@ std::shared_ptr<PythonSkipFile> read_python_skip_file(const std::string& text) {
   // Module-level flags set by a try-import: `try: import numpy as np; HAS_NP = True` / `except
   // ImportError: HAS_NP = False` (or `np = None`): name -> module.
   std::map<std::string, std::string>& flags = f->flags;
-  static const std::regex falsy_set(R"(^(\w+)\s*=\s*(?:False|None)\s*$)");
+  static const rx::regex falsy_set(R"(^(\w+)\s*=\s*(?:False|None)\s*$)");
   for (int k = 1; k <= count; ++k) {
     if (indent_of(k) != 0 || stripped(k) != "try:") continue;
     // (The try holds plain imports of one module and flags set true, nothing else: a `raise` or a
@@ -718,27 +718,27 @@ std::shared_ptr<PythonSkipFile> read_python_skip_file(const std::string& text) {
     int i = k + 1;
     for (; i <= count && indent_of(i) != 0; ++i) {
       if (indent_of(i) < 0) continue;
-      std::smatch m;
+      rx::smatch m;
       const std::string l = stripped(i);
-      static const std::regex plain_import(R"(^import\s+([\w.]+)(?:\s+as\s+\w+)?$)");
-      static const std::regex set_true(R"(^\w+\s*=\s*True$)");
-      if (std::regex_match(l, m, plain_import)) modules.insert(m[1].str());
-      else if (!std::regex_match(l, set_true)) plain = false;
+      static const rx::regex plain_import(R"(^import\s+([\w.]+)(?:\s+as\s+\w+)?$)");
+      static const rx::regex set_true(R"(^\w+\s*=\s*True$)");
+      if (rx::regex_match(l, m, plain_import)) modules.insert(m[1].str());
+      else if (!rx::regex_match(l, set_true)) plain = false;
     }
     if (!plain || modules.size() != 1 || i > count || !starts_with(stripped(i), "except") ||
         (!contains(stripped(i), "ImportError") && !contains(stripped(i), "ModuleNotFoundError")))
       continue;
     int h = i + 1;
     for (; h <= count && indent_of(h) != 0; ++h) {
-      std::smatch m;
+      rx::smatch m;
       const std::string l = stripped(h);
-      if (std::regex_match(l, m, falsy_set)) flags[m[1].str()] = *modules.begin();
+      if (rx::regex_match(l, m, falsy_set)) flags[m[1].str()] = *modules.begin();
     }
     // (A flag bound again anywhere after, or declared global, says nothing of the module.)
     for (auto fl = flags.begin(); fl != flags.end();) {
       bool again = false;
-      const std::regex rebind = detail::cached_regex("^\\s*(?:" + fl->first + "\\s*(?:=[^=]|\\+=|\\|=|&=)|global\\s.*\\b" + fl->first + "\\b)");
-      for (int r = h; r <= count && !again; ++r) again = std::regex_search(lines[static_cast<std::size_t>(r - 1)], rebind);
+      const rx::regex rebind = detail::cached_regex("^\\s*(?:" + fl->first + "\\s*(?:=[^=]|\\+=|\\|=|&=)|global\\s.*\\b" + fl->first + "\\b)");
+      for (int r = h; r <= count && !again; ++r) again = rx::regex_search(lines[static_cast<std::size_t>(r - 1)], rebind);
       fl = again ? flags.erase(fl) : std::next(fl);
     }
   }
@@ -747,7 +747,7 @@ std::shared_ptr<PythonSkipFile> read_python_skip_file(const std::string& text) {
   {
     // (Also through another name for the module, `import sys as _s` then `_s.platform = ...`, or by
     // name, `setattr(sys, 'platform', ...)`, `vars(sys)['platform']`, `sys.__dict__['platform']`.)
-    static const std::regex rebound(
+    static const rx::regex rebound(
         R"re((?:^\s*(?:sys|os|platform)\s*=[^=])|\bas\s+(?:sys|os|platform)\b|\b(?:sys\.platform|os\.name)\s*=[^=]|setattr\s*\(\s*['"]?(?:sys|os|platform)\b|\bimport\s+(?:sys|os|platform)\s+as\b|\.platform\s*=[^=]|\.name\s*=[^=]\s*['"](?:nt|posix|java)['"]|['"](?:platform|name)['"]\s*(?:\]|,))re");
     // (A cheap look first: the regex only where a platform name and a binding can both be.)
     for (const auto& l : lines)
@@ -756,7 +756,7 @@ std::shared_ptr<PythonSkipFile> read_python_skip_file(const std::string& text) {
            l.find("name") != std::string::npos) &&
           (l.find('=') != std::string::npos || l.find(" as ") != std::string::npos || l.find("setattr") != std::string::npos ||
            l.find(']') != std::string::npos || l.find(',') != std::string::npos) &&
-          std::regex_search(l, rebound))
+          rx::regex_search(l, rebound))
         f->platform_rebound = true;
   }
   // (Module-level code only, what runs when the module is imported: not the bodies of functions
@@ -775,22 +775,22 @@ std::shared_ptr<PythonSkipFile> read_python_skip_file(const std::string& text) {
   }
   // (Names a skip is imported or bound as, `from pytest import skip as _later`: a call of one is a skip.)
   {
-    static const std::regex alias(R"(\b\w*(?:skip|Skip|SKIP|xfail|fail)\w*\s+as\s+(\w+)|^\s*(\w+)\s*=\s*(?:pytest\.|unittest\.)?(?:skip|xfail|fail|SkipTest)\s*$)");
+    static const rx::regex alias(R"(\b\w*(?:skip|Skip|SKIP|xfail|fail)\w*\s+as\s+(\w+)|^\s*(\w+)\s*=\s*(?:pytest\.|unittest\.)?(?:skip|xfail|fail|SkipTest)\s*$)");
     for (const auto& l : lines) {
       if ((l.find("kip") == std::string::npos && l.find("KIP") == std::string::npos && l.find("fail") == std::string::npos) ||
           (l.find(" as ") == std::string::npos && l.find('=') == std::string::npos))
         continue;
-      for (std::sregex_iterator it(l.begin(), l.end(), alias), e; it != e; ++it)
+      for (rx::sregex_iterator it(l.begin(), l.end(), alias), e; it != e; ++it)
         f->skip_aliases.push_back((*it)[1].matched ? (*it)[1].str() : (*it)[2].str());
     }
   }
   // (The module's fixtures: `def NAME(` at the top level under an `@...fixture...` decorator, with
   // the lines of its body.)
-  static const std::regex top_def(R"(^(?:async\s+)?def\s+(\w+)\s*\()");
+  static const rx::regex top_def(R"(^(?:async\s+)?def\s+(\w+)\s*\()");
   for (int k = 1; k <= count; ++k) {
-    std::smatch m;
+    rx::smatch m;
     const std::string st = stripped(k);
-    if (indent_of(k) != 0 || (!starts_with(st, "def ") && !starts_with(st, "async ")) || !std::regex_search(st, m, top_def)) continue;
+    if (indent_of(k) != 0 || (!starts_with(st, "def ") && !starts_with(st, "async ")) || !rx::regex_search(st, m, top_def)) continue;
     bool fixture = false;
     for (int d = k - 1; d >= 1 && indent_of(d) == 0 && starts_with(stripped(d), "@"); --d) fixture = fixture || contains(stripped(d), "fixture");
     if (!fixture) continue;
@@ -836,7 +836,7 @@ std::optional<std::set<std::string>> read_python_skip_conditions(const std::stri
     }
     return out;
   };
-  static const std::regex import_line(R"(^(?:import\s+([\w.]+)(?:\s+as\s+(\w+))?|from\s+([\w.]+)\s+import\b))");
+  static const rx::regex import_line(R"(^(?:import\s+([\w.]+)(?:\s+as\s+(\w+))?|from\s+([\w.]+)\s+import\b))");
   const std::map<std::string, std::string>& flags = file.flags;
   const bool platform_rebound = file.platform_rebound;
   const std::vector<bool>& in_definition = file.in_definition;
@@ -851,20 +851,20 @@ std::optional<std::set<std::string>> read_python_skip_conditions(const std::stri
     if (it != binding_memo.end()) return it->second;
     std::vector<std::string> out;
     const std::string w = "(?:^|[^\\w.])" + word + "\\b";
-    const std::regex binds = detail::cached_regex(
+    const rx::regex binds = detail::cached_regex(
         w + "(?:\\s*\\.\\s*\\w+|\\s*\\[[^\\]]*\\])*\\s*(?:=(?!=)|\\+=|-=|\\*=|/=|\\|=|&=|:=|:[^=]+=(?!=))|" + w +
         "(?:\\s*\\.\\s*\\w+)*\\s*\\.\\s*(?:setdefault|update|putenv|pop|popitem|clear|__setitem__|append|extend|insert|remove|add|discard)\\s*\\(|" + w +
         "\\s*,[^=]*=(?!=)|,\\s*" + word + "\\b[^=]*=(?!=)|\\bfor\\b[^:]*" + w + "[^:]*\\bin\\b|\\bas\\s+" + word + "\\b|^\\s*(?:from\\s+\\S+\\s+)?import\\b.*" + w +
         "|\\bglobal\\b.*" + w + "|\\bdel\\b.*" + w + "|['\"]" + word + "['\"]|setattr\\s*\\(\\s*" + word + "\\b");
-    static const std::regex skip_line(R"(\b(?:skipif|skipIf|skipUnless|skip|xfail|importorskip)\b)");
+    static const rx::regex skip_line(R"(\b(?:skipif|skipIf|skipUnless|skip|xfail|importorskip)\b)");
     for (int k = 1; k <= count; ++k) {
       const std::string& l = lines[static_cast<std::size_t>(k - 1)];
-      if (in_definition[static_cast<std::size_t>(k)] || l.find(word) == std::string::npos || std::regex_search(l, skip_line) ||
+      if (in_definition[static_cast<std::size_t>(k)] || l.find(word) == std::string::npos || rx::regex_search(l, skip_line) ||
           starts_with(trim(l), "@"))
         continue;
       const std::string st = trim(l);
       const bool defines = starts_with(st, "def " + word) || starts_with(st, "async def " + word) || starts_with(st, "class " + word);
-      if (!defines && !std::regex_search(l, binds)) continue;
+      if (!defines && !rx::regex_search(l, binds)) continue;
       std::string one = strip_spaces(st);
       // (A function's body goes with its `def`; a bracketed value over several lines with its first.)
       int depth = 0;
@@ -883,9 +883,9 @@ std::optional<std::set<std::string>> read_python_skip_conditions(const std::stri
   auto value_of = [&](const std::string& word) -> std::string {
     const auto& b = bindings_of(word);
     if (b.size() != 1) return {};
-    static const std::regex plain(R"(^([A-Za-z_]\w*)(?::[^=]+)?=(?!=)(.+)$)");
-    std::smatch m;
-    if (!std::regex_match(b.front(), m, plain) || m[1].str() != word) return {};
+    static const rx::regex plain(R"(^([A-Za-z_]\w*)(?::[^=]+)?=(?!=)(.+)$)");
+    rx::smatch m;
+    if (!rx::regex_match(b.front(), m, plain) || m[1].str() != word) return {};
     return m[2].str();
   };
   // One condition, read into its spelling; `negate` for skipUnless.
@@ -905,15 +905,15 @@ std::optional<std::set<std::string>> read_python_skip_conditions(const std::stri
     }
     // (Strings written with either quote are one string: `"CI"` is `'CI'`; `os.getenv(...)` is
     // `os.environ.get(...)`.)
-    static const std::regex double_quoted(R"re("([^"'\\]*)")re");
-    static const std::regex getenv(R"(\bos\.getenv\()");
-    std::string compact = std::regex_replace(std::regex_replace(strip_spaces(cond), double_quoted, "'$1'"), getenv, "os.environ.get(");
+    static const rx::regex double_quoted(R"re("([^"'\\]*)")re");
+    static const rx::regex getenv(R"(\bos\.getenv\()");
+    std::string compact = rx::regex_replace(rx::regex_replace(strip_spaces(cond), double_quoted, "'$1'"), getenv, "os.environ.get(");
     // (`not (a >= b)` is `a < b`: one comparison, turned round.)
     if (negate) {
-      static const std::regex comparison(R"(^([^<>=!]+)(>=|<=|>|<|==|!=)([^<>=!]+)$)");
+      static const rx::regex comparison(R"(^([^<>=!]+)(>=|<=|>|<|==|!=)([^<>=!]+)$)");
       static const std::map<std::string, std::string> kFlip = {{">=", "<"}, {"<=", ">"}, {">", "<="}, {"<", ">="}, {"==", "!="}, {"!=", "=="}};
-      std::smatch cm;
-      if (std::regex_match(compact, cm, comparison) && !contains(compact, "'") && !contains(compact, "\"")) {
+      rx::smatch cm;
+      if (rx::regex_match(compact, cm, comparison) && !contains(compact, "'") && !contains(compact, "\"")) {
         compact = cm[1].str() + kFlip.at(cm[2].str()) + cm[3].str();
         negate = false;
       }
@@ -922,11 +922,11 @@ std::optional<std::set<std::string>> read_python_skip_conditions(const std::stri
     // `sys.platform == 'win32'`.)
     if (is_plain_name(compact) && compact.find('.') == std::string::npos && depth < 4 && !flags.count(compact))
       if (const std::string v = value_of(compact); !v.empty()) return spelled_at(v, negate, depth + 1);
-    static const std::regex find_spec(R"(^(?:importlib\.util\.|util\.)?find_spec\(['"]([\w.]+)['"]\)is(not)?None$)");
-    static const std::regex flag(R"(^(\w+?)(?:is(not)?(?:None|False)|==(?:None|False))?$)");
-    std::smatch m;
-    if (std::regex_match(compact, m, find_spec)) return (m[2].matched != negate ? "present:" : "missing:") + m[1].str();
-    if (std::regex_match(compact, m, flag) && flags.count(m[1].str())) {
+    static const rx::regex find_spec(R"(^(?:importlib\.util\.|util\.)?find_spec\(['"]([\w.]+)['"]\)is(not)?None$)");
+    static const rx::regex flag(R"(^(\w+?)(?:is(not)?(?:None|False)|==(?:None|False))?$)");
+    rx::smatch m;
+    if (rx::regex_match(compact, m, find_spec)) return (m[2].matched != negate ? "present:" : "missing:") + m[1].str();
+    if (rx::regex_match(compact, m, flag) && flags.count(m[1].str())) {
       // `HAS is False`, `np is None`: missing; `HAS`, `np is not None`: present; `not` turns it round.
       const bool compared = m[1].length() < static_cast<long>(compact.size());
       const bool missing = (compared ? !m[2].matched : false) != negate;
@@ -935,10 +935,10 @@ std::optional<std::set<std::string>> read_python_skip_conditions(const std::stri
     // (A platform compared, `sys.platform == 'win32'`, `os.name != 'nt'`, `platform.system() ==
     // 'Windows'`, `sys.platform.startswith('win')`: only the comparison itself, each API with the
     // values it really gives; any other value only as written.)
-    static const std::regex platform_eq(R"(^(sys\.platform|os\.name|platform\.system\(\))(==|!=)(['"])(\w+)\3$)");
-    static const std::regex platform_prefix(R"(^sys\.platform\.startswith\((['"])(\w+)\1\)$)");
-    const bool eq = !platform_rebound && std::regex_match(compact, m, platform_eq);
-    if (eq || (!platform_rebound && std::regex_match(compact, m, platform_prefix))) {
+    static const rx::regex platform_eq(R"(^(sys\.platform|os\.name|platform\.system\(\))(==|!=)(['"])(\w+)\3$)");
+    static const rx::regex platform_prefix(R"(^sys\.platform\.startswith\((['"])(\w+)\1\)$)");
+    const bool eq = !platform_rebound && rx::regex_match(compact, m, platform_eq);
+    if (eq || (!platform_rebound && rx::regex_match(compact, m, platform_prefix))) {
       const std::string api = eq ? m[1].str() : "sys.platform", v = eq ? m[4].str() : m[2].str() + "*";
       const bool differs = (eq && m[2].str() == "!=") != negate;
       static const std::map<std::pair<std::string, std::string>, std::string> kKnown = {
@@ -953,12 +953,12 @@ std::optional<std::set<std::string>> read_python_skip_conditions(const std::stri
     // value is another condition.)
     std::string names;
     std::set<std::string> seen;
-    static const std::regex word(R"((?:^|[^\w.'])([A-Za-z_]\w*))");
+    static const rx::regex word(R"((?:^|[^\w.'])([A-Za-z_]\w*))");
     static const std::set<std::string, std::less<>> kWords = {"not", "and", "or", "is", "in", "None", "True", "False", "if", "else", "lambda"};
     // (Read with every line naming it: `os` with `os.environ['CI'] = '1'`, `QUICK` with each binding.)
     std::string substituted;
     std::size_t from = 0;
-    for (std::sregex_iterator it(compact.begin(), compact.end(), word), e; it != e; ++it) {
+    for (rx::sregex_iterator it(compact.begin(), compact.end(), word), e; it != e; ++it) {
       const std::string w = (*it)[1].str();
       if (kWords.count(w)) continue;
       // (A name bound once to a value stands for it inside the condition too, `sys.version_info <
@@ -997,14 +997,14 @@ std::optional<std::set<std::string>> read_python_skip_conditions(const std::stri
         out.insert(all);
         return;
       }
-      static const std::regex in_values(R"(^([\w.]+(?:\(\))?)\s+in\s+[(\[{](.*)[)\]}]$)");
-      std::smatch m;
-      if (std::regex_match(cond, m, in_values)) {
+      static const rx::regex in_values(R"(^([\w.]+(?:\(\))?)\s+in\s+[(\[{](.*)[)\]}]$)");
+      rx::smatch m;
+      if (rx::regex_match(cond, m, in_values)) {
         std::vector<std::string> values;
         for (const auto& v : split_top(m[2].str(), {","}))
           if (!trim(v).empty()) values.push_back(trim(v));
-        static const std::regex quoted(R"re(^(['"])\w+\1$)re");
-        if (!values.empty() && std::all_of(values.begin(), values.end(), [](const std::string& v) { return std::regex_match(v, quoted); })) {
+        static const rx::regex quoted(R"re(^(['"])\w+\1$)re");
+        if (!values.empty() && std::all_of(values.begin(), values.end(), [](const std::string& v) { return rx::regex_match(v, quoted); })) {
           for (const auto& v : values) insert_spelled(m[1].str() + " == " + v, false);
           return;
         }
@@ -1015,31 +1015,31 @@ std::optional<std::set<std::string>> read_python_skip_conditions(const std::stri
   bool unreadable = false;
   // Decorators and `pytestmark` statements: skip markers in them.
   auto read_markers = [&](const std::string& st) {
-    static const std::regex marker(R"(\b(skipif|skipIf|skipUnless|skip|xfail|expectedFailure)\b(\s*\()?)");
-    for (std::sregex_iterator it(st.begin(), st.end(), marker), e; it != e; ++it) {
+    static const rx::regex marker(R"(\b(skipif|skipIf|skipUnless|skip|xfail|expectedFailure)\b(\s*\()?)");
+    for (rx::sregex_iterator it(st.begin(), st.end(), marker), e; it != e; ++it) {
       const std::string kind = (*it)[1].str();
       // (A bare `pytest.mark.skip`, an `@skip(...)`, an xfail: no condition read, always off.)
       if (!(*it)[2].matched || kind == "skip" || kind == "xfail" || kind == "expectedFailure") {
         unreadable = true;
         continue;
       }
-      const std::size_t open = static_cast<std::size_t>(it->position(0) + it->length(0) - 1);
+      const std::size_t open = static_cast<std::size_t>(it->position() + it->length() - 1);
       const std::size_t close = matching_close(st, open);
       if (close == std::string::npos) {
         unreadable = true;
         continue;
       }
       // (pytest skips when any positional condition holds: each is one.)
-      static const std::regex keyword(R"(^\s*(\w+)\s*=[^=])");
+      static const rx::regex keyword(R"(^\s*(\w+)\s*=[^=])");
       std::size_t positional = 0;
       for (const auto& part : split_top(std::string_view(st).substr(open + 1, close - open - 1), {","})) {
         std::string arg = part;
-        std::smatch km;
+        rx::smatch km;
         if (trim(arg).empty()) continue;
         // (pytest's `condition=` keyword is the condition.)
-        if (std::regex_search(arg, km, keyword)) {
+        if (rx::regex_search(arg, km, keyword)) {
           if (km[1].str() != "condition" || kind != "skipif") continue;
-          arg = arg.substr(static_cast<std::size_t>(km.length(0) - 1));
+          arg = arg.substr(static_cast<std::size_t>(km.length() - 1));
         }
         // (unittest's second argument is the reason.)
         if (positional++ > 0 && kind != "skipif") break;
@@ -1069,15 +1069,15 @@ std::optional<std::set<std::string>> read_python_skip_conditions(const std::stri
   // (Fixtures named by `usefixtures('a', 'b')` in a decorator or a `pytestmark`: the test takes them.)
   std::vector<std::string> used_fixtures;
   auto read_usefixtures = [&](const std::string& st) {
-    static const std::regex usefixtures(R"(\busefixtures\s*\()");
-    for (std::sregex_iterator it(st.begin(), st.end(), usefixtures), e; it != e; ++it) {
-      const std::size_t open = static_cast<std::size_t>(it->position(0) + it->length(0) - 1);
+    static const rx::regex usefixtures(R"(\busefixtures\s*\()");
+    for (rx::sregex_iterator it(st.begin(), st.end(), usefixtures), e; it != e; ++it) {
+      const std::size_t open = static_cast<std::size_t>(it->position() + it->length() - 1);
       const std::size_t close = matching_close(st, open);
       if (close == std::string::npos) continue;
-      static const std::regex name_arg(R"re(^\s*(['"])(\w+)\1\s*$)re");
+      static const rx::regex name_arg(R"re(^\s*(['"])(\w+)\1\s*$)re");
       for (const auto& arg : split_top(std::string_view(st).substr(open + 1, close - open - 1), {","})) {
-        std::smatch m;
-        if (std::regex_match(arg, m, name_arg)) used_fixtures.push_back(m[2].str());
+        rx::smatch m;
+        if (rx::regex_match(arg, m, name_arg)) used_fixtures.push_back(m[2].str());
       }
     }
   };
@@ -1099,9 +1099,9 @@ std::optional<std::set<std::string>> read_python_skip_conditions(const std::stri
   };
   // Skips in a block of lines (a body, a fixture's body, the module): `if C:` over a skip call,
   // importorskip, a try of imports whose ImportError handler skips.
-  static const std::regex skip_call(R"(\bpytest\.skip\s*\(|\bskipTest\s*\(|\braise\s+(?:unittest\.)?SkipTest\b)");
+  static const rx::regex skip_call(R"(\bpytest\.skip\s*\(|\bskipTest\s*\(|\braise\s+(?:unittest\.)?SkipTest\b)");
   // (`importorskip('M')`, a reason at most: a minimum version skips where M is there too.)
-  static const std::regex importorskip(R"(importorskip\(\s*['"]([\w.]+)['"]\s*(?:,\s*reason\s*=\s*(['"])[^'"]*\2\s*)?\))");
+  static const rx::regex importorskip(R"(importorskip\(\s*['"]([\w.]+)['"]\s*(?:,\s*reason\s*=\s*(['"])[^'"]*\2\s*)?\))");
   std::set<int> used;  // (skip lines read with the `if` or `except` above them)
   const std::vector<std::string>& skip_aliases = file.skip_aliases;
   auto calls_skip_alias = [&](const std::string& l) {
@@ -1117,15 +1117,15 @@ std::optional<std::set<std::string>> read_python_skip_conditions(const std::stri
       // `else: pytest.skip(...)`, `for ...: pytest.skip(...)`: under a condition not read. At the
       // module's level, only in module-level code, not in the functions and classes.)
       if (ind > level && level >= 0 && !used.count(k) && (level > 0 || !in_definition[static_cast<std::size_t>(k)])) {
-        static const std::regex deep_skip(R"(\bpytest\.skip\s*\(|\bskipTest\s*\(|\braise\s+(?:unittest\.)?SkipTest\b|\bxfail\s*\()");
+        static const rx::regex deep_skip(R"(\bpytest\.skip\s*\(|\bskipTest\s*\(|\braise\s+(?:unittest\.)?SkipTest\b|\bxfail\s*\()");
         const std::string l = stripped(k);
-        if (std::regex_search(l, deep_skip) || calls_skip_alias(l)) unreadable = true;
+        if (rx::regex_search(l, deep_skip) || calls_skip_alias(l)) unreadable = true;
         continue;
       }
       if (ind < 0 || (level >= 0 && ind != level) || used.count(k)) continue;
       const std::string l = stripped(k);
-      std::smatch m;
-      if (std::regex_search(l, m, importorskip)) {
+      rx::smatch m;
+      if (rx::regex_search(l, m, importorskip)) {
         out.insert("missing:" + m[1].str());
         read.insert(k);
         continue;
@@ -1150,7 +1150,7 @@ std::optional<std::set<std::string>> read_python_skip_conditions(const std::stri
         if (head.empty() || head.back() != ':') continue;
         int next = last + 1;
         while (next <= to && indent_of(next) < 0) ++next;
-        if (next <= to && indent_of(next) > ind && std::regex_search(stripped(next), skip_call)) {
+        if (next <= to && indent_of(next) > ind && rx::regex_search(stripped(next), skip_call)) {
           insert_spelled(head.substr(2, head.size() - 3), false);
           used.insert(next);
           for (int r = k; r <= next; ++r) read.insert(r);
@@ -1163,23 +1163,23 @@ std::optional<std::set<std::string>> read_python_skip_conditions(const std::stri
         int i = k + 1;
         for (; i <= to && (indent_of(i) < 0 || indent_of(i) > ind); ++i) {
           if (indent_of(i) < 0) continue;
-          std::smatch im;
+          rx::smatch im;
           const std::string body = stripped(i);
           // (`from M import x` fails where M is there without x: its own condition.)
-          if (std::regex_search(body, im, import_line))
-            modules.insert(im[1].matched ? im[1].str() : im[3].str() + "/" + strip_spaces(body.substr(static_cast<std::size_t>(im.length(0)))));
+          if (rx::regex_search(body, im, import_line))
+            modules.insert(im[1].matched ? im[1].str() : im[3].str() + "/" + strip_spaces(body.substr(static_cast<std::size_t>(im.length()))));
           else only_imports = false;
         }
         if (i > to || !starts_with(stripped(i), "except")) continue;
         int next = i + 1;
         while (next <= to && indent_of(next) < 0) ++next;
-        if (next > to || !std::regex_search(stripped(next), skip_call)) continue;
+        if (next > to || !rx::regex_search(stripped(next), skip_call)) continue;
         used.insert(next);
         for (int r = k; r <= next; ++r) read.insert(r);
         const std::string head = stripped(i);
         const bool import_errors = contains(head, "ImportError") || contains(head, "ModuleNotFoundError");
-        static const std::regex other_error(R"(\b(?!ImportError\b|ModuleNotFoundError\b)[A-Z]\w*(?:Error|Exception)\b)");
-        if (!only_imports || modules.empty() || !import_errors || std::regex_search(head, other_error)) unreadable = true;
+        static const rx::regex other_error(R"(\b(?!ImportError\b|ModuleNotFoundError\b)[A-Z]\w*(?:Error|Exception)\b)");
+        if (!only_imports || modules.empty() || !import_errors || rx::regex_search(head, other_error)) unreadable = true;
         else
           for (const auto& mod : modules) out.insert("missing:" + mod);
         continue;
@@ -1187,12 +1187,12 @@ std::optional<std::set<std::string>> read_python_skip_conditions(const std::stri
       // (A skip under no condition read here; an xfail, which no condition excuses; an importorskip
       // with more than a reason, `minversion=`; an attribute of the runner named at run time,
       // `getattr(pytest, 'piks'[::-1])`.)
-      static const std::regex xfail(R"(\bxfail\s*\(|\bexpectedFailure\b|\bimportorskip\b)");
-      static const std::regex runtime_attribute(R"re(\bgetattr\s*\(\s*(?:pytest|unittest|_pytest|self|cls)\s*,\s*(?!['"]\w+['"]\s*[,)]))re");
-      static const std::regex named_skip(R"re(\bgetattr\s*\(\s*\w+\s*,\s*['"]\w*(?:skip|xfail|fail|Skip)\w*['"])re");
+      static const rx::regex xfail(R"(\bxfail\s*\(|\bexpectedFailure\b|\bimportorskip\b)");
+      static const rx::regex runtime_attribute(R"re(\bgetattr\s*\(\s*(?:pytest|unittest|_pytest|self|cls)\s*,\s*(?!['"]\w+['"]\s*[,)]))re");
+      static const rx::regex named_skip(R"re(\bgetattr\s*\(\s*\w+\s*,\s*['"]\w*(?:skip|xfail|fail|Skip)\w*['"])re");
       if (starts_with(l, "import ") || starts_with(l, "from ")) continue;
-      if (std::regex_search(l, skip_call) || std::regex_search(l, xfail) || std::regex_search(l, runtime_attribute) || calls_skip_alias(l) ||
-          std::regex_search(l, named_skip))
+      if (rx::regex_search(l, skip_call) || rx::regex_search(l, xfail) || rx::regex_search(l, runtime_attribute) || calls_skip_alias(l) ||
+          rx::regex_search(l, named_skip))
         unreadable = true;
     }
   };
@@ -1305,17 +1305,17 @@ bool python_skip_lines_accounted(const std::string& text, const std::vector<Test
   std::set<int>& consumed = read ? *read : own;
   for (const auto& t : tests) (void)python_skip_conditions(text, t, &consumed);
   std::set<std::string> aliases;
-  static const std::regex alias(R"(\b\w*[Ss][Kk][Ii][Pp]\w*\s+as\s+(\w+))");
-  static const std::regex import_only(R"(^\s*(?:from\s+[\w.]+\s+)?import\b[^;]*$)");
-  static const std::regex skip_word(R"([Ss][Kk][Ii][Pp]|[Xx][Ff][Aa][Ii][Ll]|[Ee]xpected[Ff]ailure)");
+  static const rx::regex alias(R"(\b\w*[Ss][Kk][Ii][Pp]\w*\s+as\s+(\w+))");
+  static const rx::regex import_only(R"(^\s*(?:from\s+[\w.]+\s+)?import\b[^;]*$)");
+  static const rx::regex skip_word(R"([Ss][Kk][Ii][Pp]|[Xx][Ff][Aa][Ii][Ll]|[Ee]xpected[Ff]ailure)");
   for_each_capped_line(text, [&](int, const std::string& l) {
-    for (std::sregex_iterator it(l.begin(), l.end(), alias), e; it != e; ++it) aliases.insert((*it)[1].str());
+    for (rx::sregex_iterator it(l.begin(), l.end(), alias), e; it != e; ++it) aliases.insert((*it)[1].str());
   });
   bool accounted = true;
   // (A docstring, a statement that is only a triple-quoted string, runs nothing: its lines are not
   // read for skips. A string bound to a name or handed to a call may be code: those are.)
   std::string docstring_end;
-  static const std::regex docstring_start(R"re(^\s*[rRuUbB]?("""|'''))re");
+  static const rx::regex docstring_start(R"re(^\s*[rRuUbB]?("""|'''))re");
   for_each_capped_line(text, [&](int k, const std::string& l) {
     if (!docstring_end.empty()) {
       if (const auto close = l.find(docstring_end); close != std::string::npos) {
@@ -1324,8 +1324,8 @@ bool python_skip_lines_accounted(const std::string& text, const std::vector<Test
       }
       return;
     }
-    std::smatch ds;
-    if (std::regex_search(l, ds, docstring_start)) {
+    rx::smatch ds;
+    if (rx::regex_search(l, ds, docstring_start)) {
       const std::string delim = ds[1].str();
       const auto rest = static_cast<std::size_t>(ds.position(1) + 3);
       const auto close = l.find(delim, rest);
@@ -1335,10 +1335,10 @@ bool python_skip_lines_accounted(const std::string& text, const std::vector<Test
       }
       if (trim(python_without_comment(l.substr(close + 3))).empty()) return;
     }
-    if (!accounted || consumed.count(k) || std::regex_search(l, import_only)) return;
+    if (!accounted || consumed.count(k) || rx::regex_search(l, import_only)) return;
     const std::string code = trim(python_without_comment(l));
     if (code.empty()) return;
-    bool skip = std::regex_search(code, skip_word);
+    bool skip = rx::regex_search(code, skip_word);
     for (const auto& a : aliases)
       if (!skip && has_word(code, a)) skip = true;
     if (skip) accounted = false;
@@ -1360,17 +1360,17 @@ HelperNames helper_names(const std::optional<std::string>& text) {
   for_each_capped_line(*text, [&](int, const std::string& l) { h.lines.push_back(l); });
   h.aliases = [&] {
     std::map<std::string, std::string> out;
-    static const std::regex as(R"(\b(\w+)\s+as\s+(\w+))");
-    static const std::regex assign(R"(^\s*(?:(?:const|let|var)\s+)?(\w+)\s*(?::=|=)\s*([A-Za-z_]\w*)\s*;?\s*$)");
-    static const std::regex braces(R"(\{([^}]*)\}\s*=\s*(?:await\s+)?(?:require|import)\b|\bimport\s*\{([^}]*)\}\s*from)");
-    static const std::regex pair(R"((\w+)\s*:\s*(\w+))");
+    static const rx::regex as(R"(\b(\w+)\s+as\s+(\w+))");
+    static const rx::regex assign(R"(^\s*(?:(?:const|let|var)\s+)?(\w+)\s*(?::=|=)\s*([A-Za-z_]\w*)\s*;?\s*$)");
+    static const rx::regex braces(R"(\{([^}]*)\}\s*=\s*(?:await\s+)?(?:require|import)\b|\bimport\s*\{([^}]*)\}\s*from)");
+    static const rx::regex pair(R"((\w+)\s*:\s*(\w+))");
     for_each_capped_line(*text, [&](int, const std::string& l) {
-      std::smatch m;
-      if (contains(l, "import") && std::regex_search(l, m, as)) out[m[2].str()] = m[1].str();
-      else if (std::regex_search(l, m, assign)) out[m[1].str()] = m[2].str();
-      if (std::regex_search(l, m, braces)) {
+      rx::smatch m;
+      if (contains(l, "import") && rx::regex_search(l, m, as)) out[m[2].str()] = m[1].str();
+      else if (rx::regex_search(l, m, assign)) out[m[1].str()] = m[2].str();
+      if (rx::regex_search(l, m, braces)) {
         const std::string inner = m[1].matched ? m[1].str() : m[2].str();
-        for (std::sregex_iterator it(inner.begin(), inner.end(), pair), e; it != e; ++it) out[(*it)[2].str()] = (*it)[1].str();
+        for (rx::sregex_iterator it(inner.begin(), inner.end(), pair), e; it != e; ++it) out[(*it)[2].str()] = (*it)[1].str();
       }
     });
     return out;
@@ -1391,28 +1391,28 @@ std::optional<IntegrityFinding> skip_through_helper(const RuleContext& c, const 
     std::set<std::string> names;
     if (c.lang != Lang::python || t.line <= 0) return names;
     const std::vector<std::string>& lines = hn.lines;
-    static const std::regex def(R"(\bdef\s+\w+\s*\(([^)]*)\))");
-    static const std::regex param(R"((?:^|,)\s*\*{0,2}(\w+))");
-    static const std::regex deco(R"(^\s*@\s*([\w.]+))");
-    static const std::regex quoted(R"(['"](\w+)['"])");
+    static const rx::regex def(R"(\bdef\s+\w+\s*\(([^)]*)\))");
+    static const rx::regex param(R"((?:^|,)\s*\*{0,2}(\w+))");
+    static const rx::regex deco(R"(^\s*@\s*([\w.]+))");
+    static const rx::regex quoted(R"(['"](\w+)['"])");
     for (int i = t.line - 1; i >= 0 && i < static_cast<int>(lines.size()) && i >= t.line - 30; --i) {
       const std::string& l = lines[static_cast<std::size_t>(i)];
-      std::smatch m;
-      if (std::regex_search(l, m, def)) {
+      rx::smatch m;
+      if (rx::regex_search(l, m, def)) {
         const std::string ps = m[1].str();
-        for (std::sregex_iterator it(ps.begin(), ps.end(), param), e; it != e; ++it)
+        for (rx::sregex_iterator it(ps.begin(), ps.end(), param), e; it != e; ++it)
           if ((*it)[1].str() != "self" && (*it)[1].str() != "cls") names.insert((*it)[1].str());
         if (i < t.line - 1) break;  // the def line above the test's own: another definition
         continue;
       }
-      if (!std::regex_search(l, m, deco)) {
+      if (!rx::regex_search(l, m, deco)) {
         if (i < t.line - 1) break;
         continue;
       }
       const std::string d = m[1].str();
       names.insert(d.substr(d.rfind('.') == std::string::npos ? 0 : d.rfind('.') + 1));
       if (contains(l, "usefixtures"))
-        for (std::sregex_iterator it(l.begin(), l.end(), quoted), e; it != e; ++it) names.insert((*it)[1].str());
+        for (rx::sregex_iterator it(l.begin(), l.end(), quoted), e; it != e; ++it) names.insert((*it)[1].str());
     }
     return names;
   };
@@ -1438,9 +1438,9 @@ std::optional<IntegrityFinding> skip_through_helper(const RuleContext& c, const 
   // it is.
   auto bare = [&](const std::string& n) {
     if (!c.file.after) return false;
-    const std::regex ref = detail::cached_regex("(^|[^.\\w])" + n + "\\b");
-    const std::regex via = detail::cached_regex("(\\w+)\\s*\\.\\s*" + n + "\\b");
-    const std::regex own_def = detail::cached_regex("\\b(?:def|func|function)\\s+" + n + "\\b");
+    const rx::regex ref = detail::cached_regex("(^|[^.\\w])" + n + "\\b");
+    const rx::regex via = detail::cached_regex("(\\w+)\\s*\\.\\s*" + n + "\\b");
+    const rx::regex own_def = detail::cached_regex("\\b(?:def|func|function)\\s+" + n + "\\b");
     std::set<std::string> receivers;
     std::vector<std::string> import_lines;
     bool found = false;
@@ -1452,9 +1452,9 @@ std::optional<IntegrityFinding> skip_through_helper(const RuleContext& c, const 
     };
     for_each_capped_line(*c.file.after, [&](int line, const std::string& l) {
       if (contains(l, "import") || contains(l, "require(") || (contains(l, "\"") && contains(l, "/"))) import_lines.push_back(l);
-      if (std::regex_search(l, own_def) || !reachable_line(line)) return;
-      if (std::regex_search(l, ref)) found = true;
-      for (std::sregex_iterator it(l.begin(), l.end(), via), e; it != e; ++it) receivers.insert((*it)[1].str());
+      if (rx::regex_search(l, own_def) || !reachable_line(line)) return;
+      if (rx::regex_search(l, ref)) found = true;
+      for (rx::sregex_iterator it(l.begin(), l.end(), via), e; it != e; ++it) receivers.insert((*it)[1].str());
     });
     for (const auto& r : receivers)  // modules and packages are lower-case names; `RATES.get` is an object's
       if (std::islower(static_cast<unsigned char>(r[0])))
@@ -1484,15 +1484,15 @@ std::optional<IntegrityFinding> skip_through_helper(const RuleContext& c, const 
       const auto found = call_arguments(body, {n});
       const auto args = found.find(n);
       // Every call of it is read (`support.sample(...)` through a module is not, so it must not occur).
-      const std::regex any_call = detail::cached_regex("\\b" + n + "\\s*\\(");
-      const auto calls = static_cast<std::size_t>(std::distance(std::sregex_iterator(body.begin(), body.end(), any_call), std::sregex_iterator()));
+      const rx::regex any_call = detail::cached_regex("\\b" + n + "\\s*\\(");
+      const auto calls = static_cast<std::size_t>(std::distance(rx::sregex_iterator(body.begin(), body.end(), any_call), rx::sregex_iterator()));
       const bool all_safe =
           args != found.end() && !args->second.empty() && args->second.size() == calls &&
           std::all_of(args->second.begin(), args->second.end(), [&](const std::vector<std::string>& call) {
-            static const std::regex literal(R"re(^(['"])([^'"\\]*)\1$)re");
-            std::smatch lm;
+            static const rx::regex literal(R"re(^(['"])([^'"\\]*)\1$)re");
+            rx::smatch lm;
             const auto i = static_cast<std::size_t>(skip->guard.param);
-            return i < call.size() && std::regex_match(call[i], lm, literal) && !skip->guard.taken(lm[2].str());
+            return i < call.size() && rx::regex_match(call[i], lm, literal) && !skip->guard.taken(lm[2].str());
           });
       const bool via_helper = std::any_of(c.after.helpers.begin(), c.after.helpers.end(), [&](const TestUnit& h) {
         return h.calls.count(n) && now.count(h.name);
@@ -1578,8 +1578,8 @@ void compare_tests(const RuleContext& c, Findings& out, std::vector<GoneTest>& g
       std::multiset<std::string> lines;
       bool any = false;
       for_each_capped_line(text, [&](int, const std::string& l) {
-        static const std::regex skip_word(R"([Ss][Kk][Ii][Pp]|[Xx][Ff][Aa][Ii][Ll]|pytestmark)");
-        if (!std::regex_search(l, skip_word)) return;
+        static const rx::regex skip_word(R"([Ss][Kk][Ii][Pp]|[Xx][Ff][Aa][Ii][Ll]|pytestmark)");
+        if (!rx::regex_search(l, skip_word)) return;
         lines.insert(strip_spaces(l));
         any = any || contains(l, "pytestmark") || contains(l, "allow_module_level");
       });
@@ -1613,8 +1613,8 @@ void compare_tests(const RuleContext& c, Findings& out, std::vector<GoneTest>& g
     auto skip_kind = [](const std::string& m) { return !starts_with(m, kDefinedOnlyIf) && !starts_with(m, "build: "); };
     // (Only a skip is excused as moved: an xfail or another way off is not one python_skip_conditions reads.)
     auto skip_named = [](const std::string& m) {
-      static const std::regex skip(R"([Ss][Kk][Ii][Pp])");
-      return std::regex_search(m, skip) && !contains(m, "xfail");
+      static const rx::regex skip(R"([Ss][Kk][Ii][Pp])");
+      return rx::regex_search(m, skip) && !contains(m, "xfail");
     };
     std::size_t replaced = 0, fresh = 0;
     for (const auto& m : bt->markers) replaced += skip_kind(m) && !at.markers.count(m);
@@ -1767,13 +1767,13 @@ bool seeds_expected(const TestUnit& bt, const std::optional<std::string>& before
   if (!after_text) return false;
   // (A check's line: an assertion call, `assert.strictEqual(...)`, `t.is(...)`, `EXPECT_EQ(...)`,
   // Python's `assert x == "..."`, a comparison in a condition, `if got != "x" {`.)
-  static const std::regex check_line(R"((?:expect|assert|check|verify|should|fail)[\w.]*\s*[(!]|\bassert\s|\b(?:EXPECT|ASSERT)_|\bt\.\w+\s*\(|\bif\b.*[!=]==?)",
-                                     std::regex::icase);
+  static const rx::regex check_line(R"((?:expect|assert|check|verify|should|fail)[\w.]*\s*[(!]|\bassert\s|\b(?:EXPECT|ASSERT)_|\bt\.\w+\s*\(|\bif\b.*[!=]==?)",
+                                     rx::regex::icase);
   const auto fed = [&](const std::optional<std::string>& text, const std::string& lit) {
     if (!text) return false;
     bool found = false;
     for_each_capped_line(*text, [&](int, const std::string& line) {
-      if (!found && contains(strip_spaces(line), lit) && !std::regex_search(line, check_line)) found = true;
+      if (!found && contains(strip_spaces(line), lit) && !rx::regex_search(line, check_line)) found = true;
     });
     return found;
   };
@@ -1823,12 +1823,12 @@ bool same_last_call(const Assertion& x, const Assertion& y) {
       if (std::string n = cut == std::string::npos ? src : src.substr(cut + 1); !n.empty()) out.insert(std::move(n));
     }
     // (And the call an operand ends in, `self.out.getvalue()` -> getvalue.)
-    static const std::regex trailing(R"(([A-Za-z_$][\w$]*)\s*\([^()]*\)\s*$)");
+    static const rx::regex trailing(R"(([A-Za-z_$][\w$]*)\s*\([^()]*\)\s*$)");
     // (Only of a fixture's member, `self.out.getvalue()`, `this.out.join('')`: a local the test
     // binds is traced through its sources above, and may be the expected text itself.)
     for (const auto& o : a.operands)
-      if (std::smatch m; (old || starts_with(o, "self.") || starts_with(o, "this.")) && o.find_first_of("\"'`") == std::string::npos &&
-                         std::regex_search(o, m, trailing))
+      if (rx::smatch m; (old || starts_with(o, "self.") || starts_with(o, "this.")) && o.find_first_of("\"'`") == std::string::npos &&
+                         rx::regex_search(o, m, trailing))
         out.insert(m[1].str());
     return out;
   };

@@ -6,9 +6,9 @@
 #include <functional>
 #include <initializer_list>
 #include <optional>
-#include <regex>
 #include <string_view>
 #include <vector>
+#include "core/regex.hpp"
 #include "core/regex_cache.hpp"
 
 namespace flowagent::integrity {
@@ -283,13 +283,13 @@ std::optional<std::vector<string>> js_string_members(const Syntax& s, TSNode n, 
 /// vitest (AssertionError), -1 when it mixes them or the rule cannot tell.
 int js_failures_named_error(const Syntax& s) {
   const string src = s.src.substr(0, 262144);
-  static const std::regex expect_call(R"(\bexpect\s*\()");
+  static const rx::regex expect_call(R"(\bexpect\s*\()");
   // An `expect` that is not jest's: chai's, vitest's (also in globals mode, seen by `vi.`), ...
-  static const std::regex other_expect(
+  static const rx::regex other_expect(
       R"((?:from\s*|require\s*\(\s*)['"](?:chai|vitest|expect\.js|unexpected|should)(?:/[\w/]*)?['"]|\bvi\.\w+\s*\()");
-  static const std::regex assert_call(R"(\bassert(?:\.\w+)?\s*\()");
-  const bool expects = std::regex_search(src, expect_call), others = std::regex_search(src, other_expect),
-             asserts = std::regex_search(src, assert_call);
+  static const rx::regex assert_call(R"(\bassert(?:\.\w+)?\s*\()");
+  const bool expects = rx::regex_search(src, expect_call), others = rx::regex_search(src, other_expect),
+             asserts = rx::regex_search(src, assert_call);
   if (asserts) return expects && !others ? -1 : 0;
   if (expects) return others ? 0 : 1;
   return -1;
@@ -325,9 +325,9 @@ int js_on_last_attempt(const Syntax& s, TSNode cond) {
     const long last = lop == "<" ? -1 : 0;  // i on the last pass, as an offset from N
     // A side as an offset from N: `i`, `i + 1`, `N - 1`, `N`; nullopt when it is neither.
     auto offset = [&](const string& x) -> std::optional<long> {
-      static const std::regex form(R"(^([A-Za-z_$][\w$.]*)(?:([+-])([0-9]+))?$)");
-      std::smatch m;
-      if (!std::regex_match(x, m, form)) return std::nullopt;
+      static const rx::regex form(R"(^([A-Za-z_$][\w$.]*)(?:([+-])([0-9]+))?$)");
+      rx::smatch m;
+      if (!rx::regex_match(x, m, form)) return std::nullopt;
       const long k = m[2].matched ? (m[2].str() == "+" ? 1 : -1) * std::stol(m[3].str()) : 0;
       if (m[1].str() == i) return last + k;
       if (m[1].str() == n) return k;
@@ -461,8 +461,8 @@ int js_true_of_assertion_failure(const Syntax& s, TSNode cond) {
       if (contains(at, "ERR_ASSERTION") || contains(at, "Assertion")) return -1;
       if (Syntax::type(a) == "string" && js_assertion_failure_property(js_unquoted(at))) return -1;
     }
-    static const std::regex predicate(R"(^(is|has)[A-Z]\w*$)");
-    return std::regex_match(name, predicate) ? 0 : -1;
+    static const rx::regex predicate(R"(^(is|has)[A-Z]\w*$)");
+    return rx::regex_match(name, predicate) ? 0 : -1;
   }
   if (t != "binary_expression") return -1;
   if (const int last = js_on_last_attempt(s, cond); last >= 0) return last;
@@ -481,8 +481,8 @@ int js_true_of_assertion_failure(const Syntax& s, TSNode cond) {
     if (one_of(callee_last_segment(tt), {"AssertionError", "Error", "Object", "JestAssertionError", "AssertionFailedError"})) return 1;
     // A name the file binds to one (`const { AssertionError: AE } = require('assert')`, `const AE = assert.AssertionError`).
     if (Syntax::type(ty) == "identifier") {
-      const std::regex alias = detail::cached_regex("(?:AssertionError\\s*:\\s*" + tt + "\\b|\\b" + tt + "\\s*=\\s*[\\w$.]*(?:AssertionError|\\bError)\\b)");
-      if (std::regex_search(s.src.substr(0, 262144), alias)) return 1;
+      const rx::regex alias = detail::cached_regex("(?:AssertionError\\s*:\\s*" + tt + "\\b|\\b" + tt + "\\s*=\\s*[\\w$.]*(?:AssertionError|\\bError)\\b)");
+      if (rx::regex_search(s.src.substr(0, 262144), alias)) return 1;
     }
     return 0;
   };
@@ -1241,12 +1241,12 @@ bool js_settled_outcomes_checked(const Syntax& s, TSNode call, TSNode unit) {
   const std::string rest = all.substr(std::min(from, all.size()));
   if (!has_word(rest, var)) return false;
   const std::string after = strip_spaces(rest);
-  static const std::regex rethrown(R"(throw[\w$.\[\]]*\.reason\b)");
-  static const std::regex asserted(
+  static const rx::regex rethrown(R"(throw[\w$.\[\]]*\.reason\b)");
+  static const rx::regex asserted(
       R"((?:expect\([^;]*\.status\)\.(?:toBe|toEqual|toStrictEqual)\(['"]fulfilled['"]\)|assert\w*(?:\.\w+)*\([^;]*\.status,['"]fulfilled['"]\)))");
   // The rethrow must be taken for the rejected ones: under `status === 'rejected'` / `!== 'fulfilled'`.
-  static const std::regex on_rejected(R"(\.status(?:===?['"]rejected['"]|!==?['"]fulfilled['"]))");
-  return (std::regex_search(after, rethrown) && std::regex_search(after, on_rejected)) || std::regex_search(after, asserted);
+  static const rx::regex on_rejected(R"(\.status(?:===?['"]rejected['"]|!==?['"]fulfilled['"]))");
+  return (rx::regex_search(after, rethrown) && rx::regex_search(after, on_rejected)) || rx::regex_search(after, asserted);
 }
 
 namespace {
@@ -2271,10 +2271,10 @@ std::string receiver_reassigned(const Syntax& s, Lang lang, TSNode check, TSNode
 
 void fresh_tester_rules(const RuleContext& c, Findings& out) {
   if (c.lang != Lang::go || !c.test_file || !c.file.after) return;
-  static const std::regex fresh(R"((?:&\s*testing\.(?:T|B|F)\s*\{|new\s*\(\s*testing\.(?:T|B|F)\s*\)|[^*\w.]testing\.(?:T|B|F)\s*\{\s*\}))");
+  static const rx::regex fresh(R"((?:&\s*testing\.(?:T|B|F)\s*\{|new\s*\(\s*testing\.(?:T|B|F)\s*\)|[^*\w.]testing\.(?:T|B|F)\s*\{\s*\}))");
   for (const auto& [n, line] : added_lines(c.file.before, c.file.after)) {
     const string code = line.substr(0, line.find("//"));
-    if (std::regex_search(code, fresh))
+    if (rx::regex_search(code, fresh))
       out.push_back({"assertion_swallowed", c.file.path, n,
                      "test code makes a testing.T of its own (" + quote(trim(line)) +
                          "): what fails through it goes to an object no runner reads"});

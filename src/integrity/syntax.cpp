@@ -7,9 +7,9 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <regex>
 #include <tuple>
 
+#include "core/regex.hpp"
 #include "flowagent/json.hpp"
 #include "integrity/guard_internal.hpp"
 #include "integrity/swallow.hpp"
@@ -472,20 +472,20 @@ bool independent_condition(std::string_view condition, std::string_view context,
   static const std::set<std::string> kWords = {"True", "False", "None", "true", "false", "null", "undefined", "not",
                                                "and", "or", "is", "in", "nullptr", "NULL"};
   static const std::set<std::string> kPlatform = {"sys", "os", "platform", "process", "runtime"};
-  static const std::regex word(R"([A-Za-z_$][\w$]*)"), constant(R"(^(?:[A-Z][A-Z0-9_]*|k[A-Z]\w*)$)");
+  static const rx::regex word(R"([A-Za-z_$][\w$]*)"), constant(R"(^(?:[A-Z][A-Z0-9_]*|k[A-Z]\w*)$)");
   // Uses of a name as a name (not as a member: `x.FLAG`).
   const auto uses = [&](const std::string& text, const std::string& w) {
     int n = 0;
-    for (std::sregex_iterator it(text.begin(), text.end(), word), end; it != end; ++it)
+    for (rx::sregex_iterator it(text.begin(), text.end(), word), end; it != end; ++it)
       if (it->str() == w && !(it->position() > 0 && text[static_cast<std::size_t>(it->position()) - 1] == '.')) ++n;
     return n;
   };
-  for (std::sregex_iterator it(cond.begin(), cond.end(), word), end; it != end; ++it) {
+  for (rx::sregex_iterator it(cond.begin(), cond.end(), word), end; it != end; ++it) {
     const std::string w = it->str();
     const auto p = static_cast<std::size_t>(it->position());
     if (kWords.count(w) || (p > 0 && cond[p - 1] == '.')) continue;  // (a member: `sys.platform`)
     const bool member_root = p + w.size() < cond.size() && cond[p + w.size()] == '.';
-    if (member_root ? !kPlatform.count(w) : !std::regex_match(w, constant)) return false;
+    if (member_root ? !kPlatform.count(w) : !rx::regex_match(w, constant)) return false;
     if (uses(ctx_spaced, w) != uses(cond_spaced, w)) return false;  // (the name occurs elsewhere in the check)
   }
   return true;
@@ -508,17 +508,17 @@ bool coarse_expression(const std::string& operand, Lang lang, const std::string&
   for (const auto& part : split_top(strip_spaces(context), {"||", "&&", " and ", " or "}))
     if (contains(part, o)) near += part + " ";
   if (near.empty()) near = strip_spaces(context);
-  static const std::regex decimal_re(R"([0-9]\.[0-9]|\bfloat(?:32|64)?\b|\bdouble\b|\bDouble\b|\bFloat\b)");
+  static const rx::regex decimal_re(R"([0-9]\.[0-9]|\bfloat(?:32|64)?\b|\bdouble\b|\bDouble\b|\bFloat\b)");
   // Only a decimal with a fraction tells a float division: `got/10 != 0.0` compares an int as well.
-  static const std::regex fraction_re(R"([0-9]\.[0-9]*[1-9]|\bfloat(?:32|64)?\b|\bdouble\b|\bDouble\b|\bFloat\b)");
+  static const rx::regex fraction_re(R"([0-9]\.[0-9]*[1-9]|\bfloat(?:32|64)?\b|\bdouble\b|\bDouble\b|\bFloat\b)");
   std::string outside = near;  // the comparison without the operand itself
   for (auto at = outside.find(o); at != std::string::npos; at = outside.find(o)) outside.erase(at, o.size());
-  const bool float_context = std::regex_search(outside, fraction_re);
-  static const std::regex zero(R"((?:^|[^\w.])-?0(?:\.0*)?(?:[^\w.]|$))");
-  const bool zero_context = std::regex_search(outside, zero);
+  const bool float_context = rx::regex_search(outside, fraction_re);
+  static const rx::regex zero(R"((?:^|[^\w.])-?0(?:\.0*)?(?:[^\w.]|$))");
+  const bool zero_context = rx::regex_search(outside, zero);
   // A ternary that clamps to a literal (`x if x < 4 else 4`, `x < 4 ? x : 4`).
-  static const std::regex py_clamp(R"((?:\belse\s+-?[0-9][\w.]*|(?:^|[\s(,=])-?[0-9][\w.]*\s+if\s).*|\sif\s.*\selse\s+-?[0-9][\w.]*)");
-  if (lang == Lang::python && contains(context, " if ") && contains(context, " else ") && std::regex_search(context, py_clamp)) {
+  static const rx::regex py_clamp(R"((?:\belse\s+-?[0-9][\w.]*|(?:^|[\s(,=])-?[0-9][\w.]*\s+if\s).*|\sif\s.*\selse\s+-?[0-9][\w.]*)");
+  if (lang == Lang::python && contains(context, " if ") && contains(context, " else ") && rx::regex_search(context, py_clamp)) {
     const auto when = context.find(" if "), otherwise = context.find(" else ", when);
     const bool one = context.find(" if ", when + 1) == std::string::npos;
     if (!one || otherwise == std::string::npos ||
@@ -535,8 +535,8 @@ bool coarse_expression(const std::string& operand, Lang lang, const std::string&
     }
   }
   // compareTo / compare: the order, not the value, unless compared with zero (equality).
-  static const std::regex compares(R"((?:\.compareTo\(|\bcompare\(|\.compare\(|\bcmp\.Compare\(|\bstrings\.Compare\().*\)$)");
-  if (std::regex_search(o, compares) && !zero_context) return true;
+  static const rx::regex compares(R"((?:\.compareTo\(|\bcompare\(|\.compare\(|\bcmp\.Compare\(|\bstrings\.Compare\().*\)$)");
+  if (rx::regex_search(o, compares) && !zero_context) return true;
   // A sign of a difference is an exact comparison (`a.subtract(b).signum() == 0`, `Integer.signum(a - b)`).
   const auto difference = [&](std::string_view e) {
     return zero_context &&
@@ -564,16 +564,16 @@ bool coarse_expression(const std::string& operand, Lang lang, const std::string&
       return !(contains(f, "sign") && difference(inner.substr(0, inner.rfind(')'))));
     }
   // round(x, -1): to tens or coarser.
-  static const std::regex to_tens(R"(^(?:round|builtins\.round)\(.*,(?:ndigits=)?-[1-9][0-9]*\)$)");
-  if (std::regex_match(o, to_tens)) return true;
+  static const rx::regex to_tens(R"(^(?:round|builtins\.round)\(.*,(?:ndigits=)?-[1-9][0-9]*\)$)");
+  if (rx::regex_match(o, to_tens)) return true;
   // min(x, 4), Math.max(x, 0), std::clamp(x, 0, 9): a clamp to a literal bound.
   // A clamp, a bound given as a literal or a name (`min(x, 4)`, `min(x, LIMIT)`): with two or more
   // arguments min/max keep a range of values apart from each other.
-  static const std::regex clamp(R"(^(?:min|max|Math\.min|Math\.max|std::min|std::max|std::clamp|clamp|math\.Min|math\.Max|Integer\.min|Integer\.max|Long\.min|Long\.max|coerceAtMost|coerceAtLeast)\((.*)\)$)");
-  std::smatch m;
-  if (std::regex_match(o, m, clamp) && split_top(m[1].str(), {","}).size() >= 2) return true;
-  static const std::regex coerced(R"(\.(?:coerceAtMost|coerceAtLeast|coerceIn|clamp)\([^()]*\)$)");
-  if (std::regex_search(o, coerced)) return true;
+  static const rx::regex clamp(R"(^(?:min|max|Math\.min|Math\.max|std::min|std::max|std::clamp|clamp|math\.Min|math\.Max|Integer\.min|Integer\.max|Long\.min|Long\.max|coerceAtMost|coerceAtLeast)\((.*)\)$)");
+  rx::smatch m;
+  if (rx::regex_match(o, m, clamp) && split_top(m[1].str(), {","}).size() >= 2) return true;
+  static const rx::regex coerced(R"(\.(?:coerceAtMost|coerceAtLeast|coerceIn|clamp)\([^()]*\)$)");
+  if (rx::regex_search(o, coerced)) return true;
   // Depth-0 scan: a division by an integer literal (not 1), a product with a fraction (`* 0.1`), or a
   // logarithm or root: what a truncation makes lossy.
   const auto integer_division = [](std::string_view e, bool decimals_too) {
@@ -599,53 +599,53 @@ bool coarse_expression(const std::string& operand, Lang lang, const std::string&
   };
   const auto lossy = [&](std::string_view e) {
     while (wrapped_in_parens(e)) e = e.substr(1, e.size() - 2);
-    static const std::regex fraction(R"(\*\(?0?\.[0-9]+|\*\(?[0-9]+[eE]-[0-9]+)");
-    static const std::regex root(R"(\b(?:math\.|Math\.|std::)?(?:log|log10|log2|log1p|sqrt|cbrt|Log|Log10|Log2|Sqrt|Cbrt)\()");
+    static const rx::regex fraction(R"(\*\(?0?\.[0-9]+|\*\(?[0-9]+[eE]-[0-9]+)");
+    static const rx::regex root(R"(\b(?:math\.|Math\.|std::)?(?:log|log10|log2|log1p|sqrt|cbrt|Log|Log10|Log2|Sqrt|Cbrt)\()");
     const std::string s(e);
-    return integer_division(e, true) || std::regex_search(s, fraction) || std::regex_search(s, root);
+    return integer_division(e, true) || rx::regex_search(s, fraction) || rx::regex_search(s, root);
   };
   // A truncating wrapper: int(...), math.floor(...), round(x) without digits, parseInt, Go/Rust
   // integer conversions, a C-style cast.
-  static const std::regex wrapper(
+  static const rx::regex wrapper(
       R"(^(?:int|round|math\.floor|math\.trunc|math\.ceil|Math\.floor|Math\.trunc|Math\.ceil|Math\.round|Math\.floorDiv|floor|trunc|ceil|std::floor|std::trunc|std::ceil|std::lround|std::round|parseInt|Number\.parseInt|int8|int16|int32|int64|uint|uint8|uint16|uint32|uint64|math\.Floor|math\.Trunc|math\.Ceil|math\.Round|static_cast<(?:int|long|short|unsigned|std::u?int\d+_t)[^>]*>)\((.*)\)$)");
-  if (std::regex_match(o, m, wrapper)) {
+  if (rx::regex_match(o, m, wrapper)) {
     const std::string inner = m[1].str();
     if (split_top(inner, {","}).size() == 1 && lossy(inner)) return true;
     if (starts_with(o, "Math.floorDiv(")) return true;
   }
-  static const std::regex cast(R"(^\((?:int|long|short|byte|char|unsigned|int\d+_t|uint\d+_t|size_t|Int|Long)\)(.+)$)");
-  if (std::regex_match(o, m, cast) && (lossy(m[1].str()) || coarse_expression(m[1].str(), lang, "0.5"))) return true;
-  static const std::regex as_cast(R"(^(.+)as(?:i|u)(?:8|16|32|64|128|size)$)");
-  if (lang == Lang::rust && std::regex_match(o, m, as_cast) && lossy(m[1].str())) return true;
+  static const rx::regex cast(R"(^\((?:int|long|short|byte|char|unsigned|int\d+_t|uint\d+_t|size_t|Int|Long)\)(.+)$)");
+  if (rx::regex_match(o, m, cast) && (lossy(m[1].str()) || coarse_expression(m[1].str(), lang, "0.5"))) return true;
+  static const rx::regex as_cast(R"(^(.+)as(?:i|u)(?:8|16|32|64|128|size)$)");
+  if (lang == Lang::rust && rx::regex_match(o, m, as_cast) && lossy(m[1].str())) return true;
   // JavaScript truncations: `(x / 10) | 0`, `~~(x / 10)`, `(x / 10) >> 0`.
-  static const std::regex js_trunc(R"(^(?:~~(.+)|(.+)(?:\|0|>>0|>>>0))$)");
-  if (is_js(lang) && std::regex_match(o, m, js_trunc) && lossy(m[1].matched ? m[1].str() : m[2].str())) return true;
+  static const rx::regex js_trunc(R"(^(?:~~(.+)|(.+)(?:\|0|>>0|>>>0))$)");
+  if (is_js(lang) && rx::regex_match(o, m, js_trunc) && lossy(m[1].matched ? m[1].str() : m[2].str())) return true;
   // A value formatted to whole units (`"%d" % (x / 10)`, `format(x / 10, ".0f")`, `"{:.0f}".format(x / 10)`,
   // `String.format("%.0f", x / 100.0)`, `fmt.Sprintf("%.0f", float64(x)/100)`, `strconv.FormatFloat(x/100, 'f', 0, 64)`)
   // after scaling it: the text keeps a range of values apart, not the value.
   {
     // (A precision of zero digits or none: `%.0f`, `%.f`, `{:.0f}`.)
-    static const std::regex whole_units(R"(%[-+ 0#]*[0-9]*[diu]|%[-+ 0#]*[0-9]*\.0*[fFeEgG]|\{[^{}]*:[^{}]*(?:\.0*[fFeEgG%]|[0-9]*d)\}|^['"][^'"]*\.0*[fFeEgG%]['"]$|^['"][0-9]*d['"]$)");
+    static const rx::regex whole_units(R"(%[-+ 0#]*[0-9]*[diu]|%[-+ 0#]*[0-9]*\.0*[fFeEgG]|\{[^{}]*:[^{}]*(?:\.0*[fFeEgG%]|[0-9]*d)\}|^['"][^'"]*\.0*[fFeEgG%]['"]$|^['"][0-9]*d['"]$)");
     std::vector<std::string> args;
-    std::smatch fm;
-    static const std::regex percent(R"(^([rbuRBU]?['"].*['"])%(.+)$)");
-    static const std::regex dot_format(R"(^([rbuRBU]?['"].*['"])\.(?:format|formatted)\((.+)\)$)");
-    static const std::regex call_format(R"(^(?:format|String\.format|fmt\.Sprintf|fmt\.Sprint|fmt\.Fprintf|std::format|String\.valueOf|strconv\.FormatFloat)\((.+)\)$)");
+    rx::smatch fm;
+    static const rx::regex percent(R"(^([rbuRBU]?['"].*['"])%(.+)$)");
+    static const rx::regex dot_format(R"(^([rbuRBU]?['"].*['"])\.(?:format|formatted)\((.+)\)$)");
+    static const rx::regex call_format(R"(^(?:format|String\.format|fmt\.Sprintf|fmt\.Sprint|fmt\.Fprintf|std::format|String\.valueOf|strconv\.FormatFloat)\((.+)\)$)");
     bool whole = false;
-    if (std::regex_match(o, fm, percent) && std::regex_search(fm[1].str(), whole_units)) {
+    if (rx::regex_match(o, fm, percent) && rx::regex_search(fm[1].str(), whole_units)) {
       whole = true;
       std::string rest = fm[2].str();
       while (wrapped_in_parens(rest)) rest = rest.substr(1, rest.size() - 2);
       for (const auto& a : split_top(rest, {","})) args.emplace_back(a);
-    } else if (std::regex_match(o, fm, dot_format)) {
+    } else if (rx::regex_match(o, fm, dot_format)) {
       const auto parts = split_top(fm[2].str(), {","});
       // A nested field of a spec (`"{0:.{1}f}".format(x / 10, 0)`, `.{p}f` with `p=0`) read at the
       // literal argument it names.
       std::string pattern = fm[1].str();
-      static const std::regex nested(R"((:[^{}]*)\{(\w+)\})");
+      static const rx::regex nested(R"((:[^{}]*)\{(\w+)\})");
       for (int round = 0; round < 4; ++round) {
-        std::smatch nm;
-        if (!std::regex_search(pattern, nm, nested)) break;
+        rx::smatch nm;
+        if (!rx::regex_search(pattern, nm, nested)) break;
         std::string value;
         const std::string key = nm[2].str();
         if (std::all_of(key.begin(), key.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); })) {
@@ -659,43 +659,43 @@ bool coarse_expression(const std::string& operand, Lang lang, const std::string&
           break;
         pattern = nm.prefix().str() + nm[1].str() + value + nm.suffix().str();
       }
-      if (std::regex_search(pattern, whole_units)) {
+      if (rx::regex_search(pattern, whole_units)) {
         whole = true;
         for (const auto& a : parts) args.emplace_back(a);
       }
     }
     // Java's DecimalFormat with no fraction digits (`new DecimalFormat("#").format(x / 100.0)`,
     // `"#,##0"`): whole units.
-    static const std::regex decimal_format(R"re(^new(?:java\.text\.)?DecimalFormat\("([^".]*)"(?:,[^()]*)?\)\.format\((.+)\)$)re");
-    if (!whole && std::regex_match(o, fm, decimal_format)) {
+    static const rx::regex decimal_format(R"re(^new(?:java\.text\.)?DecimalFormat\("([^".]*)"(?:,[^()]*)?\)\.format\((.+)\)$)re");
+    if (!whole && rx::regex_match(o, fm, decimal_format)) {
       whole = true;
       args.push_back(fm[2].str());
-    } else if (std::regex_match(o, fm, call_format)) {
+    } else if (rx::regex_match(o, fm, call_format)) {
       const auto parts = split_top(fm[1].str(), {","});
       for (const auto& a : parts) args.emplace_back(a);
       if (starts_with(o, "strconv.FormatFloat(")) whole = parts.size() >= 3 && strip_spaces(std::string(parts[2])) == "0";
-      else if (starts_with(o, "format(")) whole = parts.size() >= 2 && std::regex_search(std::string(parts[1]), whole_units);
-      else whole = std::any_of(parts.begin(), parts.end(), [](std::string_view a) { return std::regex_search(std::string(a), whole_units); });
+      else if (starts_with(o, "format(")) whole = parts.size() >= 2 && rx::regex_search(std::string(parts[1]), whole_units);
+      else whole = std::any_of(parts.begin(), parts.end(), [](std::string_view a) { return rx::regex_search(std::string(a), whole_units); });
     }
     // Each field of an f-string or substitution of a template literal is an operand of its own
     // (`${(x / 10) | 0}`, f"{int(x / 10)}": a many-to-one view of x as text). An f-string field's
     // spec may format to whole units (f"{x / 10:.0f}", f"{x / 10:3.0F}"; a nested field read at its
     // literal value, `{x / 10:.{0}f}`), and a precision on text (`{x / 10!s:.1}`, `{str(x):.2s}`)
     // keeps a prefix of it.
-    static const std::regex interpolating(R"(^(?:[rR]?[fF][rR]?(['"])(.*)\1|`(.*)`)$)");
-    if (!whole && std::regex_match(o, fm, interpolating)) {
+    static const rx::regex interpolating(R"(^(?:[rR]?[fF][rR]?(['"])(.*)\1|`(.*)`)$)");
+    if (!whole && rx::regex_match(o, fm, interpolating)) {
       const bool tmpl = fm[3].matched;
       for (const auto& x : interpolations(tmpl ? fm[3].str() : fm[2].str(), tmpl)) {
         if (coarse_expression(x.expression, lang, "0.5")) return true;
         std::string spec = strip_spaces(x.spec);
-        static const std::regex nested(R"(\{([0-9]+)\})");
-        spec = std::regex_replace(spec, nested, "$1");
+        static const rx::regex nested(R"(\{([0-9]+)\})");
+        spec = rx::regex_replace(spec, nested, "$1");
         if (spec.empty()) continue;
-        static const std::regex text_precision(R"(^.*\.[0-9]+s?$)");
+        static const rx::regex text_precision(R"(^.*\.[0-9]+s?$)");
         if (((!x.conversion.empty() && spec.find_first_of("fFeEgG%d") == std::string::npos) || ends_with(spec, "s")) &&
-            std::regex_match(spec, text_precision))
+            rx::regex_match(spec, text_precision))
           return true;
-        if (std::regex_search("{:" + spec + "}", whole_units)) {
+        if (rx::regex_search("{:" + spec + "}", whole_units)) {
           whole = true;
           args.push_back(x.expression);
         }
@@ -713,36 +713,36 @@ bool coarse_expression(const std::string& operand, Lang lang, const std::string&
           else if (e[i] == ')' || e[i] == ']') --depth;
           else if (depth == 0 && e[i] == '/' && i + 1 < e.size() && e[i + 1] != '/' && e[i + 1] != '=') scaled = true;
         }
-        static const std::regex fraction(R"(\*\(?0?\.[0-9]+|\*\(?[0-9]+[eE]-[0-9]+)");
-        if (scaled || std::regex_search(e, fraction) || coarse_expression(e, lang, "0.5")) return true;
+        static const rx::regex fraction(R"(\*\(?0?\.[0-9]+|\*\(?[0-9]+[eE]-[0-9]+)");
+        if (scaled || rx::regex_search(e, fraction) || coarse_expression(e, lang, "0.5")) return true;
       }
   }
   // Decimal rounded to whole units: `Decimal(x / 10).quantize(Decimal("1"))`, `.to_integral_value()`.
   {
-    static const std::regex quantize(
+    static const rx::regex quantize(
         R"re(^(.+)\.(?:quantize\((?:decimal\.)?Decimal\(['"]1\.?['"]\)[^()]*\)|to_integral(?:_value|_exact)?\([^()]*\))$)re");
-    std::smatch qm;
-    if (std::regex_match(o, qm, quantize)) {
+    rx::smatch qm;
+    if (rx::regex_match(o, qm, quantize)) {
       std::string inner = qm[1].str();
-      static const std::regex decimal_of(R"(^(?:decimal\.)?Decimal\((.+)\)$)");
-      std::smatch dm;
-      if (std::regex_match(inner, dm, decimal_of)) inner = dm[1].str();
+      static const rx::regex decimal_of(R"(^(?:decimal\.)?Decimal\((.+)\)$)");
+      rx::smatch dm;
+      if (rx::regex_match(inner, dm, decimal_of)) inner = dm[1].str();
       if (lossy(inner) || coarse_expression(inner, lang, "0.5")) return true;
     }
   }
   // A number formatted to a few significant digits (`f"{x:.0e}"`, `format(x, ".1g")`, `"%.1g" % x`,
   // `fmt.Sprintf("%.0e", x)`, `x.toPrecision(1)`, `x.toExponential(0)`): the leading digits, a range.
   {
-    static const std::regex significant(
+    static const rx::regex significant(
         R"re(^(?:[rR]?[fF][rR]?['"].*\{[^{}]*:[^{}]*\.[0-9]+[eEgG]\}.*['"]|['"][^'"]*%[-+ 0#]*[0-9]*\.[0-9]*[eEgG][^'"]*['"]%.+|(?:format|builtins\.format)\(.+,['"][^'"]*\.[0-9]+[eEgG]['"]\)|(?:fmt\.Sprintf|fmt\.Sprint|String\.format|std::format)\(['"][^'"]*%[-+ 0#]*[0-9]*\.[0-9]*[eEgG][^'"]*['"],.+\)|(?:strconv\.FormatFloat)\(.+,'[eEgG]',[0-9]+,.+\)|.+\.(?:toPrecision|toExponential)\([0-9]*\))$)re");
-    if (std::regex_match(o, significant)) return true;
+    if (rx::regex_match(o, significant)) return true;
   }
   // The operator module's and the special methods' spellings of a mask, a remainder, a floor
   // division or a shift (`operator.and_(x, ~1)`, `x.__floordiv__(2)`).
   {
-    static const std::regex op_call(R"(^operator\.(?:and_|mod|floordiv|rshift|iand|imod|ifloordiv|irshift)\(.+,.+\)$)");
-    static const std::regex dunder(R"(^.+\.__(?:and|mod|floordiv|rshift|rand|rmod|rfloordiv|divmod)__\(.+\)$)");
-    if (lang == Lang::python && (std::regex_match(o, op_call) || std::regex_match(o, dunder))) return true;
+    static const rx::regex op_call(R"(^operator\.(?:and_|mod|floordiv|rshift|iand|imod|ifloordiv|irshift)\(.+,.+\)$)");
+    static const rx::regex dunder(R"(^.+\.__(?:and|mod|floordiv|rshift|rand|rmod|rfloordiv|divmod)__\(.+\)$)");
+    if (lang == Lang::python && (rx::regex_match(o, op_call) || rx::regex_match(o, dunder))) return true;
   }
   // A bit mask, a bit clear, a remainder or a right shift by a literal (`x & ~1`, Go `x &^ 1`,
   // `x % 10`, `x >> 2`, `x | 1`): a range of values compares equal.
@@ -775,11 +775,11 @@ bool coarse_expression(const std::string& operand, Lang lang, const std::string&
       while (wrapped_in_parens(right)) right = right.substr(1, right.size() - 2);
       if (!right.empty() && right[0] == '~') right.erase(0, 1);
       if (!left.empty() && (left[0] == '"' || left[0] == '\'' || ends_with(left, "\"") || ends_with(left, "'"))) break;  // "%d" % x
-      static const std::regex int_literal(R"(^-?(?:0[xX][0-9a-fA-F_]+|0[bB][01_]+|[0-9][0-9_]*)[uUlL]*$)");
+      static const rx::regex int_literal(R"(^-?(?:0[xX][0-9a-fA-F_]+|0[bB][01_]+|[0-9][0-9_]*)[uUlL]*$)");
       // A constant's name (`x & MASK`, `x % BUCKETS`) masks as a literal does.
-      static const std::regex constant_name(R"(^(?:[A-Za-z_]\w*\.)?[A-Z][A-Z0-9_]*$)");
-      if (std::regex_match(right, constant_name) && op != "|") return true;
-      if (!std::regex_match(right, int_literal)) break;
+      static const rx::regex constant_name(R"(^(?:[A-Za-z_]\w*\.)?[A-Z][A-Z0-9_]*$)");
+      if (rx::regex_match(right, constant_name) && op != "|") return true;
+      if (!rx::regex_match(right, int_literal)) break;
       std::string digits = right;
       std::erase(digits, '_');
       const bool none = digits.find_first_not_of("0xXbB-") == std::string::npos;
@@ -790,29 +790,29 @@ bool coarse_expression(const std::string& operand, Lang lang, const std::string&
   }
   // The first or last of a sorted list that mixes the value with a bound (`sorted([x, 4])[0]`): a clamp.
   {
-    static const std::regex sorted_pick(
+    static const rx::regex sorted_pick(
         R"(^(?:sorted\(|heapq\.nsmallest\(|heapq\.nlargest\(|(?:statistics\.)?(?:median|median_low|median_high|median_grouped|mode|multimode|quantiles)\(|np\.median\(|numpy\.median\(|np\.percentile\(|np\.quantile\()\s*[\[(](.*)[\])](?:,.*)?\)(?:\[-?[0-9]+\])?$)");
-    std::smatch sm;
-    if (std::regex_match(o, sm, sorted_pick) && split_top(sm[1].str(), {","}).size() >= 2) return true;
+    rx::smatch sm;
+    if (rx::regex_match(o, sm, sorted_pick) && split_top(sm[1].str(), {","}).size() >= 2) return true;
   }
   // A prefix of a scaled value's text (`str(x / 10)[0]`, `str(x / 10)[:1]`, `String(x / 10)[0]`,
   // `String.valueOf(x / 10).charAt(0)`): the leading digits, a range of values.
   {
-    static const std::regex text_prefix(
+    static const rx::regex text_prefix(
         R"(^(?:str|repr|String|String\.valueOf|Integer\.toString|Long\.toString|Double\.toString|strconv\.Itoa|fmt\.Sprint|std::to_string)\((.+)\)(?:\[[^\]]*\]|\.(?:charAt|substring|slice|substr|at)\([^()]*\))$)");
-    std::smatch pm;
-    if (std::regex_match(o, pm, text_prefix)) return true;
+    rx::smatch pm;
+    if (rx::regex_match(o, pm, text_prefix)) return true;
   }
   // `(x / 100).toFixed(0)`: a rounding of a scaled value.
-  static const std::regex fixed(R"(^(.+)\.(?:toFixed|toPrecision)\([0-9]*\)$)");
-  if (is_js(lang) && std::regex_match(o, m, fixed) && lossy(m[1].str())) return true;
+  static const rx::regex fixed(R"(^(.+)\.(?:toFixed|toPrecision)\([0-9]*\)$)");
+  if (is_js(lang) && rx::regex_match(o, m, fixed) && lossy(m[1].str())) return true;
   // A float conversion of an integer division: truncated before it is converted (`float64(x/10)`, `(double) (x / 10)`).
-  static const std::regex to_float(R"(^(?:float64|float32|float|double|Double\.valueOf|static_cast<(?:double|float)>)\((.*)\)$|^\((?:double|float)\)(.+)$)");
-  if (std::regex_match(o, m, to_float)) {
+  static const rx::regex to_float(R"(^(?:float64|float32|float|double|Double\.valueOf|static_cast<(?:double|float)>)\((.*)\)$|^\((?:double|float)\)(.+)$)");
+  if (rx::regex_match(o, m, to_float)) {
     std::string inner = m[1].matched ? m[1].str() : m[2].str();
     while (wrapped_in_parens(inner)) inner = inner.substr(1, inner.size() - 2);
     const bool truncating_lang = lang == Lang::go || lang == Lang::cpp || lang == Lang::java || lang == Lang::kotlin || lang == Lang::rust;
-    if (truncating_lang && integer_division(inner, false) && !std::regex_search(inner, decimal_re)) return true;
+    if (truncating_lang && integer_division(inner, false) && !rx::regex_search(inner, decimal_re)) return true;
   }
   const bool truncating = lang == Lang::go || lang == Lang::cpp || lang == Lang::java || lang == Lang::kotlin || lang == Lang::rust;
   return truncating && !float_context && integer_division(o, false);
@@ -961,8 +961,8 @@ bool falsy_literal(const std::string& text, bool python) {
 /// A clause of an `or` that only fails or logs (`pytest.fail(...)`, `assert.fail(...)`,
 /// `console.error(x)`, `print(x)`): it passes nothing, so it widens no check.
 bool fails_or_logs(const std::string& clause) {
-  static const std::regex re(R"(^\s*(?:(?:assert|t|expect|chai\s*\.\s*assert|pytest|self)\s*\.\s*fail|fail|console\s*\.\s*\w+|print)\s*\()");
-  return std::regex_search(clause, re);
+  static const rx::regex re(R"(^\s*(?:(?:assert|t|expect|chai\s*\.\s*assert|pytest|self)\s*\.\s*fail|fail|console\s*\.\s*\w+|print)\s*\()");
+  return rx::regex_search(clause, re);
 }
 
 /// The JS assertions that check the truth of their argument: node's and tape's `ok`, tape's and
@@ -1055,7 +1055,7 @@ std::vector<std::string> root_names(std::string_view e) {
 /// outside string literals, as root_names keeps them; with `top_only`, only those outside any
 /// parentheses or brackets (a call's arguments are its inputs, not its value).
 std::set<std::string> value_paths(const std::string& e, bool top_only) {
-  static const std::regex path(R"([A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*)*)");
+  static const rx::regex path(R"([A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*)*)");
   const auto roots = root_names(e);
   std::vector<int> depth(e.size() + 1, 0);
   int d = 0;
@@ -1073,7 +1073,7 @@ std::set<std::string> value_paths(const std::string& e, bool top_only) {
     else if (c == ')' || c == ']' || c == '}') --d;
   }
   std::set<std::string> out;
-  for (std::sregex_iterator it(e.begin(), e.end(), path), end; it != end; ++it) {
+  for (rx::sregex_iterator it(e.begin(), e.end(), path), end; it != end; ++it) {
     const auto at = static_cast<std::size_t>(it->position());
     if (at > 0 && (e[at - 1] == '.' || std::isalnum(static_cast<unsigned char>(e[at - 1])) || e[at - 1] == '_')) continue;
     if (top_only && depth[at] != 0) continue;
@@ -1170,11 +1170,11 @@ bool chosen_value_equality(const std::vector<std::string>& raw, const std::set<s
     if (!factors.empty()) {
       factors.push_back(side.substr(from));
       std::map<std::string, int> in_factors;
-      static const std::regex path(R"([A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*)*)");
+      static const rx::regex path(R"([A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*)*)");
       for (const auto& f : factors) {
         std::set<std::string> names;
         const auto roots = root_names(f);
-        for (std::sregex_iterator it(f.begin(), f.end(), path), e; it != e; ++it) {
+        for (rx::sregex_iterator it(f.begin(), f.end(), path), e; it != e; ++it) {
           const std::string p = strip_spaces(it->str());
           if (std::find(roots.begin(), roots.end(), p.substr(0, p.find('.'))) != roots.end()) names.insert(p);
         }
@@ -1201,18 +1201,18 @@ std::size_t literal_membership(std::string_view t, bool python, bool member_when
     if (in.size() != 2 || (notin.size() == 2) != member_when_negated || is_literal(strip_spaces(in[0]))) return 0;
     const std::string rhs = trim(in[1]);
     // (A named collection, `got in VALID`: a set of values.)
-    static const std::regex named(R"(^[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*$)");
-    if (std::regex_match(rhs, named) && rhs != "None" && rhs != "True" && rhs != "False") return 2;
+    static const rx::regex named(R"(^[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*$)");
+    if (rx::regex_match(rhs, named) && rhs != "None" && rhs != "True" && rhs != "False") return 2;
     if (rhs.size() < 2 || std::string_view("([{").find(rhs.front()) == std::string_view::npos ||
         matching_close(rhs, 0) != rhs.size() - 1)
       return 0;
     elements = rhs.substr(1, rhs.size() - 2);
   } else {
-    static const std::regex includes(R"(^\s*(!?)\s*\[([^\[\]]*)\]\s*\.\s*includes\s*\(\s*[^,()]+\)\s*$)");
-    static const std::regex contains_go(R"(^\s*(!?)\s*slices\s*\.\s*Contains\s*\(\s*\[\]\w+\s*\{([^{}]*)\}\s*,\s*[^,()]+\)\s*$)");
-    std::smatch m;
+    static const rx::regex includes(R"(^\s*(!?)\s*\[([^\[\]]*)\]\s*\.\s*includes\s*\(\s*[^,()]+\)\s*$)");
+    static const rx::regex contains_go(R"(^\s*(!?)\s*slices\s*\.\s*Contains\s*\(\s*\[\]\w+\s*\{([^{}]*)\}\s*,\s*[^,()]+\)\s*$)");
+    rx::smatch m;
     const std::string e(t);
-    if (!std::regex_match(e, m, includes) && !std::regex_match(e, m, contains_go)) return 0;
+    if (!rx::regex_match(e, m, includes) && !rx::regex_match(e, m, contains_go)) return 0;
     if (m[1].matched && m[1].length() > 0) {
       if (!member_when_negated) return 0;
     } else if (member_when_negated) {
@@ -1222,11 +1222,11 @@ std::size_t literal_membership(std::string_view t, bool python, bool member_when
   }
   std::set<std::string> texts;
   std::set<double> numbers;
-  static const std::regex constant(R"(^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$)");
+  static const rx::regex constant(R"(^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$)");
   for (const auto& el : split_top(elements, {","})) {
     const std::string v = strip_spaces(el);
     if (v.empty()) continue;
-    if (!is_literal(v) && !std::regex_match(v, constant)) return 0;  // (literals and named constants)
+    if (!is_literal(v) && !rx::regex_match(v, constant)) return 0;  // (literals and named constants)
     char* end = nullptr;
     const double d = std::strtod(v.c_str(), &end);
     if (end == v.c_str() + v.size()) numbers.insert(d);
@@ -1584,27 +1584,27 @@ class Analyzer {
     bool named = false;
     if (lang_ == Lang::python) {
       // (`import pytest as pt` ... `pt.fail(...)`.)
-      static const std::regex alias(R"(\bimport\s+pytest\s+as\s+([A-Za-z_]\w*))");
+      static const rx::regex alias(R"(\bimport\s+pytest\s+as\s+([A-Za-z_]\w*))");
       auto aliased = [&] {  // (the file read only for a receiver other than these)
-        std::smatch m;
-        return ends_with(c, ".fail") && std::regex_search(s_.src, m, alias) && c == m[1].str() + ".fail";
+        rx::smatch m;
+        return ends_with(c, ".fail") && rx::regex_search(s_.src, m, alias) && c == m[1].str() + ".fail";
       };
       named = name == "fail" && (c == "fail" || c == "pytest.fail" || c == "self.fail" || aliased());
     } else if (lang_ == Lang::cpp) {
       named = name == "ADD_FAILURE" || name == "ADD_FAILURE_AT" || name == "FAIL" || name == "GTEST_FAIL";
     } else if (lang_ == Lang::java || lang_ == Lang::kotlin) {
       // (JUnit's and TestNG's: `fail(...)` imported statically, `Assert.fail`, `Assertions.fail`.)
-      static const std::regex receiver(R"(^(?:(?:org\.junit\.(?:jupiter\.api\.)?)?(?:Assert|Assertions|TestCase|AssertJUnit)\.)?fail$)");
+      static const rx::regex receiver(R"(^(?:(?:org\.junit\.(?:jupiter\.api\.)?)?(?:Assert|Assertions|TestCase|AssertJUnit)\.)?fail$)");
       // (Kotlin's call_expression has no `function` field: its callee is the name.)
-      named = name == "fail" && std::regex_match(c.empty() ? name : c, receiver);
+      named = name == "fail" && rx::regex_match(c.empty() ? name : c, receiver);
     } else if (is_js(lang_) && name == "fail") {
       // (The runner's and assertion libraries' receivers: `reporter.fail` of a local object is
       // whatever that object does.)
-      static const std::regex receiver(R"(^(?:(?:assert|assert\.strict|t|st|tt|t2|expect|should|chai\.assert|chai\.expect)\.)?fail$)");
-      named = std::regex_match(c, receiver);
-      static const std::regex function_arg(R"(^(?:async\s+)?(?:function\b|\(?[\w$\s,]*\)?\s*=>))");
+      static const rx::regex receiver(R"(^(?:(?:assert|assert\.strict|t|st|tt|t2|expect|should|chai\.assert|chai\.expect)\.)?fail$)");
+      named = rx::regex_match(c, receiver);
+      static const rx::regex function_arg(R"(^(?:async\s+)?(?:function\b|\(?[\w$\s,]*\)?\s*=>))");
       for (const auto& arg : call_args(n))
-        if (std::regex_search(trim(arg), function_arg)) named = false;
+        if (rx::regex_search(trim(arg), function_arg)) named = false;
     }
     return named && !failure_rebound(c, name);
   }
@@ -1638,20 +1638,20 @@ class Analyzer {
     if (e.empty() || !is_plain_name(e) || ts_node_is_null(body)) return false;
     const bool own_if = last_own_if_, own_else = last_own_else_, inverts = last_inverts_;
     // (What an assertion failure has or is too, or what holds of any error: no check of this one.)
-    static const std::regex generic(
+    static const rx::regex generic(
         R"(ERR_ASSERTION|AssertionError|\bError\b(?!\w)|expect\.any\(|expect\.anything\(|typeof|/\.[*+]?/|/\^?\.\*\$?/|)"
         R"(\b(?:Object|String|Exception|BaseException|Throwable|Failed|OutcomeException|failureException|undefined|null|None)\b|)"
         R"(stringContaining\(\s*(?:''|""|``)\s*\)|\.length\b|\.not\.|\|\||\bor\b|\bnot\b|!==|!=)");
     // (`if (!(e instanceof ParseError)) throw e;`, `if not isinstance(e, ValueError): raise`: every
     // other error, an assertion failure among them, goes on.)
-    static const std::regex rethrow_unless(R"(^if\(?(?:!\(|not)(?:\w+instanceof(\w+)|isinstance\(\w+,(\w+)\))\)?\)?:?\{?(?:throw\w+;?|raise\w*)\}?$)");
+    static const rx::regex rethrow_unless(R"(^if\(?(?:!\(|not)(?:\w+instanceof(\w+)|isinstance\(\w+,(\w+)\))\)?\)?:?\{?(?:throw\w+;?|raise\w*)\}?$)");
     bool checked = false;
     for (uint32_t i = 0; i < ts_node_named_child_count(body) && !checked; ++i) {
       TSNode st = tsnav::named_child(body, i);
       const std::string_view t = type(st);
       if (t == "comment") continue;
       // (Python's `assert isinstance(e, ValueError)`, `assert e.code == 4`.)
-      if (t == "assert_statement" && has_word(text(st), e) && !std::regex_search(text(st), generic)) {
+      if (t == "assert_statement" && has_word(text(st), e) && !rx::regex_search(text(st), generic)) {
         const std::string expr = split_top(text(st).substr(6), {","}).front();
         const auto cs = clause_checks(Assertion{}, expr, {" and "}, false);
         const bool instance = contains(expr, "isinstance(");
@@ -1664,7 +1664,7 @@ class Analyzer {
         // (An exit before the check skips it; re-throwing the caught error, `if (e instanceof
         // AssertionError) throw e;`, does not.)
         const std::string x = strip_spaces(text(st));
-        if (std::smatch m; t == "if_statement" && std::regex_match(x, m, rethrow_unless) && has_word(text(st), e) && !std::regex_search(x, generic)) {
+        if (rx::smatch m; t == "if_statement" && rx::regex_match(x, m, rethrow_unless) && has_word(text(st), e) && !rx::regex_search(x, generic)) {
           checked = true;
           continue;
         }
@@ -1674,7 +1674,7 @@ class Analyzer {
       TSNode x = ts_node_named_child_count(st) > 0 ? tsnav::named_child(st, 0) : st;
       if (type(x) == "await_expression" && ts_node_named_child_count(x) > 0) x = tsnav::named_child(x, 0);
       if ((type(x) != "call_expression" && type(x) != "call" && type(x) != "method_invocation") || !has_word(text(x), e) ||
-          std::regex_search(text(x), generic))
+          rx::regex_search(text(x), generic))
         continue;
       const auto cs = classify_call(x);
       const bool instance = contains(text(x), " instanceof ") || contains(text(x), "InstanceOf(") || contains(text(x), "instanceOf(") ||
@@ -1853,69 +1853,69 @@ class Analyzer {
     if (!worth) return false;
     const std::string x = strip_spaces(raw);
     const auto rx = [](const char* p) { return detail::cached_regex(p); };
-    std::smatch m;
+    rx::smatch m;
     const auto bad_pattern = [](const std::string& p) {
       if (p.find("(?") != std::string::npos || p.find("\\p") != std::string::npos || p.find("\\P") != std::string::npos ||
           p.find("[[:") != std::string::npos)
         return false;
       try {
-        std::regex r(p, std::regex::ECMAScript);
+        rx::regex r(p, rx::regex::ECMAScript);
         return false;
-      } catch (const std::regex_error&) {
+      } catch (const rx::regex_error&) {
         return true;
       }
     };
     switch (lang_) {
       case Lang::python: {
-        if (std::regex_match(x, m, rx(R"re(^'([^'\\]*)'\.index\('([^'\\]*)'\)$)re")) || std::regex_match(x, m, rx(R"re(^"([^"\\]*)"\.index\("([^"\\]*)"\)$)re")))
+        if (rx::regex_match(x, m, rx(R"re(^'([^'\\]*)'\.index\('([^'\\]*)'\)$)re")) || rx::regex_match(x, m, rx(R"re(^"([^"\\]*)"\.index\("([^"\\]*)"\)$)re")))
           return m[1].str().find(m[2].str()) == std::string::npos;
-        if (std::regex_match(x, rx(R"re(^(?:\[\]|\(\))\.(?:remove|pop|index)\(.*\)$|^\{\}\.pop\(['"].*['"]\)$|^\[\]\[-?\d+\]$|^\(\)\[-?\d+\]$|^\{\}\[.+\]$|^(?:set\(\)|\{\}|\[\])\.pop\(\)$)re")))
+        if (rx::regex_match(x, rx(R"re(^(?:\[\]|\(\))\.(?:remove|pop|index)\(.*\)$|^\{\}\.pop\(['"].*['"]\)$|^\[\]\[-?\d+\]$|^\(\)\[-?\d+\]$|^\{\}\[.+\]$|^(?:set\(\)|\{\}|\[\])\.pop\(\)$)re")))
           return true;
-        if (std::regex_match(x, rx(R"re(^(?:int|float|len|abs)\(None\)$|^None[-+*/%@].*$|^.*[-+*/%@]None$)re"))) return true;
-        if (std::regex_match(x, rx(R"re(^(?:divmod|math\.fmod|operator\.(?:truediv|floordiv|mod))\(.*,-?0(?:\.0*)?\)$)re"))) return true;
-        if (std::regex_match(x, m, rx(R"re(^bytes\.fromhex\((['"])([^'"]*)\1\)$)re"))) return !std::regex_match(m[2].str(), rx(R"re(^(?:[0-9a-fA-F]{2})*$)re"));
-        if (std::regex_match(x, m, rx(R"re(^(?:datetime\.)?datetime\.strptime\((['"])([^'"]*)\1,(['"])([^'"]*)\3\)$)re")))
+        if (rx::regex_match(x, rx(R"re(^(?:int|float|len|abs)\(None\)$|^None[-+*/%@].*$|^.*[-+*/%@]None$)re"))) return true;
+        if (rx::regex_match(x, rx(R"re(^(?:divmod|math\.fmod|operator\.(?:truediv|floordiv|mod))\(.*,-?0(?:\.0*)?\)$)re"))) return true;
+        if (rx::regex_match(x, m, rx(R"re(^bytes\.fromhex\((['"])([^'"]*)\1\)$)re"))) return !rx::regex_match(m[2].str(), rx(R"re(^(?:[0-9a-fA-F]{2})*$)re"));
+        if (rx::regex_match(x, m, rx(R"re(^(?:datetime\.)?datetime\.strptime\((['"])([^'"]*)\1,(['"])([^'"]*)\3\)$)re")))
           return std::none_of(m[2].first, m[2].second, [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); }) &&
-                 std::regex_search(m[4].str(), rx(R"re(%[YmdHMSyjIf])re"));
+                 rx::regex_search(m[4].str(), rx(R"re(%[YmdHMSyjIf])re"));
         return false;
       }
       case Lang::java: case Lang::kotlin: {
-        if (std::regex_match(x, m, rx(R"re(^(?:Integer|Long|Short|Byte)\.decode\("([^"\\]*)"\)$)re")))
-          return !std::regex_match(m[1].str(), rx(R"re(^[+-]?(?:0[xX][0-9a-fA-F]+|#[0-9a-fA-F]+|0[0-7]*|[1-9]\d*)$)re"));
-        if (std::regex_match(x, m, rx(R"re(^new(?:java\.lang\.)?(Integer|Long|Short|Byte|Double|Float)\("([^"\\]*)"\)$)re")))
+        if (rx::regex_match(x, m, rx(R"re(^(?:Integer|Long|Short|Byte)\.decode\("([^"\\]*)"\)$)re")))
+          return !rx::regex_match(m[1].str(), rx(R"re(^[+-]?(?:0[xX][0-9a-fA-F]+|#[0-9a-fA-F]+|0[0-7]*|[1-9]\d*)$)re"));
+        if (rx::regex_match(x, m, rx(R"re(^new(?:java\.lang\.)?(Integer|Long|Short|Byte|Double|Float)\("([^"\\]*)"\)$)re")))
           return m[1].str() == "Double" || m[1].str() == "Float"
-                     ? !std::regex_match(m[2].str(), rx(R"re(^\s*[+-]?(?:NaN|Infinity|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?[fFdD]?)\s*$)re"))
-                     : !std::regex_match(m[2].str(), rx(R"re(^[+-]?\d+$)re"));
-        if (std::regex_match(x, rx(R"re(^Math\.(?:addExact|incrementExact|multiplyExact)\((?:Integer|Long)\.MAX_VALUE(?:,[1-9]\d*[lL]?)?\)$|^Math\.(?:subtractExact|decrementExact|negateExact)\((?:Integer|Long)\.MIN_VALUE(?:,[1-9]\d*[lL]?)?\)$|^Math\.toIntExact\(Long\.(?:MAX|MIN)_VALUE\)$)re")))
+                     ? !rx::regex_match(m[2].str(), rx(R"re(^\s*[+-]?(?:NaN|Infinity|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?[fFdD]?)\s*$)re"))
+                     : !rx::regex_match(m[2].str(), rx(R"re(^[+-]?\d+$)re"));
+        if (rx::regex_match(x, rx(R"re(^Math\.(?:addExact|incrementExact|multiplyExact)\((?:Integer|Long)\.MAX_VALUE(?:,[1-9]\d*[lL]?)?\)$|^Math\.(?:subtractExact|decrementExact|negateExact)\((?:Integer|Long)\.MIN_VALUE(?:,[1-9]\d*[lL]?)?\)$|^Math\.toIntExact\(Long\.(?:MAX|MIN)_VALUE\)$)re")))
           return true;
-        if (std::regex_match(x, rx(R"re(^Math\.floor(?:Div|Mod)\(.*,0[lL]?\)$)re"))) return true;
-        if (std::regex_match(x, rx(R"re(^Optional\.(?:empty\(\)|ofNullable\(null\))\.(?:get|orElseThrow)\(\)$|^Optional\.of\(null\)$)re"))) return true;
-        if (std::regex_match(x, rx(R"re(^(?:List\.of\(\)|Collections\.emptyList\(\)|newArrayList<[\w<>,.?]*>\(\)|newLinkedList<[\w<>,.?]*>\(\)|Arrays\.asList\(\))\.(?:get\(\d+\)|getFirst\(\)|getLast\(\)|iterator\(\)\.next\(\))$)re")))
+        if (rx::regex_match(x, rx(R"re(^Math\.floor(?:Div|Mod)\(.*,0[lL]?\)$)re"))) return true;
+        if (rx::regex_match(x, rx(R"re(^Optional\.(?:empty\(\)|ofNullable\(null\))\.(?:get|orElseThrow)\(\)$|^Optional\.of\(null\)$)re"))) return true;
+        if (rx::regex_match(x, rx(R"re(^(?:List\.of\(\)|Collections\.emptyList\(\)|newArrayList<[\w<>,.?]*>\(\)|newLinkedList<[\w<>,.?]*>\(\)|Arrays\.asList\(\))\.(?:get\(\d+\)|getFirst\(\)|getLast\(\)|iterator\(\)\.next\(\))$)re")))
           return true;
-        if (std::regex_match(x, rx(R"re(^new(?:ArrayList|HashMap|HashSet|ArrayDeque|StringBuilder|Vector)(?:<[\w<>,.?]*>)?\(-\d+\)$|^new(?:int|long|short|byte|char|double|float|boolean|String|Object|Integer)\[-\d+\]$)re")))
+        if (rx::regex_match(x, rx(R"re(^new(?:ArrayList|HashMap|HashSet|ArrayDeque|StringBuilder|Vector)(?:<[\w<>,.?]*>)?\(-\d+\)$|^new(?:int|long|short|byte|char|double|float|boolean|String|Object|Integer)\[-\d+\]$)re")))
           return true;
         return false;
       }
       case Lang::javascript: case Lang::typescript: case Lang::tsx: {
-        if (std::regex_match(x, rx(R"re(^(?:undefined|null|\(void0\))\(.*\)$|^newArray\(-\d+(?:\.\d+)?\)$|^(['"`])[^'"`]*\1\.repeat\(-\d+\)$|^-?\d+n[/%]0n$|^BigInt\(-?\d*\.\d*[1-9]\d*\)$)re")))
+        if (rx::regex_match(x, rx(R"re(^(?:undefined|null|\(void0\))\(.*\)$|^newArray\(-\d+(?:\.\d+)?\)$|^(['"`])[^'"`]*\1\.repeat\(-\d+\)$|^-?\d+n[/%]0n$|^BigInt\(-?\d*\.\d*[1-9]\d*\)$)re")))
           return true;
-        if (std::regex_match(x, m, rx(R"re(^decodeURI(?:Component)?\((['"])([^'"]*)\1\)$)re"))) return std::regex_search(m[2].str(), rx(R"re(%(?![0-9a-fA-F]{2}))re"));
-        if (std::regex_match(x, m, rx(R"re(^(?:new)?RegExp\((['"])([^'"\\]*)\1\)$)re"))) return bad_pattern(m[2].str());
+        if (rx::regex_match(x, m, rx(R"re(^decodeURI(?:Component)?\((['"])([^'"]*)\1\)$)re"))) return rx::regex_search(m[2].str(), rx(R"re(%(?![0-9a-fA-F]{2}))re"));
+        if (rx::regex_match(x, m, rx(R"re(^(?:new)?RegExp\((['"])([^'"\\]*)\1\)$)re"))) return bad_pattern(m[2].str());
         return false;
       }
       case Lang::cpp: {
-        if (std::regex_match(x, m, rx(R"re(^std::bitset<\d+>\("([^"\\]*)"\)$)re"))) return m[1].str().find_first_not_of("01") != std::string::npos;
-        return std::regex_match(x, rx(R"re(^std::(?:vector|string|deque|array<[^>]*,0>)(?:<[^()]*>)?(?:\(\)|\{\})\.at\(\d+\)$|^std::(?:vector|deque|list)<[^()]*>(?:\(\)|\{\})\.(?:front|back)\(\)$)re"));
+        if (rx::regex_match(x, m, rx(R"re(^std::bitset<\d+>\("([^"\\]*)"\)$)re"))) return m[1].str().find_first_not_of("01") != std::string::npos;
+        return rx::regex_match(x, rx(R"re(^std::(?:vector|string|deque|array<[^>]*,0>)(?:<[^()]*>)?(?:\(\)|\{\})\.at\(\d+\)$|^std::(?:vector|deque|list)<[^()]*>(?:\(\)|\{\})\.(?:front|back)\(\)$)re"));
       }
       case Lang::go: {
-        if (std::regex_match(x, rx(R"re(^log\.Panic(?:f|ln)?\(.*\)$)re"))) return true;
-        if (std::regex_match(x, m, rx(R"re(^regexp\.MustCompile(?:POSIX)?\("([^"\\]*)"\)$)re"))) return bad_pattern(m[1].str());
+        if (rx::regex_match(x, rx(R"re(^log\.Panic(?:f|ln)?\(.*\)$)re"))) return true;
+        if (rx::regex_match(x, m, rx(R"re(^regexp\.MustCompile(?:POSIX)?\("([^"\\]*)"\)$)re"))) return bad_pattern(m[1].str());
         return false;
       }
       case Lang::rust: {
-        if (std::regex_match(x, m, rx(R"re(^"([^"\\]*)"\.(?:trim\(\)\.)?parse::<([iu](?:8|16|32|64|128|size))>\(\)\.(?:unwrap|expect)\(.*\)$)re")))
-          return !std::regex_match(m[1].str(), rx(m[2].str()[0] == 'u' ? R"re(^\+?\d+$)re" : R"re(^[+-]?\d+$)re"));
-        if (std::regex_match(x, rx(R"re(^Err(?:::<.*>)?\(.*\)\.(?:unwrap|expect)\(.*\)$|^None(?:::<.*>)?\.(?:unwrap|expect)\(.*\)$|^assert!\(false(?:,.*)?\)$)re")))
+        if (rx::regex_match(x, m, rx(R"re(^"([^"\\]*)"\.(?:trim\(\)\.)?parse::<([iu](?:8|16|32|64|128|size))>\(\)\.(?:unwrap|expect)\(.*\)$)re")))
+          return !rx::regex_match(m[1].str(), rx(m[2].str()[0] == 'u' ? R"re(^\+?\d+$)re" : R"re(^[+-]?\d+$)re"));
+        if (rx::regex_match(x, rx(R"re(^Err(?:::<.*>)?\(.*\)\.(?:unwrap|expect)\(.*\)$|^None(?:::<.*>)?\.(?:unwrap|expect)\(.*\)$|^assert!\(false(?:,.*)?\)$)re")))
           return true;
         return false;
       }
@@ -1936,18 +1936,18 @@ class Analyzer {
          t == "macro_invocation" || t == "index_expression") &&
         throws_by_its_text(y))
       return true;
-    static const std::regex py_int(R"(^\s*[+-]?\d(?:_?\d)*\s*$)");
-    static const std::regex py_float(R"(^\s*[+-]?(?:(?:(?:\d(?:_?\d)*)?\.\d(?:_?\d)*|\d(?:_?\d)*\.?)(?:[eE][+-]?\d(?:_?\d)*)?|inf|infinity|nan)\s*$)",
-                                     std::regex::icase);
-    static const std::regex java_int(R"(^[+-]?\d+$)");
-    static const std::regex java_float(
+    static const rx::regex py_int(R"(^\s*[+-]?\d(?:_?\d)*\s*$)");
+    static const rx::regex py_float(R"(^\s*[+-]?(?:(?:(?:\d(?:_?\d)*)?\.\d(?:_?\d)*|\d(?:_?\d)*\.?)(?:[eE][+-]?\d(?:_?\d)*)?|inf|infinity|nan)\s*$)",
+                                     rx::regex::icase);
+    static const rx::regex java_int(R"(^[+-]?\d+$)");
+    static const rx::regex java_float(
         R"(^\s*[+-]?(?:NaN|Infinity|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?[fFdD]?|0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?\d+[fFdD]?)\s*$)");
-    static const std::regex big_decimal(R"(^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$)");
-    static const std::regex cpp_int(R"(^\s*[+-]?\d)");
-    static const std::regex cpp_float(R"(^\s*[+-]?(?:\d|\.\d|inf|nan))", std::regex::icase);
-    static const std::regex js_bigint(R"(^\s*(?:[+-]?\d+|0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+)?\s*$)");
+    static const rx::regex big_decimal(R"(^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$)");
+    static const rx::regex cpp_int(R"(^\s*[+-]?\d)");
+    static const rx::regex cpp_float(R"(^\s*[+-]?(?:\d|\.\d|inf|nan))", rx::regex::icase);
+    static const rx::regex js_bigint(R"(^\s*(?:[+-]?\d+|0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+)?\s*$)");
     const auto json_ok = [&](const std::string& text) {
-      if (lang_ == Lang::python && std::regex_match(trim(text), detail::cached_regex(R"(^-?(?:NaN|Infinity)$)"))) return true;
+      if (lang_ == Lang::python && rx::regex_match(trim(text), detail::cached_regex(R"(^-?(?:NaN|Infinity)$)"))) return true;
       if (parse_json(text).has_value()) return true;
       // (Python and JavaScript read numbers of any size, `1e400`, `123456789012345678901234567890`:
       // the parser here does not, so each number outside strings is read as 0.)
@@ -1986,9 +1986,9 @@ class Analyzer {
       }
       // (`Decimal(value='x')`, `json.loads(s='{')`; `float('TRUE'.strip())` reads the literal as changed.)
       std::string arg = trim(args[0]);
-      if (std::smatch km; std::regex_match(arg, km, detail::cached_regex(R"(^(?:value|s|x|string|text)\s*=\s*([\s\S]*)$)"))) arg = km[1].str();
+      if (rx::smatch km; rx::regex_match(arg, km, detail::cached_regex(R"(^(?:value|s|x|string|text)\s*=\s*([\s\S]*)$)"))) arg = km[1].str();
       std::string change;
-      if (std::smatch sm; std::regex_match(arg, sm, detail::cached_regex(R"(^(['"][\s\S]*['"])\s*\.\s*(strip|lstrip|rstrip|lower|upper|casefold|title|trim)\s*\(\s*\)$)"))) {
+      if (rx::smatch sm; rx::regex_match(arg, sm, detail::cached_regex(R"(^(['"][\s\S]*['"])\s*\.\s*(strip|lstrip|rstrip|lower|upper|casefold|title|trim)\s*\(\s*\)$)"))) {
         arg = sm[1].str();
         change = sm[2].str();
       }
@@ -2025,13 +2025,13 @@ class Analyzer {
       const auto args = raw_call_args(y);
       if (ts_node_is_null(ctor) || text(ctor) != "URL" || args.size() != 1) return false;
       const auto v = plain_string_literal(args[0]);
-      return v && !std::regex_search(*v, detail::cached_regex(R"(^\s*[A-Za-z][A-Za-z0-9+.-]*:)"));
+      return v && !rx::regex_search(*v, detail::cached_regex(R"(^\s*[A-Za-z][A-Za-z0-9+.-]*:)"));
     }
     // (Rust: `None.unwrap()`, `Err(e).unwrap()`, `.expect(...)` of either.)
     if (lang_ == Lang::rust && t == "call_expression") {
       const std::string c = strip_spaces(callee_text(y));
-      static const std::regex unwrap(R"(^(?:None(?:::<[^>]*>)?|Err\(.*\))\.(?:unwrap|expect)$)");
-      if (std::regex_match(c, unwrap)) return true;
+      static const rx::regex unwrap(R"(^(?:None(?:::<[^>]*>)?|Err\(.*\))\.(?:unwrap|expect)$)");
+      if (rx::regex_match(c, unwrap)) return true;
     }
     if (t == "macro_invocation" && lang_ == Lang::rust) {
       const std::string m = callee_text(y);
@@ -2047,22 +2047,22 @@ class Analyzer {
       // (Also a literal sum or product that is zero: `1 / (1 - 1)`.)
       bool computed_zero = false;
       const std::string divisor = compact_condition(rz);
-      if (std::smatch zm; std::regex_match(divisor, zm, detail::cached_regex(R"(^(-?\d{1,9})([-+*])(-?\d{1,9})$)"))) {
+      if (rx::smatch zm; rx::regex_match(divisor, zm, detail::cached_regex(R"(^(-?\d{1,9})([-+*])(-?\d{1,9})$)"))) {
         const long a1 = std::stol(zm[1].str()), a2 = std::stol(zm[3].str());
         computed_zero = (zm[2].str() == "-" ? a1 - a2 : zm[2].str() == "+" ? a1 + a2 : a1 * a2) == 0;
       }
-      const bool zero = computed_zero || rz == "0" || rz == "0L" || rz == "0l" || (lang_ == Lang::python && std::regex_match(rz, detail::cached_regex(R"(^0*\.?0*(?:[eE][+-]?\d+)?$)")) &&
+      const bool zero = computed_zero || rz == "0" || rz == "0L" || rz == "0l" || (lang_ == Lang::python && rx::regex_match(rz, detail::cached_regex(R"(^0*\.?0*(?:[eE][+-]?\d+)?$)")) &&
                                       rz.find_first_of("0") != std::string::npos);
       if (!zero) return false;
       // (Java: only integers throw; `1.0 / 0` is Infinity.)
-      return lang_ == Lang::python || std::regex_match(strip_spaces(text(l)), detail::cached_regex(R"(^-?\d+[lL]?$)"));
+      return lang_ == Lang::python || rx::regex_match(strip_spaces(text(l)), detail::cached_regex(R"(^-?\d+[lL]?$)"));
     }
     if (t == "object_creation_expression" && lang_ == Lang::java) {
       TSNode ty = field(y, "type");
       const std::string tn = ts_node_is_null(ty) ? "" : text(ty);
       if (tn != "BigDecimal" && tn != "BigInteger" && tn != "java.math.BigDecimal" && tn != "java.math.BigInteger") return false;
       const auto v = one_literal(y);
-      return v && !std::regex_match(*v, tn.find("BigInteger") != std::string::npos ? java_int : big_decimal);
+      return v && !rx::regex_match(*v, tn.find("BigInteger") != std::string::npos ? java_int : big_decimal);
     }
     if (t != "call" && t != "call_expression" && t != "method_invocation") return false;
     const std::string c = callee_text(y);
@@ -2071,14 +2071,14 @@ class Analyzer {
         // (`math.sqrt(-1)`, `math.log(0)`: a domain error whatever the code does.)
         if (const auto args = raw_call_args(y); args.size() == 1 && (c == "math.sqrt" || c == "math.log" || c == "math.log10" || c == "math.log2")) {
           const std::string arg = strip_spaces(args[0]);
-          if (std::smatch nm; std::regex_match(arg, nm, detail::cached_regex(R"(^(-)?(\d+(?:\.\d*)?)$)")))
+          if (rx::smatch nm; rx::regex_match(arg, nm, detail::cached_regex(R"(^(-)?(\d+(?:\.\d*)?)$)")))
             return c == "math.sqrt" ? nm[1].matched && std::stod(nm[2].str()) > 0 : nm[1].matched || std::stod(nm[2].str()) == 0;
         }
         const auto v = one_literal(y);
         if (!v) return false;
-        if (c == "int") return !std::regex_match(*v, py_int);
-        if (c == "float") return !std::regex_match(*v, py_float);
-        if (c == "Decimal" || c == "decimal.Decimal") return !std::regex_match(*v, py_float) && !std::regex_match(*v, detail::cached_regex(R"(^\s*[+-]?s?nan\d*\s*$)", std::regex::icase));
+        if (c == "int") return !rx::regex_match(*v, py_int);
+        if (c == "float") return !rx::regex_match(*v, py_float);
+        if (c == "Decimal" || c == "decimal.Decimal") return !rx::regex_match(*v, py_float) && !rx::regex_match(*v, detail::cached_regex(R"(^\s*[+-]?s?nan\d*\s*$)", rx::regex::icase));
         if (c == "json.loads") return !json_ok(*v);
         return false;
       }
@@ -2091,8 +2091,8 @@ class Analyzer {
         static const std::set<std::string, std::less<>> kInt = {"Integer.parseInt", "Integer.valueOf", "Long.parseLong", "Long.valueOf",
                                                                 "Short.parseShort", "Short.valueOf", "Byte.parseByte", "Byte.valueOf"};
         static const std::set<std::string, std::less<>> kFloat = {"Double.parseDouble", "Double.valueOf", "Float.parseFloat", "Float.valueOf"};
-        if (kInt.count(c)) return !std::regex_match(*v, java_int) || !fits(*v, c);
-        if (kFloat.count(c)) return !std::regex_match(*v, java_float);
+        if (kInt.count(c)) return !rx::regex_match(*v, java_int) || !fits(*v, c);
+        if (kFloat.count(c)) return !rx::regex_match(*v, java_float);
         return false;
       }
       case Lang::kotlin: {
@@ -2102,14 +2102,14 @@ class Analyzer {
         if (const auto args = raw_call_args(y); args.size() >= 1 && (c == "requireNotNull" || c == "checkNotNull") && strip_spaces(args[0]) == "null")
           return true;
         // (`"x".toInt()`: a call of a member of a string literal.)
-        static const std::regex kt(R"(^("(?:[^"\\]|\\.)*")\s*\.\s*(toInt|toLong|toShort|toByte|toDouble|toFloat|toBigDecimal|toBigInteger)\s*\(\s*\)$)");
-        std::smatch m;
+        static const rx::regex kt(R"(^("(?:[^"\\]|\\.)*")\s*\.\s*(toInt|toLong|toShort|toByte|toDouble|toFloat|toBigDecimal|toBigInteger)\s*\(\s*\)$)");
+        rx::smatch m;
         const std::string whole = text(y);
-        if (!std::regex_match(whole, m, kt)) return false;
+        if (!rx::regex_match(whole, m, kt)) return false;
         const auto v = plain_string_literal(m[1].str());
         if (!v) return false;
         const std::string f = m[2].str();
-        return f == "toDouble" || f == "toFloat" || f == "toBigDecimal" ? !std::regex_match(*v, java_float) : !std::regex_match(*v, java_int);
+        return f == "toDouble" || f == "toFloat" || f == "toBigDecimal" ? !rx::regex_match(*v, java_float) : !rx::regex_match(*v, java_int);
       }
       case Lang::cpp: {
         const auto v = one_literal(y);
@@ -2118,20 +2118,20 @@ class Analyzer {
                                                                 "stoi", "stol", "stoll", "stoul", "stoull"};
         static const std::set<std::string, std::less<>> kFloat = {"std::stof", "std::stod", "std::stold", "stof", "stod", "stold"};
         if (kInt.count(c)) {
-          if (!std::regex_search(*v, cpp_int)) return true;
+          if (!rx::regex_search(*v, cpp_int)) return true;
           // (`std::stoi("99999999999")`: out of the type's range.)
-          std::smatch dm;
+          rx::smatch dm;
           const bool wide = contains(c, "ll") || contains(c, "stol");
-          return !contains(c, "stou") && std::regex_search(*v, dm, detail::cached_regex(R"(^\s*([+-]?\d+))")) && !fits(dm[1].str(), wide ? "Long" : "Integer");
+          return !contains(c, "stou") && rx::regex_search(*v, dm, detail::cached_regex(R"(^\s*([+-]?\d+))")) && !fits(dm[1].str(), wide ? "Long" : "Integer");
         }
-        if (kFloat.count(c)) return !std::regex_search(*v, cpp_float);
+        if (kFloat.count(c)) return !rx::regex_search(*v, cpp_float);
         return false;
       }
       case Lang::javascript: case Lang::typescript: case Lang::tsx: {
         const auto v = one_literal(y);
         if (!v) return false;
         if (c == "JSON.parse") return !json_ok(*v);
-        if (c == "BigInt") return !std::regex_match(*v, js_bigint);
+        if (c == "BigInt") return !rx::regex_match(*v, js_bigint);
         return false;
       }
       case Lang::go: return c == "panic";
@@ -2260,8 +2260,8 @@ class Analyzer {
   /// message has), a pattern that matches every text (`/.*/`, `/[^]*/`, `/err|/`), `Error`,
   /// `Object`, `true`, `expect.any(...)`, `expect.anything()`, `() => true`?
   static bool any_error_value(const std::string& v) {
-    static const std::regex words(R"(^(?:/Error/\w*|''|""|``|Error|Object|true|expect\.any\(.*\)|expect\.anything\(\)|\(\)\s*=>\s*true|\w+\s*=>\s*true)$)");
-    if (std::regex_match(v, words)) return true;
+    static const rx::regex words(R"(^(?:/Error/\w*|''|""|``|Error|Object|true|expect\.any\(.*\)|expect\.anything\(\)|\(\)\s*=>\s*true|\w+\s*=>\s*true)$)");
+    if (rx::regex_match(v, words)) return true;
     if (v.size() >= 2 && v.front() == '/') {
       const auto close = v.rfind('/');
       if (close == 0) return false;
@@ -2305,15 +2305,15 @@ class Analyzer {
           // JavaScript's `Object.getPrototypeOf(TypeError)`) is broad; `type(Exception())`,
           // `tuple(ERRORS)`, `getattr(builtins, 'Exception')`, `globalThis['Error']`, the arms of
           // `A if c else B` and the members of a list name their types.
-          static const std::regex base_of(R"(\.__(?:base|bases|mro)__\b|^Object\.getPrototypeOf\()");
-          if (std::regex_search(x, base_of)) return true;
-          std::smatch em;
-          if (std::regex_match(x, em, detail::cached_regex(R"re(^(?:type\((\w[\w.]*)\(\)\)|tuple\((\w[\w.]*)\)|getattr\(\s*(?:builtins|__builtins__)\s*,\s*['"](\w+)['"]\s*\)|(?:globalThis|window|global|self)\s*(?:\[\s*['"](\w+)['"]\s*\]|\.(\w+)))$)re"))) {
+          static const rx::regex base_of(R"(\.__(?:base|bases|mro)__\b|^Object\.getPrototypeOf\()");
+          if (rx::regex_search(x, base_of)) return true;
+          rx::smatch em;
+          if (rx::regex_match(x, em, detail::cached_regex(R"re(^(?:type\((\w[\w.]*)\(\)\)|tuple\((\w[\w.]*)\)|getattr\(\s*(?:builtins|__builtins__)\s*,\s*['"](\w+)['"]\s*\)|(?:globalThis|window|global|self)\s*(?:\[\s*['"](\w+)['"]\s*\]|\.(\w+)))$)re"))) {
             for (int g = 1; g <= 5; ++g)
               if (em[g].matched) next.push_back(em[g].str());
             continue;
           }
-          if (std::regex_match(x, em, detail::cached_regex(R"(^([\s\S]+?)\s+if\s+[\s\S]+?\s+else\s+([\s\S]+)$)"))) {
+          if (rx::regex_match(x, em, detail::cached_regex(R"(^([\s\S]+?)\s+if\s+[\s\S]+?\s+else\s+([\s\S]+)$)"))) {
             next.push_back(trim(em[1].str()));
             next.push_back(trim(em[2].str()));
             continue;
@@ -2324,25 +2324,25 @@ class Analyzer {
           }
           // (`self.error` / `cls.error`: the attribute the class body binds; `errors.Parse`: the member
           // of an object literal the module binds.)
-          if (std::regex_match(x, em, detail::cached_regex(R"(^(?:self|cls|this)\.(\w+)$)"))) {
-            const std::regex attr = detail::cached_regex("\\n[ \\t]+" + em[1].str() + R"([ \t]*(?::[^=\n]*)?=[ \t]*([\w.]+)[ \t]*(?:#[^\n]*)?(?=\n|$))");
-            for (std::sregex_iterator it(src.begin(), src.end(), attr), end; it != end; ++it) next.push_back((*it)[1].str());
+          if (rx::regex_match(x, em, detail::cached_regex(R"(^(?:self|cls|this)\.(\w+)$)"))) {
+            const rx::regex attr = detail::cached_regex("\\n[ \\t]+" + em[1].str() + R"([ \t]*(?::[^=\n]*)?=[ \t]*([\w.]+)[ \t]*(?:#[^\n]*)?(?=\n|$))");
+            for (rx::sregex_iterator it(src.begin(), src.end(), attr), end; it != end; ++it) next.push_back((*it)[1].str());
             continue;
           }
-          if (is_js(lang_) && std::regex_match(x, em, detail::cached_regex(R"(^([A-Za-z_$][\w$]*)\.([A-Za-z_$][\w$]*)$)"))) {
-            const std::regex member = detail::cached_regex("\\b" + em[1].str() + R"(\s*=\s*\{[^}]*\b)" + em[2].str() + R"(\s*:\s*([\w.$]+))");
-            for (std::sregex_iterator it(src.begin(), src.end(), member), end; it != end; ++it) next.push_back((*it)[1].str());
+          if (is_js(lang_) && rx::regex_match(x, em, detail::cached_regex(R"(^([A-Za-z_$][\w$]*)\.([A-Za-z_$][\w$]*)$)"))) {
+            const rx::regex member = detail::cached_regex("\\b" + em[1].str() + R"(\s*=\s*\{[^}]*\b)" + em[2].str() + R"(\s*:\s*([\w.$]+))");
+            for (rx::sregex_iterator it(src.begin(), src.end(), member), end; it != end; ++it) next.push_back((*it)[1].str());
             continue;
           }
-          static const std::regex plain(R"(^[A-Za-z_$][\w$]*$)");
-          if (!std::regex_match(x, plain)) continue;
+          static const rx::regex plain(R"(^[A-Za-z_$][\w$]*$)");
+          if (!rx::regex_match(x, plain)) continue;
           // Other binding forms: Python's chained (`A = B = Exception`) and unpacking (`A, B = X, Y`)
           // assignments; JavaScript's later assignment (`let E; E = Error;`) and destructuring
           // (`const { Error: E } = globalThis`, `const [E] = [Error]`); C++'s `using E = std::exception;`,
           // `typedef std::exception E;`, `#define E std::exception`; Kotlin's `typealias E = Exception`;
           // Java's `Class<? extends Throwable> E = Exception.class`.
           if (contains(src, x)) {
-            std::vector<std::regex> forms;
+            std::vector<rx::regex> forms;
             // (Each form only where a plain search finds its words: the file is searched once per form.)
             const auto has = [&](std::initializer_list<std::string> words) {
               return std::any_of(words.begin(), words.end(), [&](const std::string& w) { return contains(src, w); });
@@ -2350,9 +2350,9 @@ class Analyzer {
             if (lang_ == Lang::python) {
               if (has({x + " = ", x + "="}) && has({"= " + x + " =", x + " = " + "", "=" + x + "="}))
                 forms.push_back(detail::cached_regex("(?:^|\\n)(?:\\w+[ \\t]*=[ \\t]*)*" + x + R"([ \t]*=[ \t]*(?:\w+[ \t]*=[ \t]*)+([\w.]+)[ \t]*(?=\n|$))"));
-              static const std::regex unpack(R"((?:^|\n)([\w \t]*,[\w \t,]*)=([^\n=]+)(?=\n|$))");
+              static const rx::regex unpack(R"((?:^|\n)([\w \t]*,[\w \t,]*)=([^\n=]+)(?=\n|$))");
               if (has({x + ",", ", " + x, "," + x}))
-              for (std::sregex_iterator it(src.begin(), src.end(), unpack), end; it != end; ++it) {
+              for (rx::sregex_iterator it(src.begin(), src.end(), unpack), end; it != end; ++it) {
                 const auto names = split_top((*it)[1].str(), {","});
                 const auto values = split_top((*it)[2].str(), {","});
                 for (std::size_t i = 0; i < names.size() && i < values.size(); ++i)
@@ -2371,22 +2371,22 @@ class Analyzer {
               if (has({x + " = ", x + "="}) && has({".class"})) forms.push_back(detail::cached_regex("\\b" + x + R"(\s*=\s*([\w.]+\.class)\s*;)"));
             }
             for (const auto& form : forms)
-              for (std::sregex_iterator it(src.begin(), src.end(), form), end; it != end; ++it)
+              for (rx::sregex_iterator it(src.begin(), src.end(), form), end; it != end; ++it)
                 if ((*it)[1].str() != x) next.push_back((*it)[1].str());
           }
-          const std::regex py = detail::cached_regex("(?:^|\n)" + x + R"([ \t]*(?::[^=\n]*)?=[ \t]*([^\n#= \t][^\n#]*?)[ \t]*(?:#[^\n]*)?(?=\n|$))");
-          const std::regex js = detail::cached_regex(R"(\b(?:const|let|var)\s+)" + x + R"(\s*(?::[^=]*)?=\s*([\w.$]+(?:\s*\[\s*['"]\w+['"]\s*\]|\s*\([\w.$]*\))?)\s*;?)");
-          const std::regex as = detail::cached_regex(R"(\bimport\s+[^\n]*?\b([\w.]+)\s+as\s+)" + x + R"(\b)");
+          const rx::regex py = detail::cached_regex("(?:^|\n)" + x + R"([ \t]*(?::[^=\n]*)?=[ \t]*([^\n#= \t][^\n#]*?)[ \t]*(?:#[^\n]*)?(?=\n|$))");
+          const rx::regex js = detail::cached_regex(R"(\b(?:const|let|var)\s+)" + x + R"(\s*(?::[^=]*)?=\s*([\w.$]+(?:\s*\[\s*['"]\w+['"]\s*\]|\s*\([\w.$]*\))?)\s*;?)");
+          const rx::regex as = detail::cached_regex(R"(\bimport\s+[^\n]*?\b([\w.]+)\s+as\s+)" + x + R"(\b)");
           // (The regular expressions only where a plain search finds the name bound: a large file
           // names its exception types in every check.)
           const bool bound_at_top = is_js(lang_) ? (contains(src, "const " + x) || contains(src, "let " + x) || contains(src, "var " + x))
                                                  : (starts_with(src, x) || contains(src, "\n" + x));
           const bool imported_as = contains(src, " as " + x);
           if (bound_at_top)
-            for (std::sregex_iterator it(src.begin(), src.end(), is_js(lang_) ? js : py), end; it != end; ++it)
+            for (rx::sregex_iterator it(src.begin(), src.end(), is_js(lang_) ? js : py), end; it != end; ++it)
               if ((*it)[1].str() != x) next.push_back((*it)[1].str());
           if (imported_as)
-            for (std::sregex_iterator it(src.begin(), src.end(), as), end; it != end; ++it)
+            for (rx::sregex_iterator it(src.begin(), src.end(), as), end; it != end; ++it)
               if ((*it)[1].str() != x) next.push_back((*it)[1].str());
         }
       }
@@ -2419,32 +2419,32 @@ class Analyzer {
     std::string v, exact_type;
     if (a.operands.size() == 2) {
       for (const auto& o : a.operands) {
-        std::smatch tm;
-        if (std::regex_match(o, tm, detail::cached_regex(R"(^type\(([A-Za-z_]\w*)\)$)"))) v = tm[1].str();
+        rx::smatch tm;
+        if (rx::regex_match(o, tm, detail::cached_regex(R"(^type\(([A-Za-z_]\w*)\)$)"))) v = tm[1].str();
         else exact_type = o;
       }
-      if (v.empty() || !std::regex_match(exact_type, detail::cached_regex(R"(^[A-Za-z_][\w.]*$)"))) return false;
+      if (v.empty() || !rx::regex_match(exact_type, detail::cached_regex(R"(^[A-Za-z_][\w.]*$)"))) return false;
     } else if (a.operands.size() == 1) {
       v = *a.operands.begin();
     } else {
       return false;
     }
     // (`assert.ok(err instanceof TypeError)`: the operand is the whole test, whitespace removed.)
-    if (std::smatch im; std::regex_match(v, im, detail::cached_regex(R"(^([A-Za-z_$][\w$]*)instanceof[\w.$]+$)"))) v = im[1].str();
+    if (rx::smatch im; rx::regex_match(v, im, detail::cached_regex(R"(^([A-Za-z_$][\w$]*)instanceof[\w.$]+$)"))) v = im[1].str();
     // (`assert isinstance(err, ValueError)`: the same.)
-    if (std::smatch im; std::regex_match(v, im, detail::cached_regex(R"(^isinstance\(([A-Za-z_]\w*),[\w.()]+\)$)"))) v = im[1].str();
-    static const std::regex ident(R"(^[A-Za-z_$][\w$]*$)");
-    if (!std::regex_match(v, ident)) return false;
+    if (rx::smatch im; rx::regex_match(v, im, detail::cached_regex(R"(^isinstance\(([A-Za-z_]\w*),[\w.()]+\)$)"))) v = im[1].str();
+    static const rx::regex ident(R"(^[A-Za-z_$][\w$]*$)");
+    if (!rx::regex_match(v, ident)) return false;
     // (The check's own text: a truth, non-null or type check of the flag, not its falsity.)
     const std::string check = text(n).substr(0, kConditionChars);
     const std::string vr = "\\b" + v + "\\b";
-    if (std::regex_search(check, detail::cached_regex(R"(\b(?:false|False|assertFalse|assertNull|assertIsNone|isNull|toBeFalsy|toBeUndefined|toBeNull|notOk|isFalse|isNotOk|is\s+None|==\s*(?:null|None|nil)|not\s+)" + v + R"(\b|!\s*)" + v + R"(\b))")))
+    if (rx::regex_search(check, detail::cached_regex(R"(\b(?:false|False|assertFalse|assertNull|assertIsNone|isNull|toBeFalsy|toBeUndefined|toBeNull|notOk|isFalse|isNotOk|is\s+None|==\s*(?:null|None|nil)|not\s+)" + v + R"(\b|!\s*)" + v + R"(\b))")))
       return false;
     std::string checked_type;  // `err instanceof TypeError`, `isinstance(err, ValueError)`, assertIsInstance(err, ValueError)
     {
-      std::smatch m;
-      if (std::regex_search(check, m, detail::cached_regex(vr + R"(\s+instanceof\s+([\w.$]+))")) ||
-          std::regex_search(check, m, detail::cached_regex(R"(\b(?:isinstance|assertIsInstance|assertInstanceOf)\s*\(\s*)" + v + R"(\s*,\s*([\w.()\s,]+?)\s*[,)])")))
+      rx::smatch m;
+      if (rx::regex_search(check, m, detail::cached_regex(vr + R"(\s+instanceof\s+([\w.$]+))")) ||
+          rx::regex_search(check, m, detail::cached_regex(R"(\b(?:isinstance|assertIsInstance|assertInstanceOf)\s*\(\s*)" + v + R"(\s*,\s*([\w.()\s,]+?)\s*[,)])")))
         checked_type = trim(m[1].str());
     }
     if (!exact_type.empty()) checked_type = exact_type;
@@ -2459,7 +2459,7 @@ class Analyzer {
     const auto is_try = [&](TSNode x) {
       return !ts_node_is_null(x) && (type(x) == "try_statement" || type(x) == "try_with_resources_statement" || type(x) == "try_expression");
     };
-    const std::regex assigned = detail::cached_regex("(?:^|[^\\w$.])" + v + R"(\s*(?:[-+*/|&^%]|\?\?|\|\||&&)?=(?!=))");
+    const rx::regex assigned = detail::cached_regex("(?:^|[^\\w$.])" + v + R"(\s*(?:[-+*/|&^%]|\?\?|\|\||&&)?=(?!=))");
     // The nearest try before the check in its block, the flag not assigned between them.
     TSNode t{};
     for (TSNode sib = tsnav::prev_named_sibling(st); !ts_node_is_null(sib); sib = tsnav::prev_named_sibling(sib)) {
@@ -2467,42 +2467,42 @@ class Analyzer {
         t = sib;
         break;
       }
-      if (std::regex_search(text(sib).substr(0, kRegexLineChars), assigned)) return false;
+      if (rx::regex_search(text(sib).substr(0, kRegexLineChars), assigned)) return false;
     }
     if (ts_node_is_null(t)) return false;
     // Its body and any `finally`/`else` leave the flag alone.
     TSNode body = try_body(t);
-    if (ts_node_is_null(body) || std::regex_search(text(body), assigned)) return false;
+    if (ts_node_is_null(body) || rx::regex_search(text(body), assigned)) return false;
     // (An exit that skips the check when nothing is thrown, `return` in the body, an `else:` or a
     // `finally:`, makes the flag say nothing.)
-    static const std::regex exits(R"(\b(?:return|break|continue|yield|sys\.exit|os\._exit|System\.exit|exitProcess)\b)");
-    if (std::regex_search(text(body), exits)) return false;
+    static const rx::regex exits(R"(\b(?:return|break|continue|yield|sys\.exit|os\._exit|System\.exit|exitProcess)\b)");
+    if (rx::regex_search(text(body), exits)) return false;
     // Some handler sets it to a truthy value; the expected type is what those handlers catch.
     bool set = false, broad = false;
     for (uint32_t i = 0; i < ts_node_named_child_count(t); ++i) {
       TSNode h = tsnav::named_child(t, i);
       const std::string_view ht = type(h);
       if (ht == "finally_clause" || ht == "else_clause") {
-        if (std::regex_search(text(h), assigned) || std::regex_search(text(h), exits)) return false;
+        if (rx::regex_search(text(h), assigned) || rx::regex_search(text(h), exits)) return false;
         continue;
       }
       if (ht != "catch_clause" && ht != "except_clause" && ht != "catch_block") continue;
       const std::string ht_text = text(h);
-      std::smatch m;
-      if (!std::regex_search(ht_text, m, detail::cached_regex("(?:^|[^\\w$.])" + v + R"(\s*=(?!=)\s*([^;\n]+))"))) continue;
+      rx::smatch m;
+      if (!rx::regex_search(ht_text, m, detail::cached_regex("(?:^|[^\\w$.])" + v + R"(\s*=(?!=)\s*([^;\n]+))"))) continue;
       std::string value = trim(m[1].str());
       if (ends_with(value, ";")) value.pop_back();
       static const std::set<std::string, std::less<>> kFalsy = {"false", "False", "null", "None", "nil", "undefined", "0", "nullptr", "\"\"", "''"};
       if (kFalsy.count(trim(value))) continue;
       // (Only a plain truthy value: `true`, `1`, the caught error, or a test of its type; `e
       // instanceof TypeError || true`, `!(e instanceof RangeError)` say something else.)
-      static const std::regex plain_value(
+      static const rx::regex plain_value(
           R"(^(?:true|True|1|[A-Za-z_$][\w$]*|\(?\s*[A-Za-z_$][\w$]*\s+instanceof\s+[\w.$]+\s*\)?|isinstance\s*\(\s*\w+\s*,\s*[\w.]+\s*\))$)");
-      if (!std::regex_match(trim(value), plain_value)) return false;
+      if (!rx::regex_match(trim(value), plain_value)) return false;
       set = true;
       std::string ty = handler_type(h);
       // (`threw = e instanceof TypeError` in an untyped catch: that type.)
-      if (std::smatch im; std::regex_search(value, im, detail::cached_regex(R"(\binstanceof\s+([\w.$]+))"))) ty = im[1].str();
+      if (rx::smatch im; rx::regex_search(value, im, detail::cached_regex(R"(\binstanceof\s+([\w.$]+))"))) ty = im[1].str();
       if (!checked_type.empty()) ty = checked_type;
       broad = broad || broad_exception(ty);
     }
@@ -2513,15 +2513,15 @@ class Analyzer {
     for (TSNode sib = tsnav::prev_named_sibling(t); !ts_node_is_null(sib); sib = tsnav::prev_named_sibling(sib)) {
       init_stmt = sib;
       const std::string x = trim(text(sib));
-      if (!std::regex_search(x.substr(0, kRegexLineChars), detail::cached_regex(vr))) continue;
-      std::smatch m;
-      if (std::regex_search(x, m, detail::cached_regex(vr + R"(\s*(?::[^=]*)?=\s*([^;\n]*))"))) {
+      if (!rx::regex_search(x.substr(0, kRegexLineChars), detail::cached_regex(vr))) continue;
+      rx::smatch m;
+      if (rx::regex_search(x, m, detail::cached_regex(vr + R"(\s*(?::[^=]*)?=\s*([^;\n]*))"))) {
         static const std::set<std::string, std::less<>> kFalsy = {"false", "False", "null", "None", "nil", "undefined", "0", "nullptr"};
         std::string init = trim(m[1].str());
         if (ends_with(init, ";")) init.pop_back();
         if (!kFalsy.count(trim(init))) return false;
         initialized = true;
-      } else if (std::regex_match(x, detail::cached_regex(R"(^(?:let|var)\s+)" + v + R"(\s*;?$)"))) {
+      } else if (rx::regex_match(x, detail::cached_regex(R"(^(?:let|var)\s+)" + v + R"(\s*;?$)"))) {
         initialized = true;
       } else {
         return false;  // (read or changed some other way before the try)
@@ -2540,8 +2540,8 @@ class Analyzer {
       for (uint32_t i = 0; i < ts_node_named_child_count(t); ++i)
         if (const std::string_view ht = type(tsnav::named_child(t, i)); ht == "catch_clause" || ht == "except_clause" || ht == "catch_block")
           allowed.emplace_back(ts_node_start_byte(tsnav::named_child(t, i)), ts_node_end_byte(tsnav::named_child(t, i)));
-      const std::regex& word = detail::cached_regex("(?:^|[^\\w$.])(" + v + ")(?![\\w$])");
-      for (std::sregex_iterator it(code.begin(), code.end(), word), end; it != end; ++it) {
+      const rx::regex& word = detail::cached_regex("(?:^|[^\\w$.])(" + v + ")(?![\\w$])");
+      for (rx::sregex_iterator it(code.begin(), code.end(), word), end; it != end; ++it) {
         const uint32_t at = base + static_cast<uint32_t>(it->position(1));
         if (std::none_of(allowed.begin(), allowed.end(), [&](const auto& r) { return at >= r.first && at < r.second; })) return false;
       }
@@ -2649,8 +2649,8 @@ class Analyzer {
     bool found = false;
     if (regex_safe_name(name) && std::all_of(c.begin(), c.end(), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '.' || ch == '$'; })) {
       try {
-        found = std::regex_search(s_.src, detail::cached_regex(pattern));
-      } catch (const std::regex_error&) {
+        found = rx::regex_search(s_.src, detail::cached_regex(pattern));
+      } catch (const rx::regex_error&) {
         found = true;  // (unreadable: not trusted as the runner's)
       }
     }
@@ -3116,10 +3116,10 @@ class Analyzer {
     if ((lang_ == Lang::java || lang_ == Lang::kotlin) && (name == "expect" || name == "expectMessage") && !callee_text(n).empty() &&
         callee_text(n) != name) {
       const auto args = raw_call_args(n);
-      static const std::regex type_arg(R"(^([\w.]+)\s*(?:\.|::)\s*class(?:\s*\.\s*java)?$)");
-      std::smatch tm;
+      static const rx::regex type_arg(R"(^([\w.]+)\s*(?:\.|::)\s*class(?:\s*\.\s*java)?$)");
+      rx::smatch tm;
       const std::string arg0 = args.size() == 1 ? trim(args[0]) : std::string();
-      if (name == "expect" && std::regex_match(arg0, tm, type_arg)) {
+      if (name == "expect" && rx::regex_match(arg0, tm, type_arg)) {
         std::string ty = tm[1].str();
         ty = ty.substr(ty.rfind('.') == std::string::npos ? 0 : ty.rfind('.') + 1);
         a.kind = broad_exception(ty) ? Kind::throws_broad : Kind::throws_specific;
@@ -3167,10 +3167,10 @@ class Analyzer {
     const bool ava_is = is_js(lang_) && name == "is" && callee_text(n) == "t.is";
     // (node:assert's `assert.match(s, /re/)` / `doesNotMatch`, tap's `t.match`, ava's `t.regex` /
     // `t.notRegex`: a pattern check, as jest's toMatch is; `match` names other things elsewhere.)
-    static const std::regex js_match(R"(^(?:assert(?:\.strict)?|t|tt|st)\.(match|doesNotMatch|regex|notRegex|notMatch)$)");
-    std::smatch jm;
+    static const rx::regex js_match(R"(^(?:assert(?:\.strict)?|t|tt|st)\.(match|doesNotMatch|regex|notRegex|notMatch)$)");
+    rx::smatch jm;
     const std::string ct = is_js(lang_) ? callee_text(n) : std::string();
-    const bool js_pattern = is_js(lang_) && std::regex_match(ct, jm, js_match);
+    const bool js_pattern = is_js(lang_) && rx::regex_match(ct, jm, js_match);
     if (js_pattern && call_args(n).size() >= 2) {
       a.kind = jm[1].str() == "match" || jm[1].str() == "regex" ? Kind::eq : Kind::range;
       call_operands(n, a);
@@ -3179,12 +3179,12 @@ class Analyzer {
     // pytest's `excinfo.match(r"bad")` on the error a `with pytest.raises(E) as excinfo` caught: a
     // search in its message, as `match=` is.
     if (lang_ == Lang::python && name == "match") {
-      static const std::regex receiver(R"(^(\w+)\.match$)");
-      std::smatch rm;
+      static const rx::regex receiver(R"(^(\w+)\.match$)");
+      rx::smatch rm;
       const std::string c = callee_text(n);
       const auto raw = raw_call_args(n);
-      if (std::regex_match(c, rm, receiver) && raw.size() == 1 &&
-          std::regex_search(s_.src.substr(0, std::size_t{1} << 20),
+      if (rx::regex_match(c, rm, receiver) && raw.size() == 1 &&
+          rx::regex_search(s_.src.substr(0, std::size_t{1} << 20),
                             detail::cached_regex(R"(\braises\s*\([^\n]*\)\s+as\s+)" + rm[1].str() + "\\b"))) {
         std::string lit = trim(raw[0]);
         const bool raw_string = !lit.empty() && (lit.front() == 'r' || lit.front() == 'R');
@@ -3339,11 +3339,11 @@ class Analyzer {
         std::string value;
         {
           const std::string whole = t.substr(0, kRegexLineChars);
-          static const std::regex kw(R"(\b(?:match|expected_regexp?)\s*=\s*)");
-          std::smatch m;
-          if (std::regex_search(whole, m, kw)) {
+          static const rx::regex kw(R"(\b(?:match|expected_regexp?)\s*=\s*)");
+          rx::smatch m;
+          if (rx::regex_search(whole, m, kw)) {
             // (Up to the `,` or `)` that ends the argument, outside quotes and brackets.)
-            std::size_t i = static_cast<std::size_t>(m.position(0) + m.length(0)), depth = 0;
+            std::size_t i = static_cast<std::size_t>(m.position() + m.length()), depth = 0;
             char quote = 0;
             const std::size_t from = i;
             for (; i < whole.size(); ++i) {
@@ -3371,14 +3371,14 @@ class Analyzer {
         // '.*'`; an f-string without fields; literals joined with `+`. `match=None` matches nothing:
         // no message check.)
         if (value == "None") value.clear();
-        for (int hop = 0; hop < 3 && std::regex_match(value, detail::cached_regex(R"(^[A-Za-z_]\w*$)")); ++hop) {
-          const std::regex bind = detail::cached_regex("(?:^|\\n)" + value + R"([ \t]*=[ \t]*([^\n#]+))");
+        for (int hop = 0; hop < 3 && rx::regex_match(value, detail::cached_regex(R"(^[A-Za-z_]\w*$)")); ++hop) {
+          const rx::regex bind = detail::cached_regex("(?:^|\\n)" + value + R"([ \t]*=[ \t]*([^\n#]+))");
           const std::string src = s_.src.substr(0, std::size_t{1} << 20);
-          std::smatch bm;
-          if (!std::regex_search(src, bm, bind) || std::distance(std::sregex_iterator(src.begin(), src.end(), bind), std::sregex_iterator()) != 1) break;
+          rx::smatch bm;
+          if (!rx::regex_search(src, bm, bind) || std::distance(rx::sregex_iterator(src.begin(), src.end(), bind), rx::sregex_iterator()) != 1) break;
           value = trim(bm[1].str());
         }
-        if (std::smatch fm; std::regex_match(value, fm, detail::cached_regex(R"(^[fF]([rR]?)("[^"{}]*"|'[^'{}]*')$)"))) value = fm[1].str() + fm[2].str();
+        if (rx::smatch fm; rx::regex_match(value, fm, detail::cached_regex(R"(^[fF]([rR]?)("[^"{}]*"|'[^'{}]*')$)"))) value = fm[1].str() + fm[2].str();
         if (const auto parts = split_top(value, {"+"}); parts.size() > 1) {
           std::string joined;
           bool all = true;
@@ -3392,8 +3392,8 @@ class Analyzer {
           }
           if (all && joined.find_first_of("'\\") == std::string::npos) value = "'" + joined + "'";
         }
-        std::smatch lm;
-        if (std::regex_match(value, lm, detail::cached_regex(R"(^([rRbBuU]{0,2})("(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*')$)"))) {
+        rx::smatch lm;
+        if (rx::regex_match(value, lm, detail::cached_regex(R"(^([rRbBuU]{0,2})("(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*')$)"))) {
           prefix = lm[1].str();
           lit = lm[2].str();
         } else if (!value.empty()) {
@@ -3450,19 +3450,19 @@ class Analyzer {
         // A validation function, `assert.throws(f, (err) => { assert.strictEqual(err.code, 'EBADLIT');
         // return true; })`, `(err) => err.code === 'EBADLIT'`: the same per-property checks, read from
         // its comparisons of the error's properties (its `instanceof` tests the type).
-        static const std::regex validator(R"(^(?:async\s*)?(?:\(\s*([A-Za-z_$][\w$]*)\s*(?::[^)]*)?\)|([A-Za-z_$][\w$]*)|function\s*[\w$]*\s*\(\s*([A-Za-z_$][\w$]*)[^)]*\))\s*(?:=>)?\s*)");
-        std::smatch vm;
-        if (!any_error_value(expected) && std::regex_search(expected, vm, validator) && vm.length(0) > 0 &&
+        static const rx::regex validator(R"(^(?:async\s*)?(?:\(\s*([A-Za-z_$][\w$]*)\s*(?::[^)]*)?\)|([A-Za-z_$][\w$]*)|function\s*[\w$]*\s*\(\s*([A-Za-z_$][\w$]*)[^)]*\))\s*(?:=>)?\s*)");
+        rx::smatch vm;
+        if (!any_error_value(expected) && rx::regex_search(expected, vm, validator) && vm.length() > 0 &&
             (contains(expected, "=>") || starts_with(expected, "function"))) {
           const std::string e = vm[1].matched ? vm[1].str() : vm[2].matched ? vm[2].str() : vm[3].str();
-          const std::string body = expected.substr(static_cast<std::size_t>(vm.length(0)));
+          const std::string body = expected.substr(static_cast<std::size_t>(vm.length()));
           std::vector<Assertion> props;
           const std::string lit = R"(('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|`[^`$]*`|/(?:\\.|[^/\\\n])+/\w*|-?\d[\w.]*|true|false|null|undefined|[A-Z][\w$]*))";
-          const std::regex compared = detail::cached_regex("\\b" + e + R"(\.([A-Za-z_$][\w$]*)\s*===?\s*)" + lit);
-          const std::regex asserted = detail::cached_regex(R"(\b(?:strictEqual|equal|deepStrictEqual|deepEqual|is|toBe|toEqual|match)\s*\(\s*)" + e +
+          const rx::regex compared = detail::cached_regex("\\b" + e + R"(\.([A-Za-z_$][\w$]*)\s*===?\s*)" + lit);
+          const rx::regex asserted = detail::cached_regex(R"(\b(?:strictEqual|equal|deepStrictEqual|deepEqual|is|toBe|toEqual|match)\s*\(\s*)" + e +
                                                           R"(\.([A-Za-z_$][\w$]*)\s*,\s*)" + lit);
-          for (const std::regex* re : {&compared, &asserted})
-            for (std::sregex_iterator it(body.begin(), body.end(), *re), end; it != end; ++it) {
+          for (const rx::regex* re : {&compared, &asserted})
+            for (rx::sregex_iterator it(body.begin(), body.end(), *re), end; it != end; ++it) {
               Assertion p;
               p.kind = any_error_value((*it)[2].str()) ? Kind::type : Kind::eq;
               p.line = a.line;
@@ -3471,7 +3471,7 @@ class Analyzer {
               props.push_back(std::move(p));
             }
           // (A predicate with an alternative, `err.code === 'X' || true`, accepts more than its comparison.)
-          if (contains(body, "||") && !std::regex_search(body, detail::cached_regex(R"(\b(?:assert|expect)\b)"))) props.clear();
+          if (contains(body, "||") && !rx::regex_search(body, detail::cached_regex(R"(\b(?:assert|expect)\b)"))) props.clear();
           if (!props.empty()) {
             call_operands(n, a);
             if (throws_by_itself) a.tautology = true;
@@ -3752,24 +3752,24 @@ class Analyzer {
       const std::string unit = ts_node_is_null(unit_node_) ? std::string() : text(unit_node_);
       // Parameters only (`func TestX(t *testing.T)`, `func(tb testing.TB)`): a `var quiet testing.T`
       // or `&testing.T{}` reports to no test.
-      static const std::regex param(R"([(,]\s*([A-Za-z_]\w*)\s+(?:\*testing\.(?:T|B|F)|testing\.TB)\b)");
-      static const std::regex made(R"(\b([A-Za-z_]\w*)\s*:?=\s*(?:assert|require|is|qt|quicktest)\.New\w*\(\s*([A-Za-z_]\w*)\s*\))");
-      static const std::regex receiver(R"(^func\s*\(\s*([A-Za-z_]\w*)\s)");
+      static const rx::regex param(R"([(,]\s*([A-Za-z_]\w*)\s+(?:\*testing\.(?:T|B|F)|testing\.TB)\b)");
+      static const rx::regex made(R"(\b([A-Za-z_]\w*)\s*:?=\s*(?:assert|require|is|qt|quicktest)\.New\w*\(\s*([A-Za-z_]\w*)\s*\))");
+      static const rx::regex receiver(R"(^func\s*\(\s*([A-Za-z_]\w*)\s)");
       // The test's own signature, and subtests/fuzz targets (`t.Run("x", func(t *testing.T)`,
       // `f.Fuzz(func(t *testing.T, ...)`): a `func(b *testing.B)` handed to testing.Benchmark
       // reports to no test.
       bool signature = true;
       for_each_capped_line(unit, [&](int, const std::string& l) {
         if (signature || contains(l, ".Run(") || contains(l, ".Fuzz("))
-          for (auto it = std::sregex_iterator(l.begin(), l.end(), param); it != std::sregex_iterator(); ++it) testers_.insert((*it)[1].str());
+          for (auto it = rx::sregex_iterator(l.begin(), l.end(), param); it != rx::sregex_iterator(); ++it) testers_.insert((*it)[1].str());
         signature = false;
       });
       // Assertion objects made from one of them (`a := assert.New(t)`, `is := is.New(t)`, `c := qt.New(t)`).
       for_each_capped_line(unit, [&](int, const std::string& l) {
-        for (auto it = std::sregex_iterator(l.begin(), l.end(), made); it != std::sregex_iterator(); ++it)
+        for (auto it = rx::sregex_iterator(l.begin(), l.end(), made); it != rx::sregex_iterator(); ++it)
           if (testers_.count((*it)[2].str())) testers_.insert((*it)[1].str());
       });
-      if (std::smatch m; std::regex_search(unit.begin(), unit.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(unit.size(), kConditionChars)), m, receiver))
+      if (rx::smatch m; rx::regex_search(unit.begin(), unit.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(unit.size(), kConditionChars)), m, receiver))
         testers_.insert(m[1].str());
     }
     const std::set<std::string>& testers = testers_;
@@ -4029,8 +4029,8 @@ class Analyzer {
         name.resize(name.size() - 2);
         if (name.size() > 64 || !regex_safe_name(name))
           return false;
-        const std::regex returns_false = detail::cached_regex("\\b(?:func|def|function)\\s+" + name + "\\s*\\(\\s*\\)[^{:\\n]*[{:]\\s*return\\s+(?:false|False)\\b");
-        return std::regex_search(s_.src, returns_false);
+        const rx::regex returns_false = detail::cached_regex("\\b(?:func|def|function)\\s+" + name + "\\s*\\(\\s*\\)[^{:\\n]*[{:]\\s*return\\s+(?:false|False)\\b");
+        return rx::regex_search(s_.src, returns_false);
       }
       if (name.size() > 64 || !regex_safe_name(name) ||
           std::isdigit(static_cast<unsigned char>(name[0])))
@@ -4039,12 +4039,12 @@ class Analyzer {
       // to false: `false`, `False`, `0`, `!1`, `!true`, `not True`, an empty or false brace.)
       const std::string falsy = "\\s*(?:false|False|0|!\\s*1|!\\s*true|not\\s+True)(?![\\w.])";
       const bool cpp = lang_ == Lang::cpp;  // (a brace initialiser, a macro: C/C++ only; `&& strict {` is Go's if)
-      const std::regex any_binding = detail::cached_regex("\\b" + name + "\\s*(?::\\s*[\\w\\[\\]]+\\s*)?:?=[^=]|\\bvar\\s+" + name + "\\b" +
+      const rx::regex any_binding = detail::cached_regex("\\b" + name + "\\s*(?::\\s*[\\w\\[\\]]+\\s*)?:?=[^=]|\\bvar\\s+" + name + "\\b" +
                                    (cpp ? "|\\b" + name + "\\s*\\{|#\\s*define\\s+" + name + "\\b" : std::string()));
-      const std::regex false_binding = detail::cached_regex("\\b" + name + "\\s*(?::\\s*[\\w\\[\\]]+\\s*)?:?=" + falsy + "|\\bvar\\s+" + name +
+      const rx::regex false_binding = detail::cached_regex("\\b" + name + "\\s*(?::\\s*[\\w\\[\\]]+\\s*)?:?=" + falsy + "|\\bvar\\s+" + name +
                                      "\\s+bool\\s*(?:\\n|;|$)|\\bvar\\s+" + name + "\\s*(?:bool\\s*)?=\\s*false\\b" +
                                      (cpp ? "|\\b" + name + "\\s*\\{\\s*(?:false|0)?\\s*\\}|#\\s*define\\s+" + name + "\\s+(?:0|false)\\b" : std::string()));
-      const auto count = [&](const std::string& in, const std::regex& r) { return std::distance(std::sregex_iterator(in.begin(), in.end(), r), std::sregex_iterator()); };
+      const auto count = [&](const std::string& in, const rx::regex& r) { return std::distance(rx::sregex_iterator(in.begin(), in.end(), r), rx::sregex_iterator()); };
       // (Bound in the function, else in the file: a module's `STRICT = False`.)
       const std::string& where = count(unit_text, any_binding) > 0 ? unit_text : s_.src;
       const auto falses = count(where, false_binding);
@@ -4119,8 +4119,8 @@ class Analyzer {
           // A call with literal arguments only, compared with a literal beside the check (`&&
           // add(1, 1) != 1`, `and os.environ.get("STRICT") == "1"`): what that call answers, not the
           // checked value, decides whether the branch can fail.
-          static const std::regex literal_call(R"(^[A-Za-z_$][\w$.]*\((.+)\)$)");
-          if (std::smatch m; literal_expr(lit) && std::regex_match(value, m, literal_call)) {
+          static const rx::regex literal_call(R"(^[A-Za-z_$][\w$.]*\((.+)\)$)");
+          if (rx::smatch m; literal_expr(lit) && rx::regex_match(value, m, literal_call)) {
             const auto args = split_top(m[1].str(), {","});
             if (!args.empty() && std::all_of(args.begin(), args.end(), [&](const std::string& x) { return is_literal(trim(x)) || literal_expr(trim(x)); }) &&
                 strength(Kind::range) < strength(weakest))
@@ -4132,8 +4132,8 @@ class Analyzer {
       // isinstance(got, str)`, `type(got) is str`, `got instanceof X`, `!Number.isNaN(got)`; an
       // existence guard aside, `got is not None`, like a pointer's own `p != nil`): the branch
       // fails only for the values that also pass it.
-      static const std::regex existence(R"(^\s*(?:[\w$.]+\s*(?:!==?|==)\s*(?:nil|null|None|undefined|nullptr)|(?:nil|null|None|undefined|nullptr)\s*(?:!==?|==)\s*[\w$.]+|[\w$.]+\s+is\s+(?:not\s+)?None)\s*$)");
-      if (literal_names[i].empty() && !std::regex_match(part, existence))
+      static const rx::regex existence(R"(^\s*(?:[\w$.]+\s*(?:!==?|==)\s*(?:nil|null|None|undefined|nullptr)|(?:nil|null|None|undefined|nullptr)\s*(?:!==?|==)\s*[\w$.]+|[\w$.]+\s+is\s+(?:not\s+)?None)\s*$)");
+      if (literal_names[i].empty() && !rx::regex_match(part, existence))
         for (std::size_t j = 0; j < ands.size(); ++j)
           if (j != i && std::any_of(names.begin(), names.end(), [&](const std::string& n) { return literal_names[j].count(n) > 0; }) &&
               strength(Kind::range) < strength(weakest))
@@ -4307,9 +4307,9 @@ class Analyzer {
   /// range of letters (`[A-Z]`, `\w`, `\S`, `[^...]`; `[0-9:T-]` is fine) or alternatives let text other than the
   /// expected one through (`[A-Z]{5} disk full` accepts `ERRRO`). Not negated (`not re.match(...)`).
   static bool anchored_pattern_pin(std::string_view t) {
-    static const std::regex call(R"(^\s*(?:re|regex)\s*\.\s*(fullmatch|match|search)\s*\(\s*[rRuU]{0,2}(['"])((?:\\.|(?!\2)[^\\])*)\2)");
-    std::match_results<std::string_view::const_iterator> m;
-    if (!std::regex_search(t.begin(), t.end(), m, call)) return false;
+    static const rx::regex call(R"(^\s*(?:re|regex)\s*\.\s*(fullmatch|match|search)\s*\(\s*[rRuU]{0,2}(['"])((?:\\.|(?!\2)[^\\])*)\2)");
+    boost::match_results<std::string_view::const_iterator> m;
+    if (!rx::regex_search(t.begin(), t.end(), m, call)) return false;
     const std::string how = m[1].str(), p = m[3].str();
     if (p.empty()) return false;
     auto ends_anchored = [&] {
@@ -4359,14 +4359,14 @@ class Analyzer {
   /// call of `re` with the literal pattern (anchored_pattern_pin). A pattern with flags (`re.I`
   /// accepts other text) or a name bound more than once is not.
   bool compiled_pattern_pin(std::string_view t) const {
-    static const std::regex use(R"(^\s*(?:self\s*\.\s*|cls\s*\.\s*)?([A-Za-z_]\w*)\s*\.\s*(fullmatch|match|search)\s*\()");
-    std::match_results<std::string_view::const_iterator> m;
-    if (!std::regex_search(t.begin(), t.end(), m, use)) return false;
+    static const rx::regex use(R"(^\s*(?:self\s*\.\s*|cls\s*\.\s*)?([A-Za-z_]\w*)\s*\.\s*(fullmatch|match|search)\s*\()");
+    boost::match_results<std::string_view::const_iterator> m;
+    if (!rx::regex_search(t.begin(), t.end(), m, use)) return false;
     if (!compiled_) {
       // (Line by line, once per file: the bindings and how often each name is assigned.)
       compiled_.emplace();
-      static const std::regex bound(R"(^[ \t]*(?:self\.|cls\.)?([A-Za-z_]\w*)[ \t]*=[ \t]*(?:re|regex)[ \t]*\.[ \t]*compile[ \t]*\([ \t]*([rRuU]{0,2}(['"])(?:\\.|(?!\3)[^\\])*\3)[ \t]*\)[ \t]*(?:#.*)?)");
-      static const std::regex assigned(R"(^[ \t]*(?:self\.|cls\.)?([A-Za-z_]\w*)[ \t]*=[^=].*)");
+      static const rx::regex bound(R"(^[ \t]*(?:self\.|cls\.)?([A-Za-z_]\w*)[ \t]*=[ \t]*(?:re|regex)[ \t]*\.[ \t]*compile[ \t]*\([ \t]*([rRuU]{0,2}(['"])(?:\\.|(?!\3)[^\\])*\3)[ \t]*\)[ \t]*(?:#.*)?)");
+      static const rx::regex assigned(R"(^[ \t]*(?:self\.|cls\.)?([A-Za-z_]\w*)[ \t]*=[^=].*)");
       std::map<std::string, int> times;
       std::map<std::string, std::string> patterns;
       const std::string_view src(s_.src.data(), std::min<std::size_t>(s_.src.size(), 1u << 20));
@@ -4375,10 +4375,10 @@ class Analyzer {
         const std::string line(src.substr(at, nl == std::string_view::npos ? std::string_view::npos : nl - at));
         at = nl == std::string_view::npos ? src.size() : nl + 1;
         if (line.find('=') == std::string::npos || line.size() > 2000) continue;
-        std::smatch a;
-        if (!std::regex_match(line, a, assigned)) continue;
+        rx::smatch a;
+        if (!rx::regex_match(line, a, assigned)) continue;
         ++times[a[1].str()];
-        if (std::smatch b; line.find("compile") != std::string::npos && std::regex_match(line, b, bound)) patterns[b[1].str()] = b[2].str();
+        if (rx::smatch b; line.find("compile") != std::string::npos && rx::regex_match(line, b, bound)) patterns[b[1].str()] = b[2].str();
       }
       for (auto& [name, pattern] : patterns)
         if (times[name] == 1) compiled_->emplace(name, std::move(pattern));
@@ -4669,7 +4669,7 @@ class Analyzer {
         for (uint32_t k = 0; k < ts_node_named_child_count(n); ++k) walk(tsnav::named_child(n, k), depth + 1);
       };
       walk(field(d, "body"), 1);
-      if ((coroutine || generator) && std::regex_search(returned, detail::cached_regex("\\breturn\\s+" + inner + "\\b")))
+      if ((coroutine || generator) && rx::regex_search(returned, detail::cached_regex("\\breturn\\s+" + inner + "\\b")))
         return "the decorator `@" + name + "` (line " + std::to_string(line(f->second)) + ") replaces the test with " +
                (coroutine ? "a coroutine function, which pytest skips without an async plugin" : "a generator, which pytest does not run");
     }
@@ -4764,7 +4764,7 @@ class Analyzer {
   std::string module_level_dropper(TSNode root) const {
     std::string why;
     // Only what touches a test: the call or the loop around it names one (`TestAdd`, `test_add`).
-    static const std::regex kTestWord(R"(\b(?:Test|test_?)\w*)");
+    static const rx::regex kTestWord(R"(\b(?:Test|test_?)\w*)");
     std::function<void(TSNode, int, const std::string&)> walk = [&](TSNode n, int depth, const std::string& around) {
       if (!why.empty() || depth > kMaxSyntaxDepth) return;
       const std::string_view t = type(n);
@@ -4774,7 +4774,7 @@ class Analyzer {
         const std::string h = text(n);
         context += h.substr(0, std::min(h.find(':'), kRegexLineChars));
       }
-      const bool touches_test = t == "call" && std::regex_search(context + text(n).substr(0, kRegexLineChars), kTestWord);
+      const bool touches_test = t == "call" && rx::regex_search(context + text(n).substr(0, kRegexLineChars), kTestWord);
       if (t == "call" && touches_test) {
         const std::string name = last_dotted(text(field(n, "function")));
         if (auto f = defs_.functions.find(name); f != defs_.functions.end()) {
@@ -4866,7 +4866,7 @@ class Analyzer {
     // AssertionError("expected")`, `raise AssertionError`, JavaScript's `throw new Error('should have
     // thrown')` under a handler that checks the error: as a fail call there (expected_throw).
     if ((t == "raise_statement" || t == "throw_statement") && lang_ != Lang::go &&
-        ((is_js(lang_) && std::regex_search(text(n).substr(0, kConditionChars), detail::cached_regex(R"(^throw\s+new\s+(?:assert\.)?(?:Assertion)?Error\s*\()"))) ||
+        ((is_js(lang_) && rx::regex_search(text(n).substr(0, kConditionChars), detail::cached_regex(R"(^throw\s+new\s+(?:assert\.)?(?:Assertion)?Error\s*\()"))) ||
          contains(text(n).substr(0, kConditionChars), "AssertionError") ||
          contains(text(n).substr(0, kConditionChars), "failureException")) &&
         push_expected_throw(n, unit, swallow_depth > 0 || recovering, /*specific_only=*/is_js(lang_)))
@@ -5051,9 +5051,9 @@ class Analyzer {
       else if (contains(d, ".skip") || contains(d, "skip:") || contains(d, "todo") || starts_with(d, "x"))
         add_marker(&u, "skip: " + d.substr(0, kMarkerChars), contains(d, "skip:") && platform_condition(d));
       // Rust's #[should_panic], JUnit 4's @Test(expected = JSONException.class): the body is expected to throw.
-      static const std::regex junit_expected(R"(@Test\s*\([^)]*\bexpected\s*=\s*([\w.]+)\s*(?:\.|::)\s*class)");
-      std::smatch expected;
-      const bool junit = (lang_ == Lang::java || lang_ == Lang::kotlin) && std::regex_search(d, expected, junit_expected);
+      static const rx::regex junit_expected(R"(@Test\s*\([^)]*\bexpected\s*=\s*([\w.]+)\s*(?:\.|::)\s*class)");
+      rx::smatch expected;
+      const bool junit = (lang_ == Lang::java || lang_ == Lang::kotlin) && rx::regex_search(d, expected, junit_expected);
       if (contains(d, "should_panic") || junit) {
         Assertion a;
         const std::string ty = junit ? expected[1].str().substr(expected[1].str().rfind('.') == std::string::npos ? 0 : expected[1].str().rfind('.') + 1) : "";
@@ -5096,12 +5096,12 @@ class Analyzer {
     if (info.expects_failure) ++inverted_depth_;
     // JUnit 4's `@Test(expected = E.class)` or an ExpectedException rule's `thrown.expect(E.class)`:
     // the test passes only when its statements throw (annotate: checks after the last of them never run).
-    static const std::regex junit_expected(R"(@Test\s*\([^)]*\bexpected\s*=)");
-    static const std::regex rule_expect(R"(\b\w+\s*\.\s*expect\s*\(\s*[\w.]+\s*(?:\.|::)\s*class(?:\s*\.\s*java)?\s*\))");
+    static const rx::regex junit_expected(R"(@Test\s*\([^)]*\bexpected\s*=)");
+    static const rx::regex rule_expect(R"(\b\w+\s*\.\s*expect\s*\(\s*[\w.]+\s*(?:\.|::)\s*class(?:\s*\.\s*java)?\s*\))");
     unit_expects_throw_ = (lang_ == Lang::java || lang_ == Lang::kotlin) && !info.expects_failure &&
                           (std::any_of(info.decorators.begin(), info.decorators.end(),
-                                       [](const std::string& d) { return std::regex_search(d.substr(0, kRegexLineChars), junit_expected); }) ||
-                           std::regex_search(text(body_of(n)).substr(0, kRegexLineChars * 8), rule_expect));
+                                       [](const std::string& d) { return rx::regex_search(d.substr(0, kRegexLineChars), junit_expected); }) ||
+                           rx::regex_search(text(body_of(n)).substr(0, kRegexLineChars * 8), rule_expect));
     for (uint32_t i = 0; i < ts_node_child_count(n); ++i)
       visit(tsnav::child(n, i), scope, scope_collectable, &model_->tests[index], swallow_depth, rec);
     unit_expects_throw_ = false;
@@ -5119,11 +5119,11 @@ class Analyzer {
   /// `want = add(2, 2)` then `assert add(2, 2) == want`: the expected value is computed by the code
   /// under test from the same call, so the comparison cannot fail.
   static void self_computed_expectations(const std::string& body, TestUnit& u) {
-    static const std::regex assign(R"(^\s*(?:(?:const|let|var|final|auto)\s+)?([A-Za-z_$][\w$]*)\s*(?::[^=]+)?(?::=|=)\s*([^=].*?)\s*;?\s*$)");
+    static const rx::regex assign(R"(^\s*(?:(?:const|let|var|final|auto)\s+)?([A-Za-z_$][\w$]*)\s*(?::[^=]+)?(?::=|=)\s*([^=].*?)\s*;?\s*$)");
     std::map<std::string, std::string> computed;  // variable -> the call it holds, whitespace removed
     for_each_capped_line(body, [&](int, const std::string& line) {
-      std::smatch m;
-      if (!std::regex_match(line, m, assign)) return;
+      rx::smatch m;
+      if (!rx::regex_match(line, m, assign)) return;
       const std::string rhs = strip_spaces(m[2].str());
       if (auto chained = computed.find(rhs); chained != computed.end()) computed[m[1].str()] = chained->second;  // want = x
       else if (rhs.find('(') != std::string::npos) computed[m[1].str()] = rhs;
@@ -5160,11 +5160,11 @@ class Analyzer {
     auto view = [](std::string e) -> std::optional<View> {
       while (wrapped_in_parens(e)) e = e.substr(1, e.size() - 2);
       // `Math.floor(p / 256)`, `Math.trunc(...)`, `int(p / 256)`: a quotient spelled as a rounded division.
-      static const std::regex rounded(R"(^(?:Math\.(?:floor|trunc)|int)\((.+)/([0-9]+)\)$)");
-      if (std::smatch rm; std::regex_match(e, rm, rounded)) e = "(" + rm[1].str() + ")//" + rm[2].str();
-      static const std::regex split(R"(^(.+?)(>>|//|/|%|&)(0[xX][0-9a-fA-F]+|[0-9]+)$)");
-      std::smatch m;
-      if (!std::regex_match(e, m, split)) return std::nullopt;
+      static const rx::regex rounded(R"(^(?:Math\.(?:floor|trunc)|int)\((.+)/([0-9]+)\)$)");
+      if (rx::smatch rm; rx::regex_match(e, rm, rounded)) e = "(" + rm[1].str() + ")//" + rm[2].str();
+      static const rx::regex split(R"(^(.+?)(>>|//|/|%|&)(0[xX][0-9a-fA-F]+|[0-9]+)$)");
+      rx::smatch m;
+      if (!rx::regex_match(e, m, split)) return std::nullopt;
       unsigned long long n = 0;
       try {
         n = std::stoull(m[3].str(), nullptr, 0);
@@ -5259,8 +5259,8 @@ class Analyzer {
                                                          "NoneisnotNone", "false==true", "true==false", "not[1]", "!!0", "!!false"};
     if (k.count(e)) return true;
     // Two different number literals compared for equality (`1 == 2`, `1 === 2`).
-    static const std::regex unequal(R"(^(-?[0-9.]+)(?:===|==)(-?[0-9.]+)$)");
-    if (std::smatch m; std::regex_match(e, m, unequal) && m[1].str() != m[2].str()) return true;
+    static const rx::regex unequal(R"(^(-?[0-9.]+)(?:===|==)(-?[0-9.]+)$)");
+    if (rx::smatch m; rx::regex_match(e, m, unequal) && m[1].str() != m[2].str()) return true;
     return starts_with(e, "Falseand") || starts_with(e, "false&&") || starts_with(e, "0and") ||
            starts_with(e, "None and") || starts_with(e, "0&&");
   }
@@ -5324,11 +5324,11 @@ class Analyzer {
     // (`@app.route('/')`, `@signal.connect`: its decorator registers it; not one that only wraps it,
     // `@functools.lru_cache`, `@staticmethod`, `@pytest.fixture`: then its name must be called.)
     if (type(up) == "decorated_definition") {
-      static const std::regex wrapping(R"(^@\s*(?:functools\.)?(?:lru_cache|cache|cached_property|wraps|total_ordering)\b|^@\s*(?:staticmethod|classmethod|property|pytest\.fixture|fixture|contextlib\.contextmanager|contextmanager|asynccontextmanager)\b)");
+      static const rx::regex wrapping(R"(^@\s*(?:functools\.)?(?:lru_cache|cache|cached_property|wraps|total_ordering)\b|^@\s*(?:staticmethod|classmethod|property|pytest\.fixture|fixture|contextlib\.contextmanager|contextmanager|asynccontextmanager)\b)");
       bool registers = false;
       for (uint32_t i = 0; i < ts_node_named_child_count(up); ++i) {
         const TSNode d = tsnav::named_child(up, i);
-        if (type(d) == "decorator" && !std::regex_search(trim(text(d)), wrapping)) registers = true;
+        if (type(d) == "decorator" && !rx::regex_search(trim(text(d)), wrapping)) registers = true;
       }
       if (registers) return true;
     }
@@ -5381,8 +5381,8 @@ class Analyzer {
     }
     if (ts_node_is_null(name_node)) return true;
     const std::string name = strip_spaces(text(name_node));
-    static const std::regex plain(R"(^[A-Za-z_$][\w$]*$)");
-    if (!std::regex_match(name, plain)) return true;
+    static const rx::regex plain(R"(^[A-Za-z_$][\w$]*$)");
+    if (!rx::regex_match(name, plain)) return true;
     const bool generator = is_generator(fn);
     // (A method of a class the test defines is reached by its name as a member: `Rows.verify(...)`.)
     bool method = false;
@@ -5421,10 +5421,10 @@ class Analyzer {
     // `eval("check_" + k)`): a string the test writes that begins the function's name.
     if (!used && lang_ == Lang::python) {
       const std::string unit = text(unit_node_).substr(0, kRegexLineChars * 8);
-      static const std::regex lookup(R"(\b(?:locals|vars|globals)\s*\(\s*\)\s*(?:\[|\.\s*get\s*\()|\beval\s*\()");
-      static const std::regex literal(R"(f?(['"])([A-Za-z_]\w*)(?:\{|\1))");
-      if (std::regex_search(unit_code().substr(0, kRegexLineChars * 8), lookup))  // (not in a comment or string)
-        for (std::sregex_iterator it(unit.begin(), unit.end(), literal), e; it != e && !used; ++it)
+      static const rx::regex lookup(R"(\b(?:locals|vars|globals)\s*\(\s*\)\s*(?:\[|\.\s*get\s*\()|\beval\s*\()");
+      static const rx::regex literal(R"(f?(['"])([A-Za-z_]\w*)(?:\{|\1))");
+      if (rx::regex_search(unit_code().substr(0, kRegexLineChars * 8), lookup))  // (not in a comment or string)
+        for (rx::sregex_iterator it(unit.begin(), unit.end(), literal), e; it != e && !used; ++it)
           used = (*it)[2].length() >= 2 && starts_with(name, (*it)[2].str());
     }
     return used;
@@ -5490,8 +5490,8 @@ class Analyzer {
       return starts_with(op, "typeof") || starts_with(op, "void");
     }
     if (pct == "binary_expression" || pct == "comparison_operator") {
-      static const std::regex nil_check(R"(^(?:(?:None|nil|null|undefined|nullptr)(?:==|!=|===|!==|is|isnot).+|.+(?:==|!=|===|!==|is|isnot)(?:None|nil|null|undefined|nullptr))$)");
-      return std::regex_match(strip_spaces(text(pc).substr(0, 400)), nil_check);
+      static const rx::regex nil_check(R"(^(?:(?:None|nil|null|undefined|nullptr)(?:==|!=|===|!==|is|isnot).+|.+(?:==|!=|===|!==|is|isnot)(?:None|nil|null|undefined|nullptr))$)");
+      return rx::regex_match(strip_spaces(text(pc).substr(0, 400)), nil_check);
     }
     if (pct == "arguments" || pct == "argument_list") {
       const TSNode call = tsnav::parent(pc);
@@ -5558,7 +5558,7 @@ class Analyzer {
   /// call of anything else, a name bound twice: no.
   bool environment_condition(const std::string& c, int depth = 0) const {
     if (depth > 3 || c.size() > 400) return false;
-    static const std::regex chain(R"((?:^|[^\w.'"])([A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*)(\s*\()?)");
+    static const rx::regex chain(R"((?:^|[^\w.'"])([A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*)(\s*\()?)");
     static const std::set<std::string, std::less<>> kWords = {"not", "and", "or", "is", "in", "None", "True", "False", "true", "false",
                                                               "null", "undefined", "nil", "typeof"};
     static const std::set<std::string, std::less<>> kCalls = {
@@ -5567,7 +5567,7 @@ class Analyzer {
         "platform.system", "platform.python_implementation", "platform.machine", "platform.python_version",
         "platform.python_version_tuple", "sys.platform.startswith", "os.environ.get", "os.getenv", "shutil.which", "tuple", "int",
         "str", "semver.gte", "semver.satisfies"};
-    static const std::regex env_name(
+    static const rx::regex env_name(
         R"(^(?:sys\.(?:version_info|platform|implementation(?:\.\w+)*|version|maxsize|byteorder)|os\.(?:name|sep|environ)|\w+(?:\.\w+)*\.__version__|\w+(?:\.\w+)*\.VERSION|\w+(?:\.\w+)*\.version_info|process\.(?:platform|arch|version|versions(?:\.\w+)*|env(?:\.\w+)*)|runtime\.(?:GOOS|GOARCH|Version)|IS_\w+|PY\w*)$)");
     const std::string_view src = s_.src;
     // (Strings are not read for names: `version("werkzeug")` names no variable.)
@@ -5581,7 +5581,7 @@ class Analyzer {
       if (ch == '"' || ch == '\'') quote = ch;
       code += ch;
     }
-    for (std::sregex_iterator it(code.begin(), code.end(), chain), e; it != e; ++it) {
+    for (rx::sregex_iterator it(code.begin(), code.end(), chain), e; it != e; ++it) {
       const std::string name = strip_spaces((*it)[1].str());
       const bool called = (*it)[2].matched;
       if (kWords.count(name)) continue;
@@ -5589,11 +5589,11 @@ class Analyzer {
         if (!kCalls.count(name)) return false;
         continue;
       }
-      if (std::regex_match(name, env_name)) continue;
+      if (rx::regex_match(name, env_name)) continue;
       if (name.find('.') != std::string::npos) return false;
       // (A name bound once, at the top of the file, to an environment condition.)
-      static const std::regex top_binding_tail(R"(^\s*(?::[^=]+)?=(?!=)\s*(.+)$)");
-      static const std::regex changed(R"(^\s*(?:[-+*/|&]?=(?!=)|:=))");
+      static const rx::regex top_binding_tail(R"(^\s*(?::[^=]+)?=(?!=)\s*(.+)$)");
+      static const rx::regex changed(R"(^\s*(?:[-+*/|&]?=(?!=)|:=))");
       std::string value;
       int bindings = 0;
       for (std::size_t at = src.find(name); at != std::string_view::npos && bindings < 2; at = src.find(name, at + 1)) {
@@ -5603,14 +5603,14 @@ class Analyzer {
         const std::size_t line_start = src.rfind('\n', at) == std::string_view::npos ? 0 : src.rfind('\n', at) + 1;
         const std::size_t line_end = std::min(src.find('\n', at), src.size());
         const std::string before(src.substr(line_start, at - line_start)), after(src.substr(end, line_end - end));
-        std::smatch m;
+        rx::smatch m;
         const bool declared = trim(before).empty() || trim(before) == "const" || trim(before) == "let" || trim(before) == "var" ||
                               trim(before) == "global" || starts_with(trim(before), "global ");
-        if (starts_with(trim(before), "global") || (declared && std::regex_match(after, m, top_binding_tail))) {
+        if (starts_with(trim(before), "global") || (declared && rx::regex_match(after, m, top_binding_tail))) {
           ++bindings;
           if (before.empty() || before == "const " || before == "let " || before == "var ") value = m.size() > 1 ? m[1].str() : std::string();
           else value.clear();  // (bound inside a block or function)
-        } else if (std::regex_search(after, changed)) {
+        } else if (rx::regex_search(after, changed)) {
           bindings = 2;  // (changed elsewhere)
         }
       }
@@ -5655,10 +5655,10 @@ class Analyzer {
     const std::size_t nl = at_byte == 0 ? std::string::npos : s_.src.rfind('\n', at_byte - 1);
     const std::size_t at_line = nl == std::string::npos ? 0 : nl + 1;
     const std::size_t at_indent = indent_of(at_line);
-    const std::regex binding = detail::cached_regex(
+    const rx::regex binding = detail::cached_regex(
         R"(^[ \t]*(?:(?:let|var|const|auto|bool|boolean|val|int|String|final)\s+)*(?:mut\s+)?)" + name +
         R"(\s*(?::\s*[\w:&']+\s*)?:?=\s*(True|False|true|false|-?\d+(?:\.\d+)?|"[^"\\\n]*"|'[^'\\\n]*')\s*;?\s*(?:(?:#|//).*)?$)");
-    const std::regex assigns = detail::cached_regex(R"(^\s*(?:[-+*/|&^]|\?\?|\|\||&&)?=(?!=)|^\s*(?:\+\+|--))");
+    const rx::regex assigns = detail::cached_regex(R"(^\s*(?:[-+*/|&^]|\?\?|\|\||&&)?=(?!=)|^\s*(?:\+\+|--))");
     std::optional<std::string> value;
     std::size_t value_line = 0, value_indent = 0;
     for (std::size_t ls = from; ls < to;) {
@@ -5669,15 +5669,15 @@ class Analyzer {
         if ((k > 0 && (ident_char(line[k - 1]) || line[k - 1] == '$' || line[k - 1] == '.')) ||
             (k + name.size() < line.size() && (ident_char(line[k + name.size()]) || line[k + name.size()] == '$')))
           continue;
-        std::smatch m;
+        rx::smatch m;
         if (ls < at_line) {  // before the condition: only its literal bindings
-          if (!std::regex_match(line, m, binding) || indent_of(ls) > at_indent) return std::nullopt;
+          if (!rx::regex_match(line, m, binding) || indent_of(ls) > at_indent) return std::nullopt;
           value = m[1].str();
           value_line = ls, value_indent = indent_of(ls);
           break;
         }
         // (Set again from the condition on; not `at`'s own left side, `go &&= check()`.)
-        if (ls + k != at_byte && std::regex_search(line.substr(k + name.size()), assigns)) return std::nullopt;
+        if (ls + k != at_byte && rx::regex_search(line.substr(k + name.size()), assigns)) return std::nullopt;
       }
       ls = le + 1;
     }
@@ -5700,8 +5700,8 @@ class Analyzer {
       for (TSNode c = tsnav::parent(at); !ts_node_is_null(c); c = tsnav::parent(c)) {
         if (!function_like(c)) continue;
         const std::string fn = text(c);
-        const std::regex binds = detail::cached_regex("(?:^|\\n)[ \\t]*(?:(?:const|let|var|auto|val)\\s+)?(?:mut\\s+)?" + expr + "[ \\t]*(?::[^=\\n]*)?=[^=]");
-        if (std::regex_search(fn, binds)) return empty_collection_in(fn, expr);
+        const rx::regex binds = detail::cached_regex("(?:^|\\n)[ \\t]*(?:(?:const|let|var|auto|val)\\s+)?(?:mut\\s+)?" + expr + "[ \\t]*(?::[^=\\n]*)?=[^=]");
+        if (rx::regex_search(fn, binds)) return empty_collection_in(fn, expr);
         break;
       }
     return empty_collection_in(s_.src, expr);
@@ -5786,8 +5786,8 @@ class Analyzer {
       TSNode body = field(s, "body");
       if (ts_node_is_null(body)) return false;
       const std::string head = text(s).substr(0, ts_node_start_byte(body) - ts_node_start_byte(s));
-      static const std::regex swallowing(R"(raises|Raises|suppress|ignor|catch|Catch|Stack|warns|Warns|Throw|expect|assert|error|Error)");
-      return leaves_first(body) || (!std::regex_search(head, swallowing) && block_exits(body, loop_exits));
+      static const rx::regex swallowing(R"(raises|Raises|suppress|ignor|catch|Catch|Stack|warns|Warns|Throw|expect|assert|error|Error)");
+      return leaves_first(body) || (!rx::regex_search(head, swallowing) && block_exits(body, loop_exits));
     }
     if (t == "if_statement" || t == "if_expression") {
       if (!block_exits(field(s, "consequence"), loop_exits)) return false;
@@ -5835,8 +5835,8 @@ class Analyzer {
           if (!ts_node_eq(c, body) && type(c) != "comment" && !const_true(text(c))) forever = false;
         }
       }
-      static const std::regex leaves(R"(\bbreak\b)");
-      if (forever) return !std::regex_search(text(body), leaves);
+      static const rx::regex leaves(R"(\bbreak\b)");
+      if (forever) return !rx::regex_search(text(body), leaves);
       // A loop over a literal that is not empty, whose body leaves the block on its first pass.
       TSNode over = field(s, "right");
       if (ts_node_is_null(over)) over = field(s, "value");
@@ -5866,12 +5866,12 @@ class Analyzer {
     std::string c = strip_spaces(text(cond));
     if (!c.empty() && c.back() == ';') c.pop_back();
     if (const_false(c)) return true;
-    static const std::regex compare(R"(^([A-Za-z_]\w*)(<=|<|>=|>|!=)(-?\d{1,9})$)");
-    static const std::regex start(R"(^\s*(?:(?:let|var|const|int|auto|long|unsigned|size_t|std::size_t|u?int\d+_t|i32|usize)\s+)?([A-Za-z_]\w*)\s*(?::=|=)\s*(-?\d{1,9})\s*;?\s*$)");
-    std::smatch m, s;
-    if (ts_node_is_null(init) || !std::regex_match(c, m, compare)) return false;
+    static const rx::regex compare(R"(^([A-Za-z_]\w*)(<=|<|>=|>|!=)(-?\d{1,9})$)");
+    static const rx::regex start(R"(^\s*(?:(?:let|var|const|int|auto|long|unsigned|size_t|std::size_t|u?int\d+_t|i32|usize)\s+)?([A-Za-z_]\w*)\s*(?::=|=)\s*(-?\d{1,9})\s*;?\s*$)");
+    rx::smatch m, s;
+    if (ts_node_is_null(init) || !rx::regex_match(c, m, compare)) return false;
     const std::string it = text(init);
-    if (!std::regex_match(it, s, start) || s[1].str() != m[1].str()) return false;
+    if (!rx::regex_match(it, s, start) || s[1].str() != m[1].str()) return false;
     const long from = std::stol(s[2].str()), to = std::stol(m[3].str());
     const std::string op = m[2].str();
     const bool enters = op == "<" ? from < to : op == "<=" ? from <= to : op == ">" ? from > to : op == ">=" ? from >= to : from != to;
@@ -5908,7 +5908,7 @@ class Analyzer {
       if (ts_node_is_null(b)) return false;
       // (A handler that fails the test first, `ADD_FAILURE() << ...; return;`, or one for an
       // interruption, `catch (InterruptedException e) { ...interrupt(); return; }`, skips nothing.)
-      if (branch_fails(b) || std::regex_search(text(b).substr(0, kRegexLineChars), detail::cached_regex(R"(\b(?:ADD_FAILURE|FAIL|fail|Fail|Fatal|Fatalf|Errorf|Error)\s*\()")) ||
+      if (branch_fails(b) || rx::regex_search(text(b).substr(0, kRegexLineChars), detail::cached_regex(R"(\b(?:ADD_FAILURE|FAIL|fail|Fail|Fatal|Fatalf|Errorf|Error)\s*\()")) ||
           contains(text(clause).substr(0, kConditionChars), "InterruptedException"))
         return false;
       // (A handler that skips, `except ImportError: pytest.skip(...)`, reports the test skipped,
@@ -5916,8 +5916,8 @@ class Analyzer {
       for (uint32_t i = 0; i < ts_node_named_child_count(b); ++i) {
         const TSNode st = tsnav::named_child(b, i);
         if (!exit_stmt(st, true)) continue;
-        static const std::regex skips(R"(^\s*(?:pytest\.skip|self\.skipTest|t\.Skip(?:Now|f)?|GTEST_SKIP)\s*\()");
-        return !std::regex_search(text(st).substr(0, kConditionChars), skips);
+        static const rx::regex skips(R"(^\s*(?:pytest\.skip|self\.skipTest|t\.Skip(?:Now|f)?|GTEST_SKIP)\s*\()");
+        return !rx::regex_search(text(st).substr(0, kConditionChars), skips);
       }
       return false;
     };
@@ -5988,7 +5988,7 @@ class Analyzer {
       const TSNode v = field(subject, "value");
       subject = ts_node_is_null(v) ? subject : v;
     }
-    static const std::regex literal(R"(^(?:-?\d+(?:\.\d+)?|"[^"\\]*"|'[^'\\]*'|true|false|null|nil)$)");
+    static const rx::regex literal(R"(^(?:-?\d+(?:\.\d+)?|"[^"\\]*"|'[^'\\]*'|true|false|null|nil)$)");
     auto same_quotes = [](std::string x) {  // ('sum' and "sum" are one string)
       if (x.size() >= 2 && x.front() == '\'' && x.back() == '\'') x = "\"" + x.substr(1, x.size() - 2) + "\"";
       return x;
@@ -6002,7 +6002,7 @@ class Analyzer {
     auto never = [&](const std::string& v) {
       const std::string c = same_quotes(compact_condition(v));
       if (ts_node_is_null(subject)) return const_false(c);  // (Go's tagless `switch {`)
-      return std::regex_match(sv, literal) && std::regex_match(c, literal) && sv != c;
+      return rx::regex_match(sv, literal) && rx::regex_match(c, literal) && sv != c;
     };
     bool is_default = false;
     const auto own = values_of(clause, is_default);
@@ -6057,8 +6057,8 @@ class Analyzer {
     }
     std::string name = strip_spaces(text(callee));
     // (`globalThis.setTimeout`, `window.setTimeout`, `require('timers').setTimeout`, a local alias `const later = setTimeout`.)
-    static const std::regex owner(R"(^(?:globalThis|global|window|self|timers|require\(['"](?:node:)?timers['"]\))\.)");
-    name = std::regex_replace(name, owner, "");
+    static const rx::regex owner(R"(^(?:globalThis|global|window|self|timers|require\(['"](?:node:)?timers['"]\))\.)");
+    name = rx::regex_replace(name, owner, "");
     if (is_plain_name(name) && name != "setTimeout" && name != "setInterval" && name != "setImmediate")
       if (const auto v = single_binding(name); v == "setTimeout" || v == "setInterval" || v == "setImmediate") name = v;
     if (name != "setTimeout" && name != "setInterval" && name != "setImmediate") return std::nullopt;
@@ -6066,10 +6066,10 @@ class Analyzer {
     // of its checks, a returned or awaited promise; nor when the file drives fake timers. (Words
     // in comments and strings wait for nothing.)
     const std::string unit = unit_code().substr(0, kRegexLineChars * 8);
-    static const std::regex waits(R"(\b(?:done|resolve|await|return|plan|end|[Tt]imers?|[Tt]icks?|tick|clock|callback|cb|next|finish|complete)\b)");
-    if (std::regex_search(unit, waits)) return std::nullopt;
-    static const std::regex fake(R"(useFakeTimers|advanceTimers|runAllTimers|runOnlyPendingTimers|runAllTicks|fakeTimers|FakeTimers|\.tick\s*\()");
-    if (std::regex_search(s_.src.substr(0, std::size_t{1} << 20), fake)) return std::nullopt;
+    static const rx::regex waits(R"(\b(?:done|resolve|await|return|plan|end|[Tt]imers?|[Tt]icks?|tick|clock|callback|cb|next|finish|complete)\b)");
+    if (rx::regex_search(unit, waits)) return std::nullopt;
+    static const rx::regex fake(R"(useFakeTimers|advanceTimers|runAllTimers|runOnlyPendingTimers|runAllTicks|fakeTimers|FakeTimers|\.tick\s*\()");
+    if (rx::regex_search(s_.src.substr(0, std::size_t{1} << 20), fake)) return std::nullopt;
     // (The test's own function takes no parameter: no callback to end it.)
     for (TSNode c = tsnav::parent(fn); !ts_node_is_null(c); c = tsnav::parent(c)) {
       const std::string_view ct = type(c);
@@ -6093,16 +6093,16 @@ class Analyzer {
     const auto table = literal_table(iterable);
     const int rows = table ? static_cast<int>(table->size()) : 0;
     if (rows <= 1 || ts_node_is_null(vars)) return;
-    static const std::regex leaves(R"(\b(?:break|return)\b)");
-    if (!ts_node_is_null(loop_body) && std::regex_search(text(loop_body), leaves)) return;
-    static const std::regex word(R"([A-Za-z_$][\w$]*)");
+    static const rx::regex leaves(R"(\b(?:break|return)\b)");
+    if (!ts_node_is_null(loop_body) && rx::regex_search(text(loop_body), leaves)) return;
+    static const rx::regex word(R"([A-Za-z_$][\w$]*)");
     static const std::set<std::string> kDecl = {"const", "let", "var", "in", "of"};
     const std::string names = text(vars), body = text(check);
     bool uses = false;
-    for (std::sregex_iterator w(names.begin(), names.end(), word), e; w != e && !uses; ++w) {
+    for (rx::sregex_iterator w(names.begin(), names.end(), word), e; w != e && !uses; ++w) {
       if (kDecl.count(w->str())) continue;
-      const std::regex use = detail::cached_regex("(^|[^\\w$.])" + w->str() + "([^\\w$]|$)");
-      uses = std::regex_search(body, use);
+      const rx::regex use = detail::cached_regex("(^|[^\\w$.])" + w->str() + "([^\\w$]|$)");
+      uses = rx::regex_search(body, use);
     }
     if (uses) a.rows = std::min(kMaxTableRows, a.rows * rows);
   }
@@ -6271,9 +6271,9 @@ class Analyzer {
     if (starts_with(operand, "asyncio.run(") && operand.back() == ')' && matching_close(operand, 11) == operand.size() - 1)
       operand = operand.substr(12, operand.size() - 13);
     if (starts_with(operand, "await")) operand = operand.substr(5);
-    static const std::regex call(R"(^([A-Za-z_]\w*)\((.*)\)$)");
-    std::smatch m;
-    if (!std::regex_match(operand, m, call) || matching_close(operand, m[1].length()) != operand.size() - 1) return 0;
+    static const rx::regex call(R"(^([A-Za-z_]\w*)\((.*)\)$)");
+    rx::smatch m;
+    if (!rx::regex_match(operand, m, call) || matching_close(operand, m[1].length()) != operand.size() - 1) return 0;
     const std::string name = m[1].str(), arg = m[2].str();
     const auto table = literal_table(arg);
     if (!table || table->size() < 2 || split_top(arg, {","}).size() != 1) return 0;
@@ -6376,13 +6376,13 @@ class Analyzer {
     if (calls.size() < 2) return;
     TSNode params = field(fn, "parameters");
     if (ts_node_is_null(params)) return;
-    static const std::regex word(R"([A-Za-z_$][\w$]*)");
+    static const rx::regex word(R"([A-Za-z_$][\w$]*)");
     const std::string names = text(params), body = text(check);
-    for (std::sregex_iterator w(names.begin(), names.end(), word), e; w != e; ++w) {
-      const std::regex use = detail::cached_regex("(^|[^\\w$.])" + w->str() + "([^\\w$]|$)");
+    for (rx::sregex_iterator w(names.begin(), names.end(), word), e; w != e; ++w) {
+      const rx::regex use = detail::cached_regex("(^|[^\\w$.])" + w->str() + "([^\\w$]|$)");
       static const std::set<std::string, std::less<>> kNotValues = {"t", "tt", "self", "this", "testing", "T", "int", "string",
                                                                     "bool", "error", "func", "float64", "int64", "any"};
-      if (!kNotValues.count(w->str()) && std::regex_search(body, use)) {
+      if (!kNotValues.count(w->str()) && rx::regex_search(body, use)) {
         a.rows = std::min(kMaxTableRows, a.rows * static_cast<int>(calls.size()));
         return;
       }
@@ -6425,9 +6425,9 @@ class Analyzer {
   /// Is the Python builtin `name` (`all`, `any`) rebound in the file: `all = any`, `def all(`,
   /// `from builtins import any as all`, `import all`?
   bool python_builtin_rebound(const std::string& name) const {
-    const std::regex bound = detail::cached_regex("\\bdef\\s+" + name + "\\s*\\(|(?:^|[^\\w.])" + name +
+    const rx::regex bound = detail::cached_regex("\\bdef\\s+" + name + "\\s*\\(|(?:^|[^\\w.])" + name +
                                                   "\\s*(?::[^=\\n]*)?=(?!=)|\\bimport\\s+[^\\n]*\\b" + name + "\\b|\\bas\\s+" + name + "\\b");
-    return std::regex_search(s_.src, bound);
+    return rx::regex_search(s_.src, bound);
   }
 
   /// Is `arg` a Python list or tuple written out (`[a, b]`, `(a, b)`), not a comprehension nor
@@ -6811,9 +6811,9 @@ class Analyzer {
   bool unit_binds_dynamically() const {
     const auto key = std::make_pair(ts_node_start_byte(unit_node_), ts_node_end_byte(unit_node_));
     if (const auto it = unit_dynamic_.find(key); it != unit_dynamic_.end()) return it->second;
-    static const std::regex dynamic(R"((?:^|[^.\w$])(?:eval|exec|Function|locals|globals|vars|_getframe|currentframe)\s*\(|f_locals|\\u[0-9a-fA-F{])");
+    static const rx::regex dynamic(R"((?:^|[^.\w$])(?:eval|exec|Function|locals|globals|vars|_getframe|currentframe)\s*\(|f_locals|\\u[0-9a-fA-F{])");
     const std::string& code = unit_code();
-    return unit_dynamic_[key] = std::regex_search(code, dynamic) || (is_js(lang_) && std::regex_search(code, detail::cached_regex(R"(\bwith\s*\()")));
+    return unit_dynamic_[key] = rx::regex_search(code, dynamic) || (is_js(lang_) && rx::regex_search(code, detail::cached_regex(R"(\bwith\s*\()")));
   }
 
   /// The condition the unit binds the plain local `e` to, once, in its body, `e` named nowhere else
@@ -6830,7 +6830,7 @@ class Analyzer {
     // included (`ok = got == 4 \` / `or got == 0`, `const pass = got === 4` / `|| got === 0;`).
     const std::string all = text(unit_node_).substr(0, 65536);
     // (Go's `var ok bool = ...`; C++'s `const bool ok{...}` and `bool ok(...)`: the value from the bracket on.)
-    const std::regex assign = detail::cached_regex("(?:^|[^\\w$.])" + e +
+    const rx::regex assign = detail::cached_regex("(?:^|[^\\w$.])" + e +
                                                    R"((?:\s*:\s*[\w<>\[\]]+|\s+bool)?\s*(?:\|\||&&|\?\?|<<|>>|//|\*\*|[-+*/%&|^:])?=(?!=))" +
                                                    (lang_ == Lang::cpp ? "|" + cpp_initializer(e) : std::string()));
     // (Found in the code: a comment or a string, `# ok = True`, binds nothing.)
@@ -6847,7 +6847,7 @@ class Analyzer {
         }
     }
     std::size_t assignments = 0, start = std::string::npos, bound_at = 0;
-    for (std::sregex_iterator it(code.begin(), code.end(), assign), end; it != end && assignments < 2; ++it, ++assignments) {
+    for (rx::sregex_iterator it(code.begin(), code.end(), assign), end; it != end && assignments < 2; ++it, ++assignments) {
       start = static_cast<std::size_t>(it->position() + it->length());
       // (Where the name itself is: the match may start at the `{` of the block around it.)
       const std::string m = it->str();
@@ -6885,9 +6885,9 @@ class Analyzer {
     {
       // (Counted in the code: a message or a comment naming it, `t.notOk(bad, 'bad sum')`, is no use;
       // an interpolation, `${bad}`, `f"{bad}"`, is.)
-      const std::regex word = detail::cached_regex("(?:^|[^\\w$.])" + e + "(?![\\w$])");  // (not `assert.ok`)
+      const rx::regex word = detail::cached_regex("(?:^|[^\\w$.])" + e + "(?![\\w$])");  // (not `assert.ok`)
       std::size_t uses = 0;
-      for (std::sregex_iterator it(code.begin(), code.end(), word), end; it != end && uses < 3; ++it) ++uses;
+      for (rx::sregex_iterator it(code.begin(), code.end(), word), end; it != end && uses < 3; ++it) ++uses;
       if (uses > 2) return none;
     }
     // Bound in the unit's body itself, not in a block of its own (`{ const ok = got === 4; }` ...
@@ -6986,11 +6986,11 @@ class Analyzer {
     // Truncated in place (`v //= 2`, `v >>= 1`, `v %= 10`; `v /= 10` where `/` truncates integers):
     // read as a division of what it held.
     const bool truncating = lang_ == Lang::go || lang_ == Lang::cpp || lang_ == Lang::java || lang_ == Lang::kotlin || lang_ == Lang::rust;
-    const std::regex in_place = detail::cached_regex("(?:^|[^\\w$.])" + name + (truncating ? R"(\s*(?://|>>|%|/)=\s*([0-9]+))" : R"(\s*(?://|>>|%)=\s*([0-9]+))"));
-    if (std::smatch im; std::regex_search(all, im, in_place) && im[1].str() != "1" && im[1].str() != "0")
+    const rx::regex in_place = detail::cached_regex("(?:^|[^\\w$.])" + name + (truncating ? R"(\s*(?://|>>|%|/)=\s*([0-9]+))" : R"(\s*(?://|>>|%)=\s*([0-9]+))"));
+    if (rx::smatch im; rx::regex_search(all, im, in_place) && im[1].str() != "1" && im[1].str() != "0")
       return truncating ? name + "/" + im[1].str() : "int(" + name + "/" + im[1].str() + ")";
     // (Go's `if ok := got == 4; !ok {` and `var ok bool = got == 4` bind too.)
-    const std::regex bind = detail::cached_regex("(?:^|[\\n;{(])[ \\t]*(?:if\\s+)?(?:(?:var|let|const|val|auto|final|constexpr|bool|boolean|int|long|short|double|float|int64|int32|uint|usize|i32|i64|u32|u64|mut|"
+    const rx::regex bind = detail::cached_regex("(?:^|[\\n;{(])[ \\t]*(?:if\\s+)?(?:(?:var|let|const|val|auto|final|constexpr|bool|boolean|int|long|short|double|float|int64|int32|uint|usize|i32|i64|u32|u64|mut|"
                           "unsigned|size_t|std::size_t|int64_t|int32_t|uint64_t|uint32_t|uint8_t|std::uint8_t|char)\\s+)*" + name +
                           "(?:\\s*:\\s*[\\w<>\\[\\]]+|\\s+bool)?\\s*(?::=|=(?!=))\\s*([^\\n;]+)");
     // (Bindings are found in the code, comments and string contents blanked: `# ok = True`,
@@ -6998,12 +6998,12 @@ class Analyzer {
     const std::string& code = unit_code();
     std::string value;
     int count = 0;
-    for (std::sregex_iterator it(code.begin(), code.end(), bind), e; it != e && count < 2; ++it, ++count)
+    for (rx::sregex_iterator it(code.begin(), code.end(), bind), e; it != e && count < 2; ++it, ++count)
       value = all.substr(static_cast<std::size_t>(it->position(1)), static_cast<std::size_t>(it->length(1)));
     // (C++'s brace and paren initializers, `const bool ok{got == 4};`, `bool ok(got == 4);`, after a type.)
     if (lang_ == Lang::cpp && count < 2) {
-      const std::regex init = detail::cached_regex(cpp_initializer(name) + R"(([^\n;]*)[)}]\s*;)");
-      for (std::sregex_iterator it(code.begin(), code.end(), init), e; it != e && count < 2; ++it, ++count)
+      const rx::regex init = detail::cached_regex(cpp_initializer(name) + R"(([^\n;]*)[)}]\s*;)");
+      for (rx::sregex_iterator it(code.begin(), code.end(), init), e; it != e && count < 2; ++it, ++count)
         value = all.substr(static_cast<std::size_t>(it->position(1)), static_cast<std::size_t>(it->length(1)));
     }
     if (count != 1) return {};
@@ -7021,9 +7021,9 @@ class Analyzer {
 
   /// The name a lossy view starts from: `p` of `(p >> 8)`, `Math.floor(n / 10)`, `int(n / 10)`.
   static std::string lossy_root(const std::string& view) {
-    static const std::regex root(R"(^[(]*(?:Math\.(?:floor|trunc)\(|int\()?[(]*([A-Za-z_$][\w$]*))");
-    std::smatch m;
-    return std::regex_search(view, m, root) ? m[1].str() : std::string();
+    static const rx::regex root(R"(^[(]*(?:Math\.(?:floor|trunc)\(|int\()?[(]*([A-Za-z_$][\w$]*))");
+    rx::smatch m;
+    return rx::regex_search(view, m, root) ? m[1].str() : std::string();
   }
 
   /// How often the unit binds `name`: declarations, assignments (compound ones too), tuple
@@ -7032,12 +7032,12 @@ class Analyzer {
     // (No `$`: the name goes into the patterns below as it is.)
     if (ts_node_is_null(unit_node_) || !regex_safe_name(name) || std::isdigit(static_cast<unsigned char>(name[0]))) return 0;
     const std::string all = text(unit_node_).substr(0, 65536);
-    const std::regex bind = detail::cached_regex("(?:^|[^\\w$.=!<>])" + name +
+    const rx::regex bind = detail::cached_regex("(?:^|[^\\w$.=!<>])" + name +
                           R"(\s*(?:,[^=\n;()]*)?(?::=|=(?!=)|[-+*/%&|^]=|<<=|>>=|//=))");
-    const std::regex loop = detail::cached_regex(R"(\bfor\s*\(?\s*(?:const|let|var|final|auto|int|long)?\s*)" + name + R"(\s+(?:in|of)\b)");
+    const rx::regex loop = detail::cached_regex(R"(\bfor\s*\(?\s*(?:const|let|var|final|auto|int|long)?\s*)" + name + R"(\s+(?:in|of)\b)");
     int n = 0;
-    for (std::sregex_iterator it(all.begin(), all.end(), bind), e; it != e; ++it) ++n;
-    for (std::sregex_iterator it(all.begin(), all.end(), loop), e; it != e; ++it) ++n;
+    for (rx::sregex_iterator it(all.begin(), all.end(), bind), e; it != e; ++it) ++n;
+    for (rx::sregex_iterator it(all.begin(), all.end(), loop), e; it != e; ++it) ++n;
     return n;
   }
 
@@ -7066,43 +7066,43 @@ class Analyzer {
   /// outcome through `Object.values`/`entries` (not its first, the status) or `JSON.stringify`?
   /// Comments, string literals and names that merely contain the word (`values`) are no read.
   static bool reads_outcome_value(const std::string& code) {
-    static const std::regex comments(R"(/\*[\s\S]*?\*/|//[^\n]*)");
-    const std::string uncommented = std::regex_replace(code, comments, " ");
+    static const rx::regex comments(R"(/\*[\s\S]*?\*/|//[^\n]*)");
+    const std::string uncommented = rx::regex_replace(code, comments, " ");
     // The field named as a call's argument (`_.map(rs, 'value')`, `pluck('value')`).
-    static const std::regex named_field(R"([(,\[]\s*['"`](?:value|reason)['"`]\s*[,)\]])");
-    if (std::regex_search(uncommented, named_field)) return true;
+    static const rx::regex named_field(R"([(,\[]\s*['"`](?:value|reason)['"`]\s*[,)\]])");
+    if (rx::regex_search(uncommented, named_field)) return true;
     // A status read first decides `r.status ?? r.value` and `r.status || r.value` (a status is never
     // empty): what follows is never read.
-    static const std::regex after_status(R"(\.\s*status\s*(?:\?\?|\|\|)\s*[^,;)\n]*)");
-    std::string t = without_string_literals(std::regex_replace(uncommented, after_status, ".status"));
+    static const rx::regex after_status(R"(\.\s*status\s*(?:\?\?|\|\|)\s*[^,;)\n]*)");
+    std::string t = without_string_literals(rx::regex_replace(uncommented, after_status, ".status"));
     // A callback's destructured `value`/`reason` (`({ status, value }) => status`) is read only
     // when the code after it uses the name it binds.
-    static const std::regex destructured(R"(\(\s*\{([^{}()]*)\}\s*\)\s*=>)");
-    static const std::regex bound_field(R"(\b(value|reason)\b(?:\s*:\s*([A-Za-z_$][\w$]*))?)");
+    static const rx::regex destructured(R"(\(\s*\{([^{}()]*)\}\s*\)\s*=>)");
+    static const rx::regex bound_field(R"(\b(value|reason)\b(?:\s*:\s*([A-Za-z_$][\w$]*))?)");
     for (std::size_t from = 0;;) {
-      std::smatch m;
+      rx::smatch m;
       const std::string rest = t.substr(from);
-      if (!std::regex_search(rest, m, destructured)) break;
+      if (!rx::regex_search(rest, m, destructured)) break;
       std::string pattern = m[1].str();
-      const std::string after = rest.substr(static_cast<std::size_t>(m.position(0) + m.length(0)));
+      const std::string after = rest.substr(static_cast<std::size_t>(m.position() + m.length()));
       std::string kept;
       std::size_t last = 0;
-      for (std::sregex_iterator it(pattern.begin(), pattern.end(), bound_field), e; it != e; ++it) {
+      for (rx::sregex_iterator it(pattern.begin(), pattern.end(), bound_field), e; it != e; ++it) {
         const std::string name = (*it)[2].matched ? (*it)[2].str() : (*it)[1].str();
-        kept += pattern.substr(last, static_cast<std::size_t>(it->position(0)) - last);
+        kept += pattern.substr(last, static_cast<std::size_t>(it->position()) - last);
         kept += has_word(after, name) ? it->str() : std::string("_");
-        last = static_cast<std::size_t>(it->position(0) + it->length(0));
+        last = static_cast<std::size_t>(it->position() + it->length());
       }
       kept += pattern.substr(last);
       const std::size_t at = from + static_cast<std::size_t>(m.position(1));
       t.replace(at, pattern.size(), kept);
       from = at + kept.size() + 1;
     }
-    static const std::regex read(
+    static const rx::regex read(
         R"((?:\.\s*(?:value|reason)\b|\[\s*['"`](?:value|reason)['"`]\s*\]|(?:^|[^\w$.])(?:value|reason)\s*[:,}]|\{\s*(?:value|reason)\b|JSON\.stringify\s*\(|inspect\s*\())");
-    if (std::regex_search(t, read)) return true;
-    static const std::regex whole(R"(Object\.(?:values|entries)\s*\(([^()]*)\)(\s*\[\s*0\s*\])?)");
-    for (std::sregex_iterator it(t.begin(), t.end(), whole), e; it != e; ++it)
+    if (rx::regex_search(t, read)) return true;
+    static const rx::regex whole(R"(Object\.(?:values|entries)\s*\(([^()]*)\)(\s*\[\s*0\s*\])?)");
+    for (rx::sregex_iterator it(t.begin(), t.end(), whole), e; it != e; ++it)
       if (!(*it)[2].matched) return true;
     return false;
   }
@@ -7110,16 +7110,16 @@ class Analyzer {
   /// JavaScript: does code hand the outcomes to a function of the file that reads their value
   /// (`rs.map(unwrap)`, `rs.filter(isFulfilled).map(getValue)` with `getValue = (r) => r.value`)?
   bool helper_reads_outcome_value(const std::string& code) const {
-    static const std::regex passed(R"([(,]\s*([A-Za-z_$][\w$]*)\s*[,)])");
+    static const rx::regex passed(R"([(,]\s*([A-Za-z_$][\w$]*)\s*[,)])");
     const std::string src = s_.src.substr(0, 262144);
-    for (std::sregex_iterator it(code.begin(), code.end(), passed), e; it != e; ++it) {
+    for (rx::sregex_iterator it(code.begin(), code.end(), passed), e; it != e; ++it) {
       const std::string name = (*it)[1].str();
       // A function only (`function unwrap(`, `const unwrap = (r) =>`), not another test's `const rs = ...`.
-      const std::regex head = detail::cached_regex("(?:function\\s+" + name + "\\s*\\(|(?:const|let|var)\\s+" + name +
+      const rx::regex head = detail::cached_regex("(?:function\\s+" + name + "\\s*\\(|(?:const|let|var)\\s+" + name +
                             "\\s*=\\s*(?:async\\s*)?(?:function\\b|\\([^)]*\\)\\s*=>|[A-Za-z_$][\\w$]*\\s*=>))");
-      std::smatch m;
-      if (!std::regex_search(src, m, head)) continue;
-      const std::size_t at = static_cast<std::size_t>(m.position(0));
+      rx::smatch m;
+      if (!rx::regex_search(src, m, head)) continue;
+      const std::size_t at = static_cast<std::size_t>(m.position());
       std::size_t end = src.find("\n}", at);
       const std::size_t eol = src.find('\n', at);
       // An arrow or function on one line ends there; a block ends at its closing brace.
@@ -7140,8 +7140,8 @@ class Analyzer {
     // A function or method the code calls (`rs.map((r) => settled.unwrap(r))`, `unwrapAll(rs)`):
     // the file's definition, or a helper module's the file imports, reads the value there.
     // A method handed by reference counts the same way (`rs.map(Settled.unwrap)`).
-    static const std::regex called(R"(([A-Za-z_$][\w$]*)\s*(?=\()|[(,]\s*(?:[A-Za-z_$][\w$]*\s*\.\s*)+([A-Za-z_$][\w$]*)\s*[,)])");
-    for (std::sregex_iterator it(code.begin(), code.end(), called), e; it != e; ++it) {
+    static const rx::regex called(R"(([A-Za-z_$][\w$]*)\s*(?=\()|[(,]\s*(?:[A-Za-z_$][\w$]*\s*\.\s*)+([A-Za-z_$][\w$]*)\s*[,)])");
+    for (rx::sregex_iterator it(code.begin(), code.end(), called), e; it != e; ++it) {
       const std::string name = (*it)[1].matched ? (*it)[1].str() : (*it)[2].str();
       if (auto d = defs_.functions.find(name); d != defs_.functions.end()) {
         if (reads_outcome_value(text(d->second).substr(0, 4096))) return true;
@@ -7159,27 +7159,27 @@ class Analyzer {
     if (ts_node_is_null(unit_node_)) return names;
     const std::string all = text(unit_node_).substr(0, 65536);
     if (!contains(all, "Promise.allSettled")) return names;
-    static const std::regex bind(R"((?:const|let|var)\s*(\[[^\]=]*\]|[A-Za-z_$][\w$]*)\s*=\s*(?:await\s*)?Promise\s*\.\s*allSettled\b)");
-    static const std::regex ident(R"([A-Za-z_$][\w$]*)");
+    static const rx::regex bind(R"((?:const|let|var)\s*(\[[^\]=]*\]|[A-Za-z_$][\w$]*)\s*=\s*(?:await\s*)?Promise\s*\.\s*allSettled\b)");
+    static const rx::regex ident(R"([A-Za-z_$][\w$]*)");
     // Names bound to a value or reason (`[{ value: sum }]`, `{ value }`) are values, not outcomes.
-    static const std::regex value_binding(R"(\b(?:value|reason)\b(?:\s*:\s*[A-Za-z_$][\w$]*)?)");
-    for (std::sregex_iterator it(all.begin(), all.end(), bind), e; it != e; ++it) {
-      const std::string lhs = std::regex_replace((*it)[1].str(), value_binding, " ");
-      for (std::sregex_iterator w(lhs.begin(), lhs.end(), ident), we; w != we; ++w) names.insert(w->str());
+    static const rx::regex value_binding(R"(\b(?:value|reason)\b(?:\s*:\s*[A-Za-z_$][\w$]*)?)");
+    for (rx::sregex_iterator it(all.begin(), all.end(), bind), e; it != e; ++it) {
+      const std::string lhs = rx::regex_replace((*it)[1].str(), value_binding, " ");
+      for (rx::sregex_iterator w(lhs.begin(), lhs.end(), ident), we; w != we; ++w) names.insert(w->str());
     }
     // Names derived from them without reading a value (`for (const r of rs)`, `const statuses =
     // rs.map((r) => r.status)`, `const { status } = r`), a few rounds deep.
-    static const std::regex derived(R"((?:const|let|var)\s*(\[[^\]=]*\]|\{[^}=]*\}|[A-Za-z_$][\w$]*)\s*=\s*([^;\n]+))");
-    static const std::regex loop(R"(for\s*\(\s*(?:const|let|var)\s+(\[[^\]]*\]|\{[^}]*\}|[A-Za-z_$][\w$]*)\s+of\s+([^)]+)\))");
+    static const rx::regex derived(R"((?:const|let|var)\s*(\[[^\]=]*\]|\{[^}=]*\}|[A-Za-z_$][\w$]*)\s*=\s*([^;\n]+))");
+    static const rx::regex loop(R"(for\s*\(\s*(?:const|let|var)\s+(\[[^\]]*\]|\{[^}]*\}|[A-Za-z_$][\w$]*)\s+of\s+([^)]+)\))");
     for (int round = 0; round < 3; ++round) {
       const std::size_t before = names.size();
       for (const auto* re : {&derived, &loop})
-        for (std::sregex_iterator it(all.begin(), all.end(), *re), e; it != e; ++it) {
+        for (rx::sregex_iterator it(all.begin(), all.end(), *re), e; it != e; ++it) {
           const std::string value = (*it)[2].str();
           if (reads_outcome_value(value) || helper_reads_outcome_value(value)) continue;
           if (std::none_of(names.begin(), names.end(), [&](const std::string& n) { return has_word(value, n); })) continue;
-          const std::string lhs = std::regex_replace((*it)[1].str(), value_binding, " ");
-          for (std::sregex_iterator w(lhs.begin(), lhs.end(), ident), we; w != we; ++w) names.insert(w->str());
+          const std::string lhs = rx::regex_replace((*it)[1].str(), value_binding, " ");
+          for (rx::sregex_iterator w(lhs.begin(), lhs.end(), ident), we; w != we; ++w) names.insert(w->str());
         }
       if (names.size() == before) break;
     }
@@ -7192,24 +7192,24 @@ class Analyzer {
   /// texts of every kind of character; a pattern the engine cannot read matches nothing here.
   static bool universal_pattern(std::string p, bool full, bool dotall) {
     // (Inline flags: `(?s)` takes newlines; others do not change what is universal.)
-    static const std::regex inline_flags(R"(^\(\?([a-zA-Z]+)\))");
-    if (std::smatch f; std::regex_search(p, f, inline_flags)) {
+    static const rx::regex inline_flags(R"(^\(\?([a-zA-Z]+)\))");
+    if (rx::smatch f; rx::regex_search(p, f, inline_flags)) {
       dotall = dotall || contains(f[1].str(), "s");
-      p = p.substr(static_cast<std::size_t>(f.length(0)));
+      p = p.substr(static_cast<std::size_t>(f.length()));
     }
     // (Syntax the engine lacks, read as what it means here: Python's and .NET's named groups, `\A`,
     // `\Z`/`\z`, scoped flags `(?s:...)`, inline flags in the middle, `\p{...}` classes.)
     {
-      static const std::regex named_group(R"(\(\?P?<(?![=!])[A-Za-z_]\w*>)");
-      p = std::regex_replace(p, named_group, "(");
+      static const rx::regex named_group(R"(\(\?P?<(?![=!])[A-Za-z_]\w*>)");
+      p = rx::regex_replace(p, named_group, "(");
       if (contains(p, "(?s:")) dotall = true;
-      static const std::regex scoped(R"(\(\?[a-zA-Z]+:)"), inline_flag(R"(\(\?[a-zA-Z]+\))"), start(R"(\\A)"), end(R"(\\[Zz])"),
+      static const rx::regex scoped(R"(\(\?[a-zA-Z]+:)"), inline_flag(R"(\(\?[a-zA-Z]+\))"), start(R"(\\A)"), end(R"(\\[Zz])"),
           property(R"(\\[pP]\{[^}]*\})");
-      p = std::regex_replace(p, scoped, "(?:");
-      p = std::regex_replace(p, inline_flag, "");
-      p = std::regex_replace(p, start, "^");
-      p = std::regex_replace(p, end, "$");
-      p = std::regex_replace(p, property, "\\w");
+      p = rx::regex_replace(p, scoped, "(?:");
+      p = rx::regex_replace(p, inline_flag, "");
+      p = rx::regex_replace(p, start, "^");
+      p = rx::regex_replace(p, end, "$");
+      p = rx::regex_replace(p, property, "\\w");
     }
     // (JavaScript's `[^]`, any character; with dotall, `.` outside a class.)
     std::string q;
@@ -7231,11 +7231,11 @@ class Analyzer {
       q += !in_class && c == '.' && dotall ? std::string("[\\s\\S]") : std::string(1, c);
     }
     try {
-      const std::regex re(q, std::regex::ECMAScript);
+      const rx::regex re(q, rx::regex::ECMAScript);
       for (const std::string probe : {"", "abc", "\n", "Zz 9-\n_q", "ERROR: disk full", "\t0.5%"})
-        if (full ? !std::regex_match(probe, re) : !std::regex_search(probe, re)) return false;
+        if (full ? !rx::regex_match(probe, re) : !rx::regex_search(probe, re)) return false;
       return true;
-    } catch (const std::regex_error&) {
+    } catch (const rx::regex_error&) {
       return false;
     }
   }
@@ -7244,15 +7244,15 @@ class Analyzer {
   /// collection, not a substring check: membership of `""` in a list (`"" in parse_csv("a,,b")`,
   /// `expect(split(s)).toContain('')`, `fields.contains("")`, `slices.Contains(xs, "")`), or a
   /// position lookup (`find('')`, `indexOf('')`) not compared with "not found" (-1)?
-  bool empty_query_of_a_collection(const std::string& text, const std::smatch& m) const {
-    static const std::regex callee(R"(^(\w+)\s*\()");
-    std::smatch cm;
+  bool empty_query_of_a_collection(const std::string& text, const rx::smatch& m) const {
+    static const rx::regex callee(R"(^(\w+)\s*\()");
+    rx::smatch cm;
     const std::string hit = m.str();
-    const std::string name = std::regex_search(hit, cm, callee) ? cm[1].str() : std::string();
-    const std::size_t at = static_cast<std::size_t>(m.position(0)), end = at + hit.size();
+    const std::string name = rx::regex_search(hit, cm, callee) ? cm[1].str() : std::string();
+    const std::size_t at = static_cast<std::size_t>(m.position()), end = at + hit.size();
     if (name == "find" || name == "index" || name == "indexOf" || name == "Index") {
-      static const std::regex not_found(R"(-\s*1\b|>=\s*0\b|<\s*0\b|\bnpos\b|\bis\s+not\s+None\b|!=\s*None\b|toBeGreaterThanOrEqual\s*\(\s*0)");
-      return !std::regex_search(text, not_found);
+      static const rx::regex not_found(R"(-\s*1\b|>=\s*0\b|<\s*0\b|\bnpos\b|\bis\s+not\s+None\b|!=\s*None\b|toBeGreaterThanOrEqual\s*\(\s*0)");
+      return !rx::regex_search(text, not_found);
     }
     // The collection or string queried.
     std::string subject;
@@ -7291,8 +7291,8 @@ class Analyzer {
       while (dot > 0 && std::isspace(static_cast<unsigned char>(text[dot - 1]))) --dot;
       if (dot == 0 || text[dot - 1] != '.') return false;
       subject = balanced_back(dot - 1);
-      static const std::regex expect_of(R"(^(?:expect|assertThat)\((.*)\)(?:\.not)?$)");
-      if (std::smatch em; std::regex_match(subject, em, expect_of)) subject = em[1].str();
+      static const rx::regex expect_of(R"(^(?:expect|assertThat)\((.*)\)(?:\.not)?$)");
+      if (rx::smatch em; rx::regex_match(subject, em, expect_of)) subject = em[1].str();
     }
     return collection_like(subject);
   }
@@ -7305,37 +7305,37 @@ class Analyzer {
     if (x.empty()) return false;
     // (What the last call of a chain makes decides: `Object.keys(o).join(',')` is a string,
     // `"a,b".split(',')` a list.)
-    static const std::regex last_call(R"(\.?([A-Za-z_$][\w$]*)\((?:[^()]|\([^()]*\))*\)$)");
-    std::smatch lc;
-    const bool ends_in_call = std::regex_search(x, lc, last_call);
-    static const std::regex string_maker(R"(^(?:join|format|toString|to_string|lower|upper|strip|trim|decode|repr|str|String|render|dumps|stringify|getvalue|read|text)$)");
-    if (ends_in_call && std::regex_match(lc[1].str(), string_maker)) return false;
+    static const rx::regex last_call(R"(\.?([A-Za-z_$][\w$]*)\((?:[^()]|\([^()]*\))*\)$)");
+    rx::smatch lc;
+    const bool ends_in_call = rx::regex_search(x, lc, last_call);
+    static const rx::regex string_maker(R"(^(?:join|format|toString|to_string|lower|upper|strip|trim|decode|repr|str|String|render|dumps|stringify|getvalue|read|text)$)");
+    if (ends_in_call && rx::regex_match(lc[1].str(), string_maker)) return false;
     // (A name, not a call: a collection only where the code binds it to one, `rows = [...]`,
     // `fields = line.split(',')`; `csv_line`, `user.names` may be strings.)
-    static const std::regex plain_name(R"(^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$)");
-    if (std::regex_match(x, plain_name)) {
+    static const rx::regex plain_name(R"(^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$)");
+    if (rx::regex_match(x, plain_name)) {
       const std::string last = x.substr(x.rfind('.') == std::string::npos ? 0 : x.rfind('.') + 1);
-      const std::regex bound = detail::cached_regex("\\b" + last + R"(\s*(?::[^=\n]*)?=\s*(?:\[|list\(|tuple\(|set\(|sorted\(|\{\s*\}|new\s+(?:Set|Array|ArrayList)|Arrays\.asList|List\.of|[\w.$]*\.split\(|[\w.$]*\.(?:keys|values|items|entries|splitlines|readlines)\(|Object\.(?:keys|values|entries)\())");
-      return std::regex_search(s_.src.substr(0, std::size_t{1} << 20), bound);
+      const rx::regex bound = detail::cached_regex("\\b" + last + R"(\s*(?::[^=\n]*)?=\s*(?:\[|list\(|tuple\(|set\(|sorted\(|\{\s*\}|new\s+(?:Set|Array|ArrayList)|Arrays\.asList|List\.of|[\w.$]*\.split\(|[\w.$]*\.(?:keys|values|items|entries|splitlines|readlines)\(|Object\.(?:keys|values|entries)\())");
+      return rx::regex_search(s_.src.substr(0, std::size_t{1} << 20), bound);
     }
     if (x.front() == '[' || starts_with(x, "set(") || starts_with(x, "list(") || starts_with(x, "tuple(") || starts_with(x, "sorted(") ||
         starts_with(x, "frozenset(") || starts_with(x, "newSet") || starts_with(x, "Arrays.asList(") || starts_with(x, "List.of(") ||
         starts_with(x, "Set.of(") || starts_with(x, "Array.from(") || starts_with(x, "Object.keys(") || starts_with(x, "Object.values("))
       return true;
-    static const std::regex stringy(R"(^(?:str|repr|String|JSON\.stringify|format|f"|f'|"|'|`)|\.(?:text|stdout|stderr|output|message|msg|getvalue\(\)|read\(\)|decode\(|format\(|join\(|toString\(\)|lower\(\)|upper\(\)|strip\(\)|trim\(\)))");
-    if (std::regex_search(x, stringy)) return false;
+    static const rx::regex stringy(R"(^(?:str|repr|String|JSON\.stringify|format|f"|f'|"|'|`)|\.(?:text|stdout|stderr|output|message|msg|getvalue\(\)|read\(\)|decode\(|format\(|join\(|toString\(\)|lower\(\)|upper\(\)|strip\(\)|trim\(\)))");
+    if (rx::regex_search(x, stringy)) return false;
     // The last name of the expression (a call's callee or a variable), split into its words.
-    static const std::regex last_name(R"(([A-Za-z_$][\w$]*)(?:\([^()]*(?:\([^()]*\)[^()]*)*\))?(?:\[[^\]]*\])?$)");
-    std::smatch nm;
-    if (!std::regex_search(x, nm, last_name)) return false;
+    static const rx::regex last_name(R"(([A-Za-z_$][\w$]*)(?:\([^()]*(?:\([^()]*\)[^()]*)*\))?(?:\[[^\]]*\])?$)");
+    rx::smatch nm;
+    if (!rx::regex_search(x, nm, last_name)) return false;
     std::string words;
     for (const char c : nm[1].str()) {
       if (std::isupper(static_cast<unsigned char>(c)) && !words.empty()) words += '_';
       words += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     }
-    static const std::regex collection_word(
+    static const rx::regex collection_word(
         R"((?:^|_)(?:split|splitlines|readlines|lines|keys|values|items|entries|list|lists|tuple|set|array|fields|names|tokens|parts|rows|columns|cols|args|argv|tags|csv|collect|elements|children|members|ids|words|labels|headers|options|choices|splits|tokenize|tokenise|findall|find_all|all|glob|listdir|readdir|scandir|getlist|to_list|to_vec|vec)(?:_|$))");
-    return std::regex_search(words, collection_word);
+    return rx::regex_search(words, collection_word);
   }
 
   /// Does the check, as written in `text`, accept every string: a substring, prefix or suffix check
@@ -7344,7 +7344,7 @@ class Analyzer {
   /// (`toMatch(/[^]*/)`, `ContainsRegex(".*")`, `assertRegex(s, "")`, `re.search(r".*", s)`,
   /// `s.matches("(?s).*")`)? Such a check holds whatever the code returns.
   bool matches_anything(const std::string& text) const {
-    static const std::regex empty_part(
+    static const rx::regex empty_part(
         // (The empty string also spelled `[]byte("")`, `String.valueOf("")`, `std::string()`, `str()`.)
         R"(\b(?:HasSubstr|StartsWith|EndsWith|containsString|startsWith|endsWith|contains_string|starts_with|ends_with|toContain|includes|startswith|endswith|include|contains|Contains|HasPrefix|HasSuffix|assertIn|toStartWith|toEndWith|stringContaining|containing|containsSubstring|index|find|indexOf|Index|containsStringIgnoringCase|containsIgnoringCase|containsAnyOf|StrContains|StartsWith|EndsWith|contain|have\.string|startsWithIgnoringCase|endsWithIgnoringCase))"
         R"(\s*\((?:(?:[^()]|\([^()]*\))*,)?\s*(?:[bru]?(?:""|''|``)|\[\]byte\(\s*""\s*\)|String\.valueOf\(\s*""\s*\)|(?:std::)?string\(\s*(?:"")?\s*\)|str\(\s*\))\s*[,)])"
@@ -7356,14 +7356,14 @@ class Analyzer {
     const bool empty_string = contains(text, "\"\"") || contains(text, "''") || contains(text, "``") || contains(text, "string()") ||
                               contains(text, "str()");
     if (empty_string)
-      for (std::sregex_iterator it(text.begin(), text.end(), empty_part), end; it != end; ++it)
+      for (rx::sregex_iterator it(text.begin(), text.end(), empty_part), end; it != end; ++it)
         if (!empty_query_of_a_collection(text, *it)) return true;
     // (Pattern checks: the callee and its first literal pattern argument.)
-    static const std::regex pattern_call(
+    static const rx::regex pattern_call(
         R"(\b(ContainsRegex|MatchesRegex|toMatch|assertRegex|assertRegexpMatches|assertNotRegex|match|matches|matches_regexp|matchesPattern|matchesRegex|containsPattern|regex|MatchString|search|fullmatch|Match|MatchReader|like|RegExp|compile|MustCompile|Regex::new|stringMatching|shouldMatch)\s*[\s(](?:\s*[\w.$]+(?:\([^()]*\))?\s*,)?\s*(?:r|R|rb|br)?(/(?:\\.|[^/\\\n])*/[a-z]*|"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'|`[^`]*`))"
         // (A regex literal tested directly: `/.*/.test(s)`.)
         R"(|()(/(?:\\.|[^/\\\n*])(?:\\.|[^/\\\n])*/[a-z]*)\s*\.\s*test\s*\()");
-    for (std::sregex_iterator it(text.begin(), text.end(), pattern_call), end; it != end; ++it) {
+    for (rx::sregex_iterator it(text.begin(), text.end(), pattern_call), end; it != end; ++it) {
       const bool tested = (*it)[4].matched;  // (`/.*/.test(s)`)
       const std::string name = tested ? std::string("test") : (*it)[1].str(), lit = tested ? (*it)[4].str() : (*it)[2].str();
       const std::size_t lit_at = static_cast<std::size_t>(it->position(tested ? 4 : 2));
@@ -7373,8 +7373,8 @@ class Analyzer {
       if ((name == "match" || name == "search" || name == "fullmatch") && lit.front() != '/') {
         const std::size_t at = static_cast<std::size_t>(it->position(1));
         const std::string before = strip_spaces(text.substr(at >= 16 ? at - 16 : 0, std::min<std::size_t>(16, at)));
-        static const std::regex module(R"((?:^|[^\w.])(?:re|regex|re2)\.$)");
-        if (!std::regex_search(before, module)) continue;
+        static const rx::regex module(R"((?:^|[^\w.])(?:re|regex|re2)\.$)");
+        if (!rx::regex_search(before, module)) continue;
       }
       // (A compiled pattern is used as the rest of the text says: `.matches()`/`fullmatch` whole.)
       const bool compiled = name == "RegExp" || name == "compile" || name == "MustCompile";
@@ -7395,7 +7395,7 @@ class Analyzer {
         else pattern = lit.substr(1, lit.size() - 2);
       }
       // (A flag argument that takes newlines: `re.DOTALL`, `re.S`, `Pattern.DOTALL`.)
-      if (std::regex_search(text, detail::cached_regex(R"(\b(?:re\.(?:DOTALL|S)|Pattern\.DOTALL)\b)"))) dotall = true;
+      if (rx::regex_search(text, detail::cached_regex(R"(\b(?:re\.(?:DOTALL|S)|Pattern\.DOTALL)\b)"))) dotall = true;
       // (A whole-text match of `.*` holds for every text of one line, what a rendered value is: a
       // check it keeps says nothing of the value.)
       if (full && (pattern == ".*" || pattern == "^.*$" || pattern == "(.*)" || pattern == "^(.*)$")) return true;
@@ -7410,12 +7410,12 @@ class Analyzer {
     // self.assertRaises(E) as cm` caught, `str(excinfo.value)`, `excinfo.value.args[0]`,
     // `str(cm.exception)`: the same thing `match=` searches (`<thrown>.message`).
     if (lang_ == Lang::python && !a.operands.empty()) {
-      static const std::regex message(R"(^(?:str\((\w+)\.(?:value|exception)\)|(\w+)\.(?:value|exception)\.(?:args\[0\]|message|msg))$)");
+      static const rx::regex message(R"(^(?:str\((\w+)\.(?:value|exception)\)|(\w+)\.(?:value|exception)\.(?:args\[0\]|message|msg))$)");
       std::set<std::string> rewritten;
       for (const auto& o : a.operands) {
-        std::smatch mm;
-        const std::string name = std::regex_match(o, mm, message) ? (mm[1].matched ? mm[1].str() : mm[2].str()) : std::string();
-        const bool caught = !name.empty() && std::regex_search(s_.src.substr(0, std::size_t{1} << 20),
+        rx::smatch mm;
+        const std::string name = rx::regex_match(o, mm, message) ? (mm[1].matched ? mm[1].str() : mm[2].str()) : std::string();
+        const bool caught = !name.empty() && rx::regex_search(s_.src.substr(0, std::size_t{1} << 20),
                                                                detail::cached_regex(R"(\b(?:raises|assertRaises|assertRaisesRegexp?)\s*\([^\n]*\)\s+as\s+)" + name + "\\b"));
         rewritten.insert(caught ? std::string("<thrown>.message") : o);
       }
@@ -7481,10 +7481,10 @@ class Analyzer {
       }
       // `await Promise.race([Promise.resolve(4), add(2, 2)])` / `Promise.any(...)`: a constant
       // member may settle first, so the value need not be the call's.
-      static const std::regex raced(R"(Promise\.(?:race|any)\(\[(?:[^\]]*,)?\s*(?:Promise\.resolve\(|-?[0-9]|['"`]))");
+      static const rx::regex raced(R"(Promise\.(?:race|any)\(\[(?:[^\]]*,)?\s*(?:Promise\.resolve\(|-?[0-9]|['"`]))");
       for (const auto& o : a.operands) {
         const std::string value = single_binding(o);
-        if (std::regex_search(o, raced) || (!value.empty() && std::regex_search(value, raced))) {
+        if (rx::regex_search(o, raced) || (!value.empty() && rx::regex_search(value, raced))) {
           a.kind = Kind::other;
           break;
         }
@@ -7519,8 +7519,8 @@ class Analyzer {
           if (lossy_view && lossy.empty()) lossy = strip_spaces(value);
         }
         coarse = coarse || lossy_view;
-        static const std::regex plain_name(R"(^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$)");
-        if (!size && !lossy_view && !std::regex_match(o, plain_name)) others_fit = false;
+        static const rx::regex plain_name(R"(^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$)");
+        if (!size && !lossy_view && !rx::regex_match(o, plain_name)) others_fit = false;
       }
       const bool all_sizes = std::all_of(a.operands.begin(), a.operands.end(), [](const std::string& o) { return size_expression(o); });
       if (all_sizes || (coarse && others_fit)) a.kind = Kind::range;
@@ -7556,16 +7556,16 @@ class Analyzer {
       for (TSNode up = tsnav::parent(n); !ts_node_is_null(up) && !ts_node_eq(up, p) && !in_finally; up = tsnav::parent(up))
         in_finally = type(up) == "finally_clause";
       if (block && unit_expects_throw_ && top_block && type(cur) != "statements" && !in_finally) {
-        static const std::regex check_stmt(
+        static const rx::regex check_stmt(
             R"(^\s*(?:(?:org\.junit\.)?(?:Assert|Assertions)\s*\.\s*)?(?:assert(?:Equals|NotEquals|True|False|Null|NotNull|Same|NotSame|ArrayEquals|That|All|InstanceOf|Iterable\w*|Lines\w*|Throws|DoesNotThrow|Contains\w*)?|fail)\s*[(<])");
         bool later_statement = false;
         for (TSNode sib = tsnav::next_named_sibling(cur); !ts_node_is_null(sib) && !later_statement; sib = tsnav::next_named_sibling(sib))
           later_statement = type(sib) != "line_comment" && type(sib) != "block_comment" && type(sib) != "comment" &&
-                            !std::regex_search(text(sib).substr(0, kConditionChars), check_stmt);
+                            !rx::regex_search(text(sib).substr(0, kConditionChars), check_stmt);
         bool earlier_statement = false;
         for (TSNode sib = tsnav::prev_named_sibling(cur); !ts_node_is_null(sib) && !earlier_statement; sib = tsnav::prev_named_sibling(sib))
           earlier_statement = type(sib) != "line_comment" && type(sib) != "block_comment" && type(sib) != "comment" &&
-                              !std::regex_search(text(sib).substr(0, kConditionChars), check_stmt);
+                              !rx::regex_search(text(sib).substr(0, kConditionChars), check_stmt);
         if (!later_statement)
           mark_dead(earlier_statement ? "after the statements the test expects to throw (it passes only when they do)"
                                       : "in a test that passes only when a statement throws: its own operand must throw, so it never compares");
@@ -7576,10 +7576,10 @@ class Analyzer {
       if (block && lang_ == Lang::rust) {
         TSNode attr = tsnav::prev_named_sibling(cur);
         while (!ts_node_is_null(attr) && (type(attr) == "line_comment" || type(attr) == "block_comment")) attr = tsnav::prev_named_sibling(attr);
-        static const std::regex cfg(R"(^#\[\s*cfg\s*\(([\s\S]*)\)\s*\]$)");
-        std::smatch cm;
+        static const rx::regex cfg(R"(^#\[\s*cfg\s*\(([\s\S]*)\)\s*\]$)");
+        rx::smatch cm;
         const std::string at = ts_node_is_null(attr) || type(attr) != "attribute_item" ? std::string() : text(attr);
-        if (std::regex_match(at, cm, cfg)) {
+        if (rx::regex_match(at, cm, cfg)) {
           const std::string c = strip_spaces(cm[1].str());
           if (c == "all()" || c == "not(any())") {
             // (Always set.)
@@ -7603,7 +7603,7 @@ class Analyzer {
             mark_dead("after `" + quote(text(sib).substr(0, text(sib).find('\n'))) + "` (line " + std::to_string(line(sib)) +
                       "), which never completes");
           } else if (auto h = handler_exit(sib); h && !branch_fails(cur) &&
-                                                 !std::regex_search(text(cur).substr(0, kConditionChars), detail::cached_regex(R"(^\s*(?:[\w.]+\s*\.\s*)?fail\s*\()"))) {
+                                                 !rx::regex_search(text(cur).substr(0, kConditionChars), detail::cached_regex(R"(^\s*(?:[\w.]+\s*\.\s*)?fail\s*\()"))) {
             // (Not the failure call of `try { x(); } catch (E e) { return; } fail(...)`: that is the check.)
             // (`try: import calc_native` / `except ImportError: return`: runs only when the try body does not raise.)
             if (platform_condition(*h)) a.optional = true;
@@ -7659,8 +7659,8 @@ class Analyzer {
           const std::string o = strip_spaces(text(op)), c = local_flag_value(p, text(left));
           const bool both = o == "and" || o == "&&", either = o == "or" || o == "||";
           // `1 ?? check()`: a left side that is never null or undefined leaves the right unevaluated.
-          static const std::regex never_nullish(R"(^(?:-?\d+(?:\.\d+)?|"[^"]*"|'[^']*'|`[^`]*`|true|false|\[\]|\{\})$)");
-          if (o == "??" && std::regex_match(compact_condition(text(left)), never_nullish))
+          static const rx::regex never_nullish(R"(^(?:-?\d+(?:\.\d+)?|"[^"]*"|'[^']*'|`[^`]*`|true|false|\[\]|\{\})$)");
+          if (o == "??" && rx::regex_match(compact_condition(text(left)), never_nullish))
             mark_dead("after `" + quote(compact_condition(text(left))) + " ??`, which never evaluates it (line " + std::to_string(line(p)) + ")");
           if ((both && const_false(c)) || (either && const_true(c)))
             mark_dead("after `" + quote(compact_condition(text(left))) + " " + o + "`, which never evaluates it (line " + std::to_string(line(p)) + ")");
@@ -7710,7 +7710,7 @@ class Analyzer {
           // (`#ifdef X` of a macro the file defines is compiled; `#ifndef X` of one it never defines
           // is the default build.)
           if (pt == "preproc_ifdef") {
-            const bool defined_here = std::regex_search(s_.src.substr(0, std::size_t{1} << 20),
+            const bool defined_here = rx::regex_search(s_.src.substr(0, std::size_t{1} << 20),
                                                         detail::cached_regex("#\\s*define\\s+" + text(cond) + "\\b"));
             if (defined_here || negated) c = defined_here == !negated ? "1" : "0";
           }
@@ -7731,12 +7731,12 @@ class Analyzer {
         if (!ts_node_is_null(fn) && type(fn) != "func_literal") {
           const std::string unit = text(unit_node_);
           const std::size_t after = std::min<std::size_t>(unit.size(), ts_node_end_byte(p) - ts_node_start_byte(unit_node_));
-          static const std::regex waits(R"(\.\s*Wait\s*\(|<-|\brange\b|\bCleanup\s*\(|\bEventually\b|\bselect\b)");
-          static const std::regex deferred(R"(\bdefer\s+[\w.]*\.\s*Wait\s*\(|\bCleanup\s*\([^)]*\bWait\b)");
+          static const rx::regex waits(R"(\.\s*Wait\s*\(|<-|\brange\b|\bCleanup\s*\(|\bEventually\b|\bselect\b)");
+          static const rx::regex deferred(R"(\bdefer\s+[\w.]*\.\s*Wait\s*\(|\bCleanup\s*\([^)]*\bWait\b)");
           std::string rest = unit.substr(after, kRegexLineChars * 8);
-          bool waited = std::regex_search(rest, waits) || std::regex_search(unit.substr(0, kRegexLineChars * 8), deferred);
+          bool waited = rx::regex_search(rest, waits) || rx::regex_search(unit.substr(0, kRegexLineChars * 8), deferred);
           for (const auto& [name, def] : defs_.functions)  // (a function of the file called after it may wait)
-            if (!waited && contains(rest, name + "(") && std::regex_search(text(def), waits)) waited = true;
+            if (!waited && contains(rest, name + "(") && rx::regex_search(text(def), waits)) waited = true;
           // (Calls after it may synchronize with it, a client talking to the server it runs: only a
           // goroutine nothing follows is surely left behind.)
           if (!waited && rest.find('(') == std::string::npos)
@@ -7869,9 +7869,9 @@ class Analyzer {
       if (u.call_args.count(f)) continue;
       const std::string flat = strip_spaces(body);
       std::vector<std::string> rows;
-      const std::regex consumed = detail::cached_regex(R"((?:\b(?:list|tuple|set|frozenset|sorted|sum|all|any|dict)\s*\(\s*|\bfor\s+[\w\s,()]+?\s+in\s+))"
+      const rx::regex consumed = detail::cached_regex(R"((?:\b(?:list|tuple|set|frozenset|sorted|sum|all|any|dict)\s*\(\s*|\bfor\s+[\w\s,()]+?\s+in\s+))"
                                 R"((?:[\w.]+\s*\.\s*)?(?:map|starmap|imap|imap_unordered)\s*\(\s*)" + f + R"(\s*,)");
-      for (std::sregex_iterator it(body.begin(), body.end(), consumed), e; it != e && rows.empty(); ++it) {
+      for (rx::sregex_iterator it(body.begin(), body.end(), consumed), e; it != e && rows.empty(); ++it) {
         const std::size_t map_open = static_cast<std::size_t>(it->position()) + it->str().rfind('(');  // map's own '('
         const std::size_t close = closing_paren(body, map_open);
         if (close >= body.size()) continue;
@@ -7933,8 +7933,8 @@ class Analyzer {
       // method of some other object that happens to share the name, `mock.Mock().check(...)`.)
       std::string receiver = e > 0 ? callee.substr(0, e - 1) : std::string();
       if (ends_with(receiver, ":")) receiver.pop_back();  // (`ns::check`: `ns:` before the last `:`)
-      static const std::regex plain_receiver(R"(^(?:[A-Za-z_$][\w$]*)(?:(?:\.|::)[A-Za-z_$][\w$]*)*:?$)");
-      if (!receiver.empty() && !std::regex_match(receiver, plain_receiver)) continue;
+      static const rx::regex plain_receiver(R"(^(?:[A-Za-z_$][\w$]*)(?:(?:\.|::)[A-Za-z_$][\w$]*)*:?$)");
+      if (!receiver.empty() && !rx::regex_match(receiver, plain_receiver)) continue;
       // (A function of the file is called bare, through `self`/`this`/`cls`/its class, or a
       // namespace; `validator.check(...)` is some other object's method.)
       if (!receiver.empty() && local.count(name) && !imported_checks.count(name)) {

@@ -6,9 +6,9 @@
 #include <cstring>
 #include <functional>
 #include <map>
-#include <regex>
 #include <set>
 
+#include "core/regex.hpp"
 #include "flowagent/overfit.hpp"
 #include "core/deep_stack.hpp"
 #include "integrity/ts_nav.hpp"
@@ -198,7 +198,7 @@ std::vector<std::string> literals_in(const Tree& tree, TSNode n) {
 /// the key's name is not special-cased by them (flask fbb6f0b, 4f7156f).
 std::vector<std::string> compared_literals_in(const Tree& tree, TSNode cond) {
   std::vector<std::string> out;
-  static const std::regex environment(R"(\bsys\s*\.\s*(?:version_info|platform|version|implementation)|\bos\s*\.\s*name\b|\bplatform\s*\.|__version__|\bprocess\s*\.\s*(?:platform|version|versions|arch)\b|\bruntime\s*\.\s*GO(?:OS|ARCH)\b)");
+  static const rx::regex environment(R"(\bsys\s*\.\s*(?:version_info|platform|version|implementation)|\bos\s*\.\s*name\b|\bplatform\s*\.|__version__|\bprocess\s*\.\s*(?:platform|version|versions|arch)\b|\bruntime\s*\.\s*GO(?:OS|ARCH)\b)");
   walk(cond, [&](TSNode c) {
     auto t = type(c);
     if (!is_string(t) && !is_number(t)) return;
@@ -206,7 +206,7 @@ std::vector<std::string> compared_literals_in(const Tree& tree, TSNode cond) {
       const auto pt = type(p);
       if (pt == "subscript" || pt == "subscript_expression" || pt == "element_reference" || pt == "index_expression") return;
       if (pt == "comparison_operator" || pt == "binary_expression") {
-        if (std::regex_search(tree.text(p), environment)) return;
+        if (rx::regex_search(tree.text(p), environment)) return;
         break;
       }
       if (ts_node_eq(p, cond)) break;
@@ -681,16 +681,16 @@ class FileRules {
         add("check_disabled", n, "`" + l + "` compiles the code below out");
     }
     // A boolean flag flipped from on to off.
-    static const std::regex kFlag(
+    static const rx::regex kFlag(
         R"(^(?:export\s+)?(?:(?:const|let|var|static|constexpr|inline|bool|auto|final|private|public)\s+)*([A-Za-z_][\w.]*)\s*(?::\s*bool(?:ean)?\s*)?(?:=|\{)\s*(True|False|true|false|0|1)\s*\}?\s*[;,]?\s*(?:#.*|//.*)?$)");
     std::map<std::string, std::string> was;
     for (const auto& [n, l] : removed) {
-      std::smatch m;
-      if (std::regex_match(l, m, kFlag)) was[m[1]] = m[2];
+      rx::smatch m;
+      if (rx::regex_match(l, m, kFlag)) was[m[1]] = m[2];
     }
     for (const auto& [n, l] : added) {
-      std::smatch m;
-      if (!std::regex_match(l, m, kFlag)) continue;
+      rx::smatch m;
+      if (!rx::regex_match(l, m, kFlag)) continue;
       auto it = was.find(m[1]);
       const std::string now = m[2];
       if (it != was.end() && (it->second == "True" || it->second == "true" || it->second == "1") &&
@@ -734,7 +734,7 @@ std::vector<OverfitFinding> check_overfitting(const OverfitInput& input) {
   // too large to compile fails closed, as in check_test_integrity.
   try {
     return detail::with_deep_stack([&] { return overfit_findings(input); });
-  } catch (const std::regex_error& e) {
+  } catch (const rx::regex_error& e) {
     return {OverfitFinding{"unreadable", "", 0,
                            std::string("the production code could not be read with the overfitting patterns (") + e.what() +
                                ": a name or an expression too long for them); not judged"}};

@@ -10,12 +10,12 @@
 #include <map>
 #include <memory>
 #include <random>
-#include <regex>
 #include <set>
 #include <sstream>
 
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "core/regex.hpp"
 #include "flowagent/integrity.hpp"
 #include "flowagent/json.hpp"
 #include "flowagent/process.hpp"
@@ -278,15 +278,15 @@ struct DataDir {
 /// the value probe), which pytest then could not import. Not Python: the command as is.
 std::string keep_python_path(bool python, const fs::path& dir, const std::string& command) {
   if (!python || command.find("PYTHONPATH=") == std::string::npos) return command;
-  static const std::regex assignment(R"re((^|[\s;&|(`])PYTHONPATH=((?:"[^"]*"|'[^']*'|[^\s;&|()`'"])*))re");
+  static const rx::regex assignment(R"re((^|[\s;&|(`])PYTHONPATH=((?:"[^"]*"|'[^']*'|[^\s;&|()`'"])*))re");
   std::string out;
   std::size_t from = 0;
-  for (std::sregex_iterator it(command.begin(), command.end(), assignment), e; it != e; ++it) {
+  for (rx::sregex_iterator it(command.begin(), command.end(), assignment), e; it != e; ++it) {
     const auto& m = *it;
-    out += command.substr(from, static_cast<std::size_t>(m.position(0)) - from);
+    out += command.substr(from, static_cast<std::size_t>(m.position()) - from);
     const std::string value = m[2].str();
     out += m[1].str() + "PYTHONPATH=" + (value.empty() ? shell_quote(dir.string()) : shell_quote(dir.string()) + ":" + value);
-    from = static_cast<std::size_t>(m.position(0) + m.length(0));
+    from = static_cast<std::size_t>(m.position() + m.length());
   }
   return out + command.substr(from);
 }
@@ -505,12 +505,12 @@ std::vector<FunctionRun> python_functions(const std::string& text, const std::se
     if (nl == std::string::npos) break;
     at = nl + 1;
   }
-  static const std::regex def(R"(^([ \t]*)(?:async[ \t]+)?def[ \t]+([A-Za-z_]\w*))");
+  static const rx::regex def(R"(^([ \t]*)(?:async[ \t]+)?def[ \t]+([A-Za-z_]\w*))");
   auto indent_of = [](const std::string& l) { return l.find_first_not_of(" \t"); };
   std::vector<FunctionRun> out;
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    std::smatch m;
-    if (!std::regex_search(lines[i], m, def)) continue;
+    rx::smatch m;
+    if (!rx::regex_search(lines[i], m, def)) continue;
     const std::size_t indent = static_cast<std::size_t>(m[1].length());
     // The header ends at its `:` outside brackets; code after it on that line is a one-line body.
     std::size_t h = i;
@@ -518,7 +518,7 @@ std::vector<FunctionRun> python_functions(const std::string& text, const std::se
     bool inline_body = false, found = false;
     for (; h < lines.size() && !found; ++h) {
       const std::string& l = lines[h];
-      for (std::size_t k = h == i ? static_cast<std::size_t>(m.position(0) + m.length(0)) : 0; k < l.size(); ++k) {
+      for (std::size_t k = h == i ? static_cast<std::size_t>(m.position() + m.length()) : 0; k < l.size(); ++k) {
         const char c = l[k];
         if (c == '#') break;
         if (c == '(' || c == '[' || c == '{') ++depth;
@@ -593,17 +593,17 @@ bool python_submodule(const SandboxFs& tree, const std::string& module, const st
 /// a trailing `/` ("" for the root).
 std::vector<std::string> pytest_pythonpath(const SandboxFs& tree) {
   std::vector<std::string> out;
-  static const std::regex setting(R"(^\s*pythonpath\s*=\s*(.*)$)");
-  static const std::regex entry(R"([A-Za-z0-9_.\-/]+)");
+  static const rx::regex setting(R"(^\s*pythonpath\s*=\s*(.*)$)");
+  static const rx::regex entry(R"([A-Za-z0-9_.\-/]+)");
   for (const char* config : {"pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"}) {
     auto text = tree.read(config, 1u << 20);
     if (!text) continue;
     std::istringstream in(*text);
     for (std::string line; std::getline(in, line);) {
-      std::smatch m;
-      if (!std::regex_match(line, m, setting)) continue;
+      rx::smatch m;
+      if (!rx::regex_match(line, m, setting)) continue;
       const std::string value = m[1].str();
-      for (std::sregex_iterator it(value.begin(), value.end(), entry), e; it != e; ++it) {
+      for (rx::sregex_iterator it(value.begin(), value.end(), entry), e; it != e; ++it) {
         std::string dir = fs::path(it->str()).lexically_normal().generic_string();
         if (dir == "." || dir == "./") dir.clear();
         if (dir.rfind("..", 0) == 0 || (!dir.empty() && dir.front() == '/')) continue;
@@ -666,12 +666,12 @@ std::string python_module_of(const SandboxFs& tree, std::string file) {
 /// Whether JavaScript source `text` defines `name`: a function, a binding or class of that name,
 /// an export (`exports.add =`), a member of an object literal or a class (`add: (a, b) =>`,
 /// `add(a, b) {`).
-std::regex js_definition(const std::string& name) {
+rx::regex js_definition(const std::string& name) {
   std::string word;
   for (char ch : name) word += (ch == '$' ? "\\$" : std::string(1, ch));
   return detail::cached_regex("(?:function\\*?\\s+|(?:const|let|var|class)\\s+|exports\\.)" + word + "(?![\\w$])|(?:^|[\\s{,])" + word + "\\s*(?::|\\()");
 }
-bool js_defines(const std::string& text, const std::string& name) { return std::regex_search(text, js_definition(name)); }
+bool js_defines(const std::string& text, const std::string& name) { return rx::regex_search(text, js_definition(name)); }
 
 /// The code of the top-level definition of `name` in `text` (a function, a class's method
 /// `Calc.add`, a JavaScript export or binding, a Python name bound once: `add = partial(...)`), with
@@ -712,23 +712,23 @@ std::string definition_code(bool python, const std::string& text, const std::str
   std::string word;  // (the name, `$` escaped for JavaScript)
   for (char ch : fn) word += (ch == '$' ? "\\$" : std::string(1, ch));
   if (python) {
-    const std::regex def = detail::cached_regex(R"(^\s*(?:async\s+)?def\s+)" + word + R"(\s*\()");
-    const std::regex bound = detail::cached_regex("^" + word + R"(\s*(?::[^=]*)?=[^=])");
-    const std::regex class_line = detail::cached_regex("^class\\s+" + cls + R"(\b)");
+    const rx::regex def = detail::cached_regex(R"(^\s*(?:async\s+)?def\s+)" + word + R"(\s*\()");
+    const rx::regex bound = detail::cached_regex("^" + word + R"(\s*(?::[^=]*)?=[^=])");
+    const rx::regex class_line = detail::cached_regex("^class\\s+" + cls + R"(\b)");
     bool in_class = cls.empty();
     for (std::size_t i = 0; i < lines.size(); ++i) {
       const std::string& l = lines[i];
       const auto ind = indent_of(l);
       if (ind == std::string::npos) continue;
-      if (!cls.empty() && ind == 0) in_class = std::regex_search(l, class_line);
+      if (!cls.empty() && ind == 0) in_class = rx::regex_search(l, class_line);
       if (!in_class) continue;
       // (Every top-level binding of the name is part of what it is: `add = lambda ...` below the
       // `def` rebinds it; review 31.)
-      if (cls.empty() && std::regex_search(l, bound)) {
+      if (cls.empty() && rx::regex_search(l, bound)) {
         out += code_of(l) + "\n";
         continue;
       }
-      if (!std::regex_search(l, def) || (cls.empty() ? ind != 0 : ind == 0)) continue;
+      if (!rx::regex_search(l, def) || (cls.empty() ? ind != 0 : ind == 0)) continue;
       // (Its decorators, right above it.)
       for (std::size_t d = i; d-- > 0 && indent_of(lines[d]) == ind && lines[d].compare(ind, 1, "@") == 0;) out = code_of(lines[d]) + "\n" + out;
       out += code_of(l) + "\n";
@@ -757,9 +757,9 @@ std::string definition_code(bool python, const std::string& text, const std::str
     return out;
   }
   // JavaScript: from the line of the definition to where its brackets close at the end of a statement.
-  const std::regex defines = js_definition(fn);
+  const rx::regex defines = js_definition(fn);
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    if (!std::regex_search(lines[i], defines)) continue;
+    if (!rx::regex_search(lines[i], defines)) continue;
     int depth = 0;
     for (std::size_t j = i; j < lines.size() && j < i + 2000; ++j) {
       const std::string c = code_of(lines[j]);
@@ -849,16 +849,16 @@ std::vector<std::pair<std::string, std::string>> project_definitions(const Sandb
     if (integrity::file_names(integrity::Lang::python, *text).defined.count(name)) out.emplace_back(file, name);
     // A method of a class at the top level (`class Calc:` ... `    def add(self, a, b):`), the
     // first such class of the file.
-    static const std::regex cls(R"(^class\s+([A-Za-z_]\w*))");
-    const std::regex method = detail::cached_regex(R"(^\s+(?:async\s+)?def\s+)" + name + R"(\s*\()");
+    static const rx::regex cls(R"(^class\s+([A-Za-z_]\w*))");
+    const rx::regex method = detail::cached_regex(R"(^\s+(?:async\s+)?def\s+)" + name + R"(\s*\()");
     std::string current;
     std::istringstream in(*text);
     for (std::string line; std::getline(in, line);) {
-      std::smatch m;
-      if (std::regex_search(line, m, cls)) current = m[1].str();
+      rx::smatch m;
+      if (rx::regex_search(line, m, cls)) current = m[1].str();
       else if (!line.empty() && !std::isspace(static_cast<unsigned char>(line.front())) && line.front() != '#' && line.front() != '@' && line.front() != ')')
         current.clear();
-      if (!current.empty() && std::regex_search(line, method) && out.size() < cap) {
+      if (!current.empty() && rx::regex_search(line, method) && out.size() < cap) {
         out.emplace_back(file, current + "." + name);
         break;
       }
@@ -893,8 +893,8 @@ bool helper_calls(const SandboxFs& tree, bool python, const std::string& test_pa
   auto used = [&](const std::string& form, std::ptrdiff_t beyond_import) {
     std::string escaped;
     for (char c : form) escaped += (c == '.' || c == '$' ? "\\" : "") + std::string(1, c);
-    const std::regex re = detail::cached_regex(R"((?:^|[^\w$.]))" + escaped + R"((?![\w$]))");
-    return std::distance(std::sregex_iterator(text->begin(), text->end(), re), std::sregex_iterator()) > beyond_import;
+    const rx::regex re = detail::cached_regex(R"((?:^|[^\w$.]))" + escaped + R"((?![\w$]))");
+    return std::distance(rx::sregex_iterator(text->begin(), text->end(), re), rx::sregex_iterator()) > beyond_import;
   };
   for (const auto& [local, m] : names.imported) {
     if (!same_module(m)) continue;
@@ -1264,10 +1264,10 @@ Expected<AssertionCheck> check_assertions_ran(RepairContext& ctx, const fs::path
         // A memoised function (`@cache`, `@lru_cache(...)`, `@cached_property`) warmed on import
         // answers the test from its cache: its body need not run again. Not judged.
         const std::vector<std::string> lines = absl::StrSplit(*text, '\n');
-        static const std::regex memo(R"(^\s*@[\w.]*(?:cache|memo)[\w.]*\b)", std::regex::icase);
+        static const rx::regex memo(R"(^\s*@[\w.]*(?:cache|memo)[\w.]*\b)", rx::regex::icase);
         for (auto& f : functions[file])
           for (int l = f.line - 1; l >= 1 && l <= static_cast<int>(lines.size()) && lines[static_cast<std::size_t>(l - 1)].find('@') != std::string::npos; --l)
-            if (std::regex_search(lines[static_cast<std::size_t>(l - 1)], memo)) f.known = false;
+            if (rx::regex_search(lines[static_cast<std::size_t>(l - 1)], memo)) f.known = false;
       }
     } else if (!called.empty() || !imported.empty()) {
       functions = read_v8_functions(data.path / "v8", root);
@@ -2442,9 +2442,9 @@ std::vector<std::pair<std::string, std::string>> go_test_files(const SandboxFs& 
 /// helpers, tables and constants are the package's). nullopt when no file defines it.
 std::optional<go_values::TestCalls> go_read_test(const std::vector<std::pair<std::string, std::string>>& files, const GoPackage& pkg,
                                                  const std::string& fn, const std::set<std::string>& names) {
-  const std::regex defines = detail::cached_regex("(?:^|\\n)func[ \\t]+" + fn + "[ \\t]*\\(");
+  const rx::regex defines = detail::cached_regex("(?:^|\\n)func[ \\t]+" + fn + "[ \\t]*\\(");
   for (const auto& [name, text] : files) {
-    if (!std::regex_search(text, defines)) continue;
+    if (!rx::regex_search(text, defines)) continue;
     const auto q = go_qualifier(text, pkg);
     if (!q) continue;
     std::string combined = text;
@@ -2752,10 +2752,10 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
       if (!now || !then) return false;
       const std::string code = definition_code(python, *now, target.name);
       if (code.empty() || code != definition_code(python, *then, target.name)) return false;
-      static const std::regex word(R"([A-Za-z_$][\w$]*)");
+      static const rx::regex word(R"([A-Za-z_$][\w$]*)");
       const integrity::FileNames names = integrity::file_names(integrity::lang_of(target.file), *now);
       std::set<std::string> mentioned;
-      for (std::sregex_iterator w(code.begin(), code.end(), word), e; w != e; ++w) mentioned.insert(w->str());
+      for (rx::sregex_iterator w(code.begin(), code.end(), word), e; w != e; ++w) mentioned.insert(w->str());
       for (const auto& n : mentioned)
         if (n != target.name && names.defined.count(n) && definition_code(python, *now, n) != definition_code(python, *then, n)) return false;
       return true;
@@ -2773,9 +2773,9 @@ Expected<AssertionCheck> check_value_sensitivity(RepairContext& ctx, const fs::p
       // add`: the drive looks it up by name, so its answers decide too.)
       auto bound_otherwise = [&]() {
         if (!source || !python) return false;
-        const std::regex binding = detail::cached_regex("(^|\\n)(" + own + "\\s*(:[^=\\n]*)?=[^=]|from\\s+\\S+\\s+import\\s+[^\\n]*\\b" + own +
+        const rx::regex binding = detail::cached_regex("(^|\\n)(" + own + "\\s*(:[^=\\n]*)?=[^=]|from\\s+\\S+\\s+import\\s+[^\\n]*\\b" + own +
                                  "\\b|import\\s+[^\\n]*\\bas\\s+" + own + "\\b)");
-        return std::regex_search(*source, binding);
+        return rx::regex_search(*source, binding);
       };
       if ((defined || bound_otherwise()) && !textual && patched.count(target.file)) {
         std::array<std::string, 3> suspect{values_key(target).first, target.name, what};
@@ -3664,34 +3664,34 @@ std::vector<std::string> defined_functions(bool python, const std::string& text)
   };
   std::istringstream in(text.substr(0, 4u << 20));
   if (python) {
-    static const std::regex top(R"(^(?:async\s+)?def\s+([A-Za-z_]\w*)\s*\()");
-    static const std::regex cls(R"(^class\s+([A-Za-z_]\w*))");
-    static const std::regex method(R"(^(\s+)(?:async\s+)?def\s+([A-Za-z_]\w*)\s*\()");
+    static const rx::regex top(R"(^(?:async\s+)?def\s+([A-Za-z_]\w*)\s*\()");
+    static const rx::regex cls(R"(^class\s+([A-Za-z_]\w*))");
+    static const rx::regex method(R"(^(\s+)(?:async\s+)?def\s+([A-Za-z_]\w*)\s*\()");
     std::string current;
     std::size_t method_indent = 0;
     for (std::string line; std::getline(in, line);) {
-      std::smatch m;
-      if (std::regex_search(line, m, top)) {
+      rx::smatch m;
+      if (rx::regex_search(line, m, top)) {
         add(m[1].str());
         current.clear();
-      } else if (std::regex_search(line, m, cls)) {
+      } else if (rx::regex_search(line, m, cls)) {
         current = m[1].str();
         method_indent = 0;
       } else if (!line.empty() && !std::isspace(static_cast<unsigned char>(line.front())) && line.front() != '#' && line.front() != '@' &&
                  line.front() != ')') {
         current.clear();
-      } else if (!current.empty() && std::regex_search(line, m, method)) {
+      } else if (!current.empty() && rx::regex_search(line, m, method)) {
         if (method_indent == 0) method_indent = m[1].length();
         if (static_cast<std::size_t>(m[1].length()) == method_indent) add(current + "." + m[2].str());
       }
     }
     return out;
   }
-  static const std::regex js(R"(^(?:export\s+)?(?:async\s+)?function\*?\s+([A-Za-z_$][\w$]*)|^(?:module\.)?exports\.([A-Za-z_$][\w$]*)\s*=)"
+  static const rx::regex js(R"(^(?:export\s+)?(?:async\s+)?function\*?\s+([A-Za-z_$][\w$]*)|^(?:module\.)?exports\.([A-Za-z_$][\w$]*)\s*=)"
                              R"(|^(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s+)?(?:function\b|\([^)]*\)\s*=>|[A-Za-z_$][\w$]*\s*=>))");
   for (std::string line; std::getline(in, line);) {
-    std::smatch m;
-    if (std::regex_search(line, m, js))
+    rx::smatch m;
+    if (rx::regex_search(line, m, js))
       for (int g = 1; g <= 3; ++g)
         if (m[g].matched) add(m[g].str());
   }
@@ -3731,9 +3731,9 @@ Expected<NearCalls> near_targets(RepairContext& ctx, const fs::path& root, const
       // cases are judged: a function without one is neither recorded nor driven, so a fix that
       // adds none, an operator or a constant changed, costs no run here.)
       bool singling = adds_special_casing(was, code);
-      static const std::regex word(R"([A-Za-z_$][\w$]*)");
+      static const rx::regex word(R"([A-Za-z_$][\w$]*)");
       std::set<std::string> mentioned;
-      for (std::sregex_iterator w(code.begin(), code.end(), word), e; w != e && !singling; ++w)
+      for (rx::sregex_iterator w(code.begin(), code.end(), word), e; w != e && !singling; ++w)
         if (const std::string n = w->str(); n != name && mentioned.insert(n).second && mentioned.size() < 64)
           singling = adds_special_casing(definition_code(python, *then, n), definition_code(python, *now, n));
       if (!singling) continue;

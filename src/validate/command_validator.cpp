@@ -19,6 +19,7 @@
 
 #include "core/deep_stack.hpp"
 #include "core/patch_rules.hpp"
+#include "core/regex.hpp"
 #include "agent/pipeline.hpp"
 #include "flowagent/integrity.hpp"
 #include "flowagent/json.hpp"
@@ -419,7 +420,7 @@ class CommandValidator final : public Validator {
   static Expected<ValidationReport> guarded(F&& f) {
     try {
       return detail::with_deep_stack(f);
-    } catch (const std::regex_error& e) {
+    } catch (const rx::regex_error& e) {
       ValidationReport rep;
       return failed(rep, "unverified",
                     std::string("the candidate's files could not be read with the validation's patterns (") + e.what() +

@@ -10,9 +10,9 @@
 #include <functional>
 #include <map>
 #include <optional>
-#include <regex>
 #include <sstream>
 
+#include "core/regex.hpp"
 #include "flowagent/json.hpp"
 #include "integrity/guard_internal.hpp"
 #include "core/regex_cache.hpp"
@@ -292,9 +292,9 @@ std::vector<std::string> param_names(const std::string& list) {
 /// The plain functions (no receiver) `code` (comments blanked) defines, by name.
 std::map<std::string, FuncDef> functions_of(const std::string& code) {
   std::map<std::string, FuncDef> out;
-  static const std::regex def(R"((?:^|\n)func[ \t]+([A-Za-z_]\w*)[ \t]*\()");
-  for (std::sregex_iterator it(code.begin(), code.end(), def), e; it != e; ++it) {
-    const std::size_t open = static_cast<std::size_t>(it->position(0) + it->length(0)) - 1;
+  static const rx::regex def(R"((?:^|\n)func[ \t]+([A-Za-z_]\w*)[ \t]*\()");
+  for (rx::sregex_iterator it(code.begin(), code.end(), def), e; it != e; ++it) {
+    const std::size_t open = static_cast<std::size_t>(it->position() + it->length()) - 1;
     const std::size_t close = matching_close(code, open, true);
     if (close == std::string::npos) continue;
     FuncDef f;
@@ -497,8 +497,8 @@ class Reader {
     if (it == defs_.end()) return out_;
     out_.found = true;
     example_ = test.rfind("Example", 0) == 0;
-    static const std::regex testing_param(R"(\b([A-Za-z_]\w*)[ \t]+\*?testing\.(?:T|B|F|TB)\b)");
-    for (std::sregex_iterator m(code_.begin(), code_.end(), testing_param), e; m != e; ++m) testing_names_.insert((*m)[1].str());
+    static const rx::regex testing_param(R"(\b([A-Za-z_]\w*)[ \t]+\*?testing\.(?:T|B|F|TB)\b)");
+    for (rx::sregex_iterator m(code_.begin(), code_.end(), testing_param), e; m != e; ++m) testing_names_.insert((*m)[1].str());
     walk(it->second, {}, {}, 0);
     return out_;
   }
@@ -534,20 +534,20 @@ class Reader {
   std::map<std::string, int> bindings(std::size_t open, std::size_t close) const {
     std::map<std::string, int> times;
     const std::string body = blank_.substr(open, close - open);
-    static const std::regex lhs(R"(([A-Za-z_]\w*(?:[ \t]*,[ \t]*[A-Za-z_]\w*)*)[ \t]*(?::=|=)(?!=))");
-    for (std::sregex_iterator it(body.begin(), body.end(), lhs), e; it != e; ++it) {
+    static const rx::regex lhs(R"(([A-Za-z_]\w*(?:[ \t]*,[ \t]*[A-Za-z_]\w*)*)[ \t]*(?::=|=)(?!=))");
+    for (rx::sregex_iterator it(body.begin(), body.end(), lhs), e; it != e; ++it) {
       // (`a != b`, `a <= b` do not match: the name must be right before the operator.)
-      const auto before = it->position(0) > 0 ? body[static_cast<std::size_t>(it->position(0)) - 1] : ' ';
+      const auto before = it->position() > 0 ? body[static_cast<std::size_t>(it->position()) - 1] : ' ';
       if (before == '.' || ident_char(before)) continue;  // (`x.f = 1` binds no local)
       for (const auto& n : split_top((*it)[1].str(), {","})) ++times[trim(n)];
     }
-    static const std::regex var(R"((?:^|[\n;{])[ \t]*var[ \t]+([A-Za-z_]\w*(?:[ \t]*,[ \t]*[A-Za-z_]\w*)*)[ \t]+[A-Za-z_*\[])");
-    for (std::sregex_iterator it(body.begin(), body.end(), var), e; it != e; ++it)
+    static const rx::regex var(R"((?:^|[\n;{])[ \t]*var[ \t]+([A-Za-z_]\w*(?:[ \t]*,[ \t]*[A-Za-z_]\w*)*)[ \t]+[A-Za-z_*\[])");
+    for (rx::sregex_iterator it(body.begin(), body.end(), var), e; it != e; ++it)
       for (const auto& n : split_top((*it)[1].str(), {","})) ++times[trim(n)];
     // (Closures' parameters shadow too: `func(a int) { ... }`.)
-    static const std::regex lit(R"(\bfunc[ \t]*\()");
-    for (std::sregex_iterator it(body.begin(), body.end(), lit), e; it != e; ++it) {
-      const std::size_t o = static_cast<std::size_t>(it->position(0) + it->length(0)) - 1;
+    static const rx::regex lit(R"(\bfunc[ \t]*\()");
+    for (rx::sregex_iterator it(body.begin(), body.end(), lit), e; it != e; ++it) {
+      const std::size_t o = static_cast<std::size_t>(it->position() + it->length()) - 1;
       const std::size_t c = matching_close(body, o, true);
       if (c == std::string::npos) continue;
       for (const auto& n : param_names(body.substr(o + 1, c - o - 1)))
@@ -559,16 +559,16 @@ class Reader {
   /// Is `name` changed in `body` (strings blanked) otherwise than by binding it: `x++`, `x += 1`,
   /// `&x` passed on?
   static bool changed_in(const std::string& name, const std::string& body) {
-    const std::regex re = detail::cached_regex("(?:\\b" + name + "[ \\t]*(?:\\+\\+|--|[-+*/%|&^]=|<<=|>>=))|&" + name + "\\b");
-    return std::regex_search(body, re);
+    const rx::regex re = detail::cached_regex("(?:\\b" + name + "[ \\t]*(?:\\+\\+|--|[-+*/%|&^]=|<<=|>>=))|&" + name + "\\b");
+    return rx::regex_search(body, re);
   }
 
   /// Locals bound exactly once in [open, close] to a constant (`a := 2`, `a, b := 2, 3`, `var a = 2`).
   Env locals(std::size_t open, std::size_t close, const std::map<std::string, int>& times) const {
     Env out;
     const std::string body = code_.substr(open, close - open);
-    static const std::regex assign(R"((?:^|[\n;{])[ \t]*(?:var[ \t]+)?([A-Za-z_]\w*(?:[ \t]*,[ \t]*[A-Za-z_]\w*)*)[ \t]*(?:[A-Za-z_][\w.]*[ \t]*)?(:?=)[ \t]*([^\n;]*))");
-    for (std::sregex_iterator it(body.begin(), body.end(), assign), e; it != e; ++it) {
+    static const rx::regex assign(R"((?:^|[\n;{])[ \t]*(?:var[ \t]+)?([A-Za-z_]\w*(?:[ \t]*,[ \t]*[A-Za-z_]\w*)*)[ \t]*(?:[A-Za-z_][\w.]*[ \t]*)?(:?=)[ \t]*([^\n;]*))");
+    for (rx::sregex_iterator it(body.begin(), body.end(), assign), e; it != e; ++it) {
       auto names = split_top((*it)[1].str(), {","});
       auto values = split_top((*it)[3].str(), {","});
       for (std::size_t k = 0; k < names.size() && names.size() == values.size(); ++k)
@@ -590,10 +590,10 @@ class Reader {
   TypeFields types_in(std::size_t open, std::size_t close) const {
     return [this, open, close](const std::string& type) -> std::optional<std::vector<std::string>> {
       if (type.empty() || !std::all_of(type.begin(), type.end(), ident_char)) return std::nullopt;
-      const std::regex decl = detail::cached_regex("(?:^|\\n)[ \\t]*type[ \\t]+" + type + "[ \\t]+struct[ \\t]*\\{");
+      const rx::regex decl = detail::cached_regex("(?:^|\\n)[ \\t]*type[ \\t]+" + type + "[ \\t]+struct[ \\t]*\\{");
       std::optional<std::size_t> inside, top;
-      for (std::sregex_iterator it(blank_.begin(), blank_.end(), decl), e; it != e; ++it) {
-        const std::size_t brace = static_cast<std::size_t>(it->position(0) + it->length(0)) - 1;
+      for (rx::sregex_iterator it(blank_.begin(), blank_.end(), decl), e; it != e; ++it) {
+        const std::size_t brace = static_cast<std::size_t>(it->position() + it->length()) - 1;
         if (brace > open && brace < close) inside = brace;
         else if (depth_[brace] == 0 && !top) top = brace;
       }
@@ -608,13 +608,13 @@ class Reader {
   /// The loops over literal tables in [open, close].
   std::vector<Loop> loops(std::size_t open, std::size_t close) const {
     std::vector<Loop> out;
-    static const std::regex head(R"(\bfor[ \t]+(?:[A-Za-z_]\w*[ \t]*,[ \t]*)?([A-Za-z_]\w*)[ \t]*:=[ \t]*range[ \t]+)");
+    static const rx::regex head(R"(\bfor[ \t]+(?:[A-Za-z_]\w*[ \t]*,[ \t]*)?([A-Za-z_]\w*)[ \t]*:=[ \t]*range[ \t]+)");
     const std::string body = blank_.substr(open, close - open);
-    for (std::sregex_iterator it(body.begin(), body.end(), head), e; it != e; ++it) {
+    for (rx::sregex_iterator it(body.begin(), body.end(), head), e; it != e; ++it) {
       const std::string match = (*it)[0].str();
       // (`for i := range tests`: one variable is the index, no row.)
       if (match.find(',') == std::string::npos) continue;
-      std::size_t at = open + static_cast<std::size_t>(it->position(0) + it->length(0));
+      std::size_t at = open + static_cast<std::size_t>(it->position() + it->length());
       // The ranged expression, up to the loop's `{` at depth 0.
       const std::size_t i = brace_on_line(code_, at);
       if (i == std::string::npos) continue;
@@ -675,13 +675,13 @@ class Reader {
   /// table when the function binds or changes the name otherwise too (`tests = tests[1:]`,
   /// `tests[0].a = 9`, `tests = append(...)`).
   std::optional<std::vector<Row>> table_named(const std::string& name, std::size_t open, std::size_t close, std::size_t use) const {
-    const std::regex bound = detail::cached_regex("\\b" + name + "[ \\t]*(?::=|=)[ \\t]*((?:\\[\\]|map\\[))");
-    const std::regex assigned = detail::cached_regex("(?:^|[^\\w.])" + name + "\\b(?:[ \\t]*\\[[^\\]\\n]*\\])?(?:[ \\t]*\\.[ \\t]*\\w+)*[ \\t]*(?::=|[-+*/]?=)(?!=)");
+    const rx::regex bound = detail::cached_regex("\\b" + name + "[ \\t]*(?::=|=)[ \\t]*((?:\\[\\]|map\\[))");
+    const rx::regex assigned = detail::cached_regex("(?:^|[^\\w.])" + name + "\\b(?:[ \\t]*\\[[^\\]\\n]*\\])?(?:[ \\t]*\\.[ \\t]*\\w+)*[ \\t]*(?::=|[-+*/]?=)(?!=)");
     const std::string body = blank_.substr(open, close - open);
-    const auto times = std::distance(std::sregex_iterator(body.begin(), body.end(), assigned), std::sregex_iterator());
+    const auto times = std::distance(rx::sregex_iterator(body.begin(), body.end(), assigned), rx::sregex_iterator());
     std::optional<std::pair<std::size_t, std::size_t>> inside, top;
-    for (std::sregex_iterator it(blank_.begin(), blank_.end(), bound), e; it != e; ++it) {
-      const std::size_t pos = static_cast<std::size_t>(it->position(0));
+    for (rx::sregex_iterator it(blank_.begin(), blank_.end(), bound), e; it != e; ++it) {
+      const std::size_t pos = static_cast<std::size_t>(it->position());
       if (pos > 0 && (ident_char(code_[pos - 1]) || code_[pos - 1] == '.')) continue;
       const std::size_t at = static_cast<std::size_t>(it->position(1));
       const std::size_t end = literal_end(at);
@@ -733,20 +733,20 @@ class Reader {
     if (starts) return statement_ends;
     // `odd := Add(1, 3)` whose name only reporting reads afterwards (review 37: a moved pin kept as
     // a logged local).
-    static const std::regex bound(R"(^([A-Za-z_]\w*)[ \t]*:?=$)");
-    std::smatch m;
-    if (!statement_ends || !std::regex_match(before, m, bound) || m[1].str() == "_") return false;
+    static const rx::regex bound(R"(^([A-Za-z_]\w*)[ \t]*:?=$)");
+    rx::smatch m;
+    if (!statement_ends || !rx::regex_match(before, m, bound) || m[1].str() == "_") return false;
     const std::string name = m[1].str();
-    const std::regex use = detail::cached_regex("\\b" + name + "\\b");
-    for (std::sregex_iterator it(blank_.begin() + static_cast<std::ptrdiff_t>(close), blank_.begin() + static_cast<std::ptrdiff_t>(f.body_close), use), e;
+    const rx::regex use = detail::cached_regex("\\b" + name + "\\b");
+    for (rx::sregex_iterator it(blank_.begin() + static_cast<std::ptrdiff_t>(close), blank_.begin() + static_cast<std::ptrdiff_t>(f.body_close), use), e;
          it != e; ++it) {
-      const std::size_t at = close + static_cast<std::size_t>(it->position(0));
+      const std::size_t at = close + static_cast<std::size_t>(it->position());
       if (at > 0 && blank_[at - 1] == '.') continue;  // (a field of that name)
       const std::size_t ls = blank_.rfind('\n', at);
       std::string line = trim(blank_.substr(ls == std::string::npos ? 0 : ls + 1, at - (ls == std::string::npos ? 0 : ls + 1)));
-      static const std::regex reporting_line(R"(^(?:([A-Za-z_]\w*)\.(?:Log|Logf|Error|Errorf|Fatal|Fatalf|Skip|Skipf)|(?:fmt|log)\.(?:Print|Printf|Println))[ \t]*\(|^_[ \t]*=[ \t]*$)");
-      std::smatch r;
-      if (!std::regex_search(line, r, reporting_line)) return false;
+      static const rx::regex reporting_line(R"(^(?:([A-Za-z_]\w*)\.(?:Log|Logf|Error|Errorf|Fatal|Fatalf|Skip|Skipf)|(?:fmt|log)\.(?:Print|Printf|Println))[ \t]*\(|^_[ \t]*=[ \t]*$)");
+      rx::smatch r;
+      if (!rx::regex_search(line, r, reporting_line)) return false;
       if (r[1].matched && !testing_names_.count(r[1].str())) return false;
       if (!r[1].matched && example_ && line.rfind("_", 0) != 0) return false;
     }
@@ -760,13 +760,13 @@ class Reader {
     std::vector<std::pair<std::string, bool>> out;
     if (at <= l.open + 1) return out;
     std::string region = blank_.substr(l.open + 1, at - l.open - 1);
-    const std::regex by_field = detail::cached_regex("\\bif[ \\t]+(!?)[ \\t]*" + l.var +
+    const rx::regex by_field = detail::cached_regex("\\bif[ \\t]+(!?)[ \\t]*" + l.var +
                               "\\.([A-Za-z_]\\w*)[ \\t]*\\{[^{}]*?(?:\\bcontinue\\b|\\breturn\\b|\\.Skip(?:Now|f)?\\()[^{}]*\\}");
-    for (std::sregex_iterator it(region.begin(), region.end(), by_field), e; it != e; ++it)
+    for (rx::sregex_iterator it(region.begin(), region.end(), by_field), e; it != e; ++it)
       out.emplace_back((*it)[2].str(), !(*it)[1].str().empty());
-    region = std::regex_replace(region, by_field, " ");
-    static const std::regex leaves(R"(\b(?:continue|break|return|goto)\b|\.Skip(?:Now|f)?\()");
-    if (std::regex_search(region, leaves)) return std::nullopt;
+    region = rx::regex_replace(region, by_field, " ");
+    static const rx::regex leaves(R"(\b(?:continue|break|return|goto)\b|\.Skip(?:Now|f)?\()");
+    if (rx::regex_search(region, leaves)) return std::nullopt;
     return out;
   }
 
@@ -989,11 +989,11 @@ std::optional<std::string> go_literal(const Json& v) {
 std::set<std::string> result_functions(const std::string& text) {
   std::set<std::string> out;
   const std::string code = without_comments(text);
-  static const std::regex def(R"((?:^|\n)func[ \t]+([A-Za-z_]\w*)[ \t]*\()");
-  for (std::sregex_iterator it(code.begin(), code.end(), def), e; it != e; ++it) {
+  static const rx::regex def(R"((?:^|\n)func[ \t]+([A-Za-z_]\w*)[ \t]*\()");
+  for (rx::sregex_iterator it(code.begin(), code.end(), def), e; it != e; ++it) {
     const std::string name = (*it)[1].str();
     if (name == "main" || name == "init") continue;
-    const std::size_t open = static_cast<std::size_t>(it->position(0) + it->length(0)) - 1;
+    const std::size_t open = static_cast<std::size_t>(it->position() + it->length()) - 1;
     const std::size_t close = matching_close(code, open, true);
     if (close == std::string::npos) continue;
     std::size_t i = close + 1;
@@ -1013,16 +1013,16 @@ std::map<std::string, std::string> package_constants(const std::string& text) {
   const std::string code = without_comments(text);
   auto take = [&](const std::string& spec) {
     // `name [type] = value` (one name: `a, b = 1, 2` and iota's implicit repeats are left out).
-    static const std::regex one(R"(^[ \t]*([A-Za-z_]\w*)(?:[ \t]+[A-Za-z_][\w.]*)?[ \t]*=[ \t]*(.+?)[ \t]*$)");
-    std::smatch m;
-    if (!std::regex_match(spec, m, one)) return;
+    static const rx::regex one(R"(^[ \t]*([A-Za-z_]\w*)(?:[ \t]+[A-Za-z_][\w.]*)?[ \t]*=[ \t]*(.+?)[ \t]*$)");
+    rx::smatch m;
+    if (!rx::regex_match(spec, m, one)) return;
     if (auto v = constant_value(m[2].str(), &out)) out[m[1].str()] = dump_json_lossy(*v);  // (`50 * 1000`, `2 * one`)
   };
-  static const std::regex single(R"((?:^|\n)const[ \t]+([^(\n][^\n]*))");
-  for (std::sregex_iterator it(code.begin(), code.end(), single), e; it != e; ++it) take((*it)[1].str());
-  static const std::regex block(R"((?:^|\n)const[ \t]*\()");
-  for (std::sregex_iterator it(code.begin(), code.end(), block), e; it != e; ++it) {
-    const std::size_t open = static_cast<std::size_t>(it->position(0) + it->length(0)) - 1;
+  static const rx::regex single(R"((?:^|\n)const[ \t]+([^(\n][^\n]*))");
+  for (rx::sregex_iterator it(code.begin(), code.end(), single), e; it != e; ++it) take((*it)[1].str());
+  static const rx::regex block(R"((?:^|\n)const[ \t]*\()");
+  for (rx::sregex_iterator it(code.begin(), code.end(), block), e; it != e; ++it) {
+    const std::size_t open = static_cast<std::size_t>(it->position() + it->length()) - 1;
     const std::size_t close = matching_close(code, open, true);
     if (close == std::string::npos) continue;
     std::istringstream in(code.substr(open + 1, close - open - 1));
@@ -1032,10 +1032,10 @@ std::map<std::string, std::string> package_constants(const std::string& text) {
 }
 
 std::string package_name(const std::string& text) {
-  static const std::regex pkg(R"((?:^|\n)[ \t]*package[ \t]+([A-Za-z_]\w*))");
+  static const rx::regex pkg(R"((?:^|\n)[ \t]*package[ \t]+([A-Za-z_]\w*))");
   const std::string code = without_comments(text);
-  std::smatch m;
-  return std::regex_search(code, m, pkg) ? m[1].str() : std::string();
+  rx::smatch m;
+  return rx::regex_search(code, m, pkg) ? m[1].str() : std::string();
 }
 
 std::string driver_source(const std::string& package, const std::vector<ReadCall>& calls, int* first_line) {
@@ -1081,28 +1081,28 @@ std::string main_source(const std::string& import_path, const std::string& out) 
 
 std::set<int> error_lines(const std::string& output, const std::string& file_name) {
   std::set<int> out;
-  const std::regex line = detail::cached_regex(std::regex_replace(file_name, detail::cached_regex(R"([.^$|()\[\]{}*+?\\])"), "\\$&") + R"(:(\d+):)");
-  for (std::sregex_iterator it(output.begin(), output.end(), line), e; it != e; ++it) out.insert(std::stoi((*it)[1].str()));
+  const rx::regex line = detail::cached_regex(rx::regex_replace(file_name, detail::cached_regex(R"([.^$|()\[\]{}*+?\\])"), "\\$&") + R"(:(\d+):)");
+  for (rx::sregex_iterator it(output.begin(), output.end(), line), e; it != e; ++it) out.insert(std::stoi((*it)[1].str()));
   return out;
 }
 
 GoCommand go_command_of(const std::string& test_command) {
   GoCommand out;
   const std::string cmd = " " + test_command;
-  static const std::regex go_test(R"([\s;&|(]((?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*)(?:\S*/)?go\s+test\b)");
-  std::smatch m;
-  if (!std::regex_search(cmd, m, go_test)) return out;
+  static const rx::regex go_test(R"([\s;&|(]((?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*)(?:\S*/)?go\s+test\b)");
+  rx::smatch m;
+  if (!rx::regex_search(cmd, m, go_test)) return out;
   out.env = m[1].str();
-  static const std::regex tags(R"(^[^;&|]*?\s-?-tags(?:=|\s+)([A-Za-z0-9_.,]+))");
+  static const rx::regex tags(R"(^[^;&|]*?\s-?-tags(?:=|\s+)([A-Za-z0-9_.,]+))");
   const std::string rest = m.suffix().str();
-  if (std::regex_search(rest, m, tags)) out.flags = " -tags=" + m[1].str();
+  if (rx::regex_search(rest, m, tags)) out.flags = " -tags=" + m[1].str();
   return out;
 }
 
 std::string module_path(const std::string& go_mod) {
-  static const std::regex mod(R"((?:^|\n)[ \t]*module[ \t]+"?([^\s"]+))");
-  std::smatch m;
-  return std::regex_search(go_mod, m, mod) ? m[1].str() : std::string();
+  static const rx::regex mod(R"((?:^|\n)[ \t]*module[ \t]+"?([^\s"]+))");
+  rx::smatch m;
+  return rx::regex_search(go_mod, m, mod) ? m[1].str() : std::string();
 }
 
 std::string test_function(const std::string& id) {

@@ -7,10 +7,10 @@
 #include <fstream>
 #include <map>
 #include <random>
-#include <regex>
 #include <set>
 #include <sstream>
 
+#include "core/regex.hpp"
 #include "flowagent/json.hpp"
 #include "flowagent/process.hpp"
 #include "tools/test_command.hpp"
@@ -294,9 +294,9 @@ Counts count(const std::vector<reports::TestCase>& tests) {
 }
 
 /// The number before `word` in `line` ("3 passed" -> 3), or -1.
-long number_before(const std::string& line, const std::regex& re) {
-  std::smatch m;
-  if (!std::regex_search(line, m, re)) return -1;
+long number_before(const std::string& line, const rx::regex& re) {
+  rx::smatch m;
+  if (!rx::regex_search(line, m, re)) return -1;
   return std::stol(m[1].str());
 }
 
@@ -322,11 +322,11 @@ std::vector<std::string> lines_of(std::string_view text) {
 std::string pytest_summary(const std::vector<std::string>& lines, const Counts& rep) {
   // "1 passed, 1 skipped in 0.12s" (-q) or "=== 1 passed, 1 skipped in 0.03s ===": the last one.
   // pytest-subtests adds "M subtests passed" (two words) to the same line.
-  static const std::regex line_re(R"(^=*\s*((\d+ [a-z]+( [a-z]+)?(, )?)+) in [0-9.]+s\b.*$)");
-  static const std::regex passed_re(R"((\d+) passed)"), xpassed_re(R"((\d+) xpassed)"), failed_re(R"((\d+) failed)"),
+  static const rx::regex line_re(R"(^=*\s*((\d+ [a-z]+( [a-z]+)?(, )?)+) in [0-9.]+s\b.*$)");
+  static const rx::regex passed_re(R"((\d+) passed)"), xpassed_re(R"((\d+) xpassed)"), failed_re(R"((\d+) failed)"),
       error_re(R"((\d+) errors?\b)");
   for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
-    if (!std::regex_match(*it, line_re)) continue;
+    if (!rx::regex_match(*it, line_re)) continue;
     const long passed = std::max(0L, number_before(*it, passed_re)) + std::max(0L, number_before(*it, xpassed_re));
     const long failed = std::max(0L, number_before(*it, failed_re)) + std::max(0L, number_before(*it, error_re));
     if (passed != rep.passed)
@@ -341,20 +341,20 @@ std::string pytest_summary(const std::vector<std::string>& lines, const Counts& 
 std::string go_summary(const std::vector<std::string>& lines, const Counts& rep) {
   // go test -json: one package-level event (no "Test") with Action pass/fail/skip per package; a
   // binary that died or exited early gets "fail" there whatever its tests printed.
-  static const std::regex pkg_re(R"re("Action"\s*:\s*"(pass|fail|skip)")re");
-  static const std::regex package_re(R"re("Package"\s*:\s*"([^"]*)")re");
+  static const rx::regex pkg_re(R"re("Action"\s*:\s*"(pass|fail|skip)")re");
+  static const rx::regex package_re(R"re("Package"\s*:\s*"([^"]*)")re");
   std::set<std::string> with_tests, done, failed;
   for (const auto& l : lines) {
     if (l.empty() || l[0] != '{') continue;
-    std::smatch p;
-    if (!std::regex_search(l, p, package_re)) continue;
+    rx::smatch p;
+    if (!rx::regex_search(l, p, package_re)) continue;
     const bool has_test = l.find("\"Test\"") != std::string::npos;
     if (has_test) {
       with_tests.insert(p[1].str());
       continue;
     }
-    std::smatch a;
-    if (!std::regex_search(l, a, pkg_re)) continue;
+    rx::smatch a;
+    if (!rx::regex_search(l, a, pkg_re)) continue;
     done.insert(p[1].str());
     if (a[1].str() == "fail") failed.insert(p[1].str());
   }
@@ -366,14 +366,14 @@ std::string go_summary(const std::vector<std::string>& lines, const Counts& rep)
 }
 
 std::string gtest_summary(const std::vector<std::string>& lines, const Counts& rep) {
-  static const std::regex ran_re(R"(^\[==========\] \d+ tests? from \d+ test (suites?|cases?) ran\.)");
-  static const std::regex passed_re(R"(^\[  PASSED  \] (\d+) tests?\.)");
+  static const rx::regex ran_re(R"(^\[==========\] \d+ tests? from \d+ test (suites?|cases?) ran\.)");
+  static const rx::regex passed_re(R"(^\[  PASSED  \] (\d+) tests?\.)");
   long passed = 0;
   bool ran = false, any_passed = false;
   for (const auto& l : lines) {
-    if (std::regex_search(l, ran_re)) ran = true;
-    std::smatch m;
-    if (std::regex_search(l, m, passed_re)) {
+    if (rx::regex_search(l, ran_re)) ran = true;
+    rx::smatch m;
+    if (rx::regex_search(l, m, passed_re)) {
       any_passed = true;
       passed += std::stol(m[1].str());
     }
@@ -386,12 +386,12 @@ std::string gtest_summary(const std::vector<std::string>& lines, const Counts& r
 }
 
 std::string counted_summary(const std::vector<std::string>& lines, const Counts& rep, std::string_view who,
-                            const std::regex& passed_re, const std::regex& failed_re, bool exact_passed) {
+                            const rx::regex& passed_re, const rx::regex& failed_re, bool exact_passed) {
   long passed = -1, failed = -1;
   for (const auto& l : lines) {
-    std::smatch m;
-    if (std::regex_search(l, m, passed_re)) passed = std::stol(m[1].str());
-    if (std::regex_search(l, m, failed_re)) failed = std::stol(m[1].str());
+    rx::smatch m;
+    if (rx::regex_search(l, m, passed_re)) passed = std::stol(m[1].str());
+    if (rx::regex_search(l, m, failed_re)) failed = std::stol(m[1].str());
   }
   const std::string w(who);
   if (passed < 0 && failed < 0) return w + " printed no final summary: the run ended before the runner finished";
@@ -404,10 +404,10 @@ std::string counted_summary(const std::vector<std::string>& lines, const Counts&
 
 std::string ctest_summary(const std::vector<std::string>& lines, const Counts& rep) {
   // "75% tests passed, 1 tests failed out of 4": skipped tests count as passed, disabled ones not at all.
-  static const std::regex re(R"(^\d+% tests passed, (\d+) tests? failed out of (\d+))");
+  static const rx::regex re(R"(^\d+% tests passed, (\d+) tests? failed out of (\d+))");
   for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
-    std::smatch m;
-    if (!std::regex_search(*it, m, re)) continue;
+    rx::smatch m;
+    if (!rx::regex_search(*it, m, re)) continue;
     const long failed = std::stol(m[1].str()), total = std::stol(m[2].str());
     if (failed != rep.failed)
       return "ctest's summary says " + std::to_string(failed) + " failed, its report shows " + std::to_string(rep.failed);
@@ -421,13 +421,13 @@ std::string ctest_summary(const std::vector<std::string>& lines, const Counts& r
 std::string maven_summary(const std::vector<std::string>& lines, const Counts& rep) {
   // Surefire's "Results:" block ends with "Tests run: 3, Failures: 1, Errors: 0, Skipped: 0" (one per
   // module); the per-class lines carry ", Time elapsed".
-  static const std::regex re(R"(^\[(?:INFO|ERROR|WARNING)\] Tests run: (\d+), Failures: (\d+), Errors: (\d+), Skipped: (\d+)(?:, Flakes: \d+)?\s*$)");
+  static const rx::regex re(R"(^\[(?:INFO|ERROR|WARNING)\] Tests run: (\d+), Failures: (\d+), Errors: (\d+), Skipped: (\d+)(?:, Flakes: \d+)?\s*$)");
   long passed = 0, failed = 0;
   bool any = false, results = false;
   for (const auto& l : lines) {
     if (l.find("Results:") != std::string::npos) results = true;
-    std::smatch m;
-    if (!results || !std::regex_search(l, m, re)) continue;
+    rx::smatch m;
+    if (!results || !rx::regex_search(l, m, re)) continue;
     any = true;
     results = false;
     const long run = std::stol(m[1].str()), f = std::stol(m[2].str()) + std::stol(m[3].str()), sk = std::stol(m[4].str());
@@ -445,12 +445,12 @@ std::string maven_summary(const std::vector<std::string>& lines, const Counts& r
 std::string gradle_summary(const std::vector<std::string>& lines, const Counts& rep) {
   // Gradle counts tests only when some fail ("3 tests completed, 1 failed, 1 skipped", once per
   // failing test task, summed); otherwise the build's outcome is its summary.
-  static const std::regex counts_re(R"(^(\d+) tests? completed, (\d+) failed(?:, (\d+) skipped)?)");
+  static const rx::regex counts_re(R"(^(\d+) tests? completed, (\d+) failed(?:, (\d+) skipped)?)");
   bool ok = false, failed_build = false, counted = false;
   long passed = 0, failed = 0;
   for (const auto& l : lines) {
-    std::smatch m;
-    if (std::regex_search(l, m, counts_re)) {
+    rx::smatch m;
+    if (rx::regex_search(l, m, counts_re)) {
       counted = true;
       const long total = std::stol(m[1].str()), f = std::stol(m[2].str()), sk = m[3].matched ? std::stol(m[3].str()) : 0;
       passed += total - f - sk;
@@ -476,19 +476,19 @@ std::string cargo_summary(const std::vector<std::string>& lines, const Counts& r
   // Every test binary prints "running N tests" first and "test result: ok. P passed; F failed; ..."
   // last; the per-test lines between them must add up to the results (a binary that died or exited
   // early printed no result line).
-  static const std::regex result_re(R"(^test result: (?:ok|FAILED)\. (\d+) passed; (\d+) failed;)");
-  static const std::regex running_re(R"(^running \d+ tests?$)");
-  static const std::regex line_re(R"(^test .+ \.\.\. (ok|FAILED)$)");
+  static const rx::regex result_re(R"(^test result: (?:ok|FAILED)\. (\d+) passed; (\d+) failed;)");
+  static const rx::regex running_re(R"(^running \d+ tests?$)");
+  static const rx::regex line_re(R"(^test .+ \.\.\. (ok|FAILED)$)");
   long running = 0, results = 0, passed = 0, failed = 0, seen_ok = 0, seen_failed = 0;
   for (const auto& l : lines) {
-    std::smatch m;
-    if (std::regex_search(l, m, result_re)) {
+    rx::smatch m;
+    if (rx::regex_search(l, m, result_re)) {
       ++results;
       passed += std::stol(m[1].str());
       failed += std::stol(m[2].str());
-    } else if (std::regex_match(l, running_re)) {
+    } else if (rx::regex_match(l, running_re)) {
       ++running;
-    } else if (std::regex_match(l, m, line_re)) {
+    } else if (rx::regex_match(l, m, line_re)) {
       (m[1].str() == "ok" ? seen_ok : seen_failed)++;
     }
   }
@@ -518,9 +518,9 @@ struct TapStream {
 }  // namespace
 
 std::string tap_count_problem(std::string_view output) {
-  static const std::regex plan_re(R"(^1\.\.(\d+)(\s.*)?$)");
-  static const std::regex trailer_re(R"(^# (tests|pass|fail|skipped|skip|todo|cancelled)\s+(\d+)\s*$)");
-  static const std::regex point_re(R"(^(not )?ok(\s.*)?$)");
+  static const rx::regex plan_re(R"(^1\.\.(\d+)(\s.*)?$)");
+  static const rx::regex trailer_re(R"(^# (tests|pass|fail|skipped|skip|todo|cancelled)\s+(\d+)\s*$)");
+  static const rx::regex point_re(R"(^(not )?ok(\s.*)?$)");
   std::vector<TapStream> streams(1);
   bool in_yaml = false;
   for (const auto& raw : lines_of(reports::strip_ansi(output))) {
@@ -542,16 +542,16 @@ std::string tap_count_problem(std::string_view output) {
       continue;
     }
     auto& s = streams.back();
-    std::smatch m;
-    if (indent == 0 && std::regex_match(line, m, plan_re)) {
+    rx::smatch m;
+    if (indent == 0 && rx::regex_match(line, m, plan_re)) {
       s.plans.push_back(std::stol(m[1].str()));
       continue;
     }
-    if (indent == 0 && std::regex_match(trimmed, m, trailer_re)) {
+    if (indent == 0 && rx::regex_match(trimmed, m, trailer_re)) {
       s.trailer[m[1].str() == "skip" ? "skipped" : m[1].str()].push_back(std::stol(m[2].str()));
       continue;
     }
-    if (!std::regex_match(line, m, point_re)) continue;
+    if (!rx::regex_match(line, m, point_re)) continue;
     const bool not_ok = m[1].matched;
     // The directive after an unescaped '#': "# SKIP ..." / "# TODO ...".
     std::string directive;
@@ -601,19 +601,19 @@ std::string summary_contradiction(Runner runner, std::string_view output, const 
     case Runner::go: return go_summary(lines, rep);
     case Runner::gtest: return gtest_summary(lines, rep);
     case Runner::jest: {
-      static const std::regex p(R"(^Tests:.*?(\d+) passed)"), f(R"(^Tests:.*?(\d+) failed)"), any(R"(^Tests:\s)");
-      if (std::none_of(lines.begin(), lines.end(), [](const std::string& l) { return std::regex_search(l, any); }))
+      static const rx::regex p(R"(^Tests:.*?(\d+) passed)"), f(R"(^Tests:.*?(\d+) failed)"), any(R"(^Tests:\s)");
+      if (std::none_of(lines.begin(), lines.end(), [](const std::string& l) { return rx::regex_search(l, any); }))
         return "jest printed no final \"Tests:\" summary: the run ended before the runner finished";
       return counted_summary(lines, rep, "jest", p, f, true);
     }
     case Runner::vitest: {
-      static const std::regex p(R"(^\s*Tests\s+.*?(\d+) passed)"), f(R"(^\s*Tests\s+.*?(\d+) failed)");
+      static const rx::regex p(R"(^\s*Tests\s+.*?(\d+) passed)"), f(R"(^\s*Tests\s+.*?(\d+) failed)");
       return counted_summary(lines, rep, "vitest", p, f, true);
     }
     case Runner::node_test:
     case Runner::tape: {
       // node's spec/TAP reporters ("ℹ pass 1", "# pass 1") and tape ("# pass 1", "# fail 1").
-      static const std::regex p(R"(^(?:# |\xE2\x84\xB9 )pass\s+(\d+))"), f(R"(^(?:# |\xE2\x84\xB9 )fail\s+(\d+))");
+      static const rx::regex p(R"(^(?:# |\xE2\x84\xB9 )pass\s+(\d+))"), f(R"(^(?:# |\xE2\x84\xB9 )fail\s+(\d+))");
       return counted_summary(lines, rep, runner == Runner::tape ? "tape" : "node --test", p, f, false);
     }
     case Runner::ctest: return ctest_summary(lines, rep);
