@@ -20,9 +20,50 @@
 #pragma once
 
 #include <boost/regex.hpp>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <regex>
 #include <string>
 
 namespace flowagent::rx {
+
+namespace detail {
+
+/// `pattern` with each `.` outside a character class spelled `[^\n\r]` (ECMAScript's dot).
+inline std::string ecmascript_dots(const std::string& pattern) {
+  std::string out;
+  out.reserve(pattern.size() + 16);
+  bool in_class = false;
+  for (std::size_t i = 0; i < pattern.size(); ++i) {
+    const char c = pattern[i];
+    if (c == '\\' && i + 1 < pattern.size()) {
+      out += c;
+      out += pattern[++i];
+    } else if (in_class) {
+      if (c == '[' && i + 1 < pattern.size() && pattern[i + 1] == ':') {  // ([:alpha:] inside a class)
+        const auto close = pattern.find(":]", i + 2);
+        const std::size_t stop = close == std::string::npos ? pattern.size() : close + 2;
+        out.append(pattern, i, stop - i);
+        i = stop - 1;
+        continue;
+      }
+      if (c == ']') in_class = false;
+      out += c;
+    } else if (c == '[') {
+      in_class = true;
+      out += c;
+      if (i + 1 < pattern.size() && pattern[i + 1] == '^') out += pattern[++i];
+    } else if (c == '.') {
+      out += "[^\\n\\r]";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace detail
 
 class regex : public boost::regex {
  public:
@@ -30,8 +71,9 @@ class regex : public boost::regex {
   static constexpr flag_type ECMAScript = boost::regex::ECMAScript;
 
   regex() = default;
-  explicit regex(const std::string& pattern, flag_type flags = ECMAScript) : boost::regex(pattern, with_defaults(flags)) {}
-  explicit regex(const char* pattern, flag_type flags = ECMAScript) : boost::regex(pattern, with_defaults(flags)) {}
+  explicit regex(const std::string& pattern, flag_type flags = ECMAScript)
+      : boost::regex(detail::ecmascript_dots(pattern), with_defaults(flags)) {}
+  explicit regex(const char* pattern, flag_type flags = ECMAScript) : regex(std::string(pattern), flags) {}
 
  private:
   static flag_type with_defaults(flag_type flags) { return flags | boost::regex::no_mod_m | boost::regex::no_mod_s; }
@@ -40,15 +82,96 @@ class regex : public boost::regex {
 using boost::cmatch;
 using boost::csub_match;
 using boost::regex_error;
-using boost::regex_match;
-using boost::regex_search;
 using boost::smatch;
 using boost::sregex_iterator;
 using boost::sregex_token_iterator;
 using boost::ssub_match;
 namespace regex_constants = boost::regex_constants;
 
-/// rx::regex_replace's meaning: `$&`, `$1`, `$$` as in ECMAScript, a backslash literal.
+namespace detail {
+
+inline bool past_budget(const regex_error& e) {
+  return e.code() == regex_constants::error_complexity || e.code() == regex_constants::error_stack;
+}
+
+/// The std::regex of `re`'s pattern (already in ECMAScript spelling), compiled once per pattern
+/// (the 256 most recent fallbacks kept).
+inline std::shared_ptr<const std::regex> std_twin(const regex& re) {
+  static std::mutex mu;
+  static auto* cache = new std::map<std::string, std::shared_ptr<const std::regex>>;  // (never destroyed)
+  const bool icase = (re.flags() & boost::regex::icase) != 0;
+  const std::string key = (icase ? "i:" : "c:") + re.str();
+  {
+    std::lock_guard lock(mu);
+    if (auto it = cache->find(key); it != cache->end()) return it->second;
+  }
+  auto compiled = std::make_shared<const std::regex>(re.str(), icase ? std::regex::ECMAScript | std::regex::icase : std::regex::ECMAScript);
+  std::lock_guard lock(mu);
+  if (cache->size() >= 256) cache->clear();
+  cache->emplace(key, compiled);
+  return compiled;
+}
+
+/// Boost's results for what std::regex found in [begin, end).
+template <class It>
+void assign(boost::match_results<It>& out, const std::match_results<It>& in, It begin, It end) {
+  out.set_size(in.size(), begin, end);
+  out.set_base(begin);
+  out.set_first(in[0].first);
+  out.set_second(in[0].second);
+  for (std::size_t k = 1; k < in.size(); ++k)
+    if (in[k].matched) {
+      out.set_first(in[k].first, k);
+      out.set_second(in[k].second, k, true);
+    }
+}
+
+template <class It>
+bool search_or_match(bool whole, It first, It last, boost::match_results<It>* m, const regex& re) {
+  try {
+    if (m) return whole ? boost::regex_match(first, last, *m, re) : boost::regex_search(first, last, *m, re);
+    return whole ? boost::regex_match(first, last, re) : boost::regex_search(first, last, re);
+  } catch (const regex_error& e) {
+    if (!past_budget(e)) throw;
+  }
+  const auto twin = std_twin(re);
+  std::match_results<It> found;
+  const bool hit = whole ? std::regex_match(first, last, found, *twin) : std::regex_search(first, last, found, *twin);
+  if (m) {
+    *m = boost::match_results<It>();
+    if (hit) assign(*m, found, first, last);
+  }
+  return hit;
+}
+
+}  // namespace detail
+
+// regex_search and regex_match: Boost's, with std::regex's answer past Boost's budget.
+template <class It>
+bool regex_search(It first, It last, boost::match_results<It>& m, const regex& re) {
+  return detail::search_or_match(false, first, last, &m, re);
+}
+template <class It>
+bool regex_search(It first, It last, const regex& re) {
+  return detail::search_or_match<It>(false, first, last, nullptr, re);
+}
+inline bool regex_search(const std::string& text, smatch& m, const regex& re) { return regex_search(text.begin(), text.end(), m, re); }
+inline bool regex_search(const std::string& text, const regex& re) { return regex_search(text.begin(), text.end(), re); }
+bool regex_search(const std::string&& text, smatch& m, const regex& re) = delete;  // (results into a temporary)
+
+template <class It>
+bool regex_match(It first, It last, boost::match_results<It>& m, const regex& re) {
+  return detail::search_or_match(true, first, last, &m, re);
+}
+template <class It>
+bool regex_match(It first, It last, const regex& re) {
+  return detail::search_or_match<It>(true, first, last, nullptr, re);
+}
+inline bool regex_match(const std::string& text, smatch& m, const regex& re) { return regex_match(text.begin(), text.end(), m, re); }
+inline bool regex_match(const std::string& text, const regex& re) { return regex_match(text.begin(), text.end(), re); }
+bool regex_match(const std::string&& text, smatch& m, const regex& re) = delete;
+
+/// std::regex_replace's meaning: `$&`, `$1`, `$$` as in ECMAScript, a backslash literal.
 inline std::string ecmascript_format(const std::string& format) {
   std::string out;
   out.reserve(format.size());

@@ -7,7 +7,10 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <regex>
 #include <tuple>
+
+#include <re2/re2.h>
 
 #include "core/regex.hpp"
 #include "flowagent/json.hpp"
@@ -1854,14 +1857,26 @@ class Analyzer {
     const std::string x = strip_spaces(raw);
     const auto rx = [](const char* p) { return detail::cached_regex(p); };
     rx::smatch m;
-    const auto bad_pattern = [](const std::string& p) {
+    // Does the runtime refuse the pattern? Go's regexp is RE2's syntax (RE2 answers exactly;
+    // MustCompilePOSIX: its POSIX mode). JavaScript's RegExp is ECMAScript: std::regex's grammar,
+    // not the library's engine (Boost's Perl syntax takes `(*FAIL)` and refuses `[]`, which
+    // JavaScript does the other way round: a test made to pass by `new RegExp('(*FAIL)')`).
+    const auto bad_pattern = [&](const std::string& p) {
+      if (lang_ == Lang::go) {
+        RE2::Options options(RE2::Quiet);
+        options.set_posix_syntax(x.rfind("regexp.MustCompilePOSIX(", 0) == 0);
+        options.set_longest_match(options.posix_syntax());
+        options.set_perl_classes(!options.posix_syntax());
+        options.set_word_boundary(!options.posix_syntax());
+        return !RE2(p, options).ok();
+      }
       if (p.find("(?") != std::string::npos || p.find("\\p") != std::string::npos || p.find("\\P") != std::string::npos ||
           p.find("[[:") != std::string::npos)
         return false;
       try {
-        rx::regex r(p, rx::regex::ECMAScript);
+        std::regex r(p, std::regex::ECMAScript);
         return false;
-      } catch (const rx::regex_error&) {
+      } catch (const std::regex_error&) {
         return true;
       }
     };
@@ -7217,13 +7232,34 @@ class Analyzer {
     for (std::size_t i = 0; i < p.size(); ++i) {
       const char c = p[i];
       if (c == '\\' && i + 1 < p.size()) {
-        q += p.substr(i, 2);
+        // ECMAScript's escapes as themselves; a letter it gives no meaning is the letter (std::regex
+        // read `\h` as `h`; Perl's `\h`, `\X`, `\K`, `\Q`... would mean something else), `\v` the tab.
+        const char e = p[i + 1];
+        const auto hex4 = [&] {
+          return i + 5 < p.size() && std::all_of(p.begin() + static_cast<std::ptrdiff_t>(i) + 2, p.begin() + static_cast<std::ptrdiff_t>(i) + 6,
+                                                 [](char h) { return std::isxdigit(static_cast<unsigned char>(h)) != 0; });
+        };
+        if (e == 'v') {
+          q += "\\x0b";
+        } else if (e == 'u' && hex4()) {  // (`\uXXXX`; Perl's `\u` is a class of capitals)
+          q += "\\x{" + p.substr(i + 2, 4) + "}";
+          i += 4;
+        } else if (std::isalpha(static_cast<unsigned char>(e)) && std::string_view("dDwWsSbBfnrtcx").find(e) == std::string_view::npos) {
+          q += e;
+        } else {
+          q += p.substr(i, 2);
+        }
         ++i;
         continue;
       }
       if (!in_class && c == '[' && p.compare(i, 3, "[^]") == 0) {
         q += "[\\s\\S]";
         i += 2;
+        continue;
+      }
+      if (!in_class && c == '[' && p.compare(i, 2, "[]") == 0) {  // (JavaScript's empty class: matches nothing)
+        q += "(?!)";
+        i += 1;
         continue;
       }
       if (c == '[') in_class = true;
@@ -7235,8 +7271,13 @@ class Analyzer {
       for (const std::string probe : {"", "abc", "\n", "Zz 9-\n_q", "ERROR: disk full", "\t0.5%"})
         if (full ? !rx::regex_match(probe, re) : !rx::regex_search(probe, re)) return false;
       return true;
-    } catch (const rx::regex_error&) {
-      return false;
+    } catch (const rx::regex_error& e) {
+      // A pattern whose matching runs away on these short probes cannot be shown to check
+      // anything: read as matching everything (fail closed). A pattern that does not compile is no
+      // universal pattern (the test errs).
+      return rx::detail::past_budget(e);
+    } catch (const std::regex_error&) {
+      return true;  // (the std::regex fallback ran out too)
     }
   }
 

@@ -476,5 +476,57 @@ TEST(GuardGaps, APatternBuiltFromVeryLongNamesIsJudgedLikeShortNames) {
   EXPECT_EQ(verdict(15000), short_names);
   EXPECT_EQ(short_names.find("parse_error"), std::string::npos) << short_names;
 }
+
+// Hostile review of the move to Boost.Regex (39th session). Each pair reads the same apart from
+// what the engines disagree on, so each verdict must be the other's.
+TEST(GuardGaps, WhatThePatternEngineDisagreesOnDoesNotChangeAVerdict) {
+  // A test made to throw by a pattern JavaScript refuses: `(*FAIL)` (Perl's verb, which Boost
+  // compiles) throws in JavaScript as `(` does.
+  const std::string js_before =
+      "const { add } = require('../src/add');\n\ntest('rejects strings', () => {\n  expect(() => add('x', 2)).toThrow();\n});\n";
+  auto js_throws_by = [&](const std::string& pattern) {
+    return codes(guard_one("test/add.test.js", js_before,
+                           "const { add } = require('../src/add');\n\ntest('rejects strings', () => {\n  expect(() => { new RegExp('" +
+                               pattern + "'); add('x', 2); }).toThrow();\n});\n",
+                           "rejects strings"));
+  };
+  const auto paren = js_throws_by("(");
+  EXPECT_FALSE(paren.empty());
+  EXPECT_EQ(js_throws_by("(*FAIL)"), paren);
+  EXPECT_EQ(js_throws_by("(*ACCEPT)"), paren);
+
+  // A check whose pattern matches every text: one whose matching runs away on the guard's probes
+  // (Boost gives up where std::regex ran for minutes) and JavaScript's empty class `[]|` read as
+  // `.*` is.
+  const std::string out_before =
+      "const { run } = require('../src/run');\n\ntest('reports', () => {\n  expect(run()).toMatch(/disk full/);\n});\n";
+  auto matched_by = [&](const std::string& pattern) {
+    return codes(guard_one("test/run.test.js", out_before,
+                           "const { run } = require('../src/run');\n\ntest('reports', () => {\n  expect(run()).toMatch(/" + pattern +
+                               "/);\n});\n",
+                           "reports"));
+  };
+  const auto anything = matched_by("[\\s\\S]*");
+  EXPECT_FALSE(anything.empty());
+  EXPECT_EQ(matched_by("[]|"), anything);
+  EXPECT_EQ(matched_by("(?:\\S*\\s*)*X|[\\s\\S]*"), anything);
+
+  // A line of spaces long enough to take an ambiguous pattern past Boost's budget (Go's `declared`
+  // reading, `[\w\s,]+?` beside `\s*`) is read as a short one is, not as a file the guard
+  // cannot read.
+  const std::string go_before =
+      "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif got := Add(2, 2); got != 4 {\n\t\tt.Fatalf(\"got %d\", "
+      "got)\n\t}\n}\n";
+  auto go_with_spaces = [&](std::size_t n) {
+    return codes(guard_one("calc_test.go", go_before,
+                           "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n" + std::string(n, ' ') +
+                               "\n\tif got := Add(2, 2); got != 5 {\n\t\tt.Fatalf(\"got %d\", got)\n\t}\n}\n",
+                           "TestAdd"));
+  };
+  const auto long_line = go_with_spaces(420);
+  EXPECT_EQ(long_line, go_with_spaces(10));
+  EXPECT_EQ(long_line.find("parse_error"), std::string::npos) << long_line;
+}
+
 }  // namespace FLOWAGENT_TEST_FILE_ID
 }  // namespace
