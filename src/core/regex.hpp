@@ -90,6 +90,11 @@ namespace regex_constants = boost::regex_constants;
 
 namespace detail {
 
+/// The longest text std::regex answers for when Boost gives up. Its backtracking grows with the
+/// cube of the text for the library's ambiguous patterns (a 420-space line: ~2 s in a Debug build),
+/// so past 1 KiB a hostile line could hold a job for minutes: the error stands there instead.
+inline constexpr std::ptrdiff_t kFallbackChars = 1024;
+
 inline bool past_budget(const regex_error& e) {
   return e.code() == regex_constants::error_complexity || e.code() == regex_constants::error_stack;
 }
@@ -132,9 +137,15 @@ bool search_or_match(bool whole, It first, It last, boost::match_results<It>* m,
     if (m) return whole ? boost::regex_match(first, last, *m, re) : boost::regex_search(first, last, *m, re);
     return whole ? boost::regex_match(first, last, re) : boost::regex_search(first, last, re);
   } catch (const regex_error& e) {
-    if (!past_budget(e)) throw;
+    // (Past kFallbackChars the error stands, and the caller fails closed.)
+    if (!past_budget(e) || std::distance(first, last) > kFallbackChars) throw;
   }
-  const auto twin = std_twin(re);
+  std::shared_ptr<const std::regex> twin;
+  try {
+    twin = std_twin(re);
+  } catch (const std::regex_error&) {
+    throw regex_error(regex_constants::error_complexity);  // (std::regex cannot compile it: Boost's error stands)
+  }
   std::match_results<It> found;
   const bool hit = whole ? std::regex_match(first, last, found, *twin) : std::regex_search(first, last, found, *twin);
   if (m) {

@@ -494,6 +494,10 @@ TEST(GuardGaps, WhatThePatternEngineDisagreesOnDoesNotChangeAVerdict) {
   EXPECT_FALSE(paren.empty());
   EXPECT_EQ(js_throws_by("(*FAIL)"), paren);
   EXPECT_EQ(js_throws_by("(*ACCEPT)"), paren);
+  EXPECT_EQ(js_throws_by("(?"), paren);    // (a group JavaScript does not know)
+  EXPECT_EQ(js_throws_by("a**"), paren);   // (nothing to repeat: std::regex takes it)
+  EXPECT_EQ(js_throws_by("a+{2}"), paren);
+  EXPECT_NE(js_throws_by("a+?"), paren);   // (a lazy quantifier is a pattern)
 
   // A check whose pattern matches every text: one whose matching runs away on the guard's probes
   // (Boost gives up where std::regex ran for minutes) and JavaScript's empty class `[]|` read as
@@ -510,6 +514,7 @@ TEST(GuardGaps, WhatThePatternEngineDisagreesOnDoesNotChangeAVerdict) {
   EXPECT_FALSE(anything.empty());
   EXPECT_EQ(matched_by("[]|"), anything);
   EXPECT_EQ(matched_by("(?:\\S*\\s*)*X|[\\s\\S]*"), anything);
+  EXPECT_EQ(matched_by("\\u00e9|"), anything);  // (a code point Boost's char regex cannot spell)
 
   // A line of spaces long enough to take an ambiguous pattern past Boost's budget (Go's `declared`
   // reading, `[\w\s,]+?` beside `\s*`) is read as a short one is, not as a file the guard

@@ -146,5 +146,12 @@ TEST(Regex, PastBoostsBudgetSearchesAndMatchesAnswerAsStdRegex) {
   }
 }
 
+// Past kFallbackChars, where std::regex's backtracking could hold a job for minutes, Boost's error
+// stands: the caller fails closed (the guard: parse_error).
+TEST(Regex, PastTheFallbacksLengthBoostsErrorStands) {
+  const std::string text = std::string(2000, ' ') + "x";
+  EXPECT_THROW(rx::regex_search(text, rx::regex(R"(^\s*(?:var\s+([\w\s,]+?)\s*=|([\w\s,]+?)\s*:=))")), rx::regex_error);
+}
+
 }  // namespace FLOWAGENT_TEST_FILE_ID
 }  // namespace
