@@ -1,22 +1,29 @@
 // Internal: the regular-expression engine of the library, Boost.Regex behind std::regex's names.
 //
 // Why not std::regex: libstdc++'s engine is a backtracking matcher that recurses once per
-// character a `.*` takes (a long line overflowed the stack) and was most of the guard's time
-// (docs/BENCHMARKS.md, "The guard's regular expressions"). Boost.Regex (header-only in Boost
-// 1.81, already a dependency) runs the same ECMAScript/Perl patterns with a non-recursive matcher
-// that throws instead of overflowing, and several times faster.
+// character a `.*` takes (a long line overflowed the stack) and was 71% of the guard's time
+// (docs/BENCHMARKS.md, "The library's patterns on Boost.Regex"). Boost.Regex (header-only in
+// Boost 1.81, already a dependency) runs the same patterns with a non-recursive matcher, several
+// times faster.
 //
-// The few ways Perl syntax differs from ECMAScript are closed here, so a pattern means what it
-// meant under std::regex:
+// The ways Perl syntax differs from ECMAScript are closed here, so a pattern means what it meant
+// under std::regex (tests/unit/regex_test.cpp compares them):
 //   - `^` and `$` match only at the start and end of the text, not at embedded newlines
 //     (no_mod_m; ECMAScript has no multiline mode here);
-//   - `.` matches no line break (no_mod_s);
+//   - `.` outside a class is spelled `[^\n\r]`, ECMAScript's dot (Boost's also refuses `\f`);
 //   - a replacement's backslashes are literal, as in ECMAScript (`$&`, `$1`, `$$` keep their
 //     meaning): regex_replace escapes them for Boost's Perl format.
 // Escapes Perl gives a meaning ECMAScript does not (`\'`, `\<`, `\A`, `\z`, `\h`, `\v`, ...) are
-// not used by the library's patterns. Errors: std::regex_error (a std::runtime_error) for a bad
-// pattern, and for a match past Boost's complexity bound (where std::regex would recurse until
-// the stack ran out). Thread-safety: as std::regex (a compiled regex is read-only when matched).
+// not used by the library's own patterns; code that compiles a pattern taken from the files it
+// reads translates it first or asks std::regex/RE2 (integrity/syntax.cpp).
+//
+// Boost ends a match that visits more states than its budget (about max(N^2, N*S^2) for N
+// characters and S states) with error_complexity, where std::regex went on. regex_search and
+// regex_match then answer with std::regex on the same pattern for texts up to kFallbackChars;
+// longer texts, iterators and regex_replace keep the error (the guard then fails closed).
+// Errors: rx::regex_error (a std::runtime_error) for a bad pattern and for a runaway match as
+// above. Thread-safety: as std::regex (a compiled regex is read-only when matched; the
+// fallback's cache is locked).
 #pragma once
 
 #include <boost/regex.hpp>
