@@ -458,7 +458,7 @@ TEST(E2EEvidence, GoSubtestsFromGoTestJson) {
   model.push(tool_calls_reply({{"edit_file", Json::obj({{"path", "calc.go"}, {"old_text", "x * 3"}, {"new_text", "x * 2"}})}}));
   model.push(final_reply("Double() tripled."));
   auto req = request_for(repo, base, head, model, {"TestDouble/two"});
-  req.commands.test = "GOCACHE=" + (tmp.path() / "gocache").string() + " GOFLAGS=-mod=mod go test ./... -run {tests||}";
+  req.commands.test = "GOCACHE=" + (tmp.path() / "gocache").string() + " GOFLAGS=-mod=mod go test -vet=off ./... -run {tests||}";
   auto agent = Agent::create(loop_options(tmp.path()));
   auto r = (*agent)->run(req);
   ASSERT_EQ(r.status, Status::fixed) << r.reason << ": " << r.message;
@@ -588,7 +588,7 @@ TEST(E2EForgedReports, GoTestThatPrintsAPassAndKillsItselfIsUnverified) {
                   "\tsyscall.Kill(os.Getpid(), syscall.SIGKILL)\n}\n"}})}}));
   for (int i = 0; i < 4; ++i) model.push(final_reply("Done."));
   auto req = request_for(repo, base, head, model, {"TestDouble"});
-  req.commands.test = "GOCACHE=" + (tmp.path() / "gocache").string() + " GOFLAGS=-mod=mod go test ./... -run {tests||}";
+  req.commands.test = "GOCACHE=" + (tmp.path() / "gocache").string() + " GOFLAGS=-mod=mod go test -vet=off ./... -run {tests||}";
   auto r = (*Agent::create(validator_only(tmp.path())))->run(req);
   EXPECT_NE(r.status, Status::fixed);
   EXPECT_EQ(r.reason, "unverified") << r.message;
