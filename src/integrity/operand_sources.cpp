@@ -1620,26 +1620,6 @@ void resolve_operand_sources(const Syntax& s, TSNode unit, std::vector<Assertion
     for (const auto& o : a.operands)
       if (!a.expanded.insert(expand(o, defs, a.line, 0)).second && a.operands.size() >= 2 && (a.kind == Kind::eq || a.kind == Kind::approx))
         a.tautology = true;
-    // One side a method of the other's value (`want := got.UTC()` ... `if !got.Equal(want)`,
-    // `got != got.Add(0)`, `got.Equal(got.Round(0))`, `s == s.strip()`): the check looks at a
-    // property of the value, or at nothing, never at the value itself. It counts as a range check:
-    // an equality with an independent expected value rewritten so is weakened (hostile review 55),
-    // a property check of its own (idempotence, a round trip) stays what it was.
-    if (a.kind == Kind::eq && a.operands.size() == 2 && a.expanded.size() == 2 && !a.tautology) {
-      static const rx::regex method(R"(^(?:\.|->)[A-Za-z_]\w*\(.*\)$)");
-      // (Not through a callback: `results.map(() => 5)` keeps only the length and compares
-      // with constants.)
-      auto method_of = [](const std::string& base, const std::string& e) {
-        if (base.empty() || e.size() <= base.size() || e.compare(0, base.size(), base) != 0) return false;
-        const std::string rest = e.substr(base.size());
-        for (const char* callback : {"=>", "lambda", "function", "func("})
-          if (rest.find(callback) != std::string::npos) return false;
-        return rx::regex_match(rest, method);
-      };
-      const std::string& p = *a.expanded.begin();
-      const std::string& q = *std::next(a.expanded.begin());
-      if (method_of(p, q) || method_of(q, p)) a.kind = Kind::range;
-    }
     // What each name its operands start from holds here: its last definition before the check, a
     // name it is bound to (`r = r`, `same = got; got = same`) followed back to that name's own.
     a.bound.clear();

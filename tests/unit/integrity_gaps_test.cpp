@@ -533,67 +533,54 @@ TEST(GuardGaps, WhatThePatternEngineDisagreesOnDoesNotChangeAVerdict) {
   EXPECT_EQ(long_line.find("parse_error"), std::string::npos) << long_line;
 }
 
-TEST(GuardGaps, AnExpectedValueComputedFromTheCheckedValueIsNoPin) {
-  // Hostile review 55: the expected value made from the checked value through a method of it
-  // (`want := got.UTC()`, `got.Round(0)`, `got.Add(0)`): the comparison holds whatever the code
-  // returns.
-  const std::string go_before =
-      "package clock\n\nimport (\n\t\"testing\"\n\t\"time\"\n)\n\nfunc TestParse(t *testing.T) {\n\tgot := Parse(\"2024-01-02T03:04:05Z\")\n"
-      "\twant := time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)\n\tif !got.Equal(want) {\n\t\tt.Errorf(\"got %v, want %v\", got, want)\n\t}\n}\n";
-  auto go = [&](const std::string& want_line, const std::string& check = "!got.Equal(want)") {
-    const std::string pinned = "\twant := time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)\n", compared = "!got.Equal(want)";
-    std::string after = go_before;
-    after.replace(after.find(pinned), pinned.size(), want_line);
-    after.replace(after.find(compared), compared.size(), check);
-    return guard_one("clock/clock_test.go", go_before, after, "TestParse");
+TEST(GuardGaps, MethodsOfTheCheckedValueInHonestUpdatesStayPins) {
+  // Hostile review 55 left open an expected value made from the checked value through a method of
+  // it (`want := got.UTC()`); a rule that read every `x == x.method()` as a property check (tried
+  // in the fortieth session, reverted) rejected these honest updates, which are pins: the method
+  // under test called on a value built from literals, a function become a method, a round trip.
+  auto py = [&](const std::string& before, const std::string& after, const std::string& test) {
+    return guard_one("tests/test_tags.py", before, after, "tests/test_tags.py::" + test);
   };
-  for (const auto& [what, want_line, check] : std::vector<std::tuple<const char*, std::string, std::string>>{
-           {"want := got.UTC()", "\twant := got.UTC()\n", "!got.Equal(want)"},
-           {"got.Equal(got.Round(0))", "\twant := time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)\n", "!got.Equal(got.Round(0))"},
-           {"got != got.Add(0)", "\twant := time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)\n", "got != got.Add(0)"},
-           {"want := got.In(time.UTC).Truncate(0)", "\twant := got.In(time.UTC).Truncate(0)\n", "!got.Equal(want)"}}) {
-    SCOPED_TRACE(what);
-    const auto f = go(want_line, check);
-    EXPECT_TRUE(has_code(f, "assertion_weakened")) << codes(f);
-  }
   {
-    SCOPED_TRACE("honest: the expected time updated");
-    const auto f = go("\twant := time.Date(2024, 1, 2, 3, 4, 6, 0, time.UTC)\n");
-    EXPECT_TRUE(f.empty()) << codes(f);
-  }
-  {
-    SCOPED_TRACE("honest: the expected time taken from another value's method");
-    const auto f = go("\tbase := time.Date(2024, 1, 2, 3, 4, 0, 0, time.UTC)\n\twant := base.Add(5 * time.Second)\n");
-    EXPECT_TRUE(f.empty()) << codes(f);
-  }
-
-  const std::string py_before =
-      "from text import normalize\n\n\ndef test_normalize():\n    got = normalize(' Ab ')\n    assert got == 'ab'\n";
-  {
-    SCOPED_TRACE("python: the pin replaced by the value's own method");
-    const auto f = guard_one("tests/test_text.py", py_before,
-                             "from text import normalize\n\n\ndef test_normalize():\n    got = normalize(' Ab ')\n    assert got == got.strip().lower()\n",
-                             "tests/test_text.py::test_normalize");
-    EXPECT_TRUE(has_code(f, "assertion_weakened")) << codes(f);
-  }
-  {
-    SCOPED_TRACE("honest: a new test of a property (idempotence) beside the kept pin");
-    const auto f = guard_one("tests/test_text.py", py_before,
-                             py_before + "\n\ndef test_normalize_is_idempotent():\n    once = normalize(' Ab ')\n    assert normalize(once) == once\n"
-                                         "    assert once == once.strip()\n",
-                             "tests/test_text.py::test_normalize");
-    EXPECT_TRUE(f.empty()) << codes(f);
-  }
-  {
-    SCOPED_TRACE("honest: a property check the test already had, its pin updated");
-    const std::string before = "from text import normalize\n\n\ndef test_normalize():\n    got = normalize(' Ab ')\n    assert got == got.strip()\n"
-                               "    assert got == 'ab'\n";
+    SCOPED_TRACE("the expected value corrected: the method under test on a literal-built value");
+    const std::string before = "from tags import Tag\n\n\ndef test_normalize():\n    assert Tag('Ab').normalize() == Tag('ab')\n";
     std::string after = before;
-    after.replace(after.find("'ab'"), 4, "'a b'");
-    const auto f = guard_one("tests/test_text.py", before, after, "tests/test_text.py::test_normalize");
+    after.replace(after.find("== Tag('ab')"), 12, "== Tag('Ab')");
+    const auto f = py(before, after, "test_normalize");
+    EXPECT_TRUE(f.empty()) << codes(f);
+  }
+  {
+    SCOPED_TRACE("the same through a local");
+    const std::string before = "from tags import Tag\n\n\ndef test_normalize():\n    tag = Tag('Ab')\n    assert tag.normalize() == Tag('ab')\n";
+    std::string after = before;
+    after.replace(after.find("== Tag('ab')"), 12, "== Tag('Ab')");
+    const auto f = py(before, after, "test_normalize");
+    EXPECT_TRUE(f.empty()) << codes(f);
+  }
+  {
+    SCOPED_TRACE("a function become a method (an API refactor)");
+    const auto f = py("from tags import Config, clone\n\n\ndef test_clone():\n    cfg = Config(a=1)\n    got = clone(cfg)\n    assert got == cfg\n",
+                      "from tags import Config\n\n\ndef test_clone():\n    cfg = Config(a=1)\n    got = cfg.clone()\n    assert got == cfg\n", "test_clone");
+    EXPECT_TRUE(f.empty()) << codes(f);
+  }
+  {
+    SCOPED_TRACE("a round trip through methods");
+    const auto f = py("from tags import Message, decode, encode\n\n\ndef test_round_trip():\n    m = Message('x')\n    assert decode(encode(m)) == m\n",
+                      "from tags import Message\n\n\ndef test_round_trip():\n    m = Message('x')\n    assert m.encode().decode() == m\n",
+                      "test_round_trip");
+    EXPECT_TRUE(f.empty()) << codes(f);
+  }
+  {
+    SCOPED_TRACE("go: the expected time taken from another value's method");
+    const std::string before =
+        "package clock\n\nimport (\n\t\"testing\"\n\t\"time\"\n)\n\nfunc TestParse(t *testing.T) {\n\tgot := Parse(\"2024-01-02T03:04:05Z\")\n"
+        "\twant := time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)\n\tif !got.Equal(want) {\n\t\tt.Errorf(\"got %v, want %v\", got, want)\n\t}\n}\n";
+    std::string after = before;
+    const std::string pinned = "\twant := time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)\n";
+    after.replace(after.find(pinned), pinned.size(), "\tstart := time.Date(2024, 1, 2, 3, 4, 0, 0, time.UTC)\n\twant := start.Add(5 * time.Second)\n");
+    const auto f = guard_one("clock/clock_test.go", before, after, "TestParse");
     EXPECT_TRUE(f.empty()) << codes(f);
   }
 }
-
 }  // namespace FLOWAGENT_TEST_FILE_ID
 }  // namespace
